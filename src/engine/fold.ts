@@ -1,0 +1,19 @@
+/**
+ * Case and Unicode folding
+ * ========================
+ * The one place that decides when two identifiers are "the same text" for search, exactly as
+ * CONTRACT.md ("Case and Unicode") writes it:
+ *
+ *   NFKC, then upper case, then lower case (so "ß" -> "SS" -> "ss" and "ﬁ" -> "fi"), then the final
+ *   sigma "ς" -> "σ", then "i" + U+0307 COMBINING DOT ABOVE (what "İ" lowers to) -> "i".
+ *
+ * Accents are kept ("dürer" does not match "durer"). Cost: linear in the string; it allocates, so
+ * it runs once per identifier at build time and once per query, never inside a search loop.
+ */
+
+const FINAL_SIGMA = /\u03C2/g;
+const I_WITH_DOT = /i\u0307/g;
+
+export function fold(s: string): string {
+  return s.normalize("NFKC").toUpperCase().toLowerCase().replace(FINAL_SIGMA, "\u03C3").replace(I_WITH_DOT, "i");
+}

@@ -1,0 +1,57 @@
+/**
+ * 64-bit FNV-1a over strings
+ * ==========================
+ * The non-cryptographic hash behind derived statement fingerprints and cursor query tags.
+ *
+ * Algorithm: FNV-1a 64 (Fowler, Noll, Vo; offset basis 0xcbf29ce484222325, prime 0x100000001b3),
+ * fed, for each string in order, its length as a 32-bit little-endian integer and then its UTF-16
+ * code units as 16-bit little-endian integers. The length prefix makes ("a\0b", "c") and ("a", "b\0c")
+ * hash apart. The 64-bit state is kept as two uint32 halves so no BigInt runs in the loop.
+ *
+ * Cost: O(total length), no allocation (the result is written into a caller-owned pair).
+ * Reference: http://www.isthe.com/chongo/tech/comp/fnv/
+ */
+
+const OFFSET_HI = 0xcbf29ce4;
+const OFFSET_LO = 0x84222325;
+/** The low part of the FNV-64 prime 2^40 + 0x1b3. */
+const PRIME_LO = 0x1b3;
+const TWO_32 = 4294967296;
+
+/** The result of the last `hash64` call: `[hi, lo]`, both uint32. */
+export type Hash64 = [hi: number, lo: number];
+
+/** Hashes `parts` into `out` (and returns it). */
+export function hash64(parts: readonly string[], out: Hash64 = [0, 0]): Hash64 {
+  let hi = OFFSET_HI;
+  let lo = OFFSET_LO;
+  for (const s of parts) {
+    const n = s.length;
+    // length prefix, 4 bytes little-endian
+    for (let k = 0; k < 4; k++) {
+      lo ^= (n >>> (8 * k)) & 0xff;
+      const p = (lo >>> 0) * PRIME_LO;
+      hi = (Math.imul(hi, PRIME_LO) + (lo << 8) + Math.floor(p / TWO_32)) >>> 0;
+      lo = p >>> 0;
+    }
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      lo ^= c & 0xff;
+      let p = (lo >>> 0) * PRIME_LO;
+      hi = (Math.imul(hi, PRIME_LO) + (lo << 8) + Math.floor(p / TWO_32)) >>> 0;
+      lo = p >>> 0;
+      lo ^= c >>> 8;
+      p = (lo >>> 0) * PRIME_LO;
+      hi = (Math.imul(hi, PRIME_LO) + (lo << 8) + Math.floor(p / TWO_32)) >>> 0;
+      lo = p >>> 0;
+    }
+  }
+  out[0] = hi >>> 0;
+  out[1] = lo >>> 0;
+  return out;
+}
+
+/** 16 lowercase hex digits of a 64-bit value. */
+export function hex64(hi: number, lo: number): string {
+  return (hi >>> 0).toString(16).padStart(8, "0") + (lo >>> 0).toString(16).padStart(8, "0");
+}

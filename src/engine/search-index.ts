@@ -1,0 +1,382 @@
+/**
+ * Search index
+ * ============
+ * Substring search over folded raw identifiers, listing each matching entity once, in the contract's
+ * order (tier, folded identifier, entityId), from any resume point, at a cost that does not grow with
+ * the number of matches.
+ *
+ * Structures, over the entities sorted by (folded identifier, entityId): that position is the
+ * entity's *rank*, and rank order is the contract's order within a tier.
+ *  - `text`: the folded identifiers in rank order, each followed by a separator (UTF-16 code units;
+ *    a bitset marks separators, so an identifier may itself contain U+0000).
+ *  - `suffixArray`: built by SA-IS in linear time over `text` (separator = 0, code unit c = c + 1).
+ *    The suffixes that start with the folded query form one interval [l, r), found by two binary
+ *    searches: O(|q| log n).
+ *  - `documents`: a wavelet matrix over the document array (for suffix i, the entity it lies in),
+ *    storing type * 2^B + rank. "The smallest value >= x in positions [l, r)" (range successor,
+ *    O(log N) per call) lists the distinct matching entities of one type band in rank order without
+ *    touching the other matches: Muthukrishnan's document listing, answered with a wavelet structure
+ *    (Gagie, Navarro, Puglisi 2012). A type filter is one band; no filter merges the 8 bands.
+ *  - Tiers 0 and 1 (equal to / starting with the query) are a contiguous rank range [a, b), found by
+ *    binary search: tier 0 is its head [a, e) whose identifiers have the query's length. With a type
+ *    filter, `typeRanks` (ranks grouped by type, ascending) gives the same range per type.
+ *    Tier 2 is every entity of the interval whose rank lies outside [a, b).
+ *
+ * A page of k items costs O(|q| log n + (k + 8) log N) whatever the number of matches or the page
+ * number. Memory: 2 (text) + 4 (suffix array) + about (B + 3) * 1.13 / 8 (wavelet matrix) bytes per
+ * character, plus 12 bytes per entity (starts, rankToId, typeRanks).
+ */
+
+import { buildSuffixArray } from "./suffix-array.js";
+import { WaveletMatrix } from "./wavelet-matrix.js";
+
+/** Number of entity type bands (types "0".."7"). */
+export const TYPE_COUNT = 8;
+const SEPARATOR_SYMBOL = 0;
+/** UTF-16 code units shifted by one to leave room for the separator. */
+const ALPHABET_SIZE = 0x10000 + 1;
+
+/** Match tiers, in the contract's order. */
+export const TIER_EXACT = 0;
+export const TIER_PREFIX = 1;
+export const TIER_INFIX = 2;
+
+/** Where a page resumes: the last item's (tier, folded identifier, entityId). */
+export interface SearchKey {
+  tier: number;
+  folded: string;
+  entityId: string;
+}
+
+/** Ranks and tiers of the items of a page (plus the look-ahead item). */
+export interface SearchHits {
+  ranks: number[];
+  tiers: number[];
+}
+
+/** Everything a search index is made of: built once, or read back from a snapshot. */
+export interface SearchIndexParts {
+  text: Uint16Array;
+  separators: Uint32Array;
+  starts: Uint32Array;
+  rankToId: Uint32Array;
+  suffixArray: Uint32Array;
+  documents: WaveletMatrix;
+  rankBits: number;
+  typeRanks: Uint32Array;
+  typeStarts: Uint32Array;
+}
+
+export class SearchIndex {
+  readonly text: Uint16Array;
+  readonly separators: Uint32Array;
+  readonly starts: Uint32Array;
+  readonly rankToId: Uint32Array;
+  readonly suffixArray: Uint32Array;
+  readonly documents: WaveletMatrix;
+  readonly rankBits: number;
+  readonly typeRanks: Uint32Array;
+  readonly typeStarts: Uint32Array;
+  /** The entityIds in dense-id order (owned by the graph's dictionary). */
+  private readonly ids: readonly string[];
+  private readonly bandWidth: number;
+  private readonly candidates = new Float64Array(TYPE_COUNT);
+
+  constructor(parts: SearchIndexParts, ids: readonly string[]) {
+    this.text = parts.text;
+    this.separators = parts.separators;
+    this.starts = parts.starts;
+    this.rankToId = parts.rankToId;
+    this.suffixArray = parts.suffixArray;
+    this.documents = parts.documents;
+    this.rankBits = parts.rankBits;
+    this.typeRanks = parts.typeRanks;
+    this.typeStarts = parts.typeStarts;
+    this.ids = ids;
+    this.bandWidth = 2 ** parts.rankBits;
+  }
+
+  get entityCount(): number {
+    return this.rankToId.length;
+  }
+
+  /**
+   * Builds the index. `folded[d]` and `types[d]` belong to dense id d; `ids` are the entityIds by
+   * dense id (ascending), used to break ties between equal folded identifiers.
+   */
+  static build(folded: readonly string[], types: Uint8Array, ids: readonly string[], onProgress?: (done: number, total: number) => void): SearchIndex {
+    const n = folded.length;
+    const total = 4;
+    // Rank order: (folded identifier, entityId); dense ids already follow entityId order.
+    const byRank = Array.from({ length: n }, (_, i) => i).sort((x, y) => {
+      const a = folded[x] as string;
+      const b = folded[y] as string;
+      return a < b ? -1 : a > b ? 1 : x - y;
+    });
+    const rankToId = Uint32Array.from(byRank);
+    onProgress?.(1, total);
+
+    const starts = new Uint32Array(n + 1);
+    let length = 0;
+    for (let r = 0; r < n; r++) {
+      starts[r] = length;
+      length += (folded[rankToId[r] as number] as string).length + 1;
+    }
+    starts[n] = length;
+    const text = new Uint16Array(length);
+    const separators = new Uint32Array(Math.ceil(length / 32));
+    const symbols = new Int32Array(length);
+    for (let r = 0; r < n; r++) {
+      const s = folded[rankToId[r] as number] as string;
+      const at = starts[r] as number;
+      for (let k = 0; k < s.length; k++) {
+        const c = s.charCodeAt(k);
+        text[at + k] = c;
+        symbols[at + k] = c + 1;
+      }
+      const sep = at + s.length;
+      symbols[sep] = SEPARATOR_SYMBOL;
+      separators[sep >>> 5] = (separators[sep >>> 5] as number) | (1 << (sep & 31));
+    }
+    const suffixArray = buildSuffixArray(symbols, ALPHABET_SIZE);
+    onProgress?.(2, total);
+
+    // Document array: for each suffix, type band * 2^B + rank of the entity it starts in.
+    const rankBits = Math.max(1, Math.ceil(Math.log2(Math.max(n, 2))));
+    const band = 2 ** rankBits;
+    const docOfPosition = symbols; // reuse: the symbols are no longer needed
+    for (let r = 0; r < n; r++) docOfPosition.fill(r, starts[r] as number, starts[r + 1] as number);
+    const values = new Uint32Array(length);
+    for (let i = 0; i < length; i++) {
+      const r = docOfPosition[suffixArray[i] as number] as number;
+      values[i] = (types[rankToId[r] as number] as number) * band + r;
+    }
+    const documents = WaveletMatrix.build(values, rankBits + 3);
+    onProgress?.(3, total);
+
+    // Ranks grouped by type, ascending within each type.
+    const typeStarts = new Uint32Array(TYPE_COUNT + 1);
+    for (let r = 0; r < n; r++) (typeStarts[(types[rankToId[r] as number] as number) + 1] as number)++;
+    for (let t = 1; t <= TYPE_COUNT; t++) typeStarts[t] = (typeStarts[t] as number) + (typeStarts[t - 1] as number);
+    const fill = typeStarts.slice(0, TYPE_COUNT);
+    const typeRanks = new Uint32Array(n);
+    for (let r = 0; r < n; r++) {
+      const t = types[rankToId[r] as number] as number;
+      typeRanks[fill[t] as number] = r;
+      fill[t] = (fill[t] as number) + 1;
+    }
+    onProgress?.(4, total);
+    return new SearchIndex({ text, separators, starts, rankToId, suffixArray, documents, rankBits, typeRanks, typeStarts }, ids);
+  }
+
+  /** The dense id of the entity at `rank`. */
+  idAt(rank: number): number {
+    return this.rankToId[rank] as number;
+  }
+
+  /** The folded identifier of the entity at `rank`. */
+  foldedAt(rank: number): string {
+    return String.fromCharCode.apply(null, this.text.subarray(this.starts[rank] as number, (this.starts[rank + 1] as number) - 1) as unknown as number[]);
+  }
+
+  /**
+   * Up to `count` matches of the folded query `pattern`, of type `type` (-1: any), strictly after
+   * `after` in the contract's order (null: from the start).
+   */
+  find(pattern: string, type: number, after: SearchKey | null, count: number): SearchHits {
+    const hits: SearchHits = { ranks: [], tiers: [] };
+    const [l, r] = this.suffixInterval(pattern);
+    if (l >= r || count <= 0) return hits;
+    const [a, b] = this.prefixRankRange(pattern);
+    const e = this.exactEnd(a, b, pattern.length);
+    // Resume point: the first rank after the key; an absent key starts every tier at its beginning.
+    const x = after === null ? 0 : this.rankAfter(after.folded, after.entityId);
+    const fromTier = after === null ? TIER_EXACT : after.tier;
+    if (fromTier <= TIER_EXACT) this.listRanks(a, e, fromTier === TIER_EXACT && after !== null ? x : a, type, TIER_EXACT, count, hits);
+    if (fromTier <= TIER_PREFIX) this.listRanks(e, b, fromTier === TIER_PREFIX ? x : e, type, TIER_PREFIX, count, hits);
+    this.listInfix(l, r, a, b, fromTier === TIER_INFIX ? x : 0, type, count, hits);
+    return hits;
+  }
+
+  /** Tiers 0 and 1: ranks in [lo, hi) from `from` on, of the given type, appended to `hits`. */
+  private listRanks(lo: number, hi: number, from: number, type: number, tier: number, count: number, hits: SearchHits): void {
+    const start = Math.max(lo, Math.min(from, hi));
+    if (type < 0) {
+      // No type filter: the tier is a contiguous rank range.
+      for (let rank = start; rank < hi && hits.ranks.length < count; rank++) {
+        hits.ranks.push(rank);
+        hits.tiers.push(tier);
+      }
+      return;
+    }
+    // Type filter: walk the type's own sorted ranks, so other types are never skipped over.
+    const end = this.typeStarts[type + 1] as number;
+    for (let i = this.lowerBoundInType(type, start); i < end && hits.ranks.length < count; i++) {
+      const rank = this.typeRanks[i] as number;
+      if (rank >= hi) break;
+      hits.ranks.push(rank);
+      hits.tiers.push(tier);
+    }
+  }
+
+  /** Tier 2: distinct entities of suffix interval [l, r), ranks >= from, outside [a, b). */
+  private listInfix(l: number, r: number, a: number, b: number, from: number, type: number, count: number, hits: SearchHits): void {
+    if (hits.ranks.length >= count) return;
+    if (type >= 0) {
+      // One type: one band of the wavelet matrix, walked in rank order.
+      for (let x = from; hits.ranks.length < count; ) {
+        const rank = this.successorInBand(l, r, type, x, a, b);
+        if (rank < 0) return;
+        hits.ranks.push(rank);
+        hits.tiers.push(TIER_INFIX);
+        x = rank + 1;
+      }
+      return;
+    }
+    // Any type: merge the 8 bands, keeping each band's next candidate; only the band that supplied
+    // the item is queried again, so a page costs (8 + k) range-successor calls.
+    const cand = this.candidates;
+    for (let t = 0; t < TYPE_COUNT; t++) {
+      // A type with no entities at all can never supply a match: leave its band out.
+      cand[t] = this.typeStarts[t] === this.typeStarts[t + 1] ? -1 : this.successorInBand(l, r, t, from, a, b);
+    }
+    while (hits.ranks.length < count) {
+      let best = -1;
+      for (let t = 0; t < TYPE_COUNT; t++) {
+        const c = cand[t] as number;
+        if (c >= 0 && (best < 0 || c < (cand[best] as number))) best = t;
+      }
+      if (best < 0) return;
+      const rank = cand[best] as number;
+      hits.ranks.push(rank);
+      hits.tiers.push(TIER_INFIX);
+      cand[best] = this.successorInBand(l, r, best, rank + 1, a, b);
+    }
+  }
+
+  /** Smallest rank >= x of type `type` among documents [l, r), skipping ranks in [a, b); -1 if none. */
+  private successorInBand(l: number, r: number, type: number, x: number, a: number, b: number): number {
+    const base = type * this.bandWidth;
+    if (x < a) {
+      const v = this.documents.rangeSuccessor(l, r, base + x, base + a);
+      if (v >= 0) return v - base;
+      x = b;
+    } else if (x < b) {
+      x = b;
+    }
+    if (x >= this.entityCount) return -1;
+    const v = this.documents.rangeSuccessor(l, r, base + x, base + this.bandWidth);
+    return v < 0 ? -1 : v - base;
+  }
+
+  private lowerBoundInType(type: number, rank: number): number {
+    let lo = this.typeStarts[type] as number;
+    let hi = this.typeStarts[type + 1] as number;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.typeRanks[mid] as number) < rank) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Suffix-array interval of the suffixes that start with `pattern`. */
+  private suffixInterval(pattern: string): [number, number] {
+    const n = this.suffixArray.length;
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.compareSuffix(this.suffixArray[mid] as number, pattern) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    const l = lo;
+    hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.compareSuffix(this.suffixArray[mid] as number, pattern) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return [l, lo];
+  }
+
+  /** Compares the suffix at text position `at`, cut to |pattern|, with the pattern (0 = prefix match). */
+  private compareSuffix(at: number, pattern: string): number {
+    const text = this.text;
+    const n = text.length;
+    for (let k = 0; k < pattern.length; k++) {
+      const j = at + k;
+      if (j >= n) return -1;
+      const sep = ((this.separators[j >>> 5] as number) >>> (j & 31)) & 1;
+      const c = sep === 1 ? SEPARATOR_SYMBOL : (text[j] as number) + 1;
+      const d = c - (pattern.charCodeAt(k) + 1);
+      if (d !== 0) return d;
+    }
+    return 0;
+  }
+
+  /** Ranks [a, b) whose folded identifier starts with `pattern`. */
+  private prefixRankRange(pattern: string): [number, number] {
+    const n = this.entityCount;
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.compareSuffix(this.starts[mid] as number, pattern) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    const a = lo;
+    hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.compareSuffix(this.starts[mid] as number, pattern) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return [a, lo];
+  }
+
+  /** End of tier 0 within [a, b): identifiers of exactly `length` code units sort first there. */
+  private exactEnd(a: number, b: number, length: number): number {
+    let lo = a;
+    let hi = b;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.starts[mid + 1] as number) - (this.starts[mid] as number) - 1 === length) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** The first rank whose (folded identifier, entityId) is greater than the given key. */
+  private rankAfter(folded: string, entityId: string): number {
+    let lo = 0;
+    let hi = this.entityCount;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.compareRankToKey(mid, folded, entityId) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private compareRankToKey(rank: number, folded: string, entityId: string): number {
+    const text = this.text;
+    const at = this.starts[rank] as number;
+    const len = (this.starts[rank + 1] as number) - at - 1;
+    const m = Math.min(len, folded.length);
+    for (let k = 0; k < m; k++) {
+      const d = (text[at + k] as number) - folded.charCodeAt(k);
+      if (d !== 0) return d;
+    }
+    if (len !== folded.length) return len - folded.length;
+    const id = this.ids[this.rankToId[rank] as number] as string;
+    return id < entityId ? -1 : id > entityId ? 1 : 0;
+  }
+
+  get byteLength(): number {
+    return (
+      this.text.byteLength + this.separators.byteLength + this.starts.byteLength + this.rankToId.byteLength +
+      this.suffixArray.byteLength + this.documents.byteLength + this.typeRanks.byteLength + this.typeStarts.byteLength
+    );
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * Public types of the engine
+ * ==========================
+ * The shapes that cross the engine's boundary: what goes into a GraphBuilder, what comes out of a
+ * Graph query. They are exactly the items and page envelope of CONTRACT.md, so the HTTP adapter only
+ * serializes them. Integer ids never appear here.
+ */
+
+/** The eight entity type characters the contract allows. */
+export const ENTITY_TYPES = ["0", "1", "2", "3", "4", "5", "6", "7"] as const;
+export type EntityType = (typeof ENTITY_TYPES)[number];
+
+export interface Entity {
+  entityId: string;
+  rawIdentifier: string;
+  type: EntityType;
+  sourceType: string;
+}
+
+/** A statement as the input gives it: the fingerprint is derived when left out. */
+export interface StatementInput {
+  subjectEntityId: string;
+  predicateEntityId: string;
+  objectEntityId: string;
+  statementFingerprint?: string;
+}
+
+export interface Statement {
+  statementFingerprint: string;
+  subjectEntityId: string;
+  subjectRawIdentifier: string;
+  predicateEntityId: string;
+  predicateRawIdentifier: string;
+  objectEntityId: string;
+  objectRawIdentifier: string;
+}
+
+/** One page of results: `nextCursor` is null exactly when no item follows. */
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+export interface SearchParams {
+  /** Substring of the raw identifier, 1..256 UTF-16 code units. */
+  q: string;
+  /** Only entities of this type, "0".."7". */
+  type?: string | undefined;
+  /** 1..100, default 20. */
+  limit?: number | undefined;
+  /** The nextCursor of an earlier page of the same q and type. */
+  cursor?: string | undefined;
+}
+
+export interface StatementsParams {
+  subjectEntityId?: string | undefined;
+  predicateEntityId?: string | undefined;
+  objectEntityId?: string | undefined;
+  /** 1..200, default 50. */
+  limit?: number | undefined;
+  /** The nextCursor of an earlier page of the same filters. */
+  cursor?: string | undefined;
+}

@@ -1,0 +1,50 @@
+/**
+ * Query parameter validation
+ * ==========================
+ * The engine's half of CONTRACT.md's parameter rules, for callers that pass JavaScript values
+ * (embedders, and the HTTP adapter after it has parsed the query string). Every failure is a
+ * QuiverError naming the parameter, with a sentence that says what is allowed.
+ */
+
+import { QuiverError } from "./errors.js";
+import { ENTITY_TYPES } from "./types.js";
+
+export function checkLimit(value: unknown, fallback: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
+    throw new QuiverError("INVALID_PARAMETER", `limit must be a whole number from 1 to ${max}; got ${describe(value)}.`, { parameter: "limit" });
+  }
+  return value;
+}
+
+export function checkQuery(value: unknown, maxLength: number): string {
+  if (value === undefined) throw new QuiverError("MISSING_PARAMETER", "q is required: give the text to search for in entity identifiers.", { parameter: "q" });
+  if (typeof value !== "string") throw new QuiverError("INVALID_PARAMETER", `q must be a string; got ${describe(value)}.`, { parameter: "q" });
+  if (value.length === 0) throw new QuiverError("EMPTY_PARAMETER", "q must not be empty: give at least one character to search for.", { parameter: "q" });
+  if (value.length > maxLength) {
+    throw new QuiverError("INVALID_PARAMETER", `q is ${value.length} characters long; it may be at most ${maxLength} (UTF-16 code units).`, { parameter: "q" });
+  }
+  return value;
+}
+
+/** The type filter as a band number 0..7, or -1 when absent. */
+export function checkType(value: unknown): number {
+  if (value === undefined) return -1;
+  const i = typeof value === "string" ? (ENTITY_TYPES as readonly string[]).indexOf(value) : -1;
+  if (i < 0) throw new QuiverError("INVALID_PARAMETER", `type must be one of "0" to "7"; got ${describe(value)}.`, { parameter: "type" });
+  return i;
+}
+
+/** An optional non-empty string parameter (statement filters, cursors). */
+export function checkOptionalText(value: unknown, name: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string") throw new QuiverError("INVALID_PARAMETER", `${name} must be a string; got ${describe(value)}.`, { parameter: name });
+  if (value.length === 0) throw new QuiverError("EMPTY_PARAMETER", `${name} must not be empty; leave it out instead.`, { parameter: name });
+  return value;
+}
+
+function describe(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
+  if (typeof value === "number") return String(value);
+  return value === null ? "null" : typeof value;
+}
