@@ -48,6 +48,19 @@ export interface SearchKey {
   entityId: string;
 }
 
+/** Code units per String.fromCharCode call: bounded, so a multi-megabyte identifier cannot overflow the stack. */
+const DECODE_CHUNK = 8192;
+
+/** UTF-16 code units to a string, lone surrogates kept as they are (TextDecoder would replace them). */
+function codeUnitsToString(units: Uint16Array): string {
+  if (units.length <= DECODE_CHUNK) return String.fromCharCode.apply(null, units as unknown as number[]);
+  let s = "";
+  for (let i = 0; i < units.length; i += DECODE_CHUNK) {
+    s += String.fromCharCode.apply(null, units.subarray(i, i + DECODE_CHUNK) as unknown as number[]);
+  }
+  return s;
+}
+
 /** Ranks and tiers of the items of a page (plus the look-ahead item). */
 export interface SearchHits {
   ranks: number[];
@@ -176,7 +189,7 @@ export class SearchIndex {
 
   /** The folded identifier of the entity at `rank`. */
   foldedAt(rank: number): string {
-    return String.fromCharCode.apply(null, this.text.subarray(this.starts[rank] as number, (this.starts[rank + 1] as number) - 1) as unknown as number[]);
+    return codeUnitsToString(this.text.subarray(this.starts[rank] as number, (this.starts[rank + 1] as number) - 1));
   }
 
   /**
