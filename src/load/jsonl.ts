@@ -1,0 +1,289 @@
+/**
+ * JSON Lines loader
+ * =================
+ * Streams an `entities.jsonl` or `statements.jsonl` file (CONTRACT.md, "Input format") into a
+ * GraphBuilder, and `loadGraph` reads both files and builds the Graph. Owns everything about the
+ * bytes of the file: line splitting, line endings, the BOM, UTF-8 validity, JSON syntax, and the
+ * `file:line: reason` form of every error. What an entity or a statement must look like is the
+ * builder's business; this file only makes sure each of its errors names the line.
+ *
+ * Algorithm: `fs.createReadStream` with a large `highWaterMark`; each chunk is split on LF (0x0A)
+ * with `Buffer.indexOf` (a memchr), and a line cut by a chunk boundary is kept as a list of pieces
+ * and joined once when its LF arrives, so a line costs one copy at most and a 10 MB line is no
+ * special case. Each line then: drop a UTF-8 BOM (line 1 only) and one trailing CR, skip it if it
+ * holds only JSON whitespace (it still counts for line numbers), decode it with a `fatal`
+ * TextDecoder (so bad UTF-8 is an error, never a silent U+FFFD), `JSON.parse`, require an object,
+ * hand it to the builder with its `{file, line}`. `readline` is not used: it is several times slower
+ * and replaces bad UTF-8 silently.
+ *
+ * Cost: O(bytes) time; memory is one read chunk plus the longest line (capped by MAX_LINE_BYTES),
+ * besides what the builder keeps. Every error rejects the promise; no partial result is returned.
+ *
+ * References: JSON Lines, https://jsonlines.org/ ; WHATWG Encoding, "fatal" decoder flag,
+ * https://encoding.spec.whatwg.org/#textdecoder
+ */
+
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import { performance } from "node:perf_hooks";
+
+import { QuiverError, dataError, type SourcePosition } from "../engine/errors.js";
+import { GraphBuilder, type BuildPhase } from "../engine/graph-builder.js";
+import type { Graph } from "../engine/graph.js";
+
+/** Bytes per read from disk: large enough that per-chunk overhead vanishes, small enough to stay in cache. */
+export const READ_CHUNK_BYTES = 1 << 20;
+/** Longest accepted line, without its line ending. A longer line is an error, not an out-of-memory crash. */
+export const MAX_LINE_BYTES = 64 * 1024 * 1024;
+/** At most one progress report per this many milliseconds (plus a final one per phase). */
+export const PROGRESS_INTERVAL_MS = 250;
+
+const LF = 0x0a;
+const CR = 0x0d;
+const SPACE = 0x20;
+const TAB = 0x09;
+const BOM_0 = 0xef;
+const BOM_1 = 0xbb;
+const BOM_2 = 0xbf;
+
+/** Which file is being read: it decides whether a line goes to addEntity or addStatement. */
+export type InputKind = "entities" | "statements";
+
+/** Progress while a file is read. `bytes / totalBytes` is the fraction done; `lines / elapsedMs` the rate. */
+export interface ReadProgress {
+  phase: InputKind;
+  /** The file as named in errors (the displayName, or the path as given). */
+  file: string;
+  /** Lines read so far, blank lines included (the number of the last line read). */
+  lines: number;
+  /** Objects handed to the builder so far. */
+  items: number;
+  bytes: number;
+  totalBytes: number;
+  /** Milliseconds since this phase began. */
+  elapsedMs: number;
+  /** True on the last report of the phase. */
+  finished: boolean;
+}
+
+/** Progress while the Graph is built, as the builder reports it. */
+export interface BuildProgress {
+  phase: BuildPhase;
+  done: number;
+  total: number;
+  elapsedMs: number;
+  finished: boolean;
+}
+
+/** What a CLI prints on stderr: tell the two apart by `phase` (`"entities"`/`"statements"` are reads). */
+export type LoadProgress = ReadProgress | BuildProgress;
+
+export interface LoadJsonLinesOptions {
+  onProgress?: (progress: ReadProgress) => void;
+  /** The name used in errors and progress; default the path as given. */
+  displayName?: string;
+  /** Override MAX_LINE_BYTES (tests use a small cap). */
+  maxLineBytes?: number;
+  /** Override READ_CHUNK_BYTES (tests use tiny chunks to exercise every boundary). */
+  chunkBytes?: number;
+}
+
+export interface LoadJsonLinesResult {
+  /** Lines in the file, blank lines included; a last line without LF counts. */
+  lines: number;
+  /** Objects handed to the builder (an exact duplicate statement is counted here, kept once there). */
+  items: number;
+  bytes: number;
+}
+
+/**
+ * Reads one JSON Lines file into `builder`. Rejects with a QuiverError whose message begins
+ * `file:line: ` on the first bad line; the builder must then be thrown away.
+ */
+export async function loadJsonLinesFile(
+  path: string,
+  kind: InputKind,
+  builder: GraphBuilder,
+  options: LoadJsonLinesOptions = {},
+): Promise<LoadJsonLinesResult> {
+  const file = options.displayName ?? path;
+  const maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
+  const onProgress = options.onProgress;
+  // fatal: bad UTF-8 throws instead of becoming U+FFFD. ignoreBOM: keep a BOM in the text, since
+  // otherwise every decode() call (one per line) would drop one; only the file's own BOM is dropped.
+  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  // Bind the builder method once: the per-line branch on `kind` is then gone from the loop.
+  const add =
+    kind === "entities"
+      ? (value: unknown, source: SourcePosition) => builder.addEntity(value, source)
+      : (value: unknown, source: SourcePosition) => builder.addStatement(value, source);
+
+  const totalBytes = (await stat(path)).size;
+  const startedAt = performance.now();
+  let lastReportAt = startedAt;
+  let lineNumber = 0;
+  let items = 0;
+  let bytes = 0;
+
+  const report = (finished: boolean): void => {
+    if (onProgress === undefined) return;
+    const now = performance.now();
+    lastReportAt = now;
+    onProgress({ phase: kind, file, lines: lineNumber, items, bytes, totalBytes, elapsedMs: now - startedAt, finished });
+  };
+
+  const handleLine = (raw: Buffer, line: number): void => {
+    let start = 0;
+    let end = raw.length;
+    // A BOM is only legal as the file's first bytes; anywhere else it stays and fails as JSON.
+    if (line === 1 && end >= 3 && raw[0] === BOM_0 && raw[1] === BOM_1 && raw[2] === BOM_2) start = 3;
+    // CRLF files: the LF ended the line, drop the CR before it.
+    if (end > start && raw[end - 1] === CR) end--;
+    if (end - start > maxLineBytes) {
+      throw dataError("INVALID_DATA", `line is longer than ${maxLineBytes} bytes`, { file, line });
+    }
+    if (isJsonWhitespace(raw, start, end)) return; // blank line: skipped, but it had its number
+
+    let text: string;
+    try {
+      text = decoder.decode(raw.subarray(start, end));
+    } catch {
+      throw dataError("INVALID_DATA", "not valid UTF-8", { file, line });
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (e) {
+      throw dataError("INVALID_DATA", `not valid JSON: ${(e as Error).message}`, { file, line });
+    }
+    // Arrays and null are typeof "object" too; the contract wants one object per line.
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      throw dataError("INVALID_DATA", `expected a JSON object, got ${describeJsonValue(value)}`, { file, line });
+    }
+    // A fresh position per line: the builder may keep it to name this line in a later error.
+    const source: SourcePosition = { file, line };
+    try {
+      add(value, source);
+    } catch (e) {
+      throw withPosition(e, source);
+    }
+    items++;
+  };
+
+  const stream = createReadStream(path, { highWaterMark: options.chunkBytes ?? READ_CHUNK_BYTES });
+  /** Pieces of the line cut by chunk boundaries, joined when its LF arrives. */
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+
+  // `for await` pulls chunks one at a time (backpressure for free); leaving the loop by a throw
+  // destroys the stream, so a bad line closes the file at once.
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    bytes += chunk.length;
+    let start = 0;
+    for (let lf = chunk.indexOf(LF, start); lf !== -1; lf = chunk.indexOf(LF, start)) {
+      lineNumber++;
+      // Whole line inside this chunk (the common case): no copy. Otherwise join the pieces once.
+      if (pendingBytes === 0) {
+        handleLine(chunk.subarray(start, lf), lineNumber);
+      } else {
+        pending.push(chunk.subarray(start, lf));
+        const joined = Buffer.concat(pending, pendingBytes + (lf - start));
+        pending = [];
+        pendingBytes = 0;
+        handleLine(joined, lineNumber);
+      }
+      start = lf + 1;
+    }
+    if (start < chunk.length) {
+      pending.push(chunk.subarray(start));
+      pendingBytes += chunk.length - start;
+      // Fail as soon as the unfinished line is certainly too long (+1 leaves room for its CR),
+      // rather than buffering an unbounded line.
+      if (pendingBytes > maxLineBytes + 1) {
+        throw dataError("INVALID_DATA", `line is longer than ${maxLineBytes} bytes`, { file, line: lineNumber + 1 });
+      }
+    }
+    if (onProgress !== undefined && performance.now() - lastReportAt >= PROGRESS_INTERVAL_MS) report(false);
+  }
+  // A last line without LF is still a line.
+  if (pendingBytes > 0) {
+    lineNumber++;
+    handleLine(Buffer.concat(pending, pendingBytes), lineNumber);
+  }
+  report(true);
+  return { lines: lineNumber, items, bytes };
+}
+
+export interface LoadGraphOptions {
+  /** Path of entities.jsonl. */
+  entities: string;
+  /** Path of statements.jsonl. */
+  statements: string;
+  cursorSecret?: string | Uint8Array;
+  onProgress?: (progress: LoadProgress) => void;
+}
+
+/**
+ * Reads entities, then statements (a statement may only name an entity already read), then builds.
+ * Resolves to a complete Graph or rejects; a half-built graph is never returned.
+ */
+export async function loadGraph(options: LoadGraphOptions): Promise<Graph> {
+  const builder = new GraphBuilder(options.cursorSecret === undefined ? {} : { cursorSecret: options.cursorSecret });
+  const onProgress = options.onProgress;
+  const readOptions: LoadJsonLinesOptions = onProgress === undefined ? {} : { onProgress };
+  await loadJsonLinesFile(options.entities, "entities", builder, readOptions);
+  await loadJsonLinesFile(options.statements, "statements", builder, readOptions);
+  if (onProgress === undefined) return builder.build();
+  return builder.build({ onProgress: throttledBuildProgress(onProgress) });
+}
+
+/** Forwards the builder's progress at most every PROGRESS_INTERVAL_MS per phase, always its first and last. */
+function throttledBuildProgress(
+  onProgress: (progress: BuildProgress) => void,
+): (phase: BuildPhase, done: number, total: number) => void {
+  let currentPhase: BuildPhase | undefined;
+  let phaseStartedAt = 0;
+  let lastReportAt = 0;
+  return (phase, done, total) => {
+    const now = performance.now();
+    const finished = done >= total;
+    // A new phase restarts the clock and is always reported, so the CLI shows each phase by name.
+    if (phase !== currentPhase) {
+      currentPhase = phase;
+      phaseStartedAt = now;
+    } else if (!finished && now - lastReportAt < PROGRESS_INTERVAL_MS) {
+      return;
+    }
+    lastReportAt = now;
+    onProgress({ phase, done, total, elapsedMs: now - phaseStartedAt, finished });
+  };
+}
+
+/** True when bytes [start, end) are only JSON whitespace (space, tab, CR); the LF is already gone. */
+function isJsonWhitespace(bytes: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const b = bytes[i];
+    if (b !== SPACE && b !== TAB && b !== CR) return false;
+  }
+  return true;
+}
+
+function describeJsonValue(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return `a ${typeof value}`;
+}
+
+/**
+ * Makes sure an error from the builder names the line. A QuiverError that already carries a
+ * position is passed through; one without gets it. Any other error is a bug in Quiver, not bad
+ * input, so it stays a plain Error (the adapter answers 500 for it) but still names the line.
+ */
+function withPosition(error: unknown, source: SourcePosition): Error {
+  if (error instanceof QuiverError) {
+    if (error.source !== undefined) return error;
+    return new QuiverError(error.code, `${source.file}:${source.line}: ${error.message}`, { source, cause: error });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new Error(`${source.file}:${source.line}: ${message}`, { cause: error });
+}
