@@ -10,7 +10,8 @@
  *
  *   version u8 | endpoint u8 | extra u8 | query tag 8 bytes | parts... | HMAC-SHA256 truncated to 16 bytes
  *
- * where each part is a string as (varint byte length, UTF-8 bytes) and `extra` is a small integer
+ * where each part is a string as (varint byte length, UTF-16LE code units: UTF-8 would turn a lone
+ * surrogate, which JSON input may carry, into U+FFFD and resume at the wrong place) and `extra` is a small integer
  * (the search tier). The query tag is FNV-1a 64 of the query's parameters (not of `limit`); it needs
  * no cryptographic strength because the HMAC covers it. Decoding checks, in order: the alphabet and
  * canonical base64url, the length, the MAC (altered, truncated or foreign cursors end here:
@@ -74,7 +75,7 @@ export class CursorCodec {
   }
 
   encode(endpoint: Endpoint, tag: Hash64, extra: number, parts: readonly string[]): string {
-    const encoded = parts.map((p) => Buffer.from(p, "utf8"));
+    const encoded = parts.map((p) => Buffer.from(p, "utf16le"));
     let size = HEADER_BYTES + MAC_BYTES;
     for (const b of encoded) size += varintLength(b.length) + b.length;
     const buf = Buffer.allocUnsafe(size);
@@ -125,8 +126,8 @@ export class CursorCodec {
         shift += 7;
         if (b < 0x80) break;
       }
-      if (at + len > body.length) throw new Error("cursor: part overruns the body behind a valid MAC");
-      parts.push(body.toString("utf8", at, at + len));
+      if (at + len > body.length || len % 2 !== 0) throw new Error("cursor: part overruns the body behind a valid MAC");
+      parts.push(body.toString("utf16le", at, at + len));
       at += len;
     }
     return { extra: buf[2] as number, parts };

@@ -201,18 +201,21 @@ export class GraphBuilder {
    */
   private checkFingerprints(): Uint32Array {
     const m = this.subject.length;
-    const rows = new Uint32Array(m);
-    for (let i = 0; i < m; i++) rows[i] = i;
+    // Rows with a text fingerprint were checked at add time; their (0, 0) placeholder must not meet
+    // a real "0000000000000000" here.
+    const rows = new Uint32Array(m - this.fpText.size);
+    for (let i = 0, j = 0; i < m; i++) if (!this.fpText.has(i)) rows[j++] = i;
+    const count = rows.length;
     const hi = backingArray(this.fpHi);
     const lo = backingArray(this.fpLo);
     let sorted = rows;
-    let scratch = new Uint32Array(m);
+    let scratch = new Uint32Array(count);
     const counts = new Uint32Array(0x10001);
     for (const [column, shift] of [[lo, 0], [lo, 16], [hi, 0], [hi, 16]] as const) {
       counts.fill(0);
-      for (let i = 0; i < m; i++) (counts[(((column[sorted[i] as number] as number) >>> shift) & 0xffff) + 1] as number)++;
+      for (let i = 0; i < count; i++) (counts[(((column[sorted[i] as number] as number) >>> shift) & 0xffff) + 1] as number)++;
       for (let k = 1; k < counts.length; k++) counts[k] = (counts[k] as number) + (counts[k - 1] as number);
-      for (let i = 0; i < m; i++) {
+      for (let i = 0; i < count; i++) {
         const row = sorted[i] as number;
         const k = ((column[row] as number) >>> shift) & 0xffff;
         scratch[counts[k] as number] = row;
@@ -223,10 +226,10 @@ export class GraphBuilder {
     const drop = new Uint8Array(m);
     let dropped = 0;
     // Equal fingerprints are now adjacent, in row (= input) order within a run: the stable sort kept it.
-    for (let i = 1; i < m; i++) {
+    for (let i = 1; i < count; i++) {
       const a = sorted[i - 1] as number;
       const b = sorted[i] as number;
-      if (hi[a] !== hi[b] || lo[a] !== lo[b] || this.fpText.has(a) || this.fpText.has(b)) continue;
+      if (hi[a] !== hi[b] || lo[a] !== lo[b]) continue;
       let first = a;
       // Walk back to the first row of the run, which is the one kept.
       for (let j = i - 1; j >= 0 && hi[sorted[j] as number] === hi[b] && lo[sorted[j] as number] === lo[b]; j--) first = sorted[j] as number;

@@ -13,16 +13,17 @@
  *    The suffixes that start with the folded query form one interval [l, r), found by two binary
  *    searches: O(|q| log n).
  *  - `documents`: a wavelet matrix over the document array (for suffix i, the entity it lies in),
- *    storing type * 2^B + rank. "The smallest value >= x in positions [l, r)" (range successor,
- *    O(log N) per call) lists the distinct matching entities of one type band in rank order without
- *    touching the other matches: Muthukrishnan's document listing, answered with a wavelet structure
- *    (Gagie, Navarro, Puglisi 2012). A type filter is one band; no filter merges the 8 bands.
+ *    storing type * 2^B + rank. One pruned depth-first walk (`rangeDistinct`) lists the k smallest
+ *    distinct values of a band in [l, r) without touching the other matches: Muthukrishnan's
+ *    document listing, answered with a wavelet structure (Gagie, Navarro, Puglisi 2012; Välimäki and
+ *    Mäkinen 2007). A type filter is one band; no filter walks the 8 bands, each bounded by the k-th
+ *    best rank found so far.
  *  - Tiers 0 and 1 (equal to / starting with the query) are a contiguous rank range [a, b), found by
  *    binary search: tier 0 is its head [a, e) whose identifiers have the query's length. With a type
  *    filter, `typeRanks` (ranks grouped by type, ascending) gives the same range per type.
  *    Tier 2 is every entity of the interval whose rank lies outside [a, b).
  *
- * A page of k items costs O(|q| log n + (k + 8) log N) whatever the number of matches or the page
+ * A page of k items costs O(|q| log n + (k + 8) log N) node visits whatever the number of matches or the page
  * number. Memory: 2 (text) + 4 (suffix array) + about (B + 3) * 1.13 / 8 (wavelet matrix) bytes per
  * character, plus 12 bytes per entity (starts, rankToId, typeRanks).
  */
@@ -46,6 +47,20 @@ export interface SearchKey {
   tier: number;
   folded: string;
   entityId: string;
+}
+
+const ALL_TYPES: readonly number[] = Array.from({ length: TYPE_COUNT }, (_, t) => t);
+
+/** The `limit` smallest of two ascending lists of distinct numbers, ascending. */
+function mergeSmallest(x: number[], y: number[], limit: number): number[] {
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (out.length < limit && (i < x.length || j < y.length)) {
+    if (j >= y.length || (i < x.length && (x[i] as number) < (y[j] as number))) out.push(x[i++] as number);
+    else out.push(y[j++] as number);
+  }
+  return out;
 }
 
 /** Code units per String.fromCharCode call: bounded, so a multi-megabyte identifier cannot overflow the stack. */
@@ -93,7 +108,7 @@ export class SearchIndex {
   /** The entityIds in dense-id order (owned by the graph's dictionary). */
   private readonly ids: readonly string[];
   private readonly bandWidth: number;
-  private readonly candidates = new Float64Array(TYPE_COUNT);
+  private distinctOut = new Int32Array(0);
 
   constructor(parts: SearchIndexParts, ids: readonly string[]) {
     this.text = parts.text;
@@ -234,52 +249,47 @@ export class SearchIndex {
 
   /** Tier 2: distinct entities of suffix interval [l, r), ranks >= from, outside [a, b). */
   private listInfix(l: number, r: number, a: number, b: number, from: number, type: number, count: number, hits: SearchHits): void {
-    if (hits.ranks.length >= count) return;
-    if (type >= 0) {
-      // One type: one band of the wavelet matrix, walked in rank order.
-      for (let x = from; hits.ranks.length < count; ) {
-        const rank = this.successorInBand(l, r, type, x, a, b);
-        if (rank < 0) return;
-        hits.ranks.push(rank);
-        hits.tiers.push(TIER_INFIX);
-        x = rank + 1;
-      }
-      return;
-    }
-    // Any type: merge the 8 bands, keeping each band's next candidate; only the band that supplied
-    // the item is queried again, so a page costs (8 + k) range-successor calls.
-    const cand = this.candidates;
-    for (let t = 0; t < TYPE_COUNT; t++) {
+    const need = count - hits.ranks.length;
+    if (need <= 0) return;
+    // Tier 2 ranks lie in two segments: below the prefix range [a, b), and above it.
+    const highStart = Math.max(from, b);
+    let best: number[] = [];
+    let bound = this.entityCount;
+    const bands = type >= 0 ? [type] : ALL_TYPES;
+    for (const t of bands) {
       // A type with no entities at all can never supply a match: leave its band out.
-      cand[t] = this.typeStarts[t] === this.typeStarts[t + 1] ? -1 : this.successorInBand(l, r, t, from, a, b);
+      if (this.typeStarts[t] === this.typeStarts[t + 1]) continue;
+      // With one band, `best` is simply its first `need` ranks. With all 8, each band is asked only
+      // for ranks below the need-th best found so far (`bound`), so the walks prune each other and a
+      // page costs about 8 walks of the top levels plus the items, not 8 full pages.
+      const found = this.bandRanks(l, r, t, from, Math.min(a, bound), highStart, bound, need);
+      best = best.length === 0 ? found : mergeSmallest(best, found, need);
+      if (best.length === need) bound = best[need - 1] as number;
     }
-    while (hits.ranks.length < count) {
-      let best = -1;
-      for (let t = 0; t < TYPE_COUNT; t++) {
-        const c = cand[t] as number;
-        if (c >= 0 && (best < 0 || c < (cand[best] as number))) best = t;
-      }
-      if (best < 0) return;
-      const rank = cand[best] as number;
+    for (const rank of best) {
       hits.ranks.push(rank);
       hits.tiers.push(TIER_INFIX);
-      cand[best] = this.successorInBand(l, r, best, rank + 1, a, b);
     }
   }
 
-  /** Smallest rank >= x of type `type` among documents [l, r), skipping ranks in [a, b); -1 if none. */
-  private successorInBand(l: number, r: number, type: number, x: number, a: number, b: number): number {
+  /** Up to `need` ascending ranks of band `type` in documents [l, r): from [from, lowEnd), then [highStart, highEnd). */
+  private bandRanks(l: number, r: number, type: number, from: number, lowEnd: number, highStart: number, highEnd: number, need: number): number[] {
     const base = type * this.bandWidth;
-    if (x < a) {
-      const v = this.documents.rangeSuccessor(l, r, base + x, base + a);
-      if (v >= 0) return v - base;
-      x = b;
-    } else if (x < b) {
-      x = b;
+    const out = this.scratch(need);
+    let n = 0;
+    if (from < lowEnd) n = this.documents.rangeDistinct(l, r, base + from, base + lowEnd, out, need);
+    if (n < need && highStart < highEnd) {
+      n += this.documents.rangeDistinct(l, r, base + highStart, base + highEnd, out.subarray(n), need - n);
     }
-    if (x >= this.entityCount) return -1;
-    const v = this.documents.rangeSuccessor(l, r, base + x, base + this.bandWidth);
-    return v < 0 ? -1 : v - base;
+    const ranks = new Array<number>(n);
+    for (let i = 0; i < n; i++) ranks[i] = (out[i] as number) - base;
+    return ranks;
+  }
+
+  /** A reusable output buffer for rangeDistinct, grown on demand (search is synchronous). */
+  private scratch(size: number): Int32Array {
+    if (this.distinctOut.length < size) this.distinctOut = new Int32Array(size);
+    return this.distinctOut;
   }
 
   private lowerBoundInType(type: number, rank: number): number {

@@ -30,6 +30,7 @@ export function checkQuery(value: unknown, maxLength: number): string {
 /** The type filter as a band number 0..7, or -1 when absent. */
 export function checkType(value: unknown): number {
   if (value === undefined) return -1;
+  if (value === "") throw new QuiverError("EMPTY_PARAMETER", 'type must not be empty: give one of "0" to "7", or leave it out.', { parameter: "type" });
   const i = typeof value === "string" ? (ENTITY_TYPES as readonly string[]).indexOf(value) : -1;
   if (i < 0) throw new QuiverError("INVALID_PARAMETER", `type must be one of "0" to "7"; got ${describe(value)}.`, { parameter: "type" });
   return i;
