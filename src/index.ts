@@ -8,3 +8,4 @@ export { fold } from "./engine/fold.js";
 export { deriveFingerprint } from "./engine/fingerprint.js";
 export * from "./engine/limits.js";
 export type { Entity, EntityType, Statement, StatementInput, Page, SearchParams, StatementsParams } from "./engine/types.js";
+export * from "./http/index.js";

@@ -1,0 +1,64 @@
+/**
+ * Where `quiver serve` gets its graph
+ * ===================================
+ * One function, `loadServeGraph`, turns the serve command's data options into a Graph; every way of
+ * getting a graph goes through it, so a new source is one more variant of `GraphSource` and one more
+ * case in the switch (the snapshot work adds `{ kind: "snapshot", file }` for `--snapshot FILE`).
+ *
+ * With no data option the demo graph in `fixtures/` is served (CONTRACT.md "Server"). The cursor
+ * secret is not a loading matter: the handler applies it to whatever graph it serves.
+ */
+
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { Graph } from "../engine/graph.js";
+import { loadGraph, type LoadProgress } from "../load/jsonl.js";
+
+/** The data options of `serve`, as parsed. */
+export interface DataOptions {
+  entities?: string | undefined;
+  statements?: string | undefined;
+}
+
+export type GraphSource = { kind: "jsonl"; entities: string; statements: string };
+// Snapshot work: add `| { kind: "snapshot"; file: string }` above, parse `--snapshot` in serve.ts.
+
+export interface LoadServeGraphOptions {
+  onProgress?: (progress: LoadProgress) => void;
+}
+
+/** The bundled demo graph (dist/src/cli/ -> repository root -> fixtures/). */
+export const DEMO_ENTITIES = fileURLToPath(new URL("../../../fixtures/entities.jsonl", import.meta.url));
+export const DEMO_STATEMENTS = fileURLToPath(new URL("../../../fixtures/statements.jsonl", import.meta.url));
+
+/** Thrown for a combination of options that cannot be served; the CLI prints it as a usage error. */
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+export function graphSourceFrom(options: DataOptions): GraphSource {
+  const { entities, statements } = options;
+  // Both files or neither: a graph's statements only make sense with the entities they name.
+  if ((entities === undefined) !== (statements === undefined)) {
+    throw new UsageError("give --entities and --statements together (or neither, for the demo graph)");
+  }
+  if (entities === undefined || statements === undefined) {
+    // The demo graph ships with the repository, not necessarily with an installed package.
+    if (!existsSync(DEMO_ENTITIES) || !existsSync(DEMO_STATEMENTS)) {
+      throw new UsageError(`the demo graph is not here (${DEMO_ENTITIES}); give --entities FILE and --statements FILE`);
+    }
+    return { kind: "jsonl", entities: DEMO_ENTITIES, statements: DEMO_STATEMENTS };
+  }
+  return { kind: "jsonl", entities, statements };
+}
+
+export async function loadServeGraph(source: GraphSource, options: LoadServeGraphOptions = {}): Promise<Graph> {
+  switch (source.kind) {
+    case "jsonl":
+      return loadGraph({
+        entities: source.entities,
+        statements: source.statements,
+        ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+      });
+  }
+}

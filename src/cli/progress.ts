@@ -1,0 +1,55 @@
+/**
+ * Loading progress on stderr
+ * ==========================
+ * Turns the loader's progress reports into lines a person can follow: per file, lines read, bytes of
+ * the total, the rate; per build phase, how far it is. On a terminal one line is rewritten in place;
+ * otherwise (a log file, a pipe) at most one line per PRINT_INTERVAL_MS, plus the last of each phase.
+ * `summary` is the ready line: entities, statements, time, memory.
+ */
+
+import type { Graph } from "../engine/graph.js";
+import type { LoadProgress } from "../load/jsonl.js";
+
+/** Least time between two progress lines when stderr is not a terminal. */
+const PRINT_INTERVAL_MS = 1000;
+
+const count = (n: number): string => n.toLocaleString("en-US");
+const megabytes = (bytes: number): string => (bytes / 1e6).toFixed(1);
+
+export function describeProgress(p: LoadProgress): string {
+  if ("totalBytes" in p) {
+    const percent = p.totalBytes > 0 ? Math.floor((100 * p.bytes) / p.totalBytes) : 100;
+    const rate = p.elapsedMs > 0 ? Math.round((p.lines * 1000) / p.elapsedMs) : 0;
+    return (
+      `reading ${p.phase} ${p.file}: ${count(p.lines)} lines, ${megabytes(p.bytes)} of ${megabytes(p.totalBytes)} MB ` +
+      `(${percent}%), ${count(rate)} lines/s` + (p.finished ? ", done" : "")
+    );
+  }
+  const percent = p.total > 0 ? Math.floor((100 * p.done) / p.total) : 100;
+  return `building ${p.phase}: ${percent}% (${(p.elapsedMs / 1000).toFixed(1)} s)` + (p.finished ? ", done" : "");
+}
+
+export function createProgressPrinter(err: NodeJS.WriteStream = process.stderr): (p: LoadProgress) => void {
+  const tty = err.isTTY === true;
+  let lastPrintedAt = -Infinity;
+  return (p) => {
+    const line = describeProgress(p);
+    if (tty) {
+      // \r and "erase to end of line": the same line, rewritten; a finished phase keeps its line.
+      err.write(`\r\x1b[K${line}${p.finished ? "\n" : ""}`);
+      return;
+    }
+    const now = performance.now();
+    if (!p.finished && now - lastPrintedAt < PRINT_INTERVAL_MS) return;
+    lastPrintedAt = now;
+    err.write(line + "\n");
+  };
+}
+
+export function summary(graph: Graph, elapsedMs: number): string {
+  const mem = process.memoryUsage();
+  return (
+    `ready: ${count(graph.entityCount)} entities, ${count(graph.statementCount)} statements, ` +
+    `loaded and built in ${(elapsedMs / 1000).toFixed(2)} s; memory: heap ${megabytes(mem.heapUsed)} MB, array buffers ${megabytes(mem.arrayBuffers)} MB, rss ${megabytes(mem.rss)} MB`
+  );
+}

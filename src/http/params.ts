@@ -1,0 +1,220 @@
+/**
+ * Strict query-string parsing
+ * ===========================
+ * Turns the raw query string of a request (the part after `?`, still percent-encoded) into the
+ * engine's `SearchParams` or `StatementsParams`, or throws a `QuiverError` naming the parameter at
+ * fault (CONTRACT.md "Errors", 400 row). The engine then checks what only it knows: the length of q,
+ * the type character, the range of limit, the cursor.
+ *
+ * Rules (each one is a decision the interface leaves open, written here once):
+ * - Pairs are separated by `&`; a pair is `name=value`, split at its first `=`. A pair with no `=`
+ *   has an empty value. Empty pairs (`a=1&&b=2`, a trailing `&`) are skipped, as URLSearchParams does.
+ * - Names and values are percent-decoded strictly: `%` must be followed by two hexadecimal digits,
+ *   and the decoded bytes must be well-formed UTF-8 (`TextDecoder` with `fatal`, and `ignoreBOM` so a
+ *   leading U+FEFF is kept as the caller's text). Raw non-ASCII characters are refused (node's parser
+ *   never lets them through; an embedder calling the handler directly might).
+ * - `+` means a space, as in HTML forms and URLSearchParams; a literal plus is `%2B`.
+ * - Names are case-sensitive and matched after decoding (`%71=x` is `q=x`).
+ * - Checks run pair by pair, left to right, and the first failure is the answer: unknown name, then
+ *   repeated name, then bad encoding of the value, then empty value. After the scan: missing `q`.
+ * - `limit` is a plain decimal integer: ASCII digits only, no sign, no spaces, no exponent, no
+ *   fraction, no leading zeros (one spelling per number: `20`, never `020`). Its range is the engine's.
+ *
+ * Cost: one pass over the query string; values without `%` or `+` are substrings, never copied.
+ */
+
+import { QuiverError } from "../engine/errors.js";
+import { SEARCH_MAX_LIMIT, SEARCH_MAX_QUERY_LENGTH, STATEMENTS_MAX_LIMIT } from "../engine/limits.js";
+import type { SearchParams, StatementsParams } from "../engine/types.js";
+
+/** What a parameter is and, in words, what a caller should give (used in every error sentence). */
+interface ParameterSpec {
+  readonly required: boolean;
+  readonly expects: string;
+}
+
+interface EndpointSpec<N extends string> {
+  readonly path: string;
+  readonly parameters: ReadonlyMap<string, ParameterSpec>;
+  readonly names: readonly N[];
+}
+
+function endpointSpec<N extends string>(path: string, specs: Record<N, ParameterSpec>): EndpointSpec<N> {
+  const names = Object.keys(specs) as N[];
+  return { path, names, parameters: new Map(names.map((n) => [n, specs[n]])) };
+}
+
+const CURSOR_SPEC: ParameterSpec = { required: false, expects: "the nextCursor of an earlier response to the same query" };
+const FILTER_SPEC: ParameterSpec = { required: false, expects: "an entityId" };
+
+export const SEARCH_ENDPOINT = endpointSpec("/graph/v1/search", {
+  q: { required: true, expects: `a substring of 1 to ${SEARCH_MAX_QUERY_LENGTH} characters to search for` },
+  type: { required: false, expects: 'one entity type character, "0" to "7"' },
+  limit: { required: false, expects: `a whole number from 1 to ${SEARCH_MAX_LIMIT}` },
+  cursor: CURSOR_SPEC,
+});
+
+export const STATEMENTS_ENDPOINT = endpointSpec("/graph/v1/statements", {
+  subjectEntityId: FILTER_SPEC,
+  predicateEntityId: FILTER_SPEC,
+  objectEntityId: FILTER_SPEC,
+  limit: { required: false, expects: `a whole number from 1 to ${STATEMENTS_MAX_LIMIT}` },
+  cursor: CURSOR_SPEC,
+});
+
+export function parseSearchParams(query: string): SearchParams {
+  const v = collectParameters(query, SEARCH_ENDPOINT);
+  if (v.q === undefined) {
+    throw new QuiverError("MISSING_PARAMETER", `The parameter "q" is required: give ${expects(SEARCH_ENDPOINT, "q")}.`, { parameter: "q" });
+  }
+  return { q: v.q, type: v.type, limit: parseLimit(v.limit, SEARCH_ENDPOINT.parameters.get("limit")), cursor: v.cursor };
+}
+
+export function parseStatementsParams(query: string): StatementsParams {
+  const v = collectParameters(query, STATEMENTS_ENDPOINT);
+  return {
+    subjectEntityId: v.subjectEntityId,
+    predicateEntityId: v.predicateEntityId,
+    objectEntityId: v.objectEntityId,
+    limit: parseLimit(v.limit, STATEMENTS_ENDPOINT.parameters.get("limit")),
+    cursor: v.cursor,
+  };
+}
+
+/** `0` or a digit string without leading zeros; the range is checked by the engine. */
+const DECIMAL_INTEGER = /^(?:0|[1-9][0-9]*)$/;
+
+function parseLimit(raw: string | undefined, spec: ParameterSpec | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!DECIMAL_INTEGER.test(raw)) {
+    throw new QuiverError(
+      "INVALID_PARAMETER",
+      `The parameter "limit" must be ${spec?.expects ?? "a whole number"} in plain digits ` +
+        `(no sign, space, point, exponent or leading zero); got ${quote(raw)}.`,
+      { parameter: "limit" },
+    );
+  }
+  const limit = Number(raw);
+  // Past 2^53 the number would be rounded before the engine checks its range: answer here instead.
+  if (!Number.isSafeInteger(limit)) {
+    throw new QuiverError("INVALID_PARAMETER", `The parameter "limit" must be ${spec?.expects ?? "a whole number"}; got ${quote(raw)}.`, {
+      parameter: "limit",
+    });
+  }
+  return limit;
+}
+
+/** Splits and decodes the query string, checking names, repeats, encoding and emptiness. */
+export function collectParameters<N extends string>(query: string, endpoint: EndpointSpec<N>): Partial<Record<N, string>> {
+  const values: Partial<Record<string, string>> = {};
+  let start = 0;
+  while (start <= query.length) {
+    let end = query.indexOf("&", start);
+    if (end === -1) end = query.length;
+    if (end > start) {
+      const eq = query.indexOf("=", start);
+      const hasValue = eq !== -1 && eq < end;
+      const rawName = query.slice(start, hasValue ? eq : end);
+      const name = decodeComponent(rawName, rawName, "name");
+      const spec = endpoint.parameters.get(name);
+      // Unknown before anything else: a misspelt name is the likeliest mistake, and its value means nothing.
+      if (spec === undefined) {
+        throw new QuiverError(
+          "UNKNOWN_PARAMETER",
+          `Unknown parameter ${quote(name)}: ${endpoint.path} accepts ${listNames(endpoint.names)}.`,
+          { parameter: name },
+        );
+      }
+      if (values[name] !== undefined) {
+        throw new QuiverError("REPEATED_PARAMETER", `The parameter ${quote(name)} is given more than once; give it once.`, {
+          parameter: name,
+        });
+      }
+      const value = hasValue ? decodeComponent(query.slice(eq + 1, end), name, "value") : "";
+      if (value === "") {
+        throw new QuiverError(
+          "EMPTY_PARAMETER",
+          `The parameter ${quote(name)} is empty: give ${spec.expects}` + (spec.required ? "." : ", or leave it out."),
+          { parameter: name },
+        );
+      }
+      values[name] = value;
+    }
+    start = end + 1;
+  }
+  return values as Partial<Record<N, string>>;
+}
+
+/** Anything that needs work beyond taking the substring as it is. */
+const NEEDS_DECODING = /[%+\u0080-\uffff]/;
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * Percent-decodes one name or value. `parameter` is the name reported on failure (for a name that
+ * fails to decode, its raw text).
+ */
+export function decodeComponent(raw: string, parameter: string, part: "name" | "value"): string {
+  // Fast path: nothing encoded, which is most identifiers and every cursor.
+  if (!NEEDS_DECODING.test(raw)) return raw;
+  const what = part === "name" ? `The parameter name ${quote(parameter)}` : `The value of ${quote(parameter)}`;
+  const bytes = new Uint8Array(raw.length);
+  let n = 0;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c === 0x25 /* % */) {
+      const hi = hexValue(raw.charCodeAt(i + 1));
+      const lo = hexValue(raw.charCodeAt(i + 2));
+      if (hi < 0 || lo < 0) {
+        throw new QuiverError(
+          "INVALID_ENCODING",
+          `${what} has a "%" that is not followed by two hexadecimal digits; write a literal "%" as %25.`,
+          { parameter },
+        );
+      }
+      bytes[n++] = (hi << 4) | lo;
+      i += 2;
+    } else if (c === 0x2b /* + */) {
+      bytes[n++] = 0x20;
+    } else if (c >= 0x80) {
+      throw new QuiverError(
+        "INVALID_ENCODING",
+        `${what} has a raw non-ASCII character; percent-encode its UTF-8 bytes (for example "é" as %C3%A9).`,
+        { parameter },
+      );
+    } else {
+      bytes[n++] = c;
+    }
+  }
+  try {
+    return UTF8.decode(bytes.subarray(0, n));
+  } catch {
+    throw new QuiverError(
+      "INVALID_ENCODING",
+      `${what} is not valid UTF-8 once percent-decoded; percent-encode the UTF-8 bytes of each character (for example "é" as %C3%A9).`,
+      { parameter },
+    );
+  }
+}
+
+function hexValue(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  if (c >= 0x41 && c <= 0x46) return c - 0x37;
+  if (c >= 0x61 && c <= 0x66) return c - 0x57;
+  return -1; // also NaN past the end of the string
+}
+
+function expects<N extends string>(endpoint: EndpointSpec<N>, name: N): string {
+  return endpoint.parameters.get(name)?.expects ?? "a value";
+}
+
+function listNames(names: readonly string[]): string {
+  return names.slice(0, -1).join(", ") + " and " + names[names.length - 1];
+}
+
+/** Longest caller text echoed back in an error sentence. */
+const MAX_ECHO_CHARS = 64;
+
+/** The caller's text, JSON-quoted and cut short, for an error sentence. */
+export function quote(s: string): string {
+  return JSON.stringify(s.length > MAX_ECHO_CHARS ? s.slice(0, MAX_ECHO_CHARS) + "…" : s);
+}

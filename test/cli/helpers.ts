@@ -1,0 +1,66 @@
+/**
+ * Test helpers for the `quiver` command: run it as a child process, wait for its listening line.
+ */
+
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const MAIN = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
+
+export interface Child {
+  process: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves with the exit code (or the signal name). */
+  exited: Promise<number | string>;
+}
+
+export function runQuiver(args: string[], env: Record<string, string | undefined> = {}): Child {
+  const merged: NodeJS.ProcessEnv = { ...process.env, QUIVER_API_KEYS: undefined, QUIVER_CURSOR_SECRET: undefined, ...env };
+  for (const k of Object.keys(merged)) if (merged[k] === undefined) delete merged[k];
+  const child = spawn(process.execPath, [MAIN, ...args], { env: merged, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout!.setEncoding("utf8").on("data", (d: string) => (out += d));
+  child.stderr!.setEncoding("utf8").on("data", (d: string) => (err += d));
+  const exited = new Promise<number | string>((resolve) => child.on("close", (code, signal) => resolve(code ?? signal ?? -1)));
+  return { process: child, stdout: () => out, stderr: () => err, exited };
+}
+
+/** Waits for "listening on URL" on stderr; rejects if the child exits first or after `ms`. */
+export function listening(child: Child, ms = 15000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no listening line within ${ms} ms:\n${child.stderr()}`)), ms);
+    const check = (): void => {
+      const m = /^listening on (http:\/\/\S+)$/m.exec(child.stderr());
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    };
+    child.process.stderr!.on("data", check);
+    child.exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited ${code} before listening:\n${child.stderr()}`));
+    });
+    check();
+  });
+}
+
+export async function stop(child: Child): Promise<number | string> {
+  if (child.process.exitCode === null) child.process.kill("SIGTERM");
+  return child.exited;
+}
+
+export async function tempFiles(files: Record<string, string>): Promise<Record<string, string>> {
+  const dir = await mkdtemp(join(tmpdir(), "quiver-cli-"));
+  const paths: Record<string, string> = {};
+  for (const [name, text] of Object.entries(files)) {
+    paths[name] = join(dir, name);
+    await writeFile(paths[name]!, text);
+  }
+  return paths;
+}

@@ -1,0 +1,69 @@
+/**
+ * README curl examples
+ * ====================
+ * Every ```sh curl-example block of README.md runs against the micro-server serving the demo graph,
+ * as a shell script (the `$ ` prompts removed, `KEY` set, the port swapped for the real one), and its
+ * output must equal the lines the README shows.
+ * (The ```js example blocks are run by test/readme.test.ts.)
+ */
+
+import { execFile } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { listening, runQuiver, stop, type Child } from "./helpers.js";
+
+const exec = promisify(execFile);
+const BLOCK = /```sh curl-example\n([\s\S]*?)```/g;
+const KEY = "sk_readme_example";
+
+function blocksOf(file: string): string[] {
+  return existsSync(file) ? [...readFileSync(file, "utf8").matchAll(BLOCK)].map((m) => m[1]!) : [];
+}
+
+const readme = join(process.cwd(), "README.md");
+const blocks = blocksOf(readme);
+const source = "README.md";
+
+/**
+ * The block as a script (the commands, each followed by a line break since a JSON body ends without
+ * one) and the output it must print (every other line). Blank lines are not compared.
+ */
+function split(block: string): { script: string; expected: string } {
+  const script: string[] = [];
+  const expected: string[] = [];
+  for (const line of block.split("\n")) {
+    if (line.startsWith("$ ")) script.push(line.slice(2), "echo");
+    else if (line !== "") expected.push(line);
+  }
+  return { script: script.join("\n"), expected: expected.join("\n") };
+}
+
+const nonBlank = (text: string): string => text.split("\n").filter((l) => l !== "").join("\n");
+
+let server: Child;
+let url = "";
+
+test.before(async () => {
+  server = runQuiver(["serve", "--port", "0", "--quiet"], { QUIVER_API_KEYS: KEY });
+  url = await listening(server);
+});
+test.after(async () => {
+  await stop(server);
+});
+
+test(`curl examples exist (${source})`, () => {
+  assert.ok(blocks.length >= 1, "expected ```sh curl-example blocks");
+});
+
+blocks.forEach((block, i) => {
+  test(`curl example block ${i + 1} prints what the README shows`, async () => {
+    const { script, expected } = split(block);
+    const { stdout } = await exec("sh", ["-c", script.replaceAll("http://127.0.0.1:8080", url)], { env: { ...process.env, KEY } });
+    assert.fixture(nonBlank(stdout), expected);
+  });
+});
+
+test.run();

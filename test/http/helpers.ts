@@ -1,0 +1,130 @@
+/**
+ * Test helpers for the HTTP adapter
+ * =================================
+ * A small graph with the contract's tricky names, a real server on 127.0.0.1 port 0, and two ways
+ * to send a request: `request` (node:http, the target sent byte for byte as given) and `rawRequest`
+ * (a socket, for what node's client refuses to send).
+ */
+
+import http from "node:http";
+import net from "node:net";
+import { GraphBuilder } from "../../src/engine/graph-builder.js";
+import type { Graph } from "../../src/engine/graph.js";
+import type { HandlerOptions } from "../../src/http/handler.js";
+import { serve, type RunningServer } from "../../src/http/server.js";
+
+export const KEY = "sk_test_0123456789";
+export const OTHER_KEY = "sk_other_key";
+export const SECRET = "test-cursor-secret";
+
+export const ENTITIES = [
+  { entityId: "q:strasse", rawIdentifier: "Straße", type: "0", sourceType: "test" },
+  { entityId: "q:berliner-strasse", rawIdentifier: "Berliner Straße", type: "3", sourceType: "test" },
+  { entityId: "q:berlin", rawIdentifier: "Berlin", type: "0", sourceType: "test" },
+  { entityId: "q:istanbul", rawIdentifier: "İstanbul", type: "2", sourceType: "test" },
+  { entityId: "q:germany", rawIdentifier: "Germany", type: "0", sourceType: "" },
+  { entityId: "q:turkey", rawIdentifier: "Turkey", type: "0", sourceType: "test" },
+  { entityId: "q:located", rawIdentifier: "isLocatedIn", type: "1", sourceType: "test" },
+  { entityId: "q:quote", rawIdentifier: 'He said "hi" \\ then \u0001 left\u2028', type: "5", sourceType: "tab\there" },
+  { entityId: "q:plus", rawIdentifier: "C++ and a+b", type: "6", sourceType: "test" },
+  { entityId: "q:bom", rawIdentifier: "\uFEFFmarked", type: "7", sourceType: "test" },
+] as const;
+
+export const STATEMENTS = [
+  { subjectEntityId: "q:berlin", predicateEntityId: "q:located", objectEntityId: "q:germany" },
+  { subjectEntityId: "q:strasse", predicateEntityId: "q:located", objectEntityId: "q:berlin" },
+  { subjectEntityId: "q:berliner-strasse", predicateEntityId: "q:located", objectEntityId: "q:berlin" },
+  { subjectEntityId: "q:istanbul", predicateEntityId: "q:located", objectEntityId: "q:turkey" },
+  { subjectEntityId: "q:quote", predicateEntityId: "q:located", objectEntityId: "q:plus", statementFingerprint: "fp \"odd\"" },
+] as const;
+
+/** ITEM_COUNT entities "Item NNN" in a chain of statements, for paging walks. */
+export const ITEM_COUNT = 250;
+
+export function buildSmallGraph(options: { secret?: string; items?: boolean } = {}): Graph {
+  const b = new GraphBuilder({ cursorSecret: options.secret ?? SECRET });
+  for (const e of ENTITIES) b.addEntity({ ...e });
+  for (const s of STATEMENTS) b.addStatement({ ...s });
+  if (options.items === true) {
+    for (let i = 0; i < ITEM_COUNT; i++) {
+      b.addEntity({ entityId: `item:${i}`, rawIdentifier: `Item ${String(i).padStart(3, "0")}`, type: String(i % 8), sourceType: "items" });
+    }
+    for (let i = 0; i < ITEM_COUNT; i++) {
+      b.addStatement({ subjectEntityId: `item:${i}`, predicateEntityId: "q:located", objectEntityId: `item:${(i * 7) % ITEM_COUNT}` });
+      b.addStatement({ subjectEntityId: `item:${i}`, predicateEntityId: "q:located", objectEntityId: "q:germany" });
+    }
+  }
+  return b.build();
+}
+
+export async function startServer(graph: Graph, options: Partial<HandlerOptions> = {}): Promise<RunningServer & { port: number }> {
+  const running = await serve({ graph, apiKeys: [KEY, OTHER_KEY], host: "127.0.0.1", port: 0, ...options });
+  return { ...running, port: Number(new URL(running.url).port) };
+}
+
+export interface Reply {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** A request whose target is sent exactly as given; a fresh connection each time. */
+export function request(
+  port: number,
+  path: string,
+  options: { method?: string; key?: string | null; headers?: Record<string, string> } = {},
+): Promise<Reply> {
+  const headers: Record<string, string> = { ...options.headers };
+  const key = options.key === undefined ? KEY : options.key;
+  if (key !== null) headers["X-API-Key"] = key;
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port, path, method: options.method ?? "GET", headers, agent: false }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (d: string) => (body += d));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** GET with the key, expecting JSON; returns status and parsed body. */
+export async function getJson(port: number, path: string, key: string | null = KEY): Promise<{ status: number; body: any; reply: Reply }> {
+  const reply = await request(port, path, { key });
+  return { status: reply.status, body: JSON.parse(reply.body), reply };
+}
+
+/** Writes `bytes` on a fresh socket and returns the status line and the body of the answer. */
+export function rawRequest(port: number, bytes: string | Buffer): Promise<{ status: number; head: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, "127.0.0.1", () => socket.end(bytes));
+    const chunks: Buffer[] = [];
+    socket.on("data", (d: Buffer) => chunks.push(d));
+    socket.on("error", reject);
+    socket.on("close", () => {
+      const text = Buffer.concat(chunks).toString("utf8");
+      const split = text.indexOf("\r\n\r\n");
+      const head = split === -1 ? text : text.slice(0, split);
+      resolve({ status: Number(head.split(" ")[1]), head, body: split === -1 ? "" : text.slice(split + 4) });
+    });
+  });
+}
+
+/** Every nextCursor followed from the first page; returns all items and the number of pages. */
+export async function walk(port: number, path: string, limit: number): Promise<{ items: any[]; pages: number }> {
+  const items: any[] = [];
+  let pages = 0;
+  let cursor: string | null = null;
+  do {
+    const sep = path.includes("?") ? "&" : "?";
+    const target: string = `${path}${sep}limit=${limit}` + (cursor === null ? "" : `&cursor=${cursor}`);
+    const { status, body } = await getJson(port, target);
+    if (status !== 200) throw new Error(`${target}: ${status} ${JSON.stringify(body)}`);
+    pages++;
+    if (body.items.length === 0 && cursor !== null) throw new Error("a non-null cursor led to an empty page");
+    items.push(...body.items);
+    cursor = body.nextCursor;
+  } while (cursor !== null);
+  return { items, pages };
+}

@@ -1,0 +1,186 @@
+/**
+ * The OpenAPI 3.1 document: its shape, and live responses checked against it with a real JSON Schema
+ * 2020-12 validator (ajv), including every error status. The bounds the document states are tried
+ * against the server, so the document cannot claim what the server does not do.
+ */
+
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { OPENAPI_DOCUMENT } from "../../src/http/openapi.js";
+import { buildSmallGraph, getJson, rawRequest, request, startServer, KEY } from "./helpers.js";
+
+const DOC_ID = "https://quiver.test/openapi.json";
+const ajv = new Ajv2020({ strict: true, allErrors: true });
+// The document's own keys are not JSON Schema keywords: declare them so strict mode accepts the root.
+ajv.addVocabulary(["openapi", "info", "paths", "components"]);
+ajv.addSchema({ $id: DOC_ID, ...JSON.parse(JSON.stringify(OPENAPI_DOCUMENT)) });
+
+function schema(name: string): ValidateFunction {
+  const v = ajv.getSchema(`${DOC_ID}#/components/schemas/${name}`);
+  if (v === undefined) throw new Error(`no schema ${name}`);
+  return v;
+}
+
+function assertValid(name: string, value: unknown): void {
+  const v = schema(name);
+  assert.ok(v(value), `${name}: ${ajv.errorsText(v.errors)} in ${JSON.stringify(value).slice(0, 200)}`);
+}
+
+const doc = OPENAPI_DOCUMENT as any;
+
+test("document: OpenAPI 3.1, the four paths, the key scheme", () => {
+  assert.is(doc.openapi, "3.1.0");
+  assert.equal(Object.keys(doc.paths).sort(), ["/graph/v1/openapi.json", "/graph/v1/search", "/graph/v1/statements", "/healthz"]);
+  assert.equal(doc.components.securitySchemes.apiKeyAuth, {
+    type: "apiKey",
+    in: "header",
+    name: "X-API-Key",
+    description: doc.components.securitySchemes.apiKeyAuth.description,
+  });
+});
+
+test("document: both endpoints list every status and every parameter with its bounds", () => {
+  for (const path of ["/graph/v1/search", "/graph/v1/statements"]) {
+    for (const method of ["get", "head"]) {
+      const op = doc.paths[path][method];
+      assert.equal(Object.keys(op.responses).sort(), ["200", "400", "401", "405", "414", "500"], `${method} ${path}`);
+      assert.equal(op.security, [{ apiKeyAuth: [] }]);
+    }
+  }
+  const search = Object.fromEntries(doc.paths["/graph/v1/search"].get.parameters.map((p: any) => [p.name, p]));
+  assert.equal(Object.keys(search), ["q", "type", "limit", "cursor"]);
+  assert.equal(search.q.schema, { type: "string", minLength: 1, maxLength: 256 });
+  assert.is(search.q.required, true);
+  assert.equal(search.type.schema.enum, ["0", "1", "2", "3", "4", "5", "6", "7"]);
+  assert.equal(search.limit.schema, { type: "integer", minimum: 1, maximum: 100, default: 20 });
+  const statements = Object.fromEntries(doc.paths["/graph/v1/statements"].get.parameters.map((p: any) => [p.name, p]));
+  assert.equal(Object.keys(statements), ["subjectEntityId", "predicateEntityId", "objectEntityId", "limit", "cursor"]);
+  assert.equal(statements.limit.schema, { type: "integer", minimum: 1, maximum: 200, default: 50 });
+  for (const p of Object.values(statements) as any[]) assert.is(p.required, false);
+  assert.equal(doc.components.schemas.EntityPage.properties.nextCursor.type, ["string", "null"]);
+  assert.equal(doc.components.schemas.StatementPage.required, ["items", "nextCursor"]);
+});
+
+test("document: every error status the server can answer has a response of the Error schema", () => {
+  const responses = doc.components.responses;
+  assert.equal(Object.keys(responses), ["BadRequest", "Unauthorized", "NotFound", "MethodNotAllowed", "UriTooLong", "RequestTimeout", "HeadersTooLarge", "InternalError"]);
+  for (const r of Object.values(responses) as any[]) assert.equal(r.content["application/json"].schema, { $ref: "#/components/schemas/Error" });
+  assert.equal(responses.MethodNotAllowed.headers.Allow.schema.const, "GET, HEAD");
+});
+
+test("document: every $ref resolves, every component schema compiles in strict mode", () => {
+  const refs: string[] = [];
+  (function collect(node: unknown): void {
+    if (Array.isArray(node)) node.forEach(collect);
+    else if (node !== null && typeof node === "object") {
+      for (const [k, v] of Object.entries(node)) {
+        if (k === "$ref") refs.push(v as string);
+        else collect(v);
+      }
+    }
+  })(doc);
+  assert.ok(refs.length > 10);
+  for (const ref of refs) {
+    const target = ref.slice(2).split("/").reduce((n: any, part) => n?.[part], doc);
+    assert.ok(target !== undefined, `${ref} resolves`);
+  }
+  for (const name of Object.keys(doc.components.schemas)) assert.type(schema(name), "function");
+});
+
+test("validator: the schemas reject what the contract rules out", () => {
+  const entity = { entityId: "e", rawIdentifier: "", type: "0", sourceType: "" };
+  assertValid("EntityPage", { items: [entity], nextCursor: null });
+  const reject = (name: string, value: unknown) => assert.not.ok(schema(name)(value), `${name} rejects ${JSON.stringify(value)}`);
+  reject("EntityPage", { items: [entity] });
+  reject("EntityPage", { items: [entity], nextCursor: "not a cursor!" });
+  reject("EntityPage", { items: [{ ...entity, type: "8" }], nextCursor: null });
+  reject("EntityPage", { items: [{ ...entity, extra: 1 }], nextCursor: null });
+  reject("EntityPage", { items: [{ ...entity, entityId: "" }], nextCursor: null });
+  reject("StatementPage", { items: [entity], nextCursor: null });
+  reject("Error", { error: "" });
+  reject("Error", { error: "x", stack: "y" });
+});
+
+type Running = Awaited<ReturnType<typeof startServer>>;
+let server: Running;
+
+test.before(async () => {
+  const graph = buildSmallGraph({ items: true });
+  const search = graph.search.bind(graph);
+  graph.search = (p) => {
+    if (p.q === "fault") throw new Error("test fault");
+    return search(p);
+  };
+  server = await startServer(graph, { onError: () => {} });
+});
+test.after(async () => {
+  await server.close();
+});
+
+test("live: pages of both endpoints validate, first, middle, last and empty", async () => {
+  const paths = [
+    "/graph/v1/search?q=item&limit=100",
+    "/graph/v1/search?q=he+said",
+    "/graph/v1/search?q=nothing-matches-this",
+    "/graph/v1/statements?limit=200",
+    "/graph/v1/statements?subjectEntityId=q:quote",
+    "/graph/v1/statements?objectEntityId=unknown",
+  ];
+  for (const path of paths) {
+    const { status, body } = await getJson(server.port, path);
+    assert.is(status, 200);
+    assertValid(path.includes("search") ? "EntityPage" : "StatementPage", body);
+  }
+  const first = (await getJson(server.port, "/graph/v1/search?q=item&limit=100")).body;
+  const middle = (await getJson(server.port, `/graph/v1/search?q=item&limit=100&cursor=${first.nextCursor}`)).body;
+  assertValid("EntityPage", middle);
+  const last = (await getJson(server.port, `/graph/v1/search?q=item&limit=100&cursor=${middle.nextCursor}`)).body;
+  assert.is(last.nextCursor, null);
+  assertValid("EntityPage", last);
+});
+
+test("live: every error status validates against the Error schema", async () => {
+  const cases: [number, Promise<{ status: number; body: string }>][] = [
+    [400, request(server.port, "/graph/v1/search?q=")],
+    [400, request(server.port, "/graph/v1/statements?limit=500")],
+    [401, request(server.port, "/graph/v1/search?q=a", { key: null })],
+    [404, request(server.port, "/missing")],
+    [405, request(server.port, "/graph/v1/statements", { method: "DELETE" })],
+    [414, request(server.port, `/graph/v1/search?q=${"x".repeat(9000)}`)],
+    [414, rawRequest(server.port, `GET /graph/v1/search?q=${"x".repeat(20000)} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\n\r\n`)],
+    [500, request(server.port, "/graph/v1/search?q=fault")],
+  ];
+  for (const [status, pending] of cases) {
+    const r = await pending;
+    assert.is(r.status, status);
+    assertValid("Error", JSON.parse(r.body));
+  }
+  assertValid("Health", (await getJson(server.port, "/healthz", null)).body);
+});
+
+test("live: the bounds the document states are the bounds the server enforces", async () => {
+  for (const path of ["/graph/v1/search", "/graph/v1/statements"]) {
+    const limit = doc.paths[path].get.parameters.find((p: any) => p.name === "limit").schema;
+    const base = path.endsWith("search") ? `${path}?q=item&` : `${path}?`;
+    assert.is((await request(server.port, `${base}limit=${limit.minimum}`)).status, 200);
+    assert.is((await request(server.port, `${base}limit=${limit.maximum}`)).status, 200);
+    assert.is((await request(server.port, `${base}limit=${limit.minimum - 1}`)).status, 400);
+    assert.is((await request(server.port, `${base}limit=${limit.maximum + 1}`)).status, 400);
+    const page = (await getJson(server.port, base.slice(0, -1))).body;
+    assert.is(page.items.length, limit.default, "default limit");
+  }
+  const q = doc.paths["/graph/v1/search"].get.parameters.find((p: any) => p.name === "q").schema;
+  assert.is((await request(server.port, `/graph/v1/search?q=${"a".repeat(q.maxLength)}`)).status, 200);
+  assert.is((await request(server.port, `/graph/v1/search?q=${"a".repeat(q.maxLength + 1)}`)).status, 400);
+  for (const t of doc.paths["/graph/v1/search"].get.parameters.find((p: any) => p.name === "type").schema.enum) {
+    assert.is((await request(server.port, `/graph/v1/search?q=a&type=${t}`)).status, 200);
+  }
+});
+
+test("served: /graph/v1/openapi.json is exactly the document", async () => {
+  const r = await request(server.port, "/graph/v1/openapi.json", { key: null });
+  assert.equal(JSON.parse(r.body), JSON.parse(JSON.stringify(OPENAPI_DOCUMENT)));
+});
+
+test.run();

@@ -1,0 +1,118 @@
+/**
+ * Strict query-string parsing, by hand-checkable examples: what a query string becomes, and which
+ * code and parameter each bad one is refused with.
+ */
+
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { QuiverError } from "../../src/engine/errors.js";
+import { decodeComponent, parseSearchParams, parseStatementsParams } from "../../src/http/params.js";
+
+function refused(fn: () => unknown): QuiverError {
+  try {
+    fn();
+  } catch (e) {
+    assert.instance(e, QuiverError);
+    return e as QuiverError;
+  }
+  throw new Error("expected a QuiverError");
+}
+
+test("search: values as given, absent ones undefined", () => {
+  assert.equal(parseSearchParams("q=berlin"), { q: "berlin", type: undefined, limit: undefined, cursor: undefined });
+  assert.equal(parseSearchParams("limit=5&type=3&q=a&cursor=AbC_-9"), { q: "a", type: "3", limit: 5, cursor: "AbC_-9" });
+});
+
+test("decoding: %XX in either case, '+' as space, UTF-8, a BOM kept, '=' inside a value", () => {
+  assert.is(parseSearchParams("q=Stra%C3%9Fe").q, "Straße");
+  assert.is(parseSearchParams("q=stra%c3%9fe").q, "straße");
+  assert.is(parseSearchParams("q=a+b%20c%2Bd").q, "a b c+d");
+  assert.is(parseSearchParams("q=%F0%9F%98%80").q, "\u{1F600}");
+  assert.is(parseSearchParams("q=%EF%BB%BFx").q, "\uFEFFx");
+  assert.is(parseSearchParams("q=a=b").q, "a=b");
+  assert.is(parseSearchParams("q=%00").q, "\u0000");
+  assert.is(parseSearchParams("%71=x").q, "x", "names are decoded too");
+});
+
+test("empty pairs are skipped", () => {
+  assert.is(parseSearchParams("&&q=a&&").q, "a");
+});
+
+test("limit: digits only, no leading zeros; the range is left to the engine", () => {
+  assert.is(parseSearchParams("q=a&limit=100").limit, 100);
+  assert.is(parseSearchParams("q=a&limit=0").limit, 0);
+  assert.is(parseSearchParams("q=a&limit=101").limit, 101);
+  for (const bad of ["1.5", "abc", "%2B3", "-1", "+3", "%203", "1e2", "0x10", "007", "00", "%D9%A1%D9%A2", "%EF%BC%91"]) {
+    const e = refused(() => parseSearchParams(`q=a&limit=${bad}`));
+    assert.is(e.code, "INVALID_PARAMETER", bad);
+    assert.is(e.parameter, "limit");
+  }
+  assert.is(refused(() => parseSearchParams("q=a&limit=9007199254740993")).parameter, "limit");
+});
+
+test("each refusal: its code and the parameter it names", () => {
+  const cases: [string, string, string][] = [
+    ["", "MISSING_PARAMETER", "q"],
+    ["q=", "EMPTY_PARAMETER", "q"],
+    ["q", "EMPTY_PARAMETER", "q"],
+    ["q=a&q=a", "REPEATED_PARAMETER", "q"],
+    ["q=a&x=1", "UNKNOWN_PARAMETER", "x"],
+    ["q=a&__proto__=1", "UNKNOWN_PARAMETER", "__proto__"],
+    ["q=a&constructor=1", "UNKNOWN_PARAMETER", "constructor"],
+    ["q=%", "INVALID_ENCODING", "q"],
+    ["q=%2", "INVALID_ENCODING", "q"],
+    ["q=%zz", "INVALID_ENCODING", "q"],
+    ["q=%C3%28", "INVALID_ENCODING", "q"],
+    ["q=%ED%BF%BF", "INVALID_ENCODING", "q"],
+    ["q=%F4%90%80%80", "INVALID_ENCODING", "q"],
+    ["q=\u00e9", "INVALID_ENCODING", "q"],
+    ["%C3=1", "INVALID_ENCODING", "%C3"],
+  ];
+  for (const [query, code, parameter] of cases) {
+    const e = refused(() => parseSearchParams(query));
+    assert.is(e.code, code, query);
+    assert.is(e.parameter, parameter, query);
+    assert.ok(e.message.includes(parameter), e.message);
+  }
+});
+
+test("left to right, the first fault wins; missing q only after the scan", () => {
+  assert.is(refused(() => parseSearchParams("x=1&q=")).code, "UNKNOWN_PARAMETER");
+  assert.is(refused(() => parseSearchParams("q=&x=1")).code, "EMPTY_PARAMETER");
+  assert.is(refused(() => parseSearchParams("limit=abc")).code, "MISSING_PARAMETER");
+  assert.is(refused(() => parseSearchParams("q=a&q=%ZZ")).code, "REPEATED_PARAMETER");
+});
+
+test("statements: all optional; filters, limit, cursor", () => {
+  assert.equal(parseStatementsParams(""), {
+    subjectEntityId: undefined,
+    predicateEntityId: undefined,
+    objectEntityId: undefined,
+    limit: undefined,
+    cursor: undefined,
+  });
+  assert.equal(parseStatementsParams("objectEntityId=Q5&subjectEntityId=Q42&predicateEntityId=P31&limit=200"), {
+    subjectEntityId: "Q42",
+    predicateEntityId: "P31",
+    objectEntityId: "Q5",
+    limit: 200,
+    cursor: undefined,
+  });
+  assert.is(refused(() => parseStatementsParams("q=a")).code, "UNKNOWN_PARAMETER");
+  assert.is(refused(() => parseStatementsParams("subjectEntityId=")).parameter, "subjectEntityId");
+});
+
+test("decodeComponent: the fast path returns the very string", () => {
+  const s = "AbC_-9.~";
+  assert.is(decodeComponent(s, "cursor", "value"), s);
+});
+
+test("messages say what is allowed", () => {
+  assert.match(refused(() => parseSearchParams("q=a&x=1")).message, /accepts q, type, limit and cursor/);
+  assert.match(refused(() => parseStatementsParams("x=1")).message, /accepts subjectEntityId, predicateEntityId, objectEntityId, limit and cursor/);
+  assert.match(refused(() => parseSearchParams("q=a&limit=x")).message, /from 1 to 100/);
+  assert.match(refused(() => parseStatementsParams("limit=x")).message, /from 1 to 200/);
+  assert.match(refused(() => parseSearchParams("")).message, /1 to 256 characters/);
+});
+
+test.run();
