@@ -16,8 +16,8 @@
  *    storing type * 2^B + rank. One pruned depth-first walk (`rangeDistinct`) lists the k smallest
  *    distinct values of a band in [l, r) without touching the other matches: Muthukrishnan's
  *    document listing, answered with a wavelet structure (Gagie, Navarro, Puglisi 2012; Välimäki and
- *    Mäkinen 2007). A type filter is one band; no filter walks the 8 bands, each bounded by the k-th
- *    best rank found so far.
+ *    Mäkinen 2007). A type filter is one band; no filter walks the 8 bands in rounds, each asked
+ *    for a fair share of what the page still needs.
  *  - Tiers 0 and 1 (equal to / starting with the query) are a contiguous rank range [a, b), found by
  *    binary search: tier 0 is its head [a, e) whose identifiers have the query's length. With a type
  *    filter, `typeRanks` (ranks grouped by type, ascending) gives the same range per type.
@@ -51,7 +51,7 @@ export interface SearchKey {
 
 const ALL_TYPES: readonly number[] = Array.from({ length: TYPE_COUNT }, (_, t) => t);
 
-/** The `limit` smallest of two ascending lists of distinct numbers, ascending. */
+/** The `limit` smallest of two ascending lists of distinct numbers (ranks of different bands), ascending. */
 function mergeSmallest(x: number[], y: number[], limit: number): number[] {
   const out: number[] = [];
   let i = 0;
@@ -109,6 +109,8 @@ export class SearchIndex {
   private readonly ids: readonly string[];
   private readonly bandWidth: number;
   private distinctOut = new Int32Array(0);
+  /** Per type band: the next rank to fetch from, while a page is being listed. */
+  private readonly bandStart = new Float64Array(TYPE_COUNT);
 
   constructor(parts: SearchIndexParts, ids: readonly string[]) {
     this.text = parts.text;
@@ -251,35 +253,62 @@ export class SearchIndex {
   private listInfix(l: number, r: number, a: number, b: number, from: number, type: number, count: number, hits: SearchHits): void {
     const need = count - hits.ranks.length;
     if (need <= 0) return;
-    // Tier 2 ranks lie in two segments: below the prefix range [a, b), and above it.
-    const highStart = Math.max(from, b);
-    let best: number[] = [];
-    let bound = this.entityCount;
-    const bands = type >= 0 ? [type] : ALL_TYPES;
-    for (const t of bands) {
-      // A type with no entities at all can never supply a match: leave its band out.
-      if (this.typeStarts[t] === this.typeStarts[t + 1]) continue;
-      // With one band, `best` is simply its first `need` ranks. With all 8, each band is asked only
-      // for ranks below the need-th best found so far (`bound`), so the walks prune each other and a
-      // page costs about 8 walks of the top levels plus the items, not 8 full pages.
-      const found = this.bandRanks(l, r, t, from, Math.min(a, bound), highStart, bound, need);
-      best = best.length === 0 ? found : mergeSmallest(best, found, need);
-      if (best.length === need) bound = best[need - 1] as number;
+    if (type >= 0) {
+      // One type: its band's first `need` ranks, in one walk per segment.
+      for (const rank of this.bandRanks(l, r, a, b, type, from, need)) this.pushInfix(rank, hits);
+      return;
     }
-    for (const rank of best) {
-      hits.ranks.push(rank);
-      hits.tiers.push(TIER_INFIX);
+    // Any type: the 8 bands are fetched in rounds, each band a fair share of what is still needed.
+    // After a round, every band not yet exhausted has shown all its ranks up to its last one, so
+    // every rank seen up to the smallest of those "last ones" is final, in order. This fetches about
+    // need + 8 ranks in all, where asking each band for a whole page would fetch up to 8 pages.
+    const start = this.bandStart;
+    const open: number[] = [];
+    for (let t = 0; t < TYPE_COUNT; t++) {
+      // A type with no entities at all can never supply a match: leave its band out.
+      if (this.typeStarts[t] !== this.typeStarts[t + 1]) {
+        open.push(t);
+        start[t] = from;
+      }
+    }
+    let pool: number[] = [];
+    let remaining = need;
+    while (remaining > 0 && open.length > 0) {
+      const share = Math.ceil(remaining / open.length) + 1;
+      let settled = this.entityCount; // every pooled rank below this is final
+      for (let i = open.length - 1; i >= 0; i--) {
+        const t = open[i] as number;
+        const found = this.bandRanks(l, r, a, b, t, start[t] as number, share);
+        if (found.length > 0) pool = mergeSmallest(pool, found, Infinity);
+        if (found.length < share) open.splice(i, 1); // exhausted: all its ranks are in the pool
+        else {
+          const last = found[found.length - 1] as number;
+          start[t] = last + 1;
+          if (last + 1 < settled) settled = last + 1;
+        }
+      }
+      let k = 0;
+      while (k < pool.length && k < remaining && (pool[k] as number) < settled) this.pushInfix(pool[k++] as number, hits);
+      pool = pool.slice(k);
+      remaining -= k;
     }
   }
 
-  /** Up to `need` ascending ranks of band `type` in documents [l, r): from [from, lowEnd), then [highStart, highEnd). */
-  private bandRanks(l: number, r: number, type: number, from: number, lowEnd: number, highStart: number, highEnd: number, need: number): number[] {
+  private pushInfix(rank: number, hits: SearchHits): void {
+    hits.ranks.push(rank);
+    hits.tiers.push(TIER_INFIX);
+  }
+
+  /** Up to `need` ascending ranks >= from of band `type` in documents [l, r), outside [a, b). */
+  private bandRanks(l: number, r: number, a: number, b: number, type: number, from: number, need: number): number[] {
     const base = type * this.bandWidth;
     const out = this.scratch(need);
     let n = 0;
-    if (from < lowEnd) n = this.documents.rangeDistinct(l, r, base + from, base + lowEnd, out, need);
-    if (n < need && highStart < highEnd) {
-      n += this.documents.rangeDistinct(l, r, base + highStart, base + highEnd, out.subarray(n), need - n);
+    // Tier 2 ranks lie in two segments: below the prefix range [a, b), and above it.
+    if (from < a) n = this.documents.rangeDistinct(l, r, base + from, base + a, out, need);
+    const highStart = Math.max(from, b);
+    if (n < need && highStart < this.entityCount) {
+      n += this.documents.rangeDistinct(l, r, base + highStart, base + this.entityCount, out.subarray(n), need - n);
     }
     const ranks = new Array<number>(n);
     for (let i = 0; i < n; i++) ranks[i] = (out[i] as number) - base;
