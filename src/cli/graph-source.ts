@@ -3,7 +3,8 @@
  * ===================================
  * One function, `loadServeGraph`, turns the serve command's data options into a Graph; every way of
  * getting a graph goes through it, so a new source is one more variant of `GraphSource` and one more
- * case in the switch (the snapshot work adds `{ kind: "snapshot", file }` for `--snapshot FILE`).
+ * case in the switch: JSON Lines files (`--entities`, `--statements`) or a built snapshot (`--snapshot`).
+ * A SIGHUP reload calls it again with the same source.
  *
  * With no data option the demo graph in `fixtures/` is served (CONTRACT.md "Server"). The cursor
  * secret is not a loading matter: the handler applies it to whatever graph it serves.
@@ -13,15 +14,16 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Graph } from "../engine/graph.js";
 import { loadGraph, type LoadProgress } from "../load/jsonl.js";
+import { openSnapshot } from "../snapshot/file.js";
 
 /** The data options of `serve`, as parsed. */
 export interface DataOptions {
   entities?: string | undefined;
   statements?: string | undefined;
+  snapshot?: string | undefined;
 }
 
-export type GraphSource = { kind: "jsonl"; entities: string; statements: string };
-// Snapshot work: add `| { kind: "snapshot"; file: string }` above, parse `--snapshot` in serve.ts.
+export type GraphSource = { kind: "jsonl"; entities: string; statements: string } | { kind: "snapshot"; file: string };
 
 export interface LoadServeGraphOptions {
   onProgress?: (progress: LoadProgress) => void;
@@ -37,7 +39,12 @@ export class UsageError extends Error {
 }
 
 export function graphSourceFrom(options: DataOptions): GraphSource {
-  const { entities, statements } = options;
+  const { entities, statements, snapshot } = options;
+  if (snapshot !== undefined) {
+    // A snapshot holds the whole graph: JSON Lines files beside it would be a second graph.
+    if (entities !== undefined || statements !== undefined) throw new UsageError("give --snapshot alone, or --entities and --statements, not both");
+    return { kind: "snapshot", file: snapshot };
+  }
   // Both files or neither: a graph's statements only make sense with the entities they name.
   if ((entities === undefined) !== (statements === undefined)) {
     throw new UsageError("give --entities and --statements together (or neither, for the demo graph)");
@@ -60,5 +67,8 @@ export async function loadServeGraph(source: GraphSource, options: LoadServeGrap
         statements: source.statements,
         ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
       });
+    case "snapshot":
+      // Typed arrays straight from the file: no per-item parsing, so no progress to show.
+      return openSnapshot(source.file);
   }
 }

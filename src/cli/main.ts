@@ -9,6 +9,7 @@
 
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { runBuild } from "./build.js";
 import { runServe, EXIT_USAGE } from "./serve.js";
 
 interface Command {
@@ -18,7 +19,7 @@ interface Command {
 
 const COMMANDS: Record<string, Command> = {
   serve: { summary: "load a graph and serve the HTTP API (what `npm start` runs)", run: (argv) => runServe(argv) },
-  // Snapshot work: `build: { summary: "...", run: runBuild }` goes here (quiver build --entities --statements --out).
+  build: { summary: "build a snapshot file from JSON Lines (serve it with serve --snapshot FILE)", run: (argv) => runBuild(argv) },
 };
 
 export const MAIN_HELP = `Usage: quiver <command> [options]

@@ -4,23 +4,24 @@
  * The micro-server: load a graph (graph-source.ts), print progress and a summary on stderr, listen,
  * log one JSON line per request on stdout, and on SIGTERM or SIGINT stop accepting, finish what is in
  * flight and exit 0. A bad data file ends the command with the loader's `file:line:` error and exit
- * status 1 before any port is opened.
+ * status 1 before any port is opened. SIGHUP loads the same source again and swaps the new graph in;
+ * requests in flight finish on the old one, and a failed reload keeps the old one serving.
  */
 
 import { parseArgs } from "node:util";
 import type { Graph } from "../engine/graph.js";
 import { serve, DEFAULT_HOST, DEFAULT_PORT, type RunningServer } from "../http/server.js";
 import { apiKeysFromEnv, API_KEYS_ENV } from "./api-keys.js";
-import { graphSourceFrom, loadServeGraph, UsageError } from "./graph-source.js";
+import { graphSourceFrom, loadServeGraph, UsageError, type GraphSource } from "./graph-source.js";
 import { createProgressPrinter, summary } from "./progress.js";
 import { createRequestLog } from "./request-log.js";
 
 export const CURSOR_SECRET_ENV = "QUIVER_CURSOR_SECRET";
 
-export const SERVE_HELP = `Usage: quiver serve [--entities FILE --statements FILE] [--host H] [--port P]
+export const SERVE_HELP = `Usage: quiver serve [--entities FILE --statements FILE | --snapshot FILE] [--host H] [--port P]
                     [--cursor-secret S] [--quiet]
 
-Loads a graph from JSON Lines files and serves the Quiver HTTP API:
+Loads a graph from JSON Lines files or a snapshot and serves the Quiver HTTP API:
 GET /graph/v1/search, GET /graph/v1/statements (both need X-API-Key),
 GET /healthz and GET /graph/v1/openapi.json (no key).
 
@@ -29,6 +30,7 @@ Options:
   --statements FILE     statements, one JSON object per line: {"subjectEntityId","predicateEntityId",
                         "objectEntityId"} and optionally "statementFingerprint".
                         Give both files or neither; with neither, the demo graph in fixtures/ is served.
+  --snapshot FILE       a snapshot made by "quiver build" (opens in about a second, no rebuild)
   --host H              address to listen on (default ${DEFAULT_HOST}, this machine only;
                         0.0.0.0 or :: for every interface)
   --port P              TCP port, 0 to 65535 (default ${DEFAULT_PORT}; 0 picks a free port)
@@ -51,6 +53,8 @@ Output:
           or query strings (turned off by --quiet)
 
 SIGTERM or SIGINT: stop accepting connections, finish requests in flight, exit 0.
+SIGHUP: load the same files or snapshot again and serve the new graph; requests in flight finish on
+the old one, cursors issued before carry on, and if the reload fails the old graph keeps serving.
 Exit status: 0 after a clean stop; 1 when the data cannot be loaded or the address cannot be bound;
 2 for a usage error.
 `;
@@ -63,6 +67,7 @@ interface ServeArgs {
   help: boolean;
   entities: string | undefined;
   statements: string | undefined;
+  snapshot: string | undefined;
   host: string;
   port: number;
   cursorSecret: string | undefined;
@@ -78,6 +83,7 @@ function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeArgs {
       help: { type: "boolean", short: "h" },
       entities: { type: "string" },
       statements: { type: "string" },
+      snapshot: { type: "string" },
       host: { type: "string" },
       port: { type: "string" },
       "cursor-secret": { type: "string" },
@@ -92,6 +98,7 @@ function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeArgs {
     help: values.help ?? false,
     entities: values.entities,
     statements: values.statements,
+    snapshot: values.snapshot,
     host: values.host ?? DEFAULT_HOST,
     port: Number(port),
     cursorSecret,
@@ -161,16 +168,46 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
   }
   serving = true;
   stop.onRepeat(() => running.server.closeAllConnections());
+  const stopReloads = reloadOnHangup(running, source, err);
   err.write(tryItLines(running.url, graph, keys.generated ? keys.keys[0] : undefined));
   // Last line of the start-up, so a script can wait for it: everything above is printed by then.
   err.write(`listening on ${running.url}\n`);
 
   const signal = await stop.first;
   err.write(`quiver serve: ${signal}: stopping; finishing requests in flight\n`);
+  stopReloads();
   await running.close();
   log?.flush();
   err.write("quiver serve: stopped\n");
   return 0;
+}
+
+/**
+ * SIGHUP: load `source` again and swap it in. One reload at a time (a SIGHUP during a reload is
+ * reported and ignored); a failure is reported and the old graph keeps serving. Returns the remover.
+ */
+function reloadOnHangup(running: RunningServer, source: GraphSource, err: NodeJS.WriteStream): () => void {
+  let reloading = false;
+  const onHangup = (): void => {
+    if (reloading) {
+      err.write("quiver serve: SIGHUP: a reload is already running; ignored\n");
+      return;
+    }
+    reloading = true;
+    const started = performance.now();
+    err.write("quiver serve: SIGHUP: reloading the graph\n");
+    loadServeGraph(source, { onProgress: createProgressPrinter(err) })
+      .then(
+        (graph) => {
+          running.handler.setGraph(graph);
+          err.write(`quiver serve: reloaded; ${summary(graph, performance.now() - started)}\n`);
+        },
+        (e: unknown) => err.write(`quiver serve: reload failed, still serving the previous graph: ${(e as Error).message}\n`),
+      )
+      .finally(() => (reloading = false));
+  };
+  process.on("SIGHUP", onHangup);
+  return () => process.off("SIGHUP", onHangup);
 }
 
 /** The first SIGTERM or SIGINT starts the drain; a second one cuts off whatever is still in flight. */
