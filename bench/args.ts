@@ -1,0 +1,158 @@
+/**
+ * Benchmark command line
+ * ======================
+ * Parses the options of `npm run bench -- ...` into one plain object, with every default named here.
+ *
+ *   --entities N --statements N    generate a graph of that size (default 200000 and 2000000;
+ *                                  `1M`, `10M`, `200k` and `1_000_000` are accepted)
+ *   --entities FILE --statements FILE
+ *                                  benchmark your own JSON Lines files (a value that is not a number
+ *                                  is a path; `--entities-file` / `--statements-file` say so outright)
+ *   --yago [DIR]                   the real names of YAGO3-10 (default DIR ../shared/data/yago3-10)
+ *   --seed N                       generator seed (default 1)
+ *   --only search,statements       run only these query parts (the build always runs: it makes the graph)
+ *   --time MS                      time budget per Quiver task (default 500)
+ *   --baseline-statements N        statements the N3 and Map baselines hold (default 1000000): N3
+ *                                  needs ~1.7 KB a triple, so 10M would not fit; a Quiver graph of
+ *                                  the same subset runs beside them
+ *   --data-dir DIR                 where generated files go (default a cache under the OS temp dir,
+ *                                  reused while the generator is unchanged)
+ *   --out FILE                     results JSON (default bench/results/<dataset>.json)
+ */
+
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export const DEFAULT_ENTITIES = 200_000;
+export const DEFAULT_STATEMENTS = 2_000_000;
+export const DEFAULT_SEED = 1;
+export const DEFAULT_TASK_TIME_MS = 500;
+export const DEFAULT_BASELINE_STATEMENTS = 1_000_000;
+export const DEFAULT_YAGO_DIR = "../shared/data/yago3-10";
+export const DEFAULT_RESULTS_DIR = "bench/results";
+export const DEFAULT_DATA_CACHE = join(tmpdir(), "quiver-bench");
+
+export type QueryPart = "search" | "statements";
+const QUERY_PARTS: readonly QueryPart[] = ["search", "statements"];
+
+export type DataSource =
+  | { kind: "generated"; entities: number; statements: number; seed: number }
+  | { kind: "files"; entities: string; statements: string }
+  | { kind: "yago"; dir: string };
+
+export interface BenchArgs {
+  source: DataSource;
+  parts: ReadonlySet<QueryPart>;
+  taskTimeMs: number;
+  baselineStatements: number;
+  dataDir: string | undefined;
+  out: string | undefined;
+}
+
+export const USAGE = `usage: npm run bench -- [options]
+
+  --entities N --statements N       generated graph (default ${DEFAULT_ENTITIES} / ${DEFAULT_STATEMENTS}; 1M, 10M, 200k accepted)
+  --entities FILE --statements FILE your JSON Lines files (--entities-file / --statements-file also work)
+  --yago [DIR]                      the real names of YAGO3-10 (default ${DEFAULT_YAGO_DIR})
+  --seed N                          generator seed (default ${DEFAULT_SEED})
+  --only search,statements          only these query parts (the build always runs)
+  --time MS                         time budget per Quiver task (default ${DEFAULT_TASK_TIME_MS})
+  --baseline-statements N           statements held by the N3 / Map baselines (default ${DEFAULT_BASELINE_STATEMENTS})
+  --data-dir DIR                    where generated JSON Lines go (default a cache in ${DEFAULT_DATA_CACHE})
+  --out FILE                        results JSON (default ${DEFAULT_RESULTS_DIR}/<dataset>.json)
+
+The goals' size: npm run bench:full  (= --entities 1M --statements 10M)`;
+
+/** "200000", "200_000", "200k", "1M", "1.5m" -> a whole number; anything else -> undefined. */
+export function parseCount(text: string): number | undefined {
+  const m = /^(\d+(?:[._,]\d+)*)([kKmM]?)$/.exec(text.trim());
+  if (m === null) return undefined;
+  const digits = m[1] as string;
+  const suffix = (m[2] as string).toLowerCase();
+  const scale = suffix === "k" ? 1e3 : suffix === "m" ? 1e6 : 1;
+  // With a suffix, "." is a decimal point (1.5M); without one, separators are only grouping.
+  const value = suffix !== "" ? Number(digits.replace(/[_,]/g, "")) * scale : Number(digits.replace(/[._,]/g, ""));
+  return Number.isSafeInteger(Math.round(value)) ? Math.round(value) : undefined;
+}
+
+export function parseArgs(argv: readonly string[]): BenchArgs {
+  const values = new Map<string, string>();
+  let yago: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === "--help" || arg === "-h") throw new UsageError("");
+    if (!arg.startsWith("--")) throw new UsageError(`unexpected argument ${JSON.stringify(arg)}`);
+    const eq = arg.indexOf("=");
+    const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
+    let value = eq < 0 ? undefined : arg.slice(eq + 1);
+    const next = argv[i + 1];
+    // --yago takes an optional value: the next argument, unless it is another option.
+    if (name === "yago") {
+      if (value === undefined && next !== undefined && !next.startsWith("--")) value = argv[++i];
+      yago = value ?? DEFAULT_YAGO_DIR;
+      continue;
+    }
+    if (value === undefined) {
+      if (next === undefined || next.startsWith("--")) throw new UsageError(`--${name} needs a value`);
+      value = next;
+      i++;
+    }
+    if (!KNOWN.has(name)) throw new UsageError(`unknown option --${name}`);
+    if (values.has(name)) throw new UsageError(`--${name} given twice`);
+    values.set(name, value);
+  }
+
+  const count = (name: string, fallback: number): number => {
+    const text = values.get(name);
+    if (text === undefined) return fallback;
+    const n = parseCount(text);
+    if (n === undefined) throw new UsageError(`--${name} must be a number, got ${JSON.stringify(text)}`);
+    return n;
+  };
+
+  const entitiesText = values.get("entities-file") ?? values.get("entities");
+  const statementsText = values.get("statements-file") ?? values.get("statements");
+  const entitiesIsFile = values.has("entities-file") || (entitiesText !== undefined && parseCount(entitiesText) === undefined);
+  const statementsIsFile = values.has("statements-file") || (statementsText !== undefined && parseCount(statementsText) === undefined);
+
+  let source: DataSource;
+  if (yago !== undefined) {
+    if (entitiesText !== undefined || statementsText !== undefined) throw new UsageError("--yago cannot be combined with --entities / --statements");
+    source = { kind: "yago", dir: resolve(yago) };
+  } else if (entitiesIsFile || statementsIsFile) {
+    if (!(entitiesIsFile && statementsIsFile)) throw new UsageError("give both --entities FILE and --statements FILE (or two numbers)");
+    source = { kind: "files", entities: resolve(entitiesText as string), statements: resolve(statementsText as string) };
+  } else {
+    source = {
+      kind: "generated",
+      entities: entitiesText === undefined ? DEFAULT_ENTITIES : (parseCount(entitiesText) as number),
+      statements: statementsText === undefined ? DEFAULT_STATEMENTS : (parseCount(statementsText) as number),
+      seed: count("seed", DEFAULT_SEED),
+    };
+  }
+
+  let parts: Set<QueryPart> = new Set(QUERY_PARTS);
+  const only = values.get("only");
+  if (only !== undefined) {
+    parts = new Set();
+    for (const p of only.split(",").map((s) => s.trim()).filter((s) => s !== "")) {
+      if (!(QUERY_PARTS as readonly string[]).includes(p)) throw new UsageError(`--only takes ${QUERY_PARTS.join(",")}, got ${JSON.stringify(p)}`);
+      parts.add(p as QueryPart);
+    }
+  }
+  const dataDir = values.get("data-dir");
+  const out = values.get("out");
+  return {
+    source,
+    parts,
+    taskTimeMs: count("time", DEFAULT_TASK_TIME_MS),
+    baselineStatements: count("baseline-statements", DEFAULT_BASELINE_STATEMENTS),
+    dataDir: dataDir === undefined ? undefined : resolve(dataDir),
+    out: out === undefined ? undefined : resolve(out),
+  };
+}
+
+const KNOWN = new Set(["entities", "statements", "entities-file", "statements-file", "seed", "only", "time", "baseline-statements", "data-dir", "out"]);
+
+/** A bad command line: main prints the message and USAGE, and exits 2. */
+export class UsageError extends Error {}
