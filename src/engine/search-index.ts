@@ -49,6 +49,15 @@ export interface SearchKey {
   entityId: string;
 }
 
+/**
+ * Each band's share of a round of the unfiltered listing: twice its even part of what is still
+ * needed, plus two. Bands rarely hold exactly their even part, and every extra round repeats each
+ * band's descent (about 40 rank operations); with this share one round settles most pages
+ * (YAGO3-10, q="e" deep page: 22 walks -> 8).
+ */
+const SHARE_FACTOR = 2;
+const SHARE_SLACK = 2;
+
 const ALL_TYPES: readonly number[] = Array.from({ length: TYPE_COUNT }, (_, t) => t);
 
 /** The `limit` smallest of two ascending lists of distinct numbers (ranks of different bands), ascending. */
@@ -258,10 +267,11 @@ export class SearchIndex {
       for (const rank of this.bandRanks(l, r, a, b, type, from, need)) this.pushInfix(rank, hits);
       return;
     }
-    // Any type: the 8 bands are fetched in rounds, each band a fair share of what is still needed.
+    // Any type: the 8 bands are fetched in rounds, each band a share of what is still needed.
     // After a round, every band not yet exhausted has shown all its ranks up to its last one, so
-    // every rank seen up to the smallest of those "last ones" is final, in order. This fetches about
-    // need + 8 ranks in all, where asking each band for a whole page would fetch up to 8 pages.
+    // every rank seen up to the smallest of those "last ones" is final, in order. Rounds cost a walk
+    // per band each, so the share is generous (SHARE_FACTOR); asking each band for a whole page
+    // would fetch up to 8 pages.
     const start = this.bandStart;
     const open: number[] = [];
     for (let t = 0; t < TYPE_COUNT; t++) {
@@ -274,7 +284,7 @@ export class SearchIndex {
     let pool: number[] = [];
     let remaining = need;
     while (remaining > 0 && open.length > 0) {
-      const share = Math.ceil(remaining / open.length) + 1;
+      const share = Math.ceil((SHARE_FACTOR * remaining) / open.length) + SHARE_SLACK;
       let settled = this.entityCount; // every pooled rank below this is final
       for (let i = open.length - 1; i >= 0; i--) {
         const t = open[i] as number;
