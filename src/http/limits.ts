@@ -27,5 +27,19 @@ export const CONNECTIONS_CHECK_INTERVAL_MS = 1_000;
 /** An idle keep-alive connection is closed after this time. */
 export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
+/**
+ * After an answer to a request node's parser refused (400, 408, 414, 431), the client has this long
+ * to close its side; then the connection is cut. Without it a client that never closes (or never
+ * reads) would hold a half-closed socket, and its file descriptor, forever.
+ */
+export const CLIENT_ERROR_LINGER_MS = 1_000;
+
+/**
+ * Connections the kernel may queue before the server accepts them (capped by net.core.somaxconn).
+ * node's default, 511, overflows under a burst of connections: a SYN past it is dropped and the
+ * client retries after a second, so even /healthz would wait that long.
+ */
+export const LISTEN_BACKLOG = 4096;
+
 /** On SIGTERM, requests still in flight after this time are cut off so the process can exit. */
 export const DRAIN_TIMEOUT_MS = 10_000;

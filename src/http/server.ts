@@ -4,26 +4,37 @@
  * `createServer(handler)` wraps a handler in a node:http server set for production, and `serve(...)`
  * also listens and hands back a `close()` that drains. Owns the connection-level concerns only:
  *
- * - keep-alive on (HTTP persistent connections, TCP keep-alive probes on each socket);
+ * - keep-alive on (HTTP persistent connections, TCP keep-alive probes on each socket), and a listen
+ *   backlog (LISTEN_BACKLOG) deep enough that a burst of connections does not drop new ones;
  * - `headersTimeout` and `requestTimeout` against slow clients, header size bounded (limits.ts);
  * - errors node's parser raises before a request exists (`clientError`) answered as the contract's
  *   JSON errors: a request line that alone overflows the header limit is 414 (the contract's rule for
  *   a long target, which the handler cannot see past node's limit), other header overflows 431, a
- *   timeout 408, anything else 400;
+ *   timeout 408, anything else 400; the connection is then cut after CLIENT_ERROR_LINGER_MS, so a
+ *   client that never closes its side cannot keep the socket;
+ * - requests node would otherwise answer itself, with a body that is not the contract's JSON or with
+ *   no answer at all, all go through the handler: an `Expect` other than `100-continue` (node: 417
+ *   with an empty body) is ignored as RFC 9110 allows, and a `CONNECT` (node: the connection closed
+ *   without a word) is answered like any other method (405 on a known path, 404 elsewhere, 401 first
+ *   on the data endpoints), then the connection is closed;
+ * - the Host rule of HTTP/1.1 (RFC 9112 section 3.2: exactly one `Host` header, else 400) answered
+ *   as the contract's JSON error (node's own check answers 400 with an empty body);
  * - graceful close: stop accepting, close idle connections, let requests in flight finish (their
  *   responses carry `Connection: close`), cut off whatever is left after DRAIN_TIMEOUT_MS.
  */
 
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import type { Graph } from "../engine/graph.js";
 import { createHandler, type HandlerOptions, type QuiverHandler } from "./handler.js";
 import {
+  CLIENT_ERROR_LINGER_MS,
   CONNECTIONS_CHECK_INTERVAL_MS,
   DRAIN_TIMEOUT_MS,
   HEADERS_TIMEOUT_MS,
   KEEP_ALIVE_TIMEOUT_MS,
+  LISTEN_BACKLOG,
   MAX_HEADER_BYTES,
   MAX_REQUEST_TARGET_BYTES,
   REQUEST_TIMEOUT_MS,
@@ -48,6 +59,17 @@ export interface QuiverServer extends http.Server {
 
 export function createServer(handler: http.RequestListener, limits: ServerLimits = {}): QuiverServer {
   let closing = false;
+  const onRequest = (req: http.IncomingMessage, res: http.ServerResponse): void => {
+    // While draining, answer what is in flight but do not keep the connection for more.
+    if (closing) res.shouldKeepAlive = false;
+    if (!hostHeaderValid(req)) {
+      const body = errorBody("The request must carry one Host header (HTTP/1.1 requires it), never two.");
+      res.writeHead(S.STATUS_BAD_REQUEST, { "content-type": "application/json", "content-length": Buffer.byteLength(body), connection: "close" });
+      res.end(req.method === "HEAD" ? undefined : body);
+      return;
+    }
+    handler(req, res);
+  };
   const server = http.createServer(
     {
       keepAlive: true,
@@ -55,15 +77,29 @@ export function createServer(handler: http.RequestListener, limits: ServerLimits
       headersTimeout: limits.headersTimeoutMs ?? HEADERS_TIMEOUT_MS,
       requestTimeout: limits.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
       connectionsCheckingInterval: limits.connectionsCheckIntervalMs ?? CONNECTIONS_CHECK_INTERVAL_MS,
+      // Checked in onRequest instead, so the 400 carries the contract's JSON body.
+      requireHostHeader: false,
     },
-    (req, res) => {
-      // While draining, answer what is in flight but do not keep the connection for more.
-      if (closing) res.shouldKeepAlive = false;
-      handler(req, res);
-    },
+    onRequest,
   ) as QuiverServer;
   server.keepAliveTimeout = limits.keepAliveTimeoutMs ?? KEEP_ALIVE_TIMEOUT_MS;
   server.on("clientError", answerClientError);
+  // Expect: anything but 100-continue. Serve the request as if the header were absent (RFC 9110
+  // section 10.1.1 lets a server ignore an expectation it does not support) rather than node's bare 417.
+  server.on("checkExpectation", onRequest);
+  // CONNECT: node hands over the raw socket and, with no listener, closes it unanswered. Answer it
+  // through the handler on that socket (it is never a tunnel here), then close the connection.
+  server.on("connect", (req: http.IncomingMessage, socket: Socket) => {
+    socket.on("error", () => socket.destroy()); // node removed its own error listener from this socket
+    const res = new http.ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket);
+    res.on("finish", () => {
+      res.detachSocket(socket);
+      socket.destroySoon();
+    });
+    onRequest(req, res);
+  });
 
   let drained: Promise<void> | undefined;
   server.drain = () => {
@@ -108,10 +144,23 @@ function answerClientError(error: Error & { code?: string; rawPacket?: unknown }
       break;
   }
   const body = errorBody(message);
+  // An answer to HEAD has no body (RFC 9110 section 9.3.2), even when the parser gave up on the rest.
+  const head = Buffer.isBuffer(error.rawPacket) && error.rawPacket.subarray(0, 5).toString("latin1") === "HEAD ";
   socket.end(
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? "" : body}`,
   );
+  // Half-closed, the socket stays open until the client closes its side, which a hostile client
+  // never does: give it CLIENT_ERROR_LINGER_MS to read the answer, then cut the connection.
+  const linger = setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS);
+  linger.unref();
+  socket.once("close", () => clearTimeout(linger));
+}
+
+/** Never two Host headers; HTTP/1.1 requires one (older versions may leave it out). */
+function hostHeaderValid(req: http.IncomingMessage): boolean {
+  const hosts = req.headersDistinct["host"]?.length ?? 0;
+  return req.httpVersionMajor === 1 && req.httpVersionMinor === 1 ? hosts === 1 : hosts <= 1;
 }
 
 /** A method token, a space, then no line end within the target limit: the request line overflowed. */
@@ -147,7 +196,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   const server = createServer(handler, options);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(options.port ?? DEFAULT_PORT, options.host ?? DEFAULT_HOST, () => {
+    server.listen({ port: options.port ?? DEFAULT_PORT, host: options.host ?? DEFAULT_HOST, backlog: LISTEN_BACKLOG }, () => {
       server.off("error", reject);
       resolve();
     });
