@@ -132,7 +132,7 @@ export class Graph {
     const cursor = checkOptionalText(params.cursor, "cursor");
     // Absent filters hash as "": a given filter is never empty, so the two cannot be confused.
     const tag = queryTag(["statements", s ?? "", p ?? "", o ?? ""]);
-    let after: string[] | null = null;
+    let after: readonly string[] | null = null;
     if (cursor !== undefined) {
       const { parts } = this.cursors.decode(cursor, ENDPOINT_STATEMENTS, tag);
       if (parts.length !== 4) throw new Error("statements cursor with a valid MAC has an unknown shape");
@@ -179,7 +179,7 @@ export class Graph {
   }
 
   /** A statements cursor's (s, p, o, fingerprint) in the component order of `order`, placed in the dictionary. */
-  private seekKey(after: string[], order: IndexOrder): SeekKey {
+  private seekKey(after: readonly string[], order: IndexOrder): SeekKey {
     const [s, p, o, fingerprint] = after as [string, string, string, string];
     const components = order === "SPO" ? [s, p, o] : order === "POS" ? [p, o, s] : [o, s, p];
     const ids: [number, number, number] = [0, 0, 0];
