@@ -19,6 +19,7 @@
  * Run with `node --expose-gc` (the npm scripts do) so memory is measured after a full GC.
  */
 
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
@@ -50,7 +51,8 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   const loadAtStart = loadavg();
   console.log(`# Quiver benchmark (${startedAt.toISOString()})`);
-  console.log(`node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; load average ${loadAtStart.map((x) => x.toFixed(2)).join(" ")}`);
+  const revision = gitRevision();
+  console.log(`node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; load average ${loadAtStart.map((x) => x.toFixed(2)).join(" ")}; engine at ${revision}`);
   try {
     const data = await prepareData(args, scratch);
     const { graph, report: build } = await runBuild(data, scratch);
@@ -71,7 +73,7 @@ async function main(): Promise<void> {
     await mkdir(dirname(out), { recursive: true });
     const results = {
       startedAt: startedAt.toISOString(),
-      environment: { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model, totalMemBytes: totalmem(), loadAtStart, loadAtEnd },
+      environment: { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model, totalMemBytes: totalmem(), loadAtStart, loadAtEnd, revision },
       dataset: { label: data.label, description: data.description, inputBytes: data.inputBytes },
       options: { ...args, parts: [...args.parts] },
       build,
@@ -139,6 +141,17 @@ async function prepareData(args: BenchArgs, scratch: string): Promise<DatasetFil
         inputBytes: bytes,
       };
     }
+  }
+}
+
+/** The commit the figures belong to, and whether src/ had uncommitted changes; "unknown" outside git. */
+function gitRevision(): string {
+  try {
+    const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--", "src"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim() !== "";
+    return dirty ? `${head} + uncommitted changes in src/` : head;
+  } catch {
+    return "unknown";
   }
 }
 
