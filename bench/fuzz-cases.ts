@@ -25,6 +25,7 @@
  */
 
 import http from "node:http";
+import { mulberry32 } from "./prng.js";
 
 // ---- seeded randomness -------------------------------------------------------------------------
 
@@ -41,13 +42,7 @@ export interface Rng {
 
 /** mulberry32: a tiny, fast, well-mixed 32-bit generator; enough for test inputs, not for secrets. */
 export function rng(seed: number): Rng {
-  let state = seed | 0;
-  const next = (): number => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   const int = (n: number) => Math.floor(next() * n);
   return {
     next,

@@ -27,9 +27,9 @@
  */
 
 import http from "node:http";
-import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { isMainModule } from "./main-module.js";
 import { GraphBuilder } from "../src/engine/graph-builder.js";
 import type { Graph } from "../src/engine/graph.js";
 import type { Entity, StatementInput } from "../src/engine/types.js";
@@ -522,15 +522,8 @@ async function main(argv: string[]): Promise<number> {
   return report.violationCount === 0 ? 0 : 1;
 }
 
-function isMainModule(): boolean {
-  try {
-    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
-  } catch {
-    return false;
-  }
-}
 
-if (isMainModule()) {
+if (isMainModule(import.meta.url)) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (error: unknown) => {

@@ -44,9 +44,11 @@ import { createWriteStream } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 
+import { mulberry32 } from "./prng.js";
 import { GraphBuilder } from "../src/engine/graph-builder.js";
 import type { Graph } from "../src/engine/graph.js";
 import type { Entity, EntityType, StatementInput } from "../src/engine/types.js";
+export { mulberry32 };
 
 /** How many properties a graph gets (fewer for tiny graphs, see predicateCount). */
 export const DEFAULT_PREDICATE_COUNT = 300;
@@ -110,16 +112,6 @@ function plan(options: GenerateOptions): Plan {
 // ---------------------------------------------------------------------------------------------
 // Randomness
 
-/** mulberry32: a tiny seeded PRNG, floats in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** murmur3's finalizer: a bijection of 32-bit integers that mixes every bit. */
 function fmix32(h: number): number {

@@ -29,13 +29,14 @@
  */
 
 import { spawn } from "node:child_process";
-import { realpathSync } from "node:fs";
 import http from "node:http";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import fastJson from "fast-json-stringify";
 import { Bench } from "tinybench";
+import { mulberry32 } from "./prng.js";
+import { isMainModule } from "./main-module.js";
 import { GraphBuilder } from "../src/engine/graph-builder.js";
 import type { Graph } from "../src/engine/graph.js";
 import type { Entity, Page, Statement } from "../src/engine/types.js";
@@ -63,16 +64,6 @@ async function yagoGraph(): Promise<Graph> {
   return b.build();
 }
 
-/** A fixed pseudo-random sequence (mulberry32), so every run sends the same mix. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 interface Mix {
   search: string[];
   statements: string[];
@@ -82,7 +73,7 @@ interface Mix {
 
 /** Search: a word (3+ letters) of a random YAGO name, lower-cased. Statements: by subject, predicate or object. */
 function queryMix(graph: Graph): Mix {
-  const next = random(42);
+  const next = mulberry32(42); // a fixed sequence, so every run sends the same mix
   const ids = graph.parts.entityIds;
   const raws = graph.parts.rawIdentifiers;
   const search: string[] = [];
@@ -393,15 +384,8 @@ export async function run(): Promise<{ serializers: SerializerRow[]; load: Scena
   return { serializers, load: loadResults };
 }
 
-function isMainModule(): boolean {
-  try {
-    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
-  } catch {
-    return false;
-  }
-}
 
-if (isMainModule()) {
+if (isMainModule(import.meta.url)) {
   const [flag, what, a] = process.argv.slice(2);
   const job = flag !== "--serve" ? run() : what === "quiver" ? serveQuiver() : serveCeiling(JSON.parse(a ?? "[]") as [string, number][]);
   job.catch((e: unknown) => {

@@ -24,7 +24,7 @@
  */
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import http from "node:http";
 import { createRequire } from "node:module";
@@ -32,6 +32,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { isMainModule } from "./main-module.js";
 import { readKgDataset, writeKgDatasetJsonLines, type KgDataset } from "../src/load/kg-datasets.js";
 import { rng, type Rng } from "./fuzz-cases.js";
 
@@ -318,15 +319,8 @@ async function main(argv: string[]): Promise<number> {
   return report.failures.length === 0 ? 0 : 1;
 }
 
-function isMainModule(): boolean {
-  try {
-    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
-  } catch {
-    return false;
-  }
-}
 
-if (isMainModule()) {
+if (isMainModule(import.meta.url)) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (error: unknown) => {

@@ -15,8 +15,8 @@
  */
 
 import { resolve, join } from "node:path";
-import { pathToFileURL } from "node:url";
 
+import { isMainModule } from "./main-module.js";
 import { connectedSubset, readKgDataset, writeKgDatasetJsonLines } from "../src/load/kg-datasets.js";
 
 /** Names kept in the demo graph: with its ~13 relations, under 600 entities and about as many statements. */
@@ -31,7 +31,7 @@ export async function makeFixtures(dataDir: string, outDir: string) {
 }
 
 // Run only when executed directly, never when a test imports makeFixtures.
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+if (isMainModule(import.meta.url)) {
   const dataDir = resolve(process.argv[2] ?? "../shared/data");
   const outDir = resolve(process.argv[3] ?? "fixtures");
   const made = await makeFixtures(dataDir, outDir);

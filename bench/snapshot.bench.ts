@@ -29,8 +29,9 @@ import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 
+import { isMainModule } from "./main-module.js";
 import { Graph } from "../src/engine/graph.js";
 import type { Page } from "../src/engine/types.js";
 import { loadGraph } from "../src/load/jsonl.js";
@@ -240,6 +241,6 @@ function parseArgs(argv: readonly string[]): SnapshotBenchOptions {
 }
 
 // Run only when executed directly, never when imported.
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+if (isMainModule(import.meta.url)) {
   await run(parseArgs(process.argv.slice(2)));
 }

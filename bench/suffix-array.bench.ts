@@ -9,8 +9,9 @@
  * Run alone: `node dist/bench/suffix-array.bench.js` (under a minute on 2 cores), or import run().
  */
 
-import { pathToFileURL } from "node:url";
 import { Bench } from "tinybench";
+import { isMainModule } from "./main-module.js";
+import { mulberry32 } from "./prng.js";
 import { buildSuffixArray } from "../src/engine/suffix-array.js";
 
 const LARGE_N = 5_000_000;
@@ -18,16 +19,6 @@ const NAIVE_N = 200_000;
 const ALPHABET = 65537;
 const SEPARATOR = 0;
 
-/** mulberry32: a tiny seeded PRNG, floats in [0, 1). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** n code units of folded, name-like text: words of 1-4 syllables, 1-4 words per name, 0 between names. */
 function nameLikeText(n: number, seed: number): Uint16Array {
@@ -96,6 +87,6 @@ export async function run(): Promise<void> {
   if (sink < 0) console.log(sink);
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (isMainModule(import.meta.url)) {
   await run();
 }

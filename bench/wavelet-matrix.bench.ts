@@ -12,8 +12,9 @@
  * Run alone: `node dist/bench/wavelet-matrix.bench.js` (under a minute on 2 cores), or import run().
  */
 
-import { pathToFileURL } from "node:url";
 import { Bench } from "tinybench";
+import { isMainModule } from "./main-module.js";
+import { mulberry32 } from "./prng.js";
 import { WaveletMatrix } from "../src/engine/wavelet-matrix.js";
 
 const N = 5_000_000;
@@ -24,16 +25,6 @@ const PAGE_RANGE_WIDTH = 1_000_000;
 /** Batches re-run for the CPU-time figures. */
 const CPU_REPEATS = 20;
 
-/** mulberry32: a tiny seeded PRNG, floats in [0, 1). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function naiveRangeSuccessor(values: Uint32Array, l: number, r: number, lo: number, hi: number): number {
   let best = hi;
@@ -173,6 +164,6 @@ export async function run(): Promise<void> {
   if (sink === 0.5) console.log(sink);
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (isMainModule(import.meta.url)) {
   await run();
 }

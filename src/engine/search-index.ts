@@ -58,8 +58,6 @@ export interface SearchKey {
 const SHARE_FACTOR = 2;
 const SHARE_SLACK = 2;
 
-const ALL_TYPES: readonly number[] = Array.from({ length: TYPE_COUNT }, (_, t) => t);
-
 /** The `limit` smallest of two ascending lists of distinct numbers (ranks of different bands), ascending. */
 function mergeSmallest(x: number[], y: number[], limit: number): number[] {
   const out: number[] = [];

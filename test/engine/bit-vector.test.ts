@@ -9,17 +9,8 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { BitVector, rank1At } from "../../src/engine/bit-vector.js";
+import { mulberry32 } from "../../bench/prng.js";
 
-/** mulberry32: a tiny seeded PRNG, floats in [0, 1). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Checks every get, rank1 and rank0 of `bv` against the 0/1 array `bits`; returns the first mismatch. */
 function mismatch(bv: BitVector, bits: Uint8Array): string | null {

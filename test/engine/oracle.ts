@@ -22,20 +22,12 @@
  */
 
 import { deriveFingerprint, GraphBuilder, isQuiverError, type Entity, type EntityType, type Graph, type Page, type Statement, type StatementInput } from "../../src/index.js";
+import { mulberry32 } from "../../bench/prng.js";
+export { mulberry32 };
 
 // ---------------------------------------------------------------------------------------------
 // PRNG
 
-/** mulberry32: a tiny seeded PRNG, floats in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export class Rng {
   private readonly next: () => number;

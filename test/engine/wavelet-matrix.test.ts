@@ -10,17 +10,8 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { WaveletMatrix } from "../../src/engine/wavelet-matrix.js";
+import { mulberry32 } from "../../bench/prng.js";
 
-/** mulberry32: a tiny seeded PRNG, floats in [0, 1). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function naiveRangeSuccessor(values: Uint32Array, l: number, r: number, lo: number, hi: number): number {
   let best = -1;
