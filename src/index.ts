@@ -8,6 +8,17 @@ export { fold } from "./engine/fold.js";
 export { deriveFingerprint } from "./engine/fingerprint.js";
 export * from "./engine/limits.js";
 export type { Entity, EntityType, Statement, StatementInput, Page, SearchParams, StatementsParams } from "./engine/types.js";
+export {
+  loadGraph,
+  loadJsonLinesFile,
+  type LoadGraphOptions,
+  type LoadJsonLinesOptions,
+  type LoadJsonLinesResult,
+  type LoadProgress,
+  type ReadProgress,
+  type BuildProgress,
+  type InputKind,
+} from "./load/jsonl.js";
 export { saveSnapshot, openSnapshot, type SaveSnapshotOptions, type SaveSnapshotResult, type SaveProgress, type OpenSnapshotOptions } from "./snapshot/file.js";
 export { FORMAT_VERSION as SNAPSHOT_FORMAT_VERSION } from "./snapshot/format.js";
 export * from "./http/index.js";
