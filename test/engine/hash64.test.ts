@@ -1,0 +1,193 @@
+/**
+ * hash64 and fingerprint tests
+ * ============================
+ * src/engine/hash64.ts and src/engine/fingerprint.ts against an independent FNV-1a-64 written with
+ * BigInt, over the byte feed hash64.ts's banner documents (per string: its length as 4 bytes
+ * little-endian, then each UTF-16 code unit as 2 bytes little-endian). The BigInt reference is
+ * first checked on the published FNV-1a-64 test vectors, so the two cannot share a mistake. Then:
+ * literals, seeded random strings (lone surrogates, U+0000, astral, lengths past 255 and 65,535 so
+ * every byte of the length prefix is used), hex64's zero padding, and deriveFingerprint's shape,
+ * order sensitivity and length prefix.
+ */
+
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { hash64, hex64, type Hash64 } from "../../src/engine/hash64.js";
+import { deriveFingerprint, hexFingerprintHi, hexFingerprintLo, isHexFingerprint } from "../../src/engine/fingerprint.js";
+import { Rng, show } from "./oracle.js";
+
+const OFFSET_BASIS = 0xcbf29ce484222325n;
+const PRIME = 0x100000001b3n;
+const MASK = (1n << 64n) - 1n;
+
+/** FNV-1a-64 over raw bytes, with BigInt: the textbook definition. */
+function fnv1a64(bytes: readonly number[]): bigint {
+  let h = OFFSET_BASIS;
+  for (const b of bytes) h = ((h ^ BigInt(b)) * PRIME) & MASK;
+  return h;
+}
+
+/** The byte feed hash64.ts documents. */
+function feed(parts: readonly string[]): number[] {
+  const bytes: number[] = [];
+  for (const s of parts) {
+    const n = s.length;
+    bytes.push(n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, (n >>> 24) & 0xff);
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      bytes.push(c & 0xff, c >>> 8);
+    }
+  }
+  return bytes;
+}
+
+function reference(parts: readonly string[]): bigint {
+  return fnv1a64(feed(parts));
+}
+
+function asBigInt([hi, lo]: Hash64): bigint {
+  return (BigInt(hi) << 32n) | BigInt(lo);
+}
+
+function hex(x: bigint): string {
+  return x.toString(16).padStart(16, "0");
+}
+
+test("the BigInt reference reproduces the published FNV-1a-64 vectors", () => {
+  const ascii = (s: string) => [...s].map((c) => c.charCodeAt(0));
+  assert.is(hex(fnv1a64([])), "cbf29ce484222325");
+  assert.is(hex(fnv1a64(ascii("a"))), "af63dc4c8601ec8c");
+  assert.is(hex(fnv1a64(ascii("foobar"))), "85944171f73967e8");
+});
+
+test("no parts: the offset basis", () => {
+  const h = hash64([]);
+  assert.equal(h, [0xcbf29ce4, 0x84222325]);
+  assert.is(asBigInt(h), 0xcbf29ce484222325n);
+});
+
+test("hash64 equals the reference on literals", () => {
+  const cases: string[][] = [
+    [""],
+    ["", ""],
+    ["a"],
+    ["Q42", "P31", "Q5"],
+    ["a\u0000b", "c"],
+    ["a", "b\u0000c"],
+    ["Straße", "İstanbul", "ΟΔΟΣ"],
+    ["😀", "\uD83D", "\uDE00"],
+    ["\uFFFF\u0000\u00FF\u0100"],
+  ];
+  for (const parts of cases) assert.is(asBigInt(hash64(parts)), reference(parts), show(parts));
+  // Halves are uint32, never negative.
+  for (const parts of cases) {
+    const [hi, lo] = hash64(parts);
+    assert.ok(hi >= 0 && hi <= 0xffffffff && Number.isInteger(hi) && lo >= 0 && lo <= 0xffffffff && Number.isInteger(lo), show(parts));
+  }
+});
+
+test("hash64 writes into and returns the caller's pair", () => {
+  const out: Hash64 = [1, 2];
+  const back = hash64(["x"], out);
+  assert.ok(back === out);
+  assert.is(asBigInt(out), reference(["x"]));
+  // A second call overwrites it.
+  hash64(["y"], out);
+  assert.is(asBigInt(out), reference(["y"]));
+});
+
+test("the length prefix: strings past 255 and 65,535 code units", () => {
+  for (const n of [255, 256, 257, 65535, 65536, 70001]) {
+    const s = "\uD800x".repeat(Math.ceil(n / 2)).slice(0, n);
+    assert.is(asBigInt(hash64([s])), reference([s]), `length ${n}`);
+    assert.is(asBigInt(hash64([s, "a"])), reference([s, "a"]), `length ${n}, two parts`);
+  }
+  // Parts are not concatenated: moving a boundary changes the hash.
+  assert.is.not(asBigInt(hash64(["ab", "c"])), asBigInt(hash64(["a", "bc"])));
+  assert.is.not(asBigInt(hash64(["", "a"])), asBigInt(hash64(["a", ""])));
+  assert.is.not(asBigInt(hash64(["a"])), asBigInt(hash64(["a", ""])));
+});
+
+const UNITS = [0x00, 0x01, 0x41, 0x7f, 0x80, 0xff, 0x100, 0x3a3, 0x4e2d, 0xd800, 0xd83d, 0xdbff, 0xdc00, 0xde00, 0xdfff, 0xe000, 0xfeff, 0xffff];
+
+function randomString(rng: Rng): string {
+  const n = rng.chance(0.1) ? rng.range(100, 400) : rng.int(12);
+  let s = "";
+  for (let i = 0; i < n; i++) s += String.fromCharCode(rng.chance(0.5) ? rng.pick(UNITS) : rng.int(0x10000));
+  return s;
+}
+
+test("oracle: hash64 equals the reference on seeded random strings (lone surrogates included)", () => {
+  for (let seed = 1; seed <= 40; seed++) {
+    const rng = new Rng(seed);
+    for (let k = 0; k < 50; k++) {
+      const parts: string[] = [];
+      const n = rng.int(5);
+      for (let i = 0; i < n; i++) parts.push(randomString(rng));
+      const got = asBigInt(hash64(parts));
+      const want = reference(parts);
+      if (got !== want) assert.unreachable(`seed ${seed}: hash64(${show(parts)}) = ${hex(got)}, reference ${hex(want)}`);
+    }
+  }
+});
+
+test("hex64: 16 lowercase digits, zero-padded in each half", () => {
+  assert.is(hex64(0, 0), "0000000000000000");
+  assert.is(hex64(0, 1), "0000000000000001");
+  assert.is(hex64(1, 0), "0000000100000000");
+  assert.is(hex64(0xffffffff, 0xffffffff), "ffffffffffffffff");
+  assert.is(hex64(0x0123abcd, 0x00ef0001), "0123abcd00ef0001");
+  assert.is(hex64(0x0000f000, 0x000a0000), "0000f000000a0000");
+  const rng = new Rng(7);
+  for (let k = 0; k < 2000; k++) {
+    const hi = rng.int(2 ** 32);
+    const lo = rng.chance(0.3) ? rng.int(0x10000) : rng.int(2 ** 32);
+    const want = hex((BigInt(hi) << 32n) | BigInt(lo));
+    if (hex64(hi, lo) !== want) assert.unreachable(`hex64(${hi}, ${lo}) = ${hex64(hi, lo)}, want ${want}`);
+  }
+});
+
+test("deriveFingerprint: hex64 of the hash of (s, p, o), 16 lowercase hex digits", () => {
+  const fp = deriveFingerprint("Q42", "P31", "Q5");
+  assert.match(fp, /^[0-9a-f]{16}$/);
+  assert.is(fp, hex(reference(["Q42", "P31", "Q5"])));
+  // Pinned: a derived fingerprint must not change between versions (cursors and clients keep them).
+  assert.is(fp, "54bd13cad56a4f5e");
+  assert.is(deriveFingerprint("Q42", "P31", "Q5"), fp);
+  const rng = new Rng(11);
+  for (let k = 0; k < 300; k++) {
+    const s = randomString(rng);
+    const p = randomString(rng);
+    const o = randomString(rng);
+    const got = deriveFingerprint(s, p, o);
+    if (got !== hex(reference([s, p, o]))) assert.unreachable(`deriveFingerprint(${show([s, p, o])}) = ${got}`);
+    if (!/^[0-9a-f]{16}$/.test(got)) assert.unreachable(`not 16 lowercase hex digits: ${got}`);
+  }
+});
+
+test("deriveFingerprint is order-sensitive and length-prefixed", () => {
+  assert.is.not(deriveFingerprint("s", "p", "o"), deriveFingerprint("o", "p", "s"));
+  assert.is.not(deriveFingerprint("s", "p", "o"), deriveFingerprint("p", "s", "o"));
+  assert.is.not(deriveFingerprint("a\u0000b", "c", "x"), deriveFingerprint("a", "b\u0000c", "x"));
+  assert.is.not(deriveFingerprint("ab", "c", "x"), deriveFingerprint("a", "bc", "x"));
+  assert.is.not(deriveFingerprint("a", "a", "a"), deriveFingerprint("a", "a", "b"));
+});
+
+test("isHexFingerprint and its two halves", () => {
+  assert.ok(isHexFingerprint("0123456789abcdef"));
+  assert.ok(isHexFingerprint(deriveFingerprint("a", "b", "c")));
+  for (const bad of ["", "0123456789abcde", "0123456789abcdef0", "0123456789ABCDEF", "0123456789abcdeg", " 123456789abcdef", "0123456789abcdef\n", "fp-1"]) {
+    assert.not.ok(isHexFingerprint(bad), show(bad));
+  }
+  assert.is(hexFingerprintHi("ffffffff00000000"), 0xffffffff);
+  assert.is(hexFingerprintLo("ffffffff00000000"), 0);
+  assert.is(hexFingerprintHi("0000000180000000"), 1);
+  assert.is(hexFingerprintLo("0000000180000000"), 0x80000000);
+  const rng = new Rng(5);
+  for (let k = 0; k < 500; k++) {
+    const fp = deriveFingerprint(String(k), "p", randomString(rng));
+    assert.is(hex64(hexFingerprintHi(fp), hexFingerprintLo(fp)), fp);
+  }
+});
+
+test.run();
