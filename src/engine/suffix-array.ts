@@ -55,51 +55,6 @@ export function buildSuffixArray(text: ArrayLike<number>, alphabetSize: number):
 }
 
 /**
- * The suffix-array interval [start, end) of the suffixes that begin with `pattern`: every
- * `sa[k]` with start <= k < end is a position where `pattern` occurs in `text`. The empty
- * pattern matches everywhere ([0, n)); no occurrence gives start === end (the insertion point).
- * Cost: O(|pattern| log n) comparisons of code units, no allocation beyond the returned pair.
- */
-export function patternRange(
-  text: ArrayLike<number>,
-  sa: Uint32Array,
-  pattern: ArrayLike<number>,
-): [start: number, end: number] {
-  // Lower bound: the first suffix whose |pattern|-prefix is >= pattern.
-  let lo = 0;
-  let hi = sa.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (comparePrefix(text, sa[mid]!, pattern) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  const start = lo;
-  // Upper bound: the first suffix whose |pattern|-prefix is > pattern; it cannot lie before start.
-  hi = sa.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (comparePrefix(text, sa[mid]!, pattern) <= 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return [start, lo];
-}
-
-/**
- * Compares text[pos .. pos + |pattern|) with pattern: negative, zero or positive. A suffix that
- * runs out before the pattern does is smaller (it is a proper prefix of the pattern's extension).
- */
-function comparePrefix(text: ArrayLike<number>, pos: number, pattern: ArrayLike<number>): number {
-  const n = text.length;
-  const m = pattern.length;
-  for (let j = 0; j < m; j++, pos++) {
-    if (pos === n) return -1;
-    const d = text[pos]! - pattern[j]!;
-    if (d !== 0) return d;
-  }
-  return 0;
-}
-
-/**
  * SA-IS on s[0..n) with symbols in [0, alphabetSize). Returns a fresh Int32Array. `s` is the
  * caller's text at the top level and an Int32Array of LMS-substring names below it.
  */

@@ -9,7 +9,7 @@
 
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { buildSuffixArray, patternRange } from "../../src/engine/suffix-array.js";
+import { buildSuffixArray } from "../../src/engine/suffix-array.js";
 import { mulberry32 } from "../../bench/prng.js";
 
 
@@ -191,36 +191,6 @@ test("linear check: n ~ 200k, small alphabets and the Fibonacci word (deepest re
   for (const [name, text, sigma] of cases) {
     const problem = verifySuffixArray(text, buildSuffixArray(text, sigma));
     assert.is(problem, null, name);
-  }
-});
-
-test("patternRange: the interval of suffixes starting with a pattern", () => {
-  const text = codes("banana");
-  const suffixes = buildSuffixArray(text, 65536);
-  // [5 a, 3 ana, 1 anana, 0 banana, 4 na, 2 nana]
-  assert.equal(patternRange(text, suffixes, codes("ana")), [1, 3]);
-  assert.equal(patternRange(text, suffixes, codes("a")), [0, 3]);
-  assert.equal(patternRange(text, suffixes, codes("na")), [4, 6]);
-  assert.equal(patternRange(text, suffixes, codes("")), [0, 6]);
-  assert.equal(patternRange(text, suffixes, codes("bananas")), [4, 4]);
-  assert.equal(patternRange(text, suffixes, codes("c")), [4, 4]);
-  assert.equal(patternRange(text, suffixes, codes("0")), [0, 0]);
-
-  const rand = mulberry32(7);
-  for (let t = 0; t < 300; t++) {
-    const n = Math.floor(rand() * 80);
-    const t1 = new Int32Array(n);
-    for (let i = 0; i < n; i++) t1[i] = Math.floor(rand() * 3);
-    const s1 = buildSuffixArray(t1, 3);
-    const pattern = Int32Array.from({ length: Math.floor(rand() * 5) }, () => Math.floor(rand() * 3));
-    const [start, end] = patternRange(t1, s1, pattern);
-    const occurrences: number[] = [];
-    for (let i = 0; i < n; i++) {
-      let j = 0;
-      while (j < pattern.length && i + j < n && t1[i + j] === pattern[j]) j++;
-      if (j === pattern.length) occurrences.push(i);
-    }
-    assert.equal(Array.from(s1.subarray(start, end)).sort((x, y) => x - y), occurrences);
   }
 });
 
