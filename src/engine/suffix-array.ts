@@ -1,8 +1,8 @@
 /**
  * Suffix array
  * ============
- * Owns the construction of the suffix array of an integer text, and the one lookup every user of a
- * suffix array needs: the interval of suffixes that start with a pattern.
+ * Owns the construction of the suffix array of an integer text. (Finding the interval of a pattern
+ * is the search index's: it compares across entity separators, which only it knows.)
  *
  * Algorithm: SA-IS, induced sorting (Nong, Zhang, Chan, "Two Efficient Algorithms for Linear Time
  * Suffix Array Construction", IEEE Trans. Computers 60(10), 2011; DCC 2009). This is a port of the
