@@ -13,6 +13,7 @@ import { Bench } from "tinybench";
 import { isMainModule } from "./main-module.js";
 import { mulberry32 } from "./prng.js";
 import { buildSuffixArray } from "../src/engine/suffix-array.js";
+import { naiveSuffixArray } from "./naive-suffix-array.js";
 
 const LARGE_N = 5_000_000;
 const NAIVE_N = 200_000;
@@ -40,21 +41,6 @@ function nameLikeText(n: number, seed: number): Uint16Array {
     if (i < n) text[i++] = SEPARATOR;
   }
   return text;
-}
-
-function naiveSuffixArray(text: Uint16Array): Uint32Array {
-  const n = text.length;
-  const order = Array.from({ length: n }, (_, i) => i);
-  order.sort((a, b) => {
-    while (a < n && b < n) {
-      const d = text[a]! - text[b]!;
-      if (d !== 0) return d;
-      a++;
-      b++;
-    }
-    return a === n ? -1 : 1;
-  });
-  return Uint32Array.from(order);
 }
 
 export async function run(): Promise<void> {

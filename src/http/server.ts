@@ -157,9 +157,18 @@ function answerClientError(error: Error & { code?: string; rawPacket?: unknown }
   socket.once("close", () => clearTimeout(linger));
 }
 
-/** Never two Host headers; HTTP/1.1 requires one (older versions may leave it out). */
+/**
+ * Never two Host headers; HTTP/1.1 requires one (older versions may leave it out). Counted over
+ * rawHeaders (names at even positions) on every request, so no per-request header object is built
+ * (req.headersDistinct would make one) and no string is lower-cased.
+ */
 function hostHeaderValid(req: http.IncomingMessage): boolean {
-  const hosts = req.headersDistinct["host"]?.length ?? 0;
+  const raw = req.rawHeaders;
+  let hosts = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (name.length === 4 && (name === "Host" || name === "host" || name.toLowerCase() === "host")) hosts++;
+  }
   return req.httpVersionMajor === 1 && req.httpVersionMinor === 1 ? hosts === 1 : hosts <= 1;
 }
 

@@ -17,6 +17,7 @@ import {
   generateGraph,
   limitPolicy,
   Oracle,
+  randomFilters,
   Rng,
   show,
   TINY_FRAGMENTS,
@@ -416,25 +417,6 @@ function randomQuery(rng: Rng, oracle: Oracle, sortedFolded: readonly string[]):
   return q.slice(0, 256);
 }
 
-function randomFilters(rng: Rng, mask: number, oracle: Oracle): Filters {
-  const st = oracle.statements.length > 0 ? rng.pick(oracle.statements) : undefined;
-  const value = (fromStatement: string | undefined): string => {
-    const r = rng.float();
-    if (r < 0.7 && fromStatement !== undefined) return fromStatement; // likely a non-empty page
-    if (r < 0.85) return rng.pick(oracle.entities).entityId;
-    // names no entity: an extension or a prefix of a real id, or plain junk
-    const e = rng.pick(oracle.entities).entityId;
-    for (const candidate of [e + "\u0000", e + "~", e.slice(0, -1), "no such entity"]) {
-      if (candidate.length > 0 && !oracle.byId.has(candidate)) return candidate;
-    }
-    return "no such entity\u0001";
-  };
-  const f: Filters = {};
-  if (mask & 1) f.subjectEntityId = value(st?.subjectEntityId);
-  if (mask & 2) f.predicateEntityId = value(st?.predicateEntityId);
-  if (mask & 4) f.objectEntityId = value(st?.objectEntityId);
-  return f;
-}
 
 interface Sizes {
   entities: number;

@@ -11,6 +11,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { buildSuffixArray } from "../../src/engine/suffix-array.js";
 import { mulberry32 } from "../../bench/prng.js";
+import { naiveSuffixArray } from "../../bench/naive-suffix-array.js";
 
 
 function codes(s: string): Uint16Array {
@@ -21,22 +22,6 @@ function codes(s: string): Uint16Array {
 
 function sa(s: string): number[] {
   return Array.from(buildSuffixArray(codes(s), 65536));
-}
-
-/** The oracle: sort suffix start positions by comparing suffixes directly. */
-function naiveSuffixArray(text: ArrayLike<number>): number[] {
-  const n = text.length;
-  const order = Array.from({ length: n }, (_, i) => i);
-  order.sort((a, b) => {
-    while (a < n && b < n) {
-      const d = text[a]! - text[b]!;
-      if (d !== 0) return d;
-      a++;
-      b++;
-    }
-    return a === n ? -1 : 1;
-  });
-  return order;
 }
 
 /**

@@ -38,6 +38,7 @@ import {
   limitPolicy,
   Oracle,
   orderFor,
+  randomFilters,
   randomStatements,
   Rng,
   show,
@@ -199,22 +200,6 @@ function randomQuery(rng: Rng, oracle: Oracle): string {
       q = substring(rng, raw()).toUpperCase();
   }
   return (q.length === 0 ? "a" : q).slice(0, 256);
-}
-
-/** Filters for one mask (bit 0 S, 1 P, 2 O), mostly from a real statement, sometimes naming no entity. */
-function randomFilters(rng: Rng, mask: number, oracle: Oracle): Filters {
-  const st = oracle.statements.length > 0 ? rng.pick(oracle.statements) : undefined;
-  const value = (fromStatement: string | undefined): string => {
-    const r = rng.float();
-    if (r < 0.75 && fromStatement !== undefined) return fromStatement;
-    if (r < 0.9 && oracle.entities.length > 0) return rng.pick(oracle.entities).entityId;
-    return "no such entity\u0001";
-  };
-  const f: Filters = {};
-  if (mask & 1) f.subjectEntityId = value(st?.subjectEntityId);
-  if (mask & 2) f.predicateEntityId = value(st?.predicateEntityId);
-  if (mask & 4) f.objectEntityId = value(st?.objectEntityId);
-  return f;
 }
 
 interface Tally {
