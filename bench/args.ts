@@ -112,16 +112,24 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
 
   const entitiesText = values.get("entities-file") ?? values.get("entities");
   const statementsText = values.get("statements-file") ?? values.get("statements");
-  const entitiesIsFile = values.has("entities-file") || (entitiesText !== undefined && parseCount(entitiesText) === undefined);
-  const statementsIsFile = values.has("statements-file") || (statementsText !== undefined && parseCount(statementsText) === undefined);
+  const entitiesIsFile =
+    values.has("entities-file") || (entitiesText !== undefined && parseCount(entitiesText) === undefined);
+  const statementsIsFile =
+    values.has("statements-file") || (statementsText !== undefined && parseCount(statementsText) === undefined);
 
   let source: DataSource;
   if (yago !== undefined) {
-    if (entitiesText !== undefined || statementsText !== undefined) throw new UsageError("--yago cannot be combined with --entities / --statements");
+    if (entitiesText !== undefined || statementsText !== undefined)
+      throw new UsageError("--yago cannot be combined with --entities / --statements");
     source = { kind: "yago", dir: resolve(yago) };
   } else if (entitiesIsFile || statementsIsFile) {
-    if (!(entitiesIsFile && statementsIsFile)) throw new UsageError("give both --entities FILE and --statements FILE (or two numbers)");
-    source = { kind: "files", entities: resolve(entitiesText as string), statements: resolve(statementsText as string) };
+    if (!(entitiesIsFile && statementsIsFile))
+      throw new UsageError("give both --entities FILE and --statements FILE (or two numbers)");
+    source = {
+      kind: "files",
+      entities: resolve(entitiesText as string),
+      statements: resolve(statementsText as string),
+    };
   } else {
     source = {
       kind: "generated",
@@ -135,8 +143,12 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
   const only = values.get("only");
   if (only !== undefined) {
     parts = new Set();
-    for (const p of only.split(",").map((s) => s.trim()).filter((s) => s !== "")) {
-      if (!(QUERY_PARTS as readonly string[]).includes(p)) throw new UsageError(`--only takes ${QUERY_PARTS.join(",")}, got ${JSON.stringify(p)}`);
+    for (const p of only
+      .split(",")
+      .map((s) => s.trim())
+      .filter((s) => s !== "")) {
+      if (!(QUERY_PARTS as readonly string[]).includes(p))
+        throw new UsageError(`--only takes ${QUERY_PARTS.join(",")}, got ${JSON.stringify(p)}`);
       parts.add(p as QueryPart);
     }
   }
@@ -152,7 +164,18 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
   };
 }
 
-const KNOWN = new Set(["entities", "statements", "entities-file", "statements-file", "seed", "only", "time", "baseline-statements", "data-dir", "out"]);
+const KNOWN = new Set([
+  "entities",
+  "statements",
+  "entities-file",
+  "statements-file",
+  "seed",
+  "only",
+  "time",
+  "baseline-statements",
+  "data-dir",
+  "out",
+]);
 
 /** A bad command line: main prints the message and USAGE, and exits 2. */
 export class UsageError extends Error {}

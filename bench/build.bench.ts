@@ -30,7 +30,16 @@ import { performance } from "node:perf_hooks";
 
 import type { Graph, GraphMemory } from "../src/engine/graph.js";
 import { loadGraph, type LoadProgress } from "../src/load/jsonl.js";
-import { gcAvailable, memoryDelta, mib, seconds, settledMemory, thousands, type GoalCheck, type MemorySnapshot } from "./report.js";
+import {
+  gcAvailable,
+  memoryDelta,
+  mib,
+  seconds,
+  settledMemory,
+  thousands,
+  type GoalCheck,
+  type MemorySnapshot,
+} from "./report.js";
 
 export const BUILD_GOAL_MS = 60_000;
 export const STATEMENT_INDEX_GOAL_BYTES = 24;
@@ -82,7 +91,8 @@ export interface MemoryReport {
 
 export async function runBuild(data: DatasetFiles, scratchDir: string): Promise<{ graph: Graph; report: BuildReport }> {
   console.log(`\n## Build: loadGraph on ${data.description}`);
-  if (!gcAvailable) console.log("(no global.gc: run node with --expose-gc, as `npm run bench` does; memory figures will be rough)");
+  if (!gcAvailable)
+    console.log("(no global.gc: run node with --expose-gc, as `npm run bench` does; memory figures will be rough)");
 
   // 1. The entities alone, for the memory split. Then dropped.
   const empty = join(scratchDir, "no-statements.jsonl");
@@ -143,8 +153,10 @@ export async function runBuild(data: DatasetFiles, scratchDir: string): Promise<
       searchIndexBytesPerChar: mem.searchIndexBytes / Math.max(1, mem.identifierCodeUnits),
       processWhole,
       processEntitiesOnly,
-      measuredStatementBytesPerStatement: (processWhole.arrayBuffers - processEntitiesOnly.arrayBuffers) / Math.max(1, statements),
-      measuredSearchIndexBytesPerChar: (processEntitiesOnly.arrayBuffers - ENTITY_COLUMN_BYTES * graph.entityCount) / Math.max(1, identifierCodeUnits),
+      measuredStatementBytesPerStatement:
+        (processWhole.arrayBuffers - processEntitiesOnly.arrayBuffers) / Math.max(1, statements),
+      measuredSearchIndexBytesPerChar:
+        (processEntitiesOnly.arrayBuffers - ENTITY_COLUMN_BYTES * graph.entityCount) / Math.max(1, identifierCodeUnits),
       heapBytesPerEntity: processWhole.heapUsed / Math.max(1, graph.entityCount),
       gcAvailable,
     },
@@ -165,9 +177,15 @@ const PHASE_NAMES: Record<string, string> = {
 };
 
 function printBuild(r: BuildReport): void {
-  console.log(`${thousands(r.entities)} entities, ${thousands(r.statements)} statements, ${mib(r.inputBytes)} of JSON Lines`);
+  console.log(
+    `${thousands(r.entities)} entities, ${thousands(r.statements)} statements, ${mib(r.inputBytes)} of JSON Lines`,
+  );
   console.table(
-    [...r.phases, { phase: "total", ms: r.totalMs }].map((p) => ({ phase: p.phase, time: seconds(p.ms), share: `${((100 * p.ms) / r.totalMs).toFixed(0)}%` })),
+    [...r.phases, { phase: "total", ms: r.totalMs }].map((p) => ({
+      phase: p.phase,
+      time: seconds(p.ms),
+      share: `${((100 * p.ms) / r.totalMs).toFixed(0)}%`,
+    })),
   );
   const m = r.memory;
   console.table([
@@ -176,7 +194,11 @@ function printBuild(r: BuildReport): void {
       "graph.memory()": mib(m.graph.statementIndexBytes),
       "per unit": `${m.statementIndexBytesPerStatement.toFixed(2)} B/statement`,
     },
-    { structure: "fingerprints", "graph.memory()": mib(m.graph.fingerprintBytes), "per unit": `${m.fingerprintBytesPerStatement.toFixed(2)} B/statement` },
+    {
+      structure: "fingerprints",
+      "graph.memory()": mib(m.graph.fingerprintBytes),
+      "per unit": `${m.fingerprintBytesPerStatement.toFixed(2)} B/statement`,
+    },
     {
       structure: "measured: arrayBuffers(whole) - arrayBuffers(entities only)",
       "graph.memory()": mib(m.processWhole.arrayBuffers - m.processEntitiesOnly.arrayBuffers),
@@ -213,12 +235,16 @@ export function buildGoals(r: BuildReport): GoalCheck[] {
     {
       goal: `statement indexes ≤ ${STATEMENT_INDEX_GOAL_BYTES} B/statement`,
       measured: `${m.statementIndexBytesPerStatement.toFixed(2)} (graph.memory); ${m.measuredStatementBytesPerStatement.toFixed(2)} measured incl. ${m.fingerprintBytesPerStatement.toFixed(2)} of fingerprints`,
-      pass: m.statementIndexBytesPerStatement <= STATEMENT_INDEX_GOAL_BYTES && m.measuredStatementBytesPerStatement - m.fingerprintBytesPerStatement <= STATEMENT_INDEX_GOAL_BYTES,
+      pass:
+        m.statementIndexBytesPerStatement <= STATEMENT_INDEX_GOAL_BYTES &&
+        m.measuredStatementBytesPerStatement - m.fingerprintBytesPerStatement <= STATEMENT_INDEX_GOAL_BYTES,
     },
     {
       goal: `search index ≤ ${SEARCH_INDEX_GOAL_BYTES_PER_CHAR} B/char of identifiers`,
       measured: `${m.searchIndexBytesPerChar.toFixed(2)} (graph.memory); ${m.measuredSearchIndexBytesPerChar.toFixed(2)} measured`,
-      pass: m.searchIndexBytesPerChar <= SEARCH_INDEX_GOAL_BYTES_PER_CHAR && m.measuredSearchIndexBytesPerChar <= SEARCH_INDEX_GOAL_BYTES_PER_CHAR,
+      pass:
+        m.searchIndexBytesPerChar <= SEARCH_INDEX_GOAL_BYTES_PER_CHAR &&
+        m.measuredSearchIndexBytesPerChar <= SEARCH_INDEX_GOAL_BYTES_PER_CHAR,
     },
   ];
 }

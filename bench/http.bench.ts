@@ -35,15 +35,15 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import fastJson from "fast-json-stringify";
 import { Bench } from "tinybench";
-import { mulberry32 } from "./prng.js";
-import { isMainModule } from "./main-module.js";
+import { mulberry32 } from "../tools/prng.js";
+import { isMainModule } from "../tools/main-module.js";
 import { GraphBuilder } from "../src/engine/graph-builder.js";
 import type { Graph } from "../src/engine/graph.js";
 import type { Entity, Page, Statement } from "../src/engine/types.js";
 import { OPENAPI_DOCUMENT, type JsonSchema } from "../src/http/openapi.js";
 import { PageSerializer, jsonString } from "../src/http/serialize.js";
 import { serve } from "../src/http/server.js";
-import { readKgDataset } from "../src/load/kg-datasets.js";
+import { readKgDataset } from "../src/cli/kg-datasets.js";
 
 const SECONDS = Number(process.env["BENCH_SECONDS"] ?? 5);
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3);
@@ -144,7 +144,9 @@ interface ChildServer {
 }
 
 async function startChild(args: string[]): Promise<ChildServer> {
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), ...args], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   let out = "";
   const waiting: ((cpu: number) => void)[] = [];
   const url = await new Promise<string>((resolve, reject) => {
@@ -256,7 +258,8 @@ async function measureLoad(graph: Graph, mix: Mix): Promise<ScenarioResult[]> {
           const cpuBefore = await child.cpu();
           const r = await load(child.url, paths, SECONDS);
           const cpuUs = ((await child.cpu()) - cpuBefore) / r.requests.total;
-          if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0) throw new Error(`${server} ${name}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
+          if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0)
+            throw new Error(`${server} ${name}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
           runs[name]![server].push({ ...r, cpuUs });
           console.log(
             `round ${round + 1}/${ROUNDS} ${name.padEnd(10)} ${server.padEnd(7)} ${Math.round(r.requests.average)} req/s, ` +
@@ -303,8 +306,17 @@ function handEntities(page: Page<Entity>): string {
   let out = '{"items":[';
   for (let i = 0; i < page.items.length; i++) {
     const e = page.items[i]!;
-    out += (i === 0 ? "" : ",") + '{"entityId":' + jsonString(e.entityId) + ',"rawIdentifier":' + jsonString(e.rawIdentifier) +
-      ',"type":' + jsonString(e.type) + ',"sourceType":' + jsonString(e.sourceType) + "}";
+    out +=
+      (i === 0 ? "" : ",") +
+      '{"entityId":' +
+      jsonString(e.entityId) +
+      ',"rawIdentifier":' +
+      jsonString(e.rawIdentifier) +
+      ',"type":' +
+      jsonString(e.type) +
+      ',"sourceType":' +
+      jsonString(e.sourceType) +
+      "}";
   }
   return out + '],"nextCursor":' + (page.nextCursor === null ? "null" : jsonString(page.nextCursor)) + "}";
 }
@@ -313,10 +325,23 @@ function handStatements(page: Page<Statement>): string {
   let out = '{"items":[';
   for (let i = 0; i < page.items.length; i++) {
     const s = page.items[i]!;
-    out += (i === 0 ? "" : ",") + '{"statementFingerprint":' + jsonString(s.statementFingerprint) +
-      ',"subjectEntityId":' + jsonString(s.subjectEntityId) + ',"subjectRawIdentifier":' + jsonString(s.subjectRawIdentifier) +
-      ',"predicateEntityId":' + jsonString(s.predicateEntityId) + ',"predicateRawIdentifier":' + jsonString(s.predicateRawIdentifier) +
-      ',"objectEntityId":' + jsonString(s.objectEntityId) + ',"objectRawIdentifier":' + jsonString(s.objectRawIdentifier) + "}";
+    out +=
+      (i === 0 ? "" : ",") +
+      '{"statementFingerprint":' +
+      jsonString(s.statementFingerprint) +
+      ',"subjectEntityId":' +
+      jsonString(s.subjectEntityId) +
+      ',"subjectRawIdentifier":' +
+      jsonString(s.subjectRawIdentifier) +
+      ',"predicateEntityId":' +
+      jsonString(s.predicateEntityId) +
+      ',"predicateRawIdentifier":' +
+      jsonString(s.predicateRawIdentifier) +
+      ',"objectEntityId":' +
+      jsonString(s.objectEntityId) +
+      ',"objectRawIdentifier":' +
+      jsonString(s.objectRawIdentifier) +
+      "}";
   }
   return out + '],"nextCursor":' + (page.nextCursor === null ? "null" : jsonString(page.nextCursor)) + "}";
 }
@@ -352,7 +377,9 @@ async function measureSerializers(graph: Graph): Promise<SerializerRow[]> {
       throw new Error(`${name} differs from JSON.stringify`);
     }
   }
-  console.log(`pages: ${Buffer.byteLength(JSON.stringify(entities))} B of 100 entities, ${Buffer.byteLength(JSON.stringify(statements))} B of 200 statements`);
+  console.log(
+    `pages: ${Buffer.byteLength(JSON.stringify(entities))} B of 100 entities, ${Buffer.byteLength(JSON.stringify(statements))} B of 200 statements`,
+  );
   const bench = new Bench({ time: 1000 });
   for (const [name, e, s] of candidates) {
     bench.add(`${name} | entities`, () => e(entities));
@@ -384,10 +411,14 @@ export async function run(): Promise<{ serializers: SerializerRow[]; load: Scena
   return { serializers, load: loadResults };
 }
 
-
 if (isMainModule(import.meta.url)) {
   const [flag, what, a] = process.argv.slice(2);
-  const job = flag !== "--serve" ? run() : what === "quiver" ? serveQuiver() : serveCeiling(JSON.parse(a ?? "[]") as [string, number][]);
+  const job =
+    flag !== "--serve"
+      ? run()
+      : what === "quiver"
+        ? serveQuiver()
+        : serveCeiling(JSON.parse(a ?? "[]") as [string, number][]);
   job.catch((e: unknown) => {
     console.error(e);
     process.exit(1);

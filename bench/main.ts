@@ -28,10 +28,10 @@ import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 
-import { readKgDataset, writeKgDatasetJsonLines } from "../src/load/kg-datasets.js";
+import { readKgDataset, writeKgDatasetJsonLines } from "../src/cli/kg-datasets.js";
 import { DEFAULT_DATA_CACHE, DEFAULT_RESULTS_DIR, parseArgs, USAGE, UsageError, type BenchArgs } from "./args.js";
 import { buildGoals, runBuild, type DatasetFiles } from "./build.bench.js";
-import { writeGraphJsonl } from "./generator.js";
+import { writeGraphJsonl } from "../tools/generator.js";
 import { seconds, thousands, type GoalCheck } from "./report.js";
 import { runSearch, searchGoals, type SearchReport } from "./search.bench.js";
 import { runStatements, statementsGoals, type StatementsReport } from "./statements.bench.js";
@@ -52,7 +52,9 @@ async function main(): Promise<void> {
   const loadAtStart = loadavg();
   console.log(`# Quiver benchmark (${startedAt.toISOString()})`);
   const revision = gitRevision();
-  console.log(`node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; load average ${loadAtStart.map((x) => x.toFixed(2)).join(" ")}; engine at ${revision}`);
+  console.log(
+    `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; load average ${loadAtStart.map((x) => x.toFixed(2)).join(" ")}; engine at ${revision}`,
+  );
   try {
     const data = await prepareData(args, scratch);
     const { graph, report: build } = await runBuild(data, scratch);
@@ -60,20 +62,45 @@ async function main(): Promise<void> {
     let statements: StatementsReport | undefined;
     if (args.parts.has("search")) search = await runSearch(graph, { timeMs: args.taskTimeMs });
     if (args.parts.has("statements")) {
-      statements = await runStatements(graph, data, { timeMs: args.taskTimeMs, baselineStatements: args.baselineStatements, scratchDir: scratch });
+      statements = await runStatements(graph, data, {
+        timeMs: args.taskTimeMs,
+        baselineStatements: args.baselineStatements,
+        scratchDir: scratch,
+      });
     }
 
-    const goals: GoalCheck[] = [...buildGoals(build), ...(search ? searchGoals(search) : []), ...(statements ? statementsGoals(statements) : [])];
+    const goals: GoalCheck[] = [
+      ...buildGoals(build),
+      ...(search ? searchGoals(search) : []),
+      ...(statements ? statementsGoals(statements) : []),
+    ];
     const loadAtEnd = loadavg();
     console.log(`\n## Summary: ${data.description}`);
-    console.table(goals.map((g) => ({ goal: g.goal, measured: g.measured, verdict: g.pass === null ? "n/a" : g.pass ? "PASS" : "FAIL", note: g.note ?? "" })));
-    console.log(`load average at the end ${loadAtEnd.map((x) => x.toFixed(2)).join(" ")} (above ${cpus().length} means other work shared the CPUs: re-run with --only search,statements)`);
+    console.table(
+      goals.map((g) => ({
+        goal: g.goal,
+        measured: g.measured,
+        verdict: g.pass === null ? "n/a" : g.pass ? "PASS" : "FAIL",
+        note: g.note ?? "",
+      })),
+    );
+    console.log(
+      `load average at the end ${loadAtEnd.map((x) => x.toFixed(2)).join(" ")} (above ${cpus().length} means other work shared the CPUs: re-run with --only search,statements)`,
+    );
 
     const out = args.out ?? join(DEFAULT_RESULTS_DIR, `${data.label}.json`);
     await mkdir(dirname(out), { recursive: true });
     const results = {
       startedAt: startedAt.toISOString(),
-      environment: { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model, totalMemBytes: totalmem(), loadAtStart, loadAtEnd, revision },
+      environment: {
+        node: process.version,
+        cpus: cpus().length,
+        cpu: cpus()[0]?.model,
+        totalMemBytes: totalmem(),
+        loadAtStart,
+        loadAtEnd,
+        revision,
+      },
       dataset: { label: data.label, description: data.description, inputBytes: data.inputBytes },
       options: { ...args, parts: [...args.parts] },
       build,
@@ -126,7 +153,9 @@ async function prepareData(args: BenchArgs, scratch: string): Promise<DatasetFil
       if (existsSync(marker)) {
         console.log(`using generated files in ${dir}`);
       } else {
-        console.log(`generating ${thousands(entities)} entities and ${thousands(statements)} statements into ${dir} ...`);
+        console.log(
+          `generating ${thousands(entities)} entities and ${thousands(statements)} statements into ${dir} ...`,
+        );
         const started = performance.now();
         const written = await writeGraphJsonl(dir, { entities, statements, seed });
         files = { entities: written.entities, statements: written.statements };
@@ -147,8 +176,15 @@ async function prepareData(args: BenchArgs, scratch: string): Promise<DatasetFil
 /** The commit the figures belong to, and whether src/ had uncommitted changes; "unknown" outside git. */
 function gitRevision(): string {
   try {
-    const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-    const dirty = execFileSync("git", ["status", "--porcelain", "--", "src"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim() !== "";
+    const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
+    const dirty =
+      execFileSync("git", ["status", "--porcelain", "--", "src"], {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+      }).trim() !== "";
     return dirty ? `${head} + uncommitted changes in src/` : head;
   } catch {
     return "unknown";

@@ -34,12 +34,17 @@ export interface GoalCheck {
 }
 
 /** Reads a finished task's latency statistics; throws when the task errored (a broken benchmark). */
-export function latencyRow(bench: Bench, taskName: string, meta: { case: string; impl: string; detail: string }): LatencyRow {
+export function latencyRow(
+  bench: Bench,
+  taskName: string,
+  meta: { case: string; impl: string; detail: string },
+): LatencyRow {
   const task: Task | undefined = bench.getTask(taskName);
   if (task === undefined) throw new Error(`no task ${taskName}`);
   const r = task.result;
   if (r.state === "errored") throw new Error(`task ${taskName} failed: ${r.error.message}`, { cause: r.error });
-  if (r.state !== "completed" && r.state !== "aborted-with-statistics") throw new Error(`task ${taskName} did not run (${r.state})`);
+  if (r.state !== "completed" && r.state !== "aborted-with-statistics")
+    throw new Error(`task ${taskName} did not run (${r.state})`);
   return {
     ...meta,
     p50us: r.latency.p50 * 1000,

@@ -29,7 +29,7 @@ import { Bench } from "tinybench";
 import { fold } from "../src/engine/fold.js";
 import { Graph } from "../src/engine/graph.js";
 import { ENTITY_TYPES, type Entity, type SearchParams } from "../src/engine/types.js";
-import { mulberry32 } from "./generator.js";
+import { mulberry32 } from "../tools/generator.js";
 import { latencyRow, latencyTable, seconds, sink, thousands, type GoalCheck, type LatencyRow } from "./report.js";
 
 export const SEARCH_LIMIT = 20;
@@ -70,29 +70,69 @@ interface SearchCase {
 export async function runSearch(graph: Graph, options: { timeMs: number }): Promise<SearchReport> {
   console.log(`\n## Search page (limit ${SEARCH_LIMIT}) on ${thousands(graph.entityCount)} entities`);
   const naive = new NaiveSearch(graph);
-  console.log(`naive baseline: folded ${thousands(graph.entityCount)} identifiers up front in ${seconds(naive.prepareMs)}`);
+  console.log(
+    `naive baseline: folded ${thousands(graph.entityCount)} identifiers up front in ${seconds(naive.prepareMs)}`,
+  );
 
   const typeFilter = secondMostFrequentType(graph);
   const rareQuery = findRareQuery(graph, typeFilter);
-  console.log(`type filter: "${typeFilter}" (second most frequent type); rare q: ${rareQuery === undefined ? "none found, case skipped" : JSON.stringify(rareQuery)}`);
+  console.log(
+    `type filter: "${typeFilter}" (second most frequent type); rare q: ${rareQuery === undefined ? "none found, case skipped" : JSON.stringify(rareQuery)}`,
+  );
 
   const cases: SearchCase[] = [];
   for (const type of [undefined, typeFilter]) {
     const label = type === undefined ? "" : ` type=${type}`;
     const common = naive.count(COMMON_QUERY, type);
     cases.push(makeCase(graph, `q="${COMMON_QUERY}"${label} page 1`, COMMON_QUERY, type, 1, common));
-    cases.push(makeCase(graph, `q="${COMMON_QUERY}"${label} page ${thousands(DEEP_SEARCH_PAGE)}`, COMMON_QUERY, type, DEEP_SEARCH_PAGE, common));
-    if (rareQuery !== undefined) cases.push(makeCase(graph, `rare q${label}`, rareQuery, type, 1, naive.count(rareQuery, type)));
+    cases.push(
+      makeCase(
+        graph,
+        `q="${COMMON_QUERY}"${label} page ${thousands(DEEP_SEARCH_PAGE)}`,
+        COMMON_QUERY,
+        type,
+        DEEP_SEARCH_PAGE,
+        common,
+      ),
+    );
+    if (rareQuery !== undefined)
+      cases.push(makeCase(graph, `rare q${label}`, rareQuery, type, 1, naive.count(rareQuery, type)));
   }
-  const infix = naive.infixDeepQuery(INFIX_CANDIDATES, (DEEP_SEARCH_PAGE - 1) * SEARCH_LIMIT, DEEP_SEARCH_PAGE * SEARCH_LIMIT);
+  const infix = naive.infixDeepQuery(
+    INFIX_CANDIDATES,
+    (DEEP_SEARCH_PAGE - 1) * SEARCH_LIMIT,
+    DEEP_SEARCH_PAGE * SEARCH_LIMIT,
+  );
   if (infix !== undefined) {
-    cases.push(makeCase(graph, `${INFIX_CASE_PREFIX} q="${infix.q}" page ${thousands(DEEP_SEARCH_PAGE)}`, infix.q, undefined, DEEP_SEARCH_PAGE, infix.matches));
+    cases.push(
+      makeCase(
+        graph,
+        `${INFIX_CASE_PREFIX} q="${infix.q}" page ${thousands(DEEP_SEARCH_PAGE)}`,
+        infix.q,
+        undefined,
+        DEEP_SEARCH_PAGE,
+        infix.matches,
+      ),
+    );
   } else {
-    console.log(`(no candidate query has ${thousands(DEEP_SEARCH_PAGE)} pages with its page ${thousands(DEEP_SEARCH_PAGE)} in the infix tier: that case is skipped)`);
+    console.log(
+      `(no candidate query has ${thousands(DEEP_SEARCH_PAGE)} pages with its page ${thousands(DEEP_SEARCH_PAGE)} in the infix tier: that case is skipped)`,
+    );
   }
 
-  const bench = new Bench({ name: `Quiver search page (limit ${SEARCH_LIMIT})`, time: options.timeMs, warmupTime: 100, warmupIterations: 50 });
-  const naiveBench = new Bench({ name: "naive search: includes over all folded identifiers, sort, slice", time: 0, iterations: NAIVE_ITERATIONS, warmupIterations: 1, warmupTime: 0 });
+  const bench = new Bench({
+    name: `Quiver search page (limit ${SEARCH_LIMIT})`,
+    time: options.timeMs,
+    warmupTime: 100,
+    warmupIterations: 50,
+  });
+  const naiveBench = new Bench({
+    name: "naive search: includes over all folded identifiers, sort, slice",
+    time: 0,
+    iterations: NAIVE_ITERATIONS,
+    warmupIterations: 1,
+    warmupTime: 0,
+  });
   const disagreements: string[] = [];
   // A replica (same data and secret, its own cursor codec) checks the HMAC of the main graph's
   // cursors: the "cold cursor" variant of the deep pages (see statements.bench.ts).
@@ -100,20 +140,32 @@ export async function runSearch(graph: Graph, options: { timeMs: number }): Prom
   const coldCases: SearchCase[] = [];
   for (const c of cases) {
     const params: SearchParams = { q: c.q, limit: SEARCH_LIMIT, type: c.type, cursor: c.cursor };
-    bench.add(c.name, () => {
-      sink.value += graph.search(params).items.length;
-    }, { async: false });
+    bench.add(
+      c.name,
+      () => {
+        sink.value += graph.search(params).items.length;
+      },
+      { async: false },
+    );
     if (c.cursor !== undefined && !c.name.startsWith(INFIX_CASE_PREFIX)) {
       const cold = { ...c, name: `${c.name}${COLD_SUFFIX}` };
       coldCases.push(cold);
-      bench.add(cold.name, () => {
-        sink.value += replica.search(params).items.length;
-      }, { async: false });
+      bench.add(
+        cold.name,
+        () => {
+          sink.value += replica.search(params).items.length;
+        },
+        { async: false },
+      );
     }
     const offset = (c.page - 1) * SEARCH_LIMIT;
-    naiveBench.add(c.name, () => {
-      sink.value += naive.page(c.q, c.type, offset, SEARCH_LIMIT).length;
-    }, { async: false });
+    naiveBench.add(
+      c.name,
+      () => {
+        sink.value += naive.page(c.q, c.type, offset, SEARCH_LIMIT).length;
+      },
+      { async: false },
+    );
     // The naive page is the reference: Quiver's must be the same entities in the same order.
     const mine = graph.search(params).items.map((e) => e.entityId);
     const theirs = naive.page(c.q, c.type, offset, SEARCH_LIMIT).map((e) => e.entityId);
@@ -133,7 +185,14 @@ export async function runSearch(graph: Graph, options: { timeMs: number }): Prom
     rows.push(latencyRow(bench, c.name, { case: c.name, impl: "quiver", detail }));
     rows.push(latencyRow(naiveBench, c.name, { case: c.name, impl: "naive scan", detail }));
   }
-  for (const c of coldCases) rows.push(latencyRow(bench, c.name, { case: c.name, impl: "quiver", detail: `page ${thousands(c.page)}, ${c.tiers} tier, HMAC checked` }));
+  for (const c of coldCases)
+    rows.push(
+      latencyRow(bench, c.name, {
+        case: c.name,
+        impl: "quiver",
+        detail: `page ${thousands(c.page)}, ${c.tiers} tier, HMAC checked`,
+      }),
+    );
   console.log(`\nsearch page latency (limit ${SEARCH_LIMIT}; naive: ${NAIVE_ITERATIONS} runs each)`);
   console.table(latencyTable(rows, SEARCH_GOAL_US));
   if (disagreements.length > 0) console.log(`WARNING: naive and Quiver pages differ for: ${disagreements.join("; ")}`);
@@ -142,7 +201,9 @@ export async function runSearch(graph: Graph, options: { timeMs: number }): Prom
 }
 
 export function searchGoals(report: SearchReport): GoalCheck[] {
-  const quiver = report.rows.filter((r) => r.impl === "quiver" && !r.case.startsWith(INFIX_CASE_PREFIX) && !r.case.endsWith(COLD_SUFFIX));
+  const quiver = report.rows.filter(
+    (r) => r.impl === "quiver" && !r.case.startsWith(INFIX_CASE_PREFIX) && !r.case.endsWith(COLD_SUFFIX),
+  );
   const extra = report.rows.filter((r) => r.impl === "quiver" && r.case.startsWith(INFIX_CASE_PREFIX));
   const cold = report.rows.filter((r) => r.impl === "quiver" && r.case.endsWith(COLD_SUFFIX));
   const worst = quiver.reduce((a, b) => (b.p50us > a.p50us ? b : a));
@@ -151,7 +212,9 @@ export function searchGoals(report: SearchReport): GoalCheck[] {
       goal: `search page p50 ≤ ${SEARCH_GOAL_US} µs (q="e" p1 and p1,000, rare q; ± type filter)`,
       measured: `worst ${worst.p50us.toFixed(1)} µs (${worst.case}); ${quiver.map((r) => r.p50us.toFixed(1)).join(" / ")}`,
       pass: quiver.every((r) => r.p50us <= SEARCH_GOAL_US) && report.disagreements.length === 0,
-      ...(report.disagreements.length > 0 ? { note: `pages differ from the naive reference: ${report.disagreements.join("; ")}` } : {}),
+      ...(report.disagreements.length > 0
+        ? { note: `pages differ from the naive reference: ${report.disagreements.join("; ")}` }
+        : {}),
     },
   ];
   if (cold.length > 0) {
@@ -167,7 +230,7 @@ export function searchGoals(report: SearchReport): GoalCheck[] {
       goal: `extra: deep infix-tier page p50 ≤ ${SEARCH_GOAL_US} µs, no type filter`,
       measured: `${r.p50us.toFixed(1)} µs (${r.case}, ${r.detail})`,
       pass: r.p50us <= SEARCH_GOAL_US,
-      note: "not in the issue's list; q=\"e\" page 1,000 takes this path on other data",
+      note: 'not in the issue\'s list; q="e" page 1,000 takes this path on other data',
     });
   }
   return checks;
@@ -178,7 +241,14 @@ const INFIX_CASE_PREFIX = "infix tier:";
 const COLD_SUFFIX = ", cold cursor";
 
 /** Walks to `page` by following nextCursor; stops early at the last page. */
-function makeCase(graph: Graph, name: string, q: string, type: string | undefined, page: number, matches: number): SearchCase {
+function makeCase(
+  graph: Graph,
+  name: string,
+  q: string,
+  type: string | undefined,
+  page: number,
+  matches: number,
+): SearchCase {
   let cursor: string | undefined;
   let reached = 1;
   while (reached < page) {
@@ -201,7 +271,10 @@ function makeCase(graph: Graph, name: string, q: string, type: string | undefine
 function secondMostFrequentType(graph: Graph): string {
   const counts = new Array<number>(ENTITY_TYPES.length).fill(0);
   for (const t of graph.parts.types) counts[t] = (counts[t] as number) + 1;
-  const order = counts.map((n, t) => [n, t] as const).filter(([n]) => n > 0).sort((a, b) => b[0] - a[0]);
+  const order = counts
+    .map((n, t) => [n, t] as const)
+    .filter(([n]) => n > 0)
+    .sort((a, b) => b[0] - a[0]);
   const pick = order[1] ?? order[0];
   return ENTITY_TYPES[pick === undefined ? 0 : pick[1]] as string;
 }
@@ -251,7 +324,8 @@ class NaiveSearch {
     const t = type === undefined ? -1 : Number(type);
     const { types } = this.graph.parts;
     let n = 0;
-    for (let i = 0; i < this.folded.length; i++) if ((t < 0 || types[i] === t) && (this.folded[i] as string).includes(fq)) n++;
+    for (let i = 0; i < this.folded.length; i++)
+      if ((t < 0 || types[i] === t) && (this.folded[i] as string).includes(fq)) n++;
     return n;
   }
 

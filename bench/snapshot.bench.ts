@@ -31,14 +31,14 @@ import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 
-import { isMainModule } from "./main-module.js";
+import { isMainModule } from "../tools/main-module.js";
 import { Graph } from "../src/engine/graph.js";
 import type { Page } from "../src/engine/types.js";
 import { loadGraph } from "../src/load/jsonl.js";
 import { openSnapshot, readSnapshotFile, saveSnapshot } from "../src/snapshot/file.js";
 import { decodeSnapshot } from "../src/snapshot/format.js";
 import { DEFAULT_DATA_CACHE, DEFAULT_ENTITIES, DEFAULT_SEED, DEFAULT_STATEMENTS } from "./args.js";
-import { writeGraphJsonl } from "./generator.js";
+import { writeGraphJsonl } from "../tools/generator.js";
 import { gcAvailable, mib, seconds, settledMemory, thousands, type MemorySnapshot } from "./report.js";
 
 export const OPEN_GOAL_MS = 2000;
@@ -85,10 +85,16 @@ export async function run(options: SnapshotBenchOptions = {}): Promise<SnapshotB
   const path = join(dir, `graph-${entities}x${statements}.snap`);
   try {
     // 1. Build from JSON Lines.
-    console.log(`\n## Snapshot: ${thousands(entities)} entities, ${thousands(statements)} statements (${mib(files.bytes)} of JSON Lines)`);
+    console.log(
+      `\n## Snapshot: ${thousands(entities)} entities, ${thousands(statements)} statements (${mib(files.bytes)} of JSON Lines)`,
+    );
     const base = await settledMemory();
     let t = performance.now();
-    let built: Graph | undefined = await loadGraph({ entities: files.entities, statements: files.statements, cursorSecret: SECRET });
+    let built: Graph | undefined = await loadGraph({
+      entities: files.entities,
+      statements: files.statements,
+      cursorSecret: SECRET,
+    });
     const buildMs = performance.now() - t;
     const memoryAfterBuild = held(base, await settledMemory());
     console.log(`built in ${seconds(buildMs)}`);
@@ -119,7 +125,8 @@ export async function run(options: SnapshotBenchOptions = {}): Promise<SnapshotB
     console.log(`opened in ${seconds(openMs)}`);
     const again = probe(opened);
     for (let i = 0; i < probes.length; i++) {
-      if (JSON.stringify(again[i]) !== JSON.stringify(probes[i])) throw new Error(`the opened graph answers query ${i} differently from the built one`);
+      if (JSON.stringify(again[i]) !== JSON.stringify(probes[i]))
+        throw new Error(`the opened graph answers query ${i} differently from the built one`);
     }
     opened = undefined;
     await settledMemory();
@@ -131,7 +138,8 @@ export async function run(options: SnapshotBenchOptions = {}): Promise<SnapshotB
     t = performance.now();
     const decoded = new Graph(decodeSnapshot(bytes, path, { checksum }), { cursorSecret: SECRET });
     const openDecodeMs = performance.now() - t;
-    if (decoded.statementCount !== statements || decoded.entityCount !== entities) throw new Error("decoded graph has other counts");
+    if (decoded.statementCount !== statements || decoded.entityCount !== entities)
+      throw new Error("decoded graph has other counts");
 
     const speedup = buildMs / openMs;
     const report: SnapshotBenchReport = {
@@ -149,8 +157,18 @@ export async function run(options: SnapshotBenchOptions = {}): Promise<SnapshotB
       memoryAfterOpen,
       gcAvailable,
       goals: [
-        { name: "open time", target: `<= ${seconds(OPEN_GOAL_MS)}`, measured: seconds(openMs), pass: openMs <= OPEN_GOAL_MS },
-        { name: "open vs build from JSON Lines", target: `>= ${OPEN_SPEEDUP_GOAL}x faster`, measured: `${speedup.toFixed(1)}x`, pass: speedup >= OPEN_SPEEDUP_GOAL },
+        {
+          name: "open time",
+          target: `<= ${seconds(OPEN_GOAL_MS)}`,
+          measured: seconds(openMs),
+          pass: openMs <= OPEN_GOAL_MS,
+        },
+        {
+          name: "open vs build from JSON Lines",
+          target: `>= ${OPEN_SPEEDUP_GOAL}x faster`,
+          measured: `${speedup.toFixed(1)}x`,
+          pass: speedup >= OPEN_SPEEDUP_GOAL,
+        },
       ],
     };
     print(report);
@@ -163,7 +181,11 @@ export async function run(options: SnapshotBenchOptions = {}): Promise<SnapshotB
 
 /** Memory held since `before`: the graph's share of the process. */
 function held(before: MemorySnapshot, after: MemorySnapshot): MemorySnapshot {
-  return { heapUsed: after.heapUsed - before.heapUsed, external: after.external - before.external, arrayBuffers: after.arrayBuffers - before.arrayBuffers };
+  return {
+    heapUsed: after.heapUsed - before.heapUsed,
+    external: after.external - before.external,
+    arrayBuffers: after.arrayBuffers - before.arrayBuffers,
+  };
 }
 
 /** A few pages whose answers must survive the round trip (search with and without type, each index). */
@@ -187,7 +209,11 @@ function probe(g: Graph): Page<unknown>[] {
 }
 
 /** The generated JSON Lines pair, cached like `npm run bench` caches it (same directory and marker). */
-async function generatedFiles(entities: number, statements: number, seed: number): Promise<{ entities: string; statements: string; bytes: number }> {
+async function generatedFiles(
+  entities: number,
+  statements: number,
+  seed: number,
+): Promise<{ entities: string; statements: string; bytes: number }> {
   const generatorCode = await readFile(fileURLToPath(new URL("./generator.js", import.meta.url)));
   const version = createHash("sha256").update(generatorCode).digest("hex").slice(0, 10);
   const dir = join(DEFAULT_DATA_CACHE, `generated-${entities}x${statements}-seed${seed}-${version}`);
@@ -206,17 +232,43 @@ async function generatedFiles(entities: number, statements: number, seed: number
 function print(r: SnapshotBenchReport): void {
   const total = (m: MemorySnapshot) => m.heapUsed + m.external;
   console.table([
-    { step: "build from JSON Lines (loadGraph)", time: seconds(r.buildMs), detail: `${mib(r.inputBytes)} of JSON Lines` },
-    { step: "save (encode, write, fsync, rename)", time: seconds(r.saveMs), detail: `${mib(r.fileBytes)} file, ${(r.fileBytes / Math.max(1, r.statements)).toFixed(1)} B/statement` },
+    {
+      step: "build from JSON Lines (loadGraph)",
+      time: seconds(r.buildMs),
+      detail: `${mib(r.inputBytes)} of JSON Lines`,
+    },
+    {
+      step: "save (encode, write, fsync, rename)",
+      time: seconds(r.saveMs),
+      detail: `${mib(r.fileBytes)} file, ${(r.fileBytes / Math.max(1, r.statements)).toFixed(1)} B/statement`,
+    },
     { step: "open (openSnapshot)", time: seconds(r.openMs), detail: `${r.speedup.toFixed(1)}x faster than the build` },
-    { step: "  read the file (checksum summed meanwhile)", time: seconds(r.openReadMs), detail: `${((r.fileBytes / 2 ** 20) / (r.openReadMs / 1000)).toFixed(0)} MiB/s, page cache warm` },
+    {
+      step: "  read the file (checksum summed meanwhile)",
+      time: seconds(r.openReadMs),
+      detail: `${(r.fileBytes / 2 ** 20 / (r.openReadMs / 1000)).toFixed(0)} MiB/s, page cache warm`,
+    },
     { step: "  decode (checks, strings, Graph)", time: seconds(r.openDecodeMs), detail: "" },
   ]);
   console.table([
-    { after: "build", "heap + external": mib(total(r.memoryAfterBuild)), heapUsed: mib(r.memoryAfterBuild.heapUsed), external: mib(r.memoryAfterBuild.external), "of which arrayBuffers": mib(r.memoryAfterBuild.arrayBuffers) },
-    { after: "open", "heap + external": mib(total(r.memoryAfterOpen)), heapUsed: mib(r.memoryAfterOpen.heapUsed), external: mib(r.memoryAfterOpen.external), "of which arrayBuffers": mib(r.memoryAfterOpen.arrayBuffers) },
+    {
+      after: "build",
+      "heap + external": mib(total(r.memoryAfterBuild)),
+      heapUsed: mib(r.memoryAfterBuild.heapUsed),
+      external: mib(r.memoryAfterBuild.external),
+      "of which arrayBuffers": mib(r.memoryAfterBuild.arrayBuffers),
+    },
+    {
+      after: "open",
+      "heap + external": mib(total(r.memoryAfterOpen)),
+      heapUsed: mib(r.memoryAfterOpen.heapUsed),
+      external: mib(r.memoryAfterOpen.external),
+      "of which arrayBuffers": mib(r.memoryAfterOpen.arrayBuffers),
+    },
   ]);
-  console.table(r.goals.map((g) => ({ goal: g.name, target: g.target, measured: g.measured, verdict: g.pass ? "pass" : "FAIL" })));
+  console.table(
+    r.goals.map((g) => ({ goal: g.name, target: g.target, measured: g.measured, verdict: g.pass ? "pass" : "FAIL" })),
+  );
 }
 
 /** `--entities N --statements N --seed N --dir DIR --keep`; counts accept 200k / 1M / 10M. */

@@ -43,7 +43,18 @@ import { deriveFingerprint } from "../src/engine/fingerprint.js";
 import { Graph } from "../src/engine/graph.js";
 import type { Statement, StatementInput, StatementsParams } from "../src/engine/types.js";
 import { loadGraph } from "../src/load/jsonl.js";
-import { latencyRow, latencyTable, memoryDelta, mib, seconds, settledMemory, sink, thousands, type GoalCheck, type LatencyRow } from "./report.js";
+import {
+  latencyRow,
+  latencyTable,
+  memoryDelta,
+  mib,
+  seconds,
+  settledMemory,
+  sink,
+  thousands,
+  type GoalCheck,
+  type LatencyRow,
+} from "./report.js";
 
 export const STATEMENTS_LIMIT = 50;
 export const DEEP_STATEMENTS_PAGE = 1_000;
@@ -106,27 +117,44 @@ export async function runStatements(
   // main graph issued are not among the replica's recently issued ones, so it checks their HMAC:
   // the path of a cursor that comes back to another replica, or after many others were issued.
   const replica = new Graph(graph.parts);
-  const bench = new Bench({ name: `Quiver statements page (limit ${STATEMENTS_LIMIT}), full data`, time: options.timeMs, warmupTime: 100, warmupIterations: 50 });
+  const bench = new Bench({
+    name: `Quiver statements page (limit ${STATEMENTS_LIMIT}), full data`,
+    time: options.timeMs,
+    warmupTime: 100,
+    warmupIterations: 50,
+  });
   const named: { name: string; c: PageCase }[] = [];
   for (const c of cases) {
     const params = quiverParams(graph, c);
-    bench.add(caseName(c), () => {
-      sink.value += graph.statements(params).items.length;
-    }, { async: false });
+    bench.add(
+      caseName(c),
+      () => {
+        sink.value += graph.statements(params).items.length;
+      },
+      { async: false },
+    );
     named.push({ name: caseName(c), c });
     if (c.depth === "deep") {
       const cold = `${caseName(c)}${COLD_SUFFIX}`;
-      bench.add(cold, () => {
-        sink.value += replica.statements(params).items.length;
-      }, { async: false });
+      bench.add(
+        cold,
+        () => {
+          sink.value += replica.statements(params).items.length;
+        },
+        { async: false },
+      );
       named.push({ name: cold, c });
     }
   }
   await bench.run();
   console.log(bench.name);
   console.table(bench.table());
-  const rows = named.map(({ name, c }) => latencyRow(bench, name, { case: name, impl: "quiver", detail: caseDetail(c) }));
-  console.log(`\nstatements page latency, full data (${thousands(graph.statementCount)} statements); "${COLD_SUFFIX.trim()}": the cursor's HMAC is checked (see the banner)`);
+  const rows = named.map(({ name, c }) =>
+    latencyRow(bench, name, { case: name, impl: "quiver", detail: caseDetail(c) }),
+  );
+  console.log(
+    `\nstatements page latency, full data (${thousands(graph.statementCount)} statements); "${COLD_SUFFIX.trim()}": the cursor's HMAC is checked (see the banner)`,
+  );
   console.table(latencyTable(rows, STATEMENTS_GOAL_US));
 
   const notes: string[] = [];
@@ -168,7 +196,9 @@ function caseName(c: PageCase): string {
 }
 
 function caseDetail(c: PageCase): string {
-  const f = [c.filter.s && `s=${c.filter.s}`, c.filter.p && `p=${c.filter.p}`, c.filter.o && `o=${c.filter.o}`].filter(Boolean).join(" ");
+  const f = [c.filter.s && `s=${c.filter.s}`, c.filter.p && `p=${c.filter.p}`, c.filter.o && `o=${c.filter.o}`]
+    .filter(Boolean)
+    .join(" ");
   return `page ${thousands(c.page)} of ${thousands(Math.ceil(c.matches / STATEMENTS_LIMIT))}${f === "" ? "" : `, ${f}`}`;
 }
 
@@ -180,7 +210,14 @@ function pageCases(graph: Graph): PageCase[] {
     // Deep: page DEEP_STATEMENTS_PAGE, or the middle page of a smaller group (not its last: the
     // baselines' groups can be a little smaller, N3 merging repeated triples).
     const fullPages = Math.floor(g.matches / STATEMENTS_LIMIT);
-    if (fullPages >= 2) cases.push({ shape: g.shape, depth: "deep", filter: g.filter, page: Math.min(DEEP_STATEMENTS_PAGE, Math.max(2, Math.ceil(fullPages / 2))), matches: g.matches });
+    if (fullPages >= 2)
+      cases.push({
+        shape: g.shape,
+        depth: "deep",
+        filter: g.filter,
+        page: Math.min(DEEP_STATEMENTS_PAGE, Math.max(2, Math.ceil(fullPages / 2))),
+        matches: g.matches,
+      });
     else console.log(`(${g.shape}: the heaviest group has ${g.matches} statements, one page: no deep page)`);
   }
   return cases;
@@ -188,7 +225,12 @@ function pageCases(graph: Graph): PageCase[] {
 
 /** The request for a case's page, with the cursor got by walking the pages before it. */
 function quiverParams(graph: Graph, c: PageCase): StatementsParams {
-  const params: StatementsParams = { subjectEntityId: c.filter.s, predicateEntityId: c.filter.p, objectEntityId: c.filter.o, limit: STATEMENTS_LIMIT };
+  const params: StatementsParams = {
+    subjectEntityId: c.filter.s,
+    predicateEntityId: c.filter.p,
+    objectEntityId: c.filter.o,
+    limit: STATEMENTS_LIMIT,
+  };
   for (let page = 1; page < c.page; page++) {
     const next = graph.statements(params).nextCursor;
     if (next === null) throw new Error(`${caseName(c)}: the results ended at page ${page}, before page ${c.page}`);
@@ -244,7 +286,8 @@ function longestRuns(m: number, rows: Uint32Array | null, cols: readonly Uint32A
   for (let pos = 0; pos <= m; pos++) {
     const row = pos === m ? -1 : rows === null ? pos : (rows[pos] as number);
     let same = 0;
-    if (row >= 0 && prev >= 0) while (same < levels && (cols[same] as Uint32Array)[row] === (cols[same] as Uint32Array)[prev]) same++;
+    if (row >= 0 && prev >= 0)
+      while (same < levels && (cols[same] as Uint32Array)[row] === (cols[same] as Uint32Array)[prev]) same++;
     // Runs of prefixes longer than `same` end here.
     for (let k = same; k < levels; k++) {
       const length = pos - (start[k] as number);
@@ -258,7 +301,9 @@ function longestRuns(m: number, rows: Uint32Array | null, cols: readonly Uint32A
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : (s[Math.floor((s.length - 1) / 2)] as number + (s[Math.ceil((s.length - 1) / 2)] as number)) / 2;
+  return s.length === 0
+    ? NaN
+    : ((s[Math.floor((s.length - 1) / 2)] as number) + (s[Math.ceil((s.length - 1) / 2)] as number)) / 2;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -320,19 +365,32 @@ async function runBaselines(
     const params = quiverParams(subsetGraph, c);
     const offset = (c.page - 1) * STATEMENTS_LIMIT;
     const expected = subsetGraph.statements(params).items.length;
-    bench.add(`quiver ${caseName(c)}`, () => {
-      sink.value += subsetGraph.statements(params).items.length;
-    }, { async: false });
-    bench.add(`Map ${caseName(c)}`, () => {
-      sink.value += map.page(c.filter, offset, STATEMENTS_LIMIT).length;
-    }, { async: false });
-    bench.add(`n3 ${caseName(c)}`, () => {
-      sink.value += n3.page(c.filter, offset, STATEMENTS_LIMIT).length;
-    }, { async: false });
+    bench.add(
+      `quiver ${caseName(c)}`,
+      () => {
+        sink.value += subsetGraph.statements(params).items.length;
+      },
+      { async: false },
+    );
+    bench.add(
+      `Map ${caseName(c)}`,
+      () => {
+        sink.value += map.page(c.filter, offset, STATEMENTS_LIMIT).length;
+      },
+      { async: false },
+    );
+    bench.add(
+      `n3 ${caseName(c)}`,
+      () => {
+        sink.value += n3.page(c.filter, offset, STATEMENTS_LIMIT).length;
+      },
+      { async: false },
+    );
     const mapCount = map.page(c.filter, offset, STATEMENTS_LIMIT).length;
     const n3Count = n3.page(c.filter, offset, STATEMENTS_LIMIT).length;
     if (mapCount !== expected) notes.push(`${caseName(c)}: Map page has ${mapCount} items, Quiver's ${expected}`);
-    if (n3Count !== expected) notes.push(`${caseName(c)}: N3 page has ${n3Count} items, Quiver's ${expected} (N3 merges repeated triples)`);
+    if (n3Count !== expected)
+      notes.push(`${caseName(c)}: N3 page has ${n3Count} items, Quiver's ${expected} (N3 merges repeated triples)`);
   }
   await bench.run();
   console.log(bench.name);
@@ -350,7 +408,16 @@ async function runBaselines(
   for (const n of notes) console.log(`note: ${n}`);
   return {
     baselineRows,
-    baseline: { statements: data.statements.length, subsetOfTotal: data.truncated, readMs, mapBuildMs, mapHeapBytes, n3BuildMs, n3HeapBytes, quiverSubsetBuildMs },
+    baseline: {
+      statements: data.statements.length,
+      subsetOfTotal: data.truncated,
+      readMs,
+      mapBuildMs,
+      mapHeapBytes,
+      n3BuildMs,
+      n3HeapBytes,
+      quiverSubsetBuildMs,
+    },
   };
 }
 
@@ -364,7 +431,11 @@ interface BaselineData {
  * The entities' names and the first `cap` statements, read as a user would (readline, JSON.parse).
  * When the file holds more, the subset is also written to `subsetFile` for Quiver's own graph.
  */
-async function readBaselineData(files: { entities: string; statements: string }, cap: number, subsetFile: string): Promise<BaselineData> {
+async function readBaselineData(
+  files: { entities: string; statements: string },
+  cap: number,
+  subsetFile: string,
+): Promise<BaselineData> {
   const names = new Map<string, string>();
   for await (const line of lines(files.entities)) {
     const e = JSON.parse(line) as { entityId: string; rawIdentifier: string };
@@ -447,7 +518,12 @@ class MapBaseline {
     const items: Statement[] = [];
     let skipped = 0;
     for (const st of list) {
-      if ((f.s !== undefined && st.s !== f.s) || (f.p !== undefined && st.p !== f.p) || (f.o !== undefined && st.o !== f.o)) continue;
+      if (
+        (f.s !== undefined && st.s !== f.s) ||
+        (f.p !== undefined && st.p !== f.p) ||
+        (f.o !== undefined && st.o !== f.o)
+      )
+        continue;
       if (skipped < offset) {
         skipped++;
         continue;
@@ -479,7 +555,10 @@ class N3Baseline {
     this.names = names;
     this.store = new N3.Store();
     const { namedNode, quad } = N3.DataFactory;
-    for (const x of statements) this.store.addQuad(quad(namedNode(x.subjectEntityId), namedNode(x.predicateEntityId), namedNode(x.objectEntityId)));
+    for (const x of statements)
+      this.store.addQuad(
+        quad(namedNode(x.subjectEntityId), namedNode(x.predicateEntityId), namedNode(x.objectEntityId)),
+      );
   }
 
   get size(): number {

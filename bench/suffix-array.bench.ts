@@ -10,21 +10,53 @@
  */
 
 import { Bench } from "tinybench";
-import { isMainModule } from "./main-module.js";
-import { mulberry32 } from "./prng.js";
+import { isMainModule } from "../tools/main-module.js";
+import { mulberry32 } from "../tools/prng.js";
 import { buildSuffixArray } from "../src/engine/suffix-array.js";
-import { naiveSuffixArray } from "./naive-suffix-array.js";
+import { naiveSuffixArray } from "../tools/naive-suffix-array.js";
 
 const LARGE_N = 5_000_000;
 const NAIVE_N = 200_000;
 const ALPHABET = 65537;
 const SEPARATOR = 0;
 
-
 /** n code units of folded, name-like text: words of 1-4 syllables, 1-4 words per name, 0 between names. */
 function nameLikeText(n: number, seed: number): Uint16Array {
   const rand = mulberry32(seed);
-  const syllables = ["an", "ber", "ca", "del", "e", "fon", "gi", "han", "is", "jo", "kar", "lu", "ma", "nor", "o", "pe", "qui", "ro", "sen", "ta", "ul", "ve", "wil", "xa", "yo", "zé", "ü", "ñez", "son", "berg", "ov", "lé"];
+  const syllables = [
+    "an",
+    "ber",
+    "ca",
+    "del",
+    "e",
+    "fon",
+    "gi",
+    "han",
+    "is",
+    "jo",
+    "kar",
+    "lu",
+    "ma",
+    "nor",
+    "o",
+    "pe",
+    "qui",
+    "ro",
+    "sen",
+    "ta",
+    "ul",
+    "ve",
+    "wil",
+    "xa",
+    "yo",
+    "zé",
+    "ü",
+    "ñez",
+    "son",
+    "berg",
+    "ov",
+    "lé",
+  ];
   const text = new Uint16Array(n);
   let i = 0;
   while (i < n) {
@@ -46,10 +78,18 @@ function nameLikeText(n: number, seed: number): Uint16Array {
 export async function run(): Promise<void> {
   const large = nameLikeText(LARGE_N, 1);
   const small = large.slice(0, NAIVE_N);
-  console.log(`suffix array: SA-IS on ${LARGE_N} and ${NAIVE_N} name-like code units; naive sort of suffixes on ${NAIVE_N} only (it is too slow for ${LARGE_N})`);
+  console.log(
+    `suffix array: SA-IS on ${LARGE_N} and ${NAIVE_N} name-like code units; naive sort of suffixes on ${NAIVE_N} only (it is too slow for ${LARGE_N})`,
+  );
 
   let sink = 0;
-  const bench = new Bench({ name: "suffix array construction", time: 0, iterations: 5, warmupIterations: 1, warmupTime: 0 });
+  const bench = new Bench({
+    name: "suffix array construction",
+    time: 0,
+    iterations: 5,
+    warmupIterations: 1,
+    warmupTime: 0,
+  });
   bench
     .add(`SA-IS n=${LARGE_N}`, () => {
       sink += buildSuffixArray(large, ALPHABET)[0]!;
@@ -57,9 +97,13 @@ export async function run(): Promise<void> {
     .add(`SA-IS n=${NAIVE_N}`, () => {
       sink += buildSuffixArray(small, ALPHABET)[0]!;
     })
-    .add(`naive sort() of suffixes n=${NAIVE_N}`, () => {
-      sink += naiveSuffixArray(small)[0]!;
-    }, { async: false });
+    .add(
+      `naive sort() of suffixes n=${NAIVE_N}`,
+      () => {
+        sink += naiveSuffixArray(small)[0]!;
+      },
+      { async: false },
+    );
   await bench.run();
   console.log(bench.name);
   console.table(bench.table());
@@ -69,7 +113,9 @@ export async function run(): Promise<void> {
   const wallBefore = performance.now();
   sink += buildSuffixArray(large, ALPHABET)[0]!;
   const cpu = process.cpuUsage(cpuBefore);
-  console.log(`one more SA-IS n=${LARGE_N}: ${(performance.now() - wallBefore).toFixed(0)} ms wall, ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms CPU`);
+  console.log(
+    `one more SA-IS n=${LARGE_N}: ${(performance.now() - wallBefore).toFixed(0)} ms wall, ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms CPU`,
+  );
   if (sink < 0) console.log(sink);
 }
 

@@ -7,7 +7,15 @@ export { QuiverError, ERROR_CODES, isQuiverError, type QuiverErrorCode, type Sou
 export { fold } from "./engine/fold.js";
 export { deriveFingerprint } from "./engine/fingerprint.js";
 export * from "./engine/limits.js";
-export type { Entity, EntityType, Statement, StatementInput, Page, SearchParams, StatementsParams } from "./engine/types.js";
+export type {
+  Entity,
+  EntityType,
+  Statement,
+  StatementInput,
+  Page,
+  SearchParams,
+  StatementsParams,
+} from "./engine/types.js";
 export {
   loadGraph,
   loadJsonLinesFile,
@@ -19,6 +27,13 @@ export {
   type BuildProgress,
   type InputKind,
 } from "./load/jsonl.js";
-export { saveSnapshot, openSnapshot, type SaveSnapshotOptions, type SaveSnapshotResult, type SaveProgress, type OpenSnapshotOptions } from "./snapshot/file.js";
+export {
+  saveSnapshot,
+  openSnapshot,
+  type SaveSnapshotOptions,
+  type SaveSnapshotResult,
+  type SaveProgress,
+  type OpenSnapshotOptions,
+} from "./snapshot/file.js";
 export { FORMAT_VERSION as SNAPSHOT_FORMAT_VERSION } from "./snapshot/format.js";
 export * from "./http/index.js";

@@ -25,8 +25,11 @@ export function generateApiKey(): string {
 
 /** Throws an Error naming the position of a bad key. */
 export function apiKeysFromEnv(value: string | undefined): ApiKeySetup {
-  const keys = (value ?? "").split(",").map((k) => k.trim()).filter((k) => k !== "");
+  const keys = (value ?? "")
+    .split(",")
+    .map((k) => k.trim())
+    .filter((k) => k !== "");
   if (keys.length === 0) return { keys: [generateApiKey()], generated: true };
-  keys.forEach((k, i) => assertUsableKey(k, `${API_KEYS_ENV}, key ${i + 1} of ${keys.length}`));
+  for (const [i, k] of keys.entries()) assertUsableKey(k, `${API_KEYS_ENV}, key ${i + 1} of ${keys.length}`);
   return { keys, generated: false };
 }

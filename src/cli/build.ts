@@ -8,6 +8,7 @@
  */
 
 import { parseArgs } from "node:util";
+import type { Graph } from "../engine/graph.js";
 import { loadGraph } from "../load/jsonl.js";
 import { saveSnapshot } from "../snapshot/file.js";
 import { createProgressPrinter, summary } from "./progress.js";
@@ -31,21 +32,25 @@ loaded or the snapshot cannot be written, 2 for a usage error.
 
 const megabytes = (bytes: number): string => (bytes / 1e6).toFixed(1);
 
+function parseBuildArgs(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      help: { type: "boolean", short: "h" },
+      entities: { type: "string" },
+      statements: { type: "string" },
+      out: { type: "string" },
+    },
+  }).values;
+}
+
 export async function runBuild(argv: string[]): Promise<number> {
   const err = process.stderr;
-  let values;
+  let values: ReturnType<typeof parseBuildArgs>;
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        help: { type: "boolean", short: "h" },
-        entities: { type: "string" },
-        statements: { type: "string" },
-        out: { type: "string" },
-      },
-    }));
+    values = parseBuildArgs(argv);
   } catch (e) {
     err.write(`quiver build: ${(e as Error).message}\nRun "quiver build --help" for the options.\n`);
     return EXIT_USAGE;
@@ -56,11 +61,13 @@ export async function runBuild(argv: string[]): Promise<number> {
   }
   const { entities, statements, out } = values;
   if (entities === undefined || statements === undefined || out === undefined) {
-    err.write(`quiver build: --entities, --statements and --out are all required\nRun "quiver build --help" for the options.\n`);
+    err.write(
+      `quiver build: --entities, --statements and --out are all required\nRun "quiver build --help" for the options.\n`,
+    );
     return EXIT_USAGE;
   }
   const started = performance.now();
-  let graph;
+  let graph: Graph;
   try {
     graph = await loadGraph({ entities, statements, onProgress: createProgressPrinter(err) });
   } catch (e) {

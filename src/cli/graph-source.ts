@@ -42,7 +42,8 @@ export function graphSourceFrom(options: DataOptions): GraphSource {
   const { entities, statements, snapshot } = options;
   if (snapshot !== undefined) {
     // A snapshot holds the whole graph: JSON Lines files beside it would be a second graph.
-    if (entities !== undefined || statements !== undefined) throw new UsageError("give --snapshot alone, or --entities and --statements, not both");
+    if (entities !== undefined || statements !== undefined)
+      throw new UsageError("give --snapshot alone, or --entities and --statements, not both");
     return { kind: "snapshot", file: snapshot };
   }
   // Both files or neither: a graph's statements only make sense with the entities they name.

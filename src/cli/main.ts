@@ -19,7 +19,10 @@ interface Command {
 
 const COMMANDS: Record<string, Command> = {
   serve: { summary: "load a graph and serve the HTTP API (what `npm start` runs)", run: (argv) => runServe(argv) },
-  build: { summary: "build a snapshot file from JSON Lines (serve it with serve --snapshot FILE)", run: (argv) => runBuild(argv) },
+  build: {
+    summary: "build a snapshot file from JSON Lines (serve it with serve --snapshot FILE)",
+    run: (argv) => runBuild(argv),
+  },
 };
 
 export const MAIN_HELP = `Usage: quiver <command> [options]
@@ -63,7 +66,9 @@ if (isMainModule()) {
   main(process.argv.slice(2)).then(
     (status) => process.exit(status),
     (error: unknown) => {
-      process.stderr.write(`quiver: unexpected fault: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.stderr.write(
+        `quiver: unexpected fault: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
       process.exit(1);
     },
   );

@@ -22,7 +22,8 @@ export function describeProgress(p: LoadProgress): string {
     const rate = p.elapsedMs > 0 ? Math.round((p.lines * 1000) / p.elapsedMs) : 0;
     return (
       `reading ${p.phase} ${p.file}: ${count(p.lines)} lines, ${megabytes(p.bytes)} of ${megabytes(p.totalBytes)} MB ` +
-      `(${percent}%), ${count(rate)} lines/s` + (p.finished ? ", done" : "")
+      `(${percent}%), ${count(rate)} lines/s` +
+      (p.finished ? ", done" : "")
     );
   }
   const percent = p.total > 0 ? Math.floor((100 * p.done) / p.total) : 100;

@@ -11,7 +11,7 @@
 import { parseArgs } from "node:util";
 import type { Graph } from "../engine/graph.js";
 import { serve, DEFAULT_HOST, DEFAULT_PORT, type RunningServer } from "../http/server.js";
-import { apiKeysFromEnv, API_KEYS_ENV } from "./api-keys.js";
+import { apiKeysFromEnv, API_KEYS_ENV, type ApiKeySetup } from "./api-keys.js";
 import { graphSourceFrom, loadServeGraph, UsageError, type GraphSource } from "./graph-source.js";
 import { createProgressPrinter, summary } from "./progress.js";
 import { createRequestLog } from "./request-log.js";
@@ -91,9 +91,11 @@ function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeArgs {
     },
   });
   const port = values.port ?? String(DEFAULT_PORT);
-  if (!/^[0-9]{1,5}$/.test(port) || Number(port) > 65535) throw new UsageError(`--port must be a number from 0 to 65535; got ${JSON.stringify(port)}`);
+  if (!/^[0-9]{1,5}$/.test(port) || Number(port) > 65535)
+    throw new UsageError(`--port must be a number from 0 to 65535; got ${JSON.stringify(port)}`);
   const cursorSecret = values["cursor-secret"] ?? env[CURSOR_SECRET_ENV];
-  if (cursorSecret === "") throw new UsageError(`the cursor secret (--cursor-secret or ${CURSOR_SECRET_ENV}) must not be empty`);
+  if (cursorSecret === "")
+    throw new UsageError(`the cursor secret (--cursor-secret or ${CURSOR_SECRET_ENV}) must not be empty`);
   return {
     help: values.help ?? false,
     entities: values.entities,
@@ -120,8 +122,8 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
     process.stdout.write(SERVE_HELP);
     return 0;
   }
-  let keys;
-  let source;
+  let keys: ApiKeySetup;
+  let source: GraphSource;
   try {
     keys = apiKeysFromEnv(env[API_KEYS_ENV]);
     source = graphSourceFrom(args);
@@ -202,7 +204,8 @@ function reloadOnHangup(running: RunningServer, source: GraphSource, err: NodeJS
           running.handler.setGraph(graph);
           err.write(`quiver serve: reloaded; ${summary(graph, performance.now() - started)}\n`);
         },
-        (e: unknown) => err.write(`quiver serve: reload failed, still serving the previous graph: ${(e as Error).message}\n`),
+        (e: unknown) =>
+          err.write(`quiver serve: reload failed, still serving the previous graph: ${(e as Error).message}\n`),
       )
       .finally(() => (reloading = false));
   };
@@ -236,7 +239,10 @@ function tryItLines(url: string, graph: Graph, generatedKey: string | undefined)
   // A real word of this graph, so the first try finds something: the subject of its first statement.
   const first = graph.statements({ limit: 1 }).items[0];
   const word = first?.subjectRawIdentifier.split(/\s+/).find((w) => w !== "") ?? "a";
-  const head = generatedKey === undefined ? "" : `${API_KEYS_ENV} is not set: this run accepts one generated key:\n  ${generatedKey}\n`;
+  const head =
+    generatedKey === undefined
+      ? ""
+      : `${API_KEYS_ENV} is not set: this run accepts one generated key:\n  ${generatedKey}\n`;
   return (
     head +
     `try:\n` +

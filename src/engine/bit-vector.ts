@@ -164,7 +164,8 @@ export function rank1At(blocks: Int32Array, offset: number, i: number): number {
   // mask is 0 (-((q + 3) >> 2) is 0 for q = 0, all ones for q = 1..3): no branch.
   const q = (i >>> 7) & 3;
   let r =
-    blocks[base]! + ((blocks[base + 1]! >>> (SUB_COUNT_BITS * q - SUB_COUNT_BITS)) & (-((q + 3) >> 2) & SUB_COUNT_MASK));
+    blocks[base]! +
+    ((blocks[base + 1]! >>> (SUB_COUNT_BITS * q - SUB_COUNT_BITS)) & (-((q + 3) >> 2) & SUB_COUNT_MASK));
   const words = base + HEADER_WORDS;
   const last = words + ((i >>> 5) & 15);
   for (let w = words + (q << 2); w < last; w++) r += popcount32(blocks[w]!);

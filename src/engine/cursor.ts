@@ -72,7 +72,8 @@ export function defaultCursorSecret(): Uint8Array {
 export function toSecretBytes(secret: string | Uint8Array | undefined): Uint8Array {
   if (secret === undefined) return defaultCursorSecret();
   const bytes = typeof secret === "string" ? Buffer.from(secret, "utf8") : secret;
-  if (bytes.length === 0) throw new QuiverError("INVALID_PARAMETER", "The cursor secret must not be empty.", { parameter: "cursorSecret" });
+  if (bytes.length === 0)
+    throw new QuiverError("INVALID_PARAMETER", "The cursor secret must not be empty.", { parameter: "cursorSecret" });
   return bytes;
 }
 
@@ -121,13 +122,19 @@ export class CursorCodec {
       return issued.content;
     }
     const bad = (why: string): QuiverError =>
-      new QuiverError("INVALID_CURSOR", `The cursor is not valid (${why}); pass the nextCursor of an earlier response unchanged, or leave cursor out to start from the first page.`, { parameter: "cursor" });
+      new QuiverError(
+        "INVALID_CURSOR",
+        `The cursor is not valid (${why}); pass the nextCursor of an earlier response unchanged, or leave cursor out to start from the first page.`,
+        { parameter: "cursor" },
+      );
     if (!BASE64URL.test(cursor)) throw bad("it is not a cursor this service issued");
     const buf = Buffer.from(cursor, "base64url");
-    if (buf.toString("base64url") !== cursor || buf.length < HEADER_BYTES + MAC_BYTES) throw bad("it is truncated or malformed");
+    if (buf.toString("base64url") !== cursor || buf.length < HEADER_BYTES + MAC_BYTES)
+      throw bad("it is truncated or malformed");
     const body = buf.subarray(0, buf.length - MAC_BYTES);
     const mac = buf.subarray(buf.length - MAC_BYTES);
-    if (!timingSafeEqual(this.mac(body).subarray(0, MAC_BYTES), mac)) throw bad("it was altered, truncated, or issued with another secret");
+    if (!timingSafeEqual(this.mac(body).subarray(0, MAC_BYTES), mac))
+      throw bad("it was altered, truncated, or issued with another secret");
     if (buf[0] !== VERSION) throw bad("it comes from another version of this service");
     checkBinding(buf[1] as Endpoint, buf.readUInt32BE(3), buf.readUInt32BE(7), endpoint, tag);
     const parts: string[] = [];
@@ -159,10 +166,18 @@ export class CursorCodec {
 function checkBinding(issuedFor: Endpoint, tagHi: number, tagLo: number, endpoint: Endpoint, tag: Hash64): void {
   if (issuedFor !== endpoint) {
     const name = ENDPOINT_NAMES[issuedFor] ?? "another endpoint";
-    throw new QuiverError("CURSOR_ENDPOINT_MISMATCH", `The cursor was issued by ${name}, not by ${ENDPOINT_NAMES[endpoint]}; use it only with the endpoint that returned it.`, { parameter: "cursor" });
+    throw new QuiverError(
+      "CURSOR_ENDPOINT_MISMATCH",
+      `The cursor was issued by ${name}, not by ${ENDPOINT_NAMES[endpoint]}; use it only with the endpoint that returned it.`,
+      { parameter: "cursor" },
+    );
   }
   if (tagHi !== tag[0] || tagLo !== tag[1]) {
-    throw new QuiverError("CURSOR_QUERY_MISMATCH", "The cursor was issued for other parameters; repeat the query with the same parameters as the page that returned it (only limit may change).", { parameter: "cursor" });
+    throw new QuiverError(
+      "CURSOR_QUERY_MISMATCH",
+      "The cursor was issued for other parameters; repeat the query with the same parameters as the page that returned it (only limit may change).",
+      { parameter: "cursor" },
+    );
   }
 }
 

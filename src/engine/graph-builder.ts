@@ -86,7 +86,11 @@ export class GraphBuilder {
     if (t < 0) throw dataError("INVALID_DATA", `field "type" must be one of "0" to "7", got ${quote(type)}`, source);
     const previous = this.entityIndex.get(entityId);
     if (previous !== undefined) {
-      throw dataError("DUPLICATE_ENTITY", `entityId ${quote(entityId)} is already defined${this.entitySource.describe(previous, " at ")}`, source);
+      throw dataError(
+        "DUPLICATE_ENTITY",
+        `entityId ${quote(entityId)} is already defined${this.entitySource.describe(previous, " at ")}`,
+        source,
+      );
     }
     let st = this.sourceTypeIds.get(sourceType);
     if (st === undefined) {
@@ -164,7 +168,9 @@ export class GraphBuilder {
     progress?.("sort-entities", 1, 1);
 
     const folded = rawIdentifiers.map(fold);
-    const searchIndex = SearchIndex.build(folded, types, entityIds, (done, total) => progress?.("search-index", done, total));
+    const searchIndex = SearchIndex.build(folded, types, entityIds, (done, total) =>
+      progress?.("search-index", done, total),
+    );
 
     const keep = this.checkFingerprints();
     const m = keep.length;
@@ -190,7 +196,15 @@ export class GraphBuilder {
       (done, total) => progress?.("statement-index", done, total),
     );
     return new Graph(
-      { entityIds, rawIdentifiers, types, sourceTypeIndex, sourceTypes: this.sourceTypes.slice(), searchIndex, statementIndex },
+      {
+        entityIds,
+        rawIdentifiers,
+        types,
+        sourceTypeIndex,
+        sourceTypes: this.sourceTypes.slice(),
+        searchIndex,
+        statementIndex,
+      },
       this.options,
     );
   }
@@ -211,9 +225,15 @@ export class GraphBuilder {
     let sorted = rows;
     let scratch = new Uint32Array(count);
     const counts = new Uint32Array(0x10001);
-    for (const [column, shift] of [[lo, 0], [lo, 16], [hi, 0], [hi, 16]] as const) {
+    for (const [column, shift] of [
+      [lo, 0],
+      [lo, 16],
+      [hi, 0],
+      [hi, 16],
+    ] as const) {
       counts.fill(0);
-      for (let i = 0; i < count; i++) (counts[(((column[sorted[i] as number] as number) >>> shift) & 0xffff) + 1] as number)++;
+      for (let i = 0; i < count; i++)
+        (counts[(((column[sorted[i] as number] as number) >>> shift) & 0xffff) + 1] as number)++;
       for (let k = 1; k < counts.length; k++) counts[k] = (counts[k] as number) + (counts[k - 1] as number);
       for (let i = 0; i < count; i++) {
         const row = sorted[i] as number;
@@ -232,7 +252,8 @@ export class GraphBuilder {
       if (hi[a] !== hi[b] || lo[a] !== lo[b]) continue;
       let first = a;
       // Walk back to the first row of the run, which is the one kept.
-      for (let j = i - 1; j >= 0 && hi[sorted[j] as number] === hi[b] && lo[sorted[j] as number] === lo[b]; j--) first = sorted[j] as number;
+      for (let j = i - 1; j >= 0 && hi[sorted[j] as number] === hi[b] && lo[sorted[j] as number] === lo[b]; j--)
+        first = sorted[j] as number;
       if (!this.sameTriple(first, this.subject.get(b), this.predicate.get(b), this.object.get(b))) {
         throw this.conflict(this.fingerprintText(b), first, this.statementSource.position(b));
       }
@@ -245,7 +266,11 @@ export class GraphBuilder {
   }
 
   private fingerprintText(row: number): string {
-    return this.fpText.get(row) ?? (this.fpHi.get(row) >>> 0).toString(16).padStart(8, "0") + (this.fpLo.get(row) >>> 0).toString(16).padStart(8, "0");
+    return (
+      this.fpText.get(row) ??
+      (this.fpHi.get(row) >>> 0).toString(16).padStart(8, "0") +
+        (this.fpLo.get(row) >>> 0).toString(16).padStart(8, "0")
+    );
   }
 
   private sameTriple(row: number, s: number, p: number, o: number): boolean {
@@ -263,7 +288,11 @@ export class GraphBuilder {
   private entityRef(entityId: string, name: string, source: SourcePosition | undefined): number {
     const i = this.entityIndex.get(entityId);
     if (i === undefined) {
-      throw dataError("UNKNOWN_ENTITY", `${name} ${quote(entityId)} names no entity; load the entities before the statements that name them`, source);
+      throw dataError(
+        "UNKNOWN_ENTITY",
+        `${name} ${quote(entityId)} names no entity; load the entities before the statements that name them`,
+        source,
+      );
     }
     return i;
   }
@@ -314,16 +343,26 @@ function backingArray(v: Uint32Vector): Uint32Array {
 
 function asObject(value: unknown, source: SourcePosition | undefined): Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw dataError("INVALID_DATA", `expected a JSON object, got ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`, source);
+    throw dataError(
+      "INVALID_DATA",
+      `expected a JSON object, got ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`,
+      source,
+    );
   }
   return value as Record<string, unknown>;
 }
 
-function field(obj: Record<string, unknown>, name: string, source: SourcePosition | undefined, nonEmpty: boolean): string {
+function field(
+  obj: Record<string, unknown>,
+  name: string,
+  source: SourcePosition | undefined,
+  nonEmpty: boolean,
+): string {
   const v = obj[name];
   const code: QuiverErrorCode = "INVALID_DATA";
   if (v === undefined) throw dataError(code, `missing field "${name}"`, source);
-  if (typeof v !== "string") throw dataError(code, `field "${name}" must be a string, got ${v === null ? "null" : typeof v}`, source);
+  if (typeof v !== "string")
+    throw dataError(code, `field "${name}" must be a string, got ${v === null ? "null" : typeof v}`, source);
   if (nonEmpty && v.length === 0) throw dataError(code, `field "${name}" must not be empty`, source);
   return v;
 }

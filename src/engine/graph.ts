@@ -28,7 +28,14 @@ import {
 import { TIER_INFIX, type SearchIndex, type SearchKey } from "./search-index.js";
 import type { StatementIndex } from "./statement-index.js";
 import type { IndexOrder, SeekKey } from "./triple-index.js";
-import { ENTITY_TYPES, type Entity, type Page, type SearchParams, type Statement, type StatementsParams } from "./types.js";
+import {
+  ENTITY_TYPES,
+  type Entity,
+  type Page,
+  type SearchParams,
+  type Statement,
+  type StatementsParams,
+} from "./types.js";
 import { checkLimit, checkOptionalText, checkQuery, checkType } from "./validate.js";
 
 /** Everything a graph is made of: what GraphBuilder produces and a snapshot stores. */
@@ -106,7 +113,8 @@ export class Graph {
     let after: SearchKey | null = null;
     if (cursor !== undefined) {
       const { extra, parts } = this.cursors.decode(cursor, ENDPOINT_SEARCH, tag);
-      if (parts.length !== 2 || extra > TIER_INFIX) throw new Error("search cursor with a valid MAC has an unknown shape");
+      if (parts.length !== 2 || extra > TIER_INFIX)
+        throw new Error("search cursor with a valid MAC has an unknown shape");
       after = { tier: extra, folded: parts[0] as string, entityId: parts[1] as string };
     }
     // One look-ahead item tells whether a next page exists, so nextCursor is null exactly at the end.
@@ -118,7 +126,10 @@ export class Graph {
     if (hits.ranks.length > limit) {
       const lastRank = hits.ranks[n - 1] as number;
       const last = items[n - 1] as Entity;
-      nextCursor = this.cursors.encode(ENDPOINT_SEARCH, tag, hits.tiers[n - 1] as number, [this.searchIndex.foldedAt(lastRank), last.entityId]);
+      nextCursor = this.cursors.encode(ENDPOINT_SEARCH, tag, hits.tiers[n - 1] as number, [
+        this.searchIndex.foldedAt(lastRank),
+        last.entityId,
+      ]);
     }
     return { items, nextCursor };
   }

@@ -60,6 +60,9 @@ const HEX4: readonly string[] = Array.from({ length: 0x10000 }, (_, i) => i.toSt
 /** 16 lowercase hex digits of a 64-bit value. */
 export function hex64(hi: number, lo: number): string {
   return (
-    (HEX4[hi >>> 16] as string) + (HEX4[hi & 0xffff] as string) + (HEX4[lo >>> 16] as string) + (HEX4[lo & 0xffff] as string)
+    (HEX4[hi >>> 16] as string) +
+    (HEX4[hi & 0xffff] as string) +
+    (HEX4[lo >>> 16] as string) +
+    (HEX4[lo & 0xffff] as string)
   );
 }

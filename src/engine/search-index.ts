@@ -141,7 +141,12 @@ export class SearchIndex {
    * Builds the index. `folded[d]` and `types[d]` belong to dense id d; `ids` are the entityIds by
    * dense id (ascending), used to break ties between equal folded identifiers.
    */
-  static build(folded: readonly string[], types: Uint8Array, ids: readonly string[], onProgress?: (done: number, total: number) => void): SearchIndex {
+  static build(
+    folded: readonly string[],
+    types: Uint8Array,
+    ids: readonly string[],
+    onProgress?: (done: number, total: number) => void,
+  ): SearchIndex {
     const n = folded.length;
     const total = 4;
     // Rank order: (folded identifier, entityId); dense ids already follow entityId order.
@@ -203,7 +208,10 @@ export class SearchIndex {
       fill[t] = (fill[t] as number) + 1;
     }
     onProgress?.(4, total);
-    return new SearchIndex({ text, separators, starts, rankToId, suffixArray, documents, rankBits, typeRanks, typeStarts }, ids);
+    return new SearchIndex(
+      { text, separators, starts, rankToId, suffixArray, documents, rankBits, typeRanks, typeStarts },
+      ids,
+    );
   }
 
   /** The dense id of the entity at `rank`. */
@@ -229,14 +237,23 @@ export class SearchIndex {
     // Resume point: the first rank after the key; an absent key starts every tier at its beginning.
     const x = after === null ? 0 : this.rankAfter(after.folded, after.entityId);
     const fromTier = after === null ? TIER_EXACT : after.tier;
-    if (fromTier <= TIER_EXACT) this.listRanks(a, e, fromTier === TIER_EXACT && after !== null ? x : a, type, TIER_EXACT, count, hits);
+    if (fromTier <= TIER_EXACT)
+      this.listRanks(a, e, fromTier === TIER_EXACT && after !== null ? x : a, type, TIER_EXACT, count, hits);
     if (fromTier <= TIER_PREFIX) this.listRanks(e, b, fromTier === TIER_PREFIX ? x : e, type, TIER_PREFIX, count, hits);
     this.listInfix(l, r, a, b, fromTier === TIER_INFIX ? x : 0, type, count, hits);
     return hits;
   }
 
   /** Tiers 0 and 1: ranks in [lo, hi) from `from` on, of the given type, appended to `hits`. */
-  private listRanks(lo: number, hi: number, from: number, type: number, tier: number, count: number, hits: SearchHits): void {
+  private listRanks(
+    lo: number,
+    hi: number,
+    from: number,
+    type: number,
+    tier: number,
+    count: number,
+    hits: SearchHits,
+  ): void {
     const start = Math.max(lo, Math.min(from, hi));
     if (type < 0) {
       // No type filter: the tier is a contiguous rank range.
@@ -257,7 +274,16 @@ export class SearchIndex {
   }
 
   /** Tier 2: distinct entities of suffix interval [l, r), ranks >= from, outside [a, b). */
-  private listInfix(l: number, r: number, a: number, b: number, from: number, type: number, count: number, hits: SearchHits): void {
+  private listInfix(
+    l: number,
+    r: number,
+    a: number,
+    b: number,
+    from: number,
+    type: number,
+    count: number,
+    hits: SearchHits,
+  ): void {
     const need = count - hits.ranks.length;
     if (need <= 0) return;
     if (type >= 0) {
@@ -288,7 +314,8 @@ export class SearchIndex {
         const t = open[i] as number;
         const found = this.bandRanks(l, r, a, b, t, start[t] as number, share);
         if (found.length > 0) pool = mergeSmallest(pool, found, Infinity);
-        if (found.length < share) open.splice(i, 1); // exhausted: all its ranks are in the pool
+        if (found.length < share)
+          open.splice(i, 1); // exhausted: all its ranks are in the pool
         else {
           const last = found[found.length - 1] as number;
           start[t] = last + 1;
@@ -296,7 +323,8 @@ export class SearchIndex {
         }
       }
       let k = 0;
-      while (k < pool.length && k < remaining && (pool[k] as number) < settled) this.pushInfix(pool[k++] as number, hits);
+      while (k < pool.length && k < remaining && (pool[k] as number) < settled)
+        this.pushInfix(pool[k++] as number, hits);
       pool = pool.slice(k);
       remaining -= k;
     }
@@ -435,8 +463,14 @@ export class SearchIndex {
 
   get byteLength(): number {
     return (
-      this.text.byteLength + this.separators.byteLength + this.starts.byteLength + this.rankToId.byteLength +
-      this.suffixArray.byteLength + this.documents.byteLength + this.typeRanks.byteLength + this.typeStarts.byteLength
+      this.text.byteLength +
+      this.separators.byteLength +
+      this.starts.byteLength +
+      this.rankToId.byteLength +
+      this.suffixArray.byteLength +
+      this.documents.byteLength +
+      this.typeRanks.byteLength +
+      this.typeStarts.byteLength
     );
   }
 }

@@ -49,7 +49,14 @@ export class StatementIndex {
   readonly pos: TripleIndex;
   readonly osp: TripleIndex;
 
-  constructor(subject: Uint32Array, predicate: Uint32Array, object: Uint32Array, fingerprints: FingerprintColumn, posRows: Uint32Array, ospRows: Uint32Array) {
+  constructor(
+    subject: Uint32Array,
+    predicate: Uint32Array,
+    object: Uint32Array,
+    fingerprints: FingerprintColumn,
+    posRows: Uint32Array,
+    ospRows: Uint32Array,
+  ) {
     this.subject = subject;
     this.predicate = predicate;
     this.object = object;
@@ -64,7 +71,11 @@ export class StatementIndex {
   }
 
   /** Sorts `rows` into the three orders. `entityCount` bounds the dense ids. */
-  static build(rows: StatementRows, entityCount: number, onProgress?: (done: number, total: number) => void): StatementIndex {
+  static build(
+    rows: StatementRows,
+    entityCount: number,
+    onProgress?: (done: number, total: number) => void,
+  ): StatementIndex {
     const m = rows.subject.length;
     const identity = new Uint32Array(m);
     for (let i = 0; i < m; i++) identity[i] = i;

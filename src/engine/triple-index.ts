@@ -36,7 +36,12 @@ export class TripleIndex {
   readonly fingerprints: FingerprintColumn;
   readonly length: number;
 
-  constructor(order: IndexOrder, columns: [Uint32Array, Uint32Array, Uint32Array], rows: Uint32Array | null, fingerprints: FingerprintColumn) {
+  constructor(
+    order: IndexOrder,
+    columns: [Uint32Array, Uint32Array, Uint32Array],
+    rows: Uint32Array | null,
+    fingerprints: FingerprintColumn,
+  ) {
     this.order = order;
     [this.first, this.second, this.third] = columns;
     this.rows = rows;

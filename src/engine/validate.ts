@@ -12,17 +12,32 @@ import { ENTITY_TYPES } from "./types.js";
 export function checkLimit(value: unknown, fallback: number, max: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
-    throw new QuiverError("INVALID_PARAMETER", `limit must be a whole number from 1 to ${max}; got ${describe(value)}.`, { parameter: "limit" });
+    throw new QuiverError(
+      "INVALID_PARAMETER",
+      `limit must be a whole number from 1 to ${max}; got ${describe(value)}.`,
+      { parameter: "limit" },
+    );
   }
   return value;
 }
 
 export function checkQuery(value: unknown, maxLength: number): string {
-  if (value === undefined) throw new QuiverError("MISSING_PARAMETER", "q is required: give the text to search for in entity identifiers.", { parameter: "q" });
-  if (typeof value !== "string") throw new QuiverError("INVALID_PARAMETER", `q must be a string; got ${describe(value)}.`, { parameter: "q" });
-  if (value.length === 0) throw new QuiverError("EMPTY_PARAMETER", "q must not be empty: give at least one character to search for.", { parameter: "q" });
+  if (value === undefined)
+    throw new QuiverError("MISSING_PARAMETER", "q is required: give the text to search for in entity identifiers.", {
+      parameter: "q",
+    });
+  if (typeof value !== "string")
+    throw new QuiverError("INVALID_PARAMETER", `q must be a string; got ${describe(value)}.`, { parameter: "q" });
+  if (value.length === 0)
+    throw new QuiverError("EMPTY_PARAMETER", "q must not be empty: give at least one character to search for.", {
+      parameter: "q",
+    });
   if (value.length > maxLength) {
-    throw new QuiverError("INVALID_PARAMETER", `q is ${value.length} characters long; it may be at most ${maxLength} (UTF-16 code units).`, { parameter: "q" });
+    throw new QuiverError(
+      "INVALID_PARAMETER",
+      `q is ${value.length} characters long; it may be at most ${maxLength} (UTF-16 code units).`,
+      { parameter: "q" },
+    );
   }
   return value;
 }
@@ -30,17 +45,27 @@ export function checkQuery(value: unknown, maxLength: number): string {
 /** The type filter as a band number 0..7, or -1 when absent. */
 export function checkType(value: unknown): number {
   if (value === undefined) return -1;
-  if (value === "") throw new QuiverError("EMPTY_PARAMETER", 'type must not be empty: give one of "0" to "7", or leave it out.', { parameter: "type" });
+  if (value === "")
+    throw new QuiverError("EMPTY_PARAMETER", 'type must not be empty: give one of "0" to "7", or leave it out.', {
+      parameter: "type",
+    });
   const i = typeof value === "string" ? (ENTITY_TYPES as readonly string[]).indexOf(value) : -1;
-  if (i < 0) throw new QuiverError("INVALID_PARAMETER", `type must be one of "0" to "7"; got ${describe(value)}.`, { parameter: "type" });
+  if (i < 0)
+    throw new QuiverError("INVALID_PARAMETER", `type must be one of "0" to "7"; got ${describe(value)}.`, {
+      parameter: "type",
+    });
   return i;
 }
 
 /** An optional non-empty string parameter (statement filters, cursors). */
 export function checkOptionalText(value: unknown, name: string): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== "string") throw new QuiverError("INVALID_PARAMETER", `${name} must be a string; got ${describe(value)}.`, { parameter: name });
-  if (value.length === 0) throw new QuiverError("EMPTY_PARAMETER", `${name} must not be empty; leave it out instead.`, { parameter: name });
+  if (typeof value !== "string")
+    throw new QuiverError("INVALID_PARAMETER", `${name} must be a string; got ${describe(value)}.`, {
+      parameter: name,
+    });
+  if (value.length === 0)
+    throw new QuiverError("EMPTY_PARAMETER", `${name} must not be empty; leave it out instead.`, { parameter: name });
   return value;
 }
 

@@ -68,9 +68,12 @@ export class WaveletMatrix {
     checkShape(length, bits);
     const stride = BitVector.blocksLength(length);
     if (levelBlocks.length !== bits * stride) {
-      throw new RangeError(`wavelet matrix of ${length} x ${bits} bits needs ${bits * stride} block words, got ${levelBlocks.length}`);
+      throw new RangeError(
+        `wavelet matrix of ${length} x ${bits} bits needs ${bits * stride} block words, got ${levelBlocks.length}`,
+      );
     }
-    if (zeros.length !== bits) throw new RangeError(`wavelet matrix of ${bits} bits needs ${bits} zero counts, got ${zeros.length}`);
+    if (zeros.length !== bits)
+      throw new RangeError(`wavelet matrix of ${bits} bits needs ${bits} zero counts, got ${zeros.length}`);
     this.length = length;
     this.bits = bits;
     this.levelBlocks = levelBlocks;
@@ -296,7 +299,14 @@ export class WaveletMatrix {
    * value: about (count + bits) node visits instead of count * bits. To page on, call again with
    * lo = out[count - 1] + 1. Allocation-free; not reentrant (see `stack`).
    */
-  rangeDistinct(l: number, r: number, lo: number, hi: number, out: Int32Array | Uint32Array, limit: number = out.length): number {
+  rangeDistinct(
+    l: number,
+    r: number,
+    lo: number,
+    hi: number,
+    out: Int32Array | Uint32Array,
+    limit: number = out.length,
+  ): number {
     if (l < 0) l = 0;
     if (r > this.length) r = this.length;
     if (lo < 0) lo = 0;
@@ -369,5 +379,6 @@ function checkShape(length: number, bits: number): void {
   if (!Number.isInteger(bits) || bits < 0 || bits > MAX_WAVELET_BITS) {
     throw new RangeError(`bits must be an integer in [0, ${MAX_WAVELET_BITS}], got ${bits}`);
   }
-  if (!Number.isInteger(length) || length < 0) throw new RangeError(`length must be a non-negative integer, got ${length}`);
+  if (!Number.isInteger(length) || length < 0)
+    throw new RangeError(`length must be a non-negative integer, got ${length}`);
 }

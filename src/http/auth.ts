@@ -56,7 +56,7 @@ export function createKeyVerifier(keys: ApiKeys): (presented: string | string[] 
     accepts = keys;
   } else {
     if (keys.length === 0) throw new Error("apiKeys: give at least one API key (or a function that checks one).");
-    keys.forEach((k, i) => assertUsableKey(k, `apiKeys[${i}]`));
+    for (const [i, k] of keys.entries()) assertUsableKey(k, `apiKeys[${i}]`);
     const digests = keys.map(sha256);
     accepts = (key) => {
       const presented = sha256(key);

@@ -38,7 +38,8 @@ const KNOWN_PATHS = new Set([SEARCH_PATH, STATEMENTS_PATH, HEALTH_PATH, OPENAPI_
 const PATH_LIST = [...KNOWN_PATHS].join(", ");
 const ALLOWED_METHODS = "GET, HEAD";
 const HEALTH_BODY = Buffer.from('{"status":"ok"}');
-const INTERNAL_ERROR_MESSAGE = "The server met an unexpected fault and did not complete the request; try again, and report it if it persists.";
+const INTERNAL_ERROR_MESSAGE =
+  "The server met an unexpected fault and did not complete the request; try again, and report it if it persists.";
 
 /** One line of the request log: never headers, never the query string. */
 export interface RequestLogEntry {
@@ -99,20 +100,41 @@ export function createHandler(graph: Graph, options: HandlerOptions): QuiverHand
     }
     // Bytes, not characters: node only lets ASCII through, but an embedder may call us directly.
     if (url.length > maxTarget || Buffer.byteLength(url, "utf8") > maxTarget) {
-      return sendError(req, res, S.STATUS_URI_TOO_LONG, `The request target is longer than ${maxTarget} bytes; shorten the query.`);
+      return sendError(
+        req,
+        res,
+        S.STATUS_URI_TOO_LONG,
+        `The request target is longer than ${maxTarget} bytes; shorten the query.`,
+      );
     }
     if (!dataEndpoint && !KNOWN_PATHS.has(path)) {
       return sendError(req, res, S.STATUS_NOT_FOUND, `There is nothing at ${quote(path)}; the paths are ${PATH_LIST}.`);
     }
     if (req.method !== "GET" && req.method !== "HEAD") {
-      return sendError(req, res, S.STATUS_METHOD_NOT_ALLOWED, `${path} answers GET and HEAD only, not ${req.method}.`, ALLOWED_METHODS);
+      return sendError(
+        req,
+        res,
+        S.STATUS_METHOD_NOT_ALLOWED,
+        `${path} answers GET and HEAD only, not ${req.method}.`,
+        ALLOWED_METHODS,
+      );
     }
     const query = path.length < url.length ? url.slice(path.length + 1) : "";
     switch (path) {
       case SEARCH_PATH:
-        return sendJson(req, res, S.STATUS_OK, current.serializer.entities(current.graph.search(parseSearchParams(query))));
+        return sendJson(
+          req,
+          res,
+          S.STATUS_OK,
+          current.serializer.entities(current.graph.search(parseSearchParams(query))),
+        );
       case STATEMENTS_PATH:
-        return sendJson(req, res, S.STATUS_OK, current.serializer.statements(current.graph.statements(parseStatementsParams(query))));
+        return sendJson(
+          req,
+          res,
+          S.STATUS_OK,
+          current.serializer.statements(current.graph.statements(parseStatementsParams(query))),
+        );
       case HEALTH_PATH:
         return sendJson(req, res, S.STATUS_OK, HEALTH_BODY);
       default:
@@ -125,7 +147,8 @@ export function createHandler(graph: Graph, options: HandlerOptions): QuiverHand
     if (isQuiverError(error)) status = S.statusForCode(error.code);
     if (status === S.STATUS_INTERNAL_ERROR) report(error, req);
     // Only the caller's own mistakes are echoed; a fault of ours gets the fixed sentence.
-    const message = status === S.STATUS_INTERNAL_ERROR || !isQuiverError(error) ? INTERNAL_ERROR_MESSAGE : error.message;
+    const message =
+      status === S.STATUS_INTERNAL_ERROR || !isQuiverError(error) ? INTERNAL_ERROR_MESSAGE : error.message;
     if (res.headersSent) {
       res.destroy(); // cannot happen with the synchronous writes above; never send half a body as whole
       return status;
@@ -174,7 +197,13 @@ export function createHandler(graph: Graph, options: HandlerOptions): QuiverHand
   }) as QuiverHandler;
 }
 
-function sendJson(req: IncomingMessage, res: ServerResponse, status: number, body: string | Buffer, allow?: string): number {
+function sendJson(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  body: string | Buffer,
+  allow?: string,
+): number {
   const length = typeof body === "string" ? Buffer.byteLength(body, "utf8") : body.length;
   const headers: Record<string, string | number> = { "content-type": "application/json", "content-length": length };
   if (allow !== undefined) headers["allow"] = allow;
@@ -193,5 +222,7 @@ function reportToStderr(error: unknown, req: IncomingMessage): void {
   const url = req.url ?? "";
   const path = url.includes("?") ? url.slice(0, url.indexOf("?")) : url;
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  process.stderr.write(JSON.stringify({ level: "error", time: new Date().toISOString(), method: req.method, path, error: detail }) + "\n");
+  process.stderr.write(
+    JSON.stringify({ level: "error", time: new Date().toISOString(), method: req.method, path, error: detail }) + "\n",
+  );
 }

@@ -85,9 +85,12 @@ export const STATEMENT_SCHEMA = {
   type: "object",
   description: "A statement: subject, predicate, object, with the raw identifier of each.",
   properties: {
-    statementFingerprint: str("Identifies the statement; unique across the graph. Derived ones are 16 lowercase hex digits.", {
-      minLength: 1,
-    }),
+    statementFingerprint: str(
+      "Identifies the statement; unique across the graph. Derived ones are 16 lowercase hex digits.",
+      {
+        minLength: 1,
+      },
+    ),
     subjectEntityId: str("Resolved identifier of the subject.", { minLength: 1 }),
     subjectRawIdentifier: str("Raw identifier of the subject."),
     predicateEntityId: str("Identifier of the predicate (an entity too).", { minLength: 1 }),
@@ -254,7 +257,7 @@ export const OPENAPI_DOCUMENT = {
     version: "1.0.0",
     description:
       "Search entities and list statements of an in-memory graph, with keyset pagination. " +
-      "Every error is application/json {\"error\": \"...\"}. Any path not listed here answers 404; " +
+      'Every error is application/json {"error": "..."}. Any path not listed here answers 404; ' +
       `a request target longer than ${MAX_REQUEST_TARGET_BYTES} bytes answers 414. Before any path is looked at, ` +
       "a client too slow to send its headers gets 408, and headers too large 431 (components.responses).",
   },
@@ -299,7 +302,9 @@ export const OPENAPI_DOCUMENT = {
         content: json("Error"),
       },
       UriTooLong: errorResponse(`The request target is longer than ${MAX_REQUEST_TARGET_BYTES} bytes.`),
-      RequestTimeout: errorResponse("The request line and headers did not arrive in time (any path; answered before routing)."),
+      RequestTimeout: errorResponse(
+        "The request line and headers did not arrive in time (any path; answered before routing).",
+      ),
       HeadersTooLarge: errorResponse("The request headers are too large (any path; answered before routing)."),
       InternalError: errorResponse("An unexpected fault; the body never carries a stack trace."),
     },

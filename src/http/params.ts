@@ -44,7 +44,10 @@ function endpointSpec<N extends string>(path: string, specs: Record<N, Parameter
   return { path, names, parameters: new Map(names.map((n) => [n, specs[n]])) };
 }
 
-const CURSOR_SPEC: ParameterSpec = { required: false, expects: "the nextCursor of an earlier response to the same query" };
+const CURSOR_SPEC: ParameterSpec = {
+  required: false,
+  expects: "the nextCursor of an earlier response to the same query",
+};
 const FILTER_SPEC: ParameterSpec = { required: false, expects: "an entityId" };
 
 export const SEARCH_ENDPOINT = endpointSpec("/graph/v1/search", {
@@ -65,9 +68,18 @@ export const STATEMENTS_ENDPOINT = endpointSpec("/graph/v1/statements", {
 export function parseSearchParams(query: string): SearchParams {
   const v = collectParameters(query, SEARCH_ENDPOINT);
   if (v.q === undefined) {
-    throw new QuiverError("MISSING_PARAMETER", `The parameter "q" is required: give ${expects(SEARCH_ENDPOINT, "q")}.`, { parameter: "q" });
+    throw new QuiverError(
+      "MISSING_PARAMETER",
+      `The parameter "q" is required: give ${expects(SEARCH_ENDPOINT, "q")}.`,
+      { parameter: "q" },
+    );
   }
-  return { q: v.q, type: v.type, limit: parseLimit(v.limit, SEARCH_ENDPOINT.parameters.get("limit")), cursor: v.cursor };
+  return {
+    q: v.q,
+    type: v.type,
+    limit: parseLimit(v.limit, SEARCH_ENDPOINT.parameters.get("limit")),
+    cursor: v.cursor,
+  };
 }
 
 export function parseStatementsParams(query: string): StatementsParams {
@@ -97,15 +109,22 @@ function parseLimit(raw: string | undefined, spec: ParameterSpec | undefined): n
   const limit = Number(raw);
   // Past 2^53 the number would be rounded before the engine checks its range: answer here instead.
   if (!Number.isSafeInteger(limit)) {
-    throw new QuiverError("INVALID_PARAMETER", `The parameter "limit" must be ${spec?.expects ?? "a whole number"}; got ${quote(raw)}.`, {
-      parameter: "limit",
-    });
+    throw new QuiverError(
+      "INVALID_PARAMETER",
+      `The parameter "limit" must be ${spec?.expects ?? "a whole number"}; got ${quote(raw)}.`,
+      {
+        parameter: "limit",
+      },
+    );
   }
   return limit;
 }
 
 /** Splits and decodes the query string, checking names, repeats, encoding and emptiness. */
-export function collectParameters<N extends string>(query: string, endpoint: EndpointSpec<N>): Partial<Record<N, string>> {
+export function collectParameters<N extends string>(
+  query: string,
+  endpoint: EndpointSpec<N>,
+): Partial<Record<N, string>> {
   const values: Partial<Record<string, string>> = {};
   let start = 0;
   while (start <= query.length) {
@@ -126,9 +145,13 @@ export function collectParameters<N extends string>(query: string, endpoint: End
         );
       }
       if (values[name] !== undefined) {
-        throw new QuiverError("REPEATED_PARAMETER", `The parameter ${quote(name)} is given more than once; give it once.`, {
-          parameter: name,
-        });
+        throw new QuiverError(
+          "REPEATED_PARAMETER",
+          `The parameter ${quote(name)} is given more than once; give it once.`,
+          {
+            parameter: name,
+          },
+        );
       }
       const value = hasValue ? decodeComponent(query.slice(eq + 1, end), name, "value") : "";
       if (value === "") {

@@ -64,7 +64,11 @@ export function createServer(handler: http.RequestListener, limits: ServerLimits
     if (closing) res.shouldKeepAlive = false;
     if (!hostHeaderValid(req)) {
       const body = errorBody("The request must carry one Host header (HTTP/1.1 requires it), never two.");
-      res.writeHead(S.STATUS_BAD_REQUEST, { "content-type": "application/json", "content-length": Buffer.byteLength(body), connection: "close" });
+      res.writeHead(S.STATUS_BAD_REQUEST, {
+        "content-type": "application/json",
+        "content-length": Buffer.byteLength(body),
+        connection: "close",
+      });
       res.end(req.method === "HEAD" ? undefined : body);
       return;
     }
@@ -117,7 +121,8 @@ export function createServer(handler: http.RequestListener, limits: ServerLimits
 
 /** Errors node's parser reports before there is a request to hand to the handler. */
 function answerClientError(error: Error & { code?: string; rawPacket?: unknown }, socket: Duplex): void {
-  const inResponse = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+  const inResponse =
+    (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
   // A reset or a half-written response cannot take an answer: just drop the connection (node does the same).
   if (error.code === "ECONNRESET" || !socket.writable || inResponse) {
     socket.destroy();
@@ -136,7 +141,8 @@ function answerClientError(error: Error & { code?: string; rawPacket?: unknown }
       }
       break;
     case "HPE_INVALID_URL":
-      message = "The request target has a character that must be percent-encoded (a space, a control character or a non-ASCII byte).";
+      message =
+        "The request target has a character that must be percent-encoded (a space, a control character or a non-ASCII byte).";
       break;
     case "ERR_HTTP_REQUEST_TIMEOUT":
       status = S.STATUS_REQUEST_TIMEOUT;
@@ -205,15 +211,20 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   const server = createServer(handler, options);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen({ port: options.port ?? DEFAULT_PORT, host: options.host ?? DEFAULT_HOST, backlog: LISTEN_BACKLOG }, () => {
-      server.off("error", reject);
-      resolve();
-    });
+    server.listen(
+      { port: options.port ?? DEFAULT_PORT, host: options.host ?? DEFAULT_HOST, backlog: LISTEN_BACKLOG },
+      () => {
+        server.off("error", reject);
+        resolve();
+      },
+    );
   });
   // Once listening, a server error (accept failing for lack of file descriptors, say) is reported,
   // never left to crash the process with every request in flight.
   server.on("error", (error) => {
-    process.stderr.write(JSON.stringify({ level: "error", time: new Date().toISOString(), error: String(error) }) + "\n");
+    process.stderr.write(
+      JSON.stringify({ level: "error", time: new Date().toISOString(), error: String(error) }) + "\n",
+    );
   });
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;

@@ -129,7 +129,16 @@ export async function loadJsonLinesFile(
     if (onProgress === undefined) return;
     const now = performance.now();
     lastReportAt = now;
-    onProgress({ phase: kind, file, lines: lineNumber, items, bytes, totalBytes, elapsedMs: now - startedAt, finished });
+    onProgress({
+      phase: kind,
+      file,
+      lines: lineNumber,
+      items,
+      bytes,
+      totalBytes,
+      elapsedMs: now - startedAt,
+      finished,
+    });
   };
 
   const handleLine = (raw: Buffer, line: number): void => {

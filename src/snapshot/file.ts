@@ -32,7 +32,14 @@ import { open, rename, rm, type FileHandle } from "node:fs/promises";
 
 import { QuiverError } from "../engine/errors.js";
 import { Graph, type GraphOptions } from "../engine/graph.js";
-import { decodeSnapshot, encodeSnapshot, HEADER_BYTES, snapshotChecksum, transientSplit, type SnapshotBytes } from "./format.js";
+import {
+  decodeSnapshot,
+  encodeSnapshot,
+  HEADER_BYTES,
+  snapshotChecksum,
+  transientSplit,
+  type SnapshotBytes,
+} from "./format.js";
 
 /** Bytes per read or write call. */
 export const IO_CHUNK_BYTES = 64 * 1024 * 1024;
@@ -57,7 +64,11 @@ export interface SaveSnapshotResult {
 export type OpenSnapshotOptions = GraphOptions;
 
 /** Writes `graph` as a snapshot file at `path`, atomically (temporary file, fsync, rename). */
-export async function saveSnapshot(graph: Graph, path: string, options: SaveSnapshotOptions = {}): Promise<SaveSnapshotResult> {
+export async function saveSnapshot(
+  graph: Graph,
+  path: string,
+  options: SaveSnapshotOptions = {},
+): Promise<SaveSnapshotResult> {
   const chunks = encodeSnapshot(graph.parts);
   let totalBytes = 0;
   for (const c of chunks) totalBytes += c.length;
@@ -111,8 +122,11 @@ const TABLE_PROBE_BYTES = 4096;
  * being read (reads run on libuv's thread pool), so the checksum costs almost no time of its own.
  * Exported for tests (small pieces) and benchmarks; openSnapshot is the way to open a snapshot.
  */
-export async function readSnapshotFile(path: string, pieceBytes: number = IO_CHUNK_BYTES): Promise<{ bytes: SnapshotBytes; checksum: number }> {
-  let handle;
+export async function readSnapshotFile(
+  path: string,
+  pieceBytes: number = IO_CHUNK_BYTES,
+): Promise<{ bytes: SnapshotBytes; checksum: number }> {
+  let handle: FileHandle;
   try {
     handle = await open(path, "r");
   } catch (e) {
@@ -121,7 +135,8 @@ export async function readSnapshotFile(path: string, pieceBytes: number = IO_CHU
   try {
     const info = await handle.stat();
     // A directory opens fine on Linux and fails only on read: say what it is.
-    if (!info.isFile()) throw new QuiverError("INVALID_SNAPSHOT", `${path}: cannot read the snapshot: not a regular file`);
+    if (!info.isFile())
+      throw new QuiverError("INVALID_SNAPSHOT", `${path}: cannot read the snapshot: not a regular file`);
     const size = info.size;
     const probe = new Uint8Array(Math.min(size, TABLE_PROBE_BYTES));
     await readFully(handle, probe, 0, path, size);
@@ -130,8 +145,12 @@ export async function readSnapshotFile(path: string, pieceBytes: number = IO_CHU
     const tail = new Uint8Array(new ArrayBuffer(size - split));
     // The file in pieces, in file order, each within one of the two buffers.
     const pieces: { into: Uint8Array; at: number; length: number; fileOffset: number }[] = [];
-    for (const [into, base] of [[head, 0], [tail, split]] as const) {
-      for (let at = 0; at < into.length; at += pieceBytes) pieces.push({ into, at, length: Math.min(pieceBytes, into.length - at), fileOffset: base + at });
+    for (const [into, base] of [
+      [head, 0],
+      [tail, split],
+    ] as const) {
+      for (let at = 0; at < into.length; at += pieceBytes)
+        pieces.push({ into, at, length: Math.min(pieceBytes, into.length - at), fileOffset: base + at });
     }
     const file = handle;
     const readPiece = (k: number) => {
@@ -157,10 +176,20 @@ export async function readSnapshotFile(path: string, pieceBytes: number = IO_CHU
 }
 
 /** Fills `into` from `fileOffset` on; a file that ends early shrank while being read. */
-async function readFully(handle: FileHandle, into: Uint8Array, fileOffset: number, path: string, size: number): Promise<void> {
+async function readFully(
+  handle: FileHandle,
+  into: Uint8Array,
+  fileOffset: number,
+  path: string,
+  size: number,
+): Promise<void> {
   for (let at = 0; at < into.length; ) {
     const { bytesRead } = await handle.read(into, at, into.length - at, fileOffset + at);
-    if (bytesRead === 0) throw new QuiverError("INVALID_SNAPSHOT", `${path}: truncated: the file shrank below ${fileOffset + at} bytes while being read (it had ${size})`);
+    if (bytesRead === 0)
+      throw new QuiverError(
+        "INVALID_SNAPSHOT",
+        `${path}: truncated: the file shrank below ${fileOffset + at} bytes while being read (it had ${size})`,
+      );
     at += bytesRead;
   }
 }
@@ -169,9 +198,14 @@ function cannotRead(path: string, cause: unknown): QuiverError {
   const code = (cause as { code?: unknown } | null)?.code;
   // The common system errors in words; anything else keeps the system's own message.
   const reason =
-    code === "ENOENT" ? "no such file" :
-    code === "EACCES" || code === "EPERM" ? "permission denied" :
-    code === "EISDIR" ? "not a regular file" :
-    cause instanceof Error ? cause.message : String(cause);
+    code === "ENOENT"
+      ? "no such file"
+      : code === "EACCES" || code === "EPERM"
+        ? "permission denied"
+        : code === "EISDIR"
+          ? "not a regular file"
+          : cause instanceof Error
+            ? cause.message
+            : String(cause);
   return new QuiverError("INVALID_SNAPSHOT", `${path}: cannot read the snapshot: ${reason}`, { cause });
 }

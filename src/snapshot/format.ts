@@ -161,13 +161,15 @@ export function hostIsLittleEndian(): boolean {
  * and the padding are new memory.
  */
 export function encodeSnapshot(parts: GraphParts): Uint8Array[] {
-  if (!hostIsLittleEndian()) throw new Error("snapshots are little-endian; this host is big-endian and cannot write them");
+  if (!hostIsLittleEndian())
+    throw new Error("snapshots are little-endian; this host is big-endian and cannot write them");
   const search = parts.searchIndex;
   const statements = parts.statementIndex;
   const fp = statements.fingerprints;
   const n = parts.entityIds.length;
   const m = statements.length;
-  if (statements.pos.rows === null || statements.osp.rows === null) throw new Error("StatementIndex: POS and OSP must be permutations");
+  if (statements.pos.rows === null || statements.osp.rows === null)
+    throw new Error("StatementIndex: POS and OSP must be permutations");
   // The rows whose fingerprint is not 16 hex digits, ascending, with their text.
   const textRows = Uint32Array.from([...fp.text.keys()].sort((a, b) => a - b));
   const textFingerprints = Array.from(textRows, (row) => fp.text.get(row) as string);
@@ -247,7 +249,10 @@ export function encodeSnapshot(parts: GraphParts): Uint8Array[] {
  * A string list as offsets + blob (Latin-1 bytes when every code unit fits, else UTF-16 code units).
  * The strings go into the blob in joined batches of about `batchCodeUnits`. Exported for tests.
  */
-export function encodeStringList(list: readonly string[], batchCodeUnits: number = ENCODE_BATCH_CODE_UNITS): { offsets: Uint32Array; blob: StringBlob } {
+export function encodeStringList(
+  list: readonly string[],
+  batchCodeUnits: number = ENCODE_BATCH_CODE_UNITS,
+): { offsets: Uint32Array; blob: StringBlob } {
   const offsets = new Uint32Array(list.length + 1);
   let total = 0;
   let wide = false;
@@ -255,7 +260,8 @@ export function encodeStringList(list: readonly string[], batchCodeUnits: number
   for (let i = 0; i < list.length; i++) {
     const s = list[i] as string;
     total += s.length;
-    if (total > 0xffffffff) throw new Error("snapshot: a string list exceeds 2^32 code units, more than format version 1 can hold");
+    if (total > 0xffffffff)
+      throw new Error("snapshot: a string list exceeds 2^32 code units, more than format version 1 can hold");
     offsets[i + 1] = total;
     if (!wide && WIDE.test(s)) wide = true;
   }
@@ -316,7 +322,11 @@ export interface SnapshotHeader {
  * Checks the header of `bytes` against the actual length: magic, version, flags, total length.
  * `bytes` may hold only the start of the file when `fileLength` gives the whole length.
  */
-export function readSnapshotHeader(bytes: Uint8Array, fileName: string, fileLength: number = bytes.length): SnapshotHeader {
+export function readSnapshotHeader(
+  bytes: Uint8Array,
+  fileName: string,
+  fileLength: number = bytes.length,
+): SnapshotHeader {
   const fail: Fail = failer(fileName);
   // Empty: the commonest foreign file of all (a failed copy, a touch); say so plainly.
   if (fileLength === 0) fail("empty file (0 bytes), not a Quiver snapshot");
@@ -325,18 +335,26 @@ export function readSnapshotHeader(bytes: Uint8Array, fileName: string, fileLeng
     if (bytes[i] !== SNAPSHOT_MAGIC[i]) fail("not a Quiver snapshot (bad magic)");
   }
   // A file shorter than the header but starting like one was cut off, not foreign.
-  if (bytes.length < HEADER_BYTES) fail(`truncated: expected at least ${HEADER_BYTES} bytes of header, found ${fileLength}`);
+  if (bytes.length < HEADER_BYTES)
+    fail(`truncated: expected at least ${HEADER_BYTES} bytes of header, found ${fileLength}`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, HEADER_BYTES);
   const version = view.getUint32(8, true);
   if (version > FORMAT_VERSION) {
-    fail(`format version ${version} is newer than this Quiver reads (${FORMAT_VERSION}); upgrade Quiver or rebuild the snapshot`);
+    fail(
+      `format version ${version} is newer than this Quiver reads (${FORMAT_VERSION}); upgrade Quiver or rebuild the snapshot`,
+    );
   }
-  if (version !== FORMAT_VERSION) fail(`format version ${version} is not one this Quiver reads (${FORMAT_VERSION}); rebuild the snapshot`);
+  if (version !== FORMAT_VERSION)
+    fail(`format version ${version} is not one this Quiver reads (${FORMAT_VERSION}); rebuild the snapshot`);
   const flags = view.getUint32(12, true);
-  if (flags !== 0) fail(`unknown flags 0x${flags.toString(16)} in the header; the file is corrupted or from a newer Quiver`);
+  if (flags !== 0)
+    fail(`unknown flags 0x${flags.toString(16)} in the header; the file is corrupted or from a newer Quiver`);
   const totalLength = getUint64(view, 16, fail, "total length");
   if (fileLength < totalLength) fail(`truncated: expected ${totalLength} bytes, found ${fileLength}`);
-  if (fileLength > totalLength) fail(`${fileLength - totalLength} unexpected bytes after the end of the snapshot (expected ${totalLength} bytes, found ${fileLength}); the file is corrupted`);
+  if (fileLength > totalLength)
+    fail(
+      `${fileLength - totalLength} unexpected bytes after the end of the snapshot (expected ${totalLength} bytes, found ${fileLength}); the file is corrupted`,
+    );
   const sectionCount = view.getUint32(24, true);
   const checksum = view.getUint32(28, true);
   if (HEADER_BYTES + sectionCount * TABLE_ENTRY_BYTES > totalLength) {
@@ -388,7 +406,8 @@ export function transientSplit(start: Uint8Array, fileLength: number): number {
     if (SECTIONS[key].transient) firstTransient = Math.min(firstTransient, offset);
     else lastKeptEnd = Math.max(lastKeptEnd, end);
   }
-  if (!(firstTransient >= lastKeptEnd && firstTransient <= fileLength && firstTransient % ALIGNMENT === 0)) return fileLength;
+  if (!(firstTransient >= lastKeptEnd && firstTransient <= fileLength && firstTransient % ALIGNMENT === 0))
+    return fileLength;
   return firstTransient;
 }
 
@@ -398,10 +417,15 @@ export function transientSplit(start: Uint8Array, fileLength: number): number {
  * is wrong>" for any damaged, foreign or newer file; constructs the engine objects only once
  * everything has been checked.
  */
-export function decodeSnapshot(bytes: Uint8Array | SnapshotBytes, fileName: string, options: DecodeOptions = {}): GraphParts {
+export function decodeSnapshot(
+  bytes: Uint8Array | SnapshotBytes,
+  fileName: string,
+  options: DecodeOptions = {},
+): GraphParts {
   const fail: Fail = failer(fileName);
   // A host of the other byte order would read every integer swapped: refuse, don't misread.
-  if (!hostIsLittleEndian()) fail("snapshots are little-endian and this host is big-endian; Quiver cannot open them here");
+  if (!hostIsLittleEndian())
+    fail("snapshots are little-endian and this host is big-endian; Quiver cannot open them here");
   let { head, tail } = bytes instanceof Uint8Array ? { head: bytes, tail: new Uint8Array(0) } : bytes;
   const header = readSnapshotHeader(head, fileName, head.length + tail.length);
   // The header checked that the file is exactly totalLength bytes, so both sums cover the same bytes.
@@ -449,13 +473,17 @@ function readSections(bytes: SnapshotBytes, header: SnapshotHeader, fail: Fail):
     const spec = SECTIONS[key];
     if (found.has(key)) fail(`section "${spec.name}" appears twice; the file is corrupted`);
     const kind = view.getUint32(entry + 4, true);
-    if (!(spec.kinds as readonly number[]).includes(kind)) fail(`section "${spec.name}" has element kind ${kind}, which it cannot have; the file is corrupted`);
+    if (!(spec.kinds as readonly number[]).includes(kind))
+      fail(`section "${spec.name}" has element kind ${kind}, which it cannot have; the file is corrupted`);
     const offset = getUint64(view, entry + 8, fail, `offset of section "${spec.name}"`);
     const count = getUint64(view, entry + 16, fail, `element count of section "${spec.name}"`);
     const byteLength = count * (KIND_BYTES[kind] as number);
-    if (offset % ALIGNMENT !== 0) fail(`section "${spec.name}" starts at ${offset}, not a multiple of ${ALIGNMENT}; the file is corrupted`);
+    if (offset % ALIGNMENT !== 0)
+      fail(`section "${spec.name}" starts at ${offset}, not a multiple of ${ALIGNMENT}; the file is corrupted`);
     if (offset < tableEnd || offset + byteLength > header.totalLength) {
-      fail(`section "${spec.name}" (bytes ${offset} to ${offset + byteLength}) lies outside the data area (${tableEnd} to ${header.totalLength}); the file is corrupted`);
+      fail(
+        `section "${spec.name}" (bytes ${offset} to ${offset + byteLength}) lies outside the data area (${tableEnd} to ${header.totalLength}); the file is corrupted`,
+      );
     }
     extents.push([offset, offset + byteLength, spec.name]);
     // Which piece holds the section: the head, the tail, or (only for a cut that is not
@@ -465,8 +493,13 @@ function readSections(bytes: SnapshotBytes, header: SnapshotHeader, fail: Fail):
     let pieceOffset: number;
     if (offset + byteLength <= head.length) [piece, pieceOffset] = [head, offset];
     else if (offset >= head.length) [piece, pieceOffset] = [tail, offset - head.length];
-    else [piece, pieceOffset] = [concatBytes(head.subarray(offset), tail.subarray(0, offset + byteLength - head.length)), 0];
-    if ((piece.byteOffset + pieceOffset) % ALIGNMENT !== 0) [piece, pieceOffset] = [piece.slice(pieceOffset, pieceOffset + byteLength), 0];
+    else
+      [piece, pieceOffset] = [
+        concatBytes(head.subarray(offset), tail.subarray(0, offset + byteLength - head.length)),
+        0,
+      ];
+    if ((piece.byteOffset + pieceOffset) % ALIGNMENT !== 0)
+      [piece, pieceOffset] = [piece.slice(pieceOffset, pieceOffset + byteLength), 0];
     const at = piece.byteOffset + pieceOffset;
     const buffer = piece.buffer;
     // Each branch: the typed array the element kind names, viewed in place (no copy).
@@ -497,7 +530,8 @@ function checkAndAssemble(s: Sections, fail: Fail): GraphParts {
   const rankBits = meta[META_RANK_BITS] as number;
   const expectLength = (key: SectionKey, length: number, what: string): void => {
     const actual = s[key].length;
-    if (actual !== length) corrupt(`section "${SECTIONS[key].name}" has ${actual} elements, expected ${length} (${what})`);
+    if (actual !== length)
+      corrupt(`section "${SECTIONS[key].name}" has ${actual} elements, expected ${length} (${what})`);
   };
   const expectBelow = (key: SectionKey, limit: number, what: string): void => {
     const max = maxOf(s[key] as Uint8Array | Uint32Array);
@@ -505,17 +539,36 @@ function checkAndAssemble(s: Sections, fail: Fail): GraphParts {
   };
 
   // Entities: the dictionary and its columns.
-  const entityIds = decodeStrings(s.ENTITY_ID_OFFSETS as Uint32Array, s.ENTITY_ID_TEXT as StringBlob, n, "entityId", corrupt);
+  const entityIds = decodeStrings(
+    s.ENTITY_ID_OFFSETS as Uint32Array,
+    s.ENTITY_ID_TEXT as StringBlob,
+    n,
+    "entityId",
+    corrupt,
+  );
   for (let i = 1; i < n; i++) {
     // The dictionary binary-searches these: they must ascend strictly, as the builder sorted them.
-    if (!((entityIds[i - 1] as string) < (entityIds[i] as string))) corrupt(`entityIds ${i - 1} and ${i} are not in ascending order`);
+    if (!((entityIds[i - 1] as string) < (entityIds[i] as string)))
+      corrupt(`entityIds ${i - 1} and ${i} are not in ascending order`);
   }
   if (n > 0 && (entityIds[0] as string).length === 0) corrupt("an entityId is empty");
-  const rawIdentifiers = decodeStrings(s.RAW_ID_OFFSETS as Uint32Array, s.RAW_ID_TEXT as StringBlob, n, "rawIdentifier", corrupt);
+  const rawIdentifiers = decodeStrings(
+    s.RAW_ID_OFFSETS as Uint32Array,
+    s.RAW_ID_TEXT as StringBlob,
+    n,
+    "rawIdentifier",
+    corrupt,
+  );
   expectLength("TYPES", n, "one per entity");
   expectBelow("TYPES", ENTITY_TYPES.length, "entity types are 0 to 7");
   const sourceTypeCount = (s.SOURCE_TYPE_OFFSETS as Uint32Array).length - 1;
-  const sourceTypes = decodeStrings(s.SOURCE_TYPE_OFFSETS as Uint32Array, s.SOURCE_TYPE_TEXT as StringBlob, sourceTypeCount, "sourceType", corrupt);
+  const sourceTypes = decodeStrings(
+    s.SOURCE_TYPE_OFFSETS as Uint32Array,
+    s.SOURCE_TYPE_TEXT as StringBlob,
+    sourceTypeCount,
+    "sourceType",
+    corrupt,
+  );
   expectLength("SOURCE_TYPE_INDEX", n, "one per entity");
   expectBelow("SOURCE_TYPE_INDEX", sourceTypes.length, "indexes into the sourceType list");
 
@@ -536,7 +589,8 @@ function checkAndAssemble(s: Sections, fail: Fail): GraphParts {
     // Every identifier is followed by its separator, so consecutive starts differ by at least one.
     if (end <= (starts[r] as number)) corrupt(`search start ${r + 1} does not follow start ${r}`);
     const sep = end - 1;
-    if ((((separators[sep >>> 5] as number) >>> (sep & 31)) & 1) === 0) corrupt(`search text lacks the separator after rank ${r}`);
+    if ((((separators[sep >>> 5] as number) >>> (sep & 31)) & 1) === 0)
+      corrupt(`search text lacks the separator after rank ${r}`);
   }
   expectBelow("SUFFIX_ARRAY", length, "positions in the search text");
   const rankToId = s.RANK_TO_ID as Uint32Array;
@@ -552,13 +606,22 @@ function checkAndAssemble(s: Sections, fail: Fail): GraphParts {
     for (let i = lo; i < hi; i++) {
       const rank = typeRanks[i] as number;
       // Ranks of one type ascend (the index binary-searches them) and are of that type.
-      if (rank >= n || (i > lo && rank <= (typeRanks[i - 1] as number))) corrupt(`type ranks of type ${t} are out of range or order`);
+      if (rank >= n || (i > lo && rank <= (typeRanks[i - 1] as number)))
+        corrupt(`type ranks of type ${t} are out of range or order`);
       if (types[rankToId[rank] as number] !== t) corrupt(`type ranks of type ${t} list an entity of another type`);
     }
   }
   // Ranks are stored in a band of 2^rankBits values per type, 8 bands in all, within 31 bits.
-  if (!(rankBits >= 1 && rankBits + 3 <= MAX_WAVELET_BITS && 2 ** rankBits >= n)) corrupt(`rank width ${rankBits} bits cannot hold ${n} entities`);
-  const documents = checkWaveletMatrix(s.WAVELET_BLOCKS as Int32Array, s.WAVELET_ZEROS as Int32Array, length, rankBits, n, corrupt);
+  if (!(rankBits >= 1 && rankBits + 3 <= MAX_WAVELET_BITS && 2 ** rankBits >= n))
+    corrupt(`rank width ${rankBits} bits cannot hold ${n} entities`);
+  const documents = checkWaveletMatrix(
+    s.WAVELET_BLOCKS as Int32Array,
+    s.WAVELET_ZEROS as Int32Array,
+    length,
+    rankBits,
+    n,
+    corrupt,
+  );
 
   // Statement index.
   expectLength("SUBJECT", m, "one per statement");
@@ -574,21 +637,42 @@ function checkAndAssemble(s: Sections, fail: Fail): GraphParts {
   expectBelow("POS_ROWS", m, "statement rows");
   expectBelow("OSP_ROWS", m, "statement rows");
   const textRows = s.FINGERPRINT_TEXT_ROWS as Uint32Array;
-  const fingerprintTexts = decodeStrings(s.FINGERPRINT_TEXT_OFFSETS as Uint32Array, s.FINGERPRINT_TEXT as StringBlob, textRows.length, "fingerprint", corrupt);
+  const fingerprintTexts = decodeStrings(
+    s.FINGERPRINT_TEXT_OFFSETS as Uint32Array,
+    s.FINGERPRINT_TEXT as StringBlob,
+    textRows.length,
+    "fingerprint",
+    corrupt,
+  );
   const fingerprintText = new Map<number, string>();
   for (let i = 0; i < textRows.length; i++) {
     const row = textRows[i] as number;
-    if (row >= m || (i > 0 && row <= (textRows[i - 1] as number))) corrupt("fingerprint text rows are out of range or order");
+    if (row >= m || (i > 0 && row <= (textRows[i - 1] as number)))
+      corrupt("fingerprint text rows are out of range or order");
     if ((fingerprintTexts[i] as string).length === 0) corrupt(`the fingerprint of statement row ${row} is empty`);
     fingerprintText.set(row, fingerprintTexts[i] as string);
   }
 
   // Everything checked: only now the engine objects.
   const searchIndex = new SearchIndex(
-    { text, separators, starts, rankToId, suffixArray: s.SUFFIX_ARRAY as Uint32Array, documents, rankBits, typeRanks, typeStarts },
+    {
+      text,
+      separators,
+      starts,
+      rankToId,
+      suffixArray: s.SUFFIX_ARRAY as Uint32Array,
+      documents,
+      rankBits,
+      typeRanks,
+      typeStarts,
+    },
     entityIds,
   );
-  const fingerprints = new FingerprintColumn(s.FINGERPRINT_HI as Uint32Array, s.FINGERPRINT_LO as Uint32Array, fingerprintText);
+  const fingerprints = new FingerprintColumn(
+    s.FINGERPRINT_HI as Uint32Array,
+    s.FINGERPRINT_LO as Uint32Array,
+    fingerprintText,
+  );
   const statementIndex = new StatementIndex(
     s.SUBJECT as Uint32Array,
     s.PREDICATE as Uint32Array,
@@ -597,7 +681,15 @@ function checkAndAssemble(s: Sections, fail: Fail): GraphParts {
     s.POS_ROWS as Uint32Array,
     s.OSP_ROWS as Uint32Array,
   );
-  return { entityIds, rawIdentifiers, types, sourceTypeIndex: s.SOURCE_TYPE_INDEX as Uint32Array, sourceTypes, searchIndex, statementIndex };
+  return {
+    entityIds,
+    rawIdentifiers,
+    types,
+    sourceTypeIndex: s.SOURCE_TYPE_INDEX as Uint32Array,
+    sourceTypes,
+    searchIndex,
+    statementIndex,
+  };
 }
 
 /**
@@ -605,11 +697,19 @@ function checkAndAssemble(s: Sections, fail: Fail): GraphParts {
  * that every level's rank counts (which queries trust to stay inside the arrays) are the ones its
  * bits give, and that every stored value is a rank below `n` in one of the 8 type bands.
  */
-function checkWaveletMatrix(blocks: Int32Array, zeros: Int32Array, length: number, rankBits: number, n: number, corrupt: Fail): WaveletMatrix {
+function checkWaveletMatrix(
+  blocks: Int32Array,
+  zeros: Int32Array,
+  length: number,
+  rankBits: number,
+  n: number,
+  corrupt: Fail,
+): WaveletMatrix {
   const bits = rankBits + 3;
   const stride = BitVector.blocksLength(length);
   if (zeros.length !== bits) corrupt(`wavelet matrix has ${zeros.length} levels, expected ${bits}`);
-  if (blocks.length !== bits * stride) corrupt(`wavelet matrix has ${blocks.length} block words, expected ${bits * stride}`);
+  if (blocks.length !== bits * stride)
+    corrupt(`wavelet matrix has ${blocks.length} block words, expected ${bits * stride}`);
   // Recount each level in a scratch vector: seal() rewrites the counts from the bits alone, so
   // any difference from the stored words is a stored count that lies.
   const scratch = new Int32Array(stride);
@@ -626,7 +726,8 @@ function checkWaveletMatrix(blocks: Int32Array, zeros: Int32Array, length: numbe
   // With true counts, range successor is exact: no value may lie past the last rank of its band.
   const band = 2 ** rankBits;
   for (let t = 0; t < TYPE_COUNT; t++) {
-    if (documents.rangeSuccessor(0, length, t * band + n, (t + 1) * band) >= 0) corrupt(`wavelet matrix holds a rank of type ${t} beyond the ${n} entities`);
+    if (documents.rangeSuccessor(0, length, t * band + n, (t + 1) * band) >= 0)
+      corrupt(`wavelet matrix holds a rank of type ${t} beyond the ${n} entities`);
   }
   return documents;
 }
@@ -639,7 +740,8 @@ function decodeStrings(offsets: Uint32Array, blob: StringBlob, count: number, wh
   if (offsets.length !== count + 1) corrupt(`${what} offsets: ${offsets.length} entries for ${count} strings`);
   if (offsets[0] !== 0 || offsets[count] !== blob.length) corrupt(`${what} offsets do not span the ${what} text`);
   for (let i = 0; i < count; i++) {
-    if ((offsets[i + 1] as number) < (offsets[i] as number)) corrupt(`${what} offsets ${i} and ${i + 1} are out of order`);
+    if ((offsets[i + 1] as number) < (offsets[i] as number))
+      corrupt(`${what} offsets ${i} and ${i + 1} are out of order`);
   }
   return decodeStringList(offsets, blob);
 }
@@ -648,7 +750,11 @@ function decodeStrings(offsets: Uint32Array, blob: StringBlob, count: number, wh
  * The strings of a checked list: the blob decoded with one Buffer call per batch of about
  * `batchCodeUnits` code units (at least one string), and one `slice` per string. Exported for tests.
  */
-export function decodeStringList(offsets: Uint32Array, blob: StringBlob, batchCodeUnits: number = DECODE_BATCH_CODE_UNITS): string[] {
+export function decodeStringList(
+  offsets: Uint32Array,
+  blob: StringBlob,
+  batchCodeUnits: number = DECODE_BATCH_CODE_UNITS,
+): string[] {
   const count = offsets.length - 1;
   const wide = blob instanceof Uint16Array;
   const unit = wide ? 2 : 1;

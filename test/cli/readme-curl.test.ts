@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { listening, runQuiver, stop, type Child } from "./helpers.js";
+import { listening, runQuiver, stop, type Child } from "../support/cli.js";
 
 const exec = promisify(execFile);
 const BLOCK = /```sh curl-example\n([\s\S]*?)```/g;
@@ -41,7 +41,11 @@ function split(block: string): { script: string; expected: string } {
   return { script: script.join("\n"), expected: expected.join("\n") };
 }
 
-const nonBlank = (text: string): string => text.split("\n").filter((l) => l !== "").join("\n");
+const nonBlank = (text: string): string =>
+  text
+    .split("\n")
+    .filter((l) => l !== "")
+    .join("\n");
 
 let server: Child;
 let url = "";
@@ -61,7 +65,9 @@ test(`curl examples exist (${source})`, () => {
 blocks.forEach((block, i) => {
   test(`curl example block ${i + 1} prints what the README shows`, async () => {
     const { script, expected } = split(block);
-    const { stdout } = await exec("sh", ["-c", script.replaceAll("http://127.0.0.1:8080", url)], { env: { ...process.env, KEY } });
+    const { stdout } = await exec("sh", ["-c", script.replaceAll("http://127.0.0.1:8080", url)], {
+      env: { ...process.env, KEY },
+    });
     assert.fixture(nonBlank(stdout), expected);
   });
 });

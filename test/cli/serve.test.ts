@@ -9,7 +9,7 @@ import net from "node:net";
 import { promisify } from "node:util";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { listening, runQuiver, stop, tempFiles } from "./helpers.js";
+import { listening, runQuiver, stop, tempFiles } from "../support/cli.js";
 
 const exec = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -36,11 +36,18 @@ test("demo graph, no QUIVER_API_KEYS: a generated key, a curl line that works, p
       assert.ok(JSON.parse(body!).items.length > 0, line);
     }
     await sleep(100);
-    const logs = child.stdout().trim().split("\n").map((l) => JSON.parse(l));
-    assert.equal(logs.map((l) => [l.method, l.path, l.status]), [
-      ["GET", "/graph/v1/search", 200],
-      ["GET", "/graph/v1/statements", 200],
-    ]);
+    const logs = child
+      .stdout()
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    assert.equal(
+      logs.map((l) => [l.method, l.path, l.status]),
+      [
+        ["GET", "/graph/v1/search", 200],
+        ["GET", "/graph/v1/statements", 200],
+      ],
+    );
     for (const l of logs) assert.equal(Object.keys(l), ["time", "method", "path", "status", "ms"]);
     assert.not.ok(child.stdout().includes(key!));
   } finally {
@@ -52,7 +59,11 @@ test("QUIVER_API_KEYS: those keys are accepted, none is printed; --quiet: no req
   const child = runQuiver(["serve", "--port", "0", "--quiet"], { QUIVER_API_KEYS: " sk_one_key , sk_two_key ,," });
   try {
     const url = await listening(child);
-    for (const [key, status] of [["sk_one_key", 200], ["sk_two_key", 200], ["sk_three", 401]] as const) {
+    for (const [key, status] of [
+      ["sk_one_key", 200],
+      ["sk_two_key", 200],
+      ["sk_three", 401],
+    ] as const) {
       const r = await fetch(`${url}/graph/v1/search?q=male`, { headers: { "X-API-Key": key } });
       assert.is(r.status, status, key);
     }
@@ -73,8 +84,13 @@ test("a bad QUIVER_API_KEYS entry: exit 2, named by position, its text never pri
 });
 
 test("--entities/--statements: that graph; --cursor-secret and QUIVER_CURSOR_SECRET: replicas share cursors", async () => {
-  const entities = Array.from({ length: 30 }, (_, i) => JSON.stringify({ entityId: `n${i}`, rawIdentifier: `Node ${i}`, type: "0", sourceType: "t" })).join("\n");
-  const files = await tempFiles({ "e.jsonl": entities + "\n", "s.jsonl": '{"subjectEntityId":"n1","predicateEntityId":"n2","objectEntityId":"n3"}\n' });
+  const entities = Array.from({ length: 30 }, (_, i) =>
+    JSON.stringify({ entityId: `n${i}`, rawIdentifier: `Node ${i}`, type: "0", sourceType: "t" }),
+  ).join("\n");
+  const files = await tempFiles({
+    "e.jsonl": entities + "\n",
+    "s.jsonl": '{"subjectEntityId":"n1","predicateEntityId":"n2","objectEntityId":"n3"}\n',
+  });
   const data = ["--entities", files["e.jsonl"]!, "--statements", files["s.jsonl"]!];
   const key = { QUIVER_API_KEYS: "sk_replica" };
   const a = runQuiver(["serve", "--port", "0", "--quiet", ...data, "--cursor-secret", "shared secret"], key);
@@ -83,7 +99,8 @@ test("--entities/--statements: that graph; --cursor-secret and QUIVER_CURSOR_SEC
   try {
     const [ua, ub, uc] = await Promise.all([listening(a), listening(b), listening(c)]);
     assert.match(a.stderr(), /ready: 30 entities, 1 statements/);
-    const get = (u: string, q: string) => fetch(`${u}/graph/v1/search?q=${q}`, { headers: { "X-API-Key": "sk_replica" } });
+    const get = (u: string, q: string) =>
+      fetch(`${u}/graph/v1/search?q=${q}`, { headers: { "X-API-Key": "sk_replica" } });
     const first = (await (await get(ua, "node&limit=10")).json()) as any;
     assert.is(first.items.length, 10);
     const onB = await get(ub, `node&limit=10&cursor=${first.nextCursor}`);
@@ -97,20 +114,37 @@ test("--entities/--statements: that graph; --cursor-secret and QUIVER_CURSOR_SEC
 
 test("a bad data file: the loader's file:line error, exit 1, and no port opened", async () => {
   const files = await tempFiles({
-    "e.jsonl": '{"entityId":"a","rawIdentifier":"A","type":"0","sourceType":"t"}\n\n{"entityId":"b","rawIdentifier":"B","type":"9","sourceType":"t"}\n',
+    "e.jsonl":
+      '{"entityId":"a","rawIdentifier":"A","type":"0","sourceType":"t"}\n\n{"entityId":"b","rawIdentifier":"B","type":"9","sourceType":"t"}\n',
     "s.jsonl": "",
   });
   const child = runQuiver(["serve", "--port", "0", "--entities", files["e.jsonl"]!, "--statements", files["s.jsonl"]!]);
   assert.is(await child.exited, 1);
   assert.match(child.stderr(), new RegExp(`${files["e.jsonl"]!.replace(/[.]/g, "\\.")}:3: `));
   assert.not.match(child.stderr(), /listening on/);
-  const missing = runQuiver(["serve", "--port", "0", "--entities", "/nonexistent/e.jsonl", "--statements", files["s.jsonl"]!]);
+  const missing = runQuiver([
+    "serve",
+    "--port",
+    "0",
+    "--entities",
+    "/nonexistent/e.jsonl",
+    "--statements",
+    files["s.jsonl"]!,
+  ]);
   assert.is(await missing.exited, 1);
   assert.match(missing.stderr(), /\/nonexistent\/e\.jsonl/);
 });
 
 test("usage errors exit 2 and point to --help", async () => {
-  for (const args of [["serve", "--port", "http"], ["serve", "--port", "70000"], ["serve", "--bogus"], ["serve", "--entities", "x.jsonl"], ["serve", "extra"], ["nope"], []]) {
+  for (const args of [
+    ["serve", "--port", "http"],
+    ["serve", "--port", "70000"],
+    ["serve", "--bogus"],
+    ["serve", "--entities", "x.jsonl"],
+    ["serve", "extra"],
+    ["nope"],
+    [],
+  ]) {
     const child = runQuiver(args);
     assert.is(await child.exited, 2, args.join(" "));
     assert.ok(child.stderr().length + child.stdout().length > 0);
@@ -122,7 +156,19 @@ test("usage errors exit 2 and point to --help", async () => {
 test("--help explains every option and environment variable", async () => {
   const child = runQuiver(["serve", "--help"]);
   assert.is(await child.exited, 0);
-  for (const word of ["--entities", "--statements", "--host", "--port", "--cursor-secret", "--quiet", "--help", "QUIVER_API_KEYS", "QUIVER_CURSOR_SECRET", "SIGTERM", "Exit status"]) {
+  for (const word of [
+    "--entities",
+    "--statements",
+    "--host",
+    "--port",
+    "--cursor-secret",
+    "--quiet",
+    "--help",
+    "QUIVER_API_KEYS",
+    "QUIVER_CURSOR_SECRET",
+    "SIGTERM",
+    "Exit status",
+  ]) {
     assert.ok(child.stdout().includes(word), word);
   }
   const top = runQuiver(["--help"]);
@@ -134,7 +180,10 @@ test("--help explains every option and environment variable", async () => {
 });
 
 test("SIGTERM while loading: stops at once with status 0, never listens", async () => {
-  const lines = Array.from({ length: 300_000 }, (_, i) => `{"entityId":"e${i}","rawIdentifier":"Entity number ${i}","type":"0","sourceType":"t"}`);
+  const lines = Array.from(
+    { length: 300_000 },
+    (_, i) => `{"entityId":"e${i}","rawIdentifier":"Entity number ${i}","type":"0","sourceType":"t"}`,
+  );
   const files = await tempFiles({ "e.jsonl": lines.join("\n") + "\n", "s.jsonl": "" });
   const child = runQuiver(["serve", "--port", "0", "--entities", files["e.jsonl"]!, "--statements", files["s.jsonl"]!]);
   // The first progress line: loading has begun, and 300,000 lines are far from read.
@@ -160,7 +209,12 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     await sleep(300);
     assert.match(child.stderr(), new RegExp(`${signal}: stopping`));
     assert.is(child.process.exitCode, null, "still running while a request is in flight");
-    const refused = await new Promise((r) => net.connect(Number(url.port), url.hostname).on("error", () => r(true)).on("connect", () => r(false)));
+    const refused = await new Promise((r) =>
+      net
+        .connect(Number(url.port), url.hostname)
+        .on("error", () => r(true))
+        .on("connect", () => r(false)),
+    );
     assert.ok(refused, "no longer accepting");
     socket.write("X-API-Key: sk_drain\r\n\r\n");
     await socketClosed;

@@ -8,20 +8,26 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { listening, runQuiver, stop, tempFiles } from "./helpers.js";
+import { listening, runQuiver, stop, tempFiles } from "../support/cli.js";
 
 const KEY = "sk_snapshot_test";
 const ENV = { QUIVER_API_KEYS: KEY, QUIVER_CURSOR_SECRET: "replica-secret" };
 
-const entity = (id: string, name: string) => JSON.stringify({ entityId: id, rawIdentifier: name, type: "0", sourceType: "t" });
-const statement = (s: string, p: string, o: string) => JSON.stringify({ subjectEntityId: s, predicateEntityId: p, objectEntityId: o });
+const entity = (id: string, name: string) =>
+  JSON.stringify({ entityId: id, rawIdentifier: name, type: "0", sourceType: "t" });
+const statement = (s: string, p: string, o: string) =>
+  JSON.stringify({ subjectEntityId: s, predicateEntityId: p, objectEntityId: o });
 
 async function get(url: string): Promise<{ status: number; body: any }> {
   const r = await fetch(url, { headers: { "X-API-Key": KEY } });
   return { status: r.status, body: await r.json() };
 }
 
-async function build(entities: string, statements: string, out: string): Promise<{ code: number | string; stderr: string }> {
+async function build(
+  entities: string,
+  statements: string,
+  out: string,
+): Promise<{ code: number | string; stderr: string }> {
   const child = runQuiver(["build", "--entities", entities, "--statements", statements, "--out", out]);
   const code = await child.exited;
   return { code, stderr: child.stderr() };
@@ -37,9 +43,17 @@ const until = async (check: () => boolean, what: string, ms = 10000): Promise<vo
 
 test("build, serve --snapshot, SIGHUP reload with a cursor carried across, failed reload keeps serving", async () => {
   const files = await tempFiles({
-    "e1.jsonl": ["alpha one", "alpha two", "alpha three", "beta"].map((n, i) => entity(`E${i}`, n)).join("\n") + "\n" + entity("P", "knows") + "\n",
+    "e1.jsonl":
+      ["alpha one", "alpha two", "alpha three", "beta"].map((n, i) => entity(`E${i}`, n)).join("\n") +
+      "\n" +
+      entity("P", "knows") +
+      "\n",
     "s1.jsonl": statement("E0", "P", "E1") + "\n",
-    "e2.jsonl": ["alpha one", "alpha one and a half", "alpha three", "alpha four"].map((n, i) => entity(`E${i}`, n)).join("\n") + "\n" + entity("P", "knows") + "\n",
+    "e2.jsonl":
+      ["alpha one", "alpha one and a half", "alpha three", "alpha four"].map((n, i) => entity(`E${i}`, n)).join("\n") +
+      "\n" +
+      entity("P", "knows") +
+      "\n",
     "s2.jsonl": statement("E0", "P", "E1") + "\n" + statement("E2", "P", "E3") + "\n",
   });
   const snap = files["e1.jsonl"]!.replace(/e1\.jsonl$/, "graph.snap");
@@ -52,7 +66,10 @@ test("build, serve --snapshot, SIGHUP reload with a cursor carried across, faile
     const url = await listening(child);
     const first = await get(`${url}/graph/v1/search?q=alpha&limit=1`);
     assert.is(first.status, 200);
-    assert.equal(first.body.items.map((e: any) => e.rawIdentifier), ["alpha one"]);
+    assert.equal(
+      first.body.items.map((e: any) => e.rawIdentifier),
+      ["alpha one"],
+    );
     assert.type(first.body.nextCursor, "string");
 
     // Rebuild the snapshot from other data and reload: "alpha two" is gone, two names are new.
@@ -64,7 +81,10 @@ test("build, serve --snapshot, SIGHUP reload with a cursor carried across, faile
     assert.is(next.status, 200);
     // Resumes after "alpha one" in the new graph's order (its cursor carries the key, not an offset):
     // "alpha four" is new but sorts before the cursor's key, so it is not on the following pages.
-    assert.equal(next.body.items.map((e: any) => e.rawIdentifier), ["alpha one and a half", "alpha three"]);
+    assert.equal(
+      next.body.items.map((e: any) => e.rawIdentifier),
+      ["alpha one and a half", "alpha three"],
+    );
     assert.is((await get(`${url}/graph/v1/statements`)).body.items.length, 2);
 
     // A damaged snapshot: the reload fails and the previous graph keeps answering.
@@ -73,7 +93,10 @@ test("build, serve --snapshot, SIGHUP reload with a cursor carried across, faile
     bytes[middle] = (bytes[middle] as number) ^ 0xff;
     await writeFile(snap, bytes);
     child.process.kill("SIGHUP");
-    await until(() => /reload failed, still serving the previous graph: .*graph\.snap/.test(child.stderr()), "the failed reload");
+    await until(
+      () => /reload failed, still serving the previous graph: .*graph\.snap/.test(child.stderr()),
+      "the failed reload",
+    );
     assert.is((await get(`${url}/graph/v1/statements`)).body.items.length, 2);
     assert.is((await get(`${url}/healthz`)).status, 200);
   } finally {

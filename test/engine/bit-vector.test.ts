@@ -9,8 +9,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { BitVector, rank1At } from "../../src/engine/bit-vector.js";
-import { mulberry32 } from "../../bench/prng.js";
-
+import { mulberry32 } from "../../tools/prng.js";
 
 /** Checks every get, rank1 and rank0 of `bv` against the 0/1 array `bits`; returns the first mismatch. */
 function mismatch(bv: BitVector, bits: Uint8Array): string | null {
@@ -32,9 +31,18 @@ test("hand-checked literal", () => {
   const bv = BitVector.fromBits([1, 0, 1, 1, 0, 0, 0, 1, 0, 1]);
   assert.is(bv.length, 10);
   assert.is(bv.ones, 5);
-  assert.equal([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((i) => bv.rank1(i)), [0, 1, 1, 2, 3, 3, 3, 3, 4, 4, 5]);
-  assert.equal([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((i) => bv.rank0(i)), [0, 0, 1, 1, 1, 2, 3, 4, 4, 5, 5]);
-  assert.equal([0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => bv.get(i)), [1, 0, 1, 1, 0, 0, 0, 1, 0, 1]);
+  assert.equal(
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((i) => bv.rank1(i)),
+    [0, 1, 1, 2, 3, 3, 3, 3, 4, 4, 5],
+  );
+  assert.equal(
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((i) => bv.rank0(i)),
+    [0, 0, 1, 1, 1, 2, 3, 4, 4, 5, 5],
+  );
+  assert.equal(
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => bv.get(i)),
+    [1, 0, 1, 1, 0, 0, 0, 1, 0, 1],
+  );
 });
 
 test("builder: set() then seal()", () => {
@@ -80,7 +88,10 @@ test("empty vector", () => {
 
 test("oracle: lengths around word, sub-block and block boundaries, several densities", () => {
   const rand = mulberry32(0xb17);
-  const lengths = [0, 1, 2, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 383, 384, 385, 511, 512, 513, 1023, 1024, 1025, 1536, 4097, 20000];
+  const lengths = [
+    0, 1, 2, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 383, 384, 385, 511, 512, 513, 1023, 1024, 1025, 1536,
+    4097, 20000,
+  ];
   for (let t = 0; t < 40; t++) lengths.push(Math.floor(rand() * 5000));
   const densities = [0, 0.01, 0.3, 0.5, 0.9, 1];
   for (const n of lengths) {

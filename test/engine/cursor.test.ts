@@ -10,7 +10,15 @@
 
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { deriveFingerprint, GraphBuilder, isQuiverError, type Entity, type Graph, type Statement, type StatementInput } from "../../src/index.js";
+import {
+  deriveFingerprint,
+  GraphBuilder,
+  isQuiverError,
+  type Entity,
+  type Graph,
+  type Statement,
+  type StatementInput,
+} from "../../src/index.js";
 import {
   buildGraph,
   compareKeys,
@@ -30,7 +38,7 @@ import {
   walkPages,
   type Filters,
   type GraphData,
-} from "./oracle.js";
+} from "../support/oracle.js";
 
 const B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
@@ -45,7 +53,12 @@ interface SearchQuery {
 }
 
 /** The nextCursor after `pages` pages of `limit` (null when the list ends first). */
-function searchCursorAfter(g: Graph, query: SearchQuery, limit: number, pages = 1): { cursor: string; last: Entity } | null {
+function searchCursorAfter(
+  g: Graph,
+  query: SearchQuery,
+  limit: number,
+  pages = 1,
+): { cursor: string; last: Entity } | null {
   let cursor: string | undefined;
   let last: Entity | undefined;
   for (let i = 0; i < pages; i++) {
@@ -57,7 +70,12 @@ function searchCursorAfter(g: Graph, query: SearchQuery, limit: number, pages = 
   return cursor === undefined || last === undefined ? null : { cursor, last };
 }
 
-function statementsCursorAfter(g: Graph, f: Filters, limit: number, pages = 1): { cursor: string; last: Statement } | null {
+function statementsCursorAfter(
+  g: Graph,
+  f: Filters,
+  limit: number,
+  pages = 1,
+): { cursor: string; last: Statement } | null {
   let cursor: string | undefined;
   let last: Statement | undefined;
   for (let i = 0; i < pages; i++) {
@@ -70,7 +88,10 @@ function statementsCursorAfter(g: Graph, f: Filters, limit: number, pages = 1): 
 }
 
 /** A handful of real cursors of both endpoints, with the query each belongs to. */
-function sampleCursors(g: Graph, oracle: Oracle): { search: { query: SearchQuery; cursor: string }[]; statements: { f: Filters; cursor: string }[] } {
+function sampleCursors(
+  g: Graph,
+  oracle: Oracle,
+): { search: { query: SearchQuery; cursor: string }[]; statements: { f: Filters; cursor: string }[] } {
   const search: { query: SearchQuery; cursor: string }[] = [];
   for (const [query, limit, pages] of [
     [{ q: "a" }, 1, 1],
@@ -105,7 +126,10 @@ function sampleCursors(g: Graph, oracle: Oracle): { search: { query: SearchQuery
     const c = statementsCursorAfter(g, f, limit, pages);
     if (c !== null) statements.push({ f, cursor: c.cursor });
   }
-  assert.ok(search.length >= 5 && statements.length >= 3, `too few sample cursors: ${search.length}, ${statements.length}`);
+  assert.ok(
+    search.length >= 5 && statements.length >= 3,
+    `too few sample cursors: ${search.length}, ${statements.length}`,
+  );
   return { search, statements };
 }
 
@@ -151,13 +175,17 @@ test("truncated cursors: every prefix is INVALID_CURSOR (the empty one EMPTY_PAR
   const { search, statements } = sampleCursors(g, new Oracle(data));
   for (const { query, cursor } of search) {
     expectCode(() => g.search({ ...query, cursor: "" }), "EMPTY_PARAMETER", "cursor", "empty search cursor");
-    for (let n = 1; n < cursor.length; n++) expectInvalid((c) => g.search({ ...query, cursor: c }), cursor.slice(0, n), "search prefix");
-    for (let n = 1; n < cursor.length; n++) expectInvalid((c) => g.search({ ...query, cursor: c }), cursor.slice(n), "search suffix");
+    for (let n = 1; n < cursor.length; n++)
+      expectInvalid((c) => g.search({ ...query, cursor: c }), cursor.slice(0, n), "search prefix");
+    for (let n = 1; n < cursor.length; n++)
+      expectInvalid((c) => g.search({ ...query, cursor: c }), cursor.slice(n), "search suffix");
   }
   for (const { f, cursor } of statements) {
     expectCode(() => g.statements({ ...f, cursor: "" }), "EMPTY_PARAMETER", "cursor", "empty statements cursor");
-    for (let n = 1; n < cursor.length; n++) expectInvalid((c) => g.statements({ ...f, cursor: c }), cursor.slice(0, n), "statements prefix");
-    for (let n = 1; n < cursor.length; n++) expectInvalid((c) => g.statements({ ...f, cursor: c }), cursor.slice(n), "statements suffix");
+    for (let n = 1; n < cursor.length; n++)
+      expectInvalid((c) => g.statements({ ...f, cursor: c }), cursor.slice(0, n), "statements prefix");
+    for (let n = 1; n < cursor.length; n++)
+      expectInvalid((c) => g.statements({ ...f, cursor: c }), cursor.slice(n), "statements suffix");
   }
 });
 
@@ -168,10 +196,30 @@ test("cursors with extra characters, or characters outside base64url, are INVALI
   const variants = (c: string): string[] => {
     const std = c.replace(/-/g, "+").replace(/_/g, "/");
     const out = [
-      c + "A", c + "AA", c + "AAA", c + "AAAA", c + "_", "A" + c, "AAAA" + c, c + c,
-      c + "=", c + "==", c + "%3D", c + " ", " " + c, c + "\n", c + "\u0000", c + ".", c + "~",
-      c.slice(0, 5) + "+" + c.slice(6), c.slice(0, 5) + "/" + c.slice(6), c.slice(0, 5) + "é" + c.slice(6),
-      c.slice(0, 5) + "=" + c.slice(6), c.toUpperCase(), c.toLowerCase(), c.split("").reverse().join(""),
+      c + "A",
+      c + "AA",
+      c + "AAA",
+      c + "AAAA",
+      c + "_",
+      "A" + c,
+      "AAAA" + c,
+      c + c,
+      c + "=",
+      c + "==",
+      c + "%3D",
+      c + " ",
+      " " + c,
+      c + "\n",
+      c + "\u0000",
+      c + ".",
+      c + "~",
+      c.slice(0, 5) + "+" + c.slice(6),
+      c.slice(0, 5) + "/" + c.slice(6),
+      c.slice(0, 5) + "é" + c.slice(6),
+      c.slice(0, 5) + "=" + c.slice(6),
+      c.toUpperCase(),
+      c.toLowerCase(),
+      c.split("").reverse().join(""),
     ];
     if (std !== c) out.push(std);
     return out.filter((v) => v !== c);
@@ -232,10 +280,26 @@ test("cursors whose key holds a lone surrogate resume at the right place", () =>
     }
   };
   for (const q of ["\uD83D", "k"]) {
-    attempt(() => walkPages<Entity>({ fetch: (limit, cursor) => g.search({ q, limit, cursor }), expected: oracle.search(q), nextLimit: () => 1, defaultLimit: 20, ctx: `search q=${show(q)}` }));
+    attempt(() =>
+      walkPages<Entity>({
+        fetch: (limit, cursor) => g.search({ q, limit, cursor }),
+        expected: oracle.search(q),
+        nextLimit: () => 1,
+        defaultLimit: 20,
+        ctx: `search q=${show(q)}`,
+      }),
+    );
   }
   for (const f of [{}, { predicateEntityId: "p" }, { objectEntityId: "p" }, { subjectEntityId: "p" }] as Filters[]) {
-    attempt(() => walkPages<Statement>({ fetch: (limit, cursor) => g.statements({ ...f, limit, cursor }), expected: oracle.statementsFor(f), nextLimit: () => 1, defaultLimit: 50, ctx: `statements ${show(f)}` }));
+    attempt(() =>
+      walkPages<Statement>({
+        fetch: (limit, cursor) => g.statements({ ...f, limit, cursor }),
+        expected: oracle.statementsFor(f),
+        nextLimit: () => 1,
+        defaultLimit: 50,
+        ctx: `statements ${show(f)}`,
+      }),
+    );
   }
   assert.equal(failures, []);
 });
@@ -249,12 +313,22 @@ test("a search cursor used for statements, and the reverse, is CURSOR_ENDPOINT_M
   const { search, statements } = sampleCursors(g, new Oracle(data));
   for (const { cursor } of search) {
     for (const f of [{}, { subjectEntityId: "a" }, { objectEntityId: "x", predicateEntityId: "y" }] as Filters[]) {
-      expectCode(() => g.statements({ ...f, cursor }), "CURSOR_ENDPOINT_MISMATCH", "cursor", "search cursor on statements");
+      expectCode(
+        () => g.statements({ ...f, cursor }),
+        "CURSOR_ENDPOINT_MISMATCH",
+        "cursor",
+        "search cursor on statements",
+      );
     }
   }
   for (const { cursor } of statements) {
     for (const query of [{ q: "a" }, { q: "e", type: "0" }]) {
-      expectCode(() => g.search({ ...query, cursor }), "CURSOR_ENDPOINT_MISMATCH", "cursor", "statements cursor on search");
+      expectCode(
+        () => g.search({ ...query, cursor }),
+        "CURSOR_ENDPOINT_MISMATCH",
+        "cursor",
+        "statements cursor on search",
+      );
     }
   }
 });
@@ -262,7 +336,8 @@ test("a search cursor used for statements, and the reverse, is CURSOR_ENDPOINT_M
 test("a search cursor for another q or type is CURSOR_QUERY_MISMATCH (including look-alike parameter splits)", () => {
   const b = new GraphBuilder({ cursorSecret: "one" });
   // Every query below matches all five entities (or, with type "0", none: still a valid target).
-  for (let i = 0; i < 5; i++) b.addEntity({ entityId: `a${i}`, rawIdentifier: "ab1x\u00001AB b", type: "1", sourceType: "" });
+  for (let i = 0; i < 5; i++)
+    b.addEntity({ entityId: `a${i}`, rawIdentifier: "ab1x\u00001AB b", type: "1", sourceType: "" });
   const g = b.build();
   const queries: SearchQuery[] = [
     { q: "ab" },
@@ -287,7 +362,12 @@ test("a search cursor for another q or type is CURSOR_QUERY_MISMATCH (including 
         assert.ok(page.items.length > 0, "own cursor");
         continue;
       }
-      expectCode(() => g.search({ ...to, cursor: c.cursor }), "CURSOR_QUERY_MISMATCH", "cursor", `cursor of ${show(from)} used for ${show(to)}`);
+      expectCode(
+        () => g.search({ ...to, cursor: c.cursor }),
+        "CURSOR_QUERY_MISMATCH",
+        "cursor",
+        `cursor of ${show(from)} used for ${show(to)}`,
+      );
     }
   }
 });
@@ -297,10 +377,17 @@ test("a statements cursor for other filters is CURSOR_QUERY_MISMATCH (including 
   const b = new GraphBuilder({ cursorSecret: "one" });
   for (const id of names) b.addEntity({ entityId: id, rawIdentifier: id, type: "0", sourceType: "" });
   let k = 0;
-  for (const s of names) for (const p of names) for (const o of names) {
-    b.addStatement({ subjectEntityId: s, predicateEntityId: p, objectEntityId: o });
-    b.addStatement({ subjectEntityId: s, predicateEntityId: p, objectEntityId: o, statementFingerprint: `fp${k++}` });
-  }
+  for (const s of names)
+    for (const p of names)
+      for (const o of names) {
+        b.addStatement({ subjectEntityId: s, predicateEntityId: p, objectEntityId: o });
+        b.addStatement({
+          subjectEntityId: s,
+          predicateEntityId: p,
+          objectEntityId: o,
+          statementFingerprint: `fp${k++}`,
+        });
+      }
   const g = b.build();
   const sets: Filters[] = [
     {},
@@ -328,7 +415,12 @@ test("a statements cursor for other filters is CURSOR_QUERY_MISMATCH (including 
         assert.ok(g.statements({ ...to, cursor: c.cursor }).items.length > 0, "own cursor");
         continue;
       }
-      expectCode(() => g.statements({ ...to, cursor: c.cursor }), "CURSOR_QUERY_MISMATCH", "cursor", `cursor of ${show(from)} used for ${show(to)}`);
+      expectCode(
+        () => g.statements({ ...to, cursor: c.cursor }),
+        "CURSOR_QUERY_MISMATCH",
+        "cursor",
+        `cursor of ${show(from)} used for ${show(to)}`,
+      );
     }
   }
 });
@@ -341,7 +433,11 @@ test("a cursor from a graph with another secret is INVALID_CURSOR; a shared secr
   const { search, statements } = sampleCursors(one, oracle);
   for (const { query, cursor } of search) {
     expectInvalid((c) => two.search({ ...query, cursor: c }), cursor, "search, other secret");
-    expectInvalid((c) => one.withCursorSecret("one!").search({ ...query, cursor: c }), cursor, "search, withCursorSecret other");
+    expectInvalid(
+      (c) => one.withCursorSecret("one!").search({ ...query, cursor: c }),
+      cursor,
+      "search, withCursorSecret other",
+    );
     assert.ok(two.withCursorSecret("one").search({ ...query, cursor }).items.length > 0);
   }
   for (const { f, cursor } of statements) {
@@ -350,14 +446,16 @@ test("a cursor from a graph with another secret is INVALID_CURSOR; a shared secr
   }
   // a graph with the default (unnamed) secret does not accept a named secret's cursors
   const anon = buildGraph(data);
-  for (const { query, cursor } of search) expectInvalid((c) => anon.search({ ...query, cursor: c }), cursor, "search, default secret");
+  for (const { query, cursor } of search)
+    expectInvalid((c) => anon.search({ ...query, cursor: c }), cursor, "search, default secret");
   // and a replica sharing the secret continues exactly where the first left off
   const rng = new Rng(5);
   for (const { query } of search) {
     const expected = oracle.search(query.q, query.type);
     let flip = false;
     walkPages<Entity>({
-      fetch: (limit, cursor) => ((flip = !flip) ? one : two.withCursorSecret("one")).search({ ...query, limit, cursor }),
+      fetch: (limit, cursor) =>
+        ((flip = !flip) ? one : two.withCursorSecret("one")).search({ ...query, limit, cursor }),
       expected,
       nextLimit: limitPolicy(rng, 100),
       defaultLimit: 20,
@@ -381,7 +479,10 @@ test("limit may change between pages: each page has the new limit, the walk stay
   for (const limit of limits) {
     const page = g.search({ q: "a", limit, cursor });
     const want = expected.slice(pos, pos + limit);
-    assert.equal(page.items.map((e) => e.entityId), want.map((e) => e.entityId));
+    assert.equal(
+      page.items.map((e) => e.entityId),
+      want.map((e) => e.entityId),
+    );
     pos += want.length;
     if (pos === expected.length) {
       assert.is(page.nextCursor, null);
@@ -410,7 +511,13 @@ test("limit may change between pages: each page has the new limit, the walk stay
 
 test("cursor length depends on the item's identifiers only: not on q's length, nor on the page number", () => {
   const b = new GraphBuilder({ cursorSecret: "one" });
-  for (let i = 0; i < 400; i++) b.addEntity({ entityId: `e${String(i).padStart(4, "0")}`, rawIdentifier: "a".repeat(300), type: "0", sourceType: "" });
+  for (let i = 0; i < 400; i++)
+    b.addEntity({
+      entityId: `e${String(i).padStart(4, "0")}`,
+      rawIdentifier: "a".repeat(300),
+      type: "0",
+      sourceType: "",
+    });
   const g = b.build();
   const short = searchCursorAfter(g, { q: "a" }, 3);
   const long = searchCursorAfter(g, { q: "a".repeat(256) }, 3);
@@ -428,8 +535,14 @@ test("cursor length depends on the item's identifiers only: not on q's length, n
   assert.equal([...lengths].length, 1, `cursor lengths ${show([...lengths])} over the pages`);
   // statements: same-length ids on every row, so one length from first to last page
   const sb = new GraphBuilder({ cursorSecret: "one" });
-  for (let i = 0; i < 300; i++) sb.addEntity({ entityId: `e${String(i).padStart(4, "0")}`, rawIdentifier: "", type: "0", sourceType: "" });
-  for (let i = 0; i < 300; i++) sb.addStatement({ subjectEntityId: `e${String(i).padStart(4, "0")}`, predicateEntityId: "e0000", objectEntityId: "e0001" });
+  for (let i = 0; i < 300; i++)
+    sb.addEntity({ entityId: `e${String(i).padStart(4, "0")}`, rawIdentifier: "", type: "0", sourceType: "" });
+  for (let i = 0; i < 300; i++)
+    sb.addStatement({
+      subjectEntityId: `e${String(i).padStart(4, "0")}`,
+      predicateEntityId: "e0000",
+      objectEntityId: "e0001",
+    });
   const sg = sb.build();
   const slen = new Set<number>();
   cursor = undefined;
@@ -448,7 +561,8 @@ test("every cursor the engine issues opens again, however long the item's identi
     const raw = unit.repeat(20000);
     const id = (k: string): string => k + unit.repeat(6000);
     for (const k of ["a", "b", "c"]) b.addEntity({ entityId: id(k), rawIdentifier: raw, type: "0", sourceType: "" });
-    for (const k of ["a", "b", "c"]) b.addStatement({ subjectEntityId: id(k), predicateEntityId: id("a"), objectEntityId: id("b") });
+    for (const k of ["a", "b", "c"])
+      b.addStatement({ subjectEntityId: id(k), predicateEntityId: id("a"), objectEntityId: id("b") });
     const g = b.build();
     const got: string[] = [];
     let cursor: string | undefined;
@@ -523,7 +637,8 @@ function fpOf(st: StatementInput): string {
 /** Fingerprint -> triple of every statement of `data`, so additions never conflict. */
 function owners(data: GraphData): Map<string, string> {
   const m = new Map<string, string>();
-  for (const st of data.statements) m.set(fpOf(st), JSON.stringify([st.subjectEntityId, st.predicateEntityId, st.objectEntityId]));
+  for (const st of data.statements)
+    m.set(fpOf(st), JSON.stringify([st.subjectEntityId, st.predicateEntityId, st.objectEntityId]));
   return m;
 }
 
@@ -567,7 +682,13 @@ function fingerprintsNear(fp: string): string[] {
  * `data` with the entities in `remove` gone (with their statements), entities added next to the
  * removed ones in entityId and identifier order, and some random entities and statements added.
  */
-function mutate(rng: Rng, data: GraphData, remove: ReadonlySet<string>, nearIds: readonly string[], nearRaws: readonly string[]): { data: GraphData; taken: Set<string> } {
+function mutate(
+  rng: Rng,
+  data: GraphData,
+  remove: ReadonlySet<string>,
+  nearIds: readonly string[],
+  nearRaws: readonly string[],
+): { data: GraphData; taken: Set<string> } {
   const entities = data.entities.filter((e) => !remove.has(e.entityId) && !rng.chance(0.08));
   const taken = new Set(entities.map((e) => e.entityId));
   const add = (entityId: string, rawIdentifier: string): void => {
@@ -578,8 +699,11 @@ function mutate(rng: Rng, data: GraphData, remove: ReadonlySet<string>, nearIds:
   for (const id of nearIds) add(id, rng.pick(nearRaws));
   const raws = entities.map((e) => e.rawIdentifier);
   const ids = entities.map((e) => e.entityId);
-  for (let i = 0; i < 20; i++) add(randomEntityId(rng, taken, ids), rng.chance(0.5) ? rng.pick(nearRaws) : randomIdentifier(rng, raws));
-  const statements = data.statements.filter((st) => taken.has(st.subjectEntityId) && taken.has(st.predicateEntityId) && taken.has(st.objectEntityId));
+  for (let i = 0; i < 20; i++)
+    add(randomEntityId(rng, taken, ids), rng.chance(0.5) ? rng.pick(nearRaws) : randomIdentifier(rng, raws));
+  const statements = data.statements.filter(
+    (st) => taken.has(st.subjectEntityId) && taken.has(st.predicateEntityId) && taken.has(st.objectEntityId),
+  );
   const next: GraphData = { entities, statements };
   statements.push(...randomStatements(rng, entities, 60, owners(next)));
   return { data: next, taken };
@@ -599,7 +723,10 @@ test("a search cursor carried to a graph with items added and removed resumes af
     for (let tries = 0; tries < 20 && all.length < 3; tries++) {
       const e = rng.pick(data.entities);
       const f = fold(e.rawIdentifier);
-      q = f.length === 0 ? rng.pick(["a", "e", "s", "b"]) : f.slice(rng.int(f.length), rng.int(f.length) + 1 + rng.int(2)) || f;
+      q =
+        f.length === 0
+          ? rng.pick(["a", "e", "s", "b"])
+          : f.slice(rng.int(f.length), rng.int(f.length) + 1 + rng.int(2)) || f;
       type = rng.chance(0.25) ? e.type : undefined;
       all = oracleA.search(q, type);
     }
@@ -613,7 +740,14 @@ test("a search cursor carried to a graph with items added and removed resumes af
 
     // remove the last item (or give its id a new identifier), and put new entities right around its key
     const remove = new Set([last.entityId]);
-    const nearRaws = [last.rawIdentifier, last.rawIdentifier + "a", dropLast(last.rawIdentifier), last.rawIdentifier.toUpperCase(), q, q + "z"];
+    const nearRaws = [
+      last.rawIdentifier,
+      last.rawIdentifier + "a",
+      dropLast(last.rawIdentifier),
+      last.rawIdentifier.toUpperCase(),
+      q,
+      q + "z",
+    ];
     const nearIds = idsNear(last.entityId, new Set(data.entities.map((e) => e.entityId)));
     const mode = rng.int(3);
     if (mode === 1) nearIds.push(last.entityId); // same id, back with another (or the same) identifier
@@ -671,11 +805,21 @@ test("a statements cursor carried to a graph with items added and removed resume
     ].filter((x): x is string => x !== undefined);
     if (free.length > 0 && rng.chance(0.5)) remove.add(rng.pick(free));
     const originalIds = new Set(data.entities.map((e) => e.entityId));
-    const nearIds = [...idsNear(last.subjectEntityId, originalIds), ...idsNear(last.predicateEntityId, originalIds), ...idsNear(last.objectEntityId, originalIds)];
+    const nearIds = [
+      ...idsNear(last.subjectEntityId, originalIds),
+      ...idsNear(last.predicateEntityId, originalIds),
+      ...idsNear(last.objectEntityId, originalIds),
+    ];
     const stripped: GraphData = {
       entities: data.entities,
       statements: data.statements.filter(
-        (st) => !(st.subjectEntityId === last.subjectEntityId && st.predicateEntityId === last.predicateEntityId && st.objectEntityId === last.objectEntityId && fpOf(st) === last.statementFingerprint),
+        (st) =>
+          !(
+            st.subjectEntityId === last.subjectEntityId &&
+            st.predicateEntityId === last.predicateEntityId &&
+            st.objectEntityId === last.objectEntityId &&
+            fpOf(st) === last.statementFingerprint
+          ),
       ),
     };
     const { data: next, taken } = mutate(rng, stripped, remove, nearIds, ["x", ""]);
@@ -690,13 +834,19 @@ test("a statements cursor carried to a graph with items added and removed resume
       const owner = own.get(real);
       if (owner !== undefined && owner !== key) return;
       own.set(real, key);
-      next.statements.push(fp === undefined ? { subjectEntityId: s, predicateEntityId: p, objectEntityId: o } : { subjectEntityId: s, predicateEntityId: p, objectEntityId: o, statementFingerprint: fp });
+      next.statements.push(
+        fp === undefined
+          ? { subjectEntityId: s, predicateEntityId: p, objectEntityId: o }
+          : { subjectEntityId: s, predicateEntityId: p, objectEntityId: o, statementFingerprint: fp },
+      );
     };
     const { subjectEntityId: s, predicateEntityId: p, objectEntityId: o } = last;
     for (const fp of fingerprintsNear(last.statementFingerprint)) addStatement(s, p, o, fp);
-    for (const id of idsNear(s, originalIds)) addStatement(id, p, o, rng.chance(0.5) ? last.statementFingerprint + "~" + id : undefined);
+    for (const id of idsNear(s, originalIds))
+      addStatement(id, p, o, rng.chance(0.5) ? last.statementFingerprint + "~" + id : undefined);
     for (const id of idsNear(p, originalIds)) addStatement(s, id, o);
-    for (const id of idsNear(o, originalIds)) addStatement(s, p, id, rng.chance(0.5) ? last.statementFingerprint : undefined);
+    for (const id of idsNear(o, originalIds))
+      addStatement(s, p, id, rng.chance(0.5) ? last.statementFingerprint : undefined);
     if (rng.chance(0.5)) addStatement(s, p, o); // the triple again with its derived fingerprint
     const oracleB = new Oracle(next);
     const b = buildGraph(next, "shared");
@@ -723,7 +873,12 @@ test("search parameter errors: right code and parameter", () => {
   expectCode(() => g.search({ q: undefined as unknown as string }), "MISSING_PARAMETER", "q", "q undefined");
   expectCode(() => g.search({ q: "" }), "EMPTY_PARAMETER", "q", "q empty");
   expectCode(() => g.search({ q: "a".repeat(257) }), "INVALID_PARAMETER", "q", "q 257");
-  expectCode(() => g.search({ q: "😀".repeat(128) + "a" }), "INVALID_PARAMETER", "q", "q 257 code units, 129 code points");
+  expectCode(
+    () => g.search({ q: "😀".repeat(128) + "a" }),
+    "INVALID_PARAMETER",
+    "q",
+    "q 257 code units, 129 code points",
+  );
   expectCode(() => g.search({ q: 5 as unknown as string }), "INVALID_PARAMETER", "q", "q number");
   assert.ok(Array.isArray(g.search({ q: "a".repeat(256) }).items));
   assert.ok(Array.isArray(g.search({ q: "😀".repeat(128) }).items));
@@ -733,14 +888,21 @@ test("search parameter errors: right code and parameter", () => {
     const page = g.search({ q, limit: 5 });
     assert.equal(page, { items: [], nextCursor: null }, `q of 256 ${q[0]}`);
   }
-  for (const type of ["8", "a", "00", " 0", "0 ", "-1", "٠", "０"]) expectCode(() => g.search({ q: "a", type }), "INVALID_PARAMETER", "type", `type ${show(type)}`);
+  for (const type of ["8", "a", "00", " 0", "0 ", "-1", "٠", "０"])
+    expectCode(() => g.search({ q: "a", type }), "INVALID_PARAMETER", "type", `type ${show(type)}`);
   expectCode(() => g.search({ q: "a", type: 0 as unknown as string }), "INVALID_PARAMETER", "type", "type number");
   expectCode(() => g.search({ q: "a", type: "" }), "EMPTY_PARAMETER", "type", "type empty");
-  for (const type of ["0", "1", "2", "3", "4", "5", "6", "7"]) assert.ok(Array.isArray(g.search({ q: "a", type }).items));
+  for (const type of ["0", "1", "2", "3", "4", "5", "6", "7"])
+    assert.ok(Array.isArray(g.search({ q: "a", type }).items));
   for (const limit of [0, 101, 1.5, NaN, -1, Infinity, -Infinity, 1e9, 100.0000001]) {
     expectCode(() => g.search({ q: "a", limit }), "INVALID_PARAMETER", "limit", `limit ${limit}`);
   }
-  expectCode(() => g.search({ q: "a", limit: "20" as unknown as number }), "INVALID_PARAMETER", "limit", "limit string");
+  expectCode(
+    () => g.search({ q: "a", limit: "20" as unknown as number }),
+    "INVALID_PARAMETER",
+    "limit",
+    "limit string",
+  );
   assert.is(g.search({ q: "a", limit: 100 }).items.length <= 100, true);
   assert.is(g.search({ q: "a", limit: 1 }).items.length, 1);
   expectCode(() => g.search({ q: "a", cursor: "" }), "EMPTY_PARAMETER", "cursor", "cursor empty");
@@ -750,7 +912,12 @@ test("statements parameter errors: right code and parameter", () => {
   const g = buildGraph(baseData(), "one");
   for (const name of ["subjectEntityId", "predicateEntityId", "objectEntityId"] as const) {
     expectCode(() => g.statements({ [name]: "" }), "EMPTY_PARAMETER", name, `${name} empty`);
-    expectCode(() => g.statements({ subjectEntityId: "a", [name]: "" }), "EMPTY_PARAMETER", name, `${name} empty beside another filter`);
+    expectCode(
+      () => g.statements({ subjectEntityId: "a", [name]: "" }),
+      "EMPTY_PARAMETER",
+      name,
+      `${name} empty beside another filter`,
+    );
   }
   for (const limit of [0, 201, 1.5, NaN, -1, Infinity]) {
     expectCode(() => g.statements({ limit }), "INVALID_PARAMETER", "limit", `limit ${limit}`);
@@ -759,9 +926,19 @@ test("statements parameter errors: right code and parameter", () => {
   assert.is(g.statements({ limit: 1 }).items.length, 1);
   expectCode(() => g.statements({ cursor: "" }), "EMPTY_PARAMETER", "cursor", "cursor empty");
   // a bad limit with an id that names no entity is still an error, not an empty page
-  expectCode(() => g.statements({ subjectEntityId: "no such entity", limit: 0 }), "INVALID_PARAMETER", "limit", "limit 0 with unknown id");
+  expectCode(
+    () => g.statements({ subjectEntityId: "no such entity", limit: 0 }),
+    "INVALID_PARAMETER",
+    "limit",
+    "limit 0 with unknown id",
+  );
   // a bad cursor with an id that names no entity is still an error, not an empty page
-  expectCode(() => g.statements({ subjectEntityId: "no such entity", cursor: "AAAA" }), "INVALID_CURSOR", "cursor", "garbage cursor with unknown id");
+  expectCode(
+    () => g.statements({ subjectEntityId: "no such entity", cursor: "AAAA" }),
+    "INVALID_CURSOR",
+    "cursor",
+    "garbage cursor with unknown id",
+  );
 });
 
 test("errors are QuiverErrors, with an actionable message", () => {

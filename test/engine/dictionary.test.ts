@@ -10,7 +10,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { Dictionary } from "../../src/engine/dictionary.js";
-import { Rng, show } from "./oracle.js";
+import { Rng, show } from "../support/oracle.js";
 
 // By UTF-16 code units: "a" (61) < "ab" (61 62) < "b" (62) < "é" (E9) < "😀" (D83D DE00) < "ｆ" (FF46).
 // By code points "ｆ" (U+FF46) would come before "😀" (U+1F600): the dictionary must not sort that way.
@@ -23,7 +23,22 @@ test("idOf: every present id is its position; absent ids are -1", () => {
     assert.is(d.idOf(id), i, id);
     assert.is(d.lowerBound(id), i, id);
   });
-  for (const absent of ["", "aa", "abc", "A", "c", "e", "\u00E9\u0000", "\uD83D", "\uDE00", "😁", "\uE000", "ｆｆ", "\uFFFF", "e\u0301"]) {
+  for (const absent of [
+    "",
+    "aa",
+    "abc",
+    "A",
+    "c",
+    "e",
+    "\u00E9\u0000",
+    "\uD83D",
+    "\uDE00",
+    "😁",
+    "\uE000",
+    "ｆｆ",
+    "\uFFFF",
+    "e\u0301",
+  ]) {
     assert.is(d.idOf(absent), -1, show(absent));
   }
 });
@@ -90,7 +105,8 @@ test("oracle: lowerBound and idOf against a linear scan", () => {
       let scan = ids.findIndex((id) => id >= q);
       if (scan < 0) scan = ids.length;
       const lb = d.lowerBound(q);
-      if (lb !== scan) assert.unreachable(`seed ${seed}: lowerBound(${show(q)}) = ${lb}, scan says ${scan} in ${show(ids)}`);
+      if (lb !== scan)
+        assert.unreachable(`seed ${seed}: lowerBound(${show(q)}) = ${lb}, scan says ${scan} in ${show(ids)}`);
       const id = d.idOf(q);
       if (id !== ids.indexOf(q)) assert.unreachable(`seed ${seed}: idOf(${show(q)}) = ${id}, want ${ids.indexOf(q)}`);
     }

@@ -11,7 +11,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { fold } from "../../src/engine/fold.js";
-import { fold as contractFold, Rng, show } from "./oracle.js";
+import { fold as contractFold, Rng, show } from "../support/oracle.js";
 
 test("the contract's examples, by hand", () => {
   // "STRASSE" finds "Straße": ß upper-cases to SS.
@@ -86,13 +86,58 @@ test("characters with no case pass through: digits, CJK, emoji, U+0000, lone sur
 
 /** Code points and short strings that each stress one step of the fold. */
 const ALPHABET: readonly string[] = [
-  "a", "Z", "i", "I", "s", "S", "0", " ", "-",
-  "ß", "\u1E9E", "İ", "ı", "\u0307", "\u0301", "\u0308", "é", "É", "ü",
-  "Σ", "σ", "ς", "Ο", "ΐ", "\u0390", "ŉ", "ǅ", "Ǆ", "\u212A", "\u212B",
-  "ﬁ", "ﬀ", "ﬃ", "Ａ", "ａ", "ｶ", "ﾞ", "①", "㎏", "\u3000",
-  "\u1100", "\u1161", "\u11A8", // Hangul jamo: NFKC composes them into a syllable
-  "日", "😀", "\u{10400}", "\u{1D49C}",
-  "\u0000", "\uD83D", "\uDE00", "\uE000", "\uFFFF",
+  "a",
+  "Z",
+  "i",
+  "I",
+  "s",
+  "S",
+  "0",
+  " ",
+  "-",
+  "ß",
+  "\u1E9E",
+  "İ",
+  "ı",
+  "\u0307",
+  "\u0301",
+  "\u0308",
+  "é",
+  "É",
+  "ü",
+  "Σ",
+  "σ",
+  "ς",
+  "Ο",
+  "ΐ",
+  "\u0390",
+  "ŉ",
+  "ǅ",
+  "Ǆ",
+  "\u212A",
+  "\u212B",
+  "ﬁ",
+  "ﬀ",
+  "ﬃ",
+  "Ａ",
+  "ａ",
+  "ｶ",
+  "ﾞ",
+  "①",
+  "㎏",
+  "\u3000",
+  "\u1100",
+  "\u1161",
+  "\u11A8", // Hangul jamo: NFKC composes them into a syllable
+  "日",
+  "😀",
+  "\u{10400}",
+  "\u{1D49C}",
+  "\u0000",
+  "\uD83D",
+  "\uDE00",
+  "\uE000",
+  "\uFFFF",
 ];
 
 test("property: fold equals the contract's one-line definition on random strings", () => {
@@ -105,7 +150,8 @@ test("property: fold equals the contract's one-line definition on random strings
       const s = parts.join("");
       const got = fold(s);
       const want = contractFold(s);
-      if (got !== want) assert.unreachable(`seed ${seed}: fold(${show(s)}) = ${show(got)}, contract says ${show(want)}`);
+      if (got !== want)
+        assert.unreachable(`seed ${seed}: fold(${show(s)}) = ${show(got)}, contract says ${show(want)}`);
     }
   }
 });

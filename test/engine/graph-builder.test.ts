@@ -9,8 +9,15 @@
 
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { deriveFingerprint, GraphBuilder, isQuiverError, type Graph, type Statement, type StatementInput } from "../../src/index.js";
-import { show } from "./oracle.js";
+import {
+  deriveFingerprint,
+  GraphBuilder,
+  isQuiverError,
+  type Graph,
+  type Statement,
+  type StatementInput,
+} from "../../src/index.js";
+import { show } from "../support/oracle.js";
 
 const FILE = "data/entities.jsonl";
 const SFILE = "data/statements.jsonl";
@@ -19,7 +26,11 @@ const ENTITY = { entityId: "Q1", rawIdentifier: "One", type: "0", sourceType: "w
 
 function withEntities(ids: string[] = ["A", "B", "C", "P"]): GraphBuilder {
   const b = new GraphBuilder({ cursorSecret: "b" });
-  ids.forEach((entityId, i) => b.addEntity({ entityId, rawIdentifier: entityId.toLowerCase(), type: "0", sourceType: "" }, { file: FILE, line: i + 1 }));
+  for (const [i, entityId] of ids.entries())
+    b.addEntity(
+      { entityId, rawIdentifier: entityId.toLowerCase(), type: "0", sourceType: "" },
+      { file: FILE, line: i + 1 },
+    );
   return b;
 }
 
@@ -30,10 +41,16 @@ function expectDataError(f: () => unknown, code: string, file: string, line: num
   } catch (e) {
     if (!isQuiverError(e)) throw new Error(`${ctx}: not a QuiverError: ${String(e)}`);
     assert.is(e.code, code, `${ctx}: code (${e.message})`);
-    assert.ok(e.message.includes(`${file}:${line}`), `${ctx}: message ${show(e.message)} does not name ${file}:${line}`);
+    assert.ok(
+      e.message.includes(`${file}:${line}`),
+      `${ctx}: message ${show(e.message)} does not name ${file}:${line}`,
+    );
     assert.equal(e.source, { file, line }, `${ctx}: source`);
     // a reason beyond the position
-    assert.ok(e.message.replace(`${file}:${line}`, "").replace(/[:\s]/g, "").length > 5, `${ctx}: no reason in ${show(e.message)}`);
+    assert.ok(
+      e.message.replace(`${file}:${line}`, "").replace(/[:\s]/g, "").length > 5,
+      `${ctx}: no reason in ${show(e.message)}`,
+    );
     return;
   }
   assert.unreachable(`${ctx}: accepted`);
@@ -92,10 +109,19 @@ test("entities: empty rawIdentifier and sourceType are valid; types 0..7; fields
   for (let t = 0; t < 8; t++) b.addEntity({ entityId: `t${t}`, rawIdentifier: "", type: String(t), sourceType: "" });
   b.addEntity({ entityId: "x", rawIdentifier: "  Mixed CASE ß  ", type: "3", sourceType: "Some Source" });
   const g = b.build();
-  for (let t = 0; t < 8; t++) assert.equal(g.getEntity(`t${t}`), { entityId: `t${t}`, rawIdentifier: "", type: String(t), sourceType: "" });
-  assert.equal(g.getEntity("x"), { entityId: "x", rawIdentifier: "  Mixed CASE ß  ", type: "3", sourceType: "Some Source" });
+  for (let t = 0; t < 8; t++)
+    assert.equal(g.getEntity(`t${t}`), { entityId: `t${t}`, rawIdentifier: "", type: String(t), sourceType: "" });
+  assert.equal(g.getEntity("x"), {
+    entityId: "x",
+    rawIdentifier: "  Mixed CASE ß  ",
+    type: "3",
+    sourceType: "Some Source",
+  });
   // an empty identifier is never found
-  assert.equal(g.search({ q: " " }).items.map((e) => e.entityId), ["x"]);
+  assert.equal(
+    g.search({ q: " " }).items.map((e) => e.entityId),
+    ["x"],
+  );
 });
 
 test("the builder keeps the values given, not the objects: changing them afterwards changes nothing", () => {
@@ -106,14 +132,22 @@ test("the builder keeps the values given, not the objects: changing them afterwa
   e.rawIdentifier = "Zeta";
   e.type = "5";
   b.addEntity({ entityId: "P", rawIdentifier: "", type: "1", sourceType: "" });
-  const st: StatementInput = { subjectEntityId: "A", predicateEntityId: "P", objectEntityId: "A", statementFingerprint: "f" };
+  const st: StatementInput = {
+    subjectEntityId: "A",
+    predicateEntityId: "P",
+    objectEntityId: "A",
+    statementFingerprint: "f",
+  };
   b.addStatement(st);
   st.statementFingerprint = "g";
   st.objectEntityId = "P";
   const g = b.build();
   assert.equal(g.getEntity("A"), { entityId: "A", rawIdentifier: "Alpha", type: "0", sourceType: "s" });
   assert.is(g.getEntity("Z"), undefined);
-  assert.equal(all(g).map((x) => `${x.subjectEntityId}${x.predicateEntityId}${x.objectEntityId}:${x.statementFingerprint}`), ["APA:f"]);
+  assert.equal(
+    all(g).map((x) => `${x.subjectEntityId}${x.predicateEntityId}${x.objectEntityId}:${x.statementFingerprint}`),
+    ["APA:f"],
+  );
 });
 
 test("bad statements: each kind gives its code and names file:line", () => {
@@ -157,7 +191,8 @@ test("bad items without a source position still throw the right code", () => {
 test("derived fingerprint: 16 lowercase hex, the same for the same triple in every build", () => {
   const ids = ["A", "B", "C", "P", "ab", "a", "b", "c", "bc", "a\u0000", "\u0000b", "é", "😀"];
   const triples: [string, string, string][] = [];
-  for (const s of ids) for (const p of ["P", "b", "bc", "\u0000b"]) for (const o of ["A", "c", "bc", "ab", "😀"]) triples.push([s, p, o]);
+  for (const s of ids)
+    for (const p of ["P", "b", "bc", "\u0000b"]) for (const o of ["A", "c", "bc", "ab", "😀"]) triples.push([s, p, o]);
   const build = (order: number[]): Map<string, string> => {
     const b = new GraphBuilder();
     // entities in an order that depends on `order` too, so dense ids differ between builds
@@ -209,14 +244,16 @@ test("derived fingerprints of look-alike triples differ, and a graph of them loa
   const b = new GraphBuilder();
   for (const id of ids) b.addEntity({ entityId: id, rawIdentifier: "", type: "0", sourceType: "" });
   const fps = new Map<string, string>();
-  for (const s of ids) for (const p of ids) for (const o of ids) {
-    const fp = deriveFingerprint(s, p, o);
-    const key = JSON.stringify([s, p, o]);
-    const other = fps.get(fp);
-    assert.is(other, undefined, `${key} and ${other} derive the same fingerprint ${fp}`);
-    fps.set(fp, key);
-    b.addStatement({ subjectEntityId: s, predicateEntityId: p, objectEntityId: o });
-  }
+  for (const s of ids)
+    for (const p of ids)
+      for (const o of ids) {
+        const fp = deriveFingerprint(s, p, o);
+        const key = JSON.stringify([s, p, o]);
+        const other = fps.get(fp);
+        assert.is(other, undefined, `${key} and ${other} derive the same fingerprint ${fp}`);
+        fps.set(fp, key);
+        b.addStatement({ subjectEntityId: s, predicateEntityId: p, objectEntityId: o });
+      }
   const g = b.build();
   assert.is(g.statementCount, ids.length ** 3);
 });
@@ -236,8 +273,12 @@ test("exact duplicates are kept once; the same triple with other fingerprints is
   b.addStatement({ subjectEntityId: "B", predicateEntityId: "P", objectEntityId: "A" }, { file: SFILE, line: 9 });
   b.addStatement({ subjectEntityId: "B", predicateEntityId: "P", objectEntityId: "A" }, { file: SFILE, line: 10 });
   const g = b.build();
-  const fps = all(g).map((s) => `${s.subjectEntityId}${s.predicateEntityId}${s.objectEntityId}:${s.statementFingerprint}`);
-  const expected = ["0000000000000001", derived, "X1", "x1"].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)).map((fp) => `APB:${fp}`);
+  const fps = all(g).map(
+    (s) => `${s.subjectEntityId}${s.predicateEntityId}${s.objectEntityId}:${s.statementFingerprint}`,
+  );
+  const expected = ["0000000000000001", derived, "X1", "x1"]
+    .sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))
+    .map((fp) => `APB:${fp}`);
   expected.push(`BPA:${deriveFingerprint("B", "P", "A")}`);
   assert.equal(fps, expected);
   assert.is(g.statementCount, 5);
@@ -260,20 +301,66 @@ test("one fingerprint on two different triples is FINGERPRINT_CONFLICT naming th
   const APB = { subjectEntityId: "A", predicateEntityId: "P", objectEntityId: "B" };
   const APC = { subjectEntityId: "A", predicateEntityId: "P", objectEntityId: "C" };
   const BPA = { subjectEntityId: "B", predicateEntityId: "P", objectEntityId: "A" };
-  for (const fp of ["0123456789abcdef", "ffffffffffffffff", "0000000000000000", "text", "ABCDEF0123456789", "é", "😀"]) {
-    conflict([[{ ...APB, statementFingerprint: fp }, 4], [{ ...APC, statementFingerprint: fp }, 9]], 9, `fp ${fp}`);
-    conflict([[{ ...APC, statementFingerprint: fp }, 2], [{ ...APB, statementFingerprint: fp }, 3], [{ ...APC, statementFingerprint: fp }, 5]], 3, `fp ${fp}, dup after`);
-    conflict([[{ ...APB, statementFingerprint: fp }, 2], [{ ...APB, statementFingerprint: fp }, 3], [{ ...BPA, statementFingerprint: fp }, 8]], 8, `fp ${fp}, dup before`);
+  for (const fp of [
+    "0123456789abcdef",
+    "ffffffffffffffff",
+    "0000000000000000",
+    "text",
+    "ABCDEF0123456789",
+    "é",
+    "😀",
+  ]) {
+    conflict(
+      [
+        [{ ...APB, statementFingerprint: fp }, 4],
+        [{ ...APC, statementFingerprint: fp }, 9],
+      ],
+      9,
+      `fp ${fp}`,
+    );
+    conflict(
+      [
+        [{ ...APC, statementFingerprint: fp }, 2],
+        [{ ...APB, statementFingerprint: fp }, 3],
+        [{ ...APC, statementFingerprint: fp }, 5],
+      ],
+      3,
+      `fp ${fp}, dup after`,
+    );
+    conflict(
+      [
+        [{ ...APB, statementFingerprint: fp }, 2],
+        [{ ...APB, statementFingerprint: fp }, 3],
+        [{ ...BPA, statementFingerprint: fp }, 8],
+      ],
+      8,
+      `fp ${fp}, dup before`,
+    );
     // far apart, with many other statements between
     const many: [StatementInput, number][] = [[{ ...APB, statementFingerprint: fp }, 1]];
-    for (let i = 0; i < 3000; i++) many.push([{ ...BPA, statementFingerprint: `${i.toString(16).padStart(15, "0")}8` }, i + 2]);
+    for (let i = 0; i < 3000; i++)
+      many.push([{ ...BPA, statementFingerprint: `${i.toString(16).padStart(15, "0")}8` }, i + 2]);
     many.push([{ ...APC, statementFingerprint: fp }, 5000]);
     conflict(many, 5000, `fp ${fp}, far apart`);
   }
   // an explicit fingerprint equal to another triple's derived one: both orders
   const derived = deriveFingerprint("A", "P", "B");
-  conflict([[{ ...APB }, 1], [{ ...APC, statementFingerprint: derived }, 2]], 2, "explicit after derived");
-  conflict([[{ ...APC, statementFingerprint: derived }, 6], [{ ...APB }, 7]], 7, "derived after explicit");
+  conflict(
+    [
+      [{ ...APB }, 1],
+      [{ ...APC, statementFingerprint: derived }, 2],
+    ],
+    2,
+    "explicit after derived",
+  );
+  conflict(
+    [
+      [{ ...APC, statementFingerprint: derived }, 6],
+      [{ ...APB }, 7],
+    ],
+    7,
+    "derived after explicit",
+  );
   // upper-case hex and lower-case hex are different strings: no conflict
   const b = withEntities();
   b.addStatement({ ...APB, statementFingerprint: "abcdef0123456789" });
@@ -288,20 +375,61 @@ test("a text fingerprint beside 16 zeros: duplicates dropped, conflicts found, n
   const APC = { subjectEntityId: "A", predicateEntityId: "P", objectEntityId: "C" };
   const load = (rows: StatementInput[]): string[] => {
     const b = withEntities();
-    rows.forEach((st, i) => b.addStatement(st, { file: SFILE, line: i + 1 }));
-    return all(b.build()).map((x) => `${x.subjectEntityId}${x.predicateEntityId}${x.objectEntityId}:${x.statementFingerprint}`);
+    for (const [i, st] of rows.entries()) b.addStatement(st, { file: SFILE, line: i + 1 });
+    return all(b.build()).map(
+      (x) => `${x.subjectEntityId}${x.predicateEntityId}${x.objectEntityId}:${x.statementFingerprint}`,
+    );
   };
   // valid: an exact duplicate of a 16-zero statement after a text fingerprint on another triple
-  assert.equal(load([{ ...APB, statementFingerprint: "text" }, { ...APC, statementFingerprint: ZERO }, { ...APC, statementFingerprint: ZERO }]), [`APB:text`, `APC:${ZERO}`]);
+  assert.equal(
+    load([
+      { ...APB, statementFingerprint: "text" },
+      { ...APC, statementFingerprint: ZERO },
+      { ...APC, statementFingerprint: ZERO },
+    ]),
+    [`APB:text`, `APC:${ZERO}`],
+  );
   // valid: the duplicate comes after the text row
-  assert.equal(load([{ ...APB, statementFingerprint: ZERO }, { ...APC, statementFingerprint: "text" }, { ...APB, statementFingerprint: ZERO }]), [`APB:${ZERO}`, `APC:text`]);
+  assert.equal(
+    load([
+      { ...APB, statementFingerprint: ZERO },
+      { ...APC, statementFingerprint: "text" },
+      { ...APB, statementFingerprint: ZERO },
+    ]),
+    [`APB:${ZERO}`, `APC:text`],
+  );
   // invalid: 16 zeros on two triples, with a text row (on either triple) before or between them
   const conflict = (rows: StatementInput[], line: number, ctx: string): void => {
     expectDataError(() => load(rows), "FINGERPRINT_CONFLICT", SFILE, line, ctx);
   };
-  conflict([{ ...APC, statementFingerprint: "text" }, { ...APB, statementFingerprint: ZERO }, { ...APC, statementFingerprint: ZERO }], 3, "text before");
-  conflict([{ ...APB, statementFingerprint: ZERO }, { ...APC, statementFingerprint: "text" }, { ...APC, statementFingerprint: ZERO }], 3, "text between");
-  conflict([{ ...APB, statementFingerprint: "t" }, { ...APB, statementFingerprint: ZERO }, { ...APB, statementFingerprint: "u" }, { ...APC, statementFingerprint: ZERO }], 4, "two texts");
+  conflict(
+    [
+      { ...APC, statementFingerprint: "text" },
+      { ...APB, statementFingerprint: ZERO },
+      { ...APC, statementFingerprint: ZERO },
+    ],
+    3,
+    "text before",
+  );
+  conflict(
+    [
+      { ...APB, statementFingerprint: ZERO },
+      { ...APC, statementFingerprint: "text" },
+      { ...APC, statementFingerprint: ZERO },
+    ],
+    3,
+    "text between",
+  );
+  conflict(
+    [
+      { ...APB, statementFingerprint: "t" },
+      { ...APB, statementFingerprint: ZERO },
+      { ...APB, statementFingerprint: "u" },
+      { ...APC, statementFingerprint: ZERO },
+    ],
+    4,
+    "two texts",
+  );
 });
 
 test("a builder builds once", () => {
@@ -333,8 +461,24 @@ test("statements carry the raw identifiers of their entities", () => {
   b.addStatement({ subjectEntityId: "s", predicateEntityId: "p", objectEntityId: "o", statementFingerprint: "f" });
   b.addStatement({ subjectEntityId: "o", predicateEntityId: "o", objectEntityId: "o", statementFingerprint: "g" });
   assert.equal(all(b.build()), [
-    { statementFingerprint: "g", subjectEntityId: "o", subjectRawIdentifier: "😀\u0000", predicateEntityId: "o", predicateRawIdentifier: "😀\u0000", objectEntityId: "o", objectRawIdentifier: "😀\u0000" },
-    { statementFingerprint: "f", subjectEntityId: "s", subjectRawIdentifier: "Straße", predicateEntityId: "p", predicateRawIdentifier: "", objectEntityId: "o", objectRawIdentifier: "😀\u0000" },
+    {
+      statementFingerprint: "g",
+      subjectEntityId: "o",
+      subjectRawIdentifier: "😀\u0000",
+      predicateEntityId: "o",
+      predicateRawIdentifier: "😀\u0000",
+      objectEntityId: "o",
+      objectRawIdentifier: "😀\u0000",
+    },
+    {
+      statementFingerprint: "f",
+      subjectEntityId: "s",
+      subjectRawIdentifier: "Straße",
+      predicateEntityId: "p",
+      predicateRawIdentifier: "",
+      objectEntityId: "o",
+      objectRawIdentifier: "😀\u0000",
+    },
   ]);
 });
 

@@ -25,11 +25,12 @@ import {
   walkPages,
   type Filters,
   type GraphData,
-} from "./oracle.js";
+} from "../support/oracle.js";
 
 function graphOf(entities: [id: string, raw: string, type: string][], statements: StatementInput[] = []): Graph {
   const b = new GraphBuilder({ cursorSecret: "graph-test" });
-  for (const [entityId, rawIdentifier, type] of entities) b.addEntity({ entityId, rawIdentifier, type, sourceType: "t" });
+  for (const [entityId, rawIdentifier, type] of entities)
+    b.addEntity({ entityId, rawIdentifier, type, sourceType: "t" });
   for (const st of statements) b.addStatement(st);
   return b.build();
 }
@@ -106,7 +107,9 @@ test("search: pages of the hand-checked order, with a changing limit", () => {
   assert.equal(ids(q3b.items), ["f", "c", "d"]);
   assert.is(q3b.nextCursor, null);
   // items carry every field
-  assert.equal(g.search({ q: "Hauptstraße" }).items, [{ entityId: "d", rawIdentifier: "Hauptstraße", type: "2", sourceType: "t" }]);
+  assert.equal(g.search({ q: "Hauptstraße" }).items, [
+    { entityId: "d", rawIdentifier: "Hauptstraße", type: "2", sourceType: "t" },
+  ]);
 });
 
 const UNICODE: [string, string, string][] = [
@@ -282,8 +285,22 @@ test("statements: fingerprints of one triple compared as strings, hex or not", (
     "\uE000",
   ];
   const shuffled = [5, 9, 0, 7, 2, 8, 4, 1, 6, 3].map((i) => fps[i] as string);
-  const g = graphOf(LETTERS, shuffled.map((fp) => ({ subjectEntityId: "A", predicateEntityId: "P", objectEntityId: "B", statementFingerprint: fp })));
-  for (const f of [{}, { subjectEntityId: "A" }, { predicateEntityId: "P" }, { objectEntityId: "B" }, { subjectEntityId: "A", predicateEntityId: "P", objectEntityId: "B" }] as Filters[]) {
+  const g = graphOf(
+    LETTERS,
+    shuffled.map((fp) => ({
+      subjectEntityId: "A",
+      predicateEntityId: "P",
+      objectEntityId: "B",
+      statementFingerprint: fp,
+    })),
+  );
+  for (const f of [
+    {},
+    { subjectEntityId: "A" },
+    { predicateEntityId: "P" },
+    { objectEntityId: "B" },
+    { subjectEntityId: "A", predicateEntityId: "P", objectEntityId: "B" },
+  ] as Filters[]) {
     for (const limit of [undefined, 1, 3]) {
       const got: string[] = [];
       let cursor: string | undefined;
@@ -300,8 +317,14 @@ test("statements: fingerprints of one triple compared as strings, hex or not", (
 
 test("default limits: 20 for search, 50 for statements", () => {
   const b = new GraphBuilder();
-  for (let i = 0; i < 130; i++) b.addEntity({ entityId: `e${String(i).padStart(3, "0")}`, rawIdentifier: `item ${i}`, type: "0", sourceType: "" });
-  for (let i = 0; i < 130; i++) b.addStatement({ subjectEntityId: "e000", predicateEntityId: "e001", objectEntityId: `e${String(i).padStart(3, "0")}` });
+  for (let i = 0; i < 130; i++)
+    b.addEntity({ entityId: `e${String(i).padStart(3, "0")}`, rawIdentifier: `item ${i}`, type: "0", sourceType: "" });
+  for (let i = 0; i < 130; i++)
+    b.addStatement({
+      subjectEntityId: "e000",
+      predicateEntityId: "e001",
+      objectEntityId: `e${String(i).padStart(3, "0")}`,
+    });
   const g = b.build();
   const s1 = g.search({ q: "item" });
   assert.is(s1.items.length, 20);
@@ -340,14 +363,36 @@ test("items are copies: changing what a query returned changes nothing in the gr
 
 test("getEntity: every entity by id, and undefined for ids that name none", () => {
   const g = graphOf(UNICODE);
-  for (const [entityId, rawIdentifier, type] of UNICODE) assert.equal(g.getEntity(entityId), { entityId, rawIdentifier, type, sourceType: "t" });
+  for (const [entityId, rawIdentifier, type] of UNICODE)
+    assert.equal(g.getEntity(entityId), { entityId, rawIdentifier, type, sourceType: "t" });
   for (const id of ["", "i", "i1\u0000", "I1", "zz"]) assert.is(g.getEntity(id), undefined);
 });
 
 // ---------------------------------------------------------------------------------------------
 // Property test against the oracle
 
-const SINGLE_CHARS = ["e", "a", "s", "i", "b", "\u0000", "\uD83D", "\uDE00", "σ", "ς", "ß", "İ", "é", "\u0301", "\u0307", "中", "ｅ", " ", "\uFFFF", "\uE000"];
+const SINGLE_CHARS = [
+  "e",
+  "a",
+  "s",
+  "i",
+  "b",
+  "\u0000",
+  "\uD83D",
+  "\uDE00",
+  "σ",
+  "ς",
+  "ß",
+  "İ",
+  "é",
+  "\u0301",
+  "\u0307",
+  "中",
+  "ｅ",
+  " ",
+  "\uFFFF",
+  "\uE000",
+];
 
 function substring(rng: Rng, s: string): string {
   if (s.length === 0) return "";
@@ -404,7 +449,10 @@ function randomQuery(rng: Rng, oracle: Oracle, sortedFolded: readonly string[]):
     }
     case 9: {
       const long = withRaw.filter((e) => e.rawIdentifier.length >= 256);
-      q = long.length > 0 && rng.chance(0.7) ? rng.pick(long).rawIdentifier.slice(0, rng.pick([255, 256])) : "a".repeat(rng.range(200, 256));
+      q =
+        long.length > 0 && rng.chance(0.7)
+          ? rng.pick(long).rawIdentifier.slice(0, rng.pick([255, 256]))
+          : "a".repeat(rng.range(200, 256));
       break;
     }
     case 10:
@@ -416,7 +464,6 @@ function randomQuery(rng: Rng, oracle: Oracle, sortedFolded: readonly string[]):
   if (q.length === 0) q = rng.pick(SINGLE_CHARS);
   return q.slice(0, 256);
 }
-
 
 interface Sizes {
   entities: number;
@@ -439,7 +486,9 @@ function checkSeed(seed: number, sizes: Sizes): { pages: number; items: number }
   try {
     graph = buildGraph(data, `secret-${seed}`);
   } catch (e) {
-    throw new Error(`seed ${seed} (${show(sizes)}): the valid generated input failed to build: ${e instanceof Error ? e.message : String(e)}`);
+    throw new Error(
+      `seed ${seed} (${show(sizes)}): the valid generated input failed to build: ${e instanceof Error ? e.message : String(e)}`,
+    );
   }
   const oracle = new Oracle(data);
   const sortedFolded = oracle.folded.slice().sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -448,7 +497,12 @@ function checkSeed(seed: number, sizes: Sizes): { pages: number; items: number }
 
   for (const e of oracle.entities) {
     const got = graph.getEntity(e.entityId);
-    if (got === undefined || got.rawIdentifier !== e.rawIdentifier || got.type !== e.type || got.sourceType !== e.sourceType) {
+    if (
+      got === undefined ||
+      got.rawIdentifier !== e.rawIdentifier ||
+      got.type !== e.type ||
+      got.sourceType !== e.sourceType
+    ) {
       assert.unreachable(`seed ${seed}: getEntity(${show(e.entityId)}) = ${show(got)}, want ${show(e)}`);
     }
   }
@@ -504,7 +558,10 @@ test("property: larger graphs (long runs of ties over the tiny alphabet)", () =>
 
 test("property: entity counts around powers of two (index widths)", () => {
   let seed = 7000;
-  for (const n of [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 511, 512, 513, 1023, 1024, 1025]) {
+  for (const n of [
+    1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 511, 512, 513, 1023, 1024,
+    1025,
+  ]) {
     checkSeed(seed++, { entities: n, statements: n * 2, searches: 8, filtersPerMask: 1 });
   }
   for (const n of [65535, 65537]) checkSeed(seed++, { entities: n, statements: 70000, searches: 6, filtersPerMask: 1 });
@@ -512,13 +569,25 @@ test("property: entity counts around powers of two (index widths)", () => {
 
 test("property: explicit fingerprints 0000000000000000 (and other edge values) beside text fingerprints", () => {
   for (let seed = 8001; seed <= 8500; seed++) {
-    checkSeed(seed, { entities: 5 + (seed % 30), statements: 20 + (seed % 80), searches: 2, filtersPerMask: 2, edgeFingerprints: true });
+    checkSeed(seed, {
+      entities: 5 + (seed % 30),
+      statements: 20 + (seed % 80),
+      searches: 2,
+      filtersPerMask: 2,
+      edgeFingerprints: true,
+    });
   }
 });
 
 test("property: lone surrogates in identifiers and entityIds (JSON input may carry \\ud800 escapes)", () => {
   for (let seed = 9001; seed <= 9300; seed++) {
-    checkSeed(seed, { entities: 5 + (seed % 40), statements: 10 + (seed % 60), searches: 10, filtersPerMask: 2, loneSurrogates: true });
+    checkSeed(seed, {
+      entities: 5 + (seed % 40),
+      statements: 10 + (seed % 60),
+      searches: 10,
+      filtersPerMask: 2,
+      loneSurrogates: true,
+    });
   }
 });
 

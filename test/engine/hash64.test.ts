@@ -13,8 +13,13 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { hash64, hex64, type Hash64 } from "../../src/engine/hash64.js";
-import { deriveFingerprint, hexFingerprintHi, hexFingerprintLo, isHexFingerprint } from "../../src/engine/fingerprint.js";
-import { Rng, show } from "./oracle.js";
+import {
+  deriveFingerprint,
+  hexFingerprintHi,
+  hexFingerprintLo,
+  isHexFingerprint,
+} from "../../src/engine/fingerprint.js";
+import { Rng, show } from "../support/oracle.js";
 
 const OFFSET_BASIS = 0xcbf29ce484222325n;
 const PRIME = 0x100000001b3n;
@@ -82,7 +87,10 @@ test("hash64 equals the reference on literals", () => {
   // Halves are uint32, never negative.
   for (const parts of cases) {
     const [hi, lo] = hash64(parts);
-    assert.ok(hi >= 0 && hi <= 0xffffffff && Number.isInteger(hi) && lo >= 0 && lo <= 0xffffffff && Number.isInteger(lo), show(parts));
+    assert.ok(
+      hi >= 0 && hi <= 0xffffffff && Number.isInteger(hi) && lo >= 0 && lo <= 0xffffffff && Number.isInteger(lo),
+      show(parts),
+    );
   }
 });
 
@@ -108,7 +116,10 @@ test("the length prefix: strings past 255 and 65,535 code units", () => {
   assert.is.not(asBigInt(hash64(["a"])), asBigInt(hash64(["a", ""])));
 });
 
-const UNITS = [0x00, 0x01, 0x41, 0x7f, 0x80, 0xff, 0x100, 0x3a3, 0x4e2d, 0xd800, 0xd83d, 0xdbff, 0xdc00, 0xde00, 0xdfff, 0xe000, 0xfeff, 0xffff];
+const UNITS = [
+  0x00, 0x01, 0x41, 0x7f, 0x80, 0xff, 0x100, 0x3a3, 0x4e2d, 0xd800, 0xd83d, 0xdbff, 0xdc00, 0xde00, 0xdfff, 0xe000,
+  0xfeff, 0xffff,
+];
 
 function randomString(rng: Rng): string {
   const n = rng.chance(0.1) ? rng.range(100, 400) : rng.int(12);
@@ -126,7 +137,8 @@ test("oracle: hash64 equals the reference on seeded random strings (lone surroga
       for (let i = 0; i < n; i++) parts.push(randomString(rng));
       const got = asBigInt(hash64(parts));
       const want = reference(parts);
-      if (got !== want) assert.unreachable(`seed ${seed}: hash64(${show(parts)}) = ${hex(got)}, reference ${hex(want)}`);
+      if (got !== want)
+        assert.unreachable(`seed ${seed}: hash64(${show(parts)}) = ${hex(got)}, reference ${hex(want)}`);
     }
   }
 });
@@ -176,7 +188,16 @@ test("deriveFingerprint is order-sensitive and length-prefixed", () => {
 test("isHexFingerprint and its two halves", () => {
   assert.ok(isHexFingerprint("0123456789abcdef"));
   assert.ok(isHexFingerprint(deriveFingerprint("a", "b", "c")));
-  for (const bad of ["", "0123456789abcde", "0123456789abcdef0", "0123456789ABCDEF", "0123456789abcdeg", " 123456789abcdef", "0123456789abcdef\n", "fp-1"]) {
+  for (const bad of [
+    "",
+    "0123456789abcde",
+    "0123456789abcdef0",
+    "0123456789ABCDEF",
+    "0123456789abcdeg",
+    " 123456789abcdef",
+    "0123456789abcdef\n",
+    "fp-1",
+  ]) {
     assert.not.ok(isHexFingerprint(bad), show(bad));
   }
   assert.is(hexFingerprintHi("ffffffff00000000"), 0xffffffff);

@@ -14,7 +14,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { SearchIndex, TIER_EXACT, TIER_INFIX, TIER_PREFIX, type SearchKey } from "../../src/engine/search-index.js";
-import { Rng, show } from "./oracle.js";
+import { Rng, show } from "../support/oracle.js";
 
 // dense id: entityId, folded identifier, type. entityIds ascend with the dense id.
 const HAND: [string, string, number][] = [
@@ -46,7 +46,13 @@ function build(rows: readonly [string, string, number][]): SearchIndex {
 }
 
 /** find, with ranks mapped to dense ids. */
-function find(index: SearchIndex, pattern: string, type = -1, after: SearchKey | null = null, count = 1000): { ids: number[]; tiers: number[] } {
+function find(
+  index: SearchIndex,
+  pattern: string,
+  type = -1,
+  after: SearchKey | null = null,
+  count = 1000,
+): { ids: number[]; tiers: number[] } {
   const hits = index.find(pattern, type, after, count);
   assert.is(hits.ranks.length, hits.tiers.length);
   return { ids: hits.ranks.map((r) => index.idAt(r)), tiers: hits.tiers };
@@ -71,14 +77,21 @@ test("rank order and foldedAt: (folded, entityId), round trip", () => {
 test("find: tier 0, then 1, then 2, each in (folded, entityId) order", () => {
   const index = build(HAND);
   assert.equal(find(index, "ab"), { ids: [0, 3, 8, 10, 2, 9, 12, 1, 11], tiers: [0, 0, 1, 1, 1, 2, 2, 2, 2] });
-  assert.equal(find(index, "a"), { ids: [6, 5, 0, 3, 8, 10, 2, 9, 12, 1, 11], tiers: [0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2] });
+  assert.equal(find(index, "a"), {
+    ids: [6, 5, 0, 3, 8, 10, 2, 9, 12, 1, 11],
+    tiers: [0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2],
+  });
   // "b": tier 2 lies both below and above the prefix range (rank 8).
-  assert.equal(find(index, "b"), { ids: [7, 5, 0, 3, 8, 10, 2, 9, 12, 1, 11], tiers: [0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2] });
+  assert.equal(find(index, "b"), {
+    ids: [7, 5, 0, 3, 8, 10, 2, 9, 12, 1, 11],
+    tiers: [0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2],
+  });
   assert.equal(find(index, "cab"), { ids: [9, 12], tiers: [0, 0] });
   assert.equal(find(index, "ab ab"), { ids: [8], tiers: [0] });
   assert.equal(find(index, "zz"), { ids: [11], tiers: [1] });
   assert.equal(find(index, "y"), { ids: [1], tiers: [2] });
-  for (const none of ["q", "abx", "abababab", "A", "zzabz"]) assert.equal(find(index, none), { ids: [], tiers: [] }, show(none));
+  for (const none of ["q", "abx", "abababab", "A", "zzabz"])
+    assert.equal(find(index, none), { ids: [], tiers: [] }, show(none));
 });
 
 test("find: no match across the separator between neighbours, U+0000 only where the text has it", () => {
@@ -94,7 +107,10 @@ test("find: no match across the separator between neighbours, U+0000 only where 
   assert.equal(find(index, "b\u0000").ids, []);
   assert.equal(find(index, "\u0000c").ids, []);
   // Two entities "a" and "b", adjacent in the text: "a\0b" must not find them.
-  const two = build([["e1", "a", 0], ["e2", "b", 0]]);
+  const two = build([
+    ["e1", "a", 0],
+    ["e2", "b", 0],
+  ]);
   assert.equal(find(two, "a\u0000b").ids, []);
   assert.equal(find(two, "\u0000").ids, []);
   assert.equal(find(two, "ab").ids, []);
@@ -103,14 +119,22 @@ test("find: no match across the separator between neighbours, U+0000 only where 
 });
 
 test("find: empty identifiers never match, and do not disturb their neighbours", () => {
-  const empties = build([["e1", "", 0], ["e2", "a", 1], ["e3", "", 0], ["e4", "ba", 0]]);
+  const empties = build([
+    ["e1", "", 0],
+    ["e2", "a", 1],
+    ["e3", "", 0],
+    ["e4", "ba", 0],
+  ]);
   assert.equal(find(empties, "a"), { ids: [1, 3], tiers: [0, 2] });
   assert.equal(find(empties, "a", 0), { ids: [3], tiers: [2] });
   assert.equal(find(empties, "\u0000").ids, []);
   assert.equal(find(empties, "b"), { ids: [3], tiers: [1] });
   assert.is(empties.foldedAt(0), "");
   assert.is(empties.foldedAt(1), "");
-  const allEmpty = build([["e1", "", 0], ["e2", "", 3]]);
+  const allEmpty = build([
+    ["e1", "", 0],
+    ["e2", "", 3],
+  ]);
   assert.equal(find(allEmpty, "a").ids, []);
   assert.equal(find(allEmpty, "\u0000").ids, []);
   const none = build([]);
@@ -197,7 +221,11 @@ test("tier 2 without a type filter: the eight bands merge in rank order, for eve
   const ids = Array.from({ length: n }, (_, i) => `e${String(i).padStart(3, "0")}`);
   const everything = Array.from({ length: n }, (_, i) => i);
   for (const [name, typeOf] of layouts) {
-    const index = SearchIndex.build(folded, Uint8Array.from(folded, (_, i) => typeOf(i)), ids);
+    const index = SearchIndex.build(
+      folded,
+      Uint8Array.from(folded, (_, i) => typeOf(i)),
+      ids,
+    );
     for (let count = 1; count <= n + 1; count++) {
       const got = find(index, "a", -1, null, count).ids;
       if (show(got) !== show(everything.slice(0, count))) assert.unreachable(`${name}, count ${count}: ${show(got)}`);
@@ -205,12 +233,17 @@ test("tier 2 without a type filter: the eight bands merge in rank order, for eve
     for (let i = 0; i < n; i++) {
       for (const count of [1, 7, 20, 50]) {
         const got = find(index, "a", -1, key(2, folded[i]!, ids[i]!), count).ids;
-        if (show(got) !== show(everything.slice(i + 1, i + 1 + count))) assert.unreachable(`${name}, after ${i}, count ${count}: ${show(got)}`);
+        if (show(got) !== show(everything.slice(i + 1, i + 1 + count)))
+          assert.unreachable(`${name}, after ${i}, count ${count}: ${show(got)}`);
       }
     }
     // Each band alone: its own entities, in order.
     for (let t = 0; t < 8; t++) {
-      assert.equal(find(index, "a", t).ids, everything.filter((i) => typeOf(i) === t), `${name}, type ${t}`);
+      assert.equal(
+        find(index, "a", t).ids,
+        everything.filter((i) => typeOf(i) === t),
+        `${name}, type ${t}`,
+      );
     }
   }
 });
@@ -221,7 +254,11 @@ test("foldedAt: a 100,000-unit identifier round trips, and is found", () => {
   while (long.length < 100_000) long += String.fromCharCode(rng.pick([0x61, 0x62, 0x00, 0xd83d, 0xde00, 0xe9, 0xffff]));
   long = long.slice(0, 49_990) + "MARKER" + long.slice(49_996);
   assert.is(long.length, 100_000);
-  const index = build([["e1", "a", 0], ["e2", long, 1], ["e3", "zz", 2]]);
+  const index = build([
+    ["e1", "a", 0],
+    ["e2", long, 1],
+    ["e3", "zz", 2],
+  ]);
   const rank = [0, 1, 2].find((r) => index.idAt(r) === 1)!;
   assert.ok(index.foldedAt(rank) === long, "foldedAt(long) differs");
   assert.equal(find(index, "MARKER"), { ids: [1], tiers: [2] });
@@ -287,9 +324,12 @@ test("oracle: find against brute force, from every resume point, every type", ()
           const rest = after === null ? all : all.filter((x) => compareItemToKey(x, after) > 0);
           const want = rest.slice(0, count);
           const got = find(index, pattern, type, after, count);
-          const same = got.ids.length === want.length && want.every((x, i) => got.ids[i] === x.id && got.tiers[i] === x.tier);
+          const same =
+            got.ids.length === want.length && want.every((x, i) => got.ids[i] === x.id && got.tiers[i] === x.tier);
           if (!same) {
-            assert.unreachable(`${ctx} after ${show(after)} count ${count}: got ${show(got)}, want ${show({ ids: want.map((x) => x.id), tiers: want.map((x) => x.tier) })}`);
+            assert.unreachable(
+              `${ctx} after ${show(after)} count ${count}: got ${show(got)}, want ${show({ ids: want.map((x) => x.id), tiers: want.map((x) => x.tier) })}`,
+            );
           }
           checks++;
         };
@@ -302,11 +342,16 @@ test("oracle: find against brute force, from every resume point, every type", ()
         }
         // Keys not in the index: an entity gone next to each item, and random keys in each tier.
         for (const x of all) check(key(x.tier, x.folded, `${x.entityId}\u0000`), 1000);
-        for (let k = 0; k < 3; k++) check(key(rng.int(3), randomText(rng, 3), rng.chance(0.5) ? "" : `${rng.pick(["a", "b", "z"])}${rng.int(50)}`), rng.range(1, 1000));
+        for (let k = 0; k < 3; k++)
+          check(
+            key(rng.int(3), randomText(rng, 3), rng.chance(0.5) ? "" : `${rng.pick(["a", "b", "z"])}${rng.int(50)}`),
+            rng.range(1, 1000),
+          );
       }
     }
     // foldedAt round trips at every rank.
-    for (let r = 0; r < n; r++) if (index.foldedAt(r) !== folded[index.idAt(r)]) assert.unreachable(`seed ${seed}: foldedAt(${r})`);
+    for (let r = 0; r < n; r++)
+      if (index.foldedAt(r) !== folded[index.idAt(r)]) assert.unreachable(`seed ${seed}: foldedAt(${r})`);
   }
   assert.ok(checks > 10_000, `only ${checks} checks`);
 });

@@ -14,7 +14,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { StatementIndex, type DenseFilter } from "../../src/engine/statement-index.js";
 import { FingerprintColumn } from "../../src/engine/fingerprint-column.js";
-import { Rng, show } from "./oracle.js";
+import { Rng, show } from "../support/oracle.js";
 
 // Input rows (s, p, o, fingerprint lo; hi = 0 except row 4), in the order the builder hands them over:
 //   r0 (2,0,1) b0   r1 (0,1,3) 09   r2 (1,0,2) 01   r3 (0,1,3) 05
@@ -26,7 +26,11 @@ function handBuilt(onProgress?: (done: number, total: number) => void): Statemen
       subject: Uint32Array.of(2, 0, 1, 0, 3, 0, 4, 1),
       predicate: Uint32Array.of(0, 1, 0, 1, 4, 0, 1, 4),
       object: Uint32Array.of(1, 3, 2, 3, 0, 4, 1, 2),
-      fingerprints: new FingerprintColumn(Uint32Array.of(0, 0, 0, 0, 1, 0, 0, 0), Uint32Array.of(0xb0, 9, 1, 5, 0, 2, 3, 4), new Map()),
+      fingerprints: new FingerprintColumn(
+        Uint32Array.of(0, 0, 0, 0, 1, 0, 0, 0),
+        Uint32Array.of(0xb0, 9, 1, 5, 0, 2, 3, 4),
+        new Map(),
+      ),
     },
     5,
     onProgress,
@@ -44,7 +48,9 @@ test("build: columns stored in SPO order, the repeated triple ordered by fingerp
   assert.equal(Array.from(index.fingerprints.hi), [0, 0, 0, 0, 0, 0, 1, 0]);
   assert.is(index.fingerprints.get(6), "0000000100000000");
   assert.is(index.spo.rows, null);
-  assert.ok(index.spo.first === index.subject && index.pos.first === index.predicate && index.osp.first === index.object);
+  assert.ok(
+    index.spo.first === index.subject && index.pos.first === index.predicate && index.osp.first === index.object,
+  );
 });
 
 test("build: POS and OSP permutations, by hand", () => {
@@ -60,7 +66,14 @@ test("build: POS and OSP permutations, by hand", () => {
 test("build reports progress 1..6 of 6", () => {
   const calls: [number, number][] = [];
   handBuilt((done, total) => calls.push([done, total]));
-  assert.equal(calls, [[1, 6], [2, 6], [3, 6], [4, 6], [5, 6], [6, 6]]);
+  assert.equal(calls, [
+    [1, 6],
+    [2, 6],
+    [3, 6],
+    [4, 6],
+    [5, 6],
+    [6, 6],
+  ]);
 });
 
 test("build: text and hex fingerprints on one triple sort as strings, and the side table follows its rows", () => {
@@ -73,7 +86,12 @@ test("build: text and hex fingerprints on one triple sort as strings, and the si
       fingerprints: new FingerprintColumn(
         Uint32Array.of(0, 0xffffffff, 0, 0, 0, 0, 0),
         Uint32Array.of(0, 0xffffffff, 0, 0, 0, 0, 7),
-        new Map([[0, "b"], [2, "Z"], [4, "a"], [5, "fp"]]),
+        new Map([
+          [0, "b"],
+          [2, "Z"],
+          [4, "a"],
+          [5, "fp"],
+        ]),
       ),
     },
     2,
@@ -89,7 +107,10 @@ test("build: text and hex fingerprints on one triple sort as strings, and the si
 
 test("build: no statements", () => {
   const none = new Uint32Array(0);
-  const index = StatementIndex.build({ subject: none, predicate: none, object: none, fingerprints: new FingerprintColumn(none, none, new Map()) }, 3);
+  const index = StatementIndex.build(
+    { subject: none, predicate: none, object: none, fingerprints: new FingerprintColumn(none, none, new Map()) },
+    3,
+  );
   assert.is(index.length, 0);
   assert.equal(index.plan({ subject: 0, predicate: undefined, object: undefined }).index.range([0]), [0, 0]);
 });
@@ -188,22 +209,28 @@ test("oracle: every order against a sort by the contract's keys, every plan + ra
     const withText = rng.chance(0.4);
     const input: Row[] = [];
     for (let i = 0; i < m; i++) {
-      const fp = withText && rng.chance(0.3)
-        ? rng.pick(TEXT_FPS)
-        : `${rng.pick(["00000000", "00000001", "ffffffff"])}${rng.pick(["00000000", "00000005", "80000000", "ffffffff"])}`;
+      const fp =
+        withText && rng.chance(0.3)
+          ? rng.pick(TEXT_FPS)
+          : `${rng.pick(["00000000", "00000001", "ffffffff"])}${rng.pick(["00000000", "00000005", "80000000", "ffffffff"])}`;
       input.push({ s: rng.int(n), p: rng.int(n), o: rng.int(n), fp });
     }
     const text = new Map<number, string>();
     input.forEach((r, i) => {
       if (!/^[0-9a-f]{16}$/.test(r.fp)) text.set(i, r.fp);
     });
-    const hex = (r: Row, half: 0 | 1) => (/^[0-9a-f]{16}$/.test(r.fp) ? parseInt(r.fp.slice(8 * half, 8 * half + 8), 16) : 0);
+    const hex = (r: Row, half: 0 | 1) =>
+      /^[0-9a-f]{16}$/.test(r.fp) ? parseInt(r.fp.slice(8 * half, 8 * half + 8), 16) : 0;
     const index = StatementIndex.build(
       {
         subject: Uint32Array.from(input, (r) => r.s),
         predicate: Uint32Array.from(input, (r) => r.p),
         object: Uint32Array.from(input, (r) => r.o),
-        fingerprints: new FingerprintColumn(Uint32Array.from(input, (r) => hex(r, 0)), Uint32Array.from(input, (r) => hex(r, 1)), text),
+        fingerprints: new FingerprintColumn(
+          Uint32Array.from(input, (r) => hex(r, 0)),
+          Uint32Array.from(input, (r) => hex(r, 1)),
+          text,
+        ),
       },
       n,
     );
@@ -220,7 +247,11 @@ test("oracle: every order against a sort by the contract's keys, every plan + ra
     for (const order of ["SPO", "POS", "OSP"] as const) {
       const ix = indexes[order];
       const rows = Array.from({ length: m }, (_, j) => ix.rowAt(j));
-      assert.equal([...rows].sort((a, b) => a - b), Array.from({ length: m }, (_, j) => j), `${ctx}: ${order} is not a permutation`);
+      assert.equal(
+        [...rows].sort((a, b) => a - b),
+        Array.from({ length: m }, (_, j) => j),
+        `${ctx}: ${order} is not a permutation`,
+      );
       const got = rows.map((row) => stored[row] as Row);
       const want = [...input].sort((a, b) => compareKey(order, a, b));
       assert.equal(got.map(keyText), want.map(keyText), `${ctx}: ${order} order`);
@@ -234,15 +265,23 @@ test("oracle: every order against a sort by the contract's keys, every plan + ra
       };
       const order = contractOrder(f);
       const plan = index.plan(f);
-      if (plan.index.order !== order) assert.unreachable(`${ctx}: plan(${show(f)}) uses ${plan.index.order}, contract says ${order}`);
+      if (plan.index.order !== order)
+        assert.unreachable(`${ctx}: plan(${show(f)}) uses ${plan.index.order}, contract says ${order}`);
       const [lo, hi] = plan.index.range(plan.bound);
       const got: Row[] = [];
       for (let j = lo; j < hi; j++) got.push(stored[plan.index.rowAt(j)] as Row);
       const want = input
-        .filter((r) => (f.subject === undefined || r.s === f.subject) && (f.predicate === undefined || r.p === f.predicate) && (f.object === undefined || r.o === f.object))
+        .filter(
+          (r) =>
+            (f.subject === undefined || r.s === f.subject) &&
+            (f.predicate === undefined || r.p === f.predicate) &&
+            (f.object === undefined || r.o === f.object),
+        )
         .sort((a, b) => compareKey(order, a, b));
       if (show(got.map(keyText)) !== show(want.map(keyText))) {
-        assert.unreachable(`${ctx}: plan(${show(f)}) + range gives ${show(got.map(keyText))}, want ${show(want.map(keyText))}`);
+        assert.unreachable(
+          `${ctx}: plan(${show(f)}) + range gives ${show(got.map(keyText))}, want ${show(want.map(keyText))}`,
+        );
       }
     }
   }

@@ -10,9 +10,8 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { buildSuffixArray } from "../../src/engine/suffix-array.js";
-import { mulberry32 } from "../../bench/prng.js";
-import { naiveSuffixArray } from "../../bench/naive-suffix-array.js";
-
+import { mulberry32 } from "../../tools/prng.js";
+import { naiveSuffixArray } from "../../tools/naive-suffix-array.js";
 
 function codes(s: string): Uint16Array {
   const out = new Uint16Array(s.length);
@@ -68,8 +67,14 @@ test("hand-checked literals", () => {
   assert.equal(sa("abab"), [2, 0, 3, 1]);
   assert.equal(sa("dcba"), [3, 2, 1, 0]);
   // Long enough to skip the naive fallback: all-equal has no LMS position at all.
-  assert.equal(sa("aaaaaaaaaaaaaaaaaaaa"), Array.from({ length: 20 }, (_, i) => 19 - i));
-  assert.equal(sa("abcdefghijklmnopqrst"), Array.from({ length: 20 }, (_, i) => i));
+  assert.equal(
+    sa("aaaaaaaaaaaaaaaaaaaa"),
+    Array.from({ length: 20 }, (_, i) => 19 - i),
+  );
+  assert.equal(
+    sa("abcdefghijklmnopqrst"),
+    Array.from({ length: 20 }, (_, i) => i),
+  );
 });
 
 test("a proper prefix sorts first, with no sentinel", () => {
@@ -124,7 +129,8 @@ test("oracle: large alphabets up to 65537", () => {
     const text = new Uint32Array(n);
     // Draw from a few symbols of the big alphabet, so repeats still happen.
     const palette = Array.from({ length: 1 + Math.floor(rand() * 6) }, () => Math.floor(rand() * sigma));
-    for (let i = 0; i < n; i++) text[i] = rand() < 0.7 ? palette[Math.floor(rand() * palette.length)]! : Math.floor(rand() * sigma);
+    for (let i = 0; i < n; i++)
+      text[i] = rand() < 0.7 ? palette[Math.floor(rand() * palette.length)]! : Math.floor(rand() * sigma);
     const got = buildSuffixArray(text, sigma);
     const want = naiveSuffixArray(text);
     if (!sameArray(got, want)) assert.equal(Array.from(got), want, `text ${Array.from(text)}`);
@@ -140,7 +146,12 @@ test("oracle: astral characters as UTF-16 surrogate pairs, separator 0, units + 
     const chars = Math.floor(rand() * 40);
     for (let i = 0; i < chars; i++) {
       const x = rand();
-      s += x < 0.45 ? String.fromCodePoint(astral[Math.floor(rand() * astral.length)]!) : x < 0.9 ? String.fromCharCode(bmp[Math.floor(rand() * bmp.length)]!) : "\u0000SEP";
+      s +=
+        x < 0.45
+          ? String.fromCodePoint(astral[Math.floor(rand() * astral.length)]!)
+          : x < 0.9
+            ? String.fromCharCode(bmp[Math.floor(rand() * bmp.length)]!)
+            : "\u0000SEP";
     }
     // The search index's shape: code unit + 1, with 0 free for a separator between identifiers.
     const text = new Uint32Array(s.length);

@@ -15,7 +15,7 @@ import * as assert from "uvu/assert";
 import { TripleIndex, type SeekKey } from "../../src/engine/triple-index.js";
 import { FingerprintColumn } from "../../src/engine/fingerprint-column.js";
 import { hex64 } from "../../src/engine/hash64.js";
-import { Rng, show } from "./oracle.js";
+import { Rng, show } from "../support/oracle.js";
 
 // The eight statements in SPO order (position = row), fingerprints as (hi, lo):
 //   row  s p o  fingerprint
@@ -58,9 +58,18 @@ test("rowAt: SPO is the stored order, POS and OSP go through their permutation",
   const { spo, pos, osp } = handIndexes();
   assert.is(spo.length, 8);
   assert.is(spo.rows, null);
-  assert.equal([0, 1, 2, 3, 4, 5, 6, 7].map((j) => spo.rowAt(j)), [0, 1, 2, 3, 4, 5, 6, 7]);
-  assert.equal([0, 1, 2, 3, 4, 5, 6, 7].map((j) => pos.rowAt(j)), [5, 3, 0, 7, 1, 2, 6, 4]);
-  assert.equal([0, 1, 2, 3, 4, 5, 6, 7].map((j) => osp.rowAt(j)), [6, 5, 7, 3, 4, 1, 2, 0]);
+  assert.equal(
+    [0, 1, 2, 3, 4, 5, 6, 7].map((j) => spo.rowAt(j)),
+    [0, 1, 2, 3, 4, 5, 6, 7],
+  );
+  assert.equal(
+    [0, 1, 2, 3, 4, 5, 6, 7].map((j) => pos.rowAt(j)),
+    [5, 3, 0, 7, 1, 2, 6, 4],
+  );
+  assert.equal(
+    [0, 1, 2, 3, 4, 5, 6, 7].map((j) => osp.rowAt(j)),
+    [6, 5, 7, 3, 4, 1, 2, 0],
+  );
   assert.is(pos.order, "POS");
   assert.is(osp.order, "OSP");
 });
@@ -164,7 +173,15 @@ test("seekAfter, inexact keys: an absent id lands between its neighbours, never 
 test("text fingerprints (the side table) compare as strings with hex ones", () => {
   // One triple, five fingerprints: "0000000000000000" < "Z" < "a" < "b" < "ffffffffffffffff".
   const s = Uint32Array.of(0, 0, 0, 0, 0);
-  const fps = new FingerprintColumn(Uint32Array.of(0, 0, 0, 0, 0xffffffff), Uint32Array.of(0, 0, 0, 0, 0xffffffff), new Map([[1, "Z"], [2, "a"], [3, "b"]]));
+  const fps = new FingerprintColumn(
+    Uint32Array.of(0, 0, 0, 0, 0xffffffff),
+    Uint32Array.of(0, 0, 0, 0, 0xffffffff),
+    new Map([
+      [1, "Z"],
+      [2, "a"],
+      [3, "b"],
+    ]),
+  );
   const spo = new TripleIndex("SPO", [s, s, s], null, fps);
   const key = (fingerprint: string) => exactKey([0, 0, 0], fingerprint);
   assert.is(spo.seekAfter(0, 5, key("0000000000000000")), 1);
@@ -215,7 +232,10 @@ test("oracle: range against a filter, seekAfter against a linear scan, random co
     const withText = rng.chance(0.4);
     const rows: Row[] = [];
     for (let i = 0; i < m; i++) {
-      const f = withText && rng.chance(0.3) ? rng.pick(TEXT_FPS) : fp(rng.pick([0, 1, 0xffffffff]), rng.pick([0, 5, 0x80000000, 0xffffffff]));
+      const f =
+        withText && rng.chance(0.3)
+          ? rng.pick(TEXT_FPS)
+          : fp(rng.pick([0, 1, 0xffffffff]), rng.pick([0, 5, 0x80000000, 0xffffffff]));
       rows.push({ s: rng.int(n), p: rng.int(n), o: rng.int(n), fp: f });
     }
     // Stored in SPO order, as StatementIndex stores them.
@@ -233,7 +253,9 @@ test("oracle: range against a filter, seekAfter against a linear scan, random co
     const col = (f: (r: Row) => number) => Uint32Array.from(rows, f);
     const [cs, cp, co] = [col((r) => r.s), col((r) => r.p), col((r) => r.o)];
     const permutation = (order: "POS" | "OSP") =>
-      Uint32Array.from(rows.map((_, i) => i).sort((a, b) => compareRows(order, rows[a] as Row, rows[b] as Row) || a - b));
+      Uint32Array.from(
+        rows.map((_, i) => i).sort((a, b) => compareRows(order, rows[a] as Row, rows[b] as Row) || a - b),
+      );
     const indexes = [
       new TripleIndex("SPO", [cs, cp, co], null, fps),
       new TripleIndex("POS", [cp, co, cs], permutation("POS"), fps),
@@ -255,8 +277,11 @@ test("oracle: range against a filter, seekAfter against a linear scan, random co
         const wantLo = sorted.filter(below).length;
         const wantHi = wantLo + sorted.filter(matches).length;
         const [gotLo, gotHi] = index.range(bound);
-        if (gotLo !== wantLo || gotHi !== wantHi) assert.unreachable(`${ctx()}: range(${show(bound)}) = [${gotLo}, ${gotHi}), want [${wantLo}, ${wantHi})`);
-        for (let j = gotLo; j < gotHi; j++) if (!matches(sorted[j] as Row)) assert.unreachable(`${ctx()}: range(${show(bound)}) holds a non-match at ${j}`);
+        if (gotLo !== wantLo || gotHi !== wantHi)
+          assert.unreachable(`${ctx()}: range(${show(bound)}) = [${gotLo}, ${gotHi}), want [${wantLo}, ${wantHi})`);
+        for (let j = gotLo; j < gotHi; j++)
+          if (!matches(sorted[j] as Row))
+            assert.unreachable(`${ctx()}: range(${show(bound)}) holds a non-match at ${j}`);
         // seekAfter: from a row's own key (exact), or a random key with absent ids.
         let key: SeekKey;
         if (m > 0 && rng.chance(0.5)) {
@@ -266,13 +291,20 @@ test("oracle: range against a filter, seekAfter against a linear scan, random co
           const exact: [boolean, boolean, boolean] = [rng.chance(0.5), rng.chance(0.5), rng.chance(0.5)];
           const ids: [number, number, number] = [0, 0, 0];
           for (let c = 0; c < 3; c++) ids[c] = exact[c] ? rng.int(n) : rng.int(n + 1);
-          key = { ids, exact, fingerprint: rng.chance(0.5) ? rng.pick(TEXT_FPS) : fp(rng.pick([0, 1]), rng.pick([0, 5, 7])) };
+          key = {
+            ids,
+            exact,
+            fingerprint: rng.chance(0.5) ? rng.pick(TEXT_FPS) : fp(rng.pick([0, 1]), rng.pick([0, 5, 7])),
+          };
         }
         const [from, to] = rng.chance(0.5) ? [gotLo, gotHi] : [0, m];
         let want = from;
         while (want < to && compareRowToKey(order, sorted[want] as Row, key) <= 0) want++;
         const got = index.seekAfter(from, to, key);
-        if (got !== want) assert.unreachable(`${ctx()}: seekAfter(${from}, ${to}, ${show(key)}) = ${got}, want ${want}; rows ${show(sorted)}`);
+        if (got !== want)
+          assert.unreachable(
+            `${ctx()}: seekAfter(${from}, ${to}, ${show(key)}) = ${got}, want ${want}; rows ${show(sorted)}`,
+          );
       }
     }
   }

@@ -10,8 +10,14 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { checkLimit, checkOptionalText, checkQuery, checkType } from "../../src/engine/validate.js";
-import { SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_MAX_QUERY_LENGTH, STATEMENTS_DEFAULT_LIMIT, STATEMENTS_MAX_LIMIT } from "../../src/engine/limits.js";
-import { expectCode, show } from "./oracle.js";
+import {
+  SEARCH_DEFAULT_LIMIT,
+  SEARCH_MAX_LIMIT,
+  SEARCH_MAX_QUERY_LENGTH,
+  STATEMENTS_DEFAULT_LIMIT,
+  STATEMENTS_MAX_LIMIT,
+} from "../../src/engine/limits.js";
+import { expectCode, show } from "../support/oracle.js";
 
 test("the contract's numbers", () => {
   assert.equal([SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_MAX_QUERY_LENGTH], [20, 100, 256]);
@@ -27,7 +33,25 @@ test("checkLimit: absent gives the default; 1..max is returned as is", () => {
 });
 
 test("checkLimit: out of range, fractional, NaN and non-numbers are INVALID_PARAMETER on limit", () => {
-  const bad: unknown[] = [0, -1, 101, 1000, 1.5, 99.9, 0.5, NaN, Infinity, -Infinity, "5", "", null, true, [5], { limit: 5 }, 5n];
+  const bad: unknown[] = [
+    0,
+    -1,
+    101,
+    1000,
+    1.5,
+    99.9,
+    0.5,
+    NaN,
+    Infinity,
+    -Infinity,
+    "5",
+    "",
+    null,
+    true,
+    [5],
+    { limit: 5 },
+    5n,
+  ];
   for (const v of bad) {
     const label = typeof v === "bigint" ? `${v}n` : show(v);
     const e = expectCode(() => checkLimit(v, 20, 100), "INVALID_PARAMETER", "limit", `checkLimit(${label})`);
@@ -59,10 +83,11 @@ test("checkQuery: missing, empty, over-long, not a string", () => {
   // 128 astral characters and one more code unit: 257 units although only 129 code points.
   expectCode(() => checkQuery(`${"😀".repeat(128)}a`, 256), "INVALID_PARAMETER", "q");
   expectCode(() => checkQuery("abc", 2), "INVALID_PARAMETER", "q");
-  for (const v of [5, null, ["a"], { q: "a" }, true]) expectCode(() => checkQuery(v, 256), "INVALID_PARAMETER", "q", show(v));
+  for (const v of [5, null, ["a"], { q: "a" }, true])
+    expectCode(() => checkQuery(v, 256), "INVALID_PARAMETER", "q", show(v));
 });
 
-test("checkType: \"0\"..\"7\" give 0..7, absent gives -1", () => {
+test('checkType: "0".."7" give 0..7, absent gives -1', () => {
   assert.is(checkType(undefined), -1);
   for (let t = 0; t < 8; t++) assert.is(checkType(String(t)), t);
 });

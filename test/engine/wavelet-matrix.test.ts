@@ -10,8 +10,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { WaveletMatrix } from "../../src/engine/wavelet-matrix.js";
-import { mulberry32 } from "../../bench/prng.js";
-
+import { mulberry32 } from "../../tools/prng.js";
 
 function naiveRangeSuccessor(values: Uint32Array, l: number, r: number, lo: number, hi: number): number {
   let best = -1;
@@ -27,7 +26,10 @@ test("hand-checked literal: [5, 2, 7, 2, 0, 6], 3 bits", () => {
   const wm = WaveletMatrix.build(values, 3);
   assert.is(wm.length, 6);
   assert.is(wm.bits, 3);
-  assert.equal([0, 1, 2, 3, 4, 5].map((i) => wm.access(i)), [5, 2, 7, 2, 0, 6]);
+  assert.equal(
+    [0, 1, 2, 3, 4, 5].map((i) => wm.access(i)),
+    [5, 2, 7, 2, 0, 6],
+  );
   assert.is(wm.rank(2, 6), 2);
   assert.is(wm.rank(2, 3), 1);
   assert.is(wm.rank(2, 1), 0);
@@ -71,7 +73,10 @@ test("edge widths: bits = 0 and bits = 31", () => {
   assert.is(zero.rangeSuccessor(1, 3, 1, 10), -1);
   const big = 2 ** 31 - 1;
   const wide = WaveletMatrix.build(Uint32Array.of(big, 0, 2 ** 30, big - 1), 31);
-  assert.equal([0, 1, 2, 3].map((i) => wide.access(i)), [big, 0, 2 ** 30, big - 1]);
+  assert.equal(
+    [0, 1, 2, 3].map((i) => wide.access(i)),
+    [big, 0, 2 ** 30, big - 1],
+  );
   assert.is(wide.rank(big, 4), 1);
   assert.is(wide.rangeSuccessor(0, 4, 1, 2 ** 31), 2 ** 30);
   assert.is(wide.rangeSuccessor(0, 4, 2 ** 30 + 1, 2 ** 31), big - 1);
@@ -89,7 +94,8 @@ test("oracle: access, rank and rangeSuccessor against brute force", () => {
       // Half the sequences draw from a small palette, so values repeat and ranges share them.
       const palette = Array.from({ length: 1 + Math.floor(rand() * 8) }, () => Math.floor(rand() * limit));
       const fromPalette = rand() < 0.5;
-      for (let i = 0; i < n; i++) values[i] = fromPalette ? palette[Math.floor(rand() * palette.length)]! : Math.floor(rand() * limit);
+      for (let i = 0; i < n; i++)
+        values[i] = fromPalette ? palette[Math.floor(rand() * palette.length)]! : Math.floor(rand() * limit);
       const wm = WaveletMatrix.build(values, bits);
 
       const counts = new Map<number, number>();
@@ -97,8 +103,10 @@ test("oracle: access, rank and rangeSuccessor against brute force", () => {
         // rank of a present value and of a random one, at every prefix.
         const probe = i < n ? values[i]! : 0;
         const random = Math.floor(rand() * limit);
-        if (wm.rank(probe, i) !== (counts.get(probe) ?? 0)) assert.unreachable(`rank(${probe}, ${i}) n=${n} bits=${bits}`);
-        if (wm.rank(random, i) !== (counts.get(random) ?? 0)) assert.unreachable(`rank(${random}, ${i}) n=${n} bits=${bits}`);
+        if (wm.rank(probe, i) !== (counts.get(probe) ?? 0))
+          assert.unreachable(`rank(${probe}, ${i}) n=${n} bits=${bits}`);
+        if (wm.rank(random, i) !== (counts.get(random) ?? 0))
+          assert.unreachable(`rank(${random}, ${i}) n=${n} bits=${bits}`);
         if (i === n) break;
         if (wm.access(i) !== values[i]) assert.unreachable(`access(${i}) n=${n} bits=${bits}`);
         counts.set(values[i]!, (counts.get(values[i]!) ?? 0) + 1);
@@ -110,7 +118,10 @@ test("oracle: access, rank and rangeSuccessor against brute force", () => {
         let r = Math.floor(rand() * (n + 1));
         if (l > r) [l, r] = [r, l];
         // lo near a present value half the time: the interesting boundary.
-        let lo = rand() < 0.5 && n > 0 ? values[Math.floor(rand() * n)]! + Math.floor(rand() * 3) - 1 : Math.floor(rand() * limit);
+        let lo =
+          rand() < 0.5 && n > 0
+            ? values[Math.floor(rand() * n)]! + Math.floor(rand() * 3) - 1
+            : Math.floor(rand() * limit);
         let hi = rand() < 0.3 ? limit : lo + Math.floor(rand() * limit);
         if (rand() < 0.05) [lo, hi] = [hi, lo];
         const got = wm.rangeSuccessor(l, r, lo, hi);
@@ -134,7 +145,8 @@ test("listing distinct values of a range in order, the search index's loop", () 
     const l = Math.floor(rand() * n);
     const r = l + Math.floor(rand() * (n - l));
     const listed: number[] = [];
-    for (let v = wm.rangeSuccessor(l, r, 0, 2 ** bits); v !== -1; v = wm.rangeSuccessor(l, r, v + 1, 2 ** bits)) listed.push(v);
+    for (let v = wm.rangeSuccessor(l, r, 0, 2 ** bits); v !== -1; v = wm.rangeSuccessor(l, r, v + 1, 2 ** bits))
+      listed.push(v);
     const want = [...new Set(values.subarray(l, r))].sort((a, b) => a - b);
     assert.equal(listed, want);
   }
@@ -173,9 +185,15 @@ test("oracle: rangeDistinct equals repeated rangeSuccessor", () => {
         const max = Math.floor(rand() * 65);
         const count = wm.rangeDistinct(l, r, lo, hi, out, max);
         const want: number[] = [];
-        for (let v = wm.rangeSuccessor(l, r, lo, hi); v !== -1 && want.length < max; v = wm.rangeSuccessor(l, r, v + 1, hi)) want.push(v);
+        for (
+          let v = wm.rangeSuccessor(l, r, lo, hi);
+          v !== -1 && want.length < max;
+          v = wm.rangeSuccessor(l, r, v + 1, hi)
+        )
+          want.push(v);
         const got = Array.from(out.subarray(0, count));
-        if (got.join() !== want.join()) assert.equal(got, want, `rangeDistinct(${l}, ${r}, ${lo}, ${hi}, ${max}) n=${n} bits=${bits}`);
+        if (got.join() !== want.join())
+          assert.equal(got, want, `rangeDistinct(${l}, ${r}, ${lo}, ${hi}, ${max}) n=${n} bits=${bits}`);
       }
     }
   }

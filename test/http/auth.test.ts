@@ -11,7 +11,18 @@ test("a configured key passes; anything else fails with a sentence", () => {
   const verify = createKeyVerifier(["sk_alpha", "sk_beta"]);
   assert.is(verify("sk_alpha"), null);
   assert.is(verify("sk_beta"), null);
-  for (const bad of [undefined, "", "sk_", "sk_alph", "sk_alphaa", "SK_alpha", "alpha", " sk_alpha", "sk_alpha, sk_alpha", ["sk_alpha"]]) {
+  for (const bad of [
+    undefined,
+    "",
+    "sk_",
+    "sk_alph",
+    "sk_alphaa",
+    "SK_alpha",
+    "alpha",
+    " sk_alpha",
+    "sk_alpha, sk_alpha",
+    ["sk_alpha"],
+  ]) {
     const failure = verify(bad as string | undefined);
     assert.type(failure, "string", String(bad));
     assert.not.ok(failure!.includes("alpha"), "the key is never echoed");

@@ -5,7 +5,7 @@
 
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { KEY, buildSmallGraph, getJson, rawRequest, request, startServer, type Reply } from "./helpers.js";
+import { KEY, buildSmallGraph, getJson, rawRequest, request, startServer, type Reply } from "../support/http.js";
 
 type Running = Awaited<ReturnType<typeof startServer>>;
 let server: Running;
@@ -28,7 +28,8 @@ function assertError(reply: Reply, status: number, mentions?: string): string {
   assert.type(body.error, "string");
   assert.ok(body.error.length > 20 && /[.]$/.test(body.error), `a sentence: ${body.error}`);
   assert.not.match(body.error, /\n\s+at /, "no stack trace");
-  if (mentions !== undefined) assert.ok(body.error.includes(mentions), `${JSON.stringify(body.error)} mentions ${mentions}`);
+  if (mentions !== undefined)
+    assert.ok(body.error.includes(mentions), `${JSON.stringify(body.error)} mentions ${mentions}`);
   return body.error;
 }
 
@@ -49,20 +50,42 @@ test("search: a page with items and nextCursor, both keys always present", async
 });
 
 test("search: folding through HTTP (istanbul finds İstanbul), type filter", async () => {
-  assert.equal((await getJson(port, "/graph/v1/search?q=istanbul")).body.items.map((e: any) => e.entityId), ["q:istanbul"]);
-  assert.equal((await getJson(port, "/graph/v1/search?q=stra%C3%9Fe&type=3")).body.items.map((e: any) => e.entityId), ["q:berliner-strasse"]);
+  assert.equal(
+    (await getJson(port, "/graph/v1/search?q=istanbul")).body.items.map((e: any) => e.entityId),
+    ["q:istanbul"],
+  );
+  assert.equal(
+    (await getJson(port, "/graph/v1/search?q=stra%C3%9Fe&type=3")).body.items.map((e: any) => e.entityId),
+    ["q:berliner-strasse"],
+  );
 });
 
 test("search: JSON escaping of quotes, backslash, controls, U+2028 and tab round-trips", async () => {
   const { body } = await getJson(port, "/graph/v1/search?q=he+said");
-  assert.equal(body.items, [{ entityId: "q:quote", rawIdentifier: 'He said "hi" \\ then \u0001 left\u2028', type: "5", sourceType: "tab\there" }]);
+  assert.equal(body.items, [
+    {
+      entityId: "q:quote",
+      rawIdentifier: 'He said "hi" \\ then \u0001 left\u2028',
+      type: "5",
+      sourceType: "tab\there",
+    },
+  ]);
 });
 
 test("search: '+' is a space, %2B a plus, a leading BOM (%EF%BB%BF) is kept", async () => {
   assert.equal((await getJson(port, "/graph/v1/search?q=Berliner+Stra%C3%9Fe")).body.items.length, 1);
-  assert.equal((await getJson(port, "/graph/v1/search?q=c%2B%2B")).body.items.map((e: any) => e.entityId), ["q:plus"]);
-  assert.equal((await getJson(port, "/graph/v1/search?q=a%2Bb")).body.items.map((e: any) => e.entityId), ["q:plus"]);
-  assert.equal((await getJson(port, "/graph/v1/search?q=%EF%BB%BFmark")).body.items.map((e: any) => e.entityId), ["q:bom"]);
+  assert.equal(
+    (await getJson(port, "/graph/v1/search?q=c%2B%2B")).body.items.map((e: any) => e.entityId),
+    ["q:plus"],
+  );
+  assert.equal(
+    (await getJson(port, "/graph/v1/search?q=a%2Bb")).body.items.map((e: any) => e.entityId),
+    ["q:plus"],
+  );
+  assert.equal(
+    (await getJson(port, "/graph/v1/search?q=%EF%BB%BFmark")).body.items.map((e: any) => e.entityId),
+    ["q:bom"],
+  );
 });
 
 test("search: limit bounds 1 and 100 are accepted; q of 256 code units is accepted", async () => {
@@ -75,7 +98,10 @@ test("search: limit bounds 1 and 100 are accepted; q of 256 code units is accept
 
 test("statements: filters combine with AND; an unknown id gives an empty page; default limit 50", async () => {
   const { body } = await getJson(port, "/graph/v1/statements?predicateEntityId=q:located&objectEntityId=q:berlin");
-  assert.equal(body.items.map((s: any) => s.subjectEntityId), ["q:berliner-strasse", "q:strasse"]);
+  assert.equal(
+    body.items.map((s: any) => s.subjectEntityId),
+    ["q:berliner-strasse", "q:strasse"],
+  );
   assert.equal(body.items[0], {
     statementFingerprint: body.items[0].statementFingerprint,
     subjectEntityId: "q:berliner-strasse",
@@ -86,7 +112,10 @@ test("statements: filters combine with AND; an unknown id gives an empty page; d
     objectRawIdentifier: "Berlin",
   });
   assert.match(body.items[0].statementFingerprint, /^[0-9a-f]{16}$/);
-  assert.equal(await getJson(port, "/graph/v1/statements?subjectEntityId=nobody").then((r) => r.body), { items: [], nextCursor: null });
+  assert.equal(await getJson(port, "/graph/v1/statements?subjectEntityId=nobody").then((r) => r.body), {
+    items: [],
+    nextCursor: null,
+  });
   assert.is((await getJson(port, "/graph/v1/statements")).body.items.length, 50);
   assert.is((await getJson(port, "/graph/v1/statements?limit=200")).body.items.length, 200);
 });
@@ -169,7 +198,11 @@ for (const [query, parameter, what] of BAD_STATEMENTS) {
 }
 
 test("400: a raw non-ASCII byte in the target is refused by node's parser, as JSON", async () => {
-  const target = Buffer.concat([Buffer.from("GET /graph/v1/search?q="), Buffer.from([0xc3, 0xa9]), Buffer.from(" HTTP/1.1\r\nHost: x\r\n\r\n")]);
+  const target = Buffer.concat([
+    Buffer.from("GET /graph/v1/search?q="),
+    Buffer.from([0xc3, 0xa9]),
+    Buffer.from(" HTTP/1.1\r\nHost: x\r\n\r\n"),
+  ]);
   const r = await rawRequest(port, target);
   assert.is(r.status, 400);
   assert.match(r.head, /content-type: application\/json/i);
@@ -184,7 +217,8 @@ test("400 cursors: altered, from the other endpoint, from another q, another typ
   assertError(await request(port, `/graph/v1/statements?cursor=${first}`), 400, "cursor");
   assertError(await request(port, `/graph/v1/search?q=ite&cursor=${first}`), 400, "cursor");
   assertError(await request(port, `/graph/v1/search?q=item&type=1&cursor=${first}`), 400, "cursor");
-  const st = (await getJson(port, "/graph/v1/statements?predicateEntityId=q:located&limit=2")).body.nextCursor as string;
+  const st = (await getJson(port, "/graph/v1/statements?predicateEntityId=q:located&limit=2")).body
+    .nextCursor as string;
   assertError(await request(port, `/graph/v1/statements?cursor=${st}`), 400, "cursor");
   assertError(await request(port, `/graph/v1/search?q=item&cursor=${st}`), 400, "cursor");
   // limit may change between pages
@@ -218,19 +252,36 @@ test("401 before 400, 405 and 414: parameters, method and length are not looked 
 });
 
 test("X-API-Key header name is case-insensitive; either configured key works", async () => {
-  const r = await rawRequest(port, `GET /graph/v1/search?q=berlin HTTP/1.1\r\nHost: x\r\nx-API-kEy: ${KEY}\r\nConnection: close\r\n\r\n`);
+  const r = await rawRequest(
+    port,
+    `GET /graph/v1/search?q=berlin HTTP/1.1\r\nHost: x\r\nx-API-kEy: ${KEY}\r\nConnection: close\r\n\r\n`,
+  );
   assert.is(r.status, 200);
   assert.is((await request(port, "/graph/v1/search?q=berlin", { key: "sk_other_key" })).status, 200);
 });
 
 test("two X-API-Key headers are one unusable value: 401", async () => {
-  const r = await rawRequest(port, `GET /graph/v1/search?q=a HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\nX-API-Key: ${KEY}\r\nConnection: close\r\n\r\n`);
+  const r = await rawRequest(
+    port,
+    `GET /graph/v1/search?q=a HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\nX-API-Key: ${KEY}\r\nConnection: close\r\n\r\n`,
+  );
   assert.is(r.status, 401);
 });
 
 // ---- 404, 405, HEAD ---------------------------------------------------------------------------
 
-for (const path of ["/", "/graph", "/graph/v1", "/graph/v1/search/", "/graph/v1/Search", "/graph/v1/%73earch", "/graph/v2/search", "/healthz/", "/openapi.json", "/graph/v1/search;x"]) {
+for (const path of [
+  "/",
+  "/graph",
+  "/graph/v1",
+  "/graph/v1/search/",
+  "/graph/v1/Search",
+  "/graph/v1/%73earch",
+  "/graph/v2/search",
+  "/healthz/",
+  "/openapi.json",
+  "/graph/v1/search;x",
+]) {
   test(`404 ${path}`, async () => {
     assertError(await request(port, path), 404, "/graph/v1/search");
     assertError(await request(port, path, { key: null, method: "POST" }), 404);
@@ -279,7 +330,10 @@ test("414: a target of 8,193 bytes; 8,192 is served", async () => {
 });
 
 test("414 past node's header limit: the request line alone overflowing still answers 414 as JSON", async () => {
-  const r = await rawRequest(port, `GET /graph/v1/search?q=${"a".repeat(20000)} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\n\r\n`);
+  const r = await rawRequest(
+    port,
+    `GET /graph/v1/search?q=${"a".repeat(20000)} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\n\r\n`,
+  );
   assert.is(r.status, 414);
   assert.ok(JSON.parse(r.body).error.includes("8192"));
 });

@@ -8,7 +8,7 @@ import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { OPENAPI_DOCUMENT } from "../../src/http/openapi.js";
-import { buildSmallGraph, getJson, rawRequest, request, startServer, KEY } from "./helpers.js";
+import { buildSmallGraph, getJson, rawRequest, request, startServer, KEY } from "../support/http.js";
 
 const DOC_ID = "https://quiver.test/openapi.json";
 const ajv = new Ajv2020({ strict: true, allErrors: true });
@@ -31,7 +31,12 @@ const doc = OPENAPI_DOCUMENT as any;
 
 test("document: OpenAPI 3.1, the four paths, the key scheme", () => {
   assert.is(doc.openapi, "3.1.0");
-  assert.equal(Object.keys(doc.paths).sort(), ["/graph/v1/openapi.json", "/graph/v1/search", "/graph/v1/statements", "/healthz"]);
+  assert.equal(Object.keys(doc.paths).sort(), [
+    "/graph/v1/openapi.json",
+    "/graph/v1/search",
+    "/graph/v1/statements",
+    "/healthz",
+  ]);
   assert.equal(doc.components.securitySchemes.apiKeyAuth, {
     type: "apiKey",
     in: "header",
@@ -64,8 +69,18 @@ test("document: both endpoints list every status and every parameter with its bo
 
 test("document: every error status the server can answer has a response of the Error schema", () => {
   const responses = doc.components.responses;
-  assert.equal(Object.keys(responses), ["BadRequest", "Unauthorized", "NotFound", "MethodNotAllowed", "UriTooLong", "RequestTimeout", "HeadersTooLarge", "InternalError"]);
-  for (const r of Object.values(responses) as any[]) assert.equal(r.content["application/json"].schema, { $ref: "#/components/schemas/Error" });
+  assert.equal(Object.keys(responses), [
+    "BadRequest",
+    "Unauthorized",
+    "NotFound",
+    "MethodNotAllowed",
+    "UriTooLong",
+    "RequestTimeout",
+    "HeadersTooLarge",
+    "InternalError",
+  ]);
+  for (const r of Object.values(responses) as any[])
+    assert.equal(r.content["application/json"].schema, { $ref: "#/components/schemas/Error" });
   assert.equal(responses.MethodNotAllowed.headers.Allow.schema.const, "GET, HEAD");
 });
 
@@ -82,7 +97,10 @@ test("document: every $ref resolves, every component schema compiles in strict m
   })(doc);
   assert.ok(refs.length > 10);
   for (const ref of refs) {
-    const target = ref.slice(2).split("/").reduce((n: any, part) => n?.[part], doc);
+    const target = ref
+      .slice(2)
+      .split("/")
+      .reduce((n: any, part) => n?.[part], doc);
     assert.ok(target !== undefined, `${ref} resolves`);
   }
   for (const name of Object.keys(doc.components.schemas)) assert.type(schema(name), "function");
@@ -91,7 +109,8 @@ test("document: every $ref resolves, every component schema compiles in strict m
 test("validator: the schemas reject what the contract rules out", () => {
   const entity = { entityId: "e", rawIdentifier: "", type: "0", sourceType: "" };
   assertValid("EntityPage", { items: [entity], nextCursor: null });
-  const reject = (name: string, value: unknown) => assert.not.ok(schema(name)(value), `${name} rejects ${JSON.stringify(value)}`);
+  const reject = (name: string, value: unknown) =>
+    assert.not.ok(schema(name)(value), `${name} rejects ${JSON.stringify(value)}`);
   reject("EntityPage", { items: [entity] });
   reject("EntityPage", { items: [entity], nextCursor: "not a cursor!" });
   reject("EntityPage", { items: [{ ...entity, type: "8" }], nextCursor: null });
@@ -148,7 +167,13 @@ test("live: every error status validates against the Error schema", async () => 
     [404, request(server.port, "/missing")],
     [405, request(server.port, "/graph/v1/statements", { method: "DELETE" })],
     [414, request(server.port, `/graph/v1/search?q=${"x".repeat(9000)}`)],
-    [414, rawRequest(server.port, `GET /graph/v1/search?q=${"x".repeat(20000)} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\n\r\n`)],
+    [
+      414,
+      rawRequest(
+        server.port,
+        `GET /graph/v1/search?q=${"x".repeat(20000)} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\n\r\n`,
+      ),
+    ],
     [500, request(server.port, "/graph/v1/search?q=fault")],
   ];
   for (const [status, pending] of cases) {

@@ -5,7 +5,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { RequestLogEntry } from "../../src/http/handler.js";
-import { ITEM_COUNT, KEY, buildSmallGraph, getJson, request, startServer, walk } from "./helpers.js";
+import { ITEM_COUNT, KEY, buildSmallGraph, getJson, request, startServer, walk } from "../support/http.js";
 
 test("search walk: every matching item exactly once, in the engine's order, for several limits", async () => {
   const graph = buildSmallGraph({ items: true });
@@ -19,7 +19,11 @@ test("search walk: every matching item exactly once, in the engine's order, for 
     assert.is(expected.length, ITEM_COUNT);
     for (const limit of [1, 7, 20, 100]) {
       const { items, pages } = await walk(server.port, "/graph/v1/search?q=item", limit);
-      assert.equal(items.map((e) => e.entityId), expected, `limit ${limit}`);
+      assert.equal(
+        items.map((e) => e.entityId),
+        expected,
+        `limit ${limit}`,
+      );
       assert.is(pages, Math.ceil(ITEM_COUNT / limit), "nextCursor is null exactly on the last page");
     }
     const typed = await walk(server.port, "/graph/v1/search?q=item&type=3", 6);
@@ -39,7 +43,12 @@ test("statements walk: every statement once, for no filter, S, P, O and P+O", as
     assert.is(new Set(all.items.map((s) => s.statementFingerprint)).size, total);
     const small = await walk(server.port, "/graph/v1/statements", 13);
     assert.equal(small.items, all.items, "the same sequence whatever the page size");
-    for (const filter of ["subjectEntityId=item:7", "predicateEntityId=q:located", "objectEntityId=q:germany", "predicateEntityId=q:located&objectEntityId=q:berlin"]) {
+    for (const filter of [
+      "subjectEntityId=item:7",
+      "predicateEntityId=q:located",
+      "objectEntityId=q:germany",
+      "predicateEntityId=q:located&objectEntityId=q:berlin",
+    ]) {
       const { items } = await walk(server.port, `/graph/v1/statements?${filter}`, 9);
       const [k, v] = filter.split("&")[0]!.split("=") as [string, string];
       assert.ok(items.length > 0 && items.every((s) => s[k] === v), filter);
@@ -55,15 +64,20 @@ test("concurrent requests: 300 in flight at once, mixed endpoints and errors, ea
   try {
     const jobs = Array.from({ length: 300 }, (_, i) => {
       const kind = i % 4;
-      if (kind === 0) return getJson(server.port, `/graph/v1/search?q=item%20${String(i % 250).padStart(3, "0")}`).then((r) => {
-        assert.is(r.status, 200);
-        assert.is(r.body.items[0].entityId, `item:${i % 250}`);
-      });
-      if (kind === 1) return getJson(server.port, `/graph/v1/statements?subjectEntityId=item:${i % 250}`).then((r) => {
-        assert.is(r.status, 200);
-        assert.is(r.body.items.length, 2);
-      });
-      if (kind === 2) return getJson(server.port, `/graph/v1/search?q=a&limit=${i}`).then((r) => assert.is(r.status, i <= 100 ? 200 : 400));
+      if (kind === 0)
+        return getJson(server.port, `/graph/v1/search?q=item%20${String(i % 250).padStart(3, "0")}`).then((r) => {
+          assert.is(r.status, 200);
+          assert.is(r.body.items[0].entityId, `item:${i % 250}`);
+        });
+      if (kind === 1)
+        return getJson(server.port, `/graph/v1/statements?subjectEntityId=item:${i % 250}`).then((r) => {
+          assert.is(r.status, 200);
+          assert.is(r.body.items.length, 2);
+        });
+      if (kind === 2)
+        return getJson(server.port, `/graph/v1/search?q=a&limit=${i}`).then((r) =>
+          assert.is(r.status, i <= 100 ? 200 : 400),
+        );
       return getJson(server.port, "/graph/v1/search?q=a", null).then((r) => assert.is(r.status, 401));
     });
     await Promise.all(jobs);
@@ -84,7 +98,9 @@ test("500: a fault inside one request answers a fixed sentence, no stack, and do
   const server = await startServer(graph, { onError: (e) => faults.push(e) });
   try {
     const results = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => request(server.port, i % 2 === 0 ? "/graph/v1/search?q=boom" : "/graph/v1/search?q=berlin")),
+      Array.from({ length: 40 }, (_, i) =>
+        request(server.port, i % 2 === 0 ? "/graph/v1/search?q=boom" : "/graph/v1/search?q=berlin"),
+      ),
     );
     results.forEach((r, i) => {
       if (i % 2 === 1) {
@@ -142,7 +158,11 @@ test("setGraph: new requests see the new graph; cursors survive a rebuild with t
     assert.equal((await getJson(server.port, "/graph/v1/search?q=item")).body, { items: [], nextCursor: null });
     assert.is(server.handler.graph.entityCount, 10);
     server.handler.setGraph(buildSmallGraph({ items: true, secret: "another secret" }));
-    assert.is((await request(server.port, `/graph/v1/search?q=item&cursor=${first.nextCursor}`)).status, 400, "another secret: 400");
+    assert.is(
+      (await request(server.port, `/graph/v1/search?q=item&cursor=${first.nextCursor}`)).status,
+      400,
+      "another secret: 400",
+    );
   } finally {
     await server.close();
   }
@@ -157,7 +177,11 @@ test("cursorSecret option: replicas built with other secrets accept each other's
     assert.is(next.status, 200);
     assert.is(next.body.items[0].entityId, "item:3");
     b.handler.setGraph(buildSmallGraph({ items: true, secret: "three" }));
-    assert.is((await getJson(b.port, `/graph/v1/search?q=item&limit=3&cursor=${first.nextCursor}`)).status, 200, "setGraph keeps the secret");
+    assert.is(
+      (await getJson(b.port, `/graph/v1/search?q=item&limit=3&cursor=${first.nextCursor}`)).status,
+      200,
+      "setGraph keeps the secret",
+    );
   } finally {
     await Promise.all([a.close(), b.close()]);
   }

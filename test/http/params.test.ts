@@ -20,7 +20,12 @@ function refused(fn: () => unknown): QuiverError {
 
 test("search: values as given, absent ones undefined", () => {
   assert.equal(parseSearchParams("q=berlin"), { q: "berlin", type: undefined, limit: undefined, cursor: undefined });
-  assert.equal(parseSearchParams("limit=5&type=3&q=a&cursor=AbC_-9"), { q: "a", type: "3", limit: 5, cursor: "AbC_-9" });
+  assert.equal(parseSearchParams("limit=5&type=3&q=a&cursor=AbC_-9"), {
+    q: "a",
+    type: "3",
+    limit: 5,
+    cursor: "AbC_-9",
+  });
 });
 
 test("decoding: %XX in either case, '+' as space, UTF-8, a BOM kept, '=' inside a value", () => {
@@ -42,7 +47,20 @@ test("limit: digits only, no leading zeros; the range is left to the engine", ()
   assert.is(parseSearchParams("q=a&limit=100").limit, 100);
   assert.is(parseSearchParams("q=a&limit=0").limit, 0);
   assert.is(parseSearchParams("q=a&limit=101").limit, 101);
-  for (const bad of ["1.5", "abc", "%2B3", "-1", "+3", "%203", "1e2", "0x10", "007", "00", "%D9%A1%D9%A2", "%EF%BC%91"]) {
+  for (const bad of [
+    "1.5",
+    "abc",
+    "%2B3",
+    "-1",
+    "+3",
+    "%203",
+    "1e2",
+    "0x10",
+    "007",
+    "00",
+    "%D9%A1%D9%A2",
+    "%EF%BC%91",
+  ]) {
     const e = refused(() => parseSearchParams(`q=a&limit=${bad}`));
     assert.is(e.code, "INVALID_PARAMETER", bad);
     assert.is(e.parameter, "limit");
@@ -109,7 +127,10 @@ test("decodeComponent: the fast path returns the very string", () => {
 
 test("messages say what is allowed", () => {
   assert.match(refused(() => parseSearchParams("q=a&x=1")).message, /accepts q, type, limit and cursor/);
-  assert.match(refused(() => parseStatementsParams("x=1")).message, /accepts subjectEntityId, predicateEntityId, objectEntityId, limit and cursor/);
+  assert.match(
+    refused(() => parseStatementsParams("x=1")).message,
+    /accepts subjectEntityId, predicateEntityId, objectEntityId, limit and cursor/,
+  );
   assert.match(refused(() => parseSearchParams("q=a&limit=x")).message, /from 1 to 100/);
   assert.match(refused(() => parseStatementsParams("limit=x")).message, /from 1 to 200/);
   assert.match(refused(() => parseSearchParams("")).message, /1 to 256 characters/);

@@ -6,7 +6,7 @@
 import net from "node:net";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { KEY, buildSmallGraph, startServer } from "./helpers.js";
+import { KEY, buildSmallGraph, startServer } from "../support/http.js";
 import { serve } from "../../src/http/server.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -28,7 +28,9 @@ test("keep-alive: two requests on one connection", async () => {
   const server = await startServer(buildSmallGraph());
   try {
     const s = await connect(server.port);
-    s.write(`GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /graph/v1/search?q=berlin HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\n\r\n`);
+    s.write(
+      `GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /graph/v1/search?q=berlin HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\n\r\n`,
+    );
     await sleep(200);
     const text = s.received();
     assert.is(text.match(/HTTP\/1\.1 200 OK/g)?.length, 2);
@@ -40,7 +42,14 @@ test("keep-alive: two requests on one connection", async () => {
 });
 
 test("headers timeout: a client that never finishes its headers gets 408 and is closed", async () => {
-  const running = await serve({ graph: buildSmallGraph(), apiKeys: [KEY], port: 0, headersTimeoutMs: 300, requestTimeoutMs: 400, connectionsCheckIntervalMs: 100 });
+  const running = await serve({
+    graph: buildSmallGraph(),
+    apiKeys: [KEY],
+    port: 0,
+    headersTimeoutMs: 300,
+    requestTimeoutMs: 400,
+    connectionsCheckIntervalMs: 100,
+  });
   try {
     const s = await connect(Number(new URL(running.url).port));
     s.write("GET /healthz HTTP/1.1\r\nHost: x\r\n");
@@ -64,7 +73,12 @@ test("close: stops accepting, finishes the request in flight with Connection: cl
   const closing = server.close().then(() => (closed = true));
   await idle.ended;
   assert.not.ok(closed, "still draining while a request is in flight");
-  const refused = await new Promise<boolean>((r) => net.connect(server.port, "127.0.0.1").on("error", () => r(true)).on("connect", () => r(false)));
+  const refused = await new Promise<boolean>((r) =>
+    net
+      .connect(server.port, "127.0.0.1")
+      .on("error", () => r(true))
+      .on("connect", () => r(false)),
+  );
   assert.ok(refused, "no new connections");
   inFlight.write(`X-API-Key: ${KEY}\r\n\r\n`);
   await inFlight.ended;

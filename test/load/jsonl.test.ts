@@ -28,7 +28,8 @@ const statement = (s: string, p: string, o: string, statementFingerprint?: strin
   );
 
 /** Three entities (one a predicate) every statements test can name. */
-const BASE_ENTITIES = [entity("a", "Albrecht Dürer"), entity("b", "Nürnberg"), entity("p", "bornIn", "1")].join("\n") + "\n";
+const BASE_ENTITIES =
+  [entity("a", "Albrecht Dürer"), entity("b", "Nürnberg"), entity("p", "bornIn", "1")].join("\n") + "\n";
 
 /** Writes entities.jsonl and statements.jsonl into a fresh folder; returns their paths. */
 async function writeCase(entities: string | Buffer, statements: string | Buffer = "") {
@@ -48,7 +49,12 @@ async function loadError(paths: { entities: string; statements: string }): Promi
 }
 
 /** Loads the pair and asserts the QuiverError code and that the message names `where` (`name:LINE: `). */
-async function assertLoadFails(entities: string | Buffer, statements: string | Buffer, code: QuiverErrorCode, where: string) {
+async function assertLoadFails(
+  entities: string | Buffer,
+  statements: string | Buffer,
+  code: QuiverErrorCode,
+  where: string,
+) {
   const error = await loadError(await writeCase(entities, statements));
   assert.instance(error, QuiverError);
   const e = error as QuiverError;
@@ -75,7 +81,11 @@ test("loadJsonLinesFile reports lines, items and bytes", async () => {
 });
 
 test("BOM, CRLF, blank and whitespace-only lines, and no final newline", async () => {
-  const entities = "\uFEFF" + [entity("a", "Albrecht Dürer"), "", "   \t ", entity("b", "Nürnberg"), "\r", entity("p", "bornIn", "1")].join("\r\n");
+  const entities =
+    "\uFEFF" +
+    [entity("a", "Albrecht Dürer"), "", "   \t ", entity("b", "Nürnberg"), "\r", entity("p", "bornIn", "1")].join(
+      "\r\n",
+    );
   const paths = await writeCase(entities, "\r\n" + statement("a", "p", "b") + "\r\n\r\n" + statement("b", "p", "a"));
   const builder = new GraphBuilder();
   const e = await loadJsonLinesFile(paths.entities, "entities", builder);
@@ -101,7 +111,9 @@ test("an exact duplicate statement is counted as read but kept once", async () =
 });
 
 test("every chunk size gives the same result (lines cut anywhere, even inside a character)", async () => {
-  const entities = "\uFEFF" + [entity("a", "Albrecht Dürer"), "", entity("b", "İstanbul ΟΔΟΣ 東京"), entity("p", "bornIn", "1")].join("\r\n");
+  const entities =
+    "\uFEFF" +
+    [entity("a", "Albrecht Dürer"), "", entity("b", "İstanbul ΟΔΟΣ 東京"), entity("p", "bornIn", "1")].join("\r\n");
   const paths = await writeCase(entities, statement("a", "p", "b") + "\r\n");
   for (const chunkBytes of [1, 2, 3, 5, 7, 64]) {
     const builder = new GraphBuilder();
@@ -117,7 +129,10 @@ test("every chunk size gives the same result (lines cut anywhere, even inside a 
 test("a 10 MB line loads", async () => {
   // Two-byte characters, so the 1 MiB read chunks cut the line inside characters too.
   const long = "é".repeat(5_000_000) + "ENDMARK";
-  const paths = await writeCase(`${entity("a")}\n${entity("long", long)}\n${entity("p", "p", "1")}\n`, statement("long", "p", "a"));
+  const paths = await writeCase(
+    `${entity("a")}\n${entity("long", long)}\n${entity("p", "p", "1")}\n`,
+    statement("long", "p", "a"),
+  );
   const builder = new GraphBuilder();
   const e = await loadJsonLinesFile(paths.entities, "entities", builder);
   await loadJsonLinesFile(paths.statements, "statements", builder);
@@ -135,7 +150,11 @@ test("progress: a final report per file with the totals, then the build phases",
   await loadGraph({ ...paths, onProgress: (p) => reports.push(p) });
   const finals = reports.filter((p) => p.finished && (p.phase === "entities" || p.phase === "statements"));
   assert.equal(
-    finals.map((p) => (p.phase === "entities" || p.phase === "statements" ? [p.phase, p.file, p.lines, p.items, p.bytes === p.totalBytes] : [])),
+    finals.map((p) =>
+      p.phase === "entities" || p.phase === "statements"
+        ? [p.phase, p.file, p.lines, p.items, p.bytes === p.totalBytes]
+        : [],
+    ),
     [
       ["entities", paths.entities, 3, 3, true],
       ["statements", paths.statements, 1, 1, true],
@@ -166,24 +185,64 @@ test("not JSON", async () => {
 test("not an object: array, string, number, null", async () => {
   for (const line of ["[1,2]", '"text"', "42", "null", "true"]) {
     await assertLoadFails(`${entity("a")}\n${line}\n`, "", "INVALID_DATA", "entities.jsonl:2");
-    await assertLoadFails(BASE_ENTITIES, `${statement("a", "p", "b")}\n\n${line}`, "INVALID_DATA", "statements.jsonl:3");
+    await assertLoadFails(
+      BASE_ENTITIES,
+      `${statement("a", "p", "b")}\n\n${line}`,
+      "INVALID_DATA",
+      "statements.jsonl:3",
+    );
   }
   const error = await loadError(await writeCase(`[]\n`));
   assert.match((error as Error).message, /entities\.jsonl:1: expected a JSON object/);
 });
 
 test("a missing field", async () => {
-  await assertLoadFails(`${entity("a")}\n{"entityId":"b","rawIdentifier":"B","sourceType":"x"}\n`, "", "INVALID_DATA", "entities.jsonl:2");
+  await assertLoadFails(
+    `${entity("a")}\n{"entityId":"b","rawIdentifier":"B","sourceType":"x"}\n`,
+    "",
+    "INVALID_DATA",
+    "entities.jsonl:2",
+  );
   await assertLoadFails(`{"rawIdentifier":"B","type":"0","sourceType":"x"}\n`, "", "INVALID_DATA", "entities.jsonl:1");
-  await assertLoadFails(BASE_ENTITIES, `${statement("a", "p", "b")}\n{"subjectEntityId":"a","predicateEntityId":"p"}\n`, "INVALID_DATA", "statements.jsonl:2");
+  await assertLoadFails(
+    BASE_ENTITIES,
+    `${statement("a", "p", "b")}\n{"subjectEntityId":"a","predicateEntityId":"p"}\n`,
+    "INVALID_DATA",
+    "statements.jsonl:2",
+  );
 });
 
 test("a mistyped field", async () => {
-  await assertLoadFails(`${entity("a")}\n{"entityId":"b","rawIdentifier":"B","type":0,"sourceType":"x"}\n`, "", "INVALID_DATA", "entities.jsonl:2");
-  await assertLoadFails(`{"entityId":7,"rawIdentifier":"B","type":"0","sourceType":"x"}\n`, "", "INVALID_DATA", "entities.jsonl:1");
-  await assertLoadFails(`{"entityId":"b","rawIdentifier":null,"type":"0","sourceType":"x"}\n`, "", "INVALID_DATA", "entities.jsonl:1");
-  await assertLoadFails(`{"entityId":"","rawIdentifier":"B","type":"0","sourceType":"x"}\n`, "", "INVALID_DATA", "entities.jsonl:1");
-  await assertLoadFails(BASE_ENTITIES, `{"subjectEntityId":"a","predicateEntityId":"p","objectEntityId":["b"]}\n`, "INVALID_DATA", "statements.jsonl:1");
+  await assertLoadFails(
+    `${entity("a")}\n{"entityId":"b","rawIdentifier":"B","type":0,"sourceType":"x"}\n`,
+    "",
+    "INVALID_DATA",
+    "entities.jsonl:2",
+  );
+  await assertLoadFails(
+    `{"entityId":7,"rawIdentifier":"B","type":"0","sourceType":"x"}\n`,
+    "",
+    "INVALID_DATA",
+    "entities.jsonl:1",
+  );
+  await assertLoadFails(
+    `{"entityId":"b","rawIdentifier":null,"type":"0","sourceType":"x"}\n`,
+    "",
+    "INVALID_DATA",
+    "entities.jsonl:1",
+  );
+  await assertLoadFails(
+    `{"entityId":"","rawIdentifier":"B","type":"0","sourceType":"x"}\n`,
+    "",
+    "INVALID_DATA",
+    "entities.jsonl:1",
+  );
+  await assertLoadFails(
+    BASE_ENTITIES,
+    `{"subjectEntityId":"a","predicateEntityId":"p","objectEntityId":["b"]}\n`,
+    "INVALID_DATA",
+    "statements.jsonl:1",
+  );
   await assertLoadFails(BASE_ENTITIES, `${statement("a", "p", "b", "")}\n`, "INVALID_DATA", "statements.jsonl:1");
 });
 
@@ -194,11 +253,21 @@ test('type "8" and other types outside "0".."7"', async () => {
 });
 
 test("a duplicate entityId", async () => {
-  await assertLoadFails(`${entity("a")}\n${entity("b")}\n\n${entity("a", "other")}\n`, "", "DUPLICATE_ENTITY", "entities.jsonl:4");
+  await assertLoadFails(
+    `${entity("a")}\n${entity("b")}\n\n${entity("a", "other")}\n`,
+    "",
+    "DUPLICATE_ENTITY",
+    "entities.jsonl:4",
+  );
 });
 
 test("a statement naming an unknown entity", async () => {
-  await assertLoadFails(BASE_ENTITIES, `${statement("a", "p", "b")}\n${statement("a", "p", "nobody")}\n`, "UNKNOWN_ENTITY", "statements.jsonl:2");
+  await assertLoadFails(
+    BASE_ENTITIES,
+    `${statement("a", "p", "b")}\n${statement("a", "p", "nobody")}\n`,
+    "UNKNOWN_ENTITY",
+    "statements.jsonl:2",
+  );
   await assertLoadFails(BASE_ENTITIES, `${statement("a", "nobody", "b")}\n`, "UNKNOWN_ENTITY", "statements.jsonl:1");
 });
 
@@ -213,11 +282,25 @@ test("two different statements with one fingerprint", async () => {
 
 test("invalid UTF-8 bytes", async () => {
   const good = Buffer.from(`${entity("a")}\n`);
-  const bad = Buffer.concat([Buffer.from('{"entityId":"b","rawIdentifier":"'), Buffer.from([0xff, 0xfe]), Buffer.from('","type":"0","sourceType":"x"}\n')]);
+  const bad = Buffer.concat([
+    Buffer.from('{"entityId":"b","rawIdentifier":"'),
+    Buffer.from([0xff, 0xfe]),
+    Buffer.from('","type":"0","sourceType":"x"}\n'),
+  ]);
   await assertLoadFails(Buffer.concat([good, Buffer.from("\n"), bad]), "", "INVALID_DATA", "entities.jsonl:3");
   // A truncated two-byte sequence on a last line without LF; and a UTF-8-encoded surrogate.
-  await assertLoadFails(Buffer.concat([good, Buffer.from('{"entityId":"'), Buffer.from([0xc3])]), "", "INVALID_DATA", "entities.jsonl:2");
-  await assertLoadFails(Buffer.concat([good, good.subarray(0, 5), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from("\n")]), "", "INVALID_DATA", "entities.jsonl:2");
+  await assertLoadFails(
+    Buffer.concat([good, Buffer.from('{"entityId":"'), Buffer.from([0xc3])]),
+    "",
+    "INVALID_DATA",
+    "entities.jsonl:2",
+  );
+  await assertLoadFails(
+    Buffer.concat([good, good.subarray(0, 5), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from("\n")]),
+    "",
+    "INVALID_DATA",
+    "entities.jsonl:2",
+  );
   const error = await loadError(await writeCase(bad));
   assert.match((error as Error).message, /entities\.jsonl:1: not valid UTF-8/);
 });
@@ -229,7 +312,10 @@ test("a BOM anywhere but the start of the file is an error", async () => {
 test("a line over the cap is an error naming it, inside one chunk or across many", async () => {
   const paths = await writeCase(`${entity("a")}\n${entity("b", "x".repeat(200))}\n${entity("c")}\n`);
   for (const chunkBytes of [16, 1 << 20]) {
-    const error = await loadJsonLinesFile(paths.entities, "entities", new GraphBuilder(), { maxLineBytes: 100, chunkBytes }).then(
+    const error = await loadJsonLinesFile(paths.entities, "entities", new GraphBuilder(), {
+      maxLineBytes: 100,
+      chunkBytes,
+    }).then(
       () => assert.unreachable("should fail"),
       (e: unknown) => e,
     );
@@ -241,7 +327,9 @@ test("a line over the cap is an error naming it, inside one chunk or across many
 
 test("errors name the displayName when one is given, and count CRLF lines right", async () => {
   const paths = await writeCase(`${entity("a")}\r\n\r\n${entity("a")}\r\n`);
-  const error = await loadJsonLinesFile(paths.entities, "entities", new GraphBuilder(), { displayName: "people.jsonl" }).then(
+  const error = await loadJsonLinesFile(paths.entities, "entities", new GraphBuilder(), {
+    displayName: "people.jsonl",
+  }).then(
     () => assert.unreachable("should fail"),
     (e: unknown) => e,
   );

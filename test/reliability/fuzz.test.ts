@@ -11,15 +11,17 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { CursorBook, makeCase, oracle, referenceParams } from "../../bench/fuzz-cases.js";
-import { buildFuzzGraph, FUZZ_KEYS, fuzzContext, runFuzz, type FuzzReport } from "../../bench/fuzz.js";
+import { CursorBook, makeCase, oracle, referenceParams } from "../../reliability/fuzz-cases.js";
+import { buildFuzzGraph, FUZZ_KEYS, fuzzContext, runFuzz, type FuzzReport } from "../../reliability/fuzz.js";
 import { createHandler } from "../../src/http/handler.js";
 
 const SEED = 5;
 const REQUESTS = 5000;
 
 const describe = (r: FuzzReport) =>
-  r.violations.map((v) => `case ${v.index} (${v.kind}): ${v.reason}\n  request:  ${v.request}\n  response: ${v.response}`).join("\n");
+  r.violations
+    .map((v) => `case ${v.index} (${v.kind}): ${v.reason}\n  request:  ${v.request}\n  response: ${v.response}`)
+    .join("\n");
 
 test(`seeded fuzz: ${REQUESTS} requests, no violation, every status of the table reached`, async () => {
   const report = await runFuzz({ seed: SEED, requests: REQUESTS, seconds: 45 });
@@ -37,10 +39,42 @@ test("oracle: the contract's answers for hand-picked query strings", () => {
   const book = new CursorBook();
   book.add({ cursor: "AAAA_real", endpoint: "search", params: { q: "a b" } });
   const ok = (q: string, endpoint: "search" | "statements" = "search") => referenceParams(q, endpoint, book) !== null;
-  for (const q of ["q=a", "q=a+b", "q=%61", "%71=a", "q=a&&limit=1", "q=a&limit=100", "q=%C3%A9", "q=%00", "q=%EF%BB%BF", "q=a=b", "q=a%20b&cursor=AAAA_real", "q=a+b&cursor=AAAA_real&limit=3"]) {
+  for (const q of [
+    "q=a",
+    "q=a+b",
+    "q=%61",
+    "%71=a",
+    "q=a&&limit=1",
+    "q=a&limit=100",
+    "q=%C3%A9",
+    "q=%00",
+    "q=%EF%BB%BF",
+    "q=a=b",
+    "q=a%20b&cursor=AAAA_real",
+    "q=a+b&cursor=AAAA_real&limit=3",
+  ]) {
     assert.ok(ok(q), q);
   }
-  for (const q of ["", "q=", "q", "q=a&q=a", "q=a&Q=a", "q=a&limit=0", "q=a&limit=101", "q=a&limit=01", "q=a&limit=+1", "q=a&type=8", "q=%", "q=%C3", "q=%C0%AF", "q=%ED%A0%80", "q=a&cursor=AAAA_real", "q=a+b&type=1&cursor=AAAA_real", "q=a&x=1", `q=${"a".repeat(257)}`]) {
+  for (const q of [
+    "",
+    "q=",
+    "q",
+    "q=a&q=a",
+    "q=a&Q=a",
+    "q=a&limit=0",
+    "q=a&limit=101",
+    "q=a&limit=01",
+    "q=a&limit=+1",
+    "q=a&type=8",
+    "q=%",
+    "q=%C3",
+    "q=%C0%AF",
+    "q=%ED%A0%80",
+    "q=a&cursor=AAAA_real",
+    "q=a+b&type=1&cursor=AAAA_real",
+    "q=a&x=1",
+    `q=${"a".repeat(257)}`,
+  ]) {
     assert.not.ok(ok(q), q);
   }
   assert.ok(ok(`q=${"%F0%9F%98%80".repeat(128)}`), "256 code units of astral characters");
@@ -50,14 +84,27 @@ test("oracle: the contract's answers for hand-picked query strings", () => {
   assert.not.ok(ok("cursor=AAAA_real", "statements"), "a search cursor on statements");
   // The order of checks: key before length before path before method before parameters.
   const keys = ["sk_k"];
-  const spec = (method: string, target: string, headers: [string, string][]) => oracle({ method, target, version: "HTTP/1.1", headers: [["Host", "x"], ...headers] }, { keys, book });
+  const spec = (method: string, target: string, headers: [string, string][]) =>
+    oracle({ method, target, version: "HTTP/1.1", headers: [["Host", "x"], ...headers] }, { keys, book });
   assert.equal(spec("POST", `/graph/v1/search?q=${"a".repeat(9000)}`, []), { kind: "exact", status: 401 });
-  assert.equal(spec("POST", `/graph/v1/search?q=${"a".repeat(9000)}`, [["X-API-Key", "sk_k"]]), { kind: "exact", status: 414 });
+  assert.equal(spec("POST", `/graph/v1/search?q=${"a".repeat(9000)}`, [["X-API-Key", "sk_k"]]), {
+    kind: "exact",
+    status: 414,
+  });
   assert.equal(spec("POST", "/graph/v1/search?q=", [["X-API-Key", "sk_k"]]), { kind: "exact", status: 405 });
   assert.equal(spec("GET", "/graph/v1/search?q=", [["X-API-Key", " sk_k "]]), { kind: "exact", status: 400 });
-  assert.equal(spec("GET", "/graph/v1/search?q=a", [["X-API-Key", "sk_k"], ["x-api-key", "sk_k"]]), { kind: "exact", status: 401 });
+  assert.equal(
+    spec("GET", "/graph/v1/search?q=a", [
+      ["X-API-Key", "sk_k"],
+      ["x-api-key", "sk_k"],
+    ]),
+    { kind: "exact", status: 401 },
+  );
   assert.equal(spec("GET", "/elsewhere", [["X-API-Key", "sk_k"]]), { kind: "exact", status: 404 });
-  assert.equal(oracle({ method: "GET", target: "/healthz", version: "HTTP/1.1", headers: [] }, { keys, book }), { kind: "exact", status: 400 });
+  assert.equal(oracle({ method: "GET", target: "/healthz", version: "HTTP/1.1", headers: [] }, { keys, book }), {
+    kind: "exact",
+    status: 400,
+  });
 });
 
 test("cases are a function of (seed, index) alone: a replay sends the same bytes", async () => {
@@ -65,7 +112,8 @@ test("cases are a function of (seed, index) alone: a replay sends the same bytes
   const a = fuzzContext(graph, FUZZ_KEYS);
   const b = fuzzContext(graph, FUZZ_KEYS);
   assert.ok(a.book.size > 50, `only ${a.book.size} cursors in the book`);
-  for (const i of [0, 1, 17, 999, 123456]) assert.ok(makeCase(a, SEED, i).bytes.equals(makeCase(b, SEED, i).bytes), `case ${i}`);
+  for (const i of [0, 1, 17, 999, 123456])
+    assert.ok(makeCase(a, SEED, i).bytes.equals(makeCase(b, SEED, i).bytes), `case ${i}`);
   assert.not.ok(makeCase(a, SEED, 1).bytes.equals(makeCase(a, SEED + 1, 1).bytes));
 });
 
@@ -79,15 +127,28 @@ test("the checks bite: a server with planted faults is caught on each of them", 
   const mutant = http.createServer((req, res) => {
     const url = req.url ?? "";
     // An auth bypass on statements, a stack trace in 404s, a 500 on emoji, a malformed page on limit=1.
-    if (url.startsWith("/graph/v1/statements") && req.headers["x-api-key"] === undefined) return json(res, 200, '{"items":[],"nextCursor":null}');
-    if (url.startsWith("/nowhere")) return json(res, 404, JSON.stringify({ error: "Error: no route\n    at route (/srv/app/router.js:12:7)" }));
+    if (url.startsWith("/graph/v1/statements") && req.headers["x-api-key"] === undefined)
+      return json(res, 200, '{"items":[],"nextCursor":null}');
+    if (url.startsWith("/nowhere"))
+      return json(res, 404, JSON.stringify({ error: "Error: no route\n    at route (/srv/app/router.js:12:7)" }));
     if (url.startsWith("/graph/v1/search") && url.includes("%F0%9F")) return json(res, 500, '{"error":"internal"}');
-    if (url.startsWith("/graph/v1/search") && /[?&]limit=1(&|$)/.test(url) && req.headers["x-api-key"] === key) return json(res, 200, '{"items":[{"entityId":"x","rawIdentifier":null,"type":"0","sourceType":"t"}],"nextCursor":null}');
+    if (url.startsWith("/graph/v1/search") && /[?&]limit=1(&|$)/.test(url) && req.headers["x-api-key"] === key)
+      return json(
+        res,
+        200,
+        '{"items":[{"entityId":"x","rawIdentifier":null,"type":"0","sourceType":"t"}],"nextCursor":null}',
+      );
     inner(req, res);
   });
   await new Promise<void>((r) => mutant.listen(0, "127.0.0.1", r));
   try {
-    const report = await runFuzz({ baseUrl: `http://127.0.0.1:${(mutant.address() as AddressInfo).port}`, keys: [key], seed: SEED, requests: 1500, keepViolations: 100_000 });
+    const report = await runFuzz({
+      baseUrl: `http://127.0.0.1:${(mutant.address() as AddressInfo).port}`,
+      keys: [key],
+      seed: SEED,
+      requests: 1500,
+      keepViolations: 100_000,
+    });
     const reasons = report.violations.map((v) => v.reason);
     const found = (pattern: RegExp) => reasons.some((r) => pattern.test(r));
     assert.ok(found(/^status 200, the contract says 401$/), "the auth bypass");

@@ -13,8 +13,8 @@
 import net from "node:net";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { buildFuzzGraph } from "../../bench/fuzz.js";
-import { exchange, LOOPBACK } from "../../bench/raw-http.js";
+import { buildFuzzGraph } from "../../reliability/fuzz.js";
+import { exchange, LOOPBACK } from "../../reliability/raw-http.js";
 import { serve, type RunningServer } from "../../src/http/server.js";
 
 const KEY = "sk_hostile_test_key";
@@ -89,7 +89,10 @@ function trickle(first: string, rest: string, giveUpMs = 15_000): Promise<Trickl
 }
 
 async function healthzMs(): Promise<number> {
-  const ex = await exchange(port, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", { timeoutMs: 5000, responses: 1 });
+  const ex = await exchange(port, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", {
+    timeoutMs: 5000,
+    responses: 1,
+  });
   assert.is(ex.responses[0]?.status, 200, `healthz: ${ex.end}`);
   return ex.elapsedMs;
 }
@@ -126,11 +129,15 @@ test("a body trickled a byte every 200 ms is cut off by requestTimeout (Content-
     assert.match(r.received, /^HTTP\/1\.1 (405|200) /, head);
     assert.ok(r.trickledBytes >= 5, "the client was still sending");
     assert.ok(r.closedAfterMs >= REQUEST_TIMEOUT_MS - 50, `cut off too early: ${r.closedAfterMs} ms`);
-    assert.ok(r.closedAfterMs < REQUEST_TIMEOUT_MS + SLACK_MS, `${head.split("\r\n")[0]}: cut off after ${Math.round(r.closedAfterMs)} ms`);
+    assert.ok(
+      r.closedAfterMs < REQUEST_TIMEOUT_MS + SLACK_MS,
+      `${head.split("\r\n")[0]}: cut off after ${Math.round(r.closedAfterMs)} ms`,
+    );
   }
 });
 
-const connections = () => new Promise<number>((resolve, reject) => running.server.getConnections((e, n) => (e ? reject(e) : resolve(n))));
+const connections = () =>
+  new Promise<number>((resolve, reject) => running.server.getConnections((e, n) => (e ? reject(e) : resolve(n))));
 
 test("a burst of 800 idle and 200 half-sent connections: /healthz and a search still answer within a second; the server cuts off the flood itself", async () => {
   // The flood never reads and never closes: whatever ends these connections, the server does it.
@@ -150,11 +157,18 @@ test("a burst of 800 idle and 200 half-sent connections: /healthz and a search s
     const times: number[] = [];
     for (let i = 0; i < 5; i++) {
       times.push(await healthzMs());
-      const ex = await exchange(port, `GET /graph/v1/search?q=united&limit=5 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\n\r\n`, { timeoutMs: 5000, responses: 1 });
+      const ex = await exchange(
+        port,
+        `GET /graph/v1/search?q=united&limit=5 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\n\r\n`,
+        { timeoutMs: 5000, responses: 1 },
+      );
       assert.is(ex.responses[0]?.status, 200);
       times.push(ex.elapsedMs);
     }
-    assert.ok(Math.max(...times) < 1000, `answers during the flood took up to ${Math.round(Math.max(...times))} ms: ${times.map(Math.round).join(", ")}`);
+    assert.ok(
+      Math.max(...times) < 1000,
+      `answers during the flood took up to ${Math.round(Math.max(...times))} ms: ${times.map(Math.round).join(", ")}`,
+    );
     assert.ok((await connections()) >= 900, "the flood is connected");
     // 408 after headersTimeout, then the connection is cut even though the client never closes.
     const deadline = performance.now() + HEADERS_TIMEOUT_MS + 4 * SLACK_MS;
@@ -192,10 +206,17 @@ test("a 20 KB request line or header arriving in 1,460-byte segments is refused 
     `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${"b".repeat(20_000)}\r\n\r\n`,
   ]) {
     const ex = await exchange(port, bytes, { timeoutMs: 3000, responses: 1, pieces: Array(20).fill(1460) });
-    assert.ok([414, 431].includes(ex.responses[0]?.status ?? 0), `${bytes.slice(0, 30)}: ${ex.responses[0]?.status ?? ex.end}`);
+    assert.ok(
+      [414, 431].includes(ex.responses[0]?.status ?? 0),
+      `${bytes.slice(0, 30)}: ${ex.responses[0]?.status ?? ex.end}`,
+    );
     assert.ok(ex.elapsedMs < 1000, `answered after ${Math.round(ex.elapsedMs)} ms`);
   }
-  const ex = await exchange(port, `GET /graph/v1/search?q=${"a".repeat(9000)} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\n\r\n`, { timeoutMs: 3000, responses: 1, pieces: Array(10).fill(1460) });
+  const ex = await exchange(
+    port,
+    `GET /graph/v1/search?q=${"a".repeat(9000)} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\n\r\n`,
+    { timeoutMs: 3000, responses: 1, pieces: Array(10).fill(1460) },
+  );
   assert.is(ex.responses[0]?.status, 414);
 });
 
@@ -217,7 +238,10 @@ test("a client that pipelines 5,000 searches and never reads: the server buffers
     await sleep(300);
     assert.ok((await healthzMs()) < 1000, "others are served");
     const server = serverSockets[0]!;
-    const cut = await Promise.race([new Promise<string>((r) => (server.destroyed ? r("cut") : server.on("close", () => r("cut")))), sleep(HEADERS_TIMEOUT_MS + 3 * SLACK_MS).then(() => "held")]);
+    const cut = await Promise.race([
+      new Promise<string>((r) => (server.destroyed ? r("cut") : server.on("close", () => r("cut")))),
+      sleep(HEADERS_TIMEOUT_MS + 3 * SLACK_MS).then(() => "held"),
+    ]);
     assert.is(cut, "cut", "the server held a connection that does not read");
     // One page of 100 entities is about 12 KB; node pauses parsing while an answer waits to be written.
     assert.ok(maxBuffered < 256 * 1024, `the server buffered ${maxBuffered} bytes for one connection`);

@@ -12,8 +12,8 @@
 
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { buildFuzzGraph } from "../../bench/fuzz.js";
-import { exchange, header, LOOPBACK, type RawResponse } from "../../bench/raw-http.js";
+import { buildFuzzGraph } from "../../reliability/fuzz.js";
+import { exchange, header, LOOPBACK, type RawResponse } from "../../reliability/raw-http.js";
 import { serve, type RunningServer } from "../../src/http/server.js";
 
 const KEY = "sk_protocol_test_key";
@@ -56,18 +56,26 @@ test("CONNECT is answered by the contract, then the connection is closed", async
 
 test("Expect other than 100-continue is ignored: the request is served (never a bare 417)", async () => {
   for (const expect of ["foo", "200-ok", ""]) {
-    const { r } = await one(`GET /graph/v1/search?q=united&limit=1 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\nExpect: ${expect}\r\n\r\n`);
+    const { r } = await one(
+      `GET /graph/v1/search?q=united&limit=1 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\nExpect: ${expect}\r\n\r\n`,
+    );
     assert.is(r.status, 200, expect);
     assert.is(JSON.parse(r.body.toString()).items.length, 1);
   }
-  const ex = await exchange(port, "GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n\r\n", { timeoutMs: 3000, responses: 1 });
+  const ex = await exchange(port, "GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n\r\n", {
+    timeoutMs: 3000,
+    responses: 1,
+  });
   assert.equal(ex.interim, [100]);
   assert.is(ex.responses[0]?.status, 200);
 });
 
 test("Host: none or two in HTTP/1.1 get 400 as JSON; HTTP/1.0 needs none", async () => {
   assertJsonError((await one("GET /healthz HTTP/1.1\r\n\r\n")).r, 400);
-  assertJsonError((await one(`GET /graph/v1/search?q=a HTTP/1.1\r\nHost: a\r\nHost: b\r\nX-API-Key: ${KEY}\r\n\r\n`)).r, 400);
+  assertJsonError(
+    (await one(`GET /graph/v1/search?q=a HTTP/1.1\r\nHost: a\r\nHost: b\r\nX-API-Key: ${KEY}\r\n\r\n`)).r,
+    400,
+  );
   const head = (await one("HEAD /healthz HTTP/1.1\r\n\r\n", true)).r;
   assert.is(head.status, 400);
   assert.is(head.body.length, 0);
@@ -76,7 +84,10 @@ test("Host: none or two in HTTP/1.1 get 400 as JSON; HTTP/1.0 needs none", async
 });
 
 test("an HTTP-level error answered to HEAD has its Content-Length but no body", async () => {
-  const ex = await exchange(port, `HEAD /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${"b".repeat(20_000)}\r\n\r\n`, { timeoutMs: 3000, head: [true] });
+  const ex = await exchange(port, `HEAD /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${"b".repeat(20_000)}\r\n\r\n`, {
+    timeoutMs: 3000,
+    head: [true],
+  });
   const r = ex.responses[0]!;
   assert.is(r.status, 431);
   assert.ok(Number(header(r, "content-length")) > 0);

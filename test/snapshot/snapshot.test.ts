@@ -26,10 +26,25 @@ import { crc32 } from "node:zlib";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 
-import { deriveFingerprint, Graph, GraphBuilder, isQuiverError, type Entity, type Statement, type StatementInput } from "../../src/index.js";
+import {
+  deriveFingerprint,
+  Graph,
+  GraphBuilder,
+  isQuiverError,
+  type Entity,
+  type Statement,
+  type StatementInput,
+} from "../../src/index.js";
 import { WaveletMatrix } from "../../src/engine/wavelet-matrix.js";
 import { openSnapshot, readSnapshotFile, saveSnapshot } from "../../src/snapshot/file.js";
-import { decodeSnapshot, decodeStringList, encodeSnapshot, encodeStringList, FORMAT_VERSION, HEADER_BYTES } from "../../src/snapshot/format.js";
+import {
+  decodeSnapshot,
+  decodeStringList,
+  encodeSnapshot,
+  encodeStringList,
+  FORMAT_VERSION,
+  HEADER_BYTES,
+} from "../../src/snapshot/format.js";
 import {
   buildGraph,
   compareKeys,
@@ -48,7 +63,7 @@ import {
   walkPages,
   type Filters,
   type GraphData,
-} from "../engine/oracle.js";
+} from "../support/oracle.js";
 
 const SECRET = "snapshot-test-secret";
 const TMP = mkdtempSync(join(tmpdir(), "quiver-snapshot-test-"));
@@ -98,18 +113,48 @@ function sectionTable(bytes: Uint8Array): TableEntry[] {
     const entry = HEADER_BYTES + i * 24;
     const kind = view.getUint32(entry + 4, true);
     const count = view.getUint32(entry + 16, true);
-    out.push({ id: view.getUint32(entry, true), kind, offset: view.getUint32(entry + 8, true), count, byteLength: count * (ELEMENT_BYTES[kind] as number), entry });
+    out.push({
+      id: view.getUint32(entry, true),
+      kind,
+      offset: view.getUint32(entry + 8, true),
+      count,
+      byteLength: count * (ELEMENT_BYTES[kind] as number),
+      entry,
+    });
   }
   return out;
 }
 
 /** Section ids of format version 1 (format.ts SECTIONS). */
 const ID = {
-  META: 1, ENTITY_ID_OFFSETS: 2, ENTITY_ID_TEXT: 3, RAW_ID_OFFSETS: 4, RAW_ID_TEXT: 5, TYPES: 6, SOURCE_TYPE_INDEX: 7,
-  SOURCE_TYPE_OFFSETS: 8, SOURCE_TYPE_TEXT: 9, SEARCH_TEXT: 10, SEARCH_SEPARATORS: 11, SEARCH_STARTS: 12, RANK_TO_ID: 13,
-  SUFFIX_ARRAY: 14, WAVELET_BLOCKS: 15, WAVELET_ZEROS: 16, TYPE_RANKS: 17, TYPE_STARTS: 18, SUBJECT: 19, PREDICATE: 20,
-  OBJECT: 21, POS_ROWS: 22, OSP_ROWS: 23, FINGERPRINT_HI: 24, FINGERPRINT_LO: 25, FINGERPRINT_TEXT_ROWS: 26,
-  FINGERPRINT_TEXT_OFFSETS: 27, FINGERPRINT_TEXT: 28,
+  META: 1,
+  ENTITY_ID_OFFSETS: 2,
+  ENTITY_ID_TEXT: 3,
+  RAW_ID_OFFSETS: 4,
+  RAW_ID_TEXT: 5,
+  TYPES: 6,
+  SOURCE_TYPE_INDEX: 7,
+  SOURCE_TYPE_OFFSETS: 8,
+  SOURCE_TYPE_TEXT: 9,
+  SEARCH_TEXT: 10,
+  SEARCH_SEPARATORS: 11,
+  SEARCH_STARTS: 12,
+  RANK_TO_ID: 13,
+  SUFFIX_ARRAY: 14,
+  WAVELET_BLOCKS: 15,
+  WAVELET_ZEROS: 16,
+  TYPE_RANKS: 17,
+  TYPE_STARTS: 18,
+  SUBJECT: 19,
+  PREDICATE: 20,
+  OBJECT: 21,
+  POS_ROWS: 22,
+  OSP_ROWS: 23,
+  FINGERPRINT_HI: 24,
+  FINGERPRINT_LO: 25,
+  FINGERPRINT_TEXT_ROWS: 26,
+  FINGERPRINT_TEXT_OFFSETS: 27,
+  FINGERPRINT_TEXT: 28,
 } as const;
 
 function section(bytes: Uint8Array, id: number): TableEntry {
@@ -143,13 +188,21 @@ function expectInvalid(f: () => unknown, file: string, pattern?: RegExp, ctx = "
   try {
     result = f();
   } catch (e) {
-    if (!isQuiverError(e)) throw new Error(`${ctx}: want QuiverError INVALID_SNAPSHOT, got ${e instanceof Error ? `${e.name}: ${e.message}\n${e.stack}` : String(e)}`);
+    if (!isQuiverError(e))
+      throw new Error(
+        `${ctx}: want QuiverError INVALID_SNAPSHOT, got ${e instanceof Error ? `${e.name}: ${e.message}\n${e.stack}` : String(e)}`,
+      );
     assert.is(e.code, "INVALID_SNAPSHOT", ctx);
-    assert.ok(e.message.startsWith(`${file}: `), `${ctx}: message ${show(e.message)} does not start with the file name`);
+    assert.ok(
+      e.message.startsWith(`${file}: `),
+      `${ctx}: message ${show(e.message)} does not start with the file name`,
+    );
     if (pattern !== undefined) assert.match(e.message, pattern, ctx);
     return e.message;
   }
-  assert.unreachable(`${ctx}: want QuiverError INVALID_SNAPSHOT, but it returned ${result === undefined ? "undefined" : "a value"}`);
+  assert.unreachable(
+    `${ctx}: want QuiverError INVALID_SNAPSHOT, but it returned ${result === undefined ? "undefined" : "a value"}`,
+  );
   return "";
 }
 
@@ -157,7 +210,10 @@ async function expectInvalidAsync(f: () => Promise<unknown>, file: string, patte
   try {
     await f();
   } catch (e) {
-    if (!isQuiverError(e)) throw new Error(`want QuiverError INVALID_SNAPSHOT, got ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
+    if (!isQuiverError(e))
+      throw new Error(
+        `want QuiverError INVALID_SNAPSHOT, got ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`,
+      );
     assert.is(e.code, "INVALID_SNAPSHOT");
     assert.ok(e.message.startsWith(`${file}: `), `message ${show(e.message)} does not start with the file name`);
     if (pattern !== undefined) assert.match(e.message, pattern);
@@ -212,7 +268,16 @@ interface Tally {
  * and their concatenation the oracle's list. Then the same walk again, alternating between the two
  * graphs page by page: a cursor of either continues on the other.
  */
-function compareGraphs(a: Graph, b: Graph, oracle: Oracle, rng: Rng, ctx: string, searches: number, filtersPerMask: number, tally: Tally): void {
+function compareGraphs(
+  a: Graph,
+  b: Graph,
+  oracle: Oracle,
+  rng: Rng,
+  ctx: string,
+  searches: number,
+  filtersPerMask: number,
+  tally: Tally,
+): void {
   assert.is(b.entityCount, a.entityCount, ctx);
   assert.is(b.statementCount, a.statementCount, ctx);
   assert.equal(b.memory(), a.memory(), ctx);
@@ -231,7 +296,12 @@ function compareGraphs(a: Graph, b: Graph, oracle: Oracle, rng: Rng, ctx: string
     const expected = oracle.search(q, type);
     const where = `${ctx} search q=${show(q)} type=${show(type)}`;
     tally.pages += walkPages<Entity>({
-      fetch: (limit, cursor) => both(() => a.search({ q, type, limit, cursor }), () => b.search({ q, type, limit, cursor }), where),
+      fetch: (limit, cursor) =>
+        both(
+          () => a.search({ q, type, limit, cursor }),
+          () => b.search({ q, type, limit, cursor }),
+          where,
+        ),
       expected,
       nextLimit: limitPolicy(rng, 100),
       defaultLimit: 20,
@@ -253,7 +323,12 @@ function compareGraphs(a: Graph, b: Graph, oracle: Oracle, rng: Rng, ctx: string
       const expected = oracle.statementsFor(f);
       const where = `${ctx} statements ${show(f)}`;
       tally.pages += walkPages<Statement>({
-        fetch: (limit, cursor) => both(() => a.statements({ ...f, limit, cursor }), () => b.statements({ ...f, limit, cursor }), where),
+        fetch: (limit, cursor) =>
+          both(
+            () => a.statements({ ...f, limit, cursor }),
+            () => b.statements({ ...f, limit, cursor }),
+            where,
+          ),
         expected,
         nextLimit: limitPolicy(rng, 200),
         defaultLimit: 50,
@@ -278,7 +353,12 @@ function latinGraphData(rng: Rng, entities: number, statements: number): GraphDa
   const ents: Entity[] = [];
   for (let i = 0; i < entities; i++) {
     const raw = `${rng.pick(words)} ${rng.pick(words)}${rng.int(100)}`.trim();
-    ents.push({ entityId: `e${(i * 7919) % 100003}${rng.pick(["", "é", "z"])}`, rawIdentifier: raw, type: String(rng.int(8)) as Entity["type"], sourceType: rng.pick(["wiki", "é", ""]) });
+    ents.push({
+      entityId: `e${(i * 7919) % 100003}${rng.pick(["", "é", "z"])}`,
+      rawIdentifier: raw,
+      type: String(rng.int(8)) as Entity["type"],
+      sourceType: rng.pick(["wiki", "é", ""]),
+    });
   }
   const unique = [...new Map(ents.map((e) => [e.entityId, e])).values()];
   return { entities: unique, statements: randomStatements(rng, unique, statements, new Map()) };
@@ -312,11 +392,18 @@ test("round trip: string lists, Latin-1 and UTF-16 (lone surrogates, U+0000, emp
     ["Straße", "😀", "\uD800", "\uDFFF", "", "中文", "a\u0000b", "\uFFFF", "y".repeat(40)],
   ];
   const rng = new Rng(3);
-  lists.push(Array.from({ length: 300 }, () => String.fromCharCode(...Array.from({ length: rng.int(9) }, () => rng.int(rng.chance(0.5) ? 256 : 0x10000)))));
+  lists.push(
+    Array.from({ length: 300 }, () =>
+      String.fromCharCode(...Array.from({ length: rng.int(9) }, () => rng.int(rng.chance(0.5) ? 256 : 0x10000))),
+    ),
+  );
   for (const list of lists) {
     for (const batch of [1, 2, 3, 7, 64, 1 << 20]) {
       const { offsets, blob } = encodeStringList(list, batch);
-      assert.is(blob instanceof Uint16Array, list.some((x) => /[^\u0000-\u00ff]/.test(x)));
+      assert.is(
+        blob instanceof Uint16Array,
+        list.some((x) => /[^\u0000-\u00ff]/.test(x)),
+      );
       assert.equal(decodeStringList(offsets, blob, batch), list, `batch ${batch}`);
       assert.equal(decodeStringList(offsets, blob, 5), list, `encoded in batches of ${batch}, decoded in 5`);
     }
@@ -330,14 +417,25 @@ test("round trip: a hand-checked graph answers exactly as before", () => {
   b.addEntity({ entityId: "P31", rawIdentifier: "instance of", type: "2", sourceType: "wikidata" });
   b.addEntity({ entityId: "Q1", rawIdentifier: "Straße 😀 \uD800", type: "3", sourceType: "ß" });
   b.addStatement({ subjectEntityId: "Q42", predicateEntityId: "P31", objectEntityId: "Q5" });
-  b.addStatement({ subjectEntityId: "Q1", predicateEntityId: "P31", objectEntityId: "Q5", statementFingerprint: "not hex é" });
+  b.addStatement({
+    subjectEntityId: "Q1",
+    predicateEntityId: "P31",
+    objectEntityId: "Q5",
+    statementFingerprint: "not hex é",
+  });
   const g = b.build();
   const r = reopen(g);
-  assert.equal(r.search({ q: "STRASSE" }).items.map((e) => e.entityId), ["Q1"]);
+  assert.equal(
+    r.search({ q: "STRASSE" }).items.map((e) => e.entityId),
+    ["Q1"],
+  );
   assert.equal(r.getEntity("Q1")?.rawIdentifier, "Straße 😀 \uD800");
   const page = r.statements({ predicateEntityId: "P31" });
   assert.equal(page, g.statements({ predicateEntityId: "P31" }));
-  assert.equal(page.items.map((s) => s.statementFingerprint), ["not hex é", deriveFingerprint("Q42", "P31", "Q5")]);
+  assert.equal(
+    page.items.map((s) => s.statementFingerprint),
+    ["not hex é", deriveFingerprint("Q42", "P31", "Q5")],
+  );
 });
 
 test("round trip: seeded Unicode graphs, every query and page identical and oracle-checked (many seeds)", () => {
@@ -368,7 +466,8 @@ test("round trip: Latin-1 graphs use one-byte string blobs and still answer iden
     const data = latinGraphData(rng, 150, 400);
     const g = buildGraph(data, SECRET);
     const bytes = snapshotBytes(g);
-    for (const id of [ID.ENTITY_ID_TEXT, ID.RAW_ID_TEXT, ID.SOURCE_TYPE_TEXT]) assert.is(section(bytes, id).kind, 1, `section ${id} is Latin-1`);
+    for (const id of [ID.ENTITY_ID_TEXT, ID.RAW_ID_TEXT, ID.SOURCE_TYPE_TEXT])
+      assert.is(section(bytes, id).kind, 1, `section ${id} is Latin-1`);
     compareGraphs(g, reopen(g), new Oracle(data), rng, `latin seed ${seed}`, 20, 3, tally);
   }
   // And a Unicode graph needs UTF-16 for its identifiers.
@@ -395,7 +494,10 @@ test("round trip: a snapshot is deterministic, and the file layer agrees with th
   const g2 = buildGraph(generateGraph(new Rng(406), { entities: 50, statements: 60 }), SECRET);
   await saveSnapshot(g2, path);
   assert.is((await openSnapshot(path)).entityCount, g2.entityCount);
-  assert.equal(readdirSync(TMP).filter((f) => f.endsWith(".tmp")), []);
+  assert.equal(
+    readdirSync(TMP).filter((f) => f.endsWith(".tmp")),
+    [],
+  );
 });
 
 test("round trip: the file is read in two pieces, the tail only transient sections, summed piece by piece", async () => {
@@ -405,7 +507,17 @@ test("round trip: the file is read in two pieces, the tail only transient sectio
   const all = snapshotBytes(g);
   const whole = crc32(all.subarray(HEADER_BYTES));
   // The transient sections (strings, fingerprint side table) come last, and the tail starts at the first.
-  const transient: number[] = [ID.ENTITY_ID_OFFSETS, ID.ENTITY_ID_TEXT, ID.RAW_ID_OFFSETS, ID.RAW_ID_TEXT, ID.SOURCE_TYPE_OFFSETS, ID.SOURCE_TYPE_TEXT, ID.FINGERPRINT_TEXT_ROWS, ID.FINGERPRINT_TEXT_OFFSETS, ID.FINGERPRINT_TEXT];
+  const transient: number[] = [
+    ID.ENTITY_ID_OFFSETS,
+    ID.ENTITY_ID_TEXT,
+    ID.RAW_ID_OFFSETS,
+    ID.RAW_ID_TEXT,
+    ID.SOURCE_TYPE_OFFSETS,
+    ID.SOURCE_TYPE_TEXT,
+    ID.FINGERPRINT_TEXT_ROWS,
+    ID.FINGERPRINT_TEXT_OFFSETS,
+    ID.FINGERPRINT_TEXT,
+  ];
   const table = sectionTable(all);
   const split = Math.min(...table.filter((t) => transient.includes(t.id)).map((t) => t.offset));
   assert.ok(table.every((t) => transient.includes(t.id) || t.offset + t.byteLength <= split));
@@ -419,7 +531,13 @@ test("round trip: the file is read in two pieces, the tail only transient sectio
     const r = new Graph(decodeSnapshot(bytes, path, { checksum }), { cursorSecret: SECRET });
     assert.equal(r.statements({ limit: 200 }), g.statements({ limit: 200 }));
     // Every typed array of the graph is a view on the head, none on the tail.
-    for (const a of [r.parts.types, r.parts.sourceTypeIndex, r.parts.searchIndex.suffixArray, r.parts.statementIndex.subject, r.parts.statementIndex.fingerprints.lo]) {
+    for (const a of [
+      r.parts.types,
+      r.parts.sourceTypeIndex,
+      r.parts.searchIndex.suffixArray,
+      r.parts.statementIndex.subject,
+      r.parts.statementIndex.fingerprints.lo,
+    ]) {
       assert.ok(a.buffer === bytes.head.buffer);
     }
   }
@@ -436,11 +554,23 @@ test("round trip: bytes cut anywhere into head and tail (inside the table, insid
   for (const t of sectionTable(all)) for (const d of [-3, 0, 1, 8]) cuts.add(Math.min(all.length, t.offset + d));
   const rng = new Rng(14);
   for (let k = 0; k < 30; k++) cuts.add(HEADER_BYTES + rng.int(all.length - HEADER_BYTES));
-  const expected = JSON.stringify([g.statements({ limit: 200 }), g.search({ q: "a", limit: 100 }), g.search({ q: "ß", limit: 100 })]);
+  const expected = JSON.stringify([
+    g.statements({ limit: 200 }),
+    g.search({ q: "a", limit: 100 }),
+    g.search({ q: "ß", limit: 100 }),
+  ]);
   for (const cut of cuts) {
     const bytes = { head: all.slice(0, cut), tail: all.slice(cut) };
     const r = new Graph(decodeSnapshot(bytes, "cut.snap"), { cursorSecret: SECRET });
-    assert.is(JSON.stringify([r.statements({ limit: 200 }), r.search({ q: "a", limit: 100 }), r.search({ q: "ß", limit: 100 })]), expected, `cut at ${cut}`);
+    assert.is(
+      JSON.stringify([
+        r.statements({ limit: 200 }),
+        r.search({ q: "a", limit: 100 }),
+        r.search({ q: "ß", limit: 100 }),
+      ]),
+      expected,
+      `cut at ${cut}`,
+    );
   }
 });
 
@@ -457,7 +587,10 @@ test("round trip: a failed save rejects with the system error and leaves no temp
     error = e;
   }
   assert.ok(error instanceof Error && /occupied/.test(error.message), String(error));
-  assert.equal(readdirSync(TMP).filter((f) => f.startsWith("occupied")), ["occupied"]);
+  assert.equal(
+    readdirSync(TMP).filter((f) => f.startsWith("occupied")),
+    ["occupied"],
+  );
   assert.equal(readdirSync(target), ["keep"]);
   // A directory that does not exist: nothing is created.
   await saveSnapshot(g, join(TMP, "no-such-dir", "x.snap")).then(
@@ -479,7 +612,11 @@ test("round trip: bytes at an unaligned offset (a pooled Buffer) still decode", 
 // Damaged files
 
 /** A small graph with every kind of section non-empty (non-hex fingerprints included). */
-function damageSubject(seed: number, entities: number, statements: number): { g: Graph; bytes: Uint8Array; data: GraphData } {
+function damageSubject(
+  seed: number,
+  entities: number,
+  statements: number,
+): { g: Graph; bytes: Uint8Array; data: GraphData } {
   for (let s = seed; ; s++) {
     const data = generateGraph(new Rng(s), { entities, statements });
     const g = buildGraph(data, SECRET);
@@ -492,13 +629,19 @@ test("damage: truncated at every section boundary, every header byte and random 
   const { bytes } = damageSubject(21, 80, 200);
   const cuts = new Set<number>();
   for (let i = 0; i <= HEADER_BYTES + 28 * 24 + 8; i++) cuts.add(i);
-  for (const s of sectionTable(bytes)) for (const x of [s.offset, s.offset + s.byteLength]) for (const d of [-1, 0, 1]) cuts.add(x + d);
+  for (const s of sectionTable(bytes))
+    for (const x of [s.offset, s.offset + s.byteLength]) for (const d of [-1, 0, 1]) cuts.add(x + d);
   const rng = new Rng(22);
   for (let k = 0; k < 300; k++) cuts.add(rng.int(bytes.length));
   let n = 0;
   for (const cut of cuts) {
     if (cut < 0 || cut >= bytes.length) continue;
-    const msg = expectInvalid(() => decodeSnapshot(bytes.slice(0, cut), "cut.snap"), "cut.snap", /truncated|empty file/, `cut at ${cut}`);
+    const msg = expectInvalid(
+      () => decodeSnapshot(bytes.slice(0, cut), "cut.snap"),
+      "cut.snap",
+      /truncated|empty file/,
+      `cut at ${cut}`,
+    );
     if (cut >= HEADER_BYTES) assert.match(msg, new RegExp(`expected ${bytes.length} bytes, found ${cut}`));
     n++;
   }
@@ -523,7 +666,12 @@ test("damage: a flipped byte at every offset of a small file, and a flipped bit 
     const bad = bytes.slice();
     bad[i] = (bad[i] as number) ^ (1 << rng.int(8));
     // Below the header, any change is caught by the checksum first.
-    expectInvalid(() => decodeSnapshot(bad, "flip.snap"), "flip.snap", /checksum mismatch: the file is corrupted/, `bit flip at ${i}`);
+    expectInvalid(
+      () => decodeSnapshot(bad, "flip.snap"),
+      "flip.snap",
+      /checksum mismatch: the file is corrupted/,
+      `bit flip at ${i}`,
+    );
   }
 });
 
@@ -534,8 +682,16 @@ test("damage: wrong magic, foreign files, zeros, empty", () => {
   expectInvalid(() => decodeSnapshot(bad, "magic.snap"), "magic.snap", /not a Quiver snapshot \(bad magic\)/);
   expectInvalid(() => decodeSnapshot(new Uint8Array(4096), "zeros.snap"), "zeros.snap", /bad magic/);
   expectInvalid(() => decodeSnapshot(new Uint8Array(0), "empty.snap"), "empty.snap", /empty file/);
-  expectInvalid(() => decodeSnapshot(new TextEncoder().encode('{"entityId":"Q42"}\n'), "data.jsonl"), "data.jsonl", /bad magic/);
-  expectInvalid(() => decodeSnapshot(Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0), "image.png"), "image.png", /bad magic/);
+  expectInvalid(
+    () => decodeSnapshot(new TextEncoder().encode('{"entityId":"Q42"}\n'), "data.jsonl"),
+    "data.jsonl",
+    /bad magic/,
+  );
+  expectInvalid(
+    () => decodeSnapshot(Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0), "image.png"),
+    "image.png",
+    /bad magic/,
+  );
   expectInvalid(() => decodeSnapshot(new TextEncoder().encode("QUIV"), "short.snap"), "short.snap", /truncated/);
 });
 
@@ -565,41 +721,166 @@ test("damage: corruptions that keep the checksum valid are refused by the struct
   const table = sectionTable(bytes);
   const view = (b: Uint8Array) => new DataView(b.buffer, b.byteOffset, b.byteLength);
   const cases: [name: string, mutate: (b: Uint8Array) => void, pattern: RegExp][] = [
-    ["subject id = entity count", (b) => void (u32(b, ID.SUBJECT)[0] = n), /subject column.*holds \d+, not below \d+ \(dense entity ids\)/],
+    [
+      "subject id = entity count",
+      (b) => void (u32(b, ID.SUBJECT)[0] = n),
+      /subject column.*holds \d+, not below \d+ \(dense entity ids\)/,
+    ],
     ["object id huge", (b) => void (u32(b, ID.OBJECT)[m - 1] = 0xffffffff), /object column/],
     ["predicate id = n", (b) => void (u32(b, ID.PREDICATE)[3] = n), /predicate column/],
     ["POS row = m", (b) => void (u32(b, ID.POS_ROWS)[0] = m), /POS order.*statement rows/],
     ["OSP row = m", (b) => void (u32(b, ID.OSP_ROWS)[5] = m), /OSP order/],
-    ["suffix array entry = text length", (b) => void (u32(b, ID.SUFFIX_ARRAY)[7] = L), /suffix array.*positions in the search text/],
-    ["rank-to-id repeats an id", (b) => void (u32(b, ID.RANK_TO_ID)[0] = u32(b, ID.RANK_TO_ID)[1] as number), /rank-to-id is not a permutation/],
-    ["entity type 8", (b) => void (section(b, ID.TYPES), (new Uint8Array(b.buffer, b.byteOffset + section(b, ID.TYPES).offset, n)[0] = 8)), /entity types/],
+    [
+      "suffix array entry = text length",
+      (b) => void (u32(b, ID.SUFFIX_ARRAY)[7] = L),
+      /suffix array.*positions in the search text/,
+    ],
+    [
+      "rank-to-id repeats an id",
+      (b) => void (u32(b, ID.RANK_TO_ID)[0] = u32(b, ID.RANK_TO_ID)[1] as number),
+      /rank-to-id is not a permutation/,
+    ],
+    [
+      "entity type 8",
+      (b) => void (new Uint8Array(b.buffer, b.byteOffset + section(b, ID.TYPES).offset, n)[0] = 8),
+      /entity types/,
+    ],
     ["sourceType index out of range", (b) => void (u32(b, ID.SOURCE_TYPE_INDEX)[0] = 99), /sourceType index/],
-    ["entityId offsets out of order", (b) => { const o = u32(b, ID.ENTITY_ID_OFFSETS); o[2] = (o[3] as number) + 1; }, /entityId offsets/],
-    ["entityId offsets past the text", (b) => { const o = u32(b, ID.ENTITY_ID_OFFSETS); o[n] = (o[n] as number) + 1; }, /entityId offsets do not span/],
-    ["entityIds out of order", (b) => { const s = section(b, ID.ENTITY_ID_TEXT); new Uint8Array(b.buffer, b.byteOffset + s.offset, s.byteLength).fill(0x41); }, /not in ascending order/],
-    ["rawIdentifier offsets out of order", (b) => { const o = u32(b, ID.RAW_ID_OFFSETS); o[1] = 0xffff; }, /rawIdentifier offsets/],
-    ["search starts not increasing", (b) => { const o = u32(b, ID.SEARCH_STARTS); o[2] = o[1] as number; }, /search start/],
-    ["separator bit cleared", (b) => { const st = u32(b, ID.SEARCH_STARTS); const sep = (st[1] as number) - 1; const w = u32(b, ID.SEARCH_SEPARATORS); w[sep >>> 5] = (w[sep >>> 5] as number) & ~(1 << (sep & 31)); }, /lacks the separator/],
+    [
+      "entityId offsets out of order",
+      (b) => {
+        const o = u32(b, ID.ENTITY_ID_OFFSETS);
+        o[2] = (o[3] as number) + 1;
+      },
+      /entityId offsets/,
+    ],
+    [
+      "entityId offsets past the text",
+      (b) => {
+        const o = u32(b, ID.ENTITY_ID_OFFSETS);
+        o[n] = (o[n] as number) + 1;
+      },
+      /entityId offsets do not span/,
+    ],
+    [
+      "entityIds out of order",
+      (b) => {
+        const s = section(b, ID.ENTITY_ID_TEXT);
+        new Uint8Array(b.buffer, b.byteOffset + s.offset, s.byteLength).fill(0x41);
+      },
+      /not in ascending order/,
+    ],
+    [
+      "rawIdentifier offsets out of order",
+      (b) => {
+        const o = u32(b, ID.RAW_ID_OFFSETS);
+        o[1] = 0xffff;
+      },
+      /rawIdentifier offsets/,
+    ],
+    [
+      "search starts not increasing",
+      (b) => {
+        const o = u32(b, ID.SEARCH_STARTS);
+        o[2] = o[1] as number;
+      },
+      /search start/,
+    ],
+    [
+      "separator bit cleared",
+      (b) => {
+        const st = u32(b, ID.SEARCH_STARTS);
+        const sep = (st[1] as number) - 1;
+        const w = u32(b, ID.SEARCH_SEPARATORS);
+        w[sep >>> 5] = (w[sep >>> 5] as number) & ~(1 << (sep & 31));
+      },
+      /lacks the separator/,
+    ],
     ["type starts not spanning", (b) => void (u32(b, ID.TYPE_STARTS)[8] = n + 1), /type starts/],
-    ["type ranks out of order", (b) => { const t = u32(b, ID.TYPE_RANKS); const x = t[0] as number; t[0] = t[1] as number; t[1] = x; }, /type ranks/],
-    ["wavelet count word off by one", (b) => void (i32(b, ID.WAVELET_BLOCKS)[18] = (i32(b, ID.WAVELET_BLOCKS)[18] as number) + 1), /wavelet matrix level 0 has a wrong rank count/],
-    ["wavelet data bit flipped", (b) => void (i32(b, ID.WAVELET_BLOCKS)[2] = (i32(b, ID.WAVELET_BLOCKS)[2] as number) ^ 1), /wavelet matrix level 0 has a wrong rank count/],
-    ["wavelet zero count off by one", (b) => void (i32(b, ID.WAVELET_ZEROS)[1] = (i32(b, ID.WAVELET_ZEROS)[1] as number) + 1), /wrong zero count/],
+    [
+      "type ranks out of order",
+      (b) => {
+        const t = u32(b, ID.TYPE_RANKS);
+        const x = t[0] as number;
+        t[0] = t[1] as number;
+        t[1] = x;
+      },
+      /type ranks/,
+    ],
+    [
+      "wavelet count word off by one",
+      (b) => void (i32(b, ID.WAVELET_BLOCKS)[18] = (i32(b, ID.WAVELET_BLOCKS)[18] as number) + 1),
+      /wavelet matrix level 0 has a wrong rank count/,
+    ],
+    [
+      "wavelet data bit flipped",
+      (b) => void (i32(b, ID.WAVELET_BLOCKS)[2] = (i32(b, ID.WAVELET_BLOCKS)[2] as number) ^ 1),
+      /wavelet matrix level 0 has a wrong rank count/,
+    ],
+    [
+      "wavelet zero count off by one",
+      (b) => void (i32(b, ID.WAVELET_ZEROS)[1] = (i32(b, ID.WAVELET_ZEROS)[1] as number) + 1),
+      /wrong zero count/,
+    ],
     ["fingerprint text row = m", (b) => void (u32(b, ID.FINGERPRINT_TEXT_ROWS)[0] = m), /fingerprint text rows/],
     ["meta: entity count + 1", (b) => void (u32(b, ID.META)[0] = n + 1), /entityId offsets: \d+ entries/],
-    ["meta: statement count + 1", (b) => void (u32(b, ID.META)[1] = m + 1), /subject column.*has \d+ elements, expected \d+/],
+    [
+      "meta: statement count + 1",
+      (b) => void (u32(b, ID.META)[1] = m + 1),
+      /subject column.*has \d+ elements, expected \d+/,
+    ],
     ["meta: rank bits 0", (b) => void (u32(b, ID.META)[2] = 0), /rank width 0 bits/],
-    ["meta: rank bits + 1", (b) => void (u32(b, ID.META)[2] = (u32(b, ID.META)[2] as number) + 1), /wavelet matrix has \d+ levels/],
-    ["table: misaligned offset", (b) => view(b).setUint32((table[5] as TableEntry).entry + 8, (table[5] as TableEntry).offset + 4, true), /not a multiple of 8/],
-    ["table: offset past the end", (b) => view(b).setUint32((table[5] as TableEntry).entry + 8, b.length + 8, true), /outside the data area/],
-    ["table: count past the end", (b) => view(b).setUint32((table[9] as TableEntry).entry + 16, b.length, true), /outside the data area/],
-    ["table: huge count", (b) => view(b).setUint32((table[9] as TableEntry).entry + 20, 0x00100000, true), /outside the data area/],
-    ["table: unknown id", (b) => view(b).setUint32((table[3] as TableEntry).entry, 999, true), /unknown section id 999/],
-    ["table: duplicate id", (b) => view(b).setUint32((table[18] as TableEntry).entry, (table[19] as TableEntry).id, true), /appears twice/],
-    ["table: wrong element kind", (b) => view(b).setUint32((table[13] as TableEntry).entry + 4, 1, true), /element kind 1/],
-    ["table: overlapping sections", (b) => view(b).setUint32((table[12] as TableEntry).entry + 8, (table[11] as TableEntry).offset, true), /overlap/],
+    [
+      "meta: rank bits + 1",
+      (b) => void (u32(b, ID.META)[2] = (u32(b, ID.META)[2] as number) + 1),
+      /wavelet matrix has \d+ levels/,
+    ],
+    [
+      "table: misaligned offset",
+      (b) => view(b).setUint32((table[5] as TableEntry).entry + 8, (table[5] as TableEntry).offset + 4, true),
+      /not a multiple of 8/,
+    ],
+    [
+      "table: offset past the end",
+      (b) => view(b).setUint32((table[5] as TableEntry).entry + 8, b.length + 8, true),
+      /outside the data area/,
+    ],
+    [
+      "table: count past the end",
+      (b) => view(b).setUint32((table[9] as TableEntry).entry + 16, b.length, true),
+      /outside the data area/,
+    ],
+    [
+      "table: huge count",
+      (b) => view(b).setUint32((table[9] as TableEntry).entry + 20, 0x00100000, true),
+      /outside the data area/,
+    ],
+    [
+      "table: unknown id",
+      (b) => view(b).setUint32((table[3] as TableEntry).entry, 999, true),
+      /unknown section id 999/,
+    ],
+    [
+      "table: duplicate id",
+      (b) => view(b).setUint32((table[18] as TableEntry).entry, (table[19] as TableEntry).id, true),
+      /appears twice/,
+    ],
+    [
+      "table: wrong element kind",
+      (b) => view(b).setUint32((table[13] as TableEntry).entry + 4, 1, true),
+      /element kind 1/,
+    ],
+    [
+      "table: overlapping sections",
+      (b) => view(b).setUint32((table[12] as TableEntry).entry + 8, (table[11] as TableEntry).offset, true),
+      /overlap/,
+    ],
     ["table: one section fewer", (b) => view(b).setUint32(24, table.length - 1, true), /is missing/],
-    ["header: section count huge", (b) => view(b).setUint32(24, 0x0fffffff, true), /section table of \d+ entries does not fit/],
+    [
+      "header: section count huge",
+      (b) => view(b).setUint32(24, 0x0fffffff, true),
+      /section table of \d+ entries does not fit/,
+    ],
   ];
   for (const [name, mutate, pattern] of cases) {
     const bad = bytes.slice();
@@ -621,7 +902,11 @@ test("damage: corruptions that keep the checksum valid are refused by the struct
   blocks.set(forged.levelBlocks);
   zeros.set(forged.zeros);
   fixChecksum(bad);
-  expectInvalid(() => decodeSnapshot(bad, "forged.snap"), "forged.snap", /wavelet matrix holds a rank of type 3 beyond the \d+ entities/);
+  expectInvalid(
+    () => decodeSnapshot(bad, "forged.snap"),
+    "forged.snap",
+    /wavelet matrix holds a rank of type 3 beyond the \d+ entities/,
+  );
 });
 
 test("damage: random corruption with a valid checksum is refused, or the graph still never throws", () => {
@@ -672,7 +957,9 @@ test("damage: random corruption with a valid checksum is refused, or the graph s
       }
       for (const e of oracle.entities.slice(0, 20)) g.getEntity(e.entityId);
     } catch (e) {
-      assert.unreachable(`case ${k}: a query on an undetected corruption threw ${e instanceof Error ? `${e.name}: ${e.message}\n${e.stack}` : String(e)}`);
+      assert.unreachable(
+        `case ${k}: a query on an undetected corruption threw ${e instanceof Error ? `${e.name}: ${e.message}\n${e.stack}` : String(e)}`,
+      );
     }
   }
   assert.ok(refused > 0 && opened > 0, `refused ${refused}, opened ${opened}`);
@@ -682,7 +969,8 @@ test("damage: files on disk truncated at every section boundary or with a flippe
   const { bytes } = damageSubject(82, 60, 150);
   const path = join(TMP, "damaged-on-disk.snap");
   const cuts = new Set<number>([0, 1, 8, 12, HEADER_BYTES - 1, HEADER_BYTES, HEADER_BYTES + 100]);
-  for (const s of sectionTable(bytes)) for (const x of [s.offset, s.offset + s.byteLength]) for (const d of [-1, 0, 1]) cuts.add(x + d);
+  for (const s of sectionTable(bytes))
+    for (const x of [s.offset, s.offset + s.byteLength]) for (const d of [-1, 0, 1]) cuts.add(x + d);
   for (const cut of cuts) {
     if (cut < 0 || cut >= bytes.length) continue;
     writeFileSync(path, bytes.subarray(0, cut));
@@ -710,7 +998,11 @@ test("damage: files on disk: truncated, flipped, zeros, empty, missing, a direct
     return p;
   };
   const truncated = write("truncated.snap", bytes.subarray(0, bytes.length - 100));
-  await expectInvalidAsync(() => openSnapshot(truncated), truncated, new RegExp(`truncated: expected ${bytes.length} bytes, found ${bytes.length - 100}`));
+  await expectInvalidAsync(
+    () => openSnapshot(truncated),
+    truncated,
+    new RegExp(`truncated: expected ${bytes.length} bytes, found ${bytes.length - 100}`),
+  );
   const flipped = bytes.slice();
   flipped[bytes.length >>> 1] = (flipped[bytes.length >>> 1] as number) ^ 0x10;
   const flippedPath = write("flipped.snap", flipped);
@@ -741,13 +1033,24 @@ function evolve(rng: Rng, data: GraphData): GraphData {
   const removed = new Set(data.entities.filter(() => rng.chance(0.2)).map((e) => e.entityId));
   const kept = data.entities.filter((e) => !removed.has(e.entityId));
   const taken = new Set(kept.map((e) => e.entityId));
-  const extra = generateGraph(rng, { entities: Math.ceil(data.entities.length / 4), statements: 0 }).entities.filter((e) => !removed.has(e.entityId) && !taken.has(e.entityId));
+  const extra = generateGraph(rng, { entities: Math.ceil(data.entities.length / 4), statements: 0 }).entities.filter(
+    (e) => !removed.has(e.entityId) && !taken.has(e.entityId),
+  );
   const entities = [...kept, ...extra];
-  const statements = data.statements.filter((s) => !removed.has(s.subjectEntityId) && !removed.has(s.predicateEntityId) && !removed.has(s.objectEntityId) && rng.chance(0.85));
+  const statements = data.statements.filter(
+    (s) =>
+      !removed.has(s.subjectEntityId) &&
+      !removed.has(s.predicateEntityId) &&
+      !removed.has(s.objectEntityId) &&
+      rng.chance(0.85),
+  );
   // Fingerprints already in use stay with their triples.
   const owners = new Map<string, string>();
   for (const s of data.statements) {
-    owners.set(s.statementFingerprint ?? deriveFingerprint(s.subjectEntityId, s.predicateEntityId, s.objectEntityId), JSON.stringify([s.subjectEntityId, s.predicateEntityId, s.objectEntityId]));
+    owners.set(
+      s.statementFingerprint ?? deriveFingerprint(s.subjectEntityId, s.predicateEntityId, s.objectEntityId),
+      JSON.stringify([s.subjectEntityId, s.predicateEntityId, s.objectEntityId]),
+    );
   }
   const added: StatementInput[] = randomStatements(rng, entities, Math.ceil(data.statements.length / 3), owners);
   return { entities, statements: [...statements, ...added] };
@@ -867,7 +1170,10 @@ test("swap: walkers interleaved across a swap never fail, and each sees old page
   const request = async (w: Walker): Promise<void> => {
     await new Promise((r) => setImmediate(r));
     const g = current;
-    const page = w.kind === "search" ? g.search({ q: w.q, type: w.type, limit: 3, cursor: w.cursor }) : g.statements({ ...w.f, limit: 5, cursor: w.cursor });
+    const page =
+      w.kind === "search"
+        ? g.search({ q: w.q, type: w.type, limit: 3, cursor: w.cursor })
+        : g.statements({ ...w.f, limit: 5, cursor: w.cursor });
     for (const item of page.items) w.served.push({ item, byOld: g === oldGraph });
     w.cursor = page.nextCursor ?? undefined;
     w.done = page.nextCursor === null;
@@ -889,7 +1195,10 @@ test("swap: walkers interleaved across a swap never fail, and each sees old page
   for (const w of walkers) {
     const oldItems = w.served.filter((s) => s.byOld).map((s) => s.item);
     const newItems = w.served.filter((s) => !s.byOld).map((s) => s.item);
-    assert.ok(w.served.every((s, i) => i === 0 || !(s.byOld && !(w.served[i - 1] as { byOld: boolean }).byOld)), "old after new");
+    assert.ok(
+      w.served.every((s, i) => i === 0 || !(s.byOld && !(w.served[i - 1] as { byOld: boolean }).byOld)),
+      "old after new",
+    );
     if (w.finishedOnOld) {
       // Done before the swap: the whole old list, nothing from the new graph.
       assert.equal(oldItems, w.kind === "search" ? oldOracle.search(w.q, w.type) : oldOracle.statementsFor(w.f));
@@ -899,13 +1208,21 @@ test("swap: walkers interleaved across a swap never fail, and each sees old page
       assert.equal(oldItems, oldList.slice(0, oldItems.length));
       const last = oldItems[oldItems.length - 1] as Entity | undefined;
       const newList = newOracle.search(w.q, w.type);
-      assert.equal(newItems, last === undefined ? newList : after(newList, (e) => newOracle.searchKey(w.q, e), oldOracle.searchKey(w.q, last)));
+      assert.equal(
+        newItems,
+        last === undefined
+          ? newList
+          : after(newList, (e) => newOracle.searchKey(w.q, e), oldOracle.searchKey(w.q, last)),
+      );
     } else {
       const order = orderFor(w.f);
       assert.equal(oldItems, oldOracle.statementsFor(w.f).slice(0, oldItems.length));
       const last = oldItems[oldItems.length - 1] as Statement | undefined;
       const newList = newOracle.statementsFor(w.f);
-      assert.equal(newItems, last === undefined ? newList : after(newList, (s) => statementKey(order, s), statementKey(order, last)));
+      assert.equal(
+        newItems,
+        last === undefined ? newList : after(newList, (s) => statementKey(order, s), statementKey(order, last)),
+      );
     }
   }
 });
@@ -933,7 +1250,10 @@ test("swap: with no secret configured, a graph opened in the same process shares
   const after = await openSnapshot(path);
   const page = before.statements({ limit: 7 });
   assert.ok(page.nextCursor !== null);
-  assert.equal(after.statements({ limit: 7, cursor: page.nextCursor }), before.statements({ limit: 7, cursor: page.nextCursor }));
+  assert.equal(
+    after.statements({ limit: 7, cursor: page.nextCursor }),
+    before.statements({ limit: 7, cursor: page.nextCursor }),
+  );
 });
 
 test.after(() => rmSync(TMP, { recursive: true, force: true }));

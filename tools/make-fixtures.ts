@@ -17,7 +17,7 @@
 import { resolve, join } from "node:path";
 
 import { isMainModule } from "./main-module.js";
-import { connectedSubset, readKgDataset, writeKgDatasetJsonLines } from "../src/load/kg-datasets.js";
+import { connectedSubset, readKgDataset, writeKgDatasetJsonLines } from "../src/cli/kg-datasets.js";
 
 /** Names kept in the demo graph: with its ~13 relations, under 600 entities and about as many statements. */
 export const FIXTURE_MAX_NAMES = 560;
@@ -27,7 +27,12 @@ export async function makeFixtures(dataDir: string, outDir: string) {
   const yago = await readKgDataset(join(dataDir, "yago3-10"));
   const subset = connectedSubset(yago, FIXTURE_MAX_NAMES);
   const paths = await writeKgDatasetJsonLines(subset, outDir);
-  return { ...paths, entityCount: subset.entities.length, statementCount: subset.statements.length, relationCount: subset.relationCount };
+  return {
+    ...paths,
+    entityCount: subset.entities.length,
+    statementCount: subset.statements.length,
+    relationCount: subset.relationCount,
+  };
 }
 
 // Run only when executed directly, never when a test imports makeFixtures.

@@ -72,7 +72,13 @@ export function exchange(port: number, bytes: Buffer | string, options: Exchange
       clearTimeout(timer);
       socket.destroy();
       if (end !== "done") parser.close();
-      resolve({ responses: parser.responses, interim: parser.interim, end, garbage: parser.garbage, elapsedMs: performance.now() - started });
+      resolve({
+        responses: parser.responses,
+        interim: parser.interim,
+        end,
+        garbage: parser.garbage,
+        elapsedMs: performance.now() - started,
+      });
     };
     const timer = setTimeout(() => finish("timeout"), options.timeoutMs);
     socket.on("connect", () => {
@@ -113,7 +119,9 @@ export class ResponseStreamParser {
   readonly interim: number[] = [];
   garbage: Buffer = Buffer.alloc(0);
   private buffer: Buffer = Buffer.alloc(0);
-  private pending: { status: number; version: string; headers: [string, string][]; framing: RawResponse["framing"]; length: number } | undefined;
+  private pending:
+    | { status: number; version: string; headers: [string, string][]; framing: RawResponse["framing"]; length: number }
+    | undefined;
   private chunks: Buffer[] = [];
 
   constructor(private readonly head: readonly boolean[]) {}
@@ -163,7 +171,11 @@ export class ResponseStreamParser {
     const headers: [string, string][] = [];
     for (const line of lines.slice(1)) {
       const colon = line.indexOf(":");
-      headers.push(colon === -1 ? [line.toLowerCase(), ""] : [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()]);
+      headers.push(
+        colon === -1
+          ? [line.toLowerCase(), ""]
+          : [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()],
+      );
     }
     if (status >= 100 && status < 200) {
       this.interim.push(status);

@@ -8,7 +8,7 @@
 
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { formatLoadReport, runLoad, RSS_TOLERANCE } from "../../bench/load.js";
+import { formatLoadReport, runLoad, RSS_TOLERANCE } from "../../reliability/load.js";
 
 test("load: 5 s at 64 keep-alive connections, realistic mix: every request answered 2xx, no memory growth", async () => {
   const report = await runLoad({ seconds: 5, warmupSeconds: 2, connections: 64 });

@@ -19,14 +19,21 @@ export interface Child {
 }
 
 export function runQuiver(args: string[], env: Record<string, string | undefined> = {}): Child {
-  const merged: NodeJS.ProcessEnv = { ...process.env, QUIVER_API_KEYS: undefined, QUIVER_CURSOR_SECRET: undefined, ...env };
+  const merged: NodeJS.ProcessEnv = {
+    ...process.env,
+    QUIVER_API_KEYS: undefined,
+    QUIVER_CURSOR_SECRET: undefined,
+    ...env,
+  };
   for (const k of Object.keys(merged)) if (merged[k] === undefined) delete merged[k];
   const child = spawn(process.execPath, [MAIN, ...args], { env: merged, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let err = "";
   child.stdout!.setEncoding("utf8").on("data", (d: string) => (out += d));
   child.stderr!.setEncoding("utf8").on("data", (d: string) => (err += d));
-  const exited = new Promise<number | string>((resolve) => child.on("close", (code, signal) => resolve(code ?? signal ?? -1)));
+  const exited = new Promise<number | string>((resolve) =>
+    child.on("close", (code, signal) => resolve(code ?? signal ?? -1)),
+  );
   return { process: child, stdout: () => out, stderr: () => err, exited };
 }
 

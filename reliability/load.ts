@@ -32,8 +32,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { isMainModule } from "./main-module.js";
-import { readKgDataset, writeKgDatasetJsonLines, type KgDataset } from "../src/load/kg-datasets.js";
+import { isMainModule } from "../tools/main-module.js";
+import { readKgDataset, writeKgDatasetJsonLines, type KgDataset } from "../src/cli/kg-datasets.js";
 import { rng, type Rng } from "./fuzz-cases.js";
 
 const MAIN = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
@@ -111,10 +111,14 @@ async function startServer(entities: string, statements: string): Promise<Server
   const env: NodeJS.ProcessEnv = { ...process.env, QUIVER_API_KEYS: KEY };
   delete env["QUIVER_CURSOR_SECRET"];
   // stdout (the request log, one JSON line per request) goes to /dev/null, as a log shipper would take it.
-  const child = spawn(process.execPath, [MAIN, "serve", "--entities", entities, "--statements", statements, "--port", "0", "--host", "127.0.0.1"], {
-    env,
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [MAIN, "serve", "--entities", entities, "--statements", statements, "--port", "0", "--host", "127.0.0.1"],
+    {
+      env,
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
   let err = "";
   const url = await new Promise<string>((resolve, reject) => {
     child.stderr!.setEncoding("utf8").on("data", (d: string) => {
@@ -178,10 +182,13 @@ async function requestMix(data: KgDataset, url: string, r: Rng): Promise<string[
     const s = r.pick(data.statements);
     const roll = r.next();
     const filter =
-      roll < 0.45 ? `subjectEntityId=${enc(s.subjectEntityId)}`
-      : roll < 0.8 ? `objectEntityId=${enc(s.objectEntityId)}`
-      : roll < 0.9 ? `predicateEntityId=${enc(s.predicateEntityId)}`
-      : `subjectEntityId=${enc(s.subjectEntityId)}&predicateEntityId=${enc(s.predicateEntityId)}`;
+      roll < 0.45
+        ? `subjectEntityId=${enc(s.subjectEntityId)}`
+        : roll < 0.8
+          ? `objectEntityId=${enc(s.objectEntityId)}`
+          : roll < 0.9
+            ? `predicateEntityId=${enc(s.predicateEntityId)}`
+            : `subjectEntityId=${enc(s.subjectEntityId)}&predicateEntityId=${enc(s.predicateEntityId)}`;
     return `/graph/v1/statements?${filter}&limit=${r.pick([10, 20, 50, 100, 200])}`;
   };
   const paths: string[] = [];
@@ -189,7 +196,12 @@ async function requestMix(data: KgDataset, url: string, r: Rng): Promise<string[
     const roll = r.next();
     if (roll < 0.5) paths.push(searchPath());
     else if (roll < 0.85) paths.push(statementsPath());
-    else firstPages.push(r.chance(0.5) ? `/graph/v1/search?q=${enc(r.pick(["an", "the", "united", "de", "john", "la"]))}&limit=${r.pick([5, 10, 20])}` : statementsPath());
+    else
+      firstPages.push(
+        r.chance(0.5)
+          ? `/graph/v1/search?q=${enc(r.pick(["an", "the", "united", "de", "john", "la"]))}&limit=${r.pick([5, 10, 20])}`
+          : statementsPath(),
+      );
     if (paths.length + firstPages.length >= MIX_SIZE) break;
   }
   // Next pages: fetch each first page (8 at a time) and keep its cursor; a first page without one stays as it is.
@@ -211,7 +223,12 @@ async function requestMix(data: KgDataset, url: string, r: Rng): Promise<string[
   return all;
 }
 
-function cannon(url: string, paths: readonly string[], connections: number, seconds: number): Promise<AutocannonResult> {
+function cannon(
+  url: string,
+  paths: readonly string[],
+  connections: number,
+  seconds: number,
+): Promise<AutocannonResult> {
   let next = 0;
   return autocannon({
     url,
@@ -240,15 +257,23 @@ export async function runLoad(options: LoadOptions = {}): Promise<LoadReport> {
   const pid = server.child.pid!;
   try {
     const paths = await requestMix(data, server.url, rng(20240601));
-    log(`server pid ${pid} at ${server.url}, rss ${rssMb(pid).toFixed(1)} MB; mix of ${paths.length} requests; ${connections} connections`);
+    log(
+      `server pid ${pid} at ${server.url}, rss ${rssMb(pid).toFixed(1)} MB; mix of ${paths.length} requests; ${connections} connections`,
+    );
     // Warm-up: at least warmupSeconds, and until the whole mix has been sent once.
     let warmSeconds = 0;
     let warmRequests = 0;
     while (warmSeconds < (options.warmupSeconds ?? 10) || warmRequests < paths.length) {
-      const w = await cannon(server.url, paths, connections, Math.max(1, Math.min(5, (options.warmupSeconds ?? 10) - warmSeconds)));
+      const w = await cannon(
+        server.url,
+        paths,
+        connections,
+        Math.max(1, Math.min(5, (options.warmupSeconds ?? 10) - warmSeconds)),
+      );
       warmSeconds += w.duration;
       warmRequests += w.requests.total;
-      if (w.non2xx + w.errors + w.timeouts > 0) throw new Error(`warm-up: ${w.non2xx} non-2xx, ${w.errors} errors, ${w.timeouts} timeouts`);
+      if (w.non2xx + w.errors + w.timeouts > 0)
+        throw new Error(`warm-up: ${w.non2xx} non-2xx, ${w.errors} errors, ${w.timeouts} timeouts`);
     }
     const afterWarmup = rssMb(pid);
     log(`warm-up: ${warmRequests} requests in ${warmSeconds.toFixed(1)} s; rss ${afterWarmup.toFixed(1)} MB`);
@@ -268,7 +293,10 @@ export async function runLoad(options: LoadOptions = {}): Promise<LoadReport> {
     if (result.non2xx > 0) failures.push(`${result.non2xx} answers other than 2xx`);
     if (server.child.exitCode !== null) failures.push(`the server exited (${server.child.exitCode})`);
     const rssChange = end / afterWarmup - 1;
-    if (!(rssChange <= RSS_TOLERANCE)) failures.push(`resident memory grew ${(100 * rssChange).toFixed(1)}% after warm-up (${afterWarmup.toFixed(1)} -> ${end.toFixed(1)} MB)`);
+    if (!(rssChange <= RSS_TOLERANCE))
+      failures.push(
+        `resident memory grew ${(100 * rssChange).toFixed(1)}% after warm-up (${afterWarmup.toFixed(1)} -> ${end.toFixed(1)} MB)`,
+      );
     return {
       seconds: result.duration,
       connections,
@@ -318,7 +346,6 @@ async function main(argv: string[]): Promise<number> {
   console.log(formatLoadReport(report));
   return report.failures.length === 0 ? 0 : 1;
 }
-
 
 if (isMainModule(import.meta.url)) {
   main(process.argv.slice(2)).then(

@@ -29,7 +29,7 @@
 import http from "node:http";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { isMainModule } from "./main-module.js";
+import { isMainModule } from "../tools/main-module.js";
 import { GraphBuilder } from "../src/engine/graph-builder.js";
 import type { Graph } from "../src/engine/graph.js";
 import type { Entity, StatementInput } from "../src/engine/types.js";
@@ -65,9 +65,19 @@ export const NASTY_ENTITIES: readonly Entity[] = [
   { entityId: "nasty:combining", rawIdentifier: "e\u0301 Z̵̡̢̛͖̯̖a̸l̷g̴o̵", type: "3", sourceType: "fuzz" },
   { entityId: "nasty:bom", rawIdentifier: "\ufeffbom\ufeff", type: "7", sourceType: "\ufeff" },
   { entityId: "nasty:separators", rawIdentifier: "line\u2028para\u2029end", type: "6", sourceType: "fuzz" },
-  { entityId: "nasty:controls", rawIdentifier: "\t\n\r\u0001\u001f\u007f\u0085 controls", type: "6", sourceType: "fuzz" },
+  {
+    entityId: "nasty:controls",
+    rawIdentifier: "\t\n\r\u0001\u001f\u007f\u0085 controls",
+    type: "6",
+    sourceType: "fuzz",
+  },
   { entityId: "nasty:nonchar", rawIdentifier: "\ufffe\uffff\ufffd \u{10ffff}", type: "6", sourceType: "fuzz" },
-  { entityId: "nasty:fold", rawIdentifier: "Straße İstanbul ΟΔΟΣ ﬁnance ＦＵＬＬ ǅ ı ẞ", type: "2", sourceType: "fuzz" },
+  {
+    entityId: "nasty:fold",
+    rawIdentifier: "Straße İstanbul ΟΔΟΣ ﬁnance ＦＵＬＬ ǅ ı ẞ",
+    type: "2",
+    sourceType: "fuzz",
+  },
   { entityId: "nasty:expand", rawIdentifier: "ﷺ ﷻ ΐ ŉ ﬃ", type: "2", sourceType: "fuzz" },
   { entityId: "nasty:astral", rawIdentifier: "𝔘𝔫𝔦𝔠𝔬𝔡𝔢 𐍈 𠜎", type: "4", sourceType: "fuzz" },
   { entityId: "nasty:json", rawIdentifier: '"quoted" \\back\\slash </script> {"a":1}', type: "0", sourceType: "fuzz" },
@@ -83,8 +93,17 @@ export const NASTY_ENTITIES: readonly Entity[] = [
 
 const NASTY_STATEMENTS: readonly StatementInput[] = [
   { subjectEntityId: "nasty:emoji", predicateEntityId: "nasty:url a&b=c?d#e%41+", objectEntityId: "nasty:rtl" },
-  { subjectEntityId: "nasty:nul\u0000id", predicateEntityId: "nasty:url a&b=c?d#e%41+", objectEntityId: "nasty:lone-low\udc00" },
-  { subjectEntityId: "nasty: ", predicateEntityId: "nasty:url a&b=c?d#e%41+", objectEntityId: "nasty:empty-raw", statementFingerprint: "fp \u2028\"odd\"" },
+  {
+    subjectEntityId: "nasty:nul\u0000id",
+    predicateEntityId: "nasty:url a&b=c?d#e%41+",
+    objectEntityId: "nasty:lone-low\udc00",
+  },
+  {
+    subjectEntityId: "nasty: ",
+    predicateEntityId: "nasty:url a&b=c?d#e%41+",
+    objectEntityId: "nasty:empty-raw",
+    statementFingerprint: 'fp \u2028"odd"',
+  },
   { subjectEntityId: "nasty:long", predicateEntityId: "nasty:url a&b=c?d#e%41+", objectEntityId: "nasty:long-tail-2" },
   { subjectEntityId: "nasty:fold", predicateEntityId: "nasty:json", objectEntityId: "nasty:expand" },
   { subjectEntityId: "nasty:html", predicateEntityId: "nasty:json", objectEntityId: "nasty:proto" },
@@ -110,11 +129,16 @@ export function fuzzContext(graph: Graph, keys: readonly string[]): FuzzContext 
     for (const w of raw.split(/[\s_(),]+/)) if (w.length > 0 && w.length <= 64) words.add(w);
     if (raw.length >= 3) words.add(raw.slice(1, Math.min(raw.length, 8)).toUpperCase());
   }
-  for (const e of NASTY_ENTITIES) for (const w of e.rawIdentifier.split(" ")) if (w.length > 0 && w.length <= 256 && isWellFormed(w)) words.add(w);
+  for (const e of NASTY_ENTITIES)
+    for (const w of e.rawIdentifier.split(" ")) if (w.length > 0 && w.length <= 256 && isWellFormed(w)) words.add(w);
   const subjects = new Set<string>();
   const predicates = new Set<string>();
   const objects = new Set<string>();
-  for (let page = graph.statements({ limit: 200 }); ; page = graph.statements({ limit: 200, cursor: page.nextCursor })) {
+  for (
+    let page = graph.statements({ limit: 200 });
+    ;
+    page = graph.statements({ limit: 200, cursor: page.nextCursor })
+  ) {
     for (const s of page.items) {
       subjects.add(s.subjectEntityId);
       predicates.add(s.predicateEntityId);
@@ -132,7 +156,10 @@ export function fuzzContext(graph: Graph, keys: readonly string[]): FuzzContext 
     objects: sendable(objects),
     book: new CursorBook(),
   };
-  harvestCursors(ctx, (call) => (call.endpoint === "search" ? graph.search(call.params) : graph.statements(call.params)).nextCursor);
+  harvestCursors(
+    ctx,
+    (call) => (call.endpoint === "search" ? graph.search(call.params) : graph.statements(call.params)).nextCursor,
+  );
   return ctx;
 }
 
@@ -141,7 +168,10 @@ function harvestCursors(ctx: FuzzContext, nextCursor: (call: EngineCall) => stri
   const walk = (endpoint: Endpoint, params: Record<string, string>, limit: number) => {
     let cursor: string | undefined;
     for (let page = 0; page < 3; page++) {
-      const call = { endpoint, params: { ...params, limit, ...(cursor === undefined ? {} : { cursor }) } } as EngineCall;
+      const call = {
+        endpoint,
+        params: { ...params, limit, ...(cursor === undefined ? {} : { cursor }) },
+      } as EngineCall;
       const next = nextCursor(call);
       if (next === null) return;
       ctx.book.add({ cursor: next, endpoint, params });
@@ -190,14 +220,27 @@ function checkExchange(c: FuzzCase, ex: Exchange, checker: Checker): string[] {
   const expected = c.followUp ? 2 : 1;
   if (first === undefined) {
     const closedOk = c.expect.kind === "oneOf" && c.expect.mayClose && ex.end === "closed";
-    if (!closedOk) problems.push(ex.end === "timeout" ? "no answer before the deadline (the server hung on this request)" : "the connection closed without an answer");
+    if (!closedOk)
+      problems.push(
+        ex.end === "timeout"
+          ? "no answer before the deadline (the server hung on this request)"
+          : "the connection closed without an answer",
+      );
     return problems;
   }
   // A parser-level answer (Connection: close) to a HEAD that arrived in pieces carries a body: the
   // server sees only the last read, not the method (see `oracle`); the connection closes after it.
-  const headInPieces = c.head && c.pieces.length > 0 && header(first, "connection") === "close" && [400, 408, 414, 431].includes(first.status);
-  if (ex.garbage.length > 0 && !headInPieces) problems.push(`bytes after the answer that are not an HTTP response: ${JSON.stringify(ex.garbage.subarray(0, 80).toString("latin1"))}`);
-  if (c.expect.kind === "exact" && ex.responses.length > expected) problems.push(`${ex.responses.length} answers to ${expected} request(s)`);
+  const headInPieces =
+    c.head &&
+    c.pieces.length > 0 &&
+    header(first, "connection") === "close" &&
+    [400, 408, 414, 431].includes(first.status);
+  if (ex.garbage.length > 0 && !headInPieces)
+    problems.push(
+      `bytes after the answer that are not an HTTP response: ${JSON.stringify(ex.garbage.subarray(0, 80).toString("latin1"))}`,
+    );
+  if (c.expect.kind === "exact" && ex.responses.length > expected)
+    problems.push(`${ex.responses.length} answers to ${expected} request(s)`);
   ex.responses.forEach((response, i) => {
     const head = i === 0 ? c.head : false;
     for (const p of checkShape(response, head, checker.keys)) problems.push(i === 0 ? p : `pipelined /healthz: ${p}`);
@@ -224,9 +267,12 @@ function checkExchange(c: FuzzCase, ex: Exchange, checker: Checker): string[] {
     }
     if (want !== undefined) {
       if (c.head) {
-        if (Number(header(first, "content-length")) !== Buffer.byteLength(want)) problems.push("HEAD: Content-Length differs from the GET body's length");
+        if (Number(header(first, "content-length")) !== Buffer.byteLength(want))
+          problems.push("HEAD: Content-Length differs from the GET body's length");
       } else if (first.body.toString("utf8") !== want) {
-        problems.push(`body differs from the engine's page: ${JSON.stringify(first.body.toString("utf8").slice(0, 120))} vs ${JSON.stringify(want.slice(0, 120))}`);
+        problems.push(
+          `body differs from the engine's page: ${JSON.stringify(first.body.toString("utf8").slice(0, 120))} vs ${JSON.stringify(want.slice(0, 120))}`,
+        );
       }
     }
   }
@@ -234,7 +280,8 @@ function checkExchange(c: FuzzCase, ex: Exchange, checker: Checker): string[] {
   if (c.followUp && header(first, "connection")?.toLowerCase() !== "close") {
     const second = ex.responses[1];
     if (second === undefined) problems.push(`the /healthz pipelined behind it was not answered (${ex.end})`);
-    else if (second.status !== 200 || second.body.toString() !== '{"status":"ok"}') problems.push(`the pipelined /healthz got ${second.status} ${second.body.toString().slice(0, 80)}`);
+    else if (second.status !== 200 || second.body.toString() !== '{"status":"ok"}')
+      problems.push(`the pipelined /healthz got ${second.status} ${second.body.toString().slice(0, 80)}`);
   }
   return problems;
 }
@@ -244,9 +291,11 @@ function checkShape(r: RawResponse, head: boolean, keys: readonly string[]): str
   const problems: string[] = [];
   if (r.status >= 500) problems.push(`a ${r.status}: never a 5xx`);
   else if (!CONTRACT_STATUSES.includes(r.status)) problems.push(`status ${r.status} is not in the contract's table`);
-  if (header(r, "content-type") !== "application/json") problems.push(`Content-Type ${JSON.stringify(header(r, "content-type"))}, not application/json`);
+  if (header(r, "content-type") !== "application/json")
+    problems.push(`Content-Type ${JSON.stringify(header(r, "content-type"))}, not application/json`);
   if (headerCount(r, "content-length") !== 1) problems.push("no single Content-Length");
-  if (r.status === 405 && header(r, "allow") !== "GET, HEAD") problems.push(`405 with Allow ${JSON.stringify(header(r, "allow"))}`);
+  if (r.status === 405 && header(r, "allow") !== "GET, HEAD")
+    problems.push(`405 with Allow ${JSON.stringify(header(r, "allow"))}`);
   if (head) {
     if (r.body.length !== 0) problems.push("a HEAD answer with a body");
     return problems;
@@ -262,9 +311,12 @@ function checkShape(r: RawResponse, head: boolean, keys: readonly string[]): str
     return problems;
   }
   if (r.status !== 200) {
-    if (!isObject(body) || Object.keys(body).length !== 1 || typeof body["error"] !== "string") problems.push(`an error body that is not exactly {"error": string}: ${text.slice(0, 120)}`);
-    else if (body["error"].length === 0 || body["error"].length > 2000) problems.push("an empty or runaway error sentence");
-    else if (STACK.test(body["error"])) problems.push(`a stack trace or a local path in the error: ${text.slice(0, 160)}`);
+    if (!isObject(body) || Object.keys(body).length !== 1 || typeof body["error"] !== "string")
+      problems.push(`an error body that is not exactly {"error": string}: ${text.slice(0, 120)}`);
+    else if (body["error"].length === 0 || body["error"].length > 2000)
+      problems.push("an empty or runaway error sentence");
+    else if (STACK.test(body["error"]))
+      problems.push(`a stack trace or a local path in the error: ${text.slice(0, 160)}`);
     return problems;
   }
   if (isObject(body) && "items" in body) problems.push(...checkPage(body));
@@ -273,15 +325,23 @@ function checkShape(r: RawResponse, head: boolean, keys: readonly string[]): str
 
 const ENTITY_FIELDS = ["entityId", "rawIdentifier", "type", "sourceType"];
 const STATEMENT_FIELDS = [
-  "statementFingerprint", "subjectEntityId", "subjectRawIdentifier", "predicateEntityId", "predicateRawIdentifier", "objectEntityId", "objectRawIdentifier",
+  "statementFingerprint",
+  "subjectEntityId",
+  "subjectRawIdentifier",
+  "predicateEntityId",
+  "predicateRawIdentifier",
+  "objectEntityId",
+  "objectRawIdentifier",
 ];
 
 function checkPage(page: Record<string, unknown>): string[] {
   const problems: string[] = [];
-  if (Object.keys(page).join() !== "items,nextCursor") problems.push(`page keys ${Object.keys(page).join()}, not items,nextCursor`);
+  if (Object.keys(page).join() !== "items,nextCursor")
+    problems.push(`page keys ${Object.keys(page).join()}, not items,nextCursor`);
   const { items, nextCursor } = page;
   if (!Array.isArray(items)) return [...problems, "items is not an array"];
-  if (!(nextCursor === null || (typeof nextCursor === "string" && /^[A-Za-z0-9_-]+$/.test(nextCursor)))) problems.push("nextCursor is neither null nor URL-safe text");
+  if (!(nextCursor === null || (typeof nextCursor === "string" && /^[A-Za-z0-9_-]+$/.test(nextCursor))))
+    problems.push("nextCursor is neither null nor URL-safe text");
   if (nextCursor !== null && items.length === 0) problems.push("an empty page with a non-null nextCursor");
   for (const item of items) {
     if (!isObject(item)) {
@@ -290,8 +350,10 @@ function checkPage(page: Record<string, unknown>): string[] {
     }
     const keys = Object.keys(item).join();
     if (keys !== ENTITY_FIELDS.join() && keys !== STATEMENT_FIELDS.join()) problems.push(`item fields ${keys}`);
-    for (const [k, v] of Object.entries(item)) if (typeof v !== "string") problems.push(`item field ${k} is ${v === null ? "null" : typeof v}`);
-    if ("type" in item && !/^[0-7]$/.test(String(item["type"]))) problems.push(`item type ${JSON.stringify(item["type"])}`);
+    for (const [k, v] of Object.entries(item))
+      if (typeof v !== "string") problems.push(`item field ${k} is ${v === null ? "null" : typeof v}`);
+    if ("type" in item && !/^[0-7]$/.test(String(item["type"])))
+      problems.push(`item type ${JSON.stringify(item["type"])}`);
   }
   return problems;
 }
@@ -357,7 +419,18 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzReport> {
   const concurrency = options.concurrency ?? 8;
   const timeoutMs = options.timeoutMs ?? 5000;
   const healthEvery = options.healthEvery ?? 500;
-  const report: FuzzReport = { seed, requests: 0, followUps: 0, durationMs: 0, byStatus: {}, byKind: {}, healthChecks: 0, serverFaults: 0, violationCount: 0, violations: [] };
+  const report: FuzzReport = {
+    seed,
+    requests: 0,
+    followUps: 0,
+    durationMs: 0,
+    byStatus: {},
+    byKind: {},
+    healthChecks: 0,
+    serverFaults: 0,
+    violationCount: 0,
+    violations: [],
+  };
   const violate = (v: Violation) => {
     report.violationCount++;
     if (report.violations.length < (options.keepViolations ?? KEPT_VIOLATIONS)) report.violations.push(v);
@@ -378,16 +451,25 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzReport> {
       port: 0,
       onError: (error, req) => {
         report.serverFaults++;
-        violate({ index: -1, kind: "server-fault", reason: `onError: ${error instanceof Error ? error.message : String(error)}`, request: `${req.method} ${(req.url ?? "").slice(0, 200)}`, response: "500" });
+        violate({
+          index: -1,
+          kind: "server-fault",
+          reason: `onError: ${error instanceof Error ? error.message : String(error)}`,
+          request: `${req.method} ${(req.url ?? "").slice(0, 200)}`,
+          response: "500",
+        });
       },
     });
     port = Number(new URL(running.url).port);
-    const stringify = (call: EngineCall) => JSON.stringify(call.endpoint === "search" ? graph.search(call.params) : graph.statements(call.params));
+    const stringify = (call: EngineCall) =>
+      JSON.stringify(call.endpoint === "search" ? graph.search(call.params) : graph.statements(call.params));
     checker = { expectedPage: stringify, keys };
   } else {
     const url = new URL(options.baseUrl);
-    if (!["127.0.0.1", "[::1]", "localhost"].includes(url.hostname)) throw new Error(`runFuzz: baseUrl must be a loopback address, not ${url.hostname}`);
-    if (options.keys === undefined || options.keys.length === 0) throw new Error("runFuzz: give the keys of the server at baseUrl");
+    if (!["127.0.0.1", "[::1]", "localhost"].includes(url.hostname))
+      throw new Error(`runFuzz: baseUrl must be a loopback address, not ${url.hostname}`);
+    if (options.keys === undefined || options.keys.length === 0)
+      throw new Error("runFuzz: give the keys of the server at baseUrl");
     port = Number(url.port);
     ctx = await externalContext(port, options.keys);
     checker = { keys: options.keys };
@@ -398,10 +480,19 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzReport> {
   let sinceHealth = 0;
   const healthCheck = async () => {
     report.healthChecks++;
-    const ex = await exchange(port, `GET ${HEALTH_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`, { timeoutMs: HEALTH_DEADLINE_MS, responses: 1 });
+    const ex = await exchange(port, `GET ${HEALTH_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`, {
+      timeoutMs: HEALTH_DEADLINE_MS,
+      responses: 1,
+    });
     const r = ex.responses[0];
     if (r === undefined || r.status !== 200 || ex.elapsedMs > HEALTH_DEADLINE_MS) {
-      violate({ index: next, kind: "health", reason: `a fresh /healthz did not answer 200 within ${HEALTH_DEADLINE_MS} ms (${ex.end}, ${Math.round(ex.elapsedMs)} ms)`, request: "GET /healthz", response: r === undefined ? ex.end : String(r.status) });
+      violate({
+        index: next,
+        kind: "health",
+        reason: `a fresh /healthz did not answer 200 within ${HEALTH_DEADLINE_MS} ms (${ex.end}, ${Math.round(ex.elapsedMs)} ms)`,
+        request: "GET /healthz",
+        response: r === undefined ? ex.end : String(r.status),
+      });
     }
   };
   const worker = async () => {
@@ -414,14 +505,26 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzReport> {
         await healthCheck();
       }
       const c = makeCase(ctx, seed, index);
-      const ex = await exchange(port, c.bytes, { timeoutMs, responses: c.followUp ? 2 : 1, head: [c.head, false], endAfterWrite: c.endAfterWrite, pieces: c.pieces });
+      const ex = await exchange(port, c.bytes, {
+        timeoutMs,
+        responses: c.followUp ? 2 : 1,
+        head: [c.head, false],
+        endAfterWrite: c.endAfterWrite,
+        pieces: c.pieces,
+      });
       report.requests++;
       if (c.followUp) report.followUps++;
       report.byKind[c.kind] = (report.byKind[c.kind] ?? 0) + 1;
       const status = ex.responses[0] === undefined ? ex.end : String(ex.responses[0].status);
       report.byStatus[status] = (report.byStatus[status] ?? 0) + 1;
       for (const reason of checkExchange(c, ex, checker)) {
-        violate({ index, kind: c.kind, reason, request: JSON.stringify(c.bytes.toString("latin1").slice(0, 300)), response: describe(ex) });
+        violate({
+          index,
+          kind: c.kind,
+          reason,
+          request: JSON.stringify(c.bytes.toString("latin1").slice(0, 300)),
+          response: describe(ex),
+        });
       }
       options.onProgress?.(report.requests, report);
     }
@@ -450,10 +553,16 @@ async function externalContext(port: number, keys: readonly string[]): Promise<F
     const query = new URLSearchParams({ ...entry.params, limit: "1" }).toString();
     const path = entry.endpoint === "search" ? "/graph/v1/search" : "/graph/v1/statements";
     const body = await new Promise<string>((resolve) => {
-      const req = http.get({ host: LOOPBACK, port, path: `${path}?${query}`, headers: { "x-api-key": keys[0]! } }, (res) => {
-        let text = "";
-        res.setEncoding("utf8").on("data", (d: string) => (text += d)).on("end", () => resolve(text));
-      });
+      const req = http.get(
+        { host: LOOPBACK, port, path: `${path}?${query}`, headers: { "x-api-key": keys[0]! } },
+        (res) => {
+          let text = "";
+          res
+            .setEncoding("utf8")
+            .on("data", (d: string) => (text += d))
+            .on("end", () => resolve(text));
+        },
+      );
       req.on("error", () => resolve(""));
     });
     try {
@@ -514,14 +623,22 @@ async function main(argv: string[]): Promise<number> {
     const ctx = fuzzContext(await buildFuzzGraph(), FUZZ_KEYS);
     for (const i of only) {
       const c = makeCase(ctx, report.seed, i);
-      console.log(`case ${i} (${c.kind}):`, JSON.stringify(c.bytes.toString("latin1")), "expect", JSON.stringify(c.expect));
+      console.log(
+        `case ${i} (${c.kind}):`,
+        JSON.stringify(c.bytes.toString("latin1")),
+        "expect",
+        JSON.stringify(c.expect),
+      );
     }
   }
-  for (const v of report.violations) console.log(`violation: case ${v.index} (${v.kind}): ${v.reason}\n  request:  ${v.request}\n  response: ${v.response}`);
-  if (report.violationCount > report.violations.length) console.log(`... and ${report.violationCount - report.violations.length} more`);
+  for (const v of report.violations)
+    console.log(
+      `violation: case ${v.index} (${v.kind}): ${v.reason}\n  request:  ${v.request}\n  response: ${v.response}`,
+    );
+  if (report.violationCount > report.violations.length)
+    console.log(`... and ${report.violationCount - report.violations.length} more`);
   return report.violationCount === 0 ? 0 : 1;
 }
-
 
 if (isMainModule(import.meta.url)) {
   main(process.argv.slice(2)).then(

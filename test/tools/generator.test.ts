@@ -18,7 +18,7 @@ import {
   generateGraph,
   generateStatements,
   writeGraphJsonl,
-} from "../../bench/generator.js";
+} from "../../tools/generator.js";
 import { loadGraph } from "../../src/load/jsonl.js";
 
 const SMALL = { entities: 2_000, statements: 10_000, seed: 7 };
@@ -39,7 +39,10 @@ test("the same seed gives the same graph; another seed another", () => {
   // Iterating twice replays the same stream.
   assert.equal([...a.statements].slice(0, 50), [...b.statements].slice(0, 50));
   const c = generateGraph({ ...SMALL, seed: 8 });
-  assert.not.equal([...c.entities].map((e) => e.rawIdentifier), [...a.entities].map((e) => e.rawIdentifier));
+  assert.not.equal(
+    [...c.entities].map((e) => e.rawIdentifier),
+    [...a.entities].map((e) => e.rawIdentifier),
+  );
   assert.not.equal([...c.statements].slice(0, 50), [...a.statements].slice(0, 50));
 });
 
@@ -69,7 +72,8 @@ test("ids are unique, statements name generated entities, fingerprints are uniqu
     fingerprints.add(s.statementFingerprint as string);
   }
   assert.is(fingerprints.size, 10_000);
-  for (const s of generateStatements({ ...SMALL, fingerprints: "derived" })) assert.is(s.statementFingerprint, undefined);
+  for (const s of generateStatements({ ...SMALL, fingerprints: "derived" }))
+    assert.is(s.statementFingerprint, undefined);
 });
 
 test("types, source types and names look like the real thing", () => {
@@ -102,15 +106,16 @@ test("types, source types and names look like the real thing", () => {
 test("degrees are skewed: hubs exist among subjects, objects and predicates", () => {
   const count = (key: "subjectEntityId" | "predicateEntityId" | "objectEntityId") => {
     const m = new Map<string, number>();
-    for (const s of generateStatements({ entities: 20_000, statements: 100_000, seed: 5 })) m.set(s[key], (m.get(s[key]) ?? 0) + 1);
+    for (const s of generateStatements({ entities: 20_000, statements: 100_000, seed: 5 }))
+      m.set(s[key], (m.get(s[key]) ?? 0) + 1);
     return [...m.values()].sort((x, y) => y - x);
   };
   const predicates = count("predicateEntityId");
   assert.ok((predicates[0] as number) > 50 * (predicates[predicates.length - 1] as number), "Zipf predicates");
   const objects = count("objectEntityId");
-  assert.ok((objects[0] as number) > 100 * 100_000 / 20_000, "object hubs far above the mean degree");
+  assert.ok((objects[0] as number) > (100 * 100_000) / 20_000, "object hubs far above the mean degree");
   const subjects = count("subjectEntityId");
-  assert.ok((subjects[0] as number) > 10 * 100_000 / 20_000, "subject hubs above the mean degree");
+  assert.ok((subjects[0] as number) > (10 * 100_000) / 20_000, "subject hubs above the mean degree");
 });
 
 test("writeGraphJsonl writes the same graph the streams give, and it loads", async () => {
@@ -120,8 +125,14 @@ test("writeGraphJsonl writes the same graph the streams give, and it loads", asy
   assert.is(written.statementCount, 10_000);
   const entityLines = (await readFile(written.entities, "utf8")).split("\n").filter((l) => l !== "");
   const statementLines = (await readFile(written.statements, "utf8")).split("\n").filter((l) => l !== "");
-  assert.equal(entityLines.map((l) => JSON.parse(l)), [...generateEntities(SMALL)]);
-  assert.equal(statementLines.map((l) => JSON.parse(l)), [...generateStatements(SMALL)]);
+  assert.equal(
+    entityLines.map((l) => JSON.parse(l)),
+    [...generateEntities(SMALL)],
+  );
+  assert.equal(
+    statementLines.map((l) => JSON.parse(l)),
+    [...generateStatements(SMALL)],
+  );
   const graph = await loadGraph({ entities: written.entities, statements: written.statements });
   assert.is(graph.entityCount, 2_000);
   assert.is(graph.statementCount, 10_000);

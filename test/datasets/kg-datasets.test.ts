@@ -1,17 +1,15 @@
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 
-import { QuiverError } from "../../src/engine/errors.js";
 import { GraphBuilder } from "../../src/engine/graph-builder.js";
 import { loadGraph } from "../../src/load/jsonl.js";
-import { connectedSubset, readKgDataset, writeKgDatasetJsonLines, type KgDataset } from "../../src/load/kg-datasets.js";
+import { connectedSubset, readKgDataset, writeKgDatasetJsonLines, type KgDataset } from "../../src/cli/kg-datasets.js";
 
-/** The shared datasets, beside the repository (tests run from its root); QUIVER_DATA_DIR overrides. */
-const DATA_DIR = resolve(process.env["QUIVER_DATA_DIR"] ?? "../shared/data");
+import { DATA_DIR, datasetDir } from "../support/datasets.js";
+
 const YAGO_DIR = join(DATA_DIR, "yago3-10");
 const FB_DIR = join(DATA_DIR, "fb15k-237");
 
@@ -23,13 +21,8 @@ async function countLines(path: string): Promise<number> {
   return (await readFile(path, "utf8")).split("\n").filter((l) => l.trim() !== "").length;
 }
 
-function requireData(dir: string): void {
-  // Never skip: without the data this suite cannot say anything, so it fails and says why.
-  assert.ok(existsSync(join(dir, "entities.dict")), `dataset missing: ${dir} (expected the shared data at ${DATA_DIR}; set QUIVER_DATA_DIR)`);
-}
-
 async function yagoDataset(): Promise<KgDataset> {
-  requireData(YAGO_DIR);
+  datasetDir("yago3-10");
   yago ??= await readKgDataset(YAGO_DIR);
   return yago;
 }
@@ -56,14 +49,24 @@ test("yago3-10: one entity per name and per relation, one statement per triple l
 test("yago3-10: literal conversions", async () => {
   const data = await yagoDataset();
   const byId = new Map(data.entities.map((e) => [e.entityId, e]));
-  assert.equal(byId.get("yago:Albrecht_Dürer"), { entityId: "yago:Albrecht_Dürer", rawIdentifier: "Albrecht Dürer", type: "0", sourceType: "yago3-10" });
+  assert.equal(byId.get("yago:Albrecht_Dürer"), {
+    entityId: "yago:Albrecht_Dürer",
+    rawIdentifier: "Albrecht Dürer",
+    type: "0",
+    sourceType: "yago3-10",
+  });
   assert.is(byId.get("yago:Josh_Smith_(soccer)")?.rawIdentifier, "Josh Smith (soccer)");
   assert.is(byId.get("yago:Dilaver_Satılmış")?.rawIdentifier, "Dilaver Satılmış");
   assert.is(
     byId.get("yago:de/Deutsche_Fußballnationalmannschaft_(U-20-Männer)")?.rawIdentifier,
     "de/Deutsche Fußballnationalmannschaft (U-20-Männer)",
   );
-  assert.equal(byId.get("yago-rel:playsFor"), { entityId: "yago-rel:playsFor", rawIdentifier: "playsFor", type: "1", sourceType: "yago3-10" });
+  assert.equal(byId.get("yago-rel:playsFor"), {
+    entityId: "yago-rel:playsFor",
+    rawIdentifier: "playsFor",
+    type: "1",
+    sourceType: "yago3-10",
+  });
   // entities.dict order first: index 0 is Emile_Sinclair; the relations follow the names.
   assert.is(data.entities[0]?.entityId, "yago:Emile_Sinclair");
   assert.is(data.entities[123_182]?.entityId, "yago-rel:wasBornIn");
@@ -81,10 +84,13 @@ test("yago3-10: literal conversions", async () => {
 });
 
 test("yago3-10: hashed types are deterministic, spread over 0,2..7, relations stay 1", async () => {
-  requireData(YAGO_DIR);
+  datasetDir("yago3-10");
   const data = await readKgDataset(YAGO_DIR, { types: "hashed" });
   const again = await readKgDataset(YAGO_DIR, { types: "hashed" });
-  assert.equal(data.entities.map((e) => e.type), again.entities.map((e) => e.type));
+  assert.equal(
+    data.entities.map((e) => e.type),
+    again.entities.map((e) => e.type),
+  );
   const names = data.entities.slice(0, data.nameCount);
   const perType = new Map<string, number>();
   for (const e of names) perType.set(e.type, (perType.get(e.type) ?? 0) + 1);
@@ -104,7 +110,10 @@ test("yago3-10: the conversion loads into a GraphBuilder and is searchable", asy
   assert.is(graph.statementCount, 10_000);
   const [first] = graph.search({ q: "albrecht dürer" }).items;
   assert.is(first?.entityId, "yago:Albrecht_Dürer");
-  assert.is(graph.statements({ subjectEntityId: "yago:Stan_Collymore" }).items[0]?.objectRawIdentifier, "England national football team");
+  assert.is(
+    graph.statements({ subjectEntityId: "yago:Stan_Collymore" }).items[0]?.objectRawIdentifier,
+    "England national football team",
+  );
 });
 
 test("yago3-10: written as JSON Lines, it loads back with the same counts", async () => {
@@ -113,14 +122,17 @@ test("yago3-10: written as JSON Lines, it loads back with the same counts", asyn
   assert.is(await countLines(paths.entities), data.entities.length);
   assert.is(await countLines(paths.statements), data.statements.length);
   const firstLine = (await readFile(paths.entities, "utf8")).split("\n")[0];
-  assert.is(firstLine, '{"entityId":"yago:Emile_Sinclair","rawIdentifier":"Emile Sinclair","type":"0","sourceType":"yago3-10"}');
+  assert.is(
+    firstLine,
+    '{"entityId":"yago:Emile_Sinclair","rawIdentifier":"Emile Sinclair","type":"0","sourceType":"yago3-10"}',
+  );
   const graph = await loadGraph(paths);
   assert.is(graph.entityCount, data.entities.length);
   assert.is(graph.statementCount, data.statements.length);
 });
 
 test("fb15k-237: mids verbatim, CRLF triple files, every mid of the triples an entity", async () => {
-  requireData(FB_DIR);
+  datasetDir("fb15k-237");
   const data = await readKgDataset(FB_DIR);
   const triples = (await countLines(join(FB_DIR, "valid.txt"))) + (await countLines(join(FB_DIR, "test.txt")));
   assert.is(triples, 38_001);
@@ -132,37 +144,23 @@ test("fb15k-237: mids verbatim, CRLF triple files, every mid of the triples an e
   for (const s of data.statements) {
     assert.ok(ids.has(s.subjectEntityId) && ids.has(s.predicateEntityId) && ids.has(s.objectEntityId));
   }
-  assert.ok(!data.entities.some((e) => e.entityId.includes("\r") || e.rawIdentifier.includes("\r")), "a CR leaked into an id");
-  const byId = new Map(data.entities.map((e) => [e.entityId, e]));
-  assert.equal(byId.get("fb:/m/07pd_j"), { entityId: "fb:/m/07pd_j", rawIdentifier: "/m/07pd_j", type: "0", sourceType: "fb15k-237" });
-  assert.equal(data.statements[0], { subjectEntityId: "fb:/m/07pd_j", predicateEntityId: "fb-rel:/film/film/genre", objectEntityId: "fb:/m/02l7c8" });
-  assert.is(byId.get("fb-rel:/film/film/genre")?.type, "1");
-});
-
-test("a name only the triples use becomes an entity; a malformed line names file:line", async () => {
-  const dir = join(root, "yago3-10");
-  await mkdir(dir);
-  await writeFile(join(dir, "entities.dict"), "0\tA_b\n1\tC\n");
-  await writeFile(join(dir, "relations.dict"), "0\tr\n");
-  await writeFile(join(dir, "valid.txt"), "A_b\tr\tC\r\nC\tr\tNew_one\r\n");
-  await writeFile(join(dir, "test.txt"), "\n");
-  const data = await readKgDataset(dir);
-  assert.equal(data.entities.map((e) => [e.entityId, e.rawIdentifier, e.type]), [
-    ["yago:A_b", "A b", "0"],
-    ["yago:C", "C", "0"],
-    ["yago:New_one", "New one", "0"],
-    ["yago-rel:r", "r", "1"],
-  ]);
-  assert.is(data.statements.length, 2);
-
-  await writeFile(join(dir, "test.txt"), "A_b\tr\tC\n\nA_b\tr\n");
-  const error = await readKgDataset(dir).then(
-    () => assert.unreachable("should fail"),
-    (e: unknown) => e,
+  assert.ok(
+    !data.entities.some((e) => e.entityId.includes("\r") || e.rawIdentifier.includes("\r")),
+    "a CR leaked into an id",
   );
-  assert.instance(error, QuiverError);
-  assert.is((error as QuiverError).code, "INVALID_DATA");
-  assert.ok((error as Error).message.startsWith(`${join(dir, "test.txt")}:3: `), (error as Error).message);
+  const byId = new Map(data.entities.map((e) => [e.entityId, e]));
+  assert.equal(byId.get("fb:/m/07pd_j"), {
+    entityId: "fb:/m/07pd_j",
+    rawIdentifier: "/m/07pd_j",
+    type: "0",
+    sourceType: "fb15k-237",
+  });
+  assert.equal(data.statements[0], {
+    subjectEntityId: "fb:/m/07pd_j",
+    predicateEntityId: "fb-rel:/film/film/genre",
+    objectEntityId: "fb:/m/02l7c8",
+  });
+  assert.is(byId.get("fb-rel:/film/film/genre")?.type, "1");
 });
 
 test("connectedSubset: connected, within the cap, every statement's ends kept", async () => {
@@ -171,7 +169,8 @@ test("connectedSubset: connected, within the cap, every statement's ends kept", 
   assert.is(subset.nameCount, 200);
   const ids = new Set(subset.entities.map((e) => e.entityId));
   assert.is(ids.size, subset.nameCount + subset.relationCount);
-  for (const s of subset.statements) assert.ok(ids.has(s.subjectEntityId) && ids.has(s.predicateEntityId) && ids.has(s.objectEntityId));
+  for (const s of subset.statements)
+    assert.ok(ids.has(s.subjectEntityId) && ids.has(s.predicateEntityId) && ids.has(s.objectEntityId));
   // Connected: a walk over the statements from one name reaches every name.
   const neighbours = new Map<string, string[]>();
   for (const s of subset.statements) {

@@ -21,13 +21,22 @@
  * properties, not its algorithm), to know the fingerprint of a statement given without one.
  */
 
-import { deriveFingerprint, GraphBuilder, isQuiverError, type Entity, type EntityType, type Graph, type Page, type Statement, type StatementInput } from "../../src/index.js";
-import { mulberry32 } from "../../bench/prng.js";
+import {
+  deriveFingerprint,
+  GraphBuilder,
+  isQuiverError,
+  type Entity,
+  type EntityType,
+  type Graph,
+  type Page,
+  type Statement,
+  type StatementInput,
+} from "../../src/index.js";
+import { mulberry32 } from "../../tools/prng.js";
 export { mulberry32 };
 
 // ---------------------------------------------------------------------------------------------
 // PRNG
-
 
 export class Rng {
   private readonly next: () => number;
@@ -116,19 +125,69 @@ export function compareKeys(a: readonly (string | number)[], b: readonly (string
 
 /** Pieces that exercise each case CONTRACT.md names, and a few it implies. */
 export const UNICODE_FRAGMENTS: readonly string[] = [
-  "İstanbul", "istanbul", "ISTANBUL", "İ", "i\u0307", "I\u0307", "ı", "I",
-  "Straße", "STRASSE", "strasse", "ß", "ẞ", "ss",
-  "ΟΔΟΣ", "ΟΔΟΣΟ", "οδος", "ς", "σ", "Σ",
-  "ﬁnance", "finance", "FINANCE", "ﬁ", "fi", "ﬀ",
-  "ＡＢＣ", "abc", "Ａ", "ａ",
-  "e\u0301", "é", "É", "E\u0301", "e",
-  "dürer", "durer", "Dürer", "du\u0308rer",
-  "😀", "🎉", "𝒜", "🀄", "𝔸",
-  "日本語", "東京", "中文", "中",
-  "\u0000", "a\u0000b", "\uE000", "\uFFFD", "\uFFFF", "\uFF5E",
-  "ΐ", "ŉ", "ǅ", "\u212A", "\u212B",
-  "\uD83D", "\uDE00",
-  " ", "-",
+  "İstanbul",
+  "istanbul",
+  "ISTANBUL",
+  "İ",
+  "i\u0307",
+  "I\u0307",
+  "ı",
+  "I",
+  "Straße",
+  "STRASSE",
+  "strasse",
+  "ß",
+  "ẞ",
+  "ss",
+  "ΟΔΟΣ",
+  "ΟΔΟΣΟ",
+  "οδος",
+  "ς",
+  "σ",
+  "Σ",
+  "ﬁnance",
+  "finance",
+  "FINANCE",
+  "ﬁ",
+  "fi",
+  "ﬀ",
+  "ＡＢＣ",
+  "abc",
+  "Ａ",
+  "ａ",
+  "e\u0301",
+  "é",
+  "É",
+  "E\u0301",
+  "e",
+  "dürer",
+  "durer",
+  "Dürer",
+  "du\u0308rer",
+  "😀",
+  "🎉",
+  "𝒜",
+  "🀄",
+  "𝔸",
+  "日本語",
+  "東京",
+  "中文",
+  "中",
+  "\u0000",
+  "a\u0000b",
+  "\uE000",
+  "\uFFFD",
+  "\uFFFF",
+  "\uFF5E",
+  "ΐ",
+  "ŉ",
+  "ǅ",
+  "\u212A",
+  "\u212B",
+  "\uD83D",
+  "\uDE00",
+  " ",
+  "-",
 ];
 
 /** A tiny alphabet: many matches, many ties. */
@@ -136,10 +195,47 @@ export const TINY_FRAGMENTS: readonly string[] = ["a", "b", "e", "A", "E", "s", 
 
 /** Characters for entityIds and fingerprints: code-unit order differs from code-point and UTF-8 order. */
 const ID_CHARS: readonly string[] = [
-  "a", "b", "c", "A", "Z", "0", "9", "_", "-", "é", "É", "ß", "中", "😀", "𝒜", "\uE000", "\uFFFF", "\uFF21", "\u0000", "\u007F", " ",
+  "a",
+  "b",
+  "c",
+  "A",
+  "Z",
+  "0",
+  "9",
+  "_",
+  "-",
+  "é",
+  "É",
+  "ß",
+  "中",
+  "😀",
+  "𝒜",
+  "\uE000",
+  "\uFFFF",
+  "\uFF21",
+  "\u0000",
+  "\u007F",
+  " ",
 ];
 const RARE_ID_CHARS: readonly string[] = ["\uD800", "\uDFFF"];
-const FP_CHARS: readonly string[] = ["0", "1", "9", "a", "f", "g", "A", "F", "Z", "x", "-", "é", "😀", "\uE000", "\uFFFF", " "];
+const FP_CHARS: readonly string[] = [
+  "0",
+  "1",
+  "9",
+  "a",
+  "f",
+  "g",
+  "A",
+  "F",
+  "Z",
+  "x",
+  "-",
+  "é",
+  "😀",
+  "\uE000",
+  "\uFFFF",
+  " ",
+];
 const HEX = "0123456789abcdef";
 
 export interface GraphData {
@@ -186,7 +282,8 @@ export function randomIdentifier(rng: Rng, earlier: readonly string[], loneSurro
   const fragments = loneSurrogates ? UNICODE_FRAGMENTS : UNICODE_FRAGMENTS.filter((f) => !/^[\uD800-\uDFFF]$/.test(f));
   if (r < 0.04) return "";
   if (r < 0.12 && earlier.length > 0) return rng.pick(earlier); // duplicate identifier
-  if (r < 0.22 && earlier.length > 0) return rng.pick(earlier) + (rng.chance(0.5) ? rng.pick(TINY_FRAGMENTS) : rng.pick(fragments)); // prefix of another
+  if (r < 0.22 && earlier.length > 0)
+    return rng.pick(earlier) + (rng.chance(0.5) ? rng.pick(TINY_FRAGMENTS) : rng.pick(fragments)); // prefix of another
   if (r < 0.27 && earlier.length > 0) {
     const e = rng.pick(earlier);
     return cut(e, rng.int(e.length + 1), loneSurrogates); // a code-unit prefix: may split a pair or a combining sequence
@@ -200,7 +297,12 @@ export function randomIdentifier(rng: Rng, earlier: readonly string[], loneSurro
 }
 
 /** A fresh entityId (not in `taken`): short strings over ID_CHARS, often a prefix or extension of another. */
-export function randomEntityId(rng: Rng, taken: ReadonlySet<string>, earlier: readonly string[], loneSurrogates = false): string {
+export function randomEntityId(
+  rng: Rng,
+  taken: ReadonlySet<string>,
+  earlier: readonly string[],
+  loneSurrogates = false,
+): string {
   for (;;) {
     let id: string;
     const r = rng.float();
@@ -217,7 +319,8 @@ export function randomEntityId(rng: Rng, taken: ReadonlySet<string>, earlier: re
 /** A random explicit fingerprint: mostly text of a short alphabet, sometimes 16 hex digits, upper-case hex, near-hex. */
 export function randomFingerprint(rng: Rng, edge = false): string {
   // 16 zeros is the hex value that other (text) fingerprints may be confused with in a packed column
-  if (edge && rng.chance(0.2)) return rng.pick(["0000000000000000", "0000000000000000", "0000000000000001", "ffffffffffffffff"]);
+  if (edge && rng.chance(0.2))
+    return rng.pick(["0000000000000000", "0000000000000000", "0000000000000001", "ffffffffffffffff"]);
   const r = rng.float();
   if (r < 0.35) return randomHex(rng, 16);
   if (r < 0.45) return randomHex(rng, 16).toUpperCase();
@@ -267,7 +370,13 @@ export function generateGraph(rng: Rng, options: GenerateOptions): GraphData {
  * Random statements over `entities`. `owners` maps every fingerprint already used to its triple and
  * is updated, so no fingerprint ever lands on two different triples.
  */
-export function randomStatements(rng: Rng, entities: readonly Entity[], count: number, owners: Map<string, string>, edge = false): StatementInput[] {
+export function randomStatements(
+  rng: Rng,
+  entities: readonly Entity[],
+  count: number,
+  owners: Map<string, string>,
+  edge = false,
+): StatementInput[] {
   const out: StatementInput[] = [];
   if (entities.length === 0) return out;
   // Predicates mostly come from a small set, as in real graphs (so P and P+O filters have long lists).
@@ -291,7 +400,12 @@ export function randomStatements(rng: Rng, entities: readonly Entity[], count: n
       const prev = rng.pick(out);
       const fp = randomFingerprint(rng, edge);
       if (!claim(fp, tripleKey(prev.subjectEntityId, prev.predicateEntityId, prev.objectEntityId))) continue;
-      out.push({ subjectEntityId: prev.subjectEntityId, predicateEntityId: prev.predicateEntityId, objectEntityId: prev.objectEntityId, statementFingerprint: fp });
+      out.push({
+        subjectEntityId: prev.subjectEntityId,
+        predicateEntityId: prev.predicateEntityId,
+        objectEntityId: prev.objectEntityId,
+        statementFingerprint: fp,
+      });
       continue;
     }
     if (r < 0.22 && out.length > 0) {
@@ -299,7 +413,12 @@ export function randomStatements(rng: Rng, entities: readonly Entity[], count: n
       const prev = rng.pick(out);
       const fp = deriveFingerprint(prev.subjectEntityId, prev.predicateEntityId, prev.objectEntityId);
       if (!claim(fp, tripleKey(prev.subjectEntityId, prev.predicateEntityId, prev.objectEntityId))) continue;
-      out.push({ subjectEntityId: prev.subjectEntityId, predicateEntityId: prev.predicateEntityId, objectEntityId: prev.objectEntityId, statementFingerprint: fp });
+      out.push({
+        subjectEntityId: prev.subjectEntityId,
+        predicateEntityId: prev.predicateEntityId,
+        objectEntityId: prev.objectEntityId,
+        statementFingerprint: fp,
+      });
       continue;
     }
     const s = entityAt();
@@ -372,7 +491,8 @@ export class Oracle {
     const seen = new Set<string>();
     this.statements = [];
     for (const st of data.statements) {
-      const fp = st.statementFingerprint ?? deriveFingerprint(st.subjectEntityId, st.predicateEntityId, st.objectEntityId);
+      const fp =
+        st.statementFingerprint ?? deriveFingerprint(st.subjectEntityId, st.predicateEntityId, st.objectEntityId);
       const key = JSON.stringify([st.subjectEntityId, st.predicateEntityId, st.objectEntityId, fp]);
       if (seen.has(key)) continue;
       seen.add(key);
@@ -512,19 +632,27 @@ export function walkPages<T extends object>(o: WalkOptions<T>): number {
       const got = result.items[i] as T;
       const exp = o.expected[pos + i] as T;
       if (!sameItem(got, exp)) {
-        fail(where(), `item ${pos + i}: got ${show(got)}, want ${show(exp)}; page ${show(result.items.map(idOf))}, want ${show(o.expected.slice(pos, pos + want).map(idOf))}`);
+        fail(
+          where(),
+          `item ${pos + i}: got ${show(got)}, want ${show(exp)}; page ${show(result.items.map(idOf))}, want ${show(o.expected.slice(pos, pos + want).map(idOf))}`,
+        );
       }
     }
     if (result.items.length !== want) {
-      fail(where(), `page has ${result.items.length} items, want ${want}; got ${show(result.items.map(idOf))}, want ${show(o.expected.slice(pos, pos + want).map(idOf))}`);
+      fail(
+        where(),
+        `page has ${result.items.length} items, want ${want}; got ${show(result.items.map(idOf))}, want ${show(o.expected.slice(pos, pos + want).map(idOf))}`,
+      );
     }
     pos += want;
     const done = pos === o.expected.length;
     if (done) {
-      if (result.nextCursor !== null) fail(where(), `nextCursor ${show(result.nextCursor)} on the last page, want null`);
+      if (result.nextCursor !== null)
+        fail(where(), `nextCursor ${show(result.nextCursor)} on the last page, want null`);
       return page + 1;
     }
-    if (typeof result.nextCursor !== "string") fail(where(), `nextCursor ${show(result.nextCursor)} while ${o.expected.length - pos} items follow`);
+    if (typeof result.nextCursor !== "string")
+      fail(where(), `nextCursor ${show(result.nextCursor)} while ${o.expected.length - pos} items follow`);
     if (!CURSOR_PATTERN.test(result.nextCursor)) fail(where(), `cursor ${show(result.nextCursor)} is not URL-safe`);
     o.onCursor?.(result.nextCursor, result.items[result.items.length - 1] as T);
     cursor = result.nextCursor;
@@ -561,7 +689,10 @@ export function expectCode(f: () => unknown, code: string, parameter?: string, c
   try {
     result = f();
   } catch (e) {
-    if (!isQuiverError(e)) throw new PropertyFailure(`${ctx}: want QuiverError ${code}, got ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
+    if (!isQuiverError(e))
+      throw new PropertyFailure(
+        `${ctx}: want QuiverError ${code}, got ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`,
+      );
     if (e.code !== code) throw new PropertyFailure(`${ctx}: want code ${code}, got ${e.code} (${e.message})`);
     if (parameter !== undefined && e.parameter !== parameter) {
       throw new PropertyFailure(`${ctx}: want parameter ${show(parameter)}, got ${show(e.parameter)} (${e.message})`);

@@ -92,9 +92,12 @@ interface Plan {
 
 function plan(options: GenerateOptions): Plan {
   const { entities, statements } = options;
-  if (!Number.isSafeInteger(entities) || entities < 0) throw new RangeError(`entities must be a whole number >= 0, got ${entities}`);
-  if (!Number.isSafeInteger(statements) || statements < 0) throw new RangeError(`statements must be a whole number >= 0, got ${statements}`);
-  if (statements > 0xffffffff) throw new RangeError("at most 2^32 - 1 statements (fingerprints are unique by a 32-bit bijection)");
+  if (!Number.isSafeInteger(entities) || entities < 0)
+    throw new RangeError(`entities must be a whole number >= 0, got ${entities}`);
+  if (!Number.isSafeInteger(statements) || statements < 0)
+    throw new RangeError(`statements must be a whole number >= 0, got ${statements}`);
+  if (statements > 0xffffffff)
+    throw new RangeError("at most 2^32 - 1 statements (fingerprints are unique by a 32-bit bijection)");
   const predicates = options.predicates ?? Math.max(1, Math.min(DEFAULT_PREDICATE_COUNT, Math.floor(entities / 20)));
   if (statements > 0 && entities < predicates + 1) {
     throw new RangeError(`statements need at least one property and one item: entities must be > ${predicates}`);
@@ -111,7 +114,6 @@ function plan(options: GenerateOptions): Plan {
 
 // ---------------------------------------------------------------------------------------------
 // Randomness
-
 
 /** murmur3's finalizer: a bijection of 32-bit integers that mixes every bit. */
 function fmix32(h: number): number {
@@ -132,7 +134,7 @@ const STATEMENT_STREAM = 0x85ebca6b;
  * Rank 0 is the most likely.
  */
 function powerLawRank(u: number, n: number, s: number): number {
-  const x = s === 1 ? Math.pow(n + 1, u) : Math.pow(1 + u * (Math.pow(n + 1, 1 - s) - 1), 1 / (1 - s));
+  const x = s === 1 ? (n + 1) ** u : (1 + u * ((n + 1) ** (1 - s) - 1)) ** (1 / (1 - s));
   const r = Math.floor(x) - 1;
   return r < 0 ? 0 : r >= n ? n - 1 : r;
 }
@@ -143,7 +145,7 @@ class ZipfTable {
   constructor(n: number, s: number) {
     this.cumulative = new Float64Array(n);
     let total = 0;
-    for (let k = 0; k < n; k++) this.cumulative[k] = total += 1 / Math.pow(k + 1, s);
+    for (let k = 0; k < n; k++) this.cumulative[k] = total += 1 / (k + 1) ** s;
     for (let k = 0; k < n; k++) this.cumulative[k] = (this.cumulative[k] as number) / total;
   }
   rank(u: number): number {
@@ -166,7 +168,7 @@ class AffinePermutation {
   private readonly b: number;
   constructor(n: number, multiplier: number, offset: number) {
     this.n = Math.max(1, n);
-    let a = (multiplier % this.n) || 1;
+    let a = multiplier % this.n || 1;
     while (gcd(a, this.n) !== 1) a++;
     // Split a so that each product stays below 2^53 for any n < 2^37.
     this.aHi = Math.floor(a / 65536);
@@ -175,7 +177,7 @@ class AffinePermutation {
   }
   map(r: number): number {
     const n = this.n;
-    return ((((r * this.aHi) % n) * 65536 + r * this.aLo + this.b) % n);
+    return (((r * this.aHi) % n) * 65536 + r * this.aLo + this.b) % n;
   }
 }
 
@@ -188,61 +190,514 @@ function gcd(a: number, b: number): number {
 // Names
 
 const LATIN_FIRST = [
-  "José", "Albrecht", "François", "Søren", "Łukasz", "Zoë", "Renée", "João", "Björn", "Chloé", "Anaïs", "Mikheil",
-  "Siobhán", "Seán", "Antonín", "Jürgen", "Ángel", "Inés", "Dagný", "Małgorzata", "Eoin", "Ólafur", "Agnès", "Nuño",
-  "John", "Mary", "Peter", "Elena", "David", "Sarah", "Michael", "Anna", "James", "Laura", "Robert", "Emma", "Thomas",
-  "Julia", "Daniel", "Sophie", "Paul", "Marie", "Mark", "Claire", "Stefan", "Eva", "Carlos", "Lucía", "Matteo", "Giulia",
-  "Pierre", "Hélène", "Hans", "Greta", "Piotr", "Zofia", "Erik", "Ingrid", "Tomás", "Aoife", "Kevin", "Jennifer", "Ali",
-  "Fatima", "Luis", "Carmen", "George", "Helen", "Edward", "Alice", "Frank", "Rose", "Henry", "Grace", "Jack", "Lily",
+  "José",
+  "Albrecht",
+  "François",
+  "Søren",
+  "Łukasz",
+  "Zoë",
+  "Renée",
+  "João",
+  "Björn",
+  "Chloé",
+  "Anaïs",
+  "Mikheil",
+  "Siobhán",
+  "Seán",
+  "Antonín",
+  "Jürgen",
+  "Ángel",
+  "Inés",
+  "Dagný",
+  "Małgorzata",
+  "Eoin",
+  "Ólafur",
+  "Agnès",
+  "Nuño",
+  "John",
+  "Mary",
+  "Peter",
+  "Elena",
+  "David",
+  "Sarah",
+  "Michael",
+  "Anna",
+  "James",
+  "Laura",
+  "Robert",
+  "Emma",
+  "Thomas",
+  "Julia",
+  "Daniel",
+  "Sophie",
+  "Paul",
+  "Marie",
+  "Mark",
+  "Claire",
+  "Stefan",
+  "Eva",
+  "Carlos",
+  "Lucía",
+  "Matteo",
+  "Giulia",
+  "Pierre",
+  "Hélène",
+  "Hans",
+  "Greta",
+  "Piotr",
+  "Zofia",
+  "Erik",
+  "Ingrid",
+  "Tomás",
+  "Aoife",
+  "Kevin",
+  "Jennifer",
+  "Ali",
+  "Fatima",
+  "Luis",
+  "Carmen",
+  "George",
+  "Helen",
+  "Edward",
+  "Alice",
+  "Frank",
+  "Rose",
+  "Henry",
+  "Grace",
+  "Jack",
+  "Lily",
 ];
 const LATIN_SURNAME_HEADS = [
-  "Dür", "Gar", "Mül", "Schmidt", "Kov", "Ib", "Fer", "Hern", "Rodr", "Gonz", "Nov", "Lew", "Wój", "Sø", "Ørst", "Berg",
-  "Lind", "Johan", "Ander", "Pet", "Mart", "Rossi", "Bian", "Esp", "Duv", "Lef", "Mor", "Bl", "Hart", "Will", "Thom",
-  "Rob", "Walk", "Whit", "Harr", "Clar", "Lew", "Smith", "Brown", "Jones", "Tayl", "Dav", "Ev", "Hug", "Edw", "Kel",
+  "Dür",
+  "Gar",
+  "Mül",
+  "Schmidt",
+  "Kov",
+  "Ib",
+  "Fer",
+  "Hern",
+  "Rodr",
+  "Gonz",
+  "Nov",
+  "Lew",
+  "Wój",
+  "Sø",
+  "Ørst",
+  "Berg",
+  "Lind",
+  "Johan",
+  "Ander",
+  "Pet",
+  "Mart",
+  "Rossi",
+  "Bian",
+  "Esp",
+  "Duv",
+  "Lef",
+  "Mor",
+  "Bl",
+  "Hart",
+  "Will",
+  "Thom",
+  "Rob",
+  "Walk",
+  "Whit",
+  "Harr",
+  "Clar",
+  "Lew",
+  "Smith",
+  "Brown",
+  "Jones",
+  "Tayl",
+  "Dav",
+  "Ev",
+  "Hug",
+  "Edw",
+  "Kel",
 ];
 const LATIN_SURNAME_TAILS = [
-  "er", "cía", "ler", "ač", "áñez", "nández", "ández", "íguez", "ález", "ák", "andowski", "cik", "ren", "ed", "gren",
-  "ström", "sson", "son", "sen", "tínez", "ini", "chi", "ósito", "al", "èvre", "eau", "anc", "ley", "iams", "pson",
-  "erts", "ker", "ington", "is", "ke", "ins", "es", "hes", "ards", "ly", "ová", "escu", "ić", "ović", "oğlu", "é", "",
+  "er",
+  "cía",
+  "ler",
+  "ač",
+  "áñez",
+  "nández",
+  "ández",
+  "íguez",
+  "ález",
+  "ák",
+  "andowski",
+  "cik",
+  "ren",
+  "ed",
+  "gren",
+  "ström",
+  "sson",
+  "son",
+  "sen",
+  "tínez",
+  "ini",
+  "chi",
+  "ósito",
+  "al",
+  "èvre",
+  "eau",
+  "anc",
+  "ley",
+  "iams",
+  "pson",
+  "erts",
+  "ker",
+  "ington",
+  "is",
+  "ke",
+  "ins",
+  "es",
+  "hes",
+  "ards",
+  "ly",
+  "ová",
+  "escu",
+  "ić",
+  "ović",
+  "oğlu",
+  "é",
+  "",
 ];
 const SURNAME_PREFIXES = ["O'", "Mc", "Mac", "van ", "de ", "von ", "D'", "di ", "al-", "da ", "Fitz", "ten "];
 const DISAMBIGUATORS = [
-  " (footballer)", " (politician)", " (musician)", " (born 1952)", " (born 1987)", " (actor)", " (painter)",
-  " (writer)", " (cricketer)", ", Jr.", " III", " (American football)", " (bishop)", " (singer)", " (rugby union)",
+  " (footballer)",
+  " (politician)",
+  " (musician)",
+  " (born 1952)",
+  " (born 1987)",
+  " (actor)",
+  " (painter)",
+  " (writer)",
+  " (cricketer)",
+  ", Jr.",
+  " III",
+  " (American football)",
+  " (bishop)",
+  " (singer)",
+  " (rugby union)",
 ];
 const PLACE_HEADS = [
-  "Ber", "Mün", "Kra", "Reyk", "Val", "Nor", "Ash", "Lin", "Wes", "Bran", "Stock", "Mar", "Gre", "Hal", "Ox", "Cam",
-  "Dun", "Kil", "Aber", "Llan", "Tre", "Pen", "Ros", "Alt", "Neu", "Ober", "Vila", "Santa ", "Cór", "Zür", "Gdańsk",
-  "Łódź", "Brno", "Plze", "Győ", "Pécs", "Tár", "Ål", "Øster", "Jön", "Esp", "Tam",
+  "Ber",
+  "Mün",
+  "Kra",
+  "Reyk",
+  "Val",
+  "Nor",
+  "Ash",
+  "Lin",
+  "Wes",
+  "Bran",
+  "Stock",
+  "Mar",
+  "Gre",
+  "Hal",
+  "Ox",
+  "Cam",
+  "Dun",
+  "Kil",
+  "Aber",
+  "Llan",
+  "Tre",
+  "Pen",
+  "Ros",
+  "Alt",
+  "Neu",
+  "Ober",
+  "Vila",
+  "Santa ",
+  "Cór",
+  "Zür",
+  "Gdańsk",
+  "Łódź",
+  "Brno",
+  "Plze",
+  "Győ",
+  "Pécs",
+  "Tár",
+  "Ål",
+  "Øster",
+  "Jön",
+  "Esp",
+  "Tam",
 ];
 const PLACE_TAILS = [
-  "lin", "chen", "ków", "javík", "encia", "wich", "ford", "ton", "ville", "burg", "grad", "stadt", "heim", "polis",
-  "ia", "dale", "mouth", "brook", "field", "ice", "ov", "ín", "doba", "ich", "ň", "r", "s", "borg", "sund", "ås", "ere",
-  "ingen", "hausen", "au", "ey", "by", "",
+  "lin",
+  "chen",
+  "ków",
+  "javík",
+  "encia",
+  "wich",
+  "ford",
+  "ton",
+  "ville",
+  "burg",
+  "grad",
+  "stadt",
+  "heim",
+  "polis",
+  "ia",
+  "dale",
+  "mouth",
+  "brook",
+  "field",
+  "ice",
+  "ov",
+  "ín",
+  "doba",
+  "ich",
+  "ň",
+  "r",
+  "s",
+  "borg",
+  "sund",
+  "ås",
+  "ere",
+  "ingen",
+  "hausen",
+  "au",
+  "ey",
+  "by",
+  "",
 ];
-const PLACE_PREFIXES = ["San ", "São ", "Saint-", "Bad ", "New ", "Port ", "Nieder", "Sankt ", "Fort ", "Villa ", "El ", "La "];
-const PLACE_QUALIFIERS = [", Texas", " County", " (Ohio)", ", Ontario", ", Bavaria", " District", ", Norway", " Township", ", Nord-Pas-de-Calais", " (village)"];
-const GERMAN_STREETS = ["Hauptstraße", "Bahnhofstraße", "Große Freiheit", "Gartenstraße", "Schloßallee", "Maßstab", "GROSSE STRASSE", "Weißensee", "Straßburg"];
-const TURKISH_NAMES = ["İstanbul", "İzmir", "İsmail", "Işıl", "Yılmaz", "Çelik", "Şahin", "Öztürk", "İnönü", "Ilgaz", "Kırıkkale", "Iğdır"];
-const GREEK_FIRST = ["Γιώργος", "Νίκος", "Ελένη", "Μαρία", "Οδυσσέας", "Σοφία", "Κώστας", "Δημήτρης", "Αικατερίνη", "Ιωάννης"];
-const GREEK_LAST = ["Παπαδόπουλος", "Ελύτης", "Καζαντζάκης", "Σεφέρης", "Οικονόμου", "Γεωργίου", "Βλάχος", "Αθανασίου", "ΟΔΟΣ", "Μητσοτάκης"];
-const GREEK_PLACES = ["Θεσσαλονίκη", "Αθήνα", "Πάτρα", "Ηράκλειο", "Λάρισα", "Βόλος", "Ιωάννινα", "Χανιά", "Ρόδος", "Κέρκυρα"];
-const CYRILLIC_FIRST = ["Фёдор", "Анна", "Сергей", "Наталья", "Юрий", "Ольга", "Дмитрий", "Татьяна", "Алексей", "Ёлена", "Михаил", "Олександр"];
-const CYRILLIC_LAST = ["Достоевский", "Иванова", "Ёлкин", "Щербаков", "Жуков", "Толстой", "Петров", "Шевченко", "Кузнецова", "Соловьёв", "Чехов"];
+const PLACE_PREFIXES = [
+  "San ",
+  "São ",
+  "Saint-",
+  "Bad ",
+  "New ",
+  "Port ",
+  "Nieder",
+  "Sankt ",
+  "Fort ",
+  "Villa ",
+  "El ",
+  "La ",
+];
+const PLACE_QUALIFIERS = [
+  ", Texas",
+  " County",
+  " (Ohio)",
+  ", Ontario",
+  ", Bavaria",
+  " District",
+  ", Norway",
+  " Township",
+  ", Nord-Pas-de-Calais",
+  " (village)",
+];
+const GERMAN_STREETS = [
+  "Hauptstraße",
+  "Bahnhofstraße",
+  "Große Freiheit",
+  "Gartenstraße",
+  "Schloßallee",
+  "Maßstab",
+  "GROSSE STRASSE",
+  "Weißensee",
+  "Straßburg",
+];
+const TURKISH_NAMES = [
+  "İstanbul",
+  "İzmir",
+  "İsmail",
+  "Işıl",
+  "Yılmaz",
+  "Çelik",
+  "Şahin",
+  "Öztürk",
+  "İnönü",
+  "Ilgaz",
+  "Kırıkkale",
+  "Iğdır",
+];
+const GREEK_FIRST = [
+  "Γιώργος",
+  "Νίκος",
+  "Ελένη",
+  "Μαρία",
+  "Οδυσσέας",
+  "Σοφία",
+  "Κώστας",
+  "Δημήτρης",
+  "Αικατερίνη",
+  "Ιωάννης",
+];
+const GREEK_LAST = [
+  "Παπαδόπουλος",
+  "Ελύτης",
+  "Καζαντζάκης",
+  "Σεφέρης",
+  "Οικονόμου",
+  "Γεωργίου",
+  "Βλάχος",
+  "Αθανασίου",
+  "ΟΔΟΣ",
+  "Μητσοτάκης",
+];
+const GREEK_PLACES = [
+  "Θεσσαλονίκη",
+  "Αθήνα",
+  "Πάτρα",
+  "Ηράκλειο",
+  "Λάρισα",
+  "Βόλος",
+  "Ιωάννινα",
+  "Χανιά",
+  "Ρόδος",
+  "Κέρκυρα",
+];
+const CYRILLIC_FIRST = [
+  "Фёдор",
+  "Анна",
+  "Сергей",
+  "Наталья",
+  "Юрий",
+  "Ольга",
+  "Дмитрий",
+  "Татьяна",
+  "Алексей",
+  "Ёлена",
+  "Михаил",
+  "Олександр",
+];
+const CYRILLIC_LAST = [
+  "Достоевский",
+  "Иванова",
+  "Ёлкин",
+  "Щербаков",
+  "Жуков",
+  "Толстой",
+  "Петров",
+  "Шевченко",
+  "Кузнецова",
+  "Соловьёв",
+  "Чехов",
+];
 const CYRILLIC_PLACE_HEADS = ["Ново", "Екатерин", "Санкт-", "Владиво", "Черно", "Бело", "Красно", "Ниж", "Ярос"];
 const CYRILLIC_PLACE_TAILS = ["сибирск", "бург", "Петербург", "сток", "горск", "ярск", "дар", "ний Новгород", "лавль"];
-const CHINESE_SURNAMES = ["王", "李", "张", "刘", "陈", "杨", "黄", "赵", "吴", "周", "徐", "孙", "马", "朱", "胡", "郭", "何", "高"];
-const CHINESE_GIVEN = ["小", "明", "华", "伟", "芳", "娜", "秀", "英", "敏", "静", "丽", "强", "磊", "军", "洋", "勇", "艳", "杰", "涛", "超"];
+const CHINESE_SURNAMES = [
+  "王",
+  "李",
+  "张",
+  "刘",
+  "陈",
+  "杨",
+  "黄",
+  "赵",
+  "吴",
+  "周",
+  "徐",
+  "孙",
+  "马",
+  "朱",
+  "胡",
+  "郭",
+  "何",
+  "高",
+];
+const CHINESE_GIVEN = [
+  "小",
+  "明",
+  "华",
+  "伟",
+  "芳",
+  "娜",
+  "秀",
+  "英",
+  "敏",
+  "静",
+  "丽",
+  "强",
+  "磊",
+  "军",
+  "洋",
+  "勇",
+  "艳",
+  "杰",
+  "涛",
+  "超",
+];
 const JAPANESE_FAMILY = ["山田", "佐藤", "鈴木", "高橋", "田中", "渡辺", "伊藤", "中村", "小林", "加藤"];
 const JAPANESE_GIVEN = ["太郎", "花子", "健太", "さくら", "翔", "陽菜", "大輔", "美咲", "ひろし", "ゆい"];
 const KOREAN_FAMILY = ["김", "이", "박", "최", "정", "강", "조", "윤"];
 const KOREAN_GIVEN = ["민준", "서연", "지호", "하은", "도윤", "서준", "지우", "예은"];
-const CJK_PLACE_HEADS = ["東京", "大阪", "京都", "札幌", "横浜", "北京", "上海", "广州", "深圳", "南京", "서울", "부산"];
+const CJK_PLACE_HEADS = [
+  "東京",
+  "大阪",
+  "京都",
+  "札幌",
+  "横浜",
+  "北京",
+  "上海",
+  "广州",
+  "深圳",
+  "南京",
+  "서울",
+  "부산",
+];
 const CJK_PLACE_TAILS = ["都", "府", "市", "駅", "区", "县", "省", "大学", "港", "特别市", "광역시", ""];
-const ARABIC_NAMES = ["محمد العلي", "أحمد حسن", "فاطمة الزهراء", "عمر خالد", "ليلى", "دمشق", "القاهرة", "בית לחם", "דוד כהן", "राम शर्मा", "मुंबई"];
-const ADJECTIVES = ["Great", "Silent", "Red", "Lost", "Last", "Golden", "Dark", "Little", "Eternal", "Broken", "Secret", "Wild", "Blue", "Final"];
-const NOUNS = ["River", "Garden", "Night", "Empire", "Road", "Symphony", "Mirror", "Kingdom", "Storm", "Island", "Heart", "Machine", "Office", "Fire"];
-const WORK_SUFFIXES = [" (album)", " (film)", " (1999 film)", " (novel)", " (song)", " (TV series)", " (EP)", " (video game)", ""];
+const ARABIC_NAMES = [
+  "محمد العلي",
+  "أحمد حسن",
+  "فاطمة الزهراء",
+  "عمر خالد",
+  "ليلى",
+  "دمشق",
+  "القاهرة",
+  "בית לחם",
+  "דוד כהן",
+  "राम शर्मा",
+  "मुंबई",
+];
+const ADJECTIVES = [
+  "Great",
+  "Silent",
+  "Red",
+  "Lost",
+  "Last",
+  "Golden",
+  "Dark",
+  "Little",
+  "Eternal",
+  "Broken",
+  "Secret",
+  "Wild",
+  "Blue",
+  "Final",
+];
+const NOUNS = [
+  "River",
+  "Garden",
+  "Night",
+  "Empire",
+  "Road",
+  "Symphony",
+  "Mirror",
+  "Kingdom",
+  "Storm",
+  "Island",
+  "Heart",
+  "Machine",
+  "Office",
+  "Fire",
+];
+const WORK_SUFFIXES = [
+  " (album)",
+  " (film)",
+  " (1999 film)",
+  " (novel)",
+  " (song)",
+  " (TV series)",
+  " (EP)",
+  " (video game)",
+  "",
+];
 const ORG_FORMS = [
   (p: string) => `FC ${p}`,
   (p: string) => `${p} FC`,
@@ -264,20 +719,141 @@ const EVENT_FORMS = [
   (p: string, y: number) => `${y}–${(y + 1) % 100} ${p} season`,
   (p: string, y: number) => `${y} ${p} earthquake`,
 ];
-const CODE_WORDS = ["AC/DC", "C++", "R2-D2", "3M", "!!!", "Guns N' Roses", "M*A*S*H", "+44", "(hed) p.e.", "Ke$ha", "Ⅻ Legion", "№ 5", "½ Moon", "Wham!", "Sigur Rós", "Mötley Crüe", "Motörhead", "B-52", "F-16", "U2"];
-const GENERA = ["Quercus", "Panthera", "Homo", "Rosa", "Canis", "Felis", "Ursus", "Aquila", "Pinus", "Salix", "Carex", "Eucalyptus", "Drosophila", "Bufo"];
-const EPITHET_HEADS = ["rob", "le", "sapi", "can", "lup", "cat", "arct", "chrys", "sylv", "alb", "nigr", "austral", "japon", "mont", "ripar"];
-const EPITHET_TAILS = ["ur", "o", "ens", "ina", "us", "is", "ensis", "ii", "ica", "ana", "aetos", "estris", "icus", "a"];
+const CODE_WORDS = [
+  "AC/DC",
+  "C++",
+  "R2-D2",
+  "3M",
+  "!!!",
+  "Guns N' Roses",
+  "M*A*S*H",
+  "+44",
+  "(hed) p.e.",
+  "Ke$ha",
+  "Ⅻ Legion",
+  "№ 5",
+  "½ Moon",
+  "Wham!",
+  "Sigur Rós",
+  "Mötley Crüe",
+  "Motörhead",
+  "B-52",
+  "F-16",
+  "U2",
+];
+const GENERA = [
+  "Quercus",
+  "Panthera",
+  "Homo",
+  "Rosa",
+  "Canis",
+  "Felis",
+  "Ursus",
+  "Aquila",
+  "Pinus",
+  "Salix",
+  "Carex",
+  "Eucalyptus",
+  "Drosophila",
+  "Bufo",
+];
+const EPITHET_HEADS = [
+  "rob",
+  "le",
+  "sapi",
+  "can",
+  "lup",
+  "cat",
+  "arct",
+  "chrys",
+  "sylv",
+  "alb",
+  "nigr",
+  "austral",
+  "japon",
+  "mont",
+  "ripar",
+];
+const EPITHET_TAILS = [
+  "ur",
+  "o",
+  "ens",
+  "ina",
+  "us",
+  "is",
+  "ensis",
+  "ii",
+  "ica",
+  "ana",
+  "aetos",
+  "estris",
+  "icus",
+  "a",
+];
 const EMOJI = ["🚀", "🍕", "⚽", "🎵", "🌍", "❤️", "👩‍💻", "🏳️‍🌈", "🔥", "✨", "🐍", "🎬"];
 const PREDICATE_LABELS = [
-  "instance of", "place of birth", "member of sports team", "country", "located in", "occupation", "award received",
-  "educated at", "spouse", "child", "genre", "performer", "director", "cast member", "author", "publisher", "owned by",
-  "headquarters location", "sex or gender", "country of citizenship", "part of", "has part", "follows", "followed by",
-  "isLocatedIn", "playsFor", "wasBornIn", "hasWonPrize", "isAffiliatedTo", "actedIn", "hasChild", "isMarriedTo",
-  "livesIn", "diedIn", "worksAt", "graduatedFrom", "hasGender", "isCitizenOf", "created", "influences", "dealsWith",
-  "hasOfficialLanguage", "hasCapital", "participatedIn", "owns", "directed", "wroteMusicFor", "edited", "isLeaderOf",
-  "taxon rank", "parent taxon", "point in time", "start time", "end time", "significant event", "named after",
-  "sport", "position held", "languages spoken", "record label", "original language", "narrative location",
+  "instance of",
+  "place of birth",
+  "member of sports team",
+  "country",
+  "located in",
+  "occupation",
+  "award received",
+  "educated at",
+  "spouse",
+  "child",
+  "genre",
+  "performer",
+  "director",
+  "cast member",
+  "author",
+  "publisher",
+  "owned by",
+  "headquarters location",
+  "sex or gender",
+  "country of citizenship",
+  "part of",
+  "has part",
+  "follows",
+  "followed by",
+  "isLocatedIn",
+  "playsFor",
+  "wasBornIn",
+  "hasWonPrize",
+  "isAffiliatedTo",
+  "actedIn",
+  "hasChild",
+  "isMarriedTo",
+  "livesIn",
+  "diedIn",
+  "worksAt",
+  "graduatedFrom",
+  "hasGender",
+  "isCitizenOf",
+  "created",
+  "influences",
+  "dealsWith",
+  "hasOfficialLanguage",
+  "hasCapital",
+  "participatedIn",
+  "owns",
+  "directed",
+  "wroteMusicFor",
+  "edited",
+  "isLeaderOf",
+  "taxon rank",
+  "parent taxon",
+  "point in time",
+  "start time",
+  "end time",
+  "significant event",
+  "named after",
+  "sport",
+  "position held",
+  "languages spoken",
+  "record label",
+  "original language",
+  "narrative location",
 ];
 const PREDICATE_QUALIFIERS = ["", " (former)", " (disputed)", " of record", " (since)", " (until)", " by", " during"];
 
@@ -335,7 +911,8 @@ function personName(rand: Rand): string {
     return name;
   }
   if (script < 0.8) return `${pick(rand, CYRILLIC_FIRST)} ${pick(rand, CYRILLIC_LAST)}`;
-  if (script < 0.86) return pick(rand, CHINESE_SURNAMES) + pick(rand, CHINESE_GIVEN) + (rand() < 0.6 ? pick(rand, CHINESE_GIVEN) : "");
+  if (script < 0.86)
+    return pick(rand, CHINESE_SURNAMES) + pick(rand, CHINESE_GIVEN) + (rand() < 0.6 ? pick(rand, CHINESE_GIVEN) : "");
   if (script < 0.89) return `${pick(rand, JAPANESE_FAMILY)} ${pick(rand, JAPANESE_GIVEN)}`;
   if (script < 0.91) return pick(rand, KOREAN_FAMILY) + pick(rand, KOREAN_GIVEN);
   if (script < 0.95) return `${pick(rand, GREEK_FIRST)} ${pick(rand, GREEK_LAST)}`;
@@ -346,8 +923,10 @@ function personName(rand: Rand): string {
 function placeName(rand: Rand): string {
   const script = rand();
   if (script < 0.78) return latinPlace(rand);
-  if (script < 0.83) return pick(rand, GERMAN_STREETS) + (rand() < 0.7 ? ` ${1 + Math.floor(rand() * 120)}, ${latinPlace(rand)}` : "");
-  if (script < 0.89) return pick(rand, CJK_PLACE_HEADS) + pick(rand, CJK_PLACE_TAILS) + (rand() < 0.5 ? pick(rand, CHINESE_GIVEN) : "");
+  if (script < 0.83)
+    return pick(rand, GERMAN_STREETS) + (rand() < 0.7 ? ` ${1 + Math.floor(rand() * 120)}, ${latinPlace(rand)}` : "");
+  if (script < 0.89)
+    return pick(rand, CJK_PLACE_HEADS) + pick(rand, CJK_PLACE_TAILS) + (rand() < 0.5 ? pick(rand, CHINESE_GIVEN) : "");
   if (script < 0.94) return pick(rand, CYRILLIC_PLACE_HEADS) + pick(rand, CYRILLIC_PLACE_TAILS);
   if (script < 0.97) return pick(rand, GREEK_PLACES) + (rand() < 0.5 ? ` ${pick(rand, GREEK_LAST)}` : "");
   return `${pick(rand, TURKISH_NAMES)} ${pick(rand, ["Province", "Airport", "Köprüsü", "İli"])}`;
@@ -360,22 +939,31 @@ function itemName(rand: Rand, kind: Kind): string {
     case "place":
       return placeName(rand);
     case "organization":
-      return rand() < 0.85 ? pick(rand, ORG_FORMS)(rand() < 0.7 ? latinPlace(rand) : latinSurname(rand)) : pick(rand, CJK_PLACE_HEADS) + "大学";
+      return rand() < 0.85
+        ? pick(rand, ORG_FORMS)(rand() < 0.7 ? latinPlace(rand) : latinSurname(rand))
+        : pick(rand, CJK_PLACE_HEADS) + "大学";
     case "work": {
       const form = rand();
       const title =
-        form < 0.4 ? `The ${pick(rand, ADJECTIVES)} ${pick(rand, NOUNS)}`
-        : form < 0.6 ? `${pick(rand, NOUNS)} of the ${pick(rand, NOUNS)}`
-        : form < 0.75 ? `Symphony No. ${1 + Math.floor(rand() * 15)} in ${pick(rand, ["C", "D", "E♭", "F♯", "G", "A", "B♭"])} ${rand() < 0.5 ? "major" : "minor"}`
-        : form < 0.85 ? `“${pick(rand, ADJECTIVES)} ${pick(rand, NOUNS)}”`
-        : form < 0.92 ? `¿${pick(rand, ADJECTIVES)}?`
-        : `${pick(rand, JAPANESE_GIVEN)}の${pick(rand, ["物語", "歌", "夏", "世界"])}`;
+        form < 0.4
+          ? `The ${pick(rand, ADJECTIVES)} ${pick(rand, NOUNS)}`
+          : form < 0.6
+            ? `${pick(rand, NOUNS)} of the ${pick(rand, NOUNS)}`
+            : form < 0.75
+              ? `Symphony No. ${1 + Math.floor(rand() * 15)} in ${pick(rand, ["C", "D", "E♭", "F♯", "G", "A", "B♭"])} ${rand() < 0.5 ? "major" : "minor"}`
+              : form < 0.85
+                ? `“${pick(rand, ADJECTIVES)} ${pick(rand, NOUNS)}”`
+                : form < 0.92
+                  ? `¿${pick(rand, ADJECTIVES)}?`
+                  : `${pick(rand, JAPANESE_GIVEN)}の${pick(rand, ["物語", "歌", "夏", "世界"])}`;
       return title + pick(rand, WORK_SUFFIXES);
     }
     case "event":
       return pick(rand, EVENT_FORMS)(latinPlace(rand), 1800 + Math.floor(rand() * 225));
     case "code":
-      return rand() < 0.5 ? pick(rand, CODE_WORDS) : `${String.fromCharCode(65 + Math.floor(rand() * 26))}${String.fromCharCode(65 + Math.floor(rand() * 26))}-${Math.floor(rand() * 1000)}`;
+      return rand() < 0.5
+        ? pick(rand, CODE_WORDS)
+        : `${String.fromCharCode(65 + Math.floor(rand() * 26))}${String.fromCharCode(65 + Math.floor(rand() * 26))}-${Math.floor(rand() * 1000)}`;
     case "taxon":
       return `${pick(rand, GENERA)} ${pick(rand, EPITHET_HEADS)}${pick(rand, EPITHET_TAILS)}`;
   }
@@ -390,14 +978,19 @@ function decorate(rand: Rand, name: string): string {
   const u = rand();
   if (u < LIGATURE_SHARE) return name.replace(/fi/g, "ﬁ").replace(/fl/g, "ﬂ").replace(/ff/g, "ﬀ").replace(/ss/g, "ß");
   if (u < LIGATURE_SHARE + FULL_WIDTH_SHARE) return toFullWidth(name);
-  if (u < LIGATURE_SHARE + FULL_WIDTH_SHARE + EMOJI_SHARE) return rand() < 0.5 ? `${name} ${pick(rand, EMOJI)}` : `${pick(rand, EMOJI)} ${name}`;
+  if (u < LIGATURE_SHARE + FULL_WIDTH_SHARE + EMOJI_SHARE)
+    return rand() < 0.5 ? `${name} ${pick(rand, EMOJI)}` : `${pick(rand, EMOJI)} ${name}`;
   return name;
 }
 
 function predicateLabel(k: number): string {
   const base = PREDICATE_LABELS[k % PREDICATE_LABELS.length] as string;
   const round = Math.floor(k / PREDICATE_LABELS.length);
-  return round === 0 ? base : base + (PREDICATE_QUALIFIERS[round % PREDICATE_QUALIFIERS.length] as string) + (round >= PREDICATE_QUALIFIERS.length ? ` ${round}` : "");
+  return round === 0
+    ? base
+    : base +
+        (PREDICATE_QUALIFIERS[round % PREDICATE_QUALIFIERS.length] as string) +
+        (round >= PREDICATE_QUALIFIERS.length ? ` ${round}` : "");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -420,7 +1013,12 @@ export function* generateEntities(options: GenerateOptions): Generator<Entity> {
       continue;
     }
     const [kind, type] = KINDS[pickWeighted(rand, kindWeights)] as readonly [Kind, EntityType, number];
-    yield { entityId: generatedEntityId(i, p.predicates), rawIdentifier: decorate(rand, itemName(rand, kind)), type, sourceType };
+    yield {
+      entityId: generatedEntityId(i, p.predicates),
+      rawIdentifier: decorate(rand, itemName(rand, kind)),
+      type,
+      sourceType,
+    };
   }
 }
 
@@ -428,7 +1026,10 @@ export function* generateEntities(options: GenerateOptions): Generator<Entity> {
  * Calls `visit` once per statement with entity numbers (see generatedEntityId) and the two halves of
  * its fingerprint. No object is made per statement.
  */
-export function forEachGeneratedStatement(options: GenerateOptions, visit: (s: number, p: number, o: number, fpHi: number, fpLo: number) => void): void {
+export function forEachGeneratedStatement(
+  options: GenerateOptions,
+  visit: (s: number, p: number, o: number, fpHi: number, fpLo: number) => void,
+): void {
   for (const t of statementTuples(options)) visit(t[0], t[1], t[2], t[3], t[4]);
 }
 
@@ -436,11 +1037,15 @@ export function forEachGeneratedStatement(options: GenerateOptions, visit: (s: n
 export function* generateStatements(options: GenerateOptions): Generator<StatementInput> {
   const p = plan(options);
   const ids = entityIdTable(p);
-  for (const t of statementTuples(options)) yield toStatement(ids, t[0], t[1], t[2], p.explicit ? hex8(t[3]) + hex8(t[4]) : undefined);
+  for (const t of statementTuples(options))
+    yield toStatement(ids, t[0], t[1], t[2], p.explicit ? hex8(t[3]) + hex8(t[4]) : undefined);
 }
 
 /** Lazily generated entities and statements: iterate each as often as needed, same output each time. */
-export function generateGraph(options: GenerateOptions): { entities: Iterable<Entity>; statements: Iterable<StatementInput> } {
+export function generateGraph(options: GenerateOptions): {
+  entities: Iterable<Entity>;
+  statements: Iterable<StatementInput>;
+} {
   plan(options); // validate now, not on first iteration
   return {
     entities: { [Symbol.iterator]: () => generateEntities(options) },
@@ -476,7 +1081,9 @@ export async function writeGraphJsonl(dir: string, options: GenerateOptions): Pr
   const entityWriter = new BatchWriter(entities);
   for (const e of generateEntities(options)) {
     // Key order as in the contract's example; ids are ASCII, the identifier needs JSON escaping.
-    await entityWriter.line(`{"entityId":"${e.entityId}","rawIdentifier":${JSON.stringify(e.rawIdentifier)},"type":"${e.type}","sourceType":${JSON.stringify(e.sourceType)}}`);
+    await entityWriter.line(
+      `{"entityId":"${e.entityId}","rawIdentifier":${JSON.stringify(e.rawIdentifier)},"type":"${e.type}","sourceType":${JSON.stringify(e.sourceType)}}`,
+    );
   }
   const entityBytes = await entityWriter.close();
 
@@ -494,7 +1101,13 @@ export async function writeGraphJsonl(dir: string, options: GenerateOptions): Pr
     await statementWriter.raw(text);
   }
   const statementBytes = await statementWriter.close();
-  return { entities, statements, entityCount: p.entities, statementCount: p.statements, bytes: entityBytes + statementBytes };
+  return {
+    entities,
+    statements,
+    entityCount: p.entities,
+    statementCount: p.statements,
+    bytes: entityBytes + statementBytes,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -538,8 +1151,18 @@ function entityIdTable(p: Plan): string[] {
   return ids;
 }
 
-function toStatement(ids: readonly string[], s: number, p: number, o: number, fingerprint: string | undefined): StatementInput {
-  const st: StatementInput = { subjectEntityId: ids[s] as string, predicateEntityId: ids[p] as string, objectEntityId: ids[o] as string };
+function toStatement(
+  ids: readonly string[],
+  s: number,
+  p: number,
+  o: number,
+  fingerprint: string | undefined,
+): StatementInput {
+  const st: StatementInput = {
+    subjectEntityId: ids[s] as string,
+    predicateEntityId: ids[p] as string,
+    objectEntityId: ids[o] as string,
+  };
   if (fingerprint !== undefined) st.statementFingerprint = fingerprint;
   return st;
 }

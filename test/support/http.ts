@@ -35,7 +35,12 @@ export const STATEMENTS = [
   { subjectEntityId: "q:strasse", predicateEntityId: "q:located", objectEntityId: "q:berlin" },
   { subjectEntityId: "q:berliner-strasse", predicateEntityId: "q:located", objectEntityId: "q:berlin" },
   { subjectEntityId: "q:istanbul", predicateEntityId: "q:located", objectEntityId: "q:turkey" },
-  { subjectEntityId: "q:quote", predicateEntityId: "q:located", objectEntityId: "q:plus", statementFingerprint: "fp \"odd\"" },
+  {
+    subjectEntityId: "q:quote",
+    predicateEntityId: "q:located",
+    objectEntityId: "q:plus",
+    statementFingerprint: 'fp "odd"',
+  },
 ] as const;
 
 /** ITEM_COUNT entities "Item NNN" in a chain of statements, for paging walks. */
@@ -47,17 +52,29 @@ export function buildSmallGraph(options: { secret?: string; items?: boolean } = 
   for (const s of STATEMENTS) b.addStatement({ ...s });
   if (options.items === true) {
     for (let i = 0; i < ITEM_COUNT; i++) {
-      b.addEntity({ entityId: `item:${i}`, rawIdentifier: `Item ${String(i).padStart(3, "0")}`, type: String(i % 8), sourceType: "items" });
+      b.addEntity({
+        entityId: `item:${i}`,
+        rawIdentifier: `Item ${String(i).padStart(3, "0")}`,
+        type: String(i % 8),
+        sourceType: "items",
+      });
     }
     for (let i = 0; i < ITEM_COUNT; i++) {
-      b.addStatement({ subjectEntityId: `item:${i}`, predicateEntityId: "q:located", objectEntityId: `item:${(i * 7) % ITEM_COUNT}` });
+      b.addStatement({
+        subjectEntityId: `item:${i}`,
+        predicateEntityId: "q:located",
+        objectEntityId: `item:${(i * 7) % ITEM_COUNT}`,
+      });
       b.addStatement({ subjectEntityId: `item:${i}`, predicateEntityId: "q:located", objectEntityId: "q:germany" });
     }
   }
   return b.build();
 }
 
-export async function startServer(graph: Graph, options: Partial<HandlerOptions> = {}): Promise<RunningServer & { port: number }> {
+export async function startServer(
+  graph: Graph,
+  options: Partial<HandlerOptions> = {},
+): Promise<RunningServer & { port: number }> {
   const running = await serve({ graph, apiKeys: [KEY, OTHER_KEY], host: "127.0.0.1", port: 0, ...options });
   return { ...running, port: Number(new URL(running.url).port) };
 }
@@ -78,25 +95,35 @@ export function request(
   const key = options.key === undefined ? KEY : options.key;
   if (key !== null) headers["X-API-Key"] = key;
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port, path, method: options.method ?? "GET", headers, agent: false }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (d: string) => (body += d));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = http.request(
+      { host: "127.0.0.1", port, path, method: options.method ?? "GET", headers, agent: false },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (d: string) => (body += d));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.on("error", reject);
     req.end();
   });
 }
 
 /** GET with the key, expecting JSON; returns status and parsed body. */
-export async function getJson(port: number, path: string, key: string | null = KEY): Promise<{ status: number; body: any; reply: Reply }> {
+export async function getJson(
+  port: number,
+  path: string,
+  key: string | null = KEY,
+): Promise<{ status: number; body: any; reply: Reply }> {
   const reply = await request(port, path, { key });
   return { status: reply.status, body: JSON.parse(reply.body), reply };
 }
 
 /** Writes `bytes` on a fresh socket and returns the status line and the body of the answer. */
-export function rawRequest(port: number, bytes: string | Buffer): Promise<{ status: number; head: string; body: string }> {
+export function rawRequest(
+  port: number,
+  bytes: string | Buffer,
+): Promise<{ status: number; head: string; body: string }> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, "127.0.0.1", () => socket.end(bytes));
     const chunks: Buffer[] = [];

@@ -25,7 +25,7 @@
  */
 
 import http from "node:http";
-import { mulberry32 } from "./prng.js";
+import { mulberry32 } from "../tools/prng.js";
 
 // ---- seeded randomness -------------------------------------------------------------------------
 
@@ -87,7 +87,16 @@ export type Endpoint = "search" | "statements";
 /** The engine call a 200 must be the page of. */
 export type EngineCall =
   | { endpoint: "search"; params: { q: string; type?: string; limit?: number; cursor?: string } }
-  | { endpoint: "statements"; params: { subjectEntityId?: string; predicateEntityId?: string; objectEntityId?: string; limit?: number; cursor?: string } };
+  | {
+      endpoint: "statements";
+      params: {
+        subjectEntityId?: string;
+        predicateEntityId?: string;
+        objectEntityId?: string;
+        limit?: number;
+        cursor?: string;
+      };
+    };
 
 export type Expectation =
   /** Exactly this status; for a 200 of a data endpoint, the page of `call`; of a public path, its body. */
@@ -177,15 +186,23 @@ export function oracle(spec: RequestSpec, ctx: Pick<FuzzContext, "keys" | "book"
   // HTTP level, before any handler: node's header limit, then the Host rule of HTTP/1.1.
   const requestLine = `${spec.method} ${spec.target} ${spec.version}`;
   const headBytes = requestLine.length + 2 + spec.headers.reduce((n, [k, v]) => n + k.length + v.length + 4, 0) + 2;
-  const overflow = fragmented ? -1 : requestLine.length > MAX_TARGET_BYTES + 32 ? 414 : requestLine.length < MAX_TARGET_BYTES - 32 ? 431 : -1;
+  const overflow = fragmented
+    ? -1
+    : requestLine.length > MAX_TARGET_BYTES + 32
+      ? 414
+      : requestLine.length < MAX_TARGET_BYTES - 32
+        ? 431
+        : -1;
   if (headBytes > MAX_HEAD_BYTES + HEAD_SLACK) {
-    return overflow === -1 ? { kind: "oneOf", statuses: [414, 431], mayClose: false } : { kind: "exact", status: overflow };
+    return overflow === -1
+      ? { kind: "oneOf", statuses: [414, 431], mayClose: false }
+      : { kind: "exact", status: overflow };
   }
   const inner = handlerOracle(spec, ctx);
   if (headBytes > MAX_HEAD_BYTES - HEAD_SLACK) {
     const statuses = new Set<number>([414, 431]);
     if (inner.kind === "exact") statuses.add(inner.status);
-    else inner.statuses.forEach((s) => statuses.add(s));
+    else for (const s of inner.statuses) statuses.add(s);
     return { kind: "oneOf", statuses: [...statuses], mayClose: false };
   }
   return inner;
@@ -211,7 +228,9 @@ function handlerOracle(spec: RequestSpec, ctx: Pick<FuzzContext, "keys" | "book"
 
 /** Exactly one X-API-Key header (node joins repeats into one unusable value), equal after trimming. */
 function keyAccepted(headers: readonly [string, string][], keys: readonly string[]): boolean {
-  const values = headers.filter(([n]) => n.toLowerCase() === "x-api-key").map(([, v]) => v.replace(/^[ \t]+|[ \t]+$/g, ""));
+  const values = headers
+    .filter(([n]) => n.toLowerCase() === "x-api-key")
+    .map(([, v]) => v.replace(/^[ \t]+|[ \t]+$/g, ""));
   return values.length === 1 && keys.includes(values[0]!);
 }
 
@@ -241,7 +260,15 @@ export function referenceParams(query: string, endpoint: Endpoint, book: CursorB
     const type = values["type"];
     if (type !== undefined && !/^[0-7]$/.test(type)) return null;
     if (cursor !== undefined && !book.accepts(cursor, "search", values)) return null;
-    return { endpoint, params: { q, ...(type === undefined ? {} : { type }), ...(limit === undefined ? {} : { limit }), ...(cursor === undefined ? {} : { cursor }) } };
+    return {
+      endpoint,
+      params: {
+        q,
+        ...(type === undefined ? {} : { type }),
+        ...(limit === undefined ? {} : { limit }),
+        ...(cursor === undefined ? {} : { cursor }),
+      },
+    };
   }
   if (cursor !== undefined && !book.accepts(cursor, "statements", values)) return null;
   const params: Record<string, string | number> = {};
@@ -275,21 +302,24 @@ interface Pair {
   value: string | null;
 }
 
-const joinPairs = (pairs: readonly Pair[]): string => pairs.map((p) => (p.value === null ? p.name : `${p.name}=${p.value}`)).join("&");
+const joinPairs = (pairs: readonly Pair[]): string =>
+  pairs.map((p) => (p.value === null ? p.name : `${p.name}=${p.value}`)).join("&");
 
 /** Percent-encodes text the ways a client may: `+` or %20 for a space, either hex case, letters over-encoded. */
 function encode(r: Rng, text: string): string {
   let s = encodeURIComponent(text);
   if (r.chance(0.3)) s = s.replace(/%20/g, "+");
   if (r.chance(0.2)) s = s.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
-  if (r.chance(0.1)) s = s.replace(/[a-z]/g, (c) => (r.chance(0.3) ? "%" + c.charCodeAt(0).toString(16).toUpperCase() : c));
+  if (r.chance(0.1))
+    s = s.replace(/[a-z]/g, (c) => (r.chance(0.3) ? "%" + c.charCodeAt(0).toString(16).toUpperCase() : c));
   return s;
 }
 
 function baseHeaders(r: Rng, ctx: FuzzContext, withKey = true): [string, string][] {
   const headers: [string, string][] = [["Host", r.chance(0.8) ? "127.0.0.1" : "quiver.test:8080"]];
   if (withKey) headers.push([r.pick(["X-API-Key", "x-api-key", "X-Api-Key", "X-API-KEY"]), r.pick(ctx.keys)]);
-  if (r.chance(0.1)) headers.push(["Accept", r.pick(["*/*", "text/html", "application/xml", "application/json;q=0.1"])]);
+  if (r.chance(0.1))
+    headers.push(["Accept", r.pick(["*/*", "text/html", "application/xml", "application/json;q=0.1"])]);
   if (r.chance(0.05)) headers.push(["Accept-Encoding", "gzip, br"]);
   if (r.chance(0.05)) headers.push(["User-Agent", "quiver-fuzz/1 \u00e9\u00ff"]);
   return shuffle(r, headers);
@@ -311,8 +341,21 @@ function get(r: Rng, ctx: FuzzContext, target: string): RequestSpec {
 
 /** Characters a random string is drawn from, by block: ASCII, Latin-1, Greek, CJK, astral, marks, specials. */
 const BLOCKS: readonly (readonly [number, number])[] = [
-  [0x20, 0x7e], [0x20, 0x7e], [0xa0, 0xff], [0x370, 0x3ff], [0x4e00, 0x4e80], [0x1f600, 0x1f64f], [0x1d400, 0x1d4ff],
-  [0x300, 0x36f], [0x0, 0x1f], [0x7f, 0x9f], [0x200b, 0x200f], [0x2028, 0x202e], [0xfe00, 0xfe0f], [0xfff0, 0xffff], [0x10fff0, 0x10ffff],
+  [0x20, 0x7e],
+  [0x20, 0x7e],
+  [0xa0, 0xff],
+  [0x370, 0x3ff],
+  [0x4e00, 0x4e80],
+  [0x1f600, 0x1f64f],
+  [0x1d400, 0x1d4ff],
+  [0x300, 0x36f],
+  [0x0, 0x1f],
+  [0x7f, 0x9f],
+  [0x200b, 0x200f],
+  [0x2028, 0x202e],
+  [0xfe00, 0xfe0f],
+  [0xfff0, 0xffff],
+  [0x10fff0, 0x10ffff],
 ];
 
 function randomText(r: Rng, length: number): string {
@@ -336,27 +379,164 @@ function textOfUnits(r: Rng, units: number): string {
 
 /** Unicode edge cases, percent-encoded correctly: all valid, all must be served. */
 const EDGE_TEXT: readonly string[] = [
-  "\u0000", "\u0001", "\n", "\r\n", "\u007f", "\u0085", "\ufeff", "\ufeffmarked", "\u200d", "\u202e", "\u2028", "\u2029",
-  "\uffff", "\ufffe", "\ufffd", "\u{10ffff}", "😀", "🏳️‍🌈", "e\u0301", "Z̵̡̢a̸", "ß", "STRASSE", "İ", "ı", "ΟΔΟΣ", "ς", "ﬁ", "ＦＵＬＬ",
-  "ǅ", "ﷺ", "ẞ", "ŉ", "ΐ", "ĳ", "%41", "%", "+", "&", "=", "?", "#", " ", "  ", "\t", "<script>", "\"'\\", "sk_",
+  "\u0000",
+  "\u0001",
+  "\n",
+  "\r\n",
+  "\u007f",
+  "\u0085",
+  "\ufeff",
+  "\ufeffmarked",
+  "\u200d",
+  "\u202e",
+  "\u2028",
+  "\u2029",
+  "\uffff",
+  "\ufffe",
+  "\ufffd",
+  "\u{10ffff}",
+  "😀",
+  "🏳️‍🌈",
+  "e\u0301",
+  "Z̵̡̢a̸",
+  "ß",
+  "STRASSE",
+  "İ",
+  "ı",
+  "ΟΔΟΣ",
+  "ς",
+  "ﬁ",
+  "ＦＵＬＬ",
+  "ǅ",
+  "ﷺ",
+  "ẞ",
+  "ŉ",
+  "ΐ",
+  "ĳ",
+  "%41",
+  "%",
+  "+",
+  "&",
+  "=",
+  "?",
+  "#",
+  " ",
+  "  ",
+  "\t",
+  "<script>",
+  "\"'\\",
+  "sk_",
 ];
 
 /** Bad encodings: every one must be refused with 400. */
 const BAD_ENCODINGS: readonly string[] = [
-  "%", "%4", "%G1", "%%41", "abc%", "%2", "%-1", "%+1", "%C3", "%FF", "%FE", "%80", "%BF", "%C0%AF", "%C1%81", "%E0%80%AF",
-  "%ED%A0%80", "%ED%BF%BF", "%ED%A0%BD%ED%B8%80", "%F4%90%80%80", "%F5%80%80%80", "%F8%88%80%80%80", "%C3%28", "%E2%82",
-  "%E2%28%A1", "%F0%9F%98", "%F0%28%8C%28", "%C2", "%E0%A0",
+  "%",
+  "%4",
+  "%G1",
+  "%%41",
+  "abc%",
+  "%2",
+  "%-1",
+  "%+1",
+  "%C3",
+  "%FF",
+  "%FE",
+  "%80",
+  "%BF",
+  "%C0%AF",
+  "%C1%81",
+  "%E0%80%AF",
+  "%ED%A0%80",
+  "%ED%BF%BF",
+  "%ED%A0%BD%ED%B8%80",
+  "%F4%90%80%80",
+  "%F5%80%80%80",
+  "%F8%88%80%80%80",
+  "%C3%28",
+  "%E2%82",
+  "%E2%28%A1",
+  "%F0%9F%98",
+  "%F0%28%8C%28",
+  "%C2",
+  "%E0%A0",
 ];
 
 const ODD_LIMITS: readonly string[] = [
-  "0", "-1", "-0", "101", "201", "1.5", "1.0", "1e2", "0x10", "%201", "1%20", "+1", "%2B1", "01", "007", "%D9%A1", "%EF%BC%92", "NaN",
-  "Infinity", "true", "null", "[]", "{}", "1,2", "1;2", "99999999999999999999", "9007199254740993", "4294967297", "%00", "1%00",
+  "0",
+  "-1",
+  "-0",
+  "101",
+  "201",
+  "1.5",
+  "1.0",
+  "1e2",
+  "0x10",
+  "%201",
+  "1%20",
+  "+1",
+  "%2B1",
+  "01",
+  "007",
+  "%D9%A1",
+  "%EF%BC%92",
+  "NaN",
+  "Infinity",
+  "true",
+  "null",
+  "[]",
+  "{}",
+  "1,2",
+  "1;2",
+  "99999999999999999999",
+  "9007199254740993",
+  "4294967297",
+  "%00",
+  "1%00",
 ];
 
 /** Values as sent (already percent-encoded): Arabic-Indic and full-width digits are %D9%A0 and %EF%BC%90. */
-const ODD_TYPES: readonly string[] = ["8", "9", "00", "01", "a", "-1", "%D9%A0", "%200", "0%20", "0.0", "%00", "null", "%EF%BC%90"];
+const ODD_TYPES: readonly string[] = [
+  "8",
+  "9",
+  "00",
+  "01",
+  "a",
+  "-1",
+  "%D9%A0",
+  "%200",
+  "0%20",
+  "0.0",
+  "%00",
+  "null",
+  "%EF%BC%90",
+];
 
-const UNKNOWN_NAMES: readonly string[] = ["Q", "query", "qq", "q%00", "q%20", "q+", "%20q", "LIMIT", "Limit", "cursor[]", "q[]", "type[0]", "__proto__", "constructor", "toString", "hasOwnProperty", "%", "%ZZ", "%C3", "", "subject", "s", "p", "o"];
+const UNKNOWN_NAMES: readonly string[] = [
+  "Q",
+  "query",
+  "qq",
+  "q%00",
+  "q%20",
+  "q+",
+  "%20q",
+  "LIMIT",
+  "Limit",
+  "cursor[]",
+  "q[]",
+  "type[0]",
+  "__proto__",
+  "constructor",
+  "toString",
+  "hasOwnProperty",
+  "%",
+  "%ZZ",
+  "%C3",
+  "",
+  "subject",
+  "s",
+  "p",
+  "o",
+];
 
 // ---- generators --------------------------------------------------------------------------------
 
@@ -376,7 +556,10 @@ function searchPairs(r: Rng, ctx: FuzzContext): Pair[] {
   const entries = ctx.book.entries.filter((e) => e.endpoint === "search");
   if (entries.length > 0 && r.chance(0.3)) {
     const e = r.pick(entries);
-    const pairs: Pair[] = [{ name: "q", value: encode(r, e.params["q"]!) }, { name: "cursor", value: e.cursor }];
+    const pairs: Pair[] = [
+      { name: "q", value: encode(r, e.params["q"]!) },
+      { name: "cursor", value: e.cursor },
+    ];
     if (e.params["type"] !== undefined) pairs.push({ name: "type", value: e.params["type"] });
     if (r.chance(0.6)) pairs.push({ name: "limit", value: String(r.pick([1, 2, 3, 5, 20, 100, r.range(1, 100)])) });
     return shuffle(r, pairs);
@@ -420,7 +603,11 @@ function target(path: string, pairs: readonly Pair[], r: Rng): string {
   return `${path}?${query}`;
 }
 
-const validSearch: Generator = (r, ctx) => ({ kind: "search", spec: get(r, ctx, target(SEARCH_PATH, searchPairs(r, ctx), r)), followUp: r.chance(0.3) });
+const validSearch: Generator = (r, ctx) => ({
+  kind: "search",
+  spec: get(r, ctx, target(SEARCH_PATH, searchPairs(r, ctx), r)),
+  followUp: r.chance(0.3),
+});
 
 const validStatements: Generator = (r, ctx) => ({
   kind: "statements",
@@ -437,17 +624,24 @@ function mutatePairs(r: Rng, pairs: Pair[], endpoint: Endpoint): void {
     case 0: // drop one
       if (pairs.length > 0) pairs.splice(at(), 1);
       break;
-    case 1: { // repeat one, same or other value
+    case 1: {
+      // repeat one, same or other value
       const p = pairs[at()];
-      if (p !== undefined) pairs.splice(r.int(pairs.length + 1), 0, { name: r.chance(0.3) ? p.name.toUpperCase() : p.name, value: r.chance(0.5) ? p.value : "x" });
+      if (p !== undefined)
+        pairs.splice(r.int(pairs.length + 1), 0, {
+          name: r.chance(0.3) ? p.name.toUpperCase() : p.name,
+          value: r.chance(0.5) ? p.value : "x",
+        });
       break;
     }
-    case 2: { // empty value, or no "=" at all
+    case 2: {
+      // empty value, or no "=" at all
       const p = pairs[at()];
       if (p !== undefined) p.value = r.chance(0.5) ? "" : null;
       break;
     }
-    case 3: { // rename: unknown, other endpoint's, other case, encoded (which is still the same name)
+    case 3: {
+      // rename: unknown, other endpoint's, other case, encoded (which is still the same name)
       const p = pairs[at()];
       if (p === undefined) break;
       const choice = r.int(4);
@@ -458,7 +652,10 @@ function mutatePairs(r: Rng, pairs: Pair[], endpoint: Endpoint): void {
       break;
     }
     case 4: // huge q or filter: around and far past the 256-unit bound, and past the target limit
-      pairs.push({ name: endpoint === "search" ? "q" : r.pick(FILTERS), value: encode(r, textOfUnits(r, r.pick([255, 256, 257, 300, 1000, 3000]))) });
+      pairs.push({
+        name: endpoint === "search" ? "q" : r.pick(FILTERS),
+        value: encode(r, textOfUnits(r, r.pick([255, 256, 257, 300, 1000, 3000]))),
+      });
       break;
     case 5:
       pairs.push({ name: "limit", value: r.pick(ODD_LIMITS) });
@@ -469,7 +666,8 @@ function mutatePairs(r: Rng, pairs: Pair[], endpoint: Endpoint): void {
     case 7: // empty pairs, leading and trailing "&"
       pairs.splice(r.int(pairs.length + 1), 0, { name: "", value: null });
       break;
-    case 8: { // "=" or "#" or "?" inside a value
+    case 8: {
+      // "=" or "#" or "?" inside a value
       const p = pairs[at()];
       if (p !== undefined) p.value = (p.value ?? "") + r.pick(["=", "==x", "#frag", "?x=1", "%3D", ";"]);
       break;
@@ -480,7 +678,8 @@ function mutatePairs(r: Rng, pairs: Pair[], endpoint: Endpoint): void {
     case 10: // a parameter the endpoint does know, with a value out of range
       pairs.push({ name: r.pick(names), value: r.pick([...ODD_LIMITS, ...ODD_TYPES]) });
       break;
-    default: { // swap two
+    default: {
+      // swap two
       if (pairs.length > 1) {
         const i = at();
         const j = at();
@@ -512,9 +711,14 @@ const encodings: Generator = (r, ctx) => {
   const name = searching ? "q" : r.pick(FILTERS);
   const existing = pairs.find((p) => p.name === name);
   if (where === 2 && bad) pairs.push({ name: r.chance(0.5) ? name + piece : piece, value: "x" });
-  else if (existing !== undefined) existing.value = where === 0 ? piece + (existing.value ?? "") : (existing.value ?? "") + piece;
+  else if (existing !== undefined)
+    existing.value = where === 0 ? piece + (existing.value ?? "") : (existing.value ?? "") + piece;
   else pairs.push({ name, value: piece });
-  return { kind: bad ? "encoding-bad" : "encoding-edge", spec: get(r, ctx, target(searching ? SEARCH_PATH : STATEMENTS_PATH, pairs, r)), followUp: r.chance(0.3) };
+  return {
+    kind: bad ? "encoding-bad" : "encoding-edge",
+    spec: get(r, ctx, target(searching ? SEARCH_PATH : STATEMENTS_PATH, pairs, r)),
+    followUp: r.chance(0.3),
+  };
 };
 
 /** Cursors: real ones on their own query, altered ones, and ones of other queries and endpoints. */
@@ -585,7 +789,11 @@ const cursors: Generator = (r, ctx) => {
   const pairs: Pair[] = [{ name: "cursor", value: cursor }];
   for (const [k, v] of Object.entries(base.params)) pairs.push({ name: k, value: encode(r, v) });
   if (r.chance(0.5)) pairs.push({ name: "limit", value: String(r.range(1, base.endpoint === "search" ? 100 : 200)) });
-  const path = r.chance(0.9) ? (base.endpoint === "search" ? SEARCH_PATH : STATEMENTS_PATH) : r.pick([SEARCH_PATH, STATEMENTS_PATH]);
+  const path = r.chance(0.9)
+    ? base.endpoint === "search"
+      ? SEARCH_PATH
+      : STATEMENTS_PATH
+    : r.pick([SEARCH_PATH, STATEMENTS_PATH]);
   return { kind: `cursor-${how}`, spec: get(r, ctx, target(path, shuffle(r, pairs), r)), followUp: r.chance(0.3) };
 };
 
@@ -604,8 +812,14 @@ const keys: Generator = (r, ctx) => {
     [["X-API-Key", `Bearer ${good}`]],
     [["X-API-Key", `  ${good}\t`]],
     [["X-API-Key", `${good}, ${good}`]],
-    [["X-API-Key", good], ["X-API-Key", good]],
-    [["X-API-Key", good], ["x-api-key", "sk_wrong"]],
+    [
+      ["X-API-Key", good],
+      ["X-API-Key", good],
+    ],
+    [
+      ["X-API-Key", good],
+      ["x-api-key", "sk_wrong"],
+    ],
     [["X-API-Key", "sk_" + "k".repeat(r.pick([100, 5000]))]],
     [["X-API-Key", "sk_\u00e9\u00ff\u0080"]],
     [["X-API-Key", `sk_${"\t"}tab`]],
@@ -615,19 +829,40 @@ const keys: Generator = (r, ctx) => {
     [["X-API-Key", good]],
   ];
   const chosen = r.pick(variants);
-  const spec = get(r, ctx, target(r.chance(0.5) ? SEARCH_PATH : STATEMENTS_PATH, r.chance(0.5) ? searchPairs(r, ctx) : statementPairs(r, ctx), r));
+  const spec = get(
+    r,
+    ctx,
+    target(
+      r.chance(0.5) ? SEARCH_PATH : STATEMENTS_PATH,
+      r.chance(0.5) ? searchPairs(r, ctx) : statementPairs(r, ctx),
+      r,
+    ),
+  );
   spec.headers = shuffle(r, [...spec.headers.filter(([n]) => n.toLowerCase() !== "x-api-key"), ...chosen]);
   return { kind: "keys", spec, followUp: r.chance(0.3) };
 };
 
 /** Every method node's parser knows, CONNECT included, and some it does not (those are parse errors: 400). */
 const methods: Generator = (r, ctx) => {
-  const path = r.pick([SEARCH_PATH + "?q=a", STATEMENTS_PATH, HEALTH_PATH, OPENAPI_PATH, "/nowhere", SEARCH_PATH + "?q="]);
+  const path = r.pick([
+    SEARCH_PATH + "?q=a",
+    STATEMENTS_PATH,
+    HEALTH_PATH,
+    OPENAPI_PATH,
+    "/nowhere",
+    SEARCH_PATH + "?q=",
+  ]);
   const withKey = r.chance(0.7);
   const known = http.METHODS.filter((m) => m !== "PRI");
   if (r.chance(0.15)) {
     const method = r.pick(["get", "Get", "FOO", "G3T", "GET\u0000", "PRI", "\u00c9T", "GE", "GETGETGETGETGETGET"]);
-    return { kind: "method-unknown", raw: { bytes: serialize({ ...get(r, ctx, path), method }), expect: { kind: "oneOf", statuses: [400], mayClose: false } } };
+    return {
+      kind: "method-unknown",
+      raw: {
+        bytes: serialize({ ...get(r, ctx, path), method }),
+        expect: { kind: "oneOf", statuses: [400], mayClose: false },
+      },
+    };
   }
   const method = r.pick(known);
   const spec: RequestSpec = { method, target: path, version: "HTTP/1.1", headers: baseHeaders(r, ctx, withKey) };
@@ -636,15 +871,51 @@ const methods: Generator = (r, ctx) => {
     spec.headers.push(["Content-Type", "application/json"], ["Content-Length", String(spec.body.length)]);
   }
   // After CONNECT the connection belongs to the tunnel; nothing may be pipelined behind it.
-  return { kind: method === "CONNECT" ? "method-connect" : "method", spec, followUp: method !== "CONNECT" && r.chance(0.3) };
+  return {
+    kind: method === "CONNECT" ? "method-connect" : "method",
+    spec,
+    followUp: method !== "CONNECT" && r.chance(0.3),
+  };
 };
 
 const PATHS: readonly string[] = [
-  "/", "/graph", "/graph/", "/graph/v1", "/graph/v1/", "/graph/v1/search/", "/graph/v1/Search", "/GRAPH/V1/SEARCH", "//graph/v1/search",
-  "/graph//v1/search", "/graph/v1/./search", "/graph/v1/x/../search", "/graph/v1/search/..", "/graph/v1/%73earch", "/graph%2Fv1%2Fsearch",
-  "/graph/v1/search;q=a", "/graph/v1/search%3Fq=a", "/graph/v2/search", "/graph/v1/statement", "/graph/v1/statementss", "/healthz/",
-  "/HEALTHZ", "/healthz;", "/openapi.json", "/graph/v1/openapi", "/graph/v1/openapi.json/", "*", "http://127.0.0.1/graph/v1/search",
-  "http://127.0.0.1/healthz", "/%00", "/%ZZ", "/%", "/\u007e", "/favicon.ico", "/.env", "/../../etc/passwd", "/graph/v1/search#x",
+  "/",
+  "/graph",
+  "/graph/",
+  "/graph/v1",
+  "/graph/v1/",
+  "/graph/v1/search/",
+  "/graph/v1/Search",
+  "/GRAPH/V1/SEARCH",
+  "//graph/v1/search",
+  "/graph//v1/search",
+  "/graph/v1/./search",
+  "/graph/v1/x/../search",
+  "/graph/v1/search/..",
+  "/graph/v1/%73earch",
+  "/graph%2Fv1%2Fsearch",
+  "/graph/v1/search;q=a",
+  "/graph/v1/search%3Fq=a",
+  "/graph/v2/search",
+  "/graph/v1/statement",
+  "/graph/v1/statementss",
+  "/healthz/",
+  "/HEALTHZ",
+  "/healthz;",
+  "/openapi.json",
+  "/graph/v1/openapi",
+  "/graph/v1/openapi.json/",
+  "*",
+  "http://127.0.0.1/graph/v1/search",
+  "http://127.0.0.1/healthz",
+  "/%00",
+  "/%ZZ",
+  "/%",
+  "/\u007e",
+  "/favicon.ico",
+  "/.env",
+  "/../../etc/passwd",
+  "/graph/v1/search#x",
 ];
 
 const paths: Generator = (r, ctx) => {
@@ -660,7 +931,11 @@ const paths: Generator = (r, ctx) => {
 
 /** Headers odd but well-formed: Host rules, Expect, Upgrade, Connection, bodies on GET, many or long headers. */
 const headers: Generator = (r, ctx) => {
-  const spec = get(r, ctx, target(r.pick([SEARCH_PATH, STATEMENTS_PATH, HEALTH_PATH, OPENAPI_PATH]), searchPairs(r, ctx), r));
+  const spec = get(
+    r,
+    ctx,
+    target(r.pick([SEARCH_PATH, STATEMENTS_PATH, HEALTH_PATH, OPENAPI_PATH]), searchPairs(r, ctx), r),
+  );
   if (spec.target.startsWith(STATEMENTS_PATH)) spec.target = target(STATEMENTS_PATH, statementPairs(r, ctx), r);
   let followUp = r.chance(0.3);
   let how: string;
@@ -709,7 +984,11 @@ const headers: Generator = (r, ctx) => {
       how = "obs-text";
       break;
     case 10:
-      spec.headers.push(["Content-Type", r.pick(["text/plain", "multipart/form-data; boundary=x", "\u00e9"])], ["Range", "bytes=0-1"], ["If-None-Match", "*"]);
+      spec.headers.push(
+        ["Content-Type", r.pick(["text/plain", "multipart/form-data; boundary=x", "\u00e9"])],
+        ["Range", "bytes=0-1"],
+        ["If-None-Match", "*"],
+      );
       how = "ignored";
       break;
     default:
@@ -725,7 +1004,12 @@ const huge: Generator = (r, ctx) => {
   if (r.chance(0.7)) {
     const size = r.pick([8191, 8192, 8193, 9000, 12000, 16000, 17000, 20000, 65000]);
     const path = r.pick([SEARCH_PATH, STATEMENTS_PATH, "/nowhere", HEALTH_PATH]);
-    const prefix = path === STATEMENTS_PATH ? `${path}?subjectEntityId=` : path === SEARCH_PATH ? `${path}?q=a&cursor=` : `${path}?x=`;
+    const prefix =
+      path === STATEMENTS_PATH
+        ? `${path}?subjectEntityId=`
+        : path === SEARCH_PATH
+          ? `${path}?q=a&cursor=`
+          : `${path}?x=`;
     spec.target = prefix + "b".repeat(Math.max(0, size - prefix.length));
     if (r.chance(0.3)) spec.headers = spec.headers.filter(([n]) => n.toLowerCase() !== "x-api-key");
     return { kind: "huge-target", spec, followUp: r.chance(0.3) };
@@ -757,15 +1041,37 @@ const malformed: Generator = (r, ctx) => {
       if (op === 0) out = Buffer.concat([out.subarray(0, i), out.subarray(i + 1)]);
       else if (op === 1) out = Buffer.concat([out.subarray(0, i), Buffer.from([r.int(256)]), out.subarray(i)]);
       else if (op === 2) out[i] = r.int(256);
-      else if (op === 3) out = Buffer.from(out.toString("latin1").replace("\r\n", r.pick(["\n", "\r", "\r\r\n", "\n\r"])), "latin1");
+      else if (op === 3)
+        out = Buffer.from(out.toString("latin1").replace("\r\n", r.pick(["\n", "\r", "\r\r\n", "\n\r"])), "latin1");
       else out = out.subarray(0, i);
     }
     // Whatever this is now, any status of the table will do, or a close once node gives up on it.
-    return { kind: "bytes-mutated", raw: { bytes: out, expect: { kind: "oneOf", statuses: CONTRACT_STATUSES, mayClose: true }, head: out.subarray(0, 5).toString("latin1") === "HEAD " }, endAfterWrite: true };
+    return {
+      kind: "bytes-mutated",
+      raw: {
+        bytes: out,
+        expect: { kind: "oneOf", statuses: CONTRACT_STATUSES, mayClose: true },
+        head: out.subarray(0, 5).toString("latin1") === "HEAD ",
+      },
+      endAfterWrite: true,
+    };
   }
   const garbage: Buffer[] = [
     Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"),
-    Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03, ...Array.from({ length: 40 }, () => r.int(256))]),
+    Buffer.from([
+      0x16,
+      0x03,
+      0x01,
+      0x02,
+      0x00,
+      0x01,
+      0x00,
+      0x01,
+      0xfc,
+      0x03,
+      0x03,
+      ...Array.from({ length: 40 }, () => r.int(256)),
+    ]),
     Buffer.from("SSH-2.0-OpenSSH_9.6\r\n"),
     Buffer.from(Array.from({ length: r.range(1, 300) }, () => r.int(256))),
     Buffer.from("GET /healthz HTTP/1.1\r\nHost: x\r\nX-API-Key sk_no_colon\r\n\r\n"),
@@ -795,7 +1101,14 @@ const versions: Generator = (r, ctx) => {
     return { kind: "http-1.0", spec };
   }
   const version = r.pick(["HTTP/2.0", "HTTP/1.2", "HTTP/0.9", "HTTP/3.0", "http/1.1", "HTTP/1.1 ", "HTTP/11"]);
-  return { kind: "http-odd-version", raw: { bytes: serialize({ ...spec, version }), expect: { kind: "oneOf", statuses: CONTRACT_STATUSES, mayClose: true } }, endAfterWrite: true };
+  return {
+    kind: "http-odd-version",
+    raw: {
+      bytes: serialize({ ...spec, version }),
+      expect: { kind: "oneOf", statuses: CONTRACT_STATUSES, mayClose: true },
+    },
+    endAfterWrite: true,
+  };
 };
 
 const GENERATORS: readonly [Generator, number][] = [
@@ -833,14 +1146,37 @@ export function makeCase(ctx: FuzzContext, seed: number, index: number): FuzzCas
   // A fifth of the requests arrive in pieces (1 to 1,460 bytes, at most 64 of them), to exercise the parser across reads.
   const pieces = r.chance(0.2) ? Array.from({ length: r.range(1, 64) }, () => r.range(1, 1460)) : [];
   if (draft.raw !== undefined) {
-    return { index, kind: draft.kind, bytes: draft.raw.bytes, expect: draft.raw.expect, head: draft.raw.head === true, followUp: false, endAfterWrite, pieces };
+    return {
+      index,
+      kind: draft.kind,
+      bytes: draft.raw.bytes,
+      expect: draft.raw.expect,
+      head: draft.raw.head === true,
+      followUp: false,
+      endAfterWrite,
+      pieces,
+    };
   }
   const spec = draft.spec!;
   // A generator bug, not a finding: a well-formed request's target is printable ASCII.
-  if (!/^[\x21-\x7e]+$/.test(spec.target)) throw new Error(`fuzz case ${index} (${draft.kind}): target is not printable ASCII: ${JSON.stringify(spec.target.slice(0, 80))}`);
+  if (!/^[\x21-\x7e]+$/.test(spec.target))
+    throw new Error(
+      `fuzz case ${index} (${draft.kind}): target is not printable ASCII: ${JSON.stringify(spec.target.slice(0, 80))}`,
+    );
   // HTTP/1.0 closes after one answer; a pipelined request behind it would go unanswered by design.
   const followUp = draft.followUp === true && spec.version === "HTTP/1.1";
   const request = serialize(spec);
-  const bytes = followUp ? Buffer.concat([request, Buffer.from(`GET ${HEALTH_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`)]) : request;
-  return { index, kind: draft.kind, bytes, expect: oracle(spec, ctx, pieces.length > 0), head: spec.method === "HEAD", followUp, endAfterWrite, pieces };
+  const bytes = followUp
+    ? Buffer.concat([request, Buffer.from(`GET ${HEALTH_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`)])
+    : request;
+  return {
+    index,
+    kind: draft.kind,
+    bytes,
+    expect: oracle(spec, ctx, pieces.length > 0),
+    head: spec.method === "HEAD",
+    followUp,
+    endAfterWrite,
+    pieces,
+  };
 }

@@ -118,7 +118,8 @@ export async function readKgDataset(dir: string, options: ReadKgDatasetOptions =
   for (const split of splits) {
     const file = join(dir, split);
     for (const { fields, line } of await readTsv(file)) {
-      if (fields.length !== 3) throw malformed(file, line, `expected head<TAB>relation<TAB>tail, got ${fields.length} fields`);
+      if (fields.length !== 3)
+        throw malformed(file, line, `expected head<TAB>relation<TAB>tail, got ${fields.length} fields`);
       const [head, relation, tail] = fields as [string, string, string];
       if (head === "" || relation === "" || tail === "") throw malformed(file, line, "empty head, relation or tail");
       // Names and relations the dictionaries lack still become entities (FB15k-237 needs this).
@@ -143,7 +144,12 @@ export async function readKgDataset(dir: string, options: ReadKgDatasetOptions =
     });
   }
   for (const relation of relations) {
-    entities.push({ entityId: convention.relationId(relation), rawIdentifier: relation, type: RELATION_TYPE, sourceType: dataset });
+    entities.push({
+      entityId: convention.relationId(relation),
+      rawIdentifier: relation,
+      type: RELATION_TYPE,
+      sourceType: dataset,
+    });
   }
   return { dataset, entities, statements, nameCount: names.length, relationCount: relations.length };
 }
@@ -248,7 +254,10 @@ function largestComponent(statements: readonly StatementInput[]): Set<number> {
  * Writes items as JSON Lines (one `JSON.stringify` per line, LF endings, no BOM), batching writes
  * and waiting for the stream to drain. Resolves once the file is flushed and closed.
  */
-export async function writeJsonLines(path: string, items: Iterable<unknown>): Promise<{ lines: number; bytes: number }> {
+export async function writeJsonLines(
+  path: string,
+  items: Iterable<unknown>,
+): Promise<{ lines: number; bytes: number }> {
   const out = createWriteStream(path);
   const closed = new Promise<void>((resolve, reject) => {
     out.on("close", resolve);
@@ -291,11 +300,20 @@ export async function writeKgDatasetJsonLines(
   // Fixed key order, the contract's, so the files read the same as its examples.
   await writeJsonLines(
     entities,
-    data.entities.map((e) => ({ entityId: e.entityId, rawIdentifier: e.rawIdentifier, type: e.type, sourceType: e.sourceType })),
+    data.entities.map((e) => ({
+      entityId: e.entityId,
+      rawIdentifier: e.rawIdentifier,
+      type: e.type,
+      sourceType: e.sourceType,
+    })),
   );
   await writeJsonLines(
     statements,
-    data.statements.map((s) => ({ subjectEntityId: s.subjectEntityId, predicateEntityId: s.predicateEntityId, objectEntityId: s.objectEntityId })),
+    data.statements.map((s) => ({
+      subjectEntityId: s.subjectEntityId,
+      predicateEntityId: s.predicateEntityId,
+      objectEntityId: s.objectEntityId,
+    })),
   );
   return { entities, statements };
 }
@@ -303,7 +321,9 @@ export async function writeKgDatasetJsonLines(
 function datasetFromFolder(dir: string): KgDatasetName {
   const folder = basename(dir.replace(/[\\/]+$/, ""));
   for (const name of KG_DATASET_NAMES) if (folder === name) return name;
-  throw new Error(`cannot tell the dataset layout of ${dir}: name the folder ${KG_DATASET_NAMES.join(" or ")}, or pass options.dataset`);
+  throw new Error(
+    `cannot tell the dataset layout of ${dir}: name the folder ${KG_DATASET_NAMES.join(" or ")}, or pass options.dataset`,
+  );
 }
 
 /** `index<TAB>name` lines; returns the names in file order, rejecting a repeated name. */
