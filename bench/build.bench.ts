@@ -28,7 +28,25 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 
-import type { Graph, GraphMemory } from "../src/engine/graph.js";
+import type { Graph } from "../src/engine/graph.js";
+
+/** The bytes of each structure, as graph.stats() reports them. */
+interface GraphMemory {
+  identifierCodeUnits: number;
+  searchIndexBytes: number;
+  statementIndexBytes: number;
+  fingerprintBytes: number;
+}
+
+function graphMemory(graph: Graph): GraphMemory {
+  const s = graph.stats();
+  return {
+    identifierCodeUnits: s.identifierCodeUnits,
+    searchIndexBytes: s.bytes["search"] ?? 0,
+    statementIndexBytes: s.bytes["statements"] ?? 0,
+    fingerprintBytes: s.bytes["fingerprints"] ?? 0,
+  };
+}
 import { loadGraph, type LoadProgress } from "../src/load/jsonl.js";
 import {
   gcAvailable,
@@ -101,7 +119,7 @@ export async function runBuild(data: DatasetFiles, scratchDir: string): Promise<
   let entitiesOnly: Graph | undefined = await loadGraph({ entities: data.entities, statements: empty });
   const base1 = await settledMemory();
   const processEntitiesOnly = memoryDelta(base0, base1);
-  const identifierCodeUnits = entitiesOnly.memory().identifierCodeUnits;
+  const identifierCodeUnits = entitiesOnly.stats().identifierCodeUnits;
   entitiesOnly = undefined;
 
   // 2. The whole graph, timed by phase.
@@ -138,7 +156,7 @@ export async function runBuild(data: DatasetFiles, scratchDir: string): Promise<
   }
   phases.push({ phase: "finish (Graph object, dictionary)", ms: endedAt - from });
 
-  const mem = graph.memory();
+  const mem = graphMemory(graph);
   const statements = graph.statementCount;
   const report: BuildReport = {
     entities: graph.entityCount,

@@ -28,6 +28,7 @@
  * The same file is the child server: `node dist/bench/http.bench.js --serve quiver|ceiling`.
  */
 
+import { graphParts } from "../src/engine/internal.js";
 import { spawn } from "node:child_process";
 import http from "node:http";
 import { createRequire } from "node:module";
@@ -74,8 +75,8 @@ interface Mix {
 /** Search: a word (3+ letters) of a random YAGO name, lower-cased. Statements: by subject, predicate or object. */
 function queryMix(graph: Graph): Mix {
   const next = mulberry32(42); // a fixed sequence, so every run sends the same mix
-  const ids = graph.parts.entityIds;
-  const raws = graph.parts.rawIdentifiers;
+  const ids = graphParts(graph).entityIds;
+  const raws = graphParts(graph).rawIdentifiers;
   const search: string[] = [];
   while (search.length < QUERY_COUNT) {
     const i = Math.floor(next() * ids.length);

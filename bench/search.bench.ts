@@ -24,6 +24,7 @@
  * Run through `npm run bench` (bench/main.ts), which builds the graph first.
  */
 
+import { graphParts } from "../src/engine/internal.js";
 import { Bench } from "tinybench";
 
 import { fold } from "../src/engine/fold.js";
@@ -136,7 +137,7 @@ export async function runSearch(graph: Graph, options: { timeMs: number }): Prom
   const disagreements: string[] = [];
   // A replica (same data and secret, its own cursor codec) checks the HMAC of the main graph's
   // cursors: the "cold cursor" variant of the deep pages (see statements.bench.ts).
-  const replica = new Graph(graph.parts);
+  const replica = new Graph(graphParts(graph));
   const coldCases: SearchCase[] = [];
   for (const c of cases) {
     const params: SearchParams = { q: c.q, limit: SEARCH_LIMIT, type: c.type, cursor: c.cursor };
@@ -270,7 +271,7 @@ function makeCase(
 
 function secondMostFrequentType(graph: Graph): string {
   const counts = new Array<number>(ENTITY_TYPES.length).fill(0);
-  for (const t of graph.parts.types) counts[t] = (counts[t] as number) + 1;
+  for (const t of graphParts(graph).types) counts[t] = (counts[t] as number) + 1;
   const order = counts
     .map((n, t) => [n, t] as const)
     .filter(([n]) => n > 0)
@@ -284,7 +285,7 @@ function secondMostFrequentType(graph: Graph): string {
  * (so the query matches with and without the filter). Deterministic for a given graph.
  */
 function findRareQuery(graph: Graph, type: string): string | undefined {
-  const { rawIdentifiers, types } = graph.parts;
+  const { rawIdentifiers, types } = graphParts(graph);
   const rand = mulberry32(RARE_QUERY_SEED);
   const n = rawIdentifiers.length;
   const wanted = Number(type);
@@ -315,14 +316,14 @@ class NaiveSearch {
   constructor(graph: Graph) {
     this.graph = graph;
     const started = performance.now();
-    this.folded = graph.parts.rawIdentifiers.map(fold);
+    this.folded = graphParts(graph).rawIdentifiers.map(fold);
     this.prepareMs = performance.now() - started;
   }
 
   count(q: string, type: string | undefined): number {
     const fq = fold(q);
     const t = type === undefined ? -1 : Number(type);
-    const { types } = this.graph.parts;
+    const { types } = graphParts(this.graph);
     let n = 0;
     for (let i = 0; i < this.folded.length; i++)
       if ((t < 0 || types[i] === t) && (this.folded[i] as string).includes(fq)) n++;
@@ -352,7 +353,7 @@ class NaiveSearch {
   page(q: string, type: string | undefined, offset: number, limit: number): Entity[] {
     const fq = fold(q);
     const t = type === undefined ? -1 : Number(type);
-    const { entityIds, rawIdentifiers, types, sourceTypeIndex, sourceTypes } = this.graph.parts;
+    const { entityIds, rawIdentifiers, types, sourceTypeIndex, sourceTypes } = graphParts(this.graph);
     const folded = this.folded;
     const hits: number[] = [];
     const tiers = new Uint8Array(folded.length);

@@ -30,6 +30,7 @@
  * Goal (the issue's, at 10M statements): p50 <= STATEMENTS_GOAL_US for every Quiver case.
  */
 
+import { graphParts } from "../src/engine/internal.js";
 import { once } from "node:events";
 import { createReadStream, createWriteStream } from "node:fs";
 import { join } from "node:path";
@@ -116,7 +117,7 @@ export async function runStatements(
   // A replica: the same data and (process-wide default) secret, its own cursor codec. Cursors the
   // main graph issued are not among the replica's recently issued ones, so it checks their HMAC:
   // the path of a cursor that comes back to another replica, or after many others were issued.
-  const replica = new Graph(graph.parts);
+  const replica = new Graph(graphParts(graph));
   const bench = new Bench({
     name: `Quiver statements page (limit ${STATEMENTS_LIMIT}), full data`,
     time: options.timeMs,
@@ -244,8 +245,8 @@ function quiverParams(graph: Graph, c: PageCase): StatementsParams {
  * columns (read only to choose filters; every timed call goes through Graph.statements).
  */
 function heaviestGroups(graph: Graph): ShapeGroup[] {
-  const st = graph.parts.statementIndex;
-  const ids = graph.parts.entityIds;
+  const st = graphParts(graph).statementIndex;
+  const ids = graphParts(graph).entityIds;
   const m = st.length;
   const name = (id: number | undefined) => ids[id as number] as string;
   // SPO order gives S, S+P, S+P+O; POS gives P, P+O; OSP gives O, O+S.

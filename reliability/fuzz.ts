@@ -26,6 +26,7 @@
  * case I of the seed alone and prints the exchange.
  */
 
+import { graphParts } from "../src/engine/internal.js";
 import http from "node:http";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -121,7 +122,7 @@ export async function buildFuzzGraph(): Promise<Graph> {
 
 /** Words, ids and real cursors of `graph`, deterministically (graph order, fixed walks). */
 export function fuzzContext(graph: Graph, keys: readonly string[]): FuzzContext {
-  const raws = graph.parts.rawIdentifiers;
+  const raws = graphParts(graph).rawIdentifiers;
   const words = new Set<string>();
   for (let i = 0; i < raws.length && words.size < 3000; i++) {
     const raw = raws[i] ?? "";

@@ -42,9 +42,10 @@ export const ENDPOINT_SEARCH = 1;
 export const ENDPOINT_STATEMENTS = 2;
 export type Endpoint = typeof ENDPOINT_SEARCH | typeof ENDPOINT_STATEMENTS;
 
+/** The endpoint kinds as error sentences name them (the engine knows kinds, never paths). */
 const ENDPOINT_NAMES: Record<Endpoint, string> = {
-  [ENDPOINT_SEARCH]: "/graph/v1/search",
-  [ENDPOINT_STATEMENTS]: "/graph/v1/statements",
+  [ENDPOINT_SEARCH]: "the search endpoint",
+  [ENDPOINT_STATEMENTS]: "the statements endpoint",
 };
 
 /** What a cursor carries once it has been checked. */

@@ -14,6 +14,7 @@
  * one to seal the next one.
  */
 
+import { createHash } from "node:crypto";
 import { CursorCodec, ENDPOINT_SEARCH, ENDPOINT_STATEMENTS, queryTag, toSecretBytes } from "./cursor.js";
 import { Dictionary } from "./dictionary.js";
 import type { FingerprintColumn } from "./fingerprint-column.js";
@@ -31,6 +32,7 @@ import type { IndexOrder, SeekKey } from "./triple-index.js";
 import {
   ENTITY_TYPES,
   type Entity,
+  type EntityType,
   type Page,
   type SearchParams,
   type Statement,
@@ -57,27 +59,51 @@ export interface GraphOptions {
   cursorSecret?: string | Uint8Array | undefined;
 }
 
-/** Bytes held by the graph's structures, for memory reports. */
-export interface GraphMemory {
-  /** Code units of all raw identifiers (the search index's text is their folded form). */
+/** What `graph.stats()` reports: counts, the heaviest groups, and bytes per structure. */
+export interface GraphStats {
+  entities: number;
+  statements: number;
+  /** Entities per type character. */
+  entitiesByType: Record<EntityType, number>;
+  /** UTF-16 code units of all raw identifiers (what "bytes per code unit" figures divide by). */
   identifierCodeUnits: number;
-  searchIndexBytes: number;
-  statementIndexBytes: number;
-  fingerprintBytes: number;
+  /** Bytes held per structure (typed arrays' byteLength, plus string bytes where strings are kept). */
+  bytes: Record<string, number>;
+  /** The entities that head the most statements as subject, predicate and object, most first. */
+  heaviest: { subjects: EntityCount[]; predicates: EntityCount[]; objects: EntityCount[] };
+  /** A digest of the graph's content: two graphs with equal content have equal tags. */
+  contentTag: string;
 }
 
-const EMPTY_PAGE_CURSOR = null;
+export interface EntityCount {
+  entityId: string;
+  statements: number;
+}
+
+/** How many entities `stats().heaviest` lists per role. */
+export const HEAVIEST_LISTED = 10;
+
+/** Reads a graph's parts: for the package's own layers only (engine/internal.ts), never re-exported. */
+let readParts: (graph: Graph) => GraphParts;
 
 export class Graph {
-  readonly parts: GraphParts;
+  readonly #parts: GraphParts;
+  readonly #options: GraphOptions;
   private readonly dictionary: Dictionary;
   private readonly cursors: CursorCodec;
   private readonly searchIndex: SearchIndex;
   private readonly statementIndex: StatementIndex;
   private readonly fingerprints: FingerprintColumn;
+  #stats: GraphStats | undefined;
 
+  static {
+    readParts = (graph) => graph.#parts;
+  }
+
+  /** @internal Graphs come from GraphBuilder.build(), loadGraph() or openSnapshot(). */
   constructor(parts: GraphParts, options: GraphOptions = {}) {
-    this.parts = parts;
+    this.#parts = parts;
+    this.#options = options;
     this.dictionary = new Dictionary(parts.entityIds);
     this.cursors = new CursorCodec(toSecretBytes(options.cursorSecret));
     this.searchIndex = parts.searchIndex;
@@ -86,7 +112,7 @@ export class Graph {
   }
 
   get entityCount(): number {
-    return this.parts.entityIds.length;
+    return this.#parts.entityIds.length;
   }
 
   get statementCount(): number {
@@ -95,7 +121,7 @@ export class Graph {
 
   /** The same graph, sealing and opening cursors with another secret. */
   withCursorSecret(secret: string | Uint8Array): Graph {
-    return new Graph(this.parts, { cursorSecret: secret });
+    return new Graph(this.#parts, { ...this.#options, cursorSecret: secret });
   }
 
   getEntity(entityId: string): Entity | undefined {
@@ -122,7 +148,7 @@ export class Graph {
     const n = Math.min(limit, hits.ranks.length);
     const items: Entity[] = new Array(n);
     for (let i = 0; i < n; i++) items[i] = this.entityAt(this.searchIndex.idAt(hits.ranks[i] as number));
-    let nextCursor: string | null = EMPTY_PAGE_CURSOR;
+    let nextCursor: string | null = null;
     if (hits.ranks.length > limit) {
       const lastRank = hits.ranks[n - 1] as number;
       const last = items[n - 1] as Entity;
@@ -135,7 +161,7 @@ export class Graph {
   }
 
   /** Statements matching every given filter, in the order of the index that serves the filters. */
-  statements(params: StatementsParams): Page<Statement> {
+  statements(params: StatementsParams = {}): Page<Statement> {
     const s = checkOptionalText(params.subjectEntityId, "subjectEntityId");
     const p = checkOptionalText(params.predicateEntityId, "predicateEntityId");
     const o = checkOptionalText(params.objectEntityId, "objectEntityId");
@@ -173,15 +199,90 @@ export class Graph {
     return { items, nextCursor };
   }
 
-  memory(): GraphMemory {
+  /** Counts, the heaviest groups and bytes per structure; computed once per graph. */
+  stats(): GraphStats {
+    this.#stats ??= this.computeStats();
+    return this.#stats;
+  }
+
+  private computeStats(): GraphStats {
+    const parts = this.#parts;
     let identifierCodeUnits = 0;
-    for (const r of this.parts.rawIdentifiers) identifierCodeUnits += r.length;
+    let stringBytes = 0;
+    for (const r of parts.rawIdentifiers) identifierCodeUnits += r.length;
+    for (const id of parts.entityIds) stringBytes += 2 * id.length;
+    const entitiesByType = Object.fromEntries(ENTITY_TYPES.map((t) => [t, 0])) as Record<EntityType, number>;
+    for (const t of parts.types) entitiesByType[ENTITY_TYPES[t]!]++;
+    const st = this.statementIndex;
     return {
+      entities: this.entityCount,
+      statements: this.statementCount,
+      entitiesByType,
       identifierCodeUnits,
-      searchIndexBytes: this.searchIndex.byteLength,
-      statementIndexBytes: this.statementIndex.byteLength,
-      fingerprintBytes: this.fingerprints.byteLength,
+      bytes: {
+        strings: stringBytes + 2 * identifierCodeUnits,
+        entityColumns: parts.types.byteLength + parts.sourceTypeIndex.byteLength,
+        search: this.searchIndex.byteLength,
+        statements: st.byteLength,
+        fingerprints: this.fingerprints.byteLength,
+      },
+      heaviest: {
+        subjects: this.heaviestOf(st.subject),
+        predicates: this.heaviestOf(st.predicate),
+        objects: this.heaviestOf(st.object),
+      },
+      contentTag: this.contentTag(),
     };
+  }
+
+  /** The HEAVIEST_LISTED entities that occur most often in a statement column, most first. */
+  private heaviestOf(column: Uint32Array): EntityCount[] {
+    const counts = new Uint32Array(this.entityCount);
+    for (let i = 0; i < column.length; i++) counts[column[i]!]!++;
+    const top: number[] = [];
+    for (let id = 0; id < counts.length; id++) {
+      if (counts[id] === 0) continue;
+      // Keep `top` sorted by count, most first (ties: smaller id first), at most HEAVIEST_LISTED long.
+      let at = top.length;
+      while (at > 0 && counts[top[at - 1]!]! < counts[id]!) at--;
+      if (at < HEAVIEST_LISTED) {
+        top.splice(at, 0, id);
+        if (top.length > HEAVIEST_LISTED) top.pop();
+      }
+    }
+    return top.map((id) => ({ entityId: this.#parts.entityIds[id]!, statements: counts[id]! }));
+  }
+
+  /** SHA-256 over the content in a canonical order: entities by entityId, statements in SPO order. */
+  private contentTag(): string {
+    const parts = this.#parts;
+    const hash = createHash("sha256");
+    const u32 = new Uint32Array(1);
+    const word = (n: number) => {
+      u32[0] = n;
+      hash.update(u32);
+    };
+    word(this.entityCount);
+    for (let id = 0; id < this.entityCount; id++) {
+      for (const s of [
+        parts.entityIds[id]!,
+        parts.rawIdentifiers[id]!,
+        parts.sourceTypes[parts.sourceTypeIndex[id]!]!,
+      ]) {
+        word(s.length);
+        hash.update(s, "utf16le");
+      }
+      word(parts.types[id]!);
+    }
+    const st = this.statementIndex;
+    word(st.length);
+    hash.update(st.subject).update(st.predicate).update(st.object);
+    for (let row = 0; row < st.length; row++) {
+      const fp = this.fingerprints.get(row);
+      word(fp.length);
+      hash.update(fp, "utf16le");
+    }
+    return hash.digest("hex");
   }
 
   /** Dense id of a filter's entityId: undefined when not filtered, -1 when no such entity. */
@@ -205,7 +306,7 @@ export class Graph {
   }
 
   private entityAt(id: number): Entity {
-    const parts = this.parts;
+    const parts = this.#parts;
     return {
       entityId: parts.entityIds[id] as string,
       rawIdentifier: parts.rawIdentifiers[id] as string,
@@ -215,7 +316,7 @@ export class Graph {
   }
 
   private statementAt(row: number): Statement {
-    const { entityIds, rawIdentifiers } = this.parts;
+    const { entityIds, rawIdentifiers } = this.#parts;
     const st = this.statementIndex;
     const s = st.subject[row] as number;
     const p = st.predicate[row] as number;
@@ -230,4 +331,9 @@ export class Graph {
       objectRawIdentifier: rawIdentifiers[o] as string,
     };
   }
+}
+
+/** A graph's parts, for the package's own layers (snapshot files); see engine/internal.ts. */
+export function graphParts(graph: Graph): GraphParts {
+  return readParts(graph);
 }

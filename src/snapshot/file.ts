@@ -32,6 +32,7 @@ import { open, rename, rm, type FileHandle } from "node:fs/promises";
 
 import { QuiverError } from "../engine/errors.js";
 import { Graph, type GraphOptions } from "../engine/graph.js";
+import { graphParts } from "../engine/internal.js";
 import {
   decodeSnapshot,
   encodeSnapshot,
@@ -69,7 +70,7 @@ export async function saveSnapshot(
   path: string,
   options: SaveSnapshotOptions = {},
 ): Promise<SaveSnapshotResult> {
-  const chunks = encodeSnapshot(graph.parts);
+  const chunks = encodeSnapshot(graphParts(graph));
   let totalBytes = 0;
   for (const c of chunks) totalBytes += c.length;
   const tmp = `${path}.tmp`;
