@@ -1,7 +1,7 @@
 /**
  * Quiver: the public surface. Re-exports only.
  */
-export { Graph, type GraphOptions, type GraphStats, type EntityCount } from "./engine/graph.js";
+export { Graph, DEFAULT_CACHE_BYTES, type GraphOptions, type GraphStats, type EntityCount } from "./engine/graph.js";
 export { GraphBuilder, type GraphBuilderOptions, type BuildOptions, type BuildPhase } from "./engine/graph-builder.js";
 export { QuiverError, ERROR_CODES, isQuiverError, type QuiverErrorCode, type SourcePosition } from "./engine/errors.js";
 export { fold } from "./engine/fold.js";

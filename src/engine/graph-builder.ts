@@ -23,6 +23,7 @@ import { dataError, type QuiverErrorCode, type SourcePosition } from "./errors.j
 import { FingerprintColumn } from "./fingerprint-column.js";
 import { deriveFingerprint, hexFingerprintHi, hexFingerprintLo, isHexFingerprint } from "./fingerprint.js";
 import { fold } from "./fold.js";
+import { quote } from "./quote.js";
 import { Graph, type GraphOptions } from "./graph.js";
 import { SearchIndex } from "./search-index.js";
 import { StatementIndex } from "./statement-index.js";
@@ -365,8 +366,4 @@ function field(
     throw dataError(code, `field "${name}" must be a string, got ${v === null ? "null" : typeof v}`, source);
   if (nonEmpty && v.length === 0) throw dataError(code, `field "${name}" must not be empty`, source);
   return v;
-}
-
-function quote(s: string): string {
-  return JSON.stringify(s.length > 80 ? `${s.slice(0, 80)}...` : s);
 }

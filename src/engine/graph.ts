@@ -17,6 +17,7 @@
 import { createHash } from "node:crypto";
 import { CursorCodec, ENDPOINT_SEARCH, ENDPOINT_STATEMENTS, queryTag, toSecretBytes } from "./cursor.js";
 import { Dictionary } from "./dictionary.js";
+import { deriveFingerprint } from "./fingerprint.js";
 import type { FingerprintColumn } from "./fingerprint-column.js";
 import { fold } from "./fold.js";
 import {
@@ -36,6 +37,7 @@ import {
   type Page,
   type SearchParams,
   type Statement,
+  type StatementInput,
   type StatementsParams,
 } from "./types.js";
 import { checkLimit, checkOptionalText, checkQuery, checkType } from "./validate.js";
@@ -57,7 +59,15 @@ export interface GraphParts {
 export interface GraphOptions {
   /** Secret that seals cursors. Replicas that share it accept each other's cursors. Default: random per process. */
   cursorSecret?: string | Uint8Array | undefined;
+  /**
+   * Bytes that everything the graph keeps between queries (the cache of cursors it issued lately)
+   * may hold in all. Default DEFAULT_CACHE_BYTES.
+   */
+  cacheBytes?: number | undefined;
 }
+
+/** What the caches of one graph may hold in all, unless `cacheBytes` says otherwise: 64 MiB. */
+export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
 
 /** What `graph.stats()` reports: counts, the heaviest groups, and bytes per structure. */
 export interface GraphStats {
@@ -121,7 +131,39 @@ export class Graph {
 
   /** The same graph, sealing and opening cursors with another secret. */
   withCursorSecret(secret: string | Uint8Array): Graph {
-    return new Graph(this.#parts, { ...this.#options, cursorSecret: secret });
+    return this.withOptions({ cursorSecret: secret });
+  }
+
+  /** The same graph (sharing its structures) with some options replaced; its caches start empty. */
+  withOptions(options: GraphOptions): Graph {
+    return new Graph(this.#parts, { ...this.#options, ...options });
+  }
+
+  /** Every entity, in entityId order (JavaScript `<`): the input of `quiver dump`. */
+  *exportEntities(): IterableIterator<Entity> {
+    for (let id = 0; id < this.entityCount; id++) yield this.entityAt(id);
+  }
+
+  /**
+   * Every statement in SPO order, as input lines: `statementFingerprint` is there only when it is
+   * not the one Quiver would derive, so loading the export gives back the same graph.
+   */
+  *exportStatements(): IterableIterator<StatementInput> {
+    for (let row = 0; row < this.statementCount; row++) {
+      const st = this.statementAt(row);
+      const input: StatementInput = {
+        subjectEntityId: st.subjectEntityId,
+        predicateEntityId: st.predicateEntityId,
+        objectEntityId: st.objectEntityId,
+      };
+      if (
+        st.statementFingerprint !==
+        deriveFingerprint(input.subjectEntityId, input.predicateEntityId, input.objectEntityId)
+      ) {
+        input.statementFingerprint = st.statementFingerprint;
+      }
+      yield input;
+    }
   }
 
   getEntity(entityId: string): Entity | undefined {

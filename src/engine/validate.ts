@@ -7,6 +7,7 @@
  */
 
 import { QuiverError } from "./errors.js";
+import { describeValue } from "./quote.js";
 import { ENTITY_TYPES } from "./types.js";
 
 export function checkLimit(value: unknown, fallback: number, max: number): number {
@@ -14,7 +15,7 @@ export function checkLimit(value: unknown, fallback: number, max: number): numbe
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
     throw new QuiverError(
       "INVALID_PARAMETER",
-      `limit must be a whole number from 1 to ${max}; got ${describe(value)}.`,
+      `limit must be a whole number from 1 to ${max}; got ${describeValue(value)}.`,
       { parameter: "limit" },
     );
   }
@@ -27,7 +28,7 @@ export function checkQuery(value: unknown, maxLength: number): string {
       parameter: "q",
     });
   if (typeof value !== "string")
-    throw new QuiverError("INVALID_PARAMETER", `q must be a string; got ${describe(value)}.`, { parameter: "q" });
+    throw new QuiverError("INVALID_PARAMETER", `q must be a string; got ${describeValue(value)}.`, { parameter: "q" });
   if (value.length === 0)
     throw new QuiverError("EMPTY_PARAMETER", "q must not be empty: give at least one character to search for.", {
       parameter: "q",
@@ -51,7 +52,7 @@ export function checkType(value: unknown): number {
     });
   const i = typeof value === "string" ? (ENTITY_TYPES as readonly string[]).indexOf(value) : -1;
   if (i < 0)
-    throw new QuiverError("INVALID_PARAMETER", `type must be one of "0" to "7"; got ${describe(value)}.`, {
+    throw new QuiverError("INVALID_PARAMETER", `type must be one of "0" to "7"; got ${describeValue(value)}.`, {
       parameter: "type",
     });
   return i;
@@ -61,16 +62,10 @@ export function checkType(value: unknown): number {
 export function checkOptionalText(value: unknown, name: string): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== "string")
-    throw new QuiverError("INVALID_PARAMETER", `${name} must be a string; got ${describe(value)}.`, {
+    throw new QuiverError("INVALID_PARAMETER", `${name} must be a string; got ${describeValue(value)}.`, {
       parameter: name,
     });
   if (value.length === 0)
     throw new QuiverError("EMPTY_PARAMETER", `${name} must not be empty; leave it out instead.`, { parameter: name });
   return value;
-}
-
-function describe(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
-  if (typeof value === "number") return String(value);
-  return value === null ? "null" : typeof value;
 }

@@ -25,7 +25,8 @@ import type { Graph } from "../engine/graph.js";
 import { API_KEY_HEADER, createKeyVerifier, type ApiKeys } from "./auth.js";
 import { MAX_REQUEST_TARGET_BYTES } from "./limits.js";
 import { OPENAPI_JSON } from "./openapi.js";
-import { parseSearchParams, parseStatementsParams, quote } from "./params.js";
+import { quote } from "../engine/quote.js";
+import { parseSearchParams, parseStatementsParams } from "./params.js";
 import { errorBody, PageSerializer } from "./serialize.js";
 import * as S from "./status.js";
 

@@ -24,6 +24,7 @@
  */
 
 import { QuiverError } from "../engine/errors.js";
+import { quote } from "../engine/quote.js";
 import { SEARCH_MAX_LIMIT, SEARCH_MAX_QUERY_LENGTH, STATEMENTS_MAX_LIMIT } from "../engine/limits.js";
 import type { SearchParams, StatementsParams } from "../engine/types.js";
 
@@ -232,12 +233,4 @@ function expects<N extends string>(endpoint: EndpointSpec<N>, name: N): string {
 
 function listNames(names: readonly string[]): string {
   return names.slice(0, -1).join(", ") + " and " + names[names.length - 1];
-}
-
-/** Longest caller text echoed back in an error sentence. */
-const MAX_ECHO_CHARS = 64;
-
-/** The caller's text, JSON-quoted and cut short, for an error sentence. */
-export function quote(s: string): string {
-  return JSON.stringify(s.length > MAX_ECHO_CHARS ? s.slice(0, MAX_ECHO_CHARS) + "…" : s);
 }

@@ -617,4 +617,57 @@ test("property: cursors issued along the way are URL-safe", () => {
   assert.ok(seen > 100, `only ${seen} cursors seen`);
 });
 
+test("statements() with no argument lists every statement (no TypeError)", () => {
+  const g = graphOf(
+    [
+      ["a", "A", "0"],
+      ["p", "P", "1"],
+    ],
+    [{ subjectEntityId: "a", predicateEntityId: "p", objectEntityId: "a" }],
+  );
+  assert.is(g.statements().items.length, 1);
+});
+
+test("stats(): counts per type, heaviest groups, code units, a content tag equal for equal content", () => {
+  const entities: [string, string, string][] = [
+    ["a", "Alpha", "0"],
+    ["b", "Beta", "2"],
+    ["p", "knows", "1"],
+  ];
+  const statements = [
+    { subjectEntityId: "a", predicateEntityId: "p", objectEntityId: "b" },
+    { subjectEntityId: "b", predicateEntityId: "p", objectEntityId: "b" },
+  ];
+  const g = graphOf(entities, statements);
+  const s = g.stats();
+  assert.is(s.entities, 3);
+  assert.is(s.statements, 2);
+  assert.equal(s.entitiesByType, { "0": 1, "1": 1, "2": 1, "3": 0, "4": 0, "5": 0, "6": 0, "7": 0 });
+  assert.is(s.identifierCodeUnits, "AlphaBetaknows".length);
+  assert.equal(s.heaviest.predicates, [{ entityId: "p", statements: 2 }]);
+  assert.equal(s.heaviest.objects, [{ entityId: "b", statements: 2 }]);
+  assert.equal(s.heaviest.subjects, [
+    { entityId: "a", statements: 1 },
+    { entityId: "b", statements: 1 },
+  ]);
+  // Equal content in another input order: the same tag; other content: another tag.
+  assert.is(graphOf([...entities].reverse(), [...statements].reverse()).stats().contentTag, s.contentTag);
+  assert.is.not(graphOf(entities, statements.slice(1)).stats().contentTag, s.contentTag);
+});
+
+test("exportEntities / exportStatements give the input back: loading them builds an equal graph", () => {
+  const rng = new Rng(7);
+  for (let round = 0; round < 20; round++) {
+    const data = generateGraph(rng, { entities: 40, statements: 80, edgeFingerprints: round % 2 === 0 });
+    const g = buildGraph(data);
+    const b = new GraphBuilder();
+    for (const e of g.exportEntities()) b.addEntity(e);
+    for (const st of g.exportStatements()) b.addStatement(st);
+    const again = b.build();
+    assert.is(again.stats().contentTag, g.stats().contentTag, `round ${round}`);
+    const derivedOnly = [...g.exportStatements()].every((st) => st.statementFingerprint === undefined);
+    if (data.statements.every((st) => st.statementFingerprint === undefined)) assert.ok(derivedOnly, `round ${round}`);
+  }
+});
+
 test.run();
