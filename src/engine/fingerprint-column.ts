@@ -1,55 +1,172 @@
 /**
  * Fingerprint column
  * ==================
- * The statementFingerprint of every statement row, kept as two uint32 columns when the fingerprint is
- * 16 lowercase hex digits (every derived one), and as a string in a side table otherwise. For 16-digit
- * lowercase hex, numeric order of (hi, lo) equals string order, so comparisons stay the contract's.
- * 8 bytes a statement plus the side table.
+ * The fingerprints the input gave, per statement row (SPO order). A row without one has the derived
+ * fingerprint (fingerprint.ts), computed when a page is written from the entity hashes the
+ * dictionary keeps: so a graph whose input gives no fingerprints stores nothing here.
+ *
+ * Layouts, chosen at build by what the input gave:
+ *  - none given: nothing;
+ *  - every row given 16 lowercase hex digits: two Uint32Arrays, high and low half per row (8 bytes a
+ *    statement; for 16 hex digits numeric order is string order, so comparisons stay the contract's);
+ *  - a mix: a bit vector of the rows with a hex fingerprint and one of the rows with any other text,
+ *    each ranked, so the hex halves and the texts (a TextList) are stored for their rows only.
+ *
+ * Cost: `given(row)` O(1) (a rank for the mixed layout). Serial form: the layout and its arrays.
  */
 
+import { BitVector } from "./bit-vector.js";
 import { hex64 } from "./hash64.js";
+import type { SerialReader, SerialWriter } from "./serial.js";
+import { TextList } from "./text-list.js";
+
+const NONE = 0;
+const ALL_HEX = 1;
+const MIXED = 2;
+
+/** What the builder gives per row: undefined (derive), hex halves, or text. */
+export type GivenFingerprint = undefined | { hi: number; lo: number } | string;
 
 export class FingerprintColumn {
-  readonly hi: Uint32Array;
-  readonly lo: Uint32Array;
-  /** Rows whose fingerprint is not 16 lowercase hex digits, with their text. Usually empty. */
-  readonly text: ReadonlyMap<number, string>;
+  private readonly layout: number;
+  readonly length: number;
+  private readonly hi: Uint32Array;
+  private readonly lo: Uint32Array;
+  private readonly hexRows: BitVector | null;
+  private readonly textRows: BitVector | null;
+  private readonly texts: TextList | null;
 
-  constructor(hi: Uint32Array, lo: Uint32Array, text: ReadonlyMap<number, string>) {
+  private constructor(
+    layout: number,
+    length: number,
+    hi: Uint32Array,
+    lo: Uint32Array,
+    hexRows: BitVector | null,
+    textRows: BitVector | null,
+    texts: TextList | null,
+  ) {
+    this.layout = layout;
+    this.length = length;
     this.hi = hi;
     this.lo = lo;
-    this.text = text;
+    this.hexRows = hexRows;
+    this.textRows = textRows;
+    this.texts = texts;
   }
 
-  get(row: number): string {
-    // The side table is empty for derived fingerprints: skip the Map probe in that common case.
-    if (this.text.size !== 0) {
-      const t = this.text.get(row);
-      if (t !== undefined) return t;
+  /** The column for `length` rows, `given(row)` saying what the input gave for each. */
+  static build(length: number, given: (row: number) => GivenFingerprint): FingerprintColumn {
+    let hex = 0;
+    let text = 0;
+    for (let row = 0; row < length; row++) {
+      const g = given(row);
+      if (typeof g === "string") text++;
+      else if (g !== undefined) hex++;
     }
-    return hex64(this.hi[row] as number, this.lo[row] as number);
-  }
-
-  /** Orders two rows by fingerprint, as strings. */
-  compareRows(a: number, b: number): number {
-    if (this.text.size === 0) {
-      const d = (this.hi[a] as number) - (this.hi[b] as number);
-      return d !== 0 ? d : (this.lo[a] as number) - (this.lo[b] as number);
+    // Nothing given: derive every fingerprint, store none.
+    if (hex === 0 && text === 0) return new FingerprintColumn(NONE, length, new Uint32Array(0), new Uint32Array(0), null, null, null);
+    const hi = new Uint32Array(hex);
+    const lo = new Uint32Array(hex);
+    // Every row hex: no bit vectors, the halves indexed by row.
+    if (hex === length) {
+      for (let row = 0; row < length; row++) {
+        const g = given(row) as { hi: number; lo: number };
+        hi[row] = g.hi;
+        lo[row] = g.lo;
+      }
+      return new FingerprintColumn(ALL_HEX, length, hi, lo, null, null, null);
     }
-    const x = this.get(a);
-    const y = this.get(b);
-    return x < y ? -1 : x > y ? 1 : 0;
+    const hexRows = new BitVector(length);
+    const textRows = new BitVector(length);
+    const textList: string[] = [];
+    for (let row = 0, h = 0; row < length; row++) {
+      const g = given(row);
+      if (typeof g === "string") {
+        textRows.set(row);
+        textList.push(g);
+      } else if (g !== undefined) {
+        hexRows.set(row);
+        hi[h] = g.hi;
+        lo[h] = g.lo;
+        h++;
+      }
+    }
+    return new FingerprintColumn(
+      MIXED,
+      length,
+      hi,
+      lo,
+      hexRows.seal(),
+      textRows.seal(),
+      TextList.from(textList, textList.length),
+    );
   }
 
-  /** Orders a row's fingerprint against a fingerprint string. */
-  compareTo(row: number, fp: string): number {
-    const x = this.get(row);
-    return x < fp ? -1 : x > fp ? 1 : 0;
+  /** The fingerprint the input gave for `row`, or undefined when it is derived. */
+  given(row: number): string | undefined {
+    switch (this.layout) {
+      case NONE:
+        return undefined;
+      case ALL_HEX:
+        return hex64(this.hi[row]!, this.lo[row]!);
+      default: {
+        if (this.hexRows!.get(row) === 1) {
+          const h = this.hexRows!.rank1(row);
+          return hex64(this.hi[h]!, this.lo[h]!);
+        }
+        if (this.textRows!.get(row) === 1) return this.texts!.get(this.textRows!.rank1(row));
+        return undefined;
+      }
+    }
+  }
+
+  /** Whether any row has a given fingerprint. */
+  get anyGiven(): boolean {
+    return this.layout !== NONE;
   }
 
   get byteLength(): number {
-    let text = 0;
-    for (const t of this.text.values()) text += 2 * t.length + 16;
-    return this.hi.byteLength + this.lo.byteLength + text;
+    return (
+      this.hi.byteLength +
+      this.lo.byteLength +
+      (this.hexRows?.byteLength ?? 0) +
+      (this.textRows?.byteLength ?? 0) +
+      (this.texts?.byteLength ?? 0)
+    );
+  }
+
+  serialize(w: SerialWriter): void {
+    w.integer("layout", this.layout);
+    w.integer("length", this.length);
+    if (this.layout === NONE) return;
+    w.array("hi", this.hi);
+    w.array("lo", this.lo);
+    if (this.layout !== MIXED) return;
+    w.array("hexRows", this.hexRows!.blocks);
+    w.array("textRows", this.textRows!.blocks);
+    this.texts!.serialize(w.child("texts"));
+  }
+
+  static deserialize(r: SerialReader): FingerprintColumn {
+    const layout = r.integer("layout");
+    const length = r.integer("length");
+    if (layout === NONE) return new FingerprintColumn(NONE, length, new Uint32Array(0), new Uint32Array(0), null, null, null);
+    const hi = r.uint32("hi");
+    const lo = r.uint32("lo");
+    if (hi.length !== lo.length) r.corrupt("fingerprint halves of different lengths");
+    if (layout === ALL_HEX) {
+      if (hi.length !== length) r.corrupt(`${hi.length} fingerprints for ${length} statements`);
+      return new FingerprintColumn(ALL_HEX, length, hi, lo, null, null, null);
+    }
+    if (layout !== MIXED) r.corrupt(`unknown fingerprint layout ${layout}`);
+    const blocks = BitVector.blocksLength(length);
+    const hexBlocks = r.int32("hexRows");
+    const textBlocks = r.int32("textRows");
+    if (hexBlocks.length !== blocks || textBlocks.length !== blocks) r.corrupt("fingerprint row sets of the wrong size");
+    const hexRows = BitVector.fromArrays(hexBlocks, length);
+    const textRows = BitVector.fromArrays(textBlocks, length);
+    const texts = TextList.deserialize(r.child("texts"));
+    if (hexRows.ones !== hi.length || textRows.ones !== texts.length) r.corrupt("fingerprint counts disagree with their rows");
+    return new FingerprintColumn(MIXED, length, hi, lo, hexRows, textRows, texts);
   }
 }

@@ -20,7 +20,10 @@
 
 import { Uint32Vector, Uint8Vector } from "mnemonist";
 import { dataError, type QuiverErrorCode, type SourcePosition } from "./errors.js";
-import { FingerprintColumn } from "./fingerprint-column.js";
+import { Dictionary } from "./dictionary.js";
+import type { GivenFingerprint } from "./fingerprint-column.js";
+import { hex64 } from "./hash64.js";
+import { TextList } from "./text-list.js";
 import { deriveFingerprint, hexFingerprintHi, hexFingerprintLo, isHexFingerprint } from "./fingerprint.js";
 import { fold } from "./fold.js";
 import { quote } from "./quote.js";
@@ -57,6 +60,8 @@ export class GraphBuilder {
   private readonly object = new Uint32Vector(INITIAL_CAPACITY);
   private readonly fpHi = new Uint32Vector(INITIAL_CAPACITY);
   private readonly fpLo = new Uint32Vector(INITIAL_CAPACITY);
+  /** 1 when the input gave the row's fingerprint, 0 when it was derived. */
+  private readonly fpGiven = new Uint8Vector(INITIAL_CAPACITY);
   /** Fingerprints that are not 16 lowercase hex digits: row -> text, and text -> row. */
   private readonly fpText = new Map<number, string>();
   private readonly fpTextRows = new Map<string, number>();
@@ -114,7 +119,8 @@ export class GraphBuilder {
     const predicateId = field(st, "predicateEntityId", source, true);
     const objectId = field(st, "objectEntityId", source, true);
     let fingerprint: string;
-    if (st["statementFingerprint"] === undefined) fingerprint = deriveFingerprint(subjectId, predicateId, objectId);
+    const given = st["statementFingerprint"] !== undefined;
+    if (!given) fingerprint = deriveFingerprint(subjectId, predicateId, objectId);
     else fingerprint = field(st, "statementFingerprint", source, true);
     const s = this.entityRef(subjectId, "subjectEntityId", source);
     const p = this.entityRef(predicateId, "predicateEntityId", source);
@@ -138,6 +144,7 @@ export class GraphBuilder {
     this.subject.push(s);
     this.predicate.push(p);
     this.object.push(o);
+    this.fpGiven.push(given ? 1 : 0);
     this.statementSource.push(source);
   }
 
@@ -156,20 +163,21 @@ export class GraphBuilder {
       return x < y ? -1 : 1;
     });
     const denseOf = new Uint32Array(n);
-    for (let d = 0; d < n; d++) denseOf[order[d] as number] = d;
-    const entityIds = order.map((i) => this.entityIds[i] as string);
-    const rawIdentifiers = order.map((i) => this.rawIdentifiers[i] as string);
+    for (let d = 0; d < n; d++) denseOf[order[d]!] = d;
+    const entityIds = order.map((i) => this.entityIds[i]!);
+    const rawList = order.map((i) => this.rawIdentifiers[i]!);
     const types = new Uint8Array(n);
-    const sourceTypeIndex = new Uint32Array(n);
+    const sourceTypeIndex = sizedToFit(n, this.sourceTypes.length - 1);
     for (let d = 0; d < n; d++) {
-      const i = order[d] as number;
+      const i = order[d]!;
       types[d] = this.types.get(i);
       sourceTypeIndex[d] = this.sourceTypeIndex.get(i);
     }
+    const dictionary = Dictionary.build(entityIds);
+    const rawIdentifiers = TextList.from(rawList, n);
     progress?.("sort-entities", 1, 1);
 
-    const folded = rawIdentifiers.map(fold);
-    const searchIndex = SearchIndex.build(folded, types, entityIds, (done, total) =>
+    const searchIndex = SearchIndex.build(rawList.map(fold), types, (done, total) =>
       progress?.("search-index", done, total),
     );
 
@@ -178,27 +186,27 @@ export class GraphBuilder {
     const subject = new Uint32Array(m);
     const predicate = new Uint32Array(m);
     const object = new Uint32Array(m);
-    const hi = new Uint32Array(m);
-    const lo = new Uint32Array(m);
-    const text = new Map<number, string>();
     for (let j = 0; j < m; j++) {
-      const row = keep[j] as number;
-      subject[j] = denseOf[this.subject.get(row)] as number;
-      predicate[j] = denseOf[this.predicate.get(row)] as number;
-      object[j] = denseOf[this.object.get(row)] as number;
-      hi[j] = this.fpHi.get(row);
-      lo[j] = this.fpLo.get(row);
-      const t = this.fpText.get(row);
-      if (t !== undefined) text.set(j, t);
+      const row = keep[j]!;
+      subject[j] = denseOf[this.subject.get(row)]!;
+      predicate[j] = denseOf[this.predicate.get(row)]!;
+      object[j] = denseOf[this.object.get(row)]!;
     }
+    const given = (j: number): GivenFingerprint => {
+      const row = keep[j]!;
+      const text = this.fpText.get(row);
+      if (text !== undefined) return text;
+      return this.fpGiven.get(row) === 1 ? { hi: this.fpHi.get(row), lo: this.fpLo.get(row) } : undefined;
+    };
     const statementIndex = StatementIndex.build(
-      { subject, predicate, object, fingerprints: new FingerprintColumn(hi, lo, text) },
+      { subject, predicate, object, given },
       n,
+      (j) => this.fpText.get(keep[j]!) ?? hex64(this.fpHi.get(keep[j]!), this.fpLo.get(keep[j]!)),
       (done, total) => progress?.("statement-index", done, total),
     );
     return new Graph(
       {
-        entityIds,
+        dictionary,
         rawIdentifiers,
         types,
         sourceTypeIndex,
@@ -366,4 +374,11 @@ function field(
     throw dataError(code, `field "${name}" must be a string, got ${v === null ? "null" : typeof v}`, source);
   if (nonEmpty && v.length === 0) throw dataError(code, `field "${name}" must not be empty`, source);
   return v;
+}
+
+/** A typed array of n entries that holds values up to `max`: 1, 2 or 4 bytes each (mnemonist's habit). */
+function sizedToFit(n: number, max: number): Uint8Array | Uint16Array | Uint32Array {
+  if (max < 0x100) return new Uint8Array(n);
+  if (max < 0x10000) return new Uint16Array(n);
+  return new Uint32Array(n);
 }

@@ -16,10 +16,10 @@
 
 import { createHash } from "node:crypto";
 import { CursorCodec, ENDPOINT_SEARCH, ENDPOINT_STATEMENTS, queryTag, toSecretBytes } from "./cursor.js";
-import { Dictionary } from "./dictionary.js";
-import { deriveFingerprint } from "./fingerprint.js";
-import type { FingerprintColumn } from "./fingerprint-column.js";
+import type { Dictionary } from "./dictionary.js";
+import { derivedFingerprintHalves } from "./fingerprint.js";
 import { fold } from "./fold.js";
+import { hex64 } from "./hash64.js";
 import {
   SEARCH_DEFAULT_LIMIT,
   SEARCH_MAX_LIMIT,
@@ -27,9 +27,16 @@ import {
   STATEMENTS_DEFAULT_LIMIT,
   STATEMENTS_MAX_LIMIT,
 } from "./limits.js";
-import { TIER_INFIX, type SearchIndex, type SearchKey } from "./search-index.js";
-import type { StatementIndex } from "./statement-index.js";
-import type { IndexOrder, SeekKey } from "./triple-index.js";
+import { TIER_INFIX, type SearchIndex, type SearchResume } from "./search-index.js";
+import {
+  OBJECT,
+  PREDICATE,
+  SUBJECT,
+  type IndexOrder,
+  type SeekKey,
+  type StatementIndex,
+} from "./statement-index.js";
+import type { TextList } from "./text-list.js";
 import {
   ENTITY_TYPES,
   type Entity,
@@ -44,16 +51,19 @@ import { checkLimit, checkOptionalText, checkQuery, checkType } from "./validate
 
 /** Everything a graph is made of: what GraphBuilder produces and a snapshot stores. */
 export interface GraphParts {
-  /** entityIds ascending; index = dense id. */
-  entityIds: readonly string[];
-  rawIdentifiers: readonly string[];
+  /** entityIds ascending (position = dense id), their hashes and the lookup table. */
+  dictionary: Dictionary;
+  /** Raw identifier per dense id. */
+  rawIdentifiers: TextList;
   /** Type 0..7 per dense id. */
   types: Uint8Array;
   /** Index into `sourceTypes` per dense id. */
-  sourceTypeIndex: Uint32Array;
+  sourceTypeIndex: Uint8Array | Uint16Array | Uint32Array;
   sourceTypes: readonly string[];
   searchIndex: SearchIndex;
   statementIndex: StatementIndex;
+  /** The content tag, when known already (a snapshot stores it); else computed on first use. */
+  contentTag?: string | undefined;
 }
 
 export interface GraphOptions {
@@ -100,10 +110,10 @@ export class Graph {
   readonly #parts: GraphParts;
   readonly #options: GraphOptions;
   private readonly dictionary: Dictionary;
+  private readonly raws: TextList;
   private readonly cursors: CursorCodec;
   private readonly searchIndex: SearchIndex;
   private readonly statementIndex: StatementIndex;
-  private readonly fingerprints: FingerprintColumn;
   #stats: GraphStats | undefined;
 
   static {
@@ -114,15 +124,15 @@ export class Graph {
   constructor(parts: GraphParts, options: GraphOptions = {}) {
     this.#parts = parts;
     this.#options = options;
-    this.dictionary = new Dictionary(parts.entityIds);
+    this.dictionary = parts.dictionary;
+    this.raws = parts.rawIdentifiers;
     this.cursors = new CursorCodec(toSecretBytes(options.cursorSecret));
     this.searchIndex = parts.searchIndex;
     this.statementIndex = parts.statementIndex;
-    this.fingerprints = parts.statementIndex.fingerprints;
   }
 
   get entityCount(): number {
-    return this.#parts.entityIds.length;
+    return this.dictionary.size;
   }
 
   get statementCount(): number {
@@ -145,23 +155,19 @@ export class Graph {
   }
 
   /**
-   * Every statement in SPO order, as input lines: `statementFingerprint` is there only when it is
-   * not the one Quiver would derive, so loading the export gives back the same graph.
+   * Every statement in SPO order, as input lines: `statementFingerprint` is there only when the
+   * input gave it, so loading the export gives back the same graph.
    */
   *exportStatements(): IterableIterator<StatementInput> {
+    const st = this.statementIndex;
     for (let row = 0; row < this.statementCount; row++) {
-      const st = this.statementAt(row);
       const input: StatementInput = {
-        subjectEntityId: st.subjectEntityId,
-        predicateEntityId: st.predicateEntityId,
-        objectEntityId: st.objectEntityId,
+        subjectEntityId: this.dictionary.entityId(st.subjectOf(row)),
+        predicateEntityId: this.dictionary.entityId(st.predicateOf(row)),
+        objectEntityId: this.dictionary.entityId(st.objectOf(row)),
       };
-      if (
-        st.statementFingerprint !==
-        deriveFingerprint(input.subjectEntityId, input.predicateEntityId, input.objectEntityId)
-      ) {
-        input.statementFingerprint = st.statementFingerprint;
-      }
+      const given = st.fingerprints.given(row);
+      if (given !== undefined) input.statementFingerprint = given;
       yield input;
     }
   }
@@ -173,31 +179,29 @@ export class Graph {
 
   /** Entities whose folded raw identifier contains the folded `q`, in the contract's order. */
   search(params: SearchParams): Page<Entity> {
-    const q = checkQuery(params.q, SEARCH_MAX_QUERY_LENGTH);
+    const q = checkQuery(params?.q, SEARCH_MAX_QUERY_LENGTH);
     const type = checkType(params.type);
     const limit = checkLimit(params.limit, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT);
     const cursor = checkOptionalText(params.cursor, "cursor");
     const tag = queryTag(["search", q, type < 0 ? "" : String(type)]);
-    let after: SearchKey | null = null;
+    let after: SearchResume = null;
     if (cursor !== undefined) {
       const { extra, parts } = this.cursors.decode(cursor, ENDPOINT_SEARCH, tag);
-      if (parts.length !== 2 || extra > TIER_INFIX)
-        throw new Error("search cursor with a valid MAC has an unknown shape");
-      after = { tier: extra, folded: parts[0] as string, entityId: parts[1] as string };
+      if (parts.length !== 2 || extra > TIER_INFIX) throw new Error("search cursor with a valid MAC has an unknown shape");
+      const entityId = parts[1]!;
+      const entityAt = this.dictionary.lowerBound(entityId);
+      const entityExact = entityAt < this.entityCount && this.dictionary.ids.equals(entityAt, entityId);
+      after = { tier: extra, folded: parts[0]!, entityAt, entityExact };
     }
     // One look-ahead item tells whether a next page exists, so nextCursor is null exactly at the end.
     const hits = this.searchIndex.find(fold(q), type, after, limit + 1);
     const n = Math.min(limit, hits.ranks.length);
     const items: Entity[] = new Array(n);
-    for (let i = 0; i < n; i++) items[i] = this.entityAt(this.searchIndex.idAt(hits.ranks[i] as number));
+    for (let i = 0; i < n; i++) items[i] = this.entityAt(this.searchIndex.idAt(hits.ranks[i]!));
     let nextCursor: string | null = null;
     if (hits.ranks.length > limit) {
-      const lastRank = hits.ranks[n - 1] as number;
-      const last = items[n - 1] as Entity;
-      nextCursor = this.cursors.encode(ENDPOINT_SEARCH, tag, hits.tiers[n - 1] as number, [
-        this.searchIndex.foldedAt(lastRank),
-        last.entityId,
-      ]);
+      const last = items[n - 1]!;
+      nextCursor = this.cursors.encode(ENDPOINT_SEARCH, tag, hits.tiers[n - 1]!, [fold(last.rawIdentifier), last.entityId]);
     }
     return { items, nextCursor };
   }
@@ -222,15 +226,15 @@ export class Graph {
     const object = this.resolve(o);
     // An id that names no entity is not an error: nothing can match it.
     if (subject === -1 || predicate === -1 || object === -1) return { items: [], nextCursor: null };
-    const { index, bound } = this.statementIndex.plan({ subject, predicate, object });
-    const [lo, hi] = index.range(bound);
-    const start = after === null ? lo : index.seekAfter(lo, hi, this.seekKey(after, index.order));
+    const index = this.statementIndex;
+    const { order, lo, hi } = index.plan({ subject, predicate, object });
+    const start = after === null ? lo : index.seekAfter(order, lo, hi, this.seekKey(after), (row) => this.fingerprintOf(row));
     const end = Math.min(hi, start + limit);
     const items: Statement[] = new Array(end - start);
-    for (let pos = start; pos < end; pos++) items[pos - start] = this.statementAt(index.rowAt(pos));
+    for (let at = start; at < end; at++) items[at - start] = this.statementAt(index.rowAt(order, at));
     let nextCursor: string | null = null;
     if (end < hi) {
-      const last = items[items.length - 1] as Statement;
+      const last = items[items.length - 1]!;
       nextCursor = this.cursors.encode(ENDPOINT_STATEMENTS, tag, 0, [
         last.subjectEntityId,
         last.predicateEntityId,
@@ -249,42 +253,45 @@ export class Graph {
 
   private computeStats(): GraphStats {
     const parts = this.#parts;
-    let identifierCodeUnits = 0;
-    let stringBytes = 0;
-    for (const r of parts.rawIdentifiers) identifierCodeUnits += r.length;
-    for (const id of parts.entityIds) stringBytes += 2 * id.length;
     const entitiesByType = Object.fromEntries(ENTITY_TYPES.map((t) => [t, 0])) as Record<EntityType, number>;
     for (const t of parts.types) entitiesByType[ENTITY_TYPES[t]!]++;
     const st = this.statementIndex;
+    const subjects = new Uint32Array(this.entityCount);
+    const predicates = new Uint32Array(this.entityCount);
+    const objects = new Uint32Array(this.entityCount);
+    for (let row = 0; row < st.length; row++) {
+      subjects[st.subjectOf(row)]!++;
+      predicates[st.predicateOf(row)]!++;
+      objects[st.objectOf(row)]!++;
+    }
     return {
       entities: this.entityCount,
       statements: this.statementCount,
       entitiesByType,
-      identifierCodeUnits,
+      identifierCodeUnits: this.raws.codeUnits,
       bytes: {
-        strings: stringBytes + 2 * identifierCodeUnits,
+        entityIds: this.dictionary.byteLength,
+        rawIdentifiers: this.raws.byteLength,
         entityColumns: parts.types.byteLength + parts.sourceTypeIndex.byteLength,
         search: this.searchIndex.byteLength,
         statements: st.byteLength,
-        fingerprints: this.fingerprints.byteLength,
+        fingerprints: st.fingerprints.byteLength,
       },
       heaviest: {
-        subjects: this.heaviestOf(st.subject),
-        predicates: this.heaviestOf(st.predicate),
-        objects: this.heaviestOf(st.object),
+        subjects: this.heaviestOf(subjects),
+        predicates: this.heaviestOf(predicates),
+        objects: this.heaviestOf(objects),
       },
       contentTag: this.contentTag(),
     };
   }
 
-  /** The HEAVIEST_LISTED entities that occur most often in a statement column, most first. */
-  private heaviestOf(column: Uint32Array): EntityCount[] {
-    const counts = new Uint32Array(this.entityCount);
-    for (let i = 0; i < column.length; i++) counts[column[i]!]!++;
+  /** The HEAVIEST_LISTED entities with the highest counts, most first (ties: entityId order). */
+  private heaviestOf(counts: Uint32Array): EntityCount[] {
     const top: number[] = [];
     for (let id = 0; id < counts.length; id++) {
       if (counts[id] === 0) continue;
-      // Keep `top` sorted by count, most first (ties: smaller id first), at most HEAVIEST_LISTED long.
+      // Keep `top` sorted by count, most first, at most HEAVIEST_LISTED long.
       let at = top.length;
       while (at > 0 && counts[top[at - 1]!]! < counts[id]!) at--;
       if (at < HEAVIEST_LISTED) {
@@ -292,39 +299,40 @@ export class Graph {
         if (top.length > HEAVIEST_LISTED) top.pop();
       }
     }
-    return top.map((id) => ({ entityId: this.#parts.entityIds[id]!, statements: counts[id]! }));
+    return top.map((id) => ({ entityId: this.dictionary.entityId(id), statements: counts[id]! }));
   }
 
   /** SHA-256 over the content in a canonical order: entities by entityId, statements in SPO order. */
   private contentTag(): string {
     const parts = this.#parts;
+    if (parts.contentTag !== undefined) return parts.contentTag;
     const hash = createHash("sha256");
     const u32 = new Uint32Array(1);
     const word = (n: number) => {
       u32[0] = n;
       hash.update(u32);
     };
+    const text = (s: string) => {
+      word(s.length);
+      hash.update(s, "utf16le");
+    };
     word(this.entityCount);
     for (let id = 0; id < this.entityCount; id++) {
-      for (const s of [
-        parts.entityIds[id]!,
-        parts.rawIdentifiers[id]!,
-        parts.sourceTypes[parts.sourceTypeIndex[id]!]!,
-      ]) {
-        word(s.length);
-        hash.update(s, "utf16le");
-      }
+      text(this.dictionary.entityId(id));
+      text(this.raws.get(id));
+      text(parts.sourceTypes[parts.sourceTypeIndex[id]!]!);
       word(parts.types[id]!);
     }
     const st = this.statementIndex;
     word(st.length);
-    hash.update(st.subject).update(st.predicate).update(st.object);
     for (let row = 0; row < st.length; row++) {
-      const fp = this.fingerprints.get(row);
-      word(fp.length);
-      hash.update(fp, "utf16le");
+      word(st.subjectOf(row));
+      word(st.predicateOf(row));
+      word(st.objectOf(row));
+      text(this.fingerprintOf(row));
     }
-    return hash.digest("hex");
+    parts.contentTag = hash.digest("hex");
+    return parts.contentTag;
   }
 
   /** Dense id of a filter's entityId: undefined when not filtered, -1 when no such entity. */
@@ -332,45 +340,67 @@ export class Graph {
     return entityId === undefined ? undefined : this.dictionary.idOf(entityId);
   }
 
-  /** A statements cursor's (s, p, o, fingerprint) in the component order of `order`, placed in the dictionary. */
-  private seekKey(after: readonly string[], order: IndexOrder): SeekKey {
+  /** A statements cursor's (s, p, o, fingerprint), placed among this graph's ids. */
+  private seekKey(after: readonly string[]): SeekKey {
     const [s, p, o, fingerprint] = after as [string, string, string, string];
-    const components = order === "SPO" ? [s, p, o] : order === "POS" ? [p, o, s] : [o, s, p];
-    const ids: [number, number, number] = [0, 0, 0];
+    const at: [number, number, number] = [0, 0, 0];
     const exact: [boolean, boolean, boolean] = [false, false, false];
-    for (let k = 0; k < 3; k++) {
-      const id = components[k] as string;
-      const at = this.dictionary.lowerBound(id);
-      ids[k] = at;
-      exact[k] = this.dictionary.ids[at] === id;
+    for (const [component, id] of [
+      [SUBJECT, s],
+      [OBJECT, o],
+      [PREDICATE, p],
+    ] as const) {
+      const d = this.dictionary.lowerBound(id);
+      const there = d < this.entityCount && this.dictionary.ids.equals(d, id);
+      if (component === PREDICATE) {
+        // Predicates compare by their index among the graph's predicates.
+        const pi = this.statementIndex.predicateLowerBound(d);
+        at[component] = pi;
+        exact[component] = there && this.statementIndex.predicates[pi] === d;
+      } else {
+        at[component] = d;
+        exact[component] = there;
+      }
     }
-    return { ids, exact, fingerprint };
+    return { at, exact, fingerprint };
   }
 
   private entityAt(id: number): Entity {
     const parts = this.#parts;
     return {
-      entityId: parts.entityIds[id] as string,
-      rawIdentifier: parts.rawIdentifiers[id] as string,
-      type: ENTITY_TYPES[parts.types[id] as number] as Entity["type"],
-      sourceType: parts.sourceTypes[parts.sourceTypeIndex[id] as number] as string,
+      entityId: this.dictionary.entityId(id),
+      rawIdentifier: this.raws.get(id),
+      type: ENTITY_TYPES[parts.types[id]!]!,
+      sourceType: parts.sourceTypes[parts.sourceTypeIndex[id]!]!,
     };
   }
 
-  private statementAt(row: number): Statement {
-    const { entityIds, rawIdentifiers } = this.#parts;
+  /** A row's fingerprint: the given one, or the one derived from its entities' hashes. */
+  private fingerprintOf(row: number): string {
     const st = this.statementIndex;
-    const s = st.subject[row] as number;
-    const p = st.predicate[row] as number;
-    const o = st.object[row] as number;
+    const given = st.fingerprints.given(row);
+    if (given !== undefined) return given;
+    const h = this.dictionary.hashes;
+    const s = 2 * st.subjectOf(row);
+    const p = 2 * st.predicateOf(row);
+    const o = 2 * st.objectOf(row);
+    const fp = derivedFingerprintHalves(h[s]!, h[s + 1]!, h[p]!, h[p + 1]!, h[o]!, h[o + 1]!);
+    return hex64(fp[0], fp[1]);
+  }
+
+  private statementAt(row: number): Statement {
+    const st = this.statementIndex;
+    const s = st.subjectOf(row);
+    const p = st.predicateOf(row);
+    const o = st.objectOf(row);
     return {
-      statementFingerprint: this.fingerprints.get(row),
-      subjectEntityId: entityIds[s] as string,
-      subjectRawIdentifier: rawIdentifiers[s] as string,
-      predicateEntityId: entityIds[p] as string,
-      predicateRawIdentifier: rawIdentifiers[p] as string,
-      objectEntityId: entityIds[o] as string,
-      objectRawIdentifier: rawIdentifiers[o] as string,
+      statementFingerprint: this.fingerprintOf(row),
+      subjectEntityId: this.dictionary.entityId(s),
+      subjectRawIdentifier: this.raws.get(s),
+      predicateEntityId: this.dictionary.entityId(p),
+      predicateRawIdentifier: this.raws.get(p),
+      objectEntityId: this.dictionary.entityId(o),
+      objectRawIdentifier: this.raws.get(o),
     };
   }
 }
@@ -379,3 +409,6 @@ export class Graph {
 export function graphParts(graph: Graph): GraphParts {
   return readParts(graph);
 }
+
+/** The order name a plan used (for tests and reports). */
+export type { IndexOrder };

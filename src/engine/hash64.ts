@@ -66,3 +66,24 @@ export function hex64(hi: number, lo: number): string {
     (HEX4[lo & 0xffff] as string)
   );
 }
+
+/**
+ * FNV-1a 64 over 32-bit words, each fed as 4 bytes, most significant first: the hash of hashes that
+ * derived fingerprints are made of (fingerprint.ts). Writes into `out` and returns it.
+ */
+export function hash64Words(words: ArrayLike<number>, out: Hash64 = [0, 0]): Hash64 {
+  let hi = OFFSET_HI;
+  let lo = OFFSET_LO;
+  for (let w = 0; w < words.length; w++) {
+    const word = words[w]!;
+    for (let shift = 24; shift >= 0; shift -= 8) {
+      lo ^= (word >>> shift) & 0xff;
+      const p = (lo >>> 0) * PRIME_LO;
+      hi = (Math.imul(hi, PRIME_LO) + (lo << 8) + Math.floor(p / TWO_32)) >>> 0;
+      lo = p >>> 0;
+    }
+  }
+  out[0] = hi >>> 0;
+  out[1] = lo >>> 0;
+  return out;
+}

@@ -3,85 +3,55 @@
  * ============
  * Substring search over folded raw identifiers, listing each matching entity once, in the contract's
  * order (tier, folded identifier, entityId), from any resume point, at a cost that does not grow with
- * the number of matches.
+ * the number of matches or the page number.
  *
- * Structures, over the entities sorted by (folded identifier, entityId): that position is the
- * entity's *rank*, and rank order is the contract's order within a tier.
- *  - `text`: the folded identifiers in rank order, each followed by a separator (UTF-16 code units;
- *    a bitset marks separators, so an identifier may itself contain U+0000).
- *  - `suffixArray`: built by SA-IS in linear time over `text` (separator = 0, code unit c = c + 1).
- *    The suffixes that start with the folded query form one interval [l, r), found by two binary
- *    searches: O(|q| log n).
- *  - `documents`: a wavelet matrix over the document array (for suffix i, the entity it lies in),
- *    storing type * 2^B + rank. One pruned depth-first walk (`rangeDistinct`) lists the k smallest
- *    distinct values of a band in [l, r) without touching the other matches: Muthukrishnan's
- *    document listing, answered with a wavelet structure (Gagie, Navarro, Puglisi 2012; Välimäki and
- *    Mäkinen 2007). A type filter is one band; no filter walks the 8 bands in rounds, each asked
- *    for a fair share of what the page still needs.
- *  - Tiers 0 and 1 (equal to / starting with the query) are a contiguous rank range [a, b), found by
- *    binary search: tier 0 is its head [a, e) whose identifiers have the query's length. With a type
- *    filter, `typeRanks` (ranks grouped by type, ascending) gives the same range per type.
- *    Tier 2 is every entity of the interval whose rank lies outside [a, b).
+ * Entities are ranked by (folded identifier, entityId): rank order is the contract's order inside a
+ * tier. Structures (each in its own file):
+ *  - fm-index.ts: the suffixes of the folded identifiers that start with the folded query, as one
+ *    interval [l, r) (the infix tier's candidates), and with one more step the identifiers that start
+ *    with it (the prefix tier, a rank range [a, b)), found by backward search without the text;
+ *  - `lengths`: each rank's folded length, so the exact tier [a, e), the head of [a, b) whose
+ *    identifiers have the query's length, is a binary search;
+ *  - document-array.ts: the ranks of the entities in [l, r), listed in order from a resume point;
+ *  - `typeRanks`: ranks grouped by type, ascending, so a type filter walks only its own ranks in the
+ *    exact and prefix tiers.
+ * Tier 2 is every entity of [l, r) whose rank lies outside [a, b): two rank segments, [x, a) and
+ * [max(x, b), N).
  *
- * A page of k items costs O(|q| log n + (k + 8) log N) node visits whatever the number of matches or the page
- * number. Memory: 2 (text) + 4 (suffix array) + about (B + 3) * 1.13 / 8 (wavelet matrix) bytes per
- * character, plus 12 bytes per entity (starts, rankToId, typeRanks).
+ * Resuming after a key: a key (tier, folded identifier, entityId) from a cursor is placed by the
+ * FM-index's lower bound (identifiers below it, then the group equal to it, then the entityId by
+ * binary search in that group), which also works on a rebuilt graph where the key's entity is gone;
+ * a cursor issued by this same graph carries the key's rank and skips all that.
+ *
+ * Cost of a page of k: O(|q|) LF steps for the intervals, a binary search for the exact tier, then
+ * about (k + types) x (levels above a bucket) rank operations in as many rounds (document-array.ts).
  */
 
-import { buildSuffixArray } from "./suffix-array.js";
-import { WaveletMatrix } from "./wavelet-matrix.js";
+import type { SerialReader, SerialWriter } from "./serial.js";
+import { ANY_TYPE, DocumentArray, TYPE_COUNT } from "./document-array.js";
+import { FMIndex, SEPARATOR, type SuffixInterval } from "./fm-index.js";
+import { IntVector } from "./int-vector.js";
 
-/** Number of entity type bands (types "0".."7"). */
-export const TYPE_COUNT = 8;
-const SEPARATOR_SYMBOL = 0;
-/** UTF-16 code units shifted by one to leave room for the separator. */
-const ALPHABET_SIZE = 0x10000 + 1;
+export { TYPE_COUNT };
 
 /** Match tiers, in the contract's order. */
 export const TIER_EXACT = 0;
 export const TIER_PREFIX = 1;
 export const TIER_INFIX = 2;
 
-/** Where a page resumes: the last item's (tier, folded identifier, entityId). */
-export interface SearchKey {
-  tier: number;
-  folded: string;
-  entityId: string;
-}
+/** SA positions before the `$id` suffixes: `#` and `$#`. */
+const SEPARATOR_BLOCK_OFFSET = 2;
 
-/**
- * Each band's share of a round of the unfiltered listing: twice its even part of what is still
- * needed, plus two. Bands rarely hold exactly their even part, and every extra round repeats each
- * band's descent (about 40 rank operations); with this share one round settles most pages
- * (YAGO3-10, q="e" deep page: 22 walks -> 8).
- */
-const SHARE_FACTOR = 2;
-const SHARE_SLACK = 2;
-
-/** The `limit` smallest of two ascending lists of distinct numbers (ranks of different bands), ascending. */
-function mergeSmallest(x: number[], y: number[], limit: number): number[] {
-  const out: number[] = [];
-  let i = 0;
-  let j = 0;
-  while (out.length < limit && (i < x.length || j < y.length)) {
-    if (j >= y.length || (i < x.length && (x[i] as number) < (y[j] as number))) out.push(x[i++] as number);
-    else out.push(y[j++] as number);
-  }
-  return out;
-}
-
-/** Code units per String.fromCharCode call: bounded, so a multi-megabyte identifier cannot overflow the stack. */
-const DECODE_CHUNK = 8192;
-
-/** UTF-16 code units to a string, lone surrogates kept as they are (TextDecoder would replace them). */
-function codeUnitsToString(units: Uint16Array): string {
-  if (units.length <= DECODE_CHUNK) return String.fromCharCode.apply(null, units as unknown as number[]);
-  let s = "";
-  for (let i = 0; i < units.length; i += DECODE_CHUNK) {
-    s += String.fromCharCode.apply(null, units.subarray(i, i + DECODE_CHUNK) as unknown as number[]);
-  }
-  return s;
-}
+/** Where a page resumes. */
+export type SearchResume =
+  | null
+  /** A rank of this graph: the last item's, from a cursor this graph issued. */
+  | { tier: number; rank: number }
+  /**
+   * A key: the last item's folded identifier, and where its entityId sits among this graph's
+   * (the first dense id >= it, and whether it is there exactly).
+   */
+  | { tier: number; folded: string; entityAt: number; entityExact: boolean };
 
 /** Ranks and tiers of the items of a page (plus the look-ahead item). */
 export interface SearchHits {
@@ -89,48 +59,34 @@ export interface SearchHits {
   tiers: number[];
 }
 
-/** Everything a search index is made of: built once, or read back from a snapshot. */
-export interface SearchIndexParts {
-  text: Uint16Array;
-  separators: Uint32Array;
-  starts: Uint32Array;
-  rankToId: Uint32Array;
-  suffixArray: Uint32Array;
-  documents: WaveletMatrix;
-  rankBits: number;
-  typeRanks: Uint32Array;
-  typeStarts: Uint32Array;
-}
-
 export class SearchIndex {
-  readonly text: Uint16Array;
-  readonly separators: Uint32Array;
-  readonly starts: Uint32Array;
-  readonly rankToId: Uint32Array;
-  readonly suffixArray: Uint32Array;
-  readonly documents: WaveletMatrix;
-  readonly rankBits: number;
-  readonly typeRanks: Uint32Array;
+  readonly fm: FMIndex;
+  readonly documents: DocumentArray;
+  /** Rank -> dense id. */
+  readonly rankToId: IntVector;
+  /** Folded length per rank. */
+  readonly lengths: Uint16Array | Uint32Array;
+  /** Ranks grouped by type, ascending in each group. */
+  readonly typeRanks: IntVector;
+  /** typeStarts[t] = first index of type t in typeRanks (TYPE_COUNT + 1 entries). */
   readonly typeStarts: Uint32Array;
-  /** The entityIds in dense-id order (owned by the graph's dictionary). */
-  private readonly ids: readonly string[];
-  private readonly bandWidth: number;
-  private distinctOut = new Int32Array(0);
-  /** Per type band: the next rank to fetch from, while a page is being listed. */
-  private readonly bandStart = new Float64Array(TYPE_COUNT);
+  private readonly interval: SuffixInterval = { sp: 0, ep: 0 };
+  private readonly prefix: SuffixInterval = { sp: 0, ep: 0 };
 
-  constructor(parts: SearchIndexParts, ids: readonly string[]) {
-    this.text = parts.text;
-    this.separators = parts.separators;
-    this.starts = parts.starts;
-    this.rankToId = parts.rankToId;
-    this.suffixArray = parts.suffixArray;
-    this.documents = parts.documents;
-    this.rankBits = parts.rankBits;
-    this.typeRanks = parts.typeRanks;
-    this.typeStarts = parts.typeStarts;
-    this.ids = ids;
-    this.bandWidth = 2 ** parts.rankBits;
+  private constructor(
+    fm: FMIndex,
+    documents: DocumentArray,
+    rankToId: IntVector,
+    lengths: Uint16Array | Uint32Array,
+    typeRanks: IntVector,
+    typeStarts: Uint32Array,
+  ) {
+    this.fm = fm;
+    this.documents = documents;
+    this.rankToId = rankToId;
+    this.lengths = lengths;
+    this.typeRanks = typeRanks;
+    this.typeStarts = typeStarts;
   }
 
   get entityCount(): number {
@@ -138,122 +94,85 @@ export class SearchIndex {
   }
 
   /**
-   * Builds the index. `folded[d]` and `types[d]` belong to dense id d; `ids` are the entityIds by
-   * dense id (ascending), used to break ties between equal folded identifiers.
+   * Builds the index. `folded[d]` and `types[d]` belong to dense id d (dense ids follow entityId
+   * order, which breaks ties between equal folded identifiers).
    */
-  static build(
-    folded: readonly string[],
-    types: Uint8Array,
-    ids: readonly string[],
-    onProgress?: (done: number, total: number) => void,
-  ): SearchIndex {
+  static build(folded: readonly string[], types: Uint8Array, onProgress?: (done: number, total: number) => void): SearchIndex {
     const n = folded.length;
     const total = 4;
-    // Rank order: (folded identifier, entityId); dense ids already follow entityId order.
     const byRank = Array.from({ length: n }, (_, i) => i).sort((x, y) => {
-      const a = folded[x] as string;
-      const b = folded[y] as string;
+      const a = folded[x]!;
+      const b = folded[y]!;
       return a < b ? -1 : a > b ? 1 : x - y;
     });
-    const rankToId = Uint32Array.from(byRank);
+    const rankBits = IntVector.widthFor(n - 1);
+    const rankToId = IntVector.from(byRank, rankBits);
+    let longest = 0;
+    for (const s of folded) if (s.length > longest) longest = s.length;
+    const lengths = longest < 0x10000 ? new Uint16Array(n) : new Uint32Array(n);
+    const typeOfRank = new Uint8Array(n);
+    const inRankOrder = byRank.map((d, r) => {
+      lengths[r] = folded[d]!.length;
+      typeOfRank[r] = types[d]!;
+      return folded[d]!;
+    });
     onProgress?.(1, total);
-
-    const starts = new Uint32Array(n + 1);
-    let length = 0;
-    for (let r = 0; r < n; r++) {
-      starts[r] = length;
-      length += (folded[rankToId[r] as number] as string).length + 1;
-    }
-    starts[n] = length;
-    const text = new Uint16Array(length);
-    const separators = new Uint32Array(Math.ceil(length / 32));
-    const symbols = new Int32Array(length);
-    for (let r = 0; r < n; r++) {
-      const s = folded[rankToId[r] as number] as string;
-      const at = starts[r] as number;
-      for (let k = 0; k < s.length; k++) {
-        const c = s.charCodeAt(k);
-        text[at + k] = c;
-        symbols[at + k] = c + 1;
-      }
-      const sep = at + s.length;
-      symbols[sep] = SEPARATOR_SYMBOL;
-      separators[sep >>> 5] = (separators[sep >>> 5] as number) | (1 << (sep & 31));
-    }
-    const suffixArray = buildSuffixArray(symbols, ALPHABET_SIZE);
+    const { index: fm, suffixArray, starts } = FMIndex.build(inRankOrder);
     onProgress?.(2, total);
-
-    // Document array: for each suffix, type band * 2^B + rank of the entity it starts in.
-    const rankBits = Math.max(1, Math.ceil(Math.log2(Math.max(n, 2))));
-    const band = 2 ** rankBits;
-    const docOfPosition = symbols; // reuse: the symbols are no longer needed
-    for (let r = 0; r < n; r++) docOfPosition.fill(r, starts[r] as number, starts[r + 1] as number);
-    const values = new Uint32Array(length);
-    for (let i = 0; i < length; i++) {
-      const r = docOfPosition[suffixArray[i] as number] as number;
-      values[i] = (types[rankToId[r] as number] as number) * band + r;
-    }
-    const documents = WaveletMatrix.build(values, rankBits + 3);
+    const documents = DocumentArray.build(suffixArray, starts, typeOfRank);
     onProgress?.(3, total);
-
-    // Ranks grouped by type, ascending within each type.
     const typeStarts = new Uint32Array(TYPE_COUNT + 1);
-    for (let r = 0; r < n; r++) (typeStarts[(types[rankToId[r] as number] as number) + 1] as number)++;
-    for (let t = 1; t <= TYPE_COUNT; t++) typeStarts[t] = (typeStarts[t] as number) + (typeStarts[t - 1] as number);
+    for (let r = 0; r < n; r++) typeStarts[typeOfRank[r]! + 1]!++;
+    for (let t = 1; t <= TYPE_COUNT; t++) typeStarts[t] = typeStarts[t]! + typeStarts[t - 1]!;
     const fill = typeStarts.slice(0, TYPE_COUNT);
-    const typeRanks = new Uint32Array(n);
-    for (let r = 0; r < n; r++) {
-      const t = types[rankToId[r] as number] as number;
-      typeRanks[fill[t] as number] = r;
-      fill[t] = (fill[t] as number) + 1;
-    }
+    const typeRanks = new IntVector(n, rankBits);
+    for (let r = 0; r < n; r++) typeRanks.set(fill[typeOfRank[r]!]!++, r);
     onProgress?.(4, total);
-    return new SearchIndex(
-      { text, separators, starts, rankToId, suffixArray, documents, rankBits, typeRanks, typeStarts },
-      ids,
-    );
+    return new SearchIndex(fm, documents, rankToId, lengths, typeRanks, typeStarts);
   }
 
   /** The dense id of the entity at `rank`. */
   idAt(rank: number): number {
-    return this.rankToId[rank] as number;
-  }
-
-  /** The folded identifier of the entity at `rank`. */
-  foldedAt(rank: number): string {
-    return codeUnitsToString(this.text.subarray(this.starts[rank] as number, (this.starts[rank + 1] as number) - 1));
+    return this.rankToId.get(rank);
   }
 
   /**
    * Up to `count` matches of the folded query `pattern`, of type `type` (-1: any), strictly after
-   * `after` in the contract's order (null: from the start).
+   * `after` in the contract's order (null: from the start). `idAt` ranks compare by entityId through
+   * dense ids, which follow entityId order.
    */
-  find(pattern: string, type: number, after: SearchKey | null, count: number): SearchHits {
+  find(pattern: string, type: number, after: SearchResume, count: number): SearchHits {
     const hits: SearchHits = { ranks: [], tiers: [] };
-    const [l, r] = this.suffixInterval(pattern);
+    const iv = this.fm.interval(pattern, this.interval);
+    const l = iv.sp;
+    const r = iv.ep;
     if (l >= r || count <= 0) return hits;
-    const [a, b] = this.prefixRankRange(pattern);
+    // The identifiers that start with the pattern: one more step, with the separator.
+    const pre = this.fm.extendLeft(l, r, SEPARATOR, this.prefix);
+    const a = pre.sp - SEPARATOR_BLOCK_OFFSET;
+    const b = pre.ep - SEPARATOR_BLOCK_OFFSET;
     const e = this.exactEnd(a, b, pattern.length);
-    // Resume point: the first rank after the key; an absent key starts every tier at its beginning.
-    const x = after === null ? 0 : this.rankAfter(after.folded, after.entityId);
+    // The first rank after the key (an absent key: every tier from its beginning).
+    const x = after === null ? 0 : this.rankAfter(after);
     const fromTier = after === null ? TIER_EXACT : after.tier;
-    if (fromTier <= TIER_EXACT)
-      this.listRanks(a, e, fromTier === TIER_EXACT && after !== null ? x : a, type, TIER_EXACT, count, hits);
+    if (fromTier <= TIER_EXACT) this.listRanks(a, e, fromTier === TIER_EXACT ? x : a, type, TIER_EXACT, count, hits);
     if (fromTier <= TIER_PREFIX) this.listRanks(e, b, fromTier === TIER_PREFIX ? x : e, type, TIER_PREFIX, count, hits);
-    this.listInfix(l, r, a, b, fromTier === TIER_INFIX ? x : 0, type, count, hits);
+    const from = fromTier === TIER_INFIX ? x : 0;
+    const docType = type < 0 ? ANY_TYPE : type;
+    // Tier 2 ranks lie in two segments: below the prefix range [a, b), and above it.
+    if (hits.ranks.length < count && from < a) this.listInfix(l, r, from, a, docType, count, hits);
+    if (hits.ranks.length < count) this.listInfix(l, r, Math.max(from, b), this.entityCount, docType, count, hits);
     return hits;
   }
 
+  private listInfix(l: number, r: number, lo: number, hi: number, type: number, count: number, hits: SearchHits): void {
+    const before = hits.ranks.length;
+    this.documents.list(l, r, lo, hi, type, count - before, hits.ranks);
+    for (let i = before; i < hits.ranks.length; i++) hits.tiers.push(TIER_INFIX);
+  }
+
   /** Tiers 0 and 1: ranks in [lo, hi) from `from` on, of the given type, appended to `hits`. */
-  private listRanks(
-    lo: number,
-    hi: number,
-    from: number,
-    type: number,
-    tier: number,
-    count: number,
-    hits: SearchHits,
-  ): void {
+  private listRanks(lo: number, hi: number, from: number, type: number, tier: number, count: number, hits: SearchHits): void {
     const start = Math.max(lo, Math.min(from, hi));
     if (type < 0) {
       // No type filter: the tier is a contiguous rank range.
@@ -264,163 +183,24 @@ export class SearchIndex {
       return;
     }
     // Type filter: walk the type's own sorted ranks, so other types are never skipped over.
-    const end = this.typeStarts[type + 1] as number;
+    const end = this.typeStarts[type + 1]!;
     for (let i = this.lowerBoundInType(type, start); i < end && hits.ranks.length < count; i++) {
-      const rank = this.typeRanks[i] as number;
+      const rank = this.typeRanks.get(i);
       if (rank >= hi) break;
       hits.ranks.push(rank);
       hits.tiers.push(tier);
     }
   }
 
-  /** Tier 2: distinct entities of suffix interval [l, r), ranks >= from, outside [a, b). */
-  private listInfix(
-    l: number,
-    r: number,
-    a: number,
-    b: number,
-    from: number,
-    type: number,
-    count: number,
-    hits: SearchHits,
-  ): void {
-    const need = count - hits.ranks.length;
-    if (need <= 0) return;
-    if (type >= 0) {
-      // One type: its band's first `need` ranks, in one walk per segment.
-      for (const rank of this.bandRanks(l, r, a, b, type, from, need)) this.pushInfix(rank, hits);
-      return;
-    }
-    // Any type: the 8 bands are fetched in rounds, each band a share of what is still needed.
-    // After a round, every band not yet exhausted has shown all its ranks up to its last one, so
-    // every rank seen up to the smallest of those "last ones" is final, in order. Rounds cost a walk
-    // per band each, so the share is generous (SHARE_FACTOR); asking each band for a whole page
-    // would fetch up to 8 pages.
-    const start = this.bandStart;
-    const open: number[] = [];
-    for (let t = 0; t < TYPE_COUNT; t++) {
-      // A type with no entities at all can never supply a match: leave its band out.
-      if (this.typeStarts[t] !== this.typeStarts[t + 1]) {
-        open.push(t);
-        start[t] = from;
-      }
-    }
-    let pool: number[] = [];
-    let remaining = need;
-    while (remaining > 0 && open.length > 0) {
-      const share = Math.ceil((SHARE_FACTOR * remaining) / open.length) + SHARE_SLACK;
-      let settled = this.entityCount; // every pooled rank below this is final
-      for (let i = open.length - 1; i >= 0; i--) {
-        const t = open[i] as number;
-        const found = this.bandRanks(l, r, a, b, t, start[t] as number, share);
-        if (found.length > 0) pool = mergeSmallest(pool, found, Infinity);
-        if (found.length < share)
-          open.splice(i, 1); // exhausted: all its ranks are in the pool
-        else {
-          const last = found[found.length - 1] as number;
-          start[t] = last + 1;
-          if (last + 1 < settled) settled = last + 1;
-        }
-      }
-      let k = 0;
-      while (k < pool.length && k < remaining && (pool[k] as number) < settled)
-        this.pushInfix(pool[k++] as number, hits);
-      pool = pool.slice(k);
-      remaining -= k;
-    }
-  }
-
-  private pushInfix(rank: number, hits: SearchHits): void {
-    hits.ranks.push(rank);
-    hits.tiers.push(TIER_INFIX);
-  }
-
-  /** Up to `need` ascending ranks >= from of band `type` in documents [l, r), outside [a, b). */
-  private bandRanks(l: number, r: number, a: number, b: number, type: number, from: number, need: number): number[] {
-    const base = type * this.bandWidth;
-    const out = this.scratch(need);
-    let n = 0;
-    // Tier 2 ranks lie in two segments: below the prefix range [a, b), and above it.
-    if (from < a) n = this.documents.rangeDistinct(l, r, base + from, base + a, out, need);
-    const highStart = Math.max(from, b);
-    if (n < need && highStart < this.entityCount) {
-      n += this.documents.rangeDistinct(l, r, base + highStart, base + this.entityCount, out.subarray(n), need - n);
-    }
-    const ranks = new Array<number>(n);
-    for (let i = 0; i < n; i++) ranks[i] = (out[i] as number) - base;
-    return ranks;
-  }
-
-  /** A reusable output buffer for rangeDistinct, grown on demand (search is synchronous). */
-  private scratch(size: number): Int32Array {
-    if (this.distinctOut.length < size) this.distinctOut = new Int32Array(size);
-    return this.distinctOut;
-  }
-
   private lowerBoundInType(type: number, rank: number): number {
-    let lo = this.typeStarts[type] as number;
-    let hi = this.typeStarts[type + 1] as number;
+    let lo = this.typeStarts[type]!;
+    let hi = this.typeStarts[type + 1]!;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if ((this.typeRanks[mid] as number) < rank) lo = mid + 1;
+      if (this.typeRanks.get(mid) < rank) lo = mid + 1;
       else hi = mid;
     }
     return lo;
-  }
-
-  /** Suffix-array interval of the suffixes that start with `pattern`. */
-  private suffixInterval(pattern: string): [number, number] {
-    const n = this.suffixArray.length;
-    let lo = 0;
-    let hi = n;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.compareSuffix(this.suffixArray[mid] as number, pattern) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    const l = lo;
-    hi = n;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.compareSuffix(this.suffixArray[mid] as number, pattern) <= 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return [l, lo];
-  }
-
-  /** Compares the suffix at text position `at`, cut to |pattern|, with the pattern (0 = prefix match). */
-  private compareSuffix(at: number, pattern: string): number {
-    const text = this.text;
-    const n = text.length;
-    for (let k = 0; k < pattern.length; k++) {
-      const j = at + k;
-      if (j >= n) return -1;
-      const sep = ((this.separators[j >>> 5] as number) >>> (j & 31)) & 1;
-      const c = sep === 1 ? SEPARATOR_SYMBOL : (text[j] as number) + 1;
-      const d = c - (pattern.charCodeAt(k) + 1);
-      if (d !== 0) return d;
-    }
-    return 0;
-  }
-
-  /** Ranks [a, b) whose folded identifier starts with `pattern`. */
-  private prefixRankRange(pattern: string): [number, number] {
-    const n = this.entityCount;
-    let lo = 0;
-    let hi = n;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.compareSuffix(this.starts[mid] as number, pattern) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    const a = lo;
-    hi = n;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.compareSuffix(this.starts[mid] as number, pattern) <= 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return [a, lo];
   }
 
   /** End of tier 0 within [a, b): identifiers of exactly `length` code units sort first there. */
@@ -429,48 +209,49 @@ export class SearchIndex {
     let hi = b;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if ((this.starts[mid + 1] as number) - (this.starts[mid] as number) - 1 === length) lo = mid + 1;
+      if (this.lengths[mid] === length) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   }
 
-  /** The first rank whose (folded identifier, entityId) is greater than the given key. */
-  private rankAfter(folded: string, entityId: string): number {
-    let lo = 0;
-    let hi = this.entityCount;
+  /** The first rank after a resume point. */
+  private rankAfter(after: NonNullable<SearchResume>): number {
+    // A rank of this very graph: the next one.
+    if ("rank" in after) return after.rank + 1;
+    // Identifiers below the key, then those equal to it ordered by entityId.
+    const fm = this.fm;
+    const below = fm.lowerBound(SEPARATOR, after.folded, SEPARATOR) - SEPARATOR_BLOCK_OFFSET;
+    const equal = fm.interval(after.folded, this.interval, SEPARATOR, SEPARATOR);
+    let lo = below;
+    let hi = below + (equal.ep - equal.sp);
+    // Inside the group, dense ids ascend; the first one after the key's entityId.
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.compareRankToKey(mid, folded, entityId) <= 0) lo = mid + 1;
-      else hi = mid;
+      const id = this.rankToId.get(mid);
+      const afterKey = after.entityExact ? id > after.entityAt : id >= after.entityAt;
+      if (afterKey) hi = mid;
+      else lo = mid + 1;
     }
     return lo;
-  }
-
-  private compareRankToKey(rank: number, folded: string, entityId: string): number {
-    const text = this.text;
-    const at = this.starts[rank] as number;
-    const len = (this.starts[rank + 1] as number) - at - 1;
-    const m = Math.min(len, folded.length);
-    for (let k = 0; k < m; k++) {
-      const d = (text[at + k] as number) - folded.charCodeAt(k);
-      if (d !== 0) return d;
-    }
-    if (len !== folded.length) return len - folded.length;
-    const id = this.ids[this.rankToId[rank] as number] as string;
-    return id < entityId ? -1 : id > entityId ? 1 : 0;
   }
 
   get byteLength(): number {
     return (
-      this.text.byteLength +
-      this.separators.byteLength +
-      this.starts.byteLength +
-      this.rankToId.byteLength +
-      this.suffixArray.byteLength +
+      this.fm.byteLength +
       this.documents.byteLength +
+      this.rankToId.byteLength +
+      this.lengths.byteLength +
       this.typeRanks.byteLength +
       this.typeStarts.byteLength
     );
+  }
+
+  serialize(_w: SerialWriter): void {
+    throw new Error("SearchIndex.serialize: not yet");
+  }
+
+  static deserialize(r: SerialReader): SearchIndex {
+    return r.corrupt("SearchIndex.deserialize: not yet");
   }
 }
