@@ -315,21 +315,29 @@ export class FMIndex {
   }
 
   /**
-   * The number of suffixes of T below `head` + pattern + `tail` (head and tail symbols, -1 for none),
-   * for any string, occurring or not: its insertion point in suffix order.
+   * For any string X = head + pattern + tail (head and tail symbols, -1 for none), occurring or not:
+   * out.sp = the suffixes of T below X (its insertion point in suffix order), out.ep - out.sp = the
+   * suffixes starting with X. One backward pass keeps both: lb(cY) = C[c] + rank_c(lb(Y)) and the
+   * same for ub(Y) = lb(Y) + |suffixes starting with Y|; a code unit that does not occur puts both
+   * at C[the next symbol above it] (every suffix starting with a smaller symbol is below).
    */
-  lowerBound(head: number, pattern: string, tail: number): number {
-    // lb(empty) = 0; lb(cX) = C[c] + rank_c(lb(X)) for a symbol c that occurs; for a code unit that
-    // does not, every suffix starting with a smaller symbol is below: C[next symbol above it].
-    let lb = 0;
-    if (tail >= 0) lb = this.C[tail]! + this.rank(tail, 0);
+  bounds(head: number, pattern: string, tail: number, out: SuffixInterval = { sp: 0, ep: 0 }): SuffixInterval {
+    out.sp = 0;
+    out.ep = this.length;
+    if (tail >= 0) this.extendLeft(out.sp, out.ep, tail, out);
     for (let k = pattern.length - 1; k >= 0; k--) {
       const u = pattern.charCodeAt(k);
       const s = this.symbolOf(u);
-      lb = s < 0 ? this.C[this.symbolAtOrAbove[u]!]! : this.C[s]! + this.rank(s, lb);
+      if (s >= 0) this.extendLeft(out.sp, out.ep, s, out);
+      else out.sp = out.ep = this.C[this.symbolAtOrAbove[u]!]!;
     }
-    if (head >= 0) lb = this.C[head]! + this.rank(head, lb);
-    return lb;
+    if (head >= 0) this.extendLeft(out.sp, out.ep, head, out);
+    return out;
+  }
+
+  /** The number of suffixes of T below head + pattern + tail (see `bounds`). */
+  lowerBound(head: number, pattern: string, tail: number): number {
+    return this.bounds(head, pattern, tail).sp;
   }
 
   /** rank_s(BWT, i): occurrences of symbol s in BWT[0, i). */

@@ -18,6 +18,7 @@
  * passes for the statements.
  */
 
+import { randomBytes } from "node:crypto";
 import { Uint32Vector, Uint8Vector } from "mnemonist";
 import { dataError, type QuiverErrorCode, type SourcePosition } from "./errors.js";
 import { Dictionary } from "./dictionary.js";
@@ -41,6 +42,8 @@ export interface BuildOptions {
 }
 
 const NO_FILE = 0xffff;
+/** Random bytes of a build id (graph.ts: cursors resume by position in the build that issued them). */
+const BUILD_ID_BYTES = 8;
 /** Room reserved up front in the statement columns (they grow by doubling past it). */
 const INITIAL_CAPACITY = 1024;
 
@@ -213,6 +216,7 @@ export class GraphBuilder {
         sourceTypes: this.sourceTypes.slice(),
         searchIndex,
         statementIndex,
+        buildId: randomBytes(BUILD_ID_BYTES).toString("hex"),
       },
       this.options,
     );

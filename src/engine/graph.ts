@@ -15,6 +15,7 @@
  */
 
 import { createHash } from "node:crypto";
+import { QuiverError } from "./errors.js";
 import { CursorCodec, ENDPOINT_SEARCH, ENDPOINT_STATEMENTS, queryTag, toSecretBytes } from "./cursor.js";
 import type { Dictionary } from "./dictionary.js";
 import { derivedFingerprintHalves } from "./fingerprint.js";
@@ -64,6 +65,12 @@ export interface GraphParts {
   statementIndex: StatementIndex;
   /** The content tag, when known already (a snapshot stores it); else computed on first use. */
   contentTag?: string | undefined;
+  /**
+   * A random id of this build of the graph (a snapshot keeps it, so its replicas share it). A cursor
+   * records the position of its last item together with this id; the graph that issued it resumes
+   * there directly instead of placing the key again.
+   */
+  buildId: string;
 }
 
 export interface GraphOptions {
@@ -99,6 +106,9 @@ export interface EntityCount {
   entityId: string;
   statements: number;
 }
+
+/** Hex digits of a position in a cursor's hint: positions (ranks, statement positions) are < 2^32. */
+const HINT_POSITION_DIGITS = 8;
 
 /** How many entities `stats().heaviest` lists per role. */
 export const HEAVIEST_LISTED = 10;
@@ -187,11 +197,18 @@ export class Graph {
     let after: SearchResume = null;
     if (cursor !== undefined) {
       const { extra, parts } = this.cursors.decode(cursor, ENDPOINT_SEARCH, tag);
-      if (parts.length !== 2 || extra > TIER_INFIX) throw new Error("search cursor with a valid MAC has an unknown shape");
-      const entityId = parts[1]!;
-      const entityAt = this.dictionary.lowerBound(entityId);
-      const entityExact = entityAt < this.entityCount && this.dictionary.ids.equals(entityAt, entityId);
-      after = { tier: extra, folded: parts[0]!, entityAt, entityExact };
+      if (parts.length !== 3 || extra > TIER_INFIX) throw unknownCursorShape();
+      const rank = this.positionHint(parts[2]!);
+      if (rank >= 0 && rank < this.entityCount) {
+        // Issued by this very build: resume at the next rank.
+        after = { tier: extra, rank };
+      } else {
+        // Another build (a rebuilt or reloaded graph): place the key among this graph's entities.
+        const entityId = parts[1]!;
+        const entityAt = this.dictionary.lowerBound(entityId);
+        const entityExact = entityAt < this.entityCount && this.dictionary.ids.equals(entityAt, entityId);
+        after = { tier: extra, folded: parts[0]!, entityAt, entityExact };
+      }
     }
     // One look-ahead item tells whether a next page exists, so nextCursor is null exactly at the end.
     const hits = this.searchIndex.find(fold(q), type, after, limit + 1);
@@ -201,7 +218,11 @@ export class Graph {
     let nextCursor: string | null = null;
     if (hits.ranks.length > limit) {
       const last = items[n - 1]!;
-      nextCursor = this.cursors.encode(ENDPOINT_SEARCH, tag, hits.tiers[n - 1]!, [fold(last.rawIdentifier), last.entityId]);
+      nextCursor = this.cursors.encode(ENDPOINT_SEARCH, tag, hits.tiers[n - 1]!, [
+        fold(last.rawIdentifier),
+        last.entityId,
+        this.hint(hits.ranks[n - 1]!),
+      ]);
     }
     return { items, nextCursor };
   }
@@ -218,7 +239,7 @@ export class Graph {
     let after: readonly string[] | null = null;
     if (cursor !== undefined) {
       const { parts } = this.cursors.decode(cursor, ENDPOINT_STATEMENTS, tag);
-      if (parts.length !== 4) throw new Error("statements cursor with a valid MAC has an unknown shape");
+      if (parts.length !== 5) throw unknownCursorShape();
       after = parts;
     }
     const subject = this.resolve(s);
@@ -228,7 +249,15 @@ export class Graph {
     if (subject === -1 || predicate === -1 || object === -1) return { items: [], nextCursor: null };
     const index = this.statementIndex;
     const { order, lo, hi } = index.plan({ subject, predicate, object });
-    const start = after === null ? lo : index.seekAfter(order, lo, hi, this.seekKey(after), (row) => this.fingerprintOf(row));
+    let start = lo;
+    if (after !== null) {
+      const at = this.positionHint(after[4]!);
+      // Issued by this very build for this very filter: the next position. Else place the key.
+      start =
+        at >= lo && at < hi
+          ? at + 1
+          : index.seekAfter(order, lo, hi, this.seekKey(after), (row) => this.fingerprintOf(row));
+    }
     const end = Math.min(hi, start + limit);
     const items: Statement[] = new Array(end - start);
     for (let at = start; at < end; at++) items[at - start] = this.statementAt(index.rowAt(order, at));
@@ -240,6 +269,7 @@ export class Graph {
         last.predicateEntityId,
         last.objectEntityId,
         last.statementFingerprint,
+        this.hint(end - 1),
       ]);
     }
     return { items, nextCursor };
@@ -335,6 +365,24 @@ export class Graph {
     return parts.contentTag;
   }
 
+  /**
+   * A cursor's record of where its last item is in this build: "<buildId>.<position as 8 hex
+   * digits>" (fixed width, so a cursor's length does not change with the page number).
+   */
+  private hint(position: number): string {
+    return `${this.#parts.buildId}.${position.toString(16).padStart(HINT_POSITION_DIGITS, "0")}`;
+  }
+
+  /** The position a cursor recorded, when it was issued by this very build; else -1. */
+  private positionHint(hint: string): number {
+    const id = this.#parts.buildId;
+    if (hint.length <= id.length + 1 || !hint.startsWith(id) || hint.charCodeAt(id.length) !== 0x2e) return -1;
+    const digits = hint.slice(id.length + 1);
+    if (digits.length !== HINT_POSITION_DIGITS) return -1;
+    const position = Number.parseInt(digits, 16);
+    return Number.isSafeInteger(position) ? position : -1;
+  }
+
   /** Dense id of a filter's entityId: undefined when not filtered, -1 when no such entity. */
   private resolve(entityId: string | undefined): number | undefined {
     return entityId === undefined ? undefined : this.dictionary.idOf(entityId);
@@ -403,6 +451,15 @@ export class Graph {
       objectRawIdentifier: this.raws.get(o),
     };
   }
+}
+
+/** A cursor with a valid MAC but a shape this version does not write: one from another Quiver version. */
+function unknownCursorShape(): QuiverError {
+  return new QuiverError(
+    "INVALID_CURSOR",
+    "The cursor was issued by another version of this service; start again from the first page (leave cursor out).",
+    { parameter: "cursor" },
+  );
 }
 
 /** A graph's parts, for the package's own layers (snapshot files); see engine/internal.ts. */

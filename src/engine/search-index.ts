@@ -220,11 +220,9 @@ export class SearchIndex {
     // A rank of this very graph: the next one.
     if ("rank" in after) return after.rank + 1;
     // Identifiers below the key, then those equal to it ordered by entityId.
-    const fm = this.fm;
-    const below = fm.lowerBound(SEPARATOR, after.folded, SEPARATOR) - SEPARATOR_BLOCK_OFFSET;
-    const equal = fm.interval(after.folded, this.interval, SEPARATOR, SEPARATOR);
-    let lo = below;
-    let hi = below + (equal.ep - equal.sp);
+    const equal = this.fm.bounds(SEPARATOR, after.folded, SEPARATOR, this.interval);
+    let lo = equal.sp - SEPARATOR_BLOCK_OFFSET;
+    let hi = equal.ep - SEPARATOR_BLOCK_OFFSET;
     // Inside the group, dense ids ascend; the first one after the key's entityId.
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;

@@ -17,7 +17,7 @@ import { Rng, show } from "../support/oracle.js";
 const SORTED = ["a", "ab", "b", "é", "😀", "ｆ"];
 
 test("idOf: every present id is its position; absent ids are -1", () => {
-  const d = new Dictionary(SORTED);
+  const d = Dictionary.build(SORTED);
   assert.is(d.size, 6);
   SORTED.forEach((id, i) => {
     assert.is(d.idOf(id), i, id);
@@ -44,7 +44,7 @@ test("idOf: every present id is its position; absent ids are -1", () => {
 });
 
 test("lowerBound: absent ids land between their neighbours", () => {
-  const d = new Dictionary(SORTED);
+  const d = Dictionary.build(SORTED);
   const cases: [string, number][] = [
     ["", 0], // before everything
     ["A", 0], // 41 < 61
@@ -69,11 +69,11 @@ test("lowerBound: absent ids land between their neighbours", () => {
 });
 
 test("empty and one-entry dictionaries", () => {
-  const empty = new Dictionary([]);
+  const empty = Dictionary.build([]);
   assert.is(empty.size, 0);
   assert.is(empty.lowerBound("a"), 0);
   assert.is(empty.idOf("a"), -1);
-  const one = new Dictionary(["m"]);
+  const one = Dictionary.build(["m"]);
   assert.is(one.lowerBound("a"), 0);
   assert.is(one.lowerBound("m"), 0);
   assert.is(one.lowerBound("z"), 1);
@@ -98,7 +98,7 @@ test("oracle: lowerBound and idOf against a linear scan", () => {
     for (let i = 0; i < n; i++) set.add(randomId(rng));
     // Array.prototype.sort without a comparator orders strings by UTF-16 code units.
     const ids = [...set].sort();
-    const d = new Dictionary(ids);
+    const d = Dictionary.build(ids);
     const queries = [...ids];
     for (let i = 0; i < 60; i++) queries.push(randomId(rng));
     for (const q of queries) {
