@@ -29,14 +29,7 @@ import {
   STATEMENTS_MAX_LIMIT,
 } from "./limits.js";
 import { TIER_INFIX, type SearchIndex, type SearchResume } from "./search-index.js";
-import {
-  OBJECT,
-  PREDICATE,
-  SUBJECT,
-  type IndexOrder,
-  type SeekKey,
-  type StatementIndex,
-} from "./statement-index.js";
+import { OBJECT, PREDICATE, SUBJECT, type IndexOrder, type SeekKey, type StatementIndex } from "./statement-index.js";
 import type { TextList } from "./text-list.js";
 import {
   ENTITY_TYPES,
