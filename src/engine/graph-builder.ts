@@ -193,7 +193,7 @@ export class GraphBuilder {
     if (first >= 0) {
       // The table has not entered `row`: nothing was added for this line.
       if (this.sameTriple(first, s, p, o)) return; // the same statement again: kept once
-      throw this.conflict(given ?? hex64(hi, lo), first, source);
+      throw this.conflict(given ?? hex64(hi, lo), first, source, given === undefined);
     }
     this.pushStatement(s, p, o, hi, lo, source);
   }
@@ -211,6 +211,8 @@ export class GraphBuilder {
   build(options: BuildOptions = {}): Graph {
     this.checkOpen();
     this.built = true;
+    // Needed only while adding: freed before the build's own arrays are made.
+    this.fingerprintRows.release();
     const progress = options.onProgress;
     const n = this.entityIds.length;
 
@@ -240,7 +242,6 @@ export class GraphBuilder {
     );
 
     // Duplicates and conflicts were settled at add time: every row is kept.
-    this.fingerprintRows.release();
     const m = this.subject.length;
     const subject = new Uint32Array(m);
     const predicate = new Uint32Array(m);
@@ -277,10 +278,12 @@ export class GraphBuilder {
     return this.subject.get(row) === s && this.predicate.get(row) === p && this.object.get(row) === o;
   }
 
-  private conflict(fingerprint: string, other: number, source: SourcePosition | undefined) {
+  /** FINGERPRINT_CONFLICT at `source`, naming the row `other` that used the fingerprint first. */
+  private conflict(fingerprint: string, other: number, source: SourcePosition | undefined, derived = false) {
+    const which = derived ? "the statementFingerprint derived from this triple," : "statementFingerprint";
     return dataError(
       "FINGERPRINT_CONFLICT",
-      `statementFingerprint ${quote(fingerprint)} is already used by a different statement${this.statementSource.describe(other, " at ")}`,
+      `${which} ${quote(fingerprint)} is already used by a different statement${this.statementSource.describe(other, " at ")}`,
       source,
     );
   }
