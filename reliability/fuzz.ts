@@ -26,7 +26,6 @@
  * case I of the seed alone and prints the exchange.
  */
 
-import { graphParts } from "../src/engine/internal.js";
 import http from "node:http";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -123,10 +122,10 @@ export async function buildFuzzGraph(): Promise<Graph> {
 
 /** Words, ids and real cursors of `graph`, deterministically (graph order, fixed walks). */
 export function fuzzContext(graph: Graph, keys: readonly string[]): FuzzContext {
-  const raws = graphParts(graph).rawIdentifiers;
   const words = new Set<string>();
-  for (let i = 0; i < raws.length && words.size < 3000; i++) {
-    const raw = raws[i] ?? "";
+  for (const entity of graph.exportEntities()) {
+    if (words.size >= 3000) break;
+    const raw = entity.rawIdentifier;
     if (raw.length > 0 && raw.length <= 64) words.add(raw);
     for (const w of raw.split(/[\s_(),]+/)) if (w.length > 0 && w.length <= 64) words.add(w);
     if (raw.length >= 3) words.add(raw.slice(1, Math.min(raw.length, 8)).toUpperCase());

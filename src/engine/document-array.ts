@@ -36,6 +36,7 @@
 
 import { BitVector, rank1At } from "./bit-vector.js";
 import { IntVector } from "./int-vector.js";
+import type { SerialReader, SerialWriter } from "./serial.js";
 import { WaveletMatrix } from "./wavelet-matrix.js";
 
 /** Type bits on top of every value: the 8 entity types. */
@@ -128,6 +129,30 @@ export class DocumentArray {
     return this.top.byteLength + this.low.byteLength;
   }
 
+  serialize(w: SerialWriter): void {
+    w.integer("rankBits", this.rankBits);
+    w.integer("plainBits", this.plainBits);
+    this.top.serialize(w.child("top"));
+    this.low.serialize(w.child("low"));
+  }
+
+  /**
+   * Restores the array, checking its shape: the widths agree, the low bits are one per position.
+   * Values are not checked one by one: a listing never reports a rank outside the [lo, hi) it is
+   * asked for, which the search index bounds by its entity count.
+   */
+  static deserialize(r: SerialReader): DocumentArray {
+    const rankBits = r.integer("rankBits");
+    const plainBits = r.integer("plainBits");
+    const top = WaveletMatrix.deserialize(r.child("top"));
+    const low = IntVector.deserialize(r.child("low"));
+    if (rankBits < 1 || rankBits > 28 || plainBits > rankBits || plainBits > 30) r.corrupt("bad document array widths");
+    if (top.bits !== TYPE_BITS + rankBits - plainBits || low.width !== plainBits || low.length !== top.length) {
+      r.corrupt("the document array's levels and low bits do not agree");
+    }
+    return new DocumentArray(rankBits, plainBits, top, low);
+  }
+
   /**
    * Appends to `out` up to `k` ranks, ascending and distinct, of the entities of type `type`
    * (ANY_TYPE: all) that have a suffix among positions [l, r) and whose rank lies in [lo, hi).
@@ -139,8 +164,9 @@ export class DocumentArray {
     const before = out.length;
     while (out.length - before < k && lo < hi && l < r) {
       const resume = this.listRound(l, r, lo, hi, type, k - (out.length - before), out);
-      // The round kept every node that could matter: what it found is all there is.
-      if (resume < 0) break;
+      // The round kept every node that could matter: what it found is all there is. (A resume point
+      // that does not move forward only comes from damaged arrays: stop rather than loop.)
+      if (resume <= lo) break;
       lo = resume;
     }
     return out.length - before;

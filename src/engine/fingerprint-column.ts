@@ -143,8 +143,8 @@ export class FingerprintColumn {
     w.array("hi", this.hi);
     w.array("lo", this.lo);
     if (this.layout !== MIXED) return;
-    w.array("hexRows", this.hexRows!.blocks);
-    w.array("textRows", this.textRows!.blocks);
+    this.hexRows!.serialize(w.child("hexRows"));
+    this.textRows!.serialize(w.child("textRows"));
     this.texts!.serialize(w.child("texts"));
   }
 
@@ -161,13 +161,9 @@ export class FingerprintColumn {
       return new FingerprintColumn(ALL_HEX, length, hi, lo, null, null, null);
     }
     if (layout !== MIXED) r.corrupt(`unknown fingerprint layout ${layout}`);
-    const blocks = BitVector.blocksLength(length);
-    const hexBlocks = r.int32("hexRows");
-    const textBlocks = r.int32("textRows");
-    if (hexBlocks.length !== blocks || textBlocks.length !== blocks)
-      r.corrupt("fingerprint row sets of the wrong size");
-    const hexRows = BitVector.fromArrays(hexBlocks, length);
-    const textRows = BitVector.fromArrays(textBlocks, length);
+    const hexRows = BitVector.deserialize(r.child("hexRows"));
+    const textRows = BitVector.deserialize(r.child("textRows"));
+    if (hexRows.length !== length || textRows.length !== length) r.corrupt("fingerprint row sets of the wrong size");
     const texts = TextList.deserialize(r.child("texts"));
     if (hexRows.ones !== hi.length || textRows.ones !== texts.length)
       r.corrupt("fingerprint counts disagree with their rows");

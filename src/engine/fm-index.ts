@@ -43,6 +43,7 @@
  */
 
 import { BitVector, rank1At } from "./bit-vector.js";
+import { checkLength, type SerialReader, type SerialWriter } from "./serial.js";
 import { buildSuffixArray } from "./suffix-array.js";
 import { WaveletMatrix } from "./wavelet-matrix.js";
 
@@ -399,6 +400,71 @@ export class FMIndex {
     );
   }
 
+  serialize(w: SerialWriter): void {
+    w.integer("length", this.length);
+    w.integer("count", this.count);
+    w.array("C", this.C);
+    w.array("unitOf", this.unitOf);
+    w.array("classOf", this.classOf);
+    w.array("rareOf", this.rareOf);
+    // -1 (no rare class) stored as 0: integers are non-negative.
+    w.integer("rareClassPlusOne", this.rareClass + 1);
+    this.classes.wm.serialize(w.child("classes"));
+    if (this.rare !== null) this.rare.wm.serialize(w.child("rare"));
+    this.grams.serialize(w.child("grams"));
+  }
+
+  /**
+   * Restores the index, checking what its reads rely on: the alphabet tables' sizes and ranges (a
+   * symbol's class must be a value of the class matrix), C ascending to the text length, the rare
+   * matrix as long as the rare class is frequent, the k-gram intervals inside the suffix array. With
+   * `verify` the matrices recount their blocks (WaveletMatrix.deserialize).
+   */
+  static deserialize(r: SerialReader): FMIndex {
+    const length = r.integer("length");
+    const count = r.integer("count");
+    const C = r.uint32("C");
+    const unitOf = r.uint16("unitOf");
+    const classOf = r.int32("classOf");
+    const rareOf = r.int32("rareOf");
+    const rareClass = r.integer("rareClassPlusOne") - 1;
+    const classes = WaveletMatrix.deserialize(r.child("classes"));
+    const rare = rareClass < 0 ? null : WaveletMatrix.deserialize(r.child("rare"));
+    const sigma = C.length - 1;
+    checkLength(r, "unitOf", unitOf, sigma - FIRST_UNIT_SYMBOL, "one code unit per symbol but # and $");
+    checkLength(r, "classOf", classOf, sigma, "one class per symbol");
+    checkLength(r, "rareOf", rareOf, sigma, "one rare code per symbol");
+    if (sigma < FIRST_UNIT_SYMBOL || C[0] !== 0 || C[sigma] !== length) r.corrupt("C does not count the text");
+    for (let s = 1; s <= sigma; s++) if (C[s]! < C[s - 1]!) r.corrupt("C is not ascending");
+    for (let k = 1; k < unitOf.length; k++) if (unitOf[k]! <= unitOf[k - 1]!) r.corrupt("unitOf is not ascending");
+    if (classes.length !== length) r.corrupt(`the class matrix holds ${classes.length} symbols, the text ${length}`);
+    const classValues = 2 ** classes.bits;
+    const rareValues = rare === null ? 0 : 2 ** rare.bits;
+    for (let s = 0; s < sigma; s++) {
+      const c = classOf[s]!;
+      if (!(c >= 0 && c < classValues)) r.corrupt(`symbol ${s} has class ${c}, not a value of the class matrix`);
+      const isRare = c === rareClass;
+      if (isRare !== rareOf[s]! >= 0 || (isRare && rareOf[s]! >= rareValues))
+        r.corrupt(`symbol ${s} has a bad rare code`);
+    }
+    const index = new FMIndex({
+      length,
+      count,
+      C,
+      unitOf,
+      classOf,
+      rareOf,
+      rareClass,
+      classes,
+      rare,
+      grams: KGramTable.deserialize(r.child("grams"), length),
+    });
+    if (rare !== null && rare.length !== index.classes.descend(rareClass, length) - index.classes.bottom[rareClass]!) {
+      r.corrupt("the rare matrix's length is not the rare class's count");
+    }
+    return index;
+  }
+
   /** Levels of the class matrix and of the rare one (for reports). */
   get shape(): { classBits: number; rareBits: number; rareShare: number } {
     return {
@@ -498,5 +564,32 @@ class KGramTable {
 
   get byteLength(): number {
     return this.keys.byteLength + this.intervals.byteLength;
+  }
+
+  serialize(w: SerialWriter): void {
+    w.array("keys", this.keys);
+    w.array("intervals", this.intervals);
+  }
+
+  /** Restores the table; every interval must lie in [0, textLength] (a probe reads nothing else). */
+  static deserialize(r: SerialReader, textLength: number): KGramTable {
+    const keys = r.float64("keys");
+    const intervals = r.uint32("intervals");
+    if (keys.length < 2 || (keys.length & (keys.length - 1)) !== 0)
+      r.corrupt("the k-gram table size is not a power of two");
+    checkLength(r, "intervals", intervals, 2 * keys.length, "two per slot");
+    let used = 0;
+    for (let slot = 0; slot < keys.length; slot++) {
+      if (keys[slot] === -1) continue;
+      used++;
+      const sp = intervals[2 * slot]!;
+      const ep = intervals[2 * slot + 1]!;
+      if (!(Number.isSafeInteger(keys[slot]!) && keys[slot]! >= 0) || sp > ep || ep > textLength) {
+        r.corrupt(`k-gram slot ${slot} is not a key with an interval of the text`);
+      }
+    }
+    // A full table would make a probe for an absent key loop forever.
+    if (used >= keys.length) r.corrupt("the k-gram table has no empty slot");
+    return new KGramTable(keys, intervals);
   }
 }

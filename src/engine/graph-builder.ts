@@ -24,11 +24,11 @@
  * passes for the statements.
  */
 
-import { randomBytes } from "node:crypto";
 import { Uint32Vector, Uint8Vector } from "mnemonist";
 import { checkCacheBytes, toSecretBytes } from "./cursor.js";
 import { dataError, type QuiverErrorCode, type SourcePosition } from "./errors.js";
 import { Dictionary } from "./dictionary.js";
+import { EntityColumns } from "./entity-columns.js";
 import type { GivenFingerprint } from "./fingerprint-column.js";
 import { deriveFingerprintValue, hexFingerprintHi, hexFingerprintLo, isHexFingerprint } from "./fingerprint.js";
 import { FingerprintTable } from "./fingerprint-table.js";
@@ -50,15 +50,13 @@ import { fitsUtf8Bytes, loneSurrogateAt, utf8ByteLength } from "./utf8.js";
 
 export type GraphBuilderOptions = GraphOptions;
 
-export type BuildPhase = "sort-entities" | "search-index" | "statement-index";
+export type BuildPhase = "sort-entities" | "search-index" | "statement-index" | "content-tag";
 
 export interface BuildOptions {
   onProgress?: (phase: BuildPhase, done: number, total: number) => void;
 }
 
 const NO_FILE = 0xffff;
-/** Random bytes of a build id (graph.ts: cursors resume by position in the build that issued them). */
-const BUILD_ID_BYTES = 8;
 /** Room reserved up front in the statement columns (they grow by doubling past it). */
 const INITIAL_CAPACITY = 1024;
 
@@ -245,7 +243,7 @@ export class GraphBuilder {
     const entityIds = order.map((i) => this.entityIds[i]!);
     const rawList = order.map((i) => this.rawIdentifiers[i]!);
     const types = new Uint8Array(n);
-    const sourceTypeIndex = sizedToFit(n, this.sourceTypes.length - 1);
+    const sourceTypeIndex = EntityColumns.indexArray(n, this.sourceTypes.length - 1);
     for (let d = 0; d < n; d++) {
       const i = order[d]!;
       types[d] = this.types.get(i);
@@ -281,19 +279,19 @@ export class GraphBuilder {
       (row) => this.fpText.get(row) ?? hex64(this.fpHi.get(row), this.fpLo.get(row)),
       (done, total) => progress?.("statement-index", done, total),
     );
-    return new Graph(
+    // The Graph computes its content tag (content-tag.ts) as it is made: one pass over everything.
+    progress?.("content-tag", 0, 1);
+    const graph = new Graph(
       {
         dictionary,
-        rawIdentifiers,
-        types,
-        sourceTypeIndex,
-        sourceTypes: this.sourceTypes.slice(),
+        entities: new EntityColumns(rawIdentifiers, types, sourceTypeIndex, this.sourceTypes.slice()),
         searchIndex,
         statementIndex,
-        buildId: randomBytes(BUILD_ID_BYTES).toString("hex"),
       },
       this.options,
     );
+    progress?.("content-tag", 1, 1);
+    return graph;
   }
 
   private sameTriple(row: number, s: number, p: number, o: number): boolean {
@@ -430,11 +428,4 @@ export function addParsedItem(
   source: SourcePosition,
 ): void {
   addValue(builder, kind, value, source);
-}
-
-/** A typed array of n entries that holds values up to `max`: 1, 2 or 4 bytes each (mnemonist's habit). */
-function sizedToFit(n: number, max: number): Uint8Array | Uint16Array | Uint32Array {
-  if (max < 0x100) return new Uint8Array(n);
-  if (max < 0x10000) return new Uint16Array(n);
-  return new Uint32Array(n);
 }

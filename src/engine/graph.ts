@@ -14,9 +14,16 @@
  * one to seal the next one.
  */
 
-import { createHash } from "node:crypto";
+import { contentTag } from "./content-tag.js";
 import { QuiverError } from "./errors.js";
-import { checkCacheBytes, CursorCodec, ENDPOINT_SEARCH, ENDPOINT_STATEMENTS, queryTag, toSecretBytes } from "./cursor.js";
+import {
+  checkCacheBytes,
+  CursorCodec,
+  ENDPOINT_SEARCH,
+  ENDPOINT_STATEMENTS,
+  queryTag,
+  toSecretBytes,
+} from "./cursor.js";
 import type { Dictionary } from "./dictionary.js";
 import { derivedFingerprintHalves } from "./fingerprint.js";
 import { fold } from "./fold.js";
@@ -30,6 +37,7 @@ import {
 } from "./limits.js";
 import { TIER_INFIX, type SearchIndex, type SearchResume } from "./search-index.js";
 import { OBJECT, PREDICATE, SUBJECT, type IndexOrder, type SeekKey, type StatementIndex } from "./statement-index.js";
+import type { EntityColumns } from "./entity-columns.js";
 import type { TextList } from "./text-list.js";
 import {
   ENTITY_TYPES,
@@ -47,23 +55,12 @@ import { checkLimit, checkOptionalText, checkQuery, checkType } from "./validate
 export interface GraphParts {
   /** entityIds ascending (position = dense id), their hashes and the lookup table. */
   dictionary: Dictionary;
-  /** Raw identifier per dense id. */
-  rawIdentifiers: TextList;
-  /** Type 0..7 per dense id. */
-  types: Uint8Array;
-  /** Index into `sourceTypes` per dense id. */
-  sourceTypeIndex: Uint8Array | Uint16Array | Uint32Array;
-  sourceTypes: readonly string[];
+  /** rawIdentifier, type and sourceType per dense id. */
+  entities: EntityColumns;
   searchIndex: SearchIndex;
   statementIndex: StatementIndex;
-  /** The content tag, when known already (a snapshot stores it); else computed on first use. */
+  /** The content tag (content-tag.ts), when known already (a snapshot stores it); else computed at construction. */
   contentTag?: string | undefined;
-  /**
-   * A random id of this build of the graph (a snapshot keeps it, so its replicas share it). A cursor
-   * records the position of its last item together with this id; the graph that issued it resumes
-   * there directly instead of placing the key again.
-   */
-  buildId: string;
 }
 
 export interface GraphOptions {
@@ -100,6 +97,8 @@ export interface EntityCount {
   statements: number;
 }
 
+/** Hex digits of the content tag a cursor records with a position (64 bits: collisions negligible). */
+const HINT_ID_DIGITS = 16;
 /** Hex digits of a position in a cursor's hint: positions (ranks, statement positions) are < 2^32. */
 const HINT_POSITION_DIGITS = 8;
 
@@ -118,6 +117,9 @@ export class Graph {
   private readonly searchIndex: SearchIndex;
   private readonly statementIndex: StatementIndex;
   #stats: GraphStats | undefined;
+  readonly #contentTag: string;
+  /** What a cursor records with its position: the content tag's first HINT_ID_DIGITS digits. */
+  readonly #hintId: string;
 
   static {
     readParts = (graph) => graph.#parts;
@@ -128,12 +130,33 @@ export class Graph {
     this.#parts = parts;
     this.#options = options;
     this.dictionary = parts.dictionary;
-    this.raws = parts.rawIdentifiers;
+    this.raws = parts.entities.rawIdentifiers;
     checkCacheBytes(options.cacheBytes);
     // The cursor cache is the only cache a graph keeps between queries: it gets the whole budget.
     this.cursors = new CursorCodec(toSecretBytes(options.cursorSecret), options.cacheBytes ?? DEFAULT_CACHE_BYTES);
     this.searchIndex = parts.searchIndex;
     this.statementIndex = parts.statementIndex;
+    // Once per built graph (a snapshot brings its own; withOptions shares the parts that hold it).
+    parts.contentTag ??= this.computeContentTag();
+    this.#contentTag = parts.contentTag;
+    this.#hintId = parts.contentTag.slice(0, HINT_ID_DIGITS);
+  }
+
+  private computeContentTag(): string {
+    const { entities } = this.#parts;
+    const st = this.statementIndex;
+    return contentTag({
+      entityCount: this.entityCount,
+      entityStrings: (id) => [this.dictionary.entityId(id), this.raws.get(id), entities.sourceTypeOf(id)],
+      typeOf: (id) => entities.types[id]!,
+      statementCount: st.length,
+      statementIds: (row, out) => {
+        out[0] = st.subjectOf(row);
+        out[1] = st.predicateOf(row);
+        out[2] = st.objectOf(row);
+      },
+      fingerprintOf: (row) => this.fingerprintOf(row),
+    });
   }
 
   get entityCount(): number {
@@ -195,10 +218,10 @@ export class Graph {
       if (parts.length !== 3 || extra > TIER_INFIX) throw unknownCursorShape();
       const rank = this.positionHint(parts[2]!);
       if (rank >= 0 && rank < this.entityCount) {
-        // Issued by this very build: resume at the next rank.
+        // Issued by a graph of this content: resume at the next rank.
         after = { tier: extra, rank };
       } else {
-        // Another build (a rebuilt or reloaded graph): place the key among this graph's entities.
+        // Other content (a changed graph): place the key among this graph's entities.
         const entityId = parts[1]!;
         const entityAt = this.dictionary.lowerBound(entityId);
         const entityExact = entityAt < this.entityCount && this.dictionary.ids.equals(entityAt, entityId);
@@ -248,7 +271,7 @@ export class Graph {
     let start = lo;
     if (after !== null) {
       const at = this.positionHint(after[4]!);
-      // Issued by this very build for this very filter: the next position. Else place the key.
+      // Issued by a graph of this content for this filter: the next position. Else place the key.
       start =
         at >= lo && at < hi
           ? at + 1
@@ -280,7 +303,7 @@ export class Graph {
   private computeStats(): GraphStats {
     const parts = this.#parts;
     const entitiesByType = Object.fromEntries(ENTITY_TYPES.map((t) => [t, 0])) as Record<EntityType, number>;
-    for (const t of parts.types) entitiesByType[ENTITY_TYPES[t]!]++;
+    for (const t of parts.entities.types) entitiesByType[ENTITY_TYPES[t]!]++;
     const st = this.statementIndex;
     const subjects = new Uint32Array(this.entityCount);
     const predicates = new Uint32Array(this.entityCount);
@@ -297,8 +320,7 @@ export class Graph {
       identifierCodeUnits: this.raws.codeUnits,
       bytes: {
         entityIds: this.dictionary.byteLength,
-        rawIdentifiers: this.raws.byteLength,
-        entityColumns: parts.types.byteLength + parts.sourceTypeIndex.byteLength,
+        entities: parts.entities.byteLength,
         search: this.searchIndex.byteLength,
         statements: st.byteLength,
         fingerprints: st.fingerprints.byteLength,
@@ -308,7 +330,7 @@ export class Graph {
         predicates: this.heaviestOf(predicates),
         objects: this.heaviestOf(objects),
       },
-      contentTag: this.contentTag(),
+      contentTag: this.#contentTag,
     };
   }
 
@@ -328,50 +350,18 @@ export class Graph {
     return top.map((id) => ({ entityId: this.dictionary.entityId(id), statements: counts[id]! }));
   }
 
-  /** SHA-256 over the content in a canonical order: entities by entityId, statements in SPO order. */
-  private contentTag(): string {
-    const parts = this.#parts;
-    if (parts.contentTag !== undefined) return parts.contentTag;
-    const hash = createHash("sha256");
-    const u32 = new Uint32Array(1);
-    const word = (n: number) => {
-      u32[0] = n;
-      hash.update(u32);
-    };
-    const text = (s: string) => {
-      word(s.length);
-      hash.update(s, "utf16le");
-    };
-    word(this.entityCount);
-    for (let id = 0; id < this.entityCount; id++) {
-      text(this.dictionary.entityId(id));
-      text(this.raws.get(id));
-      text(parts.sourceTypes[parts.sourceTypeIndex[id]!]!);
-      word(parts.types[id]!);
-    }
-    const st = this.statementIndex;
-    word(st.length);
-    for (let row = 0; row < st.length; row++) {
-      word(st.subjectOf(row));
-      word(st.predicateOf(row));
-      word(st.objectOf(row));
-      text(this.fingerprintOf(row));
-    }
-    parts.contentTag = hash.digest("hex");
-    return parts.contentTag;
-  }
-
   /**
-   * A cursor's record of where its last item is in this build: "<buildId>.<position as 8 hex
-   * digits>" (fixed width, so a cursor's length does not change with the page number).
+   * A cursor's record of where its last item is: "<hint id>.<position as 8 hex digits>" (fixed
+   * width, so a cursor's length does not change with the page number). The hint id is a prefix of
+   * the content tag: any graph with the same content (a replica, a rebuild) has the same positions.
    */
   private hint(position: number): string {
-    return `${this.#parts.buildId}.${position.toString(16).padStart(HINT_POSITION_DIGITS, "0")}`;
+    return `${this.#hintId}.${position.toString(16).padStart(HINT_POSITION_DIGITS, "0")}`;
   }
 
-  /** The position a cursor recorded, when it was issued by this very build; else -1. */
+  /** The position a cursor recorded, when it was issued by a graph of this content; else -1. */
   private positionHint(hint: string): number {
-    const id = this.#parts.buildId;
+    const id = this.#hintId;
     if (hint.length <= id.length + 1 || !hint.startsWith(id) || hint.charCodeAt(id.length) !== 0x2e) return -1;
     const digits = hint.slice(id.length + 1);
     if (digits.length !== HINT_POSITION_DIGITS) return -1;
@@ -414,8 +404,8 @@ export class Graph {
     return {
       entityId: this.dictionary.entityId(id),
       rawIdentifier: this.raws.get(id),
-      type: ENTITY_TYPES[parts.types[id]!]!,
-      sourceType: parts.sourceTypes[parts.sourceTypeIndex[id]!]!,
+      type: ENTITY_TYPES[parts.entities.types[id]!]!,
+      sourceType: parts.entities.sourceTypeOf(id),
     };
   }
 

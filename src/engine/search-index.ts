@@ -27,7 +27,7 @@
  * about (k + types) x (levels above a bucket) rank operations in as many rounds (document-array.ts).
  */
 
-import type { SerialReader, SerialWriter } from "./serial.js";
+import { checkLength, type SerialReader, type SerialWriter } from "./serial.js";
 import { ANY_TYPE, DocumentArray, TYPE_COUNT } from "./document-array.js";
 import { FMIndex, SEPARATOR, type SuffixInterval } from "./fm-index.js";
 import { IntVector } from "./int-vector.js";
@@ -257,11 +257,48 @@ export class SearchIndex {
     );
   }
 
-  serialize(_w: SerialWriter): void {
-    throw new Error("SearchIndex.serialize: not yet");
+  serialize(w: SerialWriter): void {
+    this.fm.serialize(w.child("fm"));
+    this.documents.serialize(w.child("documents"));
+    this.rankToId.serialize(w.child("rankToId"));
+    w.integer("lengthBytes", this.lengths.BYTES_PER_ELEMENT);
+    w.array("lengths", this.lengths);
+    this.typeRanks.serialize(w.child("typeRanks"));
+    w.array("typeStarts", this.typeStarts);
   }
 
-  static deserialize(r: SerialReader): SearchIndex {
-    return r.corrupt("SearchIndex.deserialize: not yet");
+  /**
+   * Restores the index of a graph of `entityCount` entities: every part as long as the counts say,
+   * the type groups ascending to the count, and with `verify` every rank-to-id and type-rank value
+   * below the count (one pass each), so no search can read past an entity.
+   */
+  static deserialize(r: SerialReader, entityCount: number): SearchIndex {
+    const fm = FMIndex.deserialize(r.child("fm"));
+    const documents = DocumentArray.deserialize(r.child("documents"));
+    const rankToId = IntVector.deserialize(r.child("rankToId"));
+    const lengthBytes = r.integer("lengthBytes");
+    const lengths =
+      lengthBytes === 2
+        ? r.uint16("lengths")
+        : lengthBytes === 4
+          ? r.uint32("lengths")
+          : r.corrupt("lengthBytes is not 2 or 4");
+    const typeRanks = IntVector.deserialize(r.child("typeRanks"));
+    const typeStarts = r.uint32("typeStarts");
+    if (fm.count !== entityCount || documents.top.length !== fm.length)
+      r.corrupt("the search index is not of this graph's size");
+    checkLength(r, "rankToId", { length: rankToId.length }, entityCount, "one per entity");
+    checkLength(r, "lengths", lengths, entityCount, "one per entity");
+    checkLength(r, "typeRanks", { length: typeRanks.length }, entityCount, "one per entity");
+    checkLength(r, "typeStarts", typeStarts, TYPE_COUNT + 1, "one per type, and the end");
+    if (typeStarts[0] !== 0 || typeStarts[TYPE_COUNT] !== entityCount) r.corrupt("typeStarts do not span the entities");
+    for (let t = 1; t <= TYPE_COUNT; t++)
+      if (typeStarts[t]! < typeStarts[t - 1]!) r.corrupt("typeStarts are not ascending");
+    if (r.verify) {
+      for (let i = 0; i < entityCount; i++) {
+        if (rankToId.get(i) >= entityCount || typeRanks.get(i) >= entityCount) r.corrupt(`rank ${i} names no entity`);
+      }
+    }
+    return new SearchIndex(fm, documents, rankToId, lengths, typeRanks, typeStarts);
   }
 }

@@ -409,9 +409,11 @@ export class StatementIndex {
     this.fingerprints.serialize(w.child("fingerprints"));
   }
 
-  static deserialize(r: SerialReader): StatementIndex {
+  /** Restores the index of a graph of `entityCount` entities, checking it (see `check`). */
+  static deserialize(r: SerialReader, entityCount: number): StatementIndex {
     const length = r.integer("length");
-    const entityCount = r.integer("entityCount");
+    if (r.integer("entityCount") !== entityCount)
+      r.corrupt(`the statements name ${r.integer("entityCount")} entities, the graph has ${entityCount}`);
     const predicates = r.uint32("predicates");
     const rows = r.uint32("rows");
     const pos = IntVector.deserialize(r.child("pos"));

@@ -111,6 +111,8 @@ export class TextList {
   get(i: number): string {
     const w = this.index[2 * i]!;
     const len = this.index[2 * i + 1]!;
+    // An empty string needs no chunk (a store of empty strings has none).
+    if (len === 0) return "";
     const pos = w & 0x7fffffff;
     const chunk = (w >= WIDE ? this.wide : this.narrow)[Math.floor(pos / CHUNK_UNITS)]!;
     const at = pos & CHUNK_MASK;
@@ -158,8 +160,9 @@ export class TextList {
 
   serialize(w: SerialWriter): void {
     w.array("index", this.index);
-    w.array("narrow", storeUnits(this.narrow, Uint8Array));
-    w.array("wide", storeUnits(this.wide, Uint16Array));
+    // The code units become JS strings when restored: read only while restoring.
+    w.array("narrow", storeUnits(this.narrow, Uint8Array), { transient: true });
+    w.array("wide", storeUnits(this.wide, Uint16Array), { transient: true });
   }
 
   static deserialize(r: SerialReader): TextList {
@@ -185,10 +188,11 @@ export class TextList {
 function storeUnits<T extends Uint8Array | Uint16Array>(chunks: readonly string[], type: new (n: number) => T): T {
   const size = chunks.length === 0 ? 0 : (chunks.length - 1) * CHUNK_UNITS + chunks[chunks.length - 1]!.length;
   const out = new type(size);
-  chunks.forEach((chunk, c) => {
-    const base = c * CHUNK_UNITS;
-    for (let k = 0; k < chunk.length; k++) out[base + k] = chunk.charCodeAt(k);
-  });
+  const bytes = Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+  const unitBytes = out.BYTES_PER_ELEMENT;
+  // One Buffer write a chunk: latin1 for the one-byte store, UTF-16LE (code units as they are) for the other.
+  for (const [c, chunk] of chunks.entries())
+    bytes.write(chunk, c * CHUNK_UNITS * unitBytes, unitBytes === 1 ? "latin1" : "utf16le");
   return out;
 }
 

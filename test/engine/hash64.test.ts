@@ -184,7 +184,8 @@ test("deriveFingerprint: the hash of the three entityIds' hashes, 16 lowercase h
     const p = randomString(rng);
     const o = randomString(rng);
     const got = deriveFingerprint(s, p, o);
-    if (got !== hex(referenceFingerprint(s, p, o))) assert.unreachable(`deriveFingerprint(${show([s, p, o])}) = ${got}`);
+    if (got !== hex(referenceFingerprint(s, p, o)))
+      assert.unreachable(`deriveFingerprint(${show([s, p, o])}) = ${got}`);
   }
 });
 

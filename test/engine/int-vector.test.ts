@@ -17,7 +17,7 @@ test("get returns what set stored, for every width, across word boundaries", () 
     const max = width === 0 ? 0 : 2 ** width - 1;
     const values = Array.from({ length: n }, (_, i) => (i % 7 === 0 ? max : Math.floor(rng.float() * (max + 1))));
     const v = new IntVector(n, width);
-    values.forEach((x, i) => v.set(i, x));
+    for (const [i, x] of values.entries()) v.set(i, x);
     // Overwrite some in place: neighbours must keep their bits.
     for (let i = 0; i < n; i += 5) {
       values[i] = Math.floor(rng.float() * (max + 1));
