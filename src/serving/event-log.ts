@@ -1,0 +1,46 @@
+/**
+ * Event log
+ * =========
+ * What a machine reads about the server's life, one JSON line per event on stdout:
+ * `{"time","level","pid","event",...fields}` (startup, ready with counts and timings, reload, a
+ * worker replaced, errors). The per-request lines (request-log.ts) share the stream and begin with
+ * `time` too. Never keys, never cursor secrets, never data: callers pass counts, paths and messages.
+ *
+ * A line is written at once (one write call per event; events are rare next to requests), so a
+ * crash right after an event still leaves it in the log. stdout closed under the server (`| head`)
+ * stops the log, never the server.
+ */
+
+export type EventLevel = "info" | "warn" | "error";
+
+export type EventFields = Record<string, string | number | boolean | null | undefined>;
+
+export interface EventLog {
+  info(event: string, fields?: EventFields): void;
+  warn(event: string, fields?: EventFields): void;
+  error(event: string, fields?: EventFields): void;
+}
+
+/** The JSON line of one event (exported for tests). */
+export function eventLine(level: EventLevel, event: string, fields: EventFields = {}, now = new Date()): string {
+  const line: Record<string, unknown> = { time: now.toISOString(), level, pid: process.pid, event };
+  for (const [k, v] of Object.entries(fields)) if (v !== undefined) line[k] = v;
+  return JSON.stringify(line) + "\n";
+}
+
+export function createEventLog(out: NodeJS.WritableStream = process.stdout): EventLog {
+  let broken = false;
+  out.on("error", () => (broken = true));
+  const write = (level: EventLevel, event: string, fields?: EventFields): void => {
+    if (broken) return;
+    out.write(eventLine(level, event, fields));
+  };
+  return {
+    info: (event, fields) => write("info", event, fields),
+    warn: (event, fields) => write("warn", event, fields),
+    error: (event, fields) => write("error", event, fields),
+  };
+}
+
+/** An event log that drops everything (embedders who did not ask for one). */
+export const SILENT_EVENT_LOG: EventLog = { info() {}, warn() {}, error() {} };

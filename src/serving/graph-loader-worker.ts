@@ -1,0 +1,48 @@
+/**
+ * Graph loader worker
+ * ===================
+ * The body of the worker thread that load-in-worker.ts starts: loads the source it is given
+ * (graph-source.ts), then either hands the graph to the main thread (graph-transfer.ts: arrays
+ * transferred, strings in slices the main thread pulls) or, when asked to `saveTo` a path, writes
+ * it as a snapshot there and reports its counts (the cluster's primary builds once, and its
+ * workers open the file). Progress and errors go to the main thread as messages; the worker never
+ * writes to stdout or stderr.
+ */
+
+import { parentPort, workerData } from "node:worker_threads";
+import { isQuiverError } from "../engine/errors.js";
+import { saveSnapshot } from "../snapshot/file.js";
+import { describeGraph, stringSlices } from "./graph-transfer.js";
+import { loadGraphSource } from "./graph-source.js";
+import type { LoaderRequest, LoaderMessage } from "./load-in-worker.js";
+
+const port = parentPort;
+if (port === null) throw new Error("graph-loader-worker.js runs as a worker thread only");
+const request = workerData as LoaderRequest;
+const post = (message: LoaderMessage, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
+
+try {
+  const graph = await loadGraphSource(request.source, {
+    onProgress: request.progress ? (progress) => post({ kind: "progress", progress }) : undefined,
+  });
+  if (request.saveTo !== undefined) {
+    const { bytes } = await saveSnapshot(graph, request.saveTo);
+    post({ kind: "saved", bytes, entities: graph.entityCount, statements: graph.statementCount });
+  } else {
+    const { arrays, transfer, strings } = describeGraph(graph);
+    const slices = stringSlices(strings);
+    port.on("message", (m: { kind: string }) => {
+      // Each "next" from the main thread takes one slice; the last answer is "done".
+      if (m.kind !== "next") return;
+      const slice = slices.next();
+      post(slice.done ? { kind: "done" } : slice.value);
+    });
+    post(arrays, transfer);
+  }
+} catch (e) {
+  post({
+    kind: "error",
+    message: e instanceof Error ? e.message : String(e),
+    code: isQuiverError(e) ? e.code : undefined,
+  });
+}
