@@ -406,6 +406,8 @@ export async function runClusterWorker(env: NodeJS.ProcessEnv): Promise<number> 
   // The primary gone (killed): nobody will replace or stop this worker; stop on our own.
   process.on("disconnect", () => stop.trigger("SIGTERM"));
   const first = graph.statements({ limit: 1 }).items[0];
+  // Logged before the primary hears of it, so the log shows a worker ready before any roll event.
+  events.info("worker-ready", { generation: config.generation, openMs: Math.round(openMs) });
   send({
     quiver: "ready",
     url: running.url,
@@ -414,7 +416,6 @@ export async function runClusterWorker(env: NodeJS.ProcessEnv): Promise<number> 
     openMs: Math.round(openMs),
     word: first?.subjectRawIdentifier.split(/\s+/).find((w) => w !== "") ?? "a",
   });
-  events.info("worker-ready", { generation: config.generation, openMs: Math.round(openMs) });
   await stop.first;
   await running.close();
   requestLog?.flush();
