@@ -9,17 +9,27 @@
  * writes to stdout or stderr.
  */
 
+import { setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import { isQuiverError } from "../engine/errors.js";
 import { saveSnapshot } from "../snapshot/file.js";
 import { describeGraph, stringSlices } from "./graph-transfer.js";
 import { loadGraphSource } from "./graph-source.js";
-import type { LoaderRequest, LoaderMessage } from "./load-in-worker.js";
+import { LOADER_NICE, type LoaderRequest, type LoaderMessage } from "./load-in-worker.js";
 
 const port = parentPort;
 if (port === null) throw new Error("graph-loader-worker.js runs as a worker thread only");
 const request = workerData as LoaderRequest;
 const post = (message: LoaderMessage, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
+
+// The serving thread comes first: on Linux a nice value is per thread, and pid 0 is this thread,
+// so the build yields the CPU to requests on a busy machine (most of all on 2 cores). Where the
+// system refuses (or applies it to the whole process), the load goes on at the usual priority.
+if (process.platform === "linux") {
+  try {
+    setPriority(LOADER_NICE);
+  } catch {}
+}
 
 try {
   const graph = await loadGraphSource(request.source, {

@@ -51,6 +51,9 @@ export interface SavedSnapshot {
   statements: number;
 }
 
+/** Nice value of the loader thread (Linux: per thread): the lowest priority, requests first. */
+export const LOADER_NICE = 19;
+
 const WORKER_URL = new URL("./graph-loader-worker.js", import.meta.url);
 const MIB = 1024 * 1024;
 
