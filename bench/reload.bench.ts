@@ -7,7 +7,10 @@
  * (open loop: a request is sent on time whether or not the previous one has answered, so a stalled
  * server shows as many slow requests, not one), first for WARMUP_MS before the reload, then through
  * the whole reload until the server reports it done. Reported per path: requests, p50 / p99 / max
- * latency, before and during the reload, and errors.
+ * latency, before and during the reload, and errors. A server that has --metrics is also asked for
+ * its own event-loop delay over the reload (prom-client's nodejs_eventloop_lag_p99_seconds and
+ * _max_seconds, scraped right before the SIGHUP, which resets them, and right after the reload):
+ * what the server itself stalled, apart from the load generator's own delays on a busy machine.
  *
  * Goal (issue 11): during the reload, p99 under 50 ms and no request over 250 ms.
  *
@@ -20,7 +23,7 @@
  * Cost: one load at start, one reload, about 40 s + 30 s at 1M / 2M on the 2-core machine.
  */
 
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -102,6 +105,10 @@ export async function runReloadBench(argv: string[]): Promise<void> {
     await new Promise((r) => build.on("close", r));
     data = ["--snapshot", snap];
   }
+  // Builds before --metrics existed refuse the flag: ask the server's own help.
+  const help = spawnSync(process.execPath, [values.main, "serve", "--help"], { encoding: "utf8" }).stdout;
+  const metrics = help.includes("--metrics");
+  if (metrics) data.push("--metrics");
   console.log(`server: ${values.main} serve ${data.join(" ")}`);
   const server = spawn(
     process.execPath,
@@ -146,6 +153,13 @@ export async function runReloadBench(argv: string[]): Promise<void> {
       if (sending) for (const p of paths) send(p);
     }, INTERVAL_MS);
     await new Promise((r) => setTimeout(r, WARMUP_MS));
+    const lag = async (): Promise<string> => {
+      if (!metrics) return "";
+      const text = await (await fetch(`${url}/metrics`)).text();
+      const get = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1]) * 1000;
+      return `server's own event-loop delay during the reload: p99 ${get("nodejs_eventloop_lag_p99_seconds").toFixed(1)} ms, max ${get("nodejs_eventloop_lag_max_seconds").toFixed(1)} ms`;
+    };
+    await lag(); // resets the server's event-loop delay histogram
     const hupAt = performance.now();
     const before = stderr.length;
     server.kill("SIGHUP");
@@ -155,6 +169,7 @@ export async function runReloadBench(argv: string[]): Promise<void> {
       await new Promise((r) => setTimeout(r, 20));
     }
     const doneAt = performance.now();
+    const serverLag = await lag();
     sending = false;
     clearInterval(timer);
     await Promise.all([...inFlight]);
@@ -185,6 +200,7 @@ export async function runReloadBench(argv: string[]): Promise<void> {
         `one request per path every ${INTERVAL_MS} ms (open loop); latency in ms`,
     );
     console.table(rows);
+    if (serverLag !== "") console.log(serverLag);
     const all = row("all", during);
     const pass = Number(all.p99) < P99_GOAL_MS && Number(all.max) < MAX_GOAL_MS && all.errors === 0;
     console.log(

@@ -36,4 +36,6 @@ export {
   type OpenSnapshotOptions,
 } from "./snapshot/file.js";
 export { FORMAT_VERSION as SNAPSHOT_FORMAT_VERSION } from "./snapshot/format.js";
+export { loadGraphInWorker, type LoadInWorkerOptions } from "./serving/load-in-worker.js";
+export type { GraphSource } from "./serving/graph-source.js";
 export * from "./http/index.js";
