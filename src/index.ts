@@ -35,7 +35,13 @@ export {
   type SaveProgress,
   type OpenSnapshotOptions,
 } from "./snapshot/file.js";
-export { FORMAT_VERSION as SNAPSHOT_FORMAT_VERSION } from "./snapshot/format.js";
+export { FORMAT_VERSION as SNAPSHOT_FORMAT_VERSION } from "./snapshot/container.js";
+export {
+  readSnapshotInfo,
+  type SnapshotInfo,
+  type SnapshotSectionInfo,
+  type ReadSnapshotInfoOptions,
+} from "./snapshot/info.js";
 export { loadGraphInWorker, type LoadInWorkerOptions } from "./serving/load-in-worker.js";
 export type { GraphSource } from "./serving/graph-source.js";
 export * from "./http/index.js";

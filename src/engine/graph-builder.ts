@@ -19,6 +19,8 @@
  */
 
 import { Uint32Vector, Uint8Vector } from "mnemonist";
+import { Dictionary } from "./dictionary.js";
+import { EntityColumns } from "./entity-columns.js";
 import { dataError, type QuiverErrorCode, type SourcePosition } from "./errors.js";
 import { FingerprintColumn } from "./fingerprint-column.js";
 import { deriveFingerprint, hexFingerprintHi, hexFingerprintLo, isHexFingerprint } from "./fingerprint.js";
@@ -198,11 +200,8 @@ export class GraphBuilder {
     );
     return new Graph(
       {
-        entityIds,
-        rawIdentifiers,
-        types,
-        sourceTypeIndex,
-        sourceTypes: this.sourceTypes.slice(),
+        dictionary: new Dictionary(entityIds),
+        entities: new EntityColumns(rawIdentifiers, types, sourceTypeIndex, this.sourceTypes.slice()),
         searchIndex,
         statementIndex,
       },

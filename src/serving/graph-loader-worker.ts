@@ -2,8 +2,8 @@
  * Graph loader worker
  * ===================
  * The body of the worker thread that load-in-worker.ts starts: loads the source it is given
- * (graph-source.ts), then either hands the graph to the main thread (graph-transfer.ts: arrays
- * transferred, strings in slices the main thread pulls) or, when asked to `saveTo` a path, writes
+ * (graph-source.ts), then either hands the graph to the main thread (graph-transfer.ts: the
+ * engine's serial fields, arrays transferred, strings in slices the main thread pulls) or, when asked to `saveTo` a path, writes
  * it as a snapshot there and reports its counts (the cluster's primary builds once, and its
  * workers open the file). Progress and errors go to the main thread as messages; the worker never
  * writes to stdout or stderr.
@@ -13,7 +13,7 @@ import { setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import { isQuiverError } from "../engine/errors.js";
 import { saveSnapshot } from "../snapshot/file.js";
-import { describeGraph, stringSlices } from "./graph-transfer.js";
+import { describeGraph } from "./graph-transfer.js";
 import { loadGraphSource } from "./graph-source.js";
 import { LOADER_NICE, type LoaderRequest, type LoaderMessage } from "./load-in-worker.js";
 
@@ -39,15 +39,15 @@ try {
     const { bytes } = await saveSnapshot(graph, request.saveTo);
     post({ kind: "saved", bytes, entities: graph.entityCount, statements: graph.statementCount });
   } else {
-    const { arrays, transfer, strings } = describeGraph(graph);
-    const slices = stringSlices(strings);
+    const { head, transfer, slices: makeSlices } = describeGraph(graph);
+    const slices = makeSlices();
     port.on("message", (m: { kind: string }) => {
       // Each "next" from the main thread takes one slice; the last answer is "done".
       if (m.kind !== "next") return;
       const slice = slices.next();
       post(slice.done ? { kind: "done" } : slice.value);
     });
-    post(arrays, transfer);
+    post(head, transfer);
   }
 } catch (e) {
   post({

@@ -127,7 +127,7 @@ export function loadGraphInWorker(source: GraphSource, options: LoadInWorkerOpti
         setImmediate(() => worker.postMessage({ kind: "next" }));
       };
       switch (m.kind) {
-        case "arrays":
+        case "fields":
           receiver = new GraphReceiver(m);
           askNext();
           return undefined;
