@@ -32,7 +32,6 @@ export interface ServeArgs {
   workers: number;
   /** Byte budget of the graph's caches (--cache-mb), or undefined for the engine's default. */
   cacheBytes: number | undefined;
-  cors: string | undefined;
 }
 
 function parsePort(value: string, from: string): number {
@@ -81,7 +80,6 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeArg
       metrics: { type: "boolean" },
       workers: { type: "string" },
       "cache-mb": { type: "string" },
-      cors: { type: "string" },
     },
   });
   // Each of these: the flag wins, then the variable, then the default.
@@ -95,10 +93,6 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeArg
   const cursorSecret = values["cursor-secret"] ?? env[CURSOR_SECRET_ENV];
   if (cursorSecret === "")
     throw new UsageError(`the cursor secret (--cursor-secret or ${CURSOR_SECRET_ENV}) must not be empty`);
-  if (values.cors !== undefined && !/^(\*|https?:\/\/[^\s/]+)$/.test(values.cors))
-    throw new UsageError(
-      `--cors must be an origin such as https://example.org, or *; got ${JSON.stringify(values.cors)}`,
-    );
   return {
     help: values.help ?? false,
     version: values.version ?? false,
@@ -112,6 +106,5 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeArg
     metrics: values.metrics ?? parseBooleanEnv(METRICS_ENV, env[METRICS_ENV]),
     workers: values.workers === undefined ? 1 : parseWorkers(values.workers),
     cacheBytes: values["cache-mb"] === undefined ? undefined : parseCacheMegabytes(values["cache-mb"]),
-    cors: values.cors,
   };
 }
