@@ -474,6 +474,12 @@ export async function runReplicas(): Promise<boolean> {
       }
     }
 
+    // 5. /metrics stays on the private side: through nginx it is the contract's JSON 404.
+    const hidden = await fetch(`${base}/metrics`);
+    const hiddenBody = await hidden.text();
+    if (hidden.status !== 404 || typeof (JSON.parse(hiddenBody) as { error?: unknown }).error !== "string")
+      tally.failures.push(`/metrics through nginx: ${hidden.status} ${hiddenBody.slice(0, 100)}`);
+
     console.log(
       `replicas: ${REPLICAS} behind nginx (${base}); ${plainPages} pages in the plain walks, ` +
         `${plainChanges} of them on another replica than the page before`,
