@@ -47,6 +47,29 @@ test("--version prints the package version", async () => {
   assert.match(child.stdout(), /^\d+\.\d+\.\d+\S*\n$/);
 });
 
+test("--workers, --cache-mb and QUIVER_METRICS refuse bad values with a usage error naming them", async () => {
+  for (const [args, env, pattern] of [
+    [["--workers", "0"], {}, /--workers must be auto or a whole number/],
+    [["--workers", "many"], {}, /--workers must be auto/],
+    [["--cache-mb", "lots"], {}, /--cache-mb must be a whole number/],
+    [["--cache-mb", "1.5"], {}, /--cache-mb must be a whole number/],
+    [[], { QUIVER_METRICS: "yes" }, /QUIVER_METRICS must be 1 or 0/],
+  ] as const) {
+    const child = runQuiver(["serve", "--port", "0", ...args], env);
+    assert.is(await child.exited, 2, args.join(" "));
+    assert.match(child.stderr(), pattern);
+  }
+  // A budget of 0 MB is valid (no cache): the server serves.
+  const child = runQuiver(["serve", "--port", "0", "--quiet", "--cache-mb", "0"], { QUIVER_API_KEYS: KEY });
+  try {
+    const url = await listening(child);
+    const r = await fetch(`${url}/graph/v1/search?q=a&limit=2`, { headers: { "X-API-Key": KEY } });
+    assert.is(r.status, 200);
+  } finally {
+    assert.is(await stop(child), 0);
+  }
+});
+
 test("PORT and HOST are honoured, below the flags; the ready event carries counts, timings, url and pid", async () => {
   const free = await new Promise<number>((resolve) => {
     const s = net.createServer().listen(0, "127.0.0.1", () => {

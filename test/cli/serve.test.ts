@@ -180,7 +180,15 @@ test("--help explains every option and environment variable", async () => {
     "--help",
     "QUIVER_API_KEYS",
     "QUIVER_CURSOR_SECRET",
+    "--workers",
+    "--metrics",
+    "--cache-mb",
+    "--version",
+    "PORT",
+    "HOST",
+    "QUIVER_METRICS",
     "SIGTERM",
+    "SIGHUP",
     "Exit status",
   ]) {
     assert.ok(child.stdout().includes(word), word);
