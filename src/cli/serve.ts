@@ -10,6 +10,7 @@
 
 import { parseArgs } from "node:util";
 import type { Graph } from "../engine/graph.js";
+import { ROUTES } from "../http/routes.js";
 import { serve, DEFAULT_HOST, DEFAULT_PORT, type RunningServer } from "../http/server.js";
 import { apiKeysFromEnv, API_KEYS_ENV, type ApiKeySetup } from "./api-keys.js";
 import { graphSourceFrom, loadServeGraph, UsageError, type GraphSource } from "./graph-source.js";
@@ -22,8 +23,8 @@ export const SERVE_HELP = `Usage: quiver serve [--entities FILE --statements FIL
                     [--cursor-secret S] [--quiet]
 
 Loads a graph from JSON Lines files or a snapshot and serves the Quiver HTTP API:
-GET /graph/v1/search, GET /graph/v1/statements (both need X-API-Key),
-GET /healthz and GET /graph/v1/openapi.json (no key).
+GET ${ROUTES.search}, GET ${ROUTES.statements} (both need X-API-Key),
+GET ${ROUTES.health} and GET ${ROUTES.openapi} (no key).
 
 Options:
   --entities FILE       entities, one JSON object per line: {"entityId","rawIdentifier","type","sourceType"}
@@ -49,8 +50,9 @@ Environment:
 Output:
   stderr  loading progress (lines read, rate, phase), a summary when ready (entities, statements,
           build time, memory), then "listening on http://HOST:PORT"; errors
-  stdout  one JSON line per request: {"time","method","path","status","ms"}; never headers, keys
-          or query strings (turned off by --quiet)
+  stdout  one JSON line per request: {"level","time","pid","id","method","path","status","ms"}
+          (id: the X-Request-Id the answer carried); never headers, keys or query strings
+          (turned off by --quiet)
 
 SIGTERM or SIGINT: stop accepting connections, finish requests in flight, exit 0.
 SIGHUP: load the same files or snapshot again and serve the new graph; requests in flight finish on
@@ -246,7 +248,7 @@ function tryItLines(url: string, graph: Graph, generatedKey: string | undefined)
   return (
     head +
     `try:\n` +
-    `  curl -H 'X-API-Key: ${key}' '${url}/graph/v1/search?q=${encodeURIComponent(word).replace(/'/g, "%27")}&limit=3'\n` +
-    `  curl -H 'X-API-Key: ${key}' '${url}/graph/v1/statements?limit=2'\n`
+    `  curl -H 'X-API-Key: ${key}' '${url}${ROUTES.search}?q=${encodeURIComponent(word).replace(/'/g, "%27")}&limit=3'\n` +
+    `  curl -H 'X-API-Key: ${key}' '${url}${ROUTES.statements}?limit=2'\n`
   );
 }
