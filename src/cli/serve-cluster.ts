@@ -65,6 +65,7 @@ interface WorkerConfig {
   quiet: boolean;
   metrics: boolean;
   cacheBytes: number | undefined;
+  cors: string | string[] | undefined;
   generation: number;
 }
 
@@ -128,6 +129,7 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
       quiet: args.quiet,
       metrics: args.metrics,
       cacheBytes: args.cacheBytes,
+      cors: args.cors,
       generation,
     };
   } catch (e) {
@@ -354,10 +356,7 @@ export async function runClusterWorker(env: NodeJS.ProcessEnv): Promise<number> 
   const started = performance.now();
   let graph: Graph;
   try {
-    graph = await openSnapshot(config.snapshot, {
-      cursorSecret: env[CURSOR_SECRET_ENV],
-      ...(config.cacheBytes === undefined ? {} : { cacheBytes: config.cacheBytes }),
-    });
+    graph = await openSnapshot(config.snapshot);
   } catch (e) {
     const message = (e as Error).message;
     events.error("worker-load-failed", { error: message });
@@ -385,7 +384,10 @@ export async function runClusterWorker(env: NodeJS.ProcessEnv): Promise<number> 
   const running = await startServing({
     graph,
     apiKeys: (env[API_KEYS_ENV] ?? "").split(","),
-    cursorSecret: undefined, // the snapshot was opened with the shared secret
+    // The handler seals cursors with the shared secret (and tags answers with it: same ETags everywhere).
+    cursorSecret: env[CURSOR_SECRET_ENV],
+    cacheBytes: config.cacheBytes,
+    cors: config.cors,
     host: config.host,
     port: config.port,
     log: requestLog?.write,

@@ -32,6 +32,8 @@ export interface ServeArgs {
   workers: number;
   /** Byte budget of the graph's caches (--cache-mb), or undefined for the engine's default. */
   cacheBytes: number | undefined;
+  /** --cors: "*" or the origins a browser page may call from; undefined: CORS off. */
+  cors: string | string[] | undefined;
 }
 
 function parsePort(value: string, from: string): number {
@@ -54,6 +56,19 @@ function parseCacheMegabytes(value: string): number {
   if (!/^(0|[1-9][0-9]{0,6})$/.test(value))
     throw new UsageError(`--cache-mb must be a whole number of megabytes (0 or more); got ${JSON.stringify(value)}`);
   return Number(value) * 1024 * 1024;
+}
+
+/** "*", or origins separated by commas: each scheme://host[:port], nothing after it. */
+function parseCors(value: string): string | string[] {
+  if (value === "*") return "*";
+  const origins = value.split(",").map((o) => o.trim());
+  for (const origin of origins) {
+    if (!/^https?:\/\/[^\s/?#]+$/.test(origin))
+      throw new UsageError(
+        `--cors takes * or origins such as https://app.example (scheme and host, no path), separated by commas; got ${JSON.stringify(origin)}`,
+      );
+  }
+  return origins;
 }
 
 function parseBooleanEnv(name: string, value: string | undefined): boolean {
@@ -80,6 +95,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeArg
       metrics: { type: "boolean" },
       workers: { type: "string" },
       "cache-mb": { type: "string" },
+      cors: { type: "string" },
     },
   });
   // Each of these: the flag wins, then the variable, then the default.
@@ -94,6 +110,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeArg
   if (cursorSecret === "")
     throw new UsageError(`the cursor secret (--cursor-secret or ${CURSOR_SECRET_ENV}) must not be empty`);
   return {
+    cors: values.cors === undefined ? undefined : parseCors(values.cors),
     help: values.help ?? false,
     version: values.version ?? false,
     entities: values.entities,

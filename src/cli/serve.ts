@@ -44,16 +44,17 @@ import {
   type ServeArgs,
 } from "./serve-options.js";
 import { VERSION } from "./version.js";
+import { ROUTES } from "../http/routes.js";
 import { DEFAULT_HOST, DEFAULT_PORT } from "../http/server.js";
 
 export { CURSOR_SECRET_ENV };
 
 export const SERVE_HELP = `Usage: quiver serve [--entities FILE --statements FILE | --snapshot FILE] [--host H] [--port P]
-                    [--workers N|auto] [--metrics] [--cache-mb N] [--cursor-secret S] [--quiet]
+                    [--workers N|auto] [--metrics] [--cache-mb N] [--cors ORIGINS] [--cursor-secret S] [--quiet]
 
 Loads a graph from JSON Lines files or a snapshot and serves the Quiver HTTP API:
-GET /graph/v1/search, GET /graph/v1/statements (both need X-API-Key),
-GET /healthz and GET /graph/v1/openapi.json (no key), GET /metrics with --metrics (no key).
+GET ${ROUTES.search}, GET ${ROUTES.statements} (both need X-API-Key),
+GET ${ROUTES.health} and GET ${ROUTES.openapi} (no key), GET /metrics with --metrics (no key).
 
 Options:
   --entities FILE       entities, one JSON object per line: {"entityId","rawIdentifier","type","sourceType"}
@@ -70,6 +71,8 @@ Options:
   --metrics             serve GET /metrics (Prometheus text format; no key, no data).
                         Default ${METRICS_ENV}=1 turns it on.
   --cache-mb N          megabytes the graph's caches may hold in all (default 64)
+  --cors ORIGINS        let browser pages from these origins call the API: * or a comma-separated
+                        list such as https://app.example,https://admin.example (default: off)
   --cursor-secret S     secret that seals pagination cursors. Servers with the same secret accept
                         each other's cursors (replicas behind a load balancer, or a restart).
                         Default: ${CURSOR_SECRET_ENV}, else a random secret for this run (shared by
@@ -86,10 +89,10 @@ Environment:
   ${METRICS_ENV}        1 for --metrics
 
 Output:
-  stdout  one JSON line per event, {"time","level","pid","event",...}: startup, ready (counts,
+  stdout  one JSON line per event, {"level","time","pid","event",...}: startup, ready (counts,
           timings, url), reload, reload-failed, worker-replaced, errors; and one JSON line per
-          request, {"time","method","path","status","ms"} (not with --quiet). Never headers, keys
-          or query strings.
+          request, {"level","time","pid","id","method","path","status","ms"} (id: the
+          X-Request-Id the answer carried; not with --quiet). Never headers, keys or query strings.
   stderr  for people: loading progress, the generated key and curl lines to try, the pid, then
           "listening on http://HOST:PORT"; errors.
 
@@ -187,10 +190,7 @@ async function runSingle(
   const started = performance.now();
   let graph: Graph;
   try {
-    graph = await loadGraphSource(source, {
-      onProgress: progressOutput(err),
-      ...(args.cacheBytes === undefined ? {} : { cacheBytes: args.cacheBytes }),
-    });
+    graph = await loadGraphSource(source, { onProgress: progressOutput(err) });
   } catch (e) {
     // The loader's message already reads "file:line: reason"; a snapshot's names its file.
     const message = (e as Error).message;
@@ -209,6 +209,8 @@ async function runSingle(
       graph,
       apiKeys: keys.keys,
       cursorSecret: args.cursorSecret,
+      cacheBytes: args.cacheBytes,
+      cors: args.cors,
       host: args.host,
       port: args.port,
       log: requestLog?.write,
@@ -223,7 +225,7 @@ async function runSingle(
   }
   serving = true;
   stop.onRepeat(() => running.server.closeAllConnections());
-  const stopReloads = reloadOnHangup(source, args, running, events, err, metrics);
+  const stopReloads = reloadOnHangup(source, running, events, err, metrics);
   const stopWatching = stopWhenNpmIsGone(stop.trigger);
   events.info("ready", {
     url: running.url,
@@ -266,7 +268,6 @@ export function pidLine(pid: number): string {
  */
 function reloadOnHangup(
   source: GraphSource,
-  args: ServeArgs,
   running: Serving,
   events: EventLog,
   err: NodeJS.WriteStream,
@@ -283,10 +284,8 @@ function reloadOnHangup(
     const started = performance.now();
     events.info("reload-started", {});
     err.write("quiver serve: SIGHUP: reloading the graph (the current one keeps serving)\n");
-    loadGraphInWorker(source, {
-      onProgress: progressOutput(err),
-      ...(args.cacheBytes === undefined ? {} : { cacheBytes: args.cacheBytes }),
-    })
+    // The handler applies the cursor secret and the cache budget to whatever graph it serves.
+    loadGraphInWorker(source, { onProgress: progressOutput(err) })
       .then(
         (graph) => {
           running.setGraph(graph);

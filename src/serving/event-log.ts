@@ -2,9 +2,9 @@
  * Event log
  * =========
  * What a machine reads about the server's life, one JSON line per event on stdout:
- * `{"time","level","pid","event",...fields}` (startup, ready with counts and timings, reload, a
- * worker replaced, errors). The per-request lines (request-log.ts) share the stream and begin with
- * `time` too. Never keys, never cursor secrets, never data: callers pass counts, paths and messages.
+ * `{"level","time","pid","event",...fields}` (startup, ready with counts and timings, reload, a
+ * worker replaced, errors). The per-request lines (request-log.ts) share the stream and the first
+ * three keys; they have an `id` (the request's) where these have an `event`. Never keys, never cursor secrets, never data: callers pass counts, paths and messages.
  *
  * A line is written at once (one write call per event; events are rare next to requests), so a
  * crash right after an event still leaves it in the log. stdout closed under the server (`| head`)
@@ -23,7 +23,8 @@ export interface EventLog {
 
 /** The JSON line of one event (exported for tests). */
 export function eventLine(level: EventLevel, event: string, fields: EventFields = {}, now = new Date()): string {
-  const line: Record<string, unknown> = { time: now.toISOString(), level, pid: process.pid, event };
+  // The request log's order (request-log.ts): level, time, pid, then what the line is about.
+  const line: Record<string, unknown> = { level, time: now.toISOString(), pid: process.pid, event };
   for (const [k, v] of Object.entries(fields)) if (v !== undefined) line[k] = v;
   return JSON.stringify(line) + "\n";
 }

@@ -8,11 +8,13 @@
  * lets it go, so "port in use" is reported at once, not after minutes of loading.
  */
 
-import type { RequestListener } from "node:http";
+import type { RequestListener, Server } from "node:http";
 import net, { type AddressInfo } from "node:net";
 import type { Graph } from "../engine/graph.js";
-import { createHandler, type QuiverHandler, type RequestLogEntry } from "../http/handler.js";
+import type { RequestLogEntry } from "../http/adapter-kit.js";
+import type { CorsOrigins } from "../http/cors.js";
 import { LISTEN_BACKLOG } from "../http/limits.js";
+import { createHandler, type QuiverHandler } from "../http/node.js";
 import { createServer, type QuiverServer } from "../http/server.js";
 import type { EventLog } from "./event-log.js";
 import { withMetrics, type ServerMetrics } from "./metrics.js";
@@ -21,6 +23,9 @@ export interface ServingOptions {
   graph: Graph;
   apiKeys: string[];
   cursorSecret: string | undefined;
+  /** Byte budget of the served graph's caches (the handler's cacheBytes); undefined: the default. */
+  cacheBytes: number | undefined;
+  cors: CorsOrigins | undefined;
   host: string;
   port: number;
   log: ((entry: RequestLogEntry) => void) | undefined;
@@ -43,18 +48,27 @@ export async function startServing(options: ServingOptions): Promise<Serving> {
   const { events, metrics } = options;
   const handler = createHandler(options.graph, {
     apiKeys: options.apiKeys,
-    ...(options.cursorSecret === undefined ? {} : { cursorSecret: options.cursorSecret }),
-    ...(options.log === undefined ? {} : { log: options.log }),
-    onError: (error, req) =>
+    cursorSecret: options.cursorSecret,
+    cacheBytes: options.cacheBytes,
+    cors: options.cors,
+    log: options.log,
+    onError: (error, context) =>
       events.error("request-fault", {
-        method: req.method,
-        path: (req.url ?? "").split("?")[0],
+        method: context.method,
+        path: context.path,
+        requestId: context.requestId,
         error: error instanceof Error ? (error.stack ?? error.message) : String(error),
       }),
   });
   metrics?.graphServed(options.graph);
-  // Each branch: with metrics, the pre-route sits in front of the handler; without, nothing does.
-  const listener: RequestListener = metrics === undefined ? handler : withMetrics(handler, metrics);
+  // Each branch: with metrics, the pre-route sits in front of the handler (and what node's parser
+  // refuses still goes through the handler's own attach); without, the handler is the listener.
+  const listener: QuiverHandler | RequestListener =
+    metrics === undefined
+      ? handler
+      : Object.assign(withMetrics(handler, metrics), {
+          attach: (server: Server, through: RequestListener) => handler.attach(server, through),
+        });
   const server = createServer(listener);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

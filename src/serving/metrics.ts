@@ -27,18 +27,15 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { Graph } from "../engine/graph.js";
+import { ROUTE_PATHS } from "../http/routes.js";
+import { errorBody } from "../http/serialize.js";
+import { STATUS_INTERNAL_ERROR, STATUS_METHOD_NOT_ALLOWED } from "../http/status.js";
 
 export const METRICS_PATH = "/metrics";
 /** Seconds; from a cached page (tens of µs) to a client that reads slowly. */
 export const HTTP_DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
 /** The route label: these paths as they are, anything else `other`. */
-const ROUTES = new Set([
-  "/graph/v1/search",
-  "/graph/v1/statements",
-  "/healthz",
-  "/graph/v1/openapi.json",
-  METRICS_PATH,
-]);
+const ROUTES = new Set<string>([...ROUTE_PATHS, METRICS_PATH]);
 
 export interface ServerMetrics {
   readonly registry: Registry;
@@ -150,10 +147,10 @@ export function withMetrics(listener: RequestListener, metrics: ServerMetrics): 
 
 function answerScrape(req: IncomingMessage, res: ServerResponse, metrics: ServerMetrics): void {
   if (req.method !== "GET" && req.method !== "HEAD") {
-    const body = JSON.stringify({ error: `${METRICS_PATH} answers GET and HEAD only, not ${req.method}.` });
-    res.writeHead(405, {
+    const body = errorBody(`${METRICS_PATH} answers GET and HEAD only, not ${req.method}.`, "METHOD_NOT_ALLOWED");
+    res.writeHead(STATUS_METHOD_NOT_ALLOWED, {
       "content-type": "application/json",
-      "content-length": Buffer.byteLength(body),
+      "content-length": body.length,
       allow: "GET, HEAD",
     });
     res.end(body);
@@ -169,9 +166,9 @@ function answerScrape(req: IncomingMessage, res: ServerResponse, metrics: Server
       res.end(req.method === "HEAD" ? undefined : text);
     },
     (error: unknown) => {
-      const body = JSON.stringify({ error: `The metrics could not be gathered: ${(error as Error).message}` });
+      const body = errorBody(`The metrics could not be gathered: ${(error as Error).message}`, "INTERNAL_ERROR");
       if (res.headersSent) return void res.destroy();
-      res.writeHead(500, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+      res.writeHead(STATUS_INTERNAL_ERROR, { "content-type": "application/json", "content-length": body.length });
       res.end(body);
     },
   );

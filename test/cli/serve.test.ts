@@ -54,7 +54,8 @@ test("demo graph, no QUIVER_API_KEYS: a generated key, a curl line that works, p
         ["GET", "/graph/v1/statements", 200],
       ],
     );
-    for (const l of logs) assert.equal(Object.keys(l), ["time", "method", "path", "status", "ms"]);
+    for (const l of logs)
+      assert.equal(Object.keys(l), ["level", "time", "pid", "id", "method", "path", "status", "ms"]);
     assert.not.ok(child.stdout().includes(key!));
   } finally {
     assert.is(await stop(child), 0);

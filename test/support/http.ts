@@ -10,7 +10,7 @@ import http from "node:http";
 import net from "node:net";
 import { GraphBuilder } from "../../src/engine/graph-builder.js";
 import type { Graph } from "../../src/engine/graph.js";
-import type { HandlerOptions } from "../../src/http/handler.js";
+import type { HandlerOptions } from "../../src/http/adapter-kit.js";
 import { serve, type RunningServer } from "../../src/http/server.js";
 
 export const KEY = "sk_test_0123456789";
