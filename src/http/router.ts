@@ -189,7 +189,7 @@ export function serveGraph(graph: Graph, config: RouterConfig): Served {
           ...(cursorSecret === undefined ? {} : { cursorSecret }),
           ...(cacheBytes === undefined ? {} : { cacheBytes }),
         });
-  return { graph: served, config, tagSeed: tagSeed(served.stats().contentTag, secretTag(cursorSecret)) };
+  return { graph: served, config, tagSeed: tagSeed(served.contentTag, secretTag(cursorSecret)) };
 }
 
 const ALLOWED_METHODS = "GET, HEAD";
