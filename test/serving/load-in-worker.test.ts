@@ -12,7 +12,8 @@ import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { isQuiverError } from "../../src/engine/errors.js";
-import type { Graph } from "../../src/engine/graph.js";
+import { Graph } from "../../src/engine/graph.js";
+import { createHandler } from "../../src/http/node.js";
 import { saveSnapshot } from "../../src/snapshot/file.js";
 import { loadGraphSource } from "../../src/serving/graph-source.js";
 import { STRING_SLICE_ITEMS } from "../../src/serving/graph-transfer.js";
@@ -71,6 +72,25 @@ test("JSON Lines and a snapshot, loaded in a worker thread: the same graph as on
   const snap = join(dir, "g.snap");
   await saveSnapshot(expected, snap);
   assertSameGraph(await loadGraphInWorker({ snapshot: snap }), expected);
+});
+
+test("swapping a handed-over graph into a handler runs no stats() on this thread (its content tag travels with it)", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "quiver-worker-"));
+  const source = await writeGraph(dir);
+  const expected = await loadGraphSource(source);
+  const handler = createHandler(expected, { apiKeys: ["sk_swap"], cursorSecret: "shared" });
+  const next = await loadGraphInWorker(source);
+  assert.is(next.contentTag, expected.stats().contentTag);
+  const stats = Graph.prototype.stats;
+  Graph.prototype.stats = () => {
+    throw new Error("stats() ran on the serving thread during the swap");
+  };
+  try {
+    handler.setGraph(next);
+  } finally {
+    Graph.prototype.stats = stats;
+  }
+  assert.is(handler.graph.entityCount, expected.entityCount);
 });
 
 test("a bad line or a damaged snapshot rejects with the loader's error and code", async () => {
