@@ -17,7 +17,8 @@
  * 4. The same URL asked of each replica directly gets the same strong ETag (and the same bytes).
  *
  * Prints items walked, missing, duplicates and errors; exits 1 on any failure, and also when nginx
- * is not installed (this check never skips: install it, e.g. `apt-get install -y nginx`).
+ * is not installed (this check never skips: install it, e.g. `apt-get install -y nginx`; or point
+ * QUIVER_NGINX at the binary).
  * Loopback only; bounded (a few thousand requests, well under a minute); every process it starts
  * is stopped at the end.
  */
@@ -157,8 +158,10 @@ async function nginxConfig(dir: string, listenPort: number, replicaPorts: number
   return path;
 }
 
+/** The nginx to run: QUIVER_NGINX when set, else nginx on PATH or in /usr/sbin. */
 function nginxBinary(): string {
-  for (const candidate of ["nginx", "/usr/sbin/nginx"]) {
+  const given = process.env["QUIVER_NGINX"];
+  for (const candidate of given === undefined ? ["nginx", "/usr/sbin/nginx"] : [given]) {
     const r = spawnSync(candidate, ["-v"], { encoding: "utf8" });
     if (r.error === undefined && r.status === 0) return candidate;
   }
