@@ -43,7 +43,7 @@ import {
   parseServeArgs,
   type ServeArgs,
 } from "./serve-options.js";
-import { VERSION } from "./version.js";
+import { QUIVER_VERSION as VERSION } from "../version.js";
 import { ROUTES } from "../http/routes.js";
 import { DEFAULT_HOST, DEFAULT_PORT } from "../http/server.js";
 
