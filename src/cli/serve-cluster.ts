@@ -321,9 +321,11 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
     roll().finally(() => (rolling = false));
   };
   process.on("SIGHUP", onHangup);
+  const stopWatching = stopWhenNpmIsGone(stop.trigger);
 
   const signal = await stop.first;
   stopping = true;
+  stopWatching();
   process.off("SIGHUP", onHangup);
   events.info("stopping", { signal });
   err.write(`quiver serve: ${signal}: stopping; the workers finish requests in flight\n`);
