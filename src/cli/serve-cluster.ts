@@ -47,7 +47,15 @@ import { API_KEYS_ENV, type ApiKeySetup } from "./api-keys.js";
 import { createRequestLog } from "./request-log.js";
 import type { ServeArgs } from "./serve-options.js";
 import { CURSOR_SECRET_ENV } from "./serve-options.js";
-import { EXIT_FAILURE, catchStopSignals, generateCursorSecret, pidLine, progressOutput, tryItLines } from "./serve.js";
+import {
+  EXIT_FAILURE,
+  catchStopSignals,
+  generateCursorSecret,
+  pidLine,
+  progressOutput,
+  stopWhenNpmIsGone,
+  tryItLines,
+} from "./serve.js";
 
 /** The environment variable that makes `quiver serve` a cluster worker (its settings, as JSON). */
 export const CLUSTER_WORKER_ENV = "QUIVER_CLUSTER_WORKER";
