@@ -42,6 +42,3 @@ export function createEventLog(out: NodeJS.WritableStream = process.stdout): Eve
     error: (event, fields) => write("error", event, fields),
   };
 }
-
-/** An event log that drops everything (embedders who did not ask for one). */
-export const SILENT_EVENT_LOG: EventLog = { info() {}, warn() {}, error() {} };
