@@ -135,7 +135,11 @@ export class MemorySerialWriter implements SerialWriter {
     return new MemorySerialWriter(this.fields, `${this.prefix}${name}.`);
   }
 
-  /** The distinct buffers under the arrays: the transfer list for postMessage(fields, transferables()). */
+  /**
+   * The distinct buffers under the arrays: the transfer list for postMessage(fields, transferables()).
+   * Transferring detaches them: the sending side's graph is unusable afterwards. Every buffer of a
+   * graph from GraphBuilder or openSnapshot is its own (no pooled Buffer memory shared with others).
+   */
   transferables(): ArrayBuffer[] {
     const buffers = new Set<ArrayBuffer>();
     for (const v of this.fields.values()) {

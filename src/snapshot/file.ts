@@ -203,9 +203,8 @@ export async function readSnapshotFile(
   path: string,
   pieceBytes: number = IO_CHUNK_BYTES,
 ): Promise<{ bytes: SnapshotBytes; checksum: number }> {
-  const handle = await openForReading(path);
+  const { handle, size } = await openForReading(path);
   try {
-    const size = (await handle.stat()).size;
     const split = transientSplit(await readStart(handle, path, size), size);
     const head = new Uint8Array(new ArrayBuffer(split));
     const tail = new Uint8Array(new ArrayBuffer(size - split));
@@ -240,8 +239,8 @@ export async function readSnapshotFile(
   }
 }
 
-/** A regular file opened for reading, or INVALID_SNAPSHOT "cannot read the snapshot". */
-export async function openForReading(path: string): Promise<FileHandle> {
+/** A regular file opened for reading, and its size; or INVALID_SNAPSHOT "cannot read the snapshot". */
+export async function openForReading(path: string): Promise<{ handle: FileHandle; size: number }> {
   let handle: FileHandle;
   try {
     handle = await open(path, "r");
@@ -249,10 +248,11 @@ export async function openForReading(path: string): Promise<FileHandle> {
     throw cannotRead(path, e);
   }
   try {
+    const info = await handle.stat();
     // A directory opens fine on Linux and fails only on read: say what it is.
-    if (!(await handle.stat()).isFile())
+    if (!info.isFile())
       throw new QuiverError("INVALID_SNAPSHOT", `${path}: cannot read the snapshot: not a regular file`);
-    return handle;
+    return { handle, size: info.size };
   } catch (e) {
     await handle.close();
     throw e instanceof QuiverError ? e : cannotRead(path, e);

@@ -64,9 +64,8 @@ export interface ReadSnapshotInfoOptions {
 }
 
 export async function readSnapshotInfo(path: string, options: ReadSnapshotInfoOptions = {}): Promise<SnapshotInfo> {
-  const handle = await openForReading(path);
+  const { handle, size } = await openForReading(path);
   try {
-    const size = (await handle.stat()).size;
     const { header, sections } = readTable(await readStart(handle, path, size, size), path, size);
     // The summary's fields: integers are in the table; texts are read, each a few bytes.
     const values = new Map<string, SectionValue>();
