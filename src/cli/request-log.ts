@@ -3,7 +3,7 @@
  * ===========
  * One JSON line per request on stdout:
  *
- *   {"level":"info","time":"2025-01-01T12:00:00.000Z","pid":4242,"id":"k3Jd9xQa-1z","method":"GET","path":"/graph/v1/search","status":200,"ms":0.412}
+ *   {"level":"info","time":"2025-01-01T12:00:00.000Z","pid":4242,"id":"k3Jd9xQa-1042","method":"GET","path":"/graph/v1/search","status":200,"ms":0.412}
  *
  * `level` is "error" for a 5xx (its stack went to stderr through the handler's onError, under the
  * same id), "info" otherwise. Never headers (the API key is a header) and never the query string.

@@ -309,7 +309,7 @@ export const OPENAPI_DOCUMENT = {
       `a client too slow to send its headers gets 408; a request head over ${MAX_HEAD_BYTES} bytes 414 when its target ` +
       "alone is too long and 431 otherwise; a malformed request line, a method name HTTP does not register, a target " +
       "byte that must be percent-encoded, or not one Host header in HTTP/1.1, 400 (components.responses). " +
-      "Bodies of 1024 bytes or more are compressed with br or gzip when Accept-Encoding allows it. " +
+      "Bodies of 1024 bytes or more are compressed with br or gzip when Accept-Encoding allows it (the server's default). " +
       "With CORS configured, a preflight (OPTIONS) from an allowed origin answers 204 before the key is checked.",
   },
   paths: {

@@ -44,6 +44,7 @@ import {
   statementsKey,
   tagDigest,
   tagSeed,
+  type TagSeed,
 } from "./caching.js";
 import {
   DEFAULT_COMPRESSION_THRESHOLD_BYTES,
@@ -172,7 +173,7 @@ export interface Served {
   readonly graph: Graph;
   readonly config: RouterConfig;
   /** Content, secret and wire format, folded once (caching.ts). */
-  readonly tagSeed: string;
+  readonly tagSeed: TagSeed;
 }
 
 /**

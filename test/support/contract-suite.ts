@@ -131,7 +131,7 @@ export function contractSuite(name: string, spec: AdapterSpec): void {
       assert.is(a.text, JSON.stringify(page), query);
       assert.is(a.headers.get("content-type"), "application/json");
       assert.is(Number(a.headers.get("content-length")), a.bytes.length);
-      assert.match(a.headers.get("etag") ?? "", /^"[A-Za-z0-9_-]{22}"$/);
+      assert.match(a.headers.get("etag") ?? "", /^"[A-Za-z0-9_-]{20,22}"$/);
       assert.is(a.headers.get("cache-control"), "private");
       assert.is(a.headers.get("vary"), "Accept-Encoding");
     }
@@ -305,7 +305,7 @@ export function contractSuite(name: string, spec: AdapterSpec): void {
     assert.is(doc.status, 200);
     assert.is(JSON.parse(doc.text).openapi, "3.1.0");
     const tag = doc.headers.get("etag") as string;
-    assert.match(tag, /^"[A-Za-z0-9_-]{22}"$/);
+    assert.match(tag, /^"[A-Za-z0-9_-]{20,22}"$/);
     const again = await get("/graph/v1/openapi.json", { key: null, headers: { "if-none-match": tag } });
     assert.is(again.status, 304);
     assert.is(again.bytes.length, 0);
