@@ -165,6 +165,9 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
   const startWorker = (config: WorkerConfig): Promise<{ worker: Worker; ready: FromWorker & { quiver: "ready" } }> =>
     new Promise((resolve, reject) => {
       const worker = cluster.fork(workerEnv(config));
+      // A message to a worker that is just going away (a signal sent to the whole process group,
+      // Ctrl-C in a terminal, reaches the workers too) fails with EPIPE: that is not a fault.
+      worker.on("error", (e) => events.warn("worker-channel", { workerPid: worker.process.pid, error: e.message }));
       generationOf.set(worker, config.generation);
       let failure = "";
       const onMessage = (m: FromWorker): void => {
@@ -359,7 +362,8 @@ export async function runClusterWorker(env: NodeJS.ProcessEnv): Promise<number> 
   const config = JSON.parse(env[CLUSTER_WORKER_ENV] as string) as WorkerConfig;
   const events = createEventLog(process.stdout);
   const send = (m: FromWorker): void => {
-    if (process.connected) process.send?.(m);
+    // The callback takes a failed send (the primary already gone) instead of an 'error' event.
+    if (process.connected) process.send?.(m, undefined, {}, () => {});
   };
   // The primary orchestrates reloads: a SIGHUP sent to the whole process group is not ours.
   process.on("SIGHUP", () => {});

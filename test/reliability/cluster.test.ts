@@ -5,11 +5,12 @@
  * whole cluster's; SIGTERM drains every worker and exits 0.
  */
 
+import { spawn } from "node:child_process";
 import http from "node:http";
 import { writeFile } from "node:fs/promises";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { listening, runQuiver, stop, tempFiles, type Child } from "../support/cli.js";
+import { listening, MAIN, runQuiver, stop, tempFiles, type Child } from "../support/cli.js";
 
 const KEY = "sk_cluster_test";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -172,6 +173,32 @@ test("--workers 2: one build, shared secret, a killed worker replaced, a rolling
     assert.ok(gone, `worker ${e.pid} is gone`);
   }
   assert.ok(events(child).some((e) => e.event === "stopped"));
+});
+
+test("a signal to the whole process group (as Ctrl-C or timeout(1) send it), twice: primary and workers stop, exit 0", async () => {
+  const child = spawn(process.execPath, [MAIN, "serve", "--port", "0", "--quiet", "--workers", "2"], {
+    env: { ...process.env, QUIVER_API_KEYS: KEY },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true, // its own process group, as a shell gives a job
+  });
+  let err = "";
+  let out = "";
+  child.stderr!.setEncoding("utf8").on("data", (d: string) => (err += d));
+  child.stdout!.setEncoding("utf8").on("data", (d: string) => (out += d));
+  const exited = new Promise<number | string>((resolve) =>
+    child.on("close", (code, signal) => resolve(code ?? signal ?? -1)),
+  );
+  const end = Date.now() + 60000;
+  while (!/^listening on /m.test(err)) {
+    if (Date.now() > end || child.exitCode !== null) throw new Error(`not listening:\n${err}`);
+    await sleep(50);
+  }
+  // timeout(1) signals the command, then its whole group: the primary gets it twice, the workers once.
+  process.kill(child.pid as number, "SIGTERM");
+  process.kill(-(child.pid as number), "SIGTERM");
+  assert.is(await exited, 0, err);
+  assert.not.match(err, /EPIPE|Unhandled/);
+  assert.ok(out.includes('"event":"stopped"'));
 });
 
 test.run();
