@@ -62,6 +62,14 @@ export const CLUSTER_WORKER_ENV = "QUIVER_CLUSTER_WORKER";
 /** Wait before replacing a dead worker; doubles while replacements die unready. */
 const RESTART_DELAY_MS = 100;
 const MAX_RESTART_DELAY_MS = 5000;
+/**
+ * How long a drained worker stays connected before it exits. The primary may have handed it a
+ * connection just before it stopped listening; that hand-off is still in the IPC pipe, and only a
+ * worker that reads it can refuse it (the primary then gives the connection to another worker). A
+ * worker that exited first would never answer, and the primary would hold that connection forever:
+ * the client's request hangs (seen in the rolling-reload test, once in several runs, before this).
+ */
+const WORKER_EXIT_GRACE_MS = 500;
 /** A worker still there this long after it was told to drain is killed. */
 const DRAIN_KILL_MS = 40_000;
 
@@ -435,5 +443,6 @@ export async function runClusterWorker(env: NodeJS.ProcessEnv): Promise<number> 
   await stop.first;
   await running.close();
   requestLog?.flush();
+  await new Promise((resolve) => setTimeout(resolve, WORKER_EXIT_GRACE_MS));
   return 0;
 }
