@@ -1,425 +1,573 @@
 /**
  * HTTP benchmark
  * ==============
- * `npm run bench:http` (after `npx tsc -p .`). Two parts, both on the YAGO3-10 graph (123,182 names,
- * 37 relations, 10,000 + 10,000 triples from `../shared/data/yago3-10`):
+ * `npm run bench:http [-- --entities N --statements N --seconds S --rounds R ...]`: what the HTTP
+ * layer costs per request beside a bare node:http server that answers the same bytes, both measured
+ * the same way in one run (issue 14; the method is the one of the review of 8221c12's HTTP costs).
  *
- * 1. Serializers (tinybench): a page of 100 entities and one of 200 statements, as the engine returns
- *    them, through `JSON.stringify`, fast-json-stringify, a hand-written concatenation, and the
- *    adapter's PageSerializer (per-item fragments escaped once, then joined). The naive baseline
- *    beside the structure, as the house style asks.
- * 2. Load (autocannon, loopback only, bounded in time): the real server (`serve()`, no request log)
- *    against a mix of real queries, and in the same run a bare node:http server that answers a
- *    pre-serialized page of the same size: the ceiling. Each server runs in its own child process,
- *    so server and load generator each have a core of this 2-core machine. Scenarios: search (a word
- *    of a random YAGO name, default limit), statements (by subject, predicate or object of a random
- *    triple), and a diagnostic one, search for text no name holds, which shows what the adapter
- *    itself costs beside the ceiling when the engine has next to nothing to do.
+ * Graph: generated (tools/generator.ts; default 200,000 entities and 1,000,000 statements, seed 1),
+ * saved once as a snapshot that every server process opens. Workloads, fixed by the seed:
+ *   - mix: distinct searches (a random substring of 2 to 6 code points of a real name; page 1, and
+ *     page 2 through its nextCursor) and distinct statement filters (S, O, S+P, P+O of a real
+ *     statement; the first page and the next one), interleaved as users send them;
+ *   - no-match: distinct searches that match nothing (the adapter's floor: the engine has nothing
+ *     to do, the page is 30 bytes).
+ * Servers, each a fresh process per round, pinned to core 0 with `taskset` (the load generator,
+ * `wrk -t1`, to core 1):
+ *   - bare: node:http answering each target with its pre-serialized body (the same bytes);
+ *   - quiver: `serve()` as `quiver serve --quiet` runs it;
+ *   - quiver+log: the same with the request log (src/cli/request-log.ts) writing to a file;
+ *   - handler: `serve()` over a stub graph that returns the engine's pages from a Map (engine ~ 0).
+ * Per run: a warm-up, then a measured run; server CPU per request is the server process's own
+ * utime + stime (/proc/PID/stat) over the requests wrk completed. Medians over the rounds.
+ * Layers, by difference: handler = handler-case - bare - serializer; engine = quiver - handler-case;
+ * serializer = the in-process serializer time per request of the mix; request log = quiver+log - quiver.
+ * In-process figures beside them (CPU time of the loop, so other processes on the machine do not
+ * count): the serializer (a concatenation per field) against JSON.stringify, ETag from the
+ * parameters against SHA-256 and against hashing each body, compression per page, the log line.
  *
- * Both servers stay up and the measurements alternate between them (ROUNDS rounds, order swapped
- * each round), so background load on a shared machine hits both alike; the figures are medians.
- * Report: req/s, p50/p99 latency, and the ratio to the ceiling, per scenario. Options (env):
- * BENCH_SECONDS (default 5 per measurement), BENCH_ROUNDS (3), BENCH_CONNECTIONS (64),
- * BENCH_WARMUP_SECONDS (2), QUIVER_DATA (default ../shared/data beside the repository).
- * The server's CPU time per request (quiver / ceiling) is reported too: unlike req/s it barely
- * moves with whatever else the machine runs. Total time: about (2 x ROUNDS x SECONDS + 2 x WARMUP)
- * x 3 scenarios, under two minutes by default.
- *
- * The same file is the child server: `node dist/bench/http.bench.js --serve quiver|ceiling`.
+ * Needs `wrk` and `taskset` (util-linux) on PATH and two cores; fails loudly without them. Results
+ * also go to bench/results/http.json. The same file is the child server:
+ * `node dist/bench/http.bench.js --serve CASE --snapshot FILE --targets FILE`.
  */
 
-import { graphParts } from "../src/engine/internal.js";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
-import { createRequire } from "node:module";
-import { join } from "node:path";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import fastJson from "fast-json-stringify";
-import { Bench } from "tinybench";
-import { mulberry32 } from "../tools/prng.js";
-import { isMainModule } from "../tools/main-module.js";
-import { GraphBuilder } from "../src/engine/graph-builder.js";
+import { parseArgs } from "node:util";
+import { gzipSync } from "node:zlib";
+import { createRequestLog } from "../src/cli/request-log.js";
 import type { Graph } from "../src/engine/graph.js";
-import type { Entity, Page, Statement } from "../src/engine/types.js";
-import { OPENAPI_DOCUMENT, type JsonSchema } from "../src/http/openapi.js";
-import { PageSerializer, jsonString } from "../src/http/serialize.js";
+import type { Entity, Page, SearchParams, Statement, StatementsParams } from "../src/engine/types.js";
+import { searchKey, tagDigest, tagSeed } from "../src/http/caching.js";
+import { encodeBody } from "../src/http/compression.js";
+import { entityPage, statementPage } from "../src/http/serialize.js";
 import { serve } from "../src/http/server.js";
-import { readKgDataset } from "../src/cli/kg-datasets.js";
+import { openSnapshot, saveSnapshot } from "../src/snapshot/file.js";
+import { buildGeneratedGraph, mulberry32 } from "../tools/generator.js";
+import { isMainModule } from "../tools/main-module.js";
 
-const SECONDS = Number(process.env["BENCH_SECONDS"] ?? 5);
-const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3);
-const WARMUP_SECONDS = Number(process.env["BENCH_WARMUP_SECONDS"] ?? 2);
-const CONNECTIONS = Number(process.env["BENCH_CONNECTIONS"] ?? 64);
-const DATA_DIR = process.env["QUIVER_DATA"] ?? fileURLToPath(new URL("../../../shared/data", import.meta.url));
 const KEY = "sk_bench_key";
-/** Distinct queries per scenario; each connection cycles through them. */
-const QUERY_COUNT = 2000;
+const SECRET = "bench-cursor-secret";
+/** Goals of issue 14: CPU per request against bare, and per layer (us). */
+const GOAL_MIX_RATIO = 2;
+const GOAL_NO_MATCH_RATIO = 1.25;
+const GOAL_LAYER_US = { handler: 5, engine: 20, serializer: 10, log: 5 } as const;
 
-// ---- graph and query mix -----------------------------------------------------------------------
-
-async function yagoGraph(): Promise<Graph> {
-  const data = await readKgDataset(join(DATA_DIR, "yago3-10"));
-  const b = new GraphBuilder({ cursorSecret: "bench" });
-  for (const e of data.entities) b.addEntity(e);
-  for (const s of data.statements) b.addStatement(s);
-  return b.build();
+interface Options {
+  entities: number;
+  statements: number;
+  seed: number;
+  seconds: number;
+  warmup: number;
+  rounds: number;
+  connections: number;
+  searches: number;
+  filters: number;
+  micro: boolean;
+  out: string;
 }
 
-interface Mix {
-  search: string[];
-  statements: string[];
-  /** Search for strings no identifier holds: the engine call is as cheap as it gets. */
+function options(argv: string[]): Options {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      entities: { type: "string", default: "200000" },
+      statements: { type: "string", default: "1000000" },
+      seed: { type: "string", default: "1" },
+      seconds: { type: "string", default: "4" },
+      warmup: { type: "string", default: "2" },
+      rounds: { type: "string", default: "3" },
+      connections: { type: "string", default: "32" },
+      searches: { type: "string", default: "4000" },
+      filters: { type: "string", default: "4000" },
+      "no-micro": { type: "boolean", default: false },
+      out: { type: "string", default: "bench/results/http.json" },
+    },
+  });
+  return {
+    entities: Number(values.entities),
+    statements: Number(values.statements),
+    seed: Number(values.seed),
+    seconds: Number(values.seconds),
+    warmup: Number(values.warmup),
+    rounds: Number(values.rounds),
+    connections: Number(values.connections),
+    searches: Number(values.searches),
+    filters: Number(values.filters),
+    micro: !values["no-micro"],
+    out: values.out,
+  };
+}
+
+// ---- workloads ---------------------------------------------------------------------------------
+
+interface Workloads {
+  mix: string[];
   noMatch: string[];
 }
 
-/** Search: a word (3+ letters) of a random YAGO name, lower-cased. Statements: by subject, predicate or object. */
-function queryMix(graph: Graph): Mix {
-  const next = mulberry32(42); // a fixed sequence, so every run sends the same mix
-  const ids = graphParts(graph).dictionary.ids;
-  const raws = graphParts(graph).entities.rawIdentifiers;
-  const search: string[] = [];
-  while (search.length < QUERY_COUNT) {
-    const i = Math.floor(next() * ids.length);
-    const words = (raws[i] ?? "").split(/[\s,()]+/).filter((w) => w.length >= 3);
-    const word = words[Math.floor(next() * words.length)];
-    if (word !== undefined) search.push(`/graph/v1/search?q=${encodeURIComponent(word.toLowerCase())}`);
+/** The mix and the no-match searches, from the graph's own names and statements (seeded). */
+function workloads(graph: Graph, o: Options): Workloads {
+  const next = mulberry32(o.seed * 7919 + 17);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
+  const ids: string[] = [];
+  const names: string[] = [];
+  for (const e of graph.exportEntities()) {
+    ids.push(e.entityId);
+    names.push(e.rawIdentifier);
   }
-  const all: Statement[] = [];
-  for (let p = graph.statements({ limit: 200 }); ; p = graph.statements({ limit: 200, cursor: p.nextCursor })) {
-    all.push(...p.items);
-    if (p.nextCursor === null) break;
+  const searches: string[][] = [];
+  const seenSearch = new Set<string>();
+  for (let tries = 0; searches.length < o.searches && tries < o.searches * 20; tries++) {
+    const points = [...pick(names)];
+    const length = 2 + Math.floor(next() * 5);
+    if (points.length < length) continue;
+    const start = Math.floor(next() * (points.length - length + 1));
+    const q = points.slice(start, start + length).join("");
+    if (q.trim() === "" || seenSearch.has(q)) continue;
+    seenSearch.add(q);
+    const first = graph.search({ q });
+    if (first.items.length === 0) continue;
+    const target = `/graph/v1/search?q=${encodeURIComponent(q)}`;
+    searches.push(first.nextCursor === null ? [target] : [target, `${target}&cursor=${first.nextCursor}`]);
   }
-  const statements: string[] = [];
-  const filters = ["subjectEntityId", "predicateEntityId", "objectEntityId"] as const;
-  for (let k = 0; k < QUERY_COUNT; k++) {
-    const s = all[Math.floor(next() * all.length)]!;
-    const f = filters[k % 3]!;
-    statements.push(`/graph/v1/statements?${f}=${encodeURIComponent(s[f])}`);
+  const filters: string[][] = [];
+  const seenFilter = new Set<string>();
+  for (let tries = 0; filters.length < o.filters && tries < o.filters * 20; tries++) {
+    const subject = pick(ids);
+    const st = pick(graph.statements({ subjectEntityId: subject, limit: 20 }).items);
+    if (st === undefined) continue;
+    const kinds: StatementsParams[] = [
+      { subjectEntityId: st.subjectEntityId },
+      { objectEntityId: st.objectEntityId },
+      { subjectEntityId: st.subjectEntityId, predicateEntityId: st.predicateEntityId },
+      { predicateEntityId: st.predicateEntityId, objectEntityId: st.objectEntityId },
+    ];
+    const params = kinds[filters.length % kinds.length] as StatementsParams;
+    const query = Object.entries(params)
+      .map(([k, v]) => `${k}=${encodeURIComponent(v as string)}`)
+      .join("&");
+    if (seenFilter.has(query)) continue;
+    seenFilter.add(query);
+    const target = `/graph/v1/statements?${query}`;
+    const first = graph.statements(params);
+    filters.push(first.nextCursor === null ? [target] : [target, `${target}&cursor=${first.nextCursor}`]);
   }
-  const noMatch = Array.from({ length: QUERY_COUNT }, (_, k) => `/graph/v1/search?q=zqxjv${k}`);
-  return { search, statements, noMatch };
+  const mix: string[] = [];
+  for (let i = 0; i < Math.max(searches.length, filters.length); i++)
+    mix.push(...(searches[i] ?? []), ...(filters[i] ?? []));
+  const noMatch: string[] = [];
+  for (let k = 0; noMatch.length < o.searches; k++) {
+    const q = `zqx${k.toString(36)}jv`;
+    if (graph.search({ q, limit: 1 }).items.length === 0) noMatch.push(`/graph/v1/search?q=${q}`);
+  }
+  return { mix, noMatch };
 }
 
-// ---- child servers ----------------------------------------------------------------------------
-
-async function serveQuiver(): Promise<void> {
-  const graph = await yagoGraph();
-  const running = await serve({ graph, apiKeys: [KEY], port: 0 });
-  reportCpuOnSignal();
-  process.stdout.write(`listening on ${running.url}\n`);
+/** The engine call a target names (the targets here are simple: one value per name). */
+function callOf(
+  target: string,
+): { endpoint: "search"; params: SearchParams } | { endpoint: "statements"; params: StatementsParams } {
+  const mark = target.indexOf("?");
+  const query = Object.fromEntries(new URLSearchParams(target.slice(mark + 1)));
+  const limit = query["limit"] === undefined ? undefined : Number(query["limit"]);
+  return target.startsWith("/graph/v1/search")
+    ? { endpoint: "search", params: { q: query["q"] as string, type: query["type"], limit, cursor: query["cursor"] } }
+    : { endpoint: "statements", params: { ...query, limit } };
 }
 
-/**
- * The ceiling: node:http answering pre-serialized pages whose sizes the parent measured. `sizes` is
- * a list of [path prefix, bytes]; the first prefix a request's target starts with picks the page.
- */
-async function serveCeiling(sizes: [string, number][]): Promise<void> {
-  const page = (bytes: number) => {
-    const filler = Math.max(0, bytes - '{"items":[],"nextCursor":null,"pad":""}'.length);
-    return Buffer.from(`{"items":[],"nextCursor":null,"pad":"${"x".repeat(filler)}"}`);
-  };
-  const pages = sizes.map(([prefix, bytes]) => [prefix, page(bytes)] as const);
-  const server = http.createServer((req, res) => {
-    const body = pages.find(([prefix]) => req.url!.startsWith(prefix))![1];
-    res.writeHead(200, { "content-type": "application/json", "content-length": body.length });
-    res.end(body);
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  reportCpuOnSignal();
-  process.stdout.write(`listening on http://127.0.0.1:${(server.address() as { port: number }).port}\n`);
+function pageOf(graph: Graph, target: string): Page<Entity> | Page<Statement> {
+  const call = callOf(target);
+  return call.endpoint === "search" ? graph.search(call.params) : graph.statements(call.params);
 }
 
-/** Child side: on SIGUSR2, print the CPU time used so far (user + system, microseconds). */
-function reportCpuOnSignal(): void {
-  process.on("SIGUSR2", () => {
-    const { user, system } = process.cpuUsage();
-    process.stdout.write(`cpu ${user + system}\n`);
-  });
+/** A key for a parsed request's parameters, the same whichever way they were spelled. */
+function paramsKey(endpoint: string, p: SearchParams | StatementsParams): string {
+  const s = p as Record<string, unknown>;
+  return [
+    endpoint,
+    s["q"],
+    s["type"],
+    s["subjectEntityId"],
+    s["predicateEntityId"],
+    s["objectEntityId"],
+    s["cursor"],
+  ].join("\u0000");
 }
 
-interface ChildServer {
+// ---- child servers -----------------------------------------------------------------------------
+
+type Case = "bare" | "quiver" | "quiver+log" | "handler";
+
+async function serveCase(which: Case, snapshot: string, targetsFile: string): Promise<void> {
+  const graph = (await openSnapshot(snapshot)).withCursorSecret(SECRET);
+  const targets = readFileSync(targetsFile, "utf8")
+    .split("\n")
+    .filter((t) => t !== "");
+  let url: string;
+  if (which === "bare") {
+    const bodies = new Map<string, Buffer>();
+    for (const t of targets) bodies.set(t, Buffer.from(JSON.stringify(pageOf(graph, t))));
+    const server = http.createServer((req, res) => {
+      const body = bodies.get(req.url ?? "");
+      if (body === undefined) {
+        res.writeHead(404, ["content-length", "0"]);
+        res.end();
+        return;
+      }
+      res.writeHead(200, ["content-type", "application/json", "content-length", String(body.length)]);
+      res.end(body);
+    });
+    await new Promise<void>((r) => server.listen({ port: 0, host: "127.0.0.1", backlog: 4096 }, r));
+    url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  } else if (which === "handler") {
+    // The engine's pages, looked up: what is left is the adapter, the router and the serializer.
+    const pages = new Map<string, Page<Entity> | Page<Statement>>();
+    for (const t of targets) {
+      const call = callOf(t);
+      pages.set(paramsKey(call.endpoint, call.params), pageOf(graph, t));
+    }
+    const stub = {
+      search: (p: SearchParams) => pages.get(paramsKey("search", p)),
+      statements: (p: StatementsParams) => pages.get(paramsKey("statements", p)),
+      stats: () => graph.stats(),
+      withOptions: () => stub,
+      withCursorSecret: () => stub,
+    } as unknown as Graph;
+    url = (await serve({ graph: stub, apiKeys: [KEY], port: 0 })).url;
+  } else {
+    const logFile = join(dirname(snapshot), `requests-${process.pid}.log`);
+    const log = which === "quiver+log" ? createRequestLog(createWriteStream(logFile)) : undefined;
+    const running = await serve({
+      graph,
+      apiKeys: [KEY],
+      cursorSecret: SECRET,
+      port: 0,
+      ...(log === undefined ? {} : { log: log.write }),
+    });
+    url = running.url;
+  }
+  process.on("SIGTERM", () => process.exit(0));
+  process.stdout.write(`listening on ${url}\n`);
+}
+
+interface Child {
+  pid: number;
   url: string;
-  /** CPU microseconds the child has used so far. */
-  cpu(): Promise<number>;
   stop(): Promise<void>;
 }
 
-async function startChild(args: string[]): Promise<ChildServer> {
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), ...args], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  let out = "";
-  const waiting: ((cpu: number) => void)[] = [];
+async function startChild(which: Case, snapshot: string, targetsFile: string): Promise<Child> {
+  const script = fileURLToPath(import.meta.url);
+  const child: ChildProcess = spawn(
+    "taskset",
+    ["-c", "0", process.execPath, script, "--serve", which, "--snapshot", snapshot, "--targets", targetsFile],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
   const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
     child.stdout!.setEncoding("utf8").on("data", (d: string) => {
       out += d;
       const m = /listening on (\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-      for (let c = /^cpu (\d+)$/m.exec(out); c !== null; c = /^cpu (\d+)$/m.exec(out)) {
-        out = out.slice(c.index + c[0].length);
-        waiting.shift()?.(Number(c[1]));
-      }
+      if (m) resolve(m[1] as string);
     });
-    child.on("exit", (code) => reject(new Error(`bench server exited ${code}`)));
+    child.once("exit", (code) => reject(new Error(`bench server ${which} exited with ${code}`)));
   });
   return {
+    pid: child.pid as number,
     url,
-    cpu: () =>
-      new Promise((resolve) => {
-        waiting.push(resolve);
-        child.kill("SIGUSR2");
-      }),
     stop: () =>
-      new Promise((r) => {
+      new Promise<void>((resolve) => {
         child.removeAllListeners("exit");
-        child.on("exit", () => r());
+        child.once("exit", () => resolve());
         child.kill("SIGTERM");
       }),
   };
 }
 
-// ---- load -------------------------------------------------------------------------------------
+// ---- load --------------------------------------------------------------------------------------
 
-interface AutocannonResult {
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number };
-  non2xx: number;
-  errors: number;
-  timeouts: number;
+const CLOCK_TICKS_PER_SECOND = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim() || 100);
+
+/** utime + stime of a process, in microseconds. */
+function cpuMicros(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // Fields 14 and 15 of the whole line are the 12th and 13th after the command name.
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS_PER_SECOND;
 }
-type Run = AutocannonResult & { cpuUs: number };
-type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
-const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
 
-async function load(url: string, paths: string[], seconds: number): Promise<AutocannonResult> {
-  return autocannon({
-    url,
-    connections: CONNECTIONS,
-    duration: seconds,
-    headers: { "x-api-key": KEY },
-    requests: paths.map((path) => ({ method: "GET", path })),
+interface Run {
+  requests: number;
+  rps: number;
+  cpuUs: number;
+  p50: number;
+  p99: number;
+}
+
+function wrk(url: string, script: string, targets: string, seconds: number, connections: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      "taskset",
+      ["-c", "1", "wrk", "-t1", `-c${connections}`, `-d${seconds}s`, "--latency", "-s", script, url, "--", targets],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    let out = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
+    child.on("exit", (code) => (code === 0 ? resolve(out) : reject(new Error(`wrk exited ${code}: ${out}`))));
   });
 }
 
-export interface ScenarioResult {
-  scenario: string;
-  "req/s": number;
-  "p50 ms": number;
-  "p99 ms": number;
-  "ceiling req/s": number;
-  "ceiling p50/p99 ms": string;
-  ratio: number;
-  /** Server CPU time per request, quiver / ceiling: the cost per request whatever else the machine runs. */
-  "CPU us/req": string;
+/** Milliseconds of a wrk latency figure ("812.00us", "1.20ms", "2.01s"). */
+function ms(text: string): number {
+  const m = /([\d.]+)(us|ms|s)/.exec(text);
+  if (m === null) return Number.NaN;
+  const v = Number(m[1]);
+  return m[2] === "us" ? v / 1000 : m[2] === "s" ? v * 1000 : v;
 }
 
-async function measureLoad(graph: Graph, mix: Mix): Promise<ScenarioResult[]> {
-  const bytesOf = (paths: string[]) => {
-    const ser = new PageSerializer();
-    let total = 0;
-    for (const p of paths) {
-      const q = new URLSearchParams(p.slice(p.indexOf("?") + 1));
-      const body = p.includes("/search")
-        ? ser.entities(graph.search({ q: q.get("q")! }))
-        : ser.statements(graph.statements(Object.fromEntries(q)));
-      total += body.length;
-    }
-    return Math.round(total / paths.length);
+async function measure(child: Child, script: string, targets: string, o: Options): Promise<Run> {
+  await wrk(child.url, script, targets, o.warmup, o.connections);
+  const before = cpuMicros(child.pid);
+  const out = await wrk(child.url, script, targets, o.seconds, o.connections);
+  const cpu = cpuMicros(child.pid) - before;
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
+  const bad = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+  if (bad > 0 || requests === 0) throw new Error(`${bad} non-2xx answers of ${requests}:\n${out}`);
+  return {
+    requests,
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
+    cpuUs: cpu / requests,
+    // The latency distribution's own lines ("     50%    1.20ms"), not "89.50%" of the thread stats.
+    p50: ms(/^\s+50%\s+(\S+)/m.exec(out)?.[1] ?? ""),
+    p99: ms(/^\s+99%\s+(\S+)/m.exec(out)?.[1] ?? ""),
   };
-  const scenarios: [string, string[]][] = [
-    ["search", mix.search],
-    ["statements", mix.statements],
-    // Diagnostic: the same pipeline with an engine call that finds nothing, to show what the
-    // adapter itself costs beside the ceiling (auth, parsing, routing, serialization, logging off).
-    ["search, no match", mix.noMatch],
-  ];
-  const sizes: [string, number][] = scenarios.map(([, paths]) => [commonPrefix(paths), bytesOf(paths)]);
-  // Longest prefix first, so the no-match queries are not taken for the search mix.
-  sizes.sort((a, b) => b[0].length - a[0].length);
-  console.log(
-    `mean body: ${scenarios.map(([name, paths]) => `${name} ${bytesOf(paths)} B`).join(", ")}; ` +
-      `${CONNECTIONS} connections, ${SECONDS} s per measurement, ${ROUNDS} rounds`,
+}
+
+const WRK_SCRIPT = `-- Cycles through the targets of the file named after "--", one per line, with the API key.
+local targets = {}
+local i = 0
+init = function(args)
+  for line in io.lines(args[1]) do
+    if #line > 0 then targets[#targets + 1] = line end
+  end
+end
+request = function()
+  i = i % #targets + 1
+  return wrk.format("GET", targets[i], { ["X-API-Key"] = "${KEY}" })
+end
+`;
+
+// ---- in-process figures ------------------------------------------------------------------------
+
+interface MicroRow {
+  what: string;
+  "us per request": number;
+}
+
+async function micro(graph: Graph, targets: string[]): Promise<MicroRow[]> {
+  const pages = targets.map((t) => ({ target: t, call: callOf(t), page: pageOf(graph, t) }));
+  const seed = tagSeed(graph.stats().contentTag, "secret:bench");
+  const bodies = pages.map((p) =>
+    p.call.endpoint === "search" ? entityPage(p.page as Page<Entity>) : statementPage(p.page as Page<Statement>),
   );
-  // Both servers up at once (an idle one costs nothing); measurements alternate between them in
-  // rounds, in swapped order each round, so a change in background load hits both alike.
-  const quiver = await startChild(["--serve", "quiver"]);
-  const ceiling = await startChild(["--serve", "ceiling", JSON.stringify(sizes)]);
-  const runs: Record<string, { quiver: Run[]; ceiling: Run[] }> = {};
+  const log = createRequestLog(createWriteStream("/dev/null"));
+  const each = (name: string, fn: (i: number) => unknown): [string, () => void] => {
+    let i = 0;
+    return [
+      name,
+      () => {
+        fn(i);
+        i = (i + 1) % pages.length;
+      },
+    ];
+  };
+  const tasks: [string, () => void][] = [
+    each("serializer (used): pages of the mix", (i) => {
+      const p = pages[i]!;
+      return p.call.endpoint === "search"
+        ? entityPage(p.page as Page<Entity>)
+        : statementPage(p.page as Page<Statement>);
+    }),
+    each("serializer: JSON.stringify + Buffer.from", (i) => Buffer.from(JSON.stringify(pages[i]!.page))),
+    each("ETag from the parameters (used)", (i) =>
+      tagDigest(seed, searchKey(pages[i]!.call.params as SearchParams, 20)),
+    ),
+    each("ETag by SHA-256 of the parameters", (i) =>
+      createHash("sha256")
+        .update(searchKey(pages[i]!.call.params as SearchParams, 20))
+        .digest("base64url"),
+    ),
+    each("ETag by hashing the body (SHA-1)", (i) => createHash("sha1").update(bodies[i]!).digest("base64url")),
+    each("gzip of the page", (i) => gzipSync(bodies[i]!)),
+    each("brotli of the page (quality 4)", (i) => encodeBody(bodies[i]!, "br")),
+    each("request log line", (i) =>
+      log.write({ requestId: `r-${i}`, method: "GET", path: "/graph/v1/search", status: 200, durationMs: 0.4 }),
+    ),
+  ];
+  // CPU time of this process, not wall time: on a shared machine a descheduled loop would count
+  // other processes' time. Rounds alternate between the tasks; the median round counts.
+  const rounds: number[][] = tasks.map(() => []);
+  for (let round = 0; round < MICRO_ROUNDS; round++) {
+    tasks.forEach(([, fn], t) => {
+      for (let i = 0; i < 200; i++) fn(); // warm
+      const start = process.cpuUsage();
+      let calls = 0;
+      let used = 0;
+      while (used < MICRO_CPU_MS * 1000) {
+        for (let i = 0; i < 50; i++) fn();
+        calls += 50;
+        const d = process.cpuUsage(start);
+        used = d.user + d.system;
+      }
+      rounds[t]!.push(used / calls);
+    });
+  }
+  return tasks.map(([name], t) => ({ what: name, "us per request": round1(median(rounds[t]!)) }));
+}
+
+/** In-process figures: rounds per task, and CPU milliseconds per task and round. */
+const MICRO_ROUNDS = 5;
+const MICRO_CPU_MS = 150;
+
+// ---- main --------------------------------------------------------------------------------------
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
+
+export async function run(argv: string[]): Promise<void> {
+  const o = options(argv);
+  for (const [tool, args] of [
+    ["wrk", ["--version"]],
+    ["taskset", ["--version"]],
+  ] as const) {
+    if (spawnSync(tool, [...args]).error !== undefined)
+      throw new Error(`bench:http needs ${tool} on PATH (apt-get install -y ${tool === "wrk" ? "wrk" : "util-linux"})`);
+  }
+  const dir = mkdtempSync(join(tmpdir(), "quiver-http-bench-"));
   try {
-    for (const [name, paths] of scenarios) {
-      runs[name] = { quiver: [], ceiling: [] };
-      await load(quiver.url, paths, WARMUP_SECONDS);
-      await load(ceiling.url, paths, WARMUP_SECONDS);
-    }
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const [name, paths] of scenarios) {
-        const order = round % 2 === 0 ? (["quiver", "ceiling"] as const) : (["ceiling", "quiver"] as const);
-        for (const server of order) {
-          const child = server === "quiver" ? quiver : ceiling;
-          const cpuBefore = await child.cpu();
-          const r = await load(child.url, paths, SECONDS);
-          const cpuUs = ((await child.cpu()) - cpuBefore) / r.requests.total;
-          if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0)
-            throw new Error(`${server} ${name}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
-          runs[name]![server].push({ ...r, cpuUs });
-          console.log(
-            `round ${round + 1}/${ROUNDS} ${name.padEnd(10)} ${server.padEnd(7)} ${Math.round(r.requests.average)} req/s, ` +
-              `p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, server CPU ${cpuUs.toFixed(1)} us/request`,
-          );
+    let t = performance.now();
+    const built = buildGeneratedGraph({ entities: o.entities, statements: o.statements, seed: o.seed });
+    console.log(
+      `graph: ${built.entityCount} entities, ${built.statementCount} statements, built in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+    );
+    const snapshot = join(dir, "graph.snap");
+    await saveSnapshot(built, snapshot);
+    const graph = built.withCursorSecret(SECRET);
+    t = performance.now();
+    graph.stats();
+    console.log(
+      `graph.stats() (the content digest every served graph needs once): ${((performance.now() - t) / 1000).toFixed(2)} s`,
+    );
+    const { mix, noMatch } = workloads(graph, o);
+    const mixFile = join(dir, "mix.txt");
+    const noMatchFile = join(dir, "no-match.txt");
+    const allFile = join(dir, "all.txt");
+    writeFileSync(mixFile, `${mix.join("\n")}\n`);
+    writeFileSync(noMatchFile, `${noMatch.join("\n")}\n`);
+    writeFileSync(allFile, `${[...mix, ...noMatch].join("\n")}\n`);
+    const script = join(dir, "targets.lua");
+    writeFileSync(script, WRK_SCRIPT);
+    const meanBytes =
+      mix.reduce((n, target) => n + Buffer.byteLength(JSON.stringify(pageOf(graph, target))), 0) / mix.length;
+    console.log(
+      `mix: ${mix.length} distinct targets (mean body ${Math.round(meanBytes)} B); no-match: ${noMatch.length}; ` +
+        `wrk -t1 -c${o.connections}, ${o.warmup} s warm-up + ${o.seconds} s, ${o.rounds} rounds, server on core 0, wrk on core 1`,
+    );
+
+    const microRows = o.micro ? await micro(graph, mix) : [];
+    if (o.micro) console.table(microRows);
+
+    const runs: Record<string, Run[]> = {};
+    const plan: [Case, ("mix" | "no-match")[]][] = [
+      ["bare", ["mix", "no-match"]],
+      ["quiver", ["mix", "no-match"]],
+      ["quiver+log", ["mix", "no-match"]],
+      ["handler", ["mix"]],
+    ];
+    for (let round = 1; round <= o.rounds; round++) {
+      // A fresh process per case and round; the order turns each round so drift hits every case alike.
+      const order = plan.map((_, i) => plan[(i + round - 1) % plan.length]!);
+      for (const [which, loads] of order) {
+        const child = await startChild(which, snapshot, allFile);
+        try {
+          for (const load of loads) {
+            const r = await measure(child, script, load === "mix" ? mixFile : noMatchFile, o);
+            (runs[`${load} ${which}`] ??= []).push(r);
+            console.log(
+              `round ${round}/${o.rounds} ${load.padEnd(8)} ${which.padEnd(10)} ${Math.round(r.rps)} req/s, ` +
+                `server CPU ${r.cpuUs.toFixed(1)} us/request, p50 ${r.p50} ms, p99 ${r.p99} ms`,
+            );
+          }
+        } finally {
+          await child.stop();
         }
       }
     }
-  } finally {
-    await Promise.all([quiver.stop(), ceiling.stop()]);
-  }
-  return scenarios.map(([name]) => {
-    const { quiver: q, ceiling: c } = runs[name]!;
-    const ratios = q.map((r, i) => r.requests.average / c[i]!.requests.average);
-    return {
-      scenario: name,
-      "req/s": Math.round(median(q.map((r) => r.requests.average))),
-      "p50 ms": median(q.map((r) => r.latency.p50)),
-      "p99 ms": median(q.map((r) => r.latency.p99)),
-      "ceiling req/s": Math.round(median(c.map((r) => r.requests.average))),
-      "ceiling p50/p99 ms": `${median(c.map((r) => r.latency.p50))} / ${median(c.map((r) => r.latency.p99))}`,
-      ratio: Math.round(100 * median(ratios)) / 100,
-      "CPU us/req": `${median(q.map((r) => r.cpuUs)).toFixed(1)} / ${median(c.map((r) => r.cpuUs)).toFixed(1)}`,
+
+    const cpu = (key: string) => median((runs[key] ?? []).map((r) => r.cpuUs));
+    const table = Object.keys(runs).map((key) => {
+      const [load, which] = key.split(" ") as [string, string];
+      const bare = `${load} bare`;
+      return {
+        workload: load,
+        server: which,
+        "req/s": Math.round(median(runs[key]!.map((r) => r.rps))),
+        "CPU us/req": round1(cpu(key)),
+        "CPU ratio to bare": Math.round((100 * cpu(key)) / cpu(bare)) / 100,
+        "req/s ratio to bare":
+          Math.round((100 * median(runs[key]!.map((r) => r.rps))) / median(runs[bare]!.map((r) => r.rps))) / 100,
+        "p50 ms": median(runs[key]!.map((r) => r.p50)),
+        "p99 ms": median(runs[key]!.map((r) => r.p99)),
+      };
+    });
+    console.table(table);
+    const serializerUs = microRows[0]?.["us per request"] ?? Number.NaN;
+    const layers = {
+      handler: cpu("mix handler") - cpu("mix bare") - serializerUs,
+      engine: cpu("mix quiver") - cpu("mix handler"),
+      serializer: serializerUs,
+      log: cpu("mix quiver+log") - cpu("mix quiver"),
     };
-  });
-}
-
-function commonPrefix(paths: string[]): string {
-  let prefix = paths[0] ?? "";
-  for (const p of paths) while (!p.startsWith(prefix)) prefix = prefix.slice(0, -1);
-  return prefix;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-// ---- serializers ------------------------------------------------------------------------------
-
-/** What the adapter did before fragments: the same concatenation, escaping every string per call. */
-function handEntities(page: Page<Entity>): string {
-  let out = '{"items":[';
-  for (let i = 0; i < page.items.length; i++) {
-    const e = page.items[i]!;
-    out +=
-      (i === 0 ? "" : ",") +
-      '{"entityId":' +
-      jsonString(e.entityId) +
-      ',"rawIdentifier":' +
-      jsonString(e.rawIdentifier) +
-      ',"type":' +
-      jsonString(e.type) +
-      ',"sourceType":' +
-      jsonString(e.sourceType) +
-      "}";
+    console.log("CPU added per layer on the mix (us per request; goal in brackets):");
+    for (const [layer, us] of Object.entries(layers))
+      console.log(`  ${layer.padEnd(10)} ${round1(us)} (${GOAL_LAYER_US[layer as keyof typeof GOAL_LAYER_US]})`);
+    const mixRatio = cpu("mix quiver") / cpu("mix bare");
+    const floorRatio = cpu("no-match quiver") / cpu("no-match bare");
+    console.log(
+      `goals: mix ${mixRatio.toFixed(2)}x bare (<= ${GOAL_MIX_RATIO}): ${mixRatio <= GOAL_MIX_RATIO ? "pass" : "not met"}; ` +
+        `no-match ${floorRatio.toFixed(2)}x bare (<= ${GOAL_NO_MATCH_RATIO}): ${floorRatio <= GOAL_NO_MATCH_RATIO ? "pass" : "not met"}`,
+    );
+    mkdirSync(dirname(o.out), { recursive: true });
+    writeFileSync(o.out, `${JSON.stringify({ options: o, table, layers, micro: microRows, runs }, null, 2)}\n`);
+    console.log(`results: ${o.out}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
-  return out + '],"nextCursor":' + (page.nextCursor === null ? "null" : jsonString(page.nextCursor)) + "}";
-}
-
-function handStatements(page: Page<Statement>): string {
-  let out = '{"items":[';
-  for (let i = 0; i < page.items.length; i++) {
-    const s = page.items[i]!;
-    out +=
-      (i === 0 ? "" : ",") +
-      '{"statementFingerprint":' +
-      jsonString(s.statementFingerprint) +
-      ',"subjectEntityId":' +
-      jsonString(s.subjectEntityId) +
-      ',"subjectRawIdentifier":' +
-      jsonString(s.subjectRawIdentifier) +
-      ',"predicateEntityId":' +
-      jsonString(s.predicateEntityId) +
-      ',"predicateRawIdentifier":' +
-      jsonString(s.predicateRawIdentifier) +
-      ',"objectEntityId":' +
-      jsonString(s.objectEntityId) +
-      ',"objectRawIdentifier":' +
-      jsonString(s.objectRawIdentifier) +
-      "}";
-  }
-  return out + '],"nextCursor":' + (page.nextCursor === null ? "null" : jsonString(page.nextCursor)) + "}";
-}
-
-export interface SerializerRow {
-  serializer: string;
-  "entities x100 us": number;
-  "statements x200 us": number;
-}
-
-async function measureSerializers(graph: Graph): Promise<SerializerRow[]> {
-  const schemas = OPENAPI_DOCUMENT.components.schemas;
-  const withItems = (page: JsonSchema, item: JsonSchema) =>
-    JSON.parse(JSON.stringify({ ...page, properties: { ...page.properties, items: { type: "array", items: item } } }));
-  const fjsEntities = fastJson(withItems(schemas.EntityPage, schemas.Entity));
-  const fjsStatements = fastJson(withItems(schemas.StatementPage, schemas.Statement));
-  const entities = graph.search({ q: "an", limit: 100 });
-  const statements = graph.statements({ limit: 200 });
-  if (entities.items.length !== 100 || statements.items.length !== 200) throw new Error("pages are not full");
-  const cached = new PageSerializer();
-  // Each candidate ends where the response needs it: UTF-8 bytes (node encodes a string body anyway,
-  // and Content-Length needs its byte length).
-  const bytes = (s: string) => Buffer.from(s, "utf8");
-  const candidates: [string, (e: Page<Entity>) => Buffer, (s: Page<Statement>) => Buffer][] = [
-    ["JSON.stringify", (p) => bytes(JSON.stringify(p)), (p) => bytes(JSON.stringify(p))],
-    ["fast-json-stringify", (p) => bytes(fjsEntities(p)), (p) => bytes(fjsStatements(p))],
-    ["hand-written, escaping every string", (p) => bytes(handEntities(p)), (p) => bytes(handStatements(p))],
-    ["PageSerializer (fragments cached)", (p) => cached.entities(p), (p) => cached.statements(p)],
-  ];
-  // The same bytes from every candidate, or the race means nothing.
-  for (const [name, e, s] of candidates) {
-    if (String(e(entities)) !== JSON.stringify(entities) || String(s(statements)) !== JSON.stringify(statements)) {
-      throw new Error(`${name} differs from JSON.stringify`);
-    }
-  }
-  console.log(
-    `pages: ${Buffer.byteLength(JSON.stringify(entities))} B of 100 entities, ${Buffer.byteLength(JSON.stringify(statements))} B of 200 statements`,
-  );
-  const bench = new Bench({ time: 1000 });
-  for (const [name, e, s] of candidates) {
-    bench.add(`${name} | entities`, () => e(entities));
-    bench.add(`${name} | statements`, () => s(statements));
-  }
-  await bench.run();
-  const mean = (task: string) => {
-    const t = bench.getTask(task)?.result as { latency?: { mean: number }; mean?: number } | undefined;
-    const ms = t?.latency?.mean ?? t?.mean ?? NaN;
-    return Math.round(ms * 10000) / 10; // ms -> us, one decimal
-  };
-  return candidates.map(([name]) => ({
-    serializer: name,
-    "entities x100 us": mean(`${name} | entities`),
-    "statements x200 us": mean(`${name} | statements`),
-  }));
-}
-
-// ---- main -------------------------------------------------------------------------------------
-
-export async function run(): Promise<{ serializers: SerializerRow[]; load: ScenarioResult[] }> {
-  console.log(`loading YAGO3-10 from ${DATA_DIR}`);
-  const graph = await yagoGraph();
-  console.log(`${graph.entityCount} entities, ${graph.statementCount} statements`);
-  const serializers = await measureSerializers(graph);
-  console.table(serializers);
-  const loadResults = await measureLoad(graph, queryMix(graph));
-  console.table(loadResults);
-  return { serializers, load: loadResults };
 }
 
 if (isMainModule(import.meta.url)) {
-  const [flag, what, a] = process.argv.slice(2);
+  const argv = process.argv.slice(2);
   const job =
-    flag !== "--serve"
-      ? run()
-      : what === "quiver"
-        ? serveQuiver()
-        : serveCeiling(JSON.parse(a ?? "[]") as [string, number][]);
+    argv[0] === "--serve"
+      ? serveCase(
+          argv[1] as Case,
+          argv[argv.indexOf("--snapshot") + 1] as string,
+          argv[argv.indexOf("--targets") + 1] as string,
+        )
+      : run(argv);
   job.catch((e: unknown) => {
     console.error(e);
     process.exit(1);

@@ -17,11 +17,14 @@
  * contract calls malformed: truncated, overlong and surrogate sequences), not with src/http/params.ts,
  * and knows a cursor is valid only when it is one the book recorded for the same endpoint and the
  * same q/type or filters. For a well-formed request it names the one status the server must give,
- * in the contract's order: HTTP-level faults (node's parser: 400, 414, 431), then on the data
- * endpoints the key (401), the target length (414), the path (404), the method (405), the
- * parameters (400), else 200 with the engine call whose page must come back byte for byte. For
- * bytes whose fate depends on node's parser (mutated requests, garbage) it names the set of
- * acceptable statuses, and whether closing without an answer is acceptable.
+ * in the contract's order: what comes before any key (a head over 16 KB: 414 when the target alone
+ * passes 8,192 bytes, 431 otherwise; a method name HTTP does not register: 400; not one Host in
+ * HTTP/1.1: 400), then on the data endpoints the key (401), the target length (414), the path
+ * (404; an absolute-form target is its path), the method (405, registered methods node's parser
+ * does not know included), the parameters (400), then `If-None-Match: *` (304), else 200 with the
+ * engine call whose page must come back byte for byte. For bytes whose fate depends on node's
+ * parser (mutated requests, garbage) it names the set of acceptable statuses, and whether closing
+ * without an answer is acceptable.
  */
 
 import http from "node:http";
@@ -75,13 +78,74 @@ export const MAX_TARGET_BYTES = 8192;
 export const MAX_Q_UNITS = 256;
 export const SEARCH_MAX_LIMIT = 100;
 export const STATEMENTS_MAX_LIMIT = 200;
-/** node's bound on the request line plus headers (server.ts passes its default). */
+/** The contract's bound on a request head (request line and headers). */
 export const MAX_HEAD_BYTES = 16384;
-/** Around MAX_HEAD_BYTES the exact count (CRLFs, the request line) decides; the oracle accepts either side. */
-const HEAD_SLACK = 512;
+/** node's own limit in the server (60 KB): past it, a head that arrived in pieces may lose its 414 (a known edge). */
+export const PARSER_HEAD_BYTES = 61440;
+/** Around MAX_HEAD_BYTES the exact count (whitespace around header values) decides; the oracle accepts either side. */
+const HEAD_SLACK = 64;
 
 /** Every status the contract's table (and the server's HTTP-level answers) allows. 500 is not here: never a 5xx. */
-export const CONTRACT_STATUSES: readonly number[] = [200, 400, 401, 404, 405, 408, 414, 431];
+export const CONTRACT_STATUSES: readonly number[] = [200, 304, 400, 401, 404, 405, 408, 414, 431];
+
+/**
+ * The IANA HTTP Method Registry (RFC 9110, RFC 7237 and later), copied here rather than imported:
+ * a registered method gets 405 (401 first on the data endpoints) even where node's parser does not
+ * know it; a method that is neither registered nor known to node gets 400.
+ */
+export const IANA_METHODS: readonly string[] = [
+  "ACL",
+  "BASELINE-CONTROL",
+  "BIND",
+  "CHECKIN",
+  "CHECKOUT",
+  "CONNECT",
+  "COPY",
+  "DELETE",
+  "GET",
+  "HEAD",
+  "LABEL",
+  "LINK",
+  "LOCK",
+  "MERGE",
+  "MKACTIVITY",
+  "MKCALENDAR",
+  "MKCOL",
+  "MKREDIRECTREF",
+  "MKWORKSPACE",
+  "MOVE",
+  "OPTIONS",
+  "ORDERPATCH",
+  "PATCH",
+  "POST",
+  "PRI",
+  "PROPFIND",
+  "PROPPATCH",
+  "PUT",
+  "QUERY",
+  "REBIND",
+  "REPORT",
+  "SEARCH",
+  "TRACE",
+  "UNBIND",
+  "UNCHECKOUT",
+  "UNLINK",
+  "UNLOCK",
+  "UPDATE",
+  "UPDATEREDIRECTREF",
+  "VERSION-CONTROL",
+];
+
+/** The registered methods node's parser refuses (the server reads them itself). */
+export const UNREAD_METHODS: readonly string[] = IANA_METHODS.filter((m) => !http.METHODS.includes(m));
+
+/** The path of a target: origin-form as it is, absolute-form without scheme and authority (RFC 9112 section 3.2.2). */
+export function pathOf(target: string): string {
+  const absolute = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/.exec(target);
+  const rest = absolute === null ? target : target.slice(absolute[0].length);
+  const path = rest.split("?")[0] as string;
+  return absolute !== null && !path.startsWith("/") ? "/" : path;
+}
 
 export type Endpoint = "search" | "statements";
 
@@ -184,24 +248,22 @@ export interface FuzzCase {
  * for a long target holds whenever the request fits node's limit, which the handler checks itself.)
  */
 export function oracle(spec: RequestSpec, ctx: Pick<FuzzContext, "keys" | "book">, fragmented = false): Expectation {
-  // HTTP level, before any handler: node's header limit, then the Host rule of HTTP/1.1.
+  // Before any key: a method name nobody registers (node cannot read it either).
+  if (!IANA_METHODS.includes(spec.method) && !http.METHODS.includes(spec.method)) return { kind: "exact", status: 400 };
+  // Then the head's size: over 16 KB, 414 when the target alone passes 8,192 bytes, else 431.
   const requestLine = `${spec.method} ${spec.target} ${spec.version}`;
-  const headBytes = requestLine.length + 2 + spec.headers.reduce((n, [k, v]) => n + k.length + v.length + 4, 0) + 2;
-  const overflow = fragmented
-    ? -1
-    : requestLine.length > MAX_TARGET_BYTES + 32
-      ? 414
-      : requestLine.length < MAX_TARGET_BYTES - 32
-        ? 431
-        : -1;
+  const headBytes =
+    requestLine.length + 2 + spec.headers.reduce((n, [k, v]) => n + k.length + v.trim().length + 4, 0) + 2;
+  const overflow = Buffer.byteLength(spec.target, "latin1") > MAX_TARGET_BYTES ? 414 : 431;
   if (headBytes > MAX_HEAD_BYTES + HEAD_SLACK) {
-    return overflow === -1
-      ? { kind: "oneOf", statuses: [414, 431], mayClose: false }
-      : { kind: "exact", status: overflow };
+    // Past node's own limit, a head in pieces may be read from its last piece alone (README "Known edges").
+    if (fragmented && headBytes > PARSER_HEAD_BYTES - HEAD_SLACK)
+      return { kind: "oneOf", statuses: [414, 431], mayClose: false };
+    return { kind: "exact", status: overflow };
   }
   const inner = handlerOracle(spec, ctx);
   if (headBytes > MAX_HEAD_BYTES - HEAD_SLACK) {
-    const statuses = new Set<number>([414, 431]);
+    const statuses = new Set<number>([overflow]);
     if (inner.kind === "exact") statuses.add(inner.status);
     else for (const s of inner.statuses) statuses.add(s);
     return { kind: "oneOf", statuses: [...statuses], mayClose: false };
@@ -214,17 +276,25 @@ function handlerOracle(spec: RequestSpec, ctx: Pick<FuzzContext, "keys" | "book"
   // RFC 9112 section 3.2: exactly one Host in HTTP/1.1, never two in any version.
   if (spec.version === "HTTP/1.1" ? hosts !== 1 : hosts > 1) return { kind: "exact", status: 400 };
   const target = spec.target;
+  const path = pathOf(target);
   const mark = target.indexOf("?");
-  const path = mark === -1 ? target : target.slice(0, mark);
   const data = path === SEARCH_PATH || path === STATEMENTS_PATH;
   if (data && !keyAccepted(spec.headers, ctx.keys)) return { kind: "exact", status: 401 };
   if (Buffer.byteLength(target, "latin1") > MAX_TARGET_BYTES) return { kind: "exact", status: 414 };
   if (!KNOWN_PATHS.has(path)) return { kind: "exact", status: 404 };
   if (spec.method !== "GET" && spec.method !== "HEAD") return { kind: "exact", status: 405 };
-  if (!data) return { kind: "exact", status: 200, publicPath: path };
+  // If-None-Match: * names any current representation: 304 once the answer would be a 200 with a tag.
+  const anyTag = spec.headers.some(
+    ([n, v]) => n.toLowerCase() === "if-none-match" && v.split(",").some((t) => t.trim() === "*"),
+  );
+  if (!data)
+    return path === OPENAPI_PATH && anyTag
+      ? { kind: "exact", status: 304 }
+      : { kind: "exact", status: 200, publicPath: path };
   const endpoint: Endpoint = path === SEARCH_PATH ? "search" : "statements";
   const call = referenceParams(mark === -1 ? "" : target.slice(mark + 1), endpoint, ctx.book);
-  return call === null ? { kind: "exact", status: 400 } : { kind: "exact", status: 200, call };
+  if (call === null) return { kind: "exact", status: 400 };
+  return anyTag ? { kind: "exact", status: 304 } : { kind: "exact", status: 200, call };
 }
 
 /** Exactly one X-API-Key header (node joins repeats into one unusable value), equal after trimming. */
@@ -843,7 +913,11 @@ const keys: Generator = (r, ctx) => {
   return { kind: "keys", spec, followUp: r.chance(0.3) };
 };
 
-/** Every method node's parser knows, CONNECT included, and some it does not (those are parse errors: 400). */
+/**
+ * Every method node's parser knows, CONNECT included; the registered ones it does not know (read
+ * by the server itself: 401 first on the data endpoints, 405 elsewhere); and names nobody registers
+ * (400), well-formed tokens or not.
+ */
 const methods: Generator = (r, ctx) => {
   const path = r.pick([
     SEARCH_PATH + "?q=a",
@@ -856,9 +930,23 @@ const methods: Generator = (r, ctx) => {
   const withKey = r.chance(0.7);
   const known = http.METHODS.filter((m) => m !== "PRI");
   if (r.chance(0.15)) {
-    const method = r.pick(["get", "Get", "FOO", "G3T", "GET\u0000", "PRI", "\u00c9T", "GE", "GETGETGETGETGETGET"]);
+    const method = r.pick(["get", "Get", "FOO", "G3T", "GE", "GETGETGETGETGETGET", "M_SEARCH", "UPDATE-X"]);
+    return { kind: "method-unregistered", spec: { ...get(r, ctx, path), method } };
+  }
+  if (r.chance(0.15)) {
+    const spec: RequestSpec = {
+      method: r.pick(UNREAD_METHODS),
+      target: path,
+      version: "HTTP/1.1",
+      headers: baseHeaders(r, ctx, withKey),
+    };
+    return { kind: "method-unread", spec };
+  }
+  if (r.chance(0.05)) {
+    // Not a token at all: whatever the server makes of it, a 400 (or a close once it gives up).
+    const method = r.pick(["GET\u0000", "\u00c9T", "G T", "[GET]"]);
     return {
-      kind: "method-unknown",
+      kind: "method-malformed",
       raw: {
         bytes: serialize({ ...get(r, ctx, path), method }),
         expect: { kind: "oneOf", statuses: [400], mayClose: false },
@@ -909,6 +997,9 @@ const PATHS: readonly string[] = [
   "*",
   "http://127.0.0.1/graph/v1/search",
   "http://127.0.0.1/healthz",
+  "http://quiver.test:8080/graph/v1/statements",
+  "HTTPS://127.0.0.1/graph/v1/search",
+  "http://127.0.0.1",
   "/%00",
   "/%ZZ",
   "/%",
@@ -940,7 +1031,7 @@ const headers: Generator = (r, ctx) => {
   if (spec.target.startsWith(STATEMENTS_PATH)) spec.target = target(STATEMENTS_PATH, statementPairs(r, ctx), r);
   let followUp = r.chance(0.3);
   let how: string;
-  switch (r.int(12)) {
+  switch (r.int(15)) {
     case 0:
       spec.headers = spec.headers.filter(([n]) => n !== "Host");
       how = "no-host";
@@ -988,9 +1079,24 @@ const headers: Generator = (r, ctx) => {
       spec.headers.push(
         ["Content-Type", r.pick(["text/plain", "multipart/form-data; boundary=x", "\u00e9"])],
         ["Range", "bytes=0-1"],
-        ["If-None-Match", "*"],
       );
       how = "ignored";
+      break;
+    case 12:
+      // Conditional: "*" names any current representation (304 for a 200 with a tag); others name nothing here.
+      spec.headers.push(["If-None-Match", r.pick(["*", '"no-such-tag"', 'W/"x", "y"', ""])]);
+      how = "if-none-match";
+      break;
+    case 13:
+      spec.headers.push([
+        "Accept-Encoding",
+        r.pick(["gzip", "br", "gzip, deflate, br", "br;q=0.5, gzip", "*", "identity", "gzip;q=0", "x-gzip"]),
+      ]);
+      how = "accept-encoding";
+      break;
+    case 14:
+      spec.headers.push(["X-Request-Id", r.pick(["req-1", "x".repeat(200), "has space", "\u00e9t\u00e9", 'a"b'])]);
+      how = "request-id";
       break;
     default:
       spec.headers.push(["X-Empty", ""]);

@@ -10,8 +10,11 @@
  *   when the request is well-formed (so a valid key with valid parameters must get 200, and its
  *   body must be, byte for byte, the engine's page for the same call);
  * - `Content-Type: application/json`, a `Content-Length` that matches, a JSON body of the right
- *   shape: errors exactly `{"error": "<sentence>"}`, pages `{"items", "nextCursor"}` with every
- *   item field a string, never null; `Allow: GET, HEAD` on a 405; a HEAD without a body;
+ *   shape (decoded first when it came gzip or br): errors exactly `{"error": "<sentence>", "code":
+ *   "<CODE>"}` with the code of their status, pages `{"items", "nextCursor"}` with every item field
+ *   a string, never null; `Allow: GET, HEAD` on a 405; a HEAD without a body; an `X-Request-Id` on
+ *   every answer; on a 200 of a data endpoint a strong `ETag` (per coding) and `Cache-Control:
+ *   private`; a 304 with its `ETag` and no body;
  * - never a stack trace, never a configured key in any body, no unexpected fault reported by the
  *   server (`onError`);
  * - the connection still answers a pipelined `/healthz` behind the request when it stays open, and
@@ -27,6 +30,7 @@
  */
 
 import http from "node:http";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { isMainModule } from "../tools/main-module.js";
@@ -268,13 +272,27 @@ function checkExchange(c: FuzzCase, ex: Exchange, checker: Checker): string[] {
     }
     if (want !== undefined) {
       if (c.head) {
-        if (Number(header(first, "content-length")) !== Buffer.byteLength(want))
+        if (
+          header(first, "content-encoding") === undefined &&
+          Number(header(first, "content-length")) !== Buffer.byteLength(want)
+        )
           problems.push("HEAD: Content-Length differs from the GET body's length");
-      } else if (first.body.toString("utf8") !== want) {
-        problems.push(
-          `body differs from the engine's page: ${JSON.stringify(first.body.toString("utf8").slice(0, 120))} vs ${JSON.stringify(want.slice(0, 120))}`,
-        );
+      } else {
+        const body = decoded(first);
+        if (body === null) problems.push(`a ${header(first, "content-encoding")} body that does not decode`);
+        else if (body.toString("utf8") !== want)
+          problems.push(
+            `body differs from the engine's page: ${JSON.stringify(body.toString("utf8").slice(0, 120))} vs ${JSON.stringify(want.slice(0, 120))}`,
+          );
       }
+    }
+    if (c.expect.call !== undefined) {
+      const coding = header(first, "content-encoding");
+      const suffix = coding === undefined ? "" : coding === "gzip" ? "-gz" : "-br";
+      if (!new RegExp(`^"[A-Za-z0-9_-]{20,22}${suffix}"$`).test(header(first, "etag") ?? ""))
+        problems.push(`a 200 whose ETag ${JSON.stringify(header(first, "etag"))} is not a strong tag for its coding`);
+      if (header(first, "cache-control") !== "private")
+        problems.push("a 200 of a data endpoint without Cache-Control: private");
     }
   }
   // The connection stays usable: the pipelined /healthz is answered unless the first answer closed it.
@@ -287,11 +305,61 @@ function checkExchange(c: FuzzCase, ex: Exchange, checker: Checker): string[] {
   return problems;
 }
 
+/** The body as sent before its content coding, or null when it does not decode. */
+function decoded(r: RawResponse): Buffer | null {
+  const coding = header(r, "content-encoding");
+  try {
+    return coding === undefined
+      ? r.body
+      : coding === "gzip"
+        ? gunzipSync(r.body)
+        : coding === "br"
+          ? brotliDecompressSync(r.body)
+          : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The codes each error status may carry: the fuzzer's own reading of the contract's table. */
+const CODES_BY_STATUS: Record<number, readonly string[]> = {
+  400: [
+    "MISSING_PARAMETER",
+    "EMPTY_PARAMETER",
+    "REPEATED_PARAMETER",
+    "UNKNOWN_PARAMETER",
+    "INVALID_PARAMETER",
+    "INVALID_LIMIT",
+    "INVALID_TYPE",
+    "QUERY_TOO_LONG",
+    "INVALID_ENCODING",
+    "INVALID_CURSOR",
+    "CURSOR_ENDPOINT_MISMATCH",
+    "CURSOR_QUERY_MISMATCH",
+    "MALFORMED_REQUEST",
+    "UNKNOWN_METHOD",
+    "INVALID_TARGET",
+    "INVALID_HOST",
+  ],
+  401: ["API_KEY_MISSING", "API_KEY_REJECTED"],
+  404: ["NOT_FOUND"],
+  405: ["METHOD_NOT_ALLOWED"],
+  408: ["REQUEST_TIMEOUT"],
+  414: ["TARGET_TOO_LONG"],
+  431: ["HEADERS_TOO_LARGE"],
+};
+
 /** What every answer must look like, whatever the request. */
 function checkShape(r: RawResponse, head: boolean, keys: readonly string[]): string[] {
   const problems: string[] = [];
   if (r.status >= 500) problems.push(`a ${r.status}: never a 5xx`);
   else if (!CONTRACT_STATUSES.includes(r.status)) problems.push(`status ${r.status} is not in the contract's table`);
+  if (!/^[\x21-\x7e]{1,128}$/.test(header(r, "x-request-id") ?? "")) problems.push("no usable X-Request-Id");
+  if (r.status === 304) {
+    if (r.body.length !== 0) problems.push("a 304 with a body");
+    if (!/^"[A-Za-z0-9_-]+"$/.test(header(r, "etag") ?? "")) problems.push("a 304 without its ETag");
+    return problems;
+  }
   if (header(r, "content-type") !== "application/json")
     problems.push(`Content-Type ${JSON.stringify(header(r, "content-type"))}, not application/json`);
   if (headerCount(r, "content-length") !== 1) problems.push("no single Content-Length");
@@ -302,7 +370,9 @@ function checkShape(r: RawResponse, head: boolean, keys: readonly string[]): str
     return problems;
   }
   if (Number(header(r, "content-length")) !== r.body.length) problems.push("Content-Length does not match the body");
-  const text = r.body.toString("utf8");
+  const raw = decoded(r);
+  if (raw === null) return [...problems, `a ${header(r, "content-encoding")} body that does not decode`];
+  const text = raw.toString("utf8");
   for (const key of keys) if (text.includes(key)) problems.push("a configured API key appears in the body");
   let body: unknown;
   try {
@@ -312,12 +382,19 @@ function checkShape(r: RawResponse, head: boolean, keys: readonly string[]): str
     return problems;
   }
   if (r.status !== 200) {
-    if (!isObject(body) || Object.keys(body).length !== 1 || typeof body["error"] !== "string")
-      problems.push(`an error body that is not exactly {"error": string}: ${text.slice(0, 120)}`);
+    if (
+      !isObject(body) ||
+      Object.keys(body).join() !== "error,code" ||
+      typeof body["error"] !== "string" ||
+      typeof body["code"] !== "string"
+    )
+      problems.push(`an error body that is not exactly {"error": string, "code": string}: ${text.slice(0, 120)}`);
     else if (body["error"].length === 0 || body["error"].length > 2000)
       problems.push("an empty or runaway error sentence");
     else if (STACK.test(body["error"]))
       problems.push(`a stack trace or a local path in the error: ${text.slice(0, 160)}`);
+    else if (!(CODES_BY_STATUS[r.status] ?? []).includes(body["code"]))
+      problems.push(`a ${r.status} with code ${body["code"]}`);
     return problems;
   }
   if (isObject(body) && "items" in body) problems.push(...checkPage(body));
@@ -456,7 +533,7 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzReport> {
           index: -1,
           kind: "server-fault",
           reason: `onError: ${error instanceof Error ? error.message : String(error)}`,
-          request: `${req.method} ${(req.url ?? "").slice(0, 200)}`,
+          request: `${req.method} ${req.path.slice(0, 200)} (id ${req.requestId})`,
           response: "500",
         });
       },

@@ -44,4 +44,6 @@ export {
   type SnapshotSectionInfo,
   type ReadSnapshotInfoOptions,
 } from "./snapshot/info.js";
+export { loadGraphInWorker, type LoadInWorkerOptions } from "./serving/load-in-worker.js";
+export type { GraphSource } from "./serving/graph-source.js";
 export * from "./http/index.js";

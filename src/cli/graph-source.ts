@@ -1,10 +1,10 @@
 /**
  * Where `quiver serve` gets its graph
  * ===================================
- * One function, `loadServeGraph`, turns the serve command's data options into a Graph; every way of
- * getting a graph goes through it, so a new source is one more variant of `GraphSource` and one more
- * case in the switch: JSON Lines files (`--entities`, `--statements`) or a built snapshot (`--snapshot`).
- * A SIGHUP reload calls it again with the same source.
+ * `graphSourceFrom` turns the serve command's data options into a `GraphSource`: JSON Lines files
+ * (`--entities`, `--statements`) or a built snapshot (`--snapshot`).
+ * A SIGHUP reload loads the same source again (serving/graph-source.ts loads it, on this thread or
+ * in a worker thread).
  *
  * With no data option the demo graph in `fixtures/` is served (CONTRACT.md "Server"). The cursor
  * secret is not a loading matter: the handler applies it to whatever graph it serves.
@@ -12,21 +12,15 @@
 
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { Graph } from "../engine/graph.js";
-import { loadGraph, type LoadProgress } from "../load/jsonl.js";
-import { openSnapshot } from "../snapshot/file.js";
+import type { GraphSource } from "../serving/graph-source.js";
+
+export type { GraphSource };
 
 /** The data options of `serve`, as parsed. */
 export interface DataOptions {
   entities?: string | undefined;
   statements?: string | undefined;
   snapshot?: string | undefined;
-}
-
-export type GraphSource = { kind: "jsonl"; entities: string; statements: string } | { kind: "snapshot"; file: string };
-
-export interface LoadServeGraphOptions {
-  onProgress?: (progress: LoadProgress) => void;
 }
 
 /** The bundled demo graph (dist/src/cli/ -> repository root -> fixtures/). */
@@ -44,7 +38,7 @@ export function graphSourceFrom(options: DataOptions): GraphSource {
     // A snapshot holds the whole graph: JSON Lines files beside it would be a second graph.
     if (entities !== undefined || statements !== undefined)
       throw new UsageError("give --snapshot alone, or --entities and --statements, not both");
-    return { kind: "snapshot", file: snapshot };
+    return { snapshot };
   }
   // Both files or neither: a graph's statements only make sense with the entities they name.
   if ((entities === undefined) !== (statements === undefined)) {
@@ -55,21 +49,7 @@ export function graphSourceFrom(options: DataOptions): GraphSource {
     if (!existsSync(DEMO_ENTITIES) || !existsSync(DEMO_STATEMENTS)) {
       throw new UsageError(`the demo graph is not here (${DEMO_ENTITIES}); give --entities FILE and --statements FILE`);
     }
-    return { kind: "jsonl", entities: DEMO_ENTITIES, statements: DEMO_STATEMENTS };
+    return { entities: DEMO_ENTITIES, statements: DEMO_STATEMENTS };
   }
-  return { kind: "jsonl", entities, statements };
-}
-
-export async function loadServeGraph(source: GraphSource, options: LoadServeGraphOptions = {}): Promise<Graph> {
-  switch (source.kind) {
-    case "jsonl":
-      return loadGraph({
-        entities: source.entities,
-        statements: source.statements,
-        ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
-      });
-    case "snapshot":
-      // Typed arrays straight from the file: no per-item parsing, so no progress to show.
-      return openSnapshot(source.file);
-  }
+  return { entities, statements };
 }

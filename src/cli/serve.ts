@@ -1,29 +1,60 @@
 /**
  * `quiver serve`
  * ==============
- * The micro-server: load a graph (graph-source.ts), print progress and a summary on stderr, listen,
- * log one JSON line per request on stdout, and on SIGTERM or SIGINT stop accepting, finish what is in
- * flight and exit 0. A bad data file ends the command with the loader's `file:line:` error and exit
- * status 1 before any port is opened. SIGHUP loads the same source again and swaps the new graph in;
- * requests in flight finish on the old one, and a failed reload keeps the old one serving.
+ * The micro-server. Options are checked first (serve-options.ts), then the inputs (every file
+ * named exists and is a file, the port can be bound), and only then is the graph loaded, so a typo
+ * costs a second, not a load. One process by default; `--workers N` runs a node:cluster of N
+ * processes on one port (serve-cluster.ts).
+ *
+ * Output: one JSON line per event on stdout (serving/event-log.ts: startup, ready with counts and
+ * timings, reload, errors; the request log's lines between them), and for people, on stderr,
+ * loading progress, the generated key with curl lines to try, the pid to signal and the
+ * "listening on URL" line, printed last so a script can wait for it.
+ *
+ * Signals: SIGTERM or SIGINT stop accepting, finish requests in flight and exit 0 (a second one
+ * cuts off what is left). SIGHUP loads the same source again in a worker thread
+ * (serving/load-in-worker.ts) while the current graph keeps answering, then swaps it in; requests
+ * in flight finish on the old graph, and a failed reload keeps it, logs why and counts it.
+ * Run through `npm start`, the server is npm's child: npm forwards SIGTERM and SIGINT to it (the
+ * start script execs node), but dies of SIGHUP; so the server also stops, drained, when the npm
+ * that started it is gone, and prints its own pid for SIGHUP.
  */
 
-import { parseArgs } from "node:util";
+import { randomBytes } from "node:crypto";
+import cluster from "node:cluster";
 import type { Graph } from "../engine/graph.js";
-import { serve, DEFAULT_HOST, DEFAULT_PORT, type RunningServer } from "../http/server.js";
+import type { LoadProgress } from "../load/jsonl.js";
+import { createEventLog, type EventLog } from "../serving/event-log.js";
+import { checkSourceReadable, loadGraphSource, sourceFiles, type GraphSource } from "../serving/graph-source.js";
+import { loadGraphInWorker } from "../serving/load-in-worker.js";
+import { probePort, startServing, type Serving } from "../serving/listen.js";
+import { createServerMetrics } from "../serving/metrics.js";
 import { apiKeysFromEnv, API_KEYS_ENV, type ApiKeySetup } from "./api-keys.js";
-import { graphSourceFrom, loadServeGraph, UsageError, type GraphSource } from "./graph-source.js";
+import { graphSourceFrom } from "./graph-source.js";
 import { createProgressPrinter, summary } from "./progress.js";
 import { createRequestLog } from "./request-log.js";
+import { runClusterPrimary, runClusterWorker, CLUSTER_WORKER_ENV } from "./serve-cluster.js";
+import {
+  CURSOR_SECRET_ENV,
+  HOST_ENV,
+  MAX_WORKERS,
+  METRICS_ENV,
+  PORT_ENV,
+  parseServeArgs,
+  type ServeArgs,
+} from "./serve-options.js";
+import { QUIVER_VERSION as VERSION } from "../version.js";
+import { ROUTES } from "../http/routes.js";
+import { DEFAULT_HOST, DEFAULT_PORT } from "../http/server.js";
 
-export const CURSOR_SECRET_ENV = "QUIVER_CURSOR_SECRET";
+export { CURSOR_SECRET_ENV };
 
 export const SERVE_HELP = `Usage: quiver serve [--entities FILE --statements FILE | --snapshot FILE] [--host H] [--port P]
-                    [--cursor-secret S] [--quiet]
+                    [--workers N|auto] [--metrics] [--cache-mb N] [--cors ORIGINS] [--cursor-secret S] [--quiet]
 
 Loads a graph from JSON Lines files or a snapshot and serves the Quiver HTTP API:
-GET /graph/v1/search, GET /graph/v1/statements (both need X-API-Key),
-GET /healthz and GET /graph/v1/openapi.json (no key).
+GET ${ROUTES.search}, GET ${ROUTES.statements} (both need X-API-Key),
+GET ${ROUTES.health} and GET ${ROUTES.openapi} (no key), GET /metrics with --metrics (no key).
 
 Options:
   --entities FILE       entities, one JSON object per line: {"entityId","rawIdentifier","type","sourceType"}
@@ -31,85 +62,61 @@ Options:
                         "objectEntityId"} and optionally "statementFingerprint".
                         Give both files or neither; with neither, the demo graph in fixtures/ is served.
   --snapshot FILE       a snapshot made by "quiver build" (opens in about a second, no rebuild)
-  --host H              address to listen on (default ${DEFAULT_HOST}, this machine only;
-                        0.0.0.0 or :: for every interface)
-  --port P              TCP port, 0 to 65535 (default ${DEFAULT_PORT}; 0 picks a free port)
+  --host H              address to listen on (default ${HOST_ENV}, else ${DEFAULT_HOST}, this machine
+                        only; 0.0.0.0 or :: for every interface)
+  --port P              TCP port, 0 to 65535 (default ${PORT_ENV}, else ${DEFAULT_PORT}; 0 picks a free port)
+  --workers N|auto      serve from N processes on one port (node:cluster); auto = one per core.
+                        Default 1. JSON Lines are built once into a temporary snapshot that every
+                        worker opens; a worker that dies is replaced.
+  --metrics             serve GET /metrics (Prometheus text format; no key, no data).
+                        Default ${METRICS_ENV}=1 turns it on.
+  --cache-mb N          megabytes the graph's caches may hold in all (default 64)
+  --cors ORIGINS        let browser pages from these origins call the API: * or a comma-separated
+                        list such as https://app.example,https://admin.example (default: off)
   --cursor-secret S     secret that seals pagination cursors. Servers with the same secret accept
                         each other's cursors (replicas behind a load balancer, or a restart).
-                        Default: ${CURSOR_SECRET_ENV}, else a random secret for this process.
-                        Prefer the variable: options are visible to other users in the process list.
+                        Default: ${CURSOR_SECRET_ENV}, else a random secret for this run (shared by
+                        its workers). Prefer the variable: options are visible in the process list.
   --quiet               no request log on stdout
+  --version             print the version
   -h, --help            show this help
 
 Environment:
   ${API_KEYS_ENV}       the accepted API keys, comma-separated; each starts with sk_.
                         Unset or empty: one random key is made for this run and printed on stderr.
   ${CURSOR_SECRET_ENV}  as --cursor-secret (the option wins)
+  ${PORT_ENV}, ${HOST_ENV}            as --port and --host (the options win)
+  ${METRICS_ENV}        1 for --metrics
 
 Output:
-  stderr  loading progress (lines read, rate, phase), a summary when ready (entities, statements,
-          build time, memory), then "listening on http://HOST:PORT"; errors
-  stdout  one JSON line per request: {"time","method","path","status","ms"}; never headers, keys
-          or query strings (turned off by --quiet)
+  stdout  one JSON line per event, {"level","time","pid","event",...}: startup, ready (counts,
+          timings, url), reload, reload-failed, worker-replaced, errors; and one JSON line per
+          request, {"level","time","pid","id","method","path","status","ms"} (id: the
+          X-Request-Id the answer carried; not with --quiet). Never headers, keys or query strings.
+  stderr  for people: loading progress, the generated key and curl lines to try, the pid, then
+          "listening on http://HOST:PORT"; errors.
 
 SIGTERM or SIGINT: stop accepting connections, finish requests in flight, exit 0.
-SIGHUP: load the same files or snapshot again and serve the new graph; requests in flight finish on
-the old one, cursors issued before carry on, and if the reload fails the old graph keeps serving.
-Exit status: 0 after a clean stop; 1 when the data cannot be loaded or the address cannot be bound;
-2 for a usage error.
+SIGHUP: load the same files or snapshot again, off the serving thread, and serve the new graph;
+requests in flight finish on the old one, cursors issued before carry on, and if the reload fails
+the old graph keeps serving (logged, and counted in the metrics). With --workers, new workers open
+the new graph one at a time, each ready before an old one drains.
+Run production servers as "quiver serve" (or "node dist/src/cli/main.js serve"), not "npm start":
+npm does not pass SIGHUP on.
+Exit status: 0 after a clean stop; 1 when an input is missing, the data cannot be loaded or the
+address cannot be bound; 2 for a usage error.
 `;
 
 /** Exit status of a command that ends with an error. */
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
-
-interface ServeArgs {
-  help: boolean;
-  entities: string | undefined;
-  statements: string | undefined;
-  snapshot: string | undefined;
-  host: string;
-  port: number;
-  cursorSecret: string | undefined;
-  quiet: boolean;
-}
-
-function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeArgs {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      help: { type: "boolean", short: "h" },
-      entities: { type: "string" },
-      statements: { type: "string" },
-      snapshot: { type: "string" },
-      host: { type: "string" },
-      port: { type: "string" },
-      "cursor-secret": { type: "string" },
-      quiet: { type: "boolean" },
-    },
-  });
-  const port = values.port ?? String(DEFAULT_PORT);
-  if (!/^[0-9]{1,5}$/.test(port) || Number(port) > 65535)
-    throw new UsageError(`--port must be a number from 0 to 65535; got ${JSON.stringify(port)}`);
-  const cursorSecret = values["cursor-secret"] ?? env[CURSOR_SECRET_ENV];
-  if (cursorSecret === "")
-    throw new UsageError(`the cursor secret (--cursor-secret or ${CURSOR_SECRET_ENV}) must not be empty`);
-  return {
-    help: values.help ?? false,
-    entities: values.entities,
-    statements: values.statements,
-    snapshot: values.snapshot,
-    host: values.host ?? DEFAULT_HOST,
-    port: Number(port),
-    cursorSecret,
-    quiet: values.quiet ?? false,
-  };
-}
+/** How often a server started by npm checks that npm is still there. */
+const PARENT_CHECK_MS = 1000;
 
 /** Runs `quiver serve`; resolves with the exit status once the server has stopped (or failed to start). */
 export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  // A cluster worker is this command started again by the primary, its settings in the environment.
+  if (cluster.isWorker && env[CLUSTER_WORKER_ENV] !== undefined) return runClusterWorker(env);
   const err = process.stderr;
   let args: ServeArgs;
   try {
@@ -122,6 +129,10 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
     process.stdout.write(SERVE_HELP);
     return 0;
   }
+  if (args.version) {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
   let keys: ApiKeySetup;
   let source: GraphSource;
   try {
@@ -131,7 +142,40 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
     err.write(`quiver serve: ${(e as Error).message}\n`);
     return EXIT_USAGE;
   }
+  const events = createEventLog(process.stdout);
+  events.info("startup", {
+    version: VERSION,
+    node: process.version,
+    workers: args.workers,
+    source: "snapshot" in source ? "snapshot" : "jsonl",
+    files: sourceFiles(source)
+      .map((f) => f.path)
+      .join(" "),
+    metrics: args.metrics,
+  });
+  // Inputs before the long work: each missing file or busy port is named at once.
+  try {
+    await checkSourceReadable(source);
+    await probePort(args.host, args.port);
+  } catch (e) {
+    const message = (e as Error).message;
+    events.error("startup-failed", { error: message });
+    err.write(`quiver serve: ${message}\n`);
+    return EXIT_FAILURE;
+  }
+  if (args.workers > 1) {
+    return runClusterPrimary({ args, source, keys, events, err, workers: Math.min(args.workers, MAX_WORKERS) });
+  }
+  return runSingle(args, source, keys, events, err);
+}
 
+async function runSingle(
+  args: ServeArgs,
+  source: GraphSource,
+  keys: ApiKeySetup,
+  events: EventLog,
+  err: NodeJS.WriteStream,
+): Promise<number> {
   // Signals are caught from here on. Before the server listens there is nothing to drain: a signal
   // ends the command at once, with status 0 like a drained stop.
   const stop = catchStopSignals();
@@ -139,73 +183,127 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
   void stop.first.then((signal) => {
     if (serving) return;
     err.write(`quiver serve: ${signal} before the server was listening: stopped\n`);
+    events.info("stopped", { signal, before: "listening" });
     process.exit(0);
   });
 
   const started = performance.now();
   let graph: Graph;
   try {
-    graph = await loadServeGraph(source, { onProgress: createProgressPrinter(err) });
+    graph = await loadGraphSource(source, { onProgress: progressOutput(err) });
   } catch (e) {
-    // The loader's message already reads "file:line: reason"; a missing file names its path.
-    err.write(`quiver serve: cannot load the graph: ${(e as Error).message}\n`);
+    // The loader's message already reads "file:line: reason"; a snapshot's names its file.
+    const message = (e as Error).message;
+    events.error("load-failed", { error: message });
+    err.write(`quiver serve: cannot load the graph: ${message}\n`);
     return EXIT_FAILURE;
   }
-  err.write(summary(graph, performance.now() - started) + "\n");
+  const loadMs = performance.now() - started;
+  err.write(summary(graph, loadMs) + "\n");
 
-  const log = args.quiet ? undefined : createRequestLog();
-  let running: RunningServer;
+  const requestLog = args.quiet ? undefined : createRequestLog();
+  const metrics = args.metrics ? createServerMetrics() : undefined;
+  let running: Serving;
   try {
-    running = await serve({
+    running = await startServing({
       graph,
       apiKeys: keys.keys,
+      cursorSecret: args.cursorSecret,
+      cacheBytes: args.cacheBytes,
+      cors: args.cors,
       host: args.host,
       port: args.port,
-      ...(args.cursorSecret === undefined ? {} : { cursorSecret: args.cursorSecret }),
-      ...(log === undefined ? {} : { log: log.write }),
+      log: requestLog?.write,
+      metrics,
+      events,
     });
   } catch (e) {
-    err.write(`quiver serve: cannot listen on ${args.host}:${args.port}: ${(e as Error).message}\n`);
+    const message = `cannot listen on ${args.host}:${args.port}: ${(e as Error).message}`;
+    events.error("startup-failed", { error: message });
+    err.write(`quiver serve: ${message}\n`);
     return EXIT_FAILURE;
   }
   serving = true;
   stop.onRepeat(() => running.server.closeAllConnections());
-  const stopReloads = reloadOnHangup(running, source, err);
+  const stopReloads = reloadOnHangup(source, running, events, err, metrics);
+  const stopWatching = stopWhenNpmIsGone(stop.trigger);
+  events.info("ready", {
+    url: running.url,
+    entities: graph.entityCount,
+    statements: graph.statementCount,
+    loadMs: Math.round(loadMs),
+    rssMb: Math.round(process.memoryUsage().rss / 1e6),
+    workers: 1,
+  });
   err.write(tryItLines(running.url, graph, keys.generated ? keys.keys[0] : undefined));
+  err.write(pidLine(process.pid));
   // Last line of the start-up, so a script can wait for it: everything above is printed by then.
   err.write(`listening on ${running.url}\n`);
 
   const signal = await stop.first;
   err.write(`quiver serve: ${signal}: stopping; finishing requests in flight\n`);
+  events.info("stopping", { signal });
   stopReloads();
+  stopWatching();
   await running.close();
-  log?.flush();
+  requestLog?.flush();
+  events.info("stopped", { signal });
   err.write("quiver serve: stopped\n");
   return 0;
 }
 
+/** Progress for people: on stderr (rewritten in place on a terminal, a line a second otherwise). */
+export function progressOutput(err: NodeJS.WriteStream): (p: LoadProgress) => void {
+  return createProgressPrinter(err);
+}
+
+export function pidLine(pid: number): string {
+  return `pid ${pid}: kill -HUP ${pid} reloads the graph, kill -TERM ${pid} stops\n`;
+}
+
 /**
- * SIGHUP: load `source` again and swap it in. One reload at a time (a SIGHUP during a reload is
- * reported and ignored); a failure is reported and the old graph keeps serving. Returns the remover.
+ * SIGHUP: load `source` again in a worker thread and swap it in. One reload at a time (a SIGHUP
+ * during a reload is logged and ignored); a failure is logged, counted, and the old graph keeps
+ * serving. Returns the remover.
  */
-function reloadOnHangup(running: RunningServer, source: GraphSource, err: NodeJS.WriteStream): () => void {
+function reloadOnHangup(
+  source: GraphSource,
+  running: Serving,
+  events: EventLog,
+  err: NodeJS.WriteStream,
+  metrics: ReturnType<typeof createServerMetrics> | undefined,
+): () => void {
   let reloading = false;
   const onHangup = (): void => {
     if (reloading) {
+      events.warn("reload-ignored", { reason: "a reload is already running" });
       err.write("quiver serve: SIGHUP: a reload is already running; ignored\n");
       return;
     }
     reloading = true;
     const started = performance.now();
-    err.write("quiver serve: SIGHUP: reloading the graph\n");
-    loadServeGraph(source, { onProgress: createProgressPrinter(err) })
+    events.info("reload-started", {});
+    err.write("quiver serve: SIGHUP: reloading the graph (the current one keeps serving)\n");
+    // The handler applies the cursor secret and the cache budget to whatever graph it serves.
+    loadGraphInWorker(source, { onProgress: progressOutput(err) })
       .then(
         (graph) => {
-          running.handler.setGraph(graph);
-          err.write(`quiver serve: reloaded; ${summary(graph, performance.now() - started)}\n`);
+          running.setGraph(graph);
+          metrics?.reloaded(true);
+          const ms = performance.now() - started;
+          events.info("reloaded", {
+            entities: graph.entityCount,
+            statements: graph.statementCount,
+            reloadMs: Math.round(ms),
+          });
+          err.write(`quiver serve: reloaded; ${summary(graph, ms)}\n`);
         },
-        (e: unknown) =>
-          err.write(`quiver serve: reload failed, still serving the previous graph: ${(e as Error).message}\n`),
+        (e: unknown) => {
+          metrics?.reloaded(false);
+          const message = (e as Error).message;
+          events.error("reload-failed", { error: message });
+          err.write(`quiver serve: reload failed, still serving the previous graph: ${message}\n`);
+        },
       )
       .finally(() => (reloading = false));
   };
@@ -213,8 +311,29 @@ function reloadOnHangup(running: RunningServer, source: GraphSource, err: NodeJS
   return () => process.off("SIGHUP", onHangup);
 }
 
+/**
+ * Started by npm (`npm start`), the server outlives an npm killed by a signal npm does not pass
+ * on (SIGHUP): then it stops as on SIGTERM instead of running on as an orphan holding the port.
+ */
+export function stopWhenNpmIsGone(stop: (signal: NodeJS.Signals) => void): () => void {
+  if (process.env["npm_lifecycle_event"] === undefined) return () => {};
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid !== parent) {
+      process.stderr.write("quiver serve: npm, which started this server, is gone: stopping\n");
+      stop("SIGTERM");
+    }
+  }, PARENT_CHECK_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
 /** The first SIGTERM or SIGINT starts the drain; a second one cuts off whatever is still in flight. */
-function catchStopSignals(): { first: Promise<NodeJS.Signals>; onRepeat(cut: () => void): void } {
+export function catchStopSignals(): {
+  first: Promise<NodeJS.Signals>;
+  onRepeat(cut: () => void): void;
+  trigger(signal: NodeJS.Signals): void;
+} {
   let received = false;
   let cut: () => void = () => {};
   let resolveFirst: (signal: NodeJS.Signals) => void = () => {};
@@ -230,14 +349,19 @@ function catchStopSignals(): { first: Promise<NodeJS.Signals>; onRepeat(cut: () 
   };
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
-  return { first, onRepeat: (f) => (cut = f) };
+  return { first, onRepeat: (f) => (cut = f), trigger: onSignal };
+}
+
+/** A random cursor secret for a run that was given none (shared by all its workers). */
+export function generateCursorSecret(): string {
+  return randomBytes(32).toString("base64url");
 }
 
 /** The generated key (when there is one) and ready-to-paste curl lines against this graph. */
-function tryItLines(url: string, graph: Graph, generatedKey: string | undefined): string {
+export function tryItLines(url: string, graph: Graph | undefined, generatedKey: string | undefined): string {
   const key = generatedKey ?? "<one of QUIVER_API_KEYS>";
   // A real word of this graph, so the first try finds something: the subject of its first statement.
-  const first = graph.statements({ limit: 1 }).items[0];
+  const first = graph?.statements({ limit: 1 }).items[0];
   const word = first?.subjectRawIdentifier.split(/\s+/).find((w) => w !== "") ?? "a";
   const head =
     generatedKey === undefined

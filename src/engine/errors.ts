@@ -3,7 +3,11 @@
  * =============
  * One error class, `QuiverError`, for every input error (a bad request parameter, a bad cursor, a bad
  * data line, a bad snapshot file), with a closed table of codes. The HTTP adapter maps each code to a
- * status in one table (`src/http/status.ts`); the engine never knows about statuses.
+ * status in one table (`src/http/status.ts`); the engine never knows about statuses. The same codes
+ * reach HTTP clients beside the sentence (`{"error": "...", "code": "INVALID_LIMIT"}`), so a program
+ * can branch on the code while a person reads the sentence; the table also holds the codes only the
+ * HTTP layer raises (a missing key, an unknown path, a request node's parser cannot read), so that
+ * one closed list names every answer a client can get.
  *
  * A broken invariant inside Quiver (a bug, not bad input) stays a plain `Error`, so it is never
  * mistaken for the caller's fault and the adapter answers 500 for it.
@@ -16,7 +20,10 @@ export const ERROR_CODES = {
   EMPTY_PARAMETER: "a parameter is present but empty",
   REPEATED_PARAMETER: "a parameter is given more than once",
   UNKNOWN_PARAMETER: "a parameter the endpoint does not define",
-  INVALID_PARAMETER: "a parameter is malformed or out of range",
+  INVALID_PARAMETER: "a parameter or option of the wrong kind or value, where no finer code applies",
+  INVALID_LIMIT: "limit is not a whole number in range (1 to 100 for search, 1 to 200 for statements)",
+  INVALID_TYPE: 'type is not one of "0" to "7"',
+  QUERY_TOO_LONG: "q is longer than 256 UTF-16 code units",
   INVALID_ENCODING: "the query string is not valid percent-encoded UTF-8",
   // cursors
   INVALID_CURSOR: "a cursor that is malformed, truncated or altered",
@@ -30,6 +37,19 @@ export const ERROR_CODES = {
   UNREADABLE_INPUT: "an input file that is missing, a directory, or cannot be read",
   // snapshots
   INVALID_SNAPSHOT: "a snapshot file that is truncated, corrupted, foreign or of another version",
+  // the HTTP layer: the request as a whole, before or instead of its parameters
+  API_KEY_MISSING: "no X-API-Key header on a data endpoint",
+  API_KEY_REJECTED: "an X-API-Key that is not one of the accepted keys",
+  NOT_FOUND: "a path the API does not have",
+  METHOD_NOT_ALLOWED: "a method other than GET or HEAD (or a CORS preflight) on a known path",
+  TARGET_TOO_LONG: "a request target longer than 8,192 bytes",
+  HEADERS_TOO_LARGE: "a request head over 16 KB whose target is not what made it long",
+  REQUEST_TIMEOUT: "the request head or body did not arrive in time",
+  MALFORMED_REQUEST: "bytes that are not an HTTP/1.x request (a bad request line, header or framing)",
+  UNKNOWN_METHOD: "a method name that HTTP does not register",
+  INVALID_TARGET: "a request target with a byte that must be percent-encoded",
+  INVALID_HOST: "an HTTP/1.1 request without exactly one Host header",
+  INTERNAL_ERROR: "an unexpected fault of the server; the sentence is fixed and says nothing of it",
 } as const;
 
 export type QuiverErrorCode = keyof typeof ERROR_CODES;

@@ -167,6 +167,15 @@ export class Graph {
     return this.statementIndex.length;
   }
 
+  /**
+   * stats().contentTag, without the rest of stats() when the tag is already known (a graph read
+   * from a snapshot or handed over by a worker thread carries it): swapping in a reloaded graph then
+   * costs no pass over its statements on the serving thread.
+   */
+  get contentTag(): string {
+    return this.#parts.contentTag ?? this.stats().contentTag;
+  }
+
   /** The same graph, sealing and opening cursors with another secret. */
   withCursorSecret(secret: string | Uint8Array): Graph {
     return this.withOptions({ cursorSecret: secret });

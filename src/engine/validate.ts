@@ -4,22 +4,43 @@
  * The engine's half of CONTRACT.md's parameter rules, for callers that pass JavaScript values
  * (embedders, and the HTTP adapter after it has parsed the query string). Every failure is a
  * QuiverError naming the parameter, with a sentence that says what is allowed.
+ *
+ * `limit` has one rule and one sentence for both callers: `checkLimit` for a number (the embedded
+ * API), `limitFromText` for the digits of a query string (the HTTP adapter), both failing through
+ * `invalidLimit`. Over HTTP the text is checked here once; the number it gives then passes
+ * `checkLimit` by construction.
  */
 
 import { QuiverError } from "./errors.js";
 import { describeValue } from "./quote.js";
 import { ENTITY_TYPES } from "./types.js";
 
+/** The one sentence for a bad limit, whether it came as a number or as query-string text. */
+export function invalidLimit(got: unknown, max: number): QuiverError {
+  return new QuiverError(
+    "INVALID_LIMIT",
+    `limit must be a whole number from 1 to ${max}, in plain digits (no sign, point, exponent or leading zero); ` +
+      `got ${describeValue(got)}.`,
+    { parameter: "limit" },
+  );
+}
+
 export function checkLimit(value: unknown, fallback: number, max: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
-    throw new QuiverError(
-      "INVALID_PARAMETER",
-      `limit must be a whole number from 1 to ${max}; got ${describeValue(value)}.`,
-      { parameter: "limit" },
-    );
-  }
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) throw invalidLimit(value, max);
   return value;
+}
+
+/** `1`..`max` in plain decimal digits: one spelling per number (`20`, never `020`, `+20` or `2e1`). */
+const DECIMAL_INTEGER = /^[1-9][0-9]{0,15}$/;
+
+/** The limit a query string gives as text, as a number; the text itself is quoted when it is refused. */
+export function limitFromText(text: string, max: number): number {
+  // 16 digits at most: past 2^53 a number would be rounded before the range check.
+  if (!DECIMAL_INTEGER.test(text)) throw invalidLimit(text, max);
+  const limit = Number(text);
+  if (limit > max) throw invalidLimit(text, max);
+  return limit;
 }
 
 export function checkQuery(value: unknown, maxLength: number): string {
@@ -35,7 +56,7 @@ export function checkQuery(value: unknown, maxLength: number): string {
     });
   if (value.length > maxLength) {
     throw new QuiverError(
-      "INVALID_PARAMETER",
+      "QUERY_TOO_LONG",
       `q is ${value.length} characters long; it may be at most ${maxLength} (UTF-16 code units).`,
       { parameter: "q" },
     );
@@ -52,7 +73,7 @@ export function checkType(value: unknown): number {
     });
   const i = typeof value === "string" ? (ENTITY_TYPES as readonly string[]).indexOf(value) : -1;
   if (i < 0)
-    throw new QuiverError("INVALID_PARAMETER", `type must be one of "0" to "7"; got ${describeValue(value)}.`, {
+    throw new QuiverError("INVALID_TYPE", `type must be one of "0" to "7"; got ${describeValue(value)}.`, {
       parameter: "type",
     });
   return i;

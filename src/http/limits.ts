@@ -10,10 +10,20 @@
 export const MAX_REQUEST_TARGET_BYTES = 8192;
 
 /**
- * node's bound on the request line plus all headers (its own default). Past it node's parser stops;
- * server.ts answers 414 when the request line alone is what overflowed, 431 otherwise.
+ * The contract's bound on a request head (request line and headers): over it, 414 when the target
+ * alone passes MAX_REQUEST_TARGET_BYTES, else 431, before the key is looked at (router.ts).
  */
-export const MAX_HEADER_BYTES = 16384;
+export const MAX_HEAD_BYTES = 16384;
+
+/**
+ * node's own bound, set higher than the contract's so that node reads heads up to this size whole,
+ * in however many TCP segments they come, and the router classifies them with the request line in
+ * hand (of a head node cannot read, the adapter sees only the read in which node gave up). Below
+ * the 64 KB node reads at a time, so a head that arrives at once, whatever its size, overflows in
+ * its first read, which holds the request line. What a slow client can make a connection hold is
+ * bounded by it (SECURITY.md).
+ */
+export const PARSER_MAX_HEADER_BYTES = 60 * 1024;
 
 /** A client must send its complete headers within this time. */
 export const HEADERS_TIMEOUT_MS = 10_000;
@@ -26,6 +36,12 @@ export const CONNECTIONS_CHECK_INTERVAL_MS = 1_000;
 
 /** An idle keep-alive connection is closed after this time. */
 export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+
+/**
+ * A request node's parser refused for its method alone (a method HTTP registers that node does not
+ * know, such as UPDATE) is read on by the adapter until its head is complete, for at most this long.
+ */
+export const UNREAD_HEAD_TIMEOUT_MS = 10_000;
 
 /**
  * After an answer to a request node's parser refused (400, 408, 414, 431), the client has this long

@@ -3,7 +3,9 @@
  * ====================
  * The API as CONTRACT.md decides it, written once as a typed constant: both endpoints, every
  * parameter with its bounds, both item schemas, the page envelope (`nextCursor` nullable), the error
- * body and every status. `/graph/v1/openapi.json` serves it, serialized once at module load.
+ * body with its closed list of codes (status.ts), every status, and the headers of caching
+ * (`ETag`, `Cache-Control`, `If-None-Match` and 304), compression and `X-Request-Id`.
+ * `/graph/v1/openapi.json` serves it, serialized once at module load.
  *
  * The item schemas are also the serializers' field lists (serialize.ts), so the document and the
  * bytes on the wire cannot drift apart; test/http/openapi.test.ts checks live responses against the
@@ -19,7 +21,10 @@ import {
   STATEMENTS_MAX_LIMIT,
 } from "../engine/limits.js";
 import { ENTITY_TYPES } from "../engine/types.js";
-import { MAX_REQUEST_TARGET_BYTES } from "./limits.js";
+import { MAX_HEAD_BYTES, MAX_REQUEST_TARGET_BYTES } from "./limits.js";
+import { MAX_REQUEST_ID_CHARS } from "./request-id.js";
+import { ROUTES } from "./routes.js";
+import { CLIENT_ERROR_CODES } from "./status.js";
 
 /** The subset of JSON Schema the document uses. */
 export interface JsonSchema {
@@ -49,9 +54,13 @@ interface Parameter {
   schema: JsonSchema;
 }
 
+/** Request headers every operation reads. */
+const REQUEST_ID_PARAMETER = { $ref: "#/components/parameters/XRequestId" };
+const CONDITIONAL_PARAMETERS = [{ $ref: "#/components/parameters/IfNoneMatch" }, REQUEST_ID_PARAMETER];
+
 interface Response {
   description: string;
-  headers?: Record<string, { description: string; schema: JsonSchema }>;
+  headers?: Record<string, { description: string; schema: JsonSchema } | { $ref: string }>;
   content?: Record<string, { schema: JsonSchema }>;
 }
 
@@ -61,7 +70,7 @@ interface Operation {
   description: string;
   tags?: string[];
   security: Record<string, string[]>[];
-  parameters: Parameter[];
+  parameters: (Parameter | { $ref: string })[];
   responses: Record<string, Response | { $ref: string }>;
 }
 
@@ -129,14 +138,22 @@ const pageSchema = (item: string, what: string): JsonSchema => ({
 
 const ERROR_SCHEMA: JsonSchema = {
   type: "object",
-  description: "Every error: one sentence a person can act on (which parameter, what was wrong, what is allowed).",
-  properties: { error: { type: "string", minLength: 1 } },
-  required: ["error"],
+  description:
+    "Every error: one sentence a person can act on (which parameter, what was wrong, what is allowed), " +
+    "and a code from a closed list a program can branch on (the same codes QuiverError carries in the embedded API).",
+  properties: {
+    error: { type: "string", minLength: 1 },
+    code: { type: "string", enum: CLIENT_ERROR_CODES },
+  },
+  required: ["error", "code"],
   additionalProperties: false,
 };
 
 const json = (ref: string) => ({ "application/json": { schema: { $ref: `#/components/schemas/${ref}` } } });
-const errorResponse = (description: string): Response => ({ description, content: json("Error") });
+const header = (ref: string) => ({ $ref: `#/components/headers/${ref}` });
+/** Every answer says which request it was. */
+const REQUEST_ID = { "X-Request-Id": header("XRequestId") };
+const errorResponse = (description: string): Response => ({ description, headers: REQUEST_ID, content: json("Error") });
 
 const limitParameter = (max: number, def: number): Parameter => ({
   name: "limit",
@@ -164,6 +181,7 @@ const filterParameter = (name: string, role: string): Parameter => ({
 
 /** The statuses both data endpoints answer besides 200; 404 belongs to every other path. */
 const COMMON_ERRORS = {
+  "304": { $ref: "#/components/responses/NotModified" },
   "400": { $ref: "#/components/responses/BadRequest" },
   "401": { $ref: "#/components/responses/Unauthorized" },
   "405": { $ref: "#/components/responses/MethodNotAllowed" },
@@ -172,6 +190,19 @@ const COMMON_ERRORS = {
 };
 
 const SECURITY = [{ apiKeyAuth: [] }];
+
+/** A 200 of a data endpoint: the page, its tag, and the headers of caching and compression. */
+const page = (description: string, schema: string): Response => ({
+  description,
+  headers: {
+    ETag: header("ETag"),
+    "Cache-Control": header("CacheControlPrivate"),
+    Vary: header("Vary"),
+    "Content-Encoding": header("ContentEncoding"),
+    ...REQUEST_ID,
+  },
+  content: json(schema),
+});
 
 const searchOperation: Operation = {
   operationId: "searchEntities",
@@ -197,8 +228,9 @@ const searchOperation: Operation = {
     },
     limitParameter(SEARCH_MAX_LIMIT, SEARCH_DEFAULT_LIMIT),
     cursorParameter,
+    ...CONDITIONAL_PARAMETERS,
   ],
-  responses: { "200": { description: "A page of entities.", content: json("EntityPage") }, ...COMMON_ERRORS },
+  responses: { "200": page("A page of entities.", "EntityPage"), ...COMMON_ERRORS },
 };
 
 const statementsOperation: Operation = {
@@ -214,8 +246,9 @@ const statementsOperation: Operation = {
     filterParameter("objectEntityId", "object"),
     limitParameter(STATEMENTS_MAX_LIMIT, STATEMENTS_DEFAULT_LIMIT),
     cursorParameter,
+    ...CONDITIONAL_PARAMETERS,
   ],
-  responses: { "200": { description: "A page of statements.", content: json("StatementPage") }, ...COMMON_ERRORS },
+  responses: { "200": page("A page of statements.", "StatementPage"), ...COMMON_ERRORS },
 };
 
 /** HEAD answers as GET with the same status and headers, and no body. */
@@ -227,28 +260,42 @@ function headOf(op: Operation): Operation {
   return { ...op, operationId: `${op.operationId}Head`, summary: `${op.summary} (headers only)`, responses };
 }
 
-const publicOperation = (operationId: string, summary: string, ok: Response): Operation => ({
+const publicOperation = (operationId: string, summary: string, ok: Response, conditional: boolean): Operation => ({
   operationId,
   summary,
   description: "Needs no API key.",
   security: [],
-  parameters: [],
+  parameters: conditional ? CONDITIONAL_PARAMETERS : [REQUEST_ID_PARAMETER],
   responses: {
     "200": ok,
+    ...(conditional ? { "304": { $ref: "#/components/responses/NotModified" } } : {}),
     "405": { $ref: "#/components/responses/MethodNotAllowed" },
     "414": { $ref: "#/components/responses/UriTooLong" },
   },
 });
 
-const healthOperation = publicOperation("health", "Liveness, for load balancers.", {
-  description: "The server is up.",
-  content: json("Health"),
-});
+const healthOperation = publicOperation(
+  "health",
+  "Liveness, for load balancers.",
+  { description: "The server is up.", headers: REQUEST_ID, content: json("Health") },
+  false,
+);
 
-const openapiOperation = publicOperation("openapi", "This document.", {
-  description: "The OpenAPI 3.1 document of this API.",
-  content: { "application/json": { schema: { type: "object" } } },
-});
+const openapiOperation = publicOperation(
+  "openapi",
+  "This document.",
+  {
+    description: "The OpenAPI 3.1 document of this API.",
+    headers: {
+      ETag: header("ETag"),
+      Vary: header("Vary"),
+      "Content-Encoding": header("ContentEncoding"),
+      ...REQUEST_ID,
+    },
+    content: { "application/json": { schema: { type: "object" } } },
+  },
+  true,
+);
 
 export const OPENAPI_DOCUMENT = {
   openapi: "3.1.0",
@@ -257,15 +304,19 @@ export const OPENAPI_DOCUMENT = {
     version: "1.0.0",
     description:
       "Search entities and list statements of an in-memory graph, with keyset pagination. " +
-      'Every error is application/json {"error": "..."}. Any path not listed here answers 404; ' +
+      'Every error is application/json {"error": "<sentence>", "code": "<CODE>"}. Any path not listed here answers 404; ' +
       `a request target longer than ${MAX_REQUEST_TARGET_BYTES} bytes answers 414. Before any path is looked at, ` +
-      "a client too slow to send its headers gets 408, and headers too large 431 (components.responses).",
+      `a client too slow to send its headers gets 408; a request head over ${MAX_HEAD_BYTES} bytes 414 when its target ` +
+      "alone is too long and 431 otherwise; a malformed request line, a method name HTTP does not register, a target " +
+      "byte that must be percent-encoded, or not one Host header in HTTP/1.1, 400 (components.responses). " +
+      "Bodies of 1024 bytes or more are compressed with br or gzip when Accept-Encoding allows it (the server's default). " +
+      "With CORS configured, a preflight (OPTIONS) from an allowed origin answers 204 before the key is checked.",
   },
   paths: {
-    "/graph/v1/search": { get: searchOperation, head: headOf(searchOperation) },
-    "/graph/v1/statements": { get: statementsOperation, head: headOf(statementsOperation) },
-    "/healthz": { get: healthOperation, head: headOf(healthOperation) },
-    "/graph/v1/openapi.json": { get: openapiOperation, head: headOf(openapiOperation) },
+    [ROUTES.search]: { get: searchOperation, head: headOf(searchOperation) },
+    [ROUTES.statements]: { get: statementsOperation, head: headOf(statementsOperation) },
+    [ROUTES.health]: { get: healthOperation, head: headOf(healthOperation) },
+    [ROUTES.openapi]: { get: openapiOperation, head: headOf(openapiOperation) },
   },
   components: {
     securitySchemes: {
@@ -289,7 +340,59 @@ export const OPENAPI_DOCUMENT = {
         additionalProperties: false,
       },
     },
+    parameters: {
+      IfNoneMatch: {
+        name: "If-None-Match",
+        in: "header",
+        required: false,
+        description:
+          "An ETag of an earlier 200 (or `*`): when it names the answer's tag, the answer is 304 with no body " +
+          "(after the API key is checked).",
+        schema: { type: "string" },
+      },
+      XRequestId: {
+        name: "X-Request-Id",
+        in: "header",
+        required: false,
+        description: `An id for this request, echoed in the answer and in the server's log: 1 to ${MAX_REQUEST_ID_CHARS} visible ASCII characters; anything else is replaced by one the server makes.`,
+        schema: { type: "string", minLength: 1, maxLength: MAX_REQUEST_ID_CHARS, pattern: "^[\\x21-\\x7e]+$" },
+      },
+    },
+    headers: {
+      ETag: {
+        description:
+          "A strong tag of the body: two answers with one tag have the same bytes, whatever graph or replica served " +
+          'them. One per content coding ("...", "...-gz", "...-br").',
+        schema: { type: "string", pattern: '^"[A-Za-z0-9_-]+"$' },
+      },
+      CacheControlPrivate: {
+        description: "`private`: the answer depends on the API key, so no shared cache may store it.",
+        schema: { type: "string", const: "private" },
+      },
+      Vary: {
+        description:
+          "`Accept-Encoding` (and `Origin` when CORS lists origins): what the body depends on besides the URL.",
+        schema: { type: "string" },
+      },
+      ContentEncoding: {
+        description: "`br` or `gzip` when the body is compressed (1024 bytes or more, and the client accepts it).",
+        schema: { type: "string", enum: ["br", "gzip"] },
+      },
+      XRequestId: {
+        description: "The request's id: the client's X-Request-Id when usable, else one the server made.",
+        schema: { type: "string", minLength: 1, maxLength: MAX_REQUEST_ID_CHARS },
+      },
+    },
     responses: {
+      NotModified: {
+        description: "If-None-Match named the tag of the answer this request would get: no body.",
+        headers: {
+          ETag: header("ETag"),
+          "Cache-Control": header("CacheControlPrivate"),
+          Vary: header("Vary"),
+          ...REQUEST_ID,
+        },
+      },
       BadRequest: errorResponse(
         "A parameter is missing, empty, repeated, unknown, malformed or out of range; a bad cursor " +
           "(altered, malformed, or from another endpoint or other parameters); or a query string that is not valid percent-encoded UTF-8.",
@@ -298,14 +401,19 @@ export const OPENAPI_DOCUMENT = {
       NotFound: errorResponse("No such path."),
       MethodNotAllowed: {
         description: "A method other than GET or HEAD.",
-        headers: { Allow: { description: "Always `GET, HEAD`.", schema: { type: "string", const: "GET, HEAD" } } },
+        headers: {
+          Allow: { description: "Always `GET, HEAD`.", schema: { type: "string", const: "GET, HEAD" } },
+          ...REQUEST_ID,
+        },
         content: json("Error"),
       },
       UriTooLong: errorResponse(`The request target is longer than ${MAX_REQUEST_TARGET_BYTES} bytes.`),
       RequestTimeout: errorResponse(
         "The request line and headers did not arrive in time (any path; answered before routing).",
       ),
-      HeadersTooLarge: errorResponse("The request headers are too large (any path; answered before routing)."),
+      HeadersTooLarge: errorResponse(
+        `The request head is over ${MAX_HEAD_BYTES} bytes and its target is not what made it long (any path; answered before routing).`,
+      ),
       InternalError: errorResponse("An unexpected fault; the body never carries a stack trace."),
     },
   },

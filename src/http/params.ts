@@ -18,15 +18,18 @@
  * - Checks run pair by pair, left to right, and the first failure is the answer: unknown name, then
  *   repeated name, then bad encoding of the value, then empty value. After the scan: missing `q`.
  * - `limit` is a plain decimal integer: ASCII digits only, no sign, no spaces, no exponent, no
- *   fraction, no leading zeros (one spelling per number: `20`, never `020`). Its range is the engine's.
+ *   fraction, no leading zeros (one spelling per number: `20`, never `020`), checked with its range
+ *   by the engine's `limitFromText` (validate.ts), so the embedded API and HTTP share one sentence.
  *
  * Cost: one pass over the query string; values without `%` or `+` are substrings, never copied.
  */
 
 import { QuiverError } from "../engine/errors.js";
-import { quote } from "../engine/quote.js";
 import { SEARCH_MAX_LIMIT, SEARCH_MAX_QUERY_LENGTH, STATEMENTS_MAX_LIMIT } from "../engine/limits.js";
+import { quote } from "../engine/quote.js";
 import type { SearchParams, StatementsParams } from "../engine/types.js";
+import { limitFromText } from "../engine/validate.js";
+import { ROUTES } from "./routes.js";
 
 /** What a parameter is and, in words, what a caller should give (used in every error sentence). */
 interface ParameterSpec {
@@ -51,14 +54,14 @@ const CURSOR_SPEC: ParameterSpec = {
 };
 const FILTER_SPEC: ParameterSpec = { required: false, expects: "an entityId" };
 
-export const SEARCH_ENDPOINT = endpointSpec("/graph/v1/search", {
+export const SEARCH_ENDPOINT = endpointSpec(ROUTES.search, {
   q: { required: true, expects: `a substring of 1 to ${SEARCH_MAX_QUERY_LENGTH} characters to search for` },
   type: { required: false, expects: 'one entity type character, "0" to "7"' },
   limit: { required: false, expects: `a whole number from 1 to ${SEARCH_MAX_LIMIT}` },
   cursor: CURSOR_SPEC,
 });
 
-export const STATEMENTS_ENDPOINT = endpointSpec("/graph/v1/statements", {
+export const STATEMENTS_ENDPOINT = endpointSpec(ROUTES.statements, {
   subjectEntityId: FILTER_SPEC,
   predicateEntityId: FILTER_SPEC,
   objectEntityId: FILTER_SPEC,
@@ -79,7 +82,7 @@ export function parseSearchParams(query: string): SearchParams {
     q: v.q,
     // Any string: the engine checks it is one of "0".."7" (it checks at run time for every caller).
     type: v.type as SearchParams["type"],
-    limit: parseLimit(v.limit, SEARCH_ENDPOINT.parameters.get("limit")),
+    limit: v.limit === undefined ? undefined : limitFromText(v.limit, SEARCH_MAX_LIMIT),
     cursor: v.cursor,
   };
 }
@@ -90,36 +93,9 @@ export function parseStatementsParams(query: string): StatementsParams {
     subjectEntityId: v.subjectEntityId,
     predicateEntityId: v.predicateEntityId,
     objectEntityId: v.objectEntityId,
-    limit: parseLimit(v.limit, STATEMENTS_ENDPOINT.parameters.get("limit")),
+    limit: v.limit === undefined ? undefined : limitFromText(v.limit, STATEMENTS_MAX_LIMIT),
     cursor: v.cursor,
   };
-}
-
-/** `0` or a digit string without leading zeros; the range is checked by the engine. */
-const DECIMAL_INTEGER = /^(?:0|[1-9][0-9]*)$/;
-
-function parseLimit(raw: string | undefined, spec: ParameterSpec | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  if (!DECIMAL_INTEGER.test(raw)) {
-    throw new QuiverError(
-      "INVALID_PARAMETER",
-      `The parameter "limit" must be ${spec?.expects ?? "a whole number"} in plain digits ` +
-        `(no sign, space, point, exponent or leading zero); got ${quote(raw)}.`,
-      { parameter: "limit" },
-    );
-  }
-  const limit = Number(raw);
-  // Past 2^53 the number would be rounded before the engine checks its range: answer here instead.
-  if (!Number.isSafeInteger(limit)) {
-    throw new QuiverError(
-      "INVALID_PARAMETER",
-      `The parameter "limit" must be ${spec?.expects ?? "a whole number"}; got ${quote(raw)}.`,
-      {
-        parameter: "limit",
-      },
-    );
-  }
-  return limit;
 }
 
 /** Splits and decodes the query string, checking names, repeats, encoding and emptiness. */

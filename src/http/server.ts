@@ -6,47 +6,34 @@
  *
  * - keep-alive on (HTTP persistent connections, TCP keep-alive probes on each socket), and a listen
  *   backlog (LISTEN_BACKLOG) deep enough that a burst of connections does not drop new ones;
- * - `headersTimeout` and `requestTimeout` against slow clients, header size bounded (limits.ts);
- * - errors node's parser raises before a request exists (`clientError`) answered as the contract's
- *   JSON errors: a request line that alone overflows the header limit is 414 (the contract's rule for
- *   a long target, which the handler cannot see past node's limit), other header overflows 431, a
- *   timeout 408, anything else 400; the connection is then cut after CLIENT_ERROR_LINGER_MS, so a
- *   client that never closes its side cannot keep the socket;
- * - requests node would otherwise answer itself, with a body that is not the contract's JSON or with
- *   no answer at all, all go through the handler: an `Expect` other than `100-continue` (node: 417
- *   with an empty body) is ignored as RFC 9110 allows, and a `CONNECT` (node: the connection closed
- *   without a word) is answered like any other method (405 on a known path, 404 elsewhere, 401 first
- *   on the data endpoints), then the connection is closed;
- * - the Host rule of HTTP/1.1 (RFC 9112 section 3.2: exactly one `Host` header, else 400) answered
- *   as the contract's JSON error (node's own check answers 400 with an empty body);
+ * - `headersTimeout` and `requestTimeout` against slow clients, the head bounded (limits.ts);
+ * - what node would answer itself outside the contract (parser errors, Expect, CONNECT, the Host
+ *   rule) goes through the handler's router: `handler.attach(server)` (node.ts) wires it;
  * - graceful close: stop accepting, close idle connections, let requests in flight finish (their
  *   responses carry `Connection: close`), cut off whatever is left after DRAIN_TIMEOUT_MS.
  */
 
 import http from "node:http";
-import type { AddressInfo, Socket } from "node:net";
-import type { Duplex } from "node:stream";
+import type { AddressInfo } from "node:net";
 import type { Graph } from "../engine/graph.js";
-import { createHandler, type HandlerOptions, type QuiverHandler } from "./handler.js";
+import type { HandlerOptions } from "./adapter-kit.js";
 import {
-  CLIENT_ERROR_LINGER_MS,
   CONNECTIONS_CHECK_INTERVAL_MS,
   DRAIN_TIMEOUT_MS,
   HEADERS_TIMEOUT_MS,
   KEEP_ALIVE_TIMEOUT_MS,
   LISTEN_BACKLOG,
-  MAX_HEADER_BYTES,
-  MAX_REQUEST_TARGET_BYTES,
+  PARSER_MAX_HEADER_BYTES,
   REQUEST_TIMEOUT_MS,
 } from "./limits.js";
-import { errorBody } from "./serialize.js";
-import * as S from "./status.js";
+import { createHandler, type QuiverHandler } from "./node.js";
 
 export interface ServerLimits {
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
   keepAliveTimeoutMs?: number;
   connectionsCheckIntervalMs?: number;
+  /** node's parser limit on a head (default PARSER_MAX_HEADER_BYTES); the contract's 16 KB is the router's. */
   maxHeaderBytes?: number;
   drainTimeoutMs?: number;
 }
@@ -57,53 +44,29 @@ export interface QuiverServer extends http.Server {
   drain(): Promise<void>;
 }
 
-export function createServer(handler: http.RequestListener, limits: ServerLimits = {}): QuiverServer {
+/**
+ * A production server around `handler`. A Quiver handler is attached (node.ts), so every answer is
+ * the contract's; any other listener gets node's own answers to what its parser refuses.
+ */
+export function createServer(handler: QuiverHandler | http.RequestListener, limits: ServerLimits = {}): QuiverServer {
   let closing = false;
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     // While draining, answer what is in flight but do not keep the connection for more.
     if (closing) res.shouldKeepAlive = false;
-    if (!hostHeaderValid(req)) {
-      const body = errorBody("The request must carry one Host header (HTTP/1.1 requires it), never two.");
-      res.writeHead(S.STATUS_BAD_REQUEST, {
-        "content-type": "application/json",
-        "content-length": Buffer.byteLength(body),
-        connection: "close",
-      });
-      res.end(req.method === "HEAD" ? undefined : body);
-      return;
-    }
     handler(req, res);
   };
   const server = http.createServer(
     {
       keepAlive: true,
-      maxHeaderSize: limits.maxHeaderBytes ?? MAX_HEADER_BYTES,
+      maxHeaderSize: limits.maxHeaderBytes ?? PARSER_MAX_HEADER_BYTES,
       headersTimeout: limits.headersTimeoutMs ?? HEADERS_TIMEOUT_MS,
       requestTimeout: limits.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
       connectionsCheckingInterval: limits.connectionsCheckIntervalMs ?? CONNECTIONS_CHECK_INTERVAL_MS,
-      // Checked in onRequest instead, so the 400 carries the contract's JSON body.
-      requireHostHeader: false,
     },
     onRequest,
   ) as QuiverServer;
   server.keepAliveTimeout = limits.keepAliveTimeoutMs ?? KEEP_ALIVE_TIMEOUT_MS;
-  server.on("clientError", answerClientError);
-  // Expect: anything but 100-continue. Serve the request as if the header were absent (RFC 9110
-  // section 10.1.1 lets a server ignore an expectation it does not support) rather than node's bare 417.
-  server.on("checkExpectation", onRequest);
-  // CONNECT: node hands over the raw socket and, with no listener, closes it unanswered. Answer it
-  // through the handler on that socket (it is never a tunnel here), then close the connection.
-  server.on("connect", (req: http.IncomingMessage, socket: Socket) => {
-    socket.on("error", () => socket.destroy()); // node removed its own error listener from this socket
-    const res = new http.ServerResponse(req);
-    res.shouldKeepAlive = false;
-    res.assignSocket(socket);
-    res.on("finish", () => {
-      res.detachSocket(socket);
-      socket.destroySoon();
-    });
-    onRequest(req, res);
-  });
+  if ("attach" in handler) handler.attach(server, onRequest);
 
   let drained: Promise<void> | undefined;
   server.drain = () => {
@@ -117,72 +80,6 @@ export function createServer(handler: http.RequestListener, limits: ServerLimits
     return drained;
   };
   return server;
-}
-
-/** Errors node's parser reports before there is a request to hand to the handler. */
-function answerClientError(error: Error & { code?: string; rawPacket?: unknown }, socket: Duplex): void {
-  const inResponse =
-    (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
-  // A reset or a half-written response cannot take an answer: just drop the connection (node does the same).
-  if (error.code === "ECONNRESET" || !socket.writable || inResponse) {
-    socket.destroy();
-    return;
-  }
-  let status: number = S.STATUS_BAD_REQUEST;
-  let message = "The request is not valid HTTP/1.1; check the request line and the headers.";
-  switch (error.code) {
-    case "HPE_HEADER_OVERFLOW":
-      if (requestLineTooLong(error.rawPacket)) {
-        status = S.STATUS_URI_TOO_LONG;
-        message = `The request target is longer than ${MAX_REQUEST_TARGET_BYTES} bytes; shorten the query.`;
-      } else {
-        status = S.STATUS_HEADERS_TOO_LARGE;
-        message = "The request headers are too large; send fewer or shorter headers.";
-      }
-      break;
-    case "HPE_INVALID_URL":
-      message =
-        "The request target has a character that must be percent-encoded (a space, a control character or a non-ASCII byte).";
-      break;
-    case "ERR_HTTP_REQUEST_TIMEOUT":
-      status = S.STATUS_REQUEST_TIMEOUT;
-      message = "The request was not received in time; send the whole request at once.";
-      break;
-  }
-  const body = errorBody(message);
-  // An answer to HEAD has no body (RFC 9110 section 9.3.2), even when the parser gave up on the rest.
-  const head = Buffer.isBuffer(error.rawPacket) && error.rawPacket.subarray(0, 5).toString("latin1") === "HEAD ";
-  socket.end(
-    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? "" : body}`,
-  );
-  // Half-closed, the socket stays open until the client closes its side, which a hostile client
-  // never does: give it CLIENT_ERROR_LINGER_MS to read the answer, then cut the connection.
-  const linger = setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS);
-  linger.unref();
-  socket.once("close", () => clearTimeout(linger));
-}
-
-/**
- * Never two Host headers; HTTP/1.1 requires one (older versions may leave it out). Counted over
- * rawHeaders (names at even positions) on every request, so no per-request header object is built
- * (req.headersDistinct would make one) and no string is lower-cased.
- */
-function hostHeaderValid(req: http.IncomingMessage): boolean {
-  const raw = req.rawHeaders;
-  let hosts = 0;
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i] as string;
-    if (name.length === 4 && (name === "Host" || name === "host" || name.toLowerCase() === "host")) hosts++;
-  }
-  return req.httpVersionMajor === 1 && req.httpVersionMinor === 1 ? hosts === 1 : hosts <= 1;
-}
-
-/** A method token, a space, then no line end within the target limit: the request line overflowed. */
-function requestLineTooLong(raw: unknown): boolean {
-  if (!Buffer.isBuffer(raw) || !/^[A-Z]+ /.test(raw.subarray(0, 16).toString("latin1"))) return false;
-  const lineEnd = raw.indexOf(0x0a);
-  return lineEnd === -1 ? raw.length > MAX_REQUEST_TARGET_BYTES : lineEnd > MAX_REQUEST_TARGET_BYTES;
 }
 
 export interface ServeOptions extends HandlerOptions, ServerLimits {

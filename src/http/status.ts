@@ -1,8 +1,9 @@
 /**
  * HTTP statuses
  * =============
- * The one table that turns a `QuiverError` code into an HTTP status, and the statuses the adapter
- * answers on its own (401, 404, 405, 408, 414, 431, 500). CONTRACT.md "Errors" is the source.
+ * The one table that turns a `QuiverError` code into an HTTP status: the engine's codes (400 for the
+ * caller's parameters) and the codes only the HTTP layer raises (401, 404, 405, 408, 414, 431, 500).
+ * CONTRACT.md "Errors" is the source; 200, 204 and 304 are the answers that are not errors.
  *
  * The table is a `Record` over the closed code list, so adding a code to `ERROR_CODES` does not
  * compile until it has a status here (the Fastify habit: one table, no status decided inline).
@@ -13,6 +14,8 @@
 import type { QuiverErrorCode } from "../engine/errors.js";
 
 export const STATUS_OK = 200;
+export const STATUS_NO_CONTENT = 204;
+export const STATUS_NOT_MODIFIED = 304;
 export const STATUS_BAD_REQUEST = 400;
 export const STATUS_UNAUTHORIZED = 401;
 export const STATUS_NOT_FOUND = 404;
@@ -28,6 +31,9 @@ export const STATUS_BY_CODE: Readonly<Record<QuiverErrorCode, number>> = {
   REPEATED_PARAMETER: STATUS_BAD_REQUEST,
   UNKNOWN_PARAMETER: STATUS_BAD_REQUEST,
   INVALID_PARAMETER: STATUS_BAD_REQUEST,
+  INVALID_LIMIT: STATUS_BAD_REQUEST,
+  INVALID_TYPE: STATUS_BAD_REQUEST,
+  QUERY_TOO_LONG: STATUS_BAD_REQUEST,
   INVALID_ENCODING: STATUS_BAD_REQUEST,
   INVALID_CURSOR: STATUS_BAD_REQUEST,
   CURSOR_ENDPOINT_MISMATCH: STATUS_BAD_REQUEST,
@@ -39,8 +45,25 @@ export const STATUS_BY_CODE: Readonly<Record<QuiverErrorCode, number>> = {
   FINGERPRINT_CONFLICT: STATUS_INTERNAL_ERROR,
   UNREADABLE_INPUT: STATUS_INTERNAL_ERROR,
   INVALID_SNAPSHOT: STATUS_INTERNAL_ERROR,
+  API_KEY_MISSING: STATUS_UNAUTHORIZED,
+  API_KEY_REJECTED: STATUS_UNAUTHORIZED,
+  NOT_FOUND: STATUS_NOT_FOUND,
+  METHOD_NOT_ALLOWED: STATUS_METHOD_NOT_ALLOWED,
+  TARGET_TOO_LONG: STATUS_URI_TOO_LONG,
+  HEADERS_TOO_LARGE: STATUS_HEADERS_TOO_LARGE,
+  REQUEST_TIMEOUT: STATUS_REQUEST_TIMEOUT,
+  MALFORMED_REQUEST: STATUS_BAD_REQUEST,
+  UNKNOWN_METHOD: STATUS_BAD_REQUEST,
+  INVALID_TARGET: STATUS_BAD_REQUEST,
+  INVALID_HOST: STATUS_BAD_REQUEST,
+  INTERNAL_ERROR: STATUS_INTERNAL_ERROR,
 };
 
 export function statusForCode(code: QuiverErrorCode): number {
   return STATUS_BY_CODE[code];
 }
+
+/** The codes an HTTP client can see: every code whose status is not 500, and INTERNAL_ERROR itself. */
+export const CLIENT_ERROR_CODES: readonly QuiverErrorCode[] = (Object.keys(STATUS_BY_CODE) as QuiverErrorCode[]).filter(
+  (code) => STATUS_BY_CODE[code] !== STATUS_INTERNAL_ERROR || code === "INTERNAL_ERROR",
+);

@@ -1,13 +1,11 @@
 /**
- * What the micro-server prints: progress lines, the request log lines, generated keys.
+ * What the micro-server prints: progress lines and generated keys (the request log: request-log.test.ts).
  */
 
-import { PassThrough } from "node:stream";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { apiKeysFromEnv, generateApiKey } from "../../src/cli/api-keys.js";
 import { describeProgress } from "../../src/cli/progress.js";
-import { createRequestLog } from "../../src/cli/request-log.js";
 
 test("progress: a read line with lines, bytes of the total, percent and rate; a build line", () => {
   assert.is(
@@ -31,25 +29,6 @@ test("progress: a read line with lines, bytes of the total, percent and rate; a 
     describeProgress({ phase: "statement-index", done: 5, total: 5, elapsedMs: 10, finished: true }),
     /100% .*done$/,
   );
-});
-
-test("request log: one JSON line per request, batched per turn of the event loop", async () => {
-  const out = new PassThrough();
-  let text = "";
-  out.on("data", (d: Buffer) => (text += d.toString()));
-  const log = createRequestLog(out);
-  log.write({ method: "GET", path: "/graph/v1/search", status: 200, durationMs: 0.123456 });
-  log.write({ method: "HEAD", path: "/x".repeat(2000), status: 404, durationMs: 1 });
-  assert.is(text, "", "nothing written synchronously");
-  await new Promise((r) => setImmediate(r));
-  const lines = text
-    .trimEnd()
-    .split("\n")
-    .map((l) => JSON.parse(l));
-  assert.is(lines.length, 2);
-  assert.equal(Object.keys(lines[0]), ["time", "method", "path", "status", "ms"]);
-  assert.equal([lines[0].method, lines[0].path, lines[0].status, lines[0].ms], ["GET", "/graph/v1/search", 200, 0.123]);
-  assert.is(lines[1].path.length, 1024, "long paths are cut");
 });
 
 test("api keys: generated ones are sk_ and 32 base64url characters; QUIVER_API_KEYS is split and trimmed", () => {

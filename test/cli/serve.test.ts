@@ -36,11 +36,17 @@ test("demo graph, no QUIVER_API_KEYS: a generated key, a curl line that works, p
       assert.ok(JSON.parse(body!).items.length > 0, line);
     }
     await sleep(100);
-    const logs = child
+    const lines = child
       .stdout()
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l));
+    // Event lines (startup, ready) and request lines share stdout; requests have no "event".
+    const logs = lines.filter((l) => l.event === undefined);
+    assert.equal(
+      lines.filter((l) => l.event !== undefined).map((l) => l.event),
+      ["startup", "ready"],
+    );
     assert.equal(
       logs.map((l) => [l.method, l.path, l.status]),
       [
@@ -48,7 +54,8 @@ test("demo graph, no QUIVER_API_KEYS: a generated key, a curl line that works, p
         ["GET", "/graph/v1/statements", 200],
       ],
     );
-    for (const l of logs) assert.equal(Object.keys(l), ["time", "method", "path", "status", "ms"]);
+    for (const l of logs)
+      assert.equal(Object.keys(l), ["level", "time", "pid", "id", "method", "path", "status", "ms"]);
     assert.not.ok(child.stdout().includes(key!));
   } finally {
     assert.is(await stop(child), 0);
@@ -70,7 +77,15 @@ test("QUIVER_API_KEYS: those keys are accepted, none is printed; --quiet: no req
     assert.not.ok(child.stderr().includes("sk_one_key") || child.stderr().includes("sk_two_key"));
     assert.match(child.stderr(), /X-API-Key: <one of QUIVER_API_KEYS>/);
     await sleep(100);
-    assert.is(child.stdout(), "");
+    const events = child
+      .stdout()
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    assert.ok(
+      events.every((l) => typeof l.event === "string"),
+      "only event lines: no request line with --quiet",
+    );
   } finally {
     assert.is(await stop(child), 0);
   }
@@ -166,7 +181,15 @@ test("--help explains every option and environment variable", async () => {
     "--help",
     "QUIVER_API_KEYS",
     "QUIVER_CURSOR_SECRET",
+    "--workers",
+    "--metrics",
+    "--cache-mb",
+    "--version",
+    "PORT",
+    "HOST",
+    "QUIVER_METRICS",
     "SIGTERM",
+    "SIGHUP",
     "Exit status",
   ]) {
     assert.ok(child.stdout().includes(word), word);

@@ -941,13 +941,8 @@ test("search parameter errors: right code and parameter", () => {
   expectCode(() => g.search({} as { q: string }), "MISSING_PARAMETER", "q", "no q");
   expectCode(() => g.search({ q: undefined as unknown as string }), "MISSING_PARAMETER", "q", "q undefined");
   expectCode(() => g.search({ q: "" }), "EMPTY_PARAMETER", "q", "q empty");
-  expectCode(() => g.search({ q: "a".repeat(257) }), "INVALID_PARAMETER", "q", "q 257");
-  expectCode(
-    () => g.search({ q: "😀".repeat(128) + "a" }),
-    "INVALID_PARAMETER",
-    "q",
-    "q 257 code units, 129 code points",
-  );
+  expectCode(() => g.search({ q: "a".repeat(257) }), "QUERY_TOO_LONG", "q", "q 257");
+  expectCode(() => g.search({ q: "😀".repeat(128) + "a" }), "QUERY_TOO_LONG", "q", "q 257 code units, 129 code points");
   expectCode(() => g.search({ q: 5 as unknown as string }), "INVALID_PARAMETER", "q", "q number");
   assert.ok(Array.isArray(g.search({ q: "a".repeat(256) }).items));
   assert.ok(Array.isArray(g.search({ q: "😀".repeat(128) }).items));
@@ -959,19 +954,14 @@ test("search parameter errors: right code and parameter", () => {
   }
   // JavaScript callers can pass any value: the type is checked at run time too.
   for (const type of ["8", "a", "00", " 0", "0 ", "-1", "٠", "０"])
-    expectCode(() => g.search({ q: "a", type: type as EntityType }), "INVALID_PARAMETER", "type", `type ${show(type)}`);
-  expectCode(() => g.search({ q: "a", type: 0 as unknown as EntityType }), "INVALID_PARAMETER", "type", "type number");
+    expectCode(() => g.search({ q: "a", type: type as EntityType }), "INVALID_TYPE", "type", `type ${show(type)}`);
+  expectCode(() => g.search({ q: "a", type: 0 as unknown as EntityType }), "INVALID_TYPE", "type", "type number");
   expectCode(() => g.search({ q: "a", type: "" as EntityType }), "EMPTY_PARAMETER", "type", "type empty");
   for (const type of TYPES) assert.ok(Array.isArray(g.search({ q: "a", type }).items));
   for (const limit of [0, 101, 1.5, NaN, -1, Infinity, -Infinity, 1e9, 100.0000001]) {
-    expectCode(() => g.search({ q: "a", limit }), "INVALID_PARAMETER", "limit", `limit ${limit}`);
+    expectCode(() => g.search({ q: "a", limit }), "INVALID_LIMIT", "limit", `limit ${limit}`);
   }
-  expectCode(
-    () => g.search({ q: "a", limit: "20" as unknown as number }),
-    "INVALID_PARAMETER",
-    "limit",
-    "limit string",
-  );
+  expectCode(() => g.search({ q: "a", limit: "20" as unknown as number }), "INVALID_LIMIT", "limit", "limit string");
   assert.is(g.search({ q: "a", limit: 100 }).items.length <= 100, true);
   assert.is(g.search({ q: "a", limit: 1 }).items.length, 1);
   expectCode(() => g.search({ q: "a", cursor: "" }), "EMPTY_PARAMETER", "cursor", "cursor empty");
@@ -989,7 +979,7 @@ test("statements parameter errors: right code and parameter", () => {
     );
   }
   for (const limit of [0, 201, 1.5, NaN, -1, Infinity]) {
-    expectCode(() => g.statements({ limit }), "INVALID_PARAMETER", "limit", `limit ${limit}`);
+    expectCode(() => g.statements({ limit }), "INVALID_LIMIT", "limit", `limit ${limit}`);
   }
   assert.is(g.statements({ limit: 200 }).items.length, 200);
   assert.is(g.statements({ limit: 1 }).items.length, 1);
@@ -997,7 +987,7 @@ test("statements parameter errors: right code and parameter", () => {
   // a bad limit with an id that names no entity is still an error, not an empty page
   expectCode(
     () => g.statements({ subjectEntityId: "no such entity", limit: 0 }),
-    "INVALID_PARAMETER",
+    "INVALID_LIMIT",
     "limit",
     "limit 0 with unknown id",
   );

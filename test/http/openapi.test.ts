@@ -49,17 +49,22 @@ test("document: both endpoints list every status and every parameter with its bo
   for (const path of ["/graph/v1/search", "/graph/v1/statements"]) {
     for (const method of ["get", "head"]) {
       const op = doc.paths[path][method];
-      assert.equal(Object.keys(op.responses).sort(), ["200", "400", "401", "405", "414", "500"], `${method} ${path}`);
+      assert.equal(
+        Object.keys(op.responses).sort(),
+        ["200", "304", "400", "401", "405", "414", "500"],
+        `${method} ${path}`,
+      );
       assert.equal(op.security, [{ apiKeyAuth: [] }]);
     }
   }
-  const search = Object.fromEntries(doc.paths["/graph/v1/search"].get.parameters.map((p: any) => [p.name, p]));
+  const inQuery = (path: string) => doc.paths[path].get.parameters.filter((p: any) => p.in === "query");
+  const search = Object.fromEntries(inQuery("/graph/v1/search").map((p: any) => [p.name, p]));
   assert.equal(Object.keys(search), ["q", "type", "limit", "cursor"]);
   assert.equal(search.q.schema, { type: "string", minLength: 1, maxLength: 256 });
   assert.is(search.q.required, true);
   assert.equal(search.type.schema.enum, ["0", "1", "2", "3", "4", "5", "6", "7"]);
   assert.equal(search.limit.schema, { type: "integer", minimum: 1, maximum: 100, default: 20 });
-  const statements = Object.fromEntries(doc.paths["/graph/v1/statements"].get.parameters.map((p: any) => [p.name, p]));
+  const statements = Object.fromEntries(inQuery("/graph/v1/statements").map((p: any) => [p.name, p]));
   assert.equal(Object.keys(statements), ["subjectEntityId", "predicateEntityId", "objectEntityId", "limit", "cursor"]);
   assert.equal(statements.limit.schema, { type: "integer", minimum: 1, maximum: 200, default: 50 });
   for (const p of Object.values(statements) as any[]) assert.is(p.required, false);
@@ -68,7 +73,8 @@ test("document: both endpoints list every status and every parameter with its bo
 });
 
 test("document: every error status the server can answer has a response of the Error schema", () => {
-  const responses = doc.components.responses;
+  const { NotModified, ...responses } = doc.components.responses;
+  assert.equal(Object.keys(NotModified.headers), ["ETag", "Cache-Control", "Vary", "X-Request-Id"]);
   assert.equal(Object.keys(responses), [
     "BadRequest",
     "Unauthorized",
@@ -82,6 +88,36 @@ test("document: every error status the server can answer has a response of the E
   for (const r of Object.values(responses) as any[])
     assert.equal(r.content["application/json"].schema, { $ref: "#/components/schemas/Error" });
   assert.equal(responses.MethodNotAllowed.headers.Allow.schema.const, "GET, HEAD");
+});
+
+test("document: error codes, caching, compression and request ids are documented (regression: none were)", () => {
+  const codes = doc.components.schemas.Error.properties.code.enum as string[];
+  assert.equal(doc.components.schemas.Error.required, ["error", "code"]);
+  for (const code of [
+    "INVALID_LIMIT",
+    "API_KEY_MISSING",
+    "NOT_FOUND",
+    "TARGET_TOO_LONG",
+    "HEADERS_TOO_LARGE",
+    "INTERNAL_ERROR",
+  ])
+    assert.ok(codes.includes(code), code);
+  for (const code of ["INVALID_DATA", "INVALID_SNAPSHOT"])
+    assert.not.ok(codes.includes(code), `${code} never reaches a client`);
+  for (const path of ["/graph/v1/search", "/graph/v1/statements"]) {
+    const op = doc.paths[path].get;
+    assert.equal(Object.keys(op.responses["200"].headers), [
+      "ETag",
+      "Cache-Control",
+      "Vary",
+      "Content-Encoding",
+      "X-Request-Id",
+    ]);
+    assert.ok(op.parameters.some((p: any) => p.$ref === "#/components/parameters/IfNoneMatch"));
+    assert.ok(op.parameters.some((p: any) => p.$ref === "#/components/parameters/XRequestId"));
+  }
+  assert.ok("304" in doc.paths["/graph/v1/openapi.json"].get.responses);
+  assert.equal(doc.components.headers.CacheControlPrivate.schema.const, "private");
 });
 
 test("document: every $ref resolves, every component schema compiles in strict mode", () => {
@@ -117,8 +153,11 @@ test("validator: the schemas reject what the contract rules out", () => {
   reject("EntityPage", { items: [{ ...entity, extra: 1 }], nextCursor: null });
   reject("EntityPage", { items: [{ ...entity, entityId: "" }], nextCursor: null });
   reject("StatementPage", { items: [entity], nextCursor: null });
-  reject("Error", { error: "" });
-  reject("Error", { error: "x", stack: "y" });
+  reject("Error", { error: "", code: "NOT_FOUND" });
+  reject("Error", { error: "x", code: "NOT_FOUND", stack: "y" });
+  reject("Error", { error: "x" });
+  reject("Error", { error: "x", code: "NOT_A_CODE" });
+  assertValid("Error", { error: "x", code: "INVALID_LIMIT" });
 });
 
 type Running = Awaited<ReturnType<typeof startServer>>;

@@ -43,11 +43,13 @@ test("empty pairs are skipped", () => {
   assert.is(parseSearchParams("&&q=a&&").q, "a");
 });
 
-test("limit: digits only, no leading zeros; the range is left to the engine", () => {
+test("limit: digits only, no leading zeros, in range: one check and one sentence, the engine's", () => {
   assert.is(parseSearchParams("q=a&limit=100").limit, 100);
-  assert.is(parseSearchParams("q=a&limit=0").limit, 0);
-  assert.is(parseSearchParams("q=a&limit=101").limit, 101);
+  assert.is(parseSearchParams("q=a&limit=1").limit, 1);
+  assert.is(parseStatementsParams("limit=200").limit, 200);
   for (const bad of [
+    "0",
+    "101",
     "1.5",
     "abc",
     "%2B3",
@@ -62,10 +64,12 @@ test("limit: digits only, no leading zeros; the range is left to the engine", ()
     "%EF%BC%91",
   ]) {
     const e = refused(() => parseSearchParams(`q=a&limit=${bad}`));
-    assert.is(e.code, "INVALID_PARAMETER", bad);
+    assert.is(e.code, "INVALID_LIMIT", bad);
     assert.is(e.parameter, "limit");
+    assert.match(e.message, /^limit must be a whole number from 1 to 100, in plain digits/);
   }
-  assert.is(refused(() => parseSearchParams("q=a&limit=9007199254740993")).parameter, "limit");
+  assert.is(refused(() => parseSearchParams("q=a&limit=9007199254740993")).code, "INVALID_LIMIT");
+  assert.is(refused(() => parseStatementsParams("limit=201")).code, "INVALID_LIMIT");
 });
 
 test("each refusal: its code and the parameter it names", () => {

@@ -47,7 +47,20 @@ async function assertRefused(
   assert.match(m![2]!, reason);
   // Refused before the build and before any port: no summary, no key lines, no listening line.
   assert.not.match(err, /^ready:|^listening on|^try:/m);
-  assert.is(child.stdout(), "");
+  // stdout: the startup event and the load-failed one (naming the same line), nothing else.
+  const events = child
+    .stdout()
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+  assert.equal(
+    events.map((e) => [e.level, e.event]),
+    [
+      ["info", "startup"],
+      ["error", "load-failed"],
+    ],
+  );
+  assert.ok(events[1].error.includes(`${pair[which]}:${line}: `), events[1].error);
 }
 
 async function search(url: string, q: string): Promise<{ status: number; body: any }> {

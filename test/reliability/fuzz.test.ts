@@ -13,7 +13,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { CursorBook, makeCase, oracle, referenceParams } from "../../reliability/fuzz-cases.js";
 import { buildFuzzGraph, FUZZ_KEYS, fuzzContext, runFuzz, type FuzzReport } from "../../reliability/fuzz.js";
-import { createHandler } from "../../src/http/handler.js";
+import { createHandler } from "../../src/http/node.js";
 
 const SEED = 5;
 const REQUESTS = 5000;
@@ -105,6 +105,23 @@ test("oracle: the contract's answers for hand-picked query strings", () => {
     kind: "exact",
     status: 400,
   });
+  // Methods: nobody registers FOO or get (400, before the key); UPDATE is registered (node does not know it).
+  assert.equal(spec("FOO", "/graph/v1/search?q=a", []), { kind: "exact", status: 400 });
+  assert.equal(spec("get", "/healthz", []), { kind: "exact", status: 400 });
+  assert.equal(spec("UPDATE", "/graph/v1/search?q=a", []), { kind: "exact", status: 401 });
+  assert.equal(spec("UPDATE", "/healthz", []), { kind: "exact", status: 405 });
+  // Absolute-form is its path.
+  assert.equal(spec("GET", "http://x/graph/v1/search?q=a", []), { kind: "exact", status: 401 });
+  assert.equal(spec("GET", "http://x/healthz", []), { kind: "exact", status: 200, publicPath: "/healthz" });
+  // A head over 16 KB: 414 when the target alone passes 8,192 bytes, else 431; before the key.
+  const big: [string, string] = ["X-Big", "b".repeat(9000)];
+  assert.equal(spec("GET", `/graph/v1/search?q=${"a".repeat(9000)}`, [big]), { kind: "exact", status: 414 });
+  assert.equal(spec("GET", `/graph/v1/search?q=${"a".repeat(8000)}`, [big]), { kind: "exact", status: 431 });
+  // If-None-Match: * is a 304 once the request would be a 200; never before the key or the parameters.
+  const star: [string, string] = ["If-None-Match", "*"];
+  assert.equal(spec("GET", "/graph/v1/search?q=a", [["X-API-Key", "sk_k"], star]), { kind: "exact", status: 304 });
+  assert.equal(spec("GET", "/graph/v1/search?q=", [["X-API-Key", "sk_k"], star]), { kind: "exact", status: 400 });
+  assert.equal(spec("GET", "/graph/v1/search?q=a", [star]), { kind: "exact", status: 401 });
 });
 
 test("cases are a function of (seed, index) alone: a replay sends the same bytes", async () => {
@@ -130,8 +147,15 @@ test("the checks bite: a server with planted faults is caught on each of them", 
     if (url.startsWith("/graph/v1/statements") && req.headers["x-api-key"] === undefined)
       return json(res, 200, '{"items":[],"nextCursor":null}');
     if (url.startsWith("/nowhere"))
-      return json(res, 404, JSON.stringify({ error: "Error: no route\n    at route (/srv/app/router.js:12:7)" }));
-    if (url.startsWith("/graph/v1/search") && url.includes("%F0%9F")) return json(res, 500, '{"error":"internal"}');
+      return json(
+        res,
+        404,
+        JSON.stringify({ error: "Error: no route\n    at route (/srv/app/router.js:12:7)", code: "NOT_FOUND" }),
+      );
+    if (url.startsWith("/graph/v1/search") && url.includes("%F0%9F"))
+      return json(res, 500, '{"error":"internal","code":"INTERNAL_ERROR"}');
+    // A 404 whose code is not the 404's.
+    if (url.startsWith("/favicon.ico")) return json(res, 404, '{"error":"There is nothing here.","code":"NOT_A_CODE"}');
     if (url.startsWith("/graph/v1/search") && /[?&]limit=1(&|$)/.test(url) && req.headers["x-api-key"] === key)
       return json(
         res,
@@ -155,6 +179,8 @@ test("the checks bite: a server with planted faults is caught on each of them", 
     assert.ok(found(/stack trace/), "the stack trace");
     assert.ok(found(/never a 5xx/), "the 500");
     assert.ok(found(/item field rawIdentifier is null/), "the null field");
+    assert.ok(found(/^a 404 with code NOT_A_CODE$/), "the wrong code");
+    assert.ok(found(/no usable X-Request-Id/), "the answers without a request id");
   } finally {
     mutant.closeAllConnections();
     await new Promise((r) => mutant.close(r));

@@ -39,7 +39,7 @@ function assertJsonError(r: RawResponse, status: number): void {
   assert.is(r.status, status);
   assert.is(header(r, "content-type"), "application/json");
   const body = JSON.parse(r.body.toString("utf8"));
-  assert.equal(Object.keys(body), ["error"]);
+  assert.equal(Object.keys(body), ["error", "code"]);
   assert.ok(body.error.length > 0);
 }
 

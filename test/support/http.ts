@@ -11,7 +11,7 @@ import net from "node:net";
 import { GraphBuilder } from "../../src/engine/graph-builder.js";
 import type { Graph } from "../../src/engine/graph.js";
 import { ENTITY_TYPES } from "../../src/engine/types.js";
-import type { HandlerOptions } from "../../src/http/handler.js";
+import type { HandlerOptions } from "../../src/http/adapter-kit.js";
 import { serve, type RunningServer } from "../../src/http/server.js";
 
 export const KEY = "sk_test_0123456789";

@@ -1,12 +1,20 @@
 /**
- * The contract's tables over a real server: every status row, the error body, auth before
- * parameters, HEAD, 404/405/414, /healthz, the OpenAPI path, and each 400 naming its parameter.
+ * The node:http adapter over a real server and raw sockets: every status row with its error body and
+ * code, each 400 naming its parameter, auth before parameters, HEAD, 404/405/414 with targets `fetch`
+ * would normalize; then what only node's side sees: absolute-form targets, methods node's parser
+ * refuses, heads over 16 KB (whole or in pieces), and `createHandler` on a plain `http.createServer`
+ * with `handler.attach(server)`. (What every adapter shares is in the contract suite.)
  */
 
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { exchange, header } from "../../reliability/raw-http.js";
 import { isQuiverError } from "../../src/engine/errors.js";
-import { createHandler } from "../../src/http/handler.js";
+import { PARSER_MAX_HEADER_BYTES } from "../../src/http/limits.js";
+import { createHandler } from "../../src/http/node.js";
+import { REGISTERED_METHODS } from "../../src/http/router.js";
 import {
   ITEM_COUNT,
   KEY,
@@ -31,12 +39,13 @@ test.after(async () => {
   await server.close();
 });
 
-/** An error answer: the status, JSON content type, exactly one "error" key holding a sentence. */
+/** An error answer: the status, JSON content type, exactly "error" (a sentence) and "code". */
 function assertError(reply: Reply, status: number, mentions?: string): string {
   assert.is(reply.status, status, `status for ${reply.body}`);
   assert.is(reply.headers["content-type"], "application/json");
   const body = JSON.parse(reply.body);
-  assert.equal(Object.keys(body), ["error"]);
+  assert.equal(Object.keys(body), ["error", "code"]);
+  assert.type(body.code, "string");
   assert.type(body.error, "string");
   assert.ok(body.error.length > 20 && /[.]$/.test(body.error), `a sentence: ${body.error}`);
   assert.not.match(body.error, /\n\s+at /, "no stack trace");
@@ -390,6 +399,160 @@ test("cacheBytes is forwarded to every served graph: a bad budget is refused, 0 
   } finally {
     await uncached.close();
   }
+});
+
+// ---- absolute-form (RFC 9112 section 3.2.2) ---------------------------------------------------
+
+test("absolute-form targets are served as their path, the key first as ever", async () => {
+  const line = (target: string, key = true) =>
+    `GET ${target} HTTP/1.1\r\nHost: x\r\n${key ? `X-API-Key: ${KEY}\r\n` : ""}Connection: close\r\n\r\n`;
+  const page = await rawRequest(port, line("http://x/graph/v1/search?q=berlin"));
+  assert.is(page.status, 200);
+  assert.is(page.body, (await request(port, "/graph/v1/search?q=berlin")).body);
+  assert.is((await rawRequest(port, line("HTTP://quiver.test:8080/graph/v1/statements?limit=1"))).status, 200);
+  assert.is((await rawRequest(port, line("http://x/graph/v1/search?q=berlin", false))).status, 401);
+  assert.is((await rawRequest(port, line("http://x/healthz", false))).status, 200);
+  assert.is((await rawRequest(port, line("http://x", false))).status, 404, "an empty path is /");
+  assert.is((await rawRequest(port, line("http://x/nowhere", false))).status, 404);
+});
+
+// ---- methods node's parser refuses --------------------------------------------------------------
+
+/** The registered methods llhttp does not know (node refuses them before any handler runs). */
+const UNREAD_METHODS = [...REGISTERED_METHODS].filter((m) => !http.METHODS.includes(m));
+
+test("registered methods node does not know (UPDATE, CHECKIN, ...): 401 first on the data endpoints, else 405", async () => {
+  assert.equal(UNREAD_METHODS.sort(), [
+    "BASELINE-CONTROL",
+    "CHECKIN",
+    "LABEL",
+    "MKREDIRECTREF",
+    "MKWORKSPACE",
+    "ORDERPATCH",
+    "PRI",
+    "UNCHECKOUT",
+    "UPDATE",
+    "UPDATEREDIRECTREF",
+    "VERSION-CONTROL",
+  ]);
+  for (const method of UNREAD_METHODS) {
+    const unauthorized = await rawRequest(port, `${method} /graph/v1/search?q=a HTTP/1.1\r\nHost: x\r\n\r\n`);
+    assert.is(unauthorized.status, 401, method);
+    assert.is(JSON.parse(unauthorized.body).code, "API_KEY_MISSING");
+    const known = await rawRequest(
+      port,
+      `${method} /graph/v1/statements HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\n\r\n`,
+    );
+    assert.is(known.status, 405, method);
+    assert.match(known.head, /allow: GET, HEAD/i);
+    assert.is(JSON.parse(known.body).code, "METHOD_NOT_ALLOWED");
+    assert.is((await rawRequest(port, `${method} /healthz HTTP/1.1\r\nHost: x\r\n\r\n`)).status, 405, method);
+    assert.is((await rawRequest(port, `${method} /nowhere HTTP/1.1\r\nHost: x\r\n\r\n`)).status, 404, method);
+  }
+});
+
+test("a registered method node does not know, whose head arrives in pieces: read whole, then answered", async () => {
+  const ex = await exchange(port, `UPDATE /graph/v1/search?q=a HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\n\r\n`, {
+    timeoutMs: 5000,
+    pieces: [3, 20, 10, 5],
+  });
+  assert.is(ex.responses[0]?.status, 405);
+  assert.is(header(ex.responses[0]!, "connection"), "close");
+  const bad = await rawRequest(port, "UPDATE /healthz HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n");
+  assert.is(bad.status, 400);
+  assert.is(JSON.parse(bad.body).code, "MALFORMED_REQUEST");
+});
+
+test("method names HTTP does not register: 400 UNKNOWN_METHOD (names are case-sensitive); garbage: MALFORMED_REQUEST", async () => {
+  for (const method of ["FOO", "get", "Get", "G3T"]) {
+    const r = await rawRequest(port, `${method} /graph/v1/search?q=a HTTP/1.1\r\nHost: x\r\n\r\n`);
+    assert.is(r.status, 400, method);
+    assert.is(JSON.parse(r.body).code, "UNKNOWN_METHOD", method);
+  }
+  const r = await rawRequest(port, "G\u00c9T / HTTP/1.1\r\nHost: x\r\n\r\n");
+  assert.is(JSON.parse(r.body).code, "MALFORMED_REQUEST");
+});
+
+// ---- heads over 16 KB, whole or in pieces --------------------------------------------------------
+
+const longTarget = (n: number) => `/graph/v1/search?q=${"a".repeat(n)}`;
+
+test("a head over 16 KB: 414 when the target alone passes 8,192 bytes, 431 otherwise; before the key", async () => {
+  const cases: [string, number][] = [
+    [`GET ${longTarget(9000)} HTTP/1.1\r\nHost: x\r\nX-Big: ${"b".repeat(9000)}\r\n\r\n`, 414],
+    [`GET ${longTarget(8000)} HTTP/1.1\r\nHost: x\r\nX-Big: ${"b".repeat(9000)}\r\n\r\n`, 431],
+    [`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${"b".repeat(17000)}\r\n\r\n`, 431],
+    [`GET ${longTarget(17000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 414],
+    [`GET ${longTarget(70000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 414],
+    [`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${"b".repeat(70000)}\r\n\r\n`, 431],
+  ];
+  for (const [bytes, status] of cases) {
+    for (const pieces of [[], Array.from({ length: 40 }, () => 1460)]) {
+      // Past node's own limit (60 KB), a head in pieces shows only the piece node gave up in: the known edge.
+      if (pieces.length > 0 && bytes.length > PARSER_MAX_HEADER_BYTES) continue;
+      const ex = await exchange(port, bytes, { timeoutMs: 5000, pieces, responses: 1 });
+      const r = ex.responses[0];
+      assert.is(r?.status, status, `${bytes.slice(0, 40)}... ${bytes.length} bytes in ${pieces.length || 1} piece(s)`);
+      assert.is(JSON.parse(r!.body.toString()).code, status === 414 ? "TARGET_TOO_LONG" : "HEADERS_TOO_LARGE");
+    }
+  }
+});
+
+// ---- createHandler on a plain http.createServer ----------------------------------------------------
+
+test("createHandler on a plain http.createServer with handler.attach: JSON for what node would answer itself", async () => {
+  const handler = createHandler(buildSmallGraph(), { apiKeys: [KEY] });
+  const server = http.createServer(handler);
+  handler.attach(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const plain = (server.address() as AddressInfo).port;
+  try {
+    const cases: [string, number, string][] = [
+      [`GET ${longTarget(20000)} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\n\r\n`, 414, "TARGET_TOO_LONG"],
+      [`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${"b".repeat(20000)}\r\n\r\n`, 431, "HEADERS_TOO_LARGE"],
+      ["GET /healthz HTTP/1.1\r\n\r\n", 400, "INVALID_HOST"],
+      ["FOO /healthz HTTP/1.1\r\nHost: x\r\n\r\n", 400, "UNKNOWN_METHOD"],
+      ["UPDATE /healthz HTTP/1.1\r\nHost: x\r\n\r\n", 405, "METHOD_NOT_ALLOWED"],
+      ["CONNECT /graph/v1/search HTTP/1.1\r\nHost: x\r\n\r\n", 401, "API_KEY_MISSING"],
+    ];
+    for (const [bytes, status, code] of cases) {
+      const r = await rawRequest(plain, bytes);
+      assert.is(r.status, status, bytes.slice(0, 30));
+      assert.match(r.head, /content-type: application\/json/i);
+      assert.is(JSON.parse(r.body).code, code);
+    }
+    const expect = await rawRequest(plain, "GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: foo\r\n\r\n");
+    assert.is(expect.status, 200, "an Expect node does not support is ignored, not a bare 417");
+  } finally {
+    server.close();
+    server.closeAllConnections();
+  }
+});
+
+test("attach leaves a header limit the embedder set, and raises node's default", () => {
+  const handler = createHandler(buildSmallGraph(), { apiKeys: [KEY] });
+  const own = http.createServer({ maxHeaderSize: 4096 }, handler);
+  handler.attach(own);
+  assert.is((own as unknown as { maxHeaderSize: number }).maxHeaderSize, 4096);
+  const plain = http.createServer(handler);
+  handler.attach(plain);
+  assert.is((plain as unknown as { maxHeaderSize: number }).maxHeaderSize, PARSER_MAX_HEADER_BYTES);
+});
+
+test("every answer, parser-level ones included, carries an X-Request-Id", async () => {
+  for (const bytes of [
+    "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+    "FOO / HTTP/1.1\r\nHost: x\r\n\r\n",
+    `GET ${longTarget(20000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+    "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Request-Id: mine-1\r\n\r\n",
+  ]) {
+    const r = await rawRequest(port, bytes);
+    assert.match(r.head, /x-request-id: [\x21-\x7e]+/i, bytes.slice(0, 20));
+  }
+  assert.match(
+    (await rawRequest(port, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Request-Id: mine-1\r\n\r\n")).head,
+    /x-request-id: mine-1/i,
+  );
 });
 
 test.run();

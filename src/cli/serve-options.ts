@@ -1,0 +1,127 @@
+/**
+ * Options of `quiver serve`
+ * =========================
+ * Flags first, then the environment (12-factor: `PORT`, `HOST`, `QUIVER_METRICS`,
+ * `QUIVER_CURSOR_SECRET`), then the defaults. Every value is checked here, before anything is
+ * loaded; a bad one is a usage error (exit 2) that names the flag or the variable.
+ */
+
+import { availableParallelism } from "node:os";
+import { parseArgs } from "node:util";
+import { DEFAULT_HOST, DEFAULT_PORT } from "../http/server.js";
+import { UsageError } from "./graph-source.js";
+
+export const CURSOR_SECRET_ENV = "QUIVER_CURSOR_SECRET";
+export const METRICS_ENV = "QUIVER_METRICS";
+export const PORT_ENV = "PORT";
+export const HOST_ENV = "HOST";
+/** Largest --workers: far more processes than cores only adds memory (each holds the graph). */
+export const MAX_WORKERS = 256;
+
+export interface ServeArgs {
+  help: boolean;
+  version: boolean;
+  entities: string | undefined;
+  statements: string | undefined;
+  snapshot: string | undefined;
+  host: string;
+  port: number;
+  cursorSecret: string | undefined;
+  quiet: boolean;
+  metrics: boolean;
+  workers: number;
+  /** Byte budget of the graph's caches (--cache-mb), or undefined for the engine's default. */
+  cacheBytes: number | undefined;
+  /** --cors: "*" or the origins a browser page may call from; undefined: CORS off. */
+  cors: string | string[] | undefined;
+}
+
+function parsePort(value: string, from: string): number {
+  if (!/^[0-9]{1,5}$/.test(value) || Number(value) > 65535)
+    throw new UsageError(`${from} must be a number from 0 to 65535; got ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+function parseWorkers(value: string): number {
+  // "auto": one per core this process may use (cgroup limits included).
+  if (value === "auto") return availableParallelism();
+  if (!/^[1-9][0-9]{0,2}$/.test(value) || Number(value) > MAX_WORKERS)
+    throw new UsageError(
+      `--workers must be auto or a whole number from 1 to ${MAX_WORKERS}; got ${JSON.stringify(value)}`,
+    );
+  return Number(value);
+}
+
+function parseCacheMegabytes(value: string): number {
+  if (!/^(0|[1-9][0-9]{0,6})$/.test(value))
+    throw new UsageError(`--cache-mb must be a whole number of megabytes (0 or more); got ${JSON.stringify(value)}`);
+  return Number(value) * 1024 * 1024;
+}
+
+/** "*", or origins separated by commas: each scheme://host[:port], nothing after it. */
+function parseCors(value: string): string | string[] {
+  if (value === "*") return "*";
+  const origins = value.split(",").map((o) => o.trim());
+  for (const origin of origins) {
+    if (!/^https?:\/\/[^\s/?#]+$/.test(origin))
+      throw new UsageError(
+        `--cors takes * or origins such as https://app.example (scheme and host, no path), separated by commas; got ${JSON.stringify(origin)}`,
+      );
+  }
+  return origins;
+}
+
+function parseBooleanEnv(name: string, value: string | undefined): boolean {
+  if (value === undefined || value === "" || value === "0" || value === "false") return false;
+  if (value === "1" || value === "true") return true;
+  throw new UsageError(`${name} must be 1 or 0 (true or false); got ${JSON.stringify(value)}`);
+}
+
+export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeArgs {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      help: { type: "boolean", short: "h" },
+      version: { type: "boolean" },
+      entities: { type: "string" },
+      statements: { type: "string" },
+      snapshot: { type: "string" },
+      host: { type: "string" },
+      port: { type: "string" },
+      "cursor-secret": { type: "string" },
+      quiet: { type: "boolean" },
+      metrics: { type: "boolean" },
+      workers: { type: "string" },
+      "cache-mb": { type: "string" },
+      cors: { type: "string" },
+    },
+  });
+  // Each of these: the flag wins, then the variable, then the default.
+  const port =
+    values.port !== undefined
+      ? parsePort(values.port, "--port")
+      : env[PORT_ENV] !== undefined && env[PORT_ENV] !== ""
+        ? parsePort(env[PORT_ENV], PORT_ENV)
+        : DEFAULT_PORT;
+  const host = values.host ?? (env[HOST_ENV] === undefined || env[HOST_ENV] === "" ? DEFAULT_HOST : env[HOST_ENV]);
+  const cursorSecret = values["cursor-secret"] ?? env[CURSOR_SECRET_ENV];
+  if (cursorSecret === "")
+    throw new UsageError(`the cursor secret (--cursor-secret or ${CURSOR_SECRET_ENV}) must not be empty`);
+  return {
+    cors: values.cors === undefined ? undefined : parseCors(values.cors),
+    help: values.help ?? false,
+    version: values.version ?? false,
+    entities: values.entities,
+    statements: values.statements,
+    snapshot: values.snapshot,
+    host,
+    port,
+    cursorSecret,
+    quiet: values.quiet ?? false,
+    metrics: values.metrics ?? parseBooleanEnv(METRICS_ENV, env[METRICS_ENV]),
+    workers: values.workers === undefined ? 1 : parseWorkers(values.workers),
+    cacheBytes: values["cache-mb"] === undefined ? undefined : parseCacheMegabytes(values["cache-mb"]),
+  };
+}

@@ -1,0 +1,351 @@
+/**
+ * node:http adapter
+ * =================
+ * Translation only, between node's `IncomingMessage`/`ServerResponse` and the router's plain data:
+ *
+ * - `createHandler(graph, options)`: a `(req, res)` listener for any node:http server. It reads the
+ *   method, the target and the headers, counts the head's bytes and its Host headers from
+ *   `rawHeaders` in one pass (no header object is built, nothing lower-cased), asks `route`, and
+ *   writes the reply with `writeReply`. `handler.setGraph(g)` serves new requests from `g`;
+ *   requests already started finish on the graph they began with.
+ * - `handler.attach(server)`: what node would otherwise answer itself, outside the contract, goes
+ *   through the router too: requests node's parser refuses (`clientError`: a head past its limit,
+ *   a malformed request line, a method it does not know, a timeout), an `Expect` other than
+ *   100-continue (node: a bare 417), `CONNECT` (node: the connection closed unanswered), a missing
+ *   Host (node: 400 with no body). It also raises node's header limit to PARSER_MAX_HEADER_BYTES
+ *   so that heads over the contract's 16 KB are read whole and classified exactly (limits.ts).
+ *   `createServer`/`serve` call it; an embedder with its own `http.createServer` calls it once.
+ * - `createMiddleware(graph, options)`: the same handler as an Express-style `(req, res, next)`
+ *   middleware that answers its four paths and passes every other on, so it mounts under a prefix
+ *   in an existing app (`app.use("/quiver", middleware)`: Express hands it the path past the prefix).
+ * - `writeReply(out, reply)`: the one writer of every answer, to a `ServerResponse` or, for a request
+ *   node's parser gave up on, to the raw socket (then the connection is closed).
+ *
+ * Per request: `performance.now()` twice when a log is configured, one loop over `rawHeaders`, the
+ * router, one `writeHead` with the headers as a flat array (no per-request header object), one
+ * `end` with the body's single buffer.
+ */
+
+import http, { type IncomingMessage, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import type { Duplex } from "node:stream";
+import type { Graph } from "../engine/graph.js";
+import { logReply, type HandlerOptions } from "./adapter-kit.js";
+import { CLIENT_ERROR_LINGER_MS, PARSER_MAX_HEADER_BYTES, UNREAD_HEAD_TIMEOUT_MS } from "./limits.js";
+import { headEnd, leadingToken, parseRawHead, startsRequestLine } from "./raw-head.js";
+import {
+  REGISTERED_METHODS,
+  answerProblem,
+  compileOptions,
+  route,
+  serveGraph,
+  type Reply,
+  type RequestProblem,
+  type RouterRequest,
+  type Served,
+} from "./router.js";
+import { routeOf, splitTarget } from "./routes.js";
+
+export interface QuiverHandler {
+  (req: IncomingMessage, res: ServerResponse): void;
+  /** The graph new requests are served from. */
+  readonly graph: Graph;
+  /** Serves new requests from `graph`; requests already started finish on the graph they began with. */
+  setGraph(graph: Graph): void;
+  /**
+   * Makes `server` answer as the contract says what node would answer itself (see the banner).
+   * `listener` is what the server's requests go through (default: this handler).
+   */
+  attach(server: http.Server, listener?: http.RequestListener): void;
+}
+
+export type NextFunction = (error?: unknown) => void;
+
+export interface QuiverMiddleware {
+  (req: IncomingMessage, res: ServerResponse, next: NextFunction): void;
+  readonly graph: Graph;
+  setGraph(graph: Graph): void;
+  attach(server: http.Server, listener?: http.RequestListener): void;
+}
+
+export function createHandler(graph: Graph, options: HandlerOptions): QuiverHandler {
+  const config = compileOptions(options);
+  let served = serveGraph(graph, config);
+  const { log } = options;
+
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    const started = log === undefined ? 0 : performance.now();
+    const reply = route(served, requestOf(req));
+    writeReply(res, reply);
+    if (log !== undefined) logReply(config, log, req.method ?? "", reply, started);
+  };
+
+  return Object.defineProperties(handler, {
+    graph: { get: () => served.graph, enumerable: true },
+    setGraph: {
+      value: (next: Graph) => {
+        served = serveGraph(next, config);
+      },
+    },
+    attach: {
+      value: (server: http.Server, listener: http.RequestListener = handler) =>
+        attachTo(server, listener, () => served, log),
+    },
+  }) as QuiverHandler;
+}
+
+export function createMiddleware(graph: Graph, options: HandlerOptions): QuiverMiddleware {
+  const handler = createHandler(graph, options);
+  const middleware = (req: IncomingMessage, res: ServerResponse, next: NextFunction): void => {
+    // Not one of ours: the app's other routes (or its 404) decide.
+    if (routeOf(splitTarget(req.url ?? "/").path) === undefined) next();
+    else handler(req, res);
+  };
+  return Object.defineProperties(middleware, {
+    graph: { get: () => handler.graph, enumerable: true },
+    setGraph: { value: (next: Graph) => handler.setGraph(next) },
+    attach: { value: handler.attach },
+  }) as QuiverMiddleware;
+}
+
+/** The router's view of a node request, with the head's size and the Host rule from one pass. */
+function requestOf(req: IncomingMessage): RouterRequest {
+  const method = req.method ?? "";
+  const target = req.url ?? "/";
+  const raw = req.rawHeaders;
+  // Request line "METHOD SP target SP HTTP/1.1 CRLF", each header "name: value CRLF", the final CRLF.
+  let headBytes = method.length + target.length + 13;
+  let hosts = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    headBytes += name.length + (raw[i + 1] as string).length + 4;
+    if (name.length === 4 && name.toLowerCase() === "host") hosts++;
+  }
+  return { method, target, headers: req.headers, headBytes, badHost: hostRuleBroken(req, hosts) };
+}
+
+/** RFC 9112 section 3.2: exactly one Host in HTTP/1.1; never two in any version. */
+function hostRuleBroken(req: IncomingMessage, hosts: number): boolean {
+  return req.httpVersionMajor === 1 && req.httpVersionMinor === 1 ? hosts !== 1 : hosts > 1;
+}
+
+// ---- writing ------------------------------------------------------------------------------------
+
+/**
+ * Writes one reply. To a ServerResponse: `writeHead` with the flat header array, then `end` with the
+ * body (none for HEAD, 204, 304). To a raw socket, for a request node's parser gave up on: the status
+ * line and headers by hand, `Connection: close`, then the connection is half-closed and cut after
+ * CLIENT_ERROR_LINGER_MS, so a client that never closes its side cannot keep the socket.
+ */
+export function writeReply(out: ServerResponse | Duplex, reply: Reply): void {
+  if (out instanceof ServerResponse) {
+    out.writeHead(reply.status, reply.headers);
+    if (reply.body === null) out.end();
+    else out.end(reply.body);
+    return;
+  }
+  let head = `HTTP/1.1 ${reply.status} ${http.STATUS_CODES[reply.status] ?? ""}\r\n`;
+  const h = reply.headers;
+  for (let i = 0; i < h.length; i += 2) head += `${h[i]}: ${h[i + 1]}\r\n`;
+  head += "connection: close\r\n\r\n";
+  out.end(reply.body === null ? Buffer.from(head, "latin1") : Buffer.concat([Buffer.from(head, "latin1"), reply.body]));
+  const linger = setTimeout(() => out.destroy(), CLIENT_ERROR_LINGER_MS);
+  linger.unref();
+  out.once("close", () => clearTimeout(linger));
+}
+
+// ---- attach: what node would answer itself ------------------------------------------------------
+
+/** Marks a socket whose parser failed and that this adapter has taken over. */
+const TAKEN = Symbol("quiver.takenOver");
+
+function attachTo(
+  server: http.Server,
+  listener: http.RequestListener,
+  current: () => Served,
+  log: HandlerOptions["log"],
+): void {
+  // Heads between the contract's 16 KB and this are read whole, then classified by the router; a
+  // limit the embedder chose is theirs.
+  const limited = server as http.Server & { maxHeaderSize?: number; requireHostHeader?: boolean };
+  if (limited.maxHeaderSize === undefined) limited.maxHeaderSize = PARSER_MAX_HEADER_BYTES;
+  // node drops headers past maxHeadersCount (about a thousand by default) from rawHeaders, which
+  // the head's size is counted from: keep them all (the byte limit above still bounds them).
+  if (server.maxHeadersCount === null) server.maxHeadersCount = 0;
+  // node's own Host check answers 400 with no body; the handler checks the rule instead.
+  limited.requireHostHeader = false;
+  server.on("clientError", (error: ParserError, socket: Duplex) => onClientError(error, socket, current, log));
+  // Expect other than 100-continue: served as if the header were absent (RFC 9110 section 10.1.1
+  // lets a server ignore an expectation it does not support) rather than node's bare 417.
+  server.on("checkExpectation", listener);
+  // CONNECT: node hands over the raw socket and, with no listener, closes it unanswered. It is
+  // never a tunnel here: answer it like any other method on that socket, then close.
+  server.on("connect", (req: IncomingMessage, socket: Socket) => {
+    socket.on("error", () => socket.destroy()); // node removed its own error listener from this socket
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket);
+    res.on("finish", () => {
+      res.detachSocket(socket);
+      socket.destroySoon();
+    });
+    listener(req, res);
+  });
+}
+
+interface ParserError extends Error {
+  code?: string;
+  rawPacket?: unknown;
+  bytesParsed?: number;
+}
+
+/** Errors node's parser reports before there is a request to hand to the handler. */
+function onClientError(error: ParserError, socket: Duplex, current: () => Served, log: HandlerOptions["log"]): void {
+  const held = socket as Duplex & { [TAKEN]?: boolean; _httpMessage?: { headersSent?: boolean } };
+  // Further data on a socket we read ourselves makes node's failed parser report again: ours already.
+  if (held[TAKEN] === true) return;
+  // A reset or a half-written response cannot take an answer: just drop the connection (node does the same).
+  if (error.code === "ECONNRESET" || !socket.writable || held._httpMessage?.headersSent === true) {
+    socket.destroy();
+    return;
+  }
+  held[TAKEN] = true;
+  const started = performance.now();
+  const served = current();
+  const raw = Buffer.isBuffer(error.rawPacket) ? error.rawPacket : Buffer.alloc(0);
+  const answer = (reply: Reply, method: string): void => {
+    writeReply(socket, reply);
+    if (log !== undefined) logReply(served.config, log, method, reply, started);
+  };
+  // A method node does not know: whether HTTP registers it decides between 405/401 and 400, so the
+  // request is read on (PRI is known to node only as HTTP/2's preface, so it fails at the version).
+  if (error.code === "HPE_INVALID_METHOD" || error.code === "HPE_INVALID_VERSION") {
+    const request = raw.subarray(requestStart(raw, error.bytesParsed ?? 0));
+    const lead = leadingToken(request);
+    if (error.code === "HPE_INVALID_METHOD" || (lead.kind === "token" && lead.token === "PRI")) {
+      readUnreadRequest(socket, request, served, answer);
+      return;
+    }
+  }
+  const problem = problemOf(error, raw, served.config.maxTargetBytes);
+  const lead = leadingToken(raw);
+  const method = lead.kind === "token" ? lead.token : "";
+  // An answer to HEAD has no body (RFC 9110 section 9.3.2), even when the parser gave up on the rest.
+  answer(answerProblem(served.config, problem, { head: method === "HEAD" }), method);
+}
+
+/**
+ * Where the failed request starts in the read that failed: after whatever that read held of earlier,
+ * pipelined requests. The parser stops inside the method, or just past the request line's CRLF
+ * when the version is what it refused.
+ */
+function requestStart(raw: Buffer, bytesParsed: number): number {
+  let end = Math.min(bytesParsed, raw.length);
+  if (end > 0 && raw[end - 1] === 0x0a) end--;
+  if (end > 0 && raw[end - 1] === 0x0d) end--;
+  return end === 0 ? 0 : raw.lastIndexOf(0x0a, end - 1) + 1;
+}
+
+function problemOf(error: ParserError, raw: Buffer, maxTarget: number): RequestProblem {
+  switch (error.code) {
+    case "HPE_HEADER_OVERFLOW":
+      return { kind: "head-too-large", targetTooLong: requestLineTooLong(raw, maxTarget) };
+    case "HPE_INVALID_URL":
+      return { kind: "invalid-target" };
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      return { kind: "timeout" };
+    default:
+      return { kind: "malformed" };
+  }
+}
+
+/**
+ * Past node's header limit: whether the request line alone passes the target limit. The bytes at
+ * hand are the read in which node gave up. PARSER_MAX_HEADER_BYTES is below the 64 KB node reads at
+ * a time, so a head that arrives at once overflows within its first read, which starts with the
+ * request line: its end (or its absence) decides. When the head came in several reads and the one
+ * that overflowed does not hold its start, the start is gone: the overflow is taken for long
+ * headers (431). That is the one case the contract's 414 is missed (a head over
+ * PARSER_MAX_HEADER_BYTES, in pieces, whose target passes the limit; README "Known edges").
+ */
+function requestLineTooLong(raw: Buffer, maxTarget: number): boolean {
+  if (!startsRequestLine(raw)) return false;
+  const lineEnd = raw.indexOf(0x0a);
+  const lineBytes = lineEnd === -1 ? raw.length : lineEnd;
+  // "METHOD SP target SP HTTP/1.1 CR": the target is the line less the method and about 11 bytes.
+  const method = raw.indexOf(0x20);
+  return lineBytes - method - 11 > maxTarget;
+}
+
+/**
+ * A method node does not know: read on from the socket (node's parser has failed, so its bytes come
+ * to us) until the method is complete. One HTTP does not register is 400 at once; a registered one
+ * is read to the end of its head and routed like any request (401 first on the data endpoints, 405
+ * elsewhere). Bounded by PARSER_MAX_HEADER_BYTES and UNREAD_HEAD_TIMEOUT_MS; the connection is
+ * closed after the answer.
+ */
+function readUnreadRequest(
+  socket: Duplex,
+  first: Buffer,
+  served: Served,
+  answer: (reply: Reply, method: string) => void,
+): void {
+  let bytes = first;
+  let done = false;
+  const finish = (reply: Reply, method: string): void => {
+    done = true;
+    clearTimeout(timer);
+    socket.off("data", onData);
+    answer(reply, method);
+  };
+  /** Answers once the bytes so far decide; false while they do not. */
+  const decide = (): boolean => {
+    const lead = leadingToken(bytes);
+    if (lead.kind === "incomplete") return false;
+    if (lead.kind === "bad") {
+      finish(answerProblem(served.config, { kind: "malformed" }), "");
+      return true;
+    }
+    const method = lead.token;
+    if (!REGISTERED_METHODS.has(method)) {
+      finish(answerProblem(served.config, { kind: "unknown-method", method }), method);
+      return true;
+    }
+    if (headEnd(bytes) === -1) {
+      if (bytes.length <= PARSER_MAX_HEADER_BYTES) return false;
+      const targetTooLong = requestLineTooLong(bytes, served.config.maxTargetBytes);
+      finish(answerProblem(served.config, { kind: "head-too-large", targetTooLong }), method);
+      return true;
+    }
+    const head = parseRawHead(bytes);
+    if (head === null) {
+      finish(answerProblem(served.config, { kind: "malformed" }), method);
+      return true;
+    }
+    const request = {
+      method,
+      target: head.target,
+      headers: head.headers,
+      headBytes: head.bytes,
+      badHost: head.minor === 1 ? head.hosts !== 1 : head.hosts > 1,
+    };
+    finish(route(served, request), method);
+    return true;
+  };
+  const onData = (chunk: Buffer): void => {
+    if (done) return;
+    bytes = Buffer.concat([bytes, chunk]);
+    decide();
+  };
+  const timer = setTimeout(() => {
+    if (!done) finish(answerProblem(served.config, { kind: "timeout" }), "");
+  }, UNREAD_HEAD_TIMEOUT_MS);
+  timer.unref();
+  if (decide()) return;
+  // Adding a data listener makes node hand the socket's bytes to JavaScript (its parser has failed).
+  socket.on("data", onData);
+  socket.once("close", () => {
+    done = true;
+    clearTimeout(timer);
+  });
+}

@@ -1,0 +1,572 @@
+/**
+ * Router
+ * ======
+ * `route(served, { method, target, headers })` returns the whole answer, `{ status, headers, body }`,
+ * as plain data: CONTRACT.md from the first check to the last byte, with no socket, stream or node
+ * type in sight (as Oxigraph's `handle_request` returns a response value). The adapters (node.ts,
+ * fetch.ts) only translate requests in and replies out, so every server that hosts Quiver answers
+ * alike, and this file can be tested by calling it.
+ *
+ * Order of checks (each one a decision of the contract):
+ *   0. a head over MAX_HEAD_BYTES (the adapter says how large, when it knows): 414 when the target
+ *      alone passes the target limit, else 431, before the key; then the Host rule of HTTP/1.1
+ *      (400) when the adapter counted Host headers (`answerProblem` gives the same answers, and 400
+ *      and 408, for requests an adapter's parser could not read at all);
+ *   1. a CORS preflight on a known path from an allowed origin: 204, before the key (cors.ts);
+ *   2. on the two data endpoints, the API key (401 even when the method, the target length or the
+ *      parameters are also wrong);
+ *   3. request target over `maxRequestTargetBytes`: 414;
+ *   4. path (origin-form or absolute-form, routes.ts): the four routes; anything else 404;
+ *   5. a method other than GET or HEAD: 405 with `Allow: GET, HEAD`; HEAD answers as GET without a body;
+ *   6. parameters (params.ts, then the engine): 400 naming the parameter;
+ *   7. `If-None-Match` naming the answer's tag: 304 (caching.ts), before the query runs; else 200.
+ * A `QuiverError` becomes the status of its code (status.ts), with its sentence and its code; any
+ * other error is 500 with a fixed sentence and the error goes to `onError`, never to the client.
+ * Every answer carries `X-Request-Id` (request-id.ts) and, with CORS on, its headers.
+ *
+ * Isolation: `route` is synchronous and keeps nothing per request outside its own frame; a `Served`
+ * is immutable, so an adapter swapping graphs never changes a request that has started.
+ */
+
+import { type QuiverError, isQuiverError, type QuiverErrorCode } from "../engine/errors.js";
+import type { Graph } from "../engine/graph.js";
+import { SEARCH_DEFAULT_LIMIT, STATEMENTS_DEFAULT_LIMIT } from "../engine/limits.js";
+import { quote } from "../engine/quote.js";
+import { API_KEY_HEADER, createKeyVerifier, type ApiKeys, type AuthFailure } from "./auth.js";
+import {
+  DATA_CACHE_CONTROL,
+  bytesDigest,
+  entityTag,
+  ifNoneMatchAny,
+  ifNoneMatchNames,
+  searchKey,
+  secretTag,
+  statementsKey,
+  tagDigest,
+  tagSeed,
+  type TagSeed,
+} from "./caching.js";
+import {
+  DEFAULT_COMPRESSION_THRESHOLD_BYTES,
+  encodeBody,
+  negotiateEncoding,
+  type ContentEncoding,
+} from "./compression.js";
+import {
+  CORS_ALLOWED_HEADERS,
+  CORS_ALLOWED_METHODS,
+  CORS_EXPOSED_HEADERS,
+  CORS_MAX_AGE_SECONDS,
+  corsPolicy,
+  type CorsOrigins,
+  type CorsPolicy,
+} from "./cors.js";
+import { MAX_HEAD_BYTES, MAX_REQUEST_TARGET_BYTES } from "./limits.js";
+import { OPENAPI_JSON } from "./openapi.js";
+import { parseSearchParams, parseStatementsParams } from "./params.js";
+import { REQUEST_ID_HEADER, newRequestId, requestIdOf } from "./request-id.js";
+import { ROUTE_PATHS, isDataRoute, routeOf, splitTarget } from "./routes.js";
+import { entityPage, errorBody, statementPage } from "./serialize.js";
+import * as S from "./status.js";
+
+/** A header's value as servers hand it over: node joins most repeats into one string, some give lists. */
+export type HeaderValue = string | readonly string[] | undefined;
+
+/** Request headers by lower-case name (node's `req.headers` is one; fetch.ts builds one). */
+export type RequestHeaders = Readonly<Record<string, HeaderValue>>;
+
+/** The request headers the router reads; an adapter that copies headers needs only these. */
+export const ROUTER_HEADERS = [
+  API_KEY_HEADER,
+  "if-none-match",
+  "accept-encoding",
+  "origin",
+  "access-control-request-method",
+  REQUEST_ID_HEADER,
+] as const;
+
+export interface RouterRequest {
+  method: string;
+  /** The request target as sent: origin-form (`/graph/v1/search?q=a`) or absolute-form. */
+  target: string;
+  headers: RequestHeaders;
+  /** Bytes of the request line and headers, when the adapter knows them; over MAX_HEAD_BYTES: 414 or 431. */
+  headBytes?: number | undefined;
+  /** True when the adapter counted the Host headers and the HTTP/1.1 rule is broken (400, before the key). */
+  badHost?: boolean | undefined;
+}
+
+/** One whole answer. */
+export interface Reply {
+  status: number;
+  /** Header names (lower case) and values, flat: [name, value, name, value, ...]. */
+  headers: string[];
+  /** The body; null for HEAD, 204 and 304 (a HEAD's Content-Length still gives the GET body's length). */
+  body: Buffer | null;
+  /** For the request log and the error reporter. */
+  requestId: string;
+  /** The path the request named (never the query string), for the request log. */
+  path: string;
+}
+
+/** What the error reporter learns of the request besides the error: never a header, never the query. */
+export interface ErrorContext {
+  method: string;
+  path: string;
+  requestId: string;
+}
+
+export interface RouterOptions {
+  /** The accepted API keys (each begins with `sk_`), or a function that checks one presented key. */
+  apiKeys: ApiKeys;
+  /**
+   * Seals and opens cursors with this secret, whatever secret the graph was built with (every graph
+   * served, `setGraph` included, goes through `graph.withOptions`). Servers with the same secret
+   * accept each other's cursors and give the same ETags for the same content.
+   */
+  cursorSecret?: string | Uint8Array | undefined;
+  /** The byte budget of each served graph's caches (default DEFAULT_CACHE_BYTES). */
+  cacheBytes?: number | undefined;
+  /** Longest request target in bytes before 414 (default 8192, the contract's). */
+  maxRequestTargetBytes?: number | undefined;
+  /** CORS: "*" or the origins a browser page may call from; off when left out (cors.ts). */
+  cors?: CorsOrigins | undefined;
+  /**
+   * gzip and brotli for bodies of at least `thresholdBytes` (default 1024) when the client accepts
+   * them (default on); false sends every body as it is (behind a proxy that compresses, say).
+   */
+  compression?: boolean | { thresholdBytes?: number } | undefined;
+  /** Called with every unexpected fault (the 500s); default: one JSON line on stderr. */
+  onError?: ((error: unknown, context: ErrorContext) => void) | undefined;
+}
+
+/** The options, checked and compiled once per handler. */
+export interface RouterConfig {
+  readonly verifyKey: (presented: HeaderValue) => AuthFailure;
+  readonly cursorSecret: string | Uint8Array | undefined;
+  readonly cacheBytes: number | undefined;
+  readonly maxTargetBytes: number;
+  readonly cors: CorsPolicy | null;
+  /** Smallest body compressed; Infinity when compression is off. */
+  readonly compressFrom: number;
+  readonly onError: (error: unknown, context: ErrorContext) => void;
+}
+
+export function compileOptions(options: RouterOptions): RouterConfig {
+  const compression = options.compression ?? true;
+  return {
+    verifyKey: createKeyVerifier(options.apiKeys),
+    cursorSecret: options.cursorSecret,
+    cacheBytes: options.cacheBytes,
+    maxTargetBytes: options.maxRequestTargetBytes ?? MAX_REQUEST_TARGET_BYTES,
+    cors: corsPolicy(options.cors),
+    compressFrom:
+      compression === false
+        ? Number.POSITIVE_INFINITY
+        : ((compression === true ? undefined : compression.thresholdBytes) ?? DEFAULT_COMPRESSION_THRESHOLD_BYTES),
+    onError: options.onError ?? reportToStderr,
+  };
+}
+
+/** One graph as served: the graph (with the handler's options), and the seed of its tags. */
+export interface Served {
+  readonly graph: Graph;
+  readonly config: RouterConfig;
+  /** Content, secret and wire format, folded once (caching.ts). */
+  readonly tagSeed: TagSeed;
+}
+
+/**
+ * Prepares a graph for serving. Cost: `graph.stats()` once (a pass over the content for its digest;
+ * kept by the graph, so a graph served twice pays once).
+ */
+export function serveGraph(graph: Graph, config: RouterConfig): Served {
+  const { cursorSecret, cacheBytes } = config;
+  // Only the options given replace the graph's own: an absent secret keeps the graph's secret.
+  const served =
+    cursorSecret === undefined && cacheBytes === undefined
+      ? graph
+      : graph.withOptions({
+          ...(cursorSecret === undefined ? {} : { cursorSecret }),
+          ...(cacheBytes === undefined ? {} : { cacheBytes }),
+        });
+  return { graph: served, config, tagSeed: tagSeed(served.contentTag, secretTag(cursorSecret)) };
+}
+
+const ALLOWED_METHODS = "GET, HEAD";
+const PATH_LIST = ROUTE_PATHS.join(", ");
+const HEALTH_BODY = Buffer.from('{"status":"ok"}');
+const INTERNAL_ERROR_MESSAGE =
+  "The server met an unexpected fault and did not complete the request; try again, and report it if it persists.";
+const OPENAPI_DIGEST = bytesDigest(OPENAPI_JSON);
+/** The document in each coding, made on first use (three fixed buffers at most). */
+const openapiBodies: Partial<Record<ContentEncoding, Buffer>> = { identity: OPENAPI_JSON };
+
+/**
+ * Every method name the IANA HTTP Method Registry holds (RFC 9110, RFC 7237 and later). A method
+ * on this list gets 405 (or 401 first on the data endpoints) even when a server's parser does not
+ * know it (node refuses ten of them); a name not on it, that no parser reads, gets 400.
+ */
+export const REGISTERED_METHODS: ReadonlySet<string> = new Set([
+  "ACL",
+  "BASELINE-CONTROL",
+  "BIND",
+  "CHECKIN",
+  "CHECKOUT",
+  "CONNECT",
+  "COPY",
+  "DELETE",
+  "GET",
+  "HEAD",
+  "LABEL",
+  "LINK",
+  "LOCK",
+  "MERGE",
+  "MKACTIVITY",
+  "MKCALENDAR",
+  "MKCOL",
+  "MKREDIRECTREF",
+  "MKWORKSPACE",
+  "MOVE",
+  "OPTIONS",
+  "ORDERPATCH",
+  "PATCH",
+  "POST",
+  "PRI",
+  "PROPFIND",
+  "PROPPATCH",
+  "PUT",
+  "QUERY",
+  "REBIND",
+  "REPORT",
+  "SEARCH",
+  "TRACE",
+  "UNBIND",
+  "UNCHECKOUT",
+  "UNLINK",
+  "UNLOCK",
+  "UPDATE",
+  "UPDATEREDIRECTREF",
+  "VERSION-CONTROL",
+]);
+
+/** The answer to one request. Never throws: a fault becomes a 500. */
+export function route(served: Served, request: RouterRequest): Reply {
+  const { config } = served;
+  const { method, target, headers } = request;
+  const requestId = requestIdOf(headers[REQUEST_ID_HEADER]);
+  const { path, query } = splitTarget(target);
+  const origin = config.cors === null ? null : config.cors.allow(headers["origin"]);
+  const at: Context = { requestId, path, head: method === "HEAD", config, origin };
+  try {
+    // A head node read whole but the contract bounds: answered before anything else.
+    if (request.headBytes !== undefined && request.headBytes > MAX_HEAD_BYTES) {
+      return headTooLarge(at, longerThan(target, config.maxTargetBytes));
+    }
+    if (request.badHost === true) return problemAnswer(at, { kind: "host" });
+    const name = routeOf(path);
+    // CORS preflight: before the key, which browsers never send on a preflight.
+    if (
+      method === "OPTIONS" &&
+      origin !== null &&
+      name !== undefined &&
+      headers["access-control-request-method"] !== undefined
+    ) {
+      return preflight(at);
+    }
+    if (isDataRoute(name)) {
+      const failure = config.verifyKey(headers[API_KEY_HEADER]);
+      if (failure !== null) return error(at, failure.code, failure.message);
+    }
+    if (longerThan(target, config.maxTargetBytes)) return targetTooLong(at);
+    if (name === undefined) {
+      return error(at, "NOT_FOUND", `There is nothing at ${quote(path)}; the paths are ${PATH_LIST}.`);
+    }
+    if (method !== "GET" && method !== "HEAD") {
+      return error(at, "METHOD_NOT_ALLOWED", `${path} answers GET and HEAD only, not ${method}.`);
+    }
+    switch (name) {
+      case "search": {
+        const params = parseSearchParams(query);
+        return dataAnswer(at, headers, served, searchKey(params, SEARCH_DEFAULT_LIMIT), () =>
+          entityPage(served.graph.search(params)),
+        );
+      }
+      case "statements": {
+        const params = parseStatementsParams(query);
+        return dataAnswer(at, headers, served, statementsKey(params, STATEMENTS_DEFAULT_LIMIT), () =>
+          statementPage(served.graph.statements(params)),
+        );
+      }
+      case "health":
+        return answer(at, S.STATUS_OK, HEALTH_BODY, []);
+      default:
+        return openapiAnswer(at, headers);
+    }
+  } catch (e) {
+    return fault(at, method, e);
+  }
+}
+
+/** What an adapter knows of a request its parser could not read. */
+export type RequestProblem =
+  /** The head passed the parser's limit; `targetTooLong` when the request line alone is what made it long. */
+  | { kind: "head-too-large"; targetTooLong: boolean }
+  /** A request line or header that is not HTTP/1.x. */
+  | { kind: "malformed" }
+  /** A method token that no registry holds (`FOO`, `get`: methods are case-sensitive). */
+  | { kind: "unknown-method"; method: string }
+  /** A byte in the target that must be percent-encoded. */
+  | { kind: "invalid-target" }
+  /** Not one Host header in HTTP/1.1, or two in any version. */
+  | { kind: "host" }
+  /** The head (or the body) did not arrive in time. */
+  | { kind: "timeout" };
+
+/**
+ * The answer to a request that cannot be routed (CONTRACT.md: answered before authentication). `head`
+ * when it is known to be a HEAD request (no body then); CORS headers when its `Origin` is known.
+ */
+export function answerProblem(
+  config: RouterConfig,
+  problem: RequestProblem,
+  known: { head?: boolean; requestId?: string; path?: string; origin?: HeaderValue } = {},
+): Reply {
+  const at: Context = {
+    requestId: known.requestId ?? newRequestId(),
+    path: known.path ?? "",
+    head: known.head === true,
+    config,
+    origin: config.cors === null ? null : config.cors.allow(known.origin),
+  };
+  return problemAnswer(at, problem);
+}
+
+function problemAnswer(at: Context, problem: RequestProblem): Reply {
+  switch (problem.kind) {
+    case "head-too-large":
+      return headTooLarge(at, problem.targetTooLong);
+    case "unknown-method":
+      return error(
+        at,
+        "UNKNOWN_METHOD",
+        `The method ${quote(problem.method)} is not an HTTP method (method names are case-sensitive); this API answers GET and HEAD.`,
+      );
+    case "invalid-target":
+      return error(
+        at,
+        "INVALID_TARGET",
+        "The request target has a character that must be percent-encoded (a space, a control character or a non-ASCII byte).",
+      );
+    case "host":
+      return error(at, "INVALID_HOST", "The request must carry one Host header (HTTP/1.1 requires it), never two.");
+    case "timeout":
+      return error(at, "REQUEST_TIMEOUT", "The request was not received in time; send the whole request at once.");
+    default:
+      return error(
+        at,
+        "MALFORMED_REQUEST",
+        "The request is not valid HTTP/1.1; check the request line and the headers.",
+      );
+  }
+}
+
+// ---- answers ------------------------------------------------------------------------------------
+
+/** What every answer to one request shares. */
+interface Context {
+  readonly requestId: string;
+  readonly path: string;
+  readonly head: boolean;
+  readonly config: RouterConfig;
+  /** The `Access-Control-Allow-Origin` this request gets, or null. */
+  readonly origin: string | null;
+}
+
+/** A JSON answer: content type, length, request id, CORS, then `extra` headers. */
+function answer(at: Context, status: number, body: Buffer, extra: string[]): Reply {
+  const headers = [
+    "content-type",
+    "application/json",
+    "content-length",
+    String(body.length),
+    REQUEST_ID_HEADER,
+    at.requestId,
+    ...extra,
+  ];
+  addCors(at, headers);
+  // HEAD: the same status and headers (Content-Length included), no body.
+  return { status, headers, body: at.head ? null : body, requestId: at.requestId, path: at.path };
+}
+
+function error(at: Context, code: QuiverErrorCode, message: string): Reply {
+  const status = S.statusForCode(code);
+  const extra = status === S.STATUS_METHOD_NOT_ALLOWED ? ["allow", ALLOWED_METHODS] : [];
+  return answer(at, status, errorBody(message, code), extra);
+}
+
+function targetTooLong(at: Context): Reply {
+  return error(
+    at,
+    "TARGET_TOO_LONG",
+    `The request target is longer than ${at.config.maxTargetBytes} bytes; shorten the query.`,
+  );
+}
+
+/** CONTRACT.md: over the head limit, 414 when the target alone passes its limit, else 431. */
+function headTooLarge(at: Context, targetTooLongToo: boolean): Reply {
+  if (targetTooLongToo) return targetTooLong(at);
+  return error(
+    at,
+    "HEADERS_TOO_LARGE",
+    `The request head (request line and headers) is over ${MAX_HEAD_BYTES} bytes; send fewer or shorter headers.`,
+  );
+}
+
+/** The 500: a fixed sentence for the client, the error itself for the reporter. */
+function fault(at: Context, method: string, e: unknown): Reply {
+  const code = isQuiverError(e) ? e.code : "INTERNAL_ERROR";
+  const status = S.statusForCode(code);
+  // Only the caller's own mistakes are echoed; a fault of ours gets the fixed sentence.
+  if (status !== S.STATUS_INTERNAL_ERROR) return error(at, code, (e as QuiverError).message);
+  reportFault(at.config, e, { method, path: at.path, requestId: at.requestId });
+  return error(at, "INTERNAL_ERROR", INTERNAL_ERROR_MESSAGE);
+}
+
+function preflight(at: Context): Reply {
+  const headers = [
+    REQUEST_ID_HEADER,
+    at.requestId,
+    "access-control-allow-origin",
+    at.origin as string,
+    "access-control-allow-methods",
+    CORS_ALLOWED_METHODS,
+    "access-control-allow-headers",
+    CORS_ALLOWED_HEADERS,
+    "access-control-max-age",
+    String(CORS_MAX_AGE_SECONDS),
+  ];
+  if (at.config.cors?.varyOrigin === true) headers.push("vary", "Origin");
+  return { status: S.STATUS_NO_CONTENT, headers, body: null, requestId: at.requestId, path: at.path };
+}
+
+/** CORS headers of an ordinary answer; `Vary: Origin` is added where `Vary` is written. */
+function addCors(at: Context, headers: string[]): void {
+  if (at.origin !== null)
+    headers.push("access-control-allow-origin", at.origin, "access-control-expose-headers", CORS_EXPOSED_HEADERS);
+  // Answers that differ by origin say so, even to a request without one (a cache keys them apart).
+  if (at.config.cors?.varyOrigin === true && !headers.includes("vary")) headers.push("vary", "Origin");
+}
+
+/** `Vary` of a compressible answer: the coding, and the origin when CORS lists origins. */
+function varyOf(config: RouterConfig): string | null {
+  const byOrigin = config.cors?.varyOrigin === true;
+  if (config.compressFrom === Number.POSITIVE_INFINITY) return byOrigin ? "Origin" : null;
+  return byOrigin ? "Accept-Encoding, Origin" : "Accept-Encoding";
+}
+
+/**
+ * A 200 of a data endpoint, or a 304: the tag comes from the canonical parameters, so a request that
+ * names it is answered before `page()` runs the query (caching.ts says why that is sound).
+ */
+function dataAnswer(at: Context, headers: RequestHeaders, served: Served, key: string, page: () => Buffer): Reply {
+  const { config } = served;
+  const digest = tagDigest(served.tagSeed, key);
+  const encoding =
+    config.compressFrom === Number.POSITIVE_INFINITY ? "identity" : negotiateEncoding(headers["accept-encoding"]);
+  const ifNoneMatch = headers["if-none-match"];
+  if (ifNoneMatch !== undefined) {
+    // The client holds the identity bytes or the bytes in the coding it asks for now: both are current.
+    const held = entityTag(digest, "identity");
+    if (ifNoneMatchNames(ifNoneMatch, held)) return notModified(at, held, DATA_CACHE_CONTROL);
+    const coded = entityTag(digest, encoding);
+    if (encoding !== "identity" && ifNoneMatchNames(ifNoneMatch, coded))
+      return notModified(at, coded, DATA_CACHE_CONTROL);
+  }
+  const body = page();
+  return representation(at, body, digest, encoding, DATA_CACHE_CONTROL, ifNoneMatchAny(ifNoneMatch));
+}
+
+function openapiAnswer(at: Context, headers: RequestHeaders): Reply {
+  const encoding =
+    at.config.compressFrom === Number.POSITIVE_INFINITY ? "identity" : negotiateEncoding(headers["accept-encoding"]);
+  const ifNoneMatch = headers["if-none-match"];
+  for (const e of encoding === "identity" ? (["identity"] as const) : (["identity", encoding] as const)) {
+    const tag = entityTag(OPENAPI_DIGEST, e);
+    if (ifNoneMatchNames(ifNoneMatch, tag) || ifNoneMatchAny(ifNoneMatch)) return notModified(at, tag, null);
+  }
+  return representation(at, OPENAPI_JSON, OPENAPI_DIGEST, encoding, null, false);
+}
+
+/** A 200 with its tag, in the negotiated coding when the body is large enough to be worth it. */
+function representation(
+  at: Context,
+  body: Buffer,
+  digest: string,
+  encoding: ContentEncoding,
+  cacheControl: string | null,
+  anyMatches: boolean,
+): Reply {
+  const coding = body.length >= at.config.compressFrom ? encoding : "identity";
+  const tag = entityTag(digest, coding);
+  if (anyMatches) return notModified(at, tag, cacheControl);
+  const sent = coding === "identity" ? body : body === OPENAPI_JSON ? openapiIn(coding) : encodeBody(body, coding);
+  const extra = ["etag", tag];
+  if (cacheControl !== null) extra.push("cache-control", cacheControl);
+  const vary = varyOf(at.config);
+  if (vary !== null) extra.push("vary", vary);
+  if (coding !== "identity") extra.push("content-encoding", coding);
+  return answer(at, S.STATUS_OK, sent, extra);
+}
+
+function openapiIn(coding: ContentEncoding): Buffer {
+  let body = openapiBodies[coding];
+  if (body === undefined) openapiBodies[coding] = body = encodeBody(OPENAPI_JSON, coding);
+  return body;
+}
+
+/** 304: the validators and the headers a 200 would carry that caches need (RFC 9110 section 15.4.5); no body. */
+function notModified(at: Context, tag: string, cacheControl: string | null): Reply {
+  const headers = [REQUEST_ID_HEADER, at.requestId, "etag", tag];
+  if (cacheControl !== null) headers.push("cache-control", cacheControl);
+  const vary = varyOf(at.config);
+  if (vary !== null) headers.push("vary", vary);
+  addCors(at, headers);
+  return { status: S.STATUS_NOT_MODIFIED, headers, body: null, requestId: at.requestId, path: at.path };
+}
+
+/**
+ * True when a target has more than `max` bytes of UTF-8. node only lets ASCII through, but another
+ * adapter or an embedder may not; a target of at most max/3 characters cannot pass, and is not measured.
+ */
+function longerThan(target: string, max: number): boolean {
+  return target.length > max || (target.length * 3 > max && Buffer.byteLength(target, "utf8") > max);
+}
+
+// ---- the error reporter -------------------------------------------------------------------------
+
+/** The embedder's onError, itself guarded: a throwing reporter falls back to stderr. */
+export function reportFault(config: RouterConfig, error: unknown, context: ErrorContext): void {
+  try {
+    config.onError(error, context);
+  } catch (secondary) {
+    reportToStderr(secondary, context);
+    reportToStderr(error, context);
+  }
+}
+
+/** The default reporter: one JSON line on stderr with the stack, the request's id, method and path. */
+export function reportToStderr(error: unknown, context: ErrorContext): void {
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(
+    JSON.stringify({
+      level: "error",
+      time: new Date().toISOString(),
+      pid: process.pid,
+      id: context.requestId,
+      method: context.method,
+      path: context.path,
+      error: detail,
+    }) + "\n",
+  );
+}

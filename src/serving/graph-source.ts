@@ -1,0 +1,74 @@
+/**
+ * Where a served graph comes from
+ * ===============================
+ * `GraphSource` names the input of a server: JSON Lines files (`{ entities, statements }`, built
+ * on load) or a snapshot (`{ snapshot }`, opened). `loadGraphSource` turns one into a Graph on the
+ * calling thread; `loadGraphInWorker` (load-in-worker.ts) does the same off it. A reload loads the
+ * same source again.
+ *
+ * `checkSourceReadable` is the cheap check made before the long work: every file named exists, is
+ * a regular file and can be opened for reading. So a typo in a path is reported at once, naming
+ * the path, and not after minutes of loading the other file.
+ */
+
+import { constants } from "node:fs";
+import { access, stat } from "node:fs/promises";
+import type { Graph, GraphOptions } from "../engine/graph.js";
+import { loadGraph, type LoadProgress } from "../load/jsonl.js";
+import { openSnapshot } from "../snapshot/file.js";
+
+export type GraphSource = { entities: string; statements: string } | { snapshot: string };
+
+export interface LoadGraphSourceOptions extends GraphOptions {
+  onProgress?: ((progress: LoadProgress) => void) | undefined;
+}
+
+/** The files a source reads, with what each one is (for messages). */
+export function sourceFiles(source: GraphSource): { what: string; path: string }[] {
+  return "snapshot" in source
+    ? [{ what: "snapshot", path: source.snapshot }]
+    : [
+        { what: "entities file", path: source.entities },
+        { what: "statements file", path: source.statements },
+      ];
+}
+
+/** Throws an Error naming the path when a file of `source` is missing, not a file, or unreadable. */
+export async function checkSourceReadable(source: GraphSource): Promise<void> {
+  for (const { what, path } of sourceFiles(source)) {
+    let isFile: boolean;
+    try {
+      isFile = (await stat(path)).isFile();
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new Error(
+        code === "ENOENT"
+          ? `the ${what} ${path} does not exist`
+          : `cannot read the ${what} ${path}: ${(e as Error).message}`,
+      );
+    }
+    // A directory (or a device) would fail later, after the other file was loaded.
+    if (!isFile) throw new Error(`the ${what} ${path} is not a file (a directory?)`);
+    try {
+      await access(path, constants.R_OK);
+    } catch (e) {
+      throw new Error(`cannot read the ${what} ${path}: ${(e as Error).message}`);
+    }
+  }
+}
+
+/** Loads `source` on the calling thread. */
+export async function loadGraphSource(source: GraphSource, options: LoadGraphSourceOptions = {}): Promise<Graph> {
+  const graphOptions: GraphOptions = {};
+  if (options.cursorSecret !== undefined) graphOptions.cursorSecret = options.cursorSecret;
+  if (options.cacheBytes !== undefined) graphOptions.cacheBytes = options.cacheBytes;
+  // Each branch: a snapshot holds the built graph (typed arrays straight from the file, nothing to
+  // report on the way); JSON Lines are read and built, with progress.
+  if ("snapshot" in source) return openSnapshot(source.snapshot, graphOptions);
+  const graph = await loadGraph({
+    entities: source.entities,
+    statements: source.statements,
+    ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+  });
+  return Object.keys(graphOptions).length === 0 ? graph : graph.withOptions(graphOptions);
+}

@@ -1,0 +1,160 @@
+/**
+ * Loading a graph off the serving thread
+ * ======================================
+ * `loadGraphInWorker(source)` resolves with the same Graph `loadGraphSource(source)` would, but
+ * builds or opens it in a worker thread (graph-loader-worker.ts), so the thread that serves keeps
+ * answering while a reload of millions of statements runs: its own share is the hand-over of
+ * graph-transfer.ts, O(1) per typed array plus string slices of a few milliseconds, one per turn
+ * of the event loop. `saveSnapshotInWorker(source, path)` loads the same way and writes a snapshot
+ * (what the cluster's primary does once for all its workers).
+ *
+ * A failure (a bad line, a damaged snapshot, the worker dying or running out of memory) rejects
+ * with the loader's error (a QuiverError keeps its code), and the caller keeps its graph. The
+ * worker gets the heap limit of the calling thread (V8's default for a worker is smaller than what
+ * a big graph needs), and is ended once the graph is handed over.
+ *
+ * Peak memory during a reload: the old graph, plus the new one in the worker; the arrays change
+ * thread without a copy, the strings are copied slice by slice and the worker's copies go with it.
+ */
+
+import { getHeapStatistics } from "node:v8";
+import { Worker } from "node:worker_threads";
+import { QuiverError, type QuiverErrorCode } from "../engine/errors.js";
+import type { Graph, GraphOptions } from "../engine/graph.js";
+import type { LoadProgress } from "../load/jsonl.js";
+import { GraphReceiver, type TransferMessage } from "./graph-transfer.js";
+import type { GraphSource } from "./graph-source.js";
+
+/** What the worker is asked to do (its workerData). */
+export interface LoaderRequest {
+  source: GraphSource;
+  /** Write the graph as a snapshot at this path instead of handing it over. */
+  saveTo?: string;
+  /** Send progress messages. */
+  progress: boolean;
+}
+
+export type LoaderMessage =
+  | TransferMessage
+  | { kind: "progress"; progress: LoadProgress }
+  | { kind: "saved"; bytes: number; entities: number; statements: number }
+  | { kind: "error"; message: string; code: QuiverErrorCode | undefined };
+
+export interface LoadInWorkerOptions extends GraphOptions {
+  onProgress?: ((progress: LoadProgress) => void) | undefined;
+}
+
+export interface SavedSnapshot {
+  path: string;
+  bytes: number;
+  entities: number;
+  statements: number;
+}
+
+/** Nice value of the loader thread (Linux: per thread): the lowest priority, requests first. */
+export const LOADER_NICE = 19;
+
+const WORKER_URL = new URL("./graph-loader-worker.js", import.meta.url);
+const MIB = 1024 * 1024;
+
+function startWorker(request: LoaderRequest): Worker {
+  const heapMb = Math.floor(getHeapStatistics().heap_size_limit / MIB);
+  return new Worker(WORKER_URL, {
+    workerData: request,
+    resourceLimits: { maxOldGenerationSizeMb: heapMb },
+    stdout: false,
+    stderr: false,
+  });
+}
+
+function loaderError(message: string, code: QuiverErrorCode | undefined): Error {
+  return code === undefined ? new Error(message) : new QuiverError(code, message);
+}
+
+/**
+ * Runs a worker until `onMessage` settles the promise (by returning a value other than undefined)
+ * or the worker fails; the worker is ended either way.
+ */
+function runWorker<T>(
+  request: LoaderRequest,
+  onMessage: (m: LoaderMessage, worker: Worker) => T | undefined,
+  onProgress: ((p: LoadProgress) => void) | undefined,
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const worker = startWorker(request);
+    let settled = false;
+    const settle = (f: () => void): void => {
+      if (settled) return;
+      settled = true;
+      void worker.terminate();
+      f();
+    };
+    worker.on("message", (m: LoaderMessage) => {
+      if (settled) return;
+      try {
+        if (m.kind === "progress") {
+          onProgress?.(m.progress);
+          return;
+        }
+        if (m.kind === "error") {
+          settle(() => reject(loaderError(m.message, m.code)));
+          return;
+        }
+        const result = onMessage(m, worker);
+        if (result !== undefined) settle(() => resolve(result));
+      } catch (e) {
+        settle(() => reject(e));
+      }
+    });
+    worker.on("error", (e) => settle(() => reject(e)));
+    worker.on("exit", (code) =>
+      settle(() => reject(new Error(`the graph loader thread stopped (exit code ${code}) before it finished`))),
+    );
+  });
+}
+
+/** Loads `source` in a worker thread and hands the graph over without stalling this thread. */
+export function loadGraphInWorker(source: GraphSource, options: LoadInWorkerOptions = {}): Promise<Graph> {
+  const graphOptions: GraphOptions = {};
+  if (options.cursorSecret !== undefined) graphOptions.cursorSecret = options.cursorSecret;
+  if (options.cacheBytes !== undefined) graphOptions.cacheBytes = options.cacheBytes;
+  let receiver: GraphReceiver | undefined;
+  return runWorker<Graph>(
+    { source, progress: options.onProgress !== undefined },
+    (m, worker) => {
+      const askNext = (): void => {
+        // After a turn of the event loop, so requests waiting since the last slice go first.
+        setImmediate(() => worker.postMessage({ kind: "next" }));
+      };
+      switch (m.kind) {
+        case "fields":
+          receiver = new GraphReceiver(m);
+          askNext();
+          return undefined;
+        case "strings":
+          receiver?.add(m);
+          askNext();
+          return undefined;
+        case "done":
+          if (receiver === undefined) throw new Error("graph hand-over: done before the arrays");
+          return receiver.finish(graphOptions);
+        default:
+          throw new Error(`graph hand-over: unexpected message ${m.kind}`);
+      }
+    },
+    options.onProgress,
+  );
+}
+
+/** Loads `source` in a worker thread and writes it as a snapshot at `path` (atomically). */
+export function saveSnapshotInWorker(
+  source: GraphSource,
+  path: string,
+  options: { onProgress?: ((progress: LoadProgress) => void) | undefined } = {},
+): Promise<SavedSnapshot> {
+  return runWorker<SavedSnapshot>(
+    { source, saveTo: path, progress: options.onProgress !== undefined },
+    (m) => (m.kind === "saved" ? { path, bytes: m.bytes, entities: m.entities, statements: m.statements } : undefined),
+    options.onProgress,
+  );
+}
