@@ -41,7 +41,7 @@ let diagnosticsOf: Map<number, string[]> = new Map();
 test.before(() => {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  examples.forEach((code, i) => writeFileSync(sourceOf(i), code));
+  for (const [i, code] of examples.entries()) writeFileSync(sourceOf(i), code);
   const program = ts.createProgram(
     examples.map((_, i) => sourceOf(i)),
     { ...USER_OPTIONS, rootDir: dir, outDir: dir },
