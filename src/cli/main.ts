@@ -7,7 +7,7 @@
  * command parses its own options and resolves with its exit status (command.ts).
  */
 
-import { readFileSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { runBuild } from "./build.js";
 import { type Command, EXIT_USAGE, isClosedOutput } from "./command.js";
@@ -15,6 +15,7 @@ import { runConvert } from "./convert.js";
 import { runDump } from "./dump.js";
 import { runSearch, runStatements } from "./query.js";
 import { runServe } from "./serve.js";
+import { VERSION } from "./version.js";
 
 const COMMANDS: Record<string, Command> = {
   serve: { summary: "load a graph and serve the HTTP API (what `npm start` runs)", run: (argv) => runServe(argv) },
@@ -27,12 +28,6 @@ const COMMANDS: Record<string, Command> = {
     run: runConvert,
   },
 };
-
-/** The version in the package's package.json (dist/src/cli/ -> the package root). */
-function packageVersion(): string {
-  const manifest = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8"));
-  return String(manifest.version);
-}
 
 export const MAIN_HELP = `Usage: quiver <command> [options]
 
@@ -54,7 +49,7 @@ export async function main(argv: string[]): Promise<number> {
     return name === undefined ? EXIT_USAGE : 0;
   }
   if (name === "--version" || name === "-v") {
-    process.stdout.write(`${packageVersion()}\n`);
+    process.stdout.write(`${VERSION}\n`);
     return 0;
   }
   const command = COMMANDS[name];

@@ -12,7 +12,6 @@ import { parseArgs } from "node:util";
 import type { Graph } from "../engine/graph.js";
 import { serve, DEFAULT_HOST, DEFAULT_PORT, type RunningServer } from "../http/server.js";
 import { apiKeysFromEnv, API_KEYS_ENV, type ApiKeySetup } from "./api-keys.js";
-import { EXIT_FAILURE, EXIT_USAGE } from "./command.js";
 import { graphSourceFrom, loadServeGraph, UsageError, type GraphSource } from "./graph-source.js";
 import { createProgressPrinter, summary } from "./progress.js";
 import { createRequestLog } from "./request-log.js";
@@ -60,8 +59,9 @@ Exit status: 0 after a clean stop; 1 when the data cannot be loaded or the addre
 2 for a usage error.
 `;
 
-// The exit statuses every command shares.
-export { EXIT_FAILURE, EXIT_USAGE };
+/** Exit status of a command that ends with an error. */
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
 
 interface ServeArgs {
   help: boolean;
