@@ -136,7 +136,8 @@ export async function runBuild(data: DatasetFiles, scratchDir: string): Promise<
         const now = performance.now();
         if (now - lastLog > 5000) {
           lastLog = now;
-          const fraction = "bytes" in p ? p.bytes / Math.max(1, p.totalBytes) : p.done / Math.max(1, p.total);
+          const fraction =
+            "bytes" in p ? p.bytes / Math.max(1, p.totalBytes ?? p.bytes) : p.done / Math.max(1, p.total);
           process.stdout.write(`  ${p.phase} ${(fraction * 100).toFixed(0)}% (${seconds(now - startedAt)})\n`);
         }
         return;

@@ -29,7 +29,7 @@ import { Bench } from "tinybench";
 
 import { fold } from "../src/engine/fold.js";
 import { Graph } from "../src/engine/graph.js";
-import { ENTITY_TYPES, type Entity, type SearchParams } from "../src/engine/types.js";
+import { ENTITY_TYPES, type Entity, type EntityType, type SearchParams } from "../src/engine/types.js";
 import { mulberry32 } from "../tools/generator.js";
 import { latencyRow, latencyTable, seconds, sink, thousands, type GoalCheck, type LatencyRow } from "./report.js";
 
@@ -59,7 +59,7 @@ export interface SearchReport {
 interface SearchCase {
   name: string;
   q: string;
-  type: string | undefined;
+  type: EntityType | undefined;
   /** Page number asked for, and the one reached (smaller when the results end before it). */
   page: number;
   cursor: string | undefined;
@@ -246,7 +246,7 @@ function makeCase(
   graph: Graph,
   name: string,
   q: string,
-  type: string | undefined,
+  type: EntityType | undefined,
   page: number,
   matches: number,
 ): SearchCase {
@@ -269,7 +269,7 @@ function makeCase(
   return { name, q, type, page: reached, cursor, matches, tiers: first === last ? first : `${first}..${last}` };
 }
 
-function secondMostFrequentType(graph: Graph): string {
+function secondMostFrequentType(graph: Graph): EntityType {
   const counts = new Array<number>(ENTITY_TYPES.length).fill(0);
   for (const t of graphParts(graph).types) counts[t] = (counts[t] as number) + 1;
   const order = counts
@@ -277,7 +277,7 @@ function secondMostFrequentType(graph: Graph): string {
     .filter(([n]) => n > 0)
     .sort((a, b) => b[0] - a[0]);
   const pick = order[1] ?? order[0];
-  return ENTITY_TYPES[pick === undefined ? 0 : pick[1]] as string;
+  return ENTITY_TYPES[pick === undefined ? 0 : pick[1]] as EntityType;
 }
 
 /**

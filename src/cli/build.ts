@@ -13,7 +13,7 @@
 
 import { type Graph, loadGraph, saveSnapshot } from "../index.js";
 import { CommandFailure, runCommand, UsageError } from "./command.js";
-import { checkInputFile, checkOutputFile } from "./paths.js";
+import { checkGraphInputFiles, checkOutputFile } from "./paths.js";
 import { createProgressPrinter, summary } from "./progress.js";
 
 export const BUILD_HELP = `Usage: quiver build --entities FILE --statements FILE --out FILE [--quiet]
@@ -27,6 +27,8 @@ Options:
   --statements FILE   statements, one JSON object per line, each id naming an entity:
                       {"subjectEntityId":"Q42","predicateEntityId":"P31","objectEntityId":"Q5"}
                       and optionally "statementFingerprint" (else derived from the three ids)
+                      For either file (not both), - reads stdin; a name ending in .gz is read
+                      through gunzip (zcat data.jsonl.gz | quiver build --entities - ...)
   --out FILE          the snapshot to write (replaced only once the new one is complete)
   --quiet             no progress lines, only the summary and errors
   -h, --help          show this help
@@ -54,8 +56,7 @@ export function runBuild(argv: string[]): Promise<number> {
     if (entities === undefined || statements === undefined || out === undefined) {
       throw new UsageError("--entities, --statements and --out are all required");
     }
-    await checkInputFile("--entities", entities);
-    await checkInputFile("--statements", statements);
+    await checkGraphInputFiles(entities, statements);
     await checkOutputFile("--out", out);
 
     const err = process.stderr;

@@ -10,7 +10,7 @@
 
 import { type Graph, loadGraph, openSnapshot } from "../index.js";
 import { UsageError } from "./command.js";
-import { checkInputFile } from "./paths.js";
+import { checkGraphInputFiles, checkInputFile } from "./paths.js";
 import { createProgressPrinter } from "./progress.js";
 
 /** The parseArgs options of the graph input, shared by the commands that take one. */
@@ -23,7 +23,8 @@ export const GRAPH_INPUT_OPTIONS = {
 /** The help lines of those options, for the commands' --help. */
 export const GRAPH_INPUT_HELP = `  SNAPSHOT              a snapshot file made by "quiver build"
   --entities FILE       or JSON Lines: entities, one JSON object per line (see "quiver build --help")
-  --statements FILE     and statements, one JSON object per line; give both files, or a SNAPSHOT
+  --statements FILE     and statements, one JSON object per line; give both files, or a SNAPSHOT.
+                        - reads stdin (for one of the two); a name ending in .gz is gunzipped
   --quiet               no loading progress on stderr`;
 
 export type GraphInput = { kind: "snapshot"; file: string } | { kind: "jsonl"; entities: string; statements: string };
@@ -51,8 +52,7 @@ export async function graphInputFrom(
         : "give --entities and --statements together",
     );
   }
-  await checkInputFile("--entities", entities);
-  await checkInputFile("--statements", statements);
+  await checkGraphInputFiles(entities, statements);
   return { kind: "jsonl", entities, statements };
 }
 

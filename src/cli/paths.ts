@@ -12,15 +12,14 @@
 import { constants } from "node:fs";
 import { access, stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { CommandFailure } from "./command.js";
-
-/** The path a command reads from standard input for. */
-export const STDIN_PATH = "-";
+import { STDIN_PATH } from "../index.js";
+import { CommandFailure, UsageError } from "./command.js";
 
 const kindOf = (isDirectory: boolean): string => (isDirectory ? "a folder" : "not a regular file");
 
-/** `option PATH`: an input file that exists, is a file and may be read. */
+/** `option PATH`: an input file that exists, is a file and may be read; `-` (stdin) passes. */
 export async function checkInputFile(option: string, path: string): Promise<void> {
+  if (path === STDIN_PATH) return;
   const info = await stat(path).catch((e: NodeJS.ErrnoException) => {
     throw new CommandFailure(`${option} ${path}: ${describeMissing(e)}`);
   });
@@ -86,6 +85,15 @@ export async function checkOutputDirectory(option: string, path: string): Promis
     if (parent === at) throw new CommandFailure(`${option} ${path}: no folder on the way exists`);
     at = parent;
   }
+}
+
+/** The JSON Lines inputs of a graph: each a readable file, or `-` for one of them (stdin reads once). */
+export async function checkGraphInputFiles(entities: string, statements: string): Promise<void> {
+  if (entities === STDIN_PATH && statements === STDIN_PATH) {
+    throw new UsageError("--entities and --statements cannot both be - (stdin): give at least one as a file");
+  }
+  await checkInputFile("--entities", entities);
+  await checkInputFile("--statements", statements);
 }
 
 function describeMissing(e: NodeJS.ErrnoException): string {

@@ -16,7 +16,14 @@
  * loaded and built), then the engine's cost per page (microseconds) and the printing.
  */
 
-import { type Graph, GraphBuilder, type Page, SEARCH_MAX_LIMIT, STATEMENTS_MAX_LIMIT } from "../index.js";
+import {
+  type EntityType,
+  type Graph,
+  GraphBuilder,
+  type Page,
+  SEARCH_MAX_LIMIT,
+  STATEMENTS_MAX_LIMIT,
+} from "../index.js";
 import { runCommand, UsageError } from "./command.js";
 import { GRAPH_INPUT_HELP, GRAPH_INPUT_OPTIONS, graphInputFrom, openGraphInput } from "./graph-input.js";
 import { writeJsonLinesTo } from "./jsonl-writer.js";
@@ -164,8 +171,9 @@ export function runSearch(argv: string[]): Promise<number> {
       positionals,
       values,
       // The engine checks every parameter (q missing or empty, type, limit, cursor) with the
-      // endpoint's sentences; `as number` only quiets the type of a value it is about to refuse.
-      (graph, cursor) => graph.search({ q: values.q as string, type: values.type, limit: limit as number, cursor }),
+      // endpoint's sentences; the casts only quiet the types of values it is about to refuse.
+      (graph, cursor) =>
+        graph.search({ q: values.q as string, type: values.type as EntityType, limit: limit as number, cursor }),
       values.cursor,
     );
   });

@@ -18,8 +18,18 @@ const HEX16 = /^[0-9a-f]{16}$/;
 const scratch: Hash64 = [0, 0];
 
 export function deriveFingerprint(subjectEntityId: string, predicateEntityId: string, objectEntityId: string): string {
-  hash64([subjectEntityId, predicateEntityId, objectEntityId], scratch);
+  deriveFingerprintValue(subjectEntityId, predicateEntityId, objectEntityId, scratch);
   return hex64(scratch[0], scratch[1]);
+}
+
+/** The derived fingerprint as its 64-bit value `[hi, lo]`, written into `out` (no string is made). */
+export function deriveFingerprintValue(
+  subjectEntityId: string,
+  predicateEntityId: string,
+  objectEntityId: string,
+  out: Hash64,
+): Hash64 {
+  return hash64([subjectEntityId, predicateEntityId, objectEntityId], out);
 }
 
 /** True when `fp` can live in the two uint32 columns. */

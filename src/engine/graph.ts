@@ -15,7 +15,14 @@
  */
 
 import { createHash } from "node:crypto";
-import { CursorCodec, ENDPOINT_SEARCH, ENDPOINT_STATEMENTS, queryTag, toSecretBytes } from "./cursor.js";
+import {
+  checkCacheBytes,
+  CursorCodec,
+  ENDPOINT_SEARCH,
+  ENDPOINT_STATEMENTS,
+  queryTag,
+  toSecretBytes,
+} from "./cursor.js";
 import { Dictionary } from "./dictionary.js";
 import { deriveFingerprint } from "./fingerprint.js";
 import type { FingerprintColumn } from "./fingerprint-column.js";
@@ -61,7 +68,7 @@ export interface GraphOptions {
   cursorSecret?: string | Uint8Array | undefined;
   /**
    * Bytes that everything the graph keeps between queries (the cache of cursors it issued lately)
-   * may hold in all. Default DEFAULT_CACHE_BYTES.
+   * may hold in all; 0 keeps nothing. Default DEFAULT_CACHE_BYTES.
    */
   cacheBytes?: number | undefined;
 }
@@ -115,7 +122,9 @@ export class Graph {
     this.#parts = parts;
     this.#options = options;
     this.dictionary = new Dictionary(parts.entityIds);
-    this.cursors = new CursorCodec(toSecretBytes(options.cursorSecret));
+    checkCacheBytes(options.cacheBytes);
+    // The cursor cache is the only cache a graph keeps between queries: it gets the whole budget.
+    this.cursors = new CursorCodec(toSecretBytes(options.cursorSecret), options.cacheBytes ?? DEFAULT_CACHE_BYTES);
     this.searchIndex = parts.searchIndex;
     this.statementIndex = parts.statementIndex;
     this.fingerprints = parts.statementIndex.fingerprints;
@@ -183,7 +192,8 @@ export class Graph {
       const { extra, parts } = this.cursors.decode(cursor, ENDPOINT_SEARCH, tag);
       if (parts.length !== 2 || extra > TIER_INFIX)
         throw new Error("search cursor with a valid MAC has an unknown shape");
-      after = { tier: extra, folded: parts[0] as string, entityId: parts[1] as string };
+      // The cursor carries the raw identifier (shorter than its fold when NFKC expands it): fold it again.
+      after = { tier: extra, folded: fold(parts[0] as string), entityId: parts[1] as string };
     }
     // One look-ahead item tells whether a next page exists, so nextCursor is null exactly at the end.
     const hits = this.searchIndex.find(fold(q), type, after, limit + 1);
@@ -192,10 +202,9 @@ export class Graph {
     for (let i = 0; i < n; i++) items[i] = this.entityAt(this.searchIndex.idAt(hits.ranks[i] as number));
     let nextCursor: string | null = null;
     if (hits.ranks.length > limit) {
-      const lastRank = hits.ranks[n - 1] as number;
       const last = items[n - 1] as Entity;
       nextCursor = this.cursors.encode(ENDPOINT_SEARCH, tag, hits.tiers[n - 1] as number, [
-        this.searchIndex.foldedAt(lastRank),
+        last.rawIdentifier,
         last.entityId,
       ]);
     }

@@ -4,10 +4,14 @@
  * (Serving the snapshot it writes: test/cli/snapshot.test.ts.)
  */
 
+import { spawn } from "node:child_process";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { quiverRun, tempFiles } from "../support/cli.js";
+import { loadGraph, openSnapshot } from "../../src/index.js";
+import { MAIN, quiverRun, tempFiles } from "../support/cli.js";
 
 const FIXTURES = join(process.cwd(), "fixtures");
 const ENTITIES = join(FIXTURES, "entities.jsonl");
@@ -56,5 +60,45 @@ test("usage errors exit 2; a good build says what it wrote", async () => {
   assert.match(built.stderr, /wrote .*g\.snap: 0\.\d MB/);
   assert.not.match(built.stderr, /reading/, "--quiet: no progress lines");
 });
+
+test("- reads stdin and .gz is gunzipped, for build and for the query commands; both from stdin is a usage error", async () => {
+  const files = await tempFiles({ "x.txt": "" });
+  const here = join(files["x.txt"]!, "..");
+  const gz = join(here, "statements.jsonl.gz");
+  await writeFile(gz, gzipSync(await readFile(STATEMENTS)));
+  const out = join(here, "piped.snap");
+  const built = await withStdin(
+    ["build", "--entities", "-", "--statements", gz, "--out", out],
+    await readFile(ENTITIES),
+  );
+  assert.is(built.code, 0, built.stderr);
+  assert.match(built.stderr, /reading entities stdin: 573 lines/);
+  const demo = await loadGraph({ entities: ENTITIES, statements: STATEMENTS });
+  assert.is((await openSnapshot(out)).stats().contentTag, demo.stats().contentTag);
+
+  const searched = await withStdin(
+    ["search", "--entities", ENTITIES, "--statements", "-", "--q", "trittin", "--quiet"],
+    await readFile(STATEMENTS),
+  );
+  assert.is(searched.code, 0, searched.stderr);
+  assert.match(searched.stdout, /"rawIdentifier":"Jürgen Trittin"/);
+
+  const twice = await quiverRun(["build", "--entities", "-", "--statements", "-", "--out", out]);
+  assert.is(twice.code, 2);
+  assert.match(twice.stderr, /cannot both be - \(stdin\)/);
+});
+
+/** Runs `quiver ARGS` with `input` on its stdin. */
+function withStdin(args: string[], input: Buffer): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [MAIN, ...args], { stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
 
 test.run();
