@@ -75,8 +75,8 @@ interface Mix {
 /** Search: a word (3+ letters) of a random YAGO name, lower-cased. Statements: by subject, predicate or object. */
 function queryMix(graph: Graph): Mix {
   const next = mulberry32(42); // a fixed sequence, so every run sends the same mix
-  const ids = graphParts(graph).entityIds;
-  const raws = graphParts(graph).rawIdentifiers;
+  const ids = graphParts(graph).dictionary.ids;
+  const raws = graphParts(graph).entities.rawIdentifiers;
   const search: string[] = [];
   while (search.length < QUERY_COUNT) {
     const i = Math.floor(next() * ids.length);

@@ -271,7 +271,7 @@ function makeCase(
 
 function secondMostFrequentType(graph: Graph): EntityType {
   const counts = new Array<number>(ENTITY_TYPES.length).fill(0);
-  for (const t of graphParts(graph).types) counts[t] = (counts[t] as number) + 1;
+  for (const t of graphParts(graph).entities.types) counts[t] = (counts[t] as number) + 1;
   const order = counts
     .map((n, t) => [n, t] as const)
     .filter(([n]) => n > 0)
@@ -285,7 +285,7 @@ function secondMostFrequentType(graph: Graph): EntityType {
  * (so the query matches with and without the filter). Deterministic for a given graph.
  */
 function findRareQuery(graph: Graph, type: string): string | undefined {
-  const { rawIdentifiers, types } = graphParts(graph);
+  const { rawIdentifiers, types } = graphParts(graph).entities;
   const rand = mulberry32(RARE_QUERY_SEED);
   const n = rawIdentifiers.length;
   const wanted = Number(type);
@@ -316,14 +316,14 @@ class NaiveSearch {
   constructor(graph: Graph) {
     this.graph = graph;
     const started = performance.now();
-    this.folded = graphParts(graph).rawIdentifiers.map(fold);
+    this.folded = graphParts(graph).entities.rawIdentifiers.map(fold);
     this.prepareMs = performance.now() - started;
   }
 
   count(q: string, type: string | undefined): number {
     const fq = fold(q);
     const t = type === undefined ? -1 : Number(type);
-    const { types } = graphParts(this.graph);
+    const { types } = graphParts(this.graph).entities;
     let n = 0;
     for (let i = 0; i < this.folded.length; i++)
       if ((t < 0 || types[i] === t) && (this.folded[i] as string).includes(fq)) n++;
@@ -353,7 +353,8 @@ class NaiveSearch {
   page(q: string, type: string | undefined, offset: number, limit: number): Entity[] {
     const fq = fold(q);
     const t = type === undefined ? -1 : Number(type);
-    const { entityIds, rawIdentifiers, types, sourceTypeIndex, sourceTypes } = graphParts(this.graph);
+    const { rawIdentifiers, types, sourceTypeIndex, sourceTypes } = graphParts(this.graph).entities;
+    const entityIds = graphParts(this.graph).dictionary.ids;
     const folded = this.folded;
     const hits: number[] = [];
     const tiers = new Uint8Array(folded.length);

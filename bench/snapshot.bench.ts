@@ -32,11 +32,10 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 
 import { isMainModule } from "../tools/main-module.js";
-import { Graph } from "../src/engine/graph.js";
+import type { Graph } from "../src/engine/graph.js";
 import type { Page } from "../src/engine/types.js";
 import { loadGraph } from "../src/load/jsonl.js";
-import { openSnapshot, readSnapshotFile, saveSnapshot } from "../src/snapshot/file.js";
-import { decodeSnapshot } from "../src/snapshot/format.js";
+import { decodeSnapshot, openSnapshot, readSnapshotFile, saveSnapshot } from "../src/snapshot/file.js";
 import { DEFAULT_DATA_CACHE, DEFAULT_ENTITIES, DEFAULT_SEED, DEFAULT_STATEMENTS } from "./args.js";
 import { writeGraphJsonl } from "../tools/generator.js";
 import { gcAvailable, mib, seconds, settledMemory, thousands, type MemorySnapshot } from "./report.js";
@@ -136,7 +135,7 @@ export async function run(options: SnapshotBenchOptions = {}): Promise<SnapshotB
     const { bytes, checksum } = await readSnapshotFile(path);
     const openReadMs = performance.now() - t;
     t = performance.now();
-    const decoded = new Graph(decodeSnapshot(bytes, path, { checksum }), { cursorSecret: SECRET });
+    const decoded = decodeSnapshot(bytes, path, { checksum, cursorSecret: SECRET });
     const openDecodeMs = performance.now() - t;
     if (decoded.statementCount !== statements || decoded.entityCount !== entities)
       throw new Error("decoded graph has other counts");
@@ -214,7 +213,7 @@ async function generatedFiles(
   statements: number,
   seed: number,
 ): Promise<{ entities: string; statements: string; bytes: number }> {
-  const generatorCode = await readFile(fileURLToPath(new URL("./generator.js", import.meta.url)));
+  const generatorCode = await readFile(fileURLToPath(new URL("../tools/generator.js", import.meta.url)));
   const version = createHash("sha256").update(generatorCode).digest("hex").slice(0, 10);
   const dir = join(DEFAULT_DATA_CACHE, `generated-${entities}x${statements}-seed${seed}-${version}`);
   const marker = join(dir, "complete.json");

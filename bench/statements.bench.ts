@@ -246,7 +246,7 @@ function quiverParams(graph: Graph, c: PageCase): StatementsParams {
  */
 function heaviestGroups(graph: Graph): ShapeGroup[] {
   const st = graphParts(graph).statementIndex;
-  const ids = graphParts(graph).entityIds;
+  const ids = graphParts(graph).dictionary.ids;
   const m = st.length;
   const name = (id: number | undefined) => ids[id as number] as string;
   // SPO order gives S, S+P, S+P+O; POS gives P, P+O; OSP gives O, O+S.

@@ -123,7 +123,7 @@ export async function buildFuzzGraph(): Promise<Graph> {
 
 /** Words, ids and real cursors of `graph`, deterministically (graph order, fixed walks). */
 export function fuzzContext(graph: Graph, keys: readonly string[]): FuzzContext {
-  const raws = graphParts(graph).rawIdentifiers;
+  const raws = graphParts(graph).entities.rawIdentifiers;
   const words = new Set<string>();
   for (let i = 0; i < raws.length && words.size < 3000; i++) {
     const raw = raws[i] ?? "";

@@ -37,5 +37,11 @@ export {
   type SaveProgress,
   type OpenSnapshotOptions,
 } from "./snapshot/file.js";
-export { FORMAT_VERSION as SNAPSHOT_FORMAT_VERSION } from "./snapshot/format.js";
+export { FORMAT_VERSION as SNAPSHOT_FORMAT_VERSION } from "./snapshot/container.js";
+export {
+  readSnapshotInfo,
+  type SnapshotInfo,
+  type SnapshotSectionInfo,
+  type ReadSnapshotInfoOptions,
+} from "./snapshot/info.js";
 export * from "./http/index.js";

@@ -22,12 +22,15 @@
  * `BitVector.fromBits(bits)` from any array of 0/1. Queries before seal() are wrong, not checked
  * (no branch in the hot path).
  *
- * Snapshot: `blocks` (the one Int32Array above, BitVector.blocksLength(length) words) plus
- * `length` is the whole state; `BitVector.fromArrays(blocks, length)` restores it without
- * rebuilding (it trusts the counts).
+ * Serial form (engine/serial.ts): `length` and `blocks` (the one Int32Array above,
+ * BitVector.blocksLength(length) words) are the whole state. `deserialize` checks the shape, and
+ * with `verify` recounts every block (`firstWrongCount`, one popcount pass) so that no stored count
+ * lies; `fromArrays(blocks, length)` restores without any check, for callers that just built them.
  *
  * Cost: build O(n / 32) after the set() calls; rank1/rank0/get O(1); no allocation after build.
  */
+
+import { checkLength, type SerialReader, type SerialWriter } from "./serial.js";
 
 /** Bits per block; a power of two, `i >>> BLOCK_SHIFT` is the block of bit i. */
 const BLOCK_SHIFT = 9;
@@ -86,6 +89,47 @@ export class BitVector {
     bv.sealed = true;
     bv._ones = bv.rank1(length);
     return bv;
+  }
+
+  /** Writes the serial form: `length` and `blocks`. Only a sealed vector has one. */
+  serialize(w: SerialWriter): void {
+    if (!this.sealed) throw new Error("BitVector.serialize before seal()");
+    w.integer("length", this.length);
+    w.array("blocks", this.blocks);
+  }
+
+  /** Restores a sealed vector from its serial form; with `r.verify`, recounts every block. */
+  static deserialize(r: SerialReader): BitVector {
+    const length = r.integer("length");
+    if (length > MAX_BIT_VECTOR_LENGTH) r.corrupt(`length ${length} is not below 2^31`);
+    const blocks = r.int32("blocks");
+    checkLength(r, "blocks", blocks, BitVector.blocksLength(length), `a vector of ${length} bits`);
+    if (r.verify) {
+      const w = BitVector.firstWrongCount(blocks);
+      if (w >= 0) r.corrupt(`blocks hold a wrong rank count at word ${w}`);
+    }
+    return BitVector.fromArrays(blocks, length);
+  }
+
+  /**
+   * The first header word of `blocks` (a vector's blocks, BitVector.blocksLength(n) words) whose
+   * count differs from what its bits give, or -1 when every count is right: seal()'s computation,
+   * compared instead of stored. One popcount pass, no allocation.
+   */
+  static firstWrongCount(blocks: Int32Array): number {
+    let cumulative = 0;
+    for (let base = 0; base < blocks.length; base += BLOCK_STRIDE) {
+      if (blocks[base] !== cumulative) return base;
+      let inBlock = 0;
+      let packed = 0;
+      for (let w = 0; w < WORDS_PER_BLOCK; w++) {
+        if (w !== 0 && (w & 3) === 0) packed |= inBlock << (SUB_COUNT_BITS * ((w >>> 2) - 1));
+        inBlock += popcount32(blocks[base + HEADER_WORDS + w]!);
+      }
+      if (blocks[base + 1] !== packed) return base + 1;
+      cumulative += inBlock;
+    }
+    return -1;
   }
 
   /** Sets bit i to 1. Only before seal(). */

@@ -5,9 +5,14 @@
  * 16 lowercase hex digits (every derived one), and as a string in a side table otherwise. For 16-digit
  * lowercase hex, numeric order of (hi, lo) equals string order, so comparisons stay the contract's.
  * 8 bytes a statement plus the side table.
+ *
+ * Serial form (engine/serial.ts): `hi`, `lo`, and the side table as `textRows` (ascending rows,
+ * transient) and `text` (a string list, one per row). `deserialize` checks the lengths and that the
+ * side table's rows ascend below the row count, each with a non-empty fingerprint.
  */
 
 import { hex64 } from "./hash64.js";
+import { checkLength, type SerialReader, type SerialWriter } from "./serial.js";
 
 export class FingerprintColumn {
   readonly hi: Uint32Array;
@@ -19,6 +24,38 @@ export class FingerprintColumn {
     this.hi = hi;
     this.lo = lo;
     this.text = text;
+  }
+
+  /** Writes the serial form (see the banner). */
+  serialize(w: SerialWriter): void {
+    w.array("hi", this.hi);
+    w.array("lo", this.lo);
+    const rows = Uint32Array.from([...this.text.keys()].sort((a, b) => a - b));
+    w.array("textRows", rows, { transient: true });
+    w.strings(
+      "text",
+      Array.from(rows, (row) => this.text.get(row)!),
+    );
+  }
+
+  /** Restores the fingerprints of `rowCount` statement rows from their serial form. */
+  static deserialize(r: SerialReader, rowCount: number): FingerprintColumn {
+    const hi = r.uint32("hi");
+    const lo = r.uint32("lo");
+    checkLength(r, "hi", hi, rowCount, "one per statement");
+    checkLength(r, "lo", lo, rowCount, "one per statement");
+    const rows = r.uint32("textRows");
+    const texts = r.strings("text");
+    checkLength(r, "text", texts, rows.length, "one per row of textRows");
+    const text = new Map<number, string>();
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!;
+      // Ascending rows: each once, so the Map holds exactly the stored list.
+      if (row >= rowCount || (i > 0 && row <= rows[i - 1]!)) r.corrupt("textRows are out of range or order");
+      if (texts[i]!.length === 0) r.corrupt(`the fingerprint of row ${row} is empty`);
+      text.set(row, texts[i]!);
+    }
+    return new FingerprintColumn(hi, lo, text);
   }
 
   get(row: number): string {

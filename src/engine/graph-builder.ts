@@ -25,6 +25,8 @@
 
 import { Uint32Vector, Uint8Vector } from "mnemonist";
 import { checkCacheBytes, toSecretBytes } from "./cursor.js";
+import { Dictionary } from "./dictionary.js";
+import { EntityColumns } from "./entity-columns.js";
 import { dataError, type QuiverErrorCode, type SourcePosition } from "./errors.js";
 import { FingerprintColumn } from "./fingerprint-column.js";
 import { deriveFingerprintValue, hexFingerprintHi, hexFingerprintLo, isHexFingerprint } from "./fingerprint.js";
@@ -261,11 +263,8 @@ export class GraphBuilder {
     );
     return new Graph(
       {
-        entityIds,
-        rawIdentifiers,
-        types,
-        sourceTypeIndex,
-        sourceTypes: this.sourceTypes.slice(),
+        dictionary: new Dictionary(entityIds),
+        entities: new EntityColumns(rawIdentifiers, types, sourceTypeIndex, this.sourceTypes.slice()),
         searchIndex,
         statementIndex,
       },

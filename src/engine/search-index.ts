@@ -26,10 +26,18 @@
  * A page of k items costs O(|q| log n + (k + 8) log N) node visits whatever the number of matches or the page
  * number. Memory: 2 (text) + 4 (suffix array) + about (B + 3) * 1.13 / 8 (wavelet matrix) bytes per
  * character, plus 12 bytes per entity (starts, rankToId, typeRanks).
+ *
+ * Serial form (engine/serial.ts): the arrays above by name, `rankBits`, and the wavelet matrix under
+ * `documents`. `deserialize` checks every length and width, that no stored value of the document
+ * array lies beyond the last rank of its band (a few range-successor walks); with `verify` also that
+ * starts ascend and end on a separator, that the suffix array stays inside the text, that rankToId
+ * is a permutation, and that typeRanks lists, per type, ascending ranks of entities of that type.
+ * Not checked (it would cost a sort): that the suffix array is the sorted one, and the ranks' order.
  */
 
+import { checkBelow, checkLength, type SerialReader, type SerialWriter } from "./serial.js";
 import { buildSuffixArray } from "./suffix-array.js";
-import { WaveletMatrix } from "./wavelet-matrix.js";
+import { MAX_WAVELET_BITS, WaveletMatrix } from "./wavelet-matrix.js";
 
 /** Number of entity type bands (types "0".."7"). */
 export const TYPE_COUNT = 8;
@@ -208,6 +216,92 @@ export class SearchIndex {
       fill[t] = (fill[t] as number) + 1;
     }
     onProgress?.(4, total);
+    return new SearchIndex(
+      { text, separators, starts, rankToId, suffixArray, documents, rankBits, typeRanks, typeStarts },
+      ids,
+    );
+  }
+
+  /** Writes the serial form (see the banner). */
+  serialize(w: SerialWriter): void {
+    w.array("text", this.text);
+    w.array("separators", this.separators);
+    w.array("starts", this.starts);
+    w.array("rankToId", this.rankToId);
+    w.array("suffixArray", this.suffixArray);
+    w.integer("rankBits", this.rankBits);
+    w.array("typeRanks", this.typeRanks);
+    w.array("typeStarts", this.typeStarts);
+    this.documents.serialize(w.child("documents"));
+  }
+
+  /**
+   * Restores an index from its serial form, for the entities whose entityIds (ascending, by dense id)
+   * and types are given, checking it (see the banner).
+   */
+  static deserialize(r: SerialReader, entities: { ids: readonly string[]; types: Uint8Array }): SearchIndex {
+    const { ids, types } = entities;
+    const n = ids.length;
+    const text = r.uint16("text");
+    const length = text.length;
+    const separators = r.uint32("separators");
+    const starts = r.uint32("starts");
+    const rankToId = r.uint32("rankToId");
+    const suffixArray = r.uint32("suffixArray");
+    const rankBits = r.integer("rankBits");
+    const typeRanks = r.uint32("typeRanks");
+    const typeStarts = r.uint32("typeStarts");
+    checkLength(r, "separators", separators, Math.ceil(length / 32), "one bit per code unit of the text");
+    checkLength(r, "starts", starts, n + 1, "one per entity, plus the end");
+    checkLength(r, "rankToId", rankToId, n, "one per entity");
+    checkLength(r, "suffixArray", suffixArray, length, "one per code unit of the text");
+    checkLength(r, "typeRanks", typeRanks, n, "one per entity");
+    checkLength(r, "typeStarts", typeStarts, TYPE_COUNT + 1, "one per type, plus the end");
+    if (starts[0] !== 0 || starts[n] !== length) r.corrupt("starts do not span the text");
+    if (typeStarts[0] !== 0 || typeStarts[TYPE_COUNT] !== n) r.corrupt("typeStarts do not span the entities");
+    for (let t = 0; t < TYPE_COUNT; t++) {
+      if (typeStarts[t + 1]! < typeStarts[t]!) r.corrupt(`typeStarts ${t} and ${t + 1} are out of order`);
+    }
+    // Ranks are stored in a band of 2^rankBits values per type, 8 bands in all, within 31 bits.
+    if (!(rankBits >= 1 && rankBits + 3 <= MAX_WAVELET_BITS && 2 ** rankBits >= n))
+      r.corrupt(`rankBits ${rankBits} cannot hold ${n} entities`);
+    const documents = WaveletMatrix.deserialize(r.child("documents"));
+    if (documents.length !== length || documents.bits !== rankBits + 3)
+      r.corrupt(
+        `documents hold ${documents.length} values of ${documents.bits} bits, expected ${length} of ${rankBits + 3}`,
+      );
+    if (r.verify) {
+      for (let rank = 0; rank < n; rank++) {
+        const end = starts[rank + 1]!;
+        // Every identifier is followed by its separator, so consecutive starts differ by at least one.
+        if (end <= starts[rank]!) r.corrupt(`start ${rank + 1} does not follow start ${rank}`);
+        const sep = end - 1;
+        if (((separators[sep >>> 5]! >>> (sep & 31)) & 1) === 0)
+          r.corrupt(`the text lacks the separator after rank ${rank}`);
+      }
+      checkBelow(r, "suffixArray", suffixArray, length, "positions in the text");
+      const seen = new Uint8Array(n);
+      for (let rank = 0; rank < n; rank++) {
+        const id = rankToId[rank]!;
+        if (id >= n || seen[id] === 1) r.corrupt("rankToId is not a permutation");
+        seen[id] = 1;
+      }
+      for (let t = 0; t < TYPE_COUNT; t++) {
+        for (let i = typeStarts[t]!; i < typeStarts[t + 1]!; i++) {
+          const rank = typeRanks[i]!;
+          // Ranks of one type ascend (the index binary-searches them) and are of that type.
+          if (rank >= n || (i > typeStarts[t]! && rank <= typeRanks[i - 1]!))
+            r.corrupt(`typeRanks of type ${t} are out of range or order`);
+          if (types[rankToId[rank]!] !== t) r.corrupt(`typeRanks of type ${t} list an entity of another type`);
+        }
+      }
+    }
+    // With true counts, range successor is exact: no value may lie past the last rank of its band.
+    const band = 2 ** rankBits;
+    for (let t = 0; t < TYPE_COUNT; t++) {
+      if (documents.rangeSuccessor(0, length, t * band + n, (t + 1) * band) >= 0)
+        r.corrupt(`documents hold a rank of type ${t} beyond the ${n} entities`);
+    }
     return new SearchIndex(
       { text, separators, starts, rankToId, suffixArray, documents, rankBits, typeRanks, typeStarts },
       ids,

@@ -14,9 +14,14 @@
  * Memory: 12 bytes a statement of id columns + 4 (POS) + 4 (OSP) = 20 bytes, plus 8 bytes of
  * fingerprints (FingerprintColumn). Queries: two binary searches for the filter's range, one for the
  * cursor's seek point, then a sequential walk: O(log m + page).
+ *
+ * Serial form (engine/serial.ts): the `subject`, `predicate` and `object` columns, then the
+ * fingerprints, POS and OSP each under its own name. `deserialize` checks the lengths, and with
+ * `verify` that every id is below the entity count; each part checks the rest of itself.
  */
 
 import { FingerprintColumn } from "./fingerprint-column.js";
+import { checkBelow, checkLength, type SerialReader, type SerialWriter } from "./serial.js";
 import { TripleIndex } from "./triple-index.js";
 
 /** A filter as dense ids; undefined = not filtered on. */
@@ -68,6 +73,35 @@ export class StatementIndex {
 
   get length(): number {
     return this.subject.length;
+  }
+
+  /** Writes the serial form (see the banner). */
+  serialize(w: SerialWriter): void {
+    w.array("subject", this.subject);
+    w.array("predicate", this.predicate);
+    w.array("object", this.object);
+    this.fingerprints.serialize(w.child("fingerprints"));
+    this.pos.serialize(w.child("pos"));
+    this.osp.serialize(w.child("osp"));
+  }
+
+  /** Restores the index over `entityCount` entities from its serial form, checking it. */
+  static deserialize(r: SerialReader, entityCount: number): StatementIndex {
+    const subject = r.uint32("subject");
+    const predicate = r.uint32("predicate");
+    const object = r.uint32("object");
+    const m = subject.length;
+    checkLength(r, "predicate", predicate, m, "one per statement");
+    checkLength(r, "object", object, m, "one per statement");
+    if (r.verify) {
+      checkBelow(r, "subject", subject, entityCount, "dense entity ids");
+      checkBelow(r, "predicate", predicate, entityCount, "dense entity ids");
+      checkBelow(r, "object", object, entityCount, "dense entity ids");
+    }
+    const fingerprints = FingerprintColumn.deserialize(r.child("fingerprints"), m);
+    const pos = TripleIndex.deserialize(r.child("pos"), "POS", [predicate, object, subject], fingerprints);
+    const osp = TripleIndex.deserialize(r.child("osp"), "OSP", [object, subject, predicate], fingerprints);
+    return new StatementIndex(subject, predicate, object, fingerprints, pos.rows!, osp.rows!);
   }
 
   /** Sorts `rows` into the three orders. `entityCount` bounds the dense ids. */

@@ -12,9 +12,15 @@
  *    gone still lands between its neighbours ("inexact" components never compare equal).
  *
  * Memory: 4 bytes a statement for `rows` (the columns are shared by the three orders).
+ *
+ * Serial form (engine/serial.ts): `rows` alone; the columns and fingerprints belong to the statement
+ * index, which passes them back to `deserialize`. The order the rows are stored in (rows null) has
+ * no serial form of its own. `deserialize` checks the length, and with `verify` that every row is
+ * below the statement count; not that the rows are sorted (that would cost a comparison per row).
  */
 
 import type { FingerprintColumn } from "./fingerprint-column.js";
+import { checkBelow, checkLength, type SerialReader, type SerialWriter } from "./serial.js";
 
 export type IndexOrder = "SPO" | "POS" | "OSP";
 
@@ -47,6 +53,26 @@ export class TripleIndex {
     this.rows = rows;
     this.fingerprints = fingerprints;
     this.length = columns[0].length;
+  }
+
+  /** Writes the serial form: `rows`. */
+  serialize(w: SerialWriter): void {
+    if (this.rows === null) throw new Error(`TripleIndex ${this.order}: the stored order has no rows to serialize`);
+    w.array("rows", this.rows);
+  }
+
+  /** Restores the `order` index over the given columns and fingerprints from its serial form. */
+  static deserialize(
+    r: SerialReader,
+    order: IndexOrder,
+    columns: [Uint32Array, Uint32Array, Uint32Array],
+    fingerprints: FingerprintColumn,
+  ): TripleIndex {
+    const m = columns[0].length;
+    const rows = r.uint32("rows");
+    checkLength(r, "rows", rows, m, "one per statement");
+    if (r.verify) checkBelow(r, "rows", rows, m, "statement rows");
+    return new TripleIndex(order, columns, rows, fingerprints);
   }
 
   rowAt(pos: number): number {

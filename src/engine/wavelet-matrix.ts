@@ -32,12 +32,15 @@
  * Space: bits * n * 1.125 bits. Every level is one bit vector of n bits, so a query touches about
  * two cache lines per level: at 5M values x 20 bits (14 MB) it is memory-latency bound.
  *
- * Snapshot: `length`, `bits`, `levelBlocks` (every level's BitVector blocks, level 0 first, each
- * BitVector.blocksLength(length) words) and `zeros` (bits Int32s) are the whole state;
- * `WaveletMatrix.fromArrays(length, bits, levelBlocks, zeros)` restores it without rebuilding.
+ * Serial form (engine/serial.ts): `length`, `bits`, `levels` (every level's BitVector blocks, level
+ * 0 first, each BitVector.blocksLength(length) words) and `zeros` (bits Int32s) are the whole state.
+ * `deserialize` checks the shape and that each zero count is the level's own (so every position a
+ * query moves to stays in [0, length]); with `verify` it recounts every level's blocks first, since
+ * the queries trust those counts. `fromArrays` restores without checks, for arrays just built.
  */
 
 import { BitVector, bitAt, rank1At } from "./bit-vector.js";
+import { checkLength, type SerialReader, type SerialWriter } from "./serial.js";
 
 /** Widest value: 31 bits keeps every value and prefix a non-negative int32 (a V8 small integer). */
 export const MAX_WAVELET_BITS = 31;
@@ -133,6 +136,35 @@ export class WaveletMatrix {
 
   /** Restores a matrix from a snapshot of its arrays (see the banner), without rebuilding. */
   static fromArrays(length: number, bits: number, levelBlocks: Int32Array, zeros: Int32Array): WaveletMatrix {
+    return new WaveletMatrix(length, bits, levelBlocks, zeros);
+  }
+
+  /** Writes the serial form: `length`, `bits`, `levels`, `zeros`. */
+  serialize(w: SerialWriter): void {
+    w.integer("length", this.length);
+    w.integer("bits", this.bits);
+    w.array("levels", this.levelBlocks);
+    w.array("zeros", this.zeros);
+  }
+
+  /** Restores a matrix from its serial form, checking it (see the banner). */
+  static deserialize(r: SerialReader): WaveletMatrix {
+    const length = r.integer("length");
+    const bits = r.integer("bits");
+    if (bits > MAX_WAVELET_BITS) r.corrupt(`${bits} bits per value, more than ${MAX_WAVELET_BITS}`);
+    if (length > 0x7fffffff) r.corrupt(`length ${length} is not below 2^31`);
+    const levelBlocks = r.int32("levels");
+    const zeros = r.int32("zeros");
+    const stride = BitVector.blocksLength(length);
+    checkLength(r, "levels", levelBlocks, bits * stride, `${bits} levels of ${length} bits`);
+    checkLength(r, "zeros", zeros, bits, "one count per level");
+    for (let d = 0, off = 0; d < bits; d++, off += stride) {
+      if (r.verify) {
+        const w = BitVector.firstWrongCount(levelBlocks.subarray(off, off + stride));
+        if (w >= 0) r.corrupt(`level ${d} has a wrong rank count at word ${w}`);
+      }
+      if (zeros[d] !== length - rank1At(levelBlocks, off, length)) r.corrupt(`level ${d} has a wrong zero count`);
+    }
     return new WaveletMatrix(length, bits, levelBlocks, zeros);
   }
 

@@ -1,51 +1,64 @@
 /**
  * Snapshot files
  * ==============
- * Owns putting a snapshot on disk and getting it back: `saveSnapshot(graph, path)` writes the bytes
- * of format.ts, `openSnapshot(path)` reads them and returns a ready Graph. The layout, the checksum
- * and every check live in format.ts; this file only moves bytes and names the file in errors.
+ * Owns putting a graph on disk and getting it back: `saveSnapshot(graph, path)` and
+ * `openSnapshot(path)`, and the pure steps between a graph and a file's bytes (`encodeSnapshot`,
+ * `decodeSnapshot`): the graph manifest (graph-manifest.ts) over the container (container.ts).
  *
- * Save: the chunks are written to `path + ".tmp"`, fsync'ed, then renamed over `path`. rename(2) is
- * atomic within a file system, so whoever opens `path` (a server reloading on SIGHUP, a replica)
- * sees the old snapshot or the new one, never half of one, even if the writer crashes or the power
- * goes. A failed save removes its temporary file.
+ * Save: the bytes go to a temporary file of the save's own, `<path>.<pid>.<random>.tmp`, created
+ * exclusively ("wx": never an existing file, so never a user's own `<path>.tmp` or another save's
+ * file), are fsync'ed, then renamed over `path`, and the directory is fsync'ed. rename(2) is atomic
+ * within a file system, so whoever opens `path` (a server reloading on SIGHUP, a replica) sees the old
+ * snapshot or a new one whole, even if the writer crashes or the power goes. Two saves to one path at
+ * once (two `quiver build --out` runs overlapping) each write and publish a whole file of their own;
+ * the later rename wins, and both report what they did truthfully. Any failure removes the save's
+ * temporary file (and only it) and rejects; nothing is published.
  *
  * Open: the file is read into two ArrayBuffers allocated here (not pooled Buffers, whose byteOffset
  * need not be 8-aligned): the head, of which each typed array of the graph is a view, and the tail,
- * the transient sections (string blobs and offsets, see format.ts), dropped once the strings are
- * decoded. So memory after open is the head plus the decoded strings. The checksum is computed piece
- * by piece while the next piece is being read. Then decodeSnapshot checks and assembles, and only a
- * fully checked graph is returned.
+ * the transient sections (string lists, see container.ts), dropped once the strings are decoded. So
+ * memory after open is the head plus the decoded strings. The checksum is computed piece by piece
+ * while the next piece is being read. Then every structure restores and checks itself, and only a
+ * fully checked graph is returned; a section nobody reads is refused as damage.
  *
- * Errors: a damaged, foreign or newer file is a QuiverError INVALID_SNAPSHOT "<path>: <what>". A
- * file that cannot be read at all (missing, a directory, no permission) is the same error, with
- * the system error as its `cause` ("<path>: cannot read the snapshot: no such file"): a caller that
- * opens a snapshot (the CLI, a reload on SIGHUP) has one error to catch and print, and keeps serving
- * its current graph.
+ * Errors: a damaged, foreign, older or newer file is a QuiverError INVALID_SNAPSHOT "<path>: <what>".
+ * A file that cannot be read at all (missing, a directory, no permission) is the same error, with the
+ * system error as its `cause` ("<path>: cannot read the snapshot: no such file"): a caller that opens
+ * a snapshot (the CLI, a reload on SIGHUP) has one error to catch and print, and keeps serving its
+ * current graph. A failed save rejects with the system error.
  *
  * Cost: save writes the file once (plus the strings copied into blobs and one CRC pass); open is
- * one sequential read plus the checks of format.ts. Reads and writes go in IO_CHUNK_BYTES pieces
- * (Linux caps one read or write at about 2 GiB; smaller pieces also pace the progress reports).
+ * one sequential read plus the structures' checks (npm run bench:snapshot). Reads and writes go in
+ * IO_CHUNK_BYTES pieces (Linux caps one read or write at about 2 GiB; smaller pieces also pace the
+ * progress reports).
  */
 
+import { randomBytes } from "node:crypto";
 import { open, rename, rm, type FileHandle } from "node:fs/promises";
+import { dirname } from "node:path";
 
 import { QuiverError } from "../engine/errors.js";
-import { Graph, type GraphOptions } from "../engine/graph.js";
-import { graphParts } from "../engine/internal.js";
+import type { Graph, GraphOptions } from "../engine/graph.js";
 import {
-  decodeSnapshot,
-  encodeSnapshot,
+  CHECKSUM_FROM,
   HEADER_BYTES,
+  openContainer,
+  encodeContainer,
   snapshotChecksum,
   transientSplit,
   type SnapshotBytes,
-} from "./format.js";
+} from "./container.js";
+import { ContainerReader, ContainerWriter } from "./container-serial.js";
+import { readGraph, writeGraph, type WriteGraphOptions } from "./graph-manifest.js";
 
 /** Bytes per read or write call. */
 export const IO_CHUNK_BYTES = 64 * 1024 * 1024;
 /** Bytes written between two progress reports. */
 export const PROGRESS_STEP_BYTES = 16 * 1024 * 1024;
+/** The largest section table read ahead to find the transient cut; past it the file is read whole. */
+export const MAX_TABLE_PROBE_BYTES = 1024 * 1024;
+/** Tries at a fresh temporary name when one exists already (a 48-bit random name: never, in practice). */
+const TEMPORARY_NAME_TRIES = 4;
 
 export interface SaveProgress {
   bytesWritten: number;
@@ -53,8 +66,10 @@ export interface SaveProgress {
 }
 
 export interface SaveSnapshotOptions {
-  /** Called every PROGRESS_STEP_BYTES or so, and once at the end. */
+  /** Called every PROGRESS_STEP_BYTES or so, and once when every byte is written and synced. */
   onProgress?: ((progress: SaveProgress) => void) | undefined;
+  /** The time recorded as the snapshot's build time (default: now). */
+  builtAt?: Date | undefined;
 }
 
 export interface SaveSnapshotResult {
@@ -64,62 +79,123 @@ export interface SaveSnapshotResult {
 
 export type OpenSnapshotOptions = GraphOptions;
 
-/** Writes `graph` as a snapshot file at `path`, atomically (temporary file, fsync, rename). */
+/** The snapshot of `graph`, as chunks whose concatenation is the file (arrays as they are, not copied). */
+export function encodeSnapshot(graph: Graph, options: WriteGraphOptions = {}): Uint8Array[] {
+  const w = new ContainerWriter();
+  writeGraph(graph, w, options);
+  return encodeContainer(w.sections);
+}
+
+export interface DecodeSnapshotOptions extends GraphOptions {
+  /** The checksum when the caller computed it while reading (see openContainer). */
+  checksum?: number | undefined;
+}
+
+/**
+ * The graph stored in `bytes` (a whole snapshot, in one piece or two), its typed arrays views on the
+ * head's buffer. Throws INVALID_SNAPSHOT "<fileName>: <what>" for any damaged, foreign, older or
+ * newer file.
+ */
+export function decodeSnapshot(
+  bytes: Uint8Array | SnapshotBytes,
+  fileName: string,
+  options: DecodeSnapshotOptions = {},
+): Graph {
+  const { checksum, ...graphOptions } = options;
+  const { values } = openContainer(bytes, fileName, { checksum });
+  const reader = new ContainerReader(values, { fileName, verify: true });
+  const graph = readGraph(reader, graphOptions);
+  const unread = reader.unread();
+  if (unread.length > 0)
+    reader.corrupt(
+      `section ${unread[0]} is not one this Quiver stores${unread.length > 1 ? ` (nor ${unread.length - 1} more)` : ""}`,
+    );
+  return graph;
+}
+
+/** Writes `graph` as a snapshot file at `path`, atomically and safely against other saves (see the banner). */
 export async function saveSnapshot(
   graph: Graph,
   path: string,
   options: SaveSnapshotOptions = {},
 ): Promise<SaveSnapshotResult> {
-  const chunks = encodeSnapshot(graphParts(graph));
+  const chunks = encodeSnapshot(graph, { builtAt: options.builtAt });
   let totalBytes = 0;
   for (const c of chunks) totalBytes += c.length;
-  const tmp = `${path}.tmp`;
-  let bytesWritten = 0;
-  let reported = 0;
+  const { handle, tmp } = await createTemporary(path);
+  let closed = false;
   try {
-    const handle = await open(tmp, "w");
-    try {
-      for (const chunk of chunks) {
-        for (let at = 0; at < chunk.length; ) {
-          const piece = chunk.subarray(at, Math.min(chunk.length, at + IO_CHUNK_BYTES));
-          const { bytesWritten: n } = await handle.write(piece, 0, piece.length);
-          at += n;
-          bytesWritten += n;
-          // Report by bytes, not by call: the many small chunks (header, padding) would flood the caller.
-          if (bytesWritten - reported >= PROGRESS_STEP_BYTES) {
-            reported = bytesWritten;
-            options.onProgress?.({ bytesWritten, totalBytes });
-          }
+    let bytesWritten = 0;
+    let reported = 0;
+    for (const chunk of chunks) {
+      for (let at = 0; at < chunk.length; ) {
+        const piece = chunk.subarray(at, Math.min(chunk.length, at + IO_CHUNK_BYTES));
+        const { bytesWritten: n } = await handle.write(piece, 0, piece.length);
+        at += n;
+        bytesWritten += n;
+        // Report by bytes, not by call: the many small chunks (header, padding) would flood the caller.
+        if (bytesWritten - reported >= PROGRESS_STEP_BYTES) {
+          reported = bytesWritten;
+          options.onProgress?.({ bytesWritten, totalBytes });
         }
       }
-      // Durable before visible: the rename must never publish bytes still in the page cache only.
-      await handle.sync();
-    } finally {
-      await handle.close();
     }
+    // Durable before visible: the rename must never publish bytes still in the page cache only.
+    await handle.sync();
+    closed = true;
+    await handle.close();
+    // The last report before the rename: a callback that throws leaves nothing published.
+    options.onProgress?.({ bytesWritten, totalBytes });
     await rename(tmp, path);
   } catch (e) {
+    if (!closed) await handle.close().catch(() => undefined);
     await rm(tmp, { force: true });
     throw e;
   }
-  options.onProgress?.({ bytesWritten, totalBytes });
+  await syncDirectory(dirname(path));
   return { bytes: totalBytes };
 }
 
-/** Opens the snapshot at `path` as a Graph; refuses any damaged, foreign or newer file (see the banner). */
-export async function openSnapshot(path: string, options: OpenSnapshotOptions = {}): Promise<Graph> {
-  const { bytes, checksum } = await readSnapshotFile(path);
-  const parts = decodeSnapshot(bytes, path, { checksum });
-  return new Graph(parts, options);
+/** A temporary file of this save's own beside `path`, created exclusively (see the banner). */
+async function createTemporary(path: string): Promise<{ handle: FileHandle; tmp: string }> {
+  for (let attempt = 1; ; attempt++) {
+    const tmp = `${path}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
+    try {
+      return { handle: await open(tmp, "wx"), tmp };
+    } catch (e) {
+      // Someone else's file has this name: leave it alone and draw another.
+      if ((e as { code?: unknown }).code === "EEXIST" && attempt < TEMPORARY_NAME_TRIES) continue;
+      throw e;
+    }
+  }
 }
 
-/** Bytes read first, to find where the transient sections start: the header and the whole table. */
-const TABLE_PROBE_BYTES = 4096;
+/**
+ * fsync of a directory, so that a rename in it survives a power cut. Best effort: some platforms and
+ * file systems refuse to open or sync a directory, and the file itself is already durable.
+ */
+async function syncDirectory(dir: string): Promise<void> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(dir, "r");
+    await handle.sync();
+  } catch {
+    // Not supported here: the rename is still atomic, only perhaps not yet durable.
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}
+
+/** Opens the snapshot at `path` as a Graph; refuses any damaged, foreign, older or newer file (see the banner). */
+export async function openSnapshot(path: string, options: OpenSnapshotOptions = {}): Promise<Graph> {
+  const { bytes, checksum } = await readSnapshotFile(path);
+  return decodeSnapshot(bytes, path, { ...options, checksum });
+}
 
 /**
  * The file's bytes in two fresh (8-aligned) ArrayBuffers, cut at transientSplit (the head, kept as
  * the graph's memory; the tail, transient sections only, dropped after decoding), and the snapshot
- * checksum of bytes [HEADER_BYTES, size). Each piece of `pieceBytes` is summed while the next one is
+ * checksum of bytes [CHECKSUM_FROM, size). Each piece of `pieceBytes` is summed while the next one is
  * being read (reads run on libuv's thread pool), so the checksum costs almost no time of its own.
  * Exported for tests (small pieces) and benchmarks; openSnapshot is the way to open a snapshot.
  */
@@ -127,21 +203,9 @@ export async function readSnapshotFile(
   path: string,
   pieceBytes: number = IO_CHUNK_BYTES,
 ): Promise<{ bytes: SnapshotBytes; checksum: number }> {
-  let handle: FileHandle;
+  const { handle, size } = await openForReading(path);
   try {
-    handle = await open(path, "r");
-  } catch (e) {
-    throw cannotRead(path, e);
-  }
-  try {
-    const info = await handle.stat();
-    // A directory opens fine on Linux and fails only on read: say what it is.
-    if (!info.isFile())
-      throw new QuiverError("INVALID_SNAPSHOT", `${path}: cannot read the snapshot: not a regular file`);
-    const size = info.size;
-    const probe = new Uint8Array(Math.min(size, TABLE_PROBE_BYTES));
-    await readFully(handle, probe, 0, path, size);
-    const split = transientSplit(probe, size);
+    const split = transientSplit(await readStart(handle, path, size), size);
     const head = new Uint8Array(new ArrayBuffer(split));
     const tail = new Uint8Array(new ArrayBuffer(size - split));
     // The file in pieces, in file order, each within one of the two buffers.
@@ -153,10 +217,9 @@ export async function readSnapshotFile(
       for (let at = 0; at < into.length; at += pieceBytes)
         pieces.push({ into, at, length: Math.min(pieceBytes, into.length - at), fileOffset: base + at });
     }
-    const file = handle;
     const readPiece = (k: number) => {
-      const p = pieces[k] as (typeof pieces)[number];
-      return readFully(file, p.into.subarray(p.at, p.at + p.length), p.fileOffset, path, size);
+      const p = pieces[k]!;
+      return readFully(handle, p.into.subarray(p.at, p.at + p.length), p.fileOffset, path, size);
     };
     let checksum = 0;
     let pending = pieces.length > 0 ? readPiece(0) : undefined;
@@ -164,8 +227,8 @@ export async function readSnapshotFile(
       await pending;
       // Start the next read first, then sum this piece meanwhile.
       pending = k + 1 < pieces.length ? readPiece(k + 1) : undefined;
-      const p = pieces[k] as (typeof pieces)[number];
-      const skip = Math.max(0, HEADER_BYTES - p.fileOffset);
+      const p = pieces[k]!;
+      const skip = Math.max(0, CHECKSUM_FROM - p.fileOffset);
       if (skip < p.length) checksum = snapshotChecksum(p.into.subarray(p.at + skip, p.at + p.length), checksum);
     }
     return { bytes: { head, tail }, checksum };
@@ -176,8 +239,49 @@ export async function readSnapshotFile(
   }
 }
 
+/** A regular file opened for reading, and its size; or INVALID_SNAPSHOT "cannot read the snapshot". */
+export async function openForReading(path: string): Promise<{ handle: FileHandle; size: number }> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, "r");
+  } catch (e) {
+    throw cannotRead(path, e);
+  }
+  try {
+    const info = await handle.stat();
+    // A directory opens fine on Linux and fails only on read: say what it is.
+    if (!info.isFile())
+      throw new QuiverError("INVALID_SNAPSHOT", `${path}: cannot read the snapshot: not a regular file`);
+    return { handle, size: info.size };
+  } catch (e) {
+    await handle.close();
+    throw e instanceof QuiverError ? e : cannotRead(path, e);
+  }
+}
+
+/**
+ * The header and the section table: the file's first bytes up to the table's end as the header says
+ * (a table of at most `maxTableBytes`; less when the file is shorter or the header is not a snapshot's).
+ */
+export async function readStart(
+  handle: FileHandle,
+  path: string,
+  size: number,
+  maxTableBytes: number = MAX_TABLE_PROBE_BYTES,
+): Promise<Uint8Array> {
+  const header = new Uint8Array(Math.min(size, HEADER_BYTES));
+  await readFully(handle, header, 0, path, size);
+  const tableBytes = header.length === HEADER_BYTES ? new DataView(header.buffer).getUint32(32, true) : 0;
+  const want = Math.min(size, HEADER_BYTES + Math.min(tableBytes, maxTableBytes));
+  if (want <= header.length) return header;
+  const start = new Uint8Array(want);
+  start.set(header);
+  await readFully(handle, start.subarray(header.length), header.length, path, size);
+  return start;
+}
+
 /** Fills `into` from `fileOffset` on; a file that ends early shrank while being read. */
-async function readFully(
+export async function readFully(
   handle: FileHandle,
   into: Uint8Array,
   fileOffset: number,

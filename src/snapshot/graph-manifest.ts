@@ -1,0 +1,96 @@
+/**
+ * Graph manifest
+ * ==============
+ * Which structure of a graph is stored under which name, for any carrier of the serial protocol
+ * (engine/serial.ts): a snapshot file (container-serial.ts) or memory (a worker thread handing a
+ * graph to the main thread: MemorySerialWriter, transfer its buffers, MemorySerialReader with verify
+ * false). Each structure writes and restores itself and checks its own invariants; this file only
+ * names them, passes each what it needs of the others, and stores a summary:
+ *
+ *   graph.entities, graph.statements   the counts (checked against what the structures restore)
+ *   graph.contentTag                   graph.stats().contentTag, so opening need not hash the content
+ *   graph.builtAt                      when the snapshot was written, in ms since 1970 (UTC)
+ *   graph.writer                       "quiver <version>" of the Quiver that wrote it
+ *   dictionary                         Dictionary: the entityIds
+ *   entities                           EntityColumns: rawIdentifier, type, sourceType per entity
+ *   search                             SearchIndex
+ *   statements                         StatementIndex
+ *
+ * Adding a field to a structure touches that structure only; adding a structure, one row in each of
+ * writeGraph and readGraph (and the snapshot format version).
+ *
+ * Cost: writing computes graph.stats() once (the content tag; cached by the graph); reading is the
+ * structures' own checks.
+ */
+
+import { Dictionary } from "../engine/dictionary.js";
+import { EntityColumns } from "../engine/entity-columns.js";
+import { Graph, type GraphOptions } from "../engine/graph.js";
+import { graphParts } from "../engine/internal.js";
+import { SearchIndex } from "../engine/search-index.js";
+import type { SerialReader, SerialWriter } from "../engine/serial.js";
+import { StatementIndex } from "../engine/statement-index.js";
+import { QUIVER_VERSION } from "../version.js";
+
+/** What a stored graph says of itself, readable without restoring it. */
+export interface GraphSummary {
+  entities: number;
+  statements: number;
+  /** graph.stats().contentTag of the stored graph. */
+  contentTag: string;
+  /** When the snapshot was written. */
+  builtAt: Date;
+  /** "quiver <version>" of the Quiver that wrote it. */
+  writer: string;
+}
+
+export interface WriteGraphOptions {
+  /** The time to record as builtAt (default: now); a fixed one makes the bytes reproducible. */
+  builtAt?: Date | undefined;
+}
+
+const CONTENT_TAG = /^[0-9a-f]{64}$/;
+
+/** Writes `graph` to `w`: the summary, then each structure under its name. */
+export function writeGraph(graph: Graph, w: SerialWriter, options: WriteGraphOptions = {}): void {
+  const parts = graphParts(graph);
+  const summary = w.child("graph");
+  summary.integer("entities", graph.entityCount);
+  summary.integer("statements", graph.statementCount);
+  summary.text("contentTag", graph.stats().contentTag);
+  summary.integer("builtAt", Math.max(0, (options.builtAt ?? new Date()).getTime()));
+  summary.text("writer", `quiver ${QUIVER_VERSION}`);
+  parts.dictionary.serialize(w.child("dictionary"));
+  parts.entities.serialize(w.child("entities"));
+  parts.searchIndex.serialize(w.child("search"));
+  parts.statementIndex.serialize(w.child("statements"));
+}
+
+/** The summary alone (see the banner); `quiver info` reads only this. */
+export function readGraphSummary(r: SerialReader): GraphSummary {
+  const s = r.child("graph");
+  const summary: GraphSummary = {
+    entities: s.integer("entities"),
+    statements: s.integer("statements"),
+    contentTag: s.text("contentTag"),
+    builtAt: new Date(s.integer("builtAt")),
+    writer: s.text("writer"),
+  };
+  if (!CONTENT_TAG.test(summary.contentTag)) s.corrupt("contentTag is not 64 hex digits");
+  return summary;
+}
+
+/** Restores the graph `r` holds, each structure checking itself; `options` as for any Graph. */
+export function readGraph(r: SerialReader, options: GraphOptions = {}): Graph {
+  const summary = readGraphSummary(r);
+  const dictionary = Dictionary.deserialize(r.child("dictionary"));
+  const entities = EntityColumns.deserialize(r.child("entities"), dictionary.size);
+  const searchIndex = SearchIndex.deserialize(r.child("search"), { ids: dictionary.ids, types: entities.types });
+  const statementIndex = StatementIndex.deserialize(r.child("statements"), dictionary.size);
+  if (dictionary.size !== summary.entities || statementIndex.length !== summary.statements) {
+    r.corrupt(
+      `the summary counts ${summary.entities} entities and ${summary.statements} statements, the structures ${dictionary.size} and ${statementIndex.length}`,
+    );
+  }
+  return new Graph({ dictionary, entities, searchIndex, statementIndex, contentTag: summary.contentTag }, options);
+}
