@@ -13,6 +13,7 @@ import { runBuild } from "./build.js";
 import { type Command, EXIT_USAGE, isClosedOutput } from "./command.js";
 import { runConvert } from "./convert.js";
 import { runDump } from "./dump.js";
+import { runInfo } from "./info.js";
 import { runSearch, runStatements } from "./query.js";
 import { runServe } from "./serve.js";
 import { VERSION } from "./version.js";
@@ -20,6 +21,7 @@ import { VERSION } from "./version.js";
 const COMMANDS: Record<string, Command> = {
   serve: { summary: "load a graph and serve the HTTP API (what `npm start` runs)", run: (argv) => runServe(argv) },
   build: { summary: "build a snapshot file from JSON Lines (serve it with serve --snapshot FILE)", run: runBuild },
+  info: { summary: "describe a snapshot file: format, counts, checksum, sizes, build time", run: runInfo },
   search: { summary: "search entity identifiers in a graph; prints JSON Lines", run: runSearch },
   statements: { summary: "list the statements of a graph matching filters; prints JSON Lines", run: runStatements },
   dump: { summary: "write a graph (a snapshot) back as entities.jsonl and statements.jsonl", run: runDump },

@@ -9,7 +9,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { quiverRun } from "../support/cli.js";
 
-const COMMANDS = ["serve", "build", "search", "statements", "dump", "convert"];
+const COMMANDS = ["serve", "build", "info", "search", "statements", "dump", "convert"];
 
 test("quiver --help lists every command; each command's --help shows its usage", async () => {
   const help = await quiverRun(["--help"]);
