@@ -90,6 +90,8 @@ test("production install of the tarball: npm install --omit=dev, then the quiver
   for (const command of ["serve", "build", "info", "dump", "search", "statements", "convert"]) {
     assert.match(help.stdout, new RegExp(`^  ${command} `, "m"));
   }
+  const version = JSON.parse(readFileSync(join(dir, "node_modules", "quiver-kg", "package.json"), "utf8")).version;
+  assert.is((await run(quiver, ["--version"], { cwd: dir })).stdout, `${version}\n`);
   // No data options: the demo graph that ships in the package's fixtures/.
   await servesTheDemoGraph(quiver, ["serve"], dir);
 });
