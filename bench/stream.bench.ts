@@ -219,7 +219,12 @@ export function runStream(graph: Graph, options: StreamOptions): StreamReport {
   const keepAll = options.statements <= 5_000_000;
   for (const st of generateStatements(gen)) {
     if (wanted.has(row++)) sampled.push(st);
-    if (keepAll) all.push({ subjectEntityId: st.subjectEntityId, predicateEntityId: st.predicateEntityId, objectEntityId: st.objectEntityId });
+    if (keepAll)
+      all.push({
+        subjectEntityId: st.subjectEntityId,
+        predicateEntityId: st.predicateEntityId,
+        objectEntityId: st.objectEntityId,
+      });
   }
   for (const shape of shapes) {
     const filters = new Map<string, StatementsParams>();
@@ -259,9 +264,13 @@ export function runStream(graph: Graph, options: StreamOptions): StreamReport {
         const t0 = performance.now();
         const n = naiveStatementsCount(all, f);
         times.push(performance.now() - t0);
-        if (n < Math.min(1, graph.statements({ ...f, limit: 1 }).items.length)) disagreements.push(`statements ${JSON.stringify(f)}`);
+        if (n < Math.min(1, graph.statements({ ...f, limit: 1 }).items.length))
+          disagreements.push(`statements ${JSON.stringify(f)}`);
       }
-      rows[rows.findIndex((r) => r.case.startsWith(`statements ${shape} page 1`))]!.naiveP50us = summarize("", times).p50us;
+      rows[rows.findIndex((r) => r.case.startsWith(`statements ${shape} page 1`))]!.naiveP50us = summarize(
+        "",
+        times,
+      ).p50us;
     }
   }
   return { entities: graph.entityCount, statements: graph.statementCount, rounds: options.rounds, rows, disagreements };

@@ -38,13 +38,12 @@
  * for knowledge base and text inference", CVSC 2015.
  */
 
-import { once } from "node:events";
-import { createWriteStream } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 
 import { dataError } from "../engine/errors.js";
 import type { Entity, EntityType, StatementInput } from "../engine/types.js";
+import { writeJsonLines } from "./jsonl-writer.js";
 
 export const KG_DATASET_NAMES = ["yago3-10", "fb15k-237"] as const;
 export type KgDatasetName = (typeof KG_DATASET_NAMES)[number];
@@ -58,9 +57,6 @@ export const NAME_TYPE: EntityType = "0";
 export const RELATION_TYPE: EntityType = "1";
 /** Types a name may get with `types: "hashed"`: every type but the relations'. */
 const HASHED_NAME_TYPES: readonly EntityType[] = ["0", "2", "3", "4", "5", "6", "7"];
-
-/** Bytes gathered before one write in `writeJsonLines`: few syscalls, bounded memory. */
-const WRITE_BATCH_CHARS = 1 << 20;
 
 interface DatasetConvention {
   nameId(name: string): string;
@@ -248,45 +244,6 @@ function largestComponent(statements: readonly StatementInput[]): Set<number> {
     if (find(s.subjectEntityId) === bestRoot) kept.add(i);
   });
   return kept;
-}
-
-/**
- * Writes items as JSON Lines (one `JSON.stringify` per line, LF endings, no BOM), batching writes
- * and waiting for the stream to drain. Resolves once the file is flushed and closed.
- */
-export async function writeJsonLines(
-  path: string,
-  items: Iterable<unknown>,
-): Promise<{ lines: number; bytes: number }> {
-  const out = createWriteStream(path);
-  const closed = new Promise<void>((resolve, reject) => {
-    out.on("close", resolve);
-    out.on("error", reject);
-  });
-  let lines = 0;
-  let bytes = 0;
-  let batch = "";
-  const flush = async (): Promise<void> => {
-    bytes += Buffer.byteLength(batch);
-    const ok = out.write(batch);
-    batch = "";
-    // Respect backpressure: a huge dataset must not pile up in memory.
-    if (!ok) await once(out, "drain"); // rejects if the stream errors meanwhile
-  };
-  try {
-    for (const item of items) {
-      batch += JSON.stringify(item) + "\n";
-      lines++;
-      if (batch.length >= WRITE_BATCH_CHARS) await flush();
-    }
-    if (batch.length > 0) await flush();
-  } catch (e) {
-    out.destroy();
-    throw e;
-  }
-  out.end();
-  await closed;
-  return { lines, bytes };
 }
 
 /** Writes `entities.jsonl` and `statements.jsonl` into `dir` (created if missing); returns their paths. */

@@ -3,25 +3,31 @@
  * `quiver` command
  * ================
  * The package's `bin`: `quiver <command> [options]` (inside the repository `npm run quiver -- ...`;
- * `npm start` is `quiver serve`). One table of commands; each command parses its own options and
- * resolves with its exit status.
+ * `npm start` is `quiver serve`). One table of commands, in the order a user meets them; each
+ * command parses its own options and resolves with its exit status (command.ts).
  */
 
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { runBuild } from "./build.js";
-import { runServe, EXIT_USAGE } from "./serve.js";
-
-interface Command {
-  summary: string;
-  run(argv: string[]): Promise<number>;
-}
+import { type Command, EXIT_USAGE, isClosedOutput } from "./command.js";
+import { runConvert } from "./convert.js";
+import { runDump } from "./dump.js";
+import { runInfo } from "./info.js";
+import { runSearch, runStatements } from "./query.js";
+import { runServe } from "./serve.js";
+import { VERSION } from "./version.js";
 
 const COMMANDS: Record<string, Command> = {
   serve: { summary: "load a graph and serve the HTTP API (what `npm start` runs)", run: (argv) => runServe(argv) },
-  build: {
-    summary: "build a snapshot file from JSON Lines (serve it with serve --snapshot FILE)",
-    run: (argv) => runBuild(argv),
+  build: { summary: "build a snapshot file from JSON Lines (serve it with serve --snapshot FILE)", run: runBuild },
+  info: { summary: "describe a snapshot file: format, counts, checksum, sizes, build time", run: runInfo },
+  search: { summary: "search entity identifiers in a graph; prints JSON Lines", run: runSearch },
+  statements: { summary: "list the statements of a graph matching filters; prints JSON Lines", run: runStatements },
+  dump: { summary: "write a graph (a snapshot) back as entities.jsonl and statements.jsonl", run: runDump },
+  convert: {
+    summary: "convert a YAGO3-10 or FB15k-237 folder to entities.jsonl and statements.jsonl",
+    run: runConvert,
   },
 };
 
@@ -29,10 +35,11 @@ export const MAIN_HELP = `Usage: quiver <command> [options]
 
 Commands:
 ${Object.entries(COMMANDS)
-  .map(([name, c]) => `  ${name.padEnd(8)}${c.summary}`)
+  .map(([name, c]) => `  ${name.padEnd(11)}${c.summary}`)
   .join("\n")}
 
-Run "quiver <command> --help" for the options and environment variables of a command.
+Run "quiver <command> --help" for the options and environment variables of a command,
+"quiver --version" for the version.
 `;
 
 export async function main(argv: string[]): Promise<number> {
@@ -42,6 +49,10 @@ export async function main(argv: string[]): Promise<number> {
     if (topic !== undefined) return topic.run(["--help"]);
     process.stdout.write(MAIN_HELP);
     return name === undefined ? EXIT_USAGE : 0;
+  }
+  if (name === "--version" || name === "-v") {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
   }
   const command = COMMANDS[name];
   if (command === undefined) {
@@ -63,6 +74,11 @@ function isMainModule(): boolean {
 }
 
 if (isMainModule()) {
+  // Output piped into a reader that stops early (`quiver statements g.snap --all | head`): stop quietly.
+  process.stdout.on("error", (e) => {
+    if (isClosedOutput(e)) process.exit(0);
+    throw e;
+  });
   main(process.argv.slice(2)).then(
     (status) => process.exit(status),
     (error: unknown) => {

@@ -71,3 +71,20 @@ export async function tempFiles(files: Record<string, string>): Promise<Record<s
   }
   return paths;
 }
+
+/** Runs `quiver ARGS` to its end; resolves with the exit status and both outputs. */
+export async function quiverRun(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<{ code: number | string; stdout: string; stderr: string }> {
+  const child = runQuiver(args, env);
+  const code = await child.exited;
+  return { code, stdout: child.stdout(), stderr: child.stderr() };
+}
+
+/** The JSON Lines a command printed, parsed. */
+export const jsonLines = (text: string): any[] =>
+  text
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l));
