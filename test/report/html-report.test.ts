@@ -68,11 +68,16 @@ const TERMINAL_COLUMNS = 100;
 let dir = "";
 let stdout = "";
 
-test.before(async () => {
+// Setup as tests, not in test.before: uvu swallows an error thrown by a before hook (the suite would
+// pass having run nothing), and a missing chromium must fail with its sentence.
+test("Debian's chromium is installed", () => {
   if (!existsSync(CHROMIUM))
     throw new Error(
       `npm run test:report needs Debian's chromium at ${CHROMIUM}: install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH)`,
     );
+});
+
+test("a small benchmark run writes its results and report", async () => {
   dir = await mkdtemp(join(tmpdir(), "quiver-report-test-"));
   stdout = await new Promise<string>((resolve, reject) => {
     execFile(
@@ -90,6 +95,7 @@ test.before(async () => {
       (error, out, err) => (error ? reject(new Error(`the benchmark failed: ${error.message}\n${err}`)) : resolve(out)),
     );
   });
+  assert.ok(existsSync(join(dir, "results.json")) && existsSync(join(dir, "results.html")));
 });
 
 test.after(async () => {
