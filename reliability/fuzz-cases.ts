@@ -25,6 +25,7 @@
  */
 
 import http from "node:http";
+import type { EntityType } from "../src/engine/types.js";
 import { mulberry32 } from "../tools/prng.js";
 
 // ---- seeded randomness -------------------------------------------------------------------------
@@ -86,7 +87,7 @@ export type Endpoint = "search" | "statements";
 
 /** The engine call a 200 must be the page of. */
 export type EngineCall =
-  | { endpoint: "search"; params: { q: string; type?: string; limit?: number; cursor?: string } }
+  | { endpoint: "search"; params: { q: string; type?: EntityType; limit?: number; cursor?: string } }
   | {
       endpoint: "statements";
       params: {
@@ -257,7 +258,7 @@ export function referenceParams(query: string, endpoint: Endpoint, book: CursorB
   if (endpoint === "search") {
     const q = values["q"];
     if (q === undefined || q.length > MAX_Q_UNITS) return null;
-    const type = values["type"];
+    const type = values["type"] as EntityType | undefined;
     if (type !== undefined && !/^[0-7]$/.test(type)) return null;
     if (cursor !== undefined && !book.accepts(cursor, "search", values)) return null;
     return {

@@ -59,8 +59,9 @@ const FIXTURE_STATEMENTS = fileURLToPath(new URL("../../fixtures/statements.json
 export const NASTY_ENTITIES: readonly Entity[] = [
   { entityId: "nasty:emoji", rawIdentifier: "😀 Grinning 🏳️‍🌈 family 👨‍👩‍👧‍👦 flags 🇩🇪", type: "4", sourceType: "fuzz" },
   { entityId: "nasty:nul\u0000id", rawIdentifier: "nul\u0000byte", type: "5", sourceType: "\u0000" },
-  { entityId: "nasty:lone-high", rawIdentifier: "lone \ud800 high", type: "5", sourceType: "fuzz" },
-  { entityId: "nasty:lone-low\udc00", rawIdentifier: "\udc00 low first", type: "5", sourceType: "fuzz" },
+  // Surrogate pairs next to the surrogate range's edges (a lone surrogate is refused at load).
+  { entityId: "nasty:pair-high", rawIdentifier: "pair \ud800\udc00 high", type: "5", sourceType: "fuzz" },
+  { entityId: "nasty:pair-low\udbff\udfff", rawIdentifier: "\udbff\udfff low last", type: "5", sourceType: "fuzz" },
   { entityId: "nasty:rtl", rawIdentifier: "\u202eevil\u202c \u200fעברית\u200e العربية", type: "2", sourceType: "fuzz" },
   { entityId: "nasty:zero-width", rawIdentifier: "zero\u200bwidth\u200djoin\u2060", type: "3", sourceType: "fuzz" },
   { entityId: "nasty:combining", rawIdentifier: "e\u0301 Z̵̡̢̛͖̯̖a̸l̷g̴o̵", type: "3", sourceType: "fuzz" },
@@ -87,8 +88,8 @@ export const NASTY_ENTITIES: readonly Entity[] = [
   { entityId: "nasty:empty-raw", rawIdentifier: "", type: "7", sourceType: "" },
   { entityId: "nasty:html", rawIdentifier: "<img src=x onerror=alert(1)>", type: "0", sourceType: "fuzz" },
   { entityId: "nasty:proto", rawIdentifier: "__proto__ constructor", type: "0", sourceType: "__proto__" },
-  // A cursor that resumes after this item is longer than the 8,192-byte target limit: following it is 414.
-  { entityId: "nasty:long", rawIdentifier: `long ${"ĳ".repeat(2000)} tail`, type: "4", sourceType: "fuzz" },
+  // At the rawIdentifier limit (1,024 bytes of UTF-8): the cursor after it still fits the target limit.
+  { entityId: "nasty:long", rawIdentifier: `long ${"ĳ".repeat(507)} tail`, type: "4", sourceType: "fuzz" },
   { entityId: "nasty:long-tail-2", rawIdentifier: "long tail two", type: "4", sourceType: "fuzz" },
 ];
 
@@ -97,7 +98,7 @@ const NASTY_STATEMENTS: readonly StatementInput[] = [
   {
     subjectEntityId: "nasty:nul\u0000id",
     predicateEntityId: "nasty:url a&b=c?d#e%41+",
-    objectEntityId: "nasty:lone-low\udc00",
+    objectEntityId: "nasty:pair-low\udbff\udfff",
   },
   {
     subjectEntityId: "nasty: ",

@@ -9,6 +9,7 @@ export { deriveFingerprint } from "./engine/fingerprint.js";
 export * from "./engine/limits.js";
 export type {
   Entity,
+  EntityInput,
   EntityType,
   Statement,
   StatementInput,
@@ -26,6 +27,7 @@ export {
   type ReadProgress,
   type BuildProgress,
   type InputKind,
+  STDIN_PATH,
 } from "./load/jsonl.js";
 export {
   saveSnapshot,

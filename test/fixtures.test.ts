@@ -9,6 +9,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 
 import type { Graph } from "../src/engine/graph.js";
+import type { EntityType } from "../src/engine/types.js";
 import { loadGraph } from "../src/load/jsonl.js";
 
 /** Tests run from the repository root. */
@@ -42,7 +43,7 @@ test("the demo graph loads, one entity and one statement per line", async () => 
 
 test("known names are searchable, accents and folding included", async () => {
   const g = await fixtureGraph();
-  const top = (q: string, type?: string) => g.search({ q, type }).items[0];
+  const top = (q: string, type?: EntityType) => g.search({ q, type }).items[0];
   assert.equal(top("Jürgen Trittin"), {
     entityId: "yago:Jürgen_Trittin",
     rawIdentifier: "Jürgen Trittin",

@@ -18,11 +18,15 @@ const megabytes = (bytes: number): string => (bytes / 1e6).toFixed(1);
 
 export function describeProgress(p: LoadProgress): string {
   if ("totalBytes" in p) {
-    const percent = p.totalBytes > 0 ? Math.floor((100 * p.bytes) / p.totalBytes) : 100;
     const rate = p.elapsedMs > 0 ? Math.round((p.lines * 1000) / p.elapsedMs) : 0;
+    // stdin has no known size: bytes read, without a total or a percentage.
+    const { totalBytes } = p;
+    const amount =
+      totalBytes === undefined
+        ? `${megabytes(p.bytes)} MB`
+        : `${megabytes(p.bytes)} of ${megabytes(totalBytes)} MB (${totalBytes > 0 ? Math.floor((100 * p.bytes) / totalBytes) : 100}%)`;
     return (
-      `reading ${p.phase} ${p.file}: ${count(p.lines)} lines, ${megabytes(p.bytes)} of ${megabytes(p.totalBytes)} MB ` +
-      `(${percent}%), ${count(rate)} lines/s` +
+      `reading ${p.phase} ${p.file}: ${count(p.lines)} lines, ${amount}, ${count(rate)} lines/s` +
       (p.finished ? ", done" : "")
     );
   }

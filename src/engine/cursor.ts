@@ -10,33 +10,60 @@
  *
  *   version u8 | endpoint u8 | extra u8 | query tag 8 bytes | parts... | HMAC-SHA256 truncated to 16 bytes
  *
- * where each part is a string as (varint byte length, UTF-16LE code units: UTF-8 would turn a lone
- * surrogate, which JSON input may carry, into U+FFFD and resume at the wrong place) and `extra` is a small integer
- * (the search tier). The query tag is FNV-1a 64 of the query's parameters (not of `limit`); it needs
- * no cryptographic strength because the HMAC covers it. Decoding checks, in order: the alphabet and
- * canonical base64url, the length, the MAC (altered, truncated or foreign cursors end here:
+ * where `extra` is a small integer (the search tier) and each part is a string as a varint header
+ * (byte length x 2, plus 1 when the part is UTF-16LE) and its bytes: UTF-8, since every string of a
+ * graph is well-formed Unicode (GraphBuilder refuses a lone surrogate); UTF-16LE only for a part that
+ * is not, so even such a string would resume at its exact place rather than at U+FFFD's. The query
+ * tag is FNV-1a 64 of the query's parameters (not of `limit`); it needs no cryptographic strength
+ * because the HMAC covers it. Decoding checks, in order: the length (at most CURSOR_MAX_LENGTH), the
+ * alphabet and canonical base64url, the MAC (altered, truncated or foreign cursors end here:
  * INVALID_CURSOR), the version, then the endpoint (CURSOR_ENDPOINT_MISMATCH) and the tag
  * (CURSOR_QUERY_MISMATCH), so each failure gets its own code.
  *
- * Cost: one HMAC (about 2 us here) per encode and per decode, linear in the cursor's length. The
- * codec remembers the cursors it issued lately (an LRU of ISSUED_CURSOR_CACHE_SIZE): the request for
- * the next page hands one back, and a string equal to one this codec sealed is authentic, so its
- * HMAC is not computed again; anything else, altered cursors included, takes the full check. The
- * length grows only with the item's identifiers, and is not capped here: every cursor the engine
- * issues must open again. (The HTTP adapter's 8,192-byte request-target limit caps what arrives.) Reference: RFC 2104 (HMAC), RFC 4648 (base64url).
+ * Length: the parts are what graph.ts puts in: a search cursor holds the last item's rawIdentifier
+ * (at most 1,024 bytes) and entityId (512), a statements cursor three entityIds and the fingerprint
+ * (3 x 512 + 128). With 11 header bytes, 16 of MAC and a 2-byte header per part, the longest body is
+ * 1,699 bytes: 2,266 characters of base64url, under CURSOR_MAX_LENGTH (4,096) for any data within
+ * the limits of limits.ts, so the request that sends it back fits an 8,192-byte target.
+ *
+ * Cost: one HMAC-SHA256 per encode and per decode, linear in the cursor's length but mostly its fixed
+ * cost for cursors this short (a few microseconds). The codec remembers the cursors it issued lately in a byte-weighted LRU
+ * (byte-lru.ts) whose budget is the graph's `cacheBytes`: the request for the next page hands one
+ * back, and a string equal to one this codec sealed is authentic, so its HMAC is not computed again;
+ * anything else, altered cursors included, takes the full check. Each entry is charged the bytes it
+ * holds (the cursor string, its parts as if the cache owned them, though they are usually the graph's
+ * own strings, and ENTRY_OVERHEAD_BYTES of objects): an upper bound, so the budget bounds the memory.
+ * Cursors whose entry would be over CACHED_CURSOR_MAX_BYTES are not remembered: a hit saves the same
+ * one HMAC whatever the length, so a long entry buys the least per byte held.
+ *
+ * References: RFC 2104 (HMAC), RFC 4648 (base64url).
  */
 
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { LRUCache } from "mnemonist";
+import { ByteLru } from "./byte-lru.js";
 import { QuiverError } from "./errors.js";
 import { hash64, type Hash64 } from "./hash64.js";
+import { CURSOR_MAX_LENGTH } from "./limits.js";
+import { isWellFormed } from "./utf8.js";
 
-const VERSION = 1;
+const VERSION = 2;
 const HEADER_BYTES = 11;
 const MAC_BYTES = 16;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
-/** Cursors remembered per codec (a few hundred bytes each), so a walk's next page skips one HMAC. */
-const ISSUED_CURSOR_CACHE_SIZE = 4096;
+/** Low bit of a part's header: the part is UTF-16LE, not UTF-8. */
+const UTF16_FLAG = 1;
+/**
+ * What one remembered cursor costs beyond its strings: the Map's slot, the LRU's slot object, the
+ * IssuedCursor and CursorContent objects and the parts array. Measured on Node 20, x64: 60,000
+ * cursors of 95 characters kept 432 bytes each, about 290 of them objects (`npm run build && node
+ * --expose-gc dist/test/support/cursor-memory.js
+ * '{"statements":60000,"idBytes":8,"rawBytes":8,"cacheBytes":1073741824}'`: growthBytes / pages).
+ */
+const ENTRY_OVERHEAD_BYTES = 320;
+/** A string's own header in V8's heap, charged once per string. */
+const STRING_HEADER_BYTES = 16;
+/** Largest remembered entry: about a 1,000-character key. Longer cursors are checked by HMAC again. */
+export const CACHED_CURSOR_MAX_BYTES = 4096;
 
 export const ENDPOINT_SEARCH = 1;
 export const ENDPOINT_STATEMENTS = 2;
@@ -78,6 +105,17 @@ export function toSecretBytes(secret: string | Uint8Array | undefined): Uint8Arr
   return bytes;
 }
 
+/** Throws QuiverError INVALID_PARAMETER unless `bytes` is absent or a whole number of bytes >= 0. */
+export function checkCacheBytes(bytes: number | undefined): void {
+  if (bytes === undefined) return;
+  if (typeof bytes !== "number" || !Number.isSafeInteger(bytes) || bytes < 0)
+    throw new QuiverError(
+      "INVALID_PARAMETER",
+      `The cache budget must be a whole number of bytes, 0 or more; got ${String(bytes)}.`,
+      { parameter: "cacheBytes" },
+    );
+}
+
 /** The tag that binds a cursor to its query's parameters. */
 export function queryTag(parts: readonly string[]): Hash64 {
   return hash64(parts);
@@ -85,16 +123,23 @@ export function queryTag(parts: readonly string[]): Hash64 {
 
 export class CursorCodec {
   private readonly secret: Uint8Array;
-  private readonly issued = new LRUCache<string, IssuedCursor>(ISSUED_CURSOR_CACHE_SIZE);
+  private readonly issued: ByteLru<string, IssuedCursor>;
 
-  constructor(secret: Uint8Array) {
+  /** `cacheBytes`: what the cache of issued cursors may hold (0: no cache). */
+  constructor(secret: Uint8Array, cacheBytes: number) {
     this.secret = secret;
+    this.issued = new ByteLru(cacheBytes, Math.min(CACHED_CURSOR_MAX_BYTES, cacheBytes));
+  }
+
+  /** Bytes charged for the cursors remembered now (at most the budget). */
+  get cachedBytes(): number {
+    return this.issued.bytes;
   }
 
   encode(endpoint: Endpoint, tag: Hash64, extra: number, parts: readonly string[]): string {
-    const encoded = parts.map((p) => Buffer.from(p, "utf16le"));
+    const encoded = parts.map(encodePart);
     let size = HEADER_BYTES + MAC_BYTES;
-    for (const b of encoded) size += varintLength(b.length) + b.length;
+    for (const { header, bytes } of encoded) size += varintLength(header) + bytes.length;
     const buf = Buffer.allocUnsafe(size);
     buf[0] = VERSION;
     buf[1] = endpoint;
@@ -102,15 +147,18 @@ export class CursorCodec {
     buf.writeUInt32BE(tag[0], 3);
     buf.writeUInt32BE(tag[1], 7);
     let at = HEADER_BYTES;
-    for (const b of encoded) {
-      at = writeVarint(buf, at, b.length);
-      b.copy(buf, at);
-      at += b.length;
+    for (const { header, bytes } of encoded) {
+      at = writeVarint(buf, at, header);
+      bytes.copy(buf, at);
+      at += bytes.length;
     }
     this.mac(buf.subarray(0, at)).copy(buf, at, 0, MAC_BYTES);
     const cursor = buf.toString("base64url");
     const content: CursorContent = Object.freeze({ extra, parts: Object.freeze(parts.slice()) });
-    this.issued.set(cursor, { endpoint, tagHi: tag[0], tagLo: tag[1], content });
+    let bytes = ENTRY_OVERHEAD_BYTES + STRING_HEADER_BYTES + cursor.length;
+    // Charged as two bytes a code unit, as if the codec owned them (they are usually the graph's own).
+    for (const p of parts) bytes += STRING_HEADER_BYTES + 2 * p.length;
+    this.issued.set(cursor, { endpoint, tagHi: tag[0], tagLo: tag[1], content }, bytes);
     return cursor;
   }
 
@@ -128,6 +176,8 @@ export class CursorCodec {
         `The cursor is not valid (${why}); pass the nextCursor of an earlier response unchanged, or leave cursor out to start from the first page.`,
         { parameter: "cursor" },
       );
+    // Longer than any cursor issued for data within the limits: refused before any decoding or MAC.
+    if (cursor.length > CURSOR_MAX_LENGTH) throw bad(`it is longer than ${CURSOR_MAX_LENGTH} characters`);
     if (!BASE64URL.test(cursor)) throw bad("it is not a cursor this service issued");
     const buf = Buffer.from(cursor, "base64url");
     if (buf.toString("base64url") !== cursor || buf.length < HEADER_BYTES + MAC_BYTES)
@@ -141,18 +191,21 @@ export class CursorCodec {
     const parts: string[] = [];
     let at = HEADER_BYTES;
     while (at < body.length) {
-      let len = 0;
+      let header = 0;
       let shift = 0;
       for (;;) {
         // The MAC already vouches for the bytes, so a bad varint here is a broken invariant.
         const b = body[at++];
         if (b === undefined || shift > 28) throw new Error("cursor: corrupt part length behind a valid MAC");
-        len += (b & 0x7f) * 2 ** shift;
+        header += (b & 0x7f) * 2 ** shift;
         shift += 7;
         if (b < 0x80) break;
       }
-      if (at + len > body.length || len % 2 !== 0) throw new Error("cursor: part overruns the body behind a valid MAC");
-      parts.push(body.toString("utf16le", at, at + len));
+      const utf16 = (header & UTF16_FLAG) !== 0;
+      const len = Math.floor(header / 2);
+      if (at + len > body.length || (utf16 && len % 2 !== 0))
+        throw new Error("cursor: part overruns the body behind a valid MAC");
+      parts.push(body.toString(utf16 ? "utf16le" : "utf8", at, at + len));
       at += len;
     }
     return { extra: buf[2] as number, parts };
@@ -180,6 +233,17 @@ function checkBinding(issuedFor: Endpoint, tagHi: number, tagLo: number, endpoin
       { parameter: "cursor" },
     );
   }
+}
+
+/** A part's bytes and its varint header (byte length x 2, plus UTF16_FLAG for UTF-16LE). */
+function encodePart(part: string): { header: number; bytes: Buffer } {
+  // UTF-8 for a well-formed part (every string of a graph); UTF-16LE keeps any other one exact.
+  if (isWellFormed(part)) {
+    const bytes = Buffer.from(part, "utf8");
+    return { header: bytes.length * 2, bytes };
+  }
+  const bytes = Buffer.from(part, "utf16le");
+  return { header: bytes.length * 2 + UTF16_FLAG, bytes };
 }
 
 function varintLength(n: number): number {

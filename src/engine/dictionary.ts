@@ -99,7 +99,8 @@ export class Dictionary {
   static deserialize(r: SerialReader): Dictionary {
     const ids = TextList.deserialize(r.child("ids"));
     const hashes = r.uint32("hashes");
-    if (hashes.length !== 2 * ids.length) r.corrupt(`the dictionary has ${ids.length} ids but ${hashes.length / 2} hashes`);
+    if (hashes.length !== 2 * ids.length)
+      r.corrupt(`the dictionary has ${ids.length} ids but ${hashes.length / 2} hashes`);
     if (r.verify) {
       const h: Hash64 = [0, 0];
       for (let d = 0; d < ids.length; d++) {

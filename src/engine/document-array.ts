@@ -79,11 +79,16 @@ export class DocumentArray {
    * separator), `typeOfRank[r]` its type; positions at or past starts[N] belong to no entity and
    * get rank 0 (no pattern the search index lists can reach them).
    */
-  static build(suffixArray: Uint32Array, starts: Uint32Array, typeOfRank: Uint8Array): DocumentArray {
+  static build(
+    suffixArray: Uint32Array,
+    starts: Uint32Array,
+    typeOfRank: Uint8Array,
+    plainBitsWanted: number = PLAIN_BITS,
+  ): DocumentArray {
     const N = typeOfRank.length;
     const n = suffixArray.length;
     const rankBits = Math.max(1, Math.ceil(Math.log2(Math.max(N, 2))));
-    const plainBits = Math.min(rankBits, PLAIN_BITS);
+    const plainBits = Math.min(rankBits, plainBitsWanted);
     const topBits = TYPE_BITS + rankBits - plainBits;
     // The rank of every text position, then the value of every suffix-array position.
     const rankAt = new Uint32Array(n);

@@ -27,6 +27,7 @@ export const ERROR_CODES = {
   DUPLICATE_ENTITY: "an entityId given twice",
   UNKNOWN_ENTITY: "a statement naming an entity that is not in the graph",
   FINGERPRINT_CONFLICT: "two different statements with one fingerprint",
+  UNREADABLE_INPUT: "an input file that is missing, a directory, or cannot be read",
   // snapshots
   INVALID_SNAPSHOT: "a snapshot file that is truncated, corrupted, foreign or of another version",
 } as const;

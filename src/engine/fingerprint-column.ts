@@ -64,7 +64,8 @@ export class FingerprintColumn {
       else if (g !== undefined) hex++;
     }
     // Nothing given: derive every fingerprint, store none.
-    if (hex === 0 && text === 0) return new FingerprintColumn(NONE, length, new Uint32Array(0), new Uint32Array(0), null, null, null);
+    if (hex === 0 && text === 0)
+      return new FingerprintColumn(NONE, length, new Uint32Array(0), new Uint32Array(0), null, null, null);
     const hi = new Uint32Array(hex);
     const lo = new Uint32Array(hex);
     // Every row hex: no bit vectors, the halves indexed by row.
@@ -150,7 +151,8 @@ export class FingerprintColumn {
   static deserialize(r: SerialReader): FingerprintColumn {
     const layout = r.integer("layout");
     const length = r.integer("length");
-    if (layout === NONE) return new FingerprintColumn(NONE, length, new Uint32Array(0), new Uint32Array(0), null, null, null);
+    if (layout === NONE)
+      return new FingerprintColumn(NONE, length, new Uint32Array(0), new Uint32Array(0), null, null, null);
     const hi = r.uint32("hi");
     const lo = r.uint32("lo");
     if (hi.length !== lo.length) r.corrupt("fingerprint halves of different lengths");
@@ -162,11 +164,13 @@ export class FingerprintColumn {
     const blocks = BitVector.blocksLength(length);
     const hexBlocks = r.int32("hexRows");
     const textBlocks = r.int32("textRows");
-    if (hexBlocks.length !== blocks || textBlocks.length !== blocks) r.corrupt("fingerprint row sets of the wrong size");
+    if (hexBlocks.length !== blocks || textBlocks.length !== blocks)
+      r.corrupt("fingerprint row sets of the wrong size");
     const hexRows = BitVector.fromArrays(hexBlocks, length);
     const textRows = BitVector.fromArrays(textBlocks, length);
     const texts = TextList.deserialize(r.child("texts"));
-    if (hexRows.ones !== hi.length || textRows.ones !== texts.length) r.corrupt("fingerprint counts disagree with their rows");
+    if (hexRows.ones !== hi.length || textRows.ones !== texts.length)
+      r.corrupt("fingerprint counts disagree with their rows");
     return new FingerprintColumn(MIXED, length, hi, lo, hexRows, textRows, texts);
   }
 }

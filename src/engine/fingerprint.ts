@@ -19,16 +19,31 @@ import { hash64, hash64Words, hex64, type Hash64 } from "./hash64.js";
 const HEX16 = /^[0-9a-f]{16}$/;
 const words = new Uint32Array(6);
 const scratch: Hash64 = [0, 0];
+const halvesOut: Hash64 = [0, 0];
 const s: Hash64 = [0, 0];
 const p: Hash64 = [0, 0];
 const o: Hash64 = [0, 0];
 
 /** The fingerprint Quiver gives a statement whose input has none. */
 export function deriveFingerprint(subjectEntityId: string, predicateEntityId: string, objectEntityId: string): string {
+  deriveFingerprintValue(subjectEntityId, predicateEntityId, objectEntityId, scratch);
+  return hex64(scratch[0], scratch[1]);
+}
+
+/** The derived fingerprint as its 64-bit value `[hi, lo]`, written into `out` (no string is made). */
+export function deriveFingerprintValue(
+  subjectEntityId: string,
+  predicateEntityId: string,
+  objectEntityId: string,
+  out: Hash64,
+): Hash64 {
   hash64([subjectEntityId], s);
   hash64([predicateEntityId], p);
   hash64([objectEntityId], o);
-  return hex64(...derivedFingerprintHalves(s[0], s[1], p[0], p[1], o[0], o[1]));
+  const halves = derivedFingerprintHalves(s[0], s[1], p[0], p[1], o[0], o[1]);
+  out[0] = halves[0];
+  out[1] = halves[1];
+  return out;
 }
 
 /** The derived fingerprint's two 32-bit halves, from the three entityIds' hashes (hi, lo each). */
@@ -46,7 +61,7 @@ export function derivedFingerprintHalves(
   words[3] = pLo;
   words[4] = oHi;
   words[5] = oLo;
-  return hash64Words(words, scratch);
+  return hash64Words(words, halvesOut);
 }
 
 /** True when `fp` is 16 lowercase hex digits: it can live in two uint32 halves. */

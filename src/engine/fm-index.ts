@@ -30,8 +30,14 @@
  * is the bottom position of i along c's path minus the bottom start of c (precomputed), so a pair
  * of ranks (sp and ep) costs one rank per level each, and the two are independent loads.
  *
- * Cost: a pattern of m code units takes m LF steps, each h levels (rare symbols: + the rare
- * matrix's levels). Space: about (h + rare share * h2) * 1.125 bits per text symbol, plus 4 bytes
+ * A k-gram table: the suffix-array interval of every K_GRAM-symbol string that starts a suffix
+ * (separators included, so "$ab" is there too), in an open-addressing hash table, so backward search
+ * starts from the interval of the pattern's last K_GRAM code units and walks only the rest. Names
+ * have few distinct trigrams (24k in 1M generated names); on text with very many, the table keeps
+ * the most frequent, up to MAX_K_GRAMS, and a pattern that ends with another one walks from scratch.
+ *
+ * Cost: a pattern of m code units takes m - K_GRAM LF steps after one table probe (m steps when its
+ * last K_GRAM are not in the table), each h levels (rare symbols: + the rare matrix's levels). Space: about (h + rare share * h2) * 1.125 bits per text symbol, plus 4 bytes
  * per alphabet symbol (C) and a 256 KB code-unit map. Build: SA-IS (linear), the BWT (one pass),
  * two wavelet matrices.
  */
@@ -47,6 +53,10 @@ const FIRST_UNIT_SYMBOL = 2;
 const UNITS = 0x10000;
 /** Widest class code tried for the frequent symbols. */
 const MAX_CLASS_BITS = 12;
+/** Symbols per k-gram of the table (see the banner). */
+export const K_GRAM = 3;
+/** Most k-grams kept, whatever the text: 2^18 (4 MiB of table at most). */
+export const MAX_K_GRAMS = 1 << 18;
 
 /** A half-open interval [sp, ep) of suffix-array positions. */
 export interface SuffixInterval {
@@ -131,6 +141,7 @@ export class FMIndex {
   private readonly rareClass: number;
   private readonly classes: RankedMatrix;
   private readonly rare: RankedMatrix | null;
+  private readonly grams: KGramTable;
   private readonly pair = new Int32Array(2);
 
   private constructor(parts: {
@@ -143,6 +154,7 @@ export class FMIndex {
     rareClass: number;
     classes: WaveletMatrix;
     rare: WaveletMatrix | null;
+    grams: KGramTable;
   }) {
     this.length = parts.length;
     this.count = parts.count;
@@ -153,6 +165,7 @@ export class FMIndex {
     this.rareClass = parts.rareClass;
     this.classes = new RankedMatrix(parts.classes);
     this.rare = parts.rare === null ? null : new RankedMatrix(parts.rare);
+    this.grams = parts.grams;
     const sigma = parts.C.length - 1;
     this.symbolAtOrAbove = new Int32Array(UNITS);
     let next = sigma;
@@ -269,6 +282,7 @@ export class FMIndex {
       rareClass,
       classes,
       rare,
+      grams: KGramTable.build(text, suffixArray, sigma),
     });
     return { index, suffixArray, starts };
   }
@@ -301,7 +315,13 @@ export class FMIndex {
       out.sp = this.C[tail]!;
       out.ep = this.C[tail + 1]!;
     }
-    for (let k = pattern.length - 1; k >= 0; k--) {
+    let k = pattern.length - 1;
+    // The last K_GRAM code units from the table, when there is no tail and the table has them.
+    if (tail < 0 && pattern.length >= K_GRAM) {
+      const key = this.gramKey(pattern, pattern.length - K_GRAM);
+      if (key >= 0 && this.grams.find(key, out)) k = pattern.length - K_GRAM - 1;
+    }
+    for (; k >= 0; k--) {
       const s = this.symbolOf(pattern.charCodeAt(k));
       if (s < 0) {
         out.ep = out.sp;
@@ -312,6 +332,17 @@ export class FMIndex {
     }
     if (head >= 0 && out.sp < out.ep) this.extendLeft(out.sp, out.ep, head, out);
     return out;
+  }
+
+  /** The table key of the K_GRAM code units of `pattern` from `at` on; -1 when one does not occur. */
+  private gramKey(pattern: string, at: number): number {
+    let key = 0;
+    for (let k = at + K_GRAM - 1; k >= at; k--) {
+      const s = this.symbolOf(pattern.charCodeAt(k));
+      if (s < 0) return -1;
+      key = key * this.sigma + s;
+    }
+    return key;
   }
 
   /**
@@ -351,7 +382,8 @@ export class FMIndex {
     const c = this.classOf[s]!;
     this.classes.rankPair(c, i, j, this.pair);
     // A rare symbol: its rank among the rare positions below i and j.
-    if (c === this.rareClass && this.rare !== null) this.rare.rankPair(this.rareOf[s]!, this.pair[0]!, this.pair[1]!, this.pair);
+    if (c === this.rareClass && this.rare !== null)
+      this.rare.rankPair(this.rareOf[s]!, this.pair[0]!, this.pair[1]!, this.pair);
   }
 
   get byteLength(): number {
@@ -362,7 +394,8 @@ export class FMIndex {
       this.classOf.byteLength +
       this.rareOf.byteLength +
       this.classes.byteLength +
-      (this.rare?.byteLength ?? 0)
+      (this.rare?.byteLength ?? 0) +
+      this.grams.byteLength
     );
   }
 
@@ -373,5 +406,97 @@ export class FMIndex {
       rareBits: this.rare?.wm.bits ?? 0,
       rareShare: (this.rare?.wm.length ?? 0) / this.length,
     };
+  }
+}
+
+/**
+ * The k-gram table: key = sum of symbol_j * sigma^(K_GRAM - 1 - j) over the k-gram read backwards
+ * (exact in a double), open addressing with linear probing, at most half full; each slot holds the
+ * key and the interval [sp, ep).
+ */
+class KGramTable {
+  private readonly keys: Float64Array;
+  private readonly intervals: Uint32Array;
+  private readonly mask: number;
+
+  constructor(keys: Float64Array, intervals: Uint32Array) {
+    this.keys = keys;
+    this.intervals = intervals;
+    this.mask = keys.length - 1;
+  }
+
+  /** The table of the K_GRAM-symbol prefixes of the suffixes of `text` (most frequent MAX_K_GRAMS). */
+  static build(text: Int32Array, suffixArray: Uint32Array, sigma: number): KGramTable {
+    const n = text.length;
+    // Groups of suffixes sharing their first K_GRAM symbols are runs of the suffix array.
+    const groups: [key: number, sp: number, ep: number][] = [];
+    let current = -1;
+    let start = 0;
+    for (let i = 0; i <= n; i++) {
+      let key = -1;
+      if (i < n) {
+        const p = suffixArray[i]!;
+        if (p + K_GRAM <= n) {
+          key = 0;
+          for (let j = K_GRAM - 1; j >= 0; j--) {
+            const s = text[p + j]!;
+            // The terminator ends the text: no k-gram runs across it.
+            if (s === TERMINATOR) {
+              key = -1;
+              break;
+            }
+            key = key * sigma + s;
+          }
+        }
+      }
+      if (key !== current) {
+        if (current >= 0) groups.push([current, start, i]);
+        current = key;
+        start = i;
+      }
+    }
+    if (groups.length > MAX_K_GRAMS) {
+      groups.sort((a, b) => b[2] - b[1] - (a[2] - a[1]));
+      groups.length = MAX_K_GRAMS;
+    }
+    let size = 2;
+    while (size < 2 * groups.length) size *= 2;
+    const keys = new Float64Array(size).fill(-1);
+    const intervals = new Uint32Array(2 * size);
+    const table = new KGramTable(keys, intervals);
+    for (const [key, sp, ep] of groups) table.insert(key, sp, ep);
+    return table;
+  }
+
+  private slotOf(key: number): number {
+    // Mix the key's two halves (keys can pass 2^32).
+    const lo = key >>> 0;
+    const hi = Math.floor(key / 4294967296);
+    return Math.imul(lo ^ Math.imul(hi, 0x9e3779b1), 0x85ebca6b) >>> 0;
+  }
+
+  private insert(key: number, sp: number, ep: number): void {
+    let slot = this.slotOf(key) & this.mask;
+    while (this.keys[slot] !== -1) slot = (slot + 1) & this.mask;
+    this.keys[slot] = key;
+    this.intervals[2 * slot] = sp;
+    this.intervals[2 * slot + 1] = ep;
+  }
+
+  /** Writes the interval of `key` into `out` and returns true, or returns false when absent. */
+  find(key: number, out: SuffixInterval): boolean {
+    for (let slot = this.slotOf(key) & this.mask; ; slot = (slot + 1) & this.mask) {
+      const k = this.keys[slot]!;
+      if (k === -1) return false;
+      if (k === key) {
+        out.sp = this.intervals[2 * slot]!;
+        out.ep = this.intervals[2 * slot + 1]!;
+        return true;
+      }
+    }
+  }
+
+  get byteLength(): number {
+    return this.keys.byteLength + this.intervals.byteLength;
   }
 }

@@ -5,7 +5,9 @@
  * CONTRACT.md ("Case and Unicode") writes it:
  *
  *   NFKC, then upper case, then lower case (so "ß" -> "SS" -> "ss" and "ﬁ" -> "fi"), then the final
- *   sigma "ς" -> "σ", then "i" + U+0307 COMBINING DOT ABOVE (what "İ" lowers to) -> "i".
+ *   sigma "ς" -> "σ", then "i" + U+0307 COMBINING DOT ABOVE (what "İ" lowers to) -> "i", then "ß" ->
+ *   "ss" (capital sharp s "ẞ", U+1E9E, upper-cases to itself and lowers to "ß"; full case folding
+ *   makes it "ss", so "STRAẞE" is found by "strasse").
  *
  * Accents are kept ("dürer" does not match "durer"). Cost: linear in the string; it allocates, so
  * it runs once per identifier at build time and once per query, never inside a search loop.
@@ -13,7 +15,14 @@
 
 const FINAL_SIGMA = /\u03C2/g;
 const I_WITH_DOT = /i\u0307/g;
+const SHARP_S = /\u00DF/g;
 
 export function fold(s: string): string {
-  return s.normalize("NFKC").toUpperCase().toLowerCase().replace(FINAL_SIGMA, "\u03C3").replace(I_WITH_DOT, "i");
+  return s
+    .normalize("NFKC")
+    .toUpperCase()
+    .toLowerCase()
+    .replace(FINAL_SIGMA, "\u03C3")
+    .replace(I_WITH_DOT, "i")
+    .replace(SHARP_S, "ss");
 }

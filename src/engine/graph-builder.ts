@@ -6,32 +6,47 @@
  * starts with `file:line: ` when the caller says where the item came from; nothing half-built is
  * ever returned.
  *
- * Checks, in CONTRACT.md's words: a missing or mistyped field, a type outside "0".."7", a duplicate
- * entityId (at add time, against a Map of the ids), a statement naming an unknown entity (at add
- * time: entities come first), two different statements with one fingerprint (at build time for
- * 16-hex-digit fingerprints, found by one radix sort of the fingerprints rather than a Map of
- * millions of strings; at add time for any other text). The same statement given twice is kept once.
+ * Every check of CONTRACT.md's "Input format" is made when the item is added, so the first bad item
+ * is the one reported, whatever its kind: a missing or mistyped field, a type outside "0".."7", a
+ * string over its byte limit (limits.ts) or not well-formed Unicode (utf8.ts), a duplicate entityId
+ * (a Map of the ids), a statement naming an unknown entity (entities come first), and two different
+ * statements with one fingerprint. For that last one, a fingerprint of 16 lowercase hex digits (every
+ * derived one) is looked up in a FingerprintTable (open addressing over typed arrays, 8 to 16 bytes a
+ * statement while loading) and any other text in a Map: the same triple again is an exact duplicate,
+ * kept once (k copies cost O(k)); a different triple is FINGERPRINT_CONFLICT naming this line and the
+ * line that used the fingerprint first. The options (cursor secret, cache budget) are checked in the
+ * constructor, before any item.
  *
  * Growing columns are mnemonist typed vectors, so a statement costs a few words while loading.
- * build(): sort entityIds (dense ids), fold identifiers and build the search index, remap the
- * statements to dense ids and build the statement index. Cost O(n log n) for the entities, linear
+ * build(): sort entityIds (dense ids: the dictionary), fold identifiers and build the search index,
+ * remap the statements to dense ids and build the statement index; only the fingerprints the input
+ * gave are kept (derived ones are made again when a page is written). Cost O(n log n) for the entities, linear
  * passes for the statements.
  */
 
 import { randomBytes } from "node:crypto";
 import { Uint32Vector, Uint8Vector } from "mnemonist";
+import { checkCacheBytes, toSecretBytes } from "./cursor.js";
 import { dataError, type QuiverErrorCode, type SourcePosition } from "./errors.js";
 import { Dictionary } from "./dictionary.js";
 import type { GivenFingerprint } from "./fingerprint-column.js";
-import { hex64 } from "./hash64.js";
-import { TextList } from "./text-list.js";
-import { deriveFingerprint, hexFingerprintHi, hexFingerprintLo, isHexFingerprint } from "./fingerprint.js";
+import { deriveFingerprintValue, hexFingerprintHi, hexFingerprintLo, isHexFingerprint } from "./fingerprint.js";
+import { FingerprintTable } from "./fingerprint-table.js";
 import { fold } from "./fold.js";
+import { hex64, type Hash64 } from "./hash64.js";
 import { quote } from "./quote.js";
 import { Graph, type GraphOptions } from "./graph.js";
+import {
+  ENTITY_ID_MAX_BYTES,
+  RAW_IDENTIFIER_MAX_BYTES,
+  SOURCE_TYPE_MAX_BYTES,
+  STATEMENT_FINGERPRINT_MAX_BYTES,
+} from "./limits.js";
 import { SearchIndex } from "./search-index.js";
 import { StatementIndex } from "./statement-index.js";
-import { ENTITY_TYPES } from "./types.js";
+import { TextList } from "./text-list.js";
+import { ENTITY_TYPES, type EntityInput, type StatementInput } from "./types.js";
+import { fitsUtf8Bytes, loneSurrogateAt, utf8ByteLength } from "./utf8.js";
 
 export type GraphBuilderOptions = GraphOptions;
 
@@ -46,6 +61,9 @@ const NO_FILE = 0xffff;
 const BUILD_ID_BYTES = 8;
 /** Room reserved up front in the statement columns (they grow by doubling past it). */
 const INITIAL_CAPACITY = 1024;
+
+/** Adds parsed JSON (anything) to a builder: for the package's own loader, see engine/internal.ts. */
+let addValue: (builder: GraphBuilder, kind: "entity" | "statement", value: unknown, source: SourcePosition) => void;
 
 export class GraphBuilder {
   private readonly options: GraphBuilderOptions;
@@ -63,15 +81,26 @@ export class GraphBuilder {
   private readonly object = new Uint32Vector(INITIAL_CAPACITY);
   private readonly fpHi = new Uint32Vector(INITIAL_CAPACITY);
   private readonly fpLo = new Uint32Vector(INITIAL_CAPACITY);
-  /** 1 when the input gave the row's fingerprint, 0 when it was derived. */
+  /** 1 when the input gave the row's fingerprint, 0 when it was derived (only given ones are stored). */
   private readonly fpGiven = new Uint8Vector(INITIAL_CAPACITY);
+  /** 64-bit fingerprint -> the row that used it first (rows with a text fingerprint are not in it). */
+  private readonly fingerprintRows = new FingerprintTable(this.fpHi, this.fpLo);
   /** Fingerprints that are not 16 lowercase hex digits: row -> text, and text -> row. */
   private readonly fpText = new Map<number, string>();
   private readonly fpTextRows = new Map<string, number>();
   private readonly statementSource = new SourceColumn();
+  private readonly derived: Hash64 = [0, 0];
   private built = false;
 
+  static {
+    addValue = (builder, kind, value, source) =>
+      kind === "entity" ? builder.addEntityValue(value, source) : builder.addStatementValue(value, source);
+  }
+
+  /** Throws QuiverError INVALID_PARAMETER for an empty cursor secret or a bad cache budget, before any item. */
   constructor(options: GraphBuilderOptions = {}) {
+    toSecretBytes(options.cursorSecret);
+    checkCacheBytes(options.cacheBytes);
     this.options = options;
   }
 
@@ -79,18 +108,35 @@ export class GraphBuilder {
     return this.entityIds.length;
   }
 
-  /** Statements added so far (exact duplicates with a 16-hex fingerprint are dropped at build). */
+  /** Statements kept so far: an exact duplicate of one already added is not counted again. */
   get statementCount(): number {
     return this.subject.length;
   }
 
-  addEntity(entity: unknown, source?: SourcePosition): void {
+  /**
+   * Adds one entity. The fields are checked at run time too (JavaScript callers, parsed JSON):
+   * throws QuiverError INVALID_DATA or DUPLICATE_ENTITY, naming `source` when given.
+   */
+  addEntity(entity: EntityInput, source?: SourcePosition): void {
+    this.addEntityValue(entity, source);
+  }
+
+  /**
+   * Adds one statement; its entities must have been added. Checked at run time too: throws
+   * QuiverError INVALID_DATA, UNKNOWN_ENTITY or FINGERPRINT_CONFLICT, naming `source` when given.
+   * The same statement (triple and fingerprint) given again is kept once.
+   */
+  addStatement(statement: StatementInput, source?: SourcePosition): void {
+    this.addStatementValue(statement, source);
+  }
+
+  private addEntityValue(entity: unknown, source: SourcePosition | undefined): void {
     this.checkOpen();
     const e = asObject(entity, source);
-    const entityId = field(e, "entityId", source, true);
-    const rawIdentifier = field(e, "rawIdentifier", source, false);
-    const type = field(e, "type", source, false);
-    const sourceType = field(e, "sourceType", source, false);
+    const entityId = textField(e, "entityId", ENTITY_ID_MAX_BYTES, true, source);
+    const rawIdentifier = textField(e, "rawIdentifier", RAW_IDENTIFIER_MAX_BYTES, false, source);
+    const type = field(e, "type", false, source);
+    const sourceType = textField(e, "sourceType", SOURCE_TYPE_MAX_BYTES, false, source);
     const t = (ENTITY_TYPES as readonly string[]).indexOf(type);
     if (t < 0) throw dataError("INVALID_DATA", `field "type" must be one of "0" to "7", got ${quote(type)}`, source);
     const previous = this.entityIndex.get(entityId);
@@ -115,38 +161,65 @@ export class GraphBuilder {
     this.entitySource.push(source);
   }
 
-  addStatement(statement: unknown, source?: SourcePosition): void {
+  private addStatementValue(statement: unknown, source: SourcePosition | undefined): void {
     this.checkOpen();
     const st = asObject(statement, source);
-    const subjectId = field(st, "subjectEntityId", source, true);
-    const predicateId = field(st, "predicateEntityId", source, true);
-    const objectId = field(st, "objectEntityId", source, true);
-    let fingerprint: string;
-    const given = st["statementFingerprint"] !== undefined;
-    if (!given) fingerprint = deriveFingerprint(subjectId, predicateId, objectId);
-    else fingerprint = field(st, "statementFingerprint", source, true);
+    const subjectId = field(st, "subjectEntityId", true, source);
+    const predicateId = field(st, "predicateEntityId", true, source);
+    const objectId = field(st, "objectEntityId", true, source);
+    // The fingerprint's own checks come before the entity look-ups, so a line with both faults
+    // reports the same one whatever the graph holds.
+    const given =
+      st["statementFingerprint"] === undefined
+        ? undefined
+        : textField(st, "statementFingerprint", STATEMENT_FINGERPRINT_MAX_BYTES, true, source);
     const s = this.entityRef(subjectId, "subjectEntityId", source);
     const p = this.entityRef(predicateId, "predicateEntityId", source);
     const o = this.entityRef(objectId, "objectEntityId", source);
     const row = this.subject.length;
-    if (isHexFingerprint(fingerprint)) {
-      this.fpHi.push(hexFingerprintHi(fingerprint));
-      this.fpLo.push(hexFingerprintLo(fingerprint));
+    let hi: number;
+    let lo: number;
+    if (given === undefined) {
+      // Derived: the 64-bit value straight from the hash, no hex string made.
+      [hi, lo] = deriveFingerprintValue(subjectId, predicateId, objectId, this.derived);
+    } else if (isHexFingerprint(given)) {
+      hi = hexFingerprintHi(given);
+      lo = hexFingerprintLo(given);
     } else {
-      // Rare: any other fingerprint text is checked for conflicts right away, against a small Map.
-      const other = this.fpTextRows.get(fingerprint);
-      if (other !== undefined) {
-        if (this.sameTriple(other, s, p, o)) return;
-        throw this.conflict(fingerprint, other, source);
+      // Rare: any other fingerprint text is looked up in a Map; it can never equal a 16-hex one.
+      const first = this.fpTextRows.get(given);
+      if (first !== undefined) {
+        if (this.sameTriple(first, s, p, o)) return; // the same statement again: kept once
+        throw this.conflict(given, first, source);
       }
-      this.fpText.set(row, fingerprint);
-      this.fpTextRows.set(fingerprint, row);
-      this.fpHi.push(0);
-      this.fpLo.push(0);
+      this.fpText.set(row, given);
+      this.fpTextRows.set(given, row);
+      this.pushStatement(s, p, o, 0, 0, true, source);
+      return;
     }
+    const first = this.fingerprintRows.findOrAdd(hi, lo, row);
+    if (first >= 0) {
+      // The table has not entered `row`: nothing was added for this line.
+      if (this.sameTriple(first, s, p, o)) return; // the same statement again: kept once
+      throw this.conflict(given ?? hex64(hi, lo), first, source, given === undefined);
+    }
+    this.pushStatement(s, p, o, hi, lo, given !== undefined, source);
+  }
+
+  private pushStatement(
+    s: number,
+    p: number,
+    o: number,
+    hi: number,
+    lo: number,
+    given: boolean,
+    source?: SourcePosition,
+  ): void {
     this.subject.push(s);
     this.predicate.push(p);
     this.object.push(o);
+    this.fpHi.push(hi);
+    this.fpLo.push(lo);
     this.fpGiven.push(given ? 1 : 0);
     this.statementSource.push(source);
   }
@@ -155,6 +228,8 @@ export class GraphBuilder {
   build(options: BuildOptions = {}): Graph {
     this.checkOpen();
     this.built = true;
+    // Needed only while adding: freed before the build's own arrays are made.
+    this.fingerprintRows.release();
     const progress = options.onProgress;
     const n = this.entityIds.length;
 
@@ -163,7 +238,7 @@ export class GraphBuilder {
     const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => {
       const x = this.entityIds[a] as string;
       const y = this.entityIds[b] as string;
-      return x < y ? -1 : 1;
+      return x < y ? -1 : x > y ? 1 : 0;
     });
     const denseOf = new Uint32Array(n);
     for (let d = 0; d < n; d++) denseOf[order[d]!] = d;
@@ -184,27 +259,26 @@ export class GraphBuilder {
       progress?.("search-index", done, total),
     );
 
-    const keep = this.checkFingerprints();
-    const m = keep.length;
+    // Duplicates and conflicts were settled at add time: every row is kept.
+    const m = this.subject.length;
     const subject = new Uint32Array(m);
     const predicate = new Uint32Array(m);
     const object = new Uint32Array(m);
-    for (let j = 0; j < m; j++) {
-      const row = keep[j]!;
-      subject[j] = denseOf[this.subject.get(row)]!;
-      predicate[j] = denseOf[this.predicate.get(row)]!;
-      object[j] = denseOf[this.object.get(row)]!;
+    for (let row = 0; row < m; row++) {
+      subject[row] = denseOf[this.subject.get(row)]!;
+      predicate[row] = denseOf[this.predicate.get(row)]!;
+      object[row] = denseOf[this.object.get(row)]!;
     }
-    const given = (j: number): GivenFingerprint => {
-      const row = keep[j]!;
+    const given = (row: number): GivenFingerprint => {
       const text = this.fpText.get(row);
       if (text !== undefined) return text;
+      // Only what the input gave is stored: derived fingerprints are made again on output.
       return this.fpGiven.get(row) === 1 ? { hi: this.fpHi.get(row), lo: this.fpLo.get(row) } : undefined;
     };
     const statementIndex = StatementIndex.build(
       { subject, predicate, object, given },
       n,
-      (j) => this.fpText.get(keep[j]!) ?? hex64(this.fpHi.get(keep[j]!), this.fpLo.get(keep[j]!)),
+      (row) => this.fpText.get(row) ?? hex64(this.fpHi.get(row), this.fpLo.get(row)),
       (done, total) => progress?.("statement-index", done, total),
     );
     return new Graph(
@@ -222,78 +296,16 @@ export class GraphBuilder {
     );
   }
 
-  /**
-   * Rows to keep: drops exact duplicates (same triple, same fingerprint) and throws on two different
-   * triples sharing a 16-hex fingerprint, naming the later line. Radix sort of rows by (hi, lo).
-   */
-  private checkFingerprints(): Uint32Array {
-    const m = this.subject.length;
-    // Rows with a text fingerprint were checked at add time; their (0, 0) placeholder must not meet
-    // a real "0000000000000000" here.
-    const rows = new Uint32Array(m - this.fpText.size);
-    for (let i = 0, j = 0; i < m; i++) if (!this.fpText.has(i)) rows[j++] = i;
-    const count = rows.length;
-    const hi = backingArray(this.fpHi);
-    const lo = backingArray(this.fpLo);
-    let sorted = rows;
-    let scratch = new Uint32Array(count);
-    const counts = new Uint32Array(0x10001);
-    for (const [column, shift] of [
-      [lo, 0],
-      [lo, 16],
-      [hi, 0],
-      [hi, 16],
-    ] as const) {
-      counts.fill(0);
-      for (let i = 0; i < count; i++)
-        (counts[(((column[sorted[i] as number] as number) >>> shift) & 0xffff) + 1] as number)++;
-      for (let k = 1; k < counts.length; k++) counts[k] = (counts[k] as number) + (counts[k - 1] as number);
-      for (let i = 0; i < count; i++) {
-        const row = sorted[i] as number;
-        const k = ((column[row] as number) >>> shift) & 0xffff;
-        scratch[counts[k] as number] = row;
-        counts[k] = (counts[k] as number) + 1;
-      }
-      [sorted, scratch] = [scratch, sorted];
-    }
-    const drop = new Uint8Array(m);
-    let dropped = 0;
-    // Equal fingerprints are now adjacent, in row (= input) order within a run: the stable sort kept it.
-    for (let i = 1; i < count; i++) {
-      const a = sorted[i - 1] as number;
-      const b = sorted[i] as number;
-      if (hi[a] !== hi[b] || lo[a] !== lo[b]) continue;
-      let first = a;
-      // Walk back to the first row of the run, which is the one kept.
-      for (let j = i - 1; j >= 0 && hi[sorted[j] as number] === hi[b] && lo[sorted[j] as number] === lo[b]; j--)
-        first = sorted[j] as number;
-      if (!this.sameTriple(first, this.subject.get(b), this.predicate.get(b), this.object.get(b))) {
-        throw this.conflict(this.fingerprintText(b), first, this.statementSource.position(b));
-      }
-      drop[b] = 1;
-      dropped++;
-    }
-    const keep = new Uint32Array(m - dropped);
-    for (let i = 0, j = 0; i < m; i++) if (drop[i] === 0) keep[j++] = i;
-    return keep;
-  }
-
-  private fingerprintText(row: number): string {
-    return (
-      this.fpText.get(row) ??
-      (this.fpHi.get(row) >>> 0).toString(16).padStart(8, "0") +
-        (this.fpLo.get(row) >>> 0).toString(16).padStart(8, "0")
-    );
-  }
-
   private sameTriple(row: number, s: number, p: number, o: number): boolean {
     return this.subject.get(row) === s && this.predicate.get(row) === p && this.object.get(row) === o;
   }
 
-  private conflict(fingerprint: string, other: number, source: SourcePosition | undefined) {
+  /** FINGERPRINT_CONFLICT at `source`, naming the row `other` that used the fingerprint first. */
+  private conflict(fingerprint: string, other: number, source: SourcePosition | undefined, derived = false) {
+    const which = derived ? "the statementFingerprint derived from this triple," : "statementFingerprint";
     return dataError(
       "FINGERPRINT_CONFLICT",
-      `statementFingerprint ${quote(fingerprint)} is already used by a different statement${this.statementSource.describe(other, " at ")}`,
+      `${which} ${quote(fingerprint)} is already used by a different statement${this.statementSource.describe(other, " at ")}`,
       source,
     );
   }
@@ -301,6 +313,8 @@ export class GraphBuilder {
   private entityRef(entityId: string, name: string, source: SourcePosition | undefined): number {
     const i = this.entityIndex.get(entityId);
     if (i === undefined) {
+      // No entity can have an id that breaks the entityId rules: say what is wrong with it instead.
+      checkText(entityId, name, ENTITY_ID_MAX_BYTES, source);
       throw dataError(
         "UNKNOWN_ENTITY",
         `${name} ${quote(entityId)} names no entity; load the entities before the statements that name them`,
@@ -349,11 +363,6 @@ class SourceColumn {
   }
 }
 
-/** A vector's storage (its first `length` slots are the values); mnemonist's typings leave it out. */
-function backingArray(v: Uint32Vector): Uint32Array {
-  return (v as unknown as { array: Uint32Array }).array;
-}
-
 function asObject(value: unknown, source: SourcePosition | undefined): Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw dataError(
@@ -365,11 +374,12 @@ function asObject(value: unknown, source: SourcePosition | undefined): Record<st
   return value as Record<string, unknown>;
 }
 
+/** A string field, present and (when `nonEmpty`) not empty. */
 function field(
   obj: Record<string, unknown>,
   name: string,
-  source: SourcePosition | undefined,
   nonEmpty: boolean,
+  source: SourcePosition | undefined,
 ): string {
   const v = obj[name];
   const code: QuiverErrorCode = "INVALID_DATA";
@@ -378,6 +388,48 @@ function field(
     throw dataError(code, `field "${name}" must be a string, got ${v === null ? "null" : typeof v}`, source);
   if (nonEmpty && v.length === 0) throw dataError(code, `field "${name}" must not be empty`, source);
   return v;
+}
+
+/** A string field that must also be well-formed Unicode of at most `maxBytes` bytes of UTF-8. */
+function textField(
+  obj: Record<string, unknown>,
+  name: string,
+  maxBytes: number,
+  nonEmpty: boolean,
+  source: SourcePosition | undefined,
+): string {
+  const v = field(obj, name, nonEmpty, source);
+  checkText(v, name, maxBytes, source);
+  return v;
+}
+
+function checkText(v: string, name: string, maxBytes: number, source: SourcePosition | undefined): void {
+  const lone = loneSurrogateAt(v);
+  if (lone >= 0) {
+    const unit = v.charCodeAt(lone).toString(16).toUpperCase();
+    throw dataError(
+      "INVALID_DATA",
+      `field "${name}" is not well-formed Unicode: a lone surrogate (U+${unit}) at code unit ${lone}`,
+      source,
+    );
+  }
+  if (!fitsUtf8Bytes(v, maxBytes)) {
+    throw dataError(
+      "INVALID_DATA",
+      `field "${name}" is ${utf8ByteLength(v)} bytes long in UTF-8; the limit is ${maxBytes}`,
+      source,
+    );
+  }
+}
+
+/** Adds parsed JSON of unknown shape, checked like any item: for the package's own loader. */
+export function addParsedItem(
+  builder: GraphBuilder,
+  kind: "entity" | "statement",
+  value: unknown,
+  source: SourcePosition,
+): void {
+  addValue(builder, kind, value, source);
 }
 
 /** A typed array of n entries that holds values up to `max`: 1, 2 or 4 bytes each (mnemonist's habit). */

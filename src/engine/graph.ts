@@ -16,7 +16,7 @@
 
 import { createHash } from "node:crypto";
 import { QuiverError } from "./errors.js";
-import { CursorCodec, ENDPOINT_SEARCH, ENDPOINT_STATEMENTS, queryTag, toSecretBytes } from "./cursor.js";
+import { checkCacheBytes, CursorCodec, ENDPOINT_SEARCH, ENDPOINT_STATEMENTS, queryTag, toSecretBytes } from "./cursor.js";
 import type { Dictionary } from "./dictionary.js";
 import { derivedFingerprintHalves } from "./fingerprint.js";
 import { fold } from "./fold.js";
@@ -29,14 +29,7 @@ import {
   STATEMENTS_MAX_LIMIT,
 } from "./limits.js";
 import { TIER_INFIX, type SearchIndex, type SearchResume } from "./search-index.js";
-import {
-  OBJECT,
-  PREDICATE,
-  SUBJECT,
-  type IndexOrder,
-  type SeekKey,
-  type StatementIndex,
-} from "./statement-index.js";
+import { OBJECT, PREDICATE, SUBJECT, type IndexOrder, type SeekKey, type StatementIndex } from "./statement-index.js";
 import type { TextList } from "./text-list.js";
 import {
   ENTITY_TYPES,
@@ -78,7 +71,7 @@ export interface GraphOptions {
   cursorSecret?: string | Uint8Array | undefined;
   /**
    * Bytes that everything the graph keeps between queries (the cache of cursors it issued lately)
-   * may hold in all. Default DEFAULT_CACHE_BYTES.
+   * may hold in all; 0 keeps nothing. Default DEFAULT_CACHE_BYTES.
    */
   cacheBytes?: number | undefined;
 }
@@ -136,7 +129,9 @@ export class Graph {
     this.#options = options;
     this.dictionary = parts.dictionary;
     this.raws = parts.rawIdentifiers;
-    this.cursors = new CursorCodec(toSecretBytes(options.cursorSecret));
+    checkCacheBytes(options.cacheBytes);
+    // The cursor cache is the only cache a graph keeps between queries: it gets the whole budget.
+    this.cursors = new CursorCodec(toSecretBytes(options.cursorSecret), options.cacheBytes ?? DEFAULT_CACHE_BYTES);
     this.searchIndex = parts.searchIndex;
     this.statementIndex = parts.statementIndex;
   }
@@ -207,7 +202,8 @@ export class Graph {
         const entityId = parts[1]!;
         const entityAt = this.dictionary.lowerBound(entityId);
         const entityExact = entityAt < this.entityCount && this.dictionary.ids.equals(entityAt, entityId);
-        after = { tier: extra, folded: parts[0]!, entityAt, entityExact };
+        // The cursor carries the raw identifier (shorter than its fold when NFKC expands it): fold it again.
+        after = { tier: extra, folded: fold(parts[0]!), entityAt, entityExact };
       }
     }
     // One look-ahead item tells whether a next page exists, so nextCursor is null exactly at the end.
@@ -219,7 +215,7 @@ export class Graph {
     if (hits.ranks.length > limit) {
       const last = items[n - 1]!;
       nextCursor = this.cursors.encode(ENDPOINT_SEARCH, tag, hits.tiers[n - 1]!, [
-        fold(last.rawIdentifier),
+        last.rawIdentifier,
         last.entityId,
         this.hint(hits.ranks[n - 1]!),
       ]);

@@ -48,7 +48,8 @@ export class IntVector {
   private readonly mask: number;
 
   constructor(length: number, width: number, words?: Uint32Array) {
-    if (!Number.isInteger(width) || width < 0 || width > 32) throw new RangeError(`width must be in [0, 32], got ${width}`);
+    if (!Number.isInteger(width) || width < 0 || width > 32)
+      throw new RangeError(`width must be in [0, 32], got ${width}`);
     if (!Number.isSafeInteger(length) || length < 0) throw new RangeError(`length must be >= 0, got ${length}`);
     const size = IntVector.wordsFor(length, width);
     if (words !== undefined && words.length !== size) {
@@ -86,7 +87,7 @@ export class IntVector {
 
   /** Sets value i (only while building: vectors are immutable once handed out). */
   set(i: number, value: number): void {
-    if (!(value >= 0 && value <= (this.mask >>> 0)) || !Number.isInteger(value)) {
+    if (!(value >= 0 && value <= this.mask >>> 0) || !Number.isInteger(value)) {
       throw new RangeError(`value ${value} does not fit in ${this.width} bits`);
     }
     writeBits(this.words, i * this.width, this.width, value);

@@ -97,7 +97,11 @@ export class SearchIndex {
    * Builds the index. `folded[d]` and `types[d]` belong to dense id d (dense ids follow entityId
    * order, which breaks ties between equal folded identifiers).
    */
-  static build(folded: readonly string[], types: Uint8Array, onProgress?: (done: number, total: number) => void): SearchIndex {
+  static build(
+    folded: readonly string[],
+    types: Uint8Array,
+    onProgress?: (done: number, total: number) => void,
+  ): SearchIndex {
     const n = folded.length;
     const total = 4;
     const byRank = Array.from({ length: n }, (_, i) => i).sort((x, y) => {
@@ -172,7 +176,15 @@ export class SearchIndex {
   }
 
   /** Tiers 0 and 1: ranks in [lo, hi) from `from` on, of the given type, appended to `hits`. */
-  private listRanks(lo: number, hi: number, from: number, type: number, tier: number, count: number, hits: SearchHits): void {
+  private listRanks(
+    lo: number,
+    hi: number,
+    from: number,
+    type: number,
+    tier: number,
+    count: number,
+    hits: SearchHits,
+  ): void {
     const start = Math.max(lo, Math.min(from, hi));
     if (type < 0) {
       // No type filter: the tier is a contiguous rank range.

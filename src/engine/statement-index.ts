@@ -428,8 +428,10 @@ export class StatementIndex {
     if (length > 0 && (P === 0 || entityCount === 0)) r.corrupt("statements without entities or predicates");
     if (rows.length !== Math.ceil((length * rowBits) / 32) + 2) r.corrupt("the statement rows have the wrong size");
     if (pos.length !== length || osp.length !== length) r.corrupt("a statement order has the wrong length");
-    if (subjectStarts.length !== sampled || objectStarts.length !== sampled) r.corrupt("the statement offsets have the wrong size");
-    if (predicateStarts.length !== P + 1 || fingerprints.length !== length) r.corrupt("the predicate offsets or fingerprints have the wrong size");
+    if (subjectStarts.length !== sampled || objectStarts.length !== sampled)
+      r.corrupt("the statement offsets have the wrong size");
+    if (predicateStarts.length !== P + 1 || fingerprints.length !== length)
+      r.corrupt("the predicate offsets or fingerprints have the wrong size");
     const index = new StatementIndex({
       length,
       entityCount,
@@ -450,11 +452,13 @@ export class StatementIndex {
   private check(r: SerialReader): void {
     const { length: m, entityCount: N, predicates } = this;
     for (let i = 0; i < predicates.length; i++) {
-      if (predicates[i]! >= N || (i > 0 && predicates[i]! <= predicates[i - 1]!)) r.corrupt("the predicate list is out of order or range");
+      if (predicates[i]! >= N || (i > 0 && predicates[i]! <= predicates[i - 1]!))
+        r.corrupt("the predicate list is out of order or range");
     }
     for (const starts of [this.subjectStarts, this.objectStarts, this.predicateStarts]) {
       for (let i = 0; i < starts.length; i++) {
-        if (starts[i]! > m || (i > 0 && starts[i]! < starts[i - 1]!)) r.corrupt("statement offsets out of order or range");
+        if (starts[i]! > m || (i > 0 && starts[i]! < starts[i - 1]!))
+          r.corrupt("statement offsets out of order or range");
       }
     }
     if (!r.verify) return;

@@ -17,7 +17,21 @@ export interface Entity {
   sourceType: string;
 }
 
-/** A statement as the input gives it: the fingerprint is derived when left out. */
+/**
+ * An entity as the input gives it (CONTRACT.md "Data model"): entityId 1 to 512 bytes of UTF-8,
+ * rawIdentifier 0 to 1,024, sourceType 0 to 256 (limits.ts), each well-formed Unicode.
+ */
+export interface EntityInput {
+  entityId: string;
+  rawIdentifier: string;
+  type: EntityType;
+  sourceType: string;
+}
+
+/**
+ * A statement as the input gives it: each id names an entity already added; the fingerprint, 1 to
+ * 128 bytes of UTF-8 when given, is derived when left out.
+ */
 export interface StatementInput {
   subjectEntityId: string;
   predicateEntityId: string;
@@ -44,8 +58,8 @@ export interface Page<T> {
 export interface SearchParams {
   /** Substring of the raw identifier, 1..256 UTF-16 code units. */
   q: string;
-  /** Only entities of this type, "0".."7". */
-  type?: string | undefined;
+  /** Only entities of this type. */
+  type?: EntityType | undefined;
   /** 1..100, default 20. */
   limit?: number | undefined;
   /** The nextCursor of an earlier page of the same q and type. */

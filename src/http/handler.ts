@@ -59,6 +59,8 @@ export interface HandlerOptions {
    * with the same secret accept each other's cursors.
    */
   cursorSecret?: string | Uint8Array;
+  /** The byte budget of each served graph's caches (GraphOptions.cacheBytes); default the graph's own. */
+  cacheBytes?: number;
   /** Longest request target in bytes before 414 (default 8192, the contract's). */
   maxRequestTargetBytes?: number;
   /** Called once per request after the response is written; leave out for no request log. */
@@ -86,9 +88,14 @@ export function createHandler(graph: Graph, options: HandlerOptions): QuiverHand
   const maxTarget = options.maxRequestTargetBytes ?? MAX_REQUEST_TARGET_BYTES;
   const { log } = options;
   const onError = options.onError ?? reportToStderr;
-  const { cursorSecret } = options;
+  const { cursorSecret, cacheBytes } = options;
+  // Only the options given replace the graph's own (a graph without them is served as it is).
+  const graphOptions = {
+    ...(cursorSecret === undefined ? {} : { cursorSecret }),
+    ...(cacheBytes === undefined ? {} : { cacheBytes }),
+  };
   const serve = (g: Graph): Served => ({
-    graph: cursorSecret === undefined ? g : g.withCursorSecret(cursorSecret),
+    graph: Object.keys(graphOptions).length === 0 ? g : g.withOptions(graphOptions),
     serializer: new PageSerializer(),
   });
   let served = serve(graph);

@@ -77,7 +77,8 @@ export function parseSearchParams(query: string): SearchParams {
   }
   return {
     q: v.q,
-    type: v.type,
+    // Any string: the engine checks it is one of "0".."7" (it checks at run time for every caller).
+    type: v.type as SearchParams["type"],
     limit: parseLimit(v.limit, SEARCH_ENDPOINT.parameters.get("limit")),
     cursor: v.cursor,
   };

@@ -3,33 +3,44 @@
  * =================
  * Streams an `entities.jsonl` or `statements.jsonl` file (CONTRACT.md, "Input format") into a
  * GraphBuilder, and `loadGraph` reads both files and builds the Graph. Owns everything about the
- * bytes of the file: line splitting, line endings, the BOM, UTF-8 validity, JSON syntax, and the
+ * bytes of the file: where they come from (a file, `-` for stdin, a name ending in `.gz` through
+ * node:zlib), line splitting, line endings, the BOM, UTF-8 validity, JSON syntax, and the
  * `file:line: reason` form of every error. What an entity or a statement must look like is the
- * builder's business; this file only makes sure each of its errors names the line.
+ * builder's business: it checks each object as it is added, so the error names the first bad line
+ * of the file, whatever its kind; this file only makes sure each error names the line.
  *
- * Algorithm: `fs.createReadStream` with a large `highWaterMark`; each chunk is split on LF (0x0A)
- * with `Buffer.indexOf` (a memchr), and a line cut by a chunk boundary is kept as a list of pieces
- * and joined once when its LF arrives, so a line costs one copy at most and a 10 MB line is no
- * special case. Each line then: drop a UTF-8 BOM (line 1 only) and one trailing CR, skip it if it
- * holds only JSON whitespace (it still counts for line numbers), decode it with a `fatal`
- * TextDecoder (so bad UTF-8 is an error, never a silent U+FFFD), `JSON.parse`, require an object,
- * hand it to the builder with its `{file, line}`. `readline` is not used: it is several times slower
- * and replaces bad UTF-8 silently.
+ * Inputs are checked before any long work: a missing path or a directory is an UNREADABLE_INPUT
+ * error naming the path, and `loadGraph` checks its options and both files before reading the first.
+ *
+ * Algorithm: `fs.createReadStream` with a large `highWaterMark` (piped through `zlib.createGunzip` for
+ * `.gz`; stdin as it comes); each chunk is split on LF (0x0A) with `Buffer.indexOf` (a memchr), and a
+ * line cut by a chunk boundary is kept as a list of pieces and joined once when its LF arrives, so a
+ * line costs one copy at most and a 10 MB line is no special case. Each line then: drop a UTF-8 BOM
+ * (line 1 only) and one trailing CR, skip it if it holds only JSON whitespace (it still counts for
+ * line numbers), decode it with a `fatal` TextDecoder (so bad UTF-8 is an error, never a silent
+ * U+FFFD), `JSON.parse`, require an object, hand it to the builder with its `{file, line}`. A key
+ * repeated in one object is not an error: the last value counts, as JSON.parse reads it (CONTRACT.md
+ * "Input format"). `readline` is not used: it is several times slower and replaces bad UTF-8 silently.
  *
  * Cost: O(bytes) time; memory is one read chunk plus the longest line (capped by MAX_LINE_BYTES),
  * besides what the builder keeps. Every error rejects the promise; no partial result is returned.
+ * Progress counts the bytes read as stored (compressed, for `.gz`) against the file's size; for
+ * stdin the size is not known and `totalBytes` is undefined.
  *
  * References: JSON Lines, https://jsonlines.org/ ; WHATWG Encoding, "fatal" decoder flag,
- * https://encoding.spec.whatwg.org/#textdecoder
+ * https://encoding.spec.whatwg.org/#textdecoder ; RFC 1952 (gzip).
  */
 
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { performance } from "node:perf_hooks";
+import { pipeline, type Readable } from "node:stream";
+import { createGunzip } from "node:zlib";
 
 import { QuiverError, dataError, type SourcePosition } from "../engine/errors.js";
 import { GraphBuilder, type BuildPhase } from "../engine/graph-builder.js";
 import type { Graph } from "../engine/graph.js";
+import { addParsedItem } from "../engine/internal.js";
 
 /** Bytes per read from disk: large enough that per-chunk overhead vanishes, small enough to stay in cache. */
 export const READ_CHUNK_BYTES = 1 << 20;
@@ -37,6 +48,14 @@ export const READ_CHUNK_BYTES = 1 << 20;
 export const MAX_LINE_BYTES = 64 * 1024 * 1024;
 /** At most one progress report per this many milliseconds (plus a final one per phase). */
 export const PROGRESS_INTERVAL_MS = 250;
+/** The path that means standard input. */
+export const STDIN_PATH = "-";
+/** How stdin is named in errors and progress, unless a displayName says otherwise. */
+const STDIN_NAME = "stdin";
+/** A path with this ending is read through gunzip. */
+const GZIP_SUFFIX = ".gz";
+/** zlib's smallest output chunk (node:zlib refuses less). */
+const MIN_GUNZIP_CHUNK_BYTES = 64;
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -52,14 +71,16 @@ export type InputKind = "entities" | "statements";
 /** Progress while a file is read. `bytes / totalBytes` is the fraction done; `lines / elapsedMs` the rate. */
 export interface ReadProgress {
   phase: InputKind;
-  /** The file as named in errors (the displayName, or the path as given). */
+  /** The file as named in errors (the displayName, or the path as given; `stdin` for `-`). */
   file: string;
   /** Lines read so far, blank lines included (the number of the last line read). */
   lines: number;
   /** Objects handed to the builder so far. */
   items: number;
+  /** Bytes read so far, as stored (compressed, for a `.gz` file). */
   bytes: number;
-  totalBytes: number;
+  /** The size of the file as stored; undefined for stdin, whose size is not known. */
+  totalBytes: number | undefined;
   /** Milliseconds since this phase began. */
   elapsedMs: number;
   /** True on the last report of the phase. */
@@ -80,12 +101,14 @@ export type LoadProgress = ReadProgress | BuildProgress;
 
 export interface LoadJsonLinesOptions {
   onProgress?: (progress: ReadProgress) => void;
-  /** The name used in errors and progress; default the path as given. */
+  /** The name used in errors and progress; default the path as given (`stdin` for `-`). */
   displayName?: string;
   /** Override MAX_LINE_BYTES (tests use a small cap). */
   maxLineBytes?: number;
   /** Override READ_CHUNK_BYTES (tests use tiny chunks to exercise every boundary). */
   chunkBytes?: number;
+  /** What the path `-` reads; default `process.stdin`. */
+  stdin?: Readable;
 }
 
 export interface LoadJsonLinesResult {
@@ -93,12 +116,15 @@ export interface LoadJsonLinesResult {
   lines: number;
   /** Objects handed to the builder (an exact duplicate statement is counted here, kept once there). */
   items: number;
+  /** Bytes read, as stored (compressed, for a `.gz` file). */
   bytes: number;
 }
 
 /**
- * Reads one JSON Lines file into `builder`. Rejects with a QuiverError whose message begins
- * `file:line: ` on the first bad line; the builder must then be thrown away.
+ * Reads one JSON Lines file (`-`: stdin; a name ending in `.gz`: gzip) into `builder`. Rejects with
+ * a QuiverError: UNREADABLE_INPUT naming the path, before reading, when it is missing or a
+ * directory; otherwise one whose message begins `file:line: ` for the first bad line of the file.
+ * After a rejection the builder must be thrown away.
  */
 export async function loadJsonLinesFile(
   path: string,
@@ -106,19 +132,16 @@ export async function loadJsonLinesFile(
   builder: GraphBuilder,
   options: LoadJsonLinesOptions = {},
 ): Promise<LoadJsonLinesResult> {
-  const file = options.displayName ?? path;
+  const file = options.displayName ?? (path === STDIN_PATH ? STDIN_NAME : path);
   const maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
   const onProgress = options.onProgress;
+  const itemKind = kind === "entities" ? "entity" : "statement";
   // fatal: bad UTF-8 throws instead of becoming U+FFFD. ignoreBOM: keep a BOM in the text, since
   // otherwise every decode() call (one per line) would drop one; only the file's own BOM is dropped.
   const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-  // Bind the builder method once: the per-line branch on `kind` is then gone from the loop.
-  const add =
-    kind === "entities"
-      ? (value: unknown, source: SourcePosition) => builder.addEntity(value, source)
-      : (value: unknown, source: SourcePosition) => builder.addStatement(value, source);
 
-  const totalBytes = (await stat(path)).size;
+  const totalBytes = await checkInput(path);
+  const input = openInput(path, options);
   const startedAt = performance.now();
   let lastReportAt = startedAt;
   let lineNumber = 0;
@@ -172,48 +195,53 @@ export async function loadJsonLinesFile(
     // A fresh position per line: the builder may keep it to name this line in a later error.
     const source: SourcePosition = { file, line };
     try {
-      add(value, source);
+      addParsedItem(builder, itemKind, value, source);
     } catch (e) {
       throw withPosition(e, source);
     }
     items++;
   };
 
-  const stream = createReadStream(path, { highWaterMark: options.chunkBytes ?? READ_CHUNK_BYTES });
   /** Pieces of the line cut by chunk boundaries, joined when its LF arrives. */
   let pending: Buffer[] = [];
   let pendingBytes = 0;
 
   // `for await` pulls chunks one at a time (backpressure for free); leaving the loop by a throw
   // destroys the stream, so a bad line closes the file at once.
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    bytes += chunk.length;
-    let start = 0;
-    for (let lf = chunk.indexOf(LF, start); lf !== -1; lf = chunk.indexOf(LF, start)) {
-      lineNumber++;
-      // Whole line inside this chunk (the common case): no copy. Otherwise join the pieces once.
-      if (pendingBytes === 0) {
-        handleLine(chunk.subarray(start, lf), lineNumber);
-      } else {
-        pending.push(chunk.subarray(start, lf));
-        const joined = Buffer.concat(pending, pendingBytes + (lf - start));
-        pending = [];
-        pendingBytes = 0;
-        handleLine(joined, lineNumber);
+  try {
+    for await (const chunk of input.chunks) {
+      bytes = input.bytesRead(chunk.length);
+      let start = 0;
+      for (let lf = chunk.indexOf(LF, start); lf !== -1; lf = chunk.indexOf(LF, start)) {
+        lineNumber++;
+        // Whole line inside this chunk (the common case): no copy. Otherwise join the pieces once.
+        if (pendingBytes === 0) {
+          handleLine(chunk.subarray(start, lf), lineNumber);
+        } else {
+          pending.push(chunk.subarray(start, lf));
+          const joined = Buffer.concat(pending, pendingBytes + (lf - start));
+          pending = [];
+          pendingBytes = 0;
+          handleLine(joined, lineNumber);
+        }
+        start = lf + 1;
       }
-      start = lf + 1;
-    }
-    if (start < chunk.length) {
-      pending.push(chunk.subarray(start));
-      pendingBytes += chunk.length - start;
-      // Fail as soon as the unfinished line is certainly too long (+1 leaves room for its CR),
-      // rather than buffering an unbounded line.
-      if (pendingBytes > maxLineBytes + 1) {
-        throw dataError("INVALID_DATA", `line is longer than ${maxLineBytes} bytes`, { file, line: lineNumber + 1 });
+      if (start < chunk.length) {
+        pending.push(chunk.subarray(start));
+        pendingBytes += chunk.length - start;
+        // Fail as soon as the unfinished line is certainly too long (+1 leaves room for its CR),
+        // rather than buffering an unbounded line.
+        if (pendingBytes > maxLineBytes + 1) {
+          throw dataError("INVALID_DATA", `line is longer than ${maxLineBytes} bytes`, { file, line: lineNumber + 1 });
+        }
       }
+      if (onProgress !== undefined && performance.now() - lastReportAt >= PROGRESS_INTERVAL_MS) report(false);
     }
-    if (onProgress !== undefined && performance.now() - lastReportAt >= PROGRESS_INTERVAL_MS) report(false);
+  } catch (e) {
+    throw readError(e, file, lineNumber + 1);
   }
+  // gunzip can hand out the last text before the file's last bytes (its trailer) are counted.
+  bytes = input.bytesRead(0);
   // A last line without LF is still a line.
   if (pendingBytes > 0) {
     lineNumber++;
@@ -224,26 +252,105 @@ export async function loadJsonLinesFile(
 }
 
 export interface LoadGraphOptions {
-  /** Path of entities.jsonl. */
+  /** Path of entities.jsonl (`-`: stdin; a name ending in `.gz`: gzip). */
   entities: string;
-  /** Path of statements.jsonl. */
+  /** Path of statements.jsonl (`-`: stdin; a name ending in `.gz`: gzip). */
   statements: string;
   cursorSecret?: string | Uint8Array;
+  /** What the graph's caches may hold, in bytes (GraphOptions.cacheBytes). */
+  cacheBytes?: number;
   onProgress?: (progress: LoadProgress) => void;
+  /** What the path `-` reads; default `process.stdin`. */
+  stdin?: Readable;
 }
 
 /**
  * Reads entities, then statements (a statement may only name an entity already read), then builds.
+ * Before reading anything it checks the options (an empty cursor secret, a bad cache budget) and
+ * both inputs (missing, a directory, or stdin named twice), so such mistakes are reported at once.
  * Resolves to a complete Graph or rejects; a half-built graph is never returned.
  */
 export async function loadGraph(options: LoadGraphOptions): Promise<Graph> {
-  const builder = new GraphBuilder(options.cursorSecret === undefined ? {} : { cursorSecret: options.cursorSecret });
+  const builder = new GraphBuilder({
+    ...(options.cursorSecret === undefined ? {} : { cursorSecret: options.cursorSecret }),
+    ...(options.cacheBytes === undefined ? {} : { cacheBytes: options.cacheBytes }),
+  });
+  if (options.entities === STDIN_PATH && options.statements === STDIN_PATH) {
+    throw new QuiverError(
+      "INVALID_PARAMETER",
+      "The entities and the statements cannot both be read from stdin (-): give at least one as a file.",
+      { parameter: "statements" },
+    );
+  }
+  await checkInput(options.entities);
+  await checkInput(options.statements);
   const onProgress = options.onProgress;
-  const readOptions: LoadJsonLinesOptions = onProgress === undefined ? {} : { onProgress };
+  const readOptions: LoadJsonLinesOptions = {
+    ...(onProgress === undefined ? {} : { onProgress }),
+    ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
+  };
   await loadJsonLinesFile(options.entities, "entities", builder, readOptions);
   await loadJsonLinesFile(options.statements, "statements", builder, readOptions);
   if (onProgress === undefined) return builder.build();
   return builder.build({ onProgress: throttledBuildProgress(onProgress) });
+}
+
+/**
+ * The size of the input at `path` in bytes (undefined for stdin); a QuiverError UNREADABLE_INPUT
+ * naming the path when it is missing, a directory, or cannot be looked at.
+ */
+async function checkInput(path: string): Promise<number | undefined> {
+  if (path === STDIN_PATH) return undefined;
+  let info: Awaited<ReturnType<typeof stat>>;
+  try {
+    info = await stat(path);
+  } catch (e) {
+    const why = (e as NodeJS.ErrnoException).code === "ENOENT" ? "there is no such file" : (e as Error).message;
+    throw new QuiverError("UNREADABLE_INPUT", `Cannot read ${JSON.stringify(path)}: ${why}.`, { cause: e });
+  }
+  if (info.isDirectory()) {
+    throw new QuiverError(
+      "UNREADABLE_INPUT",
+      `Cannot read ${JSON.stringify(path)}: it is a directory; give the path of a JSON Lines file.`,
+    );
+  }
+  return info.size;
+}
+
+/** The chunks of an input, and how many of its stored bytes have been read once a chunk arrives. */
+interface Input {
+  chunks: AsyncIterable<Buffer>;
+  bytesRead(chunkLength: number): number;
+}
+
+function openInput(path: string, options: LoadJsonLinesOptions): Input {
+  const highWaterMark = options.chunkBytes ?? READ_CHUNK_BYTES;
+  let counted = 0;
+  const countChunks = (n: number): number => (counted += n);
+  if (path === STDIN_PATH) {
+    return { chunks: (options.stdin ?? process.stdin) as AsyncIterable<Buffer>, bytesRead: countChunks };
+  }
+  const stream = createReadStream(path, { highWaterMark });
+  // Not compressed: the chunks are the file's bytes.
+  if (!path.endsWith(GZIP_SUFFIX)) return { chunks: stream as AsyncIterable<Buffer>, bytesRead: countChunks };
+  // Compressed: progress counts what left the disk, not the text. pipeline: an error on either side
+  // destroys both and reaches the loop; leaving the loop early destroys gunzip, and with it the file.
+  const text = pipeline(stream, createGunzip({ chunkSize: Math.max(MIN_GUNZIP_CHUNK_BYTES, highWaterMark) }), () => {});
+  return { chunks: text as AsyncIterable<Buffer>, bytesRead: () => stream.bytesRead };
+}
+
+/**
+ * An error met while reading, as the caller should see it: a QuiverError (a bad line) as it is; gzip
+ * data that cannot be decompressed as INVALID_DATA at the line being read; a read that failed (a
+ * system error) as UNREADABLE_INPUT; anything else is a bug and passes through.
+ */
+function readError(error: unknown, file: string, line: number): unknown {
+  if (error instanceof QuiverError) return error;
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof code !== "string") return error;
+  const message = (error as Error).message;
+  if (code.startsWith("Z_")) return dataError("INVALID_DATA", `not valid gzip data: ${message}`, { file, line });
+  return new QuiverError("UNREADABLE_INPUT", `Cannot read ${JSON.stringify(file)}: ${message}.`, { cause: error });
 }
 
 /** Forwards the builder's progress at most every PROGRESS_INTERVAL_MS per phase, always its first and last. */

@@ -30,7 +30,11 @@ function keyOf(head: number, pattern: string, tail: number): number[] {
 }
 
 /** Suffixes of t below key, and those starting with it. */
-function naiveCounts(t: readonly number[], sa: readonly number[], key: readonly number[]): { below: number; starting: number } {
+function naiveCounts(
+  t: readonly number[],
+  sa: readonly number[],
+  key: readonly number[],
+): { below: number; starting: number } {
   let below = 0;
   let starting = 0;
   for (const p of sa) {

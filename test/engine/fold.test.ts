@@ -11,6 +11,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { fold } from "../../src/engine/fold.js";
+import { GraphBuilder } from "../../src/engine/graph-builder.js";
 import { fold as contractFold, Rng, show } from "../support/oracle.js";
 
 test("the contract's examples, by hand", () => {
@@ -62,14 +63,31 @@ test("NFKC: a combining sequence equals its precomposed form", () => {
   assert.is(fold("\uFF76\uFF9E"), "\u30AC");
 });
 
-test("what the one-liner does that Unicode CaseFolding.txt does not", () => {
-  // The contract's definition is normative. Capital sharp s (U+1E9E) upper-cases to itself and
-  // lowers to ß, which is not folded again: "ẞ" -> "ß", while "ß" -> "ss" (CaseFolding.txt gives
-  // "ss" for both). Changing this changes search results, so it needs a contract change first.
-  assert.is(fold("\u1E9E"), "\u00DF");
+test('capital sharp s: ẞ -> ss, the contract\'s last step ("STRAẞE" is found by "strasse")', () => {
+  // Capital sharp s (U+1E9E) upper-cases to itself and lowers to ß; the contract's ß -> ss step then
+  // gives "ss", as Unicode full case folding (CaseFolding.txt) does. At 1d9af4c fold("ẞ") was "ß".
+  assert.is(fold("\u1E9E"), "ss");
   assert.is(fold("\u00DF"), "ss");
+  assert.is(fold("STRA\u1E9EE"), "strasse");
+  assert.is(fold("STRA\u1E9EE"), fold("Straße"));
+  assert.is(fold(fold("\u1E9E")), fold("\u1E9E"), "folding twice changes nothing");
   // Dotless ı upper-cases to I, so it folds to plain i.
   assert.is(fold("ı"), "i");
+});
+
+test('search: "STRAẞE" is found by "strasse", "STRASSE" and "ß"; and "ẞ" finds "Straße"', () => {
+  const b = new GraphBuilder();
+  b.addEntity({ entityId: "capital", rawIdentifier: "STRA\u1E9EE", type: "0", sourceType: "" });
+  b.addEntity({ entityId: "small", rawIdentifier: "Straße", type: "0", sourceType: "" });
+  b.addEntity({ entityId: "plain", rawIdentifier: "strasse", type: "0", sourceType: "" });
+  const g = b.build();
+  for (const q of ["strasse", "STRASSE", "ß", "\u1E9E", "STRA\u1E9EE", "aß"]) {
+    assert.equal(
+      g.search({ q }).items.map((e) => e.entityId),
+      ["capital", "plain", "small"],
+      `q=${show(q)}`,
+    );
+  }
 });
 
 test("characters with no case pass through: digits, CJK, emoji, U+0000, lone surrogates", () => {

@@ -2,9 +2,11 @@
  * GraphBuilder tests
  * ==================
  * CONTRACT.md "Data model" and "Input format": every kind of bad item stops the load with a
- * QuiverError whose message names the file and line; derived fingerprints are 16 lowercase hex
- * digits, the same for the same triple in any build; an exact duplicate is kept once; one fingerprint
- * on two different triples is FINGERPRINT_CONFLICT naming the later line; a builder builds once.
+ * QuiverError whose message names the file and line, when the item is added (so the first bad line
+ * is the one named); strings within their byte limits and well-formed; derived fingerprints are 16
+ * lowercase hex digits, the same for the same triple in any build; an exact duplicate is kept once,
+ * in O(1) work per copy; one fingerprint on two different triples is FINGERPRINT_CONFLICT naming the
+ * later line and the earlier one; a builder builds once.
  */
 
 import { test } from "uvu";
@@ -13,16 +15,21 @@ import {
   deriveFingerprint,
   GraphBuilder,
   isQuiverError,
+  ENTITY_ID_MAX_BYTES,
+  RAW_IDENTIFIER_MAX_BYTES,
+  SOURCE_TYPE_MAX_BYTES,
+  STATEMENT_FINGERPRINT_MAX_BYTES,
+  type EntityInput,
   type Graph,
   type Statement,
   type StatementInput,
 } from "../../src/index.js";
-import { show } from "../support/oracle.js";
+import { expectCode, show, TYPES } from "../support/oracle.js";
 
 const FILE = "data/entities.jsonl";
 const SFILE = "data/statements.jsonl";
 
-const ENTITY = { entityId: "Q1", rawIdentifier: "One", type: "0", sourceType: "wikidata" };
+const ENTITY: EntityInput = { entityId: "Q1", rawIdentifier: "One", type: "0", sourceType: "wikidata" };
 
 function withEntities(ids: string[] = ["A", "B", "C", "P"]): GraphBuilder {
   const b = new GraphBuilder({ cursorSecret: "b" });
@@ -88,7 +95,8 @@ test("bad entities: each kind gives its code and names file:line", () => {
   for (const [name, entity, code] of cases) {
     const b = new GraphBuilder();
     b.addEntity({ ...ENTITY }, { file: FILE, line: 1 });
-    expectDataError(() => b.addEntity(entity, { file: FILE, line: 17 }), code, FILE, 17, name);
+    // JavaScript callers may pass anything: the builder checks at run time what the types promise.
+    expectDataError(() => b.addEntity(entity as EntityInput, { file: FILE, line: 17 }), code, FILE, 17, name);
   }
   // the duplicate names the first definition too
   const b = new GraphBuilder();
@@ -106,7 +114,7 @@ test("bad entities: each kind gives its code and names file:line", () => {
 
 test("entities: empty rawIdentifier and sourceType are valid; types 0..7; fields kept as given", () => {
   const b = new GraphBuilder();
-  for (let t = 0; t < 8; t++) b.addEntity({ entityId: `t${t}`, rawIdentifier: "", type: String(t), sourceType: "" });
+  for (const [t, type] of TYPES.entries()) b.addEntity({ entityId: `t${t}`, rawIdentifier: "", type, sourceType: "" });
   b.addEntity({ entityId: "x", rawIdentifier: "  Mixed CASE ß  ", type: "3", sourceType: "Some Source" });
   const g = b.build();
   for (let t = 0; t < 8; t++)
@@ -126,7 +134,7 @@ test("entities: empty rawIdentifier and sourceType are valid; types 0..7; fields
 
 test("the builder keeps the values given, not the objects: changing them afterwards changes nothing", () => {
   const b = new GraphBuilder();
-  const e = { entityId: "A", rawIdentifier: "Alpha", type: "0", sourceType: "s" };
+  const e: EntityInput = { entityId: "A", rawIdentifier: "Alpha", type: "0", sourceType: "s" };
   b.addEntity(e);
   e.entityId = "Z";
   e.rawIdentifier = "Zeta";
@@ -174,7 +182,13 @@ test("bad statements: each kind gives its code and names file:line", () => {
   for (const [name, statement, code] of cases) {
     const b = withEntities();
     b.addStatement({ ...good }, { file: SFILE, line: 1 });
-    expectDataError(() => b.addStatement(statement, { file: SFILE, line: 23 }), code, SFILE, 23, name);
+    expectDataError(
+      () => b.addStatement(statement as StatementInput, { file: SFILE, line: 23 }),
+      code,
+      SFILE,
+      23,
+      name,
+    );
   }
 });
 
@@ -480,6 +494,197 @@ test("statements carry the raw identifiers of their entities", () => {
       objectRawIdentifier: "😀\u0000",
     },
   ]);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Review 8221c12: limits and well-formed Unicode (findings 12 and 1), conflicts at add time
+// (finding 6), k copies in O(k) (finding 5), typed inputs (issue 13)
+
+test("finding 1: each field at its byte limit loads; one byte over is INVALID_DATA naming the line and field", () => {
+  const limits: [keyof EntityInput, number][] = [
+    ["entityId", ENTITY_ID_MAX_BYTES],
+    ["rawIdentifier", RAW_IDENTIFIER_MAX_BYTES],
+    ["sourceType", SOURCE_TYPE_MAX_BYTES],
+  ];
+  for (const [name, max] of limits) {
+    // ASCII, 2-, 3- and 4-byte characters: the limit is in bytes of UTF-8, not in characters
+    for (const unit of ["a", "é", "中", "😀"]) {
+      const unitBytes = Buffer.byteLength(unit);
+      const fill = unit.repeat(Math.floor(max / unitBytes)) + "z".repeat(max % unitBytes);
+      assert.is(Buffer.byteLength(fill), max);
+      const b = new GraphBuilder();
+      b.addEntity({ ...ENTITY, [name]: fill }, { file: FILE, line: 1 });
+      expectDataError(
+        () => b.addEntity({ ...ENTITY, entityId: "Q2", [name]: `${fill}z` }, { file: FILE, line: 2 }),
+        "INVALID_DATA",
+        FILE,
+        2,
+        `${name} of ${max + 1} bytes (${unit})`,
+      );
+      try {
+        b.addEntity({ ...ENTITY, entityId: "Q3", [name]: fill + unit });
+      } catch (e) {
+        assert.ok(isQuiverError(e) && e.message.includes(`"${name}"`) && e.message.includes(String(max)), String(e));
+      }
+    }
+  }
+  // a given fingerprint: 128 bytes loads, 129 does not; derived ones are 16 bytes
+  const b = withEntities();
+  const fp = "😀".repeat(STATEMENT_FINGERPRINT_MAX_BYTES / 4);
+  b.addStatement({ subjectEntityId: "A", predicateEntityId: "P", objectEntityId: "B", statementFingerprint: fp });
+  expectDataError(
+    () =>
+      b.addStatement(
+        { subjectEntityId: "A", predicateEntityId: "P", objectEntityId: "C", statementFingerprint: `${fp}x` },
+        { file: SFILE, line: 5 },
+      ),
+    "INVALID_DATA",
+    SFILE,
+    5,
+    "fingerprint of 129 bytes",
+  );
+  // an id over the limit in a statement names the field, not "no entity"
+  expectDataError(
+    () =>
+      b.addStatement(
+        { subjectEntityId: "A", predicateEntityId: "P".repeat(513), objectEntityId: "B" },
+        { file: SFILE, line: 6 },
+      ),
+    "INVALID_DATA",
+    SFILE,
+    6,
+    "predicate over the limit",
+  );
+  assert.is(b.build().statementCount, 1);
+});
+
+test("finding 12: a lone surrogate in any string field is INVALID_DATA naming the line, the field and the unit", () => {
+  const lone = ["\uD800", "x\uD83D", "\uDE00x", "a\uDFFF\uD800b", "😀\uDE00"];
+  for (const bad of lone) {
+    for (const name of ["entityId", "rawIdentifier", "sourceType"] as const) {
+      const b = new GraphBuilder();
+      expectDataError(
+        () => b.addEntity({ ...ENTITY, [name]: bad }, { file: FILE, line: 9 }),
+        "INVALID_DATA",
+        FILE,
+        9,
+        `${name} ${show(bad)}`,
+      );
+      try {
+        b.addEntity({ ...ENTITY, [name]: bad });
+      } catch (e) {
+        assert.ok(
+          isQuiverError(e) && /not well-formed Unicode.*lone surrogate \(U\+D[89A-F]/.test(e.message),
+          String(e),
+        );
+        assert.ok(e.message.includes(`"${name}"`), e.message);
+      }
+    }
+    for (const name of ["subjectEntityId", "predicateEntityId", "objectEntityId", "statementFingerprint"] as const) {
+      const b = withEntities();
+      expectDataError(
+        () =>
+          b.addStatement(
+            { subjectEntityId: "A", predicateEntityId: "P", objectEntityId: "B", [name]: bad },
+            { file: SFILE, line: 4 },
+          ),
+        "INVALID_DATA",
+        SFILE,
+        4,
+        `${name} ${show(bad)}`,
+      );
+    }
+  }
+  // pairs are fine, in every field
+  const b = new GraphBuilder();
+  b.addEntity({ entityId: "😀", rawIdentifier: "a😀b", type: "0", sourceType: "𝒜" });
+  b.addStatement({ subjectEntityId: "😀", predicateEntityId: "😀", objectEntityId: "😀", statementFingerprint: "😀" });
+  assert.is(b.build().statementCount, 1);
+});
+
+test("finding 6: a fingerprint conflict is thrown by addStatement, at its own line, not by build()", () => {
+  for (const fp of [undefined, "0123456789abcdef", "text fingerprint"]) {
+    const b = withEntities();
+    const derived = deriveFingerprint("A", "P", "B");
+    const given = fp ?? derived;
+    b.addStatement(
+      { subjectEntityId: "A", predicateEntityId: "P", objectEntityId: "B", statementFingerprint: given },
+      {
+        file: SFILE,
+        line: 1,
+      },
+    );
+    let thrown: unknown;
+    try {
+      b.addStatement(
+        { subjectEntityId: "B", predicateEntityId: "P", objectEntityId: "A", statementFingerprint: given },
+        { file: SFILE, line: 2 },
+      );
+    } catch (e) {
+      thrown = e;
+    }
+    assert.ok(isQuiverError(thrown), `fp ${show(fp)}: addStatement accepted a conflicting statement`);
+    assert.is(thrown.code, "FINGERPRINT_CONFLICT");
+    assert.equal(thrown.source, { file: SFILE, line: 2 });
+    assert.ok(thrown.message.includes(`${SFILE}:1`), `the earlier line is named too: ${thrown.message}`);
+  }
+});
+
+test("finding 5: exact duplicates are dropped at add; 40,000 copies cost no more than 3x the work of 40,000 distinct", () => {
+  const COPIES = 40_000;
+  const probesOf = (b: GraphBuilder): number =>
+    (b as unknown as { fingerprintRows: { probes: number } }).fingerprintRows.probes;
+  for (const explicit of [false, true]) {
+    const copies = withEntities();
+    const distinct = withEntities();
+    const ids = ["A", "B", "C", "P"];
+    for (let i = 0; i < COPIES; i++) {
+      const fp = explicit ? { statementFingerprint: "00000000000000ff" } : {};
+      copies.addStatement({ subjectEntityId: "A", predicateEntityId: "P", objectEntityId: "B", ...fp });
+      const hex = { statementFingerprint: i.toString(16).padStart(16, "0") };
+      // derived fingerprints need distinct triples: 4 x 4 x 4 = 64 of them, then explicit hex ones
+      distinct.addStatement({
+        subjectEntityId: ids[i % 4] as string,
+        predicateEntityId: ids[(i >> 2) % 4] as string,
+        objectEntityId: ids[(i >> 4) % 4] as string,
+        ...(explicit || i >= 64 ? hex : {}),
+      });
+    }
+    // kept once, and known to be kept once before build()
+    assert.is(copies.statementCount, 1);
+    assert.is(distinct.statementCount, COPIES);
+    const work = probesOf(copies);
+    const baseline = probesOf(distinct);
+    assert.ok(work <= 3 * baseline, `copies took ${work} probes, distinct ${baseline}`);
+    assert.is(copies.build().statementCount, 1);
+    assert.is(distinct.build().statementCount, COPIES);
+  }
+});
+
+test("issue 13: typed inputs; JavaScript callers still get the run-time checks", () => {
+  const b = new GraphBuilder();
+  const typed: EntityInput = { entityId: "T", rawIdentifier: "", type: "7", sourceType: "" };
+  b.addEntity(typed);
+  // @ts-expect-error: "8" is not an EntityType
+  const badType: EntityInput = { ...typed, entityId: "U", type: "8" };
+  expectDataError(() => b.addEntity(badType, { file: FILE, line: 2 }), "INVALID_DATA", FILE, 2, "type 8");
+  // a JavaScript caller's value of the wrong type
+  const badFingerprint = {
+    subjectEntityId: "T",
+    predicateEntityId: "T",
+    objectEntityId: "T",
+    statementFingerprint: 1,
+  } as unknown as StatementInput;
+  expectDataError(
+    () => b.addStatement(badFingerprint, { file: SFILE, line: 1 }),
+    "INVALID_DATA",
+    SFILE,
+    1,
+    "fingerprint 1",
+  );
+  const g = b.build();
+  // @ts-expect-error: "9" is not an EntityType
+  expectCode(() => g.search({ q: "a", type: "9" }), "INVALID_PARAMETER", "type", "search type 9");
 });
 
 test.run();

@@ -9,7 +9,15 @@
 
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { GraphBuilder, type Entity, type Graph, type Statement, type StatementInput } from "../../src/index.js";
+import {
+  GraphBuilder,
+  isQuiverError,
+  type Entity,
+  type EntityType,
+  type Graph,
+  type Statement,
+  type StatementInput,
+} from "../../src/index.js";
 import {
   buildGraph,
   CURSOR_PATTERN,
@@ -21,16 +29,18 @@ import {
   Rng,
   show,
   TINY_FRAGMENTS,
+  TYPES,
   UNICODE_FRAGMENTS,
   walkPages,
   type Filters,
   type GraphData,
 } from "../support/oracle.js";
 
+/** A graph of `[entityId, rawIdentifier, type]` entities (types are checked by the builder at run time). */
 function graphOf(entities: [id: string, raw: string, type: string][], statements: StatementInput[] = []): Graph {
   const b = new GraphBuilder({ cursorSecret: "graph-test" });
   for (const [entityId, rawIdentifier, type] of entities)
-    b.addEntity({ entityId, rawIdentifier, type, sourceType: "t" });
+    b.addEntity({ entityId, rawIdentifier, type: type as EntityType, sourceType: "t" });
   for (const st of statements) b.addStatement(st);
   return b.build();
 }
@@ -38,7 +48,7 @@ function graphOf(entities: [id: string, raw: string, type: string][], statements
 const ids = (items: readonly Entity[]): string[] => items.map((e) => e.entityId);
 
 /** All pages of a search, concatenated, checking nextCursor along the way. */
-function searchAll(g: Graph, q: string, type?: string, limit?: number): string[] {
+function searchAll(g: Graph, q: string, type?: EntityType, limit?: number): string[] {
   const out: string[] = [];
   let cursor: string | undefined;
   for (;;) {
@@ -470,7 +480,6 @@ interface Sizes {
   statements: number;
   searches: number;
   filtersPerMask: number;
-  loneSurrogates?: boolean;
   edgeFingerprints?: boolean;
 }
 
@@ -479,7 +488,6 @@ function checkSeed(seed: number, sizes: Sizes): { pages: number; items: number }
   const data: GraphData = generateGraph(rng, {
     entities: sizes.entities,
     statements: sizes.statements,
-    loneSurrogates: sizes.loneSurrogates ?? false,
     edgeFingerprints: sizes.edgeFingerprints ?? false,
   });
   let graph: Graph;
@@ -509,7 +517,7 @@ function checkSeed(seed: number, sizes: Sizes): { pages: number; items: number }
 
   for (let k = 0; k < sizes.searches; k++) {
     const q = randomQuery(rng, oracle, sortedFolded);
-    const type = rng.chance(0.35) ? String(rng.int(8)) : undefined;
+    const type = rng.chance(0.35) ? rng.pick(TYPES) : undefined;
     const expected = oracle.search(q, type);
     items += expected.length;
     pages += walkPages<Entity>({
@@ -579,16 +587,21 @@ test("property: explicit fingerprints 0000000000000000 (and other edge values) b
   }
 });
 
-test("property: lone surrogates in identifiers and entityIds (JSON input may carry \\ud800 escapes)", () => {
-  for (let seed = 9001; seed <= 9300; seed++) {
-    checkSeed(seed, {
-      entities: 5 + (seed % 40),
-      statements: 10 + (seed % 60),
-      searches: 10,
-      filtersPerMask: 2,
-      loneSurrogates: true,
-    });
+test("lone surrogates (JSON \\ud800 escapes) are refused when added: CONTRACT.md wants well-formed Unicode", () => {
+  const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+  let refused = 0;
+  for (let seed = 9001; seed <= 9100; seed++) {
+    const data = generateGraph(new Rng(seed), { entities: 5 + (seed % 40), statements: 0, loneSurrogates: true });
+    const bad = data.entities.some((e) => lone.test(e.entityId) || lone.test(e.rawIdentifier));
+    try {
+      buildGraph(data);
+      assert.not.ok(bad, `seed ${seed}: a lone surrogate was accepted`);
+    } catch (e) {
+      assert.ok(bad && isQuiverError(e) && e.code === "INVALID_DATA", `seed ${seed}: ${String(e)}`);
+      refused++;
+    }
   }
+  assert.ok(refused > 20, `only ${refused} seeds had a lone surrogate`);
 });
 
 test("property: cursors issued along the way are URL-safe", () => {

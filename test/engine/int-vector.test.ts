@@ -23,7 +23,11 @@ test("get returns what set stored, for every width, across word boundaries", () 
       values[i] = Math.floor(rng.float() * (max + 1));
       v.set(i, values[i]!);
     }
-    assert.equal(Array.from({ length: n }, (_, i) => v.get(i)), values, `width ${width}`);
+    assert.equal(
+      Array.from({ length: n }, (_, i) => v.get(i)),
+      values,
+      `width ${width}`,
+    );
   }
 });
 
@@ -42,7 +46,10 @@ test("serial form: round trip, and a wrong word count is corrupt", () => {
   const w = new MemorySerialWriter();
   v.serialize(w);
   const back = IntVector.deserialize(new MemorySerialReader(w.fields));
-  assert.equal(Array.from({ length: 8 }, (_, i) => back.get(i)), [3, 1, 4, 1, 5, 9, 2, 6]);
+  assert.equal(
+    Array.from({ length: 8 }, (_, i) => back.get(i)),
+    [3, 1, 4, 1, 5, 9, 2, 6],
+  );
   w.fields.set("words", new Uint32Array(1));
   assert.throws(() => IntVector.deserialize(new MemorySerialReader(w.fields)), /cannot have/);
 });

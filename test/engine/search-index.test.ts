@@ -247,7 +247,11 @@ test("tier 2 without a type filter: the eight bands merge in rank order, for eve
   const ids = Array.from({ length: n }, (_, i) => `e${String(i).padStart(3, "0")}`);
   const everything = Array.from({ length: n }, (_, i) => i);
   for (const [name, typeOf] of layouts) {
-    const index = buildIndex(folded, Uint8Array.from(folded, (_, i) => typeOf(i)), ids);
+    const index = buildIndex(
+      folded,
+      Uint8Array.from(folded, (_, i) => typeOf(i)),
+      ids,
+    );
     for (let count = 1; count <= n + 1; count++) {
       const got = find(index, "a", -1, null, count).ids;
       if (show(got) !== show(everything.slice(0, count))) assert.unreachable(`${name}, count ${count}: ${show(got)}`);

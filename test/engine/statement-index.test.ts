@@ -154,7 +154,11 @@ test("build reports progress 1..6 of 6; an empty index plans empty ranges", () =
   );
   assert.equal(empty.plan({ subject: 1, predicate: undefined, object: undefined }), { order: "SPO", lo: 0, hi: 0 });
   assert.equal(empty.plan({ subject: undefined, predicate: 1, object: undefined }), { order: "POS", lo: 0, hi: 0 });
-  assert.equal(empty.plan({ subject: undefined, predicate: undefined, object: undefined }), { order: "SPO", lo: 0, hi: 0 });
+  assert.equal(empty.plan({ subject: undefined, predicate: undefined, object: undefined }), {
+    order: "SPO",
+    lo: 0,
+    hi: 0,
+  });
 });
 
 test("oracle: orders, filter ranges and seeks against sorts and scans of random triples", () => {
@@ -187,7 +191,8 @@ test("oracle: orders, filter ranges and seeks against sorts and scans of random 
       assert.equal(got, want, `${ctx} ${order}`);
     }
     for (let k = 0; k < 40; k++) {
-      const pick = input.length > 0 && rng.chance(0.8) ? rng.pick(input) : { s: rng.int(n), p: rng.int(n), o: rng.int(n) };
+      const pick =
+        input.length > 0 && rng.chance(0.8) ? rng.pick(input) : { s: rng.int(n), p: rng.int(n), o: rng.int(n) };
       const mask = rng.int(8);
       const f: DenseFilter = {
         subject: mask & 1 ? pick.s : undefined,

@@ -10,7 +10,18 @@ import { MemorySerialReader, MemorySerialWriter } from "../../src/engine/serial.
 import { TextList } from "../../src/engine/text-list.js";
 import { Rng } from "../support/oracle.js";
 
-const SAMPLES = ["", "a", "Dürer", "Ελλάδα", "字", "😀 emoji", "\u0000x", "ÿ", "Ā", "plain ascii text longer than thirteen"];
+const SAMPLES = [
+  "",
+  "a",
+  "Dürer",
+  "Ελλάδα",
+  "字",
+  "😀 emoji",
+  "\u0000x",
+  "ÿ",
+  "Ā",
+  "plain ascii text longer than thirteen",
+];
 
 test("get returns every string; lengths and code units add up", () => {
   const list = TextList.from(SAMPLES);

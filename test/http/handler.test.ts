@@ -5,7 +5,19 @@
 
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { KEY, buildSmallGraph, getJson, rawRequest, request, startServer, type Reply } from "../support/http.js";
+import { isQuiverError } from "../../src/engine/errors.js";
+import { createHandler } from "../../src/http/handler.js";
+import {
+  ITEM_COUNT,
+  KEY,
+  buildSmallGraph,
+  getJson,
+  rawRequest,
+  request,
+  startServer,
+  walk,
+  type Reply,
+} from "../support/http.js";
 
 type Running = Awaited<ReturnType<typeof startServer>>;
 let server: Running;
@@ -357,6 +369,27 @@ test("openapi.json: the OpenAPI 3.1 document without a key; query strings on pub
   assert.is(status, 200);
   assert.is(body.openapi, "3.1.0");
   assert.is((await request(port, "/healthz?probe=1", { key: null })).status, 200);
+});
+
+// ---- options forwarded to the graph ----------------------------------------------------------
+
+test("cacheBytes is forwarded to every served graph: a bad budget is refused, 0 still pages", async () => {
+  const graph = buildSmallGraph({ items: true });
+  let refused: unknown;
+  try {
+    createHandler(graph, { apiKeys: [KEY], cacheBytes: -1 });
+  } catch (e) {
+    refused = e;
+  }
+  assert.ok(isQuiverError(refused) && refused.parameter === "cacheBytes", String(refused));
+  const uncached = await startServer(graph, { cacheBytes: 0 });
+  try {
+    const { items, pages } = await walk(uncached.port, "/graph/v1/search?q=item", 30);
+    assert.is(items.length, ITEM_COUNT);
+    assert.is(pages, Math.ceil(ITEM_COUNT / 30));
+  } finally {
+    await uncached.close();
+  }
 });
 
 test.run();

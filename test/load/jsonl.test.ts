@@ -1,12 +1,24 @@
+/**
+ * JSON Lines loader tests
+ * =======================
+ * src/load/jsonl.ts against CONTRACT.md "Input format": good files (BOM, CRLF, blank lines, chunk
+ * boundaries anywhere, long lines), every kind of bad line named by `file:line` (the first bad line
+ * of the file, whatever its kind), the inputs (`-` for stdin, `.gz`, a missing path or a directory)
+ * and progress.
+ */
+
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Readable } from "node:stream";
+import { gzipSync } from "node:zlib";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 
 import { QuiverError, type QuiverErrorCode } from "../../src/engine/errors.js";
+import { deriveFingerprint } from "../../src/engine/fingerprint.js";
 import { GraphBuilder } from "../../src/engine/graph-builder.js";
-import { loadGraph, loadJsonLinesFile, type LoadProgress } from "../../src/load/jsonl.js";
+import { loadGraph, loadJsonLinesFile, type LoadProgress, type ReadProgress } from "../../src/load/jsonl.js";
 
 let root = "";
 let caseNumber = 0;
@@ -126,13 +138,12 @@ test("every chunk size gives the same result (lines cut anywhere, even inside a 
   }
 });
 
-test("a 10 MB line loads", async () => {
+test("a 10 MB line loads (the bulk in a field the format ignores; identifiers have their limits)", async () => {
   // Two-byte characters, so the 1 MiB read chunks cut the line inside characters too.
-  const long = "é".repeat(5_000_000) + "ENDMARK";
-  const paths = await writeCase(
-    `${entity("a")}\n${entity("long", long)}\n${entity("p", "p", "1")}\n`,
-    statement("long", "p", "a"),
-  );
+  const bulk = "é".repeat(5_000_000);
+  const long = `${"é".repeat(500)}ENDMARK`;
+  const line = JSON.stringify({ entityId: "long", rawIdentifier: long, type: "0", sourceType: "test", note: bulk });
+  const paths = await writeCase(`${entity("a")}\n${line}\n${entity("p", "p", "1")}\n`, statement("long", "p", "a"));
   const builder = new GraphBuilder();
   const e = await loadJsonLinesFile(paths.entities, "entities", builder);
   await loadJsonLinesFile(paths.statements, "statements", builder);
@@ -166,11 +177,25 @@ test("progress: a final report per file with the totals, then the build phases",
   assert.ok(firstBuild === -1 || firstBuild > lastRead);
 });
 
-test("a missing file rejects with the system error", async () => {
-  const paths = await writeCase(BASE_ENTITIES);
-  const error = await loadError({ ...paths, statements: join(root, "no-such-file.jsonl") });
-  assert.instance(error, Error);
-  assert.is((error as NodeJS.ErrnoException).code, "ENOENT");
+test("issue 13: a missing file or a directory is UNREADABLE_INPUT naming the path, before any reading", async () => {
+  const paths = await writeCase(`{"bad line":\n${BASE_ENTITIES}`);
+  const missing = join(root, "no-such-file.jsonl");
+  // the entities file is bad on line 1, but the missing statements file is reported first: nothing was read
+  for (const [statements, why] of [
+    [missing, /no such file/],
+    [root, /is a directory/],
+  ] as const) {
+    const error = await loadError({ ...paths, statements });
+    assert.instance(error, QuiverError);
+    assert.is((error as QuiverError).code, "UNREADABLE_INPUT");
+    assert.ok((error as Error).message.includes(JSON.stringify(statements)), (error as Error).message);
+    assert.match((error as Error).message, why);
+  }
+  const alone = await loadJsonLinesFile(root, "entities", new GraphBuilder()).then(
+    () => assert.unreachable("a directory loaded"),
+    (e: unknown) => e,
+  );
+  assert.is((alone as QuiverError).code, "UNREADABLE_INPUT");
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -337,6 +362,224 @@ test("errors name the displayName when one is given, and count CRLF lines right"
   assert.is((error as QuiverError).code, "DUPLICATE_ENTITY");
   assert.ok((error as Error).message.startsWith("people.jsonl:3: "), (error as Error).message);
   assert.equal((error as QuiverError).source, { file: "people.jsonl", line: 3 });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Review 8221c12 and issue 13
+
+test("finding 6: the first bad line of the file is named, whatever its kind (the review's cases A, B, C)", async () => {
+  const E = (id: string) => entity(id);
+  const entities = [E("a"), E("b"), E("p")].join("\n") + "\n";
+  const cases: [string, string[]][] = [
+    // A: a 16-hex conflict on line 2, an unknown entity on line 5
+    [
+      "A",
+      [
+        statement("a", "p", "b", "0123456789abcdef"),
+        statement("b", "p", "a", "0123456789abcdef"),
+        statement("a", "p", "a"),
+        statement("b", "p", "b"),
+        statement("a", "p", "zz"),
+      ],
+    ],
+    // B: two conflicts; the one on line 2 has the larger fingerprint
+    [
+      "B",
+      [
+        statement("a", "p", "b", "ffffffffffffffff"),
+        statement("b", "p", "a", "ffffffffffffffff"),
+        statement("a", "p", "a", "0000000000000000"),
+        statement("b", "p", "b", "0000000000000000"),
+      ],
+    ],
+    // C: the same with text fingerprints
+    [
+      "C",
+      [
+        statement("a", "p", "b", "F"),
+        statement("b", "p", "a", "F"),
+        statement("a", "p", "a", "0"),
+        statement("b", "p", "b", "0"),
+      ],
+    ],
+  ];
+  for (const [name, lines] of cases) {
+    const error = await loadError(await writeCase(entities, lines.join("\n") + "\n"));
+    assert.instance(error, QuiverError, name);
+    assert.is((error as QuiverError).code, "FINGERPRINT_CONFLICT", `${name}: ${(error as Error).message}`);
+    assert.equal((error as QuiverError).source?.line, 2, `${name}: ${(error as Error).message}`);
+    assert.ok((error as Error).message.includes("statements.jsonl:1"), `${name}: the earlier line is named too`);
+  }
+  // and a derived fingerprint spelled out on another triple, then a bad line after it
+  const derived = deriveFingerprint("a", "p", "b");
+  await assertLoadFails(
+    entities,
+    [statement("a", "p", "b"), statement("b", "p", "b", derived), "{oops}"].join("\n"),
+    "FINGERPRINT_CONFLICT",
+    "statements.jsonl:2",
+  );
+});
+
+test("finding 11: a key repeated in one object is not an error; the last value counts, as JSON.parse reads it", async () => {
+  const line =
+    '{"entityId":42,"entityId":"a","rawIdentifier":"x","type":"9","type":"0","sourceType":null,"sourceType":"s"}';
+  const graph = await loadGraph(await writeCase(`${line}\n`));
+  assert.equal(graph.getEntity("a"), { entityId: "a", rawIdentifier: "x", type: "0", sourceType: "s" });
+  // and the other way round: a good first value, a bad last one, is a bad line
+  await assertLoadFails(
+    '{"entityId":"a","rawIdentifier":"x","type":"0","type":"9","sourceType":"s"}\n',
+    "",
+    "INVALID_DATA",
+    "entities.jsonl:1",
+  );
+});
+
+test("finding 12: a lone surrogate written as a JSON escape is a bad line naming the field", async () => {
+  const raw = (fields: string) => `{${fields}}`;
+  const ok = { entityId: '"a"', rawIdentifier: '"x"', type: '"0"', sourceType: '"s"' };
+  const line = (o: Record<string, string>) =>
+    raw(
+      Object.entries(o)
+        .map(([k, v]) => `"${k}":${v}`)
+        .join(","),
+    );
+  for (const field of ["entityId", "rawIdentifier", "sourceType"]) {
+    for (const bad of ['"X\\ud800"', '"\\uDC00"', '"\\ud83d\\ud83d\\ude00"']) {
+      const error = await loadError(await writeCase(`${entity("b")}\n${line({ ...ok, [field]: bad })}\n`));
+      assert.instance(error, QuiverError);
+      assert.is((error as QuiverError).code, "INVALID_DATA");
+      assert.match(
+        (error as Error).message,
+        new RegExp(`^.*entities\\.jsonl:2: field "${field}" is not well-formed Unicode`),
+      );
+    }
+  }
+  // a pair written as two escapes is one character, and loads
+  const graph = await loadGraph(await writeCase(`${line({ ...ok, entityId: '"\\ud83d\\ude00"' })}\n`));
+  assert.is(graph.getEntity("😀")?.rawIdentifier, "x");
+  for (const field of ["subjectEntityId", "statementFingerprint"]) {
+    const st = JSON.parse(statement("a", "p", "b")) as Record<string, string>;
+    const text = JSON.stringify({ ...st, [field]: "PLACEHOLDER" }).replace("PLACEHOLDER", "a\\udfff");
+    await assertLoadFails(
+      BASE_ENTITIES,
+      `${statement("b", "p", "a")}\n${text}\n`,
+      "INVALID_DATA",
+      "statements.jsonl:2",
+    );
+  }
+});
+
+test("finding 1: a field over its byte limit is a bad line naming the field and the limit", async () => {
+  const cases: [string, string, number][] = [
+    ["entityId", "é".repeat(256) + "x", 512],
+    ["rawIdentifier", "😀".repeat(256) + "x", 1024],
+    ["sourceType", "中".repeat(85) + "xx", 256],
+  ];
+  for (const [field, value, max] of cases) {
+    const o = { entityId: "b", rawIdentifier: "B", type: "0", sourceType: "s", [field]: value };
+    const error = await loadError(await writeCase(`${entity("a")}\n\n${JSON.stringify(o)}\n`));
+    assert.is((error as QuiverError).code, "INVALID_DATA", String(error));
+    assert.match(
+      (error as Error).message,
+      new RegExp(`entities\\.jsonl:3: field "${field}" is ${max + 1} bytes .* ${max}$`),
+    );
+    // one byte less loads
+    const fits = { ...o, [field]: value.slice(0, -1) };
+    const graph = await loadGraph(await writeCase(`${JSON.stringify(fits)}\n`));
+    assert.is(graph.entityCount, 1);
+  }
+  const fp = "x".repeat(129);
+  await assertLoadFails(BASE_ENTITIES, `${statement("a", "p", "b", fp)}\n`, "INVALID_DATA", "statements.jsonl:1");
+});
+
+test("code quality: loadGraph refuses an empty cursor secret before reading anything", async () => {
+  // The entities file's first line is bad: an error about it would mean the file was read first.
+  const paths = await writeCase(`{oops\n${BASE_ENTITIES}`);
+  const e = await loadGraph({ ...paths, cursorSecret: "" }).then(
+    () => assert.unreachable("loaded"),
+    (x: unknown) => x,
+  );
+  assert.instance(e, QuiverError);
+  assert.is((e as QuiverError).code, "INVALID_PARAMETER");
+  assert.is((e as QuiverError).parameter, "cursorSecret");
+  const budget = await loadGraph({ ...paths, cacheBytes: -1 }).then(
+    () => assert.unreachable("loaded"),
+    (x: unknown) => x,
+  );
+  assert.is((budget as QuiverError).parameter, "cacheBytes");
+});
+
+test("issue 13: `-` reads stdin (named stdin in errors and progress, with no known size)", async () => {
+  const paths = await writeCase(BASE_ENTITIES, "");
+  const statements = `${statement("a", "p", "b")}\n${statement("b", "p", "a")}\n`;
+  const reports: LoadProgress[] = [];
+  const graph = await loadGraph({
+    entities: paths.entities,
+    statements: "-",
+    stdin: Readable.from([Buffer.from(statements)]),
+    onProgress: (p) => reports.push(p),
+  });
+  assert.is(graph.statementCount, 2);
+  const last = reports.filter((p) => p.phase === "statements").pop();
+  assert.ok(last !== undefined && "totalBytes" in last);
+  assert.equal(
+    [last.file, last.lines, last.bytes, last.totalBytes],
+    ["stdin", 2, Buffer.byteLength(statements), undefined],
+  );
+  // a bad line names stdin
+  const error = await loadGraph({
+    entities: "-",
+    statements: paths.statements,
+    stdin: Readable.from([Buffer.from(`${entity("a")}\n{oops}\n`)]),
+  }).then(
+    () => assert.unreachable("loaded"),
+    (x: unknown) => x,
+  );
+  assert.match((error as Error).message, /^stdin:2: not valid JSON/);
+  // both from stdin cannot be
+  const both = await loadGraph({ entities: "-", statements: "-", stdin: Readable.from([]) }).then(
+    () => assert.unreachable("loaded"),
+    (x: unknown) => x,
+  );
+  assert.is((both as QuiverError).code, "INVALID_PARAMETER");
+});
+
+test("issue 13: a .gz file is read compressed, progress in compressed bytes; bad gzip is a bad line", async () => {
+  const dir = join(root, String(++caseNumber));
+  await mkdir(dir);
+  const entities = join(dir, "entities.jsonl.gz");
+  const statements = join(dir, "statements.jsonl.gz");
+  const text = "\uFEFF" + BASE_ENTITIES.replace(/\n/g, "\r\n");
+  await writeFile(entities, gzipSync(text));
+  await writeFile(statements, gzipSync(`${statement("a", "p", "b")}\n`));
+  for (const chunkBytes of [1, 7, 1 << 20]) {
+    const builder = new GraphBuilder();
+    const reports: ReadProgress[] = [];
+    const r = await loadJsonLinesFile(entities, "entities", builder, {
+      chunkBytes,
+      onProgress: (p) => reports.push(p),
+    });
+    await loadJsonLinesFile(statements, "statements", builder, { chunkBytes });
+    assert.equal([r.lines, r.items, r.bytes], [3, 3, gzipSync(text).length], `chunkBytes ${chunkBytes}`);
+    const last = reports.pop();
+    assert.ok(
+      last !== undefined && last.bytes === last.totalBytes,
+      `chunkBytes ${chunkBytes}: ${JSON.stringify(last)}`,
+    );
+    const graph = builder.build();
+    assert.is(graph.search({ q: "Albrecht Dürer" }).items[0]?.entityId, "a");
+    assert.is(graph.statementCount, 1);
+  }
+  // not gzip at all, and a truncated stream: INVALID_DATA naming the file
+  await writeFile(statements, BASE_ENTITIES);
+  const notGzip = await loadError({ entities, statements });
+  assert.is((notGzip as QuiverError).code, "INVALID_DATA");
+  assert.match((notGzip as Error).message, /statements\.jsonl\.gz:1: not valid gzip data/);
+  const whole = gzipSync(`${statement("a", "p", "b")}\n`.repeat(1000));
+  await writeFile(statements, whole.subarray(0, whole.length - 20));
+  const truncated = await loadError({ entities, statements });
+  assert.is((truncated as QuiverError).code, "INVALID_DATA", String(truncated));
+  assert.match((truncated as Error).message, /statements\.jsonl\.gz:\d+: not valid gzip data/);
 });
 
 test.run();

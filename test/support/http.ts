@@ -10,6 +10,7 @@ import http from "node:http";
 import net from "node:net";
 import { GraphBuilder } from "../../src/engine/graph-builder.js";
 import type { Graph } from "../../src/engine/graph.js";
+import { ENTITY_TYPES } from "../../src/engine/types.js";
 import type { HandlerOptions } from "../../src/http/handler.js";
 import { serve, type RunningServer } from "../../src/http/server.js";
 
@@ -55,7 +56,7 @@ export function buildSmallGraph(options: { secret?: string; items?: boolean } = 
       b.addEntity({
         entityId: `item:${i}`,
         rawIdentifier: `Item ${String(i).padStart(3, "0")}`,
-        type: String(i % 8),
+        type: ENTITY_TYPES[i % 8]!,
         sourceType: "items",
       });
     }

@@ -101,7 +101,8 @@ export const fold = (s: string): string =>
     .toUpperCase()
     .toLowerCase()
     .replace(/\u03C2/g, "\u03C3") // final sigma ς -> σ, so "ΟΔΟΣ" is found inside "ΟΔΟΣΟ"
-    .replace(/i\u0307/g, "i"); // "İ" lowers to i + combining dot; fold it to plain i
+    .replace(/i\u0307/g, "i") // "İ" lowers to i + combining dot; fold it to plain i
+    .replace(/\u00DF/g, "ss"); // "ẞ" (U+1E9E) lowers to ß; full case folding makes it "ss"
 
 /** JavaScript `<` on strings (UTF-16 code units) as a comparator. */
 export function cmpString(a: string, b: string): number {
@@ -255,7 +256,7 @@ export interface GenerateOptions {
 }
 
 const TYPE_WEIGHTS: readonly number[] = [30, 20, 12, 8, 6, 3, 2, 1];
-const TYPES: readonly EntityType[] = ["0", "1", "2", "3", "4", "5", "6", "7"];
+export const TYPES: readonly EntityType[] = ["0", "1", "2", "3", "4", "5", "6", "7"];
 
 function randomHex(rng: Rng, n: number): string {
   let s = "";
@@ -521,7 +522,7 @@ export class Oracle {
   }
 
   /** Every match of `q` (and `type`), in the contract's order. */
-  search(q: string, type?: string): Entity[] {
+  search(q: string, type?: EntityType): Entity[] {
     const fq = fold(q);
     const hits: { key: SearchKeyTuple; e: Entity }[] = [];
     for (let i = 0; i < this.entities.length; i++) {
