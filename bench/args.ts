@@ -11,6 +11,8 @@
  *   --yago [DIR]                   the real names of YAGO3-10 (default DIR $QUIVER_DATA_DIR/yago3-10,
  *                                  QUIVER_DATA_DIR defaulting to ../shared/data)
  *   --seed N                       generator seed (default 1)
+ *   --fingerprints given|derived   generated statements carry their fingerprints (default), or none,
+ *                                  so Quiver derives them
  *   --only PART,...                run only these parts (PARTS below; the build always runs: it makes
  *                                  the graph)
  *   --queries N                    distinct queries per case of the stream (default 2000)
@@ -53,8 +55,11 @@ export const DEFAULT_DATA_CACHE = join(tmpdir(), "quiver-bench");
 export type Part = "memory" | "stream" | "depth" | "search" | "statements" | "snapshot";
 export const PARTS: readonly Part[] = ["memory", "stream", "depth", "search", "statements", "snapshot"];
 
+/** Generated statements with their fingerprints ("given"), or without, for Quiver to derive. */
+export type Fingerprints = "given" | "derived";
+
 export type DataSource =
-  | { kind: "generated"; entities: number; statements: number; seed: number }
+  | { kind: "generated"; entities: number; statements: number; seed: number; fingerprints: Fingerprints }
   | { kind: "files"; entities: string; statements: string }
   | { kind: "yago"; dir: string };
 
@@ -76,6 +81,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --entities FILE --statements FILE your JSON Lines files (--entities-file / --statements-file also work)
   --yago [DIR]                      YAGO3-10's real names (default $QUIVER_DATA_DIR/yago3-10)
   --seed N                          generator seed (default ${DEFAULT_SEED})
+  --fingerprints given|derived      generated statements with fingerprints (default) or without
   --only PART,...                   only these parts: ${PARTS.join(",")}
   --queries N                       distinct queries per stream case (default ${DEFAULT_QUERIES})
   --rounds N                        stream rounds, the first a warm-up (default ${DEFAULT_ROUNDS})
@@ -161,6 +167,7 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
       entities: entitiesText === undefined ? DEFAULT_ENTITIES : (parseCount(entitiesText) as number),
       statements: statementsText === undefined ? DEFAULT_STATEMENTS : (parseCount(statementsText) as number),
       seed: count("seed", DEFAULT_SEED),
+      fingerprints: fingerprintsOf(values.get("fingerprints")),
     };
   }
 
@@ -201,6 +208,7 @@ const KNOWN = new Set([
   "entities-file",
   "statements-file",
   "seed",
+  "fingerprints",
   "only",
   "queries",
   "rounds",
@@ -210,6 +218,11 @@ const KNOWN = new Set([
   "data-dir",
   "out",
 ]);
+
+function fingerprintsOf(text: string | undefined): Fingerprints {
+  if (text === undefined || text === "given" || text === "derived") return text ?? "given";
+  throw new UsageError(`--fingerprints takes given or derived, got ${JSON.stringify(text)}`);
+}
 
 /** A bad command line: main prints the message and USAGE, and exits 2. */
 export class UsageError extends Error {}

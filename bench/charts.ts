@@ -145,7 +145,8 @@ export function whiskerChart(options: {
   const sub = 9;
   const rowHeight = Math.max(20, impls.length * sub + 6);
   const left = 250;
-  const right = width - 24;
+  // Room for the last tick's label ("10,000,000") past the axis end.
+  const right = width - 44;
   const top = 52;
   const bottom = top + options.rows.length * rowHeight;
   const height = bottom + 44;
@@ -215,7 +216,7 @@ export function lineChart(options: {
   const width = options.width ?? 900;
   const height = options.height ?? 380;
   const left = 70;
-  const right = width - 24;
+  const right = width - 44;
   const top = 52;
   const bottom = height - 46;
   const xs = options.series.flatMap((s) => s.points.map((p) => p.x)).filter((v) => Number.isFinite(v) && v > 0);

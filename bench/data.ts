@@ -63,10 +63,10 @@ export async function prepareData(args: BenchArgs, scratch: string): Promise<Dat
       };
     }
     case "generated": {
-      const { entities, statements, seed } = source;
+      const { entities, statements, seed, fingerprints } = source;
       const generatorCode = await readFile(fileURLToPath(new URL("../tools/generator.js", import.meta.url)));
       const version = createHash("sha256").update(generatorCode).digest("hex").slice(0, 10);
-      const label = `generated-${entities}x${statements}-seed${seed}`;
+      const label = `generated-${entities}x${statements}-seed${seed}${fingerprints === "derived" ? "-derived" : ""}`;
       const dir = args.dataDir ?? join(DEFAULT_DATA_CACHE, `${label}-${version}`);
       const marker = join(dir, "complete.json");
       const files = { entities: join(dir, "entities.jsonl"), statements: join(dir, "statements.jsonl") };
@@ -74,13 +74,18 @@ export async function prepareData(args: BenchArgs, scratch: string): Promise<Dat
       if (!existsSync(marker)) {
         progress(`generating ${count(entities)} entities, ${count(statements)} statements into ${dir}`);
         const started = performance.now();
-        const written = await writeGraphJsonl(dir, { entities, statements, seed });
+        const written = await writeGraphJsonl(dir, {
+          entities,
+          statements,
+          seed,
+          fingerprints: fingerprints === "derived" ? "derived" : "explicit",
+        });
         await writeFile(marker, `${JSON.stringify({ entities, statements, seed, version, bytes: written.bytes })}\n`);
         progress(`generated in ${secondsOf(performance.now() - started)} s`);
       }
       return {
         label,
-        description: `generated, ${count(entities)} entities, ${count(statements)} statements, seed ${seed}`,
+        description: `generated, ${count(entities)} entities, ${count(statements)} statements, seed ${seed}${fingerprints === "derived" ? ", no fingerprints given" : ""}`,
         kind: "generated",
         ...files,
         inputBytes: await sizeOf(files.entities, files.statements),

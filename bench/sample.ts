@@ -117,15 +117,26 @@ export interface RepeatOptions {
   maxSamples: number;
   /** Warm-up calls, not kept. */
   warmup: number;
+  /**
+   * A full GC before the samples. Off where the heap holds millions of a baseline's objects: there a
+   * full GC takes seconds, and the caller collects once for several cases.
+   */
+  gc: boolean;
 }
 
-export const REPEAT_DEFAULTS: RepeatOptions = { timeMs: 500, minSamples: 10, maxSamples: 200_000, warmup: 50 };
+export const REPEAT_DEFAULTS: RepeatOptions = {
+  timeMs: 500,
+  minSamples: 10,
+  maxSamples: 200_000,
+  warmup: 50,
+  gc: true,
+};
 
 /** Times `call` again and again: `warmup` calls, then until the budget and the minimum are both met. */
 export function timeRepeated(call: () => unknown, options: Partial<RepeatOptions> = {}): number[] {
   const o = { ...REPEAT_DEFAULTS, ...options };
   for (let i = 0; i < o.warmup; i++) if (call() !== undefined) sink.value++;
-  collectGarbage();
+  if (o.gc) collectGarbage();
   const samples: number[] = [];
   const deadline = performance.now() + o.timeMs;
   while (samples.length < o.maxSamples && (samples.length < o.minSamples || performance.now() < deadline)) {

@@ -20,7 +20,8 @@
  * pages must equal Quiver's) and the N3.js Store (its own order; only page lengths are compared).
  * N3 needs about 2 KB a triple, so the baselines hold the first `baselineStatements` statements of
  * the file, read as a user would (readline, JSON.parse), and a Quiver graph of the same subset runs
- * beside them, with the subset's own heaviest groups.
+ * beside them, with the subset's own heaviest groups. Each baseline is timed alone in the heap
+ * (built, timed, dropped): beside N3's gigabytes of small objects the others would slow down.
  */
 
 import { once } from "node:events";
@@ -30,6 +31,7 @@ import { createInterface } from "node:readline";
 
 import {
   loadGraph,
+  type Statement,
   STATEMENTS_MAX_LIMIT,
   type Graph,
   type StatementInput,
@@ -42,7 +44,7 @@ import type { DatasetFiles } from "./data.js";
 import { count, heading, num, printTable, progress, secondsOf } from "./format.js";
 import { STATEMENTS_P50_GOAL_US } from "./goals.js";
 import type { GraphData } from "./graph-data.js";
-import { heldBytes, measureHeld } from "./memory.js";
+import { heldBytes, measureHeld, type MemorySnapshot } from "./memory.js";
 import type { Impl, LatencyRow, StatementsResults } from "./results.js";
 import { summarize, timeRepeated } from "./sample.js";
 
@@ -53,8 +55,7 @@ export type Shape = (typeof SHAPES)[number];
 const HEAVY_CANDIDATES = 5;
 const WALK_CAP = 100_000;
 /** The baselines are slow: a shorter budget each, and at least this many samples. */
-const BASELINE_TIME_MS = 300;
-const BASELINE_MIN_SAMPLES = 10;
+const BASELINE_BUDGET = { timeMs: 300, minSamples: 10, warmup: 3 };
 const REPLICA_SUFFIX = ", replica cursor";
 
 interface ShapeGroup {
@@ -137,6 +138,13 @@ function paramsOf(f: Filter, cursor?: string, limit = STATEMENTS_LIMIT): Stateme
     limit,
     ...(cursor === undefined ? {} : { cursor }),
   };
+}
+
+/** A page's items as one comparable string. */
+function statementKeys(items: readonly Statement[]): string {
+  return items
+    .map((x) => `${x.subjectEntityId} ${x.predicateEntityId} ${x.objectEntityId} ${x.statementFingerprint}`)
+    .join("\n");
 }
 
 /** First and deep page of each shape's heaviest group (no deep page when the group fits in one). */
@@ -266,72 +274,94 @@ async function runBaselines(
     : `all ${count(statements.length)} statements`;
 
   // Quiver's graph of the subset first: built beside N3's millions of objects, its GCs would walk them.
-  let started = performance.now();
+  const started = performance.now();
   const subsetGraph = truncated
     ? await loadGraph({ entities: files.entities, statements: subsetFile, cursorSecret: options.cursorSecret })
     : data.graph;
   const quiverBuildMs = truncated ? performance.now() - started : 0;
-  started = performance.now();
-  const map = await measureHeld(() => new MapStore(statements, data.names));
-  const mapBuildMs = performance.now() - started;
-  progress(`Map store of ${what}: ${secondsOf(mapBuildMs)} s`);
-  started = performance.now();
-  const n3 = await measureHeld(() => new N3Baseline(statements, data.names));
-  const n3BuildMs = performance.now() - started;
-  progress(`N3 Store of ${what}: ${secondsOf(n3BuildMs)} s`);
-
+  const cases = pageCases(subsetGraph);
   const baselineRows: LatencyRow[] = [];
-  for (const c of pageCases(subsetGraph)) {
-    progress(`statements baselines: ${caseName(c)}`);
-    const offset = (c.page - 1) * STATEMENTS_LIMIT;
-    const budget = { timeMs: BASELINE_TIME_MS, minSamples: BASELINE_MIN_SAMPLES, warmup: 3 };
+  const quiverPages = new Map<PageCase, Statement[]>();
+  for (const c of cases) {
+    progress(`statements beside the baselines: Quiver, ${caseName(c)}`);
     baselineRows.push(
       row(
         c,
         "quiver",
         caseName(c),
-        timeRepeated(() => subsetGraph.statements(c.params), budget),
-        what,
-      ),
-      row(
-        c,
-        "Map store",
-        caseName(c),
-        timeRepeated(() => map.value.page(c.filter, offset, STATEMENTS_LIMIT), budget),
-        what,
-      ),
-      row(
-        c,
-        "N3 Store",
-        caseName(c),
-        timeRepeated(() => n3.value.page(c.filter, offset, STATEMENTS_LIMIT), budget),
+        timeRepeated(() => subsetGraph.statements(c.params), BASELINE_BUDGET),
         what,
       ),
     );
-    const mine = subsetGraph.statements(c.params).items;
-    const theirs = map.value.page(c.filter, offset, STATEMENTS_LIMIT);
-    const key = (x: (typeof mine)[number]) =>
-      `${x.subjectEntityId} ${x.predicateEntityId} ${x.objectEntityId} ${x.statementFingerprint}`;
-    if (mine.map(key).join("\n") !== theirs.map(key).join("\n"))
-      notes.push(`${caseName(c)}: the Map store's page differs from Quiver's`);
-    const n3Count = n3.value.page(c.filter, offset, STATEMENTS_LIMIT).length;
-    if (n3Count !== mine.length)
-      notes.push(
-        `${caseName(c)}: N3's page has ${n3Count} items, Quiver's ${mine.length} (N3 merges repeated triples)`,
-      );
+    quiverPages.set(c, subsetGraph.statements(c.params).items);
   }
+
+  // Each baseline alone in the heap: built, timed, checked, dropped. (Beside N3's two gigabytes of
+  // small objects, the Map store's scattered rows cost many times more: that would measure N3.)
+  const map = await timeStore(
+    "Map store",
+    () => new MapStore(statements, data.names),
+    cases,
+    what,
+    true,
+    (c, page) => {
+      if (statementKeys(page) !== statementKeys(quiverPages.get(c)!))
+        notes.push(`${caseName(c)}: the Map store's page differs from Quiver's`);
+    },
+  );
+  // No full GC per case for N3: with its objects in the heap each takes seconds.
+  const n3 = await timeStore(
+    "N3 Store",
+    () => new N3Baseline(statements, data.names),
+    cases,
+    what,
+    false,
+    (c, page) => {
+      const mine = quiverPages.get(c)!.length;
+      if (page.length !== mine)
+        notes.push(`${caseName(c)}: N3's page has ${page.length} items, Quiver's ${mine} (N3 merges repeated triples)`);
+    },
+  );
+  baselineRows.push(...map.rows, ...n3.rows);
   return {
     baselineRows,
     baseline: {
       statements: statements.length,
       subset: truncated,
-      mapBuildMs,
+      mapBuildMs: map.buildMs,
       mapHeldBytes: heldBytes(map.held),
-      n3BuildMs,
+      n3BuildMs: n3.buildMs,
       n3HeldBytes: heldBytes(n3.held),
       quiverBuildMs,
     },
   };
+}
+
+/** A baseline store: a page by offset. */
+interface OffsetStore {
+  page(f: Filter, offset: number, limit: number): Statement[];
+}
+
+/** Builds a store (its memory measured), times every case on it, checks each page; the store is dropped on return. */
+async function timeStore(
+  impl: Impl,
+  make: () => OffsetStore,
+  cases: readonly PageCase[],
+  what: string,
+  gcEachCase: boolean,
+  check: (c: PageCase, page: Statement[]) => void,
+): Promise<{ rows: LatencyRow[]; buildMs: number; held: MemorySnapshot }> {
+  const started = performance.now();
+  const { value: store, held } = await measureHeld(make);
+  const buildMs = performance.now() - started;
+  progress(`${impl} of ${what}: built in ${secondsOf(buildMs)} s`);
+  const rows = cases.map((c) => {
+    const page = () => store.page(c.filter, (c.page - 1) * STATEMENTS_LIMIT, STATEMENTS_LIMIT);
+    const r = row(c, impl, caseName(c), timeRepeated(page, { ...BASELINE_BUDGET, gc: gcEachCase }), what);
+    check(c, page());
+    return r;
+  });
+  return { rows, buildMs, held };
 }
 
 /**
