@@ -87,9 +87,10 @@ async function run(args: BenchArgs, scratch: string): Promise<void> {
   console.log(`# Quiver benchmark: ${data.description}`);
   console.log(
     wrap(
-      `${startedAt.toISOString()}; node ${environment.node}, ${environment.cpus} × ${environment.cpu}, ${num(environment.totalMemBytes / 2 ** 30, 0)} GiB; load ${loadAtStart.map((x) => num(x)).join(" ")}; engine at ${environment.revision}`,
+      `${startedAt.toISOString()}; node ${environment.node}, ${environment.cpus} × ${environment.cpu}, ${num(environment.totalMemBytes / 2 ** 30, 0)} GiB; load average ${num(loadAtStart[0])}`,
     ),
   );
+  console.log(`engine at ${environment.revision}`);
 
   const { graph, build } = await runBuild(data, CURSOR_SECRET);
   const results: Omit<BenchResults, "goals"> = {
@@ -197,11 +198,9 @@ function printGoals(r: BenchResults): void {
   for (const [note, figures] of notes) console.log(wrap(`${figures.join("; ")}: ${note}`, "  ").replace(/^ {2}/, "- "));
   const load = r.environment.loadAtEnd[0] ?? 0;
   const busy = load > r.environment.cpus;
-  console.log(
-    wrap(
-      `load average at the end ${num(load)}${busy ? ` (above ${r.environment.cpus} CPUs: other work shared them, so latencies are noisy)` : ""}; ran ${count(r.durationMs / 1000)} s`,
-    ),
-  );
+  console.log(`${count(r.durationMs / 1000)} s in all; load average at the end ${num(load)}`);
+  // More runnable threads than CPUs: other work shared them, and every latency above carries it.
+  if (busy) console.log(`(above ${r.environment.cpus}, the number of CPUs: the latencies are noisy)`);
   if (r.errors.length > 0) console.log(`FAILED parts: ${r.errors.map((e) => e.part).join(", ")}`);
 }
 

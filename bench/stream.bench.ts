@@ -27,7 +27,7 @@
  * and the baselines: naiveQueries x 6 full scans of the identifiers.
  */
 
-import type { Entity, EntityType, Graph, Statement, StatementInput, StatementsParams } from "../src/index.js";
+import type { Entity, EntityType, Graph, Statement, StatementInput } from "../src/index.js";
 import { mulberry32 } from "../tools/prng.js";
 import type { Filter } from "./baselines/map-store.js";
 import { count, heading, num, printTable, progress } from "./format.js";
@@ -67,18 +67,52 @@ interface SearchQuery {
   type: EntityType | undefined;
 }
 
-/** One timed case: what it asks, and how Quiver and the baseline answer it. */
-interface StreamCase<T> {
+/** What a case asks (its queries of type T), and how Quiver and the baseline answer one. */
+interface CaseSpec<T> {
   endpoint: "search" | "statements";
   name: string;
   page: number;
   detail: string;
-  items: T[];
-  quiver: (item: T) => unknown;
-  /** Quiver's page as comparable keys, untimed, for the check against the baseline. */
-  quiverKeys: (item: T) => string[];
-  baseline: { impl: Impl; call: (item: T) => unknown; keys: (item: T) => string[] };
+  /** The pooled distribution (CDF chart) the case's samples join. */
   family: string;
+  items: readonly T[];
+  /** Quiver's page: timed. */
+  quiver: (item: T) => Entity[] | Statement[];
+  /** The baseline's page: timed on a sample. */
+  baseline: (item: T) => Entity[] | Statement[];
+  impl: Impl;
+}
+
+/** A case with its query type hidden: the runner needs only these. */
+interface StreamCase {
+  spec: Pick<CaseSpec<unknown>, "endpoint" | "name" | "page" | "detail" | "family" | "impl">;
+  queries: number;
+  timeQuiver: (rounds: number, rand: () => number) => number[];
+  timeBaseline: (sample: number) => number[];
+  /** The sample's queries whose baseline page differs from Quiver's. */
+  disagreements: (sample: number) => string[];
+}
+
+function streamCase<T>(spec: CaseSpec<T>): StreamCase {
+  const keys = (page: Entity[] | Statement[]) => page.map(itemKey).join("\n");
+  return {
+    spec,
+    queries: spec.items.length,
+    timeQuiver: (rounds, rand) => timeEach(spec.items, rounds, rand, spec.quiver),
+    timeBaseline: (sample) => timeOnce(spec.items.slice(0, sample), spec.baseline),
+    disagreements: (sample) =>
+      spec.items
+        .slice(0, sample)
+        .filter((item) => keys(spec.quiver(item)) !== keys(spec.baseline(item)))
+        .map((item) => `${spec.name}: ${JSON.stringify(item)}`),
+  };
+}
+
+/** An item as a comparable string: an entity's id; a statement's ids and fingerprint. */
+function itemKey(x: Entity | Statement): string {
+  return "entityId" in x
+    ? x.entityId
+    : `${x.subjectEntityId} ${x.predicateEntityId} ${x.objectEntityId} ${x.statementFingerprint}`;
 }
 
 /** 2..6 code points cut from `raw` at a random code-point boundary; undefined when too short or blank. */
@@ -93,10 +127,6 @@ function substringOf(raw: string, rand: () => number): string | undefined {
   return q.trim() === "" ? undefined : q;
 }
 
-const entityKeys = (items: readonly Entity[]): string[] => items.map((e) => e.entityId);
-const statementKeys = (items: readonly Statement[]): string[] =>
-  items.map((s) => `${s.subjectEntityId} ${s.predicateEntityId} ${s.objectEntityId} ${s.statementFingerprint}`);
-
 export async function runStream(data: GraphData, options: StreamOptions): Promise<StreamResults> {
   const graph = data.graph;
   const rand = mulberry32(QUERY_SEED);
@@ -104,56 +134,39 @@ export async function runStream(data: GraphData, options: StreamOptions): Promis
   const { plain, typed } = drawSearchQueries(data.entities, options.queries, rand);
   const filters = drawFilters(graph, options.queries, rand);
 
-  const cases: StreamCase<never>[] = [];
-  const addCase = <T>(c: StreamCase<T>): void => {
-    if (c.items.length > 0) cases.push(c as unknown as StreamCase<never>);
-  };
-  for (const [label, queries] of [
-    ["search", plain],
-    ["search type=", typed],
-  ] as const) {
-    for (const c of searchCases(data, label, queries)) addCase(c);
-  }
-  for (const shape of SHAPES) for (const c of statementsCases(data, shape, filters.get(shape) ?? [])) addCase(c);
+  const cases = [
+    ...searchCases(data, "search", plain),
+    ...searchCases(data, "search type=", typed),
+    ...SHAPES.flatMap((shape) => statementsCases(data, shape, filters.get(shape) ?? [])),
+  ].filter((c) => c.queries > 0);
 
   // Quiver first, every pass, before any baseline exists.
-  const samples = new Map<StreamCase<never>, number[]>();
+  const samples = new Map<StreamCase, number[]>();
   for (const c of cases) {
-    progress(`stream: ${c.name} (${c.items.length} queries)`);
-    samples.set(c, timeEach(c.items, options.rounds, rand, c.quiver));
+    progress(`stream: ${c.spec.name} (${c.queries} queries)`);
+    samples.set(c, c.timeQuiver(options.rounds, rand));
   }
 
   const rows: LatencyRow[] = [];
   const disagreements: string[] = [];
   let unlisted = 0;
   for (const c of cases) {
-    const s = samples.get(c)!;
-    rows.push({
-      kind: "distinct",
-      endpoint: c.endpoint,
-      case: c.name,
-      impl: "quiver",
-      detail: c.detail,
-      page: c.page,
-      ...summarize(s),
-    });
+    const { endpoint, name, page, detail, impl } = c.spec;
+    rows.push({ kind: "distinct", endpoint, case: name, impl: "quiver", detail, page, ...summarize(samples.get(c)!) });
     if (options.naiveQueries <= 0) continue;
-    const sample = c.items.slice(0, options.naiveQueries);
-    progress(`stream: ${c.name}, ${c.baseline.impl} (${sample.length} queries)`);
+    const sample = Math.min(c.queries, options.naiveQueries);
+    progress(`stream: ${name}, ${impl} (${sample} queries)`);
     rows.push({
       kind: "distinct",
-      endpoint: c.endpoint,
-      case: c.name,
-      impl: c.baseline.impl,
-      detail: `${sample.length} of the queries`,
-      page: c.page,
-      ...summarize(timeOnce(sample, c.baseline.call)),
+      endpoint,
+      case: name,
+      impl,
+      detail: `${sample} of the queries`,
+      page,
+      ...summarize(c.timeBaseline(sample)),
     });
-    for (const item of sample) {
-      const mine = c.quiverKeys(item).join("\n");
-      const theirs = c.baseline.keys(item).join("\n");
-      if (mine === theirs) continue;
-      if (disagreements.length < MAX_LISTED_DISAGREEMENTS) disagreements.push(`${c.name}: ${JSON.stringify(item)}`);
+    for (const d of c.disagreements(sample)) {
+      if (disagreements.length < MAX_LISTED_DISAGREEMENTS) disagreements.push(d);
       else unlisted++;
     }
   }
@@ -161,8 +174,8 @@ export async function runStream(data: GraphData, options: StreamOptions): Promis
 
   // The pooled distributions of the report's CDF chart.
   const families: StreamFamily[] = [];
-  for (const name of [...new Set(cases.map((c) => c.family))]) {
-    const pooled = cases.filter((c) => c.family === name).flatMap((c) => samples.get(c)!);
+  for (const name of [...new Set(cases.map((c) => c.spec.family))]) {
+    const pooled = cases.filter((c) => c.spec.family === name).flatMap((c) => samples.get(c)!);
     families.push({ name, ...distribution(pooled, true) });
   }
 
@@ -226,14 +239,12 @@ function drawFilters(graph: Graph, wanted: number, rand: () => number): Map<stri
   return out;
 }
 
-function searchCases(data: GraphData, label: string, queries: readonly SearchQuery[]): StreamCase<unknown>[] {
+function searchCases(data: GraphData, label: string, queries: readonly SearchQuery[]): StreamCase[] {
   const graph = data.graph;
   const ask = (sq: SearchQuery, cursor?: string) =>
     graph.search({ q: sq.q, type: sq.type, limit: SEARCH_LIMIT, ...(cursor === undefined ? {} : { cursor }) });
   const naive = (sq: SearchQuery, page: number) =>
     data.naiveSearch().page(sq.q, sq.type, (page - 1) * SEARCH_LIMIT, SEARCH_LIMIT);
-  const family = (page: number) =>
-    page === 1 ? "search, page 1" : page === 2 ? "search, page 2" : `search, page ${DEEP_PAGE}`;
 
   // Cursors to page 2 and to the deep page, found untimed: every query asks its pages in order.
   const second: [SearchQuery, string][] = [];
@@ -245,90 +256,75 @@ function searchCases(data: GraphData, label: string, queries: readonly SearchQue
     for (let page = 2; page < DEEP_PAGE && cursor !== null; page++) cursor = ask(sq, cursor).nextCursor;
     if (cursor !== null) deep.push([sq, cursor]);
   }
-  const what = `${MIN_QUERY_POINTS}-${MAX_QUERY_POINTS} code points`;
+  const later = (page: number, list: [SearchQuery, string][]) =>
+    streamCase({
+      endpoint: "search",
+      name: `${label} page ${page}`,
+      page,
+      detail: `${count(list.length)} queries with a page ${page}`,
+      family: `search, page ${page}`,
+      items: list,
+      quiver: ([sq, cursor]) => ask(sq, cursor).items,
+      baseline: ([sq]) => naive(sq, page),
+      impl: "naive scan",
+    });
   return [
-    {
+    streamCase({
       endpoint: "search",
       name: `${label} page 1`,
       page: 1,
-      detail: `${count(queries.length)} queries of ${what}`,
-      items: [...queries],
-      quiver: (sq: SearchQuery) => ask(sq),
-      quiverKeys: (sq: SearchQuery) => entityKeys(ask(sq).items),
-      baseline: {
-        impl: "naive scan",
-        call: (sq: SearchQuery) => naive(sq, 1),
-        keys: (sq: SearchQuery) => entityKeys(naive(sq, 1)),
-      },
-      family: family(1),
-    },
-    ...[
-      [2, second],
-      [DEEP_PAGE, deep],
-    ].map(([page, list]) => {
-      const p = page as number;
-      return {
-        endpoint: "search" as const,
-        name: `${label} page ${p}`,
-        page: p,
-        detail: `${count((list as unknown[]).length)} queries with a page ${p}`,
-        items: list as [SearchQuery, string][],
-        quiver: ([sq, cursor]: [SearchQuery, string]) => ask(sq, cursor),
-        quiverKeys: ([sq, cursor]: [SearchQuery, string]) => entityKeys(ask(sq, cursor).items),
-        baseline: {
-          impl: "naive scan" as const,
-          call: ([sq]: [SearchQuery, string]) => naive(sq, p),
-          keys: ([sq]: [SearchQuery, string]) => entityKeys(naive(sq, p)),
-        },
-        family: family(p),
-      };
+      detail: `${count(queries.length)} queries of ${MIN_QUERY_POINTS}-${MAX_QUERY_POINTS} code points`,
+      family: "search, page 1",
+      items: queries,
+      quiver: (sq) => ask(sq).items,
+      baseline: (sq) => naive(sq, 1),
+      impl: "naive scan",
     }),
-  ] as StreamCase<unknown>[];
+    later(2, second),
+    later(DEEP_PAGE, deep),
+  ];
 }
 
-function statementsCases(data: GraphData, shape: string, filters: readonly Filter[]): StreamCase<unknown>[] {
+function statementsCases(data: GraphData, shape: string, filters: readonly Filter[]): StreamCase[] {
   const graph = data.graph;
-  const params = (f: Filter, cursor?: string): StatementsParams => ({
-    subjectEntityId: f.s,
-    predicateEntityId: f.p,
-    objectEntityId: f.o,
-    limit: STATEMENTS_LIMIT,
-    ...(cursor === undefined ? {} : { cursor }),
-  });
+  const ask = (f: Filter, cursor?: string) =>
+    graph.statements({
+      subjectEntityId: f.s,
+      predicateEntityId: f.p,
+      objectEntityId: f.o,
+      limit: STATEMENTS_LIMIT,
+      ...(cursor === undefined ? {} : { cursor }),
+    });
   const map = (f: Filter, page: number) => data.mapStore().page(f, (page - 1) * STATEMENTS_LIMIT, STATEMENTS_LIMIT);
   const next: [Filter, string][] = [];
   for (const f of filters) {
-    const cursor = graph.statements(params(f)).nextCursor;
+    const cursor = ask(f).nextCursor;
     if (cursor !== null) next.push([f, cursor]);
   }
   return [
-    {
+    streamCase({
       endpoint: "statements",
       name: `${shape} first page`,
       page: 1,
       detail: `${count(filters.length)} filters`,
-      items: [...filters],
-      quiver: (f: Filter) => graph.statements(params(f)),
-      quiverKeys: (f: Filter) => statementKeys(graph.statements(params(f)).items),
-      baseline: { impl: "Map store", call: (f: Filter) => map(f, 1), keys: (f: Filter) => statementKeys(map(f, 1)) },
       family: "statements, first pages",
-    },
-    {
+      items: filters,
+      quiver: (f) => ask(f).items,
+      baseline: (f) => map(f, 1),
+      impl: "Map store",
+    }),
+    streamCase({
       endpoint: "statements",
       name: `${shape} next page`,
       page: 2,
       detail: `${count(next.length)} filters with a next page`,
-      items: next,
-      quiver: ([f, cursor]: [Filter, string]) => graph.statements(params(f, cursor)),
-      quiverKeys: ([f, cursor]: [Filter, string]) => statementKeys(graph.statements(params(f, cursor)).items),
-      baseline: {
-        impl: "Map store",
-        call: ([f]: [Filter, string]) => map(f, 2),
-        keys: ([f]: [Filter, string]) => statementKeys(map(f, 2)),
-      },
       family: "statements, next pages",
-    },
-  ] as StreamCase<unknown>[];
+      items: next,
+      quiver: ([f, cursor]) => ask(f, cursor).items,
+      baseline: ([f]) => map(f, 2),
+      impl: "Map store",
+    }),
+  ];
 }
 
 /** The goal a stream row is judged by: p50 and p99 in µs, or none (deep search pages). */
