@@ -335,6 +335,9 @@ td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; } td.pass { 
 <body>
 <h1>Quiver benchmark: ${esc(r.dataset.description)}</h1>
 <p class="meta">${esc(r.startedAt)}; ${count(r.durationMs / 1000)} s; node ${esc(env.node)}, ${env.cpus} × ${esc(env.cpu)}, ${num(env.totalMemBytes / 2 ** 30, 0)} GiB; engine at ${esc(env.revision)}; load average ${env.loadAtStart.map((x) => num(x)).join(" ")} at the start, ${env.loadAtEnd.map((x) => num(x)).join(" ")} at the end${(env.loadAtEnd[0] ?? 0) > env.cpus ? " (busy: latencies are noisy)" : ""}.</p>
+<p class="meta">Time per part: ${Object.entries(r.partMs ?? {})
+    .map(([part, ms]) => `${esc(part)} ${secondsOf(ms)} s`)
+    .join(", ")}.</p>
 ${sections.join("\n")}
 </body>
 </html>

@@ -107,12 +107,16 @@ async function run(args: BenchArgs, scratch: string): Promise<void> {
     search: null,
     statements: null,
     snapshot: null,
+    partMs: { build: build.totalMs },
     errors: [],
   };
   const part = async (name: Part, body: () => Promise<void> | void): Promise<void> => {
     if (!args.parts.has(name)) return;
+    const started = performance.now();
     try {
       await body();
+      results.partMs[name] = performance.now() - started;
+      progress(`${name}: ${count((performance.now() - started) / 1000)} s`);
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       results.errors.push({ part: name, message });

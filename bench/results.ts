@@ -185,5 +185,7 @@ export interface BenchResults {
   statements: StatementsResults | null;
   snapshot: SnapshotResults | null;
   goals: GoalCheck[];
+  /** Wall time of each part that ran, ms (the build: loadGraph alone). */
+  partMs: Record<string, number>;
   errors: { part: string; message: string }[];
 }
