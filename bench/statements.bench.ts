@@ -46,6 +46,7 @@ import { STATEMENTS_P50_GOAL_US } from "./goals.js";
 import type { GraphData } from "./graph-data.js";
 import { heldBytes, measureHeld, type MemorySnapshot } from "./memory.js";
 import type { Impl, LatencyRow, StatementsResults } from "./results.js";
+import { REPLICA_SUFFIX } from "./search.bench.js";
 import { summarize, timeRepeated } from "./sample.js";
 
 export const STATEMENTS_LIMIT = 50;
@@ -56,7 +57,6 @@ const HEAVY_CANDIDATES = 5;
 const WALK_CAP = 100_000;
 /** The baselines are slow: a shorter budget each, and at least this many samples. */
 const BASELINE_BUDGET = { timeMs: 300, minSamples: 10, warmup: 3 };
-const REPLICA_SUFFIX = ", replica cursor";
 
 interface ShapeGroup {
   shape: Shape;

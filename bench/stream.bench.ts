@@ -39,14 +39,15 @@ import {
   STREAM_STATEMENTS_P99_GOAL_US,
 } from "./goals.js";
 import type { GraphData } from "./graph-data.js";
+import { SEARCH_LIMIT } from "./search.bench.js";
+import { SHAPES as STATEMENT_SHAPES, STATEMENTS_LIMIT } from "./statements.bench.js";
 import type { Impl, LatencyRow, StreamFamily, StreamResults } from "./results.js";
 import { distribution, shuffled, summarize, timeEach, timeOnce } from "./sample.js";
 
-export const SEARCH_LIMIT = 20;
-export const STATEMENTS_LIMIT = 50;
 /** The deep page of the search stream, reached by walking (untimed). */
 export const DEEP_PAGE = 50;
-export const SHAPES = ["S", "P", "O", "S+P", "P+O", "O+S", "S+P+O"] as const;
+/** Every filter shape but "none" (one query, not a stream of distinct ones). */
+const SHAPES = STATEMENT_SHAPES.filter((shape) => shape !== "none");
 /** Query lengths drawn, in code points. */
 const MIN_QUERY_POINTS = 2;
 const MAX_QUERY_POINTS = 6;
