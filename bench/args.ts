@@ -8,13 +8,20 @@
  *   --entities FILE --statements FILE
  *                                  benchmark your own JSON Lines files (a value that is not a number
  *                                  is a path; `--entities-file` / `--statements-file` say so outright)
- *   --yago [DIR]                   the real names of YAGO3-10 (default DIR ../shared/data/yago3-10)
+ *   --yago [DIR]                   the real names of YAGO3-10 (default DIR $QUIVER_DATA_DIR/yago3-10,
+ *                                  QUIVER_DATA_DIR defaulting to ../shared/data)
  *   --seed N                       generator seed (default 1)
- *   --only search,statements       run only these query parts (the build always runs: it makes the graph)
- *   --time MS                      time budget per Quiver task (default 500)
- *   --baseline-statements N        statements the N3 and Map baselines hold (default 1000000): N3
- *                                  needs ~1.7 KB a triple, so 10M would not fit; a Quiver graph of
- *                                  the same subset runs beside them
+ *   --fingerprints given|derived   generated statements carry their fingerprints (default), or none,
+ *                                  so Quiver derives them
+ *   --only PART,...                run only these parts (PARTS below; the build always runs: it makes
+ *                                  the graph)
+ *   --queries N                    distinct queries per case of the stream (default 2000)
+ *   --rounds N                     rounds of the stream, the first a warm-up (default 3)
+ *   --naive-queries N              of them, how many the baselines answer (default 40: they are slow)
+ *   --time MS                      time budget per repeated case (default 500)
+ *   --baseline-statements N        statements the N3 and Map baselines of the repeated statements
+ *                                  cases hold (default 1000000): N3 needs ~2 KB a triple, so 10M
+ *                                  would not fit; a Quiver graph of the same subset runs beside them
  *   --data-dir DIR                 where generated files go (default a cache under the OS temp dir,
  *                                  reused while the generator is unchanged)
  *   --out FILE                     results JSON (default bench/results/<dataset>.json)
@@ -28,21 +35,40 @@ export const DEFAULT_STATEMENTS = 2_000_000;
 export const DEFAULT_SEED = 1;
 export const DEFAULT_TASK_TIME_MS = 500;
 export const DEFAULT_BASELINE_STATEMENTS = 1_000_000;
-export const DEFAULT_YAGO_DIR = "../shared/data/yago3-10";
+export const DEFAULT_QUERIES = 2_000;
+export const DEFAULT_ROUNDS = 3;
+export const DEFAULT_NAIVE_QUERIES = 40;
+/** Where the shared datasets live: QUIVER_DATA_DIR, else ../shared/data beside the repository. */
+export const DATA_DIR = process.env["QUIVER_DATA_DIR"] ?? "../shared/data";
+export const DEFAULT_YAGO_DIR = join(DATA_DIR, "yago3-10");
 export const DEFAULT_RESULTS_DIR = "bench/results";
 export const DEFAULT_DATA_CACHE = join(tmpdir(), "quiver-bench");
 
-export type QueryPart = "search" | "statements";
-const QUERY_PARTS: readonly QueryPart[] = ["search", "statements"];
+/**
+ * The parts of a run, in the order they run. The build of the graph always runs.
+ *  memory: the entities alone, and the same data with derived fingerprints (two more builds);
+ *  stream: the distinct-query stream (the headline) and its naive baselines;
+ *  depth: latency against page number, Quiver and the baselines;
+ *  search, statements: the repeated-query cases, with a replica for cold cursors, and baselines;
+ *  snapshot: save the graph and open it again.
+ */
+export type Part = "memory" | "stream" | "depth" | "search" | "statements" | "snapshot";
+export const PARTS: readonly Part[] = ["memory", "stream", "depth", "search", "statements", "snapshot"];
+
+/** Generated statements with their fingerprints ("given"), or without, for Quiver to derive. */
+export type Fingerprints = "given" | "derived";
 
 export type DataSource =
-  | { kind: "generated"; entities: number; statements: number; seed: number }
+  | { kind: "generated"; entities: number; statements: number; seed: number; fingerprints: Fingerprints }
   | { kind: "files"; entities: string; statements: string }
   | { kind: "yago"; dir: string };
 
 export interface BenchArgs {
   source: DataSource;
-  parts: ReadonlySet<QueryPart>;
+  parts: ReadonlySet<Part>;
+  queries: number;
+  rounds: number;
+  naiveQueries: number;
   taskTimeMs: number;
   baselineStatements: number;
   dataDir: string | undefined;
@@ -53,15 +79,20 @@ export const USAGE = `usage: npm run bench -- [options]
 
   --entities N --statements N       generated graph (default ${DEFAULT_ENTITIES} / ${DEFAULT_STATEMENTS}; 1M, 10M, 200k accepted)
   --entities FILE --statements FILE your JSON Lines files (--entities-file / --statements-file also work)
-  --yago [DIR]                      the real names of YAGO3-10 (default ${DEFAULT_YAGO_DIR})
+  --yago [DIR]                      YAGO3-10's real names (default $QUIVER_DATA_DIR/yago3-10)
   --seed N                          generator seed (default ${DEFAULT_SEED})
-  --only search,statements          only these query parts (the build always runs)
-  --time MS                         time budget per Quiver task (default ${DEFAULT_TASK_TIME_MS})
-  --baseline-statements N           statements held by the N3 / Map baselines (default ${DEFAULT_BASELINE_STATEMENTS})
-  --data-dir DIR                    where generated JSON Lines go (default a cache in ${DEFAULT_DATA_CACHE})
-  --out FILE                        results JSON (default ${DEFAULT_RESULTS_DIR}/<dataset>.json)
+  --fingerprints given|derived      generated statements with fingerprints (default) or without
+  --only PART,...                   only these parts: ${PARTS.join(",")}
+  --queries N                       distinct queries per stream case (default ${DEFAULT_QUERIES})
+  --rounds N                        stream rounds, the first a warm-up (default ${DEFAULT_ROUNDS})
+  --naive-queries N                 stream queries the baselines answer (default ${DEFAULT_NAIVE_QUERIES})
+  --time MS                         time budget per repeated case (default ${DEFAULT_TASK_TIME_MS})
+  --baseline-statements N           statements of the N3 / Map subset (default ${DEFAULT_BASELINE_STATEMENTS})
+  --data-dir DIR                    where generated JSON Lines go (default a cache in the temp dir)
+  --out FILE                        results JSON (default ${DEFAULT_RESULTS_DIR}/<dataset>.json);
+                                    the HTML report is written beside it (.html)
 
-The goals' size: npm run bench:full  (= --entities 1M --statements 10M)`;
+The goals' size: npm run bench:full (1M entities, 10M statements).`;
 
 /** "200000", "200_000", "200k", "1M", "1.5m" -> a whole number; anything else -> undefined. */
 export function parseCount(text: string): number | undefined {
@@ -136,10 +167,11 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
       entities: entitiesText === undefined ? DEFAULT_ENTITIES : (parseCount(entitiesText) as number),
       statements: statementsText === undefined ? DEFAULT_STATEMENTS : (parseCount(statementsText) as number),
       seed: count("seed", DEFAULT_SEED),
+      fingerprints: fingerprintsOf(values.get("fingerprints")),
     };
   }
 
-  let parts: Set<QueryPart> = new Set(QUERY_PARTS);
+  let parts: Set<Part> = new Set(PARTS);
   const only = values.get("only");
   if (only !== undefined) {
     parts = new Set();
@@ -147,16 +179,22 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
       .split(",")
       .map((s) => s.trim())
       .filter((s) => s !== "")) {
-      if (!(QUERY_PARTS as readonly string[]).includes(p))
-        throw new UsageError(`--only takes ${QUERY_PARTS.join(",")}, got ${JSON.stringify(p)}`);
-      parts.add(p as QueryPart);
+      if (!(PARTS as readonly string[]).includes(p))
+        throw new UsageError(`--only takes ${PARTS.join(",")}, got ${JSON.stringify(p)}`);
+      parts.add(p as Part);
     }
   }
+  const rounds = count("rounds", DEFAULT_ROUNDS);
+  // Round 0 is a warm-up that is not kept: one round would measure nothing.
+  if (rounds < 2) throw new UsageError("--rounds must be at least 2 (the first is a warm-up)");
   const dataDir = values.get("data-dir");
   const out = values.get("out");
   return {
     source,
     parts,
+    queries: count("queries", DEFAULT_QUERIES),
+    rounds,
+    naiveQueries: count("naive-queries", DEFAULT_NAIVE_QUERIES),
     taskTimeMs: count("time", DEFAULT_TASK_TIME_MS),
     baselineStatements: count("baseline-statements", DEFAULT_BASELINE_STATEMENTS),
     dataDir: dataDir === undefined ? undefined : resolve(dataDir),
@@ -170,12 +208,21 @@ const KNOWN = new Set([
   "entities-file",
   "statements-file",
   "seed",
+  "fingerprints",
   "only",
+  "queries",
+  "rounds",
+  "naive-queries",
   "time",
   "baseline-statements",
   "data-dir",
   "out",
 ]);
+
+function fingerprintsOf(text: string | undefined): Fingerprints {
+  if (text === undefined || text === "given" || text === "derived") return text ?? "given";
+  throw new UsageError(`--fingerprints takes given or derived, got ${JSON.stringify(text)}`);
+}
 
 /** A bad command line: main prints the message and USAGE, and exits 2. */
 export class UsageError extends Error {}

@@ -1,269 +1,302 @@
 /**
- * Build benchmark
- * ===============
- * Times `loadGraph` (JSON Lines parse + validation + build) on a pair of files, phase by phase, and
- * measures what the built graph holds: `graph.memory()` per structure, and the process's heap and
- * external (ArrayBuffer) memory before and after.
+ * Build and memory benchmark
+ * ==========================
+ * Mirrors src/load and GraphBuilder.build (issue 12): how long `loadGraph` takes on the two JSON
+ * Lines files, phase by phase, and what the graph holds.
  *
- * Phases come from loadGraph's progress reports: each phase runs from the end of the previous one
- * to its own last report (the builder reports after each step, so work done before a phase's first
- * report, such as folding identifiers or checking fingerprints, counts to the phase it serves).
- * What follows the last report (making the Graph object) is "finish".
+ * Phases come from loadGraph's progress reports (`onProgress`): reading entities.jsonl, reading
+ * statements.jsonl (parse + validate), then the builder's phases (sort-entities, search-index,
+ * statement-index). A phase runs from the end of the previous one to its own final report; what
+ * follows the last report (making the Graph object) is "finish".
  *
- * Memory, measured: the graph is built twice, once from the entities alone (an empty statements
- * file) and once whole. Typed arrays live in ArrayBuffers (external memory), strings and objects on
- * the heap; each reading follows full GCs until ArrayBuffer memory settles (see report.ts), so
- *  - (arrayBuffers(entities only) - 5 B/entity of type columns) / identifier code units = the
- *    search index, per char;
- *  - (arrayBuffers(whole) - arrayBuffers(entities only)) / statements = statement indexes +
- *    fingerprints, per statement;
- * beside graph.memory()'s own accounting of the same structures. A one-shot measurement: no
- * tinybench task (a build is not repeated to take a distribution).
- *
- * Goals (the issue's, at 1M entities + 10M statements): build <= 60 s, statement indexes <= 24 bytes
- * a statement, search index <= 12 bytes per identifier character.
+ * Memory, two ways:
+ *  - per structure, from graph.stats().bytes: the search index per UTF-16 code unit of the raw
+ *    identifiers, the statements (three orders) and the fingerprints per statement, the entity
+ *    strings;
+ *  - the process: heap + ArrayBuffers held (bench/memory.ts) by a graph of the entities alone (per
+ *    identifier code unit: ids, strings and index together), and what the statements add (per
+ *    statement), with fingerprints as the input gives them and, from a third build of the same data
+ *    with every fingerprint left out, as Quiver derives them (the issue's "fingerprints when the
+ *    input gives none" row).
+ * A one-shot measurement: a build is not repeated to take a distribution.
  */
 
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 
-import type { Graph } from "../src/engine/graph.js";
-
-/** The bytes of each structure, as graph.stats() reports them. */
-interface GraphMemory {
-  identifierCodeUnits: number;
-  searchIndexBytes: number;
-  statementIndexBytes: number;
-  fingerprintBytes: number;
-}
-
-function graphMemory(graph: Graph): GraphMemory {
-  const s = graph.stats();
-  return {
-    identifierCodeUnits: s.identifierCodeUnits,
-    searchIndexBytes: s.bytes["search"] ?? 0,
-    statementIndexBytes: s.bytes["statements"] ?? 0,
-    fingerprintBytes: s.bytes["fingerprints"] ?? 0,
-  };
-}
-import { loadGraph, type LoadProgress } from "../src/load/jsonl.js";
+import { GraphBuilder, loadGraph, type Graph, type LoadProgress } from "../src/index.js";
+import type { DatasetFiles } from "./data.js";
+import { count, heading, mib, num, printTable, progress, secondsOf } from "./format.js";
+import { gcAvailable, heldBytes, measureHeld, type MemorySnapshot } from "./memory.js";
 import {
-  gcAvailable,
-  memoryDelta,
-  mib,
-  seconds,
-  settledMemory,
-  thousands,
-  type GoalCheck,
-  type MemorySnapshot,
-} from "./report.js";
+  DERIVED_FINGERPRINTS_GOAL,
+  PROCESS_PER_CODE_UNIT_GOAL,
+  PROCESS_PER_STATEMENT_GOAL,
+  SEARCH_INDEX_GOAL,
+  SEARCH_INDEX_STRETCH,
+  STATEMENTS_GOAL,
+  STATEMENTS_STRETCH,
+} from "./goals.js";
+import type { BuildPhase, BuildResults, MemoryResults } from "./results.js";
 
-export const BUILD_GOAL_MS = 60_000;
-export const STATEMENT_INDEX_GOAL_BYTES = 24;
-export const SEARCH_INDEX_GOAL_BYTES_PER_CHAR = 12;
-/** The size the build goal is stated for; smaller runs report it without a verdict. */
-export const GOAL_ENTITIES = 1_000_000;
-export const GOAL_STATEMENTS = 10_000_000;
-
-/** A pair of input files and how to name them in the report. */
-export interface DatasetFiles {
-  /** Short name used for the results file, e.g. `generated-1000000x10000000-seed1`. */
-  label: string;
-  description: string;
-  entities: string;
-  statements: string;
-  inputBytes: number;
-}
-
-export interface PhaseTiming {
-  phase: string;
-  ms: number;
-}
-
-export interface BuildReport {
-  entities: number;
-  statements: number;
-  inputBytes: number;
-  totalMs: number;
-  phases: PhaseTiming[];
-  memory: MemoryReport;
-}
-
-export interface MemoryReport {
-  graph: GraphMemory;
-  statementIndexBytesPerStatement: number;
-  fingerprintBytesPerStatement: number;
-  searchIndexBytesPerChar: number;
-  /** Process memory held by the whole graph, and by the entities-only graph. */
-  processWhole: MemorySnapshot;
-  processEntitiesOnly: MemorySnapshot;
-  /** (arrayBuffers(whole) - arrayBuffers(entities only)) / statements: statement indexes + fingerprints. */
-  measuredStatementBytesPerStatement: number;
-  /** (arrayBuffers(entities only) - the 5 B/entity type columns) / identifier code units: the search index. */
-  measuredSearchIndexBytesPerChar: number;
-  /** Heap of the whole graph per entity (entityId and rawIdentifier strings, arrays of them). */
-  heapBytesPerEntity: number;
-  gcAvailable: boolean;
-}
-
-export async function runBuild(data: DatasetFiles, scratchDir: string): Promise<{ graph: Graph; report: BuildReport }> {
-  console.log(`\n## Build: loadGraph on ${data.description}`);
-  if (!gcAvailable)
-    console.log("(no global.gc: run node with --expose-gc, as `npm run bench` does; memory figures will be rough)");
-
-  // 1. The entities alone, for the memory split. Then dropped.
-  const empty = join(scratchDir, "no-statements.jsonl");
-  await writeFile(empty, "");
-  const base0 = await settledMemory();
-  let entitiesOnly: Graph | undefined = await loadGraph({ entities: data.entities, statements: empty });
-  const base1 = await settledMemory();
-  const processEntitiesOnly = memoryDelta(base0, base1);
-  const identifierCodeUnits = entitiesOnly.stats().identifierCodeUnits;
-  entitiesOnly = undefined;
-
-  // 2. The whole graph, timed by phase.
-  const before = await settledMemory();
-  const marks: { phase: string; at: number }[] = [];
-  let lastLog = 0;
-  const startedAt = performance.now();
-  const graph = await loadGraph({
-    entities: data.entities,
-    statements: data.statements,
-    onProgress: (p: LoadProgress) => {
-      if (!p.finished) {
-        // A heartbeat every few seconds so a long build shows it is alive.
-        const now = performance.now();
-        if (now - lastLog > 5000) {
-          lastLog = now;
-          const fraction =
-            "bytes" in p ? p.bytes / Math.max(1, p.totalBytes ?? p.bytes) : p.done / Math.max(1, p.total);
-          process.stdout.write(`  ${p.phase} ${(fraction * 100).toFixed(0)}% (${seconds(now - startedAt)})\n`);
-        }
-        return;
-      }
-      marks.push({ phase: p.phase, at: performance.now() });
-    },
-  });
-  const endedAt = performance.now();
-  const after = await settledMemory();
-  const processWhole = memoryDelta(before, after);
-
-  const phases: PhaseTiming[] = [];
-  let from = startedAt;
-  for (const m of marks) {
-    phases.push({ phase: PHASE_NAMES[m.phase] ?? m.phase, ms: m.at - from });
-    from = m.at;
-  }
-  phases.push({ phase: "finish (Graph object, dictionary)", ms: endedAt - from });
-
-  const mem = graphMemory(graph);
-  const statements = graph.statementCount;
-  const report: BuildReport = {
-    entities: graph.entityCount,
-    statements,
-    inputBytes: data.inputBytes,
-    totalMs: endedAt - startedAt,
-    phases,
-    memory: {
-      graph: mem,
-      statementIndexBytesPerStatement: mem.statementIndexBytes / Math.max(1, statements),
-      fingerprintBytesPerStatement: mem.fingerprintBytes / Math.max(1, statements),
-      searchIndexBytesPerChar: mem.searchIndexBytes / Math.max(1, mem.identifierCodeUnits),
-      processWhole,
-      processEntitiesOnly,
-      measuredStatementBytesPerStatement:
-        (processWhole.arrayBuffers - processEntitiesOnly.arrayBuffers) / Math.max(1, statements),
-      measuredSearchIndexBytesPerChar:
-        (processEntitiesOnly.arrayBuffers - ENTITY_COLUMN_BYTES * graph.entityCount) / Math.max(1, identifierCodeUnits),
-      heapBytesPerEntity: processWhole.heapUsed / Math.max(1, graph.entityCount),
-      gcAvailable,
-    },
-  };
-  printBuild(report);
-  return { graph, report };
-}
-
-/** Typed-array bytes per entity outside the search index: type (Uint8) + sourceType index (Uint32). */
-const ENTITY_COLUMN_BYTES = 5;
-
-const PHASE_NAMES: Record<string, string> = {
-  entities: "read entities.jsonl (parse + validate)",
-  statements: "read statements.jsonl (parse + validate)",
+/** What each progress phase of loadGraph does, for people. */
+const PHASE_LABELS: Record<string, string> = {
+  entities: "read entities.jsonl (parse, validate)",
+  statements: "read statements.jsonl (parse, validate)",
   "sort-entities": "sort entityIds (dense ids)",
-  "search-index": "search index (fold, sort, suffix array, wavelet)",
-  "statement-index": "statement indexes (fingerprint check, SPO/POS/OSP)",
+  "search-index": "search index",
+  "statement-index": "statement orders and fingerprints",
+  finish: "finish (the Graph object)",
 };
 
-function printBuild(r: BuildReport): void {
-  console.log(
-    `${thousands(r.entities)} entities, ${thousands(r.statements)} statements, ${mib(r.inputBytes)} of JSON Lines`,
-  );
-  console.table(
-    [...r.phases, { phase: "total", ms: r.totalMs }].map((p) => ({
-      phase: p.phase,
-      time: seconds(p.ms),
-      share: `${((100 * p.ms) / r.totalMs).toFixed(0)}%`,
-    })),
-  );
-  const m = r.memory;
-  console.table([
-    {
-      structure: "statement indexes (SPO columns + POS + OSP)",
-      "graph.memory()": mib(m.graph.statementIndexBytes),
-      "per unit": `${m.statementIndexBytesPerStatement.toFixed(2)} B/statement`,
-    },
-    {
-      structure: "fingerprints",
-      "graph.memory()": mib(m.graph.fingerprintBytes),
-      "per unit": `${m.fingerprintBytesPerStatement.toFixed(2)} B/statement`,
-    },
-    {
-      structure: "measured: arrayBuffers(whole) - arrayBuffers(entities only)",
-      "graph.memory()": mib(m.processWhole.arrayBuffers - m.processEntitiesOnly.arrayBuffers),
-      "per unit": `${m.measuredStatementBytesPerStatement.toFixed(2)} B/statement (indexes + fingerprints)`,
-    },
-    {
-      structure: `search index (${thousands(m.graph.identifierCodeUnits)} identifier code units)`,
-      "graph.memory()": mib(m.graph.searchIndexBytes),
-      "per unit": `${m.searchIndexBytesPerChar.toFixed(2)} B/char`,
-    },
-    {
-      structure: `measured: arrayBuffers(entities only) - ${ENTITY_COLUMN_BYTES} B/entity of type columns`,
-      "graph.memory()": mib(m.processEntitiesOnly.arrayBuffers - ENTITY_COLUMN_BYTES * r.entities),
-      "per unit": `${m.measuredSearchIndexBytesPerChar.toFixed(2)} B/char`,
-    },
-    {
-      structure: "measured: heap of the whole graph (id and identifier strings)",
-      "graph.memory()": mib(m.processWhole.heapUsed),
-      "per unit": `${m.heapBytesPerEntity.toFixed(0)} B/entity`,
-    },
-  ]);
+/** A heartbeat on stderr this often while a long build runs. */
+const HEARTBEAT_MS = 10_000;
+
+/** Loads the whole graph from the files, timed by phase, and measures what it holds. */
+export async function runBuild(
+  files: DatasetFiles,
+  cursorSecret: string,
+): Promise<{ graph: Graph; build: BuildResults }> {
+  progress(`building from ${files.description}`);
+  const marks: { phase: string; at: number }[] = [];
+  let lastBeat = performance.now();
+  let startedAt = 0;
+  let endedAt = 0;
+  const { value: graph, held } = await measureHeld(async () => {
+    startedAt = performance.now();
+    const g = await loadGraph({
+      entities: files.entities,
+      statements: files.statements,
+      cursorSecret,
+      onProgress: (p: LoadProgress) => {
+        const now = performance.now();
+        if (p.finished) marks.push({ phase: p.phase, at: now });
+        else if (now - lastBeat > HEARTBEAT_MS) {
+          lastBeat = now;
+          progress(`  ${p.phase} (${secondsOf(now - startedAt)} s)`);
+        }
+      },
+    });
+    endedAt = performance.now();
+    return g;
+  });
+  const phases: BuildPhase[] = [];
+  let from = startedAt;
+  for (const m of [...marks, { phase: "finish", at: endedAt }]) {
+    phases.push({ phase: m.phase, label: PHASE_LABELS[m.phase] ?? m.phase, ms: m.at - from });
+    from = m.at;
+  }
+  const stats = graph.stats();
+  const build: BuildResults = {
+    entities: graph.entityCount,
+    statements: graph.statementCount,
+    inputBytes: files.inputBytes,
+    totalMs: endedAt - startedAt,
+    phases,
+    identifierCodeUnits: stats.identifierCodeUnits,
+    bytes: { ...stats.bytes },
+    held,
+  };
+  printBuild(build);
+  return { graph, build };
 }
 
-export function buildGoals(r: BuildReport): GoalCheck[] {
-  const atGoalSize = r.entities >= GOAL_ENTITIES && r.statements >= GOAL_STATEMENTS;
-  const m = r.memory;
-  return [
+function printBuild(b: BuildResults): void {
+  heading(
+    `Build from JSON Lines: ${count(b.entities)} entities, ${count(b.statements)} statements, ${mib(b.inputBytes)} MiB`,
+  );
+  printTable(
+    [{ header: "phase" }, { header: "s" }, { header: "share %" }],
+    [
+      ...b.phases.map((p) => [p.label, secondsOf(p.ms), num((100 * p.ms) / b.totalMs, 0)]),
+      ["total", secondsOf(b.totalMs), "100"],
+    ],
+  );
+}
+
+/**
+ * The process's memory for the entities alone (a graph of them with no statements), and for the
+ * same data as `graph` with derived fingerprints (a build through GraphBuilder from graph's export).
+ */
+export async function runMemory(
+  files: DatasetFiles,
+  graph: Graph,
+  build: BuildResults,
+  scratch: string,
+  cursorSecret: string,
+): Promise<MemoryResults> {
+  progress("memory: the entities alone");
+  const empty = join(scratch, "no-statements.jsonl");
+  await writeFile(empty, "");
+  // Only the reading is kept: the graph is garbage once heldBy returns, before the next build.
+  const entitiesOnlyHeld = await heldBy(() => loadGraph({ entities: files.entities, statements: empty, cursorSecret }));
+
+  progress("memory: the same data with derived fingerprints");
+  const derived = await derivedMemory(graph, entitiesOnlyHeld, cursorSecret);
+  const memory: MemoryResults = {
+    gcAvailable,
+    identifierCodeUnits: build.identifierCodeUnits,
+    entities: build.entities,
+    statements: build.statements,
+    entitiesOnlyHeld,
+    processPerCodeUnit: heldBytes(entitiesOnlyHeld) / Math.max(1, build.identifierCodeUnits),
+    processPerStatement: (heldBytes(build.held) - heldBytes(entitiesOnlyHeld)) / Math.max(1, build.statements),
+    derived,
+  };
+  printMemory(memory, build);
+  return memory;
+}
+
+async function heldBy(make: () => Promise<Graph>): Promise<MemorySnapshot> {
+  return (await measureHeld(make)).held;
+}
+
+async function derivedMemory(
+  graph: Graph,
+  entitiesOnlyHeld: MemorySnapshot,
+  cursorSecret: string,
+): Promise<NonNullable<MemoryResults["derived"]>> {
+  const { value: derived, held } = await measureHeld(() => buildDerived(graph, cursorSecret));
+  return {
+    statements: derived.statementCount,
+    bytes: { ...derived.stats().bytes },
+    held,
+    processPerStatement: (heldBytes(held) - heldBytes(entitiesOnlyHeld)) / Math.max(1, derived.statementCount),
+  };
+}
+
+/** The same entities and statements, every fingerprint left out (Quiver derives them; repeats merge). */
+function buildDerived(graph: Graph, cursorSecret: string): Graph {
+  const builder = new GraphBuilder({ cursorSecret });
+  for (const e of graph.exportEntities()) builder.addEntity(e);
+  for (const st of graph.exportStatements())
+    builder.addStatement({
+      subjectEntityId: st.subjectEntityId,
+      predicateEntityId: st.predicateEntityId,
+      objectEntityId: st.objectEntityId,
+    });
+  return builder.build();
+}
+
+/** A graph built separately from the same data with the same secret: its cursors' keys are placed, not reused. */
+export function buildReplica(graph: Graph, cursorSecret: string): Graph {
+  const builder = new GraphBuilder({ cursorSecret });
+  for (const e of graph.exportEntities()) builder.addEntity(e);
+  for (const st of graph.exportStatements()) builder.addStatement(st);
+  return builder.build();
+}
+
+/** One line of the memory table: bytes, bytes per unit, and the goal when there is one. */
+interface MemoryLine {
+  what: string;
+  bytes: number;
+  per: number;
+  unit: string;
+  goal?: number;
+  stretch?: number;
+}
+
+/** The memory lines of a run (the HTML report draws the same). */
+export function memoryLines(build: BuildResults, memory: MemoryResults | null): MemoryLine[] {
+  const b = build.bytes;
+  const units = build.identifierCodeUnits;
+  const lines: MemoryLine[] = [
+    { what: "entity ids", bytes: b["entityIds"] ?? 0, per: (b["entityIds"] ?? 0) / build.entities, unit: "B/entity" },
     {
-      goal: `build ≤ ${BUILD_GOAL_MS / 1000} s (1M entities + 10M statements, from JSON Lines)`,
-      measured: `${seconds(r.totalMs)} for ${thousands(r.entities)} + ${thousands(r.statements)}`,
-      pass: atGoalSize ? r.totalMs <= BUILD_GOAL_MS : null,
-      ...(atGoalSize ? {} : { note: "goal is stated at 1M/10M; run npm run bench:full" }),
+      what: "raw identifiers",
+      bytes: b["rawIdentifiers"] ?? 0,
+      per: (b["rawIdentifiers"] ?? 0) / units,
+      unit: "B/code unit",
     },
     {
-      goal: `statement indexes ≤ ${STATEMENT_INDEX_GOAL_BYTES} B/statement`,
-      measured: `${m.statementIndexBytesPerStatement.toFixed(2)} (graph.memory); ${m.measuredStatementBytesPerStatement.toFixed(2)} measured incl. ${m.fingerprintBytesPerStatement.toFixed(2)} of fingerprints`,
-      pass:
-        m.statementIndexBytesPerStatement <= STATEMENT_INDEX_GOAL_BYTES &&
-        m.measuredStatementBytesPerStatement - m.fingerprintBytesPerStatement <= STATEMENT_INDEX_GOAL_BYTES,
+      what: "entity columns (type, sourceType)",
+      bytes: b["entityColumns"] ?? 0,
+      per: (b["entityColumns"] ?? 0) / build.entities,
+      unit: "B/entity",
     },
     {
-      goal: `search index ≤ ${SEARCH_INDEX_GOAL_BYTES_PER_CHAR} B/char of identifiers`,
-      measured: `${m.searchIndexBytesPerChar.toFixed(2)} (graph.memory); ${m.measuredSearchIndexBytesPerChar.toFixed(2)} measured`,
-      pass:
-        m.searchIndexBytesPerChar <= SEARCH_INDEX_GOAL_BYTES_PER_CHAR &&
-        m.measuredSearchIndexBytesPerChar <= SEARCH_INDEX_GOAL_BYTES_PER_CHAR,
+      what: "search index",
+      bytes: b["search"] ?? 0,
+      per: (b["search"] ?? 0) / units,
+      unit: "B/code unit",
+      goal: SEARCH_INDEX_GOAL,
+      stretch: SEARCH_INDEX_STRETCH,
+    },
+    {
+      what: "statements, three orders",
+      bytes: b["statements"] ?? 0,
+      per: (b["statements"] ?? 0) / build.statements,
+      unit: "B/statement",
+      goal: STATEMENTS_GOAL,
+      stretch: STATEMENTS_STRETCH,
+    },
+    {
+      what: "fingerprints, as the input gives them",
+      bytes: b["fingerprints"] ?? 0,
+      per: (b["fingerprints"] ?? 0) / build.statements,
+      unit: "B/statement",
     },
   ];
+  if (memory?.derived) {
+    const fp = memory.derived.bytes["fingerprints"] ?? 0;
+    lines.push({
+      what: "fingerprints, derived (none given)",
+      bytes: fp,
+      per: fp / memory.derived.statements,
+      unit: "B/statement",
+      goal: DERIVED_FINGERPRINTS_GOAL,
+    });
+  }
+  if (memory !== null) {
+    const entitiesOnly = heldBytes(memory.entitiesOnlyHeld);
+    lines.push(
+      {
+        what: "process: entities alone (ids, strings, index)",
+        bytes: entitiesOnly,
+        per: memory.processPerCodeUnit,
+        unit: "B/code unit",
+        goal: PROCESS_PER_CODE_UNIT_GOAL,
+      },
+      {
+        what: "process: + statements, fingerprints as given",
+        bytes: heldBytes(build.held) - entitiesOnly,
+        per: memory.processPerStatement,
+        unit: "B/statement",
+      },
+    );
+    if (memory.derived)
+      lines.push({
+        what: "process: + statements, fingerprints derived",
+        bytes: heldBytes(memory.derived.held) - entitiesOnly,
+        per: memory.derived.processPerStatement,
+        unit: "B/statement",
+        goal: PROCESS_PER_STATEMENT_GOAL,
+      });
+  }
+  return lines;
+}
+
+export function printMemory(memory: MemoryResults | null, build: BuildResults): void {
+  heading(`Memory: ${count(build.identifierCodeUnits)} identifier code units, ${count(build.statements)} statements`);
+  if (memory !== null && !memory.gcAvailable)
+    console.log("(node without --expose-gc: process figures are rough; npm run bench passes it)");
+  printTable(
+    [
+      { header: "structure" },
+      { header: "MiB" },
+      { header: "per unit" },
+      { header: "unit", align: "left" },
+      { header: "goal" },
+      { header: "stretch" },
+    ],
+    memoryLines(build, memory).map((l) => [
+      l.what,
+      mib(l.bytes),
+      num(l.per),
+      l.unit,
+      l.goal === undefined ? "" : `≤ ${num(l.goal, 1)}`,
+      l.stretch === undefined ? "" : `≤ ${num(l.stretch, 1)}`,
+    ]),
+  );
 }

@@ -28,7 +28,7 @@ import { parseArgs } from "node:util";
 import { isMainModule } from "../tools/main-module.js";
 import { writeGraphJsonl } from "../tools/generator.js";
 import { DEFAULT_DATA_CACHE } from "./args.js";
-import { thousands } from "./report.js";
+import { count as thousands } from "./format.js";
 
 const CONNECTIONS = 64;
 const SECONDS = 8;

@@ -177,7 +177,15 @@ function callOf(
   const query = Object.fromEntries(new URLSearchParams(target.slice(mark + 1)));
   const limit = query["limit"] === undefined ? undefined : Number(query["limit"]);
   return target.startsWith("/graph/v1/search")
-    ? { endpoint: "search", params: { q: query["q"] as string, type: query["type"], limit, cursor: query["cursor"] } }
+    ? {
+        endpoint: "search",
+        params: {
+          q: query["q"] as string,
+          type: query["type"] as SearchParams["type"],
+          limit,
+          cursor: query["cursor"],
+        },
+      }
     : { endpoint: "statements", params: { ...query, limit } };
 }
 

@@ -1,40 +1,56 @@
 /**
  * `npm run bench`
  * ===============
- * The benchmark of what people use Quiver for: build a graph from JSON Lines, then time search and
- * statements pages against naive and off-the-shelf baselines, and check the issue's goals.
+ * The benchmark of what people use Quiver for, through its public API only (src/index.ts) and the
+ * tools (tools/generator.ts, the KG converters of src/cli/kg-datasets.ts): build a graph from JSON
+ * Lines, then time search and statements pages beside naive baselines, and check the goals.
  *
- *   npm run bench                                     generated 200k entities / 2M statements (a few minutes)
- *   npm run bench:full                                the goals' size: 1M entities / 10M statements
- *   npm run bench:yago                                the real names of YAGO3-10 (123k entities)
- *   npm run bench -- --entities FILE --statements FILE     your own data
- *   npm run bench -- --help                           every option (bench/args.ts)
+ *   npm run bench                          generated, 200k entities / 2M statements (a few minutes)
+ *   npm run bench:full                     the goals' size: 1M entities / 10M statements (GBs, minutes)
+ *   npm run bench:stream                   issue 14's figure: the stream alone, 1M entities / 2M statements
+ *   npm run bench:yago                     YAGO3-10's real names (QUIVER_DATA_DIR)
+ *   npm run bench:snapshot                 save and open a snapshot of the default graph
+ *   npm run bench -- --entities FILE --statements FILE      your own data
+ *   npm run bench -- --help                every option (bench/args.ts)
  *
- * Steps: prepare the two input files (generate them with bench/generator.ts, cached between runs;
- * convert YAGO3-10 with src/load/kg-datasets.ts; or take the user's), build (bench/build.bench.ts),
- * search (bench/search.bench.ts), statements with the N3 and Map baselines
- * (bench/statements.bench.ts), then a summary of pass/fail per goal, and the results as JSON in
- * bench/results/<dataset>.json (gitignored) for the README.
+ * Parts, in the order they run (each can be chosen with --only; the build always runs):
+ *   build       loadGraph by phase, bytes per structure (build.bench.ts)
+ *   memory      the process's memory: entities alone, then statements, with derived fingerprints too
+ *   stream      THE HEADLINE: the distinct-query stream, each query once per round (stream.bench.ts)
+ *   depth       latency against page number, Quiver and the baselines (depth.bench.ts)
+ *   search      repeated-query search cases (search.bench.ts)
+ *   statements  repeated-query statements cases, Map store and N3 Store (statements.bench.ts)
+ *   snapshot    save and open (snapshot.bench.ts)
+ * A part that fails is reported (and the exit code is 1); the others still run.
  *
- * Run with `node --expose-gc` (the npm scripts do) so memory is measured after a full GC.
+ * Output: a summary on stdout that fits 100 columns (one unit per column), progress on stderr, the
+ * results as JSON in bench/results/<dataset>.json (gitignored; bench/results.ts is its shape) and a
+ * self-contained HTML report beside it (bench/html-report.ts). Run node with --expose-gc (the npm
+ * scripts do) so memory is read after full GCs.
  */
 
 import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
-import { basename, dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { performance } from "node:perf_hooks";
+import { dirname, join } from "node:path";
 
-import { readKgDataset, writeKgDatasetJsonLines } from "../src/cli/kg-datasets.js";
-import { DEFAULT_DATA_CACHE, DEFAULT_RESULTS_DIR, parseArgs, USAGE, UsageError, type BenchArgs } from "./args.js";
-import { buildGoals, runBuild, type DatasetFiles } from "./build.bench.js";
-import { writeGraphJsonl } from "../tools/generator.js";
-import { seconds, thousands, type GoalCheck } from "./report.js";
-import { runSearch, searchGoals, type SearchReport } from "./search.bench.js";
-import { runStatements, statementsGoals, type StatementsReport } from "./statements.bench.js";
+import type { Graph } from "../src/index.js";
+import { DEFAULT_RESULTS_DIR, parseArgs, USAGE, UsageError, type BenchArgs, type Part } from "./args.js";
+import { buildReplica, printMemory, runBuild, runMemory } from "./build.bench.js";
+import { prepareData } from "./data.js";
+import { runDepth } from "./depth.bench.js";
+import { count, heading, num, printTable, progress, wrap } from "./format.js";
+import { checkGoals } from "./goals.js";
+import { GraphData } from "./graph-data.js";
+import { renderReport } from "./html-report.js";
+import { RESULTS_VERSION, type BenchResults } from "./results.js";
+import { runSearch } from "./search.bench.js";
+import { runSnapshot } from "./snapshot.bench.js";
+import { runStatements } from "./statements.bench.js";
+import { runStream } from "./stream.bench.js";
+
+/** The cursor secret of every graph of a run: the replica must share it to accept cursors. */
+const CURSOR_SECRET = "quiver-bench";
 
 async function main(): Promise<void> {
   let args: BenchArgs;
@@ -48,144 +64,157 @@ async function main(): Promise<void> {
     return;
   }
   const scratch = await mkdtemp(join(tmpdir(), "quiver-bench-run-"));
-  const startedAt = new Date();
-  const loadAtStart = loadavg();
-  console.log(`# Quiver benchmark (${startedAt.toISOString()})`);
-  const revision = gitRevision();
-  console.log(
-    `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; load average ${loadAtStart.map((x) => x.toFixed(2)).join(" ")}; engine at ${revision}`,
-  );
   try {
-    const data = await prepareData(args, scratch);
-    const { graph, report: build } = await runBuild(data, scratch);
-    let search: SearchReport | undefined;
-    let statements: StatementsReport | undefined;
-    if (args.parts.has("search")) search = await runSearch(graph, { timeMs: args.taskTimeMs });
-    if (args.parts.has("statements")) {
-      statements = await runStatements(graph, data, {
-        timeMs: args.taskTimeMs,
-        baselineStatements: args.baselineStatements,
-        scratchDir: scratch,
-      });
-    }
-
-    const goals: GoalCheck[] = [
-      ...buildGoals(build),
-      ...(search ? searchGoals(search) : []),
-      ...(statements ? statementsGoals(statements) : []),
-    ];
-    const loadAtEnd = loadavg();
-    console.log(`\n## Summary: ${data.description}`);
-    console.table(
-      goals.map((g) => ({
-        goal: g.goal,
-        measured: g.measured,
-        verdict: g.pass === null ? "n/a" : g.pass ? "PASS" : "FAIL",
-        note: g.note ?? "",
-      })),
-    );
-    console.log(
-      `load average at the end ${loadAtEnd.map((x) => x.toFixed(2)).join(" ")} (above ${cpus().length} means other work shared the CPUs: re-run with --only search,statements)`,
-    );
-
-    const out = args.out ?? join(DEFAULT_RESULTS_DIR, `${data.label}.json`);
-    await mkdir(dirname(out), { recursive: true });
-    const results = {
-      startedAt: startedAt.toISOString(),
-      environment: {
-        node: process.version,
-        cpus: cpus().length,
-        cpu: cpus()[0]?.model,
-        totalMemBytes: totalmem(),
-        loadAtStart,
-        loadAtEnd,
-        revision,
-      },
-      dataset: { label: data.label, description: data.description, inputBytes: data.inputBytes },
-      options: { ...args, parts: [...args.parts] },
-      build,
-      search: search ?? null,
-      statements: statements ?? null,
-      goals,
-    };
-    await writeFile(out, JSON.stringify(results, null, 2) + "\n");
-    console.log(`results written to ${out}`);
+    await run(args, scratch);
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
 }
 
-/** The two input files of the run. */
-async function prepareData(args: BenchArgs, scratch: string): Promise<DatasetFiles> {
-  const source = args.source;
-  switch (source.kind) {
-    case "files": {
-      const bytes = (await stat(source.entities)).size + (await stat(source.statements)).size;
-      return {
-        label: `files-${basename(source.statements).replace(/\.[^.]*$/, "")}`,
-        description: `${source.entities} + ${source.statements}`,
-        entities: source.entities,
-        statements: source.statements,
-        inputBytes: bytes,
-      };
+async function run(args: BenchArgs, scratch: string): Promise<void> {
+  const startedAt = new Date();
+  const loadAtStart = loadavg();
+  const environment = {
+    node: process.version,
+    cpus: cpus().length,
+    cpu: cpus()[0]?.model ?? "unknown",
+    totalMemBytes: totalmem(),
+    loadAtStart,
+    loadAtEnd: loadAtStart,
+    revision: gitRevision(),
+  };
+  const data = await prepareData(args, scratch);
+  console.log(`# Quiver benchmark: ${data.description}`);
+  console.log(
+    wrap(
+      `${startedAt.toISOString()}; node ${environment.node}, ${environment.cpus} × ${environment.cpu}, ${num(environment.totalMemBytes / 2 ** 30, 0)} GiB; load average ${num(loadAtStart[0])}`,
+    ),
+  );
+  console.log(`engine at ${environment.revision}`);
+
+  const { graph, build } = await runBuild(data, CURSOR_SECRET);
+  const results: Omit<BenchResults, "goals"> = {
+    version: RESULTS_VERSION,
+    startedAt: startedAt.toISOString(),
+    durationMs: 0,
+    environment,
+    dataset: { label: data.label, description: data.description, kind: data.kind, inputBytes: data.inputBytes },
+    options: { ...args, parts: [...args.parts] },
+    build,
+    memory: null,
+    stream: null,
+    depth: null,
+    search: null,
+    statements: null,
+    snapshot: null,
+    partMs: { build: build.totalMs },
+    errors: [],
+  };
+  const part = async (name: Part, body: () => Promise<void> | void): Promise<void> => {
+    if (!args.parts.has(name)) return;
+    const started = performance.now();
+    try {
+      await body();
+      results.partMs[name] = performance.now() - started;
+      progress(`${name}: ${count((performance.now() - started) / 1000)} s`);
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      results.errors.push({ part: name, message });
+      console.log(`\n## ${name}: FAILED: ${message}`);
+      process.stderr.write(`${e instanceof Error ? e.stack : message}\n`);
+      process.exitCode = 1;
     }
-    case "yago": {
-      // Types "hashed": names spread over types 0, 2..7, so a type filter has something to select.
-      const dataset = await readKgDataset(source.dir, { types: "hashed" });
-      const paths = await writeKgDatasetJsonLines(dataset, join(scratch, "yago"));
-      const bytes = (await stat(paths.entities)).size + (await stat(paths.statements)).size;
-      return {
-        label: "yago3-10",
-        description: `YAGO3-10 real names (${thousands(dataset.entities.length)} entities, ${thousands(dataset.statements.length)} statements of valid + test)`,
-        ...paths,
-        inputBytes: bytes,
-      };
+  };
+
+  const graphData = new GraphData(graph);
+  await part("memory", async () => {
+    results.memory = await runMemory(data, graph, build, scratch, CURSOR_SECRET);
+  });
+  // Without the memory part, still the bytes of each structure.
+  if (results.memory === null) printMemory(null, build);
+  await part("stream", async () => {
+    results.stream = await runStream(graphData, args);
+  });
+  await part("depth", () => {
+    results.depth = runDepth(graphData);
+  });
+  graphData.dropMapStore();
+
+  let replica: Graph | undefined;
+  const replicaOf = (): Graph => {
+    if (replica === undefined) {
+      progress("building a replica: the same data and secret, built separately");
+      replica = buildReplica(graph, CURSOR_SECRET);
     }
-    case "generated": {
-      const { entities, statements, seed } = source;
-      // Cached by size, seed and the generator's own code, so a changed generator regenerates.
-      const generatorCode = await readFile(fileURLToPath(new URL("./generator.js", import.meta.url)));
-      const version = createHash("sha256").update(generatorCode).digest("hex").slice(0, 10);
-      const label = `generated-${entities}x${statements}-seed${seed}`;
-      const dir = args.dataDir ?? join(DEFAULT_DATA_CACHE, `${label}-${version}`);
-      const marker = join(dir, "complete.json");
-      let files = { entities: join(dir, "entities.jsonl"), statements: join(dir, "statements.jsonl") };
-      if (existsSync(marker)) {
-        console.log(`using generated files in ${dir}`);
-      } else {
-        console.log(
-          `generating ${thousands(entities)} entities and ${thousands(statements)} statements into ${dir} ...`,
-        );
-        const started = performance.now();
-        const written = await writeGraphJsonl(dir, { entities, statements, seed });
-        files = { entities: written.entities, statements: written.statements };
-        await writeFile(marker, JSON.stringify({ entities, statements, seed, version, bytes: written.bytes }) + "\n");
-        console.log(`generated in ${seconds(performance.now() - started)}`);
-      }
-      const bytes = (await stat(files.entities)).size + (await stat(files.statements)).size;
-      return {
-        label,
-        description: `generated graph, ${thousands(entities)} entities, ${thousands(statements)} statements, seed ${seed}`,
-        ...files,
-        inputBytes: bytes,
-      };
-    }
-  }
+    return replica;
+  };
+  await part("search", () => {
+    results.search = runSearch(graphData, replicaOf(), { timeMs: args.taskTimeMs });
+  });
+  await part("statements", async () => {
+    results.statements = await runStatements(graphData, replicaOf(), data, scratch, {
+      timeMs: args.taskTimeMs,
+      baselineStatements: args.baselineStatements,
+      cursorSecret: CURSOR_SECRET,
+    });
+  });
+  replica = undefined;
+  await part("snapshot", async () => {
+    results.snapshot = await runSnapshot(graph, build.totalMs, scratch, CURSOR_SECRET);
+  });
+
+  results.environment.loadAtEnd = loadavg();
+  results.durationMs = Date.now() - startedAt.getTime();
+  const full: BenchResults = { ...results, goals: checkGoals(results) };
+  printGoals(full);
+
+  const out = args.out ?? join(DEFAULT_RESULTS_DIR, `${data.label}.json`);
+  const html = out.replace(/\.json$/, "") + ".html";
+  await mkdir(dirname(out), { recursive: true });
+  await writeFile(out, `${JSON.stringify(full, null, 2)}\n`);
+  await writeFile(html, renderReport(full));
+  console.log(`\nresults: ${out}\nreport:  ${html}`);
+}
+
+function printGoals(r: BenchResults): void {
+  heading(`Goals (${r.dataset.description})`);
+  printTable(
+    [
+      { header: "figure" },
+      { header: "unit", align: "left" },
+      { header: "measured" },
+      { header: "goal" },
+      { header: "stretch" },
+      { header: "verdict", align: "left" },
+    ],
+    r.goals.map((g) => [
+      g.figure,
+      g.unit,
+      num(g.measured),
+      num(g.goal, g.goal >= 10 ? 0 : 1),
+      g.stretch === undefined ? "" : num(g.stretch, 1),
+      g.pass === null ? "n/a" : g.pass ? "pass" : "FAIL",
+    ]),
+  );
+  // Notes: which case was worst, why a goal has no verdict; each note once.
+  const notes = new Map<string, string[]>();
+  for (const g of r.goals) if (g.note !== undefined) notes.set(g.note, [...(notes.get(g.note) ?? []), g.figure]);
+  for (const [note, figures] of notes) console.log(wrap(`${figures.join("; ")}: ${note}`, "  ").replace(/^ {2}/, "- "));
+  const load = r.environment.loadAtEnd[0] ?? 0;
+  const busy = load > r.environment.cpus;
+  console.log(`${count(r.durationMs / 1000)} s in all; load average at the end ${num(load)}`);
+  // More runnable threads than CPUs: other work shared them, and every latency above carries it.
+  if (busy) console.log(`(above ${r.environment.cpus}, the number of CPUs: the latencies are noisy)`);
+  if (r.errors.length > 0) console.log(`FAILED parts: ${r.errors.map((e) => e.part).join(", ")}`);
 }
 
 /** The commit the figures belong to, and whether src/ had uncommitted changes; "unknown" outside git. */
 function gitRevision(): string {
   try {
-    const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-    }).trim();
-    const dirty =
-      execFileSync("git", ["status", "--porcelain", "--", "src"], {
-        encoding: "utf8",
-        stdio: ["ignore", "pipe", "ignore"],
-      }).trim() !== "";
-    return dirty ? `${head} + uncommitted changes in src/` : head;
+    const git = (...a: string[]) =>
+      execFileSync("git", a, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    const head = git("rev-parse", "--short", "HEAD");
+    return git("status", "--porcelain", "--", "src") === "" ? head : `${head} + uncommitted changes in src/`;
   } catch {
     return "unknown";
   }

@@ -28,7 +28,8 @@ import { openSnapshot, saveSnapshot } from "../src/snapshot/file.js";
 import { writeGraphJsonl } from "../tools/generator.js";
 import { isMainModule } from "../tools/main-module.js";
 import { DEFAULT_DATA_CACHE } from "./args.js";
-import { gcAvailable, mib, settledMemory, thousands } from "./report.js";
+import { count as thousands, mib } from "./format.js";
+import { gcAvailable, settledMemory } from "./memory.js";
 
 async function generated(entities: number, statements: number) {
   const code = await readFile(fileURLToPath(new URL("../tools/generator.js", import.meta.url)));
@@ -80,7 +81,7 @@ export async function runMemoryBench(argv: string[]): Promise<void> {
     rows.map((r) => ({
       entities: thousands(r.entities),
       statements: thousands(r.statements),
-      "served graph": mib(r.bytes),
+      "served graph": `${mib(r.bytes)} MiB`,
     })),
   );
   const [a, b] = rows;
@@ -89,7 +90,7 @@ export async function runMemoryBench(argv: string[]): Promise<void> {
     const perEntity = (b.bytes - a.bytes) / (b.entities - a.entities);
     const perStatement = (b.bytes - perEntity * b.entities) / b.statements;
     console.log(
-      `per million entities: ${mib(perEntity * 1e6)}; per ten million statements: ${mib(perStatement * 1e7)} ` +
+      `per million entities: ${mib(perEntity * 1e6)} MiB; per ten million statements: ${mib(perStatement * 1e7)} MiB ` +
         `(${perEntity.toFixed(0)} B an entity, ${perStatement.toFixed(1)} B a statement)`,
     );
   }

@@ -34,7 +34,9 @@ import { parseArgs } from "node:util";
 import { isMainModule } from "../tools/main-module.js";
 import { writeGraphJsonl } from "../tools/generator.js";
 import { DEFAULT_DATA_CACHE } from "./args.js";
-import { seconds, thousands } from "./report.js";
+import { count as thousands, secondsOf } from "./format.js";
+
+const seconds = (ms: number): string => `${secondsOf(ms)} s`;
 
 export const P99_GOAL_MS = 50;
 export const MAX_GOAL_MS = 250;

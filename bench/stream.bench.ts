@@ -1,348 +1,374 @@
 /**
- * Distinct-query stream benchmark
- * ===============================
- * The figures users see: each query asked once per round, as a stream of different queries, so the
- * CPU caches hold what a real workload leaves in them rather than one query's footprint.
+ * Distinct-query stream benchmark: the headline
+ * =============================================
+ * The figures users see (issue 14): a stream of different queries, each asked once per round, so
+ * the CPU caches hold what a real workload leaves in them rather than one query's footprint.
  *
- * Streams (seeded, drawn from the graph's own data):
- *  - search: DISTINCT_QUERIES random substrings of 2..6 code points of random entities' raw
- *    identifiers (a pair is never cut), unfiltered and, as a second stream, with the type of the
- *    entity they came from; page 1, then page 2 through page 1's cursor (a separate pass, so page 2
- *    does not find page 1's path still in cache), and a deep page (DEEP_PAGE) for the queries that
- *    have one (its cursor found by walking, untimed);
- *  - statements: DISTINCT_QUERIES filters of each shape (S, P, O, S+P, P+O, O+S, S+P+O) taken from
- *    random statements, page 1 and page 2.
- * Each pass visits its queries in a fresh random order; ROUNDS rounds, the first one a warm-up (JIT)
- * that is not counted. Latency of one call: performance.now() around it (items built, cursor sealed).
+ * Streams, drawn (seeded) from the graph's own data through its public API:
+ *  - search: `queries` random substrings of 2..6 code points of random entities' raw identifiers (a
+ *    surrogate pair is never cut; blank queries are skipped), without a type filter and, as a
+ *    second stream, with the type of the entity each came from. Page 1; then page 2 through page
+ *    1's cursor (a separate pass, so page 2 does not find page 1's path still cached); then page
+ *    DEEP_PAGE for the queries that have one (its cursor found by walking, untimed);
+ *  - statements: `queries` filters of each shape (S, P, O, S+P, P+O, O+S, S+P+O) taken from random
+ *    statements (so heavy groups come up as often as users meet them): the first page, then the
+ *    next one through its cursor.
+ * Each pass visits its queries in a fresh random order, `rounds` rounds, the first a warm-up that is
+ * not kept (bench/sample.ts: timeEach). One sample: one call, page built and cursor sealed.
  *
- * Beside it, the naive baseline on NAIVE_QUERIES of the same queries: identifiers folded once up
- * front, `includes` over all of them, a sort in the contract's order and a slice; statements: a scan
- * of all statements with the filter, then the sort. Its answers are checked against Quiver's.
+ * Beside it, the same stream against the naive baselines (bench/baselines/), on the first
+ * `naiveQueries` queries of each case, since they are slow: the substring scan for search, the Map
+ * store of every statement for statements, both paging by offset in the contract's order. Their
+ * pages must equal Quiver's; any difference is listed (`disagreements`) and shown in the summary.
+ * The baselines are made only after Quiver's passes, so their garbage does not slow Quiver's GCs.
  *
- * Public API only, so the same file measures any version of the engine.
- * Run: `npm run bench:stream -- [--entities N] [--statements N] [--seed N] [--rounds N]`.
+ * Cost: (6 search passes + 14 statements passes) x queries x rounds calls, a few seconds at the
+ * default 2,000 queries; the deep-page walks (DEEP_PAGE calls per query that has that many pages);
+ * and the baselines: naiveQueries x 6 full scans of the identifiers.
  */
 
-import { writeFileSync, mkdirSync } from "node:fs";
-import { dirname } from "node:path";
-import { performance } from "node:perf_hooks";
+import type { Entity, EntityType, Graph, Statement, StatementInput } from "../src/index.js";
+import { mulberry32 } from "../tools/prng.js";
+import type { Filter } from "./baselines/map-store.js";
+import { count, heading, num, printTable, progress } from "./format.js";
+import {
+  STREAM_SEARCH_GOAL_PAGES,
+  STREAM_SEARCH_P50_GOAL_US,
+  STREAM_SEARCH_P99_GOAL_US,
+  STREAM_STATEMENTS_P50_GOAL_US,
+  STREAM_STATEMENTS_P99_GOAL_US,
+} from "./goals.js";
+import type { GraphData } from "./graph-data.js";
+import { SEARCH_LIMIT } from "./search.bench.js";
+import { SHAPES as STATEMENT_SHAPES, STATEMENTS_LIMIT } from "./statements.bench.js";
+import type { Impl, LatencyRow, StreamFamily, StreamResults } from "./results.js";
+import { distribution, shuffled, summarize, timeEach, timeOnce } from "./sample.js";
 
-import { fold, type Entity, type Graph, type StatementInput, type StatementsParams } from "../src/index.js";
-import { buildGeneratedGraph, generateEntities, generateStatements, mulberry32 } from "../tools/generator.js";
-import { isMainModule } from "../tools/main-module.js";
-
-export const DISTINCT_QUERIES = 2_000;
-export const ROUNDS = 3;
-export const SEARCH_LIMIT = 20;
-export const STATEMENTS_LIMIT = 50;
+/** The deep page of the search stream, reached by walking (untimed). */
 export const DEEP_PAGE = 50;
-export const NAIVE_QUERIES = 50;
+/** Every filter shape but "none" (one query, not a stream of distinct ones). */
+const SHAPES = STATEMENT_SHAPES.filter((shape) => shape !== "none");
+/** Query lengths drawn, in code points. */
+const MIN_QUERY_POINTS = 2;
+const MAX_QUERY_POINTS = 6;
+/** Entities (and statements) drawn per wanted query: some draws repeat or are blank. */
+const DRAWS_PER_QUERY = 4;
 const QUERY_SEED = 20261123;
+/** Disagreements listed at most (the rest are counted). */
+const MAX_LISTED_DISAGREEMENTS = 20;
 
-type Sampler = () => number;
-
-export interface StreamRow {
-  case: string;
-  calls: number;
-  p50us: number;
-  p99us: number;
-  meanUs: number;
-  maxUs: number;
-  naiveP50us?: number;
-}
-
-export interface StreamReport {
-  entities: number;
-  statements: number;
+export interface StreamOptions {
+  queries: number;
   rounds: number;
-  rows: StreamRow[];
-  disagreements: string[];
+  naiveQueries: number;
 }
 
 interface SearchQuery {
   q: string;
-  type: Entity["type"] | undefined;
+  type: EntityType | undefined;
 }
 
-/** 2..6 code points cut from `raw` at a random code-point boundary; undefined when too short. */
-function substringOf(raw: string, rand: Sampler): string | undefined {
+/** What a case asks (its queries of type T), and how Quiver and the baseline answer one. */
+interface CaseSpec<T> {
+  endpoint: "search" | "statements";
+  name: string;
+  page: number;
+  detail: string;
+  /** The pooled distribution (CDF chart) the case's samples join. */
+  family: string;
+  items: readonly T[];
+  /** Quiver's page: timed. */
+  quiver: (item: T) => Entity[] | Statement[];
+  /** The baseline's page: timed on a sample. */
+  baseline: (item: T) => Entity[] | Statement[];
+  impl: Impl;
+}
+
+/** A case with its query type hidden: the runner needs only these. */
+interface StreamCase {
+  spec: Pick<CaseSpec<unknown>, "endpoint" | "name" | "page" | "detail" | "family" | "impl">;
+  queries: number;
+  timeQuiver: (rounds: number, rand: () => number) => number[];
+  timeBaseline: (sample: number) => number[];
+  /** The sample's queries whose baseline page differs from Quiver's. */
+  disagreements: (sample: number) => string[];
+}
+
+function streamCase<T>(spec: CaseSpec<T>): StreamCase {
+  const keys = (page: Entity[] | Statement[]) => page.map(itemKey).join("\n");
+  return {
+    spec,
+    queries: spec.items.length,
+    timeQuiver: (rounds, rand) => timeEach(spec.items, rounds, rand, spec.quiver),
+    timeBaseline: (sample) => timeOnce(spec.items.slice(0, sample), spec.baseline),
+    disagreements: (sample) =>
+      spec.items
+        .slice(0, sample)
+        .filter((item) => keys(spec.quiver(item)) !== keys(spec.baseline(item)))
+        .map((item) => `${spec.name}: ${JSON.stringify(item)}`),
+  };
+}
+
+/** An item as a comparable string: an entity's id; a statement's ids and fingerprint. */
+function itemKey(x: Entity | Statement): string {
+  return "entityId" in x
+    ? x.entityId
+    : `${x.subjectEntityId} ${x.predicateEntityId} ${x.objectEntityId} ${x.statementFingerprint}`;
+}
+
+/** 2..6 code points cut from `raw` at a random code-point boundary; undefined when too short or blank. */
+function substringOf(raw: string, rand: () => number): string | undefined {
   const points = Array.from(raw);
-  if (points.length < 2) return undefined;
-  const length = Math.min(points.length, 2 + Math.floor(rand() * 5));
+  if (points.length < MIN_QUERY_POINTS) return undefined;
+  const span = MAX_QUERY_POINTS - MIN_QUERY_POINTS + 1;
+  const length = Math.min(points.length, MIN_QUERY_POINTS + Math.floor(rand() * span));
   const start = Math.floor(rand() * (points.length - length + 1));
   const q = points.slice(start, start + length).join("");
-  // A query of only spaces folds to itself and matches nearly everything: not what users type.
+  // A query of only spaces matches nearly everything: not what users type.
   return q.trim() === "" ? undefined : q;
 }
 
-function shuffled<T>(xs: readonly T[], rand: Sampler): T[] {
-  const out = xs.slice();
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    [out[i], out[j]] = [out[j]!, out[i]!];
+export async function runStream(data: GraphData, options: StreamOptions): Promise<StreamResults> {
+  const graph = data.graph;
+  const rand = mulberry32(QUERY_SEED);
+  progress(`stream: drawing ${count(options.queries)} queries per case`);
+  const { plain, typed } = drawSearchQueries(data.entities, options.queries, rand);
+  const filters = drawFilters(graph, options.queries, rand);
+
+  const cases = [
+    ...searchCases(data, "search", plain),
+    ...searchCases(data, "search type=", typed),
+    ...SHAPES.flatMap((shape) => statementsCases(data, shape, filters.get(shape) ?? [])),
+  ].filter((c) => c.queries > 0);
+
+  // Quiver first, every pass, before any baseline exists.
+  const samples = new Map<StreamCase, number[]>();
+  for (const c of cases) {
+    progress(`stream: ${c.spec.name} (${c.queries} queries)`);
+    samples.set(c, c.timeQuiver(options.rounds, rand));
+  }
+
+  const rows: LatencyRow[] = [];
+  const disagreements: string[] = [];
+  let unlisted = 0;
+  for (const c of cases) {
+    const { endpoint, name, page, detail, impl } = c.spec;
+    rows.push({ kind: "distinct", endpoint, case: name, impl: "quiver", detail, page, ...summarize(samples.get(c)!) });
+    if (options.naiveQueries <= 0) continue;
+    const sample = Math.min(c.queries, options.naiveQueries);
+    progress(`stream: ${name}, ${impl} (${sample} queries)`);
+    rows.push({
+      kind: "distinct",
+      endpoint,
+      case: name,
+      impl,
+      detail: `${sample} of the queries`,
+      page,
+      ...summarize(c.timeBaseline(sample)),
+    });
+    for (const d of c.disagreements(sample)) {
+      if (disagreements.length < MAX_LISTED_DISAGREEMENTS) disagreements.push(d);
+      else unlisted++;
+    }
+  }
+  if (unlisted > 0) disagreements.push(`... and ${unlisted} more`);
+
+  // The pooled distributions of the report's CDF chart.
+  const families: StreamFamily[] = [];
+  for (const name of [...new Set(cases.map((c) => c.spec.family))]) {
+    const pooled = cases.filter((c) => c.spec.family === name).flatMap((c) => samples.get(c)!);
+    families.push({ name, ...distribution(pooled, true) });
+  }
+
+  const results: StreamResults = {
+    queries: options.queries,
+    rounds: options.rounds,
+    naiveQueries: options.naiveQueries,
+    deepPage: DEEP_PAGE,
+    rows,
+    families,
+    disagreements,
+  };
+  printStream(results);
+  return results;
+}
+
+function drawSearchQueries(
+  entities: readonly Entity[],
+  wanted: number,
+  rand: () => number,
+): { plain: SearchQuery[]; typed: SearchQuery[] } {
+  const plain = new Map<string, SearchQuery>();
+  const typed = new Map<string, SearchQuery>();
+  const draws = DRAWS_PER_QUERY * 2 * wanted;
+  for (let i = 0; i < draws && (plain.size < wanted || typed.size < wanted); i++) {
+    const e = entities[Math.floor(rand() * entities.length)];
+    if (e === undefined) break;
+    const q = substringOf(e.rawIdentifier, rand);
+    if (q === undefined) continue;
+    // Alternate: a draw feeds the plain stream first, then the typed one, so both get every kind.
+    if (plain.size < wanted && !plain.has(q) && (i % 2 === 0 || typed.size >= wanted))
+      plain.set(q, { q, type: undefined });
+    else if (typed.size < wanted && !typed.has(`${q}\u0000${e.type}`))
+      typed.set(`${q}\u0000${e.type}`, { q, type: e.type });
+  }
+  return { plain: [...plain.values()], typed: [...typed.values()] };
+}
+
+/** Up to `wanted` distinct filters per shape, from random statements (read through exportStatements). */
+function drawFilters(graph: Graph, wanted: number, rand: () => number): Map<string, Filter[]> {
+  const n = graph.statementCount;
+  const rows = new Set<number>();
+  const target = Math.min(n, DRAWS_PER_QUERY * wanted);
+  while (rows.size < target) rows.add(Math.floor(rand() * n));
+  const picked: StatementInput[] = [];
+  let row = 0;
+  for (const st of graph.exportStatements()) if (rows.has(row++)) picked.push(st);
+  const out = new Map<string, Filter[]>();
+  for (const shape of SHAPES) {
+    const distinct = new Map<string, Filter>();
+    for (const st of shuffled(picked, rand)) {
+      if (distinct.size >= wanted) break;
+      const f: Filter = {};
+      if (shape.includes("S")) f.s = st.subjectEntityId;
+      if (shape.includes("P")) f.p = st.predicateEntityId;
+      if (shape.includes("O")) f.o = st.objectEntityId;
+      distinct.set(`${f.s} ${f.p} ${f.o}`, f);
+    }
+    out.set(shape, [...distinct.values()]);
   }
   return out;
 }
 
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
-}
+function searchCases(data: GraphData, label: string, queries: readonly SearchQuery[]): StreamCase[] {
+  const graph = data.graph;
+  const ask = (sq: SearchQuery, cursor?: string) =>
+    graph.search({ q: sq.q, type: sq.type, limit: SEARCH_LIMIT, ...(cursor === undefined ? {} : { cursor }) });
+  const naive = (sq: SearchQuery, page: number) =>
+    data.naiveSearch().page(sq.q, sq.type, (page - 1) * SEARCH_LIMIT, SEARCH_LIMIT);
 
-function summarize(name: string, samples: number[]): StreamRow {
-  const sorted = Float64Array.from(samples).sort();
-  let sum = 0;
-  for (const s of samples) sum += s;
-  return {
-    case: name,
-    calls: samples.length,
-    p50us: percentile(sorted, 0.5) * 1000,
-    p99us: percentile(sorted, 0.99) * 1000,
-    meanUs: (sum / Math.max(1, samples.length)) * 1000,
-    maxUs: (sorted[sorted.length - 1] ?? Number.NaN) * 1000,
-  };
-}
-
-/** Times `call` once per item, in a fresh random order each round after the warm-up. */
-function timePasses<T>(items: readonly T[], rounds: number, rand: Sampler, call: (item: T) => unknown): number[] {
-  const samples: number[] = [];
-  let sink = 0;
-  for (let round = 0; round < rounds; round++) {
-    for (const item of shuffled(items, rand)) {
-      const t0 = performance.now();
-      const r = call(item);
-      const t1 = performance.now();
-      if (r !== undefined) sink++;
-      if (round > 0) samples.push(t1 - t0);
-    }
+  // Cursors to page 2 and to the deep page, found untimed: every query asks its pages in order.
+  const second: [SearchQuery, string][] = [];
+  const deep: [SearchQuery, string][] = [];
+  for (const sq of queries) {
+    let cursor = ask(sq).nextCursor;
+    if (cursor === null) continue;
+    second.push([sq, cursor]);
+    for (let page = 2; page < DEEP_PAGE && cursor !== null; page++) cursor = ask(sq, cursor).nextCursor;
+    if (cursor !== null) deep.push([sq, cursor]);
   }
-  if (sink < 0) console.log(sink);
-  return samples;
-}
-
-export interface StreamOptions {
-  entities: number;
-  statements: number;
-  seed: number;
-  rounds: number;
-}
-
-export function runStream(graph: Graph, options: StreamOptions): StreamReport {
-  const rand = mulberry32(QUERY_SEED);
-  const gen = { entities: options.entities, statements: options.statements, seed: options.seed };
-  const rows: StreamRow[] = [];
-  const disagreements: string[] = [];
-
-  // Search queries from random entities.
-  const pick = new Set<number>();
-  const wantEntities = Math.min(options.entities, 4 * DISTINCT_QUERIES);
-  while (pick.size < wantEntities) pick.add(Math.floor(rand() * options.entities));
-  const plain = new Map<string, SearchQuery>();
-  const typed = new Map<string, SearchQuery>();
-  const allEntities: Entity[] = [];
-  let i = 0;
-  for (const e of generateEntities(gen)) {
-    allEntities.push(e);
-    if (pick.has(i++)) {
-      const q = substringOf(e.rawIdentifier, rand);
-      if (q === undefined) continue;
-      if (plain.size < DISTINCT_QUERIES && !plain.has(q)) plain.set(q, { q, type: undefined });
-      else if (typed.size < DISTINCT_QUERIES && !typed.has(`${q}\u0000${e.type}`))
-        typed.set(`${q}\u0000${e.type}`, { q, type: e.type });
-    }
-  }
-
-  for (const [label, queries] of [
-    ["search", [...plain.values()]],
-    ["search type=", [...typed.values()]],
-  ] as const) {
-    const cursors = new Map<SearchQuery, string>();
-    const page1 = timePasses(queries, options.rounds, rand, (sq) => {
-      const page = graph.search({ q: sq.q, type: sq.type, limit: SEARCH_LIMIT });
-      if (page.nextCursor !== null) cursors.set(sq, page.nextCursor);
-      return page;
+  const later = (page: number, list: [SearchQuery, string][]) =>
+    streamCase({
+      endpoint: "search",
+      name: `${label} page ${page}`,
+      page,
+      detail: `${count(list.length)} queries with a page ${page}`,
+      family: `search, page ${page}`,
+      items: list,
+      quiver: ([sq, cursor]) => ask(sq, cursor).items,
+      baseline: ([sq]) => naive(sq, page),
+      impl: "naive scan",
     });
-    rows.push(summarize(`${label} page 1`, page1));
-    const second = [...cursors.entries()];
-    rows.push(
-      summarize(
-        `${label} page 2`,
-        timePasses(second, options.rounds, rand, ([sq, cursor]) =>
-          graph.search({ q: sq.q, type: sq.type, limit: SEARCH_LIMIT, cursor }),
-        ),
-      ),
-    );
-    // Deep pages: walk (untimed) to the cursor before DEEP_PAGE.
-    const deep: [SearchQuery, string][] = [];
-    for (const [sq, first] of second) {
-      let cursor: string | null = first;
-      for (let p = 2; p < DEEP_PAGE && cursor !== null; p++)
-        cursor = graph.search({ q: sq.q, type: sq.type, limit: SEARCH_LIMIT, cursor }).nextCursor;
-      if (cursor !== null) deep.push([sq, cursor]);
-    }
-    if (deep.length > 0) {
-      rows.push(
-        summarize(
-          `${label} page ${DEEP_PAGE} (${deep.length} queries)`,
-          timePasses(deep, options.rounds, rand, ([sq, cursor]) =>
-            graph.search({ q: sq.q, type: sq.type, limit: SEARCH_LIMIT, cursor }),
-          ),
-        ),
-      );
-    }
-  }
-
-  // Naive search baseline on a sample of the plain queries.
-  const folded = allEntities.map((e) => fold(e.rawIdentifier));
-  const naiveSample = [...plain.values()].slice(0, NAIVE_QUERIES);
-  const naiveTimes: number[] = [];
-  for (const sq of naiveSample) {
-    const t0 = performance.now();
-    const naive = naiveSearch(allEntities, folded, sq.q, SEARCH_LIMIT);
-    naiveTimes.push(performance.now() - t0);
-    const mine = graph.search({ q: sq.q, limit: SEARCH_LIMIT }).items.map((e) => e.entityId);
-    if (mine.join("\n") !== naive.join("\n")) disagreements.push(`search q=${JSON.stringify(sq.q)}`);
-  }
-  const searchRow = rows.find((r) => r.case === "search page 1");
-  if (searchRow !== undefined) searchRow.naiveP50us = summarize("", naiveTimes).p50us;
-  allEntities.length = 0;
-  folded.length = 0;
-
-  // Statement filters from random statements.
-  const shapes = ["S", "P", "O", "S+P", "P+O", "O+S", "S+P+O"] as const;
-  const wanted = new Set<number>();
-  const sampleCount = Math.min(options.statements, DISTINCT_QUERIES * 4);
-  while (wanted.size < sampleCount) wanted.add(Math.floor(rand() * options.statements));
-  const sampled: StatementInput[] = [];
-  const all: StatementInput[] = [];
-  let row = 0;
-  const keepAll = options.statements <= 5_000_000;
-  for (const st of generateStatements(gen)) {
-    if (wanted.has(row++)) sampled.push(st);
-    if (keepAll)
-      all.push({
-        subjectEntityId: st.subjectEntityId,
-        predicateEntityId: st.predicateEntityId,
-        objectEntityId: st.objectEntityId,
-      });
-  }
-  for (const shape of shapes) {
-    const filters = new Map<string, StatementsParams>();
-    for (const st of shuffled(sampled, rand)) {
-      if (filters.size >= DISTINCT_QUERIES) break;
-      const f: StatementsParams = {};
-      if (shape.includes("S")) f.subjectEntityId = st.subjectEntityId;
-      if (shape.includes("P")) f.predicateEntityId = st.predicateEntityId;
-      if (shape.includes("O")) f.objectEntityId = st.objectEntityId;
-      filters.set(JSON.stringify(f), f);
-    }
-    const list = [...filters.values()];
-    const cursors = new Map<StatementsParams, string>();
-    rows.push(
-      summarize(
-        `statements ${shape} page 1 (${list.length} filters)`,
-        timePasses(list, options.rounds, rand, (f) => {
-          const page = graph.statements({ ...f, limit: STATEMENTS_LIMIT });
-          if (page.nextCursor !== null) cursors.set(f, page.nextCursor);
-          return page;
-        }),
-      ),
-    );
-    if (cursors.size > 0) {
-      rows.push(
-        summarize(
-          `statements ${shape} page 2 (${cursors.size} filters)`,
-          timePasses([...cursors.entries()], options.rounds, rand, ([f, cursor]) =>
-            graph.statements({ ...f, limit: STATEMENTS_LIMIT, cursor }),
-          ),
-        ),
-      );
-    }
-    if (keepAll) {
-      const times: number[] = [];
-      for (const f of list.slice(0, NAIVE_QUERIES)) {
-        const t0 = performance.now();
-        const n = naiveStatementsCount(all, f);
-        times.push(performance.now() - t0);
-        if (n < Math.min(1, graph.statements({ ...f, limit: 1 }).items.length))
-          disagreements.push(`statements ${JSON.stringify(f)}`);
-      }
-      rows[rows.findIndex((r) => r.case.startsWith(`statements ${shape} page 1`))]!.naiveP50us = summarize(
-        "",
-        times,
-      ).p50us;
-    }
-  }
-  return { entities: graph.entityCount, statements: graph.statementCount, rounds: options.rounds, rows, disagreements };
+  return [
+    streamCase({
+      endpoint: "search",
+      name: `${label} page 1`,
+      page: 1,
+      detail: `${count(queries.length)} queries of ${MIN_QUERY_POINTS}-${MAX_QUERY_POINTS} code points`,
+      family: "search, page 1",
+      items: queries,
+      quiver: (sq) => ask(sq).items,
+      baseline: (sq) => naive(sq, 1),
+      impl: "naive scan",
+    }),
+    later(2, second),
+    later(DEEP_PAGE, deep),
+  ];
 }
 
-/** The contract's search, the slow way: page 1 of `q`. */
-function naiveSearch(entities: readonly Entity[], folded: readonly string[], q: string, limit: number): string[] {
-  const fq = fold(q);
-  const hits: [number, string, string][] = [];
-  for (let i = 0; i < entities.length; i++) {
-    const f = folded[i]!;
-    if (!f.includes(fq)) continue;
-    hits.push([f === fq ? 0 : f.startsWith(fq) ? 1 : 2, f, entities[i]!.entityId]);
+function statementsCases(data: GraphData, shape: string, filters: readonly Filter[]): StreamCase[] {
+  const graph = data.graph;
+  const ask = (f: Filter, cursor?: string) =>
+    graph.statements({
+      subjectEntityId: f.s,
+      predicateEntityId: f.p,
+      objectEntityId: f.o,
+      limit: STATEMENTS_LIMIT,
+      ...(cursor === undefined ? {} : { cursor }),
+    });
+  const map = (f: Filter, page: number) => data.mapStore().page(f, (page - 1) * STATEMENTS_LIMIT, STATEMENTS_LIMIT);
+  const next: [Filter, string][] = [];
+  for (const f of filters) {
+    const cursor = ask(f).nextCursor;
+    if (cursor !== null) next.push([f, cursor]);
   }
-  hits.sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0));
-  return hits.slice(0, limit).map((h) => h[2]);
+  return [
+    streamCase({
+      endpoint: "statements",
+      name: `${shape} first page`,
+      page: 1,
+      detail: `${count(filters.length)} filters`,
+      family: "statements, first pages",
+      items: filters,
+      quiver: (f) => ask(f).items,
+      baseline: (f) => map(f, 1),
+      impl: "Map store",
+    }),
+    streamCase({
+      endpoint: "statements",
+      name: `${shape} next page`,
+      page: 2,
+      detail: `${count(next.length)} filters with a next page`,
+      family: "statements, next pages",
+      items: next,
+      quiver: ([f, cursor]) => ask(f, cursor).items,
+      baseline: ([f]) => map(f, 2),
+      impl: "Map store",
+    }),
+  ];
 }
 
-/** The statements a filter matches, by a scan of all of them (the baseline: no index). */
-function naiveStatementsCount(all: readonly StatementInput[], f: StatementsParams): number {
-  let n = 0;
-  for (const st of all) {
-    if (f.subjectEntityId !== undefined && st.subjectEntityId !== f.subjectEntityId) continue;
-    if (f.predicateEntityId !== undefined && st.predicateEntityId !== f.predicateEntityId) continue;
-    if (f.objectEntityId !== undefined && st.objectEntityId !== f.objectEntityId) continue;
-    n++;
-  }
-  return n;
+/** The goal a stream row is judged by: p50 and p99 in µs, or none (deep search pages). */
+export function streamGoal(row: Pick<LatencyRow, "endpoint" | "page">): { p50: number; p99: number } | undefined {
+  if (row.endpoint === "statements") return { p50: STREAM_STATEMENTS_P50_GOAL_US, p99: STREAM_STATEMENTS_P99_GOAL_US };
+  return (row.page ?? 1) <= STREAM_SEARCH_GOAL_PAGES
+    ? { p50: STREAM_SEARCH_P50_GOAL_US, p99: STREAM_SEARCH_P99_GOAL_US }
+    : undefined;
 }
 
-function parseOptions(argv: string[]): StreamOptions & { out: string | undefined } {
-  const get = (name: string): string | undefined => {
-    const at = argv.indexOf(`--${name}`);
-    return at >= 0 ? argv[at + 1] : undefined;
-  };
-  const num = (name: string, fallback: number): number => {
-    const v = get(name);
-    if (v === undefined) return fallback;
-    const n = Number(v.replace(/_/g, "").replace(/[kK]$/, "000").replace(/M$/, "000000"));
-    if (!Number.isSafeInteger(n) || n < 0) throw new Error(`--${name} must be a whole number, got ${v}`);
-    return n;
-  };
-  return {
-    entities: num("entities", 1_000_000),
-    statements: num("statements", 2_000_000),
-    seed: num("seed", 1),
-    rounds: Math.max(2, num("rounds", ROUNDS)),
-    out: get("out"),
-  };
-}
-
-if (isMainModule(import.meta.url)) {
-  const options = parseOptions(process.argv.slice(2));
-  console.log(`building a generated graph of ${options.entities} entities and ${options.statements} statements...`);
-  const t0 = performance.now();
-  const graph = buildGeneratedGraph({ ...options, fingerprints: "derived" });
-  console.log(`built in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  const report = runStream(graph, options);
-  console.table(
-    report.rows.map((r) => ({
-      case: r.case,
-      calls: r.calls,
-      "p50 µs": r.p50us.toFixed(1),
-      "p99 µs": r.p99us.toFixed(1),
-      "mean µs": r.meanUs.toFixed(1),
-      "max µs": r.maxUs.toFixed(0),
-      "naive p50 µs": r.naiveP50us === undefined ? "" : r.naiveP50us.toFixed(0),
-    })),
+function printStream(r: StreamResults): void {
+  heading(
+    `Distinct-query stream (headline): each query once per round, ${r.rounds - 1} rounds kept, µs; baseline on ${r.naiveQueries}`,
   );
-  if (report.disagreements.length > 0) console.log("DISAGREEMENTS with the naive baseline:", report.disagreements);
-  const out = options.out ?? `bench/results/stream-${options.entities}x${options.statements}.json`;
-  mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
-  console.log(`results written to ${out}`);
+  const quiver = r.rows.filter((x) => x.impl === "quiver");
+  printTable(
+    [
+      { header: "case" },
+      { header: "queries" },
+      { header: "p50 µs" },
+      { header: "p99 µs" },
+      { header: "goal µs" },
+      { header: "", align: "left" },
+      { header: "baseline p50 µs" },
+    ],
+    quiver.map((x) => {
+      const goal = streamGoal(x);
+      const base = r.rows.find((b) => b.impl !== "quiver" && b.case === x.case);
+      const verdict = goal === undefined ? "" : x.p50us <= goal.p50 && x.p99us <= goal.p99 ? "pass" : "FAIL";
+      return [
+        x.case,
+        count(x.samples / Math.max(1, r.rounds - 1)),
+        num(x.p50us),
+        num(x.p99us),
+        goal === undefined ? "" : `${goal.p50} / ${goal.p99}`,
+        verdict,
+        base === undefined ? "" : num(base.p50us),
+      ];
+    }),
+  );
+  console.log("baseline: naive substring scan (search), Map store of every statement (statements); goal: p50 / p99");
+  if (r.disagreements.length > 0) {
+    console.log(`DISAGREEMENTS with the baseline (${r.disagreements.length}):`);
+    for (const d of r.disagreements.slice(0, 5)) console.log(`  ${d.slice(0, 96)}`);
+  }
 }

@@ -1,0 +1,68 @@
+/**
+ * Process memory readings
+ * =======================
+ * Owns the one way the benchmark reads what a structure costs the process: heap used plus
+ * ArrayBuffer memory (where typed arrays live), after full GCs, before and after the structure is
+ * made; the difference is what it holds. V8's `external` counter lags behind frees, so it is kept
+ * for the record but never used in a figure; `arrayBuffers` is exact once settled.
+ *
+ * One GC is not enough: ArrayBuffer backing stores are freed after it by a background sweeper, so
+ * settledMemory collects until the ArrayBuffer figure stops changing (SETTLE_MAX_ROUNDS at most).
+ * Without --expose-gc (the npm scripts pass it) the readings are rough, and the report says so.
+ */
+
+export interface MemorySnapshot {
+  heapUsed: number;
+  arrayBuffers: number;
+  external: number;
+}
+
+/** How long to wait between GCs for backing stores, freed off the main thread, to go. */
+const SETTLE_WAIT_MS = 50;
+const SETTLE_MAX_ROUNDS = 20;
+
+export const gcAvailable = typeof (globalThis as { gc?: unknown }).gc === "function";
+
+export function collectGarbage(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) return;
+  // Twice: the first pass may only queue finalizers and weak references that the second frees.
+  gc();
+  gc();
+}
+
+export async function settledMemory(): Promise<MemorySnapshot> {
+  let last = -1;
+  for (let round = 0; round < SETTLE_MAX_ROUNDS; round++) {
+    collectGarbage();
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_WAIT_MS));
+    const now = process.memoryUsage().arrayBuffers;
+    if (now === last) break;
+    last = now;
+  }
+  collectGarbage();
+  const m = process.memoryUsage();
+  return { heapUsed: m.heapUsed, arrayBuffers: m.arrayBuffers, external: m.external };
+}
+
+/** What was added between two readings. */
+export function memoryDelta(before: MemorySnapshot, after: MemorySnapshot): MemorySnapshot {
+  return {
+    heapUsed: after.heapUsed - before.heapUsed,
+    arrayBuffers: after.arrayBuffers - before.arrayBuffers,
+    external: after.external - before.external,
+  };
+}
+
+/** Heap + ArrayBuffers: the figure the memory goals are stated in. */
+export function heldBytes(m: MemorySnapshot): number {
+  return m.heapUsed + m.arrayBuffers;
+}
+
+/** Measures what `make` leaves held: settled readings around it. */
+export async function measureHeld<T>(make: () => Promise<T> | T): Promise<{ value: T; held: MemorySnapshot }> {
+  const before = await settledMemory();
+  const value = await make();
+  const after = await settledMemory();
+  return { value, held: memoryDelta(before, after) };
+}

@@ -1,0 +1,191 @@
+/**
+ * Benchmark results
+ * =================
+ * Owns the shape of bench/results/<dataset>.json: what one run of `npm run bench` measured, written
+ * by bench/main.ts and read by the HTML report (bench/html-report.ts) and by anyone comparing runs.
+ * Every latency is in microseconds, every size in bytes, every duration in milliseconds; a part that
+ * did not run is null, and a part that failed leaves its message in `errors`.
+ *
+ * Two kinds of latency rows, never mixed in one table or chart without their label:
+ *  - "distinct": the distinct-query stream (issue 14), each query asked once per round: the headline;
+ *  - "repeated": one query asked many times (caches warm): a microbenchmark, kept for comparison.
+ */
+
+import type { LatencyDistribution, LatencySummary } from "./sample.js";
+import type { MemorySnapshot } from "./memory.js";
+
+export const RESULTS_VERSION = 1;
+
+/** Which implementation answered: Quiver or one of the baselines of bench/baselines/. */
+export type Impl = "quiver" | "naive scan" | "Map store" | "N3 Store";
+
+export interface LatencyRow extends LatencySummary {
+  kind: "distinct" | "repeated";
+  /** "search" or "statements". */
+  endpoint: "search" | "statements";
+  /** The case, e.g. `search page 2` or `P+O deep`; rows of several impls share it. */
+  case: string;
+  impl: Impl;
+  /** What the case asked: the page reached, the matches, the filter. */
+  detail: string;
+  /** Page number asked for (1-based) when the case is one page. */
+  page?: number;
+  /** The data the row ran on, when not the whole graph (the baselines' subset). */
+  data?: string;
+}
+
+export interface StreamFamily extends LatencyDistribution {
+  /** e.g. "search, first pages": the pooled samples of several stream rows, for the CDF chart. */
+  name: string;
+}
+
+export interface StreamResults {
+  queries: number;
+  rounds: number;
+  naiveQueries: number;
+  deepPage: number;
+  rows: LatencyRow[];
+  families: StreamFamily[];
+  /** Queries whose baseline page differed from Quiver's (should be none). */
+  disagreements: string[];
+}
+
+export interface DepthPoint {
+  page: number;
+  p50us: number;
+  p99us: number;
+  samples: number;
+}
+
+export interface DepthSeries {
+  name: string;
+  impl: Impl;
+  endpoint: "search" | "statements";
+  points: DepthPoint[];
+}
+
+export interface DepthResults {
+  series: DepthSeries[];
+}
+
+export interface BuildPhase {
+  /** The loader's progress phase ("entities", "search-index", ...). */
+  phase: string;
+  /** What the phase does, for people. */
+  label: string;
+  ms: number;
+}
+
+export interface BuildResults {
+  entities: number;
+  statements: number;
+  inputBytes: number;
+  totalMs: number;
+  phases: BuildPhase[];
+  identifierCodeUnits: number;
+  /** graph.stats().bytes of the built graph. */
+  bytes: Record<string, number>;
+  /** Process memory the whole graph holds (heap + ArrayBuffers after full GCs). */
+  held: MemorySnapshot;
+}
+
+export interface MemoryResults {
+  gcAvailable: boolean;
+  identifierCodeUnits: number;
+  entities: number;
+  statements: number;
+  /** The process's memory held by a graph of the entities alone. */
+  entitiesOnlyHeld: MemorySnapshot;
+  /** (heap + ArrayBuffers of the entities-only graph) / identifier code units. */
+  processPerCodeUnit: number;
+  /** (whole graph - entities-only graph) / statements, fingerprints as the input gives them. */
+  processPerStatement: number;
+  /** The same data with every fingerprint left out, so Quiver derives them (repeats then merge). */
+  derived: {
+    statements: number;
+    bytes: Record<string, number>;
+    held: MemorySnapshot;
+    processPerStatement: number;
+  } | null;
+}
+
+export interface SearchResults {
+  typeFilter: string;
+  rareQuery: string | null;
+  infixQuery: string | null;
+  rows: LatencyRow[];
+  disagreements: string[];
+}
+
+export interface StatementsResults {
+  rows: LatencyRow[];
+  /** The baselines' block: Quiver, Map store and N3 Store on the same (possibly partial) data. */
+  baselineRows: LatencyRow[];
+  baseline: {
+    statements: number;
+    subset: boolean;
+    mapBuildMs: number;
+    mapHeldBytes: number;
+    n3BuildMs: number;
+    n3HeldBytes: number;
+    quiverBuildMs: number;
+  } | null;
+  notes: string[];
+}
+
+export interface SnapshotResults {
+  fileBytes: number;
+  saveMs: number;
+  openMs: number;
+  buildMs: number;
+  held: MemorySnapshot;
+}
+
+export interface GoalCheck {
+  /** Stable id, e.g. `stream.search.p99`. */
+  id: string;
+  /** Section of the report it belongs to. */
+  section: "stream" | "repeated" | "memory" | "build" | "snapshot";
+  /** What is measured, e.g. "search index". */
+  figure: string;
+  unit: string;
+  measured: number | null;
+  goal: number;
+  stretch?: number;
+  /** null: not judged (another size than the goal's, or not measured). */
+  pass: boolean | null;
+  note?: string;
+}
+
+export interface BenchResults {
+  version: typeof RESULTS_VERSION;
+  startedAt: string;
+  durationMs: number;
+  environment: {
+    node: string;
+    cpus: number;
+    cpu: string;
+    totalMemBytes: number;
+    loadAtStart: number[];
+    loadAtEnd: number[];
+    revision: string;
+  };
+  dataset: {
+    label: string;
+    description: string;
+    kind: "generated" | "yago" | "files";
+    inputBytes: number;
+  };
+  options: Record<string, unknown>;
+  build: BuildResults;
+  memory: MemoryResults | null;
+  stream: StreamResults | null;
+  depth: DepthResults | null;
+  search: SearchResults | null;
+  statements: StatementsResults | null;
+  snapshot: SnapshotResults | null;
+  goals: GoalCheck[];
+  /** Wall time of each part that ran, ms (the build: loadGraph alone). */
+  partMs: Record<string, number>;
+  errors: { part: string; message: string }[];
+}
