@@ -177,12 +177,17 @@ export class GraphBuilder {
     const row = this.subject.length;
     let hi: number;
     let lo: number;
+    // Stored only when the input gave a fingerprint other than the one derived from the triple: a
+    // given one equal to it is written the same way on output, so it costs nothing to forget.
+    let stored = false;
     if (given === undefined) {
       // Derived: the 64-bit value straight from the hash, no hex string made.
       [hi, lo] = deriveFingerprintValue(subjectId, predicateId, objectId, this.derived);
     } else if (isHexFingerprint(given)) {
       hi = hexFingerprintHi(given);
       lo = hexFingerprintLo(given);
+      const [dhi, dlo] = deriveFingerprintValue(subjectId, predicateId, objectId, this.derived);
+      stored = hi !== dhi || lo !== dlo;
     } else {
       // Rare: any other fingerprint text is looked up in a Map; it can never equal a 16-hex one.
       const first = this.fpTextRows.get(given);
@@ -201,7 +206,7 @@ export class GraphBuilder {
       if (this.sameTriple(first, s, p, o)) return; // the same statement again: kept once
       throw this.conflict(given ?? hex64(hi, lo), first, source, given === undefined);
     }
-    this.pushStatement(s, p, o, hi, lo, given !== undefined, source);
+    this.pushStatement(s, p, o, hi, lo, stored, source);
   }
 
   private pushStatement(

@@ -84,7 +84,11 @@ export interface GraphStats {
   entitiesByType: Record<EntityType, number>;
   /** UTF-16 code units of all raw identifiers (what "bytes per code unit" figures divide by). */
   identifierCodeUnits: number;
-  /** Bytes held per structure (typed arrays' byteLength, plus string bytes where strings are kept). */
+  /**
+   * Bytes held per structure (typed arrays' byteLength, plus string bytes where strings are kept):
+   * entityIds (the dictionary), rawIdentifiers, entityColumns (types and source types), search,
+   * statements (the three orders) and fingerprints (given ones; 0 when all are derived).
+   */
   bytes: Record<string, number>;
   /** The entities that head the most statements as subject, predicate and object, most first. */
   heaviest: { subjects: EntityCount[]; predicates: EntityCount[]; objects: EntityCount[] };
@@ -329,7 +333,8 @@ export class Graph {
       identifierCodeUnits: this.raws.codeUnits,
       bytes: {
         entityIds: this.dictionary.byteLength,
-        entities: parts.entities.byteLength,
+        rawIdentifiers: parts.entities.rawIdentifiers.byteLength,
+        entityColumns: parts.entities.byteLength - parts.entities.rawIdentifiers.byteLength,
         search: this.searchIndex.byteLength,
         statements: st.byteLength,
         fingerprints: st.fingerprints.byteLength,

@@ -114,16 +114,22 @@ test("bad parameters: the endpoint's sentence, exit 2, before the graph is read"
   const files = await tempFiles({ "bad.jsonl": "not json\n", "s.jsonl": "" });
   const data = ["--entities", files["bad.jsonl"]!, "--statements", files["s.jsonl"]!];
   for (const [args, message] of [
-    [["search", ...data, "--q", "x", "--limit", "0"], "--limit: limit must be a whole number from 1 to 100; got 0."],
+    [
+      ["search", ...data, "--q", "x", "--limit", "0"],
+      "--limit: limit must be a whole number from 1 to 100, in plain digits (no sign, point, exponent or leading zero); got 0.",
+    ],
     [
       ["search", ...data, "--q", "x", "--limit", "ten"],
-      '--limit: limit must be a whole number from 1 to 100; got "ten".',
+      '--limit: limit must be a whole number from 1 to 100, in plain digits (no sign, point, exponent or leading zero); got "ten".',
     ],
     [["search", ...data, "--q", ""], "--q: q must not be empty"],
     [["search", ...data], "--q: q is required"],
     [["search", ...data, "--q", "x", "--type", "9"], '--type: type must be one of "0" to "7"; got "9".'],
     [["search", ...data, "--q", "x", "--cursor", "nonsense"], "--cursor: "],
-    [["statements", ...data, "--limit", "201"], "--limit: limit must be a whole number from 1 to 200; got 201."],
+    [
+      ["statements", ...data, "--limit", "201"],
+      "--limit: limit must be a whole number from 1 to 200, in plain digits (no sign, point, exponent or leading zero); got 201.",
+    ],
     [["statements", ...data, "--subjectEntityId", ""], "--subjectEntityId: subjectEntityId must not be empty"],
   ] as const) {
     const run = await quiverRun([...args]);

@@ -684,7 +684,7 @@ test("issue 13: typed inputs; JavaScript callers still get the run-time checks",
   );
   const g = b.build();
   // @ts-expect-error: "9" is not an EntityType
-  expectCode(() => g.search({ q: "a", type: "9" }), "INVALID_PARAMETER", "type", "search type 9");
+  expectCode(() => g.search({ q: "a", type: "9" }), "INVALID_TYPE", "type", "search type 9");
 });
 
 test.run();
