@@ -24,6 +24,15 @@ const events = (child: Child): any[] =>
     .map((l) => JSON.parse(l))
     .filter((l) => l.event !== undefined);
 
+/** The first event of that name on the child's stdout, waiting up to `ms` for it; undefined if none. */
+async function eventOf(child: Child, name: string, ms = 5000): Promise<any> {
+  for (const until = Date.now() + ms; ; ) {
+    const found = events(child).find((e) => e.event === name);
+    if (found !== undefined || Date.now() > until) return found;
+    await sleep(20);
+  }
+}
+
 const alive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
@@ -80,7 +89,8 @@ test("PORT and HOST are honoured, below the flags; the ready event carries count
   const child = runQuiver(["serve", "--quiet"], { QUIVER_API_KEYS: KEY, PORT: String(free), HOST: "127.0.0.1" });
   try {
     assert.is(await listening(child), `http://127.0.0.1:${free}`);
-    const ready = events(child).find((e) => e.event === "ready");
+    // The listening line (stderr) and the ready event (stdout) are two pipes: either may come first.
+    const ready = await eventOf(child, "ready");
     assert.ok(ready, child.stdout());
     assert.is(ready.level, "info");
     assert.is(ready.pid, child.process.pid);
