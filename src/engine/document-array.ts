@@ -43,7 +43,9 @@ import { WaveletMatrix } from "./wavelet-matrix.js";
 export const TYPE_BITS = 3;
 export const TYPE_COUNT = 1 << TYPE_BITS;
 /** Low rank bits kept plain: a bucket holds 2^PLAIN_BITS ranks (tuned with `npm run bench:stream`). */
-export const PLAIN_BITS = 10;
+export const PLAIN_BITS = 14;
+/** Up to this many words, a bucket's marked words are sorted by insertion. */
+const INSERTION_SORT_MAX = 32;
 /** Type argument meaning "any type". */
 export const ANY_TYPE = -1;
 
@@ -64,7 +66,9 @@ export class DocumentArray {
   private ns = new Int32Array(64);
   private ne = new Int32Array(64);
   private np = new Int32Array(64);
+  /** A bucket's ranks as a bit set (all zero between buckets), and the words of it in use. */
   private readonly seen: Int32Array;
+  private readonly touched: Int32Array;
 
   constructor(rankBits: number, plainBits: number, top: WaveletMatrix, low: IntVector) {
     this.rankBits = rankBits;
@@ -73,6 +77,7 @@ export class DocumentArray {
     this.low = low;
     this.stride = BitVector.blocksLength(top.length);
     this.seen = new Int32Array(Math.max(1, (1 << plainBits) >>> 5));
+    this.touched = new Int32Array(this.seen.length);
   }
 
   /**
@@ -159,7 +164,7 @@ export class DocumentArray {
    * Returns how many were appended.
    */
   list(l: number, r: number, lo: number, hi: number, type: number, k: number, out: number[]): number {
-    const maxRank = 2 ** this.rankBits;
+    const maxRank = 1 << this.rankBits;
     if (hi > maxRank) hi = maxRank;
     const before = out.length;
     while (out.length - before < k && lo < hi && l < r) {
@@ -216,10 +221,12 @@ export class DocumentArray {
             if (type !== ANY_TYPE && ((type >>> (TYPE_BITS - 1 - d)) & 1) !== bit) continue;
           } else {
             // A rank bit: drop children wholly outside [lo, hi).
+            // Shifts, not 2 ** x: a variable power is a call to Math.pow, and this runs for every
+            // child of every node (it was two thirds of a listing's time). R <= 28: no overflow.
             const rankBitsKnown = d + 1 - TYPE_BITS;
             const rp = cp & ((1 << rankBitsKnown) - 1);
-            const first = rp * 2 ** (R - rankBitsKnown);
-            const last = first + 2 ** (R - rankBitsKnown);
+            const first = rp << (R - rankBitsKnown);
+            const last = first + (1 << (R - rankBitsKnown));
             if (last <= lo || first >= hi) continue;
           }
           ns[count] = cs;
@@ -254,7 +261,7 @@ export class DocumentArray {
           while (cut < count && (np[cut]! & mask) === lastKey) cut++;
           if (cut < count) {
             const known = d + 1 - TYPE_BITS;
-            const firstDropped = (np[cut]! & mask) * 2 ** (R - known);
+            const firstDropped = (np[cut]! & mask) << (R - known);
             if (resume < 0 || firstDropped < resume) resume = firstDropped;
             count = cut;
           }
@@ -268,26 +275,36 @@ export class DocumentArray {
     }
     // Buckets: read the low bits of each, group equal rank ranges (different types), emit in order.
     const P = this.plainBits;
-    const rankMask = 2 ** (R - P) - 1;
+    const rankMask = (1 << (R - P)) - 1;
     const low = this.low;
     const seen = this.seen;
     let appended = 0;
     let i = 0;
+    const touched = this.touched;
     while (i < size && appended < k) {
       const bucket = fp[i]! & rankMask;
-      seen.fill(0);
-      const base = bucket * 2 ** P;
+      const base = bucket << P;
       const from = Math.max(lo - base, 0);
-      const to = Math.min(hi - base, 2 ** P);
+      const to = Math.min(hi - base, 1 << P);
+      // Mark the bucket's ranks in `seen`, noting each word marked first: only those are read
+      // and cleared again (a bucket of a sparse query marks a few words of the 2^P / 32).
+      let marked = 0;
       let j = i;
       for (; j < size && (fp[j]! & rankMask) === bucket; j++) {
         for (let q = fs[j]!, e = fe[j]!; q < e; q++) {
           const v = low.get(q);
-          if (v >= from && v < to) seen[v >>> 5]! |= 1 << (v & 31);
+          if (v >= from && v < to) {
+            const w = v >>> 5;
+            if (seen[w] === 0) touched[marked++] = w;
+            seen[w]! |= 1 << (v & 31);
+          }
         }
       }
-      for (let w = 0; w < seen.length && appended < k; w++) {
+      sortWords(touched, marked);
+      for (let t = 0; t < marked; t++) {
+        const w = touched[t]!;
         let word = seen[w]!;
+        seen[w] = 0;
         while (word !== 0 && appended < k) {
           const bit = 31 - Math.clz32(word & -word);
           word &= word - 1;
@@ -317,5 +334,22 @@ export class DocumentArray {
     this.ns = new Int32Array(size);
     this.ne = new Int32Array(size);
     this.np = new Int32Array(size);
+  }
+}
+
+/** Sorts words[0, n) ascending: insertion sort for the few words of a sparse bucket. */
+function sortWords(words: Int32Array, n: number): void {
+  if (n > INSERTION_SORT_MAX) {
+    words.subarray(0, n).sort();
+    return;
+  }
+  for (let i = 1; i < n; i++) {
+    const w = words[i]!;
+    let j = i - 1;
+    while (j >= 0 && words[j]! > w) {
+      words[j + 1] = words[j]!;
+      j--;
+    }
+    words[j + 1] = w;
   }
 }

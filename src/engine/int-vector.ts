@@ -19,8 +19,9 @@ import type { SerialReader, SerialWriter } from "./serial.js";
 
 /** The `width` bits (<= 32) of `words` from bit `bit` on, least significant first. */
 export function readBits(words: Uint32Array, bit: number, width: number): number {
-  const w = Math.floor(bit / 32);
-  const shift = bit - w * 32;
+  // A shift while the bit index fits 31 bits (every vector but the largest), else a division.
+  const w = bit < 0x80000000 ? bit >>> 5 : Math.floor(bit / 32);
+  const shift = bit & 31; // right for any bit index: 2^32 is a multiple of 32
   // The high word's part: shifted in only when the value straddles (a shift by 32 is a no-op in JS).
   const hi = shift === 0 ? 0 : words[w + 1]! << (32 - shift);
   const mask = width === 32 ? -1 : (1 << width) - 1;
