@@ -12,11 +12,19 @@
  * by concatenation around a prefix made once (`{"level":"info","time":"` ... `","pid":4242,"id":`),
  * the ISO timestamp is made once per millisecond and reused, strings are escaped only when they hold
  * a character JSON must escape (a method or id never does; a path rarely); lines are gathered and
- * written once per turn of the event loop, so a busy server makes one write call per batch, not per
- * request. `flush` writes what is pending (on shutdown).
+ * written every REQUEST_LOG_FLUSH_MS, or at once when REQUEST_LOG_FLUSH_BYTES are pending, so a
+ * busy server makes a few dozen write calls a second, not one per request or per turn of the event
+ * loop (a write to a file goes through libuv's thread pool: about 15 us of CPU each, which per turn
+ * came to 15-20 us a request under load, `npm run bench:http`). `flush` writes what is pending (on
+ * shutdown).
  */
 
 import type { RequestLogEntry } from "../http/adapter-kit.js";
+
+/** Longest wait before gathered lines are written. */
+export const REQUEST_LOG_FLUSH_MS = 25;
+/** Pending bytes (UTF-16 units) that are written at once, whatever the time. */
+const REQUEST_LOG_FLUSH_BYTES = 64 * 1024;
 
 /** A path longer than this is cut in the log (a 414's target can be long). */
 const MAX_LOGGED_PATH_CHARS = 1024;
@@ -35,7 +43,7 @@ function jsonText(s: string): string {
 
 export function createRequestLog(out: NodeJS.WritableStream = process.stdout): RequestLog {
   let pending = "";
-  let scheduled = false;
+  let timer: NodeJS.Timeout | undefined;
   let broken = false;
   // stdout closed under us (`quiver serve | head`): stop logging, keep serving.
   out.on("error", (error: Error) => {
@@ -46,7 +54,8 @@ export function createRequestLog(out: NodeJS.WritableStream = process.stdout): R
   let lastMs = -1;
   let lastTime = "";
   const flush = (): void => {
-    scheduled = false;
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
     if (pending === "" || broken) {
       pending = "";
       return;
@@ -78,10 +87,10 @@ export function createRequestLog(out: NodeJS.WritableStream = process.stdout): R
         ',"ms":' +
         Math.round(entry.durationMs * 1000) / 1000 +
         "}\n";
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
-      }
+      // Each branch: a full batch goes now; else the first line of a batch starts its clock
+      // (unref'd: a pending batch never keeps the process alive; shutdown calls flush).
+      if (pending.length >= REQUEST_LOG_FLUSH_BYTES) flush();
+      else if (timer === undefined) timer = setTimeout(flush, REQUEST_LOG_FLUSH_MS).unref();
     },
     flush,
   };

@@ -7,7 +7,7 @@
 import { PassThrough } from "node:stream";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { createRequestLog } from "../../src/cli/request-log.js";
+import { createRequestLog, REQUEST_LOG_FLUSH_MS } from "../../src/cli/request-log.js";
 
 function capture(): { out: PassThrough; text: () => string } {
   const out = new PassThrough();
@@ -22,14 +22,17 @@ const lines = (text: string) =>
     .split("\n")
     .map((l) => JSON.parse(l));
 
-test("one JSON line per request with every field, batched per turn of the event loop", async () => {
+/** Waits past the log's batching interval. */
+const afterFlush = () => new Promise((r) => setTimeout(r, REQUEST_LOG_FLUSH_MS + 20));
+
+test("one JSON line per request with every field, written in batches", async () => {
   const { out, text } = capture();
   const log = createRequestLog(out);
   log.write({ requestId: "abc-1", method: "GET", path: "/graph/v1/search", status: 200, durationMs: 0.123456 });
   log.write({ requestId: "abc-2", method: "HEAD", path: "/x".repeat(2000), status: 404, durationMs: 1 });
   log.write({ requestId: "abc-3", method: "GET", path: "/graph/v1/search", status: 500, durationMs: 2 });
   assert.is(text(), "", "nothing written synchronously");
-  await new Promise((r) => setImmediate(r));
+  await afterFlush();
   const [first, second, third] = lines(text());
   assert.equal(Object.keys(first), ["level", "time", "pid", "id", "method", "path", "status", "ms"]);
   assert.equal(
@@ -47,7 +50,7 @@ test("what JSON must escape is escaped: a path with quotes, backslashes, control
   const log = createRequestLog(out);
   const path = '/a"b\\c\u0001d\u00e9\u2028';
   log.write({ requestId: 'id"\\', method: "GET", path, status: 404, durationMs: 0 });
-  await new Promise((r) => setImmediate(r));
+  await afterFlush();
   const [line] = lines(text());
   assert.is(line.path, path);
   assert.is(line.id, 'id"\\');
@@ -60,12 +63,25 @@ test("the timestamp is made once per millisecond and is current", async () => {
     log.write({ requestId: `r${i}`, method: "GET", path: "/healthz", status: 200, durationMs: 0 });
   await new Promise((r) => setTimeout(r, 5));
   log.write({ requestId: "late", method: "GET", path: "/healthz", status: 200, durationMs: 0 });
-  await new Promise((r) => setImmediate(r));
+  await afterFlush();
   const all = lines(text());
   assert.is(all.length, 1001);
   const times = all.map((l) => Date.parse(l.time));
   for (let i = 1; i < times.length; i++) assert.ok(times[i]! >= times[i - 1]!, "never goes back");
   assert.ok(times[1000]! > times[0]!, "a later request gets a later time");
+});
+
+test("a batch is written within REQUEST_LOG_FLUSH_MS, and at once when it is large", async () => {
+  const { out, text } = capture();
+  const log = createRequestLog(out);
+  log.write({ requestId: "r", method: "GET", path: "/healthz", status: 200, durationMs: 0 });
+  await new Promise((r) => setImmediate(r));
+  assert.is(text(), "", "not written per turn of the event loop");
+  await afterFlush();
+  assert.is(lines(text()).length, 1);
+  const big = "/p".repeat(500);
+  for (let i = 0; i < 100; i++) log.write({ requestId: `r${i}`, method: "GET", path: big, status: 404, durationMs: 0 });
+  assert.ok(lines(text()).length > 1, "64 KiB pending are written without waiting");
 });
 
 test("flush writes what is pending at once", () => {
