@@ -30,10 +30,10 @@ import { dataError, type QuiverErrorCode, type SourcePosition } from "./errors.j
 import { Dictionary } from "./dictionary.js";
 import { EntityColumns } from "./entity-columns.js";
 import type { GivenFingerprint } from "./fingerprint-column.js";
-import { deriveFingerprintValue, hexFingerprintHi, hexFingerprintLo, isHexFingerprint } from "./fingerprint.js";
+import { derivedFingerprintHalves, hexFingerprintHi, hexFingerprintLo, isHexFingerprint } from "./fingerprint.js";
 import { FingerprintTable } from "./fingerprint-table.js";
 import { fold } from "./fold.js";
-import { hex64, type Hash64 } from "./hash64.js";
+import { hash64, hex64, type Hash64 } from "./hash64.js";
 import { quote } from "./quote.js";
 import { Graph, type GraphOptions } from "./graph.js";
 import {
@@ -70,6 +70,9 @@ export class GraphBuilder {
   private readonly rawIdentifiers: string[] = [];
   private readonly types = new Uint8Vector(INITIAL_CAPACITY);
   private readonly sourceTypeIndex = new Uint32Vector(INITIAL_CAPACITY);
+  /** Each entity's entityId hash (hi, lo), made once here: derived fingerprints are built from them. */
+  private readonly entityHashes = new Uint32Vector(2 * INITIAL_CAPACITY);
+  private readonly entityHash: Hash64 = [0, 0];
   private readonly sourceTypes: string[] = [];
   private readonly sourceTypeIds = new Map<string, number>();
   private readonly entitySource = new SourceColumn();
@@ -87,7 +90,6 @@ export class GraphBuilder {
   private readonly fpText = new Map<number, string>();
   private readonly fpTextRows = new Map<string, number>();
   private readonly statementSource = new SourceColumn();
-  private readonly derived: Hash64 = [0, 0];
   private built = false;
 
   static {
@@ -153,6 +155,9 @@ export class GraphBuilder {
     }
     this.entityIndex.set(entityId, this.entityIds.length);
     this.entityIds.push(entityId);
+    hash64([entityId], this.entityHash);
+    this.entityHashes.push(this.entityHash[0]);
+    this.entityHashes.push(this.entityHash[1]);
     this.rawIdentifiers.push(rawIdentifier);
     this.types.push(t);
     this.sourceTypeIndex.push(st);
@@ -181,12 +186,12 @@ export class GraphBuilder {
     // given one equal to it is written the same way on output, so it costs nothing to forget.
     let stored = false;
     if (given === undefined) {
-      // Derived: the 64-bit value straight from the hash, no hex string made.
-      [hi, lo] = deriveFingerprintValue(subjectId, predicateId, objectId, this.derived);
+      // Derived: the 64-bit value straight from the entities' hashes, no hex string made.
+      [hi, lo] = this.derive(s, p, o);
     } else if (isHexFingerprint(given)) {
       hi = hexFingerprintHi(given);
       lo = hexFingerprintLo(given);
-      const [dhi, dlo] = deriveFingerprintValue(subjectId, predicateId, objectId, this.derived);
+      const [dhi, dlo] = this.derive(s, p, o);
       stored = hi !== dhi || lo !== dlo;
     } else {
       // Rare: any other fingerprint text is looked up in a Map; it can never equal a 16-hex one.
@@ -207,6 +212,19 @@ export class GraphBuilder {
       throw this.conflict(given ?? hex64(hi, lo), first, source, given === undefined);
     }
     this.pushStatement(s, p, o, hi, lo, stored, source);
+  }
+
+  /** The derived fingerprint of builder entities s, p, o (fingerprint.ts), from their hashes. */
+  private derive(s: number, p: number, o: number): Hash64 {
+    const h = this.entityHashes;
+    return derivedFingerprintHalves(
+      h.get(2 * s),
+      h.get(2 * s + 1),
+      h.get(2 * p),
+      h.get(2 * p + 1),
+      h.get(2 * o),
+      h.get(2 * o + 1),
+    );
   }
 
   private pushStatement(

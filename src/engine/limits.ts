@@ -26,7 +26,7 @@ export const STATEMENT_FINGERPRINT_MAX_BYTES = 128;
 
 /**
  * Longest nextCursor, in characters, for data within the limits above (CONTRACT.md "Paging"). The
- * longest the engine can issue is a statements cursor, 2,266 characters (cursor.ts says how); a
+ * longest the engine can issue is a statements cursor, 2,302 characters (cursor.ts says how); a
  * longer string is refused before its MAC is computed.
  */
 export const CURSOR_MAX_LENGTH = 4096;

@@ -137,6 +137,9 @@ test("the data is exactly at the limits", () => {
   assert.is(LIGATURE.normalize("NFKC").length, 18);
 });
 
+/** The longest cursor any data within the limits can give (cursor.ts, README "Cursors"). */
+const LONGEST_CURSOR = 2302;
+
 test("finding 1, in-process: limit=1 walks of every query; every nextCursor <= 4,096 characters", () => {
   const data = dataAtTheLimits();
   const g = build(data);
@@ -169,6 +172,8 @@ test("finding 1, in-process: limit=1 walks of every query; every nextCursor <= 4
     });
   }
   assert.ok(longest > 1000, `the longest cursor is only ${longest} characters: the data is not at the limits`);
+  // The bound cursor.ts derives (and the README states) for any data within the limits.
+  assert.ok(longest <= LONGEST_CURSOR, `a cursor of ${longest} characters, over the stated ${LONGEST_CURSOR}`);
 });
 
 test("finding 1, over HTTP: limit=1 walks follow every nextCursor (no 414), each item once, in order", async () => {
