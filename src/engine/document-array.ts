@@ -42,8 +42,13 @@ import { WaveletMatrix } from "./wavelet-matrix.js";
 /** Type bits on top of every value: the 8 entity types. */
 export const TYPE_BITS = 3;
 export const TYPE_COUNT = 1 << TYPE_BITS;
-/** Low rank bits kept plain: a bucket holds 2^PLAIN_BITS ranks (tuned with `npm run bench:stream`). */
-export const PLAIN_BITS = 14;
+/**
+ * Low rank bits kept plain: a bucket holds 2^PLAIN_BITS ranks. Fewer levels for a sparse query
+ * against longer bucket scans for a dense one; at 1M entities (a scratch run of the listing alone,
+ * then `npm run bench:stream` and `npm run bench:full`): 10 bits, sparse p50 35 us and q="e" 19-25 us;
+ * 12 bits, 23 and 20-34 us; 14 bits, 14 and 65-124 us. 12 keeps both within a few times of each other.
+ */
+export const PLAIN_BITS = 12;
 /** Up to this many words, a bucket's marked words are sorted by insertion. */
 const INSERTION_SORT_MAX = 32;
 /** Type argument meaning "any type". */
@@ -281,6 +286,8 @@ export class DocumentArray {
     let appended = 0;
     let i = 0;
     const touched = this.touched;
+    const lowWords = low.words;
+    const lowMask = (1 << P) - 1;
     while (i < size && appended < k) {
       const bucket = fp[i]! & rankMask;
       const base = bucket << P;
@@ -291,8 +298,22 @@ export class DocumentArray {
       let marked = 0;
       let j = i;
       for (; j < size && (fp[j]! & rankMask) === bucket; j++) {
-        for (let q = fs[j]!, e = fe[j]!; q < e; q++) {
-          const v = low.get(q);
+        // The node's low bits are contiguous: unpack them word by word (a dense query's buckets
+        // hold tens of thousands of positions; a get() per position cost twice as much).
+        const e = fe[j]!;
+        const first = fs[j]! * P;
+        let w = Math.floor(first / 32);
+        let shift = first - w * 32;
+        let word = lowWords[w]!;
+        for (let q = fs[j]!; q < e; q++) {
+          let v = word >>> shift;
+          shift += P;
+          if (shift >= 32) {
+            word = lowWords[++w]!;
+            shift -= 32;
+            if (shift > 0) v |= word << (P - shift);
+          }
+          v &= lowMask;
           if (v >= from && v < to) {
             const w = v >>> 5;
             if (seen[w] === 0) touched[marked++] = w;
