@@ -43,12 +43,19 @@ import { WaveletMatrix } from "./wavelet-matrix.js";
 export const TYPE_BITS = 3;
 export const TYPE_COUNT = 1 << TYPE_BITS;
 /**
- * Low rank bits kept plain: a bucket holds 2^PLAIN_BITS ranks. Fewer levels for a sparse query
- * against longer bucket scans for a dense one; at 1M entities (a scratch run of the listing alone,
- * then `npm run bench:stream` and `npm run bench:full`): 10 bits, sparse p50 35 us and q="e" 19-25 us;
- * 12 bits, 23 and 20-34 us; 14 bits, 14 and 65-124 us. 12 keeps both within a few times of each other.
+ * Low rank bits kept plain: a bucket holds 2^PLAIN_BITS ranks at most. Fewer levels for a sparse
+ * query against longer bucket scans for a dense one; at 1M entities (a scratch run of the listing
+ * alone, then `npm run bench:stream` and `npm run bench:full`): 10 bits, sparse p50 35 us and q="e"
+ * 19-25 us; 12 bits, 23 and 20-34 us; 14 bits, 14 and 65-124 us. 12 keeps both within a few times
+ * of each other.
  */
 export const PLAIN_BITS = 12;
+/**
+ * Rank bits kept as wavelet levels at least: a smaller graph gets smaller buckets (2^(R - 8) ranks,
+ * 1/256 of a type's rank space), so a dense query scans about the same share of it at any size (at
+ * 123k YAGO names, 2^14-rank buckets made q="e" page 1,000 cost 136 us, `npm run bench:yago`).
+ */
+export const MIN_RANK_LEVELS = 8;
 /** Up to this many words, a bucket's marked words are sorted by insertion. */
 const INSERTION_SORT_MAX = 32;
 /** Type argument meaning "any type". */
@@ -94,12 +101,17 @@ export class DocumentArray {
     suffixArray: Uint32Array,
     starts: Uint32Array,
     typeOfRank: Uint8Array,
-    plainBitsWanted: number = PLAIN_BITS,
+    plainBitsWanted?: number,
   ): DocumentArray {
     const N = typeOfRank.length;
     const n = suffixArray.length;
     const rankBits = Math.max(1, Math.ceil(Math.log2(Math.max(N, 2))));
-    const plainBits = Math.min(rankBits, plainBitsWanted);
+    // Each branch: a width asked for (tests, tuning) is taken as it is, within [1, R]; else the
+    // default keeps at least MIN_RANK_LEVELS rank levels and buckets of at most 2^PLAIN_BITS ranks.
+    const plainBits = Math.max(
+      1,
+      Math.min(rankBits, plainBitsWanted ?? Math.min(rankBits - MIN_RANK_LEVELS, PLAIN_BITS)),
+    );
     const topBits = TYPE_BITS + rankBits - plainBits;
     // The rank of every text position, then the value of every suffix-array position.
     const rankAt = new Uint32Array(n);

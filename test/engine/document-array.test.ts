@@ -47,7 +47,10 @@ test("list equals the naive distinct-rank listing", () => {
       [sa[i], sa[j]] = [sa[j]!, sa[i]!];
     }
     const typeOf = Array.from({ length: N }, () => (rng.chance(0.5) ? 0 : rng.int(8)));
-    const docs = DocumentArray.build(sa, starts, Uint8Array.from(typeOf));
+    // The default width, or a random one from 1 to R (buckets from 2 ranks to the whole rank space).
+    const rankBits = Math.max(1, Math.ceil(Math.log2(Math.max(N, 2))));
+    const plainBits = rng.chance(0.5) ? undefined : 1 + rng.int(rankBits);
+    const docs = DocumentArray.build(sa, starts, Uint8Array.from(typeOf), plainBits);
     const rankAt: number[] = [];
     for (let r = 0; r < N; r++) for (let p = starts[r]!; p < starts[r + 1]!; p++) rankAt[p] = r;
     const docOf = Array.from(sa, (p) => (p < starts[N]! ? rankAt[p]! : 0));
@@ -63,7 +66,11 @@ test("list equals the naive distinct-rank listing", () => {
       const out: number[] = [];
       docs.list(l, r, lo, hi, type, want, out);
       const expected = naiveList(docOf, typeOf, l, r, lo, hi, type, want);
-      assert.equal(out, expected, `round ${round} N=${N} [${l},${r}) lo=${lo} hi=${hi} type=${type} k=${want}`);
+      assert.equal(
+        out,
+        expected,
+        `round ${round} N=${N} P=${docs.plainBits} [${l},${r}) lo=${lo} hi=${hi} type=${type} k=${want}`,
+      );
     }
   }
 });
