@@ -77,10 +77,13 @@ export function hash64Words(words: ArrayLike<number>, out: Hash64 = [0, 0]): Has
   for (let w = 0; w < words.length; w++) {
     const word = words[w]!;
     for (let shift = 24; shift >= 0; shift -= 8) {
-      lo ^= (word >>> shift) & 0xff;
-      const p = (lo >>> 0) * PRIME_LO;
-      hi = (Math.imul(hi, PRIME_LO) + (lo << 8) + Math.floor(p / TWO_32)) >>> 0;
-      lo = p >>> 0;
+      lo = (lo ^ ((word >>> shift) & 0xff)) >>> 0;
+      // lo * PRIME_LO in 16-bit halves, integers only (no float product, no division): this runs
+      // 24 times per derived fingerprint, for every statement of every page. Same value as hash64's.
+      const a = (lo & 0xffff) * PRIME_LO;
+      const b = (lo >>> 16) * PRIME_LO + (a >>> 16);
+      hi = (Math.imul(hi, PRIME_LO) + (lo << 8) + (b >>> 16)) >>> 0;
+      lo = ((b << 16) | (a & 0xffff)) >>> 0;
     }
   }
   out[0] = hi >>> 0;

@@ -12,7 +12,7 @@
 
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { hash64, hex64, type Hash64 } from "../../src/engine/hash64.js";
+import { hash64, hash64Words, hex64, type Hash64 } from "../../src/engine/hash64.js";
 import {
   deriveFingerprint,
   hexFingerprintHi,
@@ -220,6 +220,18 @@ test("isHexFingerprint and its two halves", () => {
   for (let k = 0; k < 500; k++) {
     const fp = deriveFingerprint(String(k), "p", randomString(rng));
     assert.is(hex64(hexFingerprintHi(fp), hexFingerprintLo(fp)), fp);
+  }
+});
+
+test("hash64Words equals FNV-1a-64 over each word's 4 bytes, most significant first", () => {
+  const rng = new Rng(64);
+  for (let round = 0; round < 2000; round++) {
+    const words = Array.from({ length: rng.int(8) }, () =>
+      rng.chance(0.2) ? [0, 0xffffffff, 0x80000000, 0xff][rng.int(4)]! : rng.int(0x100000000),
+    );
+    const bytes = words.flatMap((w) => [w >>> 24, (w >>> 16) & 0xff, (w >>> 8) & 0xff, w & 0xff]);
+    const [hi, lo] = hash64Words(words);
+    assert.is(hex64(hi, lo), fnv1a64(bytes).toString(16).padStart(16, "0"), `words ${words.join(",")}`);
   }
 });
 
