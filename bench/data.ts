@@ -64,25 +64,13 @@ export async function prepareData(args: BenchArgs, scratch: string): Promise<Dat
     }
     case "generated": {
       const { entities, statements, seed, fingerprints } = source;
-      const generatorCode = await readFile(fileURLToPath(new URL("../tools/generator.js", import.meta.url)));
-      const version = createHash("sha256").update(generatorCode).digest("hex").slice(0, 10);
-      const label = `generated-${entities}x${statements}-seed${seed}${fingerprints === "derived" ? "-derived" : ""}`;
-      const dir = args.dataDir ?? join(DEFAULT_DATA_CACHE, `${label}-${version}`);
-      const marker = join(dir, "complete.json");
-      const files = { entities: join(dir, "entities.jsonl"), statements: join(dir, "statements.jsonl") };
-      // The marker is written last: without it the pair may be half written, so generate again.
-      if (!existsSync(marker)) {
-        progress(`generating ${count(entities)} entities, ${count(statements)} statements into ${dir}`);
-        const started = performance.now();
-        const written = await writeGraphJsonl(dir, {
-          entities,
-          statements,
-          seed,
-          fingerprints: fingerprints === "derived" ? "derived" : "explicit",
-        });
-        await writeFile(marker, `${JSON.stringify({ entities, statements, seed, version, bytes: written.bytes })}\n`);
-        progress(`generated in ${secondsOf(performance.now() - started)} s`);
-      }
+      const { label, files } = await generatedFiles({
+        entities,
+        statements,
+        seed,
+        derived: fingerprints === "derived",
+        dir: args.dataDir,
+      });
       return {
         label,
         description: `generated, ${count(entities)} entities, ${count(statements)} statements, seed ${seed}${fingerprints === "derived" ? ", no fingerprints given" : ""}`,
@@ -92,4 +80,44 @@ export async function prepareData(args: BenchArgs, scratch: string): Promise<Dat
       };
     }
   }
+}
+
+/** What to generate: sizes, seed, whether fingerprints are left out (derived), where (else the cache). */
+export interface GeneratedSpec {
+  entities: number;
+  statements: number;
+  seed: number;
+  derived?: boolean;
+  dir?: string | undefined;
+}
+
+/**
+ * The JSON Lines pair of a generated graph, made by tools/generator.ts once and cached in
+ * DEFAULT_DATA_CACHE under a name holding the sizes, the seed and a hash of the generator's code
+ * (a changed generator makes new files). Every benchmark that needs generated data comes here.
+ */
+export async function generatedFiles(
+  spec: GeneratedSpec,
+): Promise<{ label: string; files: { entities: string; statements: string } }> {
+  const { entities, statements, seed } = spec;
+  const generatorCode = await readFile(fileURLToPath(new URL("../tools/generator.js", import.meta.url)));
+  const version = createHash("sha256").update(generatorCode).digest("hex").slice(0, 10);
+  const label = `generated-${entities}x${statements}-seed${seed}${spec.derived ? "-derived" : ""}`;
+  const dir = spec.dir ?? join(DEFAULT_DATA_CACHE, `${label}-${version}`);
+  const marker = join(dir, "complete.json");
+  const files = { entities: join(dir, "entities.jsonl"), statements: join(dir, "statements.jsonl") };
+  // The marker is written last: without it the pair may be half written, so generate again.
+  if (!existsSync(marker)) {
+    progress(`generating ${count(entities)} entities, ${count(statements)} statements into ${dir}`);
+    const started = performance.now();
+    const written = await writeGraphJsonl(dir, {
+      entities,
+      statements,
+      seed,
+      fingerprints: spec.derived ? "derived" : "explicit",
+    });
+    await writeFile(marker, `${JSON.stringify({ entities, statements, seed, version, bytes: written.bytes })}\n`);
+    progress(`generated in ${secondsOf(performance.now() - started)} s`);
+  }
+  return { label, files };
 }

@@ -18,16 +18,13 @@
  */
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { isMainModule } from "../tools/main-module.js";
-import { writeGraphJsonl } from "../tools/generator.js";
-import { DEFAULT_DATA_CACHE } from "./args.js";
+import { generatedFiles } from "./data.js";
 import { count as thousands } from "./format.js";
 
 const CONNECTIONS = 64;
@@ -66,20 +63,6 @@ function treeCpuSeconds(pid: number): number {
   return total / CLOCK_TICKS;
 }
 
-async function generated(entities: number, statements: number) {
-  const code = await readFile(fileURLToPath(new URL("../tools/generator.js", import.meta.url)));
-  const version = createHash("sha256").update(code).digest("hex").slice(0, 10);
-  const dir = join(DEFAULT_DATA_CACHE, `generated-${entities}x${statements}-seed1-${version}`);
-  const marker = join(dir, "complete.json");
-  // Generate only when no complete pair is cached (the marker is written last).
-  if (!existsSync(marker)) {
-    console.log(`generating ${thousands(entities)} entities and ${thousands(statements)} statements into ${dir} ...`);
-    const written = await writeGraphJsonl(dir, { entities, statements, seed: 1 });
-    await writeFile(marker, JSON.stringify({ entities, statements, seed: 1, version, bytes: written.bytes }) + "\n");
-  }
-  return { entities: join(dir, "entities.jsonl"), statements: join(dir, "statements.jsonl") };
-}
-
 async function startServer(workers: number, data: string[]): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
     process.execPath,
@@ -108,7 +91,11 @@ export async function runHttpWorkersBench(argv: string[]): Promise<void> {
       workers: { type: "string", default: "1,2" },
     },
   });
-  const files = await generated(Number(values.entities), Number(values.statements));
+  const { files } = await generatedFiles({
+    entities: Number(values.entities),
+    statements: Number(values.statements),
+    seed: 1,
+  });
   const data = ["--entities", files.entities, "--statements", files.statements];
   // The request mix: a word of each of 500 names, and 500 subjects.
   const lines = (await readFile(files.entities, "utf8")).split("\n", 2000).filter((l) => l !== "");

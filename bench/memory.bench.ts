@@ -16,38 +16,20 @@
  * Cost: two builds; a few minutes on the 2-core machine.
  */
 
-import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { loadGraph } from "../src/load/jsonl.js";
 import { openSnapshot, saveSnapshot } from "../src/snapshot/file.js";
-import { writeGraphJsonl } from "../tools/generator.js";
 import { isMainModule } from "../tools/main-module.js";
-import { DEFAULT_DATA_CACHE } from "./args.js";
+import { generatedFiles } from "./data.js";
 import { count as thousands, mib } from "./format.js";
 import { gcAvailable, settledMemory } from "./memory.js";
 
-async function generated(entities: number, statements: number) {
-  const code = await readFile(fileURLToPath(new URL("../tools/generator.js", import.meta.url)));
-  const version = createHash("sha256").update(code).digest("hex").slice(0, 10);
-  const dir = join(DEFAULT_DATA_CACHE, `generated-${entities}x${statements}-seed1-${version}`);
-  const marker = join(dir, "complete.json");
-  // Generate only when no complete pair is cached (the marker is written last).
-  if (!existsSync(marker)) {
-    console.log(`generating ${thousands(entities)} entities and ${thousands(statements)} statements into ${dir} ...`);
-    const written = await writeGraphJsonl(dir, { entities, statements, seed: 1 });
-    await writeFile(marker, JSON.stringify({ entities, statements, seed: 1, version, bytes: written.bytes }) + "\n");
-  }
-  return { entities: join(dir, "entities.jsonl"), statements: join(dir, "statements.jsonl") };
-}
-
 /** Bytes held by the graph opened from the snapshot of `entities` / `statements`. */
 async function servedBytes(entities: number, statements: number, dir: string): Promise<number> {
-  const files = await generated(entities, statements);
+  const { files } = await generatedFiles({ entities, statements, seed: 1 });
   const snap = join(dir, `${entities}x${statements}.snap`);
   {
     const built = await loadGraph(files);

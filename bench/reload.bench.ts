@@ -24,16 +24,13 @@
  */
 
 import { spawn, spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { isMainModule } from "../tools/main-module.js";
-import { writeGraphJsonl } from "../tools/generator.js";
-import { DEFAULT_DATA_CACHE } from "./args.js";
+import { generatedFiles } from "./data.js";
 import { count as thousands, secondsOf } from "./format.js";
 
 const seconds = (ms: number): string => `${secondsOf(ms)} s`;
@@ -50,20 +47,6 @@ interface Sample {
   sentAt: number;
   ms: number;
   ok: boolean;
-}
-
-async function generated(entities: number, statements: number, seed: number) {
-  const code = await readFile(fileURLToPath(new URL("../tools/generator.js", import.meta.url)));
-  const version = createHash("sha256").update(code).digest("hex").slice(0, 10);
-  const dir = join(DEFAULT_DATA_CACHE, `generated-${entities}x${statements}-seed${seed}-${version}`);
-  const marker = join(dir, "complete.json");
-  // Generate only when no complete pair is cached (the marker is written last).
-  if (!existsSync(marker)) {
-    console.log(`generating ${thousands(entities)} entities and ${thousands(statements)} statements into ${dir} ...`);
-    const written = await writeGraphJsonl(dir, { entities, statements, seed });
-    await writeFile(marker, JSON.stringify({ entities, statements, seed, version, bytes: written.bytes }) + "\n");
-  }
-  return { entities: join(dir, "entities.jsonl"), statements: join(dir, "statements.jsonl") };
 }
 
 function quantile(sorted: number[], q: number): number {
@@ -94,7 +77,11 @@ export async function runReloadBench(argv: string[]): Promise<void> {
       main: { type: "string", default: THIS_MAIN },
     },
   });
-  const files = await generated(Number(values.entities), Number(values.statements), Number(values.seed));
+  const { files } = await generatedFiles({
+    entities: Number(values.entities),
+    statements: Number(values.statements),
+    seed: Number(values.seed),
+  });
   let data = ["--entities", files.entities, "--statements", files.statements];
   let tempDir: string | undefined;
   if (values.snapshot) {
