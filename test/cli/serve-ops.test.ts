@@ -10,28 +10,11 @@ import net from "node:net";
 import { fileURLToPath } from "node:url";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { listening, runQuiver, stop, tempFiles, type Child } from "../support/cli.js";
+import { listening, runQuiver, stop, tempFiles, events, eventOf } from "../support/cli.js";
 
 const KEY = "sk_ops_test";
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-const events = (child: Child): any[] =>
-  child
-    .stdout()
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l))
-    .filter((l) => l.event !== undefined);
-
-/** The first event of that name on the child's stdout, waiting up to `ms` for it; undefined if none. */
-async function eventOf(child: Child, name: string, ms = 5000): Promise<any> {
-  for (const until = Date.now() + ms; ; ) {
-    const found = events(child).find((e) => e.event === name);
-    if (found !== undefined || Date.now() > until) return found;
-    await sleep(20);
-  }
-}
 
 const alive = (pid: number): boolean => {
   try {

@@ -10,18 +10,10 @@ import http from "node:http";
 import { writeFile } from "node:fs/promises";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { listening, MAIN, runQuiver, stop, tempFiles, type Child } from "../support/cli.js";
+import { listening, MAIN, runQuiver, stop, tempFiles, type Child, events } from "../support/cli.js";
 
 const KEY = "sk_cluster_test";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-const events = (child: Child): any[] =>
-  child
-    .stdout()
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l))
-    .filter((l) => l.event !== undefined);
 
 async function until(check: () => boolean, what: string, child: Child, ms = 30000): Promise<void> {
   const end = Date.now() + ms;

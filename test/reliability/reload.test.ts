@@ -11,17 +11,10 @@ import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { writeGraphJsonl } from "../../tools/generator.js";
-import { listening, runQuiver, stop, type Child } from "../support/cli.js";
+import { listening, runQuiver, stop, events } from "../support/cli.js";
 
 const KEY = "sk_reload_test";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const events = (child: Child): any[] =>
-  child
-    .stdout()
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l))
-    .filter((l) => l.event !== undefined);
 
 test("requests keep being answered during a SIGHUP reload, and the new graph follows", async () => {
   const dir = await mkdtemp(join(tmpdir(), "quiver-reload-"));

@@ -37,6 +37,25 @@ export function runQuiver(args: string[], env: Record<string, string | undefined
   return { process: child, stdout: () => out, stderr: () => err, exited };
 }
 
+/** The JSON event lines (startup, ready, reloaded, ...) the child has written to stdout so far. */
+export function events(child: Child): any[] {
+  return child
+    .stdout()
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l))
+    .filter((l) => l.event !== undefined);
+}
+
+/** The first event of that name on the child's stdout, waiting up to `ms` for it; undefined if none. */
+export async function eventOf(child: Child, name: string, ms = 5000): Promise<any> {
+  for (const until = Date.now() + ms; ; ) {
+    const found = events(child).find((e) => e.event === name);
+    if (found !== undefined || Date.now() > until) return found;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 /** Waits for "listening on URL" on stderr; rejects if the child exits first or after `ms`. */
 export function listening(child: Child, ms = 15000): Promise<string> {
   return new Promise((resolve, reject) => {
