@@ -46,6 +46,7 @@ import { join } from "node:path";
 
 import { mulberry32 } from "./prng.js";
 import { GraphBuilder } from "../src/engine/graph-builder.js";
+import { fmix32 } from "../src/engine/hash64.js";
 import type { Graph } from "../src/engine/graph.js";
 import type { Entity, EntityType, StatementInput } from "../src/engine/types.js";
 export { mulberry32 };
@@ -114,16 +115,6 @@ function plan(options: GenerateOptions): Plan {
 
 // ---------------------------------------------------------------------------------------------
 // Randomness
-
-/** murmur3's finalizer: a bijection of 32-bit integers that mixes every bit. */
-function fmix32(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
 
 /** Seeds of the independent streams: names, statements. */
 const NAME_STREAM = 0x9e3779b9;

@@ -21,6 +21,7 @@
  */
 
 import { randomBytes } from "node:crypto";
+import { fmix32 } from "./hash64.js";
 
 /** Slots of a new table (a power of two). */
 const INITIAL_SLOTS = 1024;
@@ -109,14 +110,4 @@ export class FingerprintTable {
       slots[at] = entry;
     }
   }
-}
-
-/** MurmurHash3's 32-bit finalizer: every input bit flips each output bit with probability about 1/2. */
-function fmix32(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
 }

@@ -90,3 +90,13 @@ export function hash64Words(words: ArrayLike<number>, out: Hash64 = [0, 0]): Has
   out[1] = lo >>> 0;
   return out;
 }
+
+/** MurmurHash3's 32-bit finalizer: a bijection of 32-bit integers; every input bit flips each output bit with probability about 1/2. */
+export function fmix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
