@@ -10,6 +10,7 @@
  * part did not run, or failed) has no verdict either.
  */
 
+import { num } from "./format.js";
 import type { BenchResults, GoalCheck, LatencyRow } from "./results.js";
 
 // Memory (issue 12), from graph.stats().bytes and from the process.
@@ -202,4 +203,16 @@ export function checkGoals(r: Omit<BenchResults, "goals">): GoalCheck[] {
         : { note: sizeNote }),
   });
   return checks;
+}
+
+/** A checked goal as table cells: figure, unit, measured, goal, stretch, verdict (summary and report). */
+export function goalCells(g: GoalCheck): string[] {
+  return [
+    g.figure,
+    g.unit,
+    num(g.measured),
+    num(g.goal, g.goal >= 10 ? 0 : 1),
+    g.stretch === undefined ? "" : num(g.stretch, 1),
+    g.pass === null ? "n/a" : g.pass ? "pass" : "FAIL",
+  ];
 }

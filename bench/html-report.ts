@@ -32,6 +32,7 @@ import {
   type WhiskerRow,
 } from "./charts.js";
 import { count, mib, num, secondsOf } from "./format.js";
+import { goalCells } from "./goals.js";
 import {
   SEARCH_P50_GOAL_US,
   STATEMENTS_P50_GOAL_US,
@@ -213,15 +214,7 @@ export function renderReport(r: BenchResults): string {
   sections.push(
     `<section><h2>Goals</h2>${table(
       ["figure", "unit", "measured", "goal", "stretch", "verdict", "note"],
-      r.goals.map((g) => [
-        g.figure,
-        g.unit,
-        num(g.measured),
-        num(g.goal, g.goal >= 10 ? 0 : 1),
-        g.stretch === undefined ? "" : num(g.stretch, 1),
-        g.pass === null ? "n/a" : g.pass ? "pass" : "FAIL",
-        g.note ?? "",
-      ]),
+      r.goals.map((g) => [...goalCells(g), g.note ?? ""]),
     ).replace(/<td>(pass|FAIL)<\/td>/g, '<td class="$1">$1</td>')}</section>`,
   );
 

@@ -40,7 +40,7 @@ import { buildReplica, printMemory, runBuild, runMemory } from "./build.bench.js
 import { prepareData } from "./data.js";
 import { runDepth } from "./depth.bench.js";
 import { count, heading, num, printTable, progress, wrap } from "./format.js";
-import { checkGoals } from "./goals.js";
+import { checkGoals, goalCells } from "./goals.js";
 import { GraphData } from "./graph-data.js";
 import { renderReport } from "./html-report.js";
 import { RESULTS_VERSION, type BenchResults } from "./results.js";
@@ -187,14 +187,7 @@ function printGoals(r: BenchResults): void {
       { header: "stretch" },
       { header: "verdict", align: "left" },
     ],
-    r.goals.map((g) => [
-      g.figure,
-      g.unit,
-      num(g.measured),
-      num(g.goal, g.goal >= 10 ? 0 : 1),
-      g.stretch === undefined ? "" : num(g.stretch, 1),
-      g.pass === null ? "n/a" : g.pass ? "pass" : "FAIL",
-    ]),
+    r.goals.map(goalCells),
   );
   // Notes: which case was worst, why a goal has no verdict; each note once.
   const notes = new Map<string, string[]>();
