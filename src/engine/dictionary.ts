@@ -41,15 +41,21 @@ export class Dictionary {
   }
 
   /** The dictionary of `sortedIds` (ascending, distinct). */
-  static build(sortedIds: readonly string[]): Dictionary {
+  /**
+   * `hashes`, when the caller has them (the builder hashed each entityId as it was added): the
+   * `hash64([id])` of each sorted id, hi and lo, in the same order; else they are computed here.
+   */
+  static build(sortedIds: readonly string[], hashes?: Uint32Array): Dictionary {
     const ids = TextList.from(sortedIds, sortedIds.length);
-    const hashes = new Uint32Array(2 * sortedIds.length);
-    const h: Hash64 = [0, 0];
-    sortedIds.forEach((id, d) => {
-      hash64([id], h);
-      hashes[2 * d] = h[0];
-      hashes[2 * d + 1] = h[1];
-    });
+    if (hashes === undefined) {
+      hashes = new Uint32Array(2 * sortedIds.length);
+      const h: Hash64 = [0, 0];
+      for (let d = 0; d < sortedIds.length; d++) {
+        hash64([sortedIds[d]!], h);
+        hashes[2 * d] = h[0];
+        hashes[2 * d + 1] = h[1];
+      }
+    }
     return new Dictionary(ids, hashes, buildTable(hashes));
   }
 

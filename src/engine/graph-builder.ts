@@ -272,7 +272,13 @@ export class GraphBuilder {
       types[d] = this.types.get(i);
       sourceTypeIndex[d] = this.sourceTypeIndex.get(i);
     }
-    const dictionary = Dictionary.build(entityIds);
+    // The hashes made at addEntity, in dense order: the dictionary need not hash every entityId again.
+    const sortedHashes = new Uint32Array(2 * n);
+    for (let d = 0; d < n; d++) {
+      sortedHashes[2 * d] = this.entityHashes.get(2 * order[d]!);
+      sortedHashes[2 * d + 1] = this.entityHashes.get(2 * order[d]! + 1);
+    }
+    const dictionary = Dictionary.build(entityIds, sortedHashes);
     const rawIdentifiers = TextList.from(rawList, n);
     progress?.("sort-entities", 1, 1);
 
