@@ -62,6 +62,15 @@ const INITIAL_CAPACITY = 1024;
 
 /** Adds parsed JSON (anything) to a builder: for the package's own loader, see engine/internal.ts. */
 let addValue: (builder: GraphBuilder, kind: "entity" | "statement", value: unknown, source: SourcePosition) => void;
+/** Adds a statement line's field strings (the loader's fast path): see engine/internal.ts. */
+let addStrings: (
+  builder: GraphBuilder,
+  subjectId: string,
+  predicateId: string,
+  objectId: string,
+  given: string | undefined,
+  source: SourcePosition,
+) => void;
 
 export class GraphBuilder {
   private readonly options: GraphBuilderOptions;
@@ -95,6 +104,7 @@ export class GraphBuilder {
   static {
     addValue = (builder, kind, value, source) =>
       kind === "entity" ? builder.addEntityValue(value, source) : builder.addStatementValue(value, source);
+    addStrings = (builder, s, p, o, given, source) => builder.addStatementStrings(s, p, o, given, source);
   }
 
   /** Throws QuiverError INVALID_PARAMETER for an empty cursor secret or a bad cache budget, before any item. */
@@ -176,6 +186,40 @@ export class GraphBuilder {
       st["statementFingerprint"] === undefined
         ? undefined
         : textField(st, "statementFingerprint", STATEMENT_FINGERPRINT_MAX_BYTES, true, source);
+    this.addStatementFields(subjectId, predicateId, objectId, given, source);
+  }
+
+  /**
+   * A statement line's four fields as strings, unchecked (the loader's fast path for the common
+   * line shape, load/statement-line.ts): the same checks, in the same order, as addStatementValue
+   * makes once it has the strings, so either path gives the same result and the same first error.
+   */
+  private addStatementStrings(
+    subjectId: string,
+    predicateId: string,
+    objectId: string,
+    given: string | undefined,
+    source: SourcePosition,
+  ): void {
+    this.checkOpen();
+    checkNonEmpty(subjectId, "subjectEntityId", source);
+    checkNonEmpty(predicateId, "predicateEntityId", source);
+    checkNonEmpty(objectId, "objectEntityId", source);
+    if (given !== undefined) {
+      checkNonEmpty(given, "statementFingerprint", source);
+      checkText(given, "statementFingerprint", STATEMENT_FINGERPRINT_MAX_BYTES, source);
+    }
+    this.addStatementFields(subjectId, predicateId, objectId, given, source);
+  }
+
+  /** The rest of adding a statement, once its fields are checked strings. */
+  private addStatementFields(
+    subjectId: string,
+    predicateId: string,
+    objectId: string,
+    given: string | undefined,
+    source: SourcePosition | undefined,
+  ): void {
     const s = this.entityRef(subjectId, "subjectEntityId", source);
     const p = this.entityRef(predicateId, "predicateEntityId", source);
     const o = this.entityRef(objectId, "objectEntityId", source);
@@ -413,8 +457,12 @@ function field(
   if (v === undefined) throw dataError(code, `missing field "${name}"`, source);
   if (typeof v !== "string")
     throw dataError(code, `field "${name}" must be a string, got ${v === null ? "null" : typeof v}`, source);
-  if (nonEmpty && v.length === 0) throw dataError(code, `field "${name}" must not be empty`, source);
+  if (nonEmpty) checkNonEmpty(v, name, source);
   return v;
+}
+
+function checkNonEmpty(v: string, name: string, source: SourcePosition | undefined): void {
+  if (v.length === 0) throw dataError("INVALID_DATA", `field "${name}" must not be empty`, source);
 }
 
 /** A string field that must also be well-formed Unicode of at most `maxBytes` bytes of UTF-8. */
@@ -457,4 +505,19 @@ export function addParsedItem(
   source: SourcePosition,
 ): void {
   addValue(builder, kind, value, source);
+}
+
+/**
+ * Adds a statement whose fields the loader read as strings from a line of the common shape, checked
+ * like any statement: for the package's own loader.
+ */
+export function addStatementStrings(
+  builder: GraphBuilder,
+  subjectId: string,
+  predicateId: string,
+  objectId: string,
+  given: string | undefined,
+  source: SourcePosition,
+): void {
+  addStrings(builder, subjectId, predicateId, objectId, given, source);
 }

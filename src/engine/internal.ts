@@ -2,11 +2,12 @@
  * Engine internals
  * ================
  * What the package's own layers may use of the engine beyond its public API: a Graph's parts (the
- * snapshot writes them) and a GraphBuilder's entry for parsed JSON of unknown shape (the loader hands
- * it each line's value; the builder checks it like any item). Not re-exported from index.ts: no type
+ * snapshot writes them) and a GraphBuilder's entries for parsed JSON of unknown shape (the loader hands
+ * it each line's value; the builder checks it like any item) and for the field strings of a statement
+ * line the loader read without JSON.parse (checked the same way). Not re-exported from index.ts: no type
  * that carries dense ids leaves the package, and benchmarks, tools and tests that measure or check the
  * engine from outside use `graph.stats()`.
  */
 
 export { graphParts, type GraphParts } from "./graph.js";
-export { addParsedItem } from "./graph-builder.js";
+export { addParsedItem, addStatementStrings } from "./graph-builder.js";

@@ -18,7 +18,9 @@
  * line costs one copy at most and a 10 MB line is no special case. Each line then: drop a UTF-8 BOM
  * (line 1 only) and one trailing CR, skip it if it holds only JSON whitespace (it still counts for
  * line numbers), decode it with a `fatal` TextDecoder (so bad UTF-8 is an error, never a silent
- * U+FFFD), `JSON.parse`, require an object, hand it to the builder with its `{file, line}`. A key
+ * U+FFFD), `JSON.parse`, require an object, hand it to the builder with its `{file, line}`. A
+ * statement line of the common shape (statement-line.ts) skips decoding and JSON.parse: a regular
+ * expression gives its four strings, which the builder checks the same way. A key
  * repeated in one object is not an error: the last value counts, as JSON.parse reads it (CONTRACT.md
  * "Input format"). `readline` is not used: it is several times slower and replaces bad UTF-8 silently.
  *
@@ -40,7 +42,8 @@ import { createGunzip } from "node:zlib";
 import { QuiverError, dataError, type SourcePosition } from "../engine/errors.js";
 import { GraphBuilder, type BuildPhase } from "../engine/graph-builder.js";
 import type { Graph } from "../engine/graph.js";
-import { addParsedItem } from "../engine/internal.js";
+import { addParsedItem, addStatementStrings } from "../engine/internal.js";
+import { readStatementLine } from "./statement-line.js";
 
 /** Bytes per read from disk: large enough that per-chunk overhead vanishes, small enough to stay in cache. */
 export const READ_CHUNK_BYTES = 1 << 20;
@@ -176,6 +179,19 @@ export async function loadJsonLinesFile(
     }
     if (isJsonWhitespace(raw, start, end)) return; // blank line: skipped, but it had its number
 
+    // A statement line of the common shape skips the decoder and JSON.parse (statement-line.ts):
+    // the same strings reach the same checks. Any other line is read the general way below.
+    const fields = kind === "statements" ? readStatementLine(raw, start, end) : null;
+    if (fields !== null) {
+      const source: SourcePosition = { file, line };
+      try {
+        addStatementStrings(builder, fields[0], fields[1], fields[2], fields[3], source);
+      } catch (e) {
+        throw withPosition(e, source);
+      }
+      items++;
+      return;
+    }
     let text: string;
     try {
       text = decoder.decode(raw.subarray(start, end));
