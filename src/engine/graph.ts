@@ -120,6 +120,8 @@ export class Graph {
   private readonly cursors: CursorCodec;
   private readonly searchIndex: SearchIndex;
   private readonly statementIndex: StatementIndex;
+  /** The strings of the entity last written in each statement role (see RoleNames). */
+  private readonly names: RoleNames;
   #stats: GraphStats | undefined;
   readonly #contentTag: string;
   /** What a cursor records with its position: the content tag's first HINT_ID_DIGITS digits. */
@@ -140,6 +142,7 @@ export class Graph {
     this.cursors = new CursorCodec(toSecretBytes(options.cursorSecret), options.cacheBytes ?? DEFAULT_CACHE_BYTES);
     this.searchIndex = parts.searchIndex;
     this.statementIndex = parts.statementIndex;
+    this.names = new RoleNames(this.dictionary, this.raws);
     // Once per built graph (a snapshot brings its own; withOptions shares the parts that hold it).
     parts.contentTag ??= this.computeContentTag();
     this.#contentTag = parts.contentTag;
@@ -438,18 +441,47 @@ export class Graph {
 
   private statementAt(row: number): Statement {
     const st = this.statementIndex;
-    const s = st.subjectOf(row);
-    const p = st.predicateOf(row);
-    const o = st.objectOf(row);
+    const names = this.names;
+    names.name(SUBJECT, st.subjectOf(row));
+    names.name(PREDICATE, st.predicateOf(row));
+    names.name(OBJECT, st.objectOf(row));
     return {
       statementFingerprint: this.fingerprintOf(row),
-      subjectEntityId: this.dictionary.entityId(s),
-      subjectRawIdentifier: this.raws.get(s),
-      predicateEntityId: this.dictionary.entityId(p),
-      predicateRawIdentifier: this.raws.get(p),
-      objectEntityId: this.dictionary.entityId(o),
-      objectRawIdentifier: this.raws.get(o),
+      subjectEntityId: names.entityIds[SUBJECT]!,
+      subjectRawIdentifier: names.raws[SUBJECT]!,
+      predicateEntityId: names.entityIds[PREDICATE]!,
+      predicateRawIdentifier: names.raws[PREDICATE]!,
+      objectEntityId: names.entityIds[OBJECT]!,
+      objectRawIdentifier: names.raws[OBJECT]!,
     };
+  }
+}
+
+/**
+ * The entityId and rawIdentifier strings of the entity last written in each statement role. Pages
+ * come in index order, so a role's entity repeats row after row (the subject of an SPO page, the
+ * predicate and then the object of a POS page, the object of an OSP page): a repeat reuses the two
+ * strings instead of reading the text lists again. Holds three entities' strings at most.
+ */
+class RoleNames {
+  private readonly dictionary: Dictionary;
+  private readonly rawIdentifiers: TextList;
+  /** Dense id whose strings each role holds (-1: none yet). */
+  private readonly ids = new Int32Array(3).fill(-1);
+  readonly entityIds: string[] = ["", "", ""];
+  readonly raws: string[] = ["", "", ""];
+
+  constructor(dictionary: Dictionary, rawIdentifiers: TextList) {
+    this.dictionary = dictionary;
+    this.rawIdentifiers = rawIdentifiers;
+  }
+
+  /** Makes entityIds[role] and raws[role] those of dense id `id`. */
+  name(role: number, id: number): void {
+    if (this.ids[role] === id) return;
+    this.ids[role] = id;
+    this.entityIds[role] = this.dictionary.entityId(id);
+    this.raws[role] = this.rawIdentifiers.get(id);
   }
 }
 
