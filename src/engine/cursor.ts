@@ -26,7 +26,7 @@
  * 2-byte header per part, the longest body is 1,726 bytes: 2,302 characters of base64url, under CURSOR_MAX_LENGTH (4,096) for any data within
  * the limits of limits.ts, so the request that sends it back fits an 8,192-byte target.
  *
- * Cost: one HMAC-SHA256 per encode and per decode, linear in the cursor's length but mostly its fixed
+ * Cost: one HMAC-SHA256 (hmac.ts) per encode and per decode, linear in the cursor's length but mostly its fixed
  * cost for cursors this short (a few microseconds). The codec remembers the cursors it issued lately in a byte-weighted LRU
  * (byte-lru.ts) whose budget is the graph's `cacheBytes`: the request for the next page hands one
  * back, and a string equal to one this codec sealed is authentic, so its HMAC is not computed again;
@@ -39,10 +39,11 @@
  * References: RFC 2104 (HMAC), RFC 4648 (base64url).
  */
 
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import { ByteLru } from "./byte-lru.js";
 import { QuiverError } from "./errors.js";
 import { hash64, type Hash64 } from "./hash64.js";
+import { HmacSha256 } from "./hmac.js";
 import { CURSOR_MAX_LENGTH } from "./limits.js";
 import { isWellFormed } from "./utf8.js";
 
@@ -122,12 +123,12 @@ export function queryTag(parts: readonly string[]): Hash64 {
 }
 
 export class CursorCodec {
-  private readonly secret: Uint8Array;
+  private readonly hmac: HmacSha256;
   private readonly issued: ByteLru<string, IssuedCursor>;
 
   /** `cacheBytes`: what the cache of issued cursors may hold (0: no cache). */
   constructor(secret: Uint8Array, cacheBytes: number) {
-    this.secret = secret;
+    this.hmac = new HmacSha256(secret);
     this.issued = new ByteLru(cacheBytes, Math.min(CACHED_CURSOR_MAX_BYTES, cacheBytes));
   }
 
@@ -212,7 +213,7 @@ export class CursorCodec {
   }
 
   private mac(body: Uint8Array): Buffer {
-    return createHmac("sha256", this.secret).update(body).digest();
+    return this.hmac.mac(body);
   }
 }
 
