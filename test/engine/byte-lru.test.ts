@@ -56,6 +56,22 @@ test("a budget of 0 keeps nothing; a bad budget is refused", () => {
   for (const bad of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) assert.throws(() => new ByteLru(bad));
 });
 
+test("after clear() it starts empty and works as new; slots are reused past the first arrays", () => {
+  const lru = new ByteLru<number, number>(1000);
+  for (let k = 0; k < 100; k++) lru.set(k, k, 10);
+  assert.is(lru.size, 100);
+  lru.clear();
+  assert.is(lru.size, 0);
+  assert.is(lru.bytes, 0);
+  assert.is(lru.get(5), undefined);
+  // 300 sets into room for 100: the oldest 200 go, in order.
+  for (let k = 0; k < 300; k++) lru.set(k, 2 * k, 10);
+  assert.is(lru.size, 100);
+  assert.is(lru.get(199), undefined);
+  assert.is(lru.get(200), 400);
+  assert.is(lru.get(299), 598);
+});
+
 test("property: the same entries, in the same order, as a naive model; never over the budget", () => {
   for (let seed = 1; seed <= 30; seed++) {
     const rng = new Rng(seed);
