@@ -30,7 +30,7 @@ import { dataError, type QuiverErrorCode, type SourcePosition } from "./errors.j
 import { Dictionary } from "./dictionary.js";
 import { EntityColumns } from "./entity-columns.js";
 import type { GivenFingerprint } from "./fingerprint-column.js";
-import { derivedFingerprintHalves, hexFingerprintHi, hexFingerprintLo, isHexFingerprint } from "./fingerprint.js";
+import { derivedFingerprintHalves, readHexFingerprint } from "./fingerprint.js";
 import { FingerprintTable } from "./fingerprint-table.js";
 import { fold } from "./fold.js";
 import { hash64, hex64, type Hash64 } from "./hash64.js";
@@ -98,6 +98,8 @@ export class GraphBuilder {
   /** Fingerprints that are not 16 lowercase hex digits: row -> text, and text -> row. */
   private readonly fpText = new Map<number, string>();
   private readonly fpTextRows = new Map<string, number>();
+  /** A given 16-hex fingerprint's halves, read once per statement (reused: no array per line). */
+  private readonly givenHalves: Hash64 = [0, 0];
   private readonly statementSource = new SourceColumn();
   private built = false;
 
@@ -232,9 +234,8 @@ export class GraphBuilder {
     if (given === undefined) {
       // Derived: the 64-bit value straight from the entities' hashes, no hex string made.
       [hi, lo] = this.derive(s, p, o);
-    } else if (isHexFingerprint(given)) {
-      hi = hexFingerprintHi(given);
-      lo = hexFingerprintLo(given);
+    } else if (readHexFingerprint(given, this.givenHalves)) {
+      [hi, lo] = this.givenHalves;
       const [dhi, dlo] = this.derive(s, p, o);
       stored = hi !== dhi || lo !== dlo;
     } else {

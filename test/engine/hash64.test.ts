@@ -13,12 +13,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { hash64, hash64Words, hex64, type Hash64 } from "../../src/engine/hash64.js";
-import {
-  deriveFingerprint,
-  hexFingerprintHi,
-  hexFingerprintLo,
-  isHexFingerprint,
-} from "../../src/engine/fingerprint.js";
+import { deriveFingerprint, readHexFingerprint } from "../../src/engine/fingerprint.js";
 import { Rng, show } from "../support/oracle.js";
 
 const OFFSET_BASIS = 0xcbf29ce484222325n;
@@ -197,29 +192,37 @@ test("deriveFingerprint is order-sensitive and length-prefixed", () => {
   assert.is.not(deriveFingerprint("a", "a", "a"), deriveFingerprint("a", "a", "b"));
 });
 
-test("isHexFingerprint and its two halves", () => {
-  assert.ok(isHexFingerprint("0123456789abcdef"));
-  assert.ok(isHexFingerprint(deriveFingerprint("a", "b", "c")));
+test("readHexFingerprint: 16 lowercase hex digits and their two halves, nothing else", () => {
+  const out: Hash64 = [7, 7];
+  assert.ok(readHexFingerprint("0123456789abcdef", out));
+  assert.equal(out, [0x01234567, 0x89abcdef]);
+  assert.ok(readHexFingerprint(deriveFingerprint("a", "b", "c"), out));
   for (const bad of [
     "",
     "0123456789abcde",
     "0123456789abcdef0",
     "0123456789ABCDEF",
     "0123456789abcdeg",
+    "0123456789abcde/",
+    "0123456789abcde:",
+    "0123456789abcde`",
     " 123456789abcdef",
     "0123456789abcdef\n",
     "fp-1",
   ]) {
-    assert.not.ok(isHexFingerprint(bad), show(bad));
+    const kept: Hash64 = [7, 7];
+    assert.not.ok(readHexFingerprint(bad, kept), show(bad));
+    assert.equal(kept, [7, 7], `${show(bad)} changed out`);
   }
-  assert.is(hexFingerprintHi("ffffffff00000000"), 0xffffffff);
-  assert.is(hexFingerprintLo("ffffffff00000000"), 0);
-  assert.is(hexFingerprintHi("0000000180000000"), 1);
-  assert.is(hexFingerprintLo("0000000180000000"), 0x80000000);
+  assert.ok(readHexFingerprint("ffffffff00000000", out));
+  assert.equal(out, [0xffffffff, 0]);
+  assert.ok(readHexFingerprint("0000000180000000", out));
+  assert.equal(out, [1, 0x80000000]);
   const rng = new Rng(5);
   for (let k = 0; k < 500; k++) {
     const fp = deriveFingerprint(String(k), "p", randomString(rng));
-    assert.is(hex64(hexFingerprintHi(fp), hexFingerprintLo(fp)), fp);
+    assert.ok(readHexFingerprint(fp, out));
+    assert.is(hex64(out[0], out[1]), fp);
   }
 });
 
