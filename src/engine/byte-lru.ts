@@ -9,11 +9,17 @@
  * two Int32Arrays (prev, next; the classic intrusive list, as mnemonist's LRUMap, but growing, since
  * a byte budget fixes no count); a Map finds a key's slot. A hit unlinks its slot and links it at
  * the head; a set that goes over the budget evicts from the tail. Freed slots are reused (a free
- * list), and the arrays double when every slot is in use. The Map is never iterated: an earlier
- * version evicted by iterating a Map from its front, and a V8 Map walks past the holes its deletions
- * left until it rehashes, so once the cache was full every set cost tens of microseconds: 54 us, now
- * 1.0 us, in a loop of 800,000 sets of 600-byte entries into a 100,000-entry budget (Node 20, this
- * 2-core VM; a server's cursor cache is full after about 100,000 pages at the default 64 MiB).
+ * list), and the arrays double when every slot is in use.
+ *
+ * Two ways a V8 Map (an ordered hash table whose deletions leave holes until it rehashes) made an
+ * earlier version slow, both avoided here: the Map is never iterated (evicting by iterating it from
+ * the front walked past the hole of every earlier eviction: once the cache was full, a set of a new
+ * key cost 54 us, now 1.0 us, in a loop of 800,000 sets of 600-byte entries into a 100,000-entry
+ * budget), and a key is never deleted and added again to move it (each copy stays in that key's
+ * hash chain as a hole until the rehash, so every later miss on that chain walks them all: setting
+ * one key again and again in a full 100,000-entry cache cost 102 us a set, now well under 1 us;
+ * that is the cursor of a page asked over and over). Scratch loops on Node 20, this 2-core VM; a
+ * server's cursor cache is full after about 100,000 pages at the default 64 MiB.
  *
  * Cost: O(1) expected per get, set and delete (each entry is evicted at most once). Memory: the
  * charged bytes, at most `budgetBytes`, plus 20 bytes of arrays a slot; what each entry really takes
@@ -81,15 +87,31 @@ export class ByteLru<K, V> {
    * `maxEntryBytes` (an older entry under `key` is then dropped, so a stale value never stays).
    */
   set(key: K, value: V, bytes: number): boolean {
-    this.delete(key);
-    if (!(bytes <= this.maxEntryBytes)) return false;
-    const slot = this.allocate();
-    this.keys[slot] = key;
-    this.values[slot] = value;
-    this.charged[slot] = bytes;
-    this.slots.set(key, slot);
-    this.linkAtHead(slot);
-    this.total += bytes;
+    const held = this.slots.get(key);
+    if (!(bytes <= this.maxEntryBytes)) {
+      if (held !== undefined) this.delete(key);
+      return false;
+    }
+    if (held !== undefined) {
+      // A key already held keeps its slot and its Map entry: only its value, charge and place
+      // change (see the banner: a Map that deletes and adds one key again and again slows down).
+      this.values[held] = value;
+      this.total += bytes - this.charged[held]!;
+      this.charged[held] = bytes;
+      if (held !== this.head) {
+        this.unlink(held);
+        this.linkAtHead(held);
+      }
+    } else {
+      const slot = this.allocate();
+      this.keys[slot] = key;
+      this.values[slot] = value;
+      this.charged[slot] = bytes;
+      this.slots.set(key, slot);
+      this.linkAtHead(slot);
+      this.total += bytes;
+    }
+    // The entry just set is at the head and fits the budget alone: eviction stops before it.
     while (this.total > this.budgetBytes) this.delete(this.keys[this.tail] as K);
     return true;
   }

@@ -72,6 +72,68 @@ test("after clear() it starts empty and works as new; slots are reused past the 
   assert.is(lru.get(299), 598);
 });
 
+/** Counts the Map calls `run` makes: deletions and iterations (either may walk a V8 Map's holes). */
+function mapCalls(run: () => void): { deletes: number; iterations: number } {
+  const proto = Map.prototype as unknown as Record<string | symbol, (...args: unknown[]) => unknown>;
+  const names = ["delete", "entries", "keys", "values", "forEach", Symbol.iterator] as const;
+  const saved = names.map((name) => proto[name]!);
+  const calls = { deletes: 0, iterations: 0 };
+  names.forEach((name, i) => {
+    proto[name] = function (this: unknown, ...args: unknown[]) {
+      if (name === "delete") calls.deletes++;
+      else calls.iterations++;
+      return saved[i]!.apply(this, args);
+    };
+  });
+  try {
+    run();
+  } finally {
+    names.forEach((name, i) => {
+      proto[name] = saved[i]!;
+    });
+  }
+  return calls;
+}
+
+test("a hit or a set of a key held never deletes it from the Map, and nothing iterates the Map", () => {
+  // Regression: moving a key to the front by delete + set left a hole in its hash chain per move
+  // (102-145 us a set of one key in a full 100,000-entry cache), and eviction iterated the Map
+  // from its front, past the hole of every earlier eviction (54 us a set).
+  const lru = new ByteLru<string, number>(1000);
+  for (let k = 0; k < 100; k++) lru.set(`k${k}`, k, 10);
+  assert.equal(
+    mapCalls(() => {
+      for (let round = 0; round < 50; round++) {
+        assert.is(lru.get("k50"), 50);
+        assert.ok(lru.set("k60", round, 10));
+        assert.ok(lru.set("k70", round, 10));
+      }
+    }),
+    { deletes: 0, iterations: 0 },
+  );
+  // A key held set again with another charge: the total follows, still without a deletion.
+  const roomy = new ByteLru<string, number>(1000);
+  roomy.set("a", 1, 10);
+  roomy.set("b", 2, 10);
+  assert.equal(
+    mapCalls(() => roomy.set("a", 3, 25)),
+    { deletes: 0, iterations: 0 },
+  );
+  assert.is(roomy.bytes, 35);
+  assert.is(roomy.get("a"), 3);
+  // A new key at budget evicts exactly one entry, the least recently used, by key: one deletion.
+  assert.equal(
+    mapCalls(() => {
+      lru.set("k70", 0, 10);
+      lru.set("new", 1, 10);
+    }),
+    { deletes: 1, iterations: 0 },
+  );
+  assert.is(lru.size, 100);
+  assert.is(lru.get("k0"), undefined);
+  assert.is(lru.get("k1"), 1);
+});
+
 test("property: the same entries, in the same order, as a naive model; never over the budget", () => {
   for (let seed = 1; seed <= 30; seed++) {
     const rng = new Rng(seed);
