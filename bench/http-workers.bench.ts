@@ -1,7 +1,7 @@
 /**
  * HTTP throughput by worker count
  * ===============================
- * `npm run bench:http -- --workers` (or `node dist/bench/http-workers.bench.js`): the same load
+ * `npm run bench:http-workers` (or `node dist/bench/http-workers.bench.js`): the same load
  * against `quiver serve --workers 1` and `--workers 2`, to show what the cluster buys on this host.
  * The server runs as a child process over a generated graph (default 100k entities / 300k
  * statements, cached like `npm run bench` caches its files); autocannon, in this process, sends a
@@ -23,7 +23,9 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+
 import { isMainModule } from "../tools/main-module.js";
+import { benchOptions } from "./options.js";
 import { generatedFiles } from "./data.js";
 import { count as thousands } from "./format.js";
 
@@ -82,15 +84,25 @@ async function startServer(workers: number, data: string[]): Promise<{ child: Ch
   }
 }
 
+const USAGE = `usage: npm run bench:http-workers -- [options]
+  --entities N --statements N   generated graph (default 100000 and 300000)
+  --workers LIST                worker counts to run, comma-separated (default 1,2)`;
+
 export async function runHttpWorkersBench(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      entities: { type: "string", default: "100000" },
-      statements: { type: "string", default: "300000" },
-      workers: { type: "string", default: "1,2" },
-    },
-  });
+  const values = benchOptions(
+    argv,
+    USAGE,
+    (args) =>
+      parseArgs({
+        args,
+        options: {
+          entities: { type: "string", default: "100000" },
+          statements: { type: "string", default: "300000" },
+          workers: { type: "string", default: "1,2" },
+        },
+        strict: true,
+      }).values,
+  );
   const { files } = await generatedFiles({
     entities: Number(values.entities),
     statements: Number(values.statements),

@@ -38,8 +38,8 @@ import http from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
+import { parseArgs } from "node:util";
 import { createRequestLog } from "../src/cli/request-log.js";
 import type { Graph } from "../src/engine/graph.js";
 import type { Entity, Page, SearchParams, Statement, StatementsParams } from "../src/engine/types.js";
@@ -49,7 +49,9 @@ import { entityPage, statementPage } from "../src/http/serialize.js";
 import { serve } from "../src/http/server.js";
 import { openSnapshot, saveSnapshot } from "../src/snapshot/file.js";
 import { buildGeneratedGraph, mulberry32 } from "../tools/generator.js";
+
 import { isMainModule } from "../tools/main-module.js";
+import { benchOptions } from "./options.js";
 
 const KEY = "sk_bench_key";
 const SECRET = "bench-cursor-secret";
@@ -72,23 +74,40 @@ interface Options {
   out: string;
 }
 
+const USAGE = `usage: npm run bench:http -- [options]
+  --entities N --statements N   generated graph (default 200000 and 1000000)
+  --seed N                      generator seed (default 1)
+  --seconds S --warmup S        measured and warm-up seconds per run (default 4 and 2)
+  --rounds N                    rounds; figures are medians over them (default 3)
+  --connections N               wrk connections (default 32)
+  --searches N --filters N      distinct searches and statement filters in the mix (default 4000 each)
+  --no-micro                    skip the in-process figures (serializer, ETag, compression, log line)
+  --out FILE                    results JSON (default bench/results/http.json)
+Needs wrk and taskset on PATH and two cores.`;
+
 function options(argv: string[]): Options {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      entities: { type: "string", default: "200000" },
-      statements: { type: "string", default: "1000000" },
-      seed: { type: "string", default: "1" },
-      seconds: { type: "string", default: "4" },
-      warmup: { type: "string", default: "2" },
-      rounds: { type: "string", default: "3" },
-      connections: { type: "string", default: "32" },
-      searches: { type: "string", default: "4000" },
-      filters: { type: "string", default: "4000" },
-      "no-micro": { type: "boolean", default: false },
-      out: { type: "string", default: "bench/results/http.json" },
-    },
-  });
+  const values = benchOptions(
+    argv,
+    USAGE,
+    (args) =>
+      parseArgs({
+        args,
+        options: {
+          entities: { type: "string", default: "200000" },
+          statements: { type: "string", default: "1000000" },
+          seed: { type: "string", default: "1" },
+          seconds: { type: "string", default: "4" },
+          warmup: { type: "string", default: "2" },
+          rounds: { type: "string", default: "3" },
+          connections: { type: "string", default: "32" },
+          searches: { type: "string", default: "4000" },
+          filters: { type: "string", default: "4000" },
+          "no-micro": { type: "boolean", default: false },
+          out: { type: "string", default: "bench/results/http.json" },
+        },
+        strict: true,
+      }).values,
+  );
   return {
     entities: Number(values.entities),
     statements: Number(values.statements),

@@ -22,7 +22,9 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadGraph } from "../src/load/jsonl.js";
 import { openSnapshot, saveSnapshot } from "../src/snapshot/file.js";
+
 import { isMainModule } from "../tools/main-module.js";
+import { benchOptions } from "./options.js";
 import { generatedFiles } from "./data.js";
 import { count as thousands, mib } from "./format.js";
 import { gcAvailable, settledMemory } from "./memory.js";
@@ -44,12 +46,21 @@ async function servedBytes(entities: number, statements: number, dir: string): P
   return after.heapUsed + after.external - (before.heapUsed + before.external);
 }
 
+const USAGE = `usage: npm run bench:memory -- [--sizes ENTITIESxSTATEMENTS,...]
+  --sizes LIST   graph sizes to measure (default 200000x2000000,1000000x2000000)`;
+
 export async function runMemoryBench(argv: string[]): Promise<void> {
+  const values = benchOptions(
+    argv,
+    USAGE,
+    (args) =>
+      parseArgs({
+        args,
+        options: { sizes: { type: "string", default: "200000x2000000,1000000x2000000" } },
+        strict: true,
+      }).values,
+  );
   if (!gcAvailable) throw new Error("run with node --expose-gc (npm run bench:memory does)");
-  const { values } = parseArgs({
-    args: argv,
-    options: { sizes: { type: "string", default: "200000x2000000,1000000x2000000" } },
-  });
   const sizes = values.sizes.split(",").map((s) => s.split("x").map(Number) as [number, number]);
   const dir = await mkdtemp(join(tmpdir(), "quiver-memory-"));
   const rows: { entities: number; statements: number; bytes: number }[] = [];

@@ -29,7 +29,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+
 import { isMainModule } from "../tools/main-module.js";
+import { benchOptions } from "./options.js";
 import { generatedFiles } from "./data.js";
 import { count as thousands, secondsOf } from "./format.js";
 
@@ -66,17 +68,29 @@ function row(label: string, samples: Sample[]) {
   };
 }
 
+const USAGE = `usage: npm run bench:reload -- [options]
+  --entities N --statements N   generated graph (default 1000000 and 2000000)
+  --seed N                      generator seed (default 1)
+  --snapshot                    serve a snapshot of it instead of the JSON Lines
+  --main PATH                   another build's dist/src/cli/main.js (a "before" figure)`;
+
 export async function runReloadBench(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      entities: { type: "string", default: "1000000" },
-      statements: { type: "string", default: "2000000" },
-      seed: { type: "string", default: "1" },
-      snapshot: { type: "boolean", default: false },
-      main: { type: "string", default: THIS_MAIN },
-    },
-  });
+  const values = benchOptions(
+    argv,
+    USAGE,
+    (args) =>
+      parseArgs({
+        args,
+        options: {
+          entities: { type: "string", default: "1000000" },
+          statements: { type: "string", default: "2000000" },
+          seed: { type: "string", default: "1" },
+          snapshot: { type: "boolean", default: false },
+          main: { type: "string", default: THIS_MAIN },
+        },
+        strict: true,
+      }).values,
+  );
   const { files } = await generatedFiles({
     entities: Number(values.entities),
     statements: Number(values.statements),
