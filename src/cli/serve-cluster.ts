@@ -19,11 +19,12 @@
  *   old graph, the failure is logged and counted.
  * - SIGTERM or SIGINT: every worker drains (stops accepting, finishes requests in flight), then the
  *   primary removes its temporary files and exits 0.
- * - Metrics: a scrape lands on a worker, which asks the primary; the primary aggregates every
- *   worker's registry (prom-client's AggregatorRegistry) and adds its reload counters.
+ * - Metrics: a scrape lands on a worker, which asks the primary; the primary asks each serving
+ *   worker (adopted, not retiring) for its registry, aggregates the answers (serving/metrics.ts)
+ *   and adds its reload counters. A worker that exits or does not answer within
+ *   WORKER_REGISTRY_TIMEOUT_MS is left out of that one scrape, which never fails for it.
  *
- * Messages between primary and workers are objects with a `quiver` field (prom-client's own
- * messages share the channel and have a `type` field instead).
+ * Messages between primary and workers are objects with a `quiver` field.
  */
 
 import cluster, { type Worker } from "node:cluster";
@@ -37,10 +38,12 @@ import type { GraphSource } from "../serving/graph-source.js";
 import { startServing } from "../serving/listen.js";
 import { saveSnapshotInWorker } from "../serving/load-in-worker.js";
 import {
-  createClusterAggregator,
+  clusterText,
   createPrimaryMetrics,
   createServerMetrics,
-  serveRegistryToPrimary,
+  registryJson,
+  type RegistryJson,
+  WORKER_REGISTRY_TIMEOUT_MS,
 } from "../serving/metrics.js";
 import { createEventLog } from "../serving/event-log.js";
 import { API_KEYS_ENV, type ApiKeySetup } from "./api-keys.js";
@@ -88,8 +91,15 @@ interface WorkerConfig {
 type FromWorker =
   | { quiver: "ready"; url: string; entities: number; statements: number; openMs: number; word: string }
   | { quiver: "failed"; error: string }
-  | { quiver: "metrics?"; id: number };
-type ToWorker = { quiver: "drain" } | { quiver: "metrics"; id: number; text?: string; error?: string };
+  | { quiver: "metrics?"; id: number }
+  | { quiver: "registry"; id: number; metrics: RegistryJson };
+type ToWorker =
+  | { quiver: "drain" }
+  | { quiver: "metrics"; id: number; text?: string; error?: string }
+  | { quiver: "registry?"; id: number };
+
+/** The primary's own registry (its reload counters). */
+type PrimaryRegistry = ReturnType<typeof createPrimaryMetrics>["registry"];
 
 export interface ClusterPrimaryOptions {
   args: ServeArgs;
@@ -157,8 +167,33 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
   }
 
   const primaryMetrics = args.metrics ? createPrimaryMetrics() : undefined;
-  const aggregator = args.metrics ? createClusterAggregator() : undefined;
   const generationOf = new Map<Worker, number>();
+  /** Workers adopted and not retiring: the ones a metrics scrape asks. */
+  const serving = new Set<Worker>();
+  /** Registry questions waiting for a worker's answer, by id. */
+  const asked = new Map<number, { worker: Worker; answer(metrics: RegistryJson | undefined): void }>();
+  let nextQuestion = 0;
+  /** A worker's registry, or undefined when it exits or does not answer in time. */
+  const askRegistry = (worker: Worker): Promise<RegistryJson | undefined> =>
+    new Promise((resolve) => {
+      const id = nextQuestion++;
+      const timer = setTimeout(() => answer(undefined), WORKER_REGISTRY_TIMEOUT_MS);
+      const answer = (metrics: RegistryJson | undefined): void => {
+        clearTimeout(timer);
+        asked.delete(id);
+        resolve(metrics);
+      };
+      asked.set(id, { worker, answer });
+      if (worker.isConnected()) worker.send({ quiver: "registry?", id } satisfies ToWorker);
+      else answer(undefined);
+    });
+  const scrapeCluster = async (own: PrimaryRegistry): Promise<string> => {
+    const answers = await Promise.all([...serving].map(askRegistry));
+    return clusterText(
+      answers.filter((a) => a !== undefined),
+      own,
+    );
+  };
   const retiring = new Set<Worker>();
   let stopping = false;
   let restartDelay = RESTART_DELAY_MS;
@@ -196,17 +231,22 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
 
   /** Watches a ready worker: answers its metrics questions, replaces it if it dies unasked. */
   const adopt = (worker: Worker): void => {
+    serving.add(worker);
     worker.on("message", (m: FromWorker) => {
-      if (m?.quiver !== "metrics?" || aggregator === undefined || primaryMetrics === undefined) return;
+      if (m?.quiver === "registry") asked.get(m.id)?.answer(m.metrics);
+      if (m?.quiver !== "metrics?" || primaryMetrics === undefined) return;
       const reply = (answer: ToWorker): void => {
         if (worker.isConnected()) worker.send(answer);
       };
-      aggregator.scrape(primaryMetrics.registry).then(
+      scrapeCluster(primaryMetrics.registry).then(
         (text) => reply({ quiver: "metrics", id: m.id, text }),
         (e: unknown) => reply({ quiver: "metrics", id: m.id, error: (e as Error).message }),
       );
     });
     worker.once("exit", (code, signal) => {
+      serving.delete(worker);
+      // Its unanswered registry questions: a scrape goes on without it.
+      for (const question of [...asked.values()]) if (question.worker === worker) question.answer(undefined);
       generationOf.delete(worker);
       if (retiring.delete(worker) || stopping) return;
       events.warn("worker-died", { workerPid: worker.process.pid, code, signal, replacing: true });
@@ -230,6 +270,7 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
 
   const retire = (worker: Worker): void => {
     retiring.add(worker);
+    serving.delete(worker);
     if (worker.isConnected()) worker.send({ quiver: "drain" } satisfies ToWorker);
     const kill = setTimeout(() => worker.process.kill("SIGKILL"), DRAIN_KILL_MS);
     kill.unref();
@@ -401,7 +442,6 @@ export async function runClusterWorker(env: NodeJS.ProcessEnv): Promise<number> 
           }),
       })
     : undefined;
-  if (metrics !== undefined) serveRegistryToPrimary(metrics.registry);
   const requestLog = config.quiet ? undefined : createRequestLog();
   const running = await startServing({
     graph,
@@ -420,6 +460,10 @@ export async function runClusterWorker(env: NodeJS.ProcessEnv): Promise<number> 
   const stop = catchStopSignals();
   process.on("message", (m: ToWorker) => {
     if (m?.quiver === "drain") stop.trigger("SIGTERM");
+    if (m?.quiver === "registry?" && metrics !== undefined) {
+      const id = m.id;
+      void registryJson(metrics.registry).then((json) => send({ quiver: "registry", id, metrics: json }));
+    }
     if (m?.quiver === "metrics") {
       const waiter = pending.get(m.id);
       pending.delete(m.id);

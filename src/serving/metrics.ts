@@ -18,10 +18,12 @@
  * from its arrival to the response's `finish`; the router and the handler know nothing of it.
  *
  * Cluster (`--workers N` > 1): each worker keeps its own registry; a scrape lands on one worker,
- * which asks the primary (IPC), and the primary gathers every worker's registry with prom-client's
- * AggregatorRegistry (counters and histograms summed; the graph gauges take the largest value
- * among workers, as they agree once a roll is done) and adds its own (the reload counters: in a
- * cluster the primary reloads). See cluster.ts.
+ * which asks the primary (IPC), and the primary gathers the registries of the workers serving
+ * (IPC again; one that does not answer within WORKER_REGISTRY_TIMEOUT_MS, or exits, is left out of
+ * that scrape), aggregates them with prom-client's AggregatorRegistry.aggregate (counters and
+ * histograms summed; the graph gauges take the largest value among workers, as they agree once a
+ * roll is done) and adds its own (the reload counters: in a cluster the primary reloads). See
+ * cli/serve-cluster.ts.
  */
 
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
@@ -32,6 +34,8 @@ import { errorBody } from "../http/serialize.js";
 import { STATUS_INTERNAL_ERROR, STATUS_METHOD_NOT_ALLOWED } from "../http/status.js";
 
 export const METRICS_PATH = "/metrics";
+/** How long a cluster scrape waits for one worker's registry before leaving that worker out. */
+export const WORKER_REGISTRY_TIMEOUT_MS = 2000;
 /** Seconds; from a cached page (tens of µs) to a client that reads slowly. */
 export const HTTP_DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
 /** The route label: these paths as they are, anything else `other`. */
@@ -188,23 +192,23 @@ export function createPrimaryMetrics(): { registry: Registry; reloaded(ok: boole
   return { registry, reloaded: (ok) => reloads.inc({ result: ok ? "success" : "failure" }) };
 }
 
-/**
- * Cluster primary: every worker's registry, aggregated by prom-client, then the primary's own
- * (its metric names are distinct from the workers').
- */
-export function createClusterAggregator(): { scrape(own: Registry): Promise<string> } {
-  const aggregator = new AggregatorRegistry();
-  return {
-    async scrape(own) {
-      const [workers, mine] = await Promise.all([aggregator.clusterMetrics(), own.metrics()]);
-      return `${workers.trimEnd()}\n${mine}`;
-    },
-  };
+/** One worker's registry as it crosses the IPC channel (prom-client's JSON form of its metrics). */
+export type RegistryJson = Awaited<ReturnType<Registry["getMetricsAsJSON"]>>;
+
+/** Cluster worker: its registry, for the primary to aggregate. */
+export function registryJson(registry: Registry): Promise<RegistryJson> {
+  return registry.getMetricsAsJSON();
 }
 
-/** Cluster worker: answer the primary's aggregation requests from `registry`. */
-export function serveRegistryToPrimary(registry: Registry): void {
-  AggregatorRegistry.setRegistries([registry]);
-  // The constructor installs prom-client's IPC listener in a worker process (once per process).
-  new AggregatorRegistry();
+/**
+ * Cluster primary: the workers' registries, aggregated by prom-client (counters and histograms
+ * summed, gauges by their own `aggregator`), then the primary's own (its metric names are distinct
+ * from the workers'). The primary gathers the registries itself (serve-cluster.ts), from the
+ * workers that are serving, rather than with AggregatorRegistry.clusterMetrics(): that one asks
+ * every connected worker and waits up to 5 s for all, so a worker that exits between the question
+ * and its answer (an old one retiring at the end of a roll) failed the whole scrape.
+ */
+export async function clusterText(workers: readonly RegistryJson[], own: Registry): Promise<string> {
+  const [aggregated, mine] = await Promise.all([AggregatorRegistry.aggregate([...workers]).metrics(), own.metrics()]);
+  return `${aggregated.trimEnd()}\n${mine}`;
 }

@@ -24,7 +24,7 @@ async function until(check: () => boolean, what: string, child: Child, ms = 3000
 }
 
 /** One request on a connection of its own (so the cluster hands it to any live worker). */
-function getFresh(url: string): Promise<{ status: number; body: string }> {
+function getFresh(url: string, timeoutMs = 10000): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.get(url, { agent: false, headers: { "X-API-Key": KEY, connection: "close" } }, (res) => {
       let body = "";
@@ -33,7 +33,7 @@ function getFresh(url: string): Promise<{ status: number; body: string }> {
       res.on("error", reject);
     });
     req.on("error", reject);
-    req.setTimeout(10000, () => req.destroy(new Error("timed out")));
+    req.setTimeout(timeoutMs, () => req.destroy(new Error("timed out")));
   });
 }
 
@@ -113,6 +113,23 @@ test("--workers 2: one build, shared secret, a killed worker replaced, a rolling
     const metrics = await (await fetch(`${url}/metrics`)).text();
     assert.match(metrics, /quiver_http_requests_total\{route="\/graph\/v1\/search",status="200"\} 14/);
     assert.match(metrics, /quiver_graph_entities 41/);
+
+    // A worker that cannot answer (stopped) is left out of a scrape after WORKER_REGISTRY_TIMEOUT_MS
+    // instead of failing it. Regression: prom-client's clusterMetrics() waited 5 s for every
+    // connected worker, then failed the scrape (seen as a flake when an old worker exited mid-roll).
+    process.kill(workerPids[1]!, "SIGSTOP");
+    try {
+      // Fresh connections until one lands on the running worker (the cluster alternates them).
+      let scraped: { status: number; body: string } | undefined;
+      for (let i = 0; i < 4 && scraped === undefined; i++) {
+        scraped = await getFresh(`${url}/metrics`, 4000).catch(() => undefined);
+      }
+      assert.ok(scraped !== undefined, "no scrape answered within 4 s");
+      assert.is(scraped.status, 200, scraped.body);
+      assert.match(scraped.body, /quiver_reloads_total\{result="success"\} 0/);
+    } finally {
+      process.kill(workerPids[1]!, "SIGCONT");
+    }
 
     // Kill one worker: the other keeps serving, and a new one takes its place.
     process.kill(workerPids[0]!, "SIGKILL");
