@@ -22,7 +22,6 @@ import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 
 import { isMainModule } from "../tools/main-module.js";
 import { benchOptions } from "./options.js";
@@ -91,17 +90,12 @@ const USAGE = `usage: npm run bench:http-workers -- [options]
 export async function runHttpWorkersBench(argv: string[]): Promise<void> {
   const values = benchOptions(
     argv,
+    {
+      entities: { type: "string", default: "100000" },
+      statements: { type: "string", default: "300000" },
+      workers: { type: "string", default: "1,2" },
+    },
     USAGE,
-    (args) =>
-      parseArgs({
-        args,
-        options: {
-          entities: { type: "string", default: "100000" },
-          statements: { type: "string", default: "300000" },
-          workers: { type: "string", default: "1,2" },
-        },
-        strict: true,
-      }).values,
   );
   const { files } = await generatedFiles({
     entities: Number(values.entities),

@@ -39,7 +39,6 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-import { parseArgs } from "node:util";
 import { createRequestLog } from "../src/cli/request-log.js";
 import type { Graph } from "../src/engine/graph.js";
 import type { Entity, Page, SearchParams, Statement, StatementsParams } from "../src/engine/types.js";
@@ -88,25 +87,20 @@ Needs wrk and taskset on PATH and two cores.`;
 function options(argv: string[]): Options {
   const values = benchOptions(
     argv,
+    {
+      entities: { type: "string", default: "200000" },
+      statements: { type: "string", default: "1000000" },
+      seed: { type: "string", default: "1" },
+      seconds: { type: "string", default: "4" },
+      warmup: { type: "string", default: "2" },
+      rounds: { type: "string", default: "3" },
+      connections: { type: "string", default: "32" },
+      searches: { type: "string", default: "4000" },
+      filters: { type: "string", default: "4000" },
+      "no-micro": { type: "boolean", default: false },
+      out: { type: "string", default: "bench/results/http.json" },
+    },
     USAGE,
-    (args) =>
-      parseArgs({
-        args,
-        options: {
-          entities: { type: "string", default: "200000" },
-          statements: { type: "string", default: "1000000" },
-          seed: { type: "string", default: "1" },
-          seconds: { type: "string", default: "4" },
-          warmup: { type: "string", default: "2" },
-          rounds: { type: "string", default: "3" },
-          connections: { type: "string", default: "32" },
-          searches: { type: "string", default: "4000" },
-          filters: { type: "string", default: "4000" },
-          "no-micro": { type: "boolean", default: false },
-          out: { type: "string", default: "bench/results/http.json" },
-        },
-        strict: true,
-      }).values,
   );
   return {
     entities: Number(values.entities),

@@ -19,7 +19,6 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { loadGraph } from "../src/load/jsonl.js";
 import { openSnapshot, saveSnapshot } from "../src/snapshot/file.js";
 
@@ -50,16 +49,7 @@ const USAGE = `usage: npm run bench:memory -- [--sizes ENTITIESxSTATEMENTS,...]
   --sizes LIST   graph sizes to measure (default 200000x2000000,1000000x2000000)`;
 
 export async function runMemoryBench(argv: string[]): Promise<void> {
-  const values = benchOptions(
-    argv,
-    USAGE,
-    (args) =>
-      parseArgs({
-        args,
-        options: { sizes: { type: "string", default: "200000x2000000,1000000x2000000" } },
-        strict: true,
-      }).values,
-  );
+  const values = benchOptions(argv, { sizes: { type: "string", default: "200000x2000000,1000000x2000000" } }, USAGE);
   if (!gcAvailable) throw new Error("run with node --expose-gc (npm run bench:memory does)");
   const sizes = values.sizes.split(",").map((s) => s.split("x").map(Number) as [number, number]);
   const dir = await mkdtemp(join(tmpdir(), "quiver-memory-"));

@@ -8,20 +8,29 @@
  * itself has its own parser, bench/args.ts.)
  */
 
+import { parseArgs, type ParseArgsConfig } from "node:util";
+
 /** Exit status for a command line that cannot be read (as `npm run bench` uses). */
 const USAGE_EXIT = 2;
 
+/** What a bench accepts: parseArgs's option table. */
+type OptionSpecs = NonNullable<ParseArgsConfig["options"]>;
+/** The values parseArgs reads for `O`, strictly. */
+type OptionValues<O extends OptionSpecs> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: O; strict: true }>
+>["values"];
+
 /**
- * What `parse` (a parseArgs call over `argv`) reads, or the process ends: `--help` prints `usage`;
- * an option parseArgs refuses prints why, then `usage`.
+ * The values of `argv` read against `options` (strict), or the process ends: `--help` prints
+ * `usage`; an option parseArgs refuses prints why, then `usage`.
  */
-export function benchOptions<T>(argv: string[], usage: string, parse: (args: string[]) => T): T {
+export function benchOptions<const O extends OptionSpecs>(argv: string[], options: O, usage: string): OptionValues<O> {
   if (argv.includes("--help") || argv.includes("-h")) {
     process.stdout.write(`${usage.trim()}\n`);
     process.exit(0);
   }
   try {
-    return parse(argv);
+    return parseArgs({ args: argv, options, strict: true }).values;
   } catch (e) {
     if (!String((e as NodeJS.ErrnoException).code).startsWith("ERR_PARSE_ARGS")) throw e;
     process.stderr.write(`${(e as Error).message}\n\n${usage.trim()}\n`);

@@ -28,7 +28,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 
 import { isMainModule } from "../tools/main-module.js";
 import { benchOptions } from "./options.js";
@@ -77,19 +76,14 @@ const USAGE = `usage: npm run bench:reload -- [options]
 export async function runReloadBench(argv: string[]): Promise<void> {
   const values = benchOptions(
     argv,
+    {
+      entities: { type: "string", default: "1000000" },
+      statements: { type: "string", default: "2000000" },
+      seed: { type: "string", default: "1" },
+      snapshot: { type: "boolean", default: false },
+      main: { type: "string", default: THIS_MAIN },
+    },
     USAGE,
-    (args) =>
-      parseArgs({
-        args,
-        options: {
-          entities: { type: "string", default: "1000000" },
-          statements: { type: "string", default: "2000000" },
-          seed: { type: "string", default: "1" },
-          snapshot: { type: "boolean", default: false },
-          main: { type: "string", default: THIS_MAIN },
-        },
-        strict: true,
-      }).values,
   );
   const { files } = await generatedFiles({
     entities: Number(values.entities),

@@ -63,7 +63,7 @@ const INITIAL_CAPACITY = 1024;
 /** Adds parsed JSON (anything) to a builder: for the package's own loader, see engine/internal.ts. */
 let addValue: (builder: GraphBuilder, kind: "entity" | "statement", value: unknown, source: SourcePosition) => void;
 /** Adds a statement line's field strings (the loader's fast path): see engine/internal.ts. */
-let addStrings: (
+type AddStatementStrings = (
   builder: GraphBuilder,
   subjectId: string,
   predicateId: string,
@@ -71,6 +71,7 @@ let addStrings: (
   given: string | undefined,
   source: SourcePosition,
 ) => void;
+let addStrings: AddStatementStrings;
 
 export class GraphBuilder {
   private readonly options: GraphBuilderOptions;
@@ -512,13 +513,5 @@ export function addParsedItem(
  * Adds a statement whose fields the loader read as strings from a line of the common shape, checked
  * like any statement: for the package's own loader.
  */
-export function addStatementStrings(
-  builder: GraphBuilder,
-  subjectId: string,
-  predicateId: string,
-  objectId: string,
-  given: string | undefined,
-  source: SourcePosition,
-): void {
+export const addStatementStrings: AddStatementStrings = (builder, subjectId, predicateId, objectId, given, source) =>
   addStrings(builder, subjectId, predicateId, objectId, given, source);
-}

@@ -429,12 +429,17 @@ export class Graph {
   /** A row's fingerprint: the given one, or the one derived from its entities' hashes. */
   private fingerprintOf(row: number): string {
     const st = this.statementIndex;
-    const given = st.fingerprints.given(row);
+    return this.fingerprintOfIds(row, st.subjectOf(row), st.predicateOf(row), st.objectOf(row));
+  }
+
+  /** fingerprintOf for a caller that has already read the row's dense ids `sId`, `pId`, `oId`. */
+  private fingerprintOfIds(row: number, sId: number, pId: number, oId: number): string {
+    const given = this.statementIndex.fingerprints.given(row);
     if (given !== undefined) return given;
     const h = this.dictionary.hashes;
-    const s = 2 * st.subjectOf(row);
-    const p = 2 * st.predicateOf(row);
-    const o = 2 * st.objectOf(row);
+    const s = 2 * sId;
+    const p = 2 * pId;
+    const o = 2 * oId;
     const fp = derivedFingerprintHalves(h[s]!, h[s + 1]!, h[p]!, h[p + 1]!, h[o]!, h[o + 1]!);
     return hex64(fp[0], fp[1]);
   }
@@ -442,11 +447,14 @@ export class Graph {
   private statementAt(row: number): Statement {
     const st = this.statementIndex;
     const names = this.names;
-    names.name(SUBJECT, st.subjectOf(row));
-    names.name(PREDICATE, st.predicateOf(row));
-    names.name(OBJECT, st.objectOf(row));
+    const s = st.subjectOf(row);
+    const p = st.predicateOf(row);
+    const o = st.objectOf(row);
+    names.name(SUBJECT, s);
+    names.name(PREDICATE, p);
+    names.name(OBJECT, o);
     return {
-      statementFingerprint: this.fingerprintOf(row),
+      statementFingerprint: this.fingerprintOfIds(row, s, p, o),
       subjectEntityId: names.entityIds[SUBJECT]!,
       subjectRawIdentifier: names.raws[SUBJECT]!,
       predicateEntityId: names.entityIds[PREDICATE]!,

@@ -180,18 +180,22 @@ export async function loadJsonLinesFile(
     if (isJsonWhitespace(raw, start, end)) return; // blank line: skipped, but it had its number
 
     // A statement line of the common shape skips the decoder and JSON.parse (statement-line.ts):
-    // the same strings reach the same checks. Any other line is read the general way below.
+    // the same strings reach the same checks. Any other line is read the general way.
     const fields = kind === "statements" ? readStatementLine(raw, start, end) : null;
-    if (fields !== null) {
-      const source: SourcePosition = { file, line };
-      try {
-        addStatementStrings(builder, fields[0], fields[1], fields[2], fields[3], source);
-      } catch (e) {
-        throw withPosition(e, source);
-      }
-      items++;
-      return;
+    const value = fields === null ? parseObject(raw, start, end, line) : undefined;
+    // A fresh position per line: the builder may keep it to name this line in a later error.
+    const source: SourcePosition = { file, line };
+    try {
+      if (fields !== null) addStatementStrings(builder, fields[0], fields[1], fields[2], fields[3], source);
+      else addParsedItem(builder, itemKind, value, source);
+    } catch (e) {
+      throw withPosition(e, source);
     }
+    items++;
+  };
+
+  /** Bytes [start, end) of `raw` as a JSON object: fatal UTF-8, JSON.parse, one object per line. */
+  const parseObject = (raw: Buffer, start: number, end: number, line: number): object => {
     let text: string;
     try {
       text = decoder.decode(raw.subarray(start, end));
@@ -208,14 +212,7 @@ export async function loadJsonLinesFile(
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
       throw dataError("INVALID_DATA", `expected a JSON object, got ${describeJsonValue(value)}`, { file, line });
     }
-    // A fresh position per line: the builder may keep it to name this line in a later error.
-    const source: SourcePosition = { file, line };
-    try {
-      addParsedItem(builder, itemKind, value, source);
-    } catch (e) {
-      throw withPosition(e, source);
-    }
-    items++;
+    return value;
   };
 
   /** Pieces of the line cut by chunk boundaries, joined when its LF arrives. */
