@@ -202,17 +202,16 @@ export function memoryLines(build: BuildResults, memory: MemoryResults | null): 
   const b = build.bytes;
   const units = build.identifierCodeUnits;
   const lines: MemoryLine[] = [
-    { what: "entity ids", bytes: b["entityIds"] ?? 0, per: (b["entityIds"] ?? 0) / build.entities, unit: "B/entity" },
     {
-      what: "raw identifiers",
-      bytes: b["rawIdentifiers"] ?? 0,
-      per: (b["rawIdentifiers"] ?? 0) / units,
-      unit: "B/code unit",
+      what: "entity table (entityId and raw identifier text, type, sourceType, hash)",
+      bytes: b["entities"] ?? 0,
+      per: (b["entities"] ?? 0) / build.entities,
+      unit: "B/entity",
     },
     {
-      what: "entity columns (type, sourceType)",
-      bytes: b["entityColumns"] ?? 0,
-      per: (b["entityColumns"] ?? 0) / build.entities,
+      what: "entityId lookup (hash table)",
+      bytes: b["entityLookup"] ?? 0,
+      per: (b["entityLookup"] ?? 0) / build.entities,
       unit: "B/entity",
     },
     {

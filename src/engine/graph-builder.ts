@@ -28,7 +28,7 @@ import { Uint32Vector, Uint8Vector } from "mnemonist";
 import { checkCacheBytes, toSecretBytes } from "./cursor.js";
 import { dataError, type QuiverErrorCode, type SourcePosition } from "./errors.js";
 import { Dictionary } from "./dictionary.js";
-import { EntityColumns } from "./entity-columns.js";
+import { EntityTable, indexArray } from "./entity-table.js";
 import type { GivenFingerprint } from "./fingerprint-column.js";
 import { derivedFingerprintHalves, readHexFingerprint } from "./fingerprint.js";
 import { FingerprintTable } from "./fingerprint-table.js";
@@ -44,7 +44,6 @@ import {
 } from "./limits.js";
 import { SearchIndex } from "./search-index.js";
 import { StatementIndex } from "./statement-index.js";
-import { TextList } from "./text-list.js";
 import { ENTITY_TYPES, type EntityInput, type StatementInput } from "./types.js";
 import { fitsUtf8Bytes, loneSurrogateAt, utf8ByteLength } from "./utf8.js";
 
@@ -312,7 +311,7 @@ export class GraphBuilder {
     const entityIds = order.map((i) => this.entityIds[i]!);
     const rawList = order.map((i) => this.rawIdentifiers[i]!);
     const types = new Uint8Array(n);
-    const sourceTypeIndex = EntityColumns.indexArray(n, this.sourceTypes.length - 1);
+    const sourceTypeIndex = indexArray(n, this.sourceTypes.length - 1);
     for (let d = 0; d < n; d++) {
       const i = order[d]!;
       types[d] = this.types.get(i);
@@ -324,8 +323,15 @@ export class GraphBuilder {
       sortedHashes[2 * d] = this.entityHashes.get(2 * order[d]!);
       sortedHashes[2 * d + 1] = this.entityHashes.get(2 * order[d]! + 1);
     }
-    const dictionary = Dictionary.build(entityIds, sortedHashes);
-    const rawIdentifiers = TextList.from(rawList, n);
+    const entities = EntityTable.from({
+      entityIds,
+      rawIdentifiers: rawList,
+      types,
+      sourceTypeIndex,
+      sourceTypes: this.sourceTypes,
+      hashes: sortedHashes,
+    });
+    const dictionary = new Dictionary(entities);
     progress?.("sort-entities", 1, 1);
 
     const searchIndex = SearchIndex.build(rawList.map(fold), types, (done, total) =>
@@ -358,8 +364,8 @@ export class GraphBuilder {
     progress?.("content-tag", 0, 1);
     const graph = new Graph(
       {
+        entities,
         dictionary,
-        entities: new EntityColumns(rawIdentifiers, types, sourceTypeIndex, this.sourceTypes.slice()),
         searchIndex,
         statementIndex,
       },

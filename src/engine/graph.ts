@@ -5,9 +5,8 @@
  * `search` (substring search of raw identifiers) and `statements` (filtered list), both keyset
  * paginated with sealed cursors. Built by GraphBuilder, or opened from a snapshot file.
  *
- * Entities are held by dense id (= position in entityId order, see dictionary.ts) in parallel
- * columns: entityId and rawIdentifier strings, the type as a byte, the sourceType as an index into a
- * table of distinct values. The indexes (search-index.ts, statement-index.ts) work on integers only;
+ * Entities are held by dense id (= position in entityId order, see dictionary.ts) in one record
+ * each (entity-table.ts: an entity read is one cache miss, plus its characters). The indexes (search-index.ts, statement-index.ts) work on integers only;
  * strings are read here, for the items of the page and the cursor of its last item.
  *
  * Cost of a page: see SearchIndex.find and StatementIndex; on top, one HMAC to open a cursor and
@@ -25,9 +24,9 @@ import {
   toSecretBytes,
 } from "./cursor.js";
 import type { Dictionary } from "./dictionary.js";
-import { derivedFingerprintHalves } from "./fingerprint.js";
+import { derivedFingerprintHalves, HexPage } from "./fingerprint.js";
 import { fold } from "./fold.js";
-import { hex64 } from "./hash64.js";
+import { hex64, type Hash64 } from "./hash64.js";
 import {
   SEARCH_DEFAULT_LIMIT,
   SEARCH_MAX_LIMIT,
@@ -37,8 +36,7 @@ import {
 } from "./limits.js";
 import { TIER_INFIX, type SearchIndex, type SearchResume } from "./search-index.js";
 import { OBJECT, PREDICATE, SUBJECT, type IndexOrder, type SeekKey, type StatementIndex } from "./statement-index.js";
-import type { EntityColumns } from "./entity-columns.js";
-import type { TextList } from "./text-list.js";
+import type { EntityTable } from "./entity-table.js";
 import {
   ENTITY_TYPES,
   type Entity,
@@ -53,10 +51,10 @@ import { checkLimit, checkOptionalText, checkQuery, checkType } from "./validate
 
 /** Everything a graph is made of: what GraphBuilder produces and a snapshot stores. */
 export interface GraphParts {
-  /** entityIds ascending (position = dense id), their hashes and the lookup table. */
+  /** entityId, rawIdentifier, type, sourceType and entityId hash per dense id (entityIds ascending). */
+  entities: EntityTable;
+  /** entityId -> dense id, over `entities` (made from it; not stored). */
   dictionary: Dictionary;
-  /** rawIdentifier, type and sourceType per dense id. */
-  entities: EntityColumns;
   searchIndex: SearchIndex;
   statementIndex: StatementIndex;
   /** The content tag (content-tag.ts), when known already (a snapshot stores it); else computed at construction. */
@@ -86,8 +84,9 @@ export interface GraphStats {
   identifierCodeUnits: number;
   /**
    * Bytes held per structure (typed arrays' byteLength, plus string bytes where strings are kept):
-   * entityIds (the dictionary), rawIdentifiers, entityColumns (types and source types), search,
-   * statements (the three orders) and fingerprints (given ones; 0 when all are derived).
+   * entities (the entity table: entityIds, rawIdentifiers, types, sourceTypes, hashes), entityLookup
+   * (the dictionary's hash table), search, statements (the three orders) and fingerprints (given
+   * ones; 0 when all are derived).
    */
   bytes: Record<string, number>;
   /** The entities that head the most statements as subject, predicate and object, most first. */
@@ -116,12 +115,18 @@ export class Graph {
   readonly #parts: GraphParts;
   readonly #options: GraphOptions;
   private readonly dictionary: Dictionary;
-  private readonly raws: TextList;
+  private readonly entities: EntityTable;
   private readonly cursors: CursorCodec;
   private readonly searchIndex: SearchIndex;
   private readonly statementIndex: StatementIndex;
   /** The strings of the entity last written in each statement role (see RoleNames). */
   private readonly names: RoleNames;
+  /** Scratch of one page (a query runs to its end before the next starts): SPO rows, dense ids. */
+  private readonly pageRows = new Uint32Array(STATEMENTS_MAX_LIMIT);
+  private readonly pageIds = new Uint32Array(3 * Math.max(STATEMENTS_MAX_LIMIT, SEARCH_MAX_LIMIT));
+  /** The page's given fingerprints (undefined: derived, in pageHex). */
+  private readonly pageGiven: (string | undefined)[] = new Array(STATEMENTS_MAX_LIMIT).fill(undefined);
+  private readonly pageHex = new HexPage(STATEMENTS_MAX_LIMIT);
   #stats: GraphStats | undefined;
   readonly #contentTag: string;
   /** What a cursor records with its position: the content tag's first HINT_ID_DIGITS digits. */
@@ -136,13 +141,13 @@ export class Graph {
     this.#parts = parts;
     this.#options = options;
     this.dictionary = parts.dictionary;
-    this.raws = parts.entities.rawIdentifiers;
+    this.entities = parts.entities;
     checkCacheBytes(options.cacheBytes);
     // The cursor cache is the only cache a graph keeps between queries: it gets the whole budget.
     this.cursors = new CursorCodec(toSecretBytes(options.cursorSecret), options.cacheBytes ?? DEFAULT_CACHE_BYTES);
     this.searchIndex = parts.searchIndex;
     this.statementIndex = parts.statementIndex;
-    this.names = new RoleNames(this.dictionary, this.raws);
+    this.names = new RoleNames(this.entities);
     // Once per built graph (a snapshot brings its own; withOptions shares the parts that hold it).
     parts.contentTag ??= this.computeContentTag();
     this.#contentTag = parts.contentTag;
@@ -150,12 +155,12 @@ export class Graph {
   }
 
   private computeContentTag(): string {
-    const { entities } = this.#parts;
+    const entities = this.entities;
     const st = this.statementIndex;
     return contentTag({
       entityCount: this.entityCount,
-      entityStrings: (id) => [this.dictionary.entityId(id), this.raws.get(id), entities.sourceTypeOf(id)],
-      typeOf: (id) => entities.types[id]!,
+      entityStrings: (id) => [entities.entityId(id), entities.rawIdentifier(id), entities.sourceTypeOf(id)],
+      typeOf: (id) => entities.typeOf(id),
       statementCount: st.length,
       statementIds: (row, out) => {
         out[0] = st.subjectOf(row);
@@ -240,7 +245,7 @@ export class Graph {
         // Other content (a changed graph): place the key among this graph's entities.
         const entityId = parts[1]!;
         const entityAt = this.dictionary.lowerBound(entityId);
-        const entityExact = entityAt < this.entityCount && this.dictionary.ids.equals(entityAt, entityId);
+        const entityExact = entityAt < this.entityCount && this.dictionary.is(entityAt, entityId);
         // The cursor carries the raw identifier (shorter than its fold when NFKC expands it): fold it again.
         after = { tier: extra, folded: fold(parts[0]!), entityAt, entityExact };
       }
@@ -248,8 +253,12 @@ export class Graph {
     // One look-ahead item tells whether a next page exists, so nextCursor is null exactly at the end.
     const hits = this.searchIndex.find(fold(q), type, after, limit + 1);
     const n = Math.min(limit, hits.ranks.length);
+    // In stages, as a statements page: ranks to dense ids, the entities' records and text, the items.
+    const ids = this.pageIds;
+    for (let i = 0; i < n; i++) ids[i] = this.searchIndex.idAt(hits.ranks[i]!);
+    this.entities.touch(ids, n);
     const items: Entity[] = new Array(n);
-    for (let i = 0; i < n; i++) items[i] = this.entityAt(this.searchIndex.idAt(hits.ranks[i]!));
+    for (let i = 0; i < n; i++) items[i] = this.entityAt(ids[i]!);
     let nextCursor: string | null = null;
     if (hits.ranks.length > limit) {
       const last = items[n - 1]!;
@@ -294,8 +303,22 @@ export class Graph {
           : index.seekAfter(order, lo, hi, this.seekKey(after), (row) => this.fingerprintOf(row));
     }
     const end = Math.min(hi, start + limit);
-    const items: Statement[] = new Array(end - start);
-    for (let at = start; at < end; at++) items[at - start] = this.statementAt(index.rowAt(order, at));
+    const n = end - start;
+    // The page is read in stages, each a small loop of independent reads (see EntityTable.touch):
+    // positions to rows, rows to the three dense ids, the entities' records and text; then the items.
+    const rows = this.pageRows;
+    const ids = this.pageIds;
+    for (let k = 0; k < n; k++) rows[k] = index.rowAt(order, start + k);
+    for (let k = 0; k < n; k++) {
+      const row = rows[k]!;
+      ids[3 * k] = index.subjectOf(row);
+      ids[3 * k + 1] = index.predicateOf(row);
+      ids[3 * k + 2] = index.objectOf(row);
+    }
+    this.entities.touch(ids, 3 * n);
+    this.pageFingerprints(n);
+    const items: Statement[] = new Array(n);
+    for (let k = 0; k < n; k++) items[k] = this.statementAt(k, ids[3 * k]!, ids[3 * k + 1]!, ids[3 * k + 2]!);
     let nextCursor: string | null = null;
     if (end < hi) {
       const last = items[items.length - 1]!;
@@ -317,9 +340,8 @@ export class Graph {
   }
 
   private computeStats(): GraphStats {
-    const parts = this.#parts;
     const entitiesByType = Object.fromEntries(ENTITY_TYPES.map((t) => [t, 0])) as Record<EntityType, number>;
-    for (const t of parts.entities.types) entitiesByType[ENTITY_TYPES[t]!]++;
+    for (let id = 0; id < this.entityCount; id++) entitiesByType[ENTITY_TYPES[this.entities.typeOf(id)]!]++;
     const st = this.statementIndex;
     const subjects = new Uint32Array(this.entityCount);
     const predicates = new Uint32Array(this.entityCount);
@@ -333,11 +355,10 @@ export class Graph {
       entities: this.entityCount,
       statements: this.statementCount,
       entitiesByType,
-      identifierCodeUnits: this.raws.codeUnits,
+      identifierCodeUnits: this.entities.rawCodeUnits,
       bytes: {
-        entityIds: this.dictionary.byteLength,
-        rawIdentifiers: parts.entities.rawIdentifiers.byteLength,
-        entityColumns: parts.entities.byteLength - parts.entities.rawIdentifiers.byteLength,
+        entities: this.entities.byteLength,
+        entityLookup: this.dictionary.byteLength,
         search: this.searchIndex.byteLength,
         statements: st.byteLength,
         fingerprints: st.fingerprints.byteLength,
@@ -402,7 +423,7 @@ export class Graph {
       [PREDICATE, p],
     ] as const) {
       const d = this.dictionary.lowerBound(id);
-      const there = d < this.entityCount && this.dictionary.ids.equals(d, id);
+      const there = d < this.entityCount && this.dictionary.is(d, id);
       if (component === PREDICATE) {
         // Predicates compare by their index among the graph's predicates.
         const pi = this.statementIndex.predicateLowerBound(d);
@@ -417,13 +438,7 @@ export class Graph {
   }
 
   private entityAt(id: number): Entity {
-    const parts = this.#parts;
-    return {
-      entityId: this.dictionary.entityId(id),
-      rawIdentifier: this.raws.get(id),
-      type: ENTITY_TYPES[parts.entities.types[id]!]!,
-      sourceType: parts.entities.sourceTypeOf(id),
-    };
+    return this.entities.entity(id);
   }
 
   /** A row's fingerprint: the given one, or the one derived from its entities' hashes. */
@@ -436,25 +451,50 @@ export class Graph {
   private fingerprintOfIds(row: number, sId: number, pId: number, oId: number): string {
     const given = this.statementIndex.fingerprints.given(row);
     if (given !== undefined) return given;
-    const h = this.dictionary.hashes;
-    const s = 2 * sId;
-    const p = 2 * pId;
-    const o = 2 * oId;
-    const fp = derivedFingerprintHalves(h[s]!, h[s + 1]!, h[p]!, h[p + 1]!, h[o]!, h[o + 1]!);
+    const fp = this.derivedHalves(sId, pId, oId);
     return hex64(fp[0], fp[1]);
   }
 
-  private statementAt(row: number): Statement {
-    const st = this.statementIndex;
+  /** The derived fingerprint of (sId, pId, oId), as two halves (in a scratch pair: use at once). */
+  private derivedHalves(sId: number, pId: number, oId: number): Hash64 {
+    const e = this.entities;
+    return derivedFingerprintHalves(
+      e.hashHi(sId),
+      e.hashLo(sId),
+      e.hashHi(pId),
+      e.hashLo(pId),
+      e.hashHi(oId),
+      e.hashLo(oId),
+    );
+  }
+
+  /**
+   * The fingerprints of the page in pageRows / pageIds (n rows): the given ones in pageGiven, the
+   * derived ones written into pageHex, which makes them strings together (HexPage).
+   */
+  private pageFingerprints(n: number): void {
+    const column = this.statementIndex.fingerprints;
+    const rows = this.pageRows;
+    const ids = this.pageIds;
+    for (let k = 0; k < n; k++) {
+      const given = column.given(rows[k]!);
+      this.pageGiven[k] = given;
+      if (given === undefined) {
+        const fp = this.derivedHalves(ids[3 * k]!, ids[3 * k + 1]!, ids[3 * k + 2]!);
+        this.pageHex.set(k, fp[0], fp[1]);
+      }
+    }
+    this.pageHex.seal(n);
+  }
+
+  /** Item k of the page being made (pageFingerprints done), whose dense ids are `s`, `p`, `o`. */
+  private statementAt(k: number, s: number, p: number, o: number): Statement {
     const names = this.names;
-    const s = st.subjectOf(row);
-    const p = st.predicateOf(row);
-    const o = st.objectOf(row);
     names.name(SUBJECT, s);
     names.name(PREDICATE, p);
     names.name(OBJECT, o);
     return {
-      statementFingerprint: this.fingerprintOfIds(row, s, p, o),
+      statementFingerprint: this.pageGiven[k] ?? this.pageHex.get(k),
       subjectEntityId: names.entityIds[SUBJECT]!,
       subjectRawIdentifier: names.raws[SUBJECT]!,
       predicateEntityId: names.entityIds[PREDICATE]!,
@@ -472,24 +512,22 @@ export class Graph {
  * strings instead of reading the text lists again. Holds three entities' strings at most.
  */
 class RoleNames {
-  private readonly dictionary: Dictionary;
-  private readonly rawIdentifiers: TextList;
+  private readonly entities: EntityTable;
   /** Dense id whose strings each role holds (-1: none yet). */
   private readonly ids = new Int32Array(3).fill(-1);
   readonly entityIds: string[] = ["", "", ""];
   readonly raws: string[] = ["", "", ""];
 
-  constructor(dictionary: Dictionary, rawIdentifiers: TextList) {
-    this.dictionary = dictionary;
-    this.rawIdentifiers = rawIdentifiers;
+  constructor(entities: EntityTable) {
+    this.entities = entities;
   }
 
   /** Makes entityIds[role] and raws[role] those of dense id `id`. */
   name(role: number, id: number): void {
     if (this.ids[role] === id) return;
     this.ids[role] = id;
-    this.entityIds[role] = this.dictionary.entityId(id);
-    this.raws[role] = this.rawIdentifiers.get(id);
+    this.entityIds[role] = this.entities.entityId(id);
+    this.raws[role] = this.entities.rawIdentifier(id);
   }
 }
 

@@ -60,9 +60,11 @@ export const SNAPSHOT_MAGIC = Uint8Array.from([0x51, 0x55, 0x49, 0x56, 0x45, 0x5
 /**
  * The format this Quiver writes and the only one it reads. Bump it for any change of the layout or
  * of what a structure stores. 2: named sections, each structure's own serial form, and fold's
- * ß -> ss step (text folded by format 1's Quivers would be searched wrongly).
+ * ß -> ss step (text folded by format 1's Quivers would be searched wrongly). 3: one entity table
+ * (a record per entity, entityId and rawIdentifier side by side) instead of a dictionary section
+ * and entity columns.
  */
-export const FORMAT_VERSION = 2;
+export const FORMAT_VERSION = 3;
 export const HEADER_BYTES = 40;
 /** Where the header keeps the checksum. */
 export const CHECKSUM_AT = 28;

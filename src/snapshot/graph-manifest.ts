@@ -11,8 +11,8 @@
  *   graph.contentTag                   graph.stats().contentTag, so opening need not hash the content
  *   graph.builtAt                      when the snapshot was written, in ms since 1970 (UTC)
  *   graph.writer                       "quiver <version>" of the Quiver that wrote it
- *   dictionary                         Dictionary: the entityIds
- *   entities                           EntityColumns: rawIdentifier, type, sourceType per entity
+ *   entities                           EntityTable: entityId, rawIdentifier, type, sourceType, hash
+ *                                      per entity (the Dictionary's lookup table is rebuilt from it)
  *   search                             SearchIndex
  *   statements                         StatementIndex
  *
@@ -24,7 +24,7 @@
  */
 
 import { Dictionary } from "../engine/dictionary.js";
-import { EntityColumns } from "../engine/entity-columns.js";
+import { EntityTable } from "../engine/entity-table.js";
 import { Graph, type GraphOptions } from "../engine/graph.js";
 import { graphParts } from "../engine/internal.js";
 import { SearchIndex } from "../engine/search-index.js";
@@ -60,7 +60,6 @@ export function writeGraph(graph: Graph, w: SerialWriter, options: WriteGraphOpt
   summary.text("contentTag", graph.stats().contentTag);
   summary.integer("builtAt", Math.max(0, (options.builtAt ?? new Date()).getTime()));
   summary.text("writer", `quiver ${QUIVER_VERSION}`);
-  parts.dictionary.serialize(w.child("dictionary"));
   parts.entities.serialize(w.child("entities"));
   parts.searchIndex.serialize(w.child("search"));
   parts.statementIndex.serialize(w.child("statements"));
@@ -83,14 +82,14 @@ export function readGraphSummary(r: SerialReader): GraphSummary {
 /** Restores the graph `r` holds, each structure checking itself; `options` as for any Graph. */
 export function readGraph(r: SerialReader, options: GraphOptions = {}): Graph {
   const summary = readGraphSummary(r);
-  const dictionary = Dictionary.deserialize(r.child("dictionary"));
-  const entities = EntityColumns.deserialize(r.child("entities"), dictionary.size);
-  const searchIndex = SearchIndex.deserialize(r.child("search"), dictionary.size);
-  const statementIndex = StatementIndex.deserialize(r.child("statements"), dictionary.size);
-  if (dictionary.size !== summary.entities || statementIndex.length !== summary.statements) {
+  const entities = EntityTable.deserialize(r.child("entities"));
+  const searchIndex = SearchIndex.deserialize(r.child("search"), entities.size);
+  const statementIndex = StatementIndex.deserialize(r.child("statements"), entities.size);
+  if (entities.size !== summary.entities || statementIndex.length !== summary.statements) {
     r.corrupt(
-      `the summary counts ${summary.entities} entities and ${summary.statements} statements, the structures ${dictionary.size} and ${statementIndex.length}`,
+      `the summary counts ${summary.entities} entities and ${summary.statements} statements, the structures ${entities.size} and ${statementIndex.length}`,
     );
   }
-  return new Graph({ dictionary, entities, searchIndex, statementIndex, contentTag: summary.contentTag }, options);
+  const dictionary = new Dictionary(entities);
+  return new Graph({ entities, dictionary, searchIndex, statementIndex, contentTag: summary.contentTag }, options);
 }

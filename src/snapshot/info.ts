@@ -3,7 +3,7 @@
  * =====================================================
  * `readSnapshotInfo(path)` answers `quiver info FILE.snap`: the format version, the counts, the
  * checksum, the bytes of every section and of every structure (sections grouped by the first part
- * of their name: dictionary, entities, search, statements...), when it was built and by which Quiver.
+ * of their name: entities, search, statements...), when it was built and by which Quiver.
  * It reads the header, the table and the summary texts only (a few KB, container.ts's readTable and
  * graph-manifest.ts's readGraphSummary), so it answers at once for a file of any size; with
  * `verifyChecksum` it also reads the whole file once to compare the checksum (and says whether it

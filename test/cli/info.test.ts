@@ -41,7 +41,7 @@ test("the description: format, counts, content tag, checksum, build time and wri
   assert.match(text, new RegExp(`^  content tag +${demo.stats().contentTag}$`, "m"));
   assert.match(text, /^ {2}checksum +[0-9a-f]{8} CRC-32 \(not verified: --verify\)$/m);
   assert.match(text, new RegExp(`^  built +\\S+Z by quiver ${VERSION.replace(/\./g, "\\.")}$`, "m"));
-  for (const structure of ["header and table", "dictionary", "entities", "search", "statements"]) {
+  for (const structure of ["header and table", "entities", "search", "statements"]) {
     assert.match(text, new RegExp(`^ {4}${structure} +[0-9,]+$`, "m"));
   }
 });

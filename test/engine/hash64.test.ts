@@ -6,14 +6,14 @@
  * little-endian, then each UTF-16 code unit as 2 bytes little-endian). The BigInt reference is
  * first checked on the published FNV-1a-64 test vectors, so the two cannot share a mistake. Then:
  * literals, seeded random strings (lone surrogates, U+0000, astral, lengths past 255 and 65,535 so
- * every byte of the length prefix is used), hex64's zero padding, and deriveFingerprint's shape,
- * order sensitivity and length prefix.
+ * every byte of the length prefix is used), hex64's zero padding (and HexPage against it), and
+ * deriveFingerprint's shape, order sensitivity and length prefix.
  */
 
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { hash64, hash64Words, hex64, type Hash64 } from "../../src/engine/hash64.js";
-import { deriveFingerprint, readHexFingerprint } from "../../src/engine/fingerprint.js";
+import { deriveFingerprint, HexPage, readHexFingerprint } from "../../src/engine/fingerprint.js";
 import { Rng, show } from "../support/oracle.js";
 
 const OFFSET_BASIS = 0xcbf29ce484222325n;
@@ -163,6 +163,22 @@ test("hex64: 16 lowercase digits, zero-padded in each half", () => {
     const lo = rng.chance(0.3) ? rng.int(0x10000) : rng.int(2 ** 32);
     const want = hex((BigInt(hi) << 32n) | BigInt(lo));
     if (hex64(hi, lo) !== want) assert.unreachable(`hex64(${hi}, ${lo}) = ${hex64(hi, lo)}, want ${want}`);
+  }
+});
+
+test("HexPage: every value of a page is hex64 of it, page after page, shorter pages too", () => {
+  const rng = new Rng(77);
+  const page = new HexPage(200);
+  const edges = [0, 1, 9, 10, 15, 16, 0x0fffffff, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff];
+  for (const n of [200, 1, 50, 0, 137, 200]) {
+    const values = Array.from({ length: n }, (_, k) =>
+      k < edges.length * edges.length
+        ? [edges[Math.floor(k / edges.length)]!, edges[k % edges.length]!]
+        : [rng.int(2 ** 32), rng.int(2 ** 32)],
+    );
+    for (const [k, [hi, lo]] of values.entries()) page.set(k, hi!, lo!);
+    page.seal(n);
+    for (const [k, [hi, lo]] of values.entries()) assert.is(page.get(k), hex64(hi!, lo!), `page of ${n}, value ${k}`);
   }
 });
 

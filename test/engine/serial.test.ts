@@ -13,11 +13,9 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 
 import { BitVector } from "../../src/engine/bit-vector.js";
-import { Dictionary } from "../../src/engine/dictionary.js";
-import { EntityColumns } from "../../src/engine/entity-columns.js";
+import { EntityTable, RECORD_WORDS } from "../../src/engine/entity-table.js";
 import { FingerprintColumn } from "../../src/engine/fingerprint-column.js";
 import { SearchIndex } from "../../src/engine/search-index.js";
-import { TextList } from "../../src/engine/text-list.js";
 import {
   MemorySerialReader,
   MemorySerialWriter,
@@ -193,57 +191,90 @@ test("WaveletMatrix: round trip answers equal (random sequences); damage refused
 });
 
 // ---------------------------------------------------------------------------------------------
-// Dictionary, entity columns, fingerprints
+// Entity table, fingerprints
 
-test("Dictionary: round trip; unsorted ids or wrong hashes refused with verify", () => {
-  const ids = ["a", "b", "é", "😀"];
-  const fields = fieldsOf((w) => Dictionary.build(ids).serialize(w));
-  const back = Dictionary.deserialize(readerOf(fields));
-  assert.equal(
-    ids.map((id) => back.idOf(id)),
-    [0, 1, 2, 3],
-  );
-  assert.is(back.idOf("c"), -1);
-  const unsorted = fieldsOf((w) => {
-    Dictionary.build(ids).serialize(w);
-  });
-  unsorted.set("ids.index", (unsorted.get("ids.index") as Uint32Array).slice().reverse());
-  expectCorrupt(() => Dictionary.deserialize(readerOf(unsorted)), /ascending|hash|outside/);
-  const hashes = withArray<Uint32Array>(fields, "hashes", (h) => (h[3] = h[3]! ^ 1));
-  expectCorrupt(() => Dictionary.deserialize(readerOf(hashes)), /hash of entityId 1 is wrong/);
+/** An entity table of the given columns (ids ascending), its hashes computed. */
+function tableOf(
+  ids: string[],
+  raws: string[],
+  types: number[],
+  sources: number[],
+  sourceTypes: string[],
+): EntityTable {
+  return EntityTable.from({ entityIds: ids, rawIdentifiers: raws, types, sourceTypeIndex: sources, sourceTypes });
+}
+
+/** Every column of `t`, read back entity by entity. */
+function rowsOf(t: EntityTable): unknown[] {
+  return Array.from({ length: t.size }, (_, d) => [t.entityId(d), t.rawIdentifier(d), t.typeOf(d), t.sourceTypeOf(d)]);
+}
+
+test("EntityTable: round trip; shapes always, order, hashes and sourceType indexes with verify, checked", () => {
+  const table = tableOf(["a", "b", "é", "😀"], ["x", "", "Straße", "字"], [0, 7, 3, 1], [1, 0, 1, 0], ["", "w"]);
+  const fields = fieldsOf((w) => table.serialize(w));
+  const back = EntityTable.deserialize(readerOf(fields));
+  assert.equal(rowsOf(back), [
+    ["a", "x", 0, "w"],
+    ["b", "", 7, ""],
+    ["é", "Straße", 3, "w"],
+    ["😀", "字", 1, ""],
+  ]);
   expectCorrupt(
-    () => Dictionary.deserialize(readerOf(patched(fields, "hashes", new Uint32Array(2)), false)),
-    /4 ids but 1 hashes/,
+    () => EntityTable.deserialize(readerOf(patched(fields, "records", new Uint32Array(15)), false)),
+    /records has 15 words, not 4 per entity/,
+  );
+  // Entities 0 and 1 swapped (hashes and all): the order is wrong.
+  const swapped = withArray<Uint32Array>(fields, "records", (r) => {
+    const first = r.slice(0, RECORD_WORDS);
+    r.copyWithin(0, RECORD_WORDS, 2 * RECORD_WORDS);
+    r.set(first, RECORD_WORDS);
+  });
+  expectCorrupt(() => EntityTable.deserialize(readerOf(swapped)), /not in strictly ascending order/);
+  assert.is(EntityTable.deserialize(readerOf(swapped, false)).entityId(0), "b");
+  const hash = withArray<Uint32Array>(fields, "records", (r) => (r[RECORD_WORDS + 3] = r[RECORD_WORDS + 3]! ^ 1));
+  expectCorrupt(() => EntityTable.deserialize(readerOf(hash)), /hash of entityId 1 is wrong/);
+  // Entity 2's packed sourceType index set to 2, past the two sourceTypes.
+  const source = withArray<Uint32Array>(
+    fields,
+    "records",
+    (r) => (r[2 * RECORD_WORDS + 1] = (r[2 * RECORD_WORDS + 1]! & 0xffffff) | (2 << 24)),
+  );
+  expectCorrupt(() => EntityTable.deserialize(readerOf(source)), /entity 2 has sourceType index 2/);
+  // Entity 3's span moved past the end of its store: refused even without verify.
+  const outside = withArray<Uint32Array>(fields, "records", (r) => (r[3 * RECORD_WORDS] = r[3 * RECORD_WORDS]! + 1000));
+  expectCorrupt(() => EntityTable.deserialize(readerOf(outside, false)), /entity 3 lies outside its text store/);
+  expectCorrupt(() => EntityTable.deserialize(readerOf(patched(fields, "sourceTypeBytes", 3))), /not 0, 1, 2 or 4/);
+  expectCorrupt(
+    () =>
+      EntityTable.deserialize(
+        readerOf(new Map(patched(fields, "sourceTypeBytes", 1)).set("sourceTypeIndex", new Uint8Array(4))),
+      ),
+    /2 sourceTypes, but sourceTypeBytes is 1/,
   );
 });
 
-test("EntityColumns: round trip; lengths always, types and sourceType indexes with verify, checked", () => {
-  const columns = new EntityColumns(
-    TextList.from(["x", "", "Straße"]),
-    Uint8Array.of(0, 7, 3),
-    Uint8Array.of(1, 0, 1),
-    ["", "w"],
-  );
-  const fields = fieldsOf((w) => columns.serialize(w));
-  const back = EntityColumns.deserialize(readerOf(fields), 3);
-  assert.equal(
-    [0, 1, 2].map((id) => [back.rawIdentifierOf(id), back.types[id], back.sourceTypeOf(id)]),
-    [
-      ["x", 0, "w"],
-      ["", 7, ""],
-      ["Straße", 3, "w"],
-    ],
+test("EntityTable: more sourceTypes than a record packs get a column, which round trips and is checked", () => {
+  const sourceTypes = Array.from({ length: 300 }, (_, i) => `s${i}`);
+  const ids = ["a", "b", "c"];
+  const table = tableOf(ids, ["x", "y", "z"], [1, 2, 3], [299, 0, 256], sourceTypes);
+  const fields = fieldsOf((w) => table.serialize(w));
+  assert.is(fields.get("sourceTypeBytes"), 2);
+  const back = EntityTable.deserialize(readerOf(fields));
+  assert.equal(rowsOf(back), [
+    ["a", "x", 1, "s299"],
+    ["b", "y", 2, "s0"],
+    ["c", "z", 3, "s256"],
+  ]);
+  const bad = withArray<Uint16Array>(fields, "sourceTypeIndex", (c) => (c[1] = 300));
+  expectCorrupt(() => EntityTable.deserialize(readerOf(bad)), /entity 1 has sourceType index 300/);
+  expectCorrupt(
+    () => EntityTable.deserialize(readerOf(patched(fields, "sourceTypeIndex", new Uint16Array(2)), false)),
+    /sourceTypeIndex has 2 elements, expected 3/,
   );
   expectCorrupt(
-    () => EntityColumns.deserialize(readerOf(fields, false), 4),
-    /rawIdentifiers has 3 elements, expected 4/,
+    () => EntityTable.deserialize(readerOf(patched(fields, "sourceTypeBytes", 0), false)),
+    /300 sourceTypes, but sourceTypeBytes is 0/,
   );
-  const badType = withArray<Uint8Array>(fields, "types", (t) => (t[1] = 8));
-  expectCorrupt(() => EntityColumns.deserialize(readerOf(badType), 3), /types holds 8/);
-  assert.is(EntityColumns.deserialize(readerOf(badType, false), 3).size, 3);
-  const badSource = withArray<Uint8Array>(fields, "sourceTypeIndex", (s) => (s[2] = 2));
-  expectCorrupt(() => EntityColumns.deserialize(readerOf(badSource), 3), /sourceTypeIndex holds 2/);
-  expectCorrupt(() => EntityColumns.deserialize(readerOf(patched(fields, "sourceTypeBytes", 3)), 3), /not 1, 2 or 4/);
 });
 
 test("FingerprintColumn: every layout round trips; counts that disagree are refused", () => {
