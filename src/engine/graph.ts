@@ -25,6 +25,7 @@ import {
 } from "./cursor.js";
 import type { Dictionary } from "./dictionary.js";
 import { derivedFingerprintHalves, HexPage } from "./fingerprint.js";
+import { PageHasher } from "./page-hasher.js";
 import { fold } from "./fold.js";
 import { hex64, type Hash64 } from "./hash64.js";
 import {
@@ -127,6 +128,8 @@ export class Graph {
   /** The page's given fingerprints (undefined: derived, in pageHex). */
   private readonly pageGiven: (string | undefined)[] = new Array(STATEMENTS_MAX_LIMIT).fill(undefined);
   private readonly pageHex = new HexPage(STATEMENTS_MAX_LIMIT);
+  /** FNV-1a 64 of the page's derived fingerprints, in WebAssembly (page-hasher.ts). */
+  private readonly pageHasher = new PageHasher();
   #stats: GraphStats | undefined;
   readonly #contentTag: string;
   /** What a cursor records with its position: the content tag's first HINT_ID_DIGITS digits. */
@@ -469,21 +472,31 @@ export class Graph {
   }
 
   /**
-   * The fingerprints of the page in pageRows / pageIds (n rows): the given ones in pageGiven, the
-   * derived ones written into pageHex, which makes them strings together (HexPage).
+   * The fingerprints of the page in pageRows / pageIds (n rows): the given ones in pageGiven; the
+   * derived ones hashed together (PageHasher: one call a page) and written into pageHex, which makes
+   * them strings together (HexPage).
    */
   private pageFingerprints(n: number): void {
     const column = this.statementIndex.fingerprints;
     const rows = this.pageRows;
     const ids = this.pageIds;
+    const e = this.entities;
+    const hasher = this.pageHasher;
+    let derived = 0;
     for (let k = 0; k < n; k++) {
       const given = column.given(rows[k]!);
       this.pageGiven[k] = given;
-      if (given === undefined) {
-        const fp = this.derivedHalves(ids[3 * k]!, ids[3 * k + 1]!, ids[3 * k + 2]!);
-        this.pageHex.set(k, fp[0], fp[1]);
-      }
+      if (given !== undefined) continue;
+      const s = ids[3 * k]!;
+      const p = ids[3 * k + 1]!;
+      const o = ids[3 * k + 2]!;
+      hasher.setInput(k, e.hashHi(s), e.hashLo(s), e.hashHi(p), e.hashLo(p), e.hashHi(o), e.hashLo(o));
+      derived++;
     }
+    // A page whose fingerprints were all given (a graph whose input gave them) needs no hashing.
+    if (derived === 0) return;
+    hasher.hash(n);
+    for (let k = 0; k < n; k++) if (this.pageGiven[k] === undefined) this.pageHex.set(k, hasher.hi(k), hasher.lo(k));
     this.pageHex.seal(n);
   }
 
