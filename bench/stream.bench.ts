@@ -47,7 +47,7 @@ import { distribution, shuffled, summarize, timeEach, timeOnce } from "./sample.
 /** The deep page of the search stream, reached by walking (untimed). */
 export const DEEP_PAGE = 50;
 /** Every filter shape but "none" (one query, not a stream of distinct ones). */
-const SHAPES = STATEMENT_SHAPES.filter((shape) => shape !== "none");
+export const STREAM_SHAPES = STATEMENT_SHAPES.filter((shape) => shape !== "none");
 /** Query lengths drawn, in code points. */
 const MIN_QUERY_POINTS = 2;
 const MAX_QUERY_POINTS = 6;
@@ -63,7 +63,7 @@ export interface StreamOptions {
   naiveQueries: number;
 }
 
-interface SearchQuery {
+export interface SearchQuery {
   q: string;
   type: EntityType | undefined;
 }
@@ -138,7 +138,7 @@ export async function runStream(data: GraphData, options: StreamOptions): Promis
   const cases = [
     ...searchCases(data, "search", plain),
     ...searchCases(data, "search type=", typed),
-    ...SHAPES.flatMap((shape) => statementsCases(data, shape, filters.get(shape) ?? [])),
+    ...STREAM_SHAPES.flatMap((shape) => statementsCases(data, shape, filters.get(shape) ?? [])),
   ].filter((c) => c.queries > 0);
 
   // Quiver first, every pass, before any baseline exists.
@@ -193,7 +193,7 @@ export async function runStream(data: GraphData, options: StreamOptions): Promis
   return results;
 }
 
-function drawSearchQueries(
+export function drawSearchQueries(
   entities: readonly Entity[],
   wanted: number,
   rand: () => number,
@@ -216,7 +216,7 @@ function drawSearchQueries(
 }
 
 /** Up to `wanted` distinct filters per shape, from random statements (read through exportStatements). */
-function drawFilters(graph: Graph, wanted: number, rand: () => number): Map<string, Filter[]> {
+export function drawFilters(graph: Graph, wanted: number, rand: () => number): Map<string, Filter[]> {
   const n = graph.statementCount;
   const rows = new Set<number>();
   const target = Math.min(n, DRAWS_PER_QUERY * wanted);
@@ -225,7 +225,7 @@ function drawFilters(graph: Graph, wanted: number, rand: () => number): Map<stri
   let row = 0;
   for (const st of graph.exportStatements()) if (rows.has(row++)) picked.push(st);
   const out = new Map<string, Filter[]>();
-  for (const shape of SHAPES) {
+  for (const shape of STREAM_SHAPES) {
     const distinct = new Map<string, Filter>();
     for (const st of shuffled(picked, rand)) {
       if (distinct.size >= wanted) break;

@@ -1,0 +1,234 @@
+/**
+ * Two builds of Quiver side by side, in one process: `npm run bench:compare -- --against DIR`
+ * ==========================================================================================
+ * Is a change faster? On a shared machine two runs of the same bench, even back to back, differ by
+ * tens of percent (other tenants come and go), often more than the change. This bench removes most
+ * of that: it loads this checkout's Quiver and the one built in DIR (another worktree or clone, its
+ * `dist/src` compiled), builds the same generated graph with each, and times the distinct-query
+ * stream (bench/stream.bench.ts draws the queries) on both, interleaved: batches of BATCH queries,
+ * one build then the other, the order alternating from batch to batch. Whatever the machine does
+ * meanwhile falls on both about equally. Each query is timed on its own (one call, page built and
+ * cursor sealed), `rounds` rounds, the first a warm-up not kept.
+ *
+ * It also checks the two builds agree: every page's items must be equal (the contract leaves no
+ * freedom: same order, same derived fingerprints); a difference is counted and the first ones
+ * listed, and the process exits 1.
+ *
+ * This is the bench's baseline in the sense of the others: the other build is what the change is
+ * measured against. Cost: two graphs in memory; (2 + 2 x shapes) cases x queries x rounds x 2 calls.
+ */
+
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import type * as Quiver from "../src/index.js";
+import type { Entity, Graph, Statement } from "../src/index.js";
+import { generateEntities, generateStatements, type GenerateOptions } from "../tools/generator.js";
+import { mulberry32 } from "../tools/prng.js";
+import type { Filter } from "./baselines/map-store.js";
+import { count, heading, num, printTable, progress } from "./format.js";
+import { benchOptions } from "./options.js";
+import { distribution, shuffled } from "./sample.js";
+import { SEARCH_LIMIT } from "./search.bench.js";
+import { STATEMENTS_LIMIT } from "./statements.bench.js";
+import { drawFilters, drawSearchQueries, STREAM_SHAPES, type SearchQuery } from "./stream.bench.js";
+
+/** Queries of one build timed before the other build's turn. */
+const BATCH = 100;
+const QUERY_SEED = 20261124;
+/** Disagreements listed at most. */
+const MAX_LISTED = 10;
+
+const USAGE = `
+npm run bench:compare -- --against DIR [options]
+
+Times the distinct-query stream on this checkout's Quiver and on the one built in DIR (run
+\`npx tsc -p .\` there first), interleaved in one process, and checks their pages agree.
+
+  --against DIR        the other checkout (its dist/src/index.js is loaded)
+  --entities N         generated entities (default 1000000)
+  --statements N       generated statements, fingerprints derived (default 2000000)
+  --queries N          distinct queries per case (default 2000)
+  --rounds N           rounds, the first a warm-up (default 4)
+`;
+
+const OPTIONS = {
+  against: { type: "string" },
+  entities: { type: "string", default: "1000000" },
+  statements: { type: "string", default: "2000000" },
+  queries: { type: "string", default: "2000" },
+  rounds: { type: "string", default: "4" },
+} as const;
+
+type Api = typeof Quiver;
+
+interface Build {
+  label: string;
+  graph: Graph;
+}
+
+/** One case: how each build answers query i. */
+interface Case {
+  name: string;
+  queries: number;
+  /** Query i's page on `build` (b: 0 this checkout, 1 the other). */
+  ask: (b: number, i: number) => Entity[] | Statement[];
+}
+
+function positiveInteger(name: string, text: string): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 1) {
+    process.stderr.write(`--${name} must be a positive integer, got ${JSON.stringify(text)}\n\n${USAGE.trim()}\n`);
+    process.exit(2);
+  }
+  return n;
+}
+
+async function loadOther(dir: string): Promise<Api> {
+  const entry = resolve(dir, "dist", "src", "index.js");
+  if (!existsSync(entry)) {
+    process.stderr.write(`${entry} not found: build that checkout first (cd ${dir} && npx tsc -p .)\n`);
+    process.exit(2);
+  }
+  return (await import(pathToFileURL(entry).href)) as Api;
+}
+
+function build(api: Api, options: GenerateOptions): Graph {
+  const builder = new api.GraphBuilder();
+  for (const e of generateEntities(options)) builder.addEntity(e);
+  for (const st of generateStatements(options)) builder.addStatement(st);
+  return builder.build();
+}
+
+/** The cases: search pages 1 and 2, then each statements shape's first and next page. */
+function cases(builds: readonly Build[], queries: number, rand: () => number): Case[] {
+  const first = builds[0]!.graph;
+  const entities = [...first.exportEntities()];
+  const { plain } = drawSearchQueries(entities, queries, rand);
+  const out: Case[] = [];
+  const search = (g: Graph, q: SearchQuery, cursor?: string) =>
+    g.search({ q: q.q, limit: SEARCH_LIMIT, ...(cursor === undefined ? {} : { cursor }) });
+  out.push({ name: "search page 1", queries: plain.length, ask: (b, i) => search(builds[b]!.graph, plain[i]!).items });
+  // Page 2 of the queries that have one, through each build's own cursor.
+  const second = plain.filter((q) => search(first, q).nextCursor !== null);
+  const cursors = builds.map((b) => second.map((q) => search(b.graph, q).nextCursor!));
+  out.push({
+    name: "search page 2",
+    queries: second.length,
+    ask: (b, i) => search(builds[b]!.graph, second[i]!, cursors[b]![i]!).items,
+  });
+  const filters = drawFilters(first, queries, rand);
+  const statements = (g: Graph, f: Filter, cursor?: string) =>
+    g.statements({
+      ...(f.s === undefined ? {} : { subjectEntityId: f.s }),
+      ...(f.p === undefined ? {} : { predicateEntityId: f.p }),
+      ...(f.o === undefined ? {} : { objectEntityId: f.o }),
+      limit: STATEMENTS_LIMIT,
+      ...(cursor === undefined ? {} : { cursor }),
+    });
+  for (const shape of STREAM_SHAPES) {
+    const fs = filters.get(shape) ?? [];
+    out.push({
+      name: `${shape} first page`,
+      queries: fs.length,
+      ask: (b, i) => statements(builds[b]!.graph, fs[i]!).items,
+    });
+    const more = fs.filter((f) => statements(first, f).nextCursor !== null);
+    if (more.length === 0) continue;
+    const next = builds.map((b) => more.map((f) => statements(b.graph, f).nextCursor!));
+    out.push({
+      name: `${shape} next page`,
+      queries: more.length,
+      ask: (b, i) => statements(builds[b]!.graph, more[i]!, next[b]![i]!).items,
+    });
+  }
+  return out;
+}
+
+/** Samples (ms) per build: rounds x the case's queries in a fresh order, batches interleaved. */
+function timeCase(c: Case, rounds: number, rand: () => number): [number[], number[]] {
+  const samples: [number[], number[]] = [[], []];
+  let turn = 0;
+  for (let round = 0; round < rounds; round++) {
+    const order = shuffled(
+      Array.from({ length: c.queries }, (_, i) => i),
+      rand,
+    );
+    for (let at = 0; at < order.length; at += BATCH) {
+      // The build that goes first alternates, so neither always meets the other's leftovers.
+      for (const b of turn++ % 2 === 0 ? [0, 1] : [1, 0]) {
+        for (let k = at; k < Math.min(order.length, at + BATCH); k++) {
+          const t = performance.now();
+          c.ask(b, order[k]!);
+          const ms = performance.now() - t;
+          // The first round warms both up and is not kept.
+          if (round > 0) samples[b]!.push(ms);
+        }
+      }
+    }
+  }
+  return samples;
+}
+
+/** Queries of the case whose pages differ between the builds. */
+function disagreements(c: Case): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < c.queries; i++) {
+    if (JSON.stringify(c.ask(0, i)) !== JSON.stringify(c.ask(1, i))) out.push(`${c.name}: query ${i}`);
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const values = benchOptions(process.argv.slice(2), OPTIONS, USAGE);
+  if (values.against === undefined) {
+    process.stderr.write(`--against DIR is required\n\n${USAGE.trim()}\n`);
+    process.exit(2);
+  }
+  const generate: GenerateOptions = {
+    entities: positiveInteger("entities", values.entities),
+    statements: positiveInteger("statements", values.statements),
+    seed: 1,
+    fingerprints: "derived",
+  };
+  const queries = positiveInteger("queries", values.queries);
+  const rounds = positiveInteger("rounds", values.rounds);
+  const self = (await import("../src/index.js")) as Api;
+  const other = await loadOther(values.against);
+  const labels = ["this checkout", resolve(values.against)];
+  const builds: Build[] = [];
+  for (const [k, api] of [self, other].entries()) {
+    progress(`building ${num(generate.entities)} entities / ${num(generate.statements)} statements with ${labels[k]}`);
+    builds.push({ label: labels[k]!, graph: build(api, generate) });
+  }
+  const rand = mulberry32(QUERY_SEED);
+  progress("drawing the queries and the cursors");
+  const all = cases(builds, queries, rand);
+  const differ: string[] = [];
+  for (const c of all) differ.push(...disagreements(c));
+  const rows: (string | number)[][] = [];
+  for (const c of all) {
+    progress(`timing ${c.name} (${c.queries} queries, ${rounds} rounds)`);
+    const [mine, theirs] = timeCase(c, rounds, rand);
+    const a = distribution(mine, false);
+    const b = distribution(theirs, false);
+    rows.push([c.name, c.queries, a.p50us, a.p99us, b.p50us, b.p99us, a.p50us / b.p50us]);
+  }
+  heading(`Side by side, interleaved in batches of ${BATCH}, ${rounds - 1} rounds kept, µs`);
+  process.stdout.write(`A = ${labels[0]}, B = ${labels[1]}\n`);
+  printTable(
+    ["case", "queries", "A p50", "A p99", "B p50", "B p99", "A / B p50"].map((header) => ({ header })),
+    rows.map((r) =>
+      r.map((v, i) => (typeof v === "string" ? v : i === 1 ? count(v) : i === 6 ? `${v.toFixed(2)}x` : num(v))),
+    ),
+  );
+  if (differ.length > 0) {
+    process.stdout.write(`\n${differ.length} pages differ between the builds:\n`);
+    for (const d of differ.slice(0, MAX_LISTED)) process.stdout.write(`  ${d}\n`);
+    process.exitCode = 1;
+  } else {
+    process.stdout.write("\nEvery page agreed between the two builds.\n");
+  }
+}
+
+await main();
