@@ -63,6 +63,10 @@ const UTF16_FLAG = 1;
 const ENTRY_OVERHEAD_BYTES = 320;
 /** A string's own header in V8's heap, charged once per string. */
 const STRING_HEADER_BYTES = 16;
+/** The encoder's scratch buffer to start with: room for any cursor of data within limits.ts. */
+const SCRATCH_BYTES = 8192;
+/** A part's varint header, at most (lengths below 2^34). */
+const MAX_HEADER_BYTES = 5;
 /** Largest remembered entry: about a 1,000-character key. Longer cursors are checked by HMAC again. */
 export const CACHED_CURSOR_MAX_BYTES = 4096;
 
@@ -125,6 +129,8 @@ export function queryTag(parts: readonly string[]): Hash64 {
 export class CursorCodec {
   private readonly hmac: HmacSha256;
   private readonly issued: ByteLru<string, IssuedCursor>;
+  /** Where encode writes a cursor's bytes (grown for a longer one; reused: encode is synchronous). */
+  private scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
 
   /** `cacheBytes`: what the cache of issued cursors may hold (0: no cache). */
   constructor(secret: Uint8Array, cacheBytes: number) {
@@ -138,23 +144,23 @@ export class CursorCodec {
   }
 
   encode(endpoint: Endpoint, tag: Hash64, extra: number, parts: readonly string[]): string {
-    const encoded = parts.map(encodePart);
-    let size = HEADER_BYTES + MAC_BYTES;
-    for (const { header, bytes } of encoded) size += varintLength(header) + bytes.length;
-    const buf = Buffer.allocUnsafe(size);
+    // Written in place into one scratch buffer (no buffer per part): the header, each part behind
+    // its varint header, then the MAC; then one base64url encoding of the whole.
+    let buf = this.scratch;
+    let need = HEADER_BYTES + MAC_BYTES;
+    // At most 3 bytes of UTF-8 (or 2 of UTF-16LE) a code unit, and MAX_HEADER_BYTES a part.
+    for (const p of parts) need += 3 * p.length + MAX_HEADER_BYTES;
+    if (need > buf.length) buf = this.scratch = Buffer.allocUnsafe(2 * need);
     buf[0] = VERSION;
     buf[1] = endpoint;
     buf[2] = extra;
     buf.writeUInt32BE(tag[0], 3);
     buf.writeUInt32BE(tag[1], 7);
     let at = HEADER_BYTES;
-    for (const { header, bytes } of encoded) {
-      at = writeVarint(buf, at, header);
-      bytes.copy(buf, at);
-      at += bytes.length;
-    }
-    this.mac(buf.subarray(0, at)).copy(buf, at, 0, MAC_BYTES);
-    const cursor = buf.toString("base64url");
+    for (const part of parts) at = writePart(buf, at, part);
+    const macAt = at;
+    this.mac(buf.subarray(0, macAt)).copy(buf, macAt, 0, MAC_BYTES);
+    const cursor = buf.toString("base64url", 0, macAt + MAC_BYTES);
     const content: CursorContent = Object.freeze({ extra, parts: Object.freeze(parts.slice()) });
     let bytes = ENTRY_OVERHEAD_BYTES + STRING_HEADER_BYTES + cursor.length;
     // Charged as two bytes a code unit, as if the codec owned them (they are usually the graph's own).
@@ -236,15 +242,24 @@ function checkBinding(issuedFor: Endpoint, tagHi: number, tagLo: number, endpoin
   }
 }
 
-/** A part's bytes and its varint header (byte length x 2, plus UTF16_FLAG for UTF-16LE). */
-function encodePart(part: string): { header: number; bytes: Buffer } {
+/**
+ * Writes `part` at `at` behind its varint header (byte length x 2, plus UTF16_FLAG for UTF-16LE);
+ * returns where the next part goes. `buf` has room for MAX_HEADER_BYTES and 3 bytes a code unit.
+ */
+function writePart(buf: Buffer, at: number, part: string): number {
   // UTF-8 for a well-formed part (every string of a graph); UTF-16LE keeps any other one exact.
-  if (isWellFormed(part)) {
-    const bytes = Buffer.from(part, "utf8");
-    return { header: bytes.length * 2, bytes };
-  }
-  const bytes = Buffer.from(part, "utf16le");
-  return { header: bytes.length * 2 + UTF16_FLAG, bytes };
+  const utf16 = !isWellFormed(part);
+  const encoding = utf16 ? "utf16le" : "utf8";
+  // The header's length depends on the byte length, known only once written: room is left for the
+  // longest header the part can need, and the bytes moved back when it needs less.
+  const most = (utf16 ? 2 : 3) * part.length;
+  const room = varintLength(2 * most + UTF16_FLAG);
+  const written = buf.write(part, at + room, encoding);
+  const header = 2 * written + (utf16 ? UTF16_FLAG : 0);
+  const used = varintLength(header);
+  if (used < room) buf.copyWithin(at + used, at + room, at + room + written);
+  writeVarint(buf, at, header);
+  return at + used + written;
 }
 
 function varintLength(n: number): number {

@@ -898,6 +898,25 @@ test("codec: parts travel as UTF-8, and a part that is not well-formed comes bac
   assert.ok(ascii.length < 450, `${ascii.length} characters for 300 ASCII characters`);
 });
 
+test("codec: parts of every length around the varint header's boundaries, 1 to 3 bytes a code unit, open exact", () => {
+  // The encoder leaves room for the longest header a part could need and moves the bytes back when
+  // it needs less: lengths on both sides of 64 bytes (one header byte or two), in each encoding.
+  const codec = new CursorCodec(Buffer.from("k"), 0);
+  const opener = new CursorCodec(Buffer.from("k"), 0);
+  const tag = queryTag(["x"]);
+  for (const unit of ["a", "é", "字", "\uD800"]) {
+    for (let n = 0; n <= 80; n++) {
+      const parts = [unit.repeat(n), "z", unit.repeat(80 - n)];
+      const cursor = codec.encode(ENDPOINT_STATEMENTS, tag, 0, parts);
+      assert.equal(opener.decode(cursor, ENDPOINT_STATEMENTS, tag).parts, parts, `${JSON.stringify(unit)} x ${n}`);
+    }
+  }
+  // A part whose room (3 bytes a code unit) is past the scratch buffer's first 8,192 bytes grows it;
+  // its cursor (2,800 bytes) still opens (under CURSOR_MAX_LENGTH characters).
+  const long = ["a".repeat(2800), "b"];
+  assert.equal(opener.decode(codec.encode(ENDPOINT_STATEMENTS, tag, 0, long), ENDPOINT_STATEMENTS, tag).parts, long);
+});
+
 test("codec: a string longer than CURSOR_MAX_LENGTH is INVALID_CURSOR before any decoding", () => {
   const g = buildGraph(baseData(), "one");
   const real = searchCursorAfter(g, { q: "a" }, 1);
