@@ -155,24 +155,23 @@ export class EntityTable {
 
   /** The sourceType of dense id d. */
   sourceTypeOf(d: number): string {
-    const column = this.sourceTypeColumn;
-    // Packed in the record's top byte unless the graph has too many distinct sourceTypes.
-    const index = column === null ? this.records[RECORD_WORDS * d + SHAPE]! >>> SOURCE_SHIFT : column[d]!;
-    return this.sourceTypes[index]!;
+    return this.sourceTypes[this.sourceTypeIndexOf(d)]!;
   }
 
-  /** The whole entity, read from its record once. */
-  entity(d: number): Entity {
-    const at = RECORD_WORDS * d;
-    const word = this.records[at]!;
-    const shape = this.records[at + SHAPE]!;
-    const idLength = shape & ID_LENGTH_MASK;
+  /** The index of d's sourceType in `sourceTypes`. */
+  private sourceTypeIndexOf(d: number): number {
     const column = this.sourceTypeColumn;
+    // Packed in the record's top byte unless the graph has too many distinct sourceTypes.
+    return column === null ? this.records[RECORD_WORDS * d + SHAPE]! >>> SOURCE_SHIFT : column[d]!;
+  }
+
+  /** The whole entity (its record is read four times, from the cache after the first). */
+  entity(d: number): Entity {
     return {
-      entityId: this.texts.slice(word, idLength),
-      rawIdentifier: this.texts.slice(word + idLength, (shape >>> ID_LENGTH_BITS) & RAW_LENGTH_MASK),
-      type: ENTITY_TYPES[(shape >>> TYPE_SHIFT) & 7]!,
-      sourceType: this.sourceTypes[column === null ? shape >>> SOURCE_SHIFT : column[d]!]!,
+      entityId: this.entityId(d),
+      rawIdentifier: this.rawIdentifier(d),
+      type: ENTITY_TYPES[this.typeOf(d)]!,
+      sourceType: this.sourceTypeOf(d),
     };
   }
 
@@ -278,9 +277,9 @@ export class EntityTable {
       if (d > 0 && this.compareId(d - 1, id) >= 0) r.corrupt("the entityIds are not in strictly ascending order");
       hash64([id], h);
       if (this.hashHi(d) !== h[0] || this.hashLo(d) !== h[1]) r.corrupt(`the hash of entityId ${d} is wrong`);
-      const packed = this.records[RECORD_WORDS * d + SHAPE]! >>> SOURCE_SHIFT;
-      if (column !== null && packed !== 0) r.corrupt(`entity ${d} has a sourceType in its record and in the column`);
-      const index = column === null ? packed : column[d]!;
+      if (column !== null && this.records[RECORD_WORDS * d + SHAPE]! >>> SOURCE_SHIFT !== 0)
+        r.corrupt(`entity ${d} has a sourceType in its record and in the column`);
+      const index = this.sourceTypeIndexOf(d);
       if (index >= this.sourceTypes.length) r.corrupt(`entity ${d} has sourceType index ${index}, past sourceTypes`);
     }
   }

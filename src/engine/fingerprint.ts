@@ -15,7 +15,7 @@
  * writes its derived fingerprints through HexPage (one string decode for the page).
  */
 
-import { hash64, hash64Words, hex64, type Hash64 } from "./hash64.js";
+import { hash64, hash64Words, hexDigit, hex64, type Hash64 } from "./hash64.js";
 
 /** Digits of a fingerprint that fits 64 bits. */
 const HEX_DIGITS = 16;
@@ -118,11 +118,10 @@ export class HexPage {
  */
 const HEX_PAIRS = (() => {
   const littleEndian = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
-  const digit = (n: number) => n + (n < 10 ? 0x30 : 0x57);
   const table = new Uint16Array(256);
   for (let b = 0; b < 256; b++) {
-    const first = digit(b >>> 4);
-    const second = digit(b & 15);
+    const first = hexDigit(b >>> 4);
+    const second = hexDigit(b & 15);
     table[b] = littleEndian ? first | (second << 8) : (first << 8) | second;
   }
   return table;

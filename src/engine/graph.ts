@@ -6,8 +6,9 @@
  * paginated with sealed cursors. Built by GraphBuilder, or opened from a snapshot file.
  *
  * Entities are held by dense id (= position in entityId order, see dictionary.ts) in one record
- * each (entity-table.ts: an entity read is one cache miss, plus its characters). The indexes (search-index.ts, statement-index.ts) work on integers only;
- * strings are read here, for the items of the page and the cursor of its last item.
+ * each (entity-table.ts: an entity read is one cache miss, plus its characters). The indexes
+ * (search-index.ts, statement-index.ts) work on integers only; strings are read here, for the items
+ * of the page and the cursor of its last item.
  *
  * Cost of a page: see SearchIndex.find and StatementIndex; on top, one HMAC to open a cursor and
  * one to seal the next one.
@@ -27,7 +28,7 @@ import type { Dictionary } from "./dictionary.js";
 import { derivedFingerprintHalves, HexPage } from "./fingerprint.js";
 import { PageHasher } from "./page-hasher.js";
 import { fold } from "./fold.js";
-import { hex64, type Hash64 } from "./hash64.js";
+import { hex64 } from "./hash64.js";
 import {
   SEARCH_DEFAULT_LIMIT,
   SEARCH_MAX_LIMIT,
@@ -454,14 +455,8 @@ export class Graph {
   private fingerprintOfIds(row: number, sId: number, pId: number, oId: number): string {
     const given = this.statementIndex.fingerprints.given(row);
     if (given !== undefined) return given;
-    const fp = this.derivedHalves(sId, pId, oId);
-    return hex64(fp[0], fp[1]);
-  }
-
-  /** The derived fingerprint of (sId, pId, oId), as two halves (in a scratch pair: use at once). */
-  private derivedHalves(sId: number, pId: number, oId: number): Hash64 {
     const e = this.entities;
-    return derivedFingerprintHalves(
+    const fp = derivedFingerprintHalves(
       e.hashHi(sId),
       e.hashLo(sId),
       e.hashHi(pId),
@@ -469,6 +464,7 @@ export class Graph {
       e.hashHi(oId),
       e.hashLo(oId),
     );
+    return hex64(fp[0], fp[1]);
   }
 
   /**
@@ -495,6 +491,7 @@ export class Graph {
     }
     // A page whose fingerprints were all given (a graph whose input gave them) needs no hashing.
     if (derived === 0) return;
+    // Every row is hashed, given ones too (their input is stale, their output never read): one call.
     hasher.hash(n);
     for (let k = 0; k < n; k++) if (this.pageGiven[k] === undefined) this.pageHex.set(k, hasher.hi(k), hasher.lo(k));
     this.pageHex.seal(n);

@@ -52,7 +52,7 @@ export function hash64(parts: readonly string[], out: Hash64 = [0, 0]): Hash64 {
 }
 
 /** The character code of hex digit `n` (0 to 15), lowercase. */
-function hexDigit(n: number): number {
+export function hexDigit(n: number): number {
   return n + (n < 10 ? 0x30 : 0x57);
 }
 
