@@ -3,7 +3,8 @@
  * =================
  * src/engine/hmac.ts against RFC 4231's test vectors (short key, a key longer than a block, data
  * longer than a block) and against node:crypto's createHmac on seeded random keys and messages of
- * every length around the block size and past the scratch buffer's first size.
+ * every length from 0 to 300 (one and two padding blocks, every block boundary) and a few longer;
+ * macInto's prefix, offset and output inside the message's own buffer.
  */
 
 import { createHmac } from "node:crypto";
@@ -44,8 +45,9 @@ test("the same bytes as createHmac for random keys and messages, one instance re
   for (const keyLength of [1, 16, 32, 63, 64, 65, 128, 200]) {
     const key = bytes(keyLength);
     const hmac = new HmacSha256(key);
-    // Lengths up and down, so a grown scratch buffer is then used for shorter messages too.
-    for (const length of [0, 1, 55, 56, 64, 70, 191, 192, 300, 1000, 3, 70]) {
+    // Every length around the padding's one- and two-block cases, then longer ones and back.
+    const lengths = [...Array.from({ length: 301 }, (_, n) => n), 1000, 4096, 3, 70];
+    for (const length of lengths) {
       const message = bytes(length);
       assert.is(
         hex(hmac.mac(message)),
@@ -62,6 +64,23 @@ test("each MAC is a fresh buffer: a later call does not change an earlier result
   const copy = hex(first);
   hmac.mac(Buffer.from("two"));
   assert.is(hex(first), copy);
+});
+
+test("macInto writes a prefix of the MAC at an offset, also into the message's own buffer past it", () => {
+  const key = Buffer.from("secret");
+  const hmac = new HmacSha256(key);
+  const rand = mulberry32(2104);
+  for (const length of [0, 20, 55, 56, 63, 64, 70, 119, 120, 200]) {
+    const buf = Buffer.from(Array.from({ length: length + 40 }, () => Math.floor(rand() * 256)));
+    const expected = createHmac("sha256", key).update(buf.subarray(0, length)).digest();
+    const out = Buffer.alloc(40, 0xee);
+    hmac.macInto(buf, length, out, 3, 16);
+    assert.is(hex(out.subarray(3, 19)), hex(expected.subarray(0, 16)), `prefix ${length}`);
+    assert.ok(out[2] === 0xee && out[19] === 0xee, "nothing written outside the prefix");
+    // The cursor codec's use: the MAC of buf[0, length) written at buf[length].
+    hmac.macInto(buf, length, buf, length, 32);
+    assert.is(hex(buf.subarray(length, length + 32)), hex(expected), `in place ${length}`);
+  }
 });
 
 test.run();
