@@ -4,21 +4,34 @@
  * A digest of what a graph holds, the same for any two graphs with the same content however they
  * were built or opened: SHA-256 over the content in a canonical order (entities by entityId, each
  * entityId, rawIdentifier and sourceType as a 32-bit length and UTF-16LE code units, and its type;
- * then the statements in SPO order, each as its three dense ids and its fingerprint's text).
+ * then the statements in SPO order, each as its three dense ids and its fingerprint's text). Every
+ * number is a 32-bit little-endian word. These bytes are fixed: graphs built by other versions of
+ * Quiver (replicas during a rolling upgrade, snapshots) must keep agreeing on the tag.
  *
  * Two uses: `graph.stats().contentTag` (an ETag over HTTP names the content that made an answer),
  * and the id a cursor records with its position (graph.ts): equal content means equal positions, so
  * any graph with the same tag, a replica or a rebuild, resumes a cursor at its recorded position.
  *
- * Cost: one pass over the content, batched into a 1 MiB buffer so the hash sees few large updates
- * (about 0.3 s at 200k entities / 2M statements, `npm run bench`); computed once at build and kept
- * in snapshots.
+ * Algorithm: the bytes are written by hand into a 1 MiB batch (numbers byte by byte, strings code
+ * unit by code unit), so the hash sees few large updates and no string is encoded by a call into
+ * C++ per field; a derived fingerprint's text is written from its two 32-bit halves as digit codes,
+ * never made a string (a graph stores only the fingerprints its input gave, fingerprint.ts). A
+ * string longer than the batch goes to the hash by itself.
+ *
+ * Cost: one pass over the content; computed once at build and kept in snapshots. 2.5 s -> 0.9 s at
+ * 1M entities / 3M statements, for the per-field writes and fingerprint strings this replaced (a
+ * scratch run of loadGraph on generated files, its content-tag phase; `npm run bench -- --only
+ * build` prints the phase).
  */
 
 import { createHash } from "node:crypto";
+import type { Hash64 } from "./hash64.js";
+import { hexDigit } from "./hash64.js";
 
 /** Bytes gathered before each hash update. */
 const BATCH_BYTES = 1 << 20;
+/** Hex digits of a 64-bit fingerprint. */
+const FINGERPRINT_DIGITS = 16;
 
 /** What the tag reads of a graph, in canonical order. */
 export interface TaggedContent {
@@ -29,43 +42,98 @@ export interface TaggedContent {
   statementCount: number;
   /** Subject, predicate and object dense ids of SPO row `row`. */
   statementIds(row: number, out: Uint32Array): void;
-  fingerprintOf(row: number): string;
+  /**
+   * The fingerprint text the input gave SPO row `row`; or undefined, after writing the halves of
+   * the row's derived fingerprint (whose text is their 16 lowercase hex digits) into `halves`.
+   */
+  givenFingerprintOr(row: number, halves: Hash64): string | undefined;
 }
 
 export function contentTag(content: TaggedContent): string {
-  const hash = createHash("sha256");
-  const buffer = Buffer.allocUnsafe(BATCH_BYTES);
-  let at = 0;
-  const flush = (): void => {
-    hash.update(buffer.subarray(0, at));
-    at = 0;
-  };
-  const word = (n: number): void => {
-    if (at + 4 > BATCH_BYTES) flush();
-    at = buffer.writeUInt32LE(n, at);
-  };
-  const text = (s: string): void => {
-    word(s.length);
-    const bytes = 2 * s.length;
-    if (at + bytes > BATCH_BYTES) flush();
-    // A string longer than the batch goes to the hash by itself.
-    if (bytes > BATCH_BYTES) hash.update(s, "utf16le");
-    else at += buffer.write(s, at, "utf16le");
-  };
-  word(content.entityCount);
+  const out = new TagWriter();
+  out.word(content.entityCount);
   for (let id = 0; id < content.entityCount; id++) {
-    for (const s of content.entityStrings(id)) text(s);
-    word(content.typeOf(id));
+    for (const s of content.entityStrings(id)) out.text(s);
+    out.word(content.typeOf(id));
   }
-  word(content.statementCount);
+  out.word(content.statementCount);
   const ids = new Uint32Array(3);
+  const halves: Hash64 = [0, 0];
   for (let row = 0; row < content.statementCount; row++) {
     content.statementIds(row, ids);
-    word(ids[0]!);
-    word(ids[1]!);
-    word(ids[2]!);
-    text(content.fingerprintOf(row));
+    out.word(ids[0]!);
+    out.word(ids[1]!);
+    out.word(ids[2]!);
+    const given = content.givenFingerprintOr(row, halves);
+    if (given === undefined) out.hexText(halves[0], halves[1]);
+    else out.text(given);
   }
-  flush();
-  return hash.digest("hex");
+  return out.digest();
+}
+
+/** The canonical bytes, batched into the hash. */
+class TagWriter {
+  private readonly hash = createHash("sha256");
+  private readonly batch = new Uint8Array(BATCH_BYTES);
+  private at = 0;
+
+  /** A 32-bit little-endian word. */
+  word(n: number): void {
+    if (this.at + 4 > BATCH_BYTES) this.flush();
+    const b = this.batch;
+    let at = this.at;
+    b[at++] = n;
+    b[at++] = n >>> 8;
+    b[at++] = n >>> 16;
+    b[at++] = n >>> 24;
+    this.at = at;
+  }
+
+  /** A string: its length in code units, then the code units, UTF-16LE. */
+  text(s: string): void {
+    this.word(s.length);
+    const bytes = 2 * s.length;
+    if (this.at + bytes > BATCH_BYTES) this.flush();
+    if (bytes > BATCH_BYTES) {
+      this.hash.update(s, "utf16le");
+      return;
+    }
+    const b = this.batch;
+    let at = this.at;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      b[at++] = c;
+      b[at++] = c >>> 8;
+    }
+    this.at = at;
+  }
+
+  /** The text of a 64-bit value as 16 lowercase hex digits, as `text` writes it: the same bytes, no string. */
+  hexText(hi: number, lo: number): void {
+    this.word(FINGERPRINT_DIGITS);
+    if (this.at + 2 * FINGERPRINT_DIGITS > BATCH_BYTES) this.flush();
+    const b = this.batch;
+    let at = this.at;
+    for (let shift = 28; shift >= 0; shift -= 4) {
+      b[at] = hexDigit((hi >>> shift) & 0xf);
+      b[at + 1] = 0;
+      at += 2;
+    }
+    for (let shift = 28; shift >= 0; shift -= 4) {
+      b[at] = hexDigit((lo >>> shift) & 0xf);
+      b[at + 1] = 0;
+      at += 2;
+    }
+    this.at = at;
+  }
+
+  digest(): string {
+    this.flush();
+    return this.hash.digest("hex");
+  }
+
+  private flush(): void {
+    this.hash.update(this.batch.subarray(0, this.at));
+    this.at = 0;
+  }
 }

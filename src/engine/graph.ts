@@ -171,7 +171,24 @@ export class Graph {
         out[1] = st.predicateOf(row);
         out[2] = st.objectOf(row);
       },
-      fingerprintOf: (row) => this.fingerprintOf(row),
+      givenFingerprintOr: (row, halves) => {
+        const given = st.fingerprints.given(row);
+        if (given !== undefined) return given;
+        const s = st.subjectOf(row);
+        const p = st.predicateOf(row);
+        const o = st.objectOf(row);
+        const fp = derivedFingerprintHalves(
+          entities.hashHi(s),
+          entities.hashLo(s),
+          entities.hashHi(p),
+          entities.hashLo(p),
+          entities.hashHi(o),
+          entities.hashLo(o),
+        );
+        halves[0] = fp[0];
+        halves[1] = fp[1];
+        return undefined;
+      },
     });
   }
 
