@@ -14,14 +14,15 @@
  *
  * Algorithm: the bytes are written by hand into a 1 MiB batch (numbers byte by byte, strings code
  * unit by code unit), so the hash sees few large updates and no string is encoded by a call into
- * C++ per field; a derived fingerprint's text is written from its two 32-bit halves as digit codes,
- * never made a string (a graph stores only the fingerprints its input gave, fingerprint.ts). A
- * string longer than the batch goes to the hash by itself.
+ * C++ per field; a fingerprint of 16 hex digits (every derived one, and a given one stored as its
+ * two 32-bit halves, fingerprint-column.ts) is written from its halves as digit codes, never made a
+ * string. A string longer than the batch goes to the hash by itself.
  *
- * Cost: one pass over the content; computed once at build and kept in snapshots. 2.5 s -> 0.9 s at
- * 1M entities / 3M statements, for the per-field writes and fingerprint strings this replaced (a
- * scratch run of loadGraph on generated files, its content-tag phase; `npm run bench -- --only
- * build` prints the phase).
+ * Cost: one pass over the content; computed once at build and kept in snapshots. At 300,000
+ * entities and 2M statements, 1.1-1.6 s -> 0.8-1.0 s with derived fingerprints and 0.85-1.1 s ->
+ * 0.43-0.54 s with given ones, against the per-field writes and fingerprint strings this replaced
+ * (a scratch run timing both versions on the same snapshots, alternated); the build's content-tag
+ * phase in `npm run bench -- --only build`.
  */
 
 import { createHash } from "node:crypto";
@@ -43,10 +44,11 @@ export interface TaggedContent {
   /** Subject, predicate and object dense ids of SPO row `row`. */
   statementIds(row: number, out: Uint32Array): void;
   /**
-   * The fingerprint text the input gave SPO row `row`; or undefined, after writing the halves of
-   * the row's derived fingerprint (whose text is their 16 lowercase hex digits) into `halves`.
+   * The text of SPO row `row`'s fingerprint when it is not 16 lowercase hex digits (a text the input
+   * gave); otherwise undefined, after writing its 64-bit value (given in hex, or derived) into
+   * `halves`: its text is their 16 hex digits, written without making the string.
    */
-  givenFingerprintOr(row: number, halves: Hash64): string | undefined;
+  fingerprintTextOr(row: number, halves: Hash64): string | undefined;
 }
 
 export function contentTag(content: TaggedContent): string {
@@ -64,9 +66,9 @@ export function contentTag(content: TaggedContent): string {
     out.word(ids[0]!);
     out.word(ids[1]!);
     out.word(ids[2]!);
-    const given = content.givenFingerprintOr(row, halves);
-    if (given === undefined) out.hexText(halves[0], halves[1]);
-    else out.text(given);
+    const text = content.fingerprintTextOr(row, halves);
+    if (text === undefined) out.hexText(halves[0], halves[1]);
+    else out.text(text);
   }
   return out.digest();
 }

@@ -16,7 +16,7 @@
  */
 
 import { BitVector } from "./bit-vector.js";
-import { hex64 } from "./hash64.js";
+import { hex64, type Hash64 } from "./hash64.js";
 import type { SerialReader, SerialWriter } from "./serial.js";
 import { TextList } from "./text-list.js";
 
@@ -119,6 +119,23 @@ export class FingerprintColumn {
         return undefined;
       }
     }
+  }
+
+  /**
+   * When the input gave `row` a fingerprint of 16 lowercase hex digits: writes its value's halves
+   * into `out` and returns true (its text is hex64 of them). False for a derived or a text one.
+   */
+  hexHalves(row: number, out: Hash64): boolean {
+    let at = row;
+    // Each branch: where the row's halves are, if it has any (every row; the rows of hexRows; none).
+    if (this.layout === NONE) return false;
+    if (this.layout === MIXED) {
+      if (this.hexRows!.get(row) !== 1) return false;
+      at = this.hexRows!.rank1(row);
+    }
+    out[0] = this.hi[at]!;
+    out[1] = this.lo[at]!;
+    return true;
   }
 
   /** Whether any row has a given fingerprint. */

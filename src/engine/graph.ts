@@ -171,7 +171,9 @@ export class Graph {
         out[1] = st.predicateOf(row);
         out[2] = st.objectOf(row);
       },
-      givenFingerprintOr: (row, halves) => {
+      fingerprintTextOr: (row, halves) => {
+        // Each branch: a given hex fingerprint is its halves; a given text is itself; else derived.
+        if (st.fingerprints.hexHalves(row, halves)) return undefined;
         const given = st.fingerprints.given(row);
         if (given !== undefined) return given;
         const s = st.subjectOf(row);

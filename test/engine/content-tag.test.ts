@@ -31,7 +31,7 @@ function tagged(c: Content): TaggedContent {
     typeOf: (id) => c.entities[id]!.type,
     statementCount: c.statements.length,
     statementIds: (row, out) => out.set(c.statements[row]!.ids),
-    givenFingerprintOr: (row, halves) => {
+    fingerprintTextOr: (row, halves) => {
       const st = c.statements[row]!;
       halves[0] = st.halves[0];
       halves[1] = st.halves[1];

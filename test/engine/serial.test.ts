@@ -277,7 +277,7 @@ test("EntityTable: more sourceTypes than a record packs get a column, which roun
   );
 });
 
-test("FingerprintColumn: every layout round trips; counts that disagree are refused", () => {
+test("FingerprintColumn: every layout round trips (given and hexHalves); counts that disagree are refused", () => {
   const layouts: (string | undefined)[][] = [
     [undefined, undefined],
     [hex64(1, 2), hex64(0, 9)],
@@ -294,6 +294,12 @@ test("FingerprintColumn: every layout round trips; counts that disagree are refu
     assert.equal(
       given.map((_, row) => back.given(row)),
       given,
+    );
+    // hexHalves: the value of exactly the rows given in 16 hex digits, whose text is hex64 of it.
+    const halves: [number, number] = [0, 0];
+    assert.equal(
+      given.map((_, row) => (back.hexHalves(row, halves) ? hex64(halves[0], halves[1]) : null)),
+      given.map((g) => (g !== undefined && /^[0-9a-f]{16}$/.test(g) ? g : null)),
     );
   }
   const mixed = FingerprintColumn.build(3, (row) => (row === 0 ? "t" : row === 1 ? { hi: 0, lo: 1 } : undefined));
