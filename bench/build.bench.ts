@@ -4,9 +4,11 @@
  * Mirrors src/load and GraphBuilder.build (issue 12): how long `loadGraph` takes on the two JSON
  * Lines files, phase by phase, and what the graph holds.
  *
- * Phases come from loadGraph's progress reports (`onProgress`): reading entities.jsonl, reading
- * statements.jsonl (parse + validate), then the builder's phases (sort-entities, search-index,
- * statement-index). A phase runs from the end of the previous one to its own final report; what
+ * Phases come from loadGraph's progress reports (`onProgress`), in the order they end: reading
+ * entities.jsonl, the builder's phases (sort-entities; then, with the search index built in a
+ * worker thread beside the reading, as on a machine of two cores or more: reading statements.jsonl,
+ * what is left of the search index, statement-index, content-tag; on one core sort-entities follows
+ * the statements). A phase runs from the end of the previous one to its own final report; what
  * follows the last report (making the Graph object) is "finish".
  *
  * Memory, two ways:
@@ -45,7 +47,8 @@ const PHASE_LABELS: Record<string, string> = {
   entities: "read entities.jsonl (parse, validate)",
   statements: "read statements.jsonl (parse, validate)",
   "sort-entities": "sort entityIds (dense ids)",
-  "search-index": "search index",
+  "search-index":
+    "search index (what is left of it after the statements: loadGraph builds it in a worker thread beside them)",
   "statement-index": "statement orders and fingerprints",
   finish: "finish (the Graph object)",
 };

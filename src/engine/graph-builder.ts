@@ -59,6 +59,25 @@ const NO_FILE = 0xffff;
 /** Room reserved up front in the statement columns (they grow by doubling past it). */
 const INITIAL_CAPACITY = 1024;
 
+/** The entities in dense-id order and what is made of them before the statements are remapped. */
+interface SortedEntities {
+  /** Insertion index -> dense id. */
+  denseOf: Uint32Array;
+  /** Raw identifiers and types by dense id (what the search index is built from). */
+  rawList: string[];
+  types: Uint8Array;
+  entities: EntityTable;
+  dictionary: Dictionary;
+}
+
+/** Sorts a builder's entities early and returns what their search index is built from: see engine/internal.ts. */
+let seal: (
+  builder: GraphBuilder,
+  onProgress: BuildOptions["onProgress"],
+) => { rawIdentifiers: string[]; types: Uint8Array };
+/** Gives a builder the search index of its sealed entities: see engine/internal.ts. */
+let useIndex: (builder: GraphBuilder, index: SearchIndex) => void;
+
 /** Adds parsed JSON (anything) to a builder: for the package's own loader, see engine/internal.ts. */
 let addValue: (builder: GraphBuilder, kind: "entity" | "statement", value: unknown, source: SourcePosition) => void;
 /** Adds a statement line's field strings (the loader's fast path): see engine/internal.ts. */
@@ -101,9 +120,15 @@ export class GraphBuilder {
   /** A given 16-hex fingerprint's halves, read once per statement (reused: no array per line). */
   private readonly givenHalves: Hash64 = [0, 0];
   private readonly statementSource = new SourceColumn();
+  /** The entities in dense order, once sorted (sealEntities or build): no entity may be added after. */
+  private sorted: SortedEntities | undefined;
+  /** A search index made elsewhere for the sorted entities (useSearchIndex): build() does not make one. */
+  private readyIndex: SearchIndex | undefined;
   private built = false;
 
   static {
+    seal = (builder, onProgress) => builder.sealEntities(onProgress);
+    useIndex = (builder, index) => builder.useSearchIndex(index);
     addValue = (builder, kind, value, source) =>
       kind === "entity" ? builder.addEntityValue(value, source) : builder.addStatementValue(value, source);
     addStrings = (builder, s, p, o, given, source) => builder.addStatementStrings(s, p, o, given, source);
@@ -144,6 +169,11 @@ export class GraphBuilder {
 
   private addEntityValue(entity: unknown, source: SourcePosition | undefined): void {
     this.checkOpen();
+    if (this.sorted !== undefined) {
+      throw new Error(
+        "GraphBuilder: the entities were sealed (their search index is being built); add every entity first",
+      );
+    }
     const e = asObject(entity, source);
     const entityId = textField(e, "entityId", ENTITY_ID_MAX_BYTES, true, source);
     const rawIdentifier = textField(e, "rawIdentifier", RAW_IDENTIFIER_MAX_BYTES, false, source);
@@ -297,46 +327,14 @@ export class GraphBuilder {
     // Needed only while adding: freed before the build's own arrays are made.
     this.fingerprintRows.release();
     const progress = options.onProgress;
-    const n = this.entityIds.length;
+    const { denseOf, rawList, types, entities, dictionary } = this.sorted ?? this.sortEntities(progress);
+    const n = rawList.length;
 
-    // Dense ids: entities in entityId order (JavaScript `<`, UTF-16 code units).
-    progress?.("sort-entities", 0, 1);
-    const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => {
-      const x = this.entityIds[a] as string;
-      const y = this.entityIds[b] as string;
-      return x < y ? -1 : x > y ? 1 : 0;
-    });
-    const denseOf = new Uint32Array(n);
-    for (let d = 0; d < n; d++) denseOf[order[d]!] = d;
-    const entityIds = order.map((i) => this.entityIds[i]!);
-    const rawList = order.map((i) => this.rawIdentifiers[i]!);
-    const types = new Uint8Array(n);
-    const sourceTypeIndex = indexArray(n, this.sourceTypes.length - 1);
-    for (let d = 0; d < n; d++) {
-      const i = order[d]!;
-      types[d] = this.types.get(i);
-      sourceTypeIndex[d] = this.sourceTypeIndex.get(i);
-    }
-    // The hashes made at addEntity, in dense order: the dictionary need not hash every entityId again.
-    const sortedHashes = new Uint32Array(2 * n);
-    for (let d = 0; d < n; d++) {
-      sortedHashes[2 * d] = this.entityHashes.get(2 * order[d]!);
-      sortedHashes[2 * d + 1] = this.entityHashes.get(2 * order[d]! + 1);
-    }
-    const entities = EntityTable.from({
-      entityIds,
-      rawIdentifiers: rawList,
-      types,
-      sourceTypeIndex,
-      sourceTypes: this.sourceTypes,
-      hashes: sortedHashes,
-    });
-    const dictionary = new Dictionary(entities);
-    progress?.("sort-entities", 1, 1);
-
-    const searchIndex = SearchIndex.build(rawList.map(fold), types, (done, total) =>
-      progress?.("search-index", done, total),
-    );
+    // A search index made beside the reading (useSearchIndex) is for these very entities; else made here.
+    const searchIndex =
+      this.readyIndex ??
+      SearchIndex.build(rawList.map(fold), types, (done, total) => progress?.("search-index", done, total));
+    this.readyIndex = undefined;
 
     // Duplicates and conflicts were settled at add time: every row is kept.
     const m = this.subject.length;
@@ -373,6 +371,66 @@ export class GraphBuilder {
     );
     progress?.("content-tag", 1, 1);
     return graph;
+  }
+
+  /**
+   * Sorts the entities into dense-id order now (the sort-entities phase), so that their search index
+   * can be built while statements are still being added: what it is built from is returned. Adding
+   * an entity afterwards is an error. For the package's loader (engine/internal.ts).
+   */
+  private sealEntities(onProgress: BuildOptions["onProgress"]): { rawIdentifiers: string[]; types: Uint8Array } {
+    this.checkOpen();
+    const sorted = this.sorted ?? this.sortEntities(onProgress);
+    return { rawIdentifiers: sorted.rawList, types: sorted.types };
+  }
+
+  /** Hands over the search index of the sealed entities (built from what sealEntities returned). */
+  private useSearchIndex(index: SearchIndex): void {
+    this.checkOpen();
+    if (this.sorted === undefined || index.entityCount !== this.sorted.rawList.length) {
+      throw new Error("GraphBuilder: a search index must be built from the sealed entities");
+    }
+    this.readyIndex = index;
+  }
+
+  /** Dense ids: entities in entityId order (JavaScript `<`, UTF-16 code units); kept in `sorted`. */
+  private sortEntities(progress: BuildOptions["onProgress"]): SortedEntities {
+    const n = this.entityIds.length;
+    progress?.("sort-entities", 0, 1);
+    const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => {
+      const x = this.entityIds[a] as string;
+      const y = this.entityIds[b] as string;
+      return x < y ? -1 : x > y ? 1 : 0;
+    });
+    const denseOf = new Uint32Array(n);
+    for (let d = 0; d < n; d++) denseOf[order[d]!] = d;
+    const entityIds = order.map((i) => this.entityIds[i]!);
+    const rawList = order.map((i) => this.rawIdentifiers[i]!);
+    const types = new Uint8Array(n);
+    const sourceTypeIndex = indexArray(n, this.sourceTypes.length - 1);
+    for (let d = 0; d < n; d++) {
+      const i = order[d]!;
+      types[d] = this.types.get(i);
+      sourceTypeIndex[d] = this.sourceTypeIndex.get(i);
+    }
+    // The hashes made at addEntity, in dense order: the dictionary need not hash every entityId again.
+    const sortedHashes = new Uint32Array(2 * n);
+    for (let d = 0; d < n; d++) {
+      sortedHashes[2 * d] = this.entityHashes.get(2 * order[d]!);
+      sortedHashes[2 * d + 1] = this.entityHashes.get(2 * order[d]! + 1);
+    }
+    const entities = EntityTable.from({
+      entityIds,
+      rawIdentifiers: rawList,
+      types,
+      sourceTypeIndex,
+      sourceTypes: this.sourceTypes,
+      hashes: sortedHashes,
+    });
+    const dictionary = new Dictionary(entities);
+    progress?.("sort-entities", 1, 1);
+    this.sorted = { denseOf, rawList, types, entities, dictionary };
+    return this.sorted;
   }
 
   private sameTriple(row: number, s: number, p: number, o: number): boolean {
@@ -521,3 +579,20 @@ export function addParsedItem(
  */
 export const addStatementStrings: AddStatementStrings = (builder, subjectId, predicateId, objectId, given, source) =>
   addStrings(builder, subjectId, predicateId, objectId, given, source);
+
+/**
+ * Sorts the entities of `builder` into dense-id order now and returns the raw identifiers and types
+ * (by dense id) that their search index is built from: the loader builds it in a worker thread while
+ * the statements are read (load/search-index-thread.ts). No entity may be added afterwards.
+ */
+export function sealEntities(
+  builder: GraphBuilder,
+  onProgress?: BuildOptions["onProgress"],
+): { rawIdentifiers: string[]; types: Uint8Array } {
+  return seal(builder, onProgress);
+}
+
+/** Gives `builder` the search index built from what sealEntities returned; build() then uses it. */
+export function useSearchIndex(builder: GraphBuilder, index: SearchIndex): void {
+  useIndex(builder, index);
+}

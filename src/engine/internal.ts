@@ -10,4 +10,5 @@
  */
 
 export { graphParts, type GraphParts } from "./graph.js";
-export { addParsedItem, addStatementStrings } from "./graph-builder.js";
+export { addParsedItem, addStatementStrings, sealEntities, useSearchIndex } from "./graph-builder.js";
+export { SearchIndex } from "./search-index.js";

@@ -1,0 +1,113 @@
+/**
+ * Search index in a worker thread: tests
+ * ======================================
+ * src/load/search-index-thread.ts through loadGraph: a graph loaded with the index built beside
+ * the statements' reading is the same graph as one built after them (content tag, bytes, every page
+ * of a set of searches walked to the end); progress names the phases in their new order; a bad
+ * statement line rejects as before and ends the thread; a sealed builder refuses more entities.
+ */
+
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+
+import type { Graph } from "../../src/engine/graph.js";
+import { GraphBuilder } from "../../src/engine/graph-builder.js";
+import { sealEntities } from "../../src/engine/internal.js";
+import type { Entity, SearchParams } from "../../src/engine/types.js";
+import { loadGraph, type LoadProgress } from "../../src/load/jsonl.js";
+import { runningSearchIndexThreads, startSearchIndexThread } from "../../src/load/search-index-thread.js";
+import { writeGraphJsonl } from "../../tools/generator.js";
+
+let root = "";
+let files = { entities: "", statements: "" };
+
+test.before(async () => {
+  root = await mkdtemp(join(tmpdir(), "quiver-index-thread-"));
+  files = await writeGraphJsonl(root, { entities: 3_000, statements: 20_000, seed: 11 });
+});
+test.after(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+/** Every page of a search, walked through its cursors. */
+function walk(g: Graph, params: SearchParams): Entity[] {
+  const items: Entity[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const page = g.search({ ...params, limit: 7, ...(cursor === undefined ? {} : { cursor }) });
+    items.push(...page.items);
+    if (page.nextCursor === null) return items;
+    cursor = page.nextCursor;
+  }
+}
+
+test("the graph is the same whether its search index was built in a worker thread or after the statements", async () => {
+  const threaded = await loadGraph({ ...files, cursorSecret: "s", searchIndexThread: true });
+  const inline = await loadGraph({ ...files, cursorSecret: "s", searchIndexThread: false });
+  assert.is(threaded.stats().contentTag, inline.stats().contentTag);
+  assert.equal(threaded.stats().bytes, inline.stats().bytes);
+  const names = [...inline.exportEntities()].map((e) => e.rawIdentifier);
+  const queries = ["a", "e", "ä", names[5]!.slice(0, 3), names[700]!.slice(1, 4), names[2000]!, "zzzzqq"];
+  for (const q of queries) {
+    for (const type of [undefined, "1", "7"] as const) {
+      const params = type === undefined ? { q } : { q, type };
+      assert.equal(walk(threaded, params), walk(inline, params), `${q}/${type}`);
+    }
+  }
+  // Cursors of one are good on the other: the same content, so the same positions.
+  const first = threaded.search({ q: "a", limit: 3 });
+  assert.equal(
+    inline.search({ q: "a", limit: 3, cursor: first.nextCursor! }),
+    threaded.search({ q: "a", limit: 3, cursor: first.nextCursor! }),
+  );
+});
+
+test("progress: entities, sort-entities, statements, then the rest of the search index and the other phases", async () => {
+  const reports: LoadProgress[] = [];
+  await loadGraph({ ...files, searchIndexThread: true, onProgress: (p) => reports.push(p) });
+  const finished = reports.filter((p) => p.finished).map((p) => p.phase);
+  assert.equal(finished, ["entities", "sort-entities", "statements", "search-index", "statement-index", "content-tag"]);
+});
+
+test("a bad statement line rejects naming its line, and the thread is ended at once", async () => {
+  // Entities enough that the index takes a second or more to build: a thread left running would still be alive.
+  const big = await writeGraphJsonl(join(root, "big"), { entities: 150_000, statements: 10, seed: 12 });
+  const statements = join(root, "bad-statements.jsonl");
+  await writeFile(statements, '{"subjectEntityId":"nobody","predicateEntityId":"p","objectEntityId":"o"}\n');
+  const error = await loadGraph({ entities: big.entities, statements, searchIndexThread: true }).then(
+    () => null,
+    (e: Error) => e,
+  );
+  assert.match(error?.message ?? "", /bad-statements\.jsonl:1: subjectEntityId "nobody" names no entity/);
+  const until = performance.now() + 500;
+  while (runningSearchIndexThreads() > 0 && performance.now() < until) await new Promise((r) => setTimeout(r, 10));
+  assert.is(runningSearchIndexThreads(), 0);
+});
+
+test("stop() ends a thread before its index arrives", async () => {
+  const names = Array.from({ length: 200_000 }, (_, i) => `entity number ${i} of many`);
+  const thread = startSearchIndexThread(names, new Uint8Array(names.length));
+  assert.is(runningSearchIndexThreads(), 1);
+  thread.stop();
+  const until = performance.now() + 500;
+  while (runningSearchIndexThreads() > 0 && performance.now() < until) await new Promise((r) => setTimeout(r, 10));
+  assert.is(runningSearchIndexThreads(), 0);
+});
+
+test("a sealed builder refuses another entity", () => {
+  const builder = new GraphBuilder();
+  builder.addEntity({ entityId: "a", rawIdentifier: "a", type: "0", sourceType: "t" });
+  sealEntities(builder);
+  assert.throws(
+    () => builder.addEntity({ entityId: "b", rawIdentifier: "b", type: "0", sourceType: "t" }),
+    /entities were sealed/,
+  );
+  // Statements still go in, and build() uses the sorted entities.
+  builder.addStatement({ subjectEntityId: "a", predicateEntityId: "a", objectEntityId: "a" });
+  assert.is(builder.build().search({ q: "a" }).items.length, 1);
+});
+
+test.run();
