@@ -16,6 +16,8 @@
  * Cost: expected O(1) probes per look-up (about 1.5 for a hit, 2.5 for a miss at load 1/2). Memory: 4
  * bytes per slot and between 1/MAX_LOAD and 2/MAX_LOAD slots per distinct fingerprint: 8 to 16 bytes
  * per statement while loading (24 during the one copy of a doubling), freed by `release()` at build.
+ * `reserve(n)` sizes the table for n entries at once when the caller can estimate them (the loader
+ * does, from the statement file's size), so no doubling rereads the keys.
  *
  * Reference: D. Knuth, TAOCP vol. 3, 6.4 (linear probing); A. Appleby, MurmurHash3 (fmix32).
  */
@@ -84,6 +86,16 @@ export class FingerprintTable {
     }
   }
 
+  /**
+   * Makes room for `entries` fingerprints in all without doubling on the way (each doubling reads
+   * every key again, from the builder's columns: a cache miss each). Does nothing when there is room.
+   */
+  reserve(entries: number): void {
+    let size = this.slots.length;
+    while (entries > size * MAX_LOAD) size *= 2;
+    if (size > this.slots.length) this.rehash(size);
+  }
+
   /** Frees the slots; the table is empty afterwards (GraphBuilder calls it once loading is over). */
   release(): void {
     this.slots = new Uint32Array(INITIAL_SLOTS);
@@ -96,8 +108,13 @@ export class FingerprintTable {
   }
 
   private grow(): void {
+    this.rehash(this.slots.length * 2);
+  }
+
+  /** Moves every entry into a table of `size` slots (a power of two). */
+  private rehash(size: number): void {
     const old = this.slots;
-    const slots = new Uint32Array(old.length * 2);
+    const slots = new Uint32Array(size);
     const mask = slots.length - 1;
     this.slots = slots;
     this.mask = mask;

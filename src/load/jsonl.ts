@@ -43,7 +43,13 @@ import { createGunzip } from "node:zlib";
 import { QuiverError, dataError, type SourcePosition } from "../engine/errors.js";
 import { GraphBuilder, type BuildPhase } from "../engine/graph-builder.js";
 import type { Graph } from "../engine/graph.js";
-import { addParsedItem, addStatementStrings, sealEntities, useSearchIndex } from "../engine/internal.js";
+import {
+  addParsedItem,
+  addStatementStrings,
+  reserveStatements,
+  sealEntities,
+  useSearchIndex,
+} from "../engine/internal.js";
 import { startSearchIndexThread } from "./search-index-thread.js";
 import { readStatementLine } from "./statement-line.js";
 
@@ -53,6 +59,11 @@ export const READ_CHUNK_BYTES = 1 << 20;
 export const MAX_LINE_BYTES = 64 * 1024 * 1024;
 /** At most one progress report per this many milliseconds (plus a final one per phase). */
 export const PROGRESS_INTERVAL_MS = 250;
+/**
+ * Bytes of the shortest statement line: `{"subjectEntityId":"a","predicateEntityId":"b","objectEntityId":"c"}`
+ * and its LF. What a file's size can hold at most, for the estimate of its statements.
+ */
+const MIN_STATEMENT_LINE_BYTES = 69;
 /** The path that means standard input. */
 export const STDIN_PATH = "-";
 /** How stdin is named in errors and progress, unless a displayName says otherwise. */
@@ -221,6 +232,10 @@ export async function loadJsonLinesFile(
   let pending: Buffer[] = [];
   let pendingBytes = 0;
 
+  // A plain statements file's size and its first chunk's lines tell about how many statements come:
+  // the builder sizes its columns for them once (an estimate; more or fewer are both fine).
+  let estimated = kind !== "statements" || totalBytes === undefined || path.endsWith(GZIP_SUFFIX);
+
   // `for await` pulls chunks one at a time (backpressure for free); leaving the loop by a throw
   // destroys the stream, so a bad line closes the file at once.
   try {
@@ -240,6 +255,14 @@ export async function loadJsonLinesFile(
           handleLine(joined, lineNumber);
         }
         start = lf + 1;
+      }
+      if (!estimated) {
+        estimated = true;
+        // Never more than the shortest statement line allows: blank lines at the start cannot make
+        // the estimate (and what is reserved with it) larger than the file could ever hold.
+        const most = Math.floor((totalBytes as number) / MIN_STATEMENT_LINE_BYTES);
+        if (lineNumber > 0)
+          reserveStatements(builder, Math.min(most, Math.ceil((lineNumber * (totalBytes as number)) / start)));
       }
       if (start < chunk.length) {
         pending.push(chunk.subarray(start));
