@@ -7,7 +7,7 @@
  *
  * Why WebAssembly: JavaScript has no 64-bit integer multiply, so hash64Words makes each of the 24
  * multiplies of a fingerprint from 16-bit halves (65-80 ns a fingerprint); WebAssembly's i64.mul is
- * one instruction. The module is assembled below from its instructions, so there is no binary file
+ * one instruction. The module is assembled below from its instructions (wasm-assembler.ts), so there is no binary file
  * and no build step; in the text format it is:
  *
  *   (module
@@ -37,19 +37,7 @@
  */
 
 import { hash64Words, type Hash64 } from "./hash64.js";
-
-/**
- * The little of the WebAssembly JavaScript API used here (Node has it; this project's type
- * declarations, @types/node without the DOM library, do not name it).
- */
-declare const WebAssembly: {
-  Module: new (bytes: Uint8Array) => WasmModule;
-  Instance: new (module: WasmModule) => { exports: Record<string, unknown> };
-};
-type WasmModule = { readonly wasmModule: unique symbol };
-interface WasmMemory {
-  buffer: ArrayBuffer;
-}
+import { canRunWasm, I32, I64, i32, instantiate, memarg, op, sleb64, type WasmSpec } from "./wasm-assembler.js";
 
 /** Statements one call hashes at most. */
 export const PAGE_HASHER_CAPACITY = 512;
@@ -68,13 +56,12 @@ export class PageHasher {
   readonly native: boolean;
 
   /** `native` false forces the JavaScript loop (for tests that compare the two). */
-  constructor(native = canRunNative()) {
+  constructor(native = canRunWasm()) {
     this.native = native;
     if (native) {
-      compiled ??= new WebAssembly.Module(MODULE);
-      const instance = new WebAssembly.Instance(compiled);
-      const memory = instance.exports["memory"] as WasmMemory;
-      const hashPage = instance.exports["hashPage"] as (n: number) => void;
+      const exports = instantiate(MODULE);
+      const memory = exports["memory"] as { buffer: ArrayBuffer };
+      const hashPage = exports["hashPage"] as (n: number) => void;
       this.input = new Uint32Array(memory.buffer, 0, WORDS * PAGE_HASHER_CAPACITY);
       this.output = new Uint32Array(memory.buffer, OUTPUT, 2 * PAGE_HASHER_CAPACITY);
       this.run = hashPage;
@@ -121,86 +108,8 @@ export class PageHasher {
   }
 }
 
-/** The module, compiled once per process (each PageHasher has an instance: its own memory). */
-let compiled: WasmModule | undefined;
-
-/** WebAssembly is there, and typed arrays are little-endian as its memory is. */
-function canRunNative(): boolean {
-  return typeof WebAssembly === "object" && new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
-}
-
 // ---------------------------------------------------------------------------------------------
-// The module, assembled (WebAssembly core specification 2.0, binary format, chapter 5)
-
-/** Unsigned LEB128. */
-function uleb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let byte = n & 0x7f;
-    n >>>= 7;
-    if (n !== 0) byte |= 0x80;
-    out.push(byte);
-  } while (n !== 0);
-  return out;
-}
-
-/** Signed LEB128 of a 64-bit value. */
-function sleb64(v: bigint): number[] {
-  const out: number[] = [];
-  for (;;) {
-    const byte = Number(v & 0x7fn);
-    v >>= 7n;
-    const done = (v === 0n && (byte & 0x40) === 0) || (v === -1n && (byte & 0x40) !== 0);
-    out.push(done ? byte : byte | 0x80);
-    if (done) return out;
-  }
-}
-
-/** Signed LEB128 of a 32-bit value. */
-function sleb32(v: number): number[] {
-  return sleb64(BigInt(v | 0));
-}
-
-/** A section: id, byte length, contents. */
-function section(id: number, contents: number[]): number[] {
-  return [id, ...uleb(contents.length), ...contents];
-}
-
-/** A vector: count, then the items. */
-function vec(items: number[][]): number[] {
-  return [...uleb(items.length), ...items.flat()];
-}
-
-function name(s: string): number[] {
-  return vec([...s].map((c) => [c.charCodeAt(0)]));
-}
-
-// Opcodes used.
-const BLOCK = 0x02;
-const LOOP = 0x03;
-const VOID = 0x40;
-const BR = 0x0c;
-const BR_IF = 0x0d;
-const END = 0x0b;
-const LOCAL_GET = 0x20;
-const LOCAL_SET = 0x21;
-const LOCAL_TEE = 0x22;
-const I32_LOAD = 0x28;
-const I64_STORE = 0x37;
-const I32_CONST = 0x41;
-const I64_CONST = 0x42;
-const I32_GE_U = 0x4f;
-const I32_LT_U = 0x49;
-const I32_ADD = 0x6a;
-const I32_MUL = 0x6c;
-const I32_AND = 0x71;
-const I32_SHL = 0x74;
-const I32_SHR_U = 0x76;
-const I64_XOR = 0x85;
-const I64_MUL = 0x7e;
-const I64_EXTEND_I32_U = 0xad;
-const I32 = 0x7f;
-const I64 = 0x7e;
+// The module (wasm-assembler.ts)
 
 // Locals: 0 = $n (the parameter), 1 = $k, 2 = $j, 3 = $w, 4 = $h.
 const N = 0;
@@ -209,77 +118,46 @@ const J = 2;
 const W = 3;
 const H = 4;
 
+const { block, loop, void: VOID, br, brIf, end, localGet, localSet, localTee, i32Load, i64Store } = op;
+const { i32Add, i32Mul, i32And, i32Shl, i32ShrU, i32LtU, i32GeU, i64Const, i64Xor, i64Mul, i64ExtendI32U } = op;
+
 /** h = (h ^ ((w >>> shift) & 255)) * prime */
 function step(shift: number): number[] {
   // biome-ignore format: one operation a line
   return [
-    LOCAL_GET, H,
-    LOCAL_GET, W, I32_CONST, ...sleb32(shift), I32_SHR_U, I32_CONST, ...sleb32(255), I32_AND,
-    I64_EXTEND_I32_U, I64_XOR,
-    I64_CONST, ...sleb64(0x100000001b3n), I64_MUL,
-    LOCAL_SET, H,
+    localGet, H,
+    localGet, W, ...i32(shift), i32ShrU, ...i32(255), i32And,
+    i64ExtendI32U, i64Xor,
+    i64Const, ...sleb64(0x100000001b3n), i64Mul,
+    localSet, H,
   ];
 }
 
 // biome-ignore format: one instruction (or a short sequence) a line
 const BODY: number[] = [
-  BLOCK, VOID, // $done
-  LOOP, VOID, // $items (branch depth 0; $done is 1)
-  LOCAL_GET, K, LOCAL_GET, N, I32_GE_U, BR_IF, 1,
-  I64_CONST, ...sleb64(0xcbf29ce484222325n - (1n << 64n)), LOCAL_SET, H,
-  I32_CONST, 0, LOCAL_SET, J,
-  LOOP, VOID, // $words (depth 0; $items 1, $done 2)
-  LOCAL_GET, K, I32_CONST, ...sleb32(4 * WORDS), I32_MUL, LOCAL_GET, J, I32_CONST, 2, I32_SHL, I32_ADD,
-  I32_LOAD, 2, 0, // align 2^2, offset 0
-  LOCAL_SET, W,
+  block, VOID, // $done
+  loop, VOID, // $items (branch depth 0; $done is 1)
+  localGet, K, localGet, N, i32GeU, brIf, 1,
+  i64Const, ...sleb64(0xcbf29ce484222325n - (1n << 64n)), localSet, H,
+  ...i32(0), localSet, J,
+  loop, VOID, // $words (depth 0; $items 1, $done 2)
+  localGet, K, ...i32(4 * WORDS), i32Mul, localGet, J, ...i32(2), i32Shl, i32Add,
+  i32Load, ...memarg(2, 0),
+  localSet, W,
   ...step(24), ...step(16), ...step(8), ...step(0),
-  LOCAL_GET, J, I32_CONST, 1, I32_ADD, LOCAL_TEE, J, I32_CONST, WORDS, I32_LT_U, BR_IF, 0,
-  END, // $words
-  I32_CONST, ...sleb32(OUTPUT), LOCAL_GET, K, I32_CONST, 3, I32_SHL, I32_ADD,
-  LOCAL_GET, H,
-  I64_STORE, 3, 0, // align 2^3, offset 0
-  LOCAL_GET, K, I32_CONST, 1, I32_ADD, LOCAL_SET, K,
-  BR, 0,
-  END, // $items
-  END, // $done
-  END, // the function
+  localGet, J, ...i32(1), i32Add, localTee, J, ...i32(WORDS), i32LtU, brIf, 0,
+  end, // $words
+  ...i32(OUTPUT), localGet, K, ...i32(3), i32Shl, i32Add,
+  localGet, H,
+  i64Store, ...memarg(3, 0),
+  localGet, K, ...i32(1), i32Add, localSet, K,
+  br, 0,
+  end, // $items
+  end, // $done
 ];
 
-const MODULE = new Uint8Array([
-  0x00,
-  0x61,
-  0x73,
-  0x6d, // "\0asm"
-  0x01,
-  0x00,
-  0x00,
-  0x00, // version 1
-  ...section(1, vec([[0x60, ...vec([[I32]]), ...vec([])]])), // types: (i32) -> ()
-  ...section(3, vec([uleb(0)])), // functions: one, of type 0
-  ...section(5, vec([[0x00, ...uleb(1)]])), // memories: one, min 1 page (64 KiB), no max
-  ...section(
-    7,
-    vec([
-      [...name("memory"), 0x02, 0],
-      [...name("hashPage"), 0x00, 0],
-    ]),
-  ), // exports
-  ...section(
-    10,
-    vec([
-      withLength([
-        ...vec([
-          [...uleb(2), I32],
-          [...uleb(1), I32],
-          [...uleb(1), I64],
-        ]),
-        ...BODY,
-      ]),
-    ]),
-  ),
-]);
-
-/** A function body: its byte length, then the locals and the code. */
-function withLength(body: number[]): number[] {
-  return [...uleb(body.length), ...body];
-}
+/** One function, hashPage($n), over one page (64 KiB) of memory. */
+const MODULE: WasmSpec = {
+  memoryPages: 1,
+  functions: [{ export: "hashPage", params: [I32], locals: [I32, I32, I32, I64], body: BODY }],
+};
