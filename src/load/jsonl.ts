@@ -29,6 +29,12 @@
  * Progress counts the bytes read as stored (compressed, for `.gz`) against the file's size; for
  * stdin the size is not known and `totalBytes` is undefined.
  *
+ * Two cores and one sizing (`loadGraph`): once entities.jsonl is read, the entities are sealed
+ * (sorted into dense ids) and their search index is built in a worker thread while statements.jsonl
+ * is read (search-index-thread.ts), when SEARCH_INDEX_THREAD_MIN_ENTITIES or more and the machine has
+ * a second core; and a plain statements file's size, with the lines of its first chunk, sizes the
+ * builder's statement columns once instead of by doubling. Either changes the time, never the graph.
+ *
  * References: JSON Lines, https://jsonlines.org/ ; WHATWG Encoding, "fatal" decoder flag,
  * https://encoding.spec.whatwg.org/#textdecoder ; RFC 1952 (gzip).
  */
@@ -310,8 +316,8 @@ export interface LoadGraphOptions {
 
 /**
  * Fewest entities for which `loadGraph` builds the search index in a worker thread by default: below
- * it, the thread's start and the identifiers' copy cost more than the overlap saves (the index of
- * 100,000 generated entities takes about 1 s).
+ * it, the thread's start and the identifiers' copy weigh more against what the overlap saves (the
+ * index of 100,000 generated entities takes about a second to build).
  */
 export const SEARCH_INDEX_THREAD_MIN_ENTITIES = 100_000;
 
