@@ -24,7 +24,10 @@ const NONE = 0;
 const ALL_HEX = 1;
 const MIXED = 2;
 
-/** What the builder gives per row: undefined (derive), hex halves, or text. */
+/**
+ * What the builder gives per row: undefined (derive), hex halves, or text. The halves object may be
+ * reused by the next call (the builder answers millions of rows with one): read it at once.
+ */
 export type GivenFingerprint = undefined | { hi: number; lo: number } | string;
 
 export class FingerprintColumn {

@@ -349,11 +349,18 @@ export class GraphBuilder {
       predicate[row] = denseOf[this.predicate.get(row)]!;
       object[row] = denseOf[this.object.get(row)]!;
     }
+    // One object for every hex answer (GivenFingerprint: read before the next call), and the Map of
+    // text fingerprints asked only when there are any: this runs twice for every statement.
+    const halves = { hi: 0, lo: 0 };
+    const anyText = this.fpText.size > 0;
     const given = (row: number): GivenFingerprint => {
-      const text = this.fpText.get(row);
+      const text = anyText ? this.fpText.get(row) : undefined;
       if (text !== undefined) return text;
       // Only what the input gave is stored: derived fingerprints are made again on output.
-      return this.fpGiven.get(row) === 1 ? { hi: this.fpHi.get(row), lo: this.fpLo.get(row) } : undefined;
+      if (this.fpGiven.get(row) !== 1) return undefined;
+      halves.hi = this.fpHi.get(row);
+      halves.lo = this.fpLo.get(row);
+      return halves;
     };
     const statementIndex = StatementIndex.build(
       { subject, predicate, object, given },

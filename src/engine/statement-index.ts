@@ -173,13 +173,8 @@ export class StatementIndex {
       [order, other] = [other, order];
       onProgress?.(step + 1, total);
     }
-    orderRunsByFingerprint(order, input, fingerprintOf);
-
-    // The packed rows, in SPO order.
-    const sBits = IntVector.widthFor(entityCount - 1);
-    const pBits = IntVector.widthFor(P - 1);
-    const rowBits = 2 * sBits + pBits;
-    const rows = new Uint32Array(Math.ceil((m * rowBits) / 32) + 2);
+    // The three ids in SPO order, gathered once (the only random reads of the input rows here):
+    // the runs of one triple and the packed rows below read them in order.
     const subject = new Uint32Array(m);
     const object = new Uint32Array(m);
     const spoP = new Uint32Array(m);
@@ -188,6 +183,16 @@ export class StatementIndex {
       subject[j] = input.subject[row]!;
       spoP[j] = pIndex[row]!;
       object[j] = input.object[row]!;
+    }
+    // Reordering a run of one triple changes only which input row is where, not the ids.
+    orderRunsByFingerprint(order, subject, spoP, object, fingerprintOf);
+
+    // The packed rows, in SPO order.
+    const sBits = IntVector.widthFor(entityCount - 1);
+    const pBits = IntVector.widthFor(P - 1);
+    const rowBits = 2 * sBits + pBits;
+    const rows = new Uint32Array(Math.ceil((m * rowBits) / 32) + 2);
+    for (let j = 0; j < m; j++) {
       const bit = j * rowBits;
       writeBits(rows, bit, sBits, subject[j]!);
       writeBits(rows, bit + sBits, pBits, spoP[j]!);
@@ -503,13 +508,18 @@ function stableCountingSort(
 }
 
 /** Sorts each run of one triple in `order` by fingerprint text. */
-function orderRunsByFingerprint(order: Uint32Array, rows: StatementRows, fingerprintOf: (row: number) => string): void {
-  const { subject: s, predicate: p, object: o } = rows;
+function orderRunsByFingerprint(
+  order: Uint32Array,
+  s: Uint32Array,
+  p: Uint32Array,
+  o: Uint32Array,
+  fingerprintOf: (row: number) => string,
+): void {
+  const m = order.length;
   let start = 0;
-  for (let i = 1; i <= order.length; i++) {
-    const a = order[start]!;
-    const b = order[i];
-    if (b !== undefined && s[a] === s[b] && p[a] === p[b] && o[a] === o[b]) continue;
+  for (let i = 1; i <= m; i++) {
+    // s, p, o are in the order's positions: a run of one triple is a run of equal (s, p, o) here.
+    if (i < m && s[start] === s[i] && p[start] === p[i] && o[start] === o[i]) continue;
     if (i - start > 1) {
       const run = Array.from(order.subarray(start, i), (row) => [row, fingerprintOf(row)] as const);
       run.sort((x, y) => (x[1] < y[1] ? -1 : x[1] > y[1] ? 1 : 0));
