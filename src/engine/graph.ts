@@ -28,7 +28,7 @@ import type { Dictionary } from "./dictionary.js";
 import { derivedFingerprintHalves, HexPage } from "./fingerprint.js";
 import { PageHasher } from "./page-hasher.js";
 import { fold } from "./fold.js";
-import { hex64 } from "./hash64.js";
+import { hex64, type Hash64 } from "./hash64.js";
 import {
   SEARCH_DEFAULT_LIMIT,
   SEARCH_MAX_LIMIT,
@@ -126,8 +126,12 @@ export class Graph {
   /** Scratch of one page (a query runs to its end before the next starts): SPO rows, dense ids. */
   private readonly pageRows = new Uint32Array(STATEMENTS_MAX_LIMIT);
   private readonly pageIds = new Uint32Array(3 * Math.max(STATEMENTS_MAX_LIMIT, SEARCH_MAX_LIMIT));
-  /** The page's given fingerprints (undefined: derived, in pageHex). */
+  /** The page's fingerprints given as text (undefined: 16 hex digits, given or derived, in pageHex). */
   private readonly pageGiven: (string | undefined)[] = new Array(STATEMENTS_MAX_LIMIT).fill(undefined);
+  /** Per row of the page: 1 when its fingerprint is derived (hashed by pageHasher), else 0. */
+  private readonly pageDerived = new Uint8Array(STATEMENTS_MAX_LIMIT);
+  /** A given hex fingerprint's halves, read for the page (reused). */
+  private readonly givenHalves: Hash64 = [0, 0];
   private readonly pageHex = new HexPage(STATEMENTS_MAX_LIMIT);
   /** FNV-1a 64 of the page's derived fingerprints, in WebAssembly (page-hasher.ts). */
   private readonly pageHasher = new PageHasher();
@@ -487,9 +491,9 @@ export class Graph {
   }
 
   /**
-   * The fingerprints of the page in pageRows / pageIds (n rows): the given ones in pageGiven; the
-   * derived ones hashed together (PageHasher: one call a page) and written into pageHex, which makes
-   * them strings together (HexPage).
+   * The fingerprints of the page in pageRows / pageIds (n rows): those given as text in pageGiven;
+   * the derived ones hashed together (PageHasher: one call a page) and written into pageHex with the
+   * given ones of 16 hex digits, which makes them strings together (HexPage).
    */
   private pageFingerprints(n: number): void {
     const column = this.statementIndex.fingerprints;
@@ -497,23 +501,38 @@ export class Graph {
     const ids = this.pageIds;
     const e = this.entities;
     const hasher = this.pageHasher;
+    const halves = this.givenHalves;
     let derived = 0;
+    let hex = 0;
     for (let k = 0; k < n; k++) {
-      const given = column.given(rows[k]!);
+      const row = rows[k]!;
+      this.pageDerived[k] = 0;
+      this.pageGiven[k] = undefined;
+      // Each branch: a given value of 16 hex digits is written with the derived ones (no string of
+      // its own: hex64 costs about 75 ns, the page's digits about 20 a value); a given text is
+      // itself; else the row is derived, its input for the hasher written.
+      if (column.hexHalves(row, halves)) {
+        this.pageHex.set(k, halves[0], halves[1]);
+        hex++;
+        continue;
+      }
+      const given = column.given(row);
       this.pageGiven[k] = given;
       if (given !== undefined) continue;
       const s = ids[3 * k]!;
       const p = ids[3 * k + 1]!;
       const o = ids[3 * k + 2]!;
       hasher.setInput(k, e.hashHi(s), e.hashLo(s), e.hashHi(p), e.hashLo(p), e.hashHi(o), e.hashLo(o));
+      this.pageDerived[k] = 1;
       derived++;
     }
-    // A page whose fingerprints were all given (a graph whose input gave them) needs no hashing.
-    if (derived === 0) return;
-    // Every row is hashed, given ones too (their input is stale, their output never read): one call.
-    hasher.hash(n);
-    for (let k = 0; k < n; k++) if (this.pageGiven[k] === undefined) this.pageHex.set(k, hasher.hi(k), hasher.lo(k));
-    this.pageHex.seal(n);
+    // Every row is hashed, given ones too (their input is stale, their output never read): one call;
+    // none when the page has no derived row (a graph whose input gave every fingerprint).
+    if (derived > 0) {
+      hasher.hash(n);
+      for (let k = 0; k < n; k++) if (this.pageDerived[k] === 1) this.pageHex.set(k, hasher.hi(k), hasher.lo(k));
+    }
+    if (derived + hex > 0) this.pageHex.seal(n);
   }
 
   /** Item k of the page being made (pageFingerprints done), whose dense ids are `s`, `p`, `o`. */
