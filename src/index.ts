@@ -27,6 +27,7 @@ export {
   type ReadProgress,
   type BuildProgress,
   type InputKind,
+  SEARCH_INDEX_THREAD_MIN_ENTITIES,
   STDIN_PATH,
 } from "./load/jsonl.js";
 export {
