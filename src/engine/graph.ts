@@ -180,17 +180,7 @@ export class Graph {
         if (st.fingerprints.hexHalves(row, halves)) return undefined;
         const given = st.fingerprints.given(row);
         if (given !== undefined) return given;
-        const s = st.subjectOf(row);
-        const p = st.predicateOf(row);
-        const o = st.objectOf(row);
-        const fp = derivedFingerprintHalves(
-          entities.hashHi(s),
-          entities.hashLo(s),
-          entities.hashHi(p),
-          entities.hashLo(p),
-          entities.hashHi(o),
-          entities.hashLo(o),
-        );
+        const fp = this.derivedHalves(st.subjectOf(row), st.predicateOf(row), st.objectOf(row));
         halves[0] = fp[0];
         halves[1] = fp[1];
         return undefined;
@@ -478,16 +468,14 @@ export class Graph {
   private fingerprintOfIds(row: number, sId: number, pId: number, oId: number): string {
     const given = this.statementIndex.fingerprints.given(row);
     if (given !== undefined) return given;
-    const e = this.entities;
-    const fp = derivedFingerprintHalves(
-      e.hashHi(sId),
-      e.hashLo(sId),
-      e.hashHi(pId),
-      e.hashLo(pId),
-      e.hashHi(oId),
-      e.hashLo(oId),
-    );
+    const fp = this.derivedHalves(sId, pId, oId);
     return hex64(fp[0], fp[1]);
+  }
+
+  /** The derived fingerprint of dense ids s, p, o, from their entity hashes (a shared pair: read at once). */
+  private derivedHalves(s: number, p: number, o: number): Hash64 {
+    const e = this.entities;
+    return derivedFingerprintHalves(e.hashHi(s), e.hashLo(s), e.hashHi(p), e.hashLo(p), e.hashHi(o), e.hashLo(o));
   }
 
   /**

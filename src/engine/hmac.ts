@@ -155,8 +155,7 @@ export class HmacSha256 {
       words.set(this.outerStart, OUTER_AT / 4);
       const bytes = new Uint8Array(buffer);
       // The outer block's padding never changes: after the 32-byte digest, 0x80, zeros, 96 x 8 bits.
-      bytes[OUTER_BLOCK_AT + DIGEST_BYTES] = PAD_START;
-      writeBitLength(bytes, OUTER_BLOCK_AT + BLOCK_BYTES, BLOCK_BYTES + DIGEST_BYTES);
+      pad(bytes, OUTER_BLOCK_AT, DIGEST_BYTES, BLOCK_BYTES + DIGEST_BYTES);
       this.memory = bytes;
       this.runMac = exports["mac"] as (blocks: number) => void;
     }
@@ -180,11 +179,7 @@ export class HmacSha256 {
     // the same steps in JavaScript.
     if (memory !== null && length <= WASM_MAX_MESSAGE_BYTES) {
       memory.set(length === message.length ? message : message.subarray(0, length), BLOCKS_AT);
-      memory[BLOCKS_AT + length] = PAD_START;
-      const end = Math.ceil((length + 1 + LENGTH_BYTES) / BLOCK_BYTES) * BLOCK_BYTES;
-      memory.fill(0, BLOCKS_AT + length + 1, BLOCKS_AT + end - 4);
-      writeBitLength(memory, BLOCKS_AT + end, BLOCK_BYTES + length);
-      this.runMac!(end / BLOCK_BYTES);
+      this.runMac!(pad(memory, BLOCKS_AT, length, BLOCK_BYTES + length) / BLOCK_BYTES);
       for (let i = 0; i < bytes; i++) out[at + i] = memory[OUTPUT_AT + i]!;
       return;
     }
@@ -192,22 +187,16 @@ export class HmacSha256 {
     state.set(this.innerStart);
     let from = 0;
     for (; from + BLOCK_BYTES <= length; from += BLOCK_BYTES) compress(state, message, from);
-    // The rest of the message, 0x80, zeros, and the bit length of the key block and the message:
-    // one block when the rest leaves room for the 9 bytes, else two.
+    // The rest of the message and the padding (the hashed length counts the key block too).
     const tail = this.tail;
     const rest = length - from;
     for (let i = 0; i < rest; i++) tail[i] = message[from + i]!;
-    tail[rest] = PAD_START;
-    const end = rest + 1 + LENGTH_BYTES <= BLOCK_BYTES ? BLOCK_BYTES : 2 * BLOCK_BYTES;
-    tail.fill(0, rest + 1, end - 4);
-    writeBitLength(tail, end, BLOCK_BYTES + length);
+    const end = pad(tail, 0, rest, BLOCK_BYTES + length);
     compress(state, tail, 0);
     if (end > BLOCK_BYTES) compress(state, tail, BLOCK_BYTES);
     // Outer: the inner digest, padded, after the opad block (always one block: 32 + 9 <= 64).
     writeState(state, tail, 0);
-    tail[DIGEST_BYTES] = PAD_START;
-    tail.fill(0, DIGEST_BYTES + 1, BLOCK_BYTES - 4);
-    writeBitLength(tail, BLOCK_BYTES, BLOCK_BYTES + DIGEST_BYTES);
+    pad(tail, 0, DIGEST_BYTES, BLOCK_BYTES + DIGEST_BYTES);
     state.set(this.outerStart);
     compress(state, tail, 0);
     writeState(state, tail, 0);
@@ -216,15 +205,21 @@ export class HmacSha256 {
 }
 
 /**
- * The length field of the padding: `byteLength` x 8 as a 64-bit big-endian integer ending at `end`.
- * Messages are at most MAX_MESSAGE_BYTES, so the top 32 bits are zero (written by the caller's fill).
+ * SHA-256's padding (FIPS 180-4 section 5.1.1) after the `used` bytes at `base` of `buf`: 0x80,
+ * zeros, and the bit length of all `hashed` bytes as a 64-bit big-endian integer ending a block
+ * (messages are at most MAX_MESSAGE_BYTES, so its top 32 bits are zero). Returns the padded byte
+ * count from `base`: one block more than the whole blocks of `used`, or two when the 9 bytes do not fit.
  */
-function writeBitLength(block: Uint8Array, end: number, byteLength: number): void {
-  const bits = byteLength * 8;
-  block[end - 4] = bits >>> 24;
-  block[end - 3] = bits >>> 16;
-  block[end - 2] = bits >>> 8;
-  block[end - 1] = bits;
+function pad(buf: Uint8Array, base: number, used: number, hashed: number): number {
+  const end = Math.ceil((used + 1 + LENGTH_BYTES) / BLOCK_BYTES) * BLOCK_BYTES;
+  buf[base + used] = PAD_START;
+  buf.fill(0, base + used + 1, base + end - 4);
+  const bits = hashed * 8;
+  buf[base + end - 4] = bits >>> 24;
+  buf[base + end - 3] = bits >>> 16;
+  buf[base + end - 2] = bits >>> 8;
+  buf[base + end - 1] = bits;
+  return end;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -353,7 +353,7 @@ export async function loadGraph(options: LoadGraphOptions): Promise<Graph> {
   const thread =
     (options.searchIndexThread ??
     (builder.entityCount >= SEARCH_INDEX_THREAD_MIN_ENTITIES && availableParallelism() > 1))
-      ? startSearchIndexThread(...sealedInput(builder, buildProgress))
+      ? startSearchIndexThread(sealEntities(builder, buildProgress))
       : undefined;
   try {
     await loadJsonLinesFile(options.statements, "statements", builder, readOptions);
@@ -368,15 +368,6 @@ export async function loadGraph(options: LoadGraphOptions): Promise<Graph> {
     thread?.stop();
   }
   return builder.build(buildProgress === undefined ? {} : { onProgress: buildProgress });
-}
-
-/** Seals the builder's entities (sorting them now) and gives what their search index is built from. */
-function sealedInput(
-  builder: GraphBuilder,
-  buildProgress: ((phase: BuildPhase, done: number, total: number) => void) | undefined,
-): [string[], Uint8Array] {
-  const { rawIdentifiers, types } = sealEntities(builder, buildProgress);
-  return [rawIdentifiers, types];
 }
 
 /**

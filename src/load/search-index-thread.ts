@@ -67,7 +67,13 @@ export function runningSearchIndexThreads(): number {
 }
 
 /** Starts building the search index of entities with these raw identifiers and types (by dense id). */
-export function startSearchIndexThread(rawIdentifiers: string[], types: Uint8Array): SearchIndexThread {
+export function startSearchIndexThread({
+  rawIdentifiers,
+  types,
+}: {
+  rawIdentifiers: string[];
+  types: Uint8Array;
+}): SearchIndexThread {
   const request: Request = { kind: WORKER_KIND, rawIdentifiers, types };
   const worker = new Worker(new URL(import.meta.url), {
     workerData: request,

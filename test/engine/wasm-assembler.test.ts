@@ -42,6 +42,8 @@ test("LEB128: unsigned and signed encodings", () => {
 test("a module of two functions runs: run(i, j) doubles word[i] through the other, then stores word[i] + word[j] at word 0", () => {
   assert.ok(canRunWasm(), "WebAssembly runs here");
   const { localGet, call, i32Load, i32Store, i32Add, i32Shl, localSet } = op;
+  /** The word at the byte address of word index `local` (local * 4). */
+  const word = (local: number) => [localGet, local, ...i32(2), i32Shl, i32Load, ...memarg(2, 0)];
   const spec = {
     memoryPages: 1,
     functions: [
@@ -49,53 +51,23 @@ test("a module of two functions runs: run(i, j) doubles word[i] through the othe
       {
         params: [I32],
         locals: [I32, I64],
+        // biome-ignore format: one step a line
         body: [
-          localGet,
-          0,
-          ...i32(2),
-          i32Shl,
-          localSet,
-          1,
-          localGet,
-          1,
-          localGet,
-          1,
-          i32Load,
-          ...memarg(2, 0),
-          localGet,
-          1,
-          i32Load,
-          ...memarg(2, 0),
-          i32Add,
-          i32Store,
-          ...memarg(2, 0),
+          localGet, 0, ...i32(2), i32Shl, localSet, 1, // the byte address
+          localGet, 1, ...word(0), ...word(0), i32Add,
+          i32Store, ...memarg(2, 0),
         ],
       },
+      // 1: run(i, j): double(i), then word[0] = word[i] + word[j].
       {
         export: "run",
         params: [I32, I32],
         locals: [],
+        // biome-ignore format: one step a line
         body: [
-          localGet,
-          0,
-          call,
-          0,
-          ...i32(0),
-          localGet,
-          0,
-          ...i32(2),
-          i32Shl,
-          i32Load,
-          ...memarg(2, 0),
-          localGet,
-          1,
-          ...i32(2),
-          i32Shl,
-          i32Load,
-          ...memarg(2, 0),
-          i32Add,
-          i32Store,
-          ...memarg(2, 0),
+          localGet, 0, call, 0,
+          ...i32(0), ...word(0), ...word(1), i32Add,
+          i32Store, ...memarg(2, 0),
         ],
       },
     ],

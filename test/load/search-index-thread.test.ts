@@ -89,7 +89,7 @@ test("a bad statement line rejects naming its line, and the thread is ended at o
 
 test("stop() ends a thread before its index arrives", async () => {
   const names = Array.from({ length: 200_000 }, (_, i) => `entity number ${i} of many`);
-  const thread = startSearchIndexThread(names, new Uint8Array(names.length));
+  const thread = startSearchIndexThread({ rawIdentifiers: names, types: new Uint8Array(names.length) });
   assert.is(runningSearchIndexThreads(), 1);
   thread.stop();
   const until = performance.now() + 500;
