@@ -10,7 +10,13 @@ import * as assert from "uvu/assert";
 import { heldBytes, measureHeld } from "../../bench/memory.js";
 
 const MIB = 1024 * 1024;
-const SIZE = 64 * MIB;
+const SIZE = 256 * MIB;
+/**
+ * Share of SIZE a reading must show. Under `npm test` there is no --expose-gc, so garbage left by
+ * other tests may be collected during a reading and lower it by tens of MiB; a reading that leaves
+ * the array out shows about 0.
+ */
+const MIN_SHARE = 0.8;
 
 /** A SIZE-byte array made in a worker and transferred to this thread. */
 async function fromWorker(): Promise<Uint8Array> {
@@ -32,7 +38,7 @@ test("an array transferred from a worker counts as held", async () => {
   const { value, held } = await measureHeld(fromWorker);
   assert.is(value.byteLength, SIZE);
   assert.ok(
-    heldBytes(held) >= SIZE * 0.95,
+    heldBytes(held) >= SIZE * MIN_SHARE,
     `held ${(heldBytes(held) / MIB).toFixed(1)} MiB of a ${SIZE / MIB} MiB array`,
   );
 });
@@ -41,7 +47,7 @@ test("an array made on this thread counts as held", async () => {
   const { value, held } = await measureHeld(() => new Uint8Array(SIZE).fill(1));
   assert.is(value.byteLength, SIZE);
   assert.ok(
-    heldBytes(held) >= SIZE * 0.95,
+    heldBytes(held) >= SIZE * MIN_SHARE,
     `held ${(heldBytes(held) / MIB).toFixed(1)} MiB of a ${SIZE / MIB} MiB array`,
   );
 });
