@@ -19,6 +19,7 @@ import { QuiverError } from "./errors.js";
 import {
   checkCacheBytes,
   CursorCodec,
+  type CursorContent,
   ENDPOINT_SEARCH,
   ENDPOINT_STATEMENTS,
   queryTag,
@@ -252,19 +253,20 @@ export class Graph {
     const tag = queryTag(["search", q, type < 0 ? "" : String(type)]);
     let after: SearchResume = null;
     if (cursor !== undefined) {
-      const { extra, parts } = this.cursors.decode(cursor, ENDPOINT_SEARCH, tag);
-      if (parts.length !== 3 || extra > TIER_INFIX) throw unknownCursorShape();
-      const rank = this.positionHint(parts[2]!);
+      const content = this.cursors.decode(cursor, ENDPOINT_SEARCH, tag);
+      const extra = content.extra;
+      if (content.count !== 3 || extra > TIER_INFIX) throw unknownCursorShape();
+      const rank = this.positionHint(content.part(2));
       if (rank >= 0 && rank < this.entityCount) {
         // Issued by a graph of this content: resume at the next rank.
         after = { tier: extra, rank };
       } else {
         // Other content (a changed graph): place the key among this graph's entities.
-        const entityId = parts[1]!;
+        const entityId = content.part(1);
         const entityAt = this.dictionary.lowerBound(entityId);
         const entityExact = entityAt < this.entityCount && this.dictionary.is(entityAt, entityId);
         // The cursor carries the raw identifier (shorter than its fold when NFKC expands it): fold it again.
-        after = { tier: extra, folded: fold(parts[0]!), entityAt, entityExact };
+        after = { tier: extra, folded: fold(content.part(0)), entityAt, entityExact };
       }
     }
     // One look-ahead item tells whether a next page exists, so nextCursor is null exactly at the end.
@@ -297,11 +299,10 @@ export class Graph {
     const cursor = checkOptionalText(params.cursor, "cursor");
     // Absent filters hash as "": a given filter is never empty, so the two cannot be confused.
     const tag = queryTag(["statements", s ?? "", p ?? "", o ?? ""]);
-    let after: readonly string[] | null = null;
+    let after: CursorContent | null = null;
     if (cursor !== undefined) {
-      const { parts } = this.cursors.decode(cursor, ENDPOINT_STATEMENTS, tag);
-      if (parts.length !== 5) throw unknownCursorShape();
-      after = parts;
+      after = this.cursors.decode(cursor, ENDPOINT_STATEMENTS, tag);
+      if (after.count !== 5) throw unknownCursorShape();
     }
     const subject = this.resolve(s);
     const predicate = this.resolve(p);
@@ -312,7 +313,7 @@ export class Graph {
     const { order, lo, hi } = index.plan({ subject, predicate, object });
     let start = lo;
     if (after !== null) {
-      const at = this.positionHint(after[4]!);
+      const at = this.positionHint(after.part(4));
       // Issued by a graph of this content for this filter: the next position. Else place the key.
       start =
         at >= lo && at < hi
@@ -430,8 +431,8 @@ export class Graph {
   }
 
   /** A statements cursor's (s, p, o, fingerprint), placed among this graph's ids. */
-  private seekKey(after: readonly string[]): SeekKey {
-    const [s, p, o, fingerprint] = after as [string, string, string, string];
+  private seekKey(after: CursorContent): SeekKey {
+    const [s, p, o, fingerprint] = [after.part(0), after.part(1), after.part(2), after.part(3)];
     const at: [number, number, number] = [0, 0, 0];
     const exact: [boolean, boolean, boolean] = [false, false, false];
     for (const [component, id] of [
