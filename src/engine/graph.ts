@@ -37,6 +37,7 @@ import {
   STATEMENTS_DEFAULT_LIMIT,
   STATEMENTS_MAX_LIMIT,
 } from "./limits.js";
+import { NameCache } from "./name-cache.js";
 import { TIER_INFIX, type SearchIndex, type SearchResume } from "./search-index.js";
 import { OBJECT, PREDICATE, SUBJECT, type IndexOrder, type SeekKey, type StatementIndex } from "./statement-index.js";
 import type { EntityTable } from "./entity-table.js";
@@ -122,8 +123,8 @@ export class Graph {
   private readonly cursors: CursorCodec;
   private readonly searchIndex: SearchIndex;
   private readonly statementIndex: StatementIndex;
-  /** The strings of the entity last written in each statement role (see RoleNames). */
-  private readonly names: RoleNames;
+  /** The names of the entities written into items lately (engine/name-cache.ts). */
+  private readonly names: NameCache;
   /** Scratch of one page (a query runs to its end before the next starts): SPO rows, dense ids. */
   private readonly pageRows = new Uint32Array(STATEMENTS_MAX_LIMIT);
   private readonly pageIds = new Uint32Array(3 * Math.max(STATEMENTS_MAX_LIMIT, SEARCH_MAX_LIMIT));
@@ -156,7 +157,7 @@ export class Graph {
     this.cursors = new CursorCodec(toSecretBytes(options.cursorSecret), options.cacheBytes ?? DEFAULT_CACHE_BYTES);
     this.searchIndex = parts.searchIndex;
     this.statementIndex = parts.statementIndex;
-    this.names = new RoleNames(this.entities);
+    this.names = new NameCache(this.entities);
     // Once per built graph (a snapshot brings its own; withOptions shares the parts that hold it).
     parts.contentTag ??= this.computeContentTag();
     this.#contentTag = parts.contentTag;
@@ -277,7 +278,7 @@ export class Graph {
     for (let i = 0; i < n; i++) ids[i] = this.searchIndex.idAt(hits.ranks[i]!);
     this.entities.touch(ids, n);
     const items: Entity[] = new Array(n);
-    for (let i = 0; i < n; i++) items[i] = this.entityAt(ids[i]!);
+    for (let i = 0; i < n; i++) items[i] = this.searchItem(ids[i]!);
     let nextCursor: string | null = null;
     if (hits.ranks.length > limit) {
       const last = items[n - 1]!;
@@ -333,7 +334,7 @@ export class Graph {
       ids[3 * k + 1] = index.predicateOf(row);
       ids[3 * k + 2] = index.objectOf(row);
     }
-    this.entities.touch(ids, 3 * n);
+    this.names.touchMissing(ids, 3 * n);
     this.pageFingerprints(n);
     const items: Statement[] = new Array(n);
     for (let k = 0; k < n; k++) items[k] = this.statementAt(k, ids[3 * k]!, ids[3 * k + 1]!, ids[3 * k + 2]!);
@@ -459,6 +460,19 @@ export class Graph {
     return this.entities.entity(id);
   }
 
+  /** Dense id d as a search item: entityAt's entity, its names from the name cache. */
+  private searchItem(d: number): Entity {
+    const names = this.names;
+    const slot = names.slot(d);
+    const entities = this.entities;
+    return {
+      entityId: names.entityIds[slot]!,
+      rawIdentifier: names.raws[slot]!,
+      type: ENTITY_TYPES[entities.typeOf(d)]!,
+      sourceType: entities.sourceTypeOf(d),
+    };
+  }
+
   /** A row's fingerprint: the given one, or the one derived from its entities' hashes. */
   private fingerprintOf(row: number): string {
     const st = this.statementIndex;
@@ -527,44 +541,24 @@ export class Graph {
   /** Item k of the page being made (pageFingerprints done), whose dense ids are `s`, `p`, `o`. */
   private statementAt(k: number, s: number, p: number, o: number): Statement {
     const names = this.names;
-    names.name(SUBJECT, s);
-    names.name(PREDICATE, p);
-    names.name(OBJECT, o);
+    const { entityIds, raws } = names;
+    // Each role's strings are read right after its slot is found: the next role may take the slot.
+    let slot = names.slot(s);
+    const subjectEntityId = entityIds[slot]!;
+    const subjectRawIdentifier = raws[slot]!;
+    slot = names.slot(p);
+    const predicateEntityId = entityIds[slot]!;
+    const predicateRawIdentifier = raws[slot]!;
+    slot = names.slot(o);
     return {
       statementFingerprint: this.pageGiven[k] ?? this.pageHex.get(k),
-      subjectEntityId: names.entityIds[SUBJECT]!,
-      subjectRawIdentifier: names.raws[SUBJECT]!,
-      predicateEntityId: names.entityIds[PREDICATE]!,
-      predicateRawIdentifier: names.raws[PREDICATE]!,
-      objectEntityId: names.entityIds[OBJECT]!,
-      objectRawIdentifier: names.raws[OBJECT]!,
+      subjectEntityId,
+      subjectRawIdentifier,
+      predicateEntityId,
+      predicateRawIdentifier,
+      objectEntityId: entityIds[slot]!,
+      objectRawIdentifier: raws[slot]!,
     };
-  }
-}
-
-/**
- * The entityId and rawIdentifier strings of the entity last written in each statement role. Pages
- * come in index order, so a role's entity repeats row after row (the subject of an SPO page, the
- * predicate and then the object of a POS page, the object of an OSP page): a repeat reuses the two
- * strings instead of reading the text lists again. Holds three entities' strings at most.
- */
-class RoleNames {
-  private readonly entities: EntityTable;
-  /** Dense id whose strings each role holds (-1: none yet). */
-  private readonly ids = new Int32Array(3).fill(-1);
-  readonly entityIds: string[] = ["", "", ""];
-  readonly raws: string[] = ["", "", ""];
-
-  constructor(entities: EntityTable) {
-    this.entities = entities;
-  }
-
-  /** Makes entityIds[role] and raws[role] those of dense id `id`. */
-  name(role: number, id: number): void {
-    if (this.ids[role] === id) return;
-    this.ids[role] = id;
-    this.entityIds[role] = this.entities.entityId(id);
-    this.raws[role] = this.entities.rawIdentifier(id);
   }
 }
 
