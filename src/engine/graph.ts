@@ -153,7 +153,8 @@ export class Graph {
     this.dictionary = parts.dictionary;
     this.entities = parts.entities;
     checkCacheBytes(options.cacheBytes);
-    // The cursor cache is the only cache a graph keeps between queries: it gets the whole budget.
+    // The cursor cache is the only cache a graph keeps between queries that grows with traffic: it
+    // gets the whole budget (the name cache is fixed, under 0.5 MiB: engine/name-cache.ts).
     this.cursors = new CursorCodec(toSecretBytes(options.cursorSecret), options.cacheBytes ?? DEFAULT_CACHE_BYTES);
     this.searchIndex = parts.searchIndex;
     this.statementIndex = parts.statementIndex;
