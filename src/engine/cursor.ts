@@ -26,9 +26,10 @@
  * 2-byte header per part, the longest body is 1,726 bytes: 2,302 characters of base64url, under CURSOR_MAX_LENGTH (4,096) for any data within
  * the limits of limits.ts, so the request that sends it back fits an 8,192-byte target.
  *
- * Cost: one HMAC-SHA256 (hmac.ts) per encode and per decode, linear in the cursor's length but mostly its fixed
- * cost for cursors this short (about 1 µs). Decoding reads the text once (base64url.ts: alphabet,
- * canonical form and bytes in one pass) and makes a part a string only when the graph asks for it. The codec remembers the cursors it issued lately in a byte-weighted LRU
+ * Cost: one HMAC-SHA256 (hmac.ts) per encode and per decode, linear in the cursor's length but
+ * mostly its fixed cost for cursors this short (about 1 µs). Decoding reads the text once
+ * (base64url.ts: alphabet, canonical form and bytes in one pass) and makes a part a string only when
+ * the graph asks for it. The codec remembers the cursors it issued lately in a byte-weighted LRU
  * (byte-lru.ts) whose budget is the graph's `cacheBytes`: the request for the next page hands one
  * back, and a string equal to one this codec sealed is authentic, so its HMAC is not computed again;
  * anything else, altered cursors included, takes the full check. Each entry is charged the bytes it
@@ -235,9 +236,9 @@ export class CursorCodec {
       );
     // Longer than any cursor issued for data within the limits: refused before any decoding or MAC.
     if (cursor.length > CURSOR_MAX_LENGTH) throw bad(`it is longer than ${CURSOR_MAX_LENGTH} characters`);
+    if (cursor.length === 0) throw bad("it is not a cursor this service issued");
     // Decoded with the alphabet and canonical form checked in one pass, into a buffer the content
     // keeps (its parts are read from it later).
-    if (cursor.length === 0) throw bad("it is not a cursor this service issued");
     const buf = Buffer.allocUnsafe(Math.ceil((3 * cursor.length) / 4));
     const length = decodeBase64Url(cursor, buf);
     if (length === NOT_BASE64URL) throw bad("it is not a cursor this service issued");
@@ -248,7 +249,6 @@ export class CursorCodec {
       throw bad("it was altered, truncated, or issued with another secret");
     if (buf[0] !== VERSION) throw bad("it comes from another version of this service");
     checkBinding(buf[1] as Endpoint, buf.readUInt32BE(3), buf.readUInt32BE(7), endpoint, tag);
-    const body = buf;
     const bounds: number[] = [];
     let at = HEADER_BYTES;
     while (at < bodyLength) {
@@ -256,7 +256,7 @@ export class CursorCodec {
       let shift = 0;
       for (;;) {
         // The MAC already vouches for the bytes, so a bad varint here is a broken invariant.
-        const b = at < bodyLength ? body[at++]! : undefined;
+        const b = at < bodyLength ? buf[at++]! : undefined;
         if (b === undefined || shift > 28) throw new Error("cursor: corrupt part length behind a valid MAC");
         header += (b & 0x7f) * 2 ** shift;
         shift += 7;
