@@ -35,14 +35,15 @@ export function collectGarbage(): void {
 }
 
 export async function settledMemory(): Promise<MemorySnapshot> {
-  let last = "";
+  let lastArrayBuffers = -1;
+  let lastExternal = -1;
   for (let round = 0; round < SETTLE_MAX_ROUNDS; round++) {
     collectGarbage();
     await new Promise((resolve) => setTimeout(resolve, SETTLE_WAIT_MS));
     const { arrayBuffers, external } = process.memoryUsage();
-    const now = `${arrayBuffers} ${external}`;
-    if (now === last) break;
-    last = now;
+    if (arrayBuffers === lastArrayBuffers && external === lastExternal) break;
+    lastArrayBuffers = arrayBuffers;
+    lastExternal = external;
   }
   collectGarbage();
   const m = process.memoryUsage();

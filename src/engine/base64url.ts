@@ -25,6 +25,12 @@ export const NOT_BASE64URL = -1;
 /** decodeBase64Url's answer for a length or last character no encoder writes, or too long for `out`. */
 export const NOT_CANONICAL = -2;
 
+/** How many bytes decodeBase64Url writes for a text of `length` characters (if it takes it). */
+export function decodedBytes(length: number): number {
+  const rest = length & 3;
+  return (length >>> 2) * 3 + (rest === 0 ? 0 : rest - 1);
+}
+
 /** The value of the character at `i`: 0..63, or a negative number outside the alphabet. */
 function valueAt(text: string, i: number): number {
   const code = text.charCodeAt(i);
@@ -47,7 +53,7 @@ function inAlphabet(text: string): boolean {
 export function decodeBase64Url(text: string, out: Uint8Array): number {
   const n = text.length;
   const rest = n & 3;
-  const bytes = (n >>> 2) * 3 + (rest === 0 ? 0 : rest - 1);
+  const bytes = decodedBytes(n);
   // Refused for its length, unless a character is refused first (the alphabet is checked first).
   if (rest === 1 || bytes > out.length) return inAlphabet(text) ? NOT_CANONICAL : NOT_BASE64URL;
   const full = n - rest;

@@ -42,7 +42,7 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { decodeBase64Url, NOT_BASE64URL } from "./base64url.js";
+import { decodeBase64Url, decodedBytes, NOT_BASE64URL } from "./base64url.js";
 import { ByteLru } from "./byte-lru.js";
 import { QuiverError } from "./errors.js";
 import { hash64, type Hash64 } from "./hash64.js";
@@ -239,7 +239,7 @@ export class CursorCodec {
     if (cursor.length === 0) throw bad("it is not a cursor this service issued");
     // Decoded with the alphabet and canonical form checked in one pass, into a buffer the content
     // keeps (its parts are read from it later).
-    const buf = Buffer.allocUnsafe(Math.ceil((3 * cursor.length) / 4));
+    const buf = Buffer.allocUnsafe(decodedBytes(cursor.length));
     const length = decodeBase64Url(cursor, buf);
     if (length === NOT_BASE64URL) throw bad("it is not a cursor this service issued");
     if (length < HEADER_BYTES + MAC_BYTES) throw bad("it is truncated or malformed");

@@ -167,12 +167,12 @@ export class EntityTable {
 
   /** The whole entity (its record is read four times, from the cache after the first). */
   entity(d: number): Entity {
-    return {
-      entityId: this.entityId(d),
-      rawIdentifier: this.rawIdentifier(d),
-      type: ENTITY_TYPES[this.typeOf(d)]!,
-      sourceType: this.sourceTypeOf(d),
-    };
+    return this.entityNamed(d, this.entityId(d), this.rawIdentifier(d));
+  }
+
+  /** Dense id d as an Entity, with its two strings given (a caller that keeps them: name-cache.ts). */
+  entityNamed(d: number, entityId: string, rawIdentifier: string): Entity {
+    return { entityId, rawIdentifier, type: ENTITY_TYPES[this.typeOf(d)]!, sourceType: this.sourceTypeOf(d) };
   }
 
   /**

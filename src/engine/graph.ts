@@ -277,6 +277,7 @@ export class Graph {
     // In stages, as a statements page: ranks to dense ids, the entities' records and text, the items.
     const ids = this.pageIds;
     for (let i = 0; i < n; i++) ids[i] = this.searchIndex.idAt(hits.ranks[i]!);
+    // Every entity's record is read (type, sourceType) even when its names are cached: all touched.
     this.entities.touch(ids, n);
     const items: Entity[] = new Array(n);
     for (let i = 0; i < n; i++) items[i] = this.searchItem(ids[i]!);
@@ -465,13 +466,7 @@ export class Graph {
   private searchItem(d: number): Entity {
     const names = this.names;
     const slot = names.slot(d);
-    const entities = this.entities;
-    return {
-      entityId: names.entityIds[slot]!,
-      rawIdentifier: names.raws[slot]!,
-      type: ENTITY_TYPES[entities.typeOf(d)]!,
-      sourceType: entities.sourceTypeOf(d),
-    };
+    return this.entities.entityNamed(d, names.entityIds[slot]!, names.raws[slot]!);
   }
 
   /** A row's fingerprint: the given one, or the one derived from its entities' hashes. */
