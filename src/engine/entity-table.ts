@@ -83,6 +83,8 @@ export class EntityTable {
   private readonly sourceTypeColumn: IndexArray | null;
   /** What the last touch() read, folded: written (public) only so that its reads cannot be optimized away. */
   touched = 0;
+  /** The text words touch() gathered (grown to the longest page's). */
+  private spans = new Uint32Array(256);
 
   private constructor(
     records: Uint32Array,
@@ -186,11 +188,13 @@ export class EntityTable {
    */
   touch(ids: Uint32Array, count: number): void {
     const records = this.records;
-    let sink = 0;
-    for (let k = 0; k < count; k++) sink ^= records[RECORD_WORDS * ids[k]! + SHAPE]!;
-    for (let k = 0; k < count; k++) sink ^= this.texts.codeAt(records[RECORD_WORDS * ids[k]!]!);
+    if (this.spans.length < count) this.spans = new Uint32Array(count);
+    const spans = this.spans;
+    // The first loop reads each record (its text's word, in the record's line) and keeps the word;
+    // the second reads the first code unit of each text (TextStore.touch).
+    for (let k = 0; k < count; k++) spans[k] = records[RECORD_WORDS * ids[k]!]!;
     // Kept so that the compiler cannot drop the reads as unused.
-    this.touched = sink;
+    this.touched = this.texts.touch(spans, count);
   }
 
   /** High half of the entityId's hash64. */

@@ -95,6 +95,8 @@ export class StatementIndex {
   private readonly objectBits: number;
   private readonly rowBits: number;
   private readonly pos: IntVector;
+  /** What the last touchRows read, folded: written (public) only so that its reads cannot be optimized away. */
+  touched = 0;
   private readonly osp: IntVector;
   /** First SPO row of subject k * OFFSET_SAMPLE, for each k, then M. */
   private readonly subjectStarts: Uint32Array;
@@ -241,6 +243,27 @@ export class StatementIndex {
   }
 
   // Reading rows -------------------------------------------------------------------------------
+
+  /**
+   * Reads the first word of each of the `count` rows in `rows` and keeps nothing but a fold of
+   * them: a page calls it before decoding its rows' ids. Each row of a page is a miss of its own (a
+   * POS or OSP page's rows are scattered over SPO order); one read a row in a loop this short keeps
+   * many misses in flight, where the decoding loop (three bit-field reads a row) held a few. The
+   * decoding then reads from the cache: a row's two or three words share its first word's cache
+   * line, but for the few rows that cross a line's end. Distinct P pages of 50 statements at 1M
+   * entities / 2M statements: this stage 5.9-10 µs before, 3.4-4.1 after (phase timings of a
+   * scratch copy; `npm run bench:stream` for the whole page).
+   */
+  touchRows(rows: Uint32Array, count: number): void {
+    const words = this.rows;
+    const rowBits = this.rowBits;
+    let sink = 0;
+    for (let k = 0; k < count; k++) {
+      const bit = rows[k]! * rowBits;
+      sink ^= words[bit < 0x80000000 ? bit >>> 5 : Math.floor(bit / 32)]!;
+    }
+    this.touched = sink;
+  }
 
   subjectOf(row: number): number {
     return readBits(this.rows, row * this.rowBits, this.subjectBits);

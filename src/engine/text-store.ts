@@ -107,7 +107,31 @@ export class TextStore {
     return chunk.slice(at, at + length);
   }
 
-  /** The code unit at `word` (0 past the end of its chunk: only for touching memory, see EntityTable.touch). */
+  /**
+   * Reads the first code unit at each of `words[0, count)` and keeps nothing but a fold of them
+   * (returned so the reads stay): a page calls it to have its strings' characters in the cache
+   * before it makes them (EntityTable.touch). The loop for the first Latin-1 chunk (every word of a
+   * store under 64 Mi code units) reads that one string directly: `codeAt`'s chunk lookup, a
+   * division and a branch a word, made each iteration several times longer, and the CPU then keeps
+   * fewer of these independent misses in flight (at 1M entities, 100 random names: 38 ns a word
+   * through codeAt against 11 read directly; scratch measurement, the same words and store).
+   */
+  touch(words: Uint32Array, count: number): number {
+    const first = this.narrow[0];
+    let sink = 0;
+    if (first === undefined) {
+      for (let k = 0; k < count; k++) sink ^= this.codeAt(words[k]!);
+      return sink;
+    }
+    for (let k = 0; k < count; k++) {
+      const word = words[k]!;
+      // Below CHUNK_UNITS: the first Latin-1 chunk (the UTF-16 store's words have bit 31 set).
+      sink ^= word < CHUNK_UNITS ? first.charCodeAt(word) | 0 : this.codeAt(word);
+    }
+    return sink;
+  }
+
+  /** The code unit at `word` (0 past the end of its chunk: only for touching memory, see touch). */
   codeAt(word: number): number {
     const pos = word & 0x7fffffff;
     const chunk = (word >= WIDE ? this.wide : this.narrow)[Math.floor(pos / CHUNK_UNITS)];

@@ -79,6 +79,23 @@ test("oracle: every column of random tables, few and many sourceTypes, read back
   }
 });
 
+test("touch reads each entity's record and the first code unit of its text, page after page", () => {
+  for (let seed = 1; seed <= 10; seed++) {
+    const rng = new Rng(100 + seed);
+    const c = randomColumns(rng, rng.range(1, 300), 3);
+    const t = EntityTable.from(c);
+    // Pages of growing length (the gathering array grows past its first size), ids at random.
+    for (const count of [1, 50, 300, 700]) {
+      const ids = Uint32Array.from({ length: count }, () => rng.int(t.size));
+      let want = 0;
+      // The span starts with the entityId (never empty), so its first code unit is the entityId's.
+      for (const d of ids) want ^= c.entityIds[d]!.charCodeAt(0);
+      t.touch(ids, count);
+      assert.is(t.touched, want, `seed ${seed}, ${count} ids`);
+    }
+  }
+});
+
 test("the given hashes are kept as given (the builder's, made when each entity was added)", () => {
   const c = randomColumns(new Rng(7), 10, 2);
   const hashes = Uint32Array.from({ length: 20 }, (_, i) => i * 7919);
