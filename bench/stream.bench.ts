@@ -37,6 +37,7 @@ import {
   STREAM_SEARCH_P99_GOAL_US,
   STREAM_STATEMENTS_P50_GOAL_US,
   STREAM_STATEMENTS_P99_GOAL_US,
+  STREAM_STATEMENTS_POOLED_FAMILY,
 } from "./goals.js";
 import type { GraphData } from "./graph-data.js";
 import { SEARCH_LIMIT } from "./search.bench.js";
@@ -308,7 +309,7 @@ function statementsCases(data: GraphData, shape: string, filters: readonly Filte
       name: `${shape} first page`,
       page: 1,
       detail: `${count(filters.length)} filters`,
-      family: "statements, first pages",
+      family: STREAM_STATEMENTS_POOLED_FAMILY,
       items: filters,
       quiver: (f) => ask(f).items,
       baseline: (f) => map(f, 1),
@@ -367,6 +368,11 @@ function printStream(r: StreamResults): void {
     }),
   );
   console.log("baseline: naive substring scan (search), Map store of every statement (statements); goal: p50 / p99");
+  // The pooled distributions: every query of the family's cases together.
+  for (const f of r.families)
+    console.log(
+      `pooled, ${f.name}: ${count(f.samples / Math.max(1, r.rounds - 1))} queries, p50 ${num(f.p50us)} µs, p99 ${num(f.p99us)} µs`,
+    );
   if (r.disagreements.length > 0) {
     console.log(`DISAGREEMENTS with the baseline (${r.disagreements.length}):`);
     for (const d of r.disagreements.slice(0, 5)) console.log(`  ${d.slice(0, 96)}`);
