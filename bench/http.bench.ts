@@ -19,7 +19,8 @@
  *   - quiver+log: the same with the request log (src/cli/request-log.ts) writing to a file;
  *   - handler: `serve()` over a stub graph that returns the engine's pages from a Map (engine ~ 0).
  * Per run: a warm-up, then a measured run; server CPU per request is the server process's own
- * utime + stime (/proc/PID/stat) over the requests wrk completed. Medians over the rounds.
+ * utime + stime (/proc/PID/stat) over the requests wrk completed, its kernel part (stime) shown
+ * apart. Medians over the rounds.
  * Layers, by difference: handler = handler-case - bare - serializer; engine = quiver - handler-case;
  * serializer = the in-process serializer time per request of the mix; request log = quiver+log - quiver.
  * In-process figures beside them (CPU time of the loop, so other processes on the machine do not
@@ -315,18 +316,21 @@ async function startChild(which: Case, snapshot: string, targetsFile: string): P
 
 const CLOCK_TICKS_PER_SECOND = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim() || 100);
 
-/** utime + stime of a process, in microseconds. */
-function cpuMicros(pid: number): number {
+/** utime and stime of a process (its own code, and the kernel working for it), in microseconds. */
+function cpuMicros(pid: number): { user: number; system: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   // Fields 14 and 15 of the whole line are the 12th and 13th after the command name.
-  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS_PER_SECOND;
+  const us = (ticks: string | undefined) => (Number(ticks) * 1e6) / CLOCK_TICKS_PER_SECOND;
+  return { user: us(fields[11]), system: us(fields[12]) };
 }
 
 interface Run {
   requests: number;
   rps: number;
   cpuUs: number;
+  /** Of cpuUs, the kernel's part (stime): socket reads and writes, and TCP over loopback. */
+  systemUs: number;
   p50: number;
   p99: number;
 }
@@ -356,7 +360,8 @@ async function measure(child: Child, script: string, targets: string, o: Options
   await wrk(child.url, script, targets, o.warmup, o.connections);
   const before = cpuMicros(child.pid);
   const out = await wrk(child.url, script, targets, o.seconds, o.connections);
-  const cpu = cpuMicros(child.pid) - before;
+  const after = cpuMicros(child.pid);
+  const cpu = after.user + after.system - before.user - before.system;
   const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
   const bad = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
   if (bad > 0 || requests === 0) throw new Error(`${bad} non-2xx answers of ${requests}:\n${out}`);
@@ -364,6 +369,7 @@ async function measure(child: Child, script: string, targets: string, o: Options
     requests,
     rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
     cpuUs: cpu / requests,
+    systemUs: (after.system - before.system) / requests,
     // The latency distribution's own lines ("     50%    1.20ms"), not "89.50%" of the thread stats.
     p50: ms(/^\s+50%\s+(\S+)/m.exec(out)?.[1] ?? ""),
     p99: ms(/^\s+99%\s+(\S+)/m.exec(out)?.[1] ?? ""),
@@ -529,7 +535,7 @@ export async function run(argv: string[]): Promise<void> {
             (runs[`${load} ${which}`] ??= []).push(r);
             console.log(
               `round ${round}/${o.rounds} ${load.padEnd(8)} ${which.padEnd(10)} ${Math.round(r.rps)} req/s, ` +
-                `server CPU ${r.cpuUs.toFixed(1)} us/request, p50 ${r.p50} ms, p99 ${r.p99} ms`,
+                `server CPU ${r.cpuUs.toFixed(1)} us/request (kernel ${r.systemUs.toFixed(1)}), p50 ${r.p50} ms, p99 ${r.p99} ms`,
             );
           }
         } finally {
@@ -547,6 +553,10 @@ export async function run(argv: string[]): Promise<void> {
         server: which,
         "req/s": Math.round(median(runs[key]!.map((r) => r.rps))),
         "CPU us/req": round1(cpu(key)),
+        // The kernel's part: every server makes the same syscalls a request (one read, one
+        // writev: strace), yet a slower server's cost more each (bench:http at 2c781a2: 19.1 µs a
+        // request for Quiver's mix, 7.6 for bare answering the same bytes, 14.1 for the handler).
+        "of which kernel": round1(median(runs[key]!.map((r) => r.systemUs))),
         "CPU ratio to bare": Math.round((100 * cpu(key)) / cpu(bare)) / 100,
         "req/s ratio to bare":
           Math.round((100 * median(runs[key]!.map((r) => r.rps))) / median(runs[bare]!.map((r) => r.rps))) / 100,
