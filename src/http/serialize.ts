@@ -20,13 +20,22 @@
 
 import type { Entity, Page, Statement } from "../engine/types.js";
 
+/**
+ * The body of a page with no items and no next page, made once: the answer to every search that
+ * matches nothing (the adapter's floor in `npm run bench:http`, where serializing it afresh was
+ * about 0.5 µs of the 22 a request). Shared and never written to: a body is only ever sent.
+ */
+const EMPTY_PAGE = Buffer.from(JSON.stringify({ items: [], nextCursor: null }), "utf8");
+
 /** The body of a page of entities. */
 export function entityPage(page: Page<Entity>): Buffer {
+  if (page.items.length === 0 && page.nextCursor === null) return EMPTY_PAGE;
   return Buffer.from(JSON.stringify(page), "utf8");
 }
 
 /** The body of a page of statements. */
 export function statementPage(page: Page<Statement>): Buffer {
+  if (page.items.length === 0 && page.nextCursor === null) return EMPTY_PAGE;
   return Buffer.from(JSON.stringify(page), "utf8");
 }
 

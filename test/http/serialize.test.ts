@@ -99,6 +99,16 @@ test("nothing is kept between calls: the same entityId with new content is writt
   assert.match(body.toString(), /"new"/);
 });
 
+test("an empty last page is the same bytes every time; an empty page with a cursor is written out", () => {
+  const want = JSON.stringify({ items: [], nextCursor: null });
+  for (let i = 0; i < 3; i++) {
+    assert.is(entityPage({ items: [], nextCursor: null }).toString("utf8"), want);
+    assert.is(statementPage({ items: [], nextCursor: null }).toString("utf8"), want);
+  }
+  // Not the constant: the cursor is part of the bytes.
+  assert.is(entityPage({ items: [], nextCursor: "abc" }).toString("utf8"), '{"items":[],"nextCursor":"abc"}');
+});
+
 test("errorBody: the sentence, then the code", () => {
   assert.is(errorBody('bad "q".', "INVALID_LIMIT").toString(), '{"error":"bad \\"q\\".","code":"INVALID_LIMIT"}');
   assert.is(errorBody("\u2028\ud800", "X").toString(), '{"error":"\u2028\\ud800","code":"X"}');
