@@ -95,8 +95,6 @@ export class StatementIndex {
   private readonly objectBits: number;
   private readonly rowBits: number;
   private readonly pos: IntVector;
-  /** What the last touchRows read, folded: written (public) only so that its reads cannot be optimized away. */
-  touched = 0;
   private readonly osp: IntVector;
   /** First SPO row of subject k * OFFSET_SAMPLE, for each k, then M. */
   private readonly subjectStarts: Uint32Array;
@@ -104,6 +102,8 @@ export class StatementIndex {
   private readonly objectStarts: Uint32Array;
   /** First POS position of predicate index i, for each i, then M. */
   private readonly predicateStarts: Uint32Array;
+  /** What the last touchRows read, folded: written (public) only so that its reads cannot be optimized away. */
+  touched = 0;
 
   private constructor(p: {
     length: number;
