@@ -38,6 +38,8 @@ export class FingerprintColumn {
   private readonly hexRows: BitVector | null;
   private readonly textRows: BitVector | null;
   private readonly texts: TextList | null;
+  /** What the last touch read, folded: written (public) only so that its reads cannot be optimized away. */
+  touched = 0;
 
   private constructor(
     layout: number,
@@ -139,6 +141,25 @@ export class FingerprintColumn {
     out[0] = this.hi[at]!;
     out[1] = this.lo[at]!;
     return true;
+  }
+
+  /**
+   * Reads the halves of each of the `count` rows in `rows` (every-row-hex layout only) and keeps
+   * nothing but a fold of them: a page calls it beside its other staged reads (graph.ts), so the
+   * two misses a row (hi and lo are separate arrays) overlap across the page instead of coming one
+   * row at a time inside the loop that writes the digits. The mixed layout is left to that loop
+   * (its rows are few: a file that gives some fingerprints and not others).
+   */
+  touch(rows: Uint32Array, count: number): void {
+    if (this.layout !== ALL_HEX) return;
+    const hi = this.hi;
+    const lo = this.lo;
+    let sink = 0;
+    for (let k = 0; k < count; k++) {
+      const row = rows[k]!;
+      sink ^= hi[row]! ^ lo[row]!;
+    }
+    this.touched = sink;
   }
 
   /** Whether any row has a given fingerprint. */

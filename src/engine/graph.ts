@@ -331,6 +331,7 @@ export class Graph {
     const ids = this.pageIds;
     for (let k = 0; k < n; k++) rows[k] = index.rowAt(order, start + k);
     index.touchRows(rows, n);
+    index.fingerprints.touch(rows, n);
     for (let k = 0; k < n; k++) {
       const row = rows[k]!;
       ids[3 * k] = index.subjectOf(row);
