@@ -27,17 +27,17 @@ import type { Entity, Page, Statement } from "../engine/types.js";
  */
 const EMPTY_PAGE = Buffer.from(JSON.stringify({ items: [], nextCursor: null }), "utf8");
 
-/** The body of a page of entities. */
-export function entityPage(page: Page<Entity>): Buffer {
+/** The body of a page of either endpoint. */
+function pageBody(page: Page<Entity> | Page<Statement>): Buffer {
   if (page.items.length === 0 && page.nextCursor === null) return EMPTY_PAGE;
   return Buffer.from(JSON.stringify(page), "utf8");
 }
 
+/** The body of a page of entities. */
+export const entityPage: (page: Page<Entity>) => Buffer = pageBody;
+
 /** The body of a page of statements. */
-export function statementPage(page: Page<Statement>): Buffer {
-  if (page.items.length === 0 && page.nextCursor === null) return EMPTY_PAGE;
-  return Buffer.from(JSON.stringify(page), "utf8");
-}
+export const statementPage: (page: Page<Statement>) => Buffer = pageBody;
 
 /** `{"error":"...","code":"..."}`: the sentence for a person, the code for a program. */
 export function errorBody(message: string, code: string): Buffer {
