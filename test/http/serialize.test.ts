@@ -11,6 +11,7 @@ import type { Entity, Statement } from "../../src/engine/types.js";
 import { ENTITY_SCHEMA, STATEMENT_SCHEMA } from "../../src/http/openapi.js";
 import { entityPage, errorBody, statementPage } from "../../src/http/serialize.js";
 import { buildSmallGraph } from "../support/http.js";
+import { randomIdentifier, Rng, TYPES } from "../support/oracle.js";
 
 const TRICKY = [
   "plain",
@@ -107,6 +108,39 @@ test("an empty last page is the same bytes every time; an empty page with a curs
   }
   // Not the constant: the cursor is part of the bytes.
   assert.is(entityPage({ items: [], nextCursor: "abc" }).toString("utf8"), '{"items":[],"nextCursor":"abc"}');
+});
+
+test("seeded random pages of either kind, long and short, equal JSON.stringify of them", () => {
+  const rng = new Rng(424242);
+  const text = (): string =>
+    rng.chance(0.05) ? 'x\u0000"\\'.repeat(rng.range(1, 3000)) : randomIdentifier(rng, [], rng.chance(0.2));
+  for (let round = 0; round < 300; round++) {
+    const nextCursor = rng.chance(0.5) ? null : text();
+    const count = rng.range(0, 60);
+    const entities: Entity[] = Array.from({ length: count }, () => ({
+      entityId: text(),
+      rawIdentifier: text(),
+      type: rng.pick(TYPES),
+      sourceType: text(),
+    }));
+    const statements: Statement[] = Array.from({ length: count }, () => ({
+      statementFingerprint: text(),
+      subjectEntityId: text(),
+      subjectRawIdentifier: text(),
+      predicateEntityId: text(),
+      predicateRawIdentifier: text(),
+      objectEntityId: text(),
+      objectRawIdentifier: text(),
+    }));
+    assert.equal(
+      entityPage({ items: entities, nextCursor }),
+      Buffer.from(JSON.stringify({ items: entities, nextCursor })),
+    );
+    assert.equal(
+      statementPage({ items: statements, nextCursor }),
+      Buffer.from(JSON.stringify({ items: statements, nextCursor })),
+    );
+  }
 });
 
 test("errorBody: the sentence, then the code", () => {

@@ -1,0 +1,104 @@
+/**
+ * JsonBytes writes exactly the bytes of Buffer.from(JSON.stringify(s)) for any string: seeded random
+ * code units from every class the encoder branches on (printable ASCII, the escaped ASCII, the
+ * controls with and without a short escape, two- and three-byte code points, surrogate pairs, lone
+ * and reversed surrogates, U+2028, U+FFFF), at lengths that cross its growth and its keep limit.
+ */
+
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { JsonBytes, jsonLiteral, stringBound } from "../../src/http/json-bytes.js";
+import { Rng } from "../support/oracle.js";
+
+/** One code unit of each class, drawn in turn. */
+const CLASSES: ((rng: Rng) => string)[] = [
+  (rng) => String.fromCharCode(rng.range(0x20, 0x7e)),
+  (rng) => rng.pick(['"', "\\", "/", "\u007f"]),
+  (rng) => String.fromCharCode(rng.range(0x00, 0x1f)),
+  (rng) => String.fromCharCode(rng.range(0x80, 0x7ff)),
+  (rng) => String.fromCharCode(rng.pick([rng.range(0x800, 0xd7ff), rng.range(0xe000, 0xffff)])),
+  (rng) => String.fromCodePoint(rng.range(0x10000, 0x10ffff)),
+  (rng) => String.fromCharCode(rng.range(0xd800, 0xdbff)),
+  (rng) => String.fromCharCode(rng.range(0xdc00, 0xdfff)),
+  (rng) => rng.pick(["\u2028", "\u2029", "\uffff", "\udc00\ud800", "\ud800\ud800\udc00"]),
+];
+
+function randomText(rng: Rng, length: number): string {
+  let s = "";
+  while (s.length < length) s += rng.pick(CLASSES)(rng);
+  return s;
+}
+
+function written(writer: JsonBytes, parts: string[]): Buffer {
+  writer.begin();
+  writer.reserve(1);
+  writer.byte(0x5b); // [
+  parts.forEach((part, i) => {
+    writer.reserve(1 + stringBound(part));
+    if (i > 0) writer.byte(0x2c);
+    writer.string(part);
+  });
+  writer.reserve(1);
+  writer.literal(jsonLiteral("]"));
+  return writer.take();
+}
+
+test("seeded random strings come out as the bytes of JSON.stringify", () => {
+  const rng = new Rng(20261124);
+  const writer = new JsonBytes();
+  for (let round = 0; round < 400; round++) {
+    const parts = Array.from({ length: rng.range(0, 12) }, () => randomText(rng, rng.range(0, 40)));
+    assert.equal(written(writer, parts), Buffer.from(JSON.stringify(parts)), JSON.stringify(parts));
+  }
+});
+
+test("every code unit alone, and the bound holds for each", () => {
+  const writer = new JsonBytes();
+  for (let c = 0; c <= 0xffff; c++) {
+    const s = String.fromCharCode(c);
+    const bytes = written(writer, [s]);
+    assert.ok(bytes.equals(Buffer.from(JSON.stringify([s]))), `U+${c.toString(16)}`);
+    assert.ok(bytes.length - 2 <= stringBound(s), `bound of U+${c.toString(16)}`);
+  }
+});
+
+test("pages past the buffer grow it, pages past the keep limit drop it, and the next page is right", () => {
+  const rng = new Rng(7);
+  const writer = new JsonBytes();
+  for (const length of [10, 40_000, 5, 300_000, 3, 0]) {
+    const parts = [randomText(rng, length), "tail"];
+    assert.equal(written(writer, parts), Buffer.from(JSON.stringify(parts)), `length ${length}`);
+  }
+});
+
+test("a text that fills its reservation to the last byte, around the first growth, is whole", () => {
+  // Control characters are the worst case (six bytes each): the bound is exact for them. Lengths
+  // around 32 kB / 6 put the end of the text on each side of the first buffer's end.
+  for (let length = 5440; length <= 5480; length++) {
+    const parts = ["\u0001".repeat(length)];
+    assert.equal(written(new JsonBytes(), parts), Buffer.from(JSON.stringify(parts)), `length ${length}`);
+  }
+});
+
+test("the buffer is kept for the next page up to 1 MiB, and a larger one is dropped", () => {
+  const writer = new JsonBytes();
+  const small = writer.capacity;
+  written(writer, ["a".repeat(100_000)]);
+  const grown = writer.capacity;
+  assert.ok(grown > small && grown <= 1024 * 1024, `grown to ${grown}`);
+  written(writer, ["b"]);
+  assert.is(writer.capacity, grown, "kept");
+  written(writer, ["c".repeat(1024 * 1024)]);
+  assert.ok(writer.capacity > 1024 * 1024);
+  writer.begin();
+  assert.is(writer.capacity, small, "dropped");
+});
+
+test("take copies: a body taken stays as it was after the next page is written", () => {
+  const writer = new JsonBytes();
+  const first = written(writer, ["first"]);
+  written(writer, ["second, longer"]);
+  assert.is(first.toString("utf8"), '["first"]');
+});
+
+test.run();
