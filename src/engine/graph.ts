@@ -113,9 +113,9 @@ const HINT_POSITION_DIGITS = 8;
  * change it whenever the search index's text or rank layout changes, so that a cursor issued by
  * another build over the same content is placed by its key instead of read with foreign bounds.
  */
-const BOUNDS_LAYOUT = "b2";
-/** The numbers of the bounds (l, r, a, b), each as HINT_POSITION_DIGITS hex digits. */
-const BOUNDS_NUMBERS = 4;
+const BOUNDS_LAYOUT = "b1";
+/** The five numbers of the bounds (l, r, a, b, e), each as HINT_POSITION_DIGITS hex digits. */
+const BOUNDS_NUMBERS = 5;
 const HINT_SEPARATOR = 0x2e; // "."
 
 /** The number written as `digits` lower-case hex digits at `at` in `s`; -1 if any is not one. */
@@ -446,13 +446,17 @@ export class Graph {
 
   /**
    * A search cursor's hint: the position, then "." and the query's bounds (BOUNDS_LAYOUT, then l, r,
-   * a and b in fixed width, so the cursor's length still depends on the item's identifiers only),
-   * so the next page skips the backward search. A graph of an earlier version reads the position's
-   * digits, finds more after them, and places the key instead.
+   * a, b, e in fixed width), so the next page skips the backward search. A graph of an earlier
+   * version reads the position's digits, finds more after them, and places the key instead.
    */
   private searchHint(rank: number, bounds: SearchBounds): string {
-    const hex = (n: number): string => n.toString(16).padStart(HINT_POSITION_DIGITS, "0");
-    return `${this.hint(rank)}.${BOUNDS_LAYOUT}${hex(bounds.l)}${hex(bounds.r)}${hex(bounds.a)}${hex(bounds.b)}`;
+    let hint = `${this.hint(rank)}.${BOUNDS_LAYOUT}`;
+    for (const n of [bounds.l, bounds.r, bounds.a, bounds.b, bounds.e]) {
+      // Past 2^32 code units of text (far beyond any graph this engine holds) the bounds are left out.
+      if (n >= 2 ** (4 * HINT_POSITION_DIGITS)) return this.hint(rank);
+      hint += n.toString(16).padStart(HINT_POSITION_DIGITS, "0");
+    }
+    return hint;
   }
 
   /** The position a cursor recorded, when it was issued by a graph of this content; else -1. */
@@ -474,8 +478,7 @@ export class Graph {
       return undefined;
     }
     const n = (i: number): number => hexAt(hint, first + i * HINT_POSITION_DIGITS, HINT_POSITION_DIGITS);
-    const bounds = { l: n(0), r: n(1), a: n(2), b: n(3) };
-    // A bad digit reads -1, which no bounds fit.
+    const bounds = { l: n(0), r: n(1), a: n(2), b: n(3), e: n(4) };
     return this.searchIndex.fits(bounds) ? bounds : undefined;
   }
 

@@ -44,17 +44,18 @@ export const TIER_INFIX = 2;
 const SEPARATOR_BLOCK_OFFSET = 2;
 
 /**
- * Where a query's matches lie: the suffix interval [l, r) and the prefix tier's ranks [a, b).
- * `find` computes them by backward search, |q| + 1 LF steps of two rank operations each, every one
- * a likely cache miss (about 2.5 µs of a page at 1M entities, a CPU profile of the distinct stream's
- * page 2); a cursor issued by a graph of the same content carries them back, so the next page skips
- * that search. (The exact tier's end, a short binary search inside [a, b), is not carried.)
+ * Where a query's matches lie: the suffix interval [l, r), the prefix tier's ranks [a, b) and the
+ * exact tier's end e (a <= e <= b). `find` computes them by backward search, |q| + 1 LF steps of
+ * two rank operations each, every one a likely cache miss (about 2.5 µs of a page at 1M entities,
+ * a CPU profile of `npm run bench:stream`'s page 2); a cursor issued by a graph of the same content
+ * carries them back, so the next page skips that search.
  */
 export interface SearchBounds {
   l: number;
   r: number;
   a: number;
   b: number;
+  e: number;
 }
 
 /** Where a page resumes. */
@@ -168,8 +169,7 @@ export class SearchIndex {
     const bounds = (after !== null && "rank" in after && after.bounds) || this.bounds(pattern);
     if (bounds === null || count <= 0) return hits;
     hits.bounds = bounds;
-    const { l, r, a, b } = bounds;
-    const e = this.exactEnd(a, b, pattern.length);
+    const { l, r, a, b, e } = bounds;
     // The first rank after the key (an absent key: every tier from its beginning).
     const x = after === null ? 0 : this.rankAfter(after);
     const fromTier = after === null ? TIER_EXACT : after.tier;
@@ -193,7 +193,7 @@ export class SearchIndex {
     const pre = this.fm.extendLeft(l, r, SEPARATOR, this.prefix);
     const a = pre.sp - SEPARATOR_BLOCK_OFFSET;
     const b = pre.ep - SEPARATOR_BLOCK_OFFSET;
-    return { l, r, a, b };
+    return { l, r, a, b, e: this.exactEnd(a, b, pattern.length) };
   }
 
   /**
@@ -202,8 +202,8 @@ export class SearchIndex {
    * range.
    */
   fits(bounds: SearchBounds): boolean {
-    const { l, r, a, b } = bounds;
-    return 0 <= l && l < r && r <= this.fm.length && 0 <= a && a <= b && b <= this.entityCount;
+    const { l, r, a, b, e } = bounds;
+    return 0 <= l && l < r && r <= this.fm.length && 0 <= a && a <= e && e <= b && b <= this.entityCount;
   }
 
   private listInfix(l: number, r: number, lo: number, hi: number, type: number, count: number, hits: SearchHits): void {
