@@ -21,8 +21,8 @@
  * (CURSOR_QUERY_MISMATCH), so each failure gets its own code.
  *
  * Length: the parts are what graph.ts puts in: a search cursor holds the last item's rawIdentifier
- * (at most 1,024 bytes), entityId (512) and position hint with the query's bounds (68: graph.ts),
- * a statements cursor three entityIds, the fingerprint and the position hint (3 x 512 + 128 + 25). With 11 header bytes, 16 of MAC and at most a
+ * (at most 1,024 bytes), entityId (512) and position hint (25), a statements cursor three entityIds,
+ * the fingerprint and the hint (3 x 512 + 128 + 25). With 11 header bytes, 16 of MAC and at most a
  * 2-byte header per part, the longest body is 1,726 bytes: 2,302 characters of base64url, under CURSOR_MAX_LENGTH (4,096) for any data within
  * the limits of limits.ts, so the request that sends it back fits an 8,192-byte target.
  *

@@ -38,7 +38,7 @@ import {
   STATEMENTS_MAX_LIMIT,
 } from "./limits.js";
 import { NameCache } from "./name-cache.js";
-import { TIER_INFIX, type SearchBounds, type SearchIndex, type SearchResume } from "./search-index.js";
+import { TIER_INFIX, type SearchIndex, type SearchResume } from "./search-index.js";
 import { OBJECT, PREDICATE, SUBJECT, type IndexOrder, type SeekKey, type StatementIndex } from "./statement-index.js";
 import type { EntityTable } from "./entity-table.js";
 import {
@@ -108,27 +108,6 @@ export interface EntityCount {
 const HINT_ID_DIGITS = 16;
 /** Hex digits of a position in a cursor's hint: positions (ranks, statement positions) are < 2^32. */
 const HINT_POSITION_DIGITS = 8;
-/**
- * Marks the search bounds a search cursor's hint carries after its position, and their layout:
- * change it whenever the search index's text or rank layout changes, so that a cursor issued by
- * another build over the same content is placed by its key instead of read with foreign bounds.
- */
-const BOUNDS_LAYOUT = "b1";
-/** The five numbers of the bounds (l, r, a, b, e), each as HINT_POSITION_DIGITS hex digits. */
-const BOUNDS_NUMBERS = 5;
-const HINT_SEPARATOR = 0x2e; // "."
-
-/** The number written as `digits` lower-case hex digits at `at` in `s`; -1 if any is not one. */
-function hexAt(s: string, at: number, digits: number): number {
-  let n = 0;
-  for (let i = at; i < at + digits; i++) {
-    const c = s.charCodeAt(i);
-    const d = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1;
-    if (d < 0) return -1;
-    n = n * 16 + d;
-  }
-  return n;
-}
 
 /** How many entities `stats().heaviest` lists per role. */
 export const HEAVIEST_LISTED = 10;
@@ -279,13 +258,10 @@ export class Graph {
       const content = this.cursors.decode(cursor, ENDPOINT_SEARCH, tag);
       const extra = content.extra;
       if (content.count !== 3 || extra > TIER_INFIX) throw unknownCursorShape();
-      const hint = content.part(2);
-      const rank = this.positionHint(hint);
+      const rank = this.positionHint(content.part(2));
       if (rank >= 0 && rank < this.entityCount) {
-        // Issued by a graph of this content: resume at the next rank, with the query's bounds
-        // when the cursor carries them (a cursor of an earlier version does not).
-        const bounds = this.boundsHint(hint);
-        after = bounds === undefined ? { tier: extra, rank } : { tier: extra, rank, bounds };
+        // Issued by a graph of this content: resume at the next rank.
+        after = { tier: extra, rank };
       } else {
         // Other content (a changed graph): place the key among this graph's entities.
         const entityId = content.part(1);
@@ -311,7 +287,7 @@ export class Graph {
       nextCursor = this.cursors.encode(ENDPOINT_SEARCH, tag, hits.tiers[n - 1]!, [
         last.rawIdentifier,
         last.entityId,
-        this.searchHint(hits.ranks[n - 1]!, hits.bounds!),
+        this.hint(hits.ranks[n - 1]!),
       ]);
     }
     return { items, nextCursor };
@@ -444,42 +420,14 @@ export class Graph {
     return `${this.#hintId}.${position.toString(16).padStart(HINT_POSITION_DIGITS, "0")}`;
   }
 
-  /**
-   * A search cursor's hint: the position, then "." and the query's bounds (BOUNDS_LAYOUT, then l, r,
-   * a, b, e in fixed width), so the next page skips the backward search. A graph of an earlier
-   * version reads the position's digits, finds more after them, and places the key instead.
-   */
-  private searchHint(rank: number, bounds: SearchBounds): string {
-    let hint = `${this.hint(rank)}.${BOUNDS_LAYOUT}`;
-    for (const n of [bounds.l, bounds.r, bounds.a, bounds.b, bounds.e]) {
-      // Past 2^32 code units of text (far beyond any graph this engine holds) the bounds are left out.
-      if (n >= 2 ** (4 * HINT_POSITION_DIGITS)) return this.hint(rank);
-      hint += n.toString(16).padStart(HINT_POSITION_DIGITS, "0");
-    }
-    return hint;
-  }
-
   /** The position a cursor recorded, when it was issued by a graph of this content; else -1. */
   private positionHint(hint: string): number {
     const id = this.#hintId;
-    const at = id.length + 1;
-    const end = at + HINT_POSITION_DIGITS;
-    if (hint.length < end || !hint.startsWith(id) || hint.charCodeAt(id.length) !== HINT_SEPARATOR) return -1;
-    // After the position: nothing, or a search cursor's bounds (searchHint).
-    if (hint.length > end && hint.charCodeAt(end) !== HINT_SEPARATOR) return -1;
-    return hexAt(hint, at, HINT_POSITION_DIGITS);
-  }
-
-  /** The search bounds a hint carries after a position positionHint accepted; else undefined. */
-  private boundsHint(hint: string): SearchBounds | undefined {
-    const at = this.#hintId.length + 2 + HINT_POSITION_DIGITS;
-    const first = at + BOUNDS_LAYOUT.length;
-    if (hint.length !== first + BOUNDS_NUMBERS * HINT_POSITION_DIGITS || !hint.startsWith(BOUNDS_LAYOUT, at)) {
-      return undefined;
-    }
-    const n = (i: number): number => hexAt(hint, first + i * HINT_POSITION_DIGITS, HINT_POSITION_DIGITS);
-    const bounds = { l: n(0), r: n(1), a: n(2), b: n(3), e: n(4) };
-    return this.searchIndex.fits(bounds) ? bounds : undefined;
+    if (hint.length <= id.length + 1 || !hint.startsWith(id) || hint.charCodeAt(id.length) !== 0x2e) return -1;
+    const digits = hint.slice(id.length + 1);
+    if (digits.length !== HINT_POSITION_DIGITS) return -1;
+    const position = Number.parseInt(digits, 16);
+    return Number.isSafeInteger(position) ? position : -1;
   }
 
   /** Dense id of a filter's entityId: undefined when not filtered, -1 when no such entity. */

@@ -10,7 +10,7 @@
 
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { CursorCodec, ENDPOINT_SEARCH, ENDPOINT_STATEMENTS, queryTag } from "../../src/engine/cursor.js";
+import { CursorCodec, ENDPOINT_STATEMENTS, queryTag } from "../../src/engine/cursor.js";
 import {
   CURSOR_MAX_LENGTH,
   DEFAULT_CACHE_BYTES,
@@ -643,69 +643,6 @@ test("a cursor carried to a graph rebuilt from the same data (in another input o
       });
     }
   }
-});
-
-/** A search cursor's hint: content id, position, then the query's bounds (layout b1, five numbers). */
-/** Bounds that fit any index (l 0, r 1, the tiers empty) but are no query's: used, they change the page. */
-const FITTING_BOUNDS = ["00000000", "00000001", "00000000", "00000000", "00000000"].join("");
-const SEARCH_HINT = /^[0-9a-f]{16}\.[0-9a-f]{8}\.b1[0-9a-f]{40}$/;
-
-test("a search cursor's bounds: without them (an earlier version's cursor), unfit or of another layout, the walk is the same", () => {
-  for (let seed = 1; seed <= 20; seed++) {
-    const rng = new Rng(seed * 104729);
-    const data = generateGraph(rng, { entities: 200 + seed * 10, statements: 50 });
-    const oracle = new Oracle(data);
-    const graph = buildGraph(data, "bounds");
-    const codec = new CursorCodec(Buffer.from("bounds"), 0);
-    for (const q of ["a", "e", fold(rng.pick(data.entities).rawIdentifier).slice(0, 2) || "b"]) {
-      const tag = queryTag(["search", q, ""]);
-      for (const variant of ["none", "unfit", "unfit-ranks", "layout"] as const) {
-        walkPages<Entity>({
-          fetch: (limit, cursor) => {
-            if (cursor === undefined) return graph.search({ q, limit });
-            const content = codec.decode(cursor, ENDPOINT_SEARCH, tag);
-            const [raw, id, hint] = content.parts as [string, string, string];
-            assert.match(hint, SEARCH_HINT);
-            const position = hint.slice(0, 25);
-            const changed =
-              variant === "none"
-                ? position
-                : variant === "unfit"
-                  ? `${position}.b1${"0".repeat(8)}${"f".repeat(32)}`
-                  : variant === "unfit-ranks"
-                    ? `${position}.b1${"0".repeat(15)}1${"0".repeat(8)}${"f".repeat(8)}${"0".repeat(8)}`
-                    : `${position}.b0${FITTING_BOUNDS}`;
-            const resealed = codec.encode(ENDPOINT_SEARCH, tag, content.extra, [raw, id, changed]);
-            return graph.search({ q, limit, cursor: resealed });
-          },
-          expected: oracle.search(q, undefined),
-          nextLimit: limitPolicy(rng, 30),
-          defaultLimit: 20,
-          ctx: `seed ${seed} q=${show(q)} bounds ${variant}`,
-        });
-      }
-    }
-  }
-});
-
-test("a search cursor's sealed bounds are used: the next page reads them instead of searching again", () => {
-  const data = baseData();
-  const graph = buildGraph(data, "bounds");
-  const codec = new CursorCodec(Buffer.from("bounds"), 0);
-  const q = "a";
-  const tag = queryTag(["search", q, ""]);
-  const first = graph.search({ q, limit: 3 });
-  const content = codec.decode(first.nextCursor!, ENDPOINT_SEARCH, tag);
-  const [raw, id, hint] = content.parts as [string, string, string];
-  const honest = graph.search({ q, limit: 3, cursor: first.nextCursor! });
-  assert.ok(honest.items.length === 3, "the honest next page is full");
-  const other = `${hint.slice(0, 25)}.b1${FITTING_BOUNDS}`;
-  const forged = graph.search({
-    q,
-    limit: 3,
-    cursor: codec.encode(ENDPOINT_SEARCH, tag, content.extra, [raw, id, other]),
-  });
-  assert.ok(forged.items.length < 3, "a page from other bounds (what only the secret's holder can seal)");
 });
 
 /** The fingerprint a statement input ends up with. */
