@@ -10,13 +10,15 @@
  * fuzzer's oracle compute, with the fields in the order of the OpenAPI item schemas (types.ts
  * declares the engine's objects in that order, the engine builds each item as one literal, and
  * test/http/serialize.test.ts checks the bytes against JSON.stringify of the engine's pages and of
- * seeded random text). Each field's characters are read once, not three times, and no page-sized
- * string is made. Measured (scratch loops, Node 20, this 2-core VM): one page serialized again and
- * again, 4.1 against 10.3 µs for 20 entities (1.9 kB), 26.5 against 46.9 for 50 statements (13 kB);
- * but in a stream of the bench:http mix's distinct queries, each page fresh from the engine, 15.0
- * against 16.8 µs a page (the engine's own part, 12.3 µs, subtracted). Why the stream narrows the
- * gap is not pinned down: reading every field's length and one character first costs only 0.3 to
- * 1.6 µs a page there, so it is not cold text alone.
+ * seeded random text). Each field's characters are read once, not three times, no page-sized
+ * string is made, and each field of each item type has its own copy of the string writer
+ * (json-bytes.ts: a field's strings are all of one kind, and a loop fed one kind runs faster).
+ * Measured in a stream of the bench:http mix's distinct queries, searches and statements
+ * interleaved, each page fresh from the engine (the engine's own time taken off; the serializer row
+ * of `npm run bench:http`, and a scratch loop of the same, 200k entities / 1M statements, twice
+ * each): 7.9 to 8.1 µs a page, against 14.8 to 15.9 with one shared string writer and 17.2 to 18.7
+ * for `Buffer.from(JSON.stringify(page))`. One page serialized again and again: 4.2 against 10.3 µs
+ * for 20 entities (1.9 kB), 26 to 29 against 47 to 52 for 50 statements (13 kB).
  * (A concatenation per field into a string, before that, cost about 20% more than JSON.stringify.)
  *
  * Nothing that grows with the data served is kept between requests: one scratch buffer (up to
@@ -25,7 +27,7 @@
  */
 
 import type { Entity, Page, Statement } from "../engine/types.js";
-import { JsonBytes, jsonLiteral, stringBound } from "./json-bytes.js";
+import { JsonBytes, jsonLiteral, type StringWriter, stringBound, stringWriter } from "./json-bytes.js";
 import { ENTITY_SCHEMA, STATEMENT_SCHEMA } from "./openapi.js";
 
 /**
@@ -43,21 +45,27 @@ const EMPTY_PAGE = Buffer.from(JSON.stringify({ items: [], nextCursor: null }), 
 interface ItemFields {
   keys: Uint8Array[];
   keyBytes: number;
+  /** Each field's own copy of the string writer (json-bytes.ts: why one per field). */
+  writers: StringWriter[];
 }
 
-function itemFields(names: readonly string[]): ItemFields {
+function itemFields(item: string, names: readonly string[]): ItemFields {
   const keys = names.map((name, i) => jsonLiteral(`${i === 0 ? "{" : ","}${JSON.stringify(name)}:`));
-  return { keys, keyBytes: keys.reduce((n, key) => n + key.length, 2) };
+  const writers = names.map((name) => stringWriter(`${item}.${name}`));
+  return { keys, keyBytes: keys.reduce((n, key) => n + key.length, 2), writers };
 }
 
-const ENTITY_FIELDS = itemFields(ENTITY_SCHEMA.required);
-const STATEMENT_FIELDS = itemFields(STATEMENT_SCHEMA.required);
-/** The keys by name, for the writers below (a mismatch with the schema's order fails the tests' JSON.stringify comparison). */
-type Keys4 = [Uint8Array, Uint8Array, Uint8Array, Uint8Array];
-type Keys7 = [...Keys4, Uint8Array, Uint8Array, Uint8Array];
-const [E_ID, E_RAW, E_TYPE, E_SOURCE] = ENTITY_FIELDS.keys as Keys4;
+const ENTITY_FIELDS = itemFields("entity", ENTITY_SCHEMA.required);
+const STATEMENT_FIELDS = itemFields("statement", STATEMENT_SCHEMA.required);
+/** The keys and writers by name, for the writers below (a mismatch with the schema's order fails the tests' JSON.stringify comparison). */
+type Four<T> = [T, T, T, T];
+type Seven<T> = [...Four<T>, T, T, T];
+const [E_ID, E_RAW, E_TYPE, E_SOURCE] = ENTITY_FIELDS.keys as Four<Uint8Array>;
 const [S_FP, S_SUBJECT, S_SUBJECT_RAW, S_PREDICATE, S_PREDICATE_RAW, S_OBJECT, S_OBJECT_RAW] =
-  STATEMENT_FIELDS.keys as Keys7;
+  STATEMENT_FIELDS.keys as Seven<Uint8Array>;
+const [entityIdW, rawIdentifierW, typeW, sourceTypeW] = ENTITY_FIELDS.writers as Four<StringWriter>;
+const [fingerprintW, subjectIdW, subjectRawW, predicateIdW, predicateRawW, objectIdW, objectRawW] =
+  STATEMENT_FIELDS.writers as Seven<StringWriter>;
 
 /**
  * Each type's item, written: the one place it names its fields, in its schema's order (plain
@@ -75,13 +83,13 @@ function writeEntity(e: Entity, comma: boolean): void {
   );
   if (comma) out.byte(COMMA);
   out.literal(E_ID);
-  out.string(e.entityId);
+  entityIdW(out, e.entityId);
   out.literal(E_RAW);
-  out.string(e.rawIdentifier);
+  rawIdentifierW(out, e.rawIdentifier);
   out.literal(E_TYPE);
-  out.string(e.type);
+  typeW(out, e.type);
   out.literal(E_SOURCE);
-  out.string(e.sourceType);
+  sourceTypeW(out, e.sourceType);
   out.byte(CLOSE_BRACE);
 }
 
@@ -98,19 +106,19 @@ function writeStatement(s: Statement, comma: boolean): void {
   );
   if (comma) out.byte(COMMA);
   out.literal(S_FP);
-  out.string(s.statementFingerprint);
+  fingerprintW(out, s.statementFingerprint);
   out.literal(S_SUBJECT);
-  out.string(s.subjectEntityId);
+  subjectIdW(out, s.subjectEntityId);
   out.literal(S_SUBJECT_RAW);
-  out.string(s.subjectRawIdentifier);
+  subjectRawW(out, s.subjectRawIdentifier);
   out.literal(S_PREDICATE);
-  out.string(s.predicateEntityId);
+  predicateIdW(out, s.predicateEntityId);
   out.literal(S_PREDICATE_RAW);
-  out.string(s.predicateRawIdentifier);
+  predicateRawW(out, s.predicateRawIdentifier);
   out.literal(S_OBJECT);
-  out.string(s.objectEntityId);
+  objectIdW(out, s.objectEntityId);
   out.literal(S_OBJECT_RAW);
-  out.string(s.objectRawIdentifier);
+  objectRawW(out, s.objectRawIdentifier);
   out.byte(CLOSE_BRACE);
 }
 

@@ -7,7 +7,7 @@
 
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { JsonBytes, jsonLiteral, stringBound } from "../../src/http/json-bytes.js";
+import { JsonBytes, jsonLiteral, type StringWriter, stringBound, stringWriter } from "../../src/http/json-bytes.js";
 import { Rng } from "../support/oracle.js";
 
 /** One code unit of each class, drawn in turn. */
@@ -29,14 +29,16 @@ function randomText(rng: Rng, length: number): string {
   return s;
 }
 
-function written(writer: JsonBytes, parts: string[]): Buffer {
+/** `parts` as a JSON array, each part written by `write` (the writer's general string method unless given). */
+function written(writer: JsonBytes, parts: string[], write?: StringWriter): Buffer {
   writer.begin();
   writer.reserve(1);
   writer.byte(0x5b); // [
   parts.forEach((part, i) => {
     writer.reserve(1 + stringBound(part));
     if (i > 0) writer.byte(0x2c);
-    writer.string(part);
+    if (write === undefined) writer.string(part);
+    else write(writer, part);
   });
   writer.reserve(1);
   writer.literal(jsonLiteral("]"));
@@ -50,6 +52,24 @@ test("seeded random strings come out as the bytes of JSON.stringify", () => {
     const parts = Array.from({ length: rng.range(0, 12) }, () => randomText(rng, rng.range(0, 40)));
     assert.equal(written(writer, parts), Buffer.from(JSON.stringify(parts)), JSON.stringify(parts));
   }
+});
+
+test("each call site's copy of the string writer writes the same bytes, copies fed different text in turn", () => {
+  // The serializers compile one copy per field (stringWriter): each must be the one writer.
+  const copies = ["test.a", "test.b", "test.c-1"].map((site) => stringWriter(site));
+  assert.is(new Set(copies).size, copies.length);
+  const rng = new Rng(20261125);
+  const writer = new JsonBytes();
+  for (let round = 0; round < 300; round++) {
+    const parts = Array.from({ length: rng.range(0, 8) }, () => randomText(rng, rng.range(0, 30)));
+    const copy = copies[round % copies.length]!;
+    assert.equal(written(writer, parts, copy), Buffer.from(JSON.stringify(parts)), JSON.stringify(parts));
+  }
+});
+
+test("a call site's name must be a plain word: it goes into the copy's text", () => {
+  assert.throws(() => stringWriter("a\n}) ; evil("), /site name/);
+  assert.throws(() => stringWriter(""), /site name/);
 });
 
 test("every code unit alone, and the bound holds for each", () => {
