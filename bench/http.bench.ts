@@ -22,9 +22,10 @@
  * utime + stime (/proc/PID/stat) over the requests wrk completed, its kernel part (stime) shown
  * apart. Medians over the rounds.
  * Layers, by difference: handler = handler-case - bare - serializer; engine = quiver - handler-case;
- * serializer = the in-process serializer time per request of the mix; request log = quiver+log - quiver.
+ * serializer = the in-process serializer time per request of the mix (engine call + serializer, less
+ * the engine call alone, over the mix's targets in order); request log = quiver+log - quiver.
  * In-process figures beside them (CPU time of the loop, so other processes on the machine do not
- * count): the serializer (a concatenation per field) against JSON.stringify, ETag from the
+ * count): the serializer (bytes, json-bytes.ts) against JSON.stringify, the engine alone, ETag from the
  * parameters against SHA-256 and against hashing each body, compression per page, the log line.
  *
  * Needs `wrk` and `taskset` (util-linux) on PATH and two cores; fails loudly without them. Results
@@ -414,14 +415,23 @@ async function micro(graph: Graph, targets: string[]): Promise<MicroRow[]> {
       },
     ];
   };
+  // The serializers are timed as the server runs them: on each page fresh from the engine, searches
+  // and statements in the mix's order, the engine's own time taken off (a loop over pages computed
+  // once would time text whose strings are made and laid out otherwise, and one kind of page at a
+  // time would flatter a serializer whose cost depends on the mix: json-bytes.ts).
+  const fresh = (i: number): Page<Entity> | Page<Statement> => {
+    const call = pages[i]!.call;
+    return call.endpoint === "search" ? graph.search(call.params) : graph.statements(call.params);
+  };
   const tasks: [string, () => void][] = [
-    each("serializer (used): pages of the mix", (i) => {
-      const p = pages[i]!;
-      return p.call.endpoint === "search"
-        ? entityPage(p.page as Page<Entity>)
-        : statementPage(p.page as Page<Statement>);
+    each("engine: the mix's pages, fresh", fresh),
+    each("engine + serializer (used)", (i) => {
+      const call = pages[i]!.call;
+      return call.endpoint === "search"
+        ? entityPage(graph.search(call.params))
+        : statementPage(graph.statements(call.params));
     }),
-    each("serializer: JSON.stringify + Buffer.from", (i) => Buffer.from(JSON.stringify(pages[i]!.page))),
+    each("engine + JSON.stringify + Buffer.from", (i) => Buffer.from(JSON.stringify(fresh(i)))),
     each("ETag from the parameters (used)", (i) =>
       tagDigest(seed, searchKey(pages[i]!.call.params as SearchParams, 20)),
     ),
@@ -455,7 +465,16 @@ async function micro(graph: Graph, targets: string[]): Promise<MicroRow[]> {
       rounds[t]!.push(used / calls);
     });
   }
-  return tasks.map(([name], t) => ({ what: name, "us per request": round1(median(rounds[t]!)) }));
+  const us = tasks.map((_, t) => median(rounds[t]!));
+  const [engine, used, stringify] = us as [number, number, number];
+  const row = (what: string, value: number): MicroRow => ({ what, "us per request": round1(value) });
+  // The serializer rows first (the layer table reads row 0), each the difference with the engine alone.
+  return [
+    row("serializer (used), on fresh pages of the mix", used - engine),
+    row("serializer: JSON.stringify + Buffer.from, same pages", stringify - engine),
+    row(tasks[0]![0], engine),
+    ...tasks.slice(3).map(([name], t) => row(name, us[t + 3]!)),
+  ];
 }
 
 /** In-process figures: rounds per task, and CPU milliseconds per task and round. */
