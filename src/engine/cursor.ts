@@ -91,14 +91,20 @@ export interface CursorContent {
   part(i: number): string;
   /** Every part, in order. */
   readonly parts: readonly string[];
+  /**
+   * What the issuer attached to the cursor when it sealed it (`encode`'s `attachment`), when this
+   * codec issued it and still remembers it; else undefined. Never in the cursor's text.
+   */
+  readonly attachment: object | undefined;
 }
 
-/** An issued cursor's content, as the cache keeps it: the parts it was sealed with. */
+/** An issued cursor's content, as the cache keeps it: the parts it was sealed with, and the attachment. */
 class IssuedContent implements CursorContent {
   readonly count: number;
   constructor(
     readonly extra: number,
     readonly parts: readonly string[],
+    readonly attachment: object | undefined,
   ) {
     this.count = parts.length;
   }
@@ -132,6 +138,11 @@ class PresentedContent implements CursorContent {
 
   get parts(): readonly string[] {
     return Array.from({ length: this.count }, (_, i) => this.part(i));
+  }
+
+  /** A presented cursor brings only its text. */
+  get attachment(): undefined {
+    return undefined;
   }
 }
 
@@ -194,7 +205,20 @@ export class CursorCodec {
     return this.issued.bytes;
   }
 
-  encode(endpoint: Endpoint, tag: Hash64, extra: number, parts: readonly string[]): string {
+  /**
+   * Seals a cursor. `attachment` (with the bytes it holds, `attachmentBytes`) is kept with the
+   * cursor in the cache of issued cursors, never in its text: the issuer gets it back from `decode`
+   * when the same cursor comes back while the cache still holds it (search keeps the query's bounds
+   * there, graph.ts), and must do without it otherwise.
+   */
+  encode(
+    endpoint: Endpoint,
+    tag: Hash64,
+    extra: number,
+    parts: readonly string[],
+    attachment?: object,
+    attachmentBytes = 0,
+  ): string {
     // Written in place into one scratch buffer (no buffer per part): the header, each part behind
     // its varint header, then the MAC; then one base64url encoding of the whole.
     let buf = this.scratch;
@@ -212,8 +236,8 @@ export class CursorCodec {
     const macAt = at;
     this.hmac.macInto(buf, macAt, buf, macAt, MAC_BYTES);
     const cursor = buf.toString("base64url", 0, macAt + MAC_BYTES);
-    const content: CursorContent = Object.freeze(new IssuedContent(extra, Object.freeze(parts.slice())));
-    let bytes = ENTRY_OVERHEAD_BYTES + STRING_HEADER_BYTES + cursor.length;
+    const content: CursorContent = Object.freeze(new IssuedContent(extra, Object.freeze(parts.slice()), attachment));
+    let bytes = ENTRY_OVERHEAD_BYTES + STRING_HEADER_BYTES + cursor.length + attachmentBytes;
     // Charged as two bytes a code unit, as if the codec owned them (they are usually the graph's own).
     for (const p of parts) bytes += STRING_HEADER_BYTES + 2 * p.length;
     this.issued.set(cursor, { endpoint, tagHi: tag[0], tagLo: tag[1], content }, bytes);

@@ -38,7 +38,7 @@ import {
   STATEMENTS_MAX_LIMIT,
 } from "./limits.js";
 import { NameCache } from "./name-cache.js";
-import { TIER_INFIX, type SearchIndex, type SearchResume } from "./search-index.js";
+import { type SearchBounds, TIER_INFIX, type SearchIndex, type SearchResume } from "./search-index.js";
 import { OBJECT, PREDICATE, SUBJECT, type IndexOrder, type SeekKey, type StatementIndex } from "./statement-index.js";
 import type { EntityTable } from "./entity-table.js";
 import {
@@ -108,6 +108,11 @@ export interface EntityCount {
 const HINT_ID_DIGITS = 16;
 /** Hex digits of a position in a cursor's hint: positions (ranks, statement positions) are < 2^32. */
 const HINT_POSITION_DIGITS = 8;
+/**
+ * What a search cursor's kept bounds (SearchBounds: an object of five small integers) are charged in
+ * the cursor cache: its header and five fields, rounded up.
+ */
+const SEARCH_BOUNDS_BYTES = 64;
 
 /** How many entities `stats().heaviest` lists per role. */
 export const HEAVIEST_LISTED = 10;
@@ -260,8 +265,10 @@ export class Graph {
       if (content.count !== 3 || extra > TIER_INFIX) throw unknownCursorShape();
       const rank = this.positionHint(content.part(2));
       if (rank >= 0 && rank < this.entityCount) {
-        // Issued by a graph of this content: resume at the next rank.
-        after = { tier: extra, rank };
+        // Issued by a graph of this content: resume at the next rank. Issued by this very graph and
+        // still in its cursor cache: the query's bounds come back with it (only search attaches
+        // them, and the codec checked this cursor is a search cursor), so the backward search is skipped.
+        after = { tier: extra, rank, bounds: content.attachment as SearchBounds | undefined };
       } else {
         // Other content (a changed graph): place the key among this graph's entities.
         const entityId = content.part(1);
@@ -284,11 +291,14 @@ export class Graph {
     let nextCursor: string | null = null;
     if (hits.ranks.length > limit) {
       const last = items[n - 1]!;
-      nextCursor = this.cursors.encode(ENDPOINT_SEARCH, tag, hits.tiers[n - 1]!, [
-        last.rawIdentifier,
-        last.entityId,
-        this.hint(hits.ranks[n - 1]!),
-      ]);
+      nextCursor = this.cursors.encode(
+        ENDPOINT_SEARCH,
+        tag,
+        hits.tiers[n - 1]!,
+        [last.rawIdentifier, last.entityId, this.hint(hits.ranks[n - 1]!)],
+        hits.bounds ?? undefined,
+        SEARCH_BOUNDS_BYTES,
+      );
     }
     return { items, nextCursor };
   }

@@ -21,7 +21,9 @@
  * Resuming after a key: a key (tier, folded identifier, entityId) from a cursor is placed by the
  * FM-index's lower bound (identifiers below it, then the group equal to it, then the entityId by
  * binary search in that group), which also works on a rebuilt graph where the key's entity is gone;
- * a cursor issued by this same graph carries the key's rank and skips all that.
+ * a cursor issued by this same graph carries the key's rank and skips all that, and one issued by
+ * this same graph object and still in its cache brings back the query's bounds (below), so the next
+ * page skips the backward search too.
  *
  * Cost of a page of k: O(|q|) LF steps for the intervals, a binary search for the exact tier, then
  * about (k + types) x (levels above a bucket) rank operations in as many rounds (document-array.ts).
@@ -42,11 +44,26 @@ export const TIER_INFIX = 2;
 /** SA positions before the `$id` suffixes: `#` and `$#`. */
 const SEPARATOR_BLOCK_OFFSET = 2;
 
+/**
+ * Where a query's matches lie: the suffix interval [l, r), the prefix tier's ranks [a, b) and the
+ * exact tier's end e (a <= e <= b). `find` computes them by backward search, |q| + 1 LF steps of
+ * two rank operations each, every one a likely cache miss (about 2.5 µs of a page at 1M entities);
+ * the graph keeps them with the cursor it issues (cursor.ts: the issued cursor's cache entry), so a
+ * next page asked of the same graph skips that search.
+ */
+export interface SearchBounds {
+  readonly l: number;
+  readonly r: number;
+  readonly a: number;
+  readonly b: number;
+  readonly e: number;
+}
+
 /** Where a page resumes. */
 export type SearchResume =
   | null
-  /** A rank of this graph: the last item's, from a cursor this graph issued. */
-  | { tier: number; rank: number }
+  /** A rank of this graph: the last item's, from a cursor this graph issued, with the query's bounds when they were kept. */
+  | { tier: number; rank: number; bounds: SearchBounds | undefined }
   /**
    * A key: the last item's folded identifier, and where its entityId sits among this graph's
    * (the first dense id >= it, and whether it is there exactly).
@@ -57,6 +74,8 @@ export type SearchResume =
 export interface SearchHits {
   ranks: number[];
   tiers: number[];
+  /** The query's bounds (null when nothing matches it), for the cursor of the next page. */
+  bounds: SearchBounds | null;
 }
 
 export class SearchIndex {
@@ -146,16 +165,13 @@ export class SearchIndex {
    * dense ids, which follow entityId order.
    */
   find(pattern: string, type: number, after: SearchResume, count: number): SearchHits {
-    const hits: SearchHits = { ranks: [], tiers: [] };
-    const iv = this.fm.interval(pattern, this.interval);
-    const l = iv.sp;
-    const r = iv.ep;
-    if (l >= r || count <= 0) return hits;
-    // The identifiers that start with the pattern: one more step, with the separator.
-    const pre = this.fm.extendLeft(l, r, SEPARATOR, this.prefix);
-    const a = pre.sp - SEPARATOR_BLOCK_OFFSET;
-    const b = pre.ep - SEPARATOR_BLOCK_OFFSET;
-    const e = this.exactEnd(a, b, pattern.length);
+    const hits: SearchHits = { ranks: [], tiers: [], bounds: null };
+    // The bounds kept with the cursor when this graph issued it and still has them, else searched.
+    const kept = after !== null && "rank" in after ? after.bounds : undefined;
+    const bounds = kept !== undefined && this.fits(kept) ? kept : this.bounds(pattern);
+    if (bounds === null || count <= 0) return hits;
+    hits.bounds = bounds;
+    const { l, r, a, b, e } = bounds;
     // The first rank after the key (an absent key: every tier from its beginning).
     const x = after === null ? 0 : this.rankAfter(after);
     const fromTier = after === null ? TIER_EXACT : after.tier;
@@ -167,6 +183,25 @@ export class SearchIndex {
     if (hits.ranks.length < count && from < a) this.listInfix(l, r, from, a, docType, count, hits);
     if (hits.ranks.length < count) this.listInfix(l, r, Math.max(from, b), this.entityCount, docType, count, hits);
     return hits;
+  }
+
+  /** The query's bounds by backward search; null when no suffix starts with it. */
+  private bounds(pattern: string): SearchBounds | null {
+    const iv = this.fm.interval(pattern, this.interval);
+    const l = iv.sp;
+    const r = iv.ep;
+    if (l >= r) return null;
+    // The identifiers that start with the pattern: one more step, with the separator.
+    const pre = this.fm.extendLeft(l, r, SEPARATOR, this.prefix);
+    const a = pre.sp - SEPARATOR_BLOCK_OFFSET;
+    const b = pre.ep - SEPARATOR_BLOCK_OFFSET;
+    return { l, r, a, b, e: this.exactEnd(a, b, pattern.length) };
+  }
+
+  /** Whether kept bounds fit this index (they come from this graph: a check against a broken invariant, not an attack). */
+  private fits(bounds: SearchBounds): boolean {
+    const { l, r, a, b, e } = bounds;
+    return 0 <= l && l < r && r <= this.fm.length && 0 <= a && a <= e && e <= b && b <= this.entityCount;
   }
 
   private listInfix(l: number, r: number, lo: number, hi: number, type: number, count: number, hits: SearchHits): void {

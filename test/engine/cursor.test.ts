@@ -11,6 +11,8 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { CursorCodec, ENDPOINT_STATEMENTS, queryTag } from "../../src/engine/cursor.js";
+import { graphParts } from "../../src/engine/internal.js";
+import type { SearchBounds, SearchResume } from "../../src/engine/search-index.js";
 import {
   CURSOR_MAX_LENGTH,
   DEFAULT_CACHE_BYTES,
@@ -923,6 +925,71 @@ test("codec: a string longer than CURSOR_MAX_LENGTH is INVALID_CURSOR before any
   assert.ok(real !== null);
   const long = real.cursor + "A".repeat(CURSOR_MAX_LENGTH + 1 - real.cursor.length);
   expectInvalid((c) => g.search({ q: "a", cursor: c }), long, "over the length bound");
+});
+
+test("a search's next page asked of the graph that issued its cursor reuses the query's kept bounds; elsewhere it searches again, and every walk is the oracle's", () => {
+  for (let seed = 1; seed <= 12; seed++) {
+    const rng = new Rng(seed * 7907);
+    const data = generateGraph(rng, { entities: 150 + seed * 20, statements: 40 });
+    const oracle = new Oracle(data);
+    const issuer = buildGraph(data, "kept");
+    // The same content and secret: it opens issuer's cursors, but its cache never held them.
+    const stranger = buildGraph(data, "kept");
+    const uncached = issuer.withOptions({ cacheBytes: 0 });
+    // Record, per call of the issuer's index, the bounds a resume brought (the index is shared by
+    // `uncached`, made from the same parts; `stranger` has its own).
+    const index = graphParts(issuer).searchIndex;
+    const find = index.find.bind(index);
+    let brought: (SearchBounds | undefined)[] = [];
+    index.find = (pattern: string, type: number, after: SearchResume, count: number) => {
+      if (after !== null && "rank" in after) brought.push(after.bounds);
+      return find(pattern, type, after, count);
+    };
+    for (const q of ["a", fold(rng.pick(data.entities).rawIdentifier).slice(0, 2) || "e", "é"]) {
+      for (const [name, next] of [
+        ["issuer", issuer],
+        ["uncached", uncached],
+        ["stranger", stranger],
+      ] as const) {
+        brought = [];
+        const pages = walkPages<Entity>({
+          fetch: (limit, cursor) => (cursor === undefined ? issuer : next).search({ q, limit, cursor }),
+          expected: oracle.search(q),
+          nextLimit: limitPolicy(rng, 25),
+          defaultLimit: 20,
+          ctx: `seed ${seed} q=${show(q)} next pages from ${name}`,
+        });
+        // Kept bounds are what a fresh search finds; the others bring none (or never reach this index).
+        const fresh = find(fold(q), -1, null, 1).bounds;
+        if (name === "issuer") {
+          assert.is(brought.length, pages - 1, `seed ${seed} q=${show(q)}: one resume a next page`);
+          for (const b of brought) assert.equal(b, fresh, `seed ${seed} q=${show(q)}: the kept bounds`);
+        } else if (name === "uncached") {
+          assert.ok(
+            brought.every((b) => b === undefined),
+            `seed ${seed} q=${show(q)}: no cache, no bounds`,
+          );
+        } else assert.is(brought.length, 0, `seed ${seed} q=${show(q)}: the stranger searches its own index`);
+      }
+    }
+  }
+});
+
+test("kept bounds are read, not searched again: bounds that fit but are another query's change the page; ones that do not fit are ignored", () => {
+  const data = baseData();
+  const graph = buildGraph(data, "kept");
+  const index = graphParts(graph).searchIndex;
+  const q = fold("a");
+  const first = index.find(q, -1, null, 4);
+  const honest = first.bounds!;
+  const resume = { tier: first.tiers[2]!, rank: first.ranks[2]! };
+  const searched = index.find(q, -1, { ...resume, bounds: undefined }, 2);
+  assert.equal(index.find(q, -1, { ...resume, bounds: honest }, 2).ranks, searched.ranks, "honest bounds");
+  // An interval of one suffix with empty tiers: fits any index, and lists at most one entity.
+  const other: SearchBounds = { l: 0, r: 1, a: 0, b: 0, e: 0 };
+  assert.ok(index.find(q, -1, { ...resume, bounds: other }, 2).ranks.length < searched.ranks.length, "read");
+  const unfit: SearchBounds = { l: 0, r: 0x7fffffff, a: 0, b: 0, e: 0 };
+  assert.equal(index.find(q, -1, { ...resume, bounds: unfit }, 2).ranks, searched.ranks, "unfit: searched again");
 });
 
 test("cacheBytes: 0 keeps no cursor and paging still works; a bad budget is refused at once", () => {
