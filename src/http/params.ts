@@ -148,6 +148,8 @@ export function collectParameters<N extends string>(
 
 /** Anything that needs work beyond taking the substring as it is. */
 const NEEDS_DECODING = /[%+\u0080-\uffff]/;
+/** A character the query string may not hold as it is (it must be percent-encoded). */
+const RAW_NON_ASCII = /[\u0080-\uffff]/;
 const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
@@ -157,6 +159,19 @@ const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 export function decodeComponent(raw: string, parameter: string, part: "name" | "value"): string {
   // Fast path: nothing encoded, which is most identifiers and every cursor.
   if (!NEEDS_DECODING.test(raw)) return raw;
+  // Percent-encoded ASCII (a space, a name's UTF-8 bytes): the JavaScript engine's own decoder, which
+  // checks UTF-8 as strictly as the fatal TextDecoder below (RFC 3629: no overlong form, surrogate or
+  // byte past U+10FFFF; test/http/params.test.ts compares the two on seeded random bytes) at about a
+  // fifth of its cost (0.26 against 1.17 µs a value, the bench:http mix's encoded q values, scratch
+  // loop). It knows neither "+" nor raw non-ASCII: "+" is replaced first, raw non-ASCII goes below,
+  // and whatever it refuses goes below too, to be named precisely.
+  if (!RAW_NON_ASCII.test(raw)) {
+    try {
+      return decodeURIComponent(raw.includes("+") ? raw.replaceAll("+", " ") : raw);
+    } catch {
+      // Malformed: the loop below finds out how, for the error.
+    }
+  }
   const what = part === "name" ? `The parameter name ${quote(parameter)}` : `The value of ${quote(parameter)}`;
   const bytes = new Uint8Array(raw.length);
   let n = 0;

@@ -7,6 +7,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { QuiverError } from "../../src/engine/errors.js";
 import { decodeComponent, parseSearchParams, parseStatementsParams } from "../../src/http/params.js";
+import { Rng } from "../support/oracle.js";
 
 function refused(fn: () => unknown): QuiverError {
   try {
@@ -127,6 +128,63 @@ test("statements: all optional; filters, limit, cursor", () => {
 test("decodeComponent: the fast path returns the very string", () => {
   const s = "AbC_-9.~";
   assert.is(decodeComponent(s, "cursor", "value"), s);
+});
+
+/**
+ * What a value decodes to, by the rules alone: "+" a space, %XX a byte, other ASCII itself, raw
+ * non-ASCII refused; the bytes then strict UTF-8 (the fatal TextDecoder). "error:<reason>" when refused.
+ */
+function decodedByTheRules(raw: string): string {
+  const bytes: number[] = [];
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c >= 0x80) return "error:raw";
+    if (c === 0x2b) bytes.push(0x20);
+    else if (c !== 0x25) bytes.push(c);
+    else {
+      const hex = raw.slice(i + 1, i + 3);
+      if (!/^[0-9A-Fa-f]{2}$/.test(hex)) return "error:percent";
+      bytes.push(Number.parseInt(hex, 16));
+      i += 2;
+    }
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(Uint8Array.from(bytes));
+  } catch {
+    return "error:utf8";
+  }
+}
+
+test("decodeComponent agrees with the rules on seeded random values: valid and broken UTF-8, bad escapes, '+', raw non-ASCII", () => {
+  const rng = new Rng(20261124);
+  // Pieces drawn in turn: printable ASCII, "+", escapes of any byte (so of broken UTF-8 too: lone
+  // continuations, overlongs, surrogates, bytes past U+10FFFF, truncated sequences), escapes of
+  // whole characters, a bad escape, a raw non-ASCII character.
+  const pieces: (() => string)[] = [
+    () => String.fromCharCode(rng.range(0x20, 0x7e)).replace(/[%+]/, "a"),
+    () => "+",
+    () => `%${rng.range(0, 255).toString(16).padStart(2, "0")}`,
+    () => `%${rng.range(0x80, 0xff).toString(16).toUpperCase()}`,
+    () => encodeURIComponent(String.fromCodePoint(rng.pick([rng.range(0x80, 0xd7ff), rng.range(0xe000, 0x10ffff)]))),
+    () => rng.pick(["%", "%4", "%G1", "%%", "%ED%A0%80", "%C0%80", "%F4%90%80%80", "%EF%BB%BF"]),
+    () => String.fromCharCode(rng.range(0x80, 0xffff)),
+  ];
+  for (let round = 0; round < 5000; round++) {
+    let raw = "";
+    const n = rng.range(1, 8);
+    for (let i = 0; i < n; i++) raw += rng.pick(pieces)();
+    const want = decodedByTheRules(raw);
+    let got: string;
+    try {
+      got = decodeComponent(raw, "q", "value");
+    } catch (e) {
+      assert.instance(e, QuiverError);
+      assert.is((e as QuiverError).code, "INVALID_ENCODING", JSON.stringify(raw));
+      const message = (e as QuiverError).message;
+      got = /raw non-ASCII/.test(message) ? "error:raw" : /hexadecimal/.test(message) ? "error:percent" : "error:utf8";
+    }
+    assert.is(got, want, JSON.stringify(raw));
+  }
 });
 
 test("messages say what is allowed", () => {
