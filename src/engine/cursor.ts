@@ -236,7 +236,9 @@ export class CursorCodec {
     const macAt = at;
     this.hmac.macInto(buf, macAt, buf, macAt, MAC_BYTES);
     const cursor = buf.toString("base64url", 0, macAt + MAC_BYTES);
-    const content: CursorContent = Object.freeze(new IssuedContent(extra, Object.freeze(parts.slice()), attachment));
+    // Shared by every decode of this cursor: read-only by type (freezing the two objects cost about
+    // 0.1 µs of an encode's 2.5 to 3, scratch loop).
+    const content: CursorContent = new IssuedContent(extra, parts.slice(), attachment);
     let bytes = ENTRY_OVERHEAD_BYTES + STRING_HEADER_BYTES + cursor.length + attachmentBytes;
     // Charged as two bytes a code unit, as if the codec owned them (they are usually the graph's own).
     for (const p of parts) bytes += STRING_HEADER_BYTES + 2 * p.length;

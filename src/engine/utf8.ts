@@ -25,8 +25,12 @@ export function loneSurrogateAt(s: string): number {
   return m === null ? -1 : m.index;
 }
 
+/** String.prototype.isWellFormed (ES2024; Node 20 has it), when there: about a third of the scan's cost on short strings. */
+const nativeIsWellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
+
+/** Whether `s` has no lone surrogate. */
 export function isWellFormed(s: string): boolean {
-  return !LONE_SURROGATE.test(s);
+  return nativeIsWellFormed === undefined ? !LONE_SURROGATE.test(s) : nativeIsWellFormed.call(s);
 }
 
 /** Bytes of `s` in UTF-8 (a lone surrogate counts 3, as its replacement U+FFFD does). */
