@@ -17,13 +17,19 @@
  *   - bare: node:http answering each target with its pre-serialized body (the same bytes);
  *   - quiver: `serve()` as `quiver serve --quiet` runs it;
  *   - quiver+log: the same with the request log (src/cli/request-log.ts) writing to a file;
- *   - handler: `serve()` over a stub graph that returns the engine's pages from a Map (engine ~ 0).
+ *   - timed: `serve()` as quiver, over the graph behind a wrapper that times each engine call
+ *     (`performance.now()` around `search` and `statements`; wall time, and the server alone on its
+ *     core, so its CPU time), read at the start and end of the measured run.
  * Per run: a warm-up, then a measured run; server CPU per request is the server process's own
  * utime + stime (/proc/PID/stat) over the requests wrk completed, its kernel part (stime) shown
  * apart. Medians over the rounds.
- * Layers, by difference: handler = handler-case - bare - serializer; engine = quiver - handler-case;
- * serializer = the in-process serializer time per request of the mix (engine call + serializer, less
- * the engine call alone, over the mix's targets in order); request log = quiver+log - quiver.
+ * Layers: engine = the timed server's engine time per request (in the server, with what the rest of
+ * a request does to the CPU's caches); serializer = the in-process serializer time per request of the
+ * mix (engine call + serializer, less the engine call alone, over the mix's targets in order);
+ * request log = quiver+log - quiver; handler = quiver - bare - engine - serializer, the rest. (Until
+ * 2026-11-24 the engine was quiver less a server over a stub graph that answered from 12,000 pages
+ * held in memory: that server's own heap and its serializing of pages computed once made the
+ * difference unreliable.)
  * In-process figures beside them (CPU time of the loop, so other processes on the machine do not
  * count): the serializer (bytes, json-bytes.ts) against JSON.stringify, the engine alone, ETag from the
  * parameters against SHA-256 and against hashing each body, compression per page, the log line.
@@ -210,23 +216,9 @@ function pageOf(graph: Graph, target: string): Page<Entity> | Page<Statement> {
   return call.endpoint === "search" ? graph.search(call.params) : graph.statements(call.params);
 }
 
-/** A key for a parsed request's parameters, the same whichever way they were spelled. */
-function paramsKey(endpoint: string, p: SearchParams | StatementsParams): string {
-  const s = p as Record<string, unknown>;
-  return [
-    endpoint,
-    s["q"],
-    s["type"],
-    s["subjectEntityId"],
-    s["predicateEntityId"],
-    s["objectEntityId"],
-    s["cursor"],
-  ].join("\u0000");
-}
-
 // ---- child servers -----------------------------------------------------------------------------
 
-type Case = "bare" | "quiver" | "quiver+log" | "handler";
+type Case = "bare" | "quiver" | "quiver+log" | "timed";
 
 async function serveCase(which: Case, snapshot: string, targetsFile: string): Promise<void> {
   const graph = (await openSnapshot(snapshot)).withCursorSecret(SECRET);
@@ -249,21 +241,11 @@ async function serveCase(which: Case, snapshot: string, targetsFile: string): Pr
     });
     await new Promise<void>((r) => server.listen({ port: 0, host: "127.0.0.1", backlog: 4096 }, r));
     url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  } else if (which === "handler") {
-    // The engine's pages, looked up: what is left is the adapter, the router and the serializer.
-    const pages = new Map<string, Page<Entity> | Page<Statement>>();
-    for (const t of targets) {
-      const call = callOf(t);
-      pages.set(paramsKey(call.endpoint, call.params), pageOf(graph, t));
-    }
-    const stub = {
-      search: (p: SearchParams) => pages.get(paramsKey("search", p)),
-      statements: (p: StatementsParams) => pages.get(paramsKey("statements", p)),
-      stats: () => graph.stats(),
-      withOptions: () => stub,
-      withCursorSecret: () => stub,
-    } as unknown as Graph;
-    url = (await serve({ graph: stub, apiKeys: [KEY], port: 0 })).url;
+  } else if (which === "timed") {
+    const timed = timedGraph(graph);
+    url = (await serve({ graph: timed.graph, apiKeys: [KEY], cursorSecret: SECRET, port: 0 })).url;
+    // The parent asks for the totals at the start and the end of a measured run.
+    process.on("SIGUSR2", () => process.stdout.write(`engine ${timed.totals.ms} ${timed.totals.calls}\n`));
   } else {
     const logFile = join(dirname(snapshot), `requests-${process.pid}.log`);
     const log = which === "quiver+log" ? createRequestLog(createWriteStream(logFile)) : undefined;
@@ -283,7 +265,51 @@ async function serveCase(which: Case, snapshot: string, targetsFile: string): Pr
 interface Child {
   pid: number;
   url: string;
+  /** The timed server's engine milliseconds and calls so far (only that case answers). */
+  engineTotals(): Promise<{ ms: number; calls: number }>;
   stop(): Promise<void>;
+}
+
+/**
+ * The graph behind a wrapper that adds up the wall time of each engine call: what serve() uses of a
+ * graph (engine/graph.ts), the queries timed. performance.now() costs about 30 ns a call here.
+ */
+function timedGraph(graph: Graph): { graph: Graph; totals: { ms: number; calls: number } } {
+  const totals = { ms: 0, calls: 0 };
+  const wrap = (g: Graph): Graph =>
+    ({
+      search: (p: SearchParams) => {
+        const start = performance.now();
+        try {
+          return g.search(p);
+        } finally {
+          totals.ms += performance.now() - start;
+          totals.calls++;
+        }
+      },
+      statements: (p: StatementsParams) => {
+        const start = performance.now();
+        try {
+          return g.statements(p);
+        } finally {
+          totals.ms += performance.now() - start;
+          totals.calls++;
+        }
+      },
+      stats: () => g.stats(),
+      get contentTag() {
+        return g.contentTag;
+      },
+      get entityCount() {
+        return g.entityCount;
+      },
+      get statementCount() {
+        return g.statementCount;
+      },
+      withOptions: (options: Parameters<Graph["withOptions"]>[0]) => wrap(g.withOptions(options)),
+      withCursorSecret: (secret: string) => wrap(g.withCursorSecret(secret)),
+    }) as unknown as Graph;
+  return { graph: wrap(graph), totals };
 }
 
 async function startChild(which: Case, snapshot: string, targetsFile: string): Promise<Child> {
@@ -293,18 +319,33 @@ async function startChild(which: Case, snapshot: string, targetsFile: string): P
     ["-c", "0", process.execPath, script, "--serve", which, "--snapshot", snapshot, "--targets", targetsFile],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
+  // Lines from the child: "listening on URL" once, then "engine MS CALLS" for each engineTotals().
+  const waiting: ((line: string) => void)[] = [];
   const url = await new Promise<string>((resolve, reject) => {
     let out = "";
     child.stdout!.setEncoding("utf8").on("data", (d: string) => {
       out += d;
-      const m = /listening on (\S+)/.exec(out);
-      if (m) resolve(m[1] as string);
+      for (let end = out.indexOf("\n"); end >= 0; end = out.indexOf("\n")) {
+        const line = out.slice(0, end);
+        out = out.slice(end + 1);
+        const m = /^listening on (\S+)/.exec(line);
+        if (m) resolve(m[1] as string);
+        else if (line.startsWith("engine ")) waiting.shift()?.(line);
+      }
     });
     child.once("exit", (code) => reject(new Error(`bench server ${which} exited with ${code}`)));
   });
   return {
     pid: child.pid as number,
     url,
+    engineTotals: () =>
+      new Promise((resolve) => {
+        waiting.push((line) => {
+          const [, ms, calls] = line.split(" ");
+          resolve({ ms: Number(ms), calls: Number(calls) });
+        });
+        child.kill("SIGUSR2");
+      }),
     stop: () =>
       new Promise<void>((resolve) => {
         child.removeAllListeners("exit");
@@ -329,6 +370,8 @@ function cpuMicros(pid: number): { user: number; system: number } {
 
 interface Run {
   requests: number;
+  /** The timed server's engine time per request, µs (NaN for the other servers). */
+  engineUs: number;
   rps: number;
   cpuUs: number;
   /** Of cpuUs, the kernel's part (stime): socket reads and writes, and TCP over loopback. */
@@ -358,17 +401,24 @@ function ms(text: string): number {
   return m[2] === "us" ? v / 1000 : m[2] === "s" ? v * 1000 : v;
 }
 
-async function measure(child: Child, script: string, targets: string, o: Options): Promise<Run> {
+async function measure(child: Child, which: Case, script: string, targets: string, o: Options): Promise<Run> {
   await wrk(child.url, script, targets, o.warmup, o.connections);
+  const timed = which === "timed";
+  const engineBefore = timed ? await child.engineTotals() : undefined;
   const before = cpuMicros(child.pid);
   const out = await wrk(child.url, script, targets, o.seconds, o.connections);
   const after = cpuMicros(child.pid);
+  const engineAfter = timed ? await child.engineTotals() : undefined;
   const cpu = after.user + after.system - before.user - before.system;
   const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
   const bad = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
   if (bad > 0 || requests === 0) throw new Error(`${bad} non-2xx answers of ${requests}:\n${out}`);
   return {
     requests,
+    engineUs:
+      engineBefore === undefined || engineAfter === undefined
+        ? Number.NaN
+        : ((engineAfter.ms - engineBefore.ms) * 1000) / requests,
     rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
     cpuUs: cpu / requests,
     systemUs: (after.system - before.system) / requests,
@@ -572,7 +622,7 @@ export async function run(argv: string[]): Promise<void> {
       ["bare", ["mix", "no-match"]],
       ["quiver", ["mix", "no-match"]],
       ["quiver+log", ["mix", "no-match"]],
-      ["handler", ["mix"]],
+      ["timed", ["mix"]],
     ];
     for (let round = 1; round <= o.rounds; round++) {
       // A fresh process per case and round; the order turns each round so drift hits every case alike.
@@ -581,7 +631,7 @@ export async function run(argv: string[]): Promise<void> {
         const child = await startChild(which, snapshot, allFile);
         try {
           for (const load of loads) {
-            const r = await measure(child, script, load === "mix" ? mixFile : noMatchFile, o);
+            const r = await measure(child, which, script, load === "mix" ? mixFile : noMatchFile, o);
             (runs[`${load} ${which}`] ??= []).push(r);
             console.log(
               `round ${round}/${o.rounds} ${load.padEnd(8)} ${which.padEnd(10)} ${Math.round(r.rps)} req/s, ` +
@@ -605,7 +655,7 @@ export async function run(argv: string[]): Promise<void> {
         "CPU us/req": round1(cpu(key)),
         // The kernel's part: every server makes the same syscalls a request (one read, one
         // writev: strace), yet a slower server's cost more each (bench:http at 2c781a2: 19.1 µs a
-        // request for Quiver's mix, 7.6 for bare answering the same bytes, 14.1 for the handler).
+        // request for Quiver's mix, 7.6 for bare answering the same bytes, 14.1 for a server over a stub graph).
         "of which kernel": round1(median(runs[key]!.map((r) => r.systemUs))),
         "CPU ratio to bare": Math.round((100 * cpu(key)) / cpu(bare)) / 100,
         "req/s ratio to bare":
@@ -616,9 +666,10 @@ export async function run(argv: string[]): Promise<void> {
     });
     console.table(table);
     const serializerUs = microRows[0]?.["us per request"] ?? Number.NaN;
+    const engineUs = median((runs["mix timed"] ?? []).map((r) => r.engineUs));
     const layers = {
-      handler: cpu("mix handler") - cpu("mix bare") - serializerUs,
-      engine: cpu("mix quiver") - cpu("mix handler"),
+      handler: cpu("mix quiver") - cpu("mix bare") - engineUs - serializerUs,
+      engine: engineUs,
       serializer: serializerUs,
       log: cpu("mix quiver+log") - cpu("mix quiver"),
     };
