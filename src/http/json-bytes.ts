@@ -23,7 +23,8 @@
  * the text store, one or two bytes a character, a one-digit type) and `charCodeAt` dispatches on
  * that kind inside the loop: fed all kinds at one site, its branches and type feedback are shared
  * and mispredicted; a copy per site sees one kind. (Copies from identical text would be one
- * function: V8 caches compiled `new Function` texts, so each copy's text names its site.)
+ * function: V8 caches compiled `new Function` texts, so each copy's text names its site. Where code
+ * from strings is forbidden, every site gets the one writer.)
  *
  * Use: `begin()`, then for each part `reserve(n)` with a bound on the bytes about to be written
  * (`stringBound` for a string) and `literal` / `string` (or a site's StringWriter), then `take()`
@@ -178,5 +179,12 @@ const SITE_NAME = /^[\w.-]+$/;
  */
 export function stringWriter(site: string): StringWriter {
   if (!SITE_NAME.test(site)) throw new TypeError(`stringWriter: site name ${JSON.stringify(site)} is not [\\w.-]+`);
-  return new Function(`return ${writeString.toString()} // ${site}`)() as StringWriter;
+  try {
+    return new Function(`return ${writeString.toString()} // ${site}`)() as StringWriter;
+  } catch (e) {
+    // A runtime that forbids code from strings (node --disallow-code-generation-from-strings, a
+    // hardened deployment) throws EvalError: every site then shares the one writer, slower, the same bytes.
+    if (e instanceof EvalError) return writeString;
+    throw e;
+  }
 }

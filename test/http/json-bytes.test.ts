@@ -5,6 +5,8 @@
  * and reversed surrogates, U+2028, U+FFFF), at lengths that cross its growth and its keep limit.
  */
 
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { JsonBytes, jsonLiteral, type StringWriter, stringBound, stringWriter } from "../../src/http/json-bytes.js";
@@ -65,6 +67,22 @@ test("each call site's copy of the string writer writes the same bytes, copies f
     const copy = copies[round % copies.length]!;
     assert.equal(written(writer, parts, copy), Buffer.from(JSON.stringify(parts)), JSON.stringify(parts));
   }
+});
+
+test("where code from strings is forbidden, the serializers load and write the same bytes with the one writer", () => {
+  // A hardened node (--disallow-code-generation-from-strings) refuses `new Function`: stringWriter
+  // must fall back rather than fail the HTTP layer's loading.
+  const serialize = fileURLToPath(new URL("../../src/http/serialize.js", import.meta.url));
+  const page = {
+    items: [{ entityId: 'Q"1', rawIdentifier: "é\u0001\ud800 x", type: "3", sourceType: "wiki" }],
+    nextCursor: "abc",
+  };
+  const script = `import(${JSON.stringify(serialize)}).then((m) => process.stdout.write(m.entityPage(${JSON.stringify(page)}).toString("base64")))`;
+  const run = spawnSync(process.execPath, ["--disallow-code-generation-from-strings", "-e", script], {
+    encoding: "utf8",
+  });
+  assert.is(run.status, 0, run.stderr);
+  assert.is(Buffer.from(run.stdout, "base64").toString("utf8"), JSON.stringify(page));
 });
 
 test("a call site's name must be a plain word: it goes into the copy's text", () => {
