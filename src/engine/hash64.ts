@@ -16,7 +16,6 @@ const OFFSET_HI = 0xcbf29ce4;
 const OFFSET_LO = 0x84222325;
 /** The low part of the FNV-64 prime 2^40 + 0x1b3. */
 const PRIME_LO = 0x1b3;
-const TWO_32 = 4294967296;
 
 /** The result of the last `hash64` call: `[hi, lo]`, both uint32. */
 export type Hash64 = [hi: number, lo: number];
@@ -30,25 +29,34 @@ export function hash64(parts: readonly string[], out: Hash64 = [0, 0]): Hash64 {
     // length prefix, 4 bytes little-endian
     for (let k = 0; k < 4; k++) {
       lo ^= (n >>> (8 * k)) & 0xff;
-      const p = (lo >>> 0) * PRIME_LO;
-      hi = (Math.imul(hi, PRIME_LO) + (lo << 8) + Math.floor(p / TWO_32)) >>> 0;
-      lo = p >>> 0;
+      hi = hiTimesPrime(hi, lo);
+      lo = Math.imul(lo, PRIME_LO) >>> 0;
     }
     for (let i = 0; i < n; i++) {
       const c = s.charCodeAt(i);
       lo ^= c & 0xff;
-      let p = (lo >>> 0) * PRIME_LO;
-      hi = (Math.imul(hi, PRIME_LO) + (lo << 8) + Math.floor(p / TWO_32)) >>> 0;
-      lo = p >>> 0;
+      hi = hiTimesPrime(hi, lo);
+      lo = Math.imul(lo, PRIME_LO) >>> 0;
       lo ^= c >>> 8;
-      p = (lo >>> 0) * PRIME_LO;
-      hi = (Math.imul(hi, PRIME_LO) + (lo << 8) + Math.floor(p / TWO_32)) >>> 0;
-      lo = p >>> 0;
+      hi = hiTimesPrime(hi, lo);
+      lo = Math.imul(lo, PRIME_LO) >>> 0;
     }
   }
   out[0] = hi >>> 0;
   out[1] = lo >>> 0;
   return out;
+}
+
+/**
+ * The high word of (hi, lo) x (2^40 + 0x1b3) mod 2^64: hi x 0x1b3, lo shifted up 40 bits, and the
+ * carry out of lo x 0x1b3, found from lo's two 16-bit halves in integer arithmetic (a floating-point
+ * product divided by 2^32 and floored, before, made hash64 about twice as slow: queryTag and the
+ * dictionary's lookups run it on every request).
+ */
+function hiTimesPrime(hi: number, lo: number): number {
+  const low = (lo & 0xffff) * PRIME_LO;
+  const high = (lo >>> 16) * PRIME_LO;
+  return (Math.imul(hi, PRIME_LO) + (lo << 8) + ((high + (low >>> 16)) >>> 16)) >>> 0;
 }
 
 /** The character code of hex digit `n` (0 to 15), lowercase. */
