@@ -1,0 +1,44 @@
+/**
+ * Entity tags: the digest of a request's canonical parameters is a function of them and of the
+ * graph's seed, and tells apart every pair of keys in a seeded random set, neighbours included
+ * (one code unit more, an odd key and the even key one NUL longer, keys that differ in one unit).
+ */
+
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { tagDigest, tagSeed } from "../../src/http/caching.js";
+import { Rng } from "../support/oracle.js";
+
+const seed = tagSeed("content", "secret:x");
+
+test("the same key and seed give the same digest; another seed another", () => {
+  const key = "search|2:ab|-|20|-";
+  assert.is(tagDigest(seed, key), tagDigest(seed, key));
+  assert.is.not(tagDigest(seed, key), tagDigest(tagSeed("other content", "secret:x"), key));
+  assert.match(tagDigest(seed, key), /^[A-Za-z0-9_-]{20}$/);
+});
+
+test("seeded random keys and their neighbours all get digests of their own", () => {
+  const rng = new Rng(20261124);
+  const seen = new Map<string, string>();
+  const add = (key: string) => {
+    const digest = tagDigest(seed, key);
+    const other = seen.get(digest);
+    if (other !== undefined && other !== key) assert.unreachable(`${JSON.stringify(key)} and ${JSON.stringify(other)}`);
+    seen.set(digest, key);
+  };
+  for (let round = 0; round < 4000; round++) {
+    let key = "";
+    const n = rng.range(0, 40);
+    for (let i = 0; i < n; i++) key += String.fromCharCode(rng.pick([rng.range(0x20, 0x7e), rng.range(0, 0xffff), 0]));
+    add(key);
+    add(`${key}\u0000`);
+    add(`${key}\u0000\u0000`);
+    add(`${key}x`);
+    if (key.length > 0) add(key.slice(0, -1));
+    if (key.length > 0) add(String.fromCharCode(key.charCodeAt(0) ^ 1) + key.slice(1));
+  }
+  assert.ok(seen.size > 20_000);
+});
+
+test.run();
