@@ -20,13 +20,20 @@
  *   - timed: `serve()` as quiver, over the graph behind a wrapper that times each engine call
  *     (`performance.now()` around `search` and `statements`; wall time, and the server alone on its
  *     core, so its CPU time), read at the start and end of the measured run.
+ *   - paced (after the others, mix only): bare that also spins, a request, what Quiver adds in user
+ *     space (Quiver's user time less bare's), so it answers at about Quiver's rate. A slower server
+ *     pays more a request for the same system calls and node:http work (a response finds the load
+ *     generator idle and wakes it; fewer requests share a turn of the event loop): 9.6 µs a request
+ *     on the mix in the first run (spin 44.9 µs; kernel 13.8 against 9.6), which bench:http reports
+ *     as the part of the handler's remainder that is not Quiver's code.
  * Per run: a warm-up, then a measured run; server CPU per request is the server process's own
  * utime + stime (/proc/PID/stat) over the requests wrk completed, its kernel part (stime) shown
  * apart. Medians over the rounds.
  * Layers: engine = the timed server's engine time per request (in the server, with what the rest of
  * a request does to the CPU's caches); serializer = the in-process serializer time per request of the
  * mix (engine call + serializer, less the engine call alone, over the mix's targets in order);
- * request log = quiver+log - quiver; handler = quiver - bare - engine - serializer, the rest. (Until
+ * request log = quiver+log - quiver; handler = quiver - bare - engine - serializer, the rest, of which
+ * (paced - spin - bare) is the rate's. (Until
  * 2026-11-24 the engine was quiver less a server over a stub graph that answered from 12,000 pages
  * held in memory: that server's own heap and its serializing of pages computed once made the
  * difference unreliable.)
@@ -218,15 +225,19 @@ function pageOf(graph: Graph, target: string): Page<Entity> | Page<Statement> {
 
 // ---- child servers -----------------------------------------------------------------------------
 
-type Case = "bare" | "quiver" | "quiver+log" | "timed";
+type Case = "bare" | "quiver" | "quiver+log" | "timed" | "paced";
 
-async function serveCase(which: Case, snapshot: string, targetsFile: string): Promise<void> {
+async function serveCase(which: Case, snapshot: string, targetsFile: string, spinUs: number): Promise<void> {
   const graph = (await openSnapshot(snapshot)).withCursorSecret(SECRET);
   const targets = readFileSync(targetsFile, "utf8")
     .split("\n")
     .filter((t) => t !== "");
   let url: string;
-  if (which === "bare") {
+  if (which === "bare" || which === "paced") {
+    // paced: bare that also busies itself spinUs of user time a request before answering (wall time
+    // by performance.now(), no system call, so the spin adds no kernel time; the server is alone on
+    // its core), so that it answers at Quiver's rate.
+    const spinMs = which === "paced" ? spinUs / 1000 : 0;
     const bodies = new Map<string, Buffer>();
     for (const t of targets) bodies.set(t, Buffer.from(JSON.stringify(pageOf(graph, t))));
     const server = http.createServer((req, res) => {
@@ -236,6 +247,7 @@ async function serveCase(which: Case, snapshot: string, targetsFile: string): Pr
         res.end();
         return;
       }
+      if (spinMs > 0) for (const until = performance.now() + spinMs; performance.now() < until; );
       res.writeHead(200, ["content-type", "application/json", "content-length", String(body.length)]);
       res.end(body);
     });
@@ -312,11 +324,14 @@ function timedGraph(graph: Graph): { graph: Graph; totals: { ms: number; calls: 
   return { graph: wrap(graph), totals };
 }
 
-async function startChild(which: Case, snapshot: string, targetsFile: string): Promise<Child> {
+async function startChild(which: Case, snapshot: string, targetsFile: string, spinUs = 0): Promise<Child> {
   const script = fileURLToPath(import.meta.url);
   const child: ChildProcess = spawn(
     "taskset",
-    ["-c", "0", process.execPath, script, "--serve", which, "--snapshot", snapshot, "--targets", targetsFile],
+    [
+      ...["-c", "0", process.execPath, script, "--serve", which, "--snapshot", snapshot, "--targets", targetsFile],
+      ...["--spin-us", String(spinUs)],
+    ],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
   // Lines from the child: "listening on URL" once, then "engine MS CALLS" for each engineTotals().
@@ -644,6 +659,27 @@ export async function run(argv: string[]): Promise<void> {
       }
     }
 
+    // Then bare at Quiver's pace: a slower server pays more a request for the same system calls and
+    // the same node:http work (each response finds the idle load generator and wakes it; fewer
+    // requests share each turn of the event loop), which is not Quiver's code. The paced server
+    // spins what Quiver adds in user space (its user time less bare's on the mix), so it answers at
+    // about Quiver's rate; its CPU less the spin is what node:http and the kernel cost at that rate.
+    const userUs = (key: string) => median(runs[key]!.map((r) => r.cpuUs - r.systemUs));
+    const spinUs = Math.max(0, userUs("mix quiver") - userUs("mix bare"));
+    for (let round = 1; round <= o.rounds; round++) {
+      const child = await startChild("paced", snapshot, allFile, spinUs);
+      try {
+        const r = await measure(child, "paced", script, mixFile, o);
+        (runs["mix paced"] ??= []).push(r);
+        console.log(
+          `round ${round}/${o.rounds} mix      paced      ${Math.round(r.rps)} req/s, server CPU ${r.cpuUs.toFixed(1)} ` +
+            `us/request (kernel ${r.systemUs.toFixed(1)}; spin ${spinUs.toFixed(1)}), p50 ${r.p50} ms, p99 ${r.p99} ms`,
+        );
+      } finally {
+        await child.stop();
+      }
+    }
+
     const cpu = (key: string) => median((runs[key] ?? []).map((r) => r.cpuUs));
     const table = Object.keys(runs).map((key) => {
       const [load, which] = key.split(" ") as [string, string];
@@ -667,6 +703,8 @@ export async function run(argv: string[]): Promise<void> {
     console.table(table);
     const serializerUs = microRows[0]?.["us per request"] ?? Number.NaN;
     const engineUs = median((runs["mix timed"] ?? []).map((r) => r.engineUs));
+    // What bare pays at Quiver's rate beyond what it pays at its own.
+    const rateUs = cpu("mix paced") - spinUs - cpu("mix bare");
     const layers = {
       handler: cpu("mix quiver") - cpu("mix bare") - engineUs - serializerUs,
       engine: engineUs,
@@ -676,6 +714,10 @@ export async function run(argv: string[]): Promise<void> {
     console.log("CPU added per layer on the mix (us per request; goal in brackets):");
     for (const [layer, us] of Object.entries(layers))
       console.log(`  ${layer.padEnd(10)} ${round1(us)} (${GOAL_LAYER_US[layer as keyof typeof GOAL_LAYER_US]})`);
+    console.log(
+      `  of the handler, ${round1(rateUs)} is what bare itself costs more a request at Quiver's rate (the paced ` +
+        `server less its ${round1(spinUs)} us spin, less bare): ${round1(layers.handler - rateUs)} is Quiver's own`,
+    );
     const mixRatio = cpu("mix quiver") / cpu("mix bare");
     const floorRatio = cpu("no-match quiver") / cpu("no-match bare");
     console.log(
@@ -683,7 +725,10 @@ export async function run(argv: string[]): Promise<void> {
         `no-match ${floorRatio.toFixed(2)}x bare (<= ${GOAL_NO_MATCH_RATIO}): ${floorRatio <= GOAL_NO_MATCH_RATIO ? "pass" : "not met"}`,
     );
     mkdirSync(dirname(o.out), { recursive: true });
-    writeFileSync(o.out, `${JSON.stringify({ options: o, table, layers, micro: microRows, runs }, null, 2)}\n`);
+    writeFileSync(
+      o.out,
+      `${JSON.stringify({ options: o, table, layers, pace: { spinUs, rateUs }, micro: microRows, runs }, null, 2)}\n`,
+    );
     console.log(`results: ${o.out}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -696,7 +741,7 @@ if (isMainModule(import.meta.url)) {
   const targetsArg = argv[argv.indexOf("--targets") + 1] as string;
   const job =
     argv[0] === "--serve"
-      ? serveCase(argv[1] as Case, snapshotArg, targetsArg)
+      ? serveCase(argv[1] as Case, snapshotArg, targetsArg, Number(argv[argv.indexOf("--spin-us") + 1]))
       : argv[0] === "--micro"
         ? microCase(snapshotArg, targetsArg)
         : run(argv);
