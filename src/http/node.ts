@@ -113,8 +113,12 @@ function requestOf(req: IncomingMessage): RouterRequest {
   const method = req.method ?? "";
   const target = req.url ?? "/";
   const raw = req.rawHeaders;
-  // Request line "METHOD SP target SP HTTP/1.1 CRLF", each header "name: value CRLF", the final CRLF.
-  let headBytes = method.length + target.length + 13;
+  // The head's bytes through its blank line: the request line "METHOD SP target SP HTTP/1.1 CRLF"
+  // (12 bytes besides method and target), the final CRLF (2), each header "name: value CRLF" (4
+  // besides name and value). Counted as every common client writes a header, one space after the
+  // colon: node has already cut any other whitespace around a value, which goes uncounted here
+  // (node's own PARSER_MAX_HEADER_BYTES still bounds it).
+  let headBytes = method.length + target.length + 14;
   let hosts = 0;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i] as string;

@@ -12,7 +12,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { exchange, header } from "../../reliability/raw-http.js";
 import { isQuiverError } from "../../src/engine/errors.js";
-import { PARSER_MAX_HEADER_BYTES } from "../../src/http/limits.js";
+import { MAX_HEAD_BYTES, PARSER_MAX_HEADER_BYTES } from "../../src/http/limits.js";
 import { createHandler } from "../../src/http/node.js";
 import { REGISTERED_METHODS } from "../../src/http/router.js";
 import {
@@ -494,6 +494,25 @@ test("a head over 16 KB: 414 when the target alone passes 8,192 bytes, 431 other
       const r = ex.responses[0];
       assert.is(r?.status, status, `${bytes.slice(0, 40)}... ${bytes.length} bytes in ${pieces.length || 1} piece(s)`);
       assert.is(JSON.parse(r!.body.toString()).code, status === 414 ? "TARGET_TOO_LONG" : "HEADERS_TOO_LARGE");
+    }
+  }
+});
+
+test("the 16 KB head limit counts every byte through the blank line: 16,384 bytes pass, 16,385 answer 431", async () => {
+  // Regression: the request line was counted one byte short, so a head of 16,385 bytes was served.
+  const head = (bytes: number) => {
+    const bare = "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: \r\n\r\n";
+    return bare.replace("X-Pad: ", `X-Pad: ${"p".repeat(bytes - bare.length)}`);
+  };
+  for (const [bytes, status] of [
+    [16_383, 200],
+    [MAX_HEAD_BYTES, 200],
+    [MAX_HEAD_BYTES + 1, 431],
+  ] as const) {
+    assert.is(head(bytes).length, bytes);
+    for (const pieces of [[], Array.from({ length: 12 }, () => 1460)]) {
+      const r = (await exchange(port, head(bytes), { timeoutMs: 5000, pieces, responses: 1 })).responses[0];
+      assert.is(r?.status, status, `${bytes} bytes in ${pieces.length || 1} piece(s)`);
     }
   }
 });
