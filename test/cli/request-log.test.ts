@@ -84,6 +84,21 @@ test("a batch is written within REQUEST_LOG_FLUSH_MS, and at once when it is lar
   assert.ok(lines(text()).length > 1, "64 KiB pending are written without waiting");
 });
 
+test("lines across many batches arrive whole and in order, non-ASCII paths of every UTF-8 length", async () => {
+  const { out, text } = capture();
+  const log = createRequestLog(out);
+  const paths = ["/a", "/\u00e9".repeat(300), "/\u4e2d".repeat(500), "/\ud83d\ude00".repeat(250), "/\u2028x"];
+  for (let i = 0; i < 3000; i++)
+    log.write({ requestId: `r${i}`, method: "GET", path: paths[i % paths.length]!, status: 200, durationMs: 0 });
+  log.flush();
+  const all = lines(text());
+  assert.is(all.length, 3000);
+  all.forEach((line, i) => {
+    assert.is(line.id, `r${i}`);
+    assert.is(line.path, paths[i % paths.length]!.slice(0, 1024));
+  });
+});
+
 test("flush writes what is pending at once", () => {
   const { out, text } = capture();
   const log = createRequestLog(out);
