@@ -288,26 +288,21 @@ interface Child {
  */
 function timedGraph(graph: Graph): { graph: Graph; totals: { ms: number; calls: number } } {
   const totals = { ms: 0, calls: 0 };
+  const timed =
+    <P, R>(query: (params: P) => R) =>
+    (params: P): R => {
+      const start = performance.now();
+      try {
+        return query(params);
+      } finally {
+        totals.ms += performance.now() - start;
+        totals.calls++;
+      }
+    };
   const wrap = (g: Graph): Graph =>
     ({
-      search: (p: SearchParams) => {
-        const start = performance.now();
-        try {
-          return g.search(p);
-        } finally {
-          totals.ms += performance.now() - start;
-          totals.calls++;
-        }
-      },
-      statements: (p: StatementsParams) => {
-        const start = performance.now();
-        try {
-          return g.statements(p);
-        } finally {
-          totals.ms += performance.now() - start;
-          totals.calls++;
-        }
-      },
+      search: timed((p: SearchParams) => g.search(p)),
+      statements: timed((p: StatementsParams) => g.statements(p)),
       stats: () => g.stats(),
       get contentTag() {
         return g.contentTag;
