@@ -4,8 +4,8 @@
 export { Graph, DEFAULT_CACHE_BYTES, type GraphOptions, type GraphStats, type EntityCount } from "./engine/graph.js";
 export { GraphBuilder, type GraphBuilderOptions, type BuildOptions, type BuildPhase } from "./engine/graph-builder.js";
 export { QuiverError, ERROR_CODES, isQuiverError, type QuiverErrorCode, type SourcePosition } from "./engine/errors.js";
-export { fold } from "./engine/fold.js";
-export { deriveFingerprint } from "./engine/fingerprint.js";
+export { fold } from "./engine/search/fold.js";
+export { deriveFingerprint } from "./engine/statements/fingerprint.js";
 export * from "./engine/limits.js";
 export type {
   Entity,

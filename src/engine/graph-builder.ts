@@ -25,14 +25,14 @@
  */
 
 import { Uint32Vector, Uint8Vector } from "mnemonist";
-import { checkCacheBytes, toSecretBytes } from "./cursor.js";
+import { checkCacheBytes, toSecretBytes } from "./cursor/cursor.js";
 import { dataError, type QuiverErrorCode, type SourcePosition } from "./errors.js";
-import { Dictionary } from "./dictionary.js";
-import { EntityTable, indexArray } from "./entity-table.js";
-import type { GivenFingerprint } from "./fingerprint-column.js";
-import { derivedFingerprintHalves, readHexFingerprint } from "./fingerprint.js";
-import { FingerprintTable } from "./fingerprint-table.js";
-import { fold } from "./fold.js";
+import { Dictionary } from "./entities/dictionary.js";
+import { EntityTable, indexArray } from "./entities/entity-table.js";
+import type { GivenFingerprint } from "./statements/fingerprint-column.js";
+import { derivedFingerprintHalves, readHexFingerprint } from "./statements/fingerprint.js";
+import { FingerprintTable } from "./statements/fingerprint-table.js";
+import { fold } from "./search/fold.js";
 import { hash64, hex64, type Hash64 } from "./hash64.js";
 import { quote } from "./quote.js";
 import { Graph, type GraphOptions } from "./graph.js";
@@ -42,8 +42,8 @@ import {
   SOURCE_TYPE_MAX_BYTES,
   STATEMENT_FINGERPRINT_MAX_BYTES,
 } from "./limits.js";
-import { SearchIndex } from "./search-index.js";
-import { StatementIndex } from "./statement-index.js";
+import { SearchIndex } from "./search/search-index.js";
+import { StatementIndex } from "./statements/statement-index.js";
 import { ENTITY_TYPES, type EntityInput, type StatementInput } from "./types.js";
 import { fitsUtf8Bytes, loneSurrogateAt, utf8ByteLength } from "./utf8.js";
 

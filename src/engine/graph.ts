@@ -24,11 +24,11 @@ import {
   ENDPOINT_STATEMENTS,
   queryTag,
   toSecretBytes,
-} from "./cursor.js";
-import type { Dictionary } from "./dictionary.js";
-import { derivedFingerprintHalves, HexPage } from "./fingerprint.js";
-import { PageHasher } from "./page-hasher.js";
-import { fold } from "./fold.js";
+} from "./cursor/cursor.js";
+import type { Dictionary } from "./entities/dictionary.js";
+import { derivedFingerprintHalves, HexPage } from "./statements/fingerprint.js";
+import { PageHasher } from "./kernels/page-hasher.js";
+import { fold } from "./search/fold.js";
 import { hex64, type Hash64 } from "./hash64.js";
 import {
   SEARCH_DEFAULT_LIMIT,
@@ -37,10 +37,17 @@ import {
   STATEMENTS_DEFAULT_LIMIT,
   STATEMENTS_MAX_LIMIT,
 } from "./limits.js";
-import { NameCache } from "./name-cache.js";
-import { type SearchBounds, TIER_INFIX, type SearchIndex, type SearchResume } from "./search-index.js";
-import { OBJECT, PREDICATE, SUBJECT, type IndexOrder, type SeekKey, type StatementIndex } from "./statement-index.js";
-import type { EntityTable } from "./entity-table.js";
+import { NameCache } from "./entities/name-cache.js";
+import { type SearchBounds, TIER_INFIX, type SearchIndex, type SearchResume } from "./search/search-index.js";
+import {
+  OBJECT,
+  PREDICATE,
+  SUBJECT,
+  type IndexOrder,
+  type SeekKey,
+  type StatementIndex,
+} from "./statements/statement-index.js";
+import type { EntityTable } from "./entities/entity-table.js";
 import {
   ENTITY_TYPES,
   type Entity,
@@ -128,7 +135,7 @@ export class Graph {
   private readonly cursors: CursorCodec;
   private readonly searchIndex: SearchIndex;
   private readonly statementIndex: StatementIndex;
-  /** The names of the entities written into items lately (engine/name-cache.ts). */
+  /** The names of the entities written into items lately (engine/entities/name-cache.ts). */
   private readonly names: NameCache;
   /** Scratch of one page (a query runs to its end before the next starts): SPO rows, dense ids. */
   private readonly pageRows = new Uint32Array(STATEMENTS_MAX_LIMIT);
@@ -159,7 +166,7 @@ export class Graph {
     this.entities = parts.entities;
     checkCacheBytes(options.cacheBytes);
     // The cursor cache is the only cache a graph keeps between queries that grows with traffic: it
-    // gets the whole budget (the name cache is fixed, under 0.5 MiB: engine/name-cache.ts).
+    // gets the whole budget (the name cache is fixed, under 0.5 MiB: engine/entities/name-cache.ts).
     this.cursors = new CursorCodec(toSecretBytes(options.cursorSecret), options.cacheBytes ?? DEFAULT_CACHE_BYTES);
     this.searchIndex = parts.searchIndex;
     this.statementIndex = parts.statementIndex;

@@ -20,4 +20,4 @@ export {
   sealEntities,
   useSearchIndex,
 } from "./graph-builder.js";
-export { SearchIndex } from "./search-index.js";
+export { SearchIndex } from "./search/search-index.js";

@@ -1,7 +1,7 @@
 /**
  * The search index, built in a worker thread
  * ==========================================
- * Owns building a graph's search index (engine/search-index.ts) off the loading thread. The index
+ * Owns building a graph's search index (engine/search/search-index.ts) off the loading thread. The index
  * depends on the entities alone, and `loadGraph` reads every entity before the first statement, so
  * once the entities are read and sealed (sorted into dense ids) the index can be built on a second
  * core while the statements are read on the first: the build's two longest phases overlap
@@ -27,7 +27,7 @@
 
 import { getHeapStatistics } from "node:v8";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
-import { fold } from "../engine/fold.js";
+import { fold } from "../engine/search/fold.js";
 import { SearchIndex } from "../engine/internal.js";
 import { MemorySerialReader, MemorySerialWriter, type SerialField } from "../engine/serial.js";
 

@@ -23,13 +23,13 @@
  * structures' own checks.
  */
 
-import { Dictionary } from "../engine/dictionary.js";
-import { EntityTable } from "../engine/entity-table.js";
+import { Dictionary } from "../engine/entities/dictionary.js";
+import { EntityTable } from "../engine/entities/entity-table.js";
 import { Graph, type GraphOptions } from "../engine/graph.js";
 import { graphParts } from "../engine/internal.js";
-import { SearchIndex } from "../engine/search-index.js";
+import { SearchIndex } from "../engine/search/search-index.js";
 import type { SerialReader, SerialWriter } from "../engine/serial.js";
-import { StatementIndex } from "../engine/statement-index.js";
+import { StatementIndex } from "../engine/statements/statement-index.js";
 import { QUIVER_VERSION } from "../version.js";
 
 /** What a stored graph says of itself, readable without restoring it. */

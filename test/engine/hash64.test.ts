@@ -1,7 +1,7 @@
 /**
  * hash64 and fingerprint tests
  * ============================
- * src/engine/hash64.ts and src/engine/fingerprint.ts against an independent FNV-1a-64 written with
+ * src/engine/hash64.ts and src/engine/statements/fingerprint.ts against an independent FNV-1a-64 written with
  * BigInt, over the byte feed hash64.ts's banner documents (per string: its length as 4 bytes
  * little-endian, then each UTF-16 code unit as 2 bytes little-endian). The BigInt reference is
  * first checked on the published FNV-1a-64 test vectors, so the two cannot share a mistake. Then:
@@ -13,7 +13,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { hash64, hash64Words, hex64, type Hash64 } from "../../src/engine/hash64.js";
-import { deriveFingerprint, HexPage, readHexFingerprint } from "../../src/engine/fingerprint.js";
+import { deriveFingerprint, HexPage, readHexFingerprint } from "../../src/engine/statements/fingerprint.js";
 import { Rng, show } from "../support/oracle.js";
 
 const OFFSET_BASIS = 0xcbf29ce484222325n;

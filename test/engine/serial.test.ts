@@ -12,10 +12,10 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 
-import { BitVector } from "../../src/engine/bit-vector.js";
-import { EntityTable, RECORD_WORDS } from "../../src/engine/entity-table.js";
-import { FingerprintColumn } from "../../src/engine/fingerprint-column.js";
-import { SearchIndex } from "../../src/engine/search-index.js";
+import { BitVector } from "../../src/engine/succinct/bit-vector.js";
+import { EntityTable, RECORD_WORDS } from "../../src/engine/entities/entity-table.js";
+import { FingerprintColumn } from "../../src/engine/statements/fingerprint-column.js";
+import { SearchIndex } from "../../src/engine/search/search-index.js";
 import {
   MemorySerialReader,
   MemorySerialWriter,
@@ -23,8 +23,8 @@ import {
   type SerialReader,
   type SerialWriter,
 } from "../../src/engine/serial.js";
-import { StatementIndex } from "../../src/engine/statement-index.js";
-import { WaveletMatrix } from "../../src/engine/wavelet-matrix.js";
+import { StatementIndex } from "../../src/engine/statements/statement-index.js";
+import { WaveletMatrix } from "../../src/engine/succinct/wavelet-matrix.js";
 import { hex64 } from "../../src/engine/hash64.js";
 import { fold, Rng, show } from "../support/oracle.js";
 

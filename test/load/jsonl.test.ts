@@ -16,7 +16,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 
 import { QuiverError, type QuiverErrorCode } from "../../src/engine/errors.js";
-import { deriveFingerprint } from "../../src/engine/fingerprint.js";
+import { deriveFingerprint } from "../../src/engine/statements/fingerprint.js";
 import { GraphBuilder } from "../../src/engine/graph-builder.js";
 import { loadGraph, loadJsonLinesFile, type LoadProgress, type ReadProgress } from "../../src/load/jsonl.js";
 

@@ -1,0 +1,409 @@
+/**
+ * Document array
+ * ==============
+ * Owns "which entities have a suffix in this suffix-array interval", listed in rank order from any
+ * resume point, a page at a time: document listing (Muthukrishnan, SODA 2002) in the contract's
+ * order, for the infix tier of search.
+ *
+ * For each suffix-array position i, the value type * 2^R + rank of the entity that suffix lies in
+ * (R = bits of a rank). The k smallest distinct ranks >= lo among positions [l, r) are a walk of
+ * the wavelet matrix of these values, pruned below lo (Gagie, Navarro, Puglisi, "New algorithms on
+ * wavelet trees and applications to information retrieval", TCS 2012; Välimäki and Mäkinen, CPM
+ * 2007). Two departures from a plain wavelet matrix, both for the number of cache misses a
+ * reported entity costs (every miss is a few hundred ns on this kind of machine, and a classic walk
+ * takes one per level per entity):
+ *
+ *  - Truncated at the bottom. Only the top 3 + R - P bits form wavelet-matrix levels; the low P bits
+ *    of each value are kept plain (an IntVector) in the order of the last level. A node there is a
+ *    bucket of 2^P consecutive ranks of one type, its positions contiguous: read them, keep those
+ *    >= lo, mark them in a 2^P-bit set, and they come out sorted and distinct. So a reported entity
+ *    costs the levels above its bucket, not all R + 3, and a dense query reads one bucket
+ *    sequentially instead of walking a subtree.
+ *  - Level by level. The walk keeps a frontier: every node of the current level that can still hold
+ *    one of the k smallest ranks, in rank order (nodes of different types with the same rank range
+ *    side by side). Each level expands the whole frontier, then keeps its first nodes: k of them
+ *    (each non-empty node holds at least one entity) plus the types in play (a node straddling lo
+ *    may hold nothing >= lo), ties of equal rank range kept together; or fewer, once the nodes
+ *    wholly inside [lo, hi) hold DENSE_POSITIONS_PER_RANK * k positions (a dense query: a handful
+ *    of nodes holds the page, and the rest need not be walked down). The rank operations of one
+ *    level are independent loads, so their misses overlap instead of queueing one after another.
+ *    If the kept buckets give fewer than k ranks, the walk starts again above the last kept range.
+ *    With no type filter the 8 type bands are walked together in this one frontier: the work of a
+ *    page does not grow with the number of types beyond the few nodes of the first levels.
+ *
+ * Cost of a page of k: about (3 + R - P) levels x (k + types) nodes x 2 rank operations (far
+ * fewer nodes for a dense query: q="i" page 1,000 at 1M entities expands 78 nodes, not 190), in
+ * (3 + R - P) rounds of independent loads, plus the buckets read (at most k + types, each at most
+ * its positions in [l, r)). Space: (3 + R - P) * 1.125 + P bits per text position.
+ */
+
+import { BitVector, rank1At } from "../succinct/bit-vector.js";
+import { IntVector } from "../succinct/int-vector.js";
+import type { SerialReader, SerialWriter } from "../serial.js";
+import { WaveletMatrix } from "../succinct/wavelet-matrix.js";
+
+/** Type bits on top of every value: the 8 entity types. */
+export const TYPE_BITS = 3;
+export const TYPE_COUNT = 1 << TYPE_BITS;
+/**
+ * Low rank bits kept plain: a bucket holds 2^PLAIN_BITS ranks at most. Fewer levels for a sparse
+ * query against longer bucket scans for a dense one; at 1M entities (a scratch run of the listing
+ * alone, then `npm run bench:stream` and `npm run bench:full`): 10 bits, sparse p50 35 us and q="e"
+ * 19-25 us; 12 bits, 23 and 20-34 us; 14 bits, 14 and 65-124 us. 12 keeps both within a few times
+ * of each other.
+ */
+export const PLAIN_BITS = 12;
+/**
+ * Rank bits kept as wavelet levels at least: a smaller graph gets smaller buckets (2^(R - 8) ranks,
+ * 1/256 of a type's rank space), so a dense query scans about the same share of it at any size (at
+ * 123k YAGO names, 2^14-rank buckets made q="e" page 1,000 cost 136 us, `npm run bench:yago`).
+ */
+export const MIN_RANK_LEVELS = 8;
+/**
+ * A walk keeps frontier nodes until those wholly inside the rank range asked for hold this many
+ * positions per rank wanted (or k + types nodes, whichever comes first). Positions are occurrences,
+ * not entities: a node of n positions holds at least one entity, most often about n (an identifier
+ * rarely holds a short pattern more than twice). Too few, and a page needs a second round; too
+ * many, and a dense page walks nodes it never reads.
+ */
+export const DENSE_POSITIONS_PER_RANK = 4;
+/** Up to this many words, a bucket's marked words are sorted by insertion. */
+const INSERTION_SORT_MAX = 32;
+/** Type argument meaning "any type". */
+export const ANY_TYPE = -1;
+
+export class DocumentArray {
+  /** Bits of a rank (R). */
+  readonly rankBits: number;
+  /** Low bits kept plain (P). */
+  readonly plainBits: number;
+  /** Wavelet matrix over the top 3 + R - P bits. */
+  readonly top: WaveletMatrix;
+  /** The low P bits, in the order of the top matrix's last level. */
+  readonly low: IntVector;
+  private readonly stride: number;
+  // Frontier buffers (level by level), reused: search is synchronous.
+  private fs = new Int32Array(64);
+  private fe = new Int32Array(64);
+  private fp = new Int32Array(64);
+  private ns = new Int32Array(64);
+  private ne = new Int32Array(64);
+  private np = new Int32Array(64);
+  /** A bucket's ranks as a bit set (all zero between buckets), and the words of it in use. */
+  private readonly seen: Int32Array;
+  private readonly touched: Int32Array;
+
+  constructor(rankBits: number, plainBits: number, top: WaveletMatrix, low: IntVector) {
+    this.rankBits = rankBits;
+    this.plainBits = plainBits;
+    this.top = top;
+    this.low = low;
+    this.stride = BitVector.blocksLength(top.length);
+    this.seen = new Int32Array(Math.max(1, (1 << plainBits) >>> 5));
+    this.touched = new Int32Array(this.seen.length);
+  }
+
+  /**
+   * The document array of a suffix array: `starts[r]` is where entity rank r's text begins (its
+   * separator), `typeOfRank[r]` its type; positions at or past starts[N] belong to no entity and
+   * get rank 0 (no pattern the search index lists can reach them).
+   */
+  static build(
+    suffixArray: Uint32Array,
+    starts: Uint32Array,
+    typeOfRank: Uint8Array,
+    plainBitsWanted?: number,
+  ): DocumentArray {
+    const N = typeOfRank.length;
+    const n = suffixArray.length;
+    const rankBits = Math.max(1, Math.ceil(Math.log2(Math.max(N, 2))));
+    // Each branch: a width asked for (tests, tuning) is taken as it is, within [1, R]; else the
+    // default keeps at least MIN_RANK_LEVELS rank levels and buckets of at most 2^PLAIN_BITS ranks.
+    const plainBits = Math.max(
+      1,
+      Math.min(rankBits, plainBitsWanted ?? Math.min(rankBits - MIN_RANK_LEVELS, PLAIN_BITS)),
+    );
+    const topBits = TYPE_BITS + rankBits - plainBits;
+    // The rank of every text position, then the value of every suffix-array position.
+    const rankAt = new Uint32Array(n);
+    for (let r = 0; r < N; r++) rankAt.fill(r, starts[r]!, starts[r + 1]!);
+    const values = new Uint32Array(n);
+    for (let i = 0; i < n; i++) {
+      const r = rankAt[suffixArray[i]!]!;
+      values[i] = (typeOfRank[r]! << rankBits) | r;
+    }
+    const high = new Uint32Array(n);
+    for (let i = 0; i < n; i++) high[i] = values[i]! >>> plainBits;
+    const top = WaveletMatrix.build(high, topBits);
+    // The last level's order: the stable partitions of the build, by each top bit in turn.
+    let order = new Uint32Array(n);
+    for (let i = 0; i < n; i++) order[i] = i;
+    let next = new Uint32Array(n);
+    for (let d = 0; d < topBits; d++) {
+      const shift = topBits - 1 - d;
+      let zeros = 0;
+      for (let i = 0; i < n; i++) if (((high[order[i]!]! >>> shift) & 1) === 0) zeros++;
+      let zi = 0;
+      let oi = zeros;
+      for (let i = 0; i < n; i++) {
+        const p = order[i]!;
+        if ((high[p]! >>> shift) & 1) next[oi++] = p;
+        else next[zi++] = p;
+      }
+      [order, next] = [next, order];
+    }
+    const low = new IntVector(n, plainBits);
+    const lowMask = (1 << plainBits) - 1;
+    for (let i = 0; i < n; i++) low.set(i, values[order[i]!]! & lowMask);
+    return new DocumentArray(rankBits, plainBits, top, low);
+  }
+
+  get byteLength(): number {
+    return this.top.byteLength + this.low.byteLength;
+  }
+
+  serialize(w: SerialWriter): void {
+    w.integer("rankBits", this.rankBits);
+    w.integer("plainBits", this.plainBits);
+    this.top.serialize(w.child("top"));
+    this.low.serialize(w.child("low"));
+  }
+
+  /**
+   * Restores the array, checking its shape: the widths agree, the low bits are one per position.
+   * Values are not checked one by one: a listing never reports a rank outside the [lo, hi) it is
+   * asked for, which the search index bounds by its entity count.
+   */
+  static deserialize(r: SerialReader): DocumentArray {
+    const rankBits = r.integer("rankBits");
+    const plainBits = r.integer("plainBits");
+    const top = WaveletMatrix.deserialize(r.child("top"));
+    const low = IntVector.deserialize(r.child("low"));
+    if (rankBits < 1 || rankBits > 28 || plainBits > rankBits || plainBits > 30) r.corrupt("bad document array widths");
+    if (top.bits !== TYPE_BITS + rankBits - plainBits || low.width !== plainBits || low.length !== top.length) {
+      r.corrupt("the document array's levels and low bits do not agree");
+    }
+    return new DocumentArray(rankBits, plainBits, top, low);
+  }
+
+  /**
+   * Appends to `out` up to `k` ranks, ascending and distinct, of the entities of type `type`
+   * (ANY_TYPE: all) that have a suffix among positions [l, r) and whose rank lies in [lo, hi).
+   * Returns how many were appended.
+   */
+  list(l: number, r: number, lo: number, hi: number, type: number, k: number, out: number[]): number {
+    const maxRank = 1 << this.rankBits;
+    if (hi > maxRank) hi = maxRank;
+    const before = out.length;
+    while (out.length - before < k && lo < hi && l < r) {
+      const resume = this.listRound(l, r, lo, hi, type, k - (out.length - before), out);
+      // The round kept every node that could matter: what it found is all there is. (A resume point
+      // that does not move forward only comes from damaged arrays: stop rather than loop.)
+      if (resume <= lo) break;
+      lo = resume;
+    }
+    return out.length - before;
+  }
+
+  /**
+   * One level-by-level walk. Appends what its kept buckets hold (at most `k`); returns the rank to
+   * start again from when it kept only part of a level and may have missed entities, else -1.
+   */
+  private listRound(l: number, r: number, lo: number, hi: number, type: number, k: number, out: number[]): number {
+    const { levelBlocks, zeros } = this.top;
+    const topBits = this.top.bits;
+    const R = this.rankBits;
+    const stride = this.stride;
+    // Types in play: one band, or all eight side by side.
+    const slack = type === ANY_TYPE ? TYPE_COUNT : 1;
+    const keep = k + slack;
+    const enough = k * DENSE_POSITIONS_PER_RANK;
+    this.ensure(2 * keep + 2 * TYPE_COUNT);
+    let fs = this.fs;
+    let fe = this.fe;
+    let fp = this.fp;
+    let ns = this.ns;
+    let ne = this.ne;
+    let np = this.np;
+    fs[0] = l;
+    fe[0] = r;
+    fp[0] = 0;
+    let size = 1;
+    let resume = -1;
+    for (let d = 0; d < topBits; d++) {
+      const off = d * stride;
+      const z = zeros[d]!;
+      let count = 0;
+      for (let i = 0; i < size; i++) {
+        const s = fs[i]!;
+        const e = fe[i]!;
+        const p = fp[i]!;
+        const os = rank1At(levelBlocks, off, s);
+        const oe = rank1At(levelBlocks, off, e);
+        for (let bit = 0; bit < 2; bit++) {
+          const cs = bit === 0 ? s - os : z + os;
+          const ce = bit === 0 ? e - oe : z + oe;
+          if (cs >= ce) continue; // empty child
+          const cp = (p << 1) | bit;
+          if (d < TYPE_BITS) {
+            // A type bit: follow only the filter's type (when there is one).
+            if (type !== ANY_TYPE && ((type >>> (TYPE_BITS - 1 - d)) & 1) !== bit) continue;
+          } else {
+            // A rank bit: drop children wholly outside [lo, hi).
+            // Shifts, not 2 ** x: a variable power is a call to Math.pow, and this runs for every
+            // child of every node (it was two thirds of a listing's time). R <= 28: no overflow.
+            const rankBitsKnown = d + 1 - TYPE_BITS;
+            const rp = cp & ((1 << rankBitsKnown) - 1);
+            const first = rp << (R - rankBitsKnown);
+            const last = first + (1 << (R - rankBitsKnown));
+            if (last <= lo || first >= hi) continue;
+          }
+          ns[count] = cs;
+          ne[count] = ce;
+          np[count] = cp;
+          count++;
+        }
+      }
+      // Rank order: by the rank bits known so far (insertion sort: the frontier is short).
+      if (d >= TYPE_BITS) {
+        const mask = (1 << (d + 1 - TYPE_BITS)) - 1;
+        for (let i = 1; i < count; i++) {
+          const s = ns[i]!;
+          const e = ne[i]!;
+          const p = np[i]!;
+          const key = p & mask;
+          let j = i - 1;
+          while (j >= 0 && (np[j]! & mask) > key) {
+            ns[j + 1] = ns[j]!;
+            ne[j + 1] = ne[j]!;
+            np[j + 1] = np[j]!;
+            j--;
+          }
+          ns[j + 1] = s;
+          ne[j + 1] = e;
+          np[j + 1] = p;
+        }
+        // Keep the first groups of equal rank range (the types side by side) until `keep` nodes,
+        // or until the groups wholly inside [lo, hi) hold `enough` positions: a dense query's
+        // nodes each hold many entities, and walking `keep` of them down every level was most of
+        // a deep unfiltered page (q="i" page 1,000). Remember where the dropped part starts.
+        if (count > 1) {
+          const known = d + 1 - TYPE_BITS;
+          const width = 1 << (R - known);
+          let cut = 0;
+          let inside = 0;
+          while (cut < count && cut < keep && inside < enough) {
+            const key = np[cut]! & mask;
+            const first = key << (R - known);
+            const whole = first >= lo && first + width <= hi;
+            for (; cut < count && (np[cut]! & mask) === key; cut++) if (whole) inside += ne[cut]! - ns[cut]!;
+          }
+          if (cut < count) {
+            const firstDropped = (np[cut]! & mask) << (R - known);
+            if (resume < 0 || firstDropped < resume) resume = firstDropped;
+            count = cut;
+          }
+        }
+      }
+      [fs, ns] = [ns, fs];
+      [fe, ne] = [ne, fe];
+      [fp, np] = [np, fp];
+      size = count;
+      if (size === 0) break;
+    }
+    // Buckets: read the low bits of each, group equal rank ranges (different types), emit in order.
+    const P = this.plainBits;
+    const rankMask = (1 << (R - P)) - 1;
+    const low = this.low;
+    const seen = this.seen;
+    let appended = 0;
+    let i = 0;
+    const touched = this.touched;
+    const lowWords = low.words;
+    const lowMask = (1 << P) - 1;
+    while (i < size && appended < k) {
+      const bucket = fp[i]! & rankMask;
+      const base = bucket << P;
+      const from = Math.max(lo - base, 0);
+      const to = Math.min(hi - base, 1 << P);
+      // Mark the bucket's ranks in `seen`, noting each word marked first: only those are read
+      // and cleared again (a bucket of a sparse query marks a few words of the 2^P / 32).
+      let marked = 0;
+      let j = i;
+      for (; j < size && (fp[j]! & rankMask) === bucket; j++) {
+        // The node's low bits are contiguous: unpack them word by word (a dense query's buckets
+        // hold tens of thousands of positions; a get() per position cost twice as much).
+        const e = fe[j]!;
+        const first = fs[j]! * P;
+        let w = Math.floor(first / 32);
+        let shift = first - w * 32;
+        let word = lowWords[w]!;
+        for (let q = fs[j]!; q < e; q++) {
+          let v = word >>> shift;
+          shift += P;
+          if (shift >= 32) {
+            word = lowWords[++w]!;
+            shift -= 32;
+            if (shift > 0) v |= word << (P - shift);
+          }
+          v &= lowMask;
+          if (v >= from && v < to) {
+            const w = v >>> 5;
+            if (seen[w] === 0) touched[marked++] = w;
+            seen[w]! |= 1 << (v & 31);
+          }
+        }
+      }
+      sortWords(touched, marked);
+      for (let t = 0; t < marked; t++) {
+        const w = touched[t]!;
+        let word = seen[w]!;
+        seen[w] = 0;
+        while (word !== 0 && appended < k) {
+          const bit = 31 - Math.clz32(word & -word);
+          word &= word - 1;
+          out.push(base + w * 32 + bit);
+          appended++;
+        }
+      }
+      i = j;
+    }
+    // Buckets kept but not read (the page filled up) need no restart; only dropped nodes do.
+    this.fs = fs;
+    this.fe = fe;
+    this.fp = fp;
+    this.ns = ns;
+    this.ne = ne;
+    this.np = np;
+    return appended < k ? resume : -1;
+  }
+
+  /** Grows the frontier buffers to hold `n` nodes. */
+  private ensure(n: number): void {
+    if (this.fs.length >= n) return;
+    const size = Math.max(n, 2 * this.fs.length);
+    this.fs = new Int32Array(size);
+    this.fe = new Int32Array(size);
+    this.fp = new Int32Array(size);
+    this.ns = new Int32Array(size);
+    this.ne = new Int32Array(size);
+    this.np = new Int32Array(size);
+  }
+}
+
+/** Sorts words[0, n) ascending: insertion sort for the few words of a sparse bucket. */
+function sortWords(words: Int32Array, n: number): void {
+  if (n > INSERTION_SORT_MAX) {
+    words.subarray(0, n).sort();
+    return;
+  }
+  for (let i = 1; i < n; i++) {
+    const w = words[i]!;
+    let j = i - 1;
+    while (j >= 0 && words[j]! > w) {
+      words[j + 1] = words[j]!;
+      j--;
+    }
+    words[j + 1] = w;
+  }
+}

@@ -1,0 +1,339 @@
+/**
+ * Search index
+ * ============
+ * Substring search over folded raw identifiers, listing each matching entity once, in the contract's
+ * order (tier, folded identifier, entityId), from any resume point, at a cost that does not grow with
+ * the number of matches or the page number.
+ *
+ * Entities are ranked by (folded identifier, entityId): rank order is the contract's order inside a
+ * tier. Structures (each in its own file):
+ *  - fm-index.ts: the suffixes of the folded identifiers that start with the folded query, as one
+ *    interval [l, r) (the infix tier's candidates), and with one more step the identifiers that start
+ *    with it (the prefix tier, a rank range [a, b)), found by backward search without the text;
+ *  - `lengths`: each rank's folded length, so the exact tier [a, e), the head of [a, b) whose
+ *    identifiers have the query's length, is a binary search;
+ *  - document-array.ts: the ranks of the entities in [l, r), listed in order from a resume point;
+ *  - `typeRanks`: ranks grouped by type, ascending, so a type filter walks only its own ranks in the
+ *    exact and prefix tiers.
+ * Tier 2 is every entity of [l, r) whose rank lies outside [a, b): two rank segments, [x, a) and
+ * [max(x, b), N).
+ *
+ * Resuming after a key: a key (tier, folded identifier, entityId) from a cursor is placed by the
+ * FM-index's lower bound (identifiers below it, then the group equal to it, then the entityId by
+ * binary search in that group), which also works on a rebuilt graph where the key's entity is gone;
+ * a cursor issued by this same graph carries the key's rank and skips all that, and one issued by
+ * this same graph object and still in its cache brings back the query's bounds (below), so the next
+ * page skips the backward search too.
+ *
+ * Cost of a page of k: O(|q|) LF steps for the intervals, a binary search for the exact tier, then
+ * about (k + types) x (levels above a bucket) rank operations in as many rounds (document-array.ts).
+ */
+
+import { checkLength, type SerialReader, type SerialWriter } from "../serial.js";
+import { ANY_TYPE, DocumentArray, TYPE_COUNT } from "./document-array.js";
+import { FMIndex, SEPARATOR, type SuffixInterval } from "./fm-index.js";
+import { IntVector } from "../succinct/int-vector.js";
+
+export { TYPE_COUNT };
+
+/** Match tiers, in the contract's order. */
+export const TIER_EXACT = 0;
+export const TIER_PREFIX = 1;
+export const TIER_INFIX = 2;
+
+/** SA positions before the `$id` suffixes: `#` and `$#`. */
+const SEPARATOR_BLOCK_OFFSET = 2;
+
+/**
+ * Where a query's matches lie: the suffix interval [l, r), the prefix tier's ranks [a, b) and the
+ * exact tier's end e (a <= e <= b). `find` computes them by backward search, |q| + 1 LF steps of
+ * two rank operations each, every one a likely cache miss (about 2.5 µs of a page at 1M entities);
+ * the graph keeps them with the cursor it issues (cursor.ts: the issued cursor's cache entry), so a
+ * next page asked of the same graph skips that search.
+ */
+export interface SearchBounds {
+  readonly l: number;
+  readonly r: number;
+  readonly a: number;
+  readonly b: number;
+  readonly e: number;
+}
+
+/** Where a page resumes. */
+export type SearchResume =
+  | null
+  /** A rank of this graph: the last item's, from a cursor this graph issued, with the query's bounds when they were kept. */
+  | { tier: number; rank: number; bounds: SearchBounds | undefined }
+  /**
+   * A key: the last item's folded identifier, and where its entityId sits among this graph's
+   * (the first dense id >= it, and whether it is there exactly).
+   */
+  | { tier: number; folded: string; entityAt: number; entityExact: boolean };
+
+/** Ranks and tiers of the items of a page (plus the look-ahead item). */
+export interface SearchHits {
+  ranks: number[];
+  tiers: number[];
+  /** The query's bounds (null when nothing matches it), for the cursor of the next page. */
+  bounds: SearchBounds | null;
+}
+
+export class SearchIndex {
+  readonly fm: FMIndex;
+  readonly documents: DocumentArray;
+  /** Rank -> dense id. */
+  readonly rankToId: IntVector;
+  /** Folded length per rank. */
+  readonly lengths: Uint16Array | Uint32Array;
+  /** Ranks grouped by type, ascending in each group. */
+  readonly typeRanks: IntVector;
+  /** typeStarts[t] = first index of type t in typeRanks (TYPE_COUNT + 1 entries). */
+  readonly typeStarts: Uint32Array;
+  private readonly interval: SuffixInterval = { sp: 0, ep: 0 };
+  private readonly prefix: SuffixInterval = { sp: 0, ep: 0 };
+
+  private constructor(
+    fm: FMIndex,
+    documents: DocumentArray,
+    rankToId: IntVector,
+    lengths: Uint16Array | Uint32Array,
+    typeRanks: IntVector,
+    typeStarts: Uint32Array,
+  ) {
+    this.fm = fm;
+    this.documents = documents;
+    this.rankToId = rankToId;
+    this.lengths = lengths;
+    this.typeRanks = typeRanks;
+    this.typeStarts = typeStarts;
+  }
+
+  get entityCount(): number {
+    return this.rankToId.length;
+  }
+
+  /**
+   * Builds the index. `folded[d]` and `types[d]` belong to dense id d (dense ids follow entityId
+   * order, which breaks ties between equal folded identifiers).
+   */
+  static build(
+    folded: readonly string[],
+    types: Uint8Array,
+    onProgress?: (done: number, total: number) => void,
+  ): SearchIndex {
+    const n = folded.length;
+    const total = 4;
+    const byRank = Array.from({ length: n }, (_, i) => i).sort((x, y) => {
+      const a = folded[x]!;
+      const b = folded[y]!;
+      return a < b ? -1 : a > b ? 1 : x - y;
+    });
+    const rankBits = IntVector.widthFor(n - 1);
+    const rankToId = IntVector.from(byRank, rankBits);
+    let longest = 0;
+    for (const s of folded) if (s.length > longest) longest = s.length;
+    const lengths = longest < 0x10000 ? new Uint16Array(n) : new Uint32Array(n);
+    const typeOfRank = new Uint8Array(n);
+    const inRankOrder = byRank.map((d, r) => {
+      lengths[r] = folded[d]!.length;
+      typeOfRank[r] = types[d]!;
+      return folded[d]!;
+    });
+    onProgress?.(1, total);
+    const { index: fm, suffixArray, starts } = FMIndex.build(inRankOrder);
+    onProgress?.(2, total);
+    const documents = DocumentArray.build(suffixArray, starts, typeOfRank);
+    onProgress?.(3, total);
+    const typeStarts = new Uint32Array(TYPE_COUNT + 1);
+    for (let r = 0; r < n; r++) typeStarts[typeOfRank[r]! + 1]!++;
+    for (let t = 1; t <= TYPE_COUNT; t++) typeStarts[t] = typeStarts[t]! + typeStarts[t - 1]!;
+    const fill = typeStarts.slice(0, TYPE_COUNT);
+    const typeRanks = new IntVector(n, rankBits);
+    for (let r = 0; r < n; r++) typeRanks.set(fill[typeOfRank[r]!]!++, r);
+    onProgress?.(4, total);
+    return new SearchIndex(fm, documents, rankToId, lengths, typeRanks, typeStarts);
+  }
+
+  /** The dense id of the entity at `rank`. */
+  idAt(rank: number): number {
+    return this.rankToId.get(rank);
+  }
+
+  /**
+   * Up to `count` matches of the folded query `pattern`, of type `type` (-1: any), strictly after
+   * `after` in the contract's order (null: from the start). `idAt` ranks compare by entityId through
+   * dense ids, which follow entityId order.
+   */
+  find(pattern: string, type: number, after: SearchResume, count: number): SearchHits {
+    const hits: SearchHits = { ranks: [], tiers: [], bounds: null };
+    // The bounds kept with the cursor when this graph issued it and still has them, else searched.
+    const kept = after !== null && "rank" in after ? after.bounds : undefined;
+    const bounds = kept !== undefined && this.fits(kept) ? kept : this.bounds(pattern);
+    if (bounds === null || count <= 0) return hits;
+    hits.bounds = bounds;
+    const { l, r, a, b, e } = bounds;
+    // The first rank after the key (an absent key: every tier from its beginning).
+    const x = after === null ? 0 : this.rankAfter(after);
+    const fromTier = after === null ? TIER_EXACT : after.tier;
+    if (fromTier <= TIER_EXACT) this.listRanks(a, e, fromTier === TIER_EXACT ? x : a, type, TIER_EXACT, count, hits);
+    if (fromTier <= TIER_PREFIX) this.listRanks(e, b, fromTier === TIER_PREFIX ? x : e, type, TIER_PREFIX, count, hits);
+    const from = fromTier === TIER_INFIX ? x : 0;
+    const docType = type < 0 ? ANY_TYPE : type;
+    // Tier 2 ranks lie in two segments: below the prefix range [a, b), and above it.
+    if (hits.ranks.length < count && from < a) this.listInfix(l, r, from, a, docType, count, hits);
+    if (hits.ranks.length < count) this.listInfix(l, r, Math.max(from, b), this.entityCount, docType, count, hits);
+    return hits;
+  }
+
+  /** The query's bounds by backward search; null when no suffix starts with it. */
+  private bounds(pattern: string): SearchBounds | null {
+    const iv = this.fm.interval(pattern, this.interval);
+    const l = iv.sp;
+    const r = iv.ep;
+    if (l >= r) return null;
+    // The identifiers that start with the pattern: one more step, with the separator.
+    const pre = this.fm.extendLeft(l, r, SEPARATOR, this.prefix);
+    const a = pre.sp - SEPARATOR_BLOCK_OFFSET;
+    const b = pre.ep - SEPARATOR_BLOCK_OFFSET;
+    return { l, r, a, b, e: this.exactEnd(a, b, pattern.length) };
+  }
+
+  /** Whether kept bounds fit this index (they come from this graph: a check against a broken invariant, not an attack). */
+  private fits(bounds: SearchBounds): boolean {
+    const { l, r, a, b, e } = bounds;
+    return 0 <= l && l < r && r <= this.fm.length && 0 <= a && a <= e && e <= b && b <= this.entityCount;
+  }
+
+  private listInfix(l: number, r: number, lo: number, hi: number, type: number, count: number, hits: SearchHits): void {
+    const before = hits.ranks.length;
+    this.documents.list(l, r, lo, hi, type, count - before, hits.ranks);
+    for (let i = before; i < hits.ranks.length; i++) hits.tiers.push(TIER_INFIX);
+  }
+
+  /** Tiers 0 and 1: ranks in [lo, hi) from `from` on, of the given type, appended to `hits`. */
+  private listRanks(
+    lo: number,
+    hi: number,
+    from: number,
+    type: number,
+    tier: number,
+    count: number,
+    hits: SearchHits,
+  ): void {
+    const start = Math.max(lo, Math.min(from, hi));
+    if (type < 0) {
+      // No type filter: the tier is a contiguous rank range.
+      for (let rank = start; rank < hi && hits.ranks.length < count; rank++) {
+        hits.ranks.push(rank);
+        hits.tiers.push(tier);
+      }
+      return;
+    }
+    // Type filter: walk the type's own sorted ranks, so other types are never skipped over.
+    const end = this.typeStarts[type + 1]!;
+    for (let i = this.lowerBoundInType(type, start); i < end && hits.ranks.length < count; i++) {
+      const rank = this.typeRanks.get(i);
+      if (rank >= hi) break;
+      hits.ranks.push(rank);
+      hits.tiers.push(tier);
+    }
+  }
+
+  private lowerBoundInType(type: number, rank: number): number {
+    let lo = this.typeStarts[type]!;
+    let hi = this.typeStarts[type + 1]!;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.typeRanks.get(mid) < rank) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** End of tier 0 within [a, b): identifiers of exactly `length` code units sort first there. */
+  private exactEnd(a: number, b: number, length: number): number {
+    let lo = a;
+    let hi = b;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.lengths[mid] === length) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** The first rank after a resume point. */
+  private rankAfter(after: NonNullable<SearchResume>): number {
+    // A rank of this very graph: the next one.
+    if ("rank" in after) return after.rank + 1;
+    // Identifiers below the key, then those equal to it ordered by entityId.
+    const equal = this.fm.bounds(SEPARATOR, after.folded, SEPARATOR, this.interval);
+    let lo = equal.sp - SEPARATOR_BLOCK_OFFSET;
+    let hi = equal.ep - SEPARATOR_BLOCK_OFFSET;
+    // Inside the group, dense ids ascend; the first one after the key's entityId.
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const id = this.rankToId.get(mid);
+      const afterKey = after.entityExact ? id > after.entityAt : id >= after.entityAt;
+      if (afterKey) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  }
+
+  get byteLength(): number {
+    return (
+      this.fm.byteLength +
+      this.documents.byteLength +
+      this.rankToId.byteLength +
+      this.lengths.byteLength +
+      this.typeRanks.byteLength +
+      this.typeStarts.byteLength
+    );
+  }
+
+  serialize(w: SerialWriter): void {
+    this.fm.serialize(w.child("fm"));
+    this.documents.serialize(w.child("documents"));
+    this.rankToId.serialize(w.child("rankToId"));
+    w.integer("lengthBytes", this.lengths.BYTES_PER_ELEMENT);
+    w.array("lengths", this.lengths);
+    this.typeRanks.serialize(w.child("typeRanks"));
+    w.array("typeStarts", this.typeStarts);
+  }
+
+  /**
+   * Restores the index of a graph of `entityCount` entities: every part as long as the counts say,
+   * the type groups ascending to the count, and with `verify` every rank-to-id and type-rank value
+   * below the count (one pass each), so no search can read past an entity.
+   */
+  static deserialize(r: SerialReader, entityCount: number): SearchIndex {
+    const fm = FMIndex.deserialize(r.child("fm"));
+    const documents = DocumentArray.deserialize(r.child("documents"));
+    const rankToId = IntVector.deserialize(r.child("rankToId"));
+    const lengthBytes = r.integer("lengthBytes");
+    const lengths =
+      lengthBytes === 2
+        ? r.uint16("lengths")
+        : lengthBytes === 4
+          ? r.uint32("lengths")
+          : r.corrupt("lengthBytes is not 2 or 4");
+    const typeRanks = IntVector.deserialize(r.child("typeRanks"));
+    const typeStarts = r.uint32("typeStarts");
+    if (fm.count !== entityCount || documents.top.length !== fm.length)
+      r.corrupt("the search index is not of this graph's size");
+    checkLength(r, "rankToId", { length: rankToId.length }, entityCount, "one per entity");
+    checkLength(r, "lengths", lengths, entityCount, "one per entity");
+    checkLength(r, "typeRanks", { length: typeRanks.length }, entityCount, "one per entity");
+    checkLength(r, "typeStarts", typeStarts, TYPE_COUNT + 1, "one per type, and the end");
+    if (typeStarts[0] !== 0 || typeStarts[TYPE_COUNT] !== entityCount) r.corrupt("typeStarts do not span the entities");
+    for (let t = 1; t <= TYPE_COUNT; t++)
+      if (typeStarts[t]! < typeStarts[t - 1]!) r.corrupt("typeStarts are not ascending");
+    if (r.verify) {
+      for (let i = 0; i < entityCount; i++) {
+        if (rankToId.get(i) >= entityCount || typeRanks.get(i) >= entityCount) r.corrupt(`rank ${i} names no entity`);
+      }
+    }
+    return new SearchIndex(fm, documents, rankToId, lengths, typeRanks, typeStarts);
+  }
+}

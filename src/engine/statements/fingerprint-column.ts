@@ -1,0 +1,213 @@
+/**
+ * Fingerprint column
+ * ==================
+ * The fingerprints the input gave, per statement row (SPO order). A row without one has the derived
+ * fingerprint (fingerprint.ts), computed when a page is written from the entity hashes the
+ * dictionary keeps: so a graph whose input gives no fingerprints stores nothing here.
+ *
+ * Layouts, chosen at build by what the input gave:
+ *  - none given: nothing;
+ *  - every row given 16 lowercase hex digits: two Uint32Arrays, high and low half per row (8 bytes a
+ *    statement; for 16 hex digits numeric order is string order, so comparisons stay the contract's);
+ *  - a mix: a bit vector of the rows with a hex fingerprint and one of the rows with any other text,
+ *    each ranked, so the hex halves and the texts (a TextList) are stored for their rows only.
+ *
+ * Cost: `given(row)` O(1) (a rank for the mixed layout). Serial form: the layout and its arrays.
+ */
+
+import { BitVector } from "../succinct/bit-vector.js";
+import { hex64, type Hash64 } from "../hash64.js";
+import type { SerialReader, SerialWriter } from "../serial.js";
+import { TextList } from "../entities/text-list.js";
+
+const NONE = 0;
+const ALL_HEX = 1;
+const MIXED = 2;
+
+/**
+ * What the builder gives per row: undefined (derive), hex halves, or text. The halves object may be
+ * reused by the next call (the builder answers millions of rows with one): read it at once.
+ */
+export type GivenFingerprint = undefined | { hi: number; lo: number } | string;
+
+export class FingerprintColumn {
+  private readonly layout: number;
+  readonly length: number;
+  private readonly hi: Uint32Array;
+  private readonly lo: Uint32Array;
+  private readonly hexRows: BitVector | null;
+  private readonly textRows: BitVector | null;
+  private readonly texts: TextList | null;
+  /** What the last touch read, folded: written (public) only so that its reads cannot be optimized away. */
+  touched = 0;
+
+  private constructor(
+    layout: number,
+    length: number,
+    hi: Uint32Array,
+    lo: Uint32Array,
+    hexRows: BitVector | null,
+    textRows: BitVector | null,
+    texts: TextList | null,
+  ) {
+    this.layout = layout;
+    this.length = length;
+    this.hi = hi;
+    this.lo = lo;
+    this.hexRows = hexRows;
+    this.textRows = textRows;
+    this.texts = texts;
+  }
+
+  /** The column for `length` rows, `given(row)` saying what the input gave for each. */
+  static build(length: number, given: (row: number) => GivenFingerprint): FingerprintColumn {
+    let hex = 0;
+    let text = 0;
+    for (let row = 0; row < length; row++) {
+      const g = given(row);
+      if (typeof g === "string") text++;
+      else if (g !== undefined) hex++;
+    }
+    // Nothing given: derive every fingerprint, store none.
+    if (hex === 0 && text === 0)
+      return new FingerprintColumn(NONE, length, new Uint32Array(0), new Uint32Array(0), null, null, null);
+    const hi = new Uint32Array(hex);
+    const lo = new Uint32Array(hex);
+    // Every row hex: no bit vectors, the halves indexed by row.
+    if (hex === length) {
+      for (let row = 0; row < length; row++) {
+        const g = given(row) as { hi: number; lo: number };
+        hi[row] = g.hi;
+        lo[row] = g.lo;
+      }
+      return new FingerprintColumn(ALL_HEX, length, hi, lo, null, null, null);
+    }
+    const hexRows = new BitVector(length);
+    const textRows = new BitVector(length);
+    const textList: string[] = [];
+    for (let row = 0, h = 0; row < length; row++) {
+      const g = given(row);
+      if (typeof g === "string") {
+        textRows.set(row);
+        textList.push(g);
+      } else if (g !== undefined) {
+        hexRows.set(row);
+        hi[h] = g.hi;
+        lo[h] = g.lo;
+        h++;
+      }
+    }
+    return new FingerprintColumn(
+      MIXED,
+      length,
+      hi,
+      lo,
+      hexRows.seal(),
+      textRows.seal(),
+      TextList.from(textList, textList.length),
+    );
+  }
+
+  /** The fingerprint the input gave for `row`, or undefined when it is derived. */
+  given(row: number): string | undefined {
+    switch (this.layout) {
+      case NONE:
+        return undefined;
+      case ALL_HEX:
+        return hex64(this.hi[row]!, this.lo[row]!);
+      default: {
+        if (this.hexRows!.get(row) === 1) {
+          const h = this.hexRows!.rank1(row);
+          return hex64(this.hi[h]!, this.lo[h]!);
+        }
+        if (this.textRows!.get(row) === 1) return this.texts!.get(this.textRows!.rank1(row));
+        return undefined;
+      }
+    }
+  }
+
+  /**
+   * When the input gave `row` a fingerprint of 16 lowercase hex digits: writes its value's halves
+   * into `out` and returns true (its text is hex64 of them). False for a derived or a text one.
+   */
+  hexHalves(row: number, out: Hash64): boolean {
+    let at = row;
+    // Each branch: where the row's halves are, if it has any (every row; the rows of hexRows; none).
+    if (this.layout === NONE) return false;
+    if (this.layout === MIXED) {
+      if (this.hexRows!.get(row) !== 1) return false;
+      at = this.hexRows!.rank1(row);
+    }
+    out[0] = this.hi[at]!;
+    out[1] = this.lo[at]!;
+    return true;
+  }
+
+  /**
+   * Reads the halves of each of the `count` rows in `rows` (every-row-hex layout only) and keeps
+   * nothing but a fold of them: a page calls it beside its other staged reads (graph.ts), so the
+   * two misses a row (hi and lo are separate arrays) overlap across the page instead of coming one
+   * row at a time inside the loop that writes the digits. The mixed layout is left to that loop
+   * (its rows are few: a file that gives some fingerprints and not others).
+   */
+  touch(rows: Uint32Array, count: number): void {
+    if (this.layout !== ALL_HEX) return;
+    const hi = this.hi;
+    const lo = this.lo;
+    let sink = 0;
+    for (let k = 0; k < count; k++) {
+      const row = rows[k]!;
+      sink ^= hi[row]! ^ lo[row]!;
+    }
+    this.touched = sink;
+  }
+
+  /** Whether any row has a given fingerprint. */
+  get anyGiven(): boolean {
+    return this.layout !== NONE;
+  }
+
+  get byteLength(): number {
+    return (
+      this.hi.byteLength +
+      this.lo.byteLength +
+      (this.hexRows?.byteLength ?? 0) +
+      (this.textRows?.byteLength ?? 0) +
+      (this.texts?.byteLength ?? 0)
+    );
+  }
+
+  serialize(w: SerialWriter): void {
+    w.integer("layout", this.layout);
+    w.integer("length", this.length);
+    if (this.layout === NONE) return;
+    w.array("hi", this.hi);
+    w.array("lo", this.lo);
+    if (this.layout !== MIXED) return;
+    this.hexRows!.serialize(w.child("hexRows"));
+    this.textRows!.serialize(w.child("textRows"));
+    this.texts!.serialize(w.child("texts"));
+  }
+
+  static deserialize(r: SerialReader): FingerprintColumn {
+    const layout = r.integer("layout");
+    const length = r.integer("length");
+    if (layout === NONE)
+      return new FingerprintColumn(NONE, length, new Uint32Array(0), new Uint32Array(0), null, null, null);
+    const hi = r.uint32("hi");
+    const lo = r.uint32("lo");
+    if (hi.length !== lo.length) r.corrupt("fingerprint halves of different lengths");
+    if (layout === ALL_HEX) {
+      if (hi.length !== length) r.corrupt(`${hi.length} fingerprints for ${length} statements`);
+      return new FingerprintColumn(ALL_HEX, length, hi, lo, null, null, null);
+    }
+    if (layout !== MIXED) r.corrupt(`unknown fingerprint layout ${layout}`);
+    const hexRows = BitVector.deserialize(r.child("hexRows"));
+    const textRows = BitVector.deserialize(r.child("textRows"));
+    if (hexRows.length !== length || textRows.length !== length) r.corrupt("fingerprint row sets of the wrong size");
+    const texts = TextList.deserialize(r.child("texts"));
+    if (hexRows.ones !== hi.length || textRows.ones !== texts.length)
+      r.corrupt("fingerprint counts disagree with their rows");
+    return new FingerprintColumn(MIXED, length, hi, lo, hexRows, textRows, texts);
+  }
+}

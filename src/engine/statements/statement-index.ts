@@ -1,0 +1,586 @@
+/**
+ * Statement index
+ * ===============
+ * The statements in the three orders of CONTRACT.md, and which order serves which filters (`plan`,
+ * the one place that decides, as N3.js's readQuads and Oxigraph's quads_for_pattern do).
+ *
+ * Layout (compact: about 12 bytes a statement at 1M entities / 10M statements, `npm run bench:full`):
+ *  - rows: the statements in SPO order (subject, predicate, object, fingerprint), each one packed
+ *    record of ceil(log2 N) + ceil(log2 P) + ceil(log2 N) bits (N entities, P distinct predicates;
+ *    the predicate is its index among the graph's predicates, in entityId order, so comparing
+ *    indexes is comparing entityIds). A row is read in one or two neighbouring words.
+ *  - POS and OSP: permutations, ceil(log2 M) bits a position, giving the SPO row at each position of
+ *    that order (M statements). From SPO order, a stable pass by object gives (o, s, p, fp) = OSP,
+ *    and a stable pass of that by predicate gives (p, o, s, fp) = POS.
+ *  - where each subject's rows start (SPO) and each object's positions start (OSP): sampled, one
+ *    start every OFFSET_SAMPLE entities, the rest found by binary search inside a window of about
+ *    OFFSET_SAMPLE * (statements per entity) positions (a few cache lines); each predicate's POS start
+ *    exactly (P is small).
+ *  - fingerprints the input gave, by row (fingerprint-column.ts); the others are derived on output.
+ *
+ * Building: stable counting sorts on the dense ids, O(M + N) per pass; rows of one triple (the same
+ * triple under several given fingerprints, rare) are then ordered by fingerprint. No comparison sort
+ * touches the statements.
+ *
+ * Queries: a filter is one contiguous range of positions of its order (two binary searches per bound
+ * component, inside the sampled window or the predicate's range); a cursor is one more binary search
+ * for the first key after its own (or none, when the cursor carries its position in this very
+ * graph). Then a page is read position by position: O(log M + page).
+ */
+
+import { FingerprintColumn, type GivenFingerprint } from "./fingerprint-column.js";
+import { IntVector, readBits, writeBits } from "../succinct/int-vector.js";
+import type { SerialReader, SerialWriter } from "../serial.js";
+
+export type IndexOrder = "SPO" | "POS" | "OSP";
+
+/** Statement components. */
+export const SUBJECT = 0;
+export const PREDICATE = 1;
+export const OBJECT = 2;
+export type Component = typeof SUBJECT | typeof PREDICATE | typeof OBJECT;
+
+/** The component order of each index, written once. */
+export const ORDER_COMPONENTS: Readonly<Record<IndexOrder, readonly [Component, Component, Component]>> = {
+  SPO: [SUBJECT, PREDICATE, OBJECT],
+  POS: [PREDICATE, OBJECT, SUBJECT],
+  OSP: [OBJECT, SUBJECT, PREDICATE],
+};
+
+/** One offset kept per this many entities (subjects in SPO, objects in OSP). */
+export const OFFSET_SAMPLE = 16;
+
+/** A filter as dense entity ids; undefined = not filtered on. */
+export interface DenseFilter {
+  subject: number | undefined;
+  predicate: number | undefined;
+  object: number | undefined;
+}
+
+/** The order that serves a filter and the range of its positions that match. */
+export interface QueryPlan {
+  order: IndexOrder;
+  lo: number;
+  hi: number;
+}
+
+/**
+ * A cursor's key in comparison space: per component (subject, predicate, object) the dense id (for
+ * the predicate: its predicate index) where the cursor's entityId sits, and whether it is exactly
+ * there (an entityId no longer in the graph sits between two ids and never compares equal).
+ */
+export interface SeekKey {
+  at: [number, number, number];
+  exact: [boolean, boolean, boolean];
+  fingerprint: string;
+}
+
+/** The statements as they leave the builder: dense ids per input row, and what each row gave. */
+export interface StatementRows {
+  subject: Uint32Array;
+  predicate: Uint32Array;
+  object: Uint32Array;
+  given: (row: number) => GivenFingerprint;
+}
+
+export class StatementIndex {
+  readonly length: number;
+  readonly entityCount: number;
+  /** Predicate index -> dense id, ascending. */
+  readonly predicates: Uint32Array;
+  readonly fingerprints: FingerprintColumn;
+  private readonly rows: Uint32Array;
+  private readonly subjectBits: number;
+  private readonly predicateBits: number;
+  private readonly objectBits: number;
+  private readonly rowBits: number;
+  private readonly pos: IntVector;
+  private readonly osp: IntVector;
+  /** First SPO row of subject k * OFFSET_SAMPLE, for each k, then M. */
+  private readonly subjectStarts: Uint32Array;
+  /** First OSP position of object k * OFFSET_SAMPLE, for each k, then M. */
+  private readonly objectStarts: Uint32Array;
+  /** First POS position of predicate index i, for each i, then M. */
+  private readonly predicateStarts: Uint32Array;
+  /** What the last touchRows read, folded: written (public) only so that its reads cannot be optimized away. */
+  touched = 0;
+
+  private constructor(p: {
+    length: number;
+    entityCount: number;
+    predicates: Uint32Array;
+    fingerprints: FingerprintColumn;
+    rows: Uint32Array;
+    pos: IntVector;
+    osp: IntVector;
+    subjectStarts: Uint32Array;
+    objectStarts: Uint32Array;
+    predicateStarts: Uint32Array;
+  }) {
+    this.length = p.length;
+    this.entityCount = p.entityCount;
+    this.predicates = p.predicates;
+    this.fingerprints = p.fingerprints;
+    this.rows = p.rows;
+    this.subjectBits = IntVector.widthFor(p.entityCount - 1);
+    this.predicateBits = IntVector.widthFor(p.predicates.length - 1);
+    this.objectBits = this.subjectBits;
+    this.rowBits = this.subjectBits + this.predicateBits + this.objectBits;
+    this.pos = p.pos;
+    this.osp = p.osp;
+    this.subjectStarts = p.subjectStarts;
+    this.objectStarts = p.objectStarts;
+    this.predicateStarts = p.predicateStarts;
+  }
+
+  /**
+   * Sorts `input` into the three orders. `fingerprintOf(inputRow)` gives each row's fingerprint text
+   * (given or derived); it is asked only to order the rows of one triple, which are rare.
+   */
+  static build(
+    input: StatementRows,
+    entityCount: number,
+    fingerprintOf: (inputRow: number) => string,
+    onProgress?: (done: number, total: number) => void,
+  ): StatementIndex {
+    const m = input.subject.length;
+    const total = 6;
+    // Predicates: the entities used as one, in dense-id order.
+    const isPredicate = new Uint8Array(entityCount);
+    for (let i = 0; i < m; i++) isPredicate[input.predicate[i]!] = 1;
+    const predicateList: number[] = [];
+    const predicateIndex = new Int32Array(entityCount).fill(-1);
+    for (let d = 0; d < entityCount; d++) {
+      if (isPredicate[d] === 0) continue;
+      predicateIndex[d] = predicateList.length;
+      predicateList.push(d);
+    }
+    const predicates = Uint32Array.from(predicateList);
+    const P = predicates.length;
+    const pIndex = new Uint32Array(m);
+    for (let i = 0; i < m; i++) pIndex[i] = predicateIndex[input.predicate[i]!]!;
+
+    // SPO order: least significant key first (object, predicate, subject); then runs of one triple by fingerprint.
+    let order = new Uint32Array(m);
+    for (let i = 0; i < m; i++) order[i] = i;
+    let other = new Uint32Array(m);
+    const counts = new Uint32Array(Math.max(entityCount, P) + 1);
+    const passes: [Uint32Array, number][] = [
+      [input.object, entityCount],
+      [pIndex, P],
+      [input.subject, entityCount],
+    ];
+    for (const [step, [key, range]] of passes.entries()) {
+      stableCountingSort(order, key, range, counts, other);
+      [order, other] = [other, order];
+      onProgress?.(step + 1, total);
+    }
+    // The three ids in SPO order, gathered once (the only random reads of the input rows here):
+    // the runs of one triple and the packed rows below read them in order.
+    const subject = new Uint32Array(m);
+    const object = new Uint32Array(m);
+    const spoP = new Uint32Array(m);
+    for (let j = 0; j < m; j++) {
+      const row = order[j]!;
+      subject[j] = input.subject[row]!;
+      spoP[j] = pIndex[row]!;
+      object[j] = input.object[row]!;
+    }
+    // Reordering a run of one triple changes only which input row is where, not the ids.
+    orderRunsByFingerprint(order, subject, spoP, object, fingerprintOf);
+
+    // The packed rows, in SPO order.
+    const sBits = IntVector.widthFor(entityCount - 1);
+    const pBits = IntVector.widthFor(P - 1);
+    const rowBits = 2 * sBits + pBits;
+    const rows = new Uint32Array(Math.ceil((m * rowBits) / 32) + 2);
+    for (let j = 0; j < m; j++) {
+      const bit = j * rowBits;
+      writeBits(rows, bit, sBits, subject[j]!);
+      writeBits(rows, bit + sBits, pBits, spoP[j]!);
+      writeBits(rows, bit + sBits + pBits, sBits, object[j]!);
+    }
+    const fingerprints = FingerprintColumn.build(m, (j) => input.given(order[j]!));
+    onProgress?.(4, total);
+
+    // OSP: SPO positions stably by object. POS: OSP positions stably by predicate.
+    const identity = other;
+    for (let j = 0; j < m; j++) identity[j] = j;
+    const ospOrder = new Uint32Array(m);
+    stableCountingSort(identity, object, entityCount, counts, ospOrder);
+    onProgress?.(5, total);
+    const posOrder = new Uint32Array(m);
+    stableCountingSort(ospOrder, spoP, P, counts, posOrder);
+    onProgress?.(6, total);
+    const positionBits = IntVector.widthFor(m - 1);
+    const osp = new IntVector(m, positionBits);
+    const pos = new IntVector(m, positionBits);
+    for (let j = 0; j < m; j++) {
+      osp.set(j, ospOrder[j]!);
+      pos.set(j, posOrder[j]!);
+    }
+
+    const sampled = Math.floor(entityCount / OFFSET_SAMPLE) + 2;
+    const subjectStarts = sampledStarts(m, sampled, (j) => subject[j]!);
+    const objectStarts = sampledStarts(m, sampled, (j) => object[ospOrder[j]!]!);
+    const predicateStarts = new Uint32Array(P + 1);
+    for (let j = 0, i = 0; i <= P; i++) {
+      while (j < m && spoP[posOrder[j]!]! < i) j++;
+      predicateStarts[i] = j;
+    }
+    return new StatementIndex({
+      length: m,
+      entityCount,
+      predicates,
+      fingerprints,
+      rows,
+      pos,
+      osp,
+      subjectStarts,
+      objectStarts,
+      predicateStarts,
+    });
+  }
+
+  // Reading rows -------------------------------------------------------------------------------
+
+  /**
+   * Reads the first word of each of the `count` rows in `rows` and keeps nothing but a fold of
+   * them: a page calls it before decoding its rows' ids. Each row of a page is a miss of its own (a
+   * POS or OSP page's rows are scattered over SPO order); one read a row in a loop this short keeps
+   * many misses in flight, where the decoding loop (three bit-field reads a row) held a few. The
+   * decoding then reads from the cache: a row's two or three words share its first word's cache
+   * line, but for the few rows that cross a line's end. Distinct P pages of 50 statements at 1M
+   * entities / 2M statements: this stage 5.9-10 µs before, 3.4-4.1 after (phase timings of a
+   * scratch copy; `npm run bench:stream` for the whole page).
+   */
+  touchRows(rows: Uint32Array, count: number): void {
+    const words = this.rows;
+    const rowBits = this.rowBits;
+    let sink = 0;
+    for (let k = 0; k < count; k++) {
+      const bit = rows[k]! * rowBits;
+      sink ^= words[bit < 0x80000000 ? bit >>> 5 : Math.floor(bit / 32)]!;
+    }
+    this.touched = sink;
+  }
+
+  subjectOf(row: number): number {
+    return readBits(this.rows, row * this.rowBits, this.subjectBits);
+  }
+
+  predicateIndexOf(row: number): number {
+    return readBits(this.rows, row * this.rowBits + this.subjectBits, this.predicateBits);
+  }
+
+  /** The predicate's dense id. */
+  predicateOf(row: number): number {
+    return this.predicates[this.predicateIndexOf(row)]!;
+  }
+
+  objectOf(row: number): number {
+    return readBits(this.rows, row * this.rowBits + this.subjectBits + this.predicateBits, this.objectBits);
+  }
+
+  /** A component in comparison space (the predicate as its index). */
+  componentOf(row: number, c: Component): number {
+    return c === SUBJECT ? this.subjectOf(row) : c === PREDICATE ? this.predicateIndexOf(row) : this.objectOf(row);
+  }
+
+  /** The SPO row at position `at` of `order`. */
+  rowAt(order: IndexOrder, at: number): number {
+    return order === "SPO" ? at : order === "POS" ? this.pos.get(at) : this.osp.get(at);
+  }
+
+  /** The predicate index of dense id `d`, or -1 when `d` is no statement's predicate. */
+  predicateIndex(d: number): number {
+    const at = this.predicateLowerBound(d);
+    return at < this.predicates.length && this.predicates[at] === d ? at : -1;
+  }
+
+  /** The first predicate index whose dense id is >= d. */
+  predicateLowerBound(d: number): number {
+    let lo = 0;
+    let hi = this.predicates.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.predicates[mid]! < d) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  // Filters ------------------------------------------------------------------------------------
+
+  /**
+   * The order that serves a filter and its matching range. Each branch takes the order whose key
+   * starts with every bound component, so the matches are one contiguous range and come out in the
+   * contract's order for that filter. An empty range when nothing can match (a predicate filter
+   * naming an entity that is no statement's predicate).
+   */
+  plan(f: DenseFilter): QueryPlan {
+    const { subject: s, predicate: p, object: o } = f;
+    if (s !== undefined) {
+      // O+S without P: SPO would need a scan over all of the subject's predicates; OSP keys start
+      // with (o, s), so the pair is one range.
+      if (p === undefined && o !== undefined) {
+        const [lo, hi] = this.objectRange(o);
+        return this.narrow("OSP", lo, hi, SUBJECT, s);
+      }
+      // S, S+P, S+P+O: SPO keys start with s, then p, then o.
+      const [lo, hi] = this.subjectRange(s);
+      if (p === undefined) return { order: "SPO", lo, hi };
+      const pi = this.predicateIndex(p);
+      if (pi < 0) return { order: "SPO", lo, hi: lo };
+      const sp = this.narrow("SPO", lo, hi, PREDICATE, pi);
+      return o === undefined ? sp : this.narrow("SPO", sp.lo, sp.hi, OBJECT, o);
+    }
+    if (p !== undefined) {
+      // P, P+O: POS keys start with (p, o).
+      const pi = this.predicateIndex(p);
+      if (pi < 0) return { order: "POS", lo: 0, hi: 0 };
+      const lo = this.predicateStarts[pi]!;
+      const hi = this.predicateStarts[pi + 1]!;
+      return o === undefined ? { order: "POS", lo, hi } : this.narrow("POS", lo, hi, OBJECT, o);
+    }
+    // O alone: OSP keys start with o.
+    if (o !== undefined) {
+      const [lo, hi] = this.objectRange(o);
+      return { order: "OSP", lo, hi };
+    }
+    // No filter: every statement, in SPO order.
+    return { order: "SPO", lo: 0, hi: this.length };
+  }
+
+  /** SPO rows of subject s: the sampled window, then two binary searches inside it. */
+  private subjectRange(s: number): [number, number] {
+    const k = Math.floor(s / OFFSET_SAMPLE);
+    return this.equalRange("SPO", this.subjectStarts[k]!, this.subjectStarts[k + 1]!, SUBJECT, s);
+  }
+
+  /** OSP positions of object o, the same way. */
+  private objectRange(o: number): [number, number] {
+    const k = Math.floor(o / OFFSET_SAMPLE);
+    return this.equalRange("OSP", this.objectStarts[k]!, this.objectStarts[k + 1]!, OBJECT, o);
+  }
+
+  /** The part of [lo, hi) of `order` whose component `c` equals `value` (sorted on c inside). */
+  private narrow(order: IndexOrder, lo: number, hi: number, c: Component, value: number): QueryPlan {
+    const [a, b] = this.equalRange(order, lo, hi, c, value);
+    return { order, lo: a, hi: b };
+  }
+
+  /**
+   * The lower bound by binary search; the upper bound by galloping from it (positions first, +2,
+   * +6, +14, ...), then a binary search inside the last step. Each probe of a POS or OSP position
+   * is a dependent cache miss or two (the permutation, then the row), and most ranges are short (a
+   * predicate-object pair has a few statements, inside a predicate's range of thousands): the
+   * upper bound then costs two or three probes instead of log2(hi - first).
+   */
+  private equalRange(order: IndexOrder, lo: number, hi: number, c: Component, value: number): [number, number] {
+    let a = lo;
+    let b = hi;
+    while (a < b) {
+      const mid = (a + b) >>> 1;
+      if (this.componentOf(this.rowAt(order, mid), c) < value) a = mid + 1;
+      else b = mid;
+    }
+    const first = a;
+    // Invariants: positions in [first, a) hold at most `value`; positions in [b, hi) more.
+    b = hi;
+    for (let step = 1; a < b; step *= 2) {
+      const probe = a + step - 1;
+      if (probe >= b) break;
+      if (this.componentOf(this.rowAt(order, probe), c) > value) {
+        b = probe;
+        break;
+      }
+      a = probe + 1;
+    }
+    while (a < b) {
+      const mid = (a + b) >>> 1;
+      if (this.componentOf(this.rowAt(order, mid), c) <= value) a = mid + 1;
+      else b = mid;
+    }
+    return [first, a];
+  }
+
+  /**
+   * The first position in [lo, hi) of `order` whose key is strictly greater than `key`. `fingerprintOf`
+   * gives a row's fingerprint text (asked only when the three components compare equal).
+   */
+  seekAfter(order: IndexOrder, lo: number, hi: number, key: SeekKey, fingerprintOf: (row: number) => string): number {
+    const components = ORDER_COMPONENTS[order];
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const row = this.rowAt(order, mid);
+      let c = 0;
+      for (let k = 0; k < 3 && c === 0; k++) {
+        const comp = components[k]!;
+        c = compareComponent(this.componentOf(row, comp), key.at[comp], key.exact[comp]);
+      }
+      if (c === 0) {
+        const fp = fingerprintOf(row);
+        c = fp < key.fingerprint ? -1 : fp > key.fingerprint ? 1 : 0;
+      }
+      if (c <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  get byteLength(): number {
+    return (
+      this.rows.byteLength +
+      this.pos.byteLength +
+      this.osp.byteLength +
+      this.predicates.byteLength +
+      this.subjectStarts.byteLength +
+      this.objectStarts.byteLength +
+      this.predicateStarts.byteLength
+    );
+  }
+
+  serialize(w: SerialWriter): void {
+    w.integer("length", this.length);
+    w.integer("entityCount", this.entityCount);
+    w.array("predicates", this.predicates);
+    w.array("rows", this.rows);
+    this.pos.serialize(w.child("pos"));
+    this.osp.serialize(w.child("osp"));
+    w.array("subjectStarts", this.subjectStarts);
+    w.array("objectStarts", this.objectStarts);
+    w.array("predicateStarts", this.predicateStarts);
+    this.fingerprints.serialize(w.child("fingerprints"));
+  }
+
+  /** Restores the index of a graph of `entityCount` entities, checking it (see `check`). */
+  static deserialize(r: SerialReader, entityCount: number): StatementIndex {
+    const length = r.integer("length");
+    if (r.integer("entityCount") !== entityCount)
+      r.corrupt(`the statements name ${r.integer("entityCount")} entities, the graph has ${entityCount}`);
+    const predicates = r.uint32("predicates");
+    const rows = r.uint32("rows");
+    const pos = IntVector.deserialize(r.child("pos"));
+    const osp = IntVector.deserialize(r.child("osp"));
+    const subjectStarts = r.uint32("subjectStarts");
+    const objectStarts = r.uint32("objectStarts");
+    const predicateStarts = r.uint32("predicateStarts");
+    const fingerprints = FingerprintColumn.deserialize(r.child("fingerprints"));
+    const P = predicates.length;
+    const sBits = IntVector.widthFor(entityCount - 1);
+    const rowBits = 2 * sBits + IntVector.widthFor(P - 1);
+    const sampled = Math.floor(entityCount / OFFSET_SAMPLE) + 2;
+    // Shapes: every array as long as the counts say, so no read can leave its array.
+    if (length > 0 && (P === 0 || entityCount === 0)) r.corrupt("statements without entities or predicates");
+    if (rows.length !== Math.ceil((length * rowBits) / 32) + 2) r.corrupt("the statement rows have the wrong size");
+    if (pos.length !== length || osp.length !== length) r.corrupt("a statement order has the wrong length");
+    if (subjectStarts.length !== sampled || objectStarts.length !== sampled)
+      r.corrupt("the statement offsets have the wrong size");
+    if (predicateStarts.length !== P + 1 || fingerprints.length !== length)
+      r.corrupt("the predicate offsets or fingerprints have the wrong size");
+    const index = new StatementIndex({
+      length,
+      entityCount,
+      predicates,
+      fingerprints,
+      rows,
+      pos,
+      osp,
+      subjectStarts,
+      objectStarts,
+      predicateStarts,
+    });
+    index.check(r);
+    return index;
+  }
+
+  /** Values inside their ranges, always; the orders themselves only when `r.verify` (a pass over M). */
+  private check(r: SerialReader): void {
+    const { length: m, entityCount: N, predicates } = this;
+    for (let i = 0; i < predicates.length; i++) {
+      if (predicates[i]! >= N || (i > 0 && predicates[i]! <= predicates[i - 1]!))
+        r.corrupt("the predicate list is out of order or range");
+    }
+    for (const starts of [this.subjectStarts, this.objectStarts, this.predicateStarts]) {
+      for (let i = 0; i < starts.length; i++) {
+        if (starts[i]! > m || (i > 0 && starts[i]! < starts[i - 1]!))
+          r.corrupt("statement offsets out of order or range");
+      }
+    }
+    if (!r.verify) return;
+    for (let j = 0; j < m; j++) {
+      if (this.subjectOf(j) >= N || this.objectOf(j) >= N || this.predicateIndexOf(j) >= predicates.length) {
+        r.corrupt(`statement row ${j} names an entity out of range`);
+      }
+      if (this.pos.get(j) >= m || this.osp.get(j) >= m) r.corrupt(`statement position ${j} is out of range`);
+    }
+  }
+}
+
+/**
+ * Compares a row's component with a cursor's. An inexact component (an entityId no longer in the
+ * graph) sits just below `at`, between two ids, so it never compares equal.
+ */
+function compareComponent(value: number, at: number, exact: boolean): number {
+  if (exact) return value - at;
+  return value < at ? -1 : 1;
+}
+
+/** out = `order` stably sorted by key[row] (keys < range). `counts` is scratch of length >= range + 1. */
+function stableCountingSort(
+  order: Uint32Array,
+  key: Uint32Array,
+  range: number,
+  counts: Uint32Array,
+  out: Uint32Array,
+): void {
+  counts.fill(0, 0, range + 1);
+  const n = order.length;
+  for (let i = 0; i < n; i++) counts[key[order[i]!]! + 1]!++;
+  for (let k = 1; k <= range; k++) counts[k] = counts[k]! + counts[k - 1]!;
+  for (let i = 0; i < n; i++) {
+    const row = order[i]!;
+    const k = key[row]!;
+    out[counts[k]!] = row;
+    counts[k]!++;
+  }
+}
+
+/** Sorts each run of one triple in `order` by fingerprint text. */
+function orderRunsByFingerprint(
+  order: Uint32Array,
+  s: Uint32Array,
+  p: Uint32Array,
+  o: Uint32Array,
+  fingerprintOf: (row: number) => string,
+): void {
+  const m = order.length;
+  let start = 0;
+  for (let i = 1; i <= m; i++) {
+    // s, p, o are in the order's positions: a run of one triple is a run of equal (s, p, o) here.
+    if (i < m && s[start] === s[i] && p[start] === p[i] && o[start] === o[i]) continue;
+    if (i - start > 1) {
+      const run = Array.from(order.subarray(start, i), (row) => [row, fingerprintOf(row)] as const);
+      run.sort((x, y) => (x[1] < y[1] ? -1 : x[1] > y[1] ? 1 : 0));
+      order.set(
+        run.map((x) => x[0]),
+        start,
+      );
+    }
+    start = i;
+  }
+}
+
+/** starts[k] = the first position whose key is >= k * OFFSET_SAMPLE, for k < count - 1; then m. */
+function sampledStarts(m: number, count: number, keyAt: (j: number) => number): Uint32Array {
+  const starts = new Uint32Array(count);
+  let j = 0;
+  for (let k = 0; k < count - 1; k++) {
+    const bound = k * OFFSET_SAMPLE;
+    while (j < m && keyAt(j) < bound) j++;
+    starts[k] = j;
+  }
+  starts[count - 1] = m;
+  return starts;
+}

@@ -1,0 +1,130 @@
+/**
+ * Dictionary tests
+ * ================
+ * src/engine/entities/dictionary.ts: a hand-checked sorted list whose UTF-16 code-unit order differs from
+ * code-point order (an astral emoji's lead surrogate 0xD83D sorts before U+E000 and U+FF46), with
+ * prefixes, then lowerBound / idOf for present ids, absent ids between each pair of neighbours, and
+ * ids beyond both ends; then a seeded oracle against a linear scan.
+ */
+
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { Dictionary } from "../../../src/engine/entities/dictionary.js";
+import { EntityTable } from "../../../src/engine/entities/entity-table.js";
+import { Rng, show } from "../../support/oracle.js";
+
+// By UTF-16 code units: "a" (61) < "ab" (61 62) < "b" (62) < "é" (E9) < "😀" (D83D DE00) < "ｆ" (FF46).
+// By code points "ｆ" (U+FF46) would come before "😀" (U+1F600): the dictionary must not sort that way.
+const SORTED = ["a", "ab", "b", "é", "😀", "ｆ"];
+
+/** A dictionary over an entity table of `ids` (ascending), every other column empty. */
+function dictionaryOf(ids: readonly string[]): Dictionary {
+  return new Dictionary(
+    EntityTable.from({
+      entityIds: ids,
+      rawIdentifiers: ids.map(() => ""),
+      types: ids.map(() => 0),
+      sourceTypeIndex: ids.map(() => 0),
+      sourceTypes: [""],
+    }),
+  );
+}
+
+test("idOf: every present id is its position; absent ids are -1", () => {
+  const d = dictionaryOf(SORTED);
+  assert.is(d.size, 6);
+  SORTED.forEach((id, i) => {
+    assert.is(d.idOf(id), i, id);
+    assert.is(d.lowerBound(id), i, id);
+  });
+  for (const absent of [
+    "",
+    "aa",
+    "abc",
+    "A",
+    "c",
+    "e",
+    "\u00E9\u0000",
+    "\uD83D",
+    "\uDE00",
+    "😁",
+    "\uE000",
+    "ｆｆ",
+    "\uFFFF",
+    "e\u0301",
+  ]) {
+    assert.is(d.idOf(absent), -1, show(absent));
+  }
+});
+
+test("lowerBound: absent ids land between their neighbours", () => {
+  const d = dictionaryOf(SORTED);
+  const cases: [string, number][] = [
+    ["", 0], // before everything
+    ["A", 0], // 41 < 61
+    ["a\u0000", 1], // "a" < "a\0" < "ab"
+    ["aa", 1],
+    ["abc", 2], // "ab" < "abc" < "b"
+    ["b\u0000", 3],
+    ["z", 3], // 7A < E9
+    ["e\u0301", 3], // decomposed é is "e" + mark: 65 < E9, and it is not "é"
+    ["\u00FF", 4], // FF: between é and 😀
+    ["\uD83D", 4], // a lone lead surrogate is a prefix of "😀"
+    ["😁", 5], // D83D DE01 > D83D DE00
+    ["\uE000", 5], // U+E000 < U+1F600 by code point, but E000 > D83D by code unit
+    ["ｆ\u0000", 6],
+    ["ｇ", 6], // FF47: after everything
+    ["\uFFFF", 6],
+  ];
+  for (const [id, at] of cases) {
+    assert.is(d.lowerBound(id), at, show(id));
+    assert.is(d.idOf(id), -1, show(id));
+  }
+});
+
+test("empty and one-entry dictionaries", () => {
+  const empty = dictionaryOf([]);
+  assert.is(empty.size, 0);
+  assert.is(empty.lowerBound("a"), 0);
+  assert.is(empty.idOf("a"), -1);
+  const one = dictionaryOf(["m"]);
+  assert.is(one.lowerBound("a"), 0);
+  assert.is(one.lowerBound("m"), 0);
+  assert.is(one.lowerBound("z"), 1);
+  assert.is(one.idOf("m"), 0);
+  assert.is(one.idOf("z"), -1);
+});
+
+const CHARS = ["a", "b", "c", "A", "0", "\u0000", "é", "中", "😀", "\uD83D", "\uDE00", "\uE000", "ｆ", "\uFFFF"];
+
+function randomId(rng: Rng): string {
+  let s = "";
+  const n = rng.range(1, 5);
+  for (let i = 0; i < n; i++) s += rng.pick(CHARS);
+  return s;
+}
+
+test("oracle: lowerBound and idOf against a linear scan", () => {
+  for (let seed = 1; seed <= 200; seed++) {
+    const rng = new Rng(seed);
+    const set = new Set<string>();
+    const n = rng.int(60);
+    for (let i = 0; i < n; i++) set.add(randomId(rng));
+    // Array.prototype.sort without a comparator orders strings by UTF-16 code units.
+    const ids = [...set].sort();
+    const d = dictionaryOf(ids);
+    const queries = [...ids];
+    for (let i = 0; i < 60; i++) queries.push(randomId(rng));
+    for (const q of queries) {
+      let scan = ids.findIndex((id) => id >= q);
+      if (scan < 0) scan = ids.length;
+      const lb = d.lowerBound(q);
+      if (lb !== scan)
+        assert.unreachable(`seed ${seed}: lowerBound(${show(q)}) = ${lb}, scan says ${scan} in ${show(ids)}`);
+      const id = d.idOf(q);
+      if (id !== ids.indexOf(q)) assert.unreachable(`seed ${seed}: idOf(${show(q)}) = ${id}, want ${ids.indexOf(q)}`);
+    }
+  }
+});
+
+test.run();

@@ -1,0 +1,63 @@
+/**
+ * Name cache tests: src/engine/entities/name-cache.ts against the entity table it caches. Random dense ids
+ * over more entities than slots (so slots are taken over again and again, ids of one slot back to
+ * back), each slot's strings read right after it is found: always the entity's own names. And
+ * touchMissing touches exactly the ids no slot holds.
+ */
+
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { EntityTable } from "../../../src/engine/entities/entity-table.js";
+import { NAME_CACHE_SLOTS, NameCache } from "../../../src/engine/entities/name-cache.js";
+import { Rng } from "../../support/oracle.js";
+
+function table(n: number): EntityTable {
+  const entityIds = Array.from({ length: n }, (_, d) => `E${String(d).padStart(7, "0")}`);
+  return EntityTable.from({
+    entityIds,
+    rawIdentifiers: entityIds.map((id, d) => (d % 3 === 0 ? "" : `name ${id} ${"é".repeat(d % 5)}`)),
+    types: entityIds.map((_, d) => d % 8),
+    sourceTypeIndex: entityIds.map(() => 0),
+    sourceTypes: [""],
+  });
+}
+
+test("a slot's strings are always its entity's, across collisions", () => {
+  const n = 3 * NAME_CACHE_SLOTS + 17;
+  const t = table(n);
+  const cache = new NameCache(t);
+  const rng = new Rng(21);
+  for (let k = 0; k < 50000; k++) {
+    // Half the time an id of the slot just used (a collision), else any id.
+    const d = rng.chance(0.5) ? rng.int(n) : ((k * 7) % NAME_CACHE_SLOTS) + NAME_CACHE_SLOTS * rng.int(3);
+    const slot = cache.slot(d);
+    assert.is(cache.entityIds[slot], t.entityId(d), `id ${d}`);
+    assert.is(cache.raws[slot], t.rawIdentifier(d), `id ${d}`);
+  }
+});
+
+test("touchMissing passes on exactly the ids no slot holds", () => {
+  const n = 2 * NAME_CACHE_SLOTS;
+  const t = table(n);
+  const touched: number[][] = [];
+  const spy = Object.create(t) as EntityTable;
+  spy.touch = (ids: Uint32Array, count: number) => {
+    touched.push([...ids.subarray(0, count)]);
+  };
+  const cache = new NameCache(spy);
+  const rng = new Rng(22);
+  const held = new Map<number, number>(); // slot -> id, the oracle
+  for (let round = 0; round < 200; round++) {
+    const ids = Uint32Array.from({ length: 1 + rng.int(300) }, () => rng.int(n));
+    cache.touchMissing(ids, ids.length);
+    const want = [...ids].filter((d) => held.get(d % NAME_CACHE_SLOTS) !== d);
+    assert.equal(touched.pop(), want, `round ${round}`);
+    for (const d of ids)
+      if (rng.chance(0.5)) {
+        cache.slot(d);
+        held.set(d % NAME_CACHE_SLOTS, d);
+      }
+  }
+});
+
+test.run();

@@ -1,0 +1,51 @@
+/**
+ * Fingerprint column tests: src/engine/statements/fingerprint-column.ts on seeded random rows in each layout
+ * (none given, every row hex, a mix of hex, text and derived rows): `given` and `hexHalves` read back
+ * what the builder was given, row by row, and `touch` folds exactly the halves of the rows it is
+ * given (every-row-hex layout) or reads nothing (the others).
+ */
+
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { FingerprintColumn, type GivenFingerprint } from "../../../src/engine/statements/fingerprint-column.js";
+import { type Hash64, hex64 } from "../../../src/engine/hash64.js";
+import { Rng } from "../../support/oracle.js";
+
+type Kind = "none" | "hex" | "mixed";
+
+function randomGiven(rng: Rng, n: number, kind: Kind): GivenFingerprint[] {
+  return Array.from({ length: n }, (_, row): GivenFingerprint => {
+    if (kind === "none") return undefined;
+    const hex = { hi: rng.int(0x100000000) >>> 0, lo: rng.int(0x100000000) >>> 0 };
+    if (kind === "hex") return hex;
+    const pick = rng.int(3);
+    return pick === 0 ? hex : pick === 1 ? `fp-${row}-${rng.int(1000)}` : undefined;
+  });
+}
+
+for (const kind of ["none", "hex", "mixed"] as const) {
+  test(`${kind}: given and hexHalves read back every row; touch folds the halves of the rows asked`, () => {
+    const rng = new Rng(kind.length * 7 + 1);
+    const n = 3000;
+    const given = randomGiven(rng, n, kind);
+    const column = FingerprintColumn.build(n, (row) => given[row]);
+    const halves: Hash64 = [0, 0];
+    for (let row = 0; row < n; row++) {
+      const g = given[row];
+      const want = g === undefined ? undefined : typeof g === "string" ? g : hex64(g.hi, g.lo);
+      assert.is(column.given(row), want, `row ${row}`);
+      const isHex = g !== undefined && typeof g !== "string";
+      assert.is(column.hexHalves(row, halves), isHex, `row ${row}`);
+      if (isHex) assert.equal([halves[0], halves[1]], [g.hi, g.lo], `row ${row}`);
+    }
+    const rows = Uint32Array.from({ length: 50 }, () => rng.int(n));
+    let want = 0;
+    if (kind === "hex")
+      for (const row of rows)
+        want ^= (given[row] as { hi: number; lo: number }).hi ^ (given[row] as { hi: number; lo: number }).lo;
+    column.touch(rows, rows.length);
+    assert.is(column.touched, want);
+  });
+}
+
+test.run();

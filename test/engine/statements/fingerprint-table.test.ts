@@ -1,0 +1,76 @@
+/**
+ * Fingerprint table tests
+ * =======================
+ * src/engine/statements/fingerprint-table.ts against a Map of the 64-bit keys (as strings) on seeded random
+ * keys with repeats, through its doublings and with the room reserved up front; `reserve` sizes the
+ * table once, so the adds after it never double.
+ */
+
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+
+import { FingerprintTable } from "../../../src/engine/statements/fingerprint-table.js";
+import { mulberry32 } from "../../../tools/prng.js";
+
+/** The builder's key columns, as plain arrays. */
+function columns() {
+  const hi: number[] = [];
+  const lo: number[] = [];
+  return { hi, lo, keyHi: { get: (row: number) => hi[row]! }, keyLo: { get: (row: number) => lo[row]! } };
+}
+
+/** Adds `n` keys drawn (with repeats) from a pool; checks every answer against a Map; returns the table. */
+function run(n: number, reserve: number | undefined, seed: number): FingerprintTable {
+  const rand = mulberry32(seed);
+  const pool = Array.from({ length: Math.ceil(n / 3) }, () => [(rand() * 2 ** 32) >>> 0, (rand() * 2 ** 32) >>> 0]);
+  // Keys that differ in one half only, so a probe must compare both halves.
+  pool.push([1, 2], [1, 3], [4, 2]);
+  const c = columns();
+  const table = new FingerprintTable(c.keyHi, c.keyLo);
+  if (reserve !== undefined) table.reserve(reserve);
+  const bytesAfterReserve = table.byteLength;
+  const oracle = new Map<string, number>();
+  for (let i = 0; i < n; i++) {
+    const [hi, lo] = pool[Math.floor(rand() * pool.length)]!;
+    const row = c.hi.length;
+    const expected = oracle.get(`${hi}:${lo}`) ?? -1;
+    const found = table.findOrAdd(hi!, lo!, row);
+    assert.is(found, expected, `add ${i}`);
+    if (found === -1) {
+      oracle.set(`${hi}:${lo}`, row);
+      c.hi.push(hi!);
+      c.lo.push(lo!);
+    }
+    // Asked again, the key is found (and nothing is added).
+    assert.is(table.findOrAdd(hi!, lo!, c.hi.length), oracle.get(`${hi}:${lo}`));
+  }
+  assert.is(table.size, oracle.size);
+  // Reserved for at least every key entered: the table never doubled.
+  if (reserve !== undefined && reserve >= oracle.size) assert.is(table.byteLength, bytesAfterReserve);
+  return table;
+}
+
+test("findOrAdd agrees with a Map, through doublings", () => {
+  run(20_000, undefined, 1);
+});
+
+test("reserve: the same answers, sized once for what it was told", () => {
+  // Told the number of adds (more than the distinct keys): never doubles (checked in run).
+  run(20_000, 20_000, 2);
+  // Reserving more than comes, or less (the table doubles past it), is as correct.
+  run(5_000, 50_000, 3);
+  run(20_000, 1_000, 4);
+  // Reserving after entries were added rehashes them into the larger table.
+  const c = columns();
+  const table = new FingerprintTable(c.keyHi, c.keyLo);
+  for (let row = 0; row < 300; row++) {
+    c.hi.push(row);
+    c.lo.push(row * 7);
+    assert.is(table.findOrAdd(row, row * 7, row), -1);
+  }
+  table.reserve(100_000);
+  for (let row = 0; row < 300; row++) assert.is(table.findOrAdd(row, row * 7, 1_000), row);
+  assert.is(table.size, 300);
+});
+
+test.run();
