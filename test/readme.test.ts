@@ -1,7 +1,8 @@
 /**
- * README examples
- * ===============
- * Every ```ts example block of README.md is type-checked under `--strict` and then run, importing
+ * README and docs examples
+ * ========================
+ * Every ```ts example block of README.md and of the pages in docs/ is type-checked under `--strict`
+ * and then run, importing
  * "quiver-kg" the way a user would (the package resolves itself through its "exports", for tsc and
  * for node alike), so the README can neither drift from the code nor show code that a strict
  * TypeScript project would reject. The blocks assert their own results with node:assert.
@@ -10,16 +11,29 @@
  * which `npm test` has just built), then one import per block.
  */
 
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import ts from "typescript";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 
-const README = readFileSync(join(process.cwd(), "README.md"), "utf8");
 const BLOCK = /```ts example\n([\s\S]*?)```/g;
-const examples = [...README.matchAll(BLOCK)].map((m) => m[1] as string);
+/** The pages that hold examples: the README, then docs/*.md in name order. */
+const PAGES = [
+  "README.md",
+  ...readdirSync(join(process.cwd(), "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .sort()
+    .map((f) => `docs/${f}`),
+];
+const found = PAGES.flatMap((page) =>
+  [...readFileSync(join(process.cwd(), page), "utf8").matchAll(BLOCK)].map((m, i) => ({
+    name: `${page} example ${i + 1}`,
+    code: m[1] as string,
+  })),
+);
+const examples = found.map((e) => e.code);
 
 /** What a user's strict ESM project would set; nothing of this repository's own stricter options. */
 const USER_OPTIONS: ts.CompilerOptions = {
@@ -63,12 +77,12 @@ test.before(() => {
 test.after(() => rmSync(dir, { recursive: true, force: true }));
 
 test("README has runnable examples", () => {
-  assert.ok(examples.length >= 1, "expected at least one ```ts example block in README.md");
+  assert.ok(found.some((e) => e.name.startsWith("README.md")), "expected a ```ts example block in README.md");
 });
 
-examples.forEach((_, i) => {
-  test(`README example ${i + 1} compiles under --strict, runs, and its assertions hold`, async () => {
-    assert.equal(diagnosticsOf.get(i), [], `tsc --strict on README example ${i + 1}`);
+found.forEach(({ name }, i) => {
+  test(`${name} compiles under --strict, runs, and its assertions hold`, async () => {
+    assert.equal(diagnosticsOf.get(i), [], `tsc --strict on ${name}`);
     await import(pathToFileURL(join(dir, `example-${i + 1}.js`)).href);
   });
 });

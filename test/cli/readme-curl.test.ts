@@ -1,10 +1,10 @@
 /**
- * README curl examples
- * ====================
- * Every ```sh curl-example block of README.md runs against the micro-server serving the demo graph,
- * as a shell script (the `$ ` prompts removed, `KEY` set, the port swapped for the real one), and its
- * output must equal the lines the README shows.
- * (The ```js example blocks are run by test/readme.test.ts.)
+ * README and HTTP API curl examples
+ * =================================
+ * Every ```sh curl-example block of README.md and docs/http-api.md runs against the server serving
+ * the demo graph, as a shell script (the `$ ` prompts removed, `KEY` set, the port swapped for the
+ * real one), and its output must equal the lines the page shows.
+ * (The ```ts example blocks are run by test/readme.test.ts.)
  */
 
 import { execFile } from "node:child_process";
@@ -23,9 +23,8 @@ function blocksOf(file: string): string[] {
   return existsSync(file) ? [...readFileSync(file, "utf8").matchAll(BLOCK)].map((m) => m[1]!) : [];
 }
 
-const readme = join(process.cwd(), "README.md");
-const blocks = blocksOf(readme);
-const source = "README.md";
+const PAGES = ["README.md", "docs/http-api.md"];
+const found = PAGES.flatMap((page) => blocksOf(join(process.cwd(), page)).map((block, i) => ({ page, i, block })));
 
 /**
  * The block as a script (the commands, each followed by a line break since a JSON body ends without
@@ -58,12 +57,17 @@ test.after(async () => {
   await stop(server);
 });
 
-test(`curl examples exist (${source})`, () => {
-  assert.ok(blocks.length >= 1, "expected ```sh curl-example blocks");
-});
+for (const page of PAGES) {
+  test(`curl examples exist (${page})`, () => {
+    assert.ok(
+      found.some((f) => f.page === page),
+      `expected \`\`\`sh curl-example blocks in ${page}`,
+    );
+  });
+}
 
-blocks.forEach((block, i) => {
-  test(`curl example block ${i + 1} prints what the README shows`, async () => {
+found.forEach(({ page, i, block }) => {
+  test(`${page} curl example block ${i + 1} prints what the page shows`, async () => {
     const { script, expected } = split(block);
     const { stdout } = await exec("sh", ["-c", script.replaceAll("http://127.0.0.1:8080", url)], {
       env: { ...process.env, KEY },
