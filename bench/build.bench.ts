@@ -128,6 +128,7 @@ export async function runMemory(
   build: BuildResults,
   scratch: string,
   cursorSecret: string,
+  goals: boolean,
 ): Promise<MemoryResults> {
   progress("memory: the entities alone");
   const empty = join(scratch, "no-statements.jsonl");
@@ -147,7 +148,7 @@ export async function runMemory(
     processPerStatement: (heldBytes(build.held) - heldBytes(entitiesOnlyHeld)) / Math.max(1, build.statements),
     derived,
   };
-  printMemory(memory, build);
+  printMemory(memory, build, goals);
   return memory;
 }
 
@@ -279,7 +280,7 @@ export function memoryLines(build: BuildResults, memory: MemoryResults | null): 
   return lines;
 }
 
-export function printMemory(memory: MemoryResults | null, build: BuildResults): void {
+export function printMemory(memory: MemoryResults | null, build: BuildResults, goals: boolean): void {
   heading(`Memory: ${count(build.identifierCodeUnits)} identifier code units, ${count(build.statements)} statements`);
   if (memory !== null && !memory.gcAvailable)
     console.log("(node without --expose-gc: process figures are rough; npm run bench passes it)");
@@ -289,16 +290,17 @@ export function printMemory(memory: MemoryResults | null, build: BuildResults): 
       { header: "MiB" },
       { header: "per unit" },
       { header: "unit", align: "left" },
-      { header: "goal" },
-      { header: "stretch" },
+      // The goal columns only with --goals.
+      ...(goals ? [{ header: "goal" }, { header: "stretch" }] : []),
     ],
     memoryLines(build, memory).map((l) => [
       l.what,
       mib(l.bytes),
       num(l.per),
       l.unit,
-      l.goal === undefined ? "" : `≤ ${num(l.goal, 1)}`,
-      l.stretch === undefined ? "" : `≤ ${num(l.stretch, 1)}`,
+      ...(goals
+        ? [l.goal === undefined ? "" : `≤ ${num(l.goal, 1)}`, l.stretch === undefined ? "" : `≤ ${num(l.stretch, 1)}`]
+        : []),
     ]),
   );
 }

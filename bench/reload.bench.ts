@@ -71,7 +71,8 @@ const USAGE = `usage: npm run bench:reload -- [options]
   --entities N --statements N   generated graph (default 1000000 and 2000000)
   --seed N                      generator seed (default 1)
   --snapshot                    serve a snapshot of it instead of the JSON Lines
-  --main PATH                   another build's dist/src/cli/main.js (a "before" figure)`;
+  --main PATH                   another build's dist/src/cli/main.js (a "before" figure)
+  --goals                       also judge the run against the project's goal (p99 < ${P99_GOAL_MS} ms, max < ${MAX_GOAL_MS} ms)`;
 
 export async function runReloadBench(argv: string[]): Promise<void> {
   const values = benchOptions(
@@ -82,6 +83,7 @@ export async function runReloadBench(argv: string[]): Promise<void> {
       seed: { type: "string", default: "1" },
       snapshot: { type: "boolean", default: false },
       main: { type: "string", default: THIS_MAIN },
+      goals: { type: "boolean", default: false },
     },
     USAGE,
   );
@@ -199,11 +201,14 @@ export async function runReloadBench(argv: string[]): Promise<void> {
     console.table(rows);
     if (serverLag !== "") console.log(serverLag);
     const all = row("all", during);
-    const pass = Number(all.p99) < P99_GOAL_MS && Number(all.max) < MAX_GOAL_MS && all.errors === 0;
-    console.log(
-      `goal: p99 < ${P99_GOAL_MS} ms and max < ${MAX_GOAL_MS} ms during the reload: p99 ${all.p99} ms, max ${all.max} ms, ` +
-        `errors ${all.errors}: ${pass ? "pass" : "FAIL"}`,
-    );
+    // The project's goal and its verdict only with --goals: by default the figures speak alone.
+    if (values.goals) {
+      const pass = Number(all.p99) < P99_GOAL_MS && Number(all.max) < MAX_GOAL_MS && all.errors === 0;
+      console.log(
+        `goal: p99 < ${P99_GOAL_MS} ms and max < ${MAX_GOAL_MS} ms during the reload: p99 ${all.p99} ms, max ${all.max} ms, ` +
+          `errors ${all.errors}: ${pass ? "pass" : "FAIL"}`,
+      );
+    }
   } finally {
     if (server.exitCode === null) server.kill("SIGTERM");
     await exited;

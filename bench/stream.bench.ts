@@ -62,6 +62,8 @@ export interface StreamOptions {
   queries: number;
   rounds: number;
   naiveQueries: number;
+  /** Show the project's goals and a verdict per row (`--goals`). */
+  goals: boolean;
 }
 
 export interface SearchQuery {
@@ -190,7 +192,7 @@ export async function runStream(data: GraphData, options: StreamOptions): Promis
     families,
     disagreements,
   };
-  printStream(results);
+  printStream(results, options.goals);
   return results;
 }
 
@@ -337,19 +339,20 @@ export function streamGoal(row: Pick<LatencyRow, "endpoint" | "page">): { p50: n
     : undefined;
 }
 
-function printStream(r: StreamResults): void {
+function printStream(r: StreamResults, goals: boolean): void {
   heading(
     `Distinct-query stream (headline): each query once per round, ${r.rounds - 1} rounds kept, µs; baseline on ${r.naiveQueries}`,
   );
   const quiver = r.rows.filter((x) => x.impl === "quiver");
+  // The goal columns only with --goals: by default a run compares Quiver with its baselines.
+  const goalColumns = goals ? [{ header: "goal µs" }, { header: "", align: "left" as const }] : [];
   printTable(
     [
       { header: "case" },
       { header: "queries" },
       { header: "p50 µs" },
       { header: "p99 µs" },
-      { header: "goal µs" },
-      { header: "", align: "left" },
+      ...goalColumns,
       { header: "baseline p50 µs" },
     ],
     quiver.map((x) => {
@@ -361,13 +364,14 @@ function printStream(r: StreamResults): void {
         count(x.samples / Math.max(1, r.rounds - 1)),
         num(x.p50us),
         num(x.p99us),
-        goal === undefined ? "" : `${goal.p50} / ${goal.p99}`,
-        verdict,
+        ...(goals ? [goal === undefined ? "" : `${goal.p50} / ${goal.p99}`, verdict] : []),
         base === undefined ? "" : num(base.p50us),
       ];
     }),
   );
-  console.log("baseline: naive substring scan (search), Map store of every statement (statements); goal: p50 / p99");
+  console.log(
+    `baseline: naive substring scan (search), Map store of every statement (statements)${goals ? "; goal: p50 / p99" : ""}`,
+  );
   // The pooled distributions: every query of the family's cases together.
   for (const f of r.families)
     console.log(

@@ -1,5 +1,12 @@
 /**
- * Quiver: the public surface. Re-exports only.
+ * Quiver: the user API
+ * ====================
+ * Re-exports only: graphs (`GraphBuilder`, `Graph`), loading JSON Lines, snapshots, errors and
+ * limits, and the HTTP API for your own server (`createHandler`, `createMiddleware`,
+ * `createFetchHandler`, `serve`). The pieces for writing an adapter to another kind of server are
+ * exported apart, from `quiver-kg/http` (src/http/index.ts).
+ *
+ * @packageDocumentation
  */
 export { Graph, DEFAULT_CACHE_BYTES, type GraphOptions, type GraphStats, type EntityCount } from "./engine/graph.js";
 export { GraphBuilder, type GraphBuilderOptions, type BuildOptions, type BuildPhase } from "./engine/graph-builder.js";
@@ -17,6 +24,7 @@ export type {
   SearchParams,
   StatementsParams,
 } from "./engine/types.js";
+export { ENTITY_TYPES } from "./engine/types.js";
 export {
   loadGraph,
   loadJsonLinesFile,
@@ -39,6 +47,7 @@ export {
   type OpenSnapshotOptions,
 } from "./snapshot/file.js";
 export { FORMAT_VERSION as SNAPSHOT_FORMAT_VERSION } from "./snapshot/container.js";
+export type { ArrayKind, SectionKind } from "./snapshot/container.js";
 export {
   readSnapshotInfo,
   type SnapshotInfo,
@@ -47,4 +56,14 @@ export {
 } from "./snapshot/info.js";
 export { loadGraphInWorker, type LoadInWorkerOptions } from "./serving/load-in-worker.js";
 export type { GraphSource } from "./serving/graph-source.js";
-export * from "./http/index.js";
+export { createHandler, createMiddleware } from "./http/node.js";
+export type { QuiverHandler, QuiverMiddleware, NextFunction } from "./http/node.js";
+export { createFetchHandler } from "./http/fetch.js";
+export type { FetchHandlerOptions, QuiverFetchHandler } from "./http/fetch.js";
+export type { HandlerOptions, RequestLogEntry } from "./http/adapter-kit.js";
+export type { ErrorContext } from "./http/router.js";
+export { createServer, serve, DEFAULT_HOST, DEFAULT_PORT } from "./http/server.js";
+export type { QuiverServer, RunningServer, ServeOptions, ServerLimits } from "./http/server.js";
+export type { ApiKeys, ApiKeyCheck } from "./http/auth.js";
+export type { CorsOrigins } from "./http/cors.js";
+export { OPENAPI_DOCUMENT } from "./http/openapi.js";

@@ -77,7 +77,10 @@ test.before(() => {
 test.after(() => rmSync(dir, { recursive: true, force: true }));
 
 test("README has runnable examples", () => {
-  assert.ok(found.some((e) => e.name.startsWith("README.md")), "expected a ```ts example block in README.md");
+  assert.ok(
+    found.some((e) => e.name.startsWith("README.md")),
+    "expected a ```ts example block in README.md",
+  );
 });
 
 found.forEach(({ name }, i) => {

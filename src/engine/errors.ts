@@ -52,6 +52,7 @@ export const ERROR_CODES = {
   INTERNAL_ERROR: "an unexpected fault of the server; the sentence is fixed and says nothing of it",
 } as const;
 
+/** A code of {@link ERROR_CODES}: what kind of input was wrong. */
 export type QuiverErrorCode = keyof typeof ERROR_CODES;
 
 /** Where in an input file a bad item came from. */
@@ -60,8 +61,14 @@ export interface SourcePosition {
   line: number;
 }
 
+/**
+ * The one error Quiver throws for bad input: a request parameter, a cursor, a data line, a snapshot
+ * file. `message` is a sentence a person can act on; `code` is from the closed table
+ * {@link ERROR_CODES}, the same code an HTTP client gets in `{"error", "code"}`.
+ */
 export class QuiverError extends Error {
   override readonly name = "QuiverError";
+  /** What kind of input was wrong, for a program to branch on. */
   readonly code: QuiverErrorCode;
   /** The request parameter at fault, when there is one (the adapter names it in its answer). */
   readonly parameter: string | undefined;
@@ -86,6 +93,7 @@ export function dataError(code: QuiverErrorCode, reason: string, source?: Source
   return new QuiverError(code, `${where}${reason}`, source === undefined ? {} : { source });
 }
 
+/** Whether `e` is a {@link QuiverError} (bad input), as opposed to any other error. */
 export function isQuiverError(e: unknown): e is QuiverError {
   return e instanceof QuiverError;
 }

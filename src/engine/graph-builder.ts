@@ -93,6 +93,11 @@ type AddStatementStrings = (
 ) => void;
 let addStrings: AddStatementStrings;
 
+/**
+ * Makes a {@link Graph}: add the entities, then the statements that name them, then call
+ * {@link GraphBuilder.build} once. Every item is checked as it is added, so a bad one throws
+ * {@link QuiverError} at once and names its `source` when given.
+ */
 export class GraphBuilder {
   private readonly options: GraphBuilderOptions;
   private readonly entityIndex = new Map<string, number>();
@@ -144,6 +149,7 @@ export class GraphBuilder {
     this.options = options;
   }
 
+  /** Entities added so far. */
   get entityCount(): number {
     return this.entityIds.length;
   }

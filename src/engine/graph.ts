@@ -72,6 +72,7 @@ export interface GraphParts {
   contentTag?: string | undefined;
 }
 
+/** Options of a graph, given to {@link GraphBuilder}, {@link loadGraph} or {@link openSnapshot}. */
 export interface GraphOptions {
   /** Secret that seals cursors. Replicas that share it accept each other's cursors. Default: random per process. */
   cursorSecret?: string | Uint8Array | undefined;
@@ -106,6 +107,7 @@ export interface GraphStats {
   contentTag: string;
 }
 
+/** An entity and how many statements it heads in one role (for {@link GraphStats}). */
 export interface EntityCount {
   entityId: string;
   statements: number;
@@ -127,6 +129,14 @@ export const HEAVIEST_LISTED = 10;
 /** Reads a graph's parts: for the package's own layers only (engine/internal.ts), never re-exported. */
 let readParts: (graph: Graph) => GraphParts;
 
+/**
+ * An immutable graph of entities and statements, answering the two queries of the HTTP API.
+ *
+ * Made by {@link GraphBuilder.build}, {@link loadGraph} or {@link openSnapshot}; never changed after.
+ * To change a graph, build a new one (from {@link Graph.exportEntities} and
+ * {@link Graph.exportStatements} plus the change) and swap it in. Every query method checks its
+ * parameters as the HTTP API does and throws {@link QuiverError} with the same codes.
+ */
 export class Graph {
   readonly #parts: GraphParts;
   readonly #options: GraphOptions;
@@ -203,10 +213,12 @@ export class Graph {
     });
   }
 
+  /** How many entities the graph holds. */
   get entityCount(): number {
     return this.dictionary.size;
   }
 
+  /** How many statements the graph holds (a statement given twice in the input counts once). */
   get statementCount(): number {
     return this.statementIndex.length;
   }
@@ -253,12 +265,26 @@ export class Graph {
     }
   }
 
+  /**
+   * The entity with this `entityId`, or `undefined` when the graph has none. One hash lookup.
+   *
+   * @param entityId - compared exactly (no folding)
+   */
   getEntity(entityId: string): Entity | undefined {
     const id = this.dictionary.idOf(entityId);
     return id < 0 ? undefined : this.entityAt(id);
   }
 
-  /** Entities whose folded raw identifier contains the folded `q`, in the contract's order. */
+  /**
+   * A page of the entities whose folded `rawIdentifier` contains the folded `q` ({@link fold}):
+   * exact matches first, then prefixes, then the rest, each tier by folded name, then `entityId`.
+   * Pass the page's `nextCursor` back as `cursor` (with the same `q` and `type`) for the next page;
+   * it is `null` on the last one. A page costs the same however many entities match.
+   *
+   * @throws {@link QuiverError} with `MISSING_PARAMETER`, `QUERY_TOO_LONG`, `INVALID_TYPE`,
+   *   `INVALID_LIMIT`, `INVALID_CURSOR`, `CURSOR_ENDPOINT_MISMATCH` or `CURSOR_QUERY_MISMATCH`, and
+   *   the `parameter` at fault
+   */
   search(params: SearchParams): Page<Entity> {
     const q = checkQuery(params?.q, SEARCH_MAX_QUERY_LENGTH);
     const type = checkType(params.type);
@@ -310,7 +336,15 @@ export class Graph {
     return { items, nextCursor };
   }
 
-  /** Statements matching every given filter, in the order of the index that serves the filters. */
+  /**
+   * A page of the statements matching every given filter (subject, predicate, object; none lists
+   * them all), in the order of the index that serves the filters: SPO for none, S, S+P and S+P+O;
+   * POS for P and P+O; OSP for O and O+S. An id that names no entity gives an empty page, not an
+   * error. Paging as {@link Graph.search}.
+   *
+   * @throws {@link QuiverError} with `EMPTY_PARAMETER`, `INVALID_LIMIT` or a cursor code, and the
+   *   `parameter` at fault
+   */
   statements(params: StatementsParams = {}): Page<Statement> {
     const s = checkOptionalText(params.subjectEntityId, "subjectEntityId");
     const p = checkOptionalText(params.predicateEntityId, "predicateEntityId");
@@ -373,7 +407,10 @@ export class Graph {
     return { items, nextCursor };
   }
 
-  /** Counts, the heaviest groups and bytes per structure; computed once per graph. */
+  /**
+   * Counts, entities per type, the heaviest subjects, predicates and objects, bytes per structure,
+   * and the content tag. Computed once per graph (a pass over the statements), then kept.
+   */
   stats(): GraphStats {
     this.#stats ??= this.computeStats();
     return this.#stats;

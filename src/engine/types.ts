@@ -8,8 +8,10 @@
 
 /** The eight entity type characters the contract allows. */
 export const ENTITY_TYPES = ["0", "1", "2", "3", "4", "5", "6", "7"] as const;
+/** An entity's type: one character, `"0"` to `"7"`, whose meaning is the data's. */
 export type EntityType = (typeof ENTITY_TYPES)[number];
 
+/** An entity as a query returns it: a search item, or {@link Graph.getEntity}'s answer. */
 export interface Entity {
   entityId: string;
   rawIdentifier: string;
@@ -39,7 +41,9 @@ export interface StatementInput {
   statementFingerprint?: string;
 }
 
+/** A statement as a query returns it: the three entities' ids and raw identifiers, and its fingerprint. */
 export interface Statement {
+  /** The input's fingerprint, or 16 lowercase hex digits derived from the three ids. */
   statementFingerprint: string;
   subjectEntityId: string;
   subjectRawIdentifier: string;
@@ -55,6 +59,7 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
+/** The parameters of {@link Graph.search}, as the search endpoint takes them. */
 export interface SearchParams {
   /** Substring of the raw identifier, 1..256 UTF-16 code units. */
   q: string;
@@ -66,6 +71,7 @@ export interface SearchParams {
   cursor?: string | undefined;
 }
 
+/** The parameters of {@link Graph.statements}: any mix of the three filters, combined with AND. */
 export interface StatementsParams {
   subjectEntityId?: string | undefined;
   predicateEntityId?: string | undefined;

@@ -1,17 +1,17 @@
 /**
- * HTTP adapter: public surface
- * ============================
- * Re-exports only. `createHandler` (node:http), `createMiddleware` (Express-style), `createFetchHandler`
- * (fetch-style servers) and `createServer`/`serve` for a ready server; `route` for a server of another
- * kind (README "Adapters").
+ * `quiver-kg/http`: the adapter kit
+ * =================================
+ * Re-exports only. What someone writing an adapter for another kind of server needs (docs/embedding.md,
+ * "Writing an adapter"): `route`, the pure function that holds the whole HTTP contract, with the
+ * option compiler, the served-graph maker, the reply writer for node:http, the request-log call, and
+ * the names the router reads. The user API (`createHandler`, `createMiddleware`, `createFetchHandler`,
+ * `createServer`, `serve`) is exported from the package's root, src/index.ts.
+ *
+ * @packageDocumentation
  */
 
-export { createHandler, createMiddleware, writeReply } from "./node.js";
-export type { QuiverHandler, QuiverMiddleware, NextFunction } from "./node.js";
-export { createFetchHandler } from "./fetch.js";
-export type { FetchHandlerOptions, QuiverFetchHandler } from "./fetch.js";
+export { writeReply } from "./node.js";
 export { logReply } from "./adapter-kit.js";
-export type { HandlerOptions, RequestLogEntry } from "./adapter-kit.js";
 export { route, answerProblem, compileOptions, serveGraph, ROUTER_HEADERS, REGISTERED_METHODS } from "./router.js";
 export type {
   Reply,
@@ -22,10 +22,9 @@ export type {
   RequestHeaders,
   RequestProblem,
   ErrorContext,
+  HeaderValue,
 } from "./router.js";
 export { ROUTES } from "./routes.js";
-export { createServer, serve, DEFAULT_HOST, DEFAULT_PORT } from "./server.js";
-export type { QuiverServer, RunningServer, ServeOptions, ServerLimits } from "./server.js";
-export type { ApiKeys, ApiKeyCheck } from "./auth.js";
-export type { CorsOrigins } from "./cors.js";
-export { OPENAPI_DOCUMENT } from "./openapi.js";
+export type { AuthFailure } from "./auth.js";
+export type { CorsPolicy } from "./cors.js";
+export type { TagSeed } from "./caching.js";

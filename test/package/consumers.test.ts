@@ -105,11 +105,15 @@ const CONSUMERS: Consumer[] = [
     file: "index.js",
     source: `
 import { GraphBuilder, QuiverError, loadGraph } from "${NAME}";
+import { route, ROUTES } from "${NAME}/http";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 const require = createRequire(import.meta.url);
 ${CHECKS}
+// The adapter kit is its own entry point.
+assert.equal(typeof route, "function");
+assert.equal(ROUTES.search, "/graph/v1/search");
 console.log("ok");
 `,
   },

@@ -67,6 +67,13 @@ test("the tarball holds dist/src, the sources its maps name, the demo graph, LIC
     import: "./dist/src/index.js",
     default: "./dist/src/index.js",
   });
+  // The adapter kit, apart from the user API (docs/embedding.md, "Writing an adapter").
+  assert.equal(manifest.exports["./http"], {
+    types: "./dist/src/http/index.d.ts",
+    import: "./dist/src/http/index.js",
+    default: "./dist/src/http/index.js",
+  });
+  assert.ok(files.includes("dist/src/http/index.js") && files.includes("dist/src/http/index.d.ts"));
   assert.is(manifest.exports["./package.json"], "./package.json");
   // npm runs `prepare` in a checkout only, never when a tarball is installed (that carries dist/).
   assert.is(manifest.scripts.prepare, "node tools/prepare.mjs");

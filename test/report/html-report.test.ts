@@ -4,6 +4,8 @@
  * Runs the benchmark as a user does (`node dist/bench/main.js`, a small and fast size, no import of
  * bench/), then checks what it printed and the HTML report it wrote:
  *  - the terminal output fits 100 columns, and the run recorded no failed part;
+ *  - by default nothing is judged: no goal, no pass or FAIL, in the output or the report; the
+ *    project's goals appear only with `--goals` (drawn again from the same results here);
  *  - Debian's chromium, headless through playwright-core, loads the report with no console error,
  *    no page error and no request for anything but the file itself (it must be self-contained);
  *    every chart is there, drawn (a size, marks inside), and a screenshot of the whole page is
@@ -106,7 +108,24 @@ test("the terminal output fits 100 columns", () => {
   const wide = stdout.split("\n").filter((line) => [...line].length > TERMINAL_COLUMNS);
   assert.equal(wide, [], `lines wider than ${TERMINAL_COLUMNS} columns`);
   assert.match(stdout, /Distinct-query stream \(headline\)/);
-  assert.match(stdout, /## Goals/);
+});
+
+test("by default a run judges nothing: no goals, no pass, no FAIL", async () => {
+  assert.not.match(stdout, /Goals|goal|\bFAIL\b|\bpass\b/);
+  const html = await readFile(join(dir, "results.html"), "utf8");
+  assert.not.match(html, /Project goals|\bFAIL\b|class="pass"/);
+});
+
+test("--goals draws the project's goals into the report", async () => {
+  const goals = join(dir, "goals.html");
+  await new Promise<void>((resolve, reject) =>
+    execFile(
+      process.execPath,
+      ["dist/bench/html-report.js", join(dir, "results.json"), "--goals", "--out", goals],
+      (error, _out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve()),
+    ),
+  );
+  assert.match(await readFile(goals, "utf8"), /<h2>Project goals<\/h2>/);
 });
 
 test("the results record every part and no failure", async () => {

@@ -17,6 +17,11 @@ const FINAL_SIGMA = /\u03C2/g;
 const I_WITH_DOT = /i\u0307/g;
 const SHARP_S = /\u00DF/g;
 
+/**
+ * The folding search applies to identifiers and queries alike: NFKC, then upper case, then lower
+ * case, with final sigma as sigma, `i` with a combining dot as `i`, and `ß` as `ss`. Accents are
+ * kept. An entity matches `q` when `fold(rawIdentifier).includes(fold(q))`.
+ */
 export function fold(s: string): string {
   return s
     .normalize("NFKC")
