@@ -325,9 +325,11 @@ export function barChart(options: {
       out += `<line x1="${x.at(v).toFixed(1)}" y1="${y + 2}" x2="${x.at(v).toFixed(1)}" y2="${y + rowHeight - 2}" stroke="${GOAL_COLOUR}" stroke-width="2" stroke-dasharray="${dash}"/>`;
     }
   });
-  out += legend(right - 160, 20, [
-    { name: "goal", colour: GOAL_COLOUR, dash: GOAL_DASH },
-    { name: "stretch goal", colour: GOAL_COLOUR, dash: STRETCH_DASH },
-  ]);
+  // The legend of the goal marks only where a bar has one (the report draws them with --goals).
+  if (options.bars.some((b) => b.goal !== undefined || b.stretch !== undefined))
+    out += legend(right - 160, 20, [
+      { name: "goal", colour: GOAL_COLOUR, dash: GOAL_DASH },
+      { name: "stretch goal", colour: GOAL_COLOUR, dash: STRETCH_DASH },
+    ]);
   return `${out}</svg>`;
 }
