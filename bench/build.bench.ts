@@ -1,7 +1,7 @@
 /**
  * Build and memory benchmark
  * ==========================
- * Mirrors src/load and GraphBuilder.build (issue 12): how long `loadGraph` takes on the two JSON
+ * Mirrors src/load and GraphBuilder.build: how long `loadGraph` takes on the two JSON
  * Lines files, phase by phase, and what the graph holds.
  *
  * Phases come from loadGraph's progress reports (`onProgress`), in the order they end: reading

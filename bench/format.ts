@@ -2,8 +2,8 @@
  * Benchmark text output
  * =====================
  * Owns how the benchmark writes to a terminal: numbers in one unit per column, and tables that fit
- * TERMINAL_COLUMNS (issue 13: the old output ran 251 lines up to 816 characters wide, mixing ns, µs
- * and ms in one column). A column names its unit in its header ("p50 µs"); a cell holds a bare number.
+ * TERMINAL_COLUMNS, never mixing ns, µs and ms in one column. A column names its unit in its header
+ * ("p50 µs"); a cell holds a bare number.
  *
  * Rule for numbers: three significant digits where that is enough, never scientific notation, and
  * thousands separators from 1,000 up, so a column of µs reads from 0.85 to 1,234,567 without a

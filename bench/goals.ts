@@ -1,7 +1,7 @@
 /**
  * Goals
  * =====
- * Owns every target the benchmark checks (issues 12 and 14), named once, and the one function that
+ * Owns every target of the project (printed only with --goals), named once, and the one function that
  * checks a run's results against them. Sections print each figure beside its goal with these
  * constants; the summary prints the checks.
  *
@@ -13,7 +13,7 @@
 import { num } from "./format.js";
 import type { BenchResults, GoalCheck, LatencyRow } from "./results.js";
 
-// Memory (issue 12), from graph.stats().bytes and from the process.
+// Memory, from graph.stats().bytes and from the process.
 export const SEARCH_INDEX_GOAL = 5.0; // B per UTF-16 code unit of identifiers
 export const SEARCH_INDEX_STRETCH = 3.4;
 export const STATEMENTS_GOAL = 13; // B per statement, the three orders
@@ -28,7 +28,7 @@ export const SEARCH_P50_GOAL_US = 20;
 export const SEARCH_SPREAD_GOAL = 3;
 export const STATEMENTS_P50_GOAL_US = 12;
 
-// Distinct-query stream (issue 14), µs.
+// Distinct-query stream, µs.
 export const STREAM_SEARCH_P50_GOAL_US = 20; // pages 1 and 2
 export const STREAM_SEARCH_P99_GOAL_US = 100;
 export const STREAM_STATEMENTS_P50_GOAL_US = 10;

@@ -1,7 +1,7 @@
 /**
  * HTML benchmark report
  * =====================
- * Owns the report written beside each results JSON (issue 13): one self-contained HTML file, its
+ * Owns the report written beside each results JSON: one self-contained HTML file, its
  * charts inline SVG (bench/charts.ts), no script, no stylesheet or font from elsewhere, nothing
  * fetched, so it opens offline and can be attached to an issue. Sections:
  *  1. with `goals` only (`npm run bench -- --goals`): the project's own targets, each figure beside

@@ -3,7 +3,7 @@
  * ==============
  * `npm run bench:http [-- --entities N --statements N --seconds S --rounds R ...]`: what the HTTP
  * layer costs per request beside a bare node:http server that answers the same bytes, both measured
- * the same way in one run (issue 14; the method is the one of the review of 8221c12's HTTP costs).
+ * the same way in one run.
  *
  * Graph: generated (tools/generator.ts; default 200,000 entities and 1,000,000 statements, seed 1),
  * saved once as a snapshot that every server process opens. Workloads, fixed by the seed:
@@ -70,7 +70,7 @@ import { benchOptions } from "./options.js";
 
 const KEY = "sk_bench_key";
 const SECRET = "bench-cursor-secret";
-/** Goals of issue 14: CPU per request against bare, and per layer (us). */
+/** The project's goals (printed with --goals): CPU per request against bare, and per layer (us). */
 const GOAL_MIX_RATIO = 2;
 const GOAL_NO_MATCH_RATIO = 1.25;
 const GOAL_LAYER_US = { handler: 5, engine: 20, serializer: 10, log: 5 } as const;

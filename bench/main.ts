@@ -8,7 +8,7 @@
  *
  *   npm run bench                          generated, 200k entities / 2M statements (a few minutes)
  *   npm run bench:full                     the goals' size: 1M entities / 10M statements (GBs, minutes)
- *   npm run bench:stream                   issue 14's figure: the stream alone, 1M entities / 2M statements
+ *   npm run bench:stream                   the headline: the stream alone, 1M entities / 2M statements
  *   npm run bench:yago                     YAGO3-10's real names (QUIVER_DATA_DIR)
  *   npm run bench:snapshot                 save and open a snapshot of the default graph
  *   npm run bench -- --entities FILE --statements FILE      your own data

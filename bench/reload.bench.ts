@@ -12,7 +12,7 @@
  * _max_seconds, scraped right before the SIGHUP, which resets them, and right after the reload):
  * what the server itself stalled, apart from the load generator's own delays on a busy machine.
  *
- * Goal (issue 11): during the reload, p99 under 50 ms and no request over 250 ms.
+ * Goal (printed with --goals): during the reload, p99 under 50 ms and no request over 250 ms.
  *
  * Usage, from the repository root:
  *   npm run bench:reload -- [--entities N] [--statements N] [--seed N] [--snapshot] [--main PATH]

@@ -7,7 +7,7 @@
  * did not run is null, and a part that failed leaves its message in `errors`.
  *
  * Two kinds of latency rows, never mixed in one table or chart without their label:
- *  - "distinct": the distinct-query stream (issue 14), each query asked once per round: the headline;
+ *  - "distinct": the distinct-query stream, each query asked once per round: the headline;
  *  - "repeated": one query asked many times (caches warm): a microbenchmark, kept for comparison.
  */
 

@@ -9,7 +9,7 @@
  * on the opened one) must come back the same, so a fast open of a wrong graph cannot pass.
  *
  * The open is measured with the file in the page cache (it was just written): a cold disk adds its
- * read time. Goal (issue 12, at 1M entities / 10M statements): open <= 1 s (bench/goals.ts).
+ * read time. Goal (with --goals, at 1M entities / 10M statements): open <= 1 s (bench/goals.ts).
  * Run alone: `npm run bench:snapshot` (= `npm run bench -- --only snapshot`).
  */
 

@@ -1,7 +1,7 @@
 /**
  * Distinct-query stream benchmark: the headline
  * =============================================
- * The figures users see (issue 14): a stream of different queries, each asked once per round, so
+ * The figures users see: a stream of different queries, each asked once per round, so
  * the CPU caches hold what a real workload leaves in them rather than one query's footprint.
  *
  * Streams, drawn (seeded) from the graph's own data through its public API:
