@@ -397,7 +397,9 @@ export async function runClusterWorker(env: NodeJS.ProcessEnv): Promise<number> 
           }),
       })
     : undefined;
-  const requestLog = config.quiet ? undefined : createRequestLog();
+  const requestLog = config.quiet
+    ? undefined
+    : createRequestLog(process.stdout, { onDrop: (n) => metrics?.logDropped(n) });
   const running = await startServing({
     graph,
     apiKeys: (env[API_KEYS_ENV] ?? "").split(","),
@@ -440,7 +442,8 @@ export async function runClusterWorker(env: NodeJS.ProcessEnv): Promise<number> 
   });
   await stop.first;
   await running.close();
-  requestLog?.flush();
+  // Every line queued for a slow reader goes out before the worker does (bounded wait).
+  await requestLog?.close();
   await new Promise((resolve) => setTimeout(resolve, WORKER_EXIT_GRACE_MS));
   return 0;
 }

@@ -216,8 +216,10 @@ async function runSingle(
   const loadMs = performance.now() - started;
   err.write(summary(graph, loadMs) + "\n");
 
-  const requestLog = args.quiet ? undefined : createRequestLog();
   const metrics = args.metrics ? createServerMetrics() : undefined;
+  const requestLog = args.quiet
+    ? undefined
+    : createRequestLog(process.stdout, { onDrop: (n) => metrics?.logDropped(n) });
   let running: Serving;
   try {
     running = await startServing({
@@ -265,7 +267,8 @@ async function runSingle(
   ignoreHangupUntilServing(() => events.warn("reload-ignored", { reason: "stopping" }));
   stopWatching();
   await running.close();
-  requestLog?.flush();
+  // Every line queued for a slow reader goes out before the process does (bounded wait).
+  await requestLog?.close();
   events.info("stopped", { signal });
   err.write("quiver serve: stopped\n");
   return 0;

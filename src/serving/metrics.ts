@@ -48,6 +48,8 @@ export interface ServerMetrics {
   graphServed(graph: Graph): void;
   reloaded(ok: boolean): void;
   request(route: string, status: number, seconds: number): void;
+  /** Request-log lines dropped because stdout's reader was behind (request-log.ts). */
+  logDropped(lines: number): void;
 }
 
 export interface ServerMetricsOptions {
@@ -105,6 +107,12 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
   // Both series exist from the start, so a rate() over them works before the first reload.
   reloads?.inc({ result: "success" }, 0);
   reloads?.inc({ result: "failure" }, 0);
+  const logDropped = new Counter({
+    name: "quiver_request_log_dropped_lines_total",
+    help: "Request-log lines dropped because the reader of stdout was behind (the log holds 1 MiB at most).",
+    registers: [registry],
+  });
+  logDropped.inc(0);
   const scrape = options.scrape ?? ((r: Registry) => r.metrics());
   return {
     registry,
@@ -120,6 +128,9 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
     request(route, status, seconds) {
       requests.inc({ route, status: String(status) });
       duration.observe({ route }, seconds);
+    },
+    logDropped(lines) {
+      logDropped.inc(lines);
     },
   };
 }

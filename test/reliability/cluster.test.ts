@@ -200,14 +200,28 @@ test("every worker killed at once (H1): the primary replaces them on the same po
   // A TMPDIR of its own: the temporary snapshot must be gone at the end.
   const tmp = await mkdtemp(join(tmpdir(), "quiver-h1-"));
   const child = runQuiver(
-    ["serve", "--port", "0", "--quiet", "--workers", "2", "--entities", files["e.jsonl"]!, "--statements", files["s.jsonl"]!],
+    [
+      "serve",
+      "--port",
+      "0",
+      "--quiet",
+      "--workers",
+      "2",
+      "--entities",
+      files["e.jsonl"]!,
+      "--statements",
+      files["s.jsonl"]!,
+    ],
     { QUIVER_API_KEYS: KEY, TMPDIR: tmp },
   );
   try {
     await until(() => events(child).some((e) => e.event === "startup"), "start-up", child);
     child.process.kill("SIGHUP");
     const url = await listening(child, 60000);
-    assert.ok(events(child).some((e) => e.event === "reload-ignored"), "the early SIGHUP is logged as ignored");
+    assert.ok(
+      events(child).some((e) => e.event === "reload-ignored"),
+      "the early SIGHUP is logged as ignored",
+    );
     const ready = events(child).find((e) => e.event === "ready");
     for (const pid of String(ready.workerPids).split(" ").map(Number)) process.kill(pid, "SIGKILL");
     await until(

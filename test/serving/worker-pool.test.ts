@@ -47,7 +47,14 @@ class FakeWorker extends EventEmitter implements PoolWorker {
     setImmediate(() => this.exit(null, signal));
   }
   ready(): void {
-    const m: WorkerReady = { quiver: "ready", url: "http://127.0.0.1:1", entities: 3, statements: 2, openMs: 1, word: "a" };
+    const m: WorkerReady = {
+      quiver: "ready",
+      url: "http://127.0.0.1:1",
+      entities: 3,
+      statements: 2,
+      openMs: 1,
+      word: "a",
+    };
     this.emit("message", m);
   }
   exit(code: number | null, signal: string | null): void {
