@@ -45,6 +45,7 @@ import {
 import {
   catchStopSignals,
   firstWord,
+  generateCursorSecret,
   generatedKeyLines,
   ignoreHangupUntilServing,
   pidLine,
@@ -139,6 +140,10 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
   try {
     keys = apiKeysFromEnv(env[API_KEYS_ENV]);
     source = graphSourceFrom(args);
+    // `-` reads stdin in the other commands; a server reads its files again on every SIGHUP.
+    for (const { what, path } of sourceFiles(source))
+      if (path === "-")
+        throw new Error(`serve cannot read the ${what} from stdin (-): a reload on SIGHUP reads it again; give a file`);
   } catch (e) {
     err.write(`quiver serve: ${(e as Error).message}\n`);
     return EXIT_USAGE;
@@ -202,6 +207,7 @@ async function runSingle(
     process.exit(0);
   });
 
+  const runSecret = generateCursorSecret();
   const started = performance.now();
   let graph: Graph;
   try {
@@ -225,7 +231,9 @@ async function runSingle(
     running = await startServing({
       graph,
       apiKeys: keys.keys,
-      cursorSecret: args.cursorSecret,
+      // A secret for the run when none is given (as a cluster's primary makes one): the answers'
+      // tags then depend on the data only, so a reload of unchanged data keeps every ETag.
+      cursorSecret: args.cursorSecret ?? runSecret,
       cacheBytes: args.cacheBytes,
       cors: args.cors,
       host: args.host,
