@@ -109,7 +109,7 @@ export function createMiddleware(graph: Graph, options: HandlerOptions): QuiverM
 }
 
 /** The router's view of a node request, with the head's size and the Host rule from one pass. */
-function requestOf(req: IncomingMessage): RouterRequest {
+export function requestOf(req: IncomingMessage): RouterRequest {
   const method = req.method ?? "";
   const target = req.url ?? "/";
   const raw = req.rawHeaders;

@@ -250,6 +250,21 @@ export const REGISTERED_METHODS: ReadonlySet<string> = new Set([
   "VERSION-CONTROL",
 ]);
 
+/**
+ * The contract's edge, checked before anything else on every path (a pre-route such as /metrics
+ * included): a head past the bound, a broken Host rule, a raw "#" in the target.
+ */
+export function edgeProblem(request: RouterRequest, maxTargetBytes: number): RequestProblem | undefined {
+  // A head node read whole but the contract bounds: answered before anything else.
+  if (request.headBytes !== undefined && request.headBytes > MAX_HEAD_BYTES)
+    return { kind: "head-too-large", targetTooLong: longerThan(request.target, maxTargetBytes) };
+  if (request.badHost === true) return { kind: "host" };
+  // A fragment never reaches a server (RFC 9112 origin-form has none): a raw "#" is a byte that
+  // must be percent-encoded, never data nor a path's end.
+  if (request.target.includes("#")) return { kind: "invalid-target" };
+  return undefined;
+}
+
 /** The answer to one request. Never throws: a fault becomes a 500. */
 export function route(served: Served, request: RouterRequest): Reply {
   const { config } = served;
@@ -259,11 +274,8 @@ export function route(served: Served, request: RouterRequest): Reply {
   const origin = config.cors === null ? null : config.cors.allow(headers["origin"]);
   const at: Context = { requestId, path, head: method === "HEAD", config, origin };
   try {
-    // A head node read whole but the contract bounds: answered before anything else.
-    if (request.headBytes !== undefined && request.headBytes > MAX_HEAD_BYTES) {
-      return headTooLarge(at, longerThan(target, config.maxTargetBytes));
-    }
-    if (request.badHost === true) return problemAnswer(at, { kind: "host" });
+    const problem = edgeProblem(request, config.maxTargetBytes);
+    if (problem !== undefined) return problemAnswer(at, problem);
     const name = routeOf(path);
     // CORS preflight: before the key, which browsers never send on a preflight.
     if (
@@ -356,7 +368,7 @@ function problemAnswer(at: Context, problem: RequestProblem): Reply {
       return error(
         at,
         "INVALID_TARGET",
-        "The request target has a character that must be percent-encoded (a space, a control character or a non-ASCII byte).",
+        "The request target has a character that must be percent-encoded (a space, a #, a control character or a non-ASCII byte).",
       );
     case "host":
       return error(at, "INVALID_HOST", "The request must carry one Host header (HTTP/1.1 requires it), never two.");

@@ -29,7 +29,10 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { Graph } from "../engine/graph.js";
-import { ROUTE_PATHS } from "../http/routes.js";
+import { MAX_REQUEST_TARGET_BYTES } from "../http/limits.js";
+import { requestOf } from "../http/node.js";
+import { edgeProblem } from "../http/router.js";
+import { ROUTE_PATHS, splitTarget } from "../http/routes.js";
 import { errorBody } from "../http/serialize.js";
 import { STATUS_INTERNAL_ERROR, STATUS_METHOD_NOT_ALLOWED } from "../http/status.js";
 
@@ -147,12 +150,13 @@ export function routeLabel(path: string): string {
 export function withMetrics(listener: RequestListener, metrics: ServerMetrics): RequestListener {
   return (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
-    const url = req.url ?? "/";
-    const mark = url.indexOf("?");
-    const path = mark === -1 ? url : url.slice(0, mark);
+    // The path as the router reads it (absolute-form too).
+    const path = splitTarget(req.url ?? "/").path;
     const route = routeLabel(path);
     res.once("finish", () => metrics.request(route, res.statusCode, (performance.now() - started) / 1000));
-    if (path !== METRICS_PATH) {
+    // Each branch: not the scrape, or a scrape that breaks the contract's edge (a head past the
+    // bound, no Host, a raw "#"), which the handler answers as it answers every path.
+    if (path !== METRICS_PATH || edgeProblem(requestOf(req), MAX_REQUEST_TARGET_BYTES) !== undefined) {
       listener(req, res);
       return;
     }
