@@ -205,15 +205,40 @@ interface ParserError extends Error {
 
 /** Errors node's parser reports before there is a request to hand to the handler. */
 function onClientError(error: ParserError, socket: Duplex, current: () => Served, log: HandlerOptions["log"]): void {
-  const held = socket as Duplex & { [TAKEN]?: boolean; _httpMessage?: { headersSent?: boolean } };
+  const held = socket as Duplex & { [TAKEN]?: boolean; _httpMessage?: ServerResponse | null };
   // Further data on a socket we read ourselves makes node's failed parser report again: ours already.
   if (held[TAKEN] === true) return;
-  // A reset or a half-written response cannot take an answer: just drop the connection (node does the same).
-  if (error.code === "ECONNRESET" || !socket.writable || held._httpMessage?.headersSent === true) {
+  // A reset cannot take an answer: just drop the connection (node does the same).
+  if (error.code === "ECONNRESET" || !socket.writable) {
     socket.destroy();
     return;
   }
   held[TAKEN] = true;
+  // A bad request pipelined behind one still being answered (both in one read): its answer
+  // follows that response's last byte, in order, as pipelining requires; a response that ends
+  // without finishing (the connection went) takes the socket with it.
+  const pending = held._httpMessage;
+  if (pending != null && !pending.writableFinished) {
+    pending.once("finish", () => answerClientError(error, socket, current, log));
+    pending.once("close", () => {
+      if (!pending.writableFinished) socket.destroy();
+    });
+    return;
+  }
+  answerClientError(error, socket, current, log);
+}
+
+/** The answer to a request node's parser refused, written on the socket by hand. */
+function answerClientError(
+  error: ParserError,
+  socket: Duplex,
+  current: () => Served,
+  log: HandlerOptions["log"],
+): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
   const started = performance.now();
   const served = current();
   const raw = Buffer.isBuffer(error.rawPacket) ? error.rawPacket : Buffer.alloc(0);
