@@ -58,7 +58,7 @@ import {
   type StatementInput,
   type StatementsParams,
 } from "./types.js";
-import { checkLimit, checkOptionalText, checkQuery, checkType } from "./validate.js";
+import { checkLimit, checkObject, checkOptionalText, checkQuery, checkString, checkType } from "./validate.js";
 
 /** Everything a graph is made of: what GraphBuilder produces and a snapshot stores. */
 export interface GraphParts {
@@ -254,7 +254,7 @@ export class Graph {
   }
 
   getEntity(entityId: string): Entity | undefined {
-    const id = this.dictionary.idOf(entityId);
+    const id = this.dictionary.idOf(checkString(entityId, "entityId"));
     return id < 0 ? undefined : this.entityAt(id);
   }
 
@@ -312,6 +312,7 @@ export class Graph {
 
   /** Statements matching every given filter, in the order of the index that serves the filters. */
   statements(params: StatementsParams = {}): Page<Statement> {
+    checkObject(params, "the statements parameters", false);
     const s = checkOptionalText(params.subjectEntityId, "subjectEntityId");
     const p = checkOptionalText(params.predicateEntityId, "predicateEntityId");
     const o = checkOptionalText(params.objectEntityId, "objectEntityId");

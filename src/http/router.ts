@@ -28,10 +28,11 @@
  * is immutable, so an adapter swapping graphs never changes a request that has started.
  */
 
-import { type QuiverError, isQuiverError, type QuiverErrorCode } from "../engine/errors.js";
+import { QuiverError, isQuiverError, type QuiverErrorCode } from "../engine/errors.js";
 import type { Graph } from "../engine/graph.js";
 import { SEARCH_DEFAULT_LIMIT, STATEMENTS_DEFAULT_LIMIT } from "../engine/limits.js";
 import { quote } from "../engine/quote.js";
+import { checkObject } from "../engine/validate.js";
 import { API_KEY_HEADER, createKeyVerifier, type ApiKeys, type AuthFailure } from "./auth.js";
 import {
   DATA_CACHE_CONTROL,
@@ -153,6 +154,7 @@ export interface RouterConfig {
 }
 
 export function compileOptions(options: RouterOptions): RouterConfig {
+  checkObject(options, "the handler options ({apiKeys, ...})", false);
   const compression = options.compression ?? true;
   return {
     verifyKey: createKeyVerifier(options.apiKeys),
@@ -181,6 +183,13 @@ export interface Served {
  * kept by the graph, so a graph served twice pays once).
  */
 export function serveGraph(graph: Graph, config: RouterConfig): Served {
+  // A call from plain JavaScript may pass anything: refused here, not by a 500 on every request.
+  if (typeof (graph as Partial<Graph> | null)?.withOptions !== "function")
+    throw new QuiverError(
+      "INVALID_PARAMETER",
+      "graph must be a Graph (from GraphBuilder.build(), loadGraph() or openSnapshot()).",
+      { parameter: "graph" },
+    );
   const { cursorSecret, cacheBytes } = config;
   // Only the options given replace the graph's own: an absent secret keeps the graph's secret.
   const served =
