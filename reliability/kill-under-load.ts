@@ -14,6 +14,10 @@
  * the kernel closes a dead worker's connections. `NODE_CLUSTER_SCHED_POLICY=rr npm run
  * test:kill-load` measures node's default instead.
  *
+ * The request log is on, and this script reads the server's stdout slowly (a pause after every
+ * chunk), so the workers' lines queue behind a slow reader while workers die mid-write: every line
+ * must still parse whole (each write is whole lines of at most PIPE_BUF bytes, atomic on a pipe).
+ *
  * CLI: `npm run test:kill-load -- [--seconds 30] [--connections 16] [--kill-every-ms 1000]
  * [--bound-ms 5000]` prints one PASS or FAIL line with the counts, and exits 1 on FAIL. Bounded:
  * seconds + about 10 s.
@@ -28,6 +32,8 @@ import { isMainModule } from "../tools/main-module.js";
 const MAIN = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
 const FIXTURES = fileURLToPath(new URL("../../fixtures/", import.meta.url));
 const KEY = "sk_kill_load_test";
+/** The slow log reader's pause after each chunk of stdout. */
+const SLOW_READER_PAUSE_MS = 30;
 /** Targets cycled by every client: a search, a statements page, the health check. */
 const TARGETS = ["/graph/v1/search?q=united&limit=5", "/graph/v1/statements?limit=20", "/healthz"];
 
@@ -48,6 +54,9 @@ export interface KillLoadReport {
   kills: number;
   replaced: number;
   maxWaitMs: number;
+  /** Lines of the server's stdout that do not parse as JSON (cut or interleaved). */
+  brokenLines: number;
+  logLines: number;
   line: string;
 }
 
@@ -65,7 +74,6 @@ export async function runKillLoad(options: KillLoadOptions = {}): Promise<KillLo
       "2",
       "--port",
       "0",
-      "--quiet",
       "--entities",
       `${FIXTURES}entities.jsonl`,
       "--statements",
@@ -75,7 +83,12 @@ export async function runKillLoad(options: KillLoadOptions = {}): Promise<KillLo
   );
   let out = "";
   let err = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
+  // A slow reader: after each chunk, nothing more is read for SLOW_READER_PAUSE_MS.
+  child.stdout.setEncoding("utf8").on("data", (d: string) => {
+    out += d;
+    child.stdout.pause();
+    setTimeout(() => child.stdout.resume(), SLOW_READER_PAUSE_MS);
+  });
   child.stderr.setEncoding("utf8").on("data", (d: string) => (err += d));
   const exited = new Promise<number | string>((resolve) => child.on("close", (c, s) => resolve(c ?? s ?? -1)));
   try {
@@ -167,14 +180,38 @@ export async function runKillLoad(options: KillLoadOptions = {}): Promise<KillLo
     keepAlive.destroy();
     await Promise.race([Promise.all(clients), new Promise((r) => setTimeout(r, 1000))]);
     const replaced = out.split("\n").filter((l) => l.includes('"event":"worker-replaced"')).length;
-    const pass = hung.size === 0 && answered > 0 && kills >= Math.floor((seconds * 1000) / killEveryMs) / 2;
+    // Every complete line of stdout so far (the last one may still be on its way).
+    const lines = out.slice(0, out.lastIndexOf("\n")).split("\n");
+    let brokenLines = 0;
+    for (const l of lines) {
+      try {
+        JSON.parse(l);
+      } catch {
+        brokenLines++;
+      }
+    }
+    const pass =
+      hung.size === 0 && brokenLines === 0 && answered > 0 && kills >= Math.floor((seconds * 1000) / killEveryMs) / 2;
     const line =
       `kill-under-load: ${pass ? "PASS" : "FAIL"}: ${requests} requests in ${seconds} s at ${connections} clients, ` +
       `${kills} workers killed (${replaced} replaced): ${answered} answered, ${closed} closed, ` +
-      `${hung.size} waiting past ${boundMs} ms; longest wait ${Math.round(maxWaitMs)} ms` +
+      `${hung.size} waiting past ${boundMs} ms; longest wait ${Math.round(maxWaitMs)} ms; ` +
+      `log read slowly: ${lines.length} lines, ${brokenLines} broken` +
       ` (scheduling: ${process.env["NODE_CLUSTER_SCHED_POLICY"] ?? "quiver's (none)"})`;
     options.log?.(line);
-    return { pass, requests, answered, closed, hung: hung.size, kills, replaced, maxWaitMs, line };
+    return {
+      pass,
+      requests,
+      answered,
+      closed,
+      hung: hung.size,
+      kills,
+      replaced,
+      maxWaitMs,
+      brokenLines,
+      logLines: lines.length,
+      line,
+    };
   } finally {
     if (child.exitCode === null) child.kill("SIGTERM");
     const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r("timeout"), 10_000))]);

@@ -85,6 +85,8 @@ Options:
                         each other's cursors (replicas behind a load balancer, or a restart).
                         Default: ${CURSOR_SECRET_ENV}, else a random secret for this run (shared by
                         its workers). Prefer the variable: options are visible in the process list.
+                        At least 32 characters with 10 different ones: draw it at random, e.g.
+                        "openssl rand -hex 16" (16 random bytes); a weaker one is refused.
   --quiet               no request log on stdout
   --version             print the version
   -h, --help            show this help
@@ -101,6 +103,8 @@ Output:
           timings, url), reload, reload-failed, worker-replaced, errors; and one JSON line per
           request, {"level","time","pid","id","method","path","status","ms"} (id: the
           X-Request-Id the answer carried; not with --quiet). Never headers, keys or query strings.
+          A reader that falls behind costs at most 1 MiB: further lines are dropped and counted
+          (a request-log-dropped line once it catches up; quiver_request_log_dropped_lines_total).
   stderr  for people: loading progress, the generated key and curl lines to try, the pid, then
           "listening on http://HOST:PORT"; errors.
 

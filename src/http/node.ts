@@ -256,9 +256,20 @@ function onClientError(error: ParserError, socket: Duplex, current: () => Served
   // A bad request pipelined behind one still being answered (both in one read): its answer
   // follows that response's last byte, in order, as pipelining requires; a response that ends
   // without finishing (the connection went) takes the socket with it.
+  // A timeout while an answer waits for a client that does not read: that client gets nothing more.
   const pending = held._httpMessage;
   if (pending != null && !pending.writableFinished) {
-    pending.once("finish", () => answerClientError(error, socket, current, log));
+    if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") {
+      socket.destroy();
+      return;
+    }
+    // Bounded: a response that never finishes (its reader stalls) does not hold the socket.
+    const giveUp = setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS);
+    giveUp.unref();
+    pending.once("finish", () => {
+      clearTimeout(giveUp);
+      answerClientError(error, socket, current, log);
+    });
     pending.once("close", () => {
       if (!pending.writableFinished) socket.destroy();
     });
