@@ -183,20 +183,27 @@ export async function runKillLoad(options: KillLoadOptions = {}): Promise<KillLo
     // Every complete line of stdout so far (the last one may still be on its way).
     const lines = out.slice(0, out.lastIndexOf("\n")).split("\n");
     let brokenLines = 0;
+    // Requests logged per worker pid: how evenly the scheduling spreads the load.
+    const perWorker = new Map<number, number>();
     for (const l of lines) {
       try {
-        JSON.parse(l);
+        const entry = JSON.parse(l) as { pid?: number; id?: string };
+        if (entry.id !== undefined && entry.pid !== undefined)
+          perWorker.set(entry.pid, (perWorker.get(entry.pid) ?? 0) + 1);
       } catch {
         brokenLines++;
       }
     }
+    const logged = [...perWorker.values()].reduce((a, b) => a + b, 0);
+    const busiest = Math.max(0, ...perWorker.values());
     const pass =
       hung.size === 0 && brokenLines === 0 && answered > 0 && kills >= Math.floor((seconds * 1000) / killEveryMs) / 2;
     const line =
       `kill-under-load: ${pass ? "PASS" : "FAIL"}: ${requests} requests in ${seconds} s at ${connections} clients, ` +
       `${kills} workers killed (${replaced} replaced): ${answered} answered, ${closed} closed, ` +
       `${hung.size} waiting past ${boundMs} ms; longest wait ${Math.round(maxWaitMs)} ms; ` +
-      `log read slowly: ${lines.length} lines, ${brokenLines} broken` +
+      `log read slowly: ${lines.length} lines, ${brokenLines} broken; ` +
+      `busiest worker ${logged === 0 ? 0 : Math.round((100 * busiest) / logged)}% of ${perWorker.size} workers' requests` +
       ` (scheduling: ${process.env["NODE_CLUSTER_SCHED_POLICY"] ?? "quiver's (none)"})`;
     options.log?.(line);
     return {
