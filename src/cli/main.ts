@@ -10,7 +10,7 @@
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { runBuild } from "./build.js";
-import { type Command, EXIT_USAGE, isClosedOutput } from "./command.js";
+import { type Command, EXIT_FAILURE, EXIT_USAGE, isClosedOutput } from "./command.js";
 import { runConvert } from "./convert.js";
 import { runDump } from "./dump.js";
 import { runInfo } from "./info.js";
@@ -98,7 +98,7 @@ if (isMainModule()) {
       process.stderr.write(
         `quiver: unexpected fault: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
       );
-      process.exit(1);
+      process.exit(EXIT_FAILURE);
     },
   );
 }
