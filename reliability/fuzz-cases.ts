@@ -275,6 +275,8 @@ function handlerOracle(spec: RequestSpec, ctx: Pick<FuzzContext, "keys" | "book"
   const hosts = spec.headers.filter(([n]) => n.toLowerCase() === "host").length;
   // RFC 9112 section 3.2: exactly one Host in HTTP/1.1, never two in any version.
   if (spec.version === "HTTP/1.1" ? hosts !== 1 : hosts > 1) return { kind: "exact", status: 400 };
+  // A raw "#" (a fragment never reaches a server): 400 INVALID_TARGET, before the key.
+  if (spec.target.includes("#")) return { kind: "exact", status: 400 };
   const target = spec.target;
   const path = pathOf(target);
   const mark = target.indexOf("?");

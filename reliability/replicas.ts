@@ -39,7 +39,7 @@ import { isMainModule } from "../tools/main-module.js";
 const MAIN = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
 const NGINX_CONF = fileURLToPath(new URL("../../deploy/nginx.conf", import.meta.url));
 const KEY = "sk_replicas_test";
-const SECRET = "replicas-share-this-secret";
+const SECRET = "replicas-share-this-secret-7f3a9c2e";
 const REPLICAS = 3;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -17,6 +17,8 @@ export interface ApiKeySetup {
   keys: string[];
   /** True when the key was made for this run (and should be shown to the user). */
   generated: boolean;
+  /** True when the variable was set but held only blanks and commas (a templating mistake). */
+  blank: boolean;
 }
 
 export function generateApiKey(): string {
@@ -29,7 +31,8 @@ export function apiKeysFromEnv(value: string | undefined): ApiKeySetup {
     .split(",")
     .map((k) => k.trim())
     .filter((k) => k !== "");
-  if (keys.length === 0) return { keys: [generateApiKey()], generated: true };
+  if (keys.length === 0)
+    return { keys: [generateApiKey()], generated: true, blank: value !== undefined && value !== "" };
   for (const [i, k] of keys.entries()) assertUsableKey(k, `${API_KEYS_ENV}, key ${i + 1} of ${keys.length}`);
-  return { keys, generated: false };
+  return { keys, generated: false, blank: false };
 }

@@ -20,10 +20,7 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import { QuiverError } from "../index.js";
 import { UsageError } from "./graph-source.js";
 
-/**
- * Exit status of a command that ends with an error: the data or a file could not be used.
- * (serve.ts, older than this file, declares the same two statuses for `quiver serve`.)
- */
+/** Exit status of a command that ends with an error: the data or a file could not be used. */
 export const EXIT_FAILURE = 1;
 /** Exit status of a command given options it cannot run with. */
 export const EXIT_USAGE = 2;

@@ -5,7 +5,8 @@
  * `statements.jsonl` (every statement in subject, predicate, object order) in the folder `--out`.
  * A statement's fingerprint is written only when it is not the one Quiver derives, so loading the
  * dump gives the same graph (`graph.stats().contentTag` equal): build -> dump -> build round-trips.
- * Each file is written whole and renamed into place (jsonl-writer.ts).
+ * The two files are written whole under temporary names, then renamed into place together
+ * (jsonl-writer.ts): a failed dump publishes neither, overlapping dumps never mix their files.
  *
  * Cost: opening the graph, then O(items) to write; memory one write batch beyond the graph.
  */
@@ -15,7 +16,7 @@ import { mkdir } from "node:fs/promises";
 import type { Graph } from "../index.js";
 import { runCommand, UsageError } from "./command.js";
 import { GRAPH_INPUT_HELP, GRAPH_INPUT_OPTIONS, graphInputFrom, openGraphInput } from "./graph-input.js";
-import { writeJsonLines } from "./jsonl-writer.js";
+import { writeJsonLinesTogether } from "./jsonl-writer.js";
 import { checkOutputDirectory } from "./paths.js";
 
 /** The file names of the input format, as `quiver convert` and the README name them too. */
@@ -28,7 +29,8 @@ Writes a graph back as JSON Lines: DIR/${ENTITIES_FILE} (every entity, in entity
 DIR/${STATEMENTS_FILE} (every statement, by subject, predicate, object). A statement's
 "statementFingerprint" is written only when it is not the one Quiver derives, so
 "quiver build --entities DIR/${ENTITIES_FILE} --statements DIR/${STATEMENTS_FILE}" gives back the same
-graph. Each file is replaced only once it is complete.
+graph. Both files are written whole first and only then replaced, together: a dump that fails
+publishes neither, and two dumps into one folder at once never leave a mix of the two.
 
 Graph:
 ${GRAPH_INPUT_HELP}
@@ -58,11 +60,13 @@ export function runDump(argv: string[]): Promise<number> {
 /** Writes the two files of `graph` into `dir` (created if missing) and reports each on stderr. */
 export async function dumpGraph(graph: Graph, dir: string): Promise<void> {
   await mkdir(dir, { recursive: true });
-  for (const [file, items, what] of [
+  const files = [
     [join(dir, ENTITIES_FILE), graph.exportEntities(), "entities"],
     [join(dir, STATEMENTS_FILE), graph.exportStatements(), "statements"],
-  ] as const) {
-    const { lines, bytes } = await writeJsonLines(file, items);
+  ] as const;
+  const results = await writeJsonLinesTogether(files.map(([file, items]) => [file, items] as const));
+  files.forEach(([file, , what], i) => {
+    const { lines, bytes } = results[i] as { lines: number; bytes: number };
     process.stderr.write(`wrote ${file}: ${lines.toLocaleString("en-US")} ${what}, ${(bytes / 1e6).toFixed(1)} MB\n`);
-  }
+  });
 }

@@ -43,7 +43,7 @@ import { basename, join } from "node:path";
 
 import { dataError } from "../engine/errors.js";
 import type { Entity, EntityType, StatementInput } from "../engine/types.js";
-import { writeJsonLines } from "./jsonl-writer.js";
+import { writeJsonLinesTogether } from "./jsonl-writer.js";
 
 export const KG_DATASET_NAMES = ["yago3-10", "fb15k-237"] as const;
 export type KgDatasetName = (typeof KG_DATASET_NAMES)[number];
@@ -254,24 +254,26 @@ export async function writeKgDatasetJsonLines(
   await mkdir(dir, { recursive: true });
   const entities = join(dir, "entities.jsonl");
   const statements = join(dir, "statements.jsonl");
-  // Fixed key order, the contract's, so the files read the same as its examples.
-  await writeJsonLines(
-    entities,
-    data.entities.map((e) => ({
-      entityId: e.entityId,
-      rawIdentifier: e.rawIdentifier,
-      type: e.type,
-      sourceType: e.sourceType,
-    })),
-  );
-  await writeJsonLines(
-    statements,
-    data.statements.map((s) => ({
-      subjectEntityId: s.subjectEntityId,
-      predicateEntityId: s.predicateEntityId,
-      objectEntityId: s.objectEntityId,
-    })),
-  );
+  // Fixed key order, the contract's, so the files read the same as its examples. Published as a pair.
+  await writeJsonLinesTogether([
+    [
+      entities,
+      data.entities.map((e) => ({
+        entityId: e.entityId,
+        rawIdentifier: e.rawIdentifier,
+        type: e.type,
+        sourceType: e.sourceType,
+      })),
+    ],
+    [
+      statements,
+      data.statements.map((s) => ({
+        subjectEntityId: s.subjectEntityId,
+        predicateEntityId: s.predicateEntityId,
+        objectEntityId: s.objectEntityId,
+      })),
+    ],
+  ]);
   return { entities, statements };
 }
 

@@ -10,7 +10,7 @@
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { runBuild } from "./build.js";
-import { type Command, EXIT_USAGE, isClosedOutput } from "./command.js";
+import { type Command, EXIT_FAILURE, EXIT_USAGE, isClosedOutput } from "./command.js";
 import { runConvert } from "./convert.js";
 import { runDump } from "./dump.js";
 import { runInfo } from "./info.js";
@@ -62,6 +62,19 @@ export async function main(argv: string[]): Promise<number> {
   return command.run(rest);
 }
 
+/** How long the exit waits for a slow reader of stdout to take the last lines. */
+const STDOUT_EXIT_WAIT_MS = 5000;
+
+/**
+ * process.exit drops what a piped stdout has not written yet (node writes pipes asynchronously):
+ * the last event lines (`stopped`) go out first, within STDOUT_EXIT_WAIT_MS.
+ */
+function exitWhenWritten(status: number): void {
+  if (process.stdout.writableLength === 0) process.exit(status);
+  process.stdout.write("", () => process.exit(status));
+  setTimeout(() => process.exit(status), STDOUT_EXIT_WAIT_MS).unref();
+}
+
 /** True when this file is the program node was started with (through the bin symlink too). */
 function isMainModule(): boolean {
   const entry = process.argv[1];
@@ -80,12 +93,12 @@ if (isMainModule()) {
     throw e;
   });
   main(process.argv.slice(2)).then(
-    (status) => process.exit(status),
+    (status) => exitWhenWritten(status),
     (error: unknown) => {
       process.stderr.write(
         `quiver: unexpected fault: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
       );
-      process.exit(1);
+      process.exit(EXIT_FAILURE);
     },
   );
 }

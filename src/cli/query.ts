@@ -27,7 +27,7 @@ import {
 import { runCommand, UsageError } from "./command.js";
 import { GRAPH_INPUT_HELP, GRAPH_INPUT_OPTIONS, graphInputFrom, openGraphInput } from "./graph-input.js";
 import { writeJsonLinesTo } from "./jsonl-writer.js";
-import { CURSOR_SECRET_ENV } from "./serve.js";
+import { CURSOR_SECRET_ENV } from "./serve-options.js";
 
 /** The secret of the CLI's cursors when none is given: cursors stay valid from one run to the next. */
 export const CLI_CURSOR_SECRET = "quiver-cli";

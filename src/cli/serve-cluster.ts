@@ -10,15 +10,21 @@
  *   never N builds. A `--snapshot` is opened by the workers as it is.
  * - One cursor secret and one key set for all: given, or made once by the primary and handed to
  *   the workers in their environment, so a cursor from one worker works on every other.
- * - A worker that dies is replaced (after RESTART_DELAY_MS, doubling while replacements die before
- *   they are ready, up to MAX_RESTART_DELAY_MS); the others keep serving meanwhile.
+ * - The workers themselves (start, replace with back-off, roll, drain, stop) are a WorkerPool
+ *   (serving/worker-pool.ts); this file wires it to node:cluster, the signals and the log.
+ * - Scheduling: each worker accepts its own connections (cluster.SCHED_NONE), unless
+ *   NODE_CLUSTER_SCHED_POLICY chooses otherwise. Under node's round-robin the primary accepts and
+ *   hands each connection to a worker over IPC; a worker that dies with a hand-off in its pipe
+ *   leaves that connection open in the primary forever, and its client waits forever. With each
+ *   worker accepting, a dying worker's connections are closed by the kernel with it, and the ones
+ *   not yet accepted wait in the shared backlog for another worker (`npm run test:kill-load`).
+ * - `--port 0`: the primary picks the free port once, before the first worker, and every worker
+ *   (replacements too) listens on it, so the announced URL stays right after every worker died.
  * - SIGHUP rolls: the new graph is prepared (JSON Lines: a new snapshot, built off the primary's
- *   event loop), then, one worker at a time, a new worker opens it and reports ready before an old
- *   one is told to drain. So capacity never drops below N - 0 workers ready... and never to zero.
- *   A new worker that fails to open the graph stops the roll: the old workers keep serving the
- *   old graph, the failure is logged and counted.
+ *   event loop), then the pool rolls. A SIGHUP before the workers serve is logged and ignored.
  * - SIGTERM or SIGINT: every worker drains (stops accepting, finishes requests in flight), then the
- *   primary removes its temporary files and exits 0.
+ *   primary removes its temporary files and exits 0. The temporary files are also removed when
+ *   the primary exits any other way (process 'exit').
  * - Metrics: a scrape lands on a worker, which asks the primary; the primary asks each serving
  *   worker (adopted, not retiring) for its registry, aggregates the answers (serving/metrics.ts)
  *   and adds its reload counters. A worker that exits or does not answer within
@@ -28,6 +34,7 @@
  */
 
 import cluster, { type Worker } from "node:cluster";
+import { rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,7 +42,7 @@ import type { Graph } from "../engine/graph.js";
 import { openSnapshot } from "../snapshot/file.js";
 import type { EventLog } from "../serving/event-log.js";
 import type { GraphSource } from "../serving/graph-source.js";
-import { startServing } from "../serving/listen.js";
+import { pickPort, startServing } from "../serving/listen.js";
 import { saveSnapshotInWorker } from "../serving/load-in-worker.js";
 import {
   clusterText,
@@ -46,35 +53,41 @@ import {
   WORKER_REGISTRY_TIMEOUT_MS,
 } from "../serving/metrics.js";
 import { createEventLog } from "../serving/event-log.js";
+import {
+  type PoolWorker,
+  PoolStopped,
+  RollFailed,
+  type WorkerFailed,
+  WorkerPool,
+  type WorkerReady,
+} from "../serving/worker-pool.js";
 import { API_KEYS_ENV, type ApiKeySetup } from "./api-keys.js";
+import { EXIT_FAILURE } from "./command.js";
 import { createRequestLog } from "./request-log.js";
 import type { ServeArgs } from "./serve-options.js";
 import { CURSOR_SECRET_ENV } from "./serve-options.js";
 import {
-  EXIT_FAILURE,
   catchStopSignals,
+  firstWord,
   generateCursorSecret,
+  generatedKeyLines,
+  ignoreHangupUntilServing,
   pidLine,
   progressOutput,
   stopWhenNpmIsGone,
   tryItLines,
-} from "./serve.js";
+} from "./serve-process.js";
 
 /** The environment variable that makes `quiver serve` a cluster worker (its settings, as JSON). */
 export const CLUSTER_WORKER_ENV = "QUIVER_CLUSTER_WORKER";
-/** Wait before replacing a dead worker; doubles while replacements die unready. */
-const RESTART_DELAY_MS = 100;
-const MAX_RESTART_DELAY_MS = 5000;
+/** node's own variable for the scheduling policy: when set, it is left to decide. */
+const SCHED_POLICY_ENV = "NODE_CLUSTER_SCHED_POLICY";
 /**
- * How long a drained worker stays connected before it exits. The primary may have handed it a
- * connection just before it stopped listening; that hand-off is still in the IPC pipe, and only a
- * worker that reads it can refuse it (the primary then gives the connection to another worker). A
- * worker that exited first would never answer, and the primary would hold that connection forever:
- * the client's request hangs (seen in the rolling-reload test, once in several runs, before this).
+ * How long a drained worker stays connected before it exits. Under round-robin scheduling the
+ * primary may have handed it a connection just before it stopped listening; only a worker that
+ * reads that hand-off can refuse it (the primary then gives it to another worker).
  */
 const WORKER_EXIT_GRACE_MS = 500;
-/** A worker still there this long after it was told to drain is killed. */
-const DRAIN_KILL_MS = 40_000;
 
 /** What a worker is told (its environment carries the key list and the cursor secret). */
 interface WorkerConfig {
@@ -89,8 +102,8 @@ interface WorkerConfig {
 }
 
 type FromWorker =
-  | { quiver: "ready"; url: string; entities: number; statements: number; openMs: number; word: string }
-  | { quiver: "failed"; error: string }
+  | WorkerReady
+  | WorkerFailed
   | { quiver: "metrics?"; id: number }
   | { quiver: "registry"; id: number; metrics: RegistryJson };
 type ToWorker =
@@ -108,28 +121,53 @@ export interface ClusterPrimaryOptions {
   events: EventLog;
   err: NodeJS.WriteStream;
   workers: number;
+  /** Removes the start-up SIGHUP guard (serve-process.ts) once the roll handler is in place. */
+  stopIgnoring(): void;
+}
+
+/** A node:cluster worker as the pool sees it. */
+function poolWorker(worker: Worker, events: EventLog): PoolWorker {
+  // A message to a worker that is just going away (a signal sent to the whole process group,
+  // Ctrl-C in a terminal, reaches the workers too) fails with EPIPE: that is not a fault.
+  worker.on("error", (e) => events.warn("worker-channel", { workerPid: worker.process.pid, error: e.message }));
+  return {
+    pid: worker.process.pid,
+    on: (event, listener) => worker.on(event, listener),
+    once: (event, listener) => worker.once(event, listener),
+    send: (message) => {
+      if (worker.isConnected()) worker.send(message);
+    },
+    kill: (signal) => worker.process.kill(signal),
+  };
 }
 
 export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise<number> {
-  const { args, source, keys, events, err, workers } = options;
+  const { args, source, keys, events, err, workers, stopIgnoring } = options;
   const secret = args.cursorSecret ?? generateCursorSecret();
   const stop = catchStopSignals();
   let tempDir: string | undefined;
+  // However the primary ends (a thrown fault included), its temporary snapshots go with it.
+  const removeTempNow = (): void => {
+    if (tempDir !== undefined) rmSync(tempDir, { recursive: true, force: true });
+  };
+  process.on("exit", removeTempNow);
   const cleanUp = async (): Promise<void> => {
     if (tempDir !== undefined) await rm(tempDir, { recursive: true, force: true });
+    tempDir = undefined;
   };
+  let pool: WorkerPool<WorkerConfig> | undefined;
   let ready = false;
   void stop.first.then(async (signal) => {
     if (ready) return;
     err.write(`quiver serve: ${signal} before the server was listening: stopped\n`);
     events.info("stopped", { signal, before: "listening" });
-    for (const w of Object.values(cluster.workers ?? {})) w?.kill("SIGKILL");
+    pool?.killAll();
+    await pool?.stop();
     await cleanUp();
     process.exit(0);
   });
 
   const started = performance.now();
-  let generation = 0;
   /** The graph for `generation`: JSON Lines built into a new snapshot, or the snapshot as it is. */
   const prepare = async (gen: number): Promise<string> => {
     if ("snapshot" in source) return source.snapshot;
@@ -146,17 +184,18 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
     });
     return saved.path;
   };
-  let current: WorkerConfig;
+  let first: WorkerConfig;
   try {
-    current = {
-      snapshot: await prepare(generation),
+    first = {
+      snapshot: await prepare(0),
       host: args.host,
-      port: args.port,
+      // Port 0: one free port for the whole run, so replacements never move (see the banner).
+      port: args.port === 0 ? await pickPort(args.host) : args.port,
       quiet: args.quiet,
       metrics: args.metrics,
       cacheBytes: args.cacheBytes,
       cors: args.cors,
-      generation,
+      generation: 0,
     };
   } catch (e) {
     const message = (e as Error).message;
@@ -167,14 +206,11 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
   }
 
   const primaryMetrics = args.metrics ? createPrimaryMetrics() : undefined;
-  const generationOf = new Map<Worker, number>();
-  /** Workers adopted and not retiring: the ones a metrics scrape asks. */
-  const serving = new Set<Worker>();
   /** Registry questions waiting for a worker's answer, by id. */
-  const asked = new Map<number, { worker: Worker; answer(metrics: RegistryJson | undefined): void }>();
+  const asked = new Map<number, { worker: PoolWorker; answer(metrics: RegistryJson | undefined): void }>();
   let nextQuestion = 0;
   /** A worker's registry, or undefined when it exits or does not answer in time. */
-  const askRegistry = (worker: Worker): Promise<RegistryJson | undefined> =>
+  const askRegistry = (worker: PoolWorker): Promise<RegistryJson | undefined> =>
     new Promise((resolve) => {
       const id = nextQuestion++;
       const timer = setTimeout(() => answer(undefined), WORKER_REGISTRY_TIMEOUT_MS);
@@ -184,143 +220,80 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
         resolve(metrics);
       };
       asked.set(id, { worker, answer });
-      if (worker.isConnected()) worker.send({ quiver: "registry?", id } satisfies ToWorker);
-      else answer(undefined);
+      worker.send({ quiver: "registry?", id } satisfies ToWorker);
     });
   const scrapeCluster = async (own: PrimaryRegistry): Promise<string> => {
-    const answers = await Promise.all([...serving].map(askRegistry));
+    const answers = await Promise.all((pool?.serving() ?? []).map(askRegistry));
     return clusterText(
       answers.filter((a) => a !== undefined),
       own,
     );
   };
-  const retiring = new Set<Worker>();
-  let stopping = false;
-  let restartDelay = RESTART_DELAY_MS;
-
+  const onMessage = (worker: PoolWorker, message: unknown): void => {
+    const m = message as FromWorker;
+    if (m?.quiver === "registry") asked.get(m.id)?.answer(m.metrics);
+    if (m?.quiver !== "metrics?" || primaryMetrics === undefined) return;
+    scrapeCluster(primaryMetrics.registry).then(
+      (text) => worker.send({ quiver: "metrics", id: m.id, text } satisfies ToWorker),
+      (e: unknown) => worker.send({ quiver: "metrics", id: m.id, error: (e as Error).message } satisfies ToWorker),
+    );
+  };
+  // A worker gone: its unanswered registry questions are answered empty, a scrape goes on without it.
+  const onExit = (worker: PoolWorker): void => {
+    for (const question of [...asked.values()]) if (question.worker === worker) question.answer(undefined);
+  };
   const workerEnv = (config: WorkerConfig): Record<string, string> => ({
     [CLUSTER_WORKER_ENV]: JSON.stringify(config),
     [API_KEYS_ENV]: keys.keys.join(","),
     [CURSOR_SECRET_ENV]: secret,
   });
 
-  /** Forks a worker on `config`; resolves once it serves, rejects if it ends first. */
-  const startWorker = (config: WorkerConfig): Promise<{ worker: Worker; ready: FromWorker & { quiver: "ready" } }> =>
-    new Promise((resolve, reject) => {
-      const worker = cluster.fork(workerEnv(config));
-      // A message to a worker that is just going away (a signal sent to the whole process group,
-      // Ctrl-C in a terminal, reaches the workers too) fails with EPIPE: that is not a fault.
-      worker.on("error", (e) => events.warn("worker-channel", { workerPid: worker.process.pid, error: e.message }));
-      generationOf.set(worker, config.generation);
-      let failure = "";
-      const onMessage = (m: FromWorker): void => {
-        if (m?.quiver === "failed") failure = m.error;
-        if (m?.quiver !== "ready") return;
-        worker.off("message", onMessage);
-        worker.off("exit", onEarlyExit);
-        resolve({ worker, ready: m });
-      };
-      const onEarlyExit = (code: number | null, signal: string | null): void => {
-        generationOf.delete(worker);
-        worker.off("message", onMessage);
-        reject(new Error(failure || `a worker stopped before it was ready (exit ${code ?? signal})`));
-      };
-      worker.on("message", onMessage);
-      worker.once("exit", onEarlyExit);
-    });
-
-  /** Watches a ready worker: answers its metrics questions, replaces it if it dies unasked. */
-  const adopt = (worker: Worker): void => {
-    serving.add(worker);
-    worker.on("message", (m: FromWorker) => {
-      if (m?.quiver === "registry") asked.get(m.id)?.answer(m.metrics);
-      if (m?.quiver !== "metrics?" || primaryMetrics === undefined) return;
-      const reply = (answer: ToWorker): void => {
-        if (worker.isConnected()) worker.send(answer);
-      };
-      scrapeCluster(primaryMetrics.registry).then(
-        (text) => reply({ quiver: "metrics", id: m.id, text }),
-        (e: unknown) => reply({ quiver: "metrics", id: m.id, error: (e as Error).message }),
-      );
-    });
-    worker.once("exit", (code, signal) => {
-      serving.delete(worker);
-      // Its unanswered registry questions: a scrape goes on without it.
-      for (const question of [...asked.values()]) if (question.worker === worker) question.answer(undefined);
-      generationOf.delete(worker);
-      if (retiring.delete(worker) || stopping) return;
-      events.warn("worker-died", { workerPid: worker.process.pid, code, signal, replacing: true });
-      setTimeout(() => void replace(), restartDelay).unref();
-    });
-  };
-
-  const replace = async (): Promise<void> => {
-    if (stopping) return;
-    try {
-      const { worker, ready: r } = await startWorker(current);
-      adopt(worker);
-      restartDelay = RESTART_DELAY_MS;
-      events.info("worker-replaced", { workerPid: worker.process.pid, entities: r.entities, statements: r.statements });
-    } catch (e) {
-      restartDelay = Math.min(restartDelay * 2, MAX_RESTART_DELAY_MS);
-      events.error("worker-start-failed", { error: (e as Error).message, retryMs: restartDelay });
-      setTimeout(() => void replace(), restartDelay).unref();
-    }
-  };
-
-  const retire = (worker: Worker): void => {
-    retiring.add(worker);
-    serving.delete(worker);
-    if (worker.isConnected()) worker.send({ quiver: "drain" } satisfies ToWorker);
-    const kill = setTimeout(() => worker.process.kill("SIGKILL"), DRAIN_KILL_MS);
-    kill.unref();
-    worker.once("exit", () => clearTimeout(kill));
-  };
-
-  // Start-up: N workers on the first graph.
+  // Each worker accepts its own connections unless the operator chose node's policy (see the banner).
+  if (process.env[SCHED_POLICY_ENV] === undefined) cluster.schedulingPolicy = cluster.SCHED_NONE;
   cluster.setupPrimary({ exec: process.argv[1] as string, args: ["serve"] });
-  let first: { worker: Worker; ready: FromWorker & { quiver: "ready" } }[];
+  const workerPool = new WorkerPool<WorkerConfig>({
+    fork: (config) => poolWorker(cluster.fork(workerEnv(config)), events),
+    config: first,
+    events,
+    onMessage,
+    onExit,
+  });
+  pool = workerPool;
+  let heads: { worker: PoolWorker; ready: WorkerReady }[];
   try {
-    first = await Promise.all(Array.from({ length: workers }, () => startWorker(current)));
+    heads = await workerPool.start(workers);
   } catch (e) {
     const message = (e as Error).message;
     events.error("startup-failed", { error: message });
     err.write(`quiver serve: ${message}\n`);
-    for (const w of Object.values(cluster.workers ?? {})) w?.kill("SIGKILL");
     await cleanUp();
     return EXIT_FAILURE;
   }
-  for (const { worker } of first) adopt(worker);
-  const head = (first[0] as (typeof first)[number]).ready;
+  const head = (heads[0] as (typeof heads)[number]).ready;
   ready = true;
-  stop.onRepeat(() => {
-    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill("SIGKILL");
-  });
+  stop.onRepeat(() => workerPool.killAll());
   events.info("ready", {
     url: head.url,
     entities: head.entities,
     statements: head.statements,
     loadMs: Math.round(performance.now() - started),
     workers,
-    workerPids: first.map((f) => f.worker.process.pid).join(" "),
+    workerPids: heads.map((h) => h.worker.pid).join(" "),
   });
   err.write(
     `ready: ${head.entities.toLocaleString("en-US")} entities, ${head.statements.toLocaleString("en-US")} statements, ` +
       `${workers} workers, in ${((performance.now() - started) / 1000).toFixed(2)} s\n`,
   );
-  err.write(
-    tryItLines(head.url, undefined, keys.generated ? keys.keys[0] : undefined).replace(
-      "q=a&",
-      `q=${encodeURIComponent(head.word)}&`,
-    ),
-  );
+  err.write(generatedKeyLines(keys));
+  err.write(tryItLines(head.url, head.word, keys.generated ? keys.keys[0] : undefined));
   err.write(pidLine(process.pid));
   err.write(`listening on ${head.url}\n`);
 
   // SIGHUP: roll every worker onto the new graph, one at a time.
-  let rolling = false;
+  let generation = 0;
   const roll = async (): Promise<void> => {
     const rollStarted = performance.now();
+    const current = workerPool.config;
     const gen = ++generation;
     let next: WorkerConfig;
     try {
@@ -332,44 +305,34 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
       err.write(`quiver serve: reload failed, still serving the previous graph: ${message}\n`);
       return;
     }
-    let rolled = 0;
-    let last: (FromWorker & { quiver: "ready" }) | undefined;
-    for (;;) {
-      if (stopping) return;
-      const old = [...generationOf.entries()].find(([w, g]) => g < gen && !retiring.has(w))?.[0];
-      if (old === undefined) break;
-      try {
-        const { worker, ready: r } = await startWorker(next);
-        adopt(worker);
-        last = r;
-        // The new worker is serving: only now does an old one leave.
-        retire(old);
-        rolled++;
-        events.info("worker-rolled", { workerPid: worker.process.pid, retiredPid: old.process.pid, generation: gen });
-      } catch (e) {
-        primaryMetrics?.reloaded(false);
-        const message = (e as Error).message;
-        events.error("reload-failed", { error: message, workersRolled: rolled });
-        err.write(`quiver serve: reload failed, still serving the previous graph: ${message}\n`);
-        if (next.snapshot !== current.snapshot && rolled === 0) await rm(next.snapshot, { force: true });
-        return;
-      }
+    let result: Awaited<ReturnType<typeof workerPool.roll>>;
+    try {
+      result = await workerPool.roll(next);
+    } catch (e) {
+      // Each branch: a stop cut the roll short (nothing to report), or a new worker failed.
+      if (e instanceof PoolStopped) return;
+      primaryMetrics?.reloaded(false);
+      const rolled = e instanceof RollFailed ? e.rolled : 0;
+      const message = (e as Error).message;
+      events.error("reload-failed", { error: message, workersRolled: rolled });
+      err.write(`quiver serve: reload failed, still serving the previous graph: ${message}\n`);
+      if (next.snapshot !== current.snapshot && rolled === 0) await rm(next.snapshot, { force: true });
+      return;
     }
-    const previous = current.snapshot;
-    current = next;
     primaryMetrics?.reloaded(true);
     events.info("reloaded", {
-      entities: last?.entities,
-      statements: last?.statements,
+      entities: result.last?.entities,
+      statements: result.last?.statements,
       reloadMs: Math.round(performance.now() - rollStarted),
-      workers: rolled,
+      workers: result.rolled,
     });
     err.write(
-      `quiver serve: reloaded; ${last?.entities ?? 0} entities, ${last?.statements ?? 0} statements, ${rolled} workers rolled\n`,
+      `quiver serve: reloaded; ${result.last?.entities ?? 0} entities, ${result.last?.statements ?? 0} statements, ${result.rolled} workers rolled\n`,
     );
     // The old snapshot was ours (built from JSON Lines): no worker needs it any more.
-    if (!("snapshot" in source) && previous !== current.snapshot) await rm(previous, { force: true });
+    if (!("snapshot" in source) && current.snapshot !== next.snapshot) await rm(current.snapshot, { force: true });
   };
+  let rolling = false;
   const onHangup = (): void => {
     if (rolling) {
       events.warn("reload-ignored", { reason: "a reload is already running" });
@@ -381,25 +344,17 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
     roll().finally(() => (rolling = false));
   };
   process.on("SIGHUP", onHangup);
+  stopIgnoring();
   const stopWatching = stopWhenNpmIsGone(stop.trigger);
 
   const signal = await stop.first;
-  stopping = true;
   stopWatching();
   process.off("SIGHUP", onHangup);
+  // A SIGHUP while the workers drain must not end the primary before it cleans up.
+  ignoreHangupUntilServing(() => events.warn("reload-ignored", { reason: "stopping" }));
   events.info("stopping", { signal });
   err.write(`quiver serve: ${signal}: stopping; the workers finish requests in flight\n`);
-  const all = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
-  await Promise.all(
-    all.map(
-      (w) =>
-        new Promise<void>((resolve) => {
-          if (w.isDead()) return resolve();
-          w.once("exit", () => resolve());
-          retire(w);
-        }),
-    ),
-  );
+  await workerPool.stop();
   await cleanUp();
   events.info("stopped", { signal });
   err.write("quiver serve: stopped\n");
@@ -442,7 +397,9 @@ export async function runClusterWorker(env: NodeJS.ProcessEnv): Promise<number> 
           }),
       })
     : undefined;
-  const requestLog = config.quiet ? undefined : createRequestLog();
+  const requestLog = config.quiet
+    ? undefined
+    : createRequestLog(process.stdout, { onDrop: (n) => metrics?.logDropped(n) });
   const running = await startServing({
     graph,
     apiKeys: (env[API_KEYS_ENV] ?? "").split(","),
@@ -473,7 +430,6 @@ export async function runClusterWorker(env: NodeJS.ProcessEnv): Promise<number> 
   });
   // The primary gone (killed): nobody will replace or stop this worker; stop on our own.
   process.on("disconnect", () => stop.trigger("SIGTERM"));
-  const first = graph.statements({ limit: 1 }).items[0];
   // Logged before the primary hears of it, so the log shows a worker ready before any roll event.
   events.info("worker-ready", { generation: config.generation, openMs: Math.round(openMs) });
   send({
@@ -482,11 +438,12 @@ export async function runClusterWorker(env: NodeJS.ProcessEnv): Promise<number> 
     entities: graph.entityCount,
     statements: graph.statementCount,
     openMs: Math.round(openMs),
-    word: first?.subjectRawIdentifier.split(/\s+/).find((w) => w !== "") ?? "a",
+    word: firstWord(graph),
   });
   await stop.first;
   await running.close();
-  requestLog?.flush();
+  // Every line queued for a slow reader goes out before the worker does (bounded wait).
+  await requestLog?.close();
   await new Promise((resolve) => setTimeout(resolve, WORKER_EXIT_GRACE_MS));
   return 0;
 }

@@ -107,8 +107,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeArg
         : DEFAULT_PORT;
   const host = values.host ?? (env[HOST_ENV] === undefined || env[HOST_ENV] === "" ? DEFAULT_HOST : env[HOST_ENV]);
   const cursorSecret = values["cursor-secret"] ?? env[CURSOR_SECRET_ENV];
-  if (cursorSecret === "")
-    throw new UsageError(`the cursor secret (--cursor-secret or ${CURSOR_SECRET_ENV}) must not be empty`);
+  if (cursorSecret !== undefined) checkCursorSecret(cursorSecret);
   return {
     cors: values.cors === undefined ? undefined : parseCors(values.cors),
     help: values.help ?? false,
@@ -124,4 +123,30 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeArg
     workers: values.workers === undefined ? 1 : parseWorkers(values.workers),
     cacheBytes: values["cache-mb"] === undefined ? undefined : parseCacheMegabytes(values["cache-mb"]),
   };
+}
+
+/**
+ * The shortest cursor secret `quiver serve` accepts: 32 characters, what 16 random bytes take as hex
+ * (24 as base64url). One issued cursor lets anyone test guesses of the secret offline at HMAC
+ * speed (a 2-character secret fell in 7,075 guesses); 16 random bytes (128 bits) put every search
+ * out of reach. A length cannot measure randomness, so the help says to draw the secret at random.
+ */
+export const MIN_CURSOR_SECRET_CHARS = 32;
+/** Distinct characters a secret must hold: refuses the long but guessable ("aaaa...", "abab..."). */
+export const MIN_CURSOR_SECRET_DISTINCT = 10;
+
+/** Throws a UsageError saying what a strong secret is, unless `secret` meets the minimum. */
+export function checkCursorSecret(secret: string): void {
+  const where = `the cursor secret (--cursor-secret or ${CURSOR_SECRET_ENV})`;
+  const how = `use 16 random bytes or more, e.g. "openssl rand -hex 16" or "node -p "crypto.randomBytes(16).toString('hex')""`;
+  // Each branch names what is wrong with it: empty, too short, or too few different characters.
+  if (secret === "") throw new UsageError(`${where} must not be empty: ${how}`);
+  if (secret.length < MIN_CURSOR_SECRET_CHARS)
+    throw new UsageError(
+      `${where} is too short to be safe (${secret.length} characters, at least ${MIN_CURSOR_SECRET_CHARS}): ${how}`,
+    );
+  if (new Set(secret).size < MIN_CURSOR_SECRET_DISTINCT)
+    throw new UsageError(
+      `${where} is too repetitive to be safe (fewer than ${MIN_CURSOR_SECRET_DISTINCT} different characters): ${how}`,
+    );
 }

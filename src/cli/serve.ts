@@ -20,10 +20,8 @@
  * that started it is gone, and prints its own pid for SIGHUP.
  */
 
-import { randomBytes } from "node:crypto";
 import cluster from "node:cluster";
 import type { Graph } from "../engine/graph.js";
-import type { LoadProgress } from "../load/jsonl.js";
 import { createEventLog, type EventLog } from "../serving/event-log.js";
 import { checkSourceReadable, loadGraphSource, sourceFiles, type GraphSource } from "../serving/graph-source.js";
 import { loadGraphInWorker } from "../serving/load-in-worker.js";
@@ -31,7 +29,8 @@ import { probePort, startServing, type Serving } from "../serving/listen.js";
 import { createServerMetrics } from "../serving/metrics.js";
 import { apiKeysFromEnv, API_KEYS_ENV, type ApiKeySetup } from "./api-keys.js";
 import { graphSourceFrom } from "./graph-source.js";
-import { createProgressPrinter, summary } from "./progress.js";
+import { EXIT_FAILURE, EXIT_USAGE } from "./command.js";
+import { summary } from "./progress.js";
 import { createRequestLog } from "./request-log.js";
 import { runClusterPrimary, runClusterWorker, CLUSTER_WORKER_ENV } from "./serve-cluster.js";
 import {
@@ -43,11 +42,20 @@ import {
   parseServeArgs,
   type ServeArgs,
 } from "./serve-options.js";
+import {
+  catchStopSignals,
+  firstWord,
+  generateCursorSecret,
+  generatedKeyLines,
+  ignoreHangupUntilServing,
+  pidLine,
+  progressOutput,
+  stopWhenNpmIsGone,
+  tryItLines,
+} from "./serve-process.js";
 import { QUIVER_VERSION as VERSION } from "../version.js";
 import { ROUTES } from "../http/routes.js";
 import { DEFAULT_HOST, DEFAULT_PORT } from "../http/server.js";
-
-export { CURSOR_SECRET_ENV };
 
 export const SERVE_HELP = `Usage: quiver serve [--entities FILE --statements FILE | --snapshot FILE] [--host H] [--port P]
                     [--workers N|auto] [--metrics] [--cache-mb N] [--cors ORIGINS] [--cursor-secret S] [--quiet]
@@ -77,6 +85,8 @@ Options:
                         each other's cursors (replicas behind a load balancer, or a restart).
                         Default: ${CURSOR_SECRET_ENV}, else a random secret for this run (shared by
                         its workers). Prefer the variable: options are visible in the process list.
+                        At least 32 characters with 10 different ones: draw it at random, e.g.
+                        "openssl rand -hex 16" (16 random bytes); a weaker one is refused.
   --quiet               no request log on stdout
   --version             print the version
   -h, --help            show this help
@@ -93,6 +103,8 @@ Output:
           timings, url), reload, reload-failed, worker-replaced, errors; and one JSON line per
           request, {"level","time","pid","id","method","path","status","ms"} (id: the
           X-Request-Id the answer carried; not with --quiet). Never headers, keys or query strings.
+          A reader that falls behind costs at most 1 MiB: further lines are dropped and counted
+          (a request-log-dropped line once it catches up; quiver_request_log_dropped_lines_total).
   stderr  for people: loading progress, the generated key and curl lines to try, the pid, then
           "listening on http://HOST:PORT"; errors.
 
@@ -106,12 +118,6 @@ npm does not pass SIGHUP on.
 Exit status: 0 after a clean stop; 1 when an input is missing, the data cannot be loaded or the
 address cannot be bound; 2 for a usage error.
 `;
-
-/** Exit status of a command that ends with an error. */
-export const EXIT_FAILURE = 1;
-export const EXIT_USAGE = 2;
-/** How often a server started by npm checks that npm is still there. */
-const PARENT_CHECK_MS = 1000;
 
 /** Runs `quiver serve`; resolves with the exit status once the server has stopped (or failed to start). */
 export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -138,11 +144,20 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
   try {
     keys = apiKeysFromEnv(env[API_KEYS_ENV]);
     source = graphSourceFrom(args);
+    // `-` reads stdin in the other commands; a server reads its files again on every SIGHUP.
+    for (const { what, path } of sourceFiles(source))
+      if (path === "-")
+        throw new Error(`serve cannot read the ${what} from stdin (-): a reload on SIGHUP reads it again; give a file`);
   } catch (e) {
     err.write(`quiver serve: ${(e as Error).message}\n`);
     return EXIT_USAGE;
   }
   const events = createEventLog(process.stdout);
+  // From the first event on, a SIGHUP cannot end the process: ignored (and said) until it serves.
+  const stopIgnoring = ignoreHangupUntilServing(() => {
+    events.warn("reload-ignored", { reason: "not serving yet" });
+    err.write("quiver serve: SIGHUP before the server was listening: ignored\n");
+  });
   events.info("startup", {
     version: VERSION,
     node: process.version,
@@ -164,9 +179,17 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
     return EXIT_FAILURE;
   }
   if (args.workers > 1) {
-    return runClusterPrimary({ args, source, keys, events, err, workers: Math.min(args.workers, MAX_WORKERS) });
+    return runClusterPrimary({
+      args,
+      source,
+      keys,
+      events,
+      err,
+      workers: Math.min(args.workers, MAX_WORKERS),
+      stopIgnoring,
+    });
   }
-  return runSingle(args, source, keys, events, err);
+  return runSingle(args, source, keys, events, err, stopIgnoring);
 }
 
 async function runSingle(
@@ -175,6 +198,7 @@ async function runSingle(
   keys: ApiKeySetup,
   events: EventLog,
   err: NodeJS.WriteStream,
+  stopIgnoring: () => void,
 ): Promise<number> {
   // Signals are caught from here on. Before the server listens there is nothing to drain: a signal
   // ends the command at once, with status 0 like a drained stop.
@@ -187,6 +211,7 @@ async function runSingle(
     process.exit(0);
   });
 
+  const runSecret = generateCursorSecret();
   const started = performance.now();
   let graph: Graph;
   try {
@@ -201,14 +226,18 @@ async function runSingle(
   const loadMs = performance.now() - started;
   err.write(summary(graph, loadMs) + "\n");
 
-  const requestLog = args.quiet ? undefined : createRequestLog();
   const metrics = args.metrics ? createServerMetrics() : undefined;
+  const requestLog = args.quiet
+    ? undefined
+    : createRequestLog(process.stdout, { onDrop: (n) => metrics?.logDropped(n) });
   let running: Serving;
   try {
     running = await startServing({
       graph,
       apiKeys: keys.keys,
-      cursorSecret: args.cursorSecret,
+      // A secret for the run when none is given (as a cluster's primary makes one): the answers'
+      // tags then depend on the data only, so a reload of unchanged data keeps every ETag.
+      cursorSecret: args.cursorSecret ?? runSecret,
       cacheBytes: args.cacheBytes,
       cors: args.cors,
       host: args.host,
@@ -226,6 +255,7 @@ async function runSingle(
   serving = true;
   stop.onRepeat(() => running.server.closeAllConnections());
   const stopReloads = reloadOnHangup(source, running, events, err, metrics);
+  stopIgnoring();
   const stopWatching = stopWhenNpmIsGone(stop.trigger);
   events.info("ready", {
     url: running.url,
@@ -235,7 +265,8 @@ async function runSingle(
     rssMb: Math.round(process.memoryUsage().rss / 1e6),
     workers: 1,
   });
-  err.write(tryItLines(running.url, graph, keys.generated ? keys.keys[0] : undefined));
+  err.write(generatedKeyLines(keys));
+  err.write(tryItLines(running.url, firstWord(graph), keys.generated ? keys.keys[0] : undefined));
   err.write(pidLine(process.pid));
   // Last line of the start-up, so a script can wait for it: everything above is printed by then.
   err.write(`listening on ${running.url}\n`);
@@ -244,21 +275,15 @@ async function runSingle(
   err.write(`quiver serve: ${signal}: stopping; finishing requests in flight\n`);
   events.info("stopping", { signal });
   stopReloads();
+  // A SIGHUP while draining must not end the process before the drain does.
+  ignoreHangupUntilServing(() => events.warn("reload-ignored", { reason: "stopping" }));
   stopWatching();
   await running.close();
-  requestLog?.flush();
+  // Every line queued for a slow reader goes out before the process does (bounded wait).
+  await requestLog?.close();
   events.info("stopped", { signal });
   err.write("quiver serve: stopped\n");
   return 0;
-}
-
-/** Progress for people: on stderr (rewritten in place on a terminal, a line a second otherwise). */
-export function progressOutput(err: NodeJS.WriteStream): (p: LoadProgress) => void {
-  return createProgressPrinter(err);
-}
-
-export function pidLine(pid: number): string {
-  return `pid ${pid}: kill -HUP ${pid} reloads the graph, kill -TERM ${pid} stops\n`;
 }
 
 /**
@@ -309,68 +334,4 @@ function reloadOnHangup(
   };
   process.on("SIGHUP", onHangup);
   return () => process.off("SIGHUP", onHangup);
-}
-
-/**
- * Started by npm (`npm start`), the server outlives an npm killed by a signal npm does not pass
- * on (SIGHUP): then it stops as on SIGTERM instead of running on as an orphan holding the port.
- */
-export function stopWhenNpmIsGone(stop: (signal: NodeJS.Signals) => void): () => void {
-  if (process.env["npm_lifecycle_event"] === undefined) return () => {};
-  const parent = process.ppid;
-  const timer = setInterval(() => {
-    if (process.ppid !== parent) {
-      process.stderr.write("quiver serve: npm, which started this server, is gone: stopping\n");
-      stop("SIGTERM");
-    }
-  }, PARENT_CHECK_MS);
-  timer.unref();
-  return () => clearInterval(timer);
-}
-
-/** The first SIGTERM or SIGINT starts the drain; a second one cuts off whatever is still in flight. */
-export function catchStopSignals(): {
-  first: Promise<NodeJS.Signals>;
-  onRepeat(cut: () => void): void;
-  trigger(signal: NodeJS.Signals): void;
-} {
-  let received = false;
-  let cut: () => void = () => {};
-  let resolveFirst: (signal: NodeJS.Signals) => void = () => {};
-  const first = new Promise<NodeJS.Signals>((resolve) => (resolveFirst = resolve));
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (received) {
-      process.stderr.write(`quiver serve: ${signal} again: closing every connection now\n`);
-      cut();
-      return;
-    }
-    received = true;
-    resolveFirst(signal);
-  };
-  process.on("SIGTERM", onSignal);
-  process.on("SIGINT", onSignal);
-  return { first, onRepeat: (f) => (cut = f), trigger: onSignal };
-}
-
-/** A random cursor secret for a run that was given none (shared by all its workers). */
-export function generateCursorSecret(): string {
-  return randomBytes(32).toString("base64url");
-}
-
-/** The generated key (when there is one) and ready-to-paste curl lines against this graph. */
-export function tryItLines(url: string, graph: Graph | undefined, generatedKey: string | undefined): string {
-  const key = generatedKey ?? "<one of QUIVER_API_KEYS>";
-  // A real word of this graph, so the first try finds something: the subject of its first statement.
-  const first = graph?.statements({ limit: 1 }).items[0];
-  const word = first?.subjectRawIdentifier.split(/\s+/).find((w) => w !== "") ?? "a";
-  const head =
-    generatedKey === undefined
-      ? ""
-      : `${API_KEYS_ENV} is not set: this run accepts one generated key:\n  ${generatedKey}\n`;
-  return (
-    head +
-    `try:\n` +
-    `  curl -H 'X-API-Key: ${key}' '${url}/graph/v1/search?q=${encodeURIComponent(word).replace(/'/g, "%27")}&limit=3'\n` +
-    `  curl -H 'X-API-Key: ${key}' '${url}/graph/v1/statements?limit=2'\n`
-  );
 }

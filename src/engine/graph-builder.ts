@@ -26,6 +26,7 @@
 
 import { Uint32Vector, Uint8Vector } from "mnemonist";
 import { checkCacheBytes, toSecretBytes } from "./cursor/cursor.js";
+import { checkObject } from "./validate.js";
 import { dataError, type QuiverErrorCode, type SourcePosition } from "./errors.js";
 import { Dictionary } from "./entities/dictionary.js";
 import { EntityTable, indexArray } from "./entities/entity-table.js";
@@ -144,6 +145,7 @@ export class GraphBuilder {
 
   /** Throws QuiverError INVALID_PARAMETER for an empty cursor secret or a bad cache budget, before any item. */
   constructor(options: GraphBuilderOptions = {}) {
+    checkObject(options, "the GraphBuilder options", true);
     toSecretBytes(options.cursorSecret);
     checkCacheBytes(options.cacheBytes);
     this.options = options;

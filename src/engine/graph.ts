@@ -58,7 +58,7 @@ import {
   type StatementInput,
   type StatementsParams,
 } from "./types.js";
-import { checkLimit, checkOptionalText, checkQuery, checkType } from "./validate.js";
+import { checkLimit, checkObject, checkOptionalText, checkQuery, checkString, checkType } from "./validate.js";
 
 /** Everything a graph is made of: what GraphBuilder produces and a snapshot stores. */
 export interface GraphParts {
@@ -271,7 +271,7 @@ export class Graph {
    * @param entityId - compared exactly (no folding)
    */
   getEntity(entityId: string): Entity | undefined {
-    const id = this.dictionary.idOf(entityId);
+    const id = this.dictionary.idOf(checkString(entityId, "entityId"));
     return id < 0 ? undefined : this.entityAt(id);
   }
 
@@ -346,6 +346,7 @@ export class Graph {
    *   `parameter` at fault
    */
   statements(params: StatementsParams = {}): Page<Statement> {
+    checkObject(params, "the statements parameters", false);
     const s = checkOptionalText(params.subjectEntityId, "subjectEntityId");
     const p = checkOptionalText(params.predicateEntityId, "predicateEntityId");
     const o = checkOptionalText(params.objectEntityId, "objectEntityId");

@@ -79,6 +79,27 @@ export function checkType(value: unknown): number {
   return i;
 }
 
+/**
+ * An options or parameters object: a plain object, or undefined when `optional` (a call from plain
+ * JavaScript may pass null, a string, an array). Throws INVALID_PARAMETER naming it.
+ */
+export function checkObject(value: unknown, name: string, optional: boolean): void {
+  if (value === undefined && optional) return;
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new QuiverError("INVALID_PARAMETER", `${name} must be an object; got ${describeValue(value)}.`, {
+      parameter: name,
+    });
+}
+
+/** A required string argument. Throws INVALID_PARAMETER naming it. */
+export function checkString(value: unknown, name: string): string {
+  if (typeof value !== "string")
+    throw new QuiverError("INVALID_PARAMETER", `${name} must be a string; got ${describeValue(value)}.`, {
+      parameter: name,
+    });
+  return value;
+}
+
 /** An optional non-empty string parameter (statement filters, cursors). */
 export function checkOptionalText(value: unknown, name: string): string | undefined {
   if (value === undefined) return undefined;

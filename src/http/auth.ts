@@ -19,6 +19,9 @@
  * Keys are never logged or echoed; error sentences say what was wrong without repeating the key.
  */
 
+import { QuiverError } from "../engine/errors.js";
+import { describeValue } from "../engine/quote.js";
+
 export const API_KEY_HEADER = "x-api-key";
 export const API_KEY_PREFIX = "sk_";
 
@@ -45,11 +48,23 @@ const KEY_CHARACTERS = /^[\x21-\x7e]+$/;
 
 /** Throws a plain Error (a configuration mistake, not a request error) for a key that can never match. */
 export function assertUsableKey(key: string, where: string): void {
+  if (typeof key !== "string")
+    throw new QuiverError("INVALID_PARAMETER", `${where}: an API key must be a string; got ${describeValue(key)}.`, {
+      parameter: "apiKeys",
+    });
   if (!key.startsWith(API_KEY_PREFIX) || key.length === API_KEY_PREFIX.length) {
-    throw new Error(`${where}: an API key must start with "${API_KEY_PREFIX}" and have characters after it.`);
+    throw new QuiverError(
+      "INVALID_PARAMETER",
+      `${where}: an API key must start with "${API_KEY_PREFIX}" and have characters after it.`,
+      { parameter: "apiKeys" },
+    );
   }
   if (!KEY_CHARACTERS.test(key)) {
-    throw new Error(`${where}: an API key may only hold printable ASCII characters without spaces.`);
+    throw new QuiverError(
+      "INVALID_PARAMETER",
+      `${where}: an API key may only hold printable ASCII characters without spaces.`,
+      { parameter: "apiKeys" },
+    );
   }
 }
 
@@ -69,10 +84,25 @@ function equalsOneOf(presented: string, keys: readonly string[]): boolean {
 /** Builds the per-request check once, from the handler's options. */
 export function createKeyVerifier(keys: ApiKeys): (presented: string | readonly string[] | undefined) => AuthFailure {
   let accepts: ApiKeyCheck;
+  // Each branch: a function that checks a key, an array of keys, or anything else (a call from plain
+  // JavaScript that forgot apiKeys, or gave one string).
   if (typeof keys === "function") {
     accepts = keys;
+  } else if (!Array.isArray(keys)) {
+    throw new QuiverError(
+      "INVALID_PARAMETER",
+      `apiKeys must be an array of keys (["sk_..."]) or a function that checks one; got ${describeValue(keys)}.`,
+      { parameter: "apiKeys" },
+    );
   } else {
-    if (keys.length === 0) throw new Error("apiKeys: give at least one API key (or a function that checks one).");
+    if (keys.length === 0)
+      throw new QuiverError(
+        "INVALID_PARAMETER",
+        "apiKeys: give at least one API key (or a function that checks one).",
+        {
+          parameter: "apiKeys",
+        },
+      );
     for (const [i, k] of keys.entries()) assertUsableKey(k, `apiKeys[${i}]`);
     // Index = length; most servers have one or two keys of one length, so this array stays short.
     const byLength: (string[] | undefined)[] = [];

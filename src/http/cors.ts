@@ -18,6 +18,9 @@
  * header the page sets, never in a cookie, so `Access-Control-Allow-Credentials` is never sent.
  */
 
+import { QuiverError } from "../engine/errors.js";
+import { describeValue } from "../engine/quote.js";
+
 /** What the `cors` option takes: "*" for any origin, or the allowed origins (`https://app.example`). */
 export type CorsOrigins = string | readonly string[];
 
@@ -39,6 +42,13 @@ const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/\s?#]+$/;
 /** The policy for the option, or null when CORS is off; throws on an origin that can never match. */
 export function corsPolicy(option: CorsOrigins | undefined): CorsPolicy | null {
   if (option === undefined) return null;
+  // A call from plain JavaScript may pass anything: one origin, or an array of origins, only.
+  if (typeof option !== "string" && !(Array.isArray(option) && option.every((o) => typeof o === "string")))
+    throw new QuiverError(
+      "INVALID_PARAMETER",
+      `cors must be "*", an origin or an array of origins (https://app.example); got ${describeValue(option)}.`,
+      { parameter: "cors" },
+    );
   const origins = typeof option === "string" ? [option] : [...option];
   if (origins.length === 0) throw new Error('cors: give "*" or at least one origin (https://app.example).');
   if (origins.includes("*")) {

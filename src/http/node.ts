@@ -44,7 +44,7 @@ import {
   type RouterRequest,
   type Served,
 } from "./router.js";
-import { routeOf, splitTarget } from "./routes.js";
+import { ROUTE_PATHS, routeOf, splitTarget } from "./routes.js";
 
 export interface QuiverHandler {
   (req: IncomingMessage, res: ServerResponse): void;
@@ -89,7 +89,12 @@ export function createHandler(graph: Graph, options: HandlerOptions): QuiverHand
     },
     attach: {
       value: (server: http.Server, listener: http.RequestListener = handler) =>
-        attachTo(server, listener, () => served, log),
+        attachTo(server, listener, () => served, log, true),
+    },
+    // The middleware's attach: the server is the host app's (see attachTo).
+    [ATTACH_SHARED]: {
+      value: (server: http.Server, listener: http.RequestListener) =>
+        attachTo(server, listener, () => served, log, false),
     },
   }) as QuiverHandler;
 }
@@ -104,12 +109,15 @@ export function createMiddleware(graph: Graph, options: HandlerOptions): QuiverM
   return Object.defineProperties(middleware, {
     graph: { get: () => handler.graph, enumerable: true },
     setGraph: { value: (next: Graph) => handler.setGraph(next) },
-    attach: { value: handler.attach },
+    attach: {
+      value: (server: http.Server, listener: http.RequestListener = handler) =>
+        (handler as unknown as { [ATTACH_SHARED]: AttachShared })[ATTACH_SHARED](server, listener),
+    },
   }) as QuiverMiddleware;
 }
 
 /** The router's view of a node request, with the head's size and the Host rule from one pass. */
-function requestOf(req: IncomingMessage): RouterRequest {
+export function requestOf(req: IncomingMessage): RouterRequest {
   const method = req.method ?? "";
   const target = req.url ?? "/";
   const raw = req.rawHeaders;
@@ -160,6 +168,17 @@ export function writeReply(out: ServerResponse | Duplex, reply: Reply): void {
 
 // ---- attach: what node would answer itself ------------------------------------------------------
 
+/** The middleware's way to the handler's attach for a server that is not Quiver's alone. */
+const ATTACH_SHARED = Symbol("quiver.attachShared");
+type AttachShared = (server: http.Server, listener: http.RequestListener) => void;
+
+/** The path a request names, with any mount prefix before one of Quiver's paths cut off; undefined if none. */
+function quiverPathOf(url: string): string | undefined {
+  const { path } = splitTarget(url);
+  for (const route of ROUTE_PATHS) if (path === route || path.endsWith(route)) return route;
+  return undefined;
+}
+
 /** Marks a socket whose parser failed and that this adapter has taken over. */
 const TAKEN = Symbol("quiver.takenOver");
 
@@ -168,6 +187,7 @@ function attachTo(
   listener: http.RequestListener,
   current: () => Served,
   log: HandlerOptions["log"],
+  ownsServer: boolean,
 ): void {
   // Heads between the contract's 16 KB and this are read whole, then classified by the router; a
   // limit the embedder chose is theirs.
@@ -176,9 +196,28 @@ function attachTo(
   // node drops headers past maxHeadersCount (about a thousand by default) from rawHeaders, which
   // the head's size is counted from: keep them all (the byte limit above still bounds them).
   if (server.maxHeadersCount === null) server.maxHeadersCount = 0;
+  server.on("clientError", (error: ParserError, socket: Duplex) => onClientError(error, socket, current, log));
+  // Each branch: the server is Quiver's alone (createHandler), or a host app's that mounts the
+  // middleware, whose own requests keep node's behaviour (its Host check, its 417, CONNECT closed).
+  if (!ownsServer) {
+    // Expect other than 100-continue on one of Quiver's paths (under any mount prefix): served as if
+    // the header were absent; on the app's paths, node's own 417.
+    server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
+      const path = quiverPathOf(req.url ?? "/");
+      if (path === undefined) {
+        res.writeHead(417);
+        res.end();
+        return;
+      }
+      const url = req.url ?? "/";
+      const at = url.indexOf(path);
+      req.url = url.slice(at);
+      listener(req, res);
+    });
+    return;
+  }
   // node's own Host check answers 400 with no body; the handler checks the rule instead.
   limited.requireHostHeader = false;
-  server.on("clientError", (error: ParserError, socket: Duplex) => onClientError(error, socket, current, log));
   // Expect other than 100-continue: served as if the header were absent (RFC 9110 section 10.1.1
   // lets a server ignore an expectation it does not support) rather than node's bare 417.
   server.on("checkExpectation", listener);
@@ -205,15 +244,51 @@ interface ParserError extends Error {
 
 /** Errors node's parser reports before there is a request to hand to the handler. */
 function onClientError(error: ParserError, socket: Duplex, current: () => Served, log: HandlerOptions["log"]): void {
-  const held = socket as Duplex & { [TAKEN]?: boolean; _httpMessage?: { headersSent?: boolean } };
+  const held = socket as Duplex & { [TAKEN]?: boolean; _httpMessage?: ServerResponse | null };
   // Further data on a socket we read ourselves makes node's failed parser report again: ours already.
   if (held[TAKEN] === true) return;
-  // A reset or a half-written response cannot take an answer: just drop the connection (node does the same).
-  if (error.code === "ECONNRESET" || !socket.writable || held._httpMessage?.headersSent === true) {
+  // A reset cannot take an answer: just drop the connection (node does the same).
+  if (error.code === "ECONNRESET" || !socket.writable) {
     socket.destroy();
     return;
   }
   held[TAKEN] = true;
+  // A bad request pipelined behind one still being answered (both in one read): its answer
+  // follows that response's last byte, in order, as pipelining requires; a response that ends
+  // without finishing (the connection went) takes the socket with it.
+  // A timeout while an answer waits for a client that does not read: that client gets nothing more.
+  const pending = held._httpMessage;
+  if (pending != null && !pending.writableFinished) {
+    if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") {
+      socket.destroy();
+      return;
+    }
+    // Bounded: a response that never finishes (its reader stalls) does not hold the socket.
+    const giveUp = setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS);
+    giveUp.unref();
+    pending.once("finish", () => {
+      clearTimeout(giveUp);
+      answerClientError(error, socket, current, log);
+    });
+    pending.once("close", () => {
+      if (!pending.writableFinished) socket.destroy();
+    });
+    return;
+  }
+  answerClientError(error, socket, current, log);
+}
+
+/** The answer to a request node's parser refused, written on the socket by hand. */
+function answerClientError(
+  error: ParserError,
+  socket: Duplex,
+  current: () => Served,
+  log: HandlerOptions["log"],
+): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
   const started = performance.now();
   const served = current();
   const raw = Buffer.isBuffer(error.rawPacket) ? error.rawPacket : Buffer.alloc(0);

@@ -28,10 +28,11 @@
  * is immutable, so an adapter swapping graphs never changes a request that has started.
  */
 
-import { type QuiverError, isQuiverError, type QuiverErrorCode } from "../engine/errors.js";
+import { QuiverError, isQuiverError, type QuiverErrorCode } from "../engine/errors.js";
 import type { Graph } from "../engine/graph.js";
 import { SEARCH_DEFAULT_LIMIT, STATEMENTS_DEFAULT_LIMIT } from "../engine/limits.js";
 import { quote } from "../engine/quote.js";
+import { checkObject } from "../engine/validate.js";
 import { API_KEY_HEADER, createKeyVerifier, type ApiKeys, type AuthFailure } from "./auth.js";
 import {
   DATA_CACHE_CONTROL,
@@ -153,6 +154,7 @@ export interface RouterConfig {
 }
 
 export function compileOptions(options: RouterOptions): RouterConfig {
+  checkObject(options, "the handler options ({apiKeys, ...})", false);
   const compression = options.compression ?? true;
   return {
     verifyKey: createKeyVerifier(options.apiKeys),
@@ -181,6 +183,13 @@ export interface Served {
  * kept by the graph, so a graph served twice pays once).
  */
 export function serveGraph(graph: Graph, config: RouterConfig): Served {
+  // A call from plain JavaScript may pass anything: refused here, not by a 500 on every request.
+  if (typeof (graph as Partial<Graph> | null)?.withOptions !== "function")
+    throw new QuiverError(
+      "INVALID_PARAMETER",
+      "graph must be a Graph (from GraphBuilder.build(), loadGraph() or openSnapshot()).",
+      { parameter: "graph" },
+    );
   const { cursorSecret, cacheBytes } = config;
   // Only the options given replace the graph's own: an absent secret keeps the graph's secret.
   const served =
@@ -250,6 +259,21 @@ export const REGISTERED_METHODS: ReadonlySet<string> = new Set([
   "VERSION-CONTROL",
 ]);
 
+/**
+ * The contract's edge, checked before anything else on every path (a pre-route such as /metrics
+ * included): a head past the bound, a broken Host rule, a raw "#" in the target.
+ */
+export function edgeProblem(request: RouterRequest, maxTargetBytes: number): RequestProblem | undefined {
+  // A head node read whole but the contract bounds: answered before anything else.
+  if (request.headBytes !== undefined && request.headBytes > MAX_HEAD_BYTES)
+    return { kind: "head-too-large", targetTooLong: longerThan(request.target, maxTargetBytes) };
+  if (request.badHost === true) return { kind: "host" };
+  // A fragment never reaches a server (RFC 9112 origin-form has none): a raw "#" is a byte that
+  // must be percent-encoded, never data nor a path's end.
+  if (request.target.includes("#")) return { kind: "invalid-target" };
+  return undefined;
+}
+
 /** The answer to one request. Never throws: a fault becomes a 500. */
 export function route(served: Served, request: RouterRequest): Reply {
   const { config } = served;
@@ -259,11 +283,8 @@ export function route(served: Served, request: RouterRequest): Reply {
   const origin = config.cors === null ? null : config.cors.allow(headers["origin"]);
   const at: Context = { requestId, path, head: method === "HEAD", config, origin };
   try {
-    // A head node read whole but the contract bounds: answered before anything else.
-    if (request.headBytes !== undefined && request.headBytes > MAX_HEAD_BYTES) {
-      return headTooLarge(at, longerThan(target, config.maxTargetBytes));
-    }
-    if (request.badHost === true) return problemAnswer(at, { kind: "host" });
+    const problem = edgeProblem(request, config.maxTargetBytes);
+    if (problem !== undefined) return problemAnswer(at, problem);
     const name = routeOf(path);
     // CORS preflight: before the key, which browsers never send on a preflight.
     if (
@@ -356,7 +377,7 @@ function problemAnswer(at: Context, problem: RequestProblem): Reply {
       return error(
         at,
         "INVALID_TARGET",
-        "The request target has a character that must be percent-encoded (a space, a control character or a non-ASCII byte).",
+        "The request target has a character that must be percent-encoded (a space, a #, a control character or a non-ASCII byte).",
       );
     case "host":
       return error(at, "INVALID_HOST", "The request must carry one Host header (HTTP/1.1 requires it), never two.");

@@ -47,6 +47,7 @@ import { pipeline, type Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
 
 import { QuiverError, dataError, type SourcePosition } from "../engine/errors.js";
+import { checkObject } from "../engine/validate.js";
 import { GraphBuilder, type BuildPhase } from "../engine/graph-builder.js";
 import type { Graph } from "../engine/graph.js";
 import {
@@ -328,6 +329,7 @@ export const SEARCH_INDEX_THREAD_MIN_ENTITIES = 100_000;
  * Resolves to a complete Graph or rejects; a half-built graph is never returned.
  */
 export async function loadGraph(options: LoadGraphOptions): Promise<Graph> {
+  checkObject(options, "the loadGraph options ({entities, statements})", false);
   const builder = new GraphBuilder({
     ...(options.cursorSecret === undefined ? {} : { cursorSecret: options.cursorSecret }),
     ...(options.cacheBytes === undefined ? {} : { cacheBytes: options.cacheBytes }),

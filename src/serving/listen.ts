@@ -93,6 +93,18 @@ export async function startServing(options: ServingOptions): Promise<Serving> {
   };
 }
 
+/** A port that is free on `host` now (bound and let go): for a cluster told `--port 0`. */
+export function pickPort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once("error", (e: Error) => reject(new Error(`cannot listen on ${host}: ${e.message}`)));
+    probe.listen({ host, port: 0, exclusive: true }, () => {
+      const port = (probe.address() as AddressInfo).port;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 /** Resolves when `host:port` can be bound (then releases it); rejects with a sentence naming it. */
 export function probePort(host: string, port: number): Promise<void> {
   // Port 0 always binds (the system picks a free one): nothing to check.

@@ -29,7 +29,10 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { Graph } from "../engine/graph.js";
-import { ROUTE_PATHS } from "../http/routes.js";
+import { MAX_REQUEST_TARGET_BYTES } from "../http/limits.js";
+import { requestOf } from "../http/node.js";
+import { edgeProblem } from "../http/router.js";
+import { ROUTE_PATHS, splitTarget } from "../http/routes.js";
 import { errorBody } from "../http/serialize.js";
 import { STATUS_INTERNAL_ERROR, STATUS_METHOD_NOT_ALLOWED } from "../http/status.js";
 
@@ -48,6 +51,8 @@ export interface ServerMetrics {
   graphServed(graph: Graph): void;
   reloaded(ok: boolean): void;
   request(route: string, status: number, seconds: number): void;
+  /** Request-log lines dropped because stdout's reader was behind (request-log.ts). */
+  logDropped(lines: number): void;
 }
 
 export interface ServerMetricsOptions {
@@ -105,6 +110,12 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
   // Both series exist from the start, so a rate() over them works before the first reload.
   reloads?.inc({ result: "success" }, 0);
   reloads?.inc({ result: "failure" }, 0);
+  const logDropped = new Counter({
+    name: "quiver_request_log_dropped_lines_total",
+    help: "Request-log lines dropped because the reader of stdout was behind (the log holds 1 MiB at most).",
+    registers: [registry],
+  });
+  logDropped.inc(0);
   const scrape = options.scrape ?? ((r: Registry) => r.metrics());
   return {
     registry,
@@ -121,6 +132,9 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
       requests.inc({ route, status: String(status) });
       duration.observe({ route }, seconds);
     },
+    logDropped(lines) {
+      logDropped.inc(lines);
+    },
   };
 }
 
@@ -136,12 +150,13 @@ export function routeLabel(path: string): string {
 export function withMetrics(listener: RequestListener, metrics: ServerMetrics): RequestListener {
   return (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
-    const url = req.url ?? "/";
-    const mark = url.indexOf("?");
-    const path = mark === -1 ? url : url.slice(0, mark);
+    // The path as the router reads it (absolute-form too).
+    const path = splitTarget(req.url ?? "/").path;
     const route = routeLabel(path);
     res.once("finish", () => metrics.request(route, res.statusCode, (performance.now() - started) / 1000));
-    if (path !== METRICS_PATH) {
+    // Each branch: not the scrape, or a scrape that breaks the contract's edge (a head past the
+    // bound, no Host, a raw "#"), which the handler answers as it answers every path.
+    if (path !== METRICS_PATH || edgeProblem(requestOf(req), MAX_REQUEST_TARGET_BYTES) !== undefined) {
       listener(req, res);
       return;
     }

@@ -33,8 +33,7 @@
  * progress reports).
  */
 
-import { randomBytes } from "node:crypto";
-import { open, rename, rm, type FileHandle } from "node:fs/promises";
+import { type FileHandle, open, rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
 
 import { QuiverError } from "../engine/errors.js";
@@ -49,6 +48,7 @@ import {
   type SnapshotBytes,
 } from "./container.js";
 import { ContainerReader, ContainerWriter } from "./container-serial.js";
+import { createTemporary, syncDirectory } from "./durable-file.js";
 import { readGraph, writeGraph, type WriteGraphOptions } from "./graph-manifest.js";
 
 /** Bytes per read or write call. */
@@ -57,8 +57,6 @@ export const IO_CHUNK_BYTES = 64 * 1024 * 1024;
 export const PROGRESS_STEP_BYTES = 16 * 1024 * 1024;
 /** The largest section table read ahead to find the transient cut; past it the file is read whole. */
 export const MAX_TABLE_PROBE_BYTES = 1024 * 1024;
-/** Tries at a fresh temporary name when one exists already (a 48-bit random name: never, in practice). */
-const TEMPORARY_NAME_TRIES = 4;
 
 export interface SaveProgress {
   bytesWritten: number;
@@ -154,36 +152,6 @@ export async function saveSnapshot(
   }
   await syncDirectory(dirname(path));
   return { bytes: totalBytes };
-}
-
-/** A temporary file of this save's own beside `path`, created exclusively (see the banner). */
-async function createTemporary(path: string): Promise<{ handle: FileHandle; tmp: string }> {
-  for (let attempt = 1; ; attempt++) {
-    const tmp = `${path}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
-    try {
-      return { handle: await open(tmp, "wx"), tmp };
-    } catch (e) {
-      // Someone else's file has this name: leave it alone and draw another.
-      if ((e as { code?: unknown }).code === "EEXIST" && attempt < TEMPORARY_NAME_TRIES) continue;
-      throw e;
-    }
-  }
-}
-
-/**
- * fsync of a directory, so that a rename in it survives a power cut. Best effort: some platforms and
- * file systems refuse to open or sync a directory, and the file itself is already durable.
- */
-async function syncDirectory(dir: string): Promise<void> {
-  let handle: FileHandle | undefined;
-  try {
-    handle = await open(dir, "r");
-    await handle.sync();
-  } catch {
-    // Not supported here: the rename is still atomic, only perhaps not yet durable.
-  } finally {
-    await handle?.close().catch(() => undefined);
-  }
 }
 
 /** Opens the snapshot at `path` as a Graph; refuses any damaged, foreign, older or newer file (see the banner). */

@@ -34,7 +34,7 @@ test("progress: a read line with lines, bytes of the total, percent and rate; a 
 test("api keys: generated ones are sk_ and 32 base64url characters; QUIVER_API_KEYS is split and trimmed", () => {
   assert.match(generateApiKey(), /^sk_[A-Za-z0-9_-]{32}$/);
   assert.is.not(generateApiKey(), generateApiKey());
-  assert.equal(apiKeysFromEnv(" sk_a , sk_b ,"), { keys: ["sk_a", "sk_b"], generated: false });
+  assert.equal(apiKeysFromEnv(" sk_a , sk_b ,"), { keys: ["sk_a", "sk_b"], generated: false, blank: false });
   assert.is(apiKeysFromEnv("").generated, true);
   assert.is(apiKeysFromEnv(undefined).generated, true);
   assert.throws(

@@ -108,8 +108,14 @@ test("--entities/--statements: that graph; --cursor-secret and QUIVER_CURSOR_SEC
   });
   const data = ["--entities", files["e.jsonl"]!, "--statements", files["s.jsonl"]!];
   const key = { QUIVER_API_KEYS: "sk_replica" };
-  const a = runQuiver(["serve", "--port", "0", "--quiet", ...data, "--cursor-secret", "shared secret"], key);
-  const b = runQuiver(["serve", "--port", "0", "--quiet", ...data], { ...key, QUIVER_CURSOR_SECRET: "shared secret" });
+  const a = runQuiver(
+    ["serve", "--port", "0", "--quiet", ...data, "--cursor-secret", "shared secret 0123456789abcdefXYZ"],
+    key,
+  );
+  const b = runQuiver(["serve", "--port", "0", "--quiet", ...data], {
+    ...key,
+    QUIVER_CURSOR_SECRET: "shared secret 0123456789abcdefXYZ",
+  });
   const c = runQuiver(["serve", "--port", "0", "--quiet", ...data], key);
   try {
     const [ua, ub, uc] = await Promise.all([listening(a), listening(b), listening(c)]);

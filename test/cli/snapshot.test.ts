@@ -11,7 +11,7 @@ import * as assert from "uvu/assert";
 import { listening, runQuiver, stop, tempFiles } from "../support/cli.js";
 
 const KEY = "sk_snapshot_test";
-const ENV = { QUIVER_API_KEYS: KEY, QUIVER_CURSOR_SECRET: "replica-secret" };
+const ENV = { QUIVER_API_KEYS: KEY, QUIVER_CURSOR_SECRET: "replica-secret-0123456789abcdefXY" };
 
 const entity = (id: string, name: string) =>
   JSON.stringify({ entityId: id, rawIdentifier: name, type: "0", sourceType: "t" });

@@ -7,6 +7,7 @@
  */
 
 import http from "node:http";
+import net from "node:net";
 import type { AddressInfo } from "node:net";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -471,6 +472,29 @@ test("method names HTTP does not register: 400 UNKNOWN_METHOD (names are case-se
   }
   const r = await rawRequest(port, "G\u00c9T / HTTP/1.1\r\nHost: x\r\n\r\n");
   assert.is(JSON.parse(r.body).code, "MALFORMED_REQUEST");
+});
+
+/** Every status line a connection gets for `bytes` sent in one write, until the server closes it. */
+function statusesOf(bytes: string): Promise<number[]> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, "127.0.0.1", () => socket.write(bytes));
+    let text = "";
+    socket.setEncoding("latin1").on("data", (d: string) => (text += d));
+    socket.on("error", reject);
+    socket.on("close", () => resolve([...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]))));
+    setTimeout(() => socket.end(), 1000).unref();
+  });
+}
+
+test("a bad request pipelined behind a good one in the same write gets its answer after the good one's (L6)", async () => {
+  const good = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+  for (const [bad, status] of [
+    ["UPDATE /healthz HTTP/1.1\r\nHost: x\r\n\r\n", 405],
+    ["FOO /healthz HTTP/1.1\r\nHost: x\r\n\r\n", 400],
+    ["GARBAGE\r\n\r\n", 400],
+  ] as const) {
+    assert.equal(await statusesOf(good + bad), [200, status], bad.slice(0, 10));
+  }
 });
 
 // ---- heads over 16 KB, whole or in pieces --------------------------------------------------------

@@ -186,6 +186,18 @@ test("request ids: a usable one passes through, anything else is replaced", () =
   assert.is.not(idOf(undefined), idOf(undefined));
 });
 
+test("a raw # in the target is 400 INVALID_TARGET, before the key, never data nor a path's end (L7)", () => {
+  const s = served();
+  for (const target of ["/graph/v1/search?q=alpha#frag", "/healthz#x", "/graph/v1/statements#"]) {
+    const withKey = route(s, request(target));
+    assert.is(withKey.status, 400, target);
+    assert.is(code(withKey), "INVALID_TARGET");
+    assert.is(code(route(s, request(target, { headers: {} }))), "INVALID_TARGET", "before the key");
+  }
+  // Percent-encoded, it is data.
+  assert.is(route(s, request("/graph/v1/search?q=alpha%23frag")).status, 200);
+});
+
 test("answerProblem: what a parser could not read, before any key", () => {
   const config = compileOptions({ apiKeys: [KEY] });
   const cases: [Parameters<typeof answerProblem>[1], number, string][] = [

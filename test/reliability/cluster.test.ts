@@ -7,7 +7,9 @@
 
 import { spawn } from "node:child_process";
 import http from "node:http";
-import { writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { listening, MAIN, runQuiver, stop, tempFiles, type Child, events } from "../support/cli.js";
@@ -188,6 +190,53 @@ test("--workers 2: one build, shared secret, a killed worker replaced, a rolling
     assert.ok(gone, `worker ${e.pid} is gone`);
   }
   assert.ok(events(child).some((e) => e.event === "stopped"));
+});
+
+test("every worker killed at once (H1): the primary replaces them on the same port 0 URL (L1), ignores a SIGHUP during start-up (L9), exits 0 and leaves no temporary file", async () => {
+  const files = await tempFiles({
+    "e.jsonl": `${entity("n1", "Alpha one")}\n${entity("p", "link")}\n${entity("n2", "Beta two")}\n`,
+    "s.jsonl": '{"subjectEntityId":"n1","predicateEntityId":"p","objectEntityId":"n2"}\n',
+  });
+  // A TMPDIR of its own: the temporary snapshot must be gone at the end.
+  const tmp = await mkdtemp(join(tmpdir(), "quiver-h1-"));
+  const child = runQuiver(
+    [
+      "serve",
+      "--port",
+      "0",
+      "--quiet",
+      "--workers",
+      "2",
+      "--entities",
+      files["e.jsonl"]!,
+      "--statements",
+      files["s.jsonl"]!,
+    ],
+    { QUIVER_API_KEYS: KEY, TMPDIR: tmp },
+  );
+  try {
+    await until(() => events(child).some((e) => e.event === "startup"), "start-up", child);
+    child.process.kill("SIGHUP");
+    const url = await listening(child, 60000);
+    assert.ok(
+      events(child).some((e) => e.event === "reload-ignored"),
+      "the early SIGHUP is logged as ignored",
+    );
+    const ready = events(child).find((e) => e.event === "ready");
+    for (const pid of String(ready.workerPids).split(" ").map(Number)) process.kill(pid, "SIGKILL");
+    await until(
+      () => events(child).filter((e) => e.event === "worker-replaced").length === 2,
+      "both replacements",
+      child,
+    );
+    assert.is(child.process.exitCode, null, "the primary is still running");
+    assert.is((await getFresh(`${url}/healthz`)).status, 200, "the announced URL answers");
+  } finally {
+    assert.is(await stop(child), 0);
+  }
+  assert.ok(events(child).some((e) => e.event === "stopped"));
+  assert.equal(await readdir(tmp), [], "no temporary snapshot left");
+  await rm(tmp, { recursive: true, force: true });
 });
 
 test("a signal to the whole process group (as Ctrl-C or timeout(1) send it), twice: primary and workers stop, exit 0", async () => {

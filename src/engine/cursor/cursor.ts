@@ -281,17 +281,17 @@ export class CursorCodec {
       let header = 0;
       let shift = 0;
       for (;;) {
-        // The MAC already vouches for the bytes, so a bad varint here is a broken invariant.
+        // A bad varint behind a valid MAC: a body made by whoever holds the secret (a weak secret
+        // can be guessed from one cursor), never by this codec. A bad cursor, not a fault.
         const b = at < bodyLength ? buf[at++]! : undefined;
-        if (b === undefined || shift > 28) throw new Error("cursor: corrupt part length behind a valid MAC");
+        if (b === undefined || shift > 28) throw bad("it is malformed");
         header += (b & 0x7f) * 2 ** shift;
         shift += 7;
         if (b < 0x80) break;
       }
       const utf16 = (header & UTF16_FLAG) !== 0;
       const len = Math.floor(header / 2);
-      if (at + len > bodyLength || (utf16 && len % 2 !== 0))
-        throw new Error("cursor: part overruns the body behind a valid MAC");
+      if (at + len > bodyLength || (utf16 && len % 2 !== 0)) throw bad("it is malformed");
       bounds.push(at, at + len, utf16 ? 1 : 0);
       at += len;
     }

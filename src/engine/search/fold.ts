@@ -13,6 +13,8 @@
  * it runs once per identifier at build time and once per query, never inside a search loop.
  */
 
+import { checkString } from "../validate.js";
+
 const FINAL_SIGMA = /\u03C2/g;
 const I_WITH_DOT = /i\u0307/g;
 const SHARP_S = /\u00DF/g;
@@ -23,7 +25,7 @@ const SHARP_S = /\u00DF/g;
  * kept. An entity matches `q` when `fold(rawIdentifier).includes(fold(q))`.
  */
 export function fold(s: string): string {
-  return s
+  return checkString(s, "the text to fold")
     .normalize("NFKC")
     .toUpperCase()
     .toLowerCase()
