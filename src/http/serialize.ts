@@ -11,8 +11,9 @@
  * declares the engine's objects in that order, the engine builds each item as one literal, and
  * test/http/serialize.test.ts checks the bytes against JSON.stringify of the engine's pages and of
  * seeded random text). Each field's characters are read once, not three times, no page-sized
- * string is made, and each field of each item type has its own copy of the string writer
- * (json-bytes.ts: a field's strings are all of one kind, and a loop fed one kind runs faster).
+ * string is made, and each field of each item type has its own copy of the string writer, generated
+ * into string-writers.generated.ts and imported here by name (json-bytes.ts: a field's strings are
+ * all of one kind, and a loop fed one kind runs faster).
  * Measured in a stream of the bench:http mix's distinct queries, searches and statements
  * interleaved, each page fresh from the engine (the engine's own time taken off; the serializer row
  * of `npm run bench:http`, and a scratch loop of the same, 200k entities / 1M statements, twice
@@ -27,8 +28,21 @@
  */
 
 import type { Entity, Page, Statement } from "../engine/types.js";
-import { JsonBytes, jsonLiteral, type StringWriter, stringBound, stringWriter } from "./json-bytes.js";
+import { JsonBytes, jsonLiteral, stringBound } from "./json-bytes.js";
 import { ENTITY_SCHEMA, STATEMENT_SCHEMA } from "./openapi.js";
+import {
+  writeEntityEntityId,
+  writeEntityRawIdentifier,
+  writeEntitySourceType,
+  writeEntityType,
+  writeStatementObjectEntityId,
+  writeStatementObjectRawIdentifier,
+  writeStatementPredicateEntityId,
+  writeStatementPredicateRawIdentifier,
+  writeStatementStatementFingerprint,
+  writeStatementSubjectEntityId,
+  writeStatementSubjectRawIdentifier,
+} from "./string-writers.generated.js";
 
 /**
  * The body of a page with no items and no next page, made once: the answer to every search that
@@ -45,27 +59,21 @@ const EMPTY_PAGE = Buffer.from(JSON.stringify({ items: [], nextCursor: null }), 
 interface ItemFields {
   keys: Uint8Array[];
   keyBytes: number;
-  /** Each field's own copy of the string writer (json-bytes.ts: why one per field). */
-  writers: StringWriter[];
 }
 
-function itemFields(item: string, names: readonly string[]): ItemFields {
+function itemFields(names: readonly string[]): ItemFields {
   const keys = names.map((name, i) => jsonLiteral(`${i === 0 ? "{" : ","}${JSON.stringify(name)}:`));
-  const writers = names.map((name) => stringWriter(`${item}.${name}`));
-  return { keys, keyBytes: keys.reduce((n, key) => n + key.length, 2), writers };
+  return { keys, keyBytes: keys.reduce((n, key) => n + key.length, 2) };
 }
 
-const ENTITY_FIELDS = itemFields("entity", ENTITY_SCHEMA.required);
-const STATEMENT_FIELDS = itemFields("statement", STATEMENT_SCHEMA.required);
-/** The keys and writers by name, for the writers below (a mismatch with the schema's order fails the tests' JSON.stringify comparison). */
+const ENTITY_FIELDS = itemFields(ENTITY_SCHEMA.required);
+const STATEMENT_FIELDS = itemFields(STATEMENT_SCHEMA.required);
+/** The keys by name, for the writers below (a mismatch with the schema's order fails the tests' JSON.stringify comparison). */
 type Four<T> = [T, T, T, T];
 type Seven<T> = [...Four<T>, T, T, T];
 const [E_ID, E_RAW, E_TYPE, E_SOURCE] = ENTITY_FIELDS.keys as Four<Uint8Array>;
 const [S_FP, S_SUBJECT, S_SUBJECT_RAW, S_PREDICATE, S_PREDICATE_RAW, S_OBJECT, S_OBJECT_RAW] =
   STATEMENT_FIELDS.keys as Seven<Uint8Array>;
-const [entityIdW, rawIdentifierW, typeW, sourceTypeW] = ENTITY_FIELDS.writers as Four<StringWriter>;
-const [fingerprintW, subjectIdW, subjectRawW, predicateIdW, predicateRawW, objectIdW, objectRawW] =
-  STATEMENT_FIELDS.writers as Seven<StringWriter>;
 
 /**
  * Each type's item, written: the one place it names its fields, in its schema's order (plain
@@ -83,13 +91,13 @@ function writeEntity(e: Entity, comma: boolean): void {
   );
   if (comma) out.byte(COMMA);
   out.literal(E_ID);
-  entityIdW(out, e.entityId);
+  writeEntityEntityId(out, e.entityId);
   out.literal(E_RAW);
-  rawIdentifierW(out, e.rawIdentifier);
+  writeEntityRawIdentifier(out, e.rawIdentifier);
   out.literal(E_TYPE);
-  typeW(out, e.type);
+  writeEntityType(out, e.type);
   out.literal(E_SOURCE);
-  sourceTypeW(out, e.sourceType);
+  writeEntitySourceType(out, e.sourceType);
   out.byte(CLOSE_BRACE);
 }
 
@@ -106,19 +114,19 @@ function writeStatement(s: Statement, comma: boolean): void {
   );
   if (comma) out.byte(COMMA);
   out.literal(S_FP);
-  fingerprintW(out, s.statementFingerprint);
+  writeStatementStatementFingerprint(out, s.statementFingerprint);
   out.literal(S_SUBJECT);
-  subjectIdW(out, s.subjectEntityId);
+  writeStatementSubjectEntityId(out, s.subjectEntityId);
   out.literal(S_SUBJECT_RAW);
-  subjectRawW(out, s.subjectRawIdentifier);
+  writeStatementSubjectRawIdentifier(out, s.subjectRawIdentifier);
   out.literal(S_PREDICATE);
-  predicateIdW(out, s.predicateEntityId);
+  writeStatementPredicateEntityId(out, s.predicateEntityId);
   out.literal(S_PREDICATE_RAW);
-  predicateRawW(out, s.predicateRawIdentifier);
+  writeStatementPredicateRawIdentifier(out, s.predicateRawIdentifier);
   out.literal(S_OBJECT);
-  objectIdW(out, s.objectEntityId);
+  writeStatementObjectEntityId(out, s.objectEntityId);
   out.literal(S_OBJECT_RAW);
-  objectRawW(out, s.objectRawIdentifier);
+  writeStatementObjectRawIdentifier(out, s.objectRawIdentifier);
   out.byte(CLOSE_BRACE);
 }
 
