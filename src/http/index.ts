@@ -10,9 +10,10 @@ export { createHandler, createMiddleware, writeReply } from "./node.js";
 export type { QuiverHandler, QuiverMiddleware, NextFunction } from "./node.js";
 export { createFetchHandler } from "./fetch.js";
 export type { FetchHandlerOptions, QuiverFetchHandler } from "./fetch.js";
-export { logReply } from "./adapter-kit.js";
+export { compileOptions, logReply } from "./adapter-kit.js";
 export type { HandlerOptions, RequestLogEntry } from "./adapter-kit.js";
-export { route, answerProblem, compileOptions, serveGraph, ROUTER_HEADERS, REGISTERED_METHODS } from "./router.js";
+export { REGISTERED_METHODS } from "./methods.js";
+export { route, answerProblem, serveGraph, ROUTER_HEADERS } from "./router.js";
 export type {
   Reply,
   RouterRequest,
@@ -22,6 +23,7 @@ export type {
   RequestHeaders,
   RequestProblem,
   ErrorContext,
+  ErrorReporter,
 } from "./router.js";
 export { ROUTES } from "./routes.js";
 export { createServer, serve, DEFAULT_HOST, DEFAULT_PORT } from "./server.js";
