@@ -15,12 +15,10 @@
  * written every REQUEST_LOG_FLUSH_MS, or at once when the next line might not fit in the
  * REQUEST_LOG_FLUSH_BYTES pending, so a busy server makes a few dozen write calls a second, not one
  * per request or per turn of the event loop (a write to a file goes through libuv's thread pool:
- * about 15 us of CPU each, which per turn came to 15-20 us a request under load, `npm run
- * bench:http`). Each line goes as UTF-8 into a buffer at once (a string of the pending lines, added
- * to line by line, was a rope of thousands of pieces that lived through the young generation's
- * collections and was flattened to be written: 1.3 us a request in a CPU profile of the server
- * under bench:http's mix, against 1.0 for making the lines). `flush` writes what is pending (on
- * shutdown).
+ * about 15 us of CPU each; `npm run bench:http` times the log's share of a request). Each line goes
+ * as UTF-8 into a buffer at once: a string of the pending lines, added to line by line, would be a
+ * rope of thousands of pieces living through the young generation's collections, flattened to be
+ * written. `flush` writes what is pending (on shutdown).
  */
 
 import type { RequestLogEntry } from "../http/adapter-kit.js";

@@ -11,8 +11,8 @@
  * Why not `Buffer.from(JSON.stringify(page))`: that makes the page's text once as a string (V8's
  * serializer copies every field and checks each character for escapes) and then walks it twice more
  * (its UTF-8 length, then the encoding into a fresh buffer). Here each field's code units are read
- * once and written once: 1.8 to 2.5x less CPU for a page serialized again and again, about half
- * for a page fresh from the engine in a stream of distinct queries (serialize.ts has the figures).
+ * once and written once: about half the CPU for a page fresh from the engine in a stream of
+ * distinct queries (serialize.ts has the figures and the command).
  *
  * One loop, many copies. A serializer writes each field of each item type with a copy of the string
  * writer of its own: string-writers.generated.ts holds one named copy of `writeString` per field,

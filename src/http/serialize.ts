@@ -14,17 +14,15 @@
  * string is made, and each field of each item type has its own copy of the string writer, generated
  * into string-writers.generated.ts and imported here by name (json-bytes.ts: a field's strings are
  * all of one kind, and a loop fed one kind runs faster).
- * Measured in a stream of the bench:http mix's distinct queries, searches and statements
- * interleaved, each page fresh from the engine (the engine's own time taken off; the serializer row
- * of `npm run bench:http`, and a scratch loop of the same, 200k entities / 1M statements, twice
- * each): 7.9 to 8.1 µs a page, against 14.8 to 15.9 with one shared string writer and 17.2 to 18.7
- * for `Buffer.from(JSON.stringify(page))`. One page serialized again and again: 4.2 against 10.3 µs
- * for 20 entities (1.9 kB), 26 to 29 against 47 to 52 for 50 statements (13 kB).
- * (A concatenation per field into a string, before that, cost about 20% more than JSON.stringify.)
+ * Measured on distinct pages fresh from the engine, searches and statements interleaved, the
+ * engine's own time taken off: about half of `Buffer.from(JSON.stringify(page))` (4.2-4.5 against
+ * 9.8-10.2 µs a page at 50k entities / 250k statements, `npm run bench:serializer`; at the bench:http
+ * mix's size, the serializer row of `npm run bench:http`).
  *
  * Nothing that grows with the data served is kept between requests: one scratch buffer (up to
- * 1 MiB, json-bytes.ts) and no per-item cache (issue 9; the review of 8221c12 measured the LRU fragment cache this replaces at 17 us per request
- * on distinct queries, more than it saved, and unbounded in bytes: test/http/memory.test.ts).
+ * 1 MiB, json-bytes.ts) and no per-item cache: on distinct queries a cache of written items costs
+ * more than it saves, and its bytes grow with what is served (test/http/memory.test.ts walks pages
+ * of long identifiers and checks they leave no memory behind).
  */
 
 import type { Entity, Page, Statement } from "../engine/types.js";
@@ -46,8 +44,8 @@ import {
 
 /**
  * The body of a page with no items and no next page, made once: the answer to every search that
- * matches nothing (the adapter's floor in `npm run bench:http`, where serializing it afresh was
- * about 0.5 µs of the 22 a request). Shared and never written to: a body is only ever sent.
+ * matches nothing (the adapter's floor in `npm run bench:http`). Shared and never written to: a body
+ * is only ever sent.
  */
 const EMPTY_PAGE = Buffer.from(JSON.stringify({ items: [], nextCursor: null }), "utf8");
 
@@ -77,8 +75,8 @@ const [S_FP, S_SUBJECT, S_SUBJECT_RAW, S_PREDICATE, S_PREDICATE_RAW, S_OBJECT, S
 
 /**
  * Each type's item, written: the one place it names its fields, in its schema's order (plain
- * property reads, unrolled: a loop over the schema's names reading `item[name]` cost a keyed lookup
- * per field, and a loop over a values array 4 to 10% more CPU a page than this, in scratch loops).
+ * property reads, unrolled: a loop over the schema's names reading `item[name]` costs a keyed lookup
+ * per field, and a loop over a values array more CPU a page than this).
  * One bound is reserved for the whole item and its comma, so the writes need no check of their own.
  */
 function writeEntity(e: Entity, comma: boolean): void {

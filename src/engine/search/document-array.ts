@@ -47,8 +47,8 @@ export const TYPE_BITS = 3;
 export const TYPE_COUNT = 1 << TYPE_BITS;
 /**
  * Low rank bits kept plain: a bucket holds 2^PLAIN_BITS ranks at most. Fewer levels for a sparse
- * query against longer bucket scans for a dense one; at 1M entities (a scratch run of the listing
- * alone, then `npm run bench:stream` and `npm run bench:full`): 10 bits, sparse p50 35 us and q="e"
+ * query against longer bucket scans for a dense one; at 1M entities (`npm run bench:stream` and
+ * `npm run bench:full`): 10 bits, sparse p50 35 us and q="e"
  * 19-25 us; 12 bits, 23 and 20-34 us; 14 bits, 14 and 65-124 us. 12 keeps both within a few times
  * of each other.
  */
@@ -301,7 +301,7 @@ export class DocumentArray {
    * Sorts the first `count` nodes of `frontier` (rank level `d`) into rank order, and returns how
    * many of them to keep: the first groups of equal rank range (the types side by side) until `keep`
    * nodes, or until the groups wholly inside [lo, hi) hold `enough` positions. A dense query's nodes
-   * each hold many entities, and walking `keep` of them down every level was most of a deep
+   * each hold many entities, and walking `keep` of them down every level would be most of a deep
    * unfiltered page (q="i" page 1,000).
    */
   private keepFirst(
