@@ -15,14 +15,13 @@
  * written every REQUEST_LOG_FLUSH_MS, or at once when the next line might not fit in the
  * REQUEST_LOG_FLUSH_BYTES pending, so a busy server makes a few dozen write calls a second, not one
  * per request or per turn of the event loop (a write to a file goes through libuv's thread pool:
- * about 15 us of CPU each, which per turn came to 15-20 us a request under load, `npm run
- * bench:http`). Each line goes as UTF-8 into a buffer at once (a string of the pending lines, added
- * to line by line, was a rope of thousands of pieces that lived through the young generation's
- * collections and was flattened to be written: 1.3 us a request in a CPU profile of the server
- * under bench:http's mix, against 1.0 for making the lines). `flush` hands what is pending to the
+ * about 15 us of CPU each; `npm run bench:http` times the log's share of a request). Each line goes
+ * as UTF-8 into a buffer at once: a string of the pending lines, added to line by line, would be a
+ * rope of thousands of pieces living through the young generation's collections, flattened to be
+ * written. `flush` hands what is pending to the
  * writer; `close` flushes and waits (bounded) until every queued line is out (a clean stop).
  *
- * A reader that cannot keep up (M1 of the 97427d8 review): the log never holds more than
+ * A reader that cannot keep up: the log never holds more than
  * REQUEST_LOG_MAX_QUEUED_BYTES of lines for it. Batches go out one write at a time (the next only
  * when the previous one's callback says the bytes are with the kernel), so the stream's own
  * buffer holds one piece at most; a batch that would take the queue past its bound is dropped and

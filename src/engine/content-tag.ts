@@ -18,11 +18,8 @@
  * two 32-bit halves, fingerprint-column.ts) is written from its halves as digit codes, never made a
  * string. A string longer than the batch goes to the hash by itself.
  *
- * Cost: one pass over the content; computed once at build and kept in snapshots. At 300,000
- * entities and 2M statements, 1.1-1.6 s -> 0.8-1.0 s with derived fingerprints and 0.85-1.1 s ->
- * 0.43-0.54 s with given ones, against the per-field writes and fingerprint strings this replaced
- * (a scratch run timing both versions on the same snapshots, alternated); the build's content-tag
- * phase in `npm run bench -- --only build`.
+ * Cost: one pass over the content; computed once at build and kept in snapshots. The build's
+ * content-tag phase in `npm run bench -- --only build` times it.
  */
 
 import { createHash } from "node:crypto";

@@ -1,15 +1,41 @@
 /**
  * 64-bit FNV-1a over strings
  * ==========================
- * The non-cryptographic hash behind derived statement fingerprints and cursor query tags.
+ * The non-cryptographic hash behind derived statement fingerprints and cursor query tags, and
+ * MurmurHash3's 32-bit finalizer for the fingerprint table's slots.
  *
  * Algorithm: FNV-1a 64 (Fowler, Noll, Vo; offset basis 0xcbf29ce484222325, prime 0x100000001b3),
  * fed, for each string in order, its length as a 32-bit little-endian integer and then its UTF-16
  * code units as 16-bit little-endian integers. The length prefix makes ("a\0b", "c") and ("a", "b\0c")
  * hash apart. The 64-bit state is kept as two uint32 halves so no BigInt runs in the loop.
  *
+ * The four hash families of the project, in one place:
+ *
+ * | hash                 | where                                  | serves                                     |
+ * |----------------------|----------------------------------------|--------------------------------------------|
+ * | FNV-1a 64            | here; kernels/page-hasher.ts (wasm)    | derived fingerprints, query tags, the      |
+ * |                      |                                        | dictionary's entityId lookups (a)          |
+ * | fmix32 (MurmurHash3) | here                                   | fingerprint-table.ts's slots, seeded (b)   |
+ * | cyrb53, two lanes    | http/caching.ts                        | the per-request part of an ETag (c)        |
+ * | SHA-256, HMAC-SHA256 | node:crypto: content-tag.ts,           | the content tag, ETag seeds, the cursor    |
+ * |                      | http/caching.ts, cursor/hmac.ts        | MAC (d)                                    |
+ *
+ * Why each and not another:
+ *  (a) A persisted format: the contract's derived fingerprint is 16 hex digits of it, kept in
+ *      snapshots and cursors, so it cannot change; a few lines, written twice (JavaScript here,
+ *      WebAssembly for a page of fingerprints, where JavaScript lacks a 64-bit multiply) and tested
+ *      against a BigInt reference. No strength needed: the cursor MAC covers the tag, and a
+ *      fingerprint conflict is reported at load.
+ *  (b) A key is a hash already: it only needs mixing with a random per-table seed (so a file cannot
+ *      pile its keys onto one run of slots), two multiplies, not a pass over bytes.
+ *  (c) Under 1 µs a request in JavaScript, less than a SHA-256 call; 106 bits make an accidental
+ *      collision between two answers of one URL negligible, and an ETag needs no strength
+ *      (caching.ts's banner).
+ *  (d) Where strength or a standard matters: cursors are tamper-evident under a secret, and a content
+ *      tag names content across builds and replicas. Computed by OpenSSL, not by Quiver's own code.
+ *
  * Cost: O(total length), no allocation (the result is written into a caller-owned pair).
- * Reference: http://www.isthe.com/chongo/tech/comp/fnv/
+ * Reference: http://www.isthe.com/chongo/tech/comp/fnv/; A. Appleby, MurmurHash3 (fmix32).
  */
 
 const OFFSET_HI = 0xcbf29ce4;
@@ -17,7 +43,7 @@ const OFFSET_LO = 0x84222325;
 /** The low part of the FNV-64 prime 2^40 + 0x1b3. */
 const PRIME_LO = 0x1b3;
 
-/** The result of the last `hash64` call: `[hi, lo]`, both uint32. */
+/** A 64-bit hash as its two 32-bit halves, `[hi, lo]`, both uint32 (what `hash64` and `hash64Words` write). */
 export type Hash64 = [hi: number, lo: number];
 
 /** Hashes `parts` into `out` (and returns it). */
@@ -49,9 +75,8 @@ export function hash64(parts: readonly string[], out: Hash64 = [0, 0]): Hash64 {
 
 /**
  * The high word of (hi, lo) x (2^40 + 0x1b3) mod 2^64: hi x 0x1b3, lo shifted up 40 bits, and the
- * carry out of lo x 0x1b3, found from lo's two 16-bit halves in integer arithmetic (a floating-point
- * product divided by 2^32 and floored, before, made hash64 about twice as slow: queryTag and the
- * dictionary's lookups run it on every request).
+ * carry out of lo x 0x1b3, found from lo's two 16-bit halves in integer arithmetic (no floating-point
+ * product and division: queryTag and the dictionary's lookups run it on every request).
  */
 function hiTimesPrime(hi: number, lo: number): number {
   const low = (lo & 0xffff) * PRIME_LO;
@@ -66,10 +91,9 @@ export function hexDigit(n: number): number {
 
 /**
  * 16 lowercase hex digits of a 64-bit value. A fingerprint is written for every statement of every
- * page: one String.fromCharCode of the 16 digit codes makes one flat string, 57 ns against 87 for
- * four reads of a 65,536-entry table of 4-digit strings (1.5 MB, so reads that miss the cache)
- * joined by `+` (which makes a rope the serializer must flatten), in a scratch loop of 2M values;
- * toString(16) + padStart is slower still.
+ * page: one String.fromCharCode of the 16 digit codes makes one flat string, cheaper than four
+ * reads of a 65,536-entry table of 4-digit strings (1.5 MB, so reads that miss the cache) joined by
+ * `+` (which makes a rope the serializer must flatten), and than toString(16) + padStart.
  */
 export function hex64(hi: number, lo: number): string {
   return String.fromCharCode(

@@ -1,13 +1,22 @@
 /**
  * What every adapter shares
  * =========================
- * Besides the router itself: the handler options (the router's, plus the request log), the log
- * entry, and how a reply is logged (guarded, so a throwing logger never takes a server down). An
+ * Besides the router itself: the handler options (the router's, plus the request log) compiled with
+ * the default fault reporter (one JSON line on stderr, the one place the HTTP layer writes to the
+ * process's streams), the log entry, and how a reply is logged (guarded, so a throwing logger never
+ * takes a server down). An
  * adapter for another server (src/http/node.ts and fetch.ts are the two here) imports this and
  * router.ts, and writes only the translation of requests in and replies out.
  */
 
-import { reportFault, type Reply, type RouterConfig, type RouterOptions } from "./router.js";
+import {
+  compileRouterOptions,
+  type ErrorContext,
+  reportFault,
+  type Reply,
+  type RouterConfig,
+  type RouterOptions,
+} from "./router.js";
 
 /** One line of the request log: never headers, never the query string. */
 export interface RequestLogEntry {
@@ -43,4 +52,25 @@ export function logReply(
   } catch (error) {
     reportFault(config, error, { method, path: reply.path, requestId: reply.requestId });
   }
+}
+
+/** The options, checked and compiled once per handler; faults go to `onError`, else to stderr. */
+export function compileOptions(options: RouterOptions): RouterConfig {
+  return compileRouterOptions(options, reportToStderr);
+}
+
+/** The default reporter: one JSON line on stderr with the stack, the request's id, method and path. */
+export function reportToStderr(error: unknown, context: ErrorContext): void {
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(
+    JSON.stringify({
+      level: "error",
+      time: new Date().toISOString(),
+      pid: process.pid,
+      id: context.requestId,
+      method: context.method,
+      path: context.path,
+      error: detail,
+    }) + "\n",
+  );
 }

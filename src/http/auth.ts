@@ -12,9 +12,9 @@
  * one is, or on which configured key (if any) matched; it does depend on whether some configured key
  * has the presented key's length. That is the trade-off (SECURITY.md): the length of the accepted
  * keys can be learnt from timing, never their content. Keys `quiver serve` generates all have one
- * public length (`sk_` and 32 characters), so nothing is learnt there. Cost: about 0.1 us for one key
- * of 35 characters (the review measured 14 us per request over HTTP for the SHA-256 scheme this
- * replaced; `npm run bench:http` shows the handler layer as a whole).
+ * public length (`sk_` and 32 characters), so nothing is learnt there. Cost: one pass over the
+ * presented key per configured key of its length, no hashing (`npm run bench:http` shows the handler
+ * layer as a whole).
  *
  * Keys are never logged or echoed; error sentences say what was wrong without repeating the key.
  */

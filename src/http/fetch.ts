@@ -16,8 +16,8 @@
  */
 
 import type { Graph } from "../engine/graph.js";
-import { logReply, type HandlerOptions } from "./adapter-kit.js";
-import { ROUTER_HEADERS, compileOptions, route, serveGraph } from "./router.js";
+import { compileOptions, logReply, type HandlerOptions } from "./adapter-kit.js";
+import { ROUTER_HEADERS, route, serveGraph } from "./router.js";
 
 export type FetchHandlerOptions = HandlerOptions;
 

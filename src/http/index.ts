@@ -11,8 +11,9 @@
  */
 
 export { writeReply } from "./node.js";
-export { logReply } from "./adapter-kit.js";
-export { route, answerProblem, compileOptions, serveGraph, ROUTER_HEADERS, REGISTERED_METHODS } from "./router.js";
+export { compileOptions, logReply } from "./adapter-kit.js";
+export { REGISTERED_METHODS } from "./methods.js";
+export { route, answerProblem, serveGraph, ROUTER_HEADERS } from "./router.js";
 export type {
   Reply,
   RouterRequest,
@@ -23,6 +24,7 @@ export type {
   RequestProblem,
   ErrorContext,
   HeaderValue,
+  ErrorReporter,
 } from "./router.js";
 export { ROUTES } from "./routes.js";
 export type { AuthFailure } from "./auth.js";

@@ -11,23 +11,22 @@
  * Why not `Buffer.from(JSON.stringify(page))`: that makes the page's text once as a string (V8's
  * serializer copies every field and checks each character for escapes) and then walks it twice more
  * (its UTF-8 length, then the encoding into a fresh buffer). Here each field's code units are read
- * once and written once: 1.8 to 2.5x less CPU for a page serialized again and again, about half
- * for a page fresh from the engine in a stream of distinct queries (serialize.ts has the figures).
+ * once and written once: about half the CPU for a page fresh from the engine in a stream of
+ * distinct queries (serialize.ts has the figures and the command).
  *
  * One loop, many copies. A serializer writes each field of each item type with a copy of the string
- * writer of its own (`stringWriter(site)`, compiled once at load from the one writer's text): in a
- * stream of the bench:http mix's distinct pages, searches and statements mixed, one shared loop
- * cost 14.4 µs a page and one copy per field 7.7 to 8.4 (one copy per item type 10.5), the same
- * bytes (scratch loop over engine pages, 200k entities / 1M statements, Node 20). Each field's
- * strings are of one kind (a short id copied into a flat one-byte string, a long name sliced from
- * the text store, one or two bytes a character, a one-digit type) and `charCodeAt` dispatches on
- * that kind inside the loop: fed all kinds at one site, its branches and type feedback are shared
- * and mispredicted; a copy per site sees one kind. (Copies from identical text would be one
- * function: V8 caches compiled `new Function` texts, so each copy's text names its site. Where code
- * from strings is forbidden, every site gets the one writer.)
+ * writer of its own: string-writers.generated.ts holds one named copy of `writeString` per field,
+ * written from its text by tools/build-string-writers.ts (`npm run build:string-writers`; a test
+ * fails while the file is stale). Each field's strings are of one kind (a short id copied into a
+ * flat one-byte string, a long name sliced from the text store, one or two bytes a character, a
+ * one-digit type) and `charCodeAt` dispatches on that kind inside the loop: fed all kinds at one
+ * site, its branches and type feedback are shared and mispredicted; each function literal has
+ * feedback of its own, so a copy per field sees one kind. The copies are source, not code made from
+ * strings at load, so they hold where that is forbidden (`--disallow-code-generation-from-strings`).
+ * serialize.ts has the figures.
  *
  * Use: `begin()`, then for each part `reserve(n)` with a bound on the bytes about to be written
- * (`stringBound` for a string) and `literal` / `string` (or a site's StringWriter), then `take()`
+ * (`stringBound` for a string) and `literal` / `string` (or a field's generated writer), then `take()`
  * for an exact-size copy.
  * Reserving once per item rather than per write keeps the bounds check out of the inner loops.
  * Cost: a comparison, a branch and a store per ASCII code unit; a growth doubles the buffer (kept
@@ -54,7 +53,7 @@ export function stringBound(s: string): number {
 }
 
 export class JsonBytes {
-  /** The buffer and the write position: the state a StringWriter works on (module-internal, not for callers). */
+  /** The buffer and the write position: the state the string writers work on (module-internal, not for callers). */
   bytes = new Uint8Array(INITIAL_BYTES);
   at = 0;
 
@@ -105,13 +104,14 @@ export class JsonBytes {
   }
 }
 
-/** Appends a JSON string to a JsonBytes (room reserved: `stringBound(s)`). */
+/** Appends a JSON string to a JsonBytes (room reserved: `stringBound(s)`): writeString and its generated copies. */
 export type StringWriter = (out: JsonBytes, s: string) => void;
 
 /**
- * The string writer: quotes, escapes and encodes `s` at `out.at`. Self-contained (it names nothing
- * outside its body but its arguments, not even a module constant): `stringWriter` compiles copies
- * of it from its own text, which must mean the same wherever it is compiled.
+ * The string writer: quotes, escapes and encodes `s` at `out.at`. The template of the per-field
+ * copies (tools/build-string-writers.ts copies its text from its signature to its closing brace into
+ * string-writers.generated.ts): its body names nothing but its two arguments, not even a module
+ * constant, so the copies mean what it means.
  */
 function writeString(out: JsonBytes, s: string): void {
   const QUOTE = 0x22;
@@ -167,24 +167,4 @@ function writeString(out: JsonBytes, s: string): void {
   }
   b[o++] = QUOTE;
   out.at = o;
-}
-
-/** A call site's name, for stringWriter: letters, digits, dots and dashes (it goes into a comment). */
-const SITE_NAME = /^[\w.-]+$/;
-
-/**
- * A copy of the string writer of its own, for one call site (one field of one item type): compiled
- * from writeString's text, with the site's name in a comment so that V8 does not hand back the
- * copy it compiled for an identical text. See the banner for why. Made once per site, at load.
- */
-export function stringWriter(site: string): StringWriter {
-  if (!SITE_NAME.test(site)) throw new TypeError(`stringWriter: site name ${JSON.stringify(site)} is not [\\w.-]+`);
-  try {
-    return new Function(`return ${writeString.toString()} // ${site}`)() as StringWriter;
-  } catch (e) {
-    // A runtime that forbids code from strings (node --disallow-code-generation-from-strings, a
-    // hardened deployment) throws EvalError: every site then shares the one writer, slower, the same bytes.
-    if (e instanceof EvalError) return writeString;
-    throw e;
-  }
 }

@@ -30,13 +30,12 @@ import http, { type IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import type { Graph } from "../engine/graph.js";
-import { logReply, type HandlerOptions } from "./adapter-kit.js";
+import { compileOptions, logReply, type HandlerOptions } from "./adapter-kit.js";
 import { CLIENT_ERROR_LINGER_MS, PARSER_MAX_HEADER_BYTES, UNREAD_HEAD_TIMEOUT_MS } from "./limits.js";
+import { REGISTERED_METHODS } from "./methods.js";
 import { headEnd, leadingToken, parseRawHead, startsRequestLine } from "./raw-head.js";
 import {
-  REGISTERED_METHODS,
   answerProblem,
-  compileOptions,
   route,
   serveGraph,
   type Reply,

@@ -6,7 +6,7 @@
  * is passed through when it is short and printable (MAX_REQUEST_ID_CHARS characters of visible
  * ASCII, no space: safe in a header, a log line and a terminal); anything else is replaced by one of
  * ours. Ours are a random prefix per process and a decimal counter (`k3Jd9xQa-1042`): unique across
- * processes and restarts with overwhelming odds, and about 50 ns to make (no random bytes per request;
+ * processes and restarts with overwhelming odds, and cheap to make (no random bytes per request;
  * a decimal string of a small integer is V8's cheapest number-to-string).
  */
 

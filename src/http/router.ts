@@ -137,9 +137,12 @@ export interface RouterOptions {
    * them (default on); false sends every body as it is (behind a proxy that compresses, say).
    */
   compression?: boolean | { thresholdBytes?: number } | undefined;
-  /** Called with every unexpected fault (the 500s); default: one JSON line on stderr. */
-  onError?: ((error: unknown, context: ErrorContext) => void) | undefined;
+  /** Called with every unexpected fault (the 500s); default: the adapter's (one JSON line on stderr). */
+  onError?: ErrorReporter | undefined;
 }
+
+/** Where an unexpected fault is reported. */
+export type ErrorReporter = (error: unknown, context: ErrorContext) => void;
 
 /** The options, checked and compiled once per handler. */
 export interface RouterConfig {
@@ -150,10 +153,16 @@ export interface RouterConfig {
   readonly cors: CorsPolicy | null;
   /** Smallest body compressed; Infinity when compression is off. */
   readonly compressFrom: number;
-  readonly onError: (error: unknown, context: ErrorContext) => void;
+  readonly onError: ErrorReporter;
+  /** The adapter's reporter: the default onError, and where a fault goes when onError throws. */
+  readonly defaultReporter: ErrorReporter;
 }
 
-export function compileOptions(options: RouterOptions): RouterConfig {
+/**
+ * The options, checked and compiled once per handler; `defaultReporter` is the adapter's (this file
+ * writes nowhere: adapter-kit.ts's `compileOptions` passes one that writes to stderr).
+ */
+export function compileRouterOptions(options: RouterOptions, defaultReporter: ErrorReporter): RouterConfig {
   checkObject(options, "the handler options ({apiKeys, ...})", false);
   const compression = options.compression ?? true;
   return {
@@ -166,7 +175,8 @@ export function compileOptions(options: RouterOptions): RouterConfig {
       compression === false
         ? Number.POSITIVE_INFINITY
         : ((compression === true ? undefined : compression.thresholdBytes) ?? DEFAULT_COMPRESSION_THRESHOLD_BYTES),
-    onError: options.onError ?? reportToStderr,
+    onError: options.onError ?? defaultReporter,
+    defaultReporter,
   };
 }
 
@@ -210,54 +220,6 @@ const INTERNAL_ERROR_MESSAGE =
 const OPENAPI_DIGEST = bytesDigest(OPENAPI_JSON);
 /** The document in each coding, made on first use (three fixed buffers at most). */
 const openapiBodies: Partial<Record<ContentEncoding, Buffer>> = { identity: OPENAPI_JSON };
-
-/**
- * Every method name the IANA HTTP Method Registry holds (RFC 9110, RFC 7237 and later). A method
- * on this list gets 405 (or 401 first on the data endpoints) even when a server's parser does not
- * know it (node refuses ten of them); a name not on it, that no parser reads, gets 400.
- */
-export const REGISTERED_METHODS: ReadonlySet<string> = new Set([
-  "ACL",
-  "BASELINE-CONTROL",
-  "BIND",
-  "CHECKIN",
-  "CHECKOUT",
-  "CONNECT",
-  "COPY",
-  "DELETE",
-  "GET",
-  "HEAD",
-  "LABEL",
-  "LINK",
-  "LOCK",
-  "MERGE",
-  "MKACTIVITY",
-  "MKCALENDAR",
-  "MKCOL",
-  "MKREDIRECTREF",
-  "MKWORKSPACE",
-  "MOVE",
-  "OPTIONS",
-  "ORDERPATCH",
-  "PATCH",
-  "POST",
-  "PRI",
-  "PROPFIND",
-  "PROPPATCH",
-  "PUT",
-  "QUERY",
-  "REBIND",
-  "REPORT",
-  "SEARCH",
-  "TRACE",
-  "UNBIND",
-  "UNCHECKOUT",
-  "UNLINK",
-  "UNLOCK",
-  "UPDATE",
-  "UPDATEREDIRECTREF",
-  "VERSION-CONTROL",
-]);
 
 /**
  * The contract's edge, checked before anything else on every path (a pre-route such as /metrics
@@ -566,28 +528,12 @@ function longerThan(target: string, max: number): boolean {
 
 // ---- the error reporter -------------------------------------------------------------------------
 
-/** The embedder's onError, itself guarded: a throwing reporter falls back to stderr. */
+/** The embedder's onError, itself guarded: a throwing reporter falls back to the adapter's default. */
 export function reportFault(config: RouterConfig, error: unknown, context: ErrorContext): void {
   try {
     config.onError(error, context);
   } catch (secondary) {
-    reportToStderr(secondary, context);
-    reportToStderr(error, context);
+    config.defaultReporter(secondary, context);
+    config.defaultReporter(error, context);
   }
-}
-
-/** The default reporter: one JSON line on stderr with the stack, the request's id, method and path. */
-export function reportToStderr(error: unknown, context: ErrorContext): void {
-  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  process.stderr.write(
-    JSON.stringify({
-      level: "error",
-      time: new Date().toISOString(),
-      pid: process.pid,
-      id: context.requestId,
-      method: context.method,
-      path: context.path,
-      error: detail,
-    }) + "\n",
-  );
 }

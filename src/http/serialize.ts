@@ -11,29 +11,41 @@
  * declares the engine's objects in that order, the engine builds each item as one literal, and
  * test/http/serialize.test.ts checks the bytes against JSON.stringify of the engine's pages and of
  * seeded random text). Each field's characters are read once, not three times, no page-sized
- * string is made, and each field of each item type has its own copy of the string writer
- * (json-bytes.ts: a field's strings are all of one kind, and a loop fed one kind runs faster).
- * Measured in a stream of the bench:http mix's distinct queries, searches and statements
- * interleaved, each page fresh from the engine (the engine's own time taken off; the serializer row
- * of `npm run bench:http`, and a scratch loop of the same, 200k entities / 1M statements, twice
- * each): 7.9 to 8.1 µs a page, against 14.8 to 15.9 with one shared string writer and 17.2 to 18.7
- * for `Buffer.from(JSON.stringify(page))`. One page serialized again and again: 4.2 against 10.3 µs
- * for 20 entities (1.9 kB), 26 to 29 against 47 to 52 for 50 statements (13 kB).
- * (A concatenation per field into a string, before that, cost about 20% more than JSON.stringify.)
+ * string is made, and each field of each item type has its own copy of the string writer, generated
+ * into string-writers.generated.ts and imported here by name (json-bytes.ts: a field's strings are
+ * all of one kind, and a loop fed one kind runs faster).
+ * Measured on distinct pages fresh from the engine, searches and statements interleaved, the
+ * engine's own time taken off: about half of `Buffer.from(JSON.stringify(page))` (4.2-4.5 against
+ * 9.8-10.2 µs a page at 50k entities / 250k statements, `npm run bench:serializer`; at the bench:http
+ * mix's size, the serializer row of `npm run bench:http`).
  *
  * Nothing that grows with the data served is kept between requests: one scratch buffer (up to
- * 1 MiB, json-bytes.ts) and no per-item cache (issue 9; the review of 8221c12 measured the LRU fragment cache this replaces at 17 us per request
- * on distinct queries, more than it saved, and unbounded in bytes: test/http/memory.test.ts).
+ * 1 MiB, json-bytes.ts) and no per-item cache: on distinct queries a cache of written items costs
+ * more than it saves, and its bytes grow with what is served (test/http/memory.test.ts walks pages
+ * of long identifiers and checks they leave no memory behind).
  */
 
 import type { Entity, Page, Statement } from "../engine/types.js";
-import { JsonBytes, jsonLiteral, type StringWriter, stringBound, stringWriter } from "./json-bytes.js";
+import { JsonBytes, jsonLiteral, stringBound } from "./json-bytes.js";
 import { ENTITY_SCHEMA, STATEMENT_SCHEMA } from "./openapi.js";
+import {
+  writeEntityEntityId,
+  writeEntityRawIdentifier,
+  writeEntitySourceType,
+  writeEntityType,
+  writeStatementObjectEntityId,
+  writeStatementObjectRawIdentifier,
+  writeStatementPredicateEntityId,
+  writeStatementPredicateRawIdentifier,
+  writeStatementStatementFingerprint,
+  writeStatementSubjectEntityId,
+  writeStatementSubjectRawIdentifier,
+} from "./string-writers.generated.js";
 
 /**
  * The body of a page with no items and no next page, made once: the answer to every search that
- * matches nothing (the adapter's floor in `npm run bench:http`, where serializing it afresh was
- * about 0.5 µs of the 22 a request). Shared and never written to: a body is only ever sent.
+ * matches nothing (the adapter's floor in `npm run bench:http`). Shared and never written to: a body
+ * is only ever sent.
  */
 const EMPTY_PAGE = Buffer.from(JSON.stringify({ items: [], nextCursor: null }), "utf8");
 
@@ -45,32 +57,26 @@ const EMPTY_PAGE = Buffer.from(JSON.stringify({ items: [], nextCursor: null }), 
 interface ItemFields {
   keys: Uint8Array[];
   keyBytes: number;
-  /** Each field's own copy of the string writer (json-bytes.ts: why one per field). */
-  writers: StringWriter[];
 }
 
-function itemFields(item: string, names: readonly string[]): ItemFields {
+function itemFields(names: readonly string[]): ItemFields {
   const keys = names.map((name, i) => jsonLiteral(`${i === 0 ? "{" : ","}${JSON.stringify(name)}:`));
-  const writers = names.map((name) => stringWriter(`${item}.${name}`));
-  return { keys, keyBytes: keys.reduce((n, key) => n + key.length, 2), writers };
+  return { keys, keyBytes: keys.reduce((n, key) => n + key.length, 2) };
 }
 
-const ENTITY_FIELDS = itemFields("entity", ENTITY_SCHEMA.required);
-const STATEMENT_FIELDS = itemFields("statement", STATEMENT_SCHEMA.required);
-/** The keys and writers by name, for the writers below (a mismatch with the schema's order fails the tests' JSON.stringify comparison). */
+const ENTITY_FIELDS = itemFields(ENTITY_SCHEMA.required);
+const STATEMENT_FIELDS = itemFields(STATEMENT_SCHEMA.required);
+/** The keys by name, for the writers below (a mismatch with the schema's order fails the tests' JSON.stringify comparison). */
 type Four<T> = [T, T, T, T];
 type Seven<T> = [...Four<T>, T, T, T];
 const [E_ID, E_RAW, E_TYPE, E_SOURCE] = ENTITY_FIELDS.keys as Four<Uint8Array>;
 const [S_FP, S_SUBJECT, S_SUBJECT_RAW, S_PREDICATE, S_PREDICATE_RAW, S_OBJECT, S_OBJECT_RAW] =
   STATEMENT_FIELDS.keys as Seven<Uint8Array>;
-const [entityIdW, rawIdentifierW, typeW, sourceTypeW] = ENTITY_FIELDS.writers as Four<StringWriter>;
-const [fingerprintW, subjectIdW, subjectRawW, predicateIdW, predicateRawW, objectIdW, objectRawW] =
-  STATEMENT_FIELDS.writers as Seven<StringWriter>;
 
 /**
  * Each type's item, written: the one place it names its fields, in its schema's order (plain
- * property reads, unrolled: a loop over the schema's names reading `item[name]` cost a keyed lookup
- * per field, and a loop over a values array 4 to 10% more CPU a page than this, in scratch loops).
+ * property reads, unrolled: a loop over the schema's names reading `item[name]` costs a keyed lookup
+ * per field, and a loop over a values array more CPU a page than this).
  * One bound is reserved for the whole item and its comma, so the writes need no check of their own.
  */
 function writeEntity(e: Entity, comma: boolean): void {
@@ -83,13 +89,13 @@ function writeEntity(e: Entity, comma: boolean): void {
   );
   if (comma) out.byte(COMMA);
   out.literal(E_ID);
-  entityIdW(out, e.entityId);
+  writeEntityEntityId(out, e.entityId);
   out.literal(E_RAW);
-  rawIdentifierW(out, e.rawIdentifier);
+  writeEntityRawIdentifier(out, e.rawIdentifier);
   out.literal(E_TYPE);
-  typeW(out, e.type);
+  writeEntityType(out, e.type);
   out.literal(E_SOURCE);
-  sourceTypeW(out, e.sourceType);
+  writeEntitySourceType(out, e.sourceType);
   out.byte(CLOSE_BRACE);
 }
 
@@ -106,19 +112,19 @@ function writeStatement(s: Statement, comma: boolean): void {
   );
   if (comma) out.byte(COMMA);
   out.literal(S_FP);
-  fingerprintW(out, s.statementFingerprint);
+  writeStatementStatementFingerprint(out, s.statementFingerprint);
   out.literal(S_SUBJECT);
-  subjectIdW(out, s.subjectEntityId);
+  writeStatementSubjectEntityId(out, s.subjectEntityId);
   out.literal(S_SUBJECT_RAW);
-  subjectRawW(out, s.subjectRawIdentifier);
+  writeStatementSubjectRawIdentifier(out, s.subjectRawIdentifier);
   out.literal(S_PREDICATE);
-  predicateIdW(out, s.predicateEntityId);
+  writeStatementPredicateEntityId(out, s.predicateEntityId);
   out.literal(S_PREDICATE_RAW);
-  predicateRawW(out, s.predicateRawIdentifier);
+  writeStatementPredicateRawIdentifier(out, s.predicateRawIdentifier);
   out.literal(S_OBJECT);
-  objectIdW(out, s.objectEntityId);
+  writeStatementObjectEntityId(out, s.objectEntityId);
   out.literal(S_OBJECT_RAW);
-  objectRawW(out, s.objectRawIdentifier);
+  writeStatementObjectRawIdentifier(out, s.objectRawIdentifier);
   out.byte(CLOSE_BRACE);
 }
 

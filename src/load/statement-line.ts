@@ -15,9 +15,8 @@
  * fatal UTF-8 decoding and JSON.parse, with their errors. The builder checks the strings of both
  * paths the same way, so the fast path changes the cost of a line, never its outcome.
  *
- * Cost: one Latin-1 slice and one anchored match, about 0.3 us a line on the generated 10M
- * statements, against 2.3 us for the fatal decode and JSON.parse (a scratch run of both over 2M
- * lines of `npm run bench:full`'s statements file); see `npm run bench -- --only build`.
+ * Cost: one Latin-1 slice and one anchored match a line, where the general path decodes the line's
+ * bytes and builds an object with JSON.parse; `npm run bench -- --only build` times the load.
  */
 
 /** A JSON string of printable ASCII without `"` or `\`: its text is the captured characters. */

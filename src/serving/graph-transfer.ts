@@ -9,12 +9,11 @@
  * outside, so the linear-time checks are skipped and only shape checks run).
  *
  * Typed arrays move by transfer (the ArrayBuffer changes owner: no copy, O(1) each). String lists
- * cannot: the receiving thread has to make its own strings, and for a million entities that is
- * 100-250 ms of work (measured on the 2-core machine: structured-cloning or decoding a 1M-string
- * list). So each list comes in slices of STRING_SLICE_ITEMS, one message each, and the receiver asks
- * for the next slice only after its event loop has had a turn. Pull, not push: node delivers every
- * queued message of a port in one callback, so pushed slices would be taken in one go and the stall
- * would be back.
+ * cannot: the receiving thread has to make its own strings, and for a million entities that is a
+ * stall of a large fraction of a second if done at once. So each list comes in slices of
+ * STRING_SLICE_ITEMS, one message each, and the receiver asks for the next slice only after its
+ * event loop has had a turn. Pull, not push: node delivers every queued message of a port in one
+ * callback, so pushed slices would be taken in one go and the stall would be back.
  *
  *   worker -> main  { kind: "fields", fields, lists }    (fields without the string lists; arrays
  *                                                         transferred; lists: names and lengths)
@@ -33,9 +32,8 @@ import { MemorySerialReader, MemorySerialWriter, type SerialField } from "../eng
 import { readGraph, writeGraph } from "../snapshot/graph-manifest.js";
 
 /**
- * Strings per message: about 2 ms of structured-clone work on the receiving thread (median, 1M
- * entities; 32,768 took 12 ms, and the largest pauses, young-generation collections of a slice's
- * strings, shrink with the slice).
+ * Strings per message: a few milliseconds of structured-clone work on the receiving thread; the
+ * pauses (young-generation collections of a slice's strings) grow with the slice.
  */
 export const STRING_SLICE_ITEMS = 8_192;
 

@@ -15,7 +15,7 @@ import { exchange, header } from "../../reliability/raw-http.js";
 import { isQuiverError } from "../../src/engine/errors.js";
 import { MAX_HEAD_BYTES, PARSER_MAX_HEADER_BYTES } from "../../src/http/limits.js";
 import { createHandler } from "../../src/http/node.js";
-import { REGISTERED_METHODS } from "../../src/http/router.js";
+import { REGISTERED_METHODS } from "../../src/http/methods.js";
 import {
   ITEM_COUNT,
   KEY,

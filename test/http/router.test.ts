@@ -9,9 +9,10 @@ import { gunzipSync } from "node:zlib";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Graph } from "../../src/engine/graph.js";
+import { compileOptions } from "../../src/http/adapter-kit.js";
 import {
   answerProblem,
-  compileOptions,
+  compileRouterOptions,
   route,
   serveGraph,
   type ErrorContext,
@@ -116,6 +117,35 @@ test("500: a fixed sentence; the error and the request's method, path and id go 
   assert.not.ok(reply.body!.toString().includes("secret"));
   assert.is(seen.length, 1);
   assert.equal(seen[0]![1], { method: "GET", path: "/graph/v1/search", requestId: "r-1" });
+});
+
+test("500: an onError that throws falls back to the adapter's reporter, with its own fault and the request's", () => {
+  const graph = buildSmallGraph();
+  graph.search = () => {
+    throw new TypeError("the fault");
+  };
+  const fallback: [unknown, ErrorContext][] = [];
+  const config = compileRouterOptions(
+    {
+      apiKeys: [KEY],
+      onError: () => {
+        throw new RangeError("the reporter's own fault");
+      },
+    },
+    (e, c) => fallback.push([e, c]),
+  );
+  const reply = route(serveGraph(graph, config), request("/graph/v1/search?q=a", { headers: { "x-api-key": KEY } }));
+  assert.is(reply.status, 500);
+  assert.equal(
+    fallback.map(([e]) => (e as Error).message),
+    ["the reporter's own fault", "the fault"],
+  );
+  assert.is(fallback[0]![1].path, "/graph/v1/search");
+  // With no onError, the adapter's reporter is the one called.
+  const seen: unknown[] = [];
+  const plain = compileRouterOptions({ apiKeys: [KEY] }, (e) => seen.push(e));
+  route(serveGraph(graph, plain), request("/graph/v1/search?q=a", { headers: { "x-api-key": KEY } }));
+  assert.is(seen.length, 1);
 });
 
 test("ETag: a tag that matches is answered 304 before the query runs", () => {

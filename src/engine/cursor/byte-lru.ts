@@ -11,15 +11,13 @@
  * the head; a set that goes over the budget evicts from the tail. Freed slots are reused (a free
  * list), and the arrays double when every slot is in use.
  *
- * Two ways a V8 Map (an ordered hash table whose deletions leave holes until it rehashes) made an
- * earlier version slow, both avoided here: the Map is never iterated (evicting by iterating it from
- * the front walked past the hole of every earlier eviction: once the cache was full, a set of a new
- * key cost 54 us, now 1.0 us, in a loop of 800,000 sets of 600-byte entries into a 100,000-entry
- * budget), and a key is never deleted and added again to move it (each copy stays in that key's
- * hash chain as a hole until the rehash, so every later miss on that chain walks them all: setting
- * one key again and again in a full 100,000-entry cache cost 102 us a set, now well under 1 us;
- * that is the cursor of a page asked over and over). Scratch loops on Node 20, this 2-core VM; a
- * server's cursor cache is full after about 100,000 pages at the default 64 MiB.
+ * Two ways a V8 Map (an ordered hash table whose deletions leave holes until it rehashes) turns slow,
+ * both avoided here: the Map is never iterated (evicting by iterating it from the front walks past
+ * the hole of every earlier eviction, so once the cache is full each set of a new key pays for all
+ * the evictions before it), and a key is never deleted and added again to move it (each copy stays
+ * in that key's hash chain as a hole until the rehash, so every later miss on that chain walks them
+ * all: the case of one cursor, a page asked over and over); byte-lru.test.ts checks that neither
+ * happens. A server's cursor cache is full after about 100,000 pages at the default 64 MiB.
  *
  * Cost: O(1) expected per get, set and delete (each entry is evicted at most once). Memory: the
  * charged bytes, at most `budgetBytes`, plus 20 bytes of arrays a slot; what each entry really takes

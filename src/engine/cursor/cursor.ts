@@ -26,8 +26,8 @@
  * 2-byte header per part, the longest body is 1,726 bytes: 2,302 characters of base64url, under CURSOR_MAX_LENGTH (4,096) for any data within
  * the limits of limits.ts, so the request that sends it back fits an 8,192-byte target.
  *
- * Cost: one HMAC-SHA256 (hmac.ts) per encode and per decode, linear in the cursor's length but
- * mostly its fixed cost for cursors this short (about 1 µs). Decoding reads the text once
+ * Cost: one HMAC-SHA256 (hmac.ts, node:crypto) per encode and per decode, linear in the cursor's
+ * length but mostly its fixed cost for cursors this short (about 1.5 µs, `npm run bench:cursor-mac`). Decoding reads the text once
  * (base64url.ts: alphabet, canonical form and bytes in one pass) and makes a part a string only when
  * the graph asks for it. The codec remembers the cursors it issued lately in a byte-weighted LRU
  * (byte-lru.ts) whose budget is the graph's `cacheBytes`: the request for the next page hands one
@@ -117,7 +117,7 @@ class IssuedContent implements CursorContent {
 /**
  * A presented cursor's content: its checked bytes, each part made a string only when asked. A page
  * that resumes at its position hint reads one part of five (the graph reads the others only to
- * place the key on other content), and each string made costs about 70 ns.
+ * place the key on other content), and each string made is an allocation and a UTF-8 decode.
  */
 class PresentedContent implements CursorContent {
   constructor(
@@ -191,8 +191,6 @@ export class CursorCodec {
   private readonly issued: ByteLru<string, IssuedCursor>;
   /** Where encode writes a cursor's bytes (grown for a longer one; reused: encode is synchronous). */
   private scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
-  /** The MAC a presented cursor should carry, computed by decode (reused). */
-  private readonly expectedMac = Buffer.alloc(MAC_BYTES);
 
   /** `cacheBytes`: what the cache of issued cursors may hold (0: no cache). */
   constructor(secret: Uint8Array, cacheBytes: number) {
@@ -236,8 +234,8 @@ export class CursorCodec {
     const macAt = at;
     this.hmac.macInto(buf, macAt, buf, macAt, MAC_BYTES);
     const cursor = buf.toString("base64url", 0, macAt + MAC_BYTES);
-    // Shared by every decode of this cursor: read-only by type (freezing the two objects cost about
-    // 0.1 µs of an encode's 2.5 to 3, scratch loop).
+    // Shared by every decode of this cursor: read-only by type, not frozen (freezing would cost every
+    // encode two more calls for a guarantee the types already give).
     const content: CursorContent = new IssuedContent(extra, parts.slice(), attachment);
     let bytes = ENTRY_OVERHEAD_BYTES + STRING_HEADER_BYTES + cursor.length + attachmentBytes;
     // Charged as two bytes a code unit, as if the codec owned them (they are usually the graph's own).
@@ -270,8 +268,7 @@ export class CursorCodec {
     if (length === NOT_BASE64URL) throw bad("it is not a cursor this service issued");
     if (length < HEADER_BYTES + MAC_BYTES) throw bad("it is truncated or malformed");
     const bodyLength = length - MAC_BYTES;
-    this.hmac.macInto(buf, bodyLength, this.expectedMac, 0, MAC_BYTES);
-    if (!sameBytes(this.expectedMac, buf, bodyLength))
+    if (!this.hmac.verify(buf, bodyLength, buf, bodyLength, MAC_BYTES))
       throw bad("it was altered, truncated, or issued with another secret");
     if (buf[0] !== VERSION) throw bad("it comes from another version of this service");
     checkBinding(buf[1] as Endpoint, buf.readUInt32BE(3), buf.readUInt32BE(7), endpoint, tag);
@@ -297,18 +294,6 @@ export class CursorCodec {
     }
     return new PresentedContent(buf[2] as number, buf, bounds);
   }
-}
-
-/**
- * Whether a's bytes are b's from bAt on (b may hold more), in time that does not depend on where they
- * differ (no early exit): the differences are OR-ed together and tested once, as timingSafeEqual does,
- * without its call into C++ for 16 bytes.
- */
-function sameBytes(a: Uint8Array, b: Uint8Array, bAt: number): boolean {
-  if (b.length - bAt < a.length) return false;
-  let difference = 0;
-  for (let i = 0; i < a.length; i++) difference |= a[i]! ^ b[bAt + i]!;
-  return difference === 0;
 }
 
 /** Throws unless a cursor sealed for (issuedFor, tagHi, tagLo) is used with `endpoint` and `tag`. */

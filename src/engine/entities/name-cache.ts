@@ -5,14 +5,13 @@
  * direct-mapped table of NAME_CACHE_SLOTS slots, dense id d in slot d mod NAME_CACHE_SLOTS, each
  * slot holding one entity's two strings (a newcomer replaces the slot's entity).
  *
- * Why: the entity table keeps no string per entity (engine/entities/entity-table.ts: one text store), so
- * every name written into an item was a new string made from the store (a slice, or a copy below
- * 13 code units): a 50-item statements page makes up to 300 of them, and an object page (whose
- * subjects and predicates change row after row) made its page 60% slower than the engine that kept
- * a string per entity (8221c12: 6.98 against 11.18 µs, the same repeated O page of 300k entities /
- * 1.5M statements, in one process). Entities recur across pages: the 300 predicates of the generated
- * graphs are in every statement, a heavy object or a class in many, and a query asked again names
- * the same ones. A hit costs two array reads; a miss the two strings it would have made anyway.
+ * Why: the entity table keeps no string per entity (engine/entities/entity-table.ts: one text
+ * store), so without this cache every name written into an item is a new string made from the store
+ * (a slice, or a copy below 13 code units): a 50-item statements page makes up to 300 of them, most
+ * of all an object page, whose subjects and predicates change row after row. Entities recur across
+ * pages: the 300 predicates of the generated graphs are in every statement, a heavy object or a
+ * class in many, and a query asked again names the same ones. A hit costs two array reads; a miss
+ * the two strings it would have made anyway.
  *
  * Cost: O(1) a name. Space: NAME_CACHE_SLOTS x (a 4-byte id and two string pointers) plus the
  * strings held: at most about 2 x NAME_CACHE_SLOTS strings of entity names (a slice of 13 code units

@@ -112,9 +112,8 @@ export class TextStore {
    * (returned so the reads stay): a page calls it to have its strings' characters in the cache
    * before it makes them (EntityTable.touch). The loop for the first Latin-1 chunk (every word of a
    * store under 64 Mi code units) reads that one string directly: `codeAt`'s chunk lookup, a
-   * division and a branch a word, made each iteration several times longer, and the CPU then keeps
-   * fewer of these independent misses in flight (at 1M entities, 100 random names: 38 ns a word
-   * through codeAt against 11 read directly; scratch measurement, the same words and store).
+   * division and a branch a word, would make each iteration several times longer, and the CPU then
+   * keeps fewer of these independent misses in flight.
    */
   touch(words: Uint32Array, count: number): number {
     const first = this.narrow[0];

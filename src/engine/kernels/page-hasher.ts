@@ -6,8 +6,8 @@
  * significant byte first), for every statement of a page in one call.
  *
  * Why WebAssembly: JavaScript has no 64-bit integer multiply, so hash64Words makes each of the 24
- * multiplies of a fingerprint from 16-bit halves (65-80 ns a fingerprint); WebAssembly's i64.mul is
- * one instruction. The module is assembled below from its instructions (wasm-assembler.ts), so there is no binary file
+ * multiplies of a fingerprint from 16-bit halves; WebAssembly's i64.mul is one instruction. The
+ * module is assembled below from its instructions (wasm-assembler.ts), so there is no binary file
  * and no build step; in the text format it is:
  *
  *   (module
@@ -31,9 +31,9 @@
  * use the machine's byte order, WebAssembly memory is little-endian), the same loop runs in
  * JavaScript (hash64Words). The tests compare both with hash64Words on random words.
  *
- * Cost: one call a page; 24 to 34 ns a fingerprint, writing its input and reading its output
- * included, against 65 to 80 for hash64Words alone (a scratch loop of 2M fingerprints in pages of 50
- * on the development machine). The instance's memory is 64 KiB.
+ * Cost: one call a page, 24 multiply steps a fingerprint, and its six input words written and its
+ * output read (`npm run bench:stream`, whose graph derives every fingerprint, times the statements
+ * pages that use it). The instance's memory is 64 KiB.
  */
 
 import { hash64Words, type Hash64 } from "../hash64.js";

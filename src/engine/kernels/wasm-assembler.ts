@@ -2,8 +2,8 @@
  * WebAssembly assembler
  * =====================
  * Owns turning a few functions written as instruction lists into a WebAssembly module, so the
- * engine's small native kernels (page-hasher.ts: 64-bit FNV-1a; hmac.ts: SHA-256's compression)
- * live in their source files as instructions, with no binary file and no build step. A module here
+ * engine's small native kernel (page-hasher.ts: 64-bit FNV-1a, which JavaScript's lack of a 64-bit
+ * multiply makes slow) lives in its source file as instructions, with no binary file and no build step. A module here
  * has one memory (exported as "memory"), its functions (some exported by name) and nothing else: no
  * imports, tables, globals or data segments (the JavaScript side writes its constants into memory).
  *

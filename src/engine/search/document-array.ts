@@ -47,8 +47,8 @@ export const TYPE_BITS = 3;
 export const TYPE_COUNT = 1 << TYPE_BITS;
 /**
  * Low rank bits kept plain: a bucket holds 2^PLAIN_BITS ranks at most. Fewer levels for a sparse
- * query against longer bucket scans for a dense one; at 1M entities (a scratch run of the listing
- * alone, then `npm run bench:stream` and `npm run bench:full`): 10 bits, sparse p50 35 us and q="e"
+ * query against longer bucket scans for a dense one; at 1M entities (`npm run bench:stream` and
+ * `npm run bench:full`): 10 bits, sparse p50 35 us and q="e"
  * 19-25 us; 12 bits, 23 and 20-34 us; 14 bits, 14 and 65-124 us. 12 keeps both within a few times
  * of each other.
  */
@@ -82,13 +82,8 @@ export class DocumentArray {
   /** The low P bits, in the order of the top matrix's last level. */
   readonly low: IntVector;
   private readonly stride: number;
-  // Frontier buffers (level by level), reused: search is synchronous.
-  private fs = new Int32Array(64);
-  private fe = new Int32Array(64);
-  private fp = new Int32Array(64);
-  private ns = new Int32Array(64);
-  private ne = new Int32Array(64);
-  private np = new Int32Array(64);
+  /** The walk's frontier at the current level and the next one's, reused: search is synchronous. */
+  private readonly frontiers = [new Frontier(), new Frontier()] as const;
   /** A bucket's ranks as a bit set (all zero between buckets), and the words of it in use. */
   private readonly seen: Int32Array;
   private readonly touched: Int32Array;
@@ -210,119 +205,165 @@ export class DocumentArray {
    * start again from when it kept only part of a level and may have missed entities, else -1.
    */
   private listRound(l: number, r: number, lo: number, hi: number, type: number, k: number, out: number[]): number {
-    const { levelBlocks, zeros } = this.top;
     const topBits = this.top.bits;
     const R = this.rankBits;
-    const stride = this.stride;
     // Types in play: one band, or all eight side by side.
-    const slack = type === ANY_TYPE ? TYPE_COUNT : 1;
-    const keep = k + slack;
+    const keep = k + (type === ANY_TYPE ? TYPE_COUNT : 1);
     const enough = k * DENSE_POSITIONS_PER_RANK;
-    this.ensure(2 * keep + 2 * TYPE_COUNT);
-    let fs = this.fs;
-    let fe = this.fe;
-    let fp = this.fp;
-    let ns = this.ns;
-    let ne = this.ne;
-    let np = this.np;
-    fs[0] = l;
-    fe[0] = r;
-    fp[0] = 0;
+    let current = this.frontiers[0];
+    let next = this.frontiers[1];
+    current.reserve(2 * keep + 2 * TYPE_COUNT);
+    next.reserve(2 * keep + 2 * TYPE_COUNT);
+    current.starts[0] = l;
+    current.ends[0] = r;
+    current.paths[0] = 0;
     let size = 1;
     let resume = -1;
     for (let d = 0; d < topBits; d++) {
-      const off = d * stride;
-      const z = zeros[d]!;
-      let count = 0;
-      for (let i = 0; i < size; i++) {
-        const s = fs[i]!;
-        const e = fe[i]!;
-        const p = fp[i]!;
-        const os = rank1At(levelBlocks, off, s);
-        const oe = rank1At(levelBlocks, off, e);
-        for (let bit = 0; bit < 2; bit++) {
-          const cs = bit === 0 ? s - os : z + os;
-          const ce = bit === 0 ? e - oe : z + oe;
-          if (cs >= ce) continue; // empty child
-          const cp = (p << 1) | bit;
-          if (d < TYPE_BITS) {
-            // A type bit: follow only the filter's type (when there is one).
-            if (type !== ANY_TYPE && ((type >>> (TYPE_BITS - 1 - d)) & 1) !== bit) continue;
-          } else {
-            // A rank bit: drop children wholly outside [lo, hi).
-            // Shifts, not 2 ** x: a variable power is a call to Math.pow, and this runs for every
-            // child of every node (it was two thirds of a listing's time). R <= 28: no overflow.
-            const rankBitsKnown = d + 1 - TYPE_BITS;
-            const rp = cp & ((1 << rankBitsKnown) - 1);
-            const first = rp << (R - rankBitsKnown);
-            const last = first + (1 << (R - rankBitsKnown));
-            if (last <= lo || first >= hi) continue;
-          }
-          ns[count] = cs;
-          ne[count] = ce;
-          np[count] = cp;
-          count++;
-        }
-      }
-      // Rank order: by the rank bits known so far (insertion sort: the frontier is short).
+      let count = this.expandLevel(d, current, size, next, lo, hi, type);
+      // Type levels keep every node; rank levels keep the first ones in rank order, and remember
+      // where the dropped part starts.
       if (d >= TYPE_BITS) {
-        const mask = (1 << (d + 1 - TYPE_BITS)) - 1;
-        for (let i = 1; i < count; i++) {
-          const s = ns[i]!;
-          const e = ne[i]!;
-          const p = np[i]!;
-          const key = p & mask;
-          let j = i - 1;
-          while (j >= 0 && (np[j]! & mask) > key) {
-            ns[j + 1] = ns[j]!;
-            ne[j + 1] = ne[j]!;
-            np[j + 1] = np[j]!;
-            j--;
-          }
-          ns[j + 1] = s;
-          ne[j + 1] = e;
-          np[j + 1] = p;
-        }
-        // Keep the first groups of equal rank range (the types side by side) until `keep` nodes,
-        // or until the groups wholly inside [lo, hi) hold `enough` positions: a dense query's
-        // nodes each hold many entities, and walking `keep` of them down every level was most of
-        // a deep unfiltered page (q="i" page 1,000). Remember where the dropped part starts.
-        if (count > 1) {
+        const kept = this.keepFirst(d, next, count, lo, hi, keep, enough);
+        if (kept < count) {
           const known = d + 1 - TYPE_BITS;
-          const width = 1 << (R - known);
-          let cut = 0;
-          let inside = 0;
-          while (cut < count && cut < keep && inside < enough) {
-            const key = np[cut]! & mask;
-            const first = key << (R - known);
-            const whole = first >= lo && first + width <= hi;
-            for (; cut < count && (np[cut]! & mask) === key; cut++) if (whole) inside += ne[cut]! - ns[cut]!;
-          }
-          if (cut < count) {
-            const firstDropped = (np[cut]! & mask) << (R - known);
-            if (resume < 0 || firstDropped < resume) resume = firstDropped;
-            count = cut;
-          }
+          const firstDropped = (next.paths[kept]! & ((1 << known) - 1)) << (R - known);
+          if (resume < 0 || firstDropped < resume) resume = firstDropped;
+          count = kept;
         }
       }
-      [fs, ns] = [ns, fs];
-      [fe, ne] = [ne, fe];
-      [fp, np] = [np, fp];
+      const done = current;
+      current = next;
+      next = done;
       size = count;
       if (size === 0) break;
     }
-    // Buckets: read the low bits of each, group equal rank ranges (different types), emit in order.
+    const appended = this.readBuckets(current, size, lo, hi, k, out);
+    // Buckets kept but not read (the page filled up) need no restart; only dropped nodes do.
+    return appended < k ? resume : -1;
+  }
+
+  /**
+   * Expands the first `size` nodes of `current` (level `d`) into their children, written to `next`,
+   * and returns how many: empty children, children of other types than `type`'s, and children whose
+   * rank range lies wholly outside [lo, hi) are left out.
+   */
+  private expandLevel(
+    d: number,
+    current: Frontier,
+    size: number,
+    next: Frontier,
+    lo: number,
+    hi: number,
+    type: number,
+  ): number {
+    const { levelBlocks, zeros } = this.top;
+    const R = this.rankBits;
+    const off = d * this.stride;
+    const z = zeros[d]!;
+    const { starts, ends, paths } = current;
+    const { starts: nextStarts, ends: nextEnds, paths: nextPaths } = next;
+    let count = 0;
+    for (let i = 0; i < size; i++) {
+      const s = starts[i]!;
+      const e = ends[i]!;
+      const p = paths[i]!;
+      const os = rank1At(levelBlocks, off, s);
+      const oe = rank1At(levelBlocks, off, e);
+      for (let bit = 0; bit < 2; bit++) {
+        const cs = bit === 0 ? s - os : z + os;
+        const ce = bit === 0 ? e - oe : z + oe;
+        if (cs >= ce) continue; // empty child
+        const cp = (p << 1) | bit;
+        if (d < TYPE_BITS) {
+          // A type bit: follow only the filter's type (when there is one).
+          if (type !== ANY_TYPE && ((type >>> (TYPE_BITS - 1 - d)) & 1) !== bit) continue;
+        } else {
+          // A rank bit: drop children wholly outside [lo, hi).
+          // Shifts, not 2 ** x: a variable power is a call to Math.pow, and this runs for every
+          // child of every node. R <= 28: no overflow.
+          const rankBitsKnown = d + 1 - TYPE_BITS;
+          const rp = cp & ((1 << rankBitsKnown) - 1);
+          const first = rp << (R - rankBitsKnown);
+          const last = first + (1 << (R - rankBitsKnown));
+          if (last <= lo || first >= hi) continue;
+        }
+        nextStarts[count] = cs;
+        nextEnds[count] = ce;
+        nextPaths[count] = cp;
+        count++;
+      }
+    }
+    return count;
+  }
+
+  /**
+   * Sorts the first `count` nodes of `frontier` (rank level `d`) into rank order, and returns how
+   * many of them to keep: the first groups of equal rank range (the types side by side) until `keep`
+   * nodes, or until the groups wholly inside [lo, hi) hold `enough` positions. A dense query's nodes
+   * each hold many entities, and walking `keep` of them down every level would be most of a deep
+   * unfiltered page (q="i" page 1,000).
+   */
+  private keepFirst(
+    d: number,
+    frontier: Frontier,
+    count: number,
+    lo: number,
+    hi: number,
+    keep: number,
+    enough: number,
+  ): number {
+    const R = this.rankBits;
+    const { starts, ends, paths } = frontier;
+    const known = d + 1 - TYPE_BITS;
+    const mask = (1 << known) - 1;
+    // Rank order: by the rank bits known so far (insertion sort: the frontier is short).
+    for (let i = 1; i < count; i++) {
+      const s = starts[i]!;
+      const e = ends[i]!;
+      const p = paths[i]!;
+      const key = p & mask;
+      let j = i - 1;
+      while (j >= 0 && (paths[j]! & mask) > key) {
+        starts[j + 1] = starts[j]!;
+        ends[j + 1] = ends[j]!;
+        paths[j + 1] = paths[j]!;
+        j--;
+      }
+      starts[j + 1] = s;
+      ends[j + 1] = e;
+      paths[j + 1] = p;
+    }
+    if (count <= 1) return count;
+    const width = 1 << (R - known);
+    let cut = 0;
+    let inside = 0;
+    while (cut < count && cut < keep && inside < enough) {
+      const key = paths[cut]! & mask;
+      const first = key << (R - known);
+      const whole = first >= lo && first + width <= hi;
+      for (; cut < count && (paths[cut]! & mask) === key; cut++) if (whole) inside += ends[cut]! - starts[cut]!;
+    }
+    return cut;
+  }
+
+  /**
+   * Reads the buckets of the first `size` nodes of `frontier` (the last level), in order: the low bits of each group of
+   * equal rank range (different types) marked in one bit set, then emitted ascending, those in
+   * [lo, hi) and at most `k` in all. Returns how many were appended to `out`.
+   */
+  private readBuckets(frontier: Frontier, size: number, lo: number, hi: number, k: number, out: number[]): number {
     const P = this.plainBits;
-    const rankMask = (1 << (R - P)) - 1;
-    const low = this.low;
+    const rankMask = (1 << (this.rankBits - P)) - 1;
+    const lowMask = (1 << P) - 1;
+    const lowWords = this.low.words;
     const seen = this.seen;
+    const touched = this.touched;
+    const { starts, ends, paths } = frontier;
     let appended = 0;
     let i = 0;
-    const touched = this.touched;
-    const lowWords = low.words;
-    const lowMask = (1 << P) - 1;
     while (i < size && appended < k) {
-      const bucket = fp[i]! & rankMask;
+      const bucket = paths[i]! & rankMask;
       const base = bucket << P;
       const from = Math.max(lo - base, 0);
       const to = Math.min(hi - base, 1 << P);
@@ -330,64 +371,64 @@ export class DocumentArray {
       // and cleared again (a bucket of a sparse query marks a few words of the 2^P / 32).
       let marked = 0;
       let j = i;
-      for (; j < size && (fp[j]! & rankMask) === bucket; j++) {
+      for (; j < size && (paths[j]! & rankMask) === bucket; j++) {
         // The node's low bits are contiguous: unpack them word by word (a dense query's buckets
-        // hold tens of thousands of positions; a get() per position cost twice as much).
-        const e = fe[j]!;
-        const first = fs[j]! * P;
-        let w = Math.floor(first / 32);
-        let shift = first - w * 32;
-        let word = lowWords[w]!;
-        for (let q = fs[j]!; q < e; q++) {
+        // hold tens of thousands of positions; a get() per position costs twice as much).
+        const e = ends[j]!;
+        const first = starts[j]! * P;
+        let lowWord = Math.floor(first / 32);
+        let shift = first - lowWord * 32;
+        let word = lowWords[lowWord]!;
+        for (let q = starts[j]!; q < e; q++) {
           let v = word >>> shift;
           shift += P;
           if (shift >= 32) {
-            word = lowWords[++w]!;
+            word = lowWords[++lowWord]!;
             shift -= 32;
             if (shift > 0) v |= word << (P - shift);
           }
           v &= lowMask;
           if (v >= from && v < to) {
-            const w = v >>> 5;
-            if (seen[w] === 0) touched[marked++] = w;
-            seen[w]! |= 1 << (v & 31);
+            const seenWord = v >>> 5;
+            if (seen[seenWord] === 0) touched[marked++] = seenWord;
+            seen[seenWord]! |= 1 << (v & 31);
           }
         }
       }
       sortWords(touched, marked);
       for (let t = 0; t < marked; t++) {
-        const w = touched[t]!;
-        let word = seen[w]!;
-        seen[w] = 0;
+        const seenWord = touched[t]!;
+        let word = seen[seenWord]!;
+        seen[seenWord] = 0;
         while (word !== 0 && appended < k) {
           const bit = 31 - Math.clz32(word & -word);
           word &= word - 1;
-          out.push(base + w * 32 + bit);
+          out.push(base + seenWord * 32 + bit);
           appended++;
         }
       }
       i = j;
     }
-    // Buckets kept but not read (the page filled up) need no restart; only dropped nodes do.
-    this.fs = fs;
-    this.fe = fe;
-    this.fp = fp;
-    this.ns = ns;
-    this.ne = ne;
-    this.np = np;
-    return appended < k ? resume : -1;
+    return appended;
   }
+}
 
-  /** Grows the frontier buffers to hold `n` nodes. */
-  private ensure(n: number): void {
-    if (this.fs.length >= n) return;
-    const size = Math.max(n, 2 * this.fs.length);
-    this.fs = new Int32Array(size);
-    this.fe = new Int32Array(size);
-    this.fp = new Int32Array(size);
-    this.ns = new Int32Array(size);
-    this.ne = new Int32Array(size);
-    this.np = new Int32Array(size);
+/**
+ * One level of the walk: node i is the interval [starts[i], ends[i]) of the level's positions and
+ * paths[i], the bits that lead to it from the root (types, then the rank bits known so far).
+ */
+class Frontier {
+  starts = new Int32Array(64);
+  ends = new Int32Array(64);
+  paths = new Int32Array(64);
+
+  /** Grows the buffers to hold `n` nodes (what they held is dropped). */
+  reserve(n: number): void {
+    if (this.starts.length >= n) return;
+    const size = Math.max(n, 2 * this.starts.length);
+    this.starts = new Int32Array(size);
+    this.ends = new Int32Array(size);
+    this.paths = new Int32Array(size);
   }
 }
 

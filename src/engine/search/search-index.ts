@@ -47,9 +47,9 @@ const SEPARATOR_BLOCK_OFFSET = 2;
 /**
  * Where a query's matches lie: the suffix interval [l, r), the prefix tier's ranks [a, b) and the
  * exact tier's end e (a <= e <= b). `find` computes them by backward search, |q| + 1 LF steps of
- * two rank operations each, every one a likely cache miss (about 2.5 µs of a page at 1M entities);
- * the graph keeps them with the cursor it issues (cursor.ts: the issued cursor's cache entry), so a
- * next page asked of the same graph skips that search.
+ * two rank operations each, every one a likely cache miss; the graph keeps them with the cursor it
+ * issues (cursor.ts: the issued cursor's cache entry), so a next page asked of the same graph skips
+ * that search.
  */
 export interface SearchBounds {
   readonly l: number;

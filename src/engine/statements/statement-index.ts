@@ -250,9 +250,7 @@ export class StatementIndex {
    * POS or OSP page's rows are scattered over SPO order); one read a row in a loop this short keeps
    * many misses in flight, where the decoding loop (three bit-field reads a row) held a few. The
    * decoding then reads from the cache: a row's two or three words share its first word's cache
-   * line, but for the few rows that cross a line's end. Distinct P pages of 50 statements at 1M
-   * entities / 2M statements: this stage 5.9-10 µs before, 3.4-4.1 after (phase timings of a
-   * scratch copy; `npm run bench:stream` for the whole page).
+   * line, but for the few rows that cross a line's end (`npm run bench:stream` times the whole page).
    */
   touchRows(rows: Uint32Array, count: number): void {
     const words = this.rows;

@@ -3,8 +3,8 @@
  * ===========================
  * src/engine/kernels/wasm-assembler.ts: LEB128 encodings against the specification's examples and edge
  * values, and a small module of two functions (one calling the other, locals of two types, memory
- * read and written from JavaScript) assembled, instantiated and run. The two kernels built with it
- * are tested against their references in page-hasher.test.ts and hmac.test.ts.
+ * read and written from JavaScript) assembled, instantiated and run. The kernel built with it is
+ * tested against its reference in page-hasher.test.ts.
  */
 
 import { test } from "uvu";
