@@ -54,6 +54,8 @@ import {
   EXIT_FAILURE,
   catchStopSignals,
   generateCursorSecret,
+  explorerLine,
+  openExplorer,
   pidLine,
   progressOutput,
   stopWhenNpmIsGone,
@@ -85,6 +87,8 @@ interface WorkerConfig {
   metrics: boolean;
   cacheBytes: number | undefined;
   cors: string | string[] | undefined;
+  /** Serve the explorer page (the primary found it built). */
+  ui: boolean;
   generation: number;
 }
 
@@ -128,6 +132,8 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
     process.exit(0);
   });
 
+  // Checked once here, so a missing page is reported once; each worker reads its own copy.
+  const ui = args.ui && openExplorer(events, err) !== undefined;
   const started = performance.now();
   let generation = 0;
   /** The graph for `generation`: JSON Lines built into a new snapshot, or the snapshot as it is. */
@@ -156,6 +162,7 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
       metrics: args.metrics,
       cacheBytes: args.cacheBytes,
       cors: args.cors,
+      ui,
       generation,
     };
   } catch (e) {
@@ -314,6 +321,7 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
       `q=${encodeURIComponent(head.word)}&`,
     ),
   );
+  if (ui) err.write(explorerLine(head.url));
   err.write(pidLine(process.pid));
   err.write(`listening on ${head.url}\n`);
 
@@ -450,6 +458,7 @@ export async function runClusterWorker(env: NodeJS.ProcessEnv): Promise<number> 
     cursorSecret: env[CURSOR_SECRET_ENV],
     cacheBytes: config.cacheBytes,
     cors: config.cors,
+    explorer: config.ui ? openExplorer(events, process.stderr) : undefined,
     host: config.host,
     port: config.port,
     log: requestLog?.write,

@@ -44,6 +44,7 @@ import {
   type ServeArgs,
 } from "./serve-options.js";
 import { QUIVER_VERSION as VERSION } from "../version.js";
+import { loadExplorer, type Explorer } from "../http/explorer.js";
 import { ROUTES } from "../http/routes.js";
 import { DEFAULT_HOST, DEFAULT_PORT } from "../http/server.js";
 
@@ -51,10 +52,13 @@ export { CURSOR_SECRET_ENV };
 
 export const SERVE_HELP = `Usage: quiver serve [--entities FILE --statements FILE | --snapshot FILE] [--host H] [--port P]
                     [--workers N|auto] [--metrics] [--cache-mb N] [--cors ORIGINS] [--cursor-secret S] [--quiet]
+                    [--no-ui]
 
 Loads a graph from JSON Lines files or a snapshot and serves the Quiver HTTP API:
 GET ${ROUTES.search}, GET ${ROUTES.statements} (both need X-API-Key),
-GET ${ROUTES.health} and GET ${ROUTES.openapi} (no key), GET /metrics with --metrics (no key).
+GET ${ROUTES.health} and GET ${ROUTES.openapi} (no key), GET /metrics with --metrics (no key),
+and the explorer, a page to search and browse the graph in a browser, at GET / (no key to load it;
+it asks for one).
 
 Options:
   --entities FILE       entities, one JSON object per line: {"entityId","rawIdentifier","type","sourceType"}
@@ -78,6 +82,7 @@ Options:
                         Default: ${CURSOR_SECRET_ENV}, else a random secret for this run (shared by
                         its workers). Prefer the variable: options are visible in the process list.
   --quiet               no request log on stdout
+  --no-ui               do not serve the explorer page at / (its paths answer 404)
   --version             print the version
   -h, --help            show this help
 
@@ -187,6 +192,7 @@ async function runSingle(
     process.exit(0);
   });
 
+  const explorer = args.ui ? openExplorer(events, err) : undefined;
   const started = performance.now();
   let graph: Graph;
   try {
@@ -211,6 +217,7 @@ async function runSingle(
       cursorSecret: args.cursorSecret,
       cacheBytes: args.cacheBytes,
       cors: args.cors,
+      explorer,
       host: args.host,
       port: args.port,
       log: requestLog?.write,
@@ -236,6 +243,7 @@ async function runSingle(
     workers: 1,
   });
   err.write(tryItLines(running.url, graph, keys.generated ? keys.keys[0] : undefined));
+  if (explorer !== undefined) err.write(explorerLine(running.url));
   err.write(pidLine(process.pid));
   // Last line of the start-up, so a script can wait for it: everything above is printed by then.
   err.write(`listening on ${running.url}\n`);
@@ -255,6 +263,25 @@ async function runSingle(
 /** Progress for people: on stderr (rewritten in place on a terminal, a line a second otherwise). */
 export function progressOutput(err: NodeJS.WriteStream): (p: LoadProgress) => void {
   return createProgressPrinter(err);
+}
+
+/**
+ * The built explorer page, read once; when it is not built (a checkout where only tsc ran), the
+ * server still serves the API: a warning says how to build the page, and "/" answers 404.
+ */
+export function openExplorer(events: EventLog, err: NodeJS.WritableStream): Explorer | undefined {
+  try {
+    return loadExplorer();
+  } catch (e) {
+    const message = (e as Error).message;
+    events.warn("explorer-missing", { error: message });
+    err.write(`quiver serve: ${message}; serving the API only\n`);
+    return undefined;
+  }
+}
+
+export function explorerLine(url: string): string {
+  return `explorer: ${url}/ (in a browser; paste the key into its "API key" field)\n`;
 }
 
 export function pidLine(pid: number): string {

@@ -16,7 +16,8 @@
  *   2. on the two data endpoints, the API key (401 even when the method, the target length or the
  *      parameters are also wrong);
  *   3. request target over `maxRequestTargetBytes`: 414;
- *   4. path (origin-form or absolute-form, routes.ts): the four routes; anything else 404;
+ *   4. path (origin-form or absolute-form, routes.ts): the four routes; with an explorer (explorer.ts),
+ *      "/" and "/explorer/..." (no key; GET and HEAD); anything else 404;
  *   5. a method other than GET or HEAD: 405 with `Allow: GET, HEAD`; HEAD answers as GET without a body;
  *   6. parameters (params.ts, then the engine): 400 naming the parameter;
  *   7. `If-None-Match` naming the answer's tag: 304 (caching.ts), before the query runs; else 200.
@@ -61,6 +62,7 @@ import {
   type CorsOrigins,
   type CorsPolicy,
 } from "./cors.js";
+import { assetAnswer, explorerAsset, isExplorerPath, type Explorer } from "./explorer.js";
 import { MAX_HEAD_BYTES, MAX_REQUEST_TARGET_BYTES } from "./limits.js";
 import { OPENAPI_JSON } from "./openapi.js";
 import { parseSearchParams, parseStatementsParams } from "./params.js";
@@ -138,6 +140,11 @@ export interface RouterOptions {
   compression?: boolean | { thresholdBytes?: number } | undefined;
   /** Called with every unexpected fault (the 500s); default: one JSON line on stderr. */
   onError?: ((error: unknown, context: ErrorContext) => void) | undefined;
+  /**
+   * The explorer page (`loadExplorer()`, explorer.ts), served at "/" and under "/explorer/" with no
+   * key. Left out (the default), those paths are 404 like any other: a host app owns its "/".
+   */
+  explorer?: Explorer | undefined;
 }
 
 /** The options, checked and compiled once per handler. */
@@ -150,6 +157,7 @@ export interface RouterConfig {
   /** Smallest body compressed; Infinity when compression is off. */
   readonly compressFrom: number;
   readonly onError: (error: unknown, context: ErrorContext) => void;
+  readonly explorer: Explorer | null;
 }
 
 export function compileOptions(options: RouterOptions): RouterConfig {
@@ -165,6 +173,7 @@ export function compileOptions(options: RouterOptions): RouterConfig {
         ? Number.POSITIVE_INFINITY
         : ((compression === true ? undefined : compression.thresholdBytes) ?? DEFAULT_COMPRESSION_THRESHOLD_BYTES),
     onError: options.onError ?? reportToStderr,
+    explorer: options.explorer ?? null,
   };
 }
 
@@ -279,6 +288,7 @@ export function route(served: Served, request: RouterRequest): Reply {
       if (failure !== null) return error(at, failure.code, failure.message);
     }
     if (longerThan(target, config.maxTargetBytes)) return targetTooLong(at);
+    if (config.explorer !== null && isExplorerPath(path)) return explorerAnswer(at, method, headers, config.explorer);
     if (name === undefined) {
       return error(at, "NOT_FOUND", `There is nothing at ${quote(path)}; the paths are ${PATH_LIST}.`);
     }
@@ -533,6 +543,23 @@ function notModified(at: Context, tag: string, cacheControl: string | null): Rep
   if (vary !== null) headers.push("vary", vary);
   addCors(at, headers);
   return { status: S.STATUS_NOT_MODIFIED, headers, body: null, requestId: at.requestId, path: at.path };
+}
+
+/** The explorer's page or one of its assets (explorer.ts): no key, GET and HEAD only. */
+function explorerAnswer(at: Context, method: string, headers: RequestHeaders, explorer: Explorer): Reply {
+  const asset = explorerAsset(explorer, at.path);
+  if (asset === undefined)
+    return error(at, "NOT_FOUND", `There is nothing at ${quote(at.path)}; the explorer is at /.`);
+  if (method !== "GET" && method !== "HEAD") {
+    return error(at, "METHOD_NOT_ALLOWED", `${at.path} answers GET and HEAD only, not ${method}.`);
+  }
+  const {
+    status,
+    headers: out,
+    body,
+  } = assetAnswer(asset, headers, at.config.compressFrom !== Number.POSITIVE_INFINITY);
+  out.push(REQUEST_ID_HEADER, at.requestId);
+  return { status, headers: out, body: at.head ? null : body, requestId: at.requestId, path: at.path };
 }
 
 /**
