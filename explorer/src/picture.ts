@@ -25,6 +25,8 @@ const RADIUS_Y = 140;
 export const NEIGHBOURS_PER_SIDE = 7;
 /** Longest node label, in characters, before it is cut with an ellipsis (the full name is its tooltip). */
 const LABEL_CHARS = 26;
+/** Where along an edge, from the centre, its predicate is written: out where the edges fan apart. */
+const EDGE_LABEL_AT = 0.62;
 
 interface Neighbour {
   id: string;
@@ -79,7 +81,12 @@ export function neighbourhood(
         svg("line", { x1, y1, x2, y2, class: "edge", "marker-end": "url(#arrow)" }),
         svg(
           "text",
-          { x: (cx + x) / 2, y: (cy + y) / 2 - 4, class: "edge-label", "text-anchor": "middle" },
+          {
+            x: cx + (x - cx) * EDGE_LABEL_AT,
+            y: cy + (y - cy) * EDGE_LABEL_AT - 4,
+            class: "edge-label",
+            "text-anchor": "middle",
+          },
           cut(n.predicates.join(", ")),
         ),
       );
