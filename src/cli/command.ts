@@ -27,6 +27,8 @@ import { UsageError } from "./graph-source.js";
 export const EXIT_FAILURE = 1;
 /** Exit status of a command given options it cannot run with. */
 export const EXIT_USAGE = 2;
+/** Exit status of `quiver entity` when the graph has no entity with the id asked for. */
+export const EXIT_NOT_FOUND = 3;
 
 /** One row of main.ts's table. */
 export interface Command {

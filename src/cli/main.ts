@@ -14,7 +14,7 @@ import { type Command, EXIT_USAGE, isClosedOutput } from "./command.js";
 import { runConvert } from "./convert.js";
 import { runDump } from "./dump.js";
 import { runInfo } from "./info.js";
-import { runSearch, runStatements } from "./query.js";
+import { runEntity, runSearch, runStatements } from "./query.js";
 import { runServe } from "./serve.js";
 import { VERSION } from "./version.js";
 
@@ -23,6 +23,7 @@ const COMMANDS: Record<string, Command> = {
   build: { summary: "build a snapshot file from JSON Lines (serve it with serve --snapshot FILE)", run: runBuild },
   info: { summary: "describe a snapshot file: format, counts, checksum, sizes, build time", run: runInfo },
   search: { summary: "search entity identifiers in a graph; prints JSON Lines", run: runSearch },
+  entity: { summary: "print one entity of a graph by its entityId", run: runEntity },
   statements: { summary: "list the statements of a graph matching filters; prints JSON Lines", run: runStatements },
   dump: { summary: "write a graph (a snapshot) back as entities.jsonl and statements.jsonl", run: runDump },
   convert: {

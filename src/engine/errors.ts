@@ -29,6 +29,8 @@ export const ERROR_CODES = {
   INVALID_CURSOR: "a cursor that is malformed, truncated or altered",
   CURSOR_ENDPOINT_MISMATCH: "a cursor issued by the other endpoint",
   CURSOR_QUERY_MISMATCH: "a cursor issued for other parameters",
+  // lookups
+  ENTITY_NOT_FOUND: "a lookup by an entityId the graph does not have",
   // data loading
   INVALID_DATA: "a data line or object that breaks the input format",
   DUPLICATE_ENTITY: "an entityId given twice",

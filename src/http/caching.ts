@@ -1,7 +1,7 @@
 /**
  * Entity tags
  * ===========
- * CONTRACT.md "Caching": a 200 of either data endpoint carries a strong `ETag` (two answers with one
+ * CONTRACT.md "Caching": a 200 of any data endpoint (search, statements, the entity lookup) carries a strong `ETag` (two answers with one
  * tag have the same bytes, whatever graph or replica served them) and `Cache-Control: private`; a
  * request whose `If-None-Match` names the tag gets 304, after authentication.
  *
@@ -116,17 +116,35 @@ function finish(h1: number, h2: number): string {
 /** A string field with its length in front, so no two parameter lists spell one canonical string. */
 const field = (value: string | undefined): string => (value === undefined ? "-" : `${value.length}:${value}`);
 
-/** The canonical parameters of a search: q, type, limit (default spelled out), cursor. */
+/**
+ * The parameters added after the first version (`order`, `count`), as a suffix present only when
+ * they change the bytes: a request without them keeps the key, and so the tag, it always had
+ * (CONTRACT.md: such a client gets the same answer as before), and `order=name` or `count=false`
+ * spelt out share the tag of the request that leaves them out, as they share its bytes. The
+ * suffix follows the length-prefixed fields, so no two parameter lists spell one key.
+ */
+const scoreOrder = (order: SearchParams["order"]): string => (order === "score" ? "|order:score" : "");
+const withTotal = (count: boolean | undefined): string => (count === true ? "|count" : "");
+
+/** The canonical parameters of a search: q, type, limit (default spelled out), cursor, order, count. */
 export function searchKey(params: SearchParams, defaultLimit: number): string {
-  return `search|${field(params.q)}|${field(params.type)}|${params.limit ?? defaultLimit}|${field(params.cursor)}`;
+  return (
+    `search|${field(params.q)}|${field(params.type)}|${params.limit ?? defaultLimit}|${field(params.cursor)}` +
+    `${scoreOrder(params.order)}${withTotal(params.count)}`
+  );
 }
 
-/** The canonical parameters of a statements query: the three filters, limit, cursor. */
+/** The canonical parameters of a statements query: the three filters, limit, cursor, count. */
 export function statementsKey(params: StatementsParams, defaultLimit: number): string {
   return (
     `statements|${field(params.subjectEntityId)}|${field(params.predicateEntityId)}|${field(params.objectEntityId)}|` +
-    `${params.limit ?? defaultLimit}|${field(params.cursor)}`
+    `${params.limit ?? defaultLimit}|${field(params.cursor)}${withTotal(params.count)}`
   );
+}
+
+/** The canonical parameter of a lookup: the entityId. */
+export function entityKey(entityId: string): string {
+  return `entity|${field(entityId)}`;
 }
 
 /** The digest part of a tag: the canonical parameters hashed on from the graph's seed, 20 characters. */

@@ -1,8 +1,9 @@
 /**
  * OpenAPI 3.1 document
  * ====================
- * The API as CONTRACT.md decides it, written once as a typed constant: both endpoints, every
- * parameter with its bounds, both item schemas, the page envelope (`nextCursor` nullable), the error
+ * The API as CONTRACT.md decides it, written once as a typed constant: the three data endpoints
+ * (search, statements, the entity lookup), every parameter with its bounds, both item schemas, the
+ * page envelope (`nextCursor` nullable, `total` with `count=true`), the error
  * body with its closed list of codes (status.ts), every status, and the headers of caching
  * (`ETag`, `Cache-Control`, `If-None-Match` and 304), compression and `X-Request-Id`.
  * `/graph/v1/openapi.json` serves it, serialized once at module load.
@@ -40,7 +41,7 @@ export interface JsonSchema {
   maxLength?: number;
   minimum?: number;
   maximum?: number;
-  default?: number | string;
+  default?: number | string | boolean;
   pattern?: string;
   examples?: readonly unknown[];
   $ref?: string;
@@ -48,7 +49,7 @@ export interface JsonSchema {
 
 interface Parameter {
   name: string;
-  in: "query" | "header";
+  in: "query" | "header" | "path";
   required: boolean;
   description: string;
   schema: JsonSchema;
@@ -131,6 +132,13 @@ const pageSchema = (item: string, what: string): JsonSchema => ({
       pattern: CURSOR_PATTERN,
       description: "Pass it as `cursor` for the following page; null exactly when no item follows this page.",
     },
+    total: {
+      type: "integer",
+      minimum: 0,
+      description:
+        "Only with `count=true`, and then always: the exact number of items that following every cursor from the " +
+        "first page returns (the whole walk, whichever page carries it; never an estimate or a capped figure).",
+    },
   },
   required: ["items", "nextCursor"],
   additionalProperties: false,
@@ -171,6 +179,17 @@ const cursorParameter: Parameter = {
   schema: { type: "string", minLength: 1, pattern: CURSOR_PATTERN },
 };
 
+const countParameter: Parameter = {
+  name: "count",
+  in: "query",
+  required: false,
+  description:
+    "`true`: the page carries `total`, the exact number of items of the whole walk from the first page. " +
+    "It may change between pages (the cursor does not depend on it).",
+  // A boolean in the query: spelt `true` or `false`, as OpenAPI's form style writes one.
+  schema: { type: "boolean", default: false },
+};
+
 const filterParameter = (name: string, role: string): Parameter => ({
   name,
   in: "query",
@@ -208,8 +227,10 @@ const searchOperation: Operation = {
   operationId: "searchEntities",
   summary: "Search entities by a substring of their raw identifier.",
   description:
-    "Matching folds case and compatibility forms (NFKC, full case folding); accents are kept. " +
-    "Order: exact matches, then prefix matches, then the rest; within each, by folded raw identifier, then entityId.",
+    "Matching folds case and compatibility forms (NFKC, full case folding); accents are kept, unless the graph " +
+    'was built with accent folding (then combining marks are removed too: "zurich" finds "Zürich"). ' +
+    "Order: exact matches, then prefix matches, then the rest (the tier); within each, with `order=score`, by the " +
+    "entity's score, highest first; then by folded raw identifier, then entityId.",
   security: SECURITY,
   parameters: [
     {
@@ -228,6 +249,17 @@ const searchOperation: Operation = {
     },
     limitParameter(SEARCH_MAX_LIMIT, SEARCH_DEFAULT_LIMIT),
     cursorParameter,
+    {
+      name: "order",
+      in: "query",
+      required: false,
+      description:
+        "Inside each tier: `name` (by folded raw identifier, then entityId) or `score` (by the entity's score, highest " +
+        "first, then as `name`). An entity's score is given in the input, else its number of statements. " +
+        "A cursor belongs to its order.",
+      schema: { type: "string", enum: ["name", "score"], default: "name" },
+    },
+    countParameter,
     ...CONDITIONAL_PARAMETERS,
   ],
   responses: { "200": page("A page of entities.", "EntityPage"), ...COMMON_ERRORS },
@@ -246,9 +278,34 @@ const statementsOperation: Operation = {
     filterParameter("objectEntityId", "object"),
     limitParameter(STATEMENTS_MAX_LIMIT, STATEMENTS_DEFAULT_LIMIT),
     cursorParameter,
+    countParameter,
     ...CONDITIONAL_PARAMETERS,
   ],
   responses: { "200": page("A page of statements.", "StatementPage"), ...COMMON_ERRORS },
+};
+
+const entityOperation: Operation = {
+  operationId: "getEntity",
+  summary: "One entity by its entityId.",
+  description:
+    "The entityId is the path segment, percent-encoded as UTF-8 (a `/` inside an id is `%2F`). " +
+    "Takes no query parameters (any is 400). An empty segment, or more than one, is an unknown path (404 NOT_FOUND).",
+  security: SECURITY,
+  parameters: [
+    {
+      name: "entityId",
+      in: "path",
+      required: true,
+      description: "The entityId, percent-encoded as UTF-8.",
+      schema: { type: "string", minLength: 1 },
+    },
+    ...CONDITIONAL_PARAMETERS,
+  ],
+  responses: {
+    "200": page("The entity.", "Entity"),
+    ...COMMON_ERRORS,
+    "404": errorResponse("The graph has no entity with this entityId (code ENTITY_NOT_FOUND)."),
+  },
 };
 
 /** HEAD answers as GET with the same status and headers, and no body. */
@@ -303,7 +360,7 @@ export const OPENAPI_DOCUMENT = {
     title: "Quiver graph query API",
     version: "1.0.0",
     description:
-      "Search entities and list statements of an in-memory graph, with keyset pagination. " +
+      "Search entities, look one up by its id, and list statements of an in-memory graph, with keyset pagination. " +
       'Every error is application/json {"error": "<sentence>", "code": "<CODE>"}. Any path not listed here answers 404; ' +
       `a request target longer than ${MAX_REQUEST_TARGET_BYTES} bytes answers 414. Before any path is looked at, ` +
       `a client too slow to send its headers gets 408; a request head over ${MAX_HEAD_BYTES} bytes 414 when its target ` +
@@ -315,6 +372,7 @@ export const OPENAPI_DOCUMENT = {
   paths: {
     [ROUTES.search]: { get: searchOperation, head: headOf(searchOperation) },
     [ROUTES.statements]: { get: statementsOperation, head: headOf(statementsOperation) },
+    [ROUTES.entity]: { get: entityOperation, head: headOf(entityOperation) },
     [ROUTES.health]: { get: healthOperation, head: headOf(healthOperation) },
     [ROUTES.openapi]: { get: openapiOperation, head: headOf(openapiOperation) },
   },
@@ -324,7 +382,7 @@ export const OPENAPI_DOCUMENT = {
         type: "apiKey",
         in: "header",
         name: "X-API-Key",
-        description: "An API key that begins with `sk_`. Checked before anything else on both data endpoints.",
+        description: "An API key that begins with `sk_`. Checked before anything else on the data endpoints.",
       },
     },
     schemas: {

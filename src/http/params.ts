@@ -21,15 +21,22 @@
  *   fraction, no leading zeros (one spelling per number: `20`, never `020`), checked with its range
  *   by the engine's `limitFromText` (validate.ts), so the embedded API and HTTP share one sentence.
  *
+ * - `order` is `name` or `score`, `count` is `true` or `false`, spelt exactly so (lower case): any
+ *   other value is INVALID_PARAMETER naming the two. Left out, they are the defaults (`name`,
+ *   `false`), and the engine gets `undefined`, so a request without them is the request it was.
+ * - The entity lookup takes its entityId from the path: the one segment after the prefix, percent-
+ *   decoded as strictly as a value but with `+` kept as itself (a path is not a form; RFC 3986
+ *   section 3.3), so `%2F` is a "/" inside the id. Its query string must hold no parameter at all.
+ *
  * Cost: one pass over the query string; values without `%` or `+` are substrings, never copied.
  */
 
 import { QuiverError } from "../engine/errors.js";
 import { SEARCH_MAX_LIMIT, SEARCH_MAX_QUERY_LENGTH, STATEMENTS_MAX_LIMIT } from "../engine/limits.js";
 import { quote } from "../engine/quote.js";
-import type { SearchParams, StatementsParams } from "../engine/types.js";
+import type { SearchOrder, SearchParams, StatementsParams } from "../engine/types.js";
 import { limitFromText } from "../engine/validate.js";
-import { ROUTES } from "./routes.js";
+import { ENTITY_PATH_PREFIX, ROUTES } from "./routes.js";
 
 /** What a parameter is and, in words, what a caller should give (used in every error sentence). */
 interface ParameterSpec {
@@ -53,12 +60,18 @@ const CURSOR_SPEC: ParameterSpec = {
   expects: "the nextCursor of an earlier response to the same query",
 };
 const FILTER_SPEC: ParameterSpec = { required: false, expects: "an entityId" };
+const COUNT_SPEC: ParameterSpec = {
+  required: false,
+  expects: "true (the page carries the exact total of the whole walk) or false (the default)",
+};
 
 export const SEARCH_ENDPOINT = endpointSpec(ROUTES.search, {
   q: { required: true, expects: `a substring of 1 to ${SEARCH_MAX_QUERY_LENGTH} characters to search for` },
   type: { required: false, expects: 'one entity type character, "0" to "7"' },
   limit: { required: false, expects: `a whole number from 1 to ${SEARCH_MAX_LIMIT}` },
   cursor: CURSOR_SPEC,
+  order: { required: false, expects: "name (the default: tier, then name) or score (tier, then score, highest first)" },
+  count: COUNT_SPEC,
 });
 
 export const STATEMENTS_ENDPOINT = endpointSpec(ROUTES.statements, {
@@ -67,7 +80,22 @@ export const STATEMENTS_ENDPOINT = endpointSpec(ROUTES.statements, {
   objectEntityId: FILTER_SPEC,
   limit: { required: false, expects: `a whole number from 1 to ${STATEMENTS_MAX_LIMIT}` },
   cursor: CURSOR_SPEC,
+  count: COUNT_SPEC,
 });
+
+/** The lookup takes no query parameter at all. */
+export const ENTITY_ENDPOINT = endpointSpec(ROUTES.entity, {});
+
+/** The spellings `order` takes, and what each means to the engine. */
+const ORDERS: ReadonlyMap<string, SearchOrder> = new Map([
+  ["name", "name"],
+  ["score", "score"],
+]);
+/** The spellings `count` takes. */
+const COUNTS: ReadonlyMap<string, boolean> = new Map([
+  ["true", true],
+  ["false", false],
+]);
 
 export function parseSearchParams(query: string): SearchParams {
   const v = collectParameters(query, SEARCH_ENDPOINT);
@@ -84,6 +112,8 @@ export function parseSearchParams(query: string): SearchParams {
     type: v.type as SearchParams["type"],
     limit: v.limit === undefined ? undefined : limitFromText(v.limit, SEARCH_MAX_LIMIT),
     cursor: v.cursor,
+    order: v.order === undefined ? undefined : oneOf(SEARCH_ENDPOINT, "order", v.order, ORDERS),
+    count: v.count === undefined ? undefined : oneOf(SEARCH_ENDPOINT, "count", v.count, COUNTS),
   };
 }
 
@@ -95,7 +125,35 @@ export function parseStatementsParams(query: string): StatementsParams {
     objectEntityId: v.objectEntityId,
     limit: v.limit === undefined ? undefined : limitFromText(v.limit, STATEMENTS_MAX_LIMIT),
     cursor: v.cursor,
+    count: v.count === undefined ? undefined : oneOf(STATEMENTS_ENDPOINT, "count", v.count, COUNTS),
   };
+}
+
+/**
+ * The entityId a lookup path names (the router has matched the path: the prefix, then one non-empty
+ * segment), percent-decoded; the query string is checked to hold no parameter. The path is decoded
+ * first, as it comes first in the target.
+ */
+export function parseEntityLookup(path: string, query: string): string {
+  const entityId = decodePercent(path.slice(ENTITY_PATH_PREFIX.length), false, "The entityId in the path", "entityId");
+  collectParameters(query, ENTITY_ENDPOINT);
+  return entityId;
+}
+
+/** The meaning of a value that must be one of a few spellings; any other is INVALID_PARAMETER. */
+function oneOf<N extends string, T>(
+  endpoint: EndpointSpec<N>,
+  name: N,
+  value: string,
+  allowed: ReadonlyMap<string, T>,
+): T {
+  const meaning = allowed.get(value);
+  if (meaning !== undefined) return meaning;
+  throw new QuiverError(
+    "INVALID_PARAMETER",
+    `The parameter ${quote(name)} is ${quote(value)}: give ${expects(endpoint, name)}.`,
+    { parameter: name },
+  );
 }
 
 /** Splits and decodes the query string, checking names, repeats, encoding and emptiness. */
@@ -116,11 +174,11 @@ export function collectParameters<N extends string>(
       const spec = endpoint.parameters.get(name);
       // Unknown before anything else: a misspelt name is the likeliest mistake, and its value means nothing.
       if (spec === undefined) {
-        throw new QuiverError(
-          "UNKNOWN_PARAMETER",
-          `Unknown parameter ${quote(name)}: ${endpoint.path} accepts ${listNames(endpoint.names)}.`,
-          { parameter: name },
-        );
+        // The lookup takes none: any parameter is unknown there, and there is no list to give.
+        const accepted = endpoint.names.length === 0 ? "takes no parameters" : `accepts ${listNames(endpoint.names)}`;
+        throw new QuiverError("UNKNOWN_PARAMETER", `Unknown parameter ${quote(name)}: ${endpoint.path} ${accepted}.`, {
+          parameter: name,
+        });
       }
       if (values[name] !== undefined) {
         throw new QuiverError(
@@ -153,10 +211,19 @@ const RAW_NON_ASCII = /[\u0080-\uffff]/;
 const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
- * Percent-decodes one name or value. `parameter` is the name reported on failure (for a name that
- * fails to decode, its raw text).
+ * Percent-decodes one name or value of the query string ("+" is a space). `parameter` is the name
+ * reported on failure (for a name that fails to decode, its raw text).
  */
 export function decodeComponent(raw: string, parameter: string, part: "name" | "value"): string {
+  const what = part === "name" ? `The parameter name ${quote(parameter)}` : `The value of ${quote(parameter)}`;
+  return decodePercent(raw, true, what, parameter);
+}
+
+/**
+ * Percent-decodes `raw` as UTF-8; `plusIsSpace` for the query string (a form's rule), not for a
+ * path segment. `what` begins each error sentence; `parameter` is the name the error carries.
+ */
+function decodePercent(raw: string, plusIsSpace: boolean, what: string, parameter: string): string {
   // Fast path: nothing encoded, which is most identifiers and every cursor.
   if (!NEEDS_DECODING.test(raw)) return raw;
   // Percent-encoded ASCII (a space, a name's UTF-8 bytes): the JavaScript engine's own decoder, which
@@ -167,12 +234,11 @@ export function decodeComponent(raw: string, parameter: string, part: "name" | "
   // and whatever it refuses goes below too, to be named precisely.
   if (!RAW_NON_ASCII.test(raw)) {
     try {
-      return decodeURIComponent(raw.includes("+") ? raw.replaceAll("+", " ") : raw);
+      return decodeURIComponent(plusIsSpace && raw.includes("+") ? raw.replaceAll("+", " ") : raw);
     } catch {
       // Malformed: the loop below finds out how, for the error.
     }
   }
-  const what = part === "name" ? `The parameter name ${quote(parameter)}` : `The value of ${quote(parameter)}`;
   const bytes = new Uint8Array(raw.length);
   let n = 0;
   for (let i = 0; i < raw.length; i++) {
@@ -189,7 +255,7 @@ export function decodeComponent(raw: string, parameter: string, part: "name" | "
       }
       bytes[n++] = (hi << 4) | lo;
       i += 2;
-    } else if (c === 0x2b /* + */) {
+    } else if (c === 0x2b /* + */ && plusIsSpace) {
       bytes[n++] = 0x20;
     } else if (c >= 0x80) {
       throw new QuiverError(

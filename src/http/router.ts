@@ -13,14 +13,16 @@
  *      (400) when the adapter counted Host headers (`answerProblem` gives the same answers, and 400
  *      and 408, for requests an adapter's parser could not read at all);
  *   1. a CORS preflight on a known path from an allowed origin: 204, before the key (cors.ts);
- *   2. on the two data endpoints, the API key (401 even when the method, the target length or the
+ *   2. on the three data endpoints, the API key (401 even when the method, the target length or the
  *      parameters are also wrong);
  *   3. request target over `maxRequestTargetBytes`: 414;
- *   4. path (origin-form or absolute-form, routes.ts): the four routes; with an explorer (explorer.ts),
+ *   4. path (origin-form or absolute-form, routes.ts): the five routes; with an explorer (explorer.ts),
  *      "/" and "/explorer/..." (no key; GET and HEAD); anything else 404;
  *   5. a method other than GET or HEAD: 405 with `Allow: GET, HEAD`; HEAD answers as GET without a body;
- *   6. parameters (params.ts, then the engine): 400 naming the parameter;
- *   7. `If-None-Match` naming the answer's tag: 304 (caching.ts), before the query runs; else 200.
+ *   6. parameters (params.ts, then the engine): 400 naming the parameter (the lookup: its path's
+ *      entityId, then its query string, which must hold none);
+ *   7. `If-None-Match` naming the answer's tag: 304 (caching.ts), before the query runs; else 200
+ *      (the lookup: 404 ENTITY_NOT_FOUND when the graph has no such entity).
  * A `QuiverError` becomes the status of its code (status.ts), with its sentence and its code; any
  * other error is 500 with a fixed sentence and the error goes to `onError`, never to the client.
  * Every answer carries `X-Request-Id` (request-id.ts) and, with CORS on, its headers.
@@ -29,7 +31,7 @@
  * is immutable, so an adapter swapping graphs never changes a request that has started.
  */
 
-import { type QuiverError, isQuiverError, type QuiverErrorCode } from "../engine/errors.js";
+import { QuiverError, isQuiverError, type QuiverErrorCode } from "../engine/errors.js";
 import type { Graph } from "../engine/graph.js";
 import { SEARCH_DEFAULT_LIMIT, STATEMENTS_DEFAULT_LIMIT } from "../engine/limits.js";
 import { quote } from "../engine/quote.js";
@@ -37,6 +39,7 @@ import { API_KEY_HEADER, createKeyVerifier, type ApiKeys, type AuthFailure } fro
 import {
   DATA_CACHE_CONTROL,
   bytesDigest,
+  entityKey,
   entityTag,
   ifNoneMatchAny,
   ifNoneMatchNames,
@@ -65,10 +68,10 @@ import {
 import { assetAnswer, explorerAsset, isExplorerPath, type Explorer } from "./explorer.js";
 import { MAX_HEAD_BYTES, MAX_REQUEST_TARGET_BYTES } from "./limits.js";
 import { OPENAPI_JSON } from "./openapi.js";
-import { parseSearchParams, parseStatementsParams } from "./params.js";
+import { parseEntityLookup, parseSearchParams, parseStatementsParams } from "./params.js";
 import { REQUEST_ID_HEADER, newRequestId, requestIdOf } from "./request-id.js";
-import { ROUTE_PATHS, isDataRoute, routeOf, splitTarget } from "./routes.js";
-import { entityPage, errorBody, statementPage } from "./serialize.js";
+import { ROUTES, ROUTE_PATHS, isDataRoute, routeOf, splitTarget } from "./routes.js";
+import { entityBody, entityPage, errorBody, statementPage } from "./serialize.js";
 import * as S from "./status.js";
 
 /** A header's value as servers hand it over: node joins most repeats into one string, some give lists. */
@@ -307,6 +310,19 @@ export function route(served: Served, request: RouterRequest): Reply {
         return dataAnswer(at, headers, served, statementsKey(params, STATEMENTS_DEFAULT_LIMIT), () =>
           statementPage(served.graph.statements(params)),
         );
+      }
+      case "entity": {
+        const entityId = parseEntityLookup(path, query);
+        return dataAnswer(at, headers, served, entityKey(entityId), () => {
+          const entity = served.graph.getEntity(entityId);
+          if (entity === undefined) {
+            throw new QuiverError(
+              "ENTITY_NOT_FOUND",
+              `The graph has no entity with the entityId ${quote(entityId)}; search finds entities by name (${ROUTES.search}?q=...).`,
+            );
+          }
+          return entityBody(entity);
+        });
       }
       case "health":
         return answer(at, S.STATUS_OK, HEALTH_BODY, []);

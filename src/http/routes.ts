@@ -1,9 +1,12 @@
 /**
  * Routes
  * ======
- * The API's four paths, spelled once: the router dispatches on them, params.ts names them in its
+ * The API's five paths, spelled once: the router dispatches on them, params.ts names them in its
  * sentences, openapi.ts documents them, the CLI prints them in its curl lines. CONTRACT.md is the
- * source: two data endpoints (an API key, checked before anything else) and two public ones.
+ * source: three data endpoints (an API key, checked before anything else) and two public ones.
+ * The entity lookup is a template, `/graph/v1/entities/{entityId}`: a path names it when it is the
+ * prefix followed by exactly one non-empty segment (no further "/"); `entityIdOf` percent-decodes
+ * that segment (`%2F` is a "/" inside an id). An empty segment or more than one is no route (404).
  *
  * `pathOfTarget` reads the path out of a request target in either form a server must accept
  * (RFC 9112 section 3.2): origin-form (`/graph/v1/search?q=a`) and absolute-form
@@ -16,13 +19,23 @@ export const ROUTES = {
   statements: "/graph/v1/statements",
   health: "/healthz",
   openapi: "/graph/v1/openapi.json",
+  entity: "/graph/v1/entities/{entityId}",
 } as const;
+
+/** What every path of the entity lookup begins with; the entityId segment follows. */
+export const ENTITY_PATH_PREFIX = "/graph/v1/entities/";
 
 export type RouteName = keyof typeof ROUTES;
 export type RoutePath = (typeof ROUTES)[RouteName];
 
 /** Every path, in the order sentences list them. */
-export const ROUTE_PATHS: readonly RoutePath[] = [ROUTES.search, ROUTES.statements, ROUTES.health, ROUTES.openapi];
+export const ROUTE_PATHS: readonly RoutePath[] = [
+  ROUTES.search,
+  ROUTES.statements,
+  ROUTES.entity,
+  ROUTES.health,
+  ROUTES.openapi,
+];
 
 /** The route a path names, or undefined for any other path (404). */
 export function routeOf(path: string): RouteName | undefined {
@@ -36,13 +49,25 @@ export function routeOf(path: string): RouteName | undefined {
     case ROUTES.openapi:
       return "openapi";
     default:
-      return undefined;
+      // One segment after the prefix, not empty: the lookup. "/graph/v1/entities/" and
+      // "/graph/v1/entities/a/b" name nothing, like any unknown path.
+      return path.length > ENTITY_PATH_PREFIX.length &&
+        path.startsWith(ENTITY_PATH_PREFIX) &&
+        path.indexOf("/", ENTITY_PATH_PREFIX.length) === -1
+        ? "entity"
+        : undefined;
   }
 }
 
-/** The two routes that carry data and need an API key. */
-export function isDataRoute(route: RouteName | undefined): route is "search" | "statements" {
-  return route === "search" || route === "statements";
+/** The path as a metrics label or log field of bounded variety: the route's path or template, else undefined. */
+export function routePathOf(path: string): RoutePath | undefined {
+  const name = routeOf(path);
+  return name === undefined ? undefined : ROUTES[name];
+}
+
+/** The three routes that carry data and need an API key. */
+export function isDataRoute(route: RouteName | undefined): route is "search" | "statements" | "entity" {
+  return route === "search" || route === "statements" || route === "entity";
 }
 
 /** The path and query of a request target; the query is "" when there is none. */

@@ -2,8 +2,9 @@
  * Response serializers
  * ====================
  * Turns an engine page into the JSON body of CONTRACT.md ("Paging": `{"items": [...], "nextCursor":
- * "..." | null}`) and an error into `{"error": "<sentence>", "code": "<CODE>"}`, each as one buffer of
- * the exact size.
+ * "..." | null}`, and `"total": N` third when the query asked for a count), one entity into the
+ * lookup's body (the item as it stands in a page), and an error into `{"error": "<sentence>",
+ * "code": "<CODE>"}`, each as one buffer of the exact size.
  *
  * A page is written field by field, as UTF-8, straight into one reused byte buffer (json-bytes.ts):
  * byte for byte `Buffer.from(JSON.stringify(page))`, which is what the contract's examples and the
@@ -124,30 +125,46 @@ function writeStatement(s: Statement, comma: boolean): void {
 
 const PAGE_OPEN = jsonLiteral('{"items":[');
 const NEXT_CURSOR = jsonLiteral('],"nextCursor":');
-const NULL_END = jsonLiteral("null}");
+const NULL = jsonLiteral("null");
+const TOTAL = jsonLiteral(',"total":');
+/** Digits of the largest total a page can carry (Number.MAX_SAFE_INTEGER has 16). */
+const MAX_TOTAL_DIGITS = 16;
 const COMMA = 0x2c;
 const CLOSE_BRACE = 0x7d;
 
 /** The one writer: serialization is synchronous, so requests never share it at once. */
 const out = new JsonBytes();
 
-/** `{"items":[...],"nextCursor":...}`, each item written by `writeItem` (after a comma but the first). */
+/**
+ * `{"items":[...],"nextCursor":...}`, each item written by `writeItem` (after a comma but the
+ * first), and `,"total":N` before the closing brace when the page carries a total.
+ */
 function pageBody<T>(page: Page<T>, writeItem: (item: T, comma: boolean) => void): Buffer {
-  const { items, nextCursor } = page;
-  if (items.length === 0 && nextCursor === null) return EMPTY_PAGE;
+  const { items, nextCursor, total } = page;
+  if (items.length === 0 && nextCursor === null && total === undefined) return EMPTY_PAGE;
   out.begin();
   out.reserve(PAGE_OPEN.length);
   out.literal(PAGE_OPEN);
   for (let i = 0; i < items.length; i++) {
     writeItem(items[i] as T, i > 0);
   }
-  out.reserve(NEXT_CURSOR.length + NULL_END.length + (nextCursor === null ? 0 : stringBound(nextCursor)));
+  out.reserve(
+    NEXT_CURSOR.length +
+      (nextCursor === null ? NULL.length : stringBound(nextCursor)) +
+      TOTAL.length +
+      MAX_TOTAL_DIGITS +
+      1,
+  );
   out.literal(NEXT_CURSOR);
-  if (nextCursor === null) out.literal(NULL_END);
-  else {
-    out.string(nextCursor);
-    out.byte(CLOSE_BRACE);
+  if (nextCursor === null) out.literal(NULL);
+  else out.string(nextCursor);
+  // A whole number, written as JSON.stringify writes it (the engine counts: never negative or fractional).
+  if (total !== undefined) {
+    out.literal(TOTAL);
+    const digits = String(total);
+    for (let i = 0; i < digits.length; i++) out.byte(digits.charCodeAt(i));
   }
+  out.byte(CLOSE_BRACE);
   return out.take();
 }
 
@@ -159,6 +176,13 @@ export function entityPage(page: Page<Entity>): Buffer {
 /** The body of a page of statements. */
 export function statementPage(page: Page<Statement>): Buffer {
   return pageBody(page, writeStatement);
+}
+
+/** The lookup's body: the entity as one object, its fields in the schema's order. */
+export function entityBody(entity: Entity): Buffer {
+  out.begin();
+  writeEntity(entity, false);
+  return out.take();
 }
 
 /** `{"error":"...","code":"..."}`: the sentence for a person, the code for a program. */

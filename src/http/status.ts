@@ -2,7 +2,8 @@
  * HTTP statuses
  * =============
  * The one table that turns a `QuiverError` code into an HTTP status: the engine's codes (400 for the
- * caller's parameters) and the codes only the HTTP layer raises (401, 404, 405, 408, 414, 431, 500).
+ * caller's parameters, 404 for an entity the lookup does not find) and the codes only the HTTP layer
+ * raises (401, 404, 405, 408, 414, 431, 500).
  * CONTRACT.md "Errors" is the source; 200, 204 and 304 are the answers that are not errors.
  *
  * The table is a `Record` over the closed code list, so adding a code to `ERROR_CODES` does not
@@ -38,6 +39,7 @@ export const STATUS_BY_CODE: Readonly<Record<QuiverErrorCode, number>> = {
   INVALID_CURSOR: STATUS_BAD_REQUEST,
   CURSOR_ENDPOINT_MISMATCH: STATUS_BAD_REQUEST,
   CURSOR_QUERY_MISMATCH: STATUS_BAD_REQUEST,
+  ENTITY_NOT_FOUND: STATUS_NOT_FOUND,
   // Loading and snapshots never run inside a request: reaching one here is our bug.
   INVALID_DATA: STATUS_INTERNAL_ERROR,
   DUPLICATE_ENTITY: STATUS_INTERNAL_ERROR,

@@ -29,7 +29,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { Graph } from "../engine/graph.js";
-import { ROUTE_PATHS } from "../http/routes.js";
+import { routePathOf } from "../http/routes.js";
 import { errorBody } from "../http/serialize.js";
 import { STATUS_INTERNAL_ERROR, STATUS_METHOD_NOT_ALLOWED } from "../http/status.js";
 
@@ -38,8 +38,6 @@ export const METRICS_PATH = "/metrics";
 export const WORKER_REGISTRY_TIMEOUT_MS = 2000;
 /** Seconds; from a cached page (tens of µs) to a client that reads slowly. */
 export const HTTP_DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
-/** The route label: these paths as they are, anything else `other`. */
-const ROUTES = new Set<string>([...ROUTE_PATHS, METRICS_PATH]);
 
 export interface ServerMetrics {
   readonly registry: Registry;
@@ -124,9 +122,12 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
   };
 }
 
-/** The route label of a request path. */
+/**
+ * The route label of a request path: the API's paths as they are, a lookup as its template
+ * (`/graph/v1/entities/{entityId}`: one label, however many ids), /metrics, anything else `other`.
+ */
 export function routeLabel(path: string): string {
-  return ROUTES.has(path) ? path : "other";
+  return path === METRICS_PATH ? path : (routePathOf(path) ?? "other");
 }
 
 /**

@@ -109,6 +109,40 @@ test("statements: filters, --all over the whole graph, and JSON Lines input answ
   assert.equal([unknown.code, unknown.stdout], [0, ""]);
 });
 
+test("search --order score and --count: the engine's order, the exact total on stderr (stdout stays JSON Lines)", async () => {
+  for (const [args, params] of [
+    [["--q", "e", "--order", "score"], { q: "e", order: "score" }],
+    [["--q", "united", "--order", "score", "--limit", "100"], { q: "united", order: "score", limit: 100 }],
+    [["--q", "a", "--type", "0", "--order", "name"], { q: "a", type: "0", order: "name" }],
+  ] as const) {
+    const run = await quiverRun(["search", snapshot, ...args]);
+    assert.is(run.code, 0, run.stderr);
+    assert.equal(jsonLines(run.stdout), graph.search(params).items, args.join(" "));
+    assert.not.match(run.stderr, /total/, "no total unless --count");
+  }
+  const all = everything((cursor) => graph.search({ q: "e", order: "score", limit: 100, cursor }));
+  const walked = await quiverRun(["search", snapshot, "--q", "e", "--order", "score", "--all", "--count"]);
+  assert.is(walked.code, 0, walked.stderr);
+  assert.equal(jsonLines(walked.stdout), all);
+  assert.is(walked.stderr, `total: ${all.length}\n`);
+  const one = await quiverRun(["search", snapshot, "--q", "e", "--limit", "3", "--count"]);
+  assert.is(jsonLines(one.stdout).length, 3);
+  assert.match(one.stderr, new RegExp(`^next page: --cursor \\S+\\ntotal: ${all.length}\\n$`));
+  const none = await quiverRun(["search", snapshot, "--q", "no such text anywhere", "--count"]);
+  assert.equal([none.code, none.stdout, none.stderr], [0, "", "total: 0\n"]);
+  const statements = await quiverRun([
+    "statements",
+    snapshot,
+    "--predicateEntityId",
+    "yago-rel:isMarriedTo",
+    "--count",
+  ]);
+  const married = everything((cursor) => graph.statements({ predicateEntityId: "yago-rel:isMarriedTo", cursor }));
+  assert.match(statements.stderr, new RegExp(`total: ${married.length}\\n$`));
+  const every = await quiverRun(["statements", snapshot, "--count", "--limit", "1"]);
+  assert.match(every.stderr, new RegExp(`total: ${graph.statementCount}\\n$`));
+});
+
 test("bad parameters: the endpoint's sentence, exit 2, before the graph is read", async () => {
   // The data file is broken: had the graph been read first, its error would be the one printed.
   const files = await tempFiles({ "bad.jsonl": "not json\n", "s.jsonl": "" });
@@ -131,6 +165,7 @@ test("bad parameters: the endpoint's sentence, exit 2, before the graph is read"
       "--limit: limit must be a whole number from 1 to 200, in plain digits (no sign, point, exponent or leading zero); got 201.",
     ],
     [["statements", ...data, "--subjectEntityId", ""], "--subjectEntityId: subjectEntityId must not be empty"],
+    [["search", ...data, "--q", "x", "--order", "rank"], "--order: "],
   ] as const) {
     const run = await quiverRun([...args]);
     assert.is(run.code, 2, args.join(" "));

@@ -6,7 +6,7 @@
 
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { tagDigest, tagSeed } from "../../src/http/caching.js";
+import { entityKey, searchKey, statementsKey, tagDigest, tagSeed } from "../../src/http/caching.js";
 import { Rng } from "../support/oracle.js";
 
 const seed = tagSeed("content", "secret:x");
@@ -39,6 +39,31 @@ test("seeded random keys and their neighbours all get digests of their own", () 
     if (key.length > 0) add(String.fromCharCode(key.charCodeAt(0) ^ 1) + key.slice(1));
   }
   assert.ok(seen.size > 20_000);
+});
+
+test("canonical keys: unchanged without order and count; the defaults spelt out share them; count=true and order=score do not", () => {
+  // The keys of before, so the tags of before: a client that sends none of the new parameters keeps its tags.
+  assert.is(searchKey({ q: "ab" }, 20), "search|2:ab|-|20|-");
+  assert.is(searchKey({ q: "ab", type: "3", limit: 5, cursor: "c" }, 20), "search|2:ab|1:3|5|1:c");
+  assert.is(statementsKey({ subjectEntityId: "s" }, 50), "statements|1:s|-|-|50|-");
+  const base = { q: "ab", type: "3" as const, limit: 5, cursor: "c" };
+  assert.is(searchKey({ ...base, order: "name", count: false }, 20), searchKey(base, 20));
+  assert.is(statementsKey({ objectEntityId: "o", count: false }, 50), statementsKey({ objectEntityId: "o" }, 50));
+  const keys = [
+    searchKey(base, 20),
+    searchKey({ ...base, count: true }, 20),
+    searchKey({ ...base, order: "score" }, 20),
+    searchKey({ ...base, order: "score", count: true }, 20),
+    // A cursor that spells what a suffix would: the length prefix keeps them apart.
+    searchKey({ ...base, cursor: "c|count" }, 20),
+    searchKey({ ...base, cursor: "c|order:score" }, 20),
+    statementsKey({ objectEntityId: "o" }, 50),
+    statementsKey({ objectEntityId: "o", count: true }, 50),
+    entityKey("ab"),
+    entityKey("search|2:ab|-|20|-"),
+  ];
+  assert.is(new Set(keys).size, keys.length, keys.join("\n"));
+  assert.is(new Set(keys.map((k) => tagDigest(seed, k))).size, keys.length);
 });
 
 test.run();

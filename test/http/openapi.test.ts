@@ -29,9 +29,10 @@ function assertValid(name: string, value: unknown): void {
 
 const doc = OPENAPI_DOCUMENT as any;
 
-test("document: OpenAPI 3.1, the four paths, the key scheme", () => {
+test("document: OpenAPI 3.1, the five paths, the key scheme", () => {
   assert.is(doc.openapi, "3.1.0");
   assert.equal(Object.keys(doc.paths).sort(), [
+    "/graph/v1/entities/{entityId}",
     "/graph/v1/openapi.json",
     "/graph/v1/search",
     "/graph/v1/statements",
@@ -59,17 +60,47 @@ test("document: both endpoints list every status and every parameter with its bo
   }
   const inQuery = (path: string) => doc.paths[path].get.parameters.filter((p: any) => p.in === "query");
   const search = Object.fromEntries(inQuery("/graph/v1/search").map((p: any) => [p.name, p]));
-  assert.equal(Object.keys(search), ["q", "type", "limit", "cursor"]);
+  assert.equal(Object.keys(search), ["q", "type", "limit", "cursor", "order", "count"]);
+  assert.equal(search.order.schema, { type: "string", enum: ["name", "score"], default: "name" });
+  assert.equal(search.count.schema, { type: "boolean", default: false });
   assert.equal(search.q.schema, { type: "string", minLength: 1, maxLength: 256 });
   assert.is(search.q.required, true);
   assert.equal(search.type.schema.enum, ["0", "1", "2", "3", "4", "5", "6", "7"]);
   assert.equal(search.limit.schema, { type: "integer", minimum: 1, maximum: 100, default: 20 });
   const statements = Object.fromEntries(inQuery("/graph/v1/statements").map((p: any) => [p.name, p]));
-  assert.equal(Object.keys(statements), ["subjectEntityId", "predicateEntityId", "objectEntityId", "limit", "cursor"]);
+  assert.equal(Object.keys(statements), [
+    "subjectEntityId",
+    "predicateEntityId",
+    "objectEntityId",
+    "limit",
+    "cursor",
+    "count",
+  ]);
+  assert.equal(statements.count.schema, { type: "boolean", default: false });
   assert.equal(statements.limit.schema, { type: "integer", minimum: 1, maximum: 200, default: 50 });
   for (const p of Object.values(statements) as any[]) assert.is(p.required, false);
   assert.equal(doc.components.schemas.EntityPage.properties.nextCursor.type, ["string", "null"]);
   assert.equal(doc.components.schemas.StatementPage.required, ["items", "nextCursor"]);
+  for (const page of ["EntityPage", "StatementPage"])
+    assert.equal(doc.components.schemas[page].properties.total.type, "integer", `${page}: total, not required`);
+});
+
+test("document: the entity lookup, its path parameter, its statuses (404 ENTITY_NOT_FOUND)", () => {
+  for (const method of ["get", "head"]) {
+    const op = doc.paths["/graph/v1/entities/{entityId}"][method];
+    assert.equal(Object.keys(op.responses).sort(), ["200", "304", "400", "401", "404", "405", "414", "500"], method);
+    assert.equal(op.security, [{ apiKeyAuth: [] }]);
+    const [id] = op.parameters;
+    assert.equal([id.name, id.in, id.required], ["entityId", "path", true]);
+    assert.not.ok(
+      op.parameters.some((p: any) => p.in === "query"),
+      "no query parameter",
+    );
+  }
+  const get = doc.paths["/graph/v1/entities/{entityId}"].get;
+  assert.equal(get.responses["200"].content["application/json"].schema, { $ref: "#/components/schemas/Entity" });
+  assert.match(get.responses["404"].description, /ENTITY_NOT_FOUND/);
+  assert.ok(doc.components.schemas.Error.properties.code.enum.includes("ENTITY_NOT_FOUND"));
 });
 
 test("document: every error status the server can answer has a response of the Error schema", () => {
@@ -157,6 +188,11 @@ test("validator: the schemas reject what the contract rules out", () => {
   reject("Error", { error: "x", code: "NOT_FOUND", stack: "y" });
   reject("Error", { error: "x" });
   reject("Error", { error: "x", code: "NOT_A_CODE" });
+  assertValid("EntityPage", { items: [], nextCursor: null, total: 0 });
+  reject("EntityPage", { items: [], nextCursor: null, total: -1 });
+  reject("EntityPage", { items: [], nextCursor: null, total: 1.5 });
+  reject("StatementPage", { items: [], nextCursor: null, total: "3" });
+  assertValid("Entity", entity);
   assertValid("Error", { error: "x", code: "INVALID_LIMIT" });
 });
 
@@ -198,12 +234,37 @@ test("live: pages of both endpoints validate, first, middle, last and empty", as
   assertValid("EntityPage", last);
 });
 
+test("live: totals, score order and lookups validate", async () => {
+  const paths: [string, string][] = [
+    ["/graph/v1/search?q=item&limit=100&count=true", "EntityPage"],
+    ["/graph/v1/search?q=item&order=score&count=true&type=3", "EntityPage"],
+    ["/graph/v1/search?q=nothing-matches-this&count=true", "EntityPage"],
+    ["/graph/v1/statements?count=true", "StatementPage"],
+    ["/graph/v1/statements?objectEntityId=unknown&count=true", "StatementPage"],
+    ["/graph/v1/entities/q:berlin", "Entity"],
+    ["/graph/v1/entities/q:quote", "Entity"],
+  ];
+  for (const [path, schemaName] of paths) {
+    const { status, body } = await getJson(server.port, path);
+    assert.is(status, 200, path);
+    assertValid(schemaName, body);
+    if (path.includes("count=true")) assert.type(body.total, "number", path);
+  }
+});
+
 test("live: every error status validates against the Error schema", async () => {
   const cases: [number, Promise<{ status: number; body: string }>][] = [
     [400, request(server.port, "/graph/v1/search?q=")],
     [400, request(server.port, "/graph/v1/statements?limit=500")],
     [401, request(server.port, "/graph/v1/search?q=a", { key: null })],
     [404, request(server.port, "/missing")],
+    [404, request(server.port, "/graph/v1/entities/no-such-entity")],
+    [404, request(server.port, "/graph/v1/entities/")],
+    [400, request(server.port, "/graph/v1/entities/q:berlin?x=1")],
+    [400, request(server.port, "/graph/v1/search?q=a&order=rank")],
+    [400, request(server.port, "/graph/v1/statements?count=1")],
+    [401, request(server.port, "/graph/v1/entities/q:berlin", { key: null })],
+    [405, request(server.port, "/graph/v1/entities/q:berlin", { method: "POST" })],
     [405, request(server.port, "/graph/v1/statements", { method: "DELETE" })],
     [414, request(server.port, `/graph/v1/search?q=${"x".repeat(9000)}`)],
     [

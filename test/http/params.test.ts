@@ -6,7 +6,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { QuiverError } from "../../src/engine/errors.js";
-import { decodeComponent, parseSearchParams, parseStatementsParams } from "../../src/http/params.js";
+import { decodeComponent, parseEntityLookup, parseSearchParams, parseStatementsParams } from "../../src/http/params.js";
 import { Rng } from "../support/oracle.js";
 
 function refused(fn: () => unknown): QuiverError {
@@ -20,12 +20,21 @@ function refused(fn: () => unknown): QuiverError {
 }
 
 test("search: values as given, absent ones undefined", () => {
-  assert.equal(parseSearchParams("q=berlin"), { q: "berlin", type: undefined, limit: undefined, cursor: undefined });
-  assert.equal(parseSearchParams("limit=5&type=3&q=a&cursor=AbC_-9"), {
+  assert.equal(parseSearchParams("q=berlin"), {
+    q: "berlin",
+    type: undefined,
+    limit: undefined,
+    cursor: undefined,
+    order: undefined,
+    count: undefined,
+  });
+  assert.equal(parseSearchParams("limit=5&type=3&q=a&cursor=AbC_-9&order=score&count=true"), {
     q: "a",
     type: "3",
     limit: 5,
     cursor: "AbC_-9",
+    order: "score",
+    count: true,
   });
 });
 
@@ -113,6 +122,7 @@ test("statements: all optional; filters, limit, cursor", () => {
     objectEntityId: undefined,
     limit: undefined,
     cursor: undefined,
+    count: undefined,
   });
   assert.equal(parseStatementsParams("objectEntityId=Q5&subjectEntityId=Q42&predicateEntityId=P31&limit=200"), {
     subjectEntityId: "Q42",
@@ -120,9 +130,73 @@ test("statements: all optional; filters, limit, cursor", () => {
     objectEntityId: "Q5",
     limit: 200,
     cursor: undefined,
+    count: undefined,
   });
+  assert.is(parseStatementsParams("count=true").count, true);
+  assert.is(parseStatementsParams("count=false").count, false);
   assert.is(refused(() => parseStatementsParams("q=a")).code, "UNKNOWN_PARAMETER");
   assert.is(refused(() => parseStatementsParams("subjectEntityId=")).parameter, "subjectEntityId");
+});
+
+test("order and count: the exact spellings, the defaults left undefined, every other value refused", () => {
+  assert.is(parseSearchParams("q=a&order=name").order, "name");
+  assert.is(parseSearchParams("q=a&order=score").order, "score");
+  assert.is(parseSearchParams("q=a&count=false").count, false);
+  assert.is(parseSearchParams("q=a&count=true").count, true);
+  assert.is(parseSearchParams("q=a&order=sc%6Fre").order, "score", "values are decoded first");
+  const cases: [string, string, string][] = [
+    ["q=a&order=", "EMPTY_PARAMETER", "order"],
+    ["q=a&order", "EMPTY_PARAMETER", "order"],
+    ["q=a&count=", "EMPTY_PARAMETER", "count"],
+    ["q=a&order=name&order=name", "REPEATED_PARAMETER", "order"],
+    ["q=a&count=true&count=false", "REPEATED_PARAMETER", "count"],
+    ["q=a&Order=score", "UNKNOWN_PARAMETER", "Order"],
+    ["q=a&order=Score", "INVALID_PARAMETER", "order"],
+    ["q=a&order=rank", "INVALID_PARAMETER", "order"],
+    ["q=a&order=score+", "INVALID_PARAMETER", "order"],
+    ["q=a&order=%FF", "INVALID_ENCODING", "order"],
+    ["q=a&count=TRUE", "INVALID_PARAMETER", "count"],
+    ["q=a&count=1", "INVALID_PARAMETER", "count"],
+    ["q=a&count=yes", "INVALID_PARAMETER", "count"],
+    ["q=a&count=%74rue%20", "INVALID_PARAMETER", "count"],
+    ["count=true", "MISSING_PARAMETER", "q"],
+  ];
+  for (const [query, code, parameter] of cases) {
+    const e = refused(() => parseSearchParams(query));
+    assert.is(e.code, code, query);
+    assert.is(e.parameter, parameter, query);
+  }
+  assert.is(refused(() => parseStatementsParams("count=0")).code, "INVALID_PARAMETER");
+  assert.is(refused(() => parseStatementsParams("order=score")).code, "UNKNOWN_PARAMETER", "statements have no order");
+});
+
+test("entity lookup: the path segment percent-decoded ('+' kept, %2F a slash), no query parameter at all", () => {
+  const lookup = (segment: string, query = "") => parseEntityLookup(`/graph/v1/entities/${segment}`, query);
+  assert.is(lookup("Q42"), "Q42");
+  assert.is(lookup("a%2Fb"), "a/b");
+  assert.is(lookup("a%2fb%3Fc%23d%25"), "a/b?c#d%");
+  assert.is(lookup("a+b%20c"), "a+b c", "a path is not a form: '+' is itself");
+  assert.is(lookup("Z%C3%BCrich"), "Zürich");
+  assert.is(lookup("%F0%9F%98%80"), "\u{1F600}");
+  assert.is(lookup("Q1", ""), "Q1");
+  assert.is(lookup("Q1", "&&"), "Q1", "empty pairs are no parameters");
+  for (const [segment, query, code, parameter] of [
+    ["Q1", "x=1", "UNKNOWN_PARAMETER", "x"],
+    ["Q1", "entityId=Q1", "UNKNOWN_PARAMETER", "entityId"],
+    ["Q1", "x", "UNKNOWN_PARAMETER", "x"],
+    ["Q1", "%FF=1", "INVALID_ENCODING", "%FF"],
+    ["a%", "", "INVALID_ENCODING", "entityId"],
+    ["a%2", "", "INVALID_ENCODING", "entityId"],
+    ["%C3%28", "", "INVALID_ENCODING", "entityId"],
+    ["%ED%A0%80", "", "INVALID_ENCODING", "entityId"],
+    ["\u00e9", "", "INVALID_ENCODING", "entityId"],
+    ["%C3", "x=1", "INVALID_ENCODING", "entityId"],
+  ] as const) {
+    const e = refused(() => lookup(segment, query));
+    assert.is(e.code, code, `${segment}?${query}`);
+    assert.is(e.parameter, parameter, `${segment}?${query}`);
+  }
+  assert.match(refused(() => lookup("%C3%28")).message, /^The entityId in the path is not valid UTF-8/);
 });
 
 test("decodeComponent: the fast path returns the very string", () => {
@@ -188,11 +262,14 @@ test("decodeComponent agrees with the rules on seeded random values: valid and b
 });
 
 test("messages say what is allowed", () => {
-  assert.match(refused(() => parseSearchParams("q=a&x=1")).message, /accepts q, type, limit and cursor/);
+  assert.match(refused(() => parseSearchParams("q=a&x=1")).message, /accepts q, type, limit, cursor, order and count/);
   assert.match(
     refused(() => parseStatementsParams("x=1")).message,
-    /accepts subjectEntityId, predicateEntityId, objectEntityId, limit and cursor/,
+    /accepts subjectEntityId, predicateEntityId, objectEntityId, limit, cursor and count/,
   );
+  assert.match(refused(() => parseSearchParams("q=a&order=rank")).message, /"rank".*name .* or score/);
+  assert.match(refused(() => parseStatementsParams("count=yes")).message, /"yes".*true .* or false/);
+  assert.match(refused(() => parseEntityLookup("/graph/v1/entities/Q1", "q=a")).message, /takes no parameters/);
   assert.match(refused(() => parseSearchParams("q=a&limit=x")).message, /from 1 to 100/);
   assert.match(refused(() => parseStatementsParams("limit=x")).message, /from 1 to 200/);
   assert.match(refused(() => parseSearchParams("")).message, /1 to 256 characters/);

@@ -19,6 +19,7 @@ import {
   type RouterOptions,
   type RouterRequest,
 } from "../../src/http/router.js";
+import { routeLabel } from "../../src/serving/metrics.js";
 import { KEY, SECRET, buildSmallGraph } from "../support/http.js";
 
 const served = (graph: Graph = buildSmallGraph({ items: true }), options: Partial<RouterOptions> = {}) =>
@@ -204,6 +205,57 @@ test("answerProblem: what a parser could not read, before any key", () => {
     assert.ok(reply.requestId.length > 0);
     assert.is(answerProblem(config, problem, { head: true }).body, null, "no body to a HEAD");
   }
+});
+
+test("lookup: absolute-form, the key first, raw non-ASCII from an embedder refused, a 304 before the lookup runs, the request log's path", () => {
+  const graph = buildSmallGraph({ items: true, lookups: true });
+  let lookups = 0;
+  const getEntity = graph.getEntity.bind(graph);
+  graph.getEntity = (id) => {
+    lookups++;
+    return getEntity(id);
+  };
+  const s = serveGraph(graph, compileOptions({ apiKeys: [KEY] }));
+  const origin = route(s, request("/graph/v1/entities/q%3Aberlin"));
+  assert.is(origin.status, 200);
+  assert.is(origin.body!.toString(), JSON.stringify(getEntity("q:berlin")));
+  assert.is(origin.path, "/graph/v1/entities/q%3Aberlin");
+  const absolute = route(s, request("http://x:1/graph/v1/entities/q:berlin"));
+  assert.ok(absolute.body!.equals(origin.body!));
+  assert.is(header(absolute, "etag"), header(origin, "etag"), "one id, one tag, however it is spelt");
+  assert.is(route(s, request("http://x/graph/v1/entities/q:berlin", { headers: {} })).status, 401);
+  // node's parser never lets raw non-ASCII through; an embedder calling route() might.
+  const raw = route(s, request("/graph/v1/entities/Zürich"));
+  assert.equal([raw.status, code(raw)], [400, "INVALID_ENCODING"]);
+  // 414 after the key, for a lookup as for any data path.
+  const long = `/graph/v1/entities/${"x".repeat(9000)}`;
+  assert.is(route(s, request(long, { headers: {} })).status, 401);
+  assert.is(route(s, request(long)).status, 414);
+  const before = lookups;
+  const tag = header(origin, "etag") as string;
+  const again = route(
+    s,
+    request("/graph/v1/entities/q:berlin", { headers: { "x-api-key": KEY, "if-none-match": tag } }),
+  );
+  assert.equal([again.status, again.body, lookups], [304, null, before], "no lookup for a 304");
+  const missing = route(s, request("/graph/v1/entities/nobody"));
+  assert.equal([missing.status, code(missing)], [404, "ENTITY_NOT_FOUND"]);
+  const notFound = route(s, request("/graph/v1/entities/"));
+  assert.equal([notFound.status, code(notFound)], [404, "NOT_FOUND"]);
+  assert.match(
+    JSON.parse(notFound.body!.toString()).error,
+    /the paths are \/graph\/v1\/search, \/graph\/v1\/statements, \/graph\/v1\/entities\/\{entityId\}, \/healthz, \/graph\/v1\/openapi\.json\./,
+  );
+});
+
+test("metrics: a lookup is labelled by its template, whatever the id; unknown paths are other", () => {
+  assert.is(routeLabel("/graph/v1/entities/Q42"), "/graph/v1/entities/{entityId}");
+  assert.is(routeLabel("/graph/v1/entities/a%2Fb"), "/graph/v1/entities/{entityId}");
+  assert.is(routeLabel("/graph/v1/entities/"), "other");
+  assert.is(routeLabel("/graph/v1/entities/a/b"), "other");
+  assert.is(routeLabel("/graph/v1/search"), "/graph/v1/search");
+  assert.is(routeLabel("/metrics"), "/metrics");
+  assert.is(routeLabel("/nowhere"), "other");
 });
 
 test("graphs are served through graph.withOptions with the options given, and only those", () => {

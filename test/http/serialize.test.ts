@@ -9,7 +9,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Entity, Statement } from "../../src/engine/types.js";
 import { ENTITY_SCHEMA, STATEMENT_SCHEMA } from "../../src/http/openapi.js";
-import { entityPage, errorBody, statementPage } from "../../src/http/serialize.js";
+import { entityBody, entityPage, errorBody, statementPage } from "../../src/http/serialize.js";
 import { buildSmallGraph } from "../support/http.js";
 import { randomIdentifier, Rng, TYPES } from "../support/oracle.js";
 
@@ -60,6 +60,62 @@ test("entity and statement pages equal JSON.stringify of the same fields, as exa
     assert.is(e.length, Buffer.byteLength(JSON.stringify({ items: entities, nextCursor })));
   }
   assert.is(entityPage({ items: [], nextCursor: null }).toString(), '{"items":[],"nextCursor":null}');
+});
+
+test("a page with a total: JSON.stringify's bytes, total the third key; without one, the bytes of before", () => {
+  const entities: Entity[] = TRICKY.map((s, i) => ({ entityId: `e${i}`, rawIdentifier: s, type: "3", sourceType: s }));
+  const statements: Statement[] = TRICKY.slice(0, 3).map((s, i) => ({
+    statementFingerprint: `f${i}`,
+    subjectEntityId: s,
+    subjectRawIdentifier: s,
+    predicateEntityId: "p",
+    predicateRawIdentifier: "",
+    objectEntityId: "o",
+    objectRawIdentifier: s,
+  }));
+  for (const total of [0, 1, 9, 10, 12345, 2 ** 31, 2 ** 32 - 1, 2 ** 32, Number.MAX_SAFE_INTEGER]) {
+    for (const nextCursor of [null, "AbC_-9"]) {
+      for (const items of [[], entities.slice(0, 1), entities]) {
+        const page = { items, nextCursor, total };
+        const body = entityPage(page);
+        assert.is(body.toString("utf8"), JSON.stringify(page), `${total} ${nextCursor} ${items.length}`);
+        assert.is(body.length, Buffer.byteLength(JSON.stringify(page)));
+      }
+      const page = { items: statements, nextCursor, total };
+      assert.is(statementPage(page).toString("utf8"), JSON.stringify(page));
+    }
+  }
+  assert.is(
+    entityPage({ items: [], nextCursor: null, total: 0 }).toString(),
+    '{"items":[],"nextCursor":null,"total":0}',
+  );
+  // No total: exactly the two-key body, the empty page's shared buffer included.
+  assert.is(entityPage({ items: [], nextCursor: null }).toString(), '{"items":[],"nextCursor":null}');
+  assert.is(
+    entityPage({ items: entities, nextCursor: "c" }).toString(),
+    JSON.stringify({ items: entities, nextCursor: "c" }),
+  );
+});
+
+test("the lookup's body: JSON.stringify of the entity, on tricky and seeded random text", () => {
+  for (const s of TRICKY) {
+    const entity: Entity = { entityId: `id ${s}`, rawIdentifier: s, type: "7", sourceType: s };
+    assert.is(entityBody(entity).toString("utf8"), JSON.stringify(entity), JSON.stringify(s));
+  }
+  const rng = new Rng(26);
+  const earlier: string[] = [];
+  for (let i = 0; i < 500; i++) {
+    const entity: Entity = {
+      entityId: randomIdentifier(rng, earlier, true) || "x",
+      rawIdentifier: randomIdentifier(rng, earlier, true),
+      type: rng.pick(TYPES),
+      sourceType: randomIdentifier(rng, earlier, true),
+    };
+    earlier.push(entity.rawIdentifier);
+    const body = entityBody(entity);
+    assert.is(body.toString("utf8"), JSON.stringify(entity));
+    assert.is(body.length, Buffer.byteLength(JSON.stringify(entity)));
+  }
 });
 
 test("the engine's pages serialize exactly as JSON.stringify of them (the bytes of every 200)", () => {

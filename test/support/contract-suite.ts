@@ -18,7 +18,7 @@ import * as assert from "uvu/assert";
 import type { Graph } from "../../src/engine/graph.js";
 import type { HandlerOptions, RequestLogEntry } from "../../src/http/adapter-kit.js";
 import type { ErrorContext } from "../../src/http/router.js";
-import { ITEM_COUNT, KEY, OTHER_KEY, SECRET, buildSmallGraph } from "./http.js";
+import { ITEM_COUNT, KEY, LOOKUP_ENTITIES, OTHER_KEY, SECRET, buildSmallGraph } from "./http.js";
 
 /** A running server with the adapter under test, serving the API at `url` (perhaps under a prefix). */
 export interface AdapterUnderTest {
@@ -96,7 +96,7 @@ function engineWalk(next: (cursor: string | undefined) => { items: unknown[]; ne
 /** Registers and runs the whole suite for one adapter. */
 export function contractSuite(name: string, spec: AdapterSpec): void {
   const test = suite(`contract: ${name}`);
-  const graph = faulty(buildSmallGraph({ items: true }));
+  const graph = faulty(buildSmallGraph({ items: true, lookups: true }));
   const faults: [unknown, ErrorContext][] = [];
   const logged: RequestLogEntry[] = [];
   let server: AdapterUnderTest;
@@ -176,6 +176,128 @@ export function contractSuite(name: string, spec: AdapterSpec): void {
       } while (cursor !== null);
       assert.is(seen.length, total, path);
       assert.is(new Set(seen).size, total, path);
+    }
+  });
+
+  // ---- the entity lookup ------------------------------------------------------------------------
+
+  test("lookup: 200, the entity's four fields byte for byte, ETag and Cache-Control: private", async () => {
+    const ids = ["q:berlin", "q:quote", "q:bom", "item:7", ...LOOKUP_ENTITIES.map((e) => e.entityId)];
+    const tags = new Set<string>();
+    for (const id of ids) {
+      const a = await get(`/graph/v1/entities/${encodeURIComponent(id)}`);
+      assert.is(a.status, 200, `${id}: ${a.text}`);
+      assert.is(a.text, JSON.stringify(graph.getEntity(id)), id);
+      assert.equal(Object.keys(JSON.parse(a.text)), ["entityId", "rawIdentifier", "type", "sourceType"]);
+      assert.is(a.headers.get("content-type"), "application/json");
+      assert.is(Number(a.headers.get("content-length")), a.bytes.length);
+      assert.match(a.headers.get("etag") ?? "", /^"[A-Za-z0-9_-]{20,22}"$/);
+      assert.is(a.headers.get("cache-control"), "private");
+      tags.add(a.headers.get("etag") as string);
+    }
+    assert.is(tags.size, ids.length, "a tag per entity");
+  });
+
+  test("lookup: the id's segment percent-decoded as UTF-8: %2F is a slash inside it, '+' is a plus, either hex case", async () => {
+    for (const [segment, id] of [
+      ["path%2Fwith%2Fslashes", "path/with/slashes"],
+      ["path%2fwith%2fslashes", "path/with/slashes"],
+      ["a+b%20c", "a+b c"],
+      ["100%25%3F%23x", "100%?#x"],
+      ["Z%C3%BCrich", "Zürich"],
+      ["Z%c3%bcrich", "Zürich"],
+      ["%E6%9D%B1%E4%BA%AC%2F%F0%9F%98%80", "東京/\u{1F600}"],
+    ] as const) {
+      const a = await get(`/graph/v1/entities/${segment}`);
+      assert.is(a.status, 200, `${segment}: ${a.text}`);
+      assert.is(JSON.parse(a.text).entityId, id, segment);
+    }
+    // Not the decoded form's twin: "Zurich" and "zürich" are other ids.
+    for (const segment of ["Zurich", "z%C3%BCrich", "a%2Bb%2Bc", "a+b+c", "path%2Fwith"])
+      assertError(await get(`/graph/v1/entities/${segment}`), 404, "ENTITY_NOT_FOUND");
+  });
+
+  test("lookup: 404 ENTITY_NOT_FOUND for an unknown id (with a sentence naming it); an empty or extra segment is an unknown path", async () => {
+    assertError(await get("/graph/v1/entities/no-such-entity"), 404, "ENTITY_NOT_FOUND", '"no-such-entity"');
+    assertError(await get("/graph/v1/entities/Q%2F1"), 404, "ENTITY_NOT_FOUND", '"Q/1"');
+    assertError(await get(`/graph/v1/entities/${"x".repeat(600)}`), 404, "ENTITY_NOT_FOUND");
+    for (const path of [
+      "/graph/v1/entities",
+      "/graph/v1/entities/",
+      "/graph/v1/entities//",
+      "/graph/v1/entities/path/with/slashes",
+      "/graph/v1/entities/q:berlin/",
+      "/graph/v1/entities/q:berlin/statements",
+      "/graph/v1/entity/q:berlin",
+    ]) {
+      for (const key of [KEY, null]) {
+        const a = await get(path, { key });
+        if (spec.ownsEveryPath) assertError(a, 404, "NOT_FOUND", "/graph/v1/entities/{entityId}");
+        else assert.is(a.status, spec.unownedStatus, path);
+      }
+    }
+  });
+
+  test("lookup: any query parameter is 400; a segment that is not percent-encoded UTF-8 is 400 INVALID_ENCODING", async () => {
+    assertError(await get("/graph/v1/entities/q:berlin?x=1"), 400, "UNKNOWN_PARAMETER", "takes no parameters");
+    assertError(await get("/graph/v1/entities/q:berlin?entityId=q:berlin"), 400, "UNKNOWN_PARAMETER");
+    assertError(await get("/graph/v1/entities/no-such?limit=1"), 400, "UNKNOWN_PARAMETER", "limit");
+    assertError(await get("/graph/v1/entities/q:berlin?count"), 400, "UNKNOWN_PARAMETER", "count");
+    assertError(await get("/graph/v1/entities/Z%C3"), 400, "INVALID_ENCODING", "entityId");
+    assertError(await get("/graph/v1/entities/%ED%A0%80"), 400, "INVALID_ENCODING", "entityId");
+    assertError(await get("/graph/v1/entities/a%2"), 400, "INVALID_ENCODING", "entityId");
+    // An empty query string holds no parameter.
+    assert.is((await get("/graph/v1/entities/q:berlin?")).status, 200);
+  });
+
+  test("lookup: 401 before anything else (unknown id, parameters, method, If-None-Match)", async () => {
+    const tag = (await get("/graph/v1/entities/q:berlin")).headers.get("etag") as string;
+    for (const [path, method, headers] of [
+      ["/graph/v1/entities/q:berlin", "GET", {}],
+      ["/graph/v1/entities/no-such-entity", "GET", {}],
+      ["/graph/v1/entities/q:berlin?x=1", "GET", {}],
+      ["/graph/v1/entities/Z%C3", "GET", {}],
+      ["/graph/v1/entities/q:berlin", "DELETE", {}],
+      ["/graph/v1/entities/q:berlin", "GET", { "if-none-match": tag }],
+    ] as const) {
+      assertError(await get(path, { key: null, method, headers }), 401, "API_KEY_MISSING");
+      assertError(await get(path, { key: "sk_wrong", method, headers }), 401, "API_KEY_REJECTED");
+    }
+    const head = await get("/graph/v1/entities/q:berlin", { key: null, method: "HEAD" });
+    assert.is(head.status, 401);
+    assert.is(head.bytes.length, 0);
+  });
+
+  test("lookup: If-None-Match naming the tag is 304 with no body; HEAD is GET without a body; other methods 405", async () => {
+    const path = `/graph/v1/entities/${encodeURIComponent("Zürich")}`;
+    const first = await get(path);
+    const tag = first.headers.get("etag") as string;
+    for (const inm of [tag, `W/${tag}`, `"other", ${tag}`, "*"]) {
+      const a = await get(path, { headers: { "if-none-match": inm } });
+      assert.is(a.status, 304, inm);
+      assert.is(a.bytes.length, 0);
+      assert.is(a.headers.get("etag"), tag);
+      assert.is(a.headers.get("cache-control"), "private");
+    }
+    assert.is((await get(path, { headers: { "if-none-match": '"other"' } })).status, 200);
+    // "*" matches a current representation only: an unknown id stays 404.
+    assertError(
+      await get("/graph/v1/entities/no-such", { headers: { "if-none-match": "*" } }),
+      404,
+      "ENTITY_NOT_FOUND",
+    );
+    for (const p of [path, "/graph/v1/entities/no-such", "/graph/v1/entities/q:berlin?x=1"]) {
+      const g = await get(p);
+      const head = await get(p, { method: "HEAD" });
+      assert.is(head.status, g.status, p);
+      assert.is(head.bytes.length, 0);
+      assert.is(head.headers.get("content-length"), g.headers.get("content-length"), p);
+      assert.is(head.headers.get("etag"), g.headers.get("etag"), p);
+    }
+    for (const method of ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"]) {
+      const a = await get(path, { method });
+      assertError(a, 405, "METHOD_NOT_ALLOWED", method);
+      assert.is(a.headers.get("allow"), "GET, HEAD");
     }
   });
 
@@ -342,7 +464,7 @@ export function contractSuite(name: string, spec: AdapterSpec): void {
   test("ETag: equal content and secret give equal tags across graphs; other content, other tags", async () => {
     const path = "/graph/v1/statements?limit=3";
     const before = await get(path);
-    server.setGraph(buildSmallGraph({ items: true, secret: "the graph's own secret, overridden" }));
+    server.setGraph(buildSmallGraph({ items: true, lookups: true, secret: "the graph's own secret, overridden" }));
     const same = await get(path);
     assert.is(same.text, before.text);
     assert.is(same.headers.get("etag"), before.headers.get("etag"));

@@ -44,12 +44,25 @@ export const STATEMENTS = [
   },
 ] as const;
 
+/**
+ * Entities whose ids a lookup path must percent-encode: "/" (as %2F), "+", a space, "%", "?", "#",
+ * non-ASCII of two, three and four UTF-8 bytes; each with the path segment a client sends for it.
+ */
+export const LOOKUP_ENTITIES = [
+  { entityId: "path/with/slashes", rawIdentifier: "Slashed", type: "4", sourceType: "lookup" },
+  { entityId: "a+b c", rawIdentifier: "Plus and space", type: "4", sourceType: "lookup" },
+  { entityId: "100%?#x", rawIdentifier: "Percent", type: "4", sourceType: "lookup" },
+  { entityId: "Zürich", rawIdentifier: "Zürich", type: "2", sourceType: "lookup" },
+  { entityId: "東京/\u{1F600}", rawIdentifier: "Tokyo", type: "2", sourceType: "lookup" },
+] as const;
+
 /** ITEM_COUNT entities "Item NNN" in a chain of statements, for paging walks. */
 export const ITEM_COUNT = 250;
 
-export function buildSmallGraph(options: { secret?: string; items?: boolean } = {}): Graph {
+export function buildSmallGraph(options: { secret?: string; items?: boolean; lookups?: boolean } = {}): Graph {
   const b = new GraphBuilder({ cursorSecret: options.secret ?? SECRET });
   for (const e of ENTITIES) b.addEntity({ ...e });
+  if (options.lookups === true) for (const e of LOOKUP_ENTITIES) b.addEntity({ ...e });
   for (const s of STATEMENTS) b.addStatement({ ...s });
   if (options.items === true) {
     for (let i = 0; i < ITEM_COUNT; i++) {
