@@ -214,7 +214,7 @@ test("search as you type: the total, each result's tier, the matched part marked
     .first()
     .waitFor();
   await page.waitForFunction(() => !document.querySelector("#status")?.textContent?.startsWith("Searching"));
-  // Four keystrokes 25 ms apart, a 90 ms debounce: one request (two if the machine stalls), never four.
+  // Four keystrokes 25 ms apart, a 50 ms debounce: one request (two if the machine stalls), never four.
   assert.ok(searchRequests.length >= 1 && searchRequests.length <= 2, `requests: ${searchRequests.join(" ")}`);
   assert.match(searchRequests.at(-1)!, /[?&]q=paul(&|$)/);
 
