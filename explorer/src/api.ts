@@ -1,7 +1,7 @@
 /**
  * The API client of the page
  * ==========================
- * Every call goes to the page's own origin (relative URLs only: nothing leaves it), carries the key
+ * Every call goes to the page's own server (URLs relative to the page: nothing leaves it), carries the key
  * in `X-API-Key`, and can be cancelled with an AbortSignal (the search cancels the request in flight
  * when the user types on). Answers become values or an `ApiProblem` that says what a person can do:
  *
@@ -51,10 +51,14 @@ export class ApiProblem extends Error {
   }
 }
 
+/**
+ * Relative to the page, so that behind a proxy that serves the server under a path prefix
+ * (`/quiver/` -> `/`) the page still reaches its own server's API.
+ */
 export const API = {
-  search: "/graph/v1/search",
-  statements: "/graph/v1/statements",
-  entities: "/graph/v1/entities/",
+  search: "graph/v1/search",
+  statements: "graph/v1/statements",
+  entities: "graph/v1/entities/",
 } as const;
 
 /** Parameters the page adds that an older server may refuse; dropped once refused. */

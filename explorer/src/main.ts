@@ -113,7 +113,7 @@ document.addEventListener("click", (ev) => {
   // Only plain clicks on the page's own view links; a modified click (new tab) is the browser's.
   if (!a || ev.defaultPrevented || ev.button !== 0 || ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.altKey) return;
   const href = a.getAttribute("href");
-  if (href === null || !(href.startsWith("?") || href === location.pathname)) return;
+  if (href === null || !(href.startsWith("?") || href === "./" || href === location.pathname)) return;
   ev.preventDefault();
   app.navigate(readState(href.startsWith("?") ? href : ""), "push");
   if (app.state.entity === "") field.focus();

@@ -30,8 +30,8 @@ const BUDGET_BYTES = 150 * 1024;
 
 const built: Explorer = loadExplorer();
 const page = built.assets.get("index.html")!.bodies.identity!.toString("utf8");
-const script = /src="\/explorer\/(app\.[0-9a-f]+\.js)"/.exec(page)?.[1] ?? "";
-const style = /href="\/explorer\/(app\.[0-9a-f]+\.css)"/.exec(page)?.[1] ?? "";
+const script = /src="explorer\/(app\.[0-9a-f]+\.js)"/.exec(page)?.[1] ?? "";
+const style = /href="explorer\/(app\.[0-9a-f]+\.css)"/.exec(page)?.[1] ?? "";
 
 test("the built page names its hashed script and style, and they exist", () => {
   assert.ok(script !== "" && built.assets.has(script), `script ${script}`);

@@ -31,9 +31,9 @@ async function servesTheDemoGraph(command: string, args: string[], cwd: string):
     // The explorer page ships built: "/" and the script it names answer without a key.
     const page = await fetch(`${url}/`);
     assert.is(page.status, 200);
-    const script = /src="(\/explorer\/app\.[0-9a-f]+\.js)"/.exec(await page.text())?.[1];
+    const script = /src="(explorer\/app\.[0-9a-f]+\.js)"/.exec(await page.text())?.[1];
     assert.ok(script !== undefined, "the page names its script");
-    assert.is((await fetch(`${url}${script}`)).status, 200);
+    assert.is((await fetch(`${url}/${script}`)).status, 200);
   } finally {
     assert.is(await stop(child), 0, child.stderr());
   }
