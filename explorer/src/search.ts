@@ -79,7 +79,7 @@ export function searchView(app: App): SearchView {
     const shownText = `${count(loaded)} shown`;
     const orderNote = app.state.order === "score" && isRefused("order") ? " (this server ranks by name only)" : "";
     if (loaded === 0) {
-      status.textContent = `No entity's name contains “${q}”${app.state.type ? ` among type ${app.state.type}` : ""}. Try fewer letters${app.folding === "case" ? " or the accents as written (this graph keeps accents)" : ""}.`;
+      status.textContent = `No entity's name contains “${q}”${app.state.type ? ` among type ${app.state.type}` : ""}. Try fewer letters${app.folding === "case" ? ", or accents as the name writes them (“é” is not “e” unless the graph was built with accent folding)" : ""}.`;
     } else if (total !== undefined) {
       status.textContent = `${count(total)} ${total === 1 ? "entity matches" : "entities match"} “${q}”; ${shownText}${orderNote}.`;
     } else {

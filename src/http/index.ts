@@ -3,7 +3,8 @@
  * ============================
  * Re-exports only. `createHandler` (node:http), `createMiddleware` (Express-style), `createFetchHandler`
  * (fetch-style servers) and `createServer`/`serve` for a ready server; `route` for a server of another
- * kind (README "Adapters").
+ * kind (README "Adapters"); `loadExplorer` for the explorer page, which a handler serves at "/" only
+ * when given it (`explorer: loadExplorer()`): a host app owns its "/".
  */
 
 export { createHandler, createMiddleware, writeReply } from "./node.js";
@@ -29,3 +30,5 @@ export type { QuiverServer, RunningServer, ServeOptions, ServerLimits } from "./
 export type { ApiKeys, ApiKeyCheck } from "./auth.js";
 export type { CorsOrigins } from "./cors.js";
 export { OPENAPI_DOCUMENT } from "./openapi.js";
+export { loadExplorer, EXPLORER_ASSETS_DIR } from "./explorer.js";
+export type { Explorer } from "./explorer.js";

@@ -22,8 +22,10 @@ import {
   PAGE_CACHE_CONTROL,
   type Explorer,
 } from "../../src/http/explorer.js";
+import { createFetchHandler } from "../../src/http/fetch.js";
+import * as exported from "../../src/index.js";
 import { listening, runQuiver, stop } from "../support/cli.js";
-import { buildSmallGraph, request, startServer } from "../support/http.js";
+import { buildSmallGraph, KEY, request, startServer } from "../support/http.js";
 
 /** The issue's budget: the page and everything it loads, compressed. */
 const BUDGET_BYTES = 150 * 1024;
@@ -144,6 +146,20 @@ test("without an explorer (the embedded default), / and /explorer/ are 404 like 
   } finally {
     await server.close();
   }
+});
+
+test("the embedded API (the package's exports): off unless given loadExplorer(), then served by the fetch adapter too", async () => {
+  const graph = buildSmallGraph();
+  const plain = createFetchHandler(graph, { apiKeys: [KEY] });
+  assert.is((await plain(new Request("http://host/"))).status, 404);
+  const withPage = createFetchHandler(graph, { apiKeys: [KEY], explorer: exported.loadExplorer() });
+  const r = await withPage(new Request("http://host/?q=ber"));
+  assert.is(r.status, 200);
+  assert.is(r.headers.get("content-type"), "text/html; charset=utf-8");
+  assert.is(await r.text(), page);
+  const head = await withPage(new Request(`http://host/explorer/${style}`, { method: "HEAD" }));
+  assert.is(head.status, 200);
+  assert.is(head.headers.get("cache-control"), ASSET_CACHE_CONTROL);
 });
 
 test("compression off (behind a proxy that compresses): the assets go as they are", async () => {
