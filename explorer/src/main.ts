@@ -120,6 +120,9 @@ document.addEventListener("click", (ev) => {
 });
 window.addEventListener("popstate", () => {
   app.state = readState(location.search);
+  // Back and forward set the field even while it has the focus: the view it names has changed.
+  clearTimeout(debounce);
+  field.value = app.state.q;
   render();
 });
 document.addEventListener("keydown", (ev) => {

@@ -247,6 +247,41 @@ test("search as you type: the total, each result's tier, the matched part marked
   await page.screenshot({ path: join(DOCS, "explorer-search.png") });
 });
 
+test("a request in flight is cancelled by the next one (AbortController)", async () => {
+  await page.getByLabel("Search entities by name").press("Escape");
+  await page.waitForFunction(() => !new URLSearchParams(location.search).has("q"));
+  const slow = /\/graph\/v1\/search\?q=pau&/;
+  const failed: string[] = [];
+  const onFailed = (r: { url(): string; failure(): { errorText: string } | null }) => {
+    if (slow.test(r.url())) failed.push(r.failure()?.errorText ?? "");
+  };
+  page.on("requestfailed", onFailed);
+  // "pau" answers late, so it is still in flight when "paul" is typed.
+  await page.route(slow, async (route) => {
+    await new Promise((r) => setTimeout(r, 800));
+    await route.continue().catch(() => {});
+  });
+  try {
+    await typeQuery("pau");
+    await page.waitForFunction(() => document.querySelector("#status")?.textContent?.startsWith("Searching"));
+    await page.getByLabel("Search entities by name").press("l");
+    await page.waitForFunction(() => new URLSearchParams(location.search).get("q") === "paul");
+    await page.waitForFunction(() => !document.querySelector("#status")?.textContent?.startsWith("Searching"));
+    await page.waitForTimeout(1000);
+    assert.equal(failed, ["net::ERR_ABORTED"], "the first request was cancelled");
+    // The late answer, had it come, would not have replaced the newer one.
+    assert.ok(
+      await results()
+        .first()
+        .locator("mark")
+        .evaluate((m) => m.textContent!.toLowerCase() === "paul"),
+    );
+  } finally {
+    page.off("requestfailed", onFailed);
+    await page.unroute(slow);
+  }
+});
+
 test("keyboard: arrows move through the results, Enter opens one", async () => {
   const field = page.getByLabel("Search entities by name");
   await field.focus();
