@@ -414,6 +414,27 @@ test("absolute-form targets are served as their path, the key first as ever", as
   assert.is((await rawRequest(port, line("http://x/healthz", false))).status, 200);
   assert.is((await rawRequest(port, line("http://x", false))).status, 404, "an empty path is /");
   assert.is((await rawRequest(port, line("http://x/nowhere", false))).status, 404);
+  const entity = await rawRequest(port, line("http://x/graph/v1/entities/q%3Aberlin"));
+  assert.is(entity.status, 200);
+  assert.is(entity.body, (await request(port, "/graph/v1/entities/q:berlin")).body);
+  assert.is((await rawRequest(port, line("http://x/graph/v1/entities/q:berlin", false))).status, 401);
+});
+
+test("lookup on the raw socket: raw non-ASCII in the path is refused by node's parser (400, before the key); CONNECT and unread methods: 401 first, then 405", async () => {
+  const raw = await rawRequest(
+    port,
+    Buffer.from("GET /graph/v1/entities/Z\u00fcrich HTTP/1.1\r\nHost: x\r\n\r\n", "utf8"),
+  );
+  assert.is(raw.status, 400);
+  assert.is(JSON.parse(raw.body).code, "INVALID_TARGET");
+  for (const method of ["UPDATE", "CONNECT"]) {
+    const target = "/graph/v1/entities/q:berlin";
+    const unauthorized = await rawRequest(port, `${method} ${target} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    assert.is(unauthorized.status, 401, method);
+    const known = await rawRequest(port, `${method} ${target} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\n\r\n`);
+    assert.is(known.status, 405, method);
+    assert.match(known.head, /allow: GET, HEAD/i);
+  }
 });
 
 // ---- methods node's parser refuses --------------------------------------------------------------
