@@ -30,3 +30,6 @@ export const STATEMENT_FINGERPRINT_MAX_BYTES = 128;
  * longer string is refused before its MAC is computed.
  */
 export const CURSOR_MAX_LENGTH = 4096;
+
+/** An entity's score: a whole number from 0 to 4,294,967,295 (2^32 - 1). */
+export const MAX_SCORE = 0xffff_ffff;
