@@ -23,7 +23,10 @@ import { join } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { GraphBuilder } from "../../src/engine/graph-builder.js";
 import { fold } from "../../src/engine/search/fold.js";
+import { loadExplorer } from "../../src/http/explorer.js";
+import { serve } from "../../src/http/server.js";
 import { type Child, listening, runQuiver, stop } from "../support/cli.js";
 
 // The functions given to page.evaluate run in the browser: these name its globals for the type
@@ -495,6 +498,45 @@ test("accessible: every control labelled, focus visible, text contrast at least 
     );
   });
   for (const r of ratios) assert.ok(r.ratio >= 4.5, `${r.sel}: contrast ${r.ratio.toFixed(2)}`);
+});
+
+test("a graph built with accent folding: the page infers it, and tiers and marks follow it", async () => {
+  const builder = new GraphBuilder({ fold: "accents" });
+  for (const [id, name] of [
+    ["z1", "Zürich"],
+    ["z2", "Zürich Airport"],
+    ["z3", "Canton of Zurich"],
+    ["m1", "Malmö"],
+  ] as const) {
+    builder.addEntity({ entityId: id, rawIdentifier: name, type: "0", sourceType: "test" });
+  }
+  builder.addStatement({ subjectEntityId: "z2", predicateEntityId: "z3", objectEntityId: "z1" });
+  const accented = await serve({ graph: builder.build(), apiKeys: [KEY], port: 0, explorer: loadExplorer() });
+  const other = await context!.newPage();
+  try {
+    other.on("console", (m) => {
+      if (m.type() === "error" || m.type() === "warning") problems.push(`console ${m.type()}: ${m.text()}`);
+    });
+    other.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+    // Another origin (another port): allowed for this page, which must then make no request outside it.
+    await context!.route(`${accented.url}/**`, (route) => route.continue());
+    await other.addInitScript(`sessionStorage.setItem("quiver.apiKey", ${JSON.stringify(KEY)})`);
+    await other.goto(`${accented.url}/?q=zurich&order=name`);
+    await other.locator("#results-list a.result").nth(2).waitFor({ timeout: STEP_MS });
+    const shown = await other
+      .locator("#results-list a.result")
+      .evaluateAll((links) =>
+        links.map((a) => [a.querySelector(".tier")?.textContent, a.querySelector("mark")?.textContent]),
+      );
+    assert.equal(shown, [
+      ["exact", "Zürich"],
+      ["prefix", "Zürich"],
+      ["infix", "Zurich"],
+    ]);
+  } finally {
+    await other.close();
+    await accented.close();
+  }
 });
 
 test("the server gone: the page says so and offers to try again", async () => {

@@ -1,8 +1,8 @@
 /**
  * The page's fold, tiers and highlight (explorer/src/fold.ts)
  * ===========================================================
- * The explorer computes each result's tier in the browser, so its fold must be the contract's to
- * the code unit: checked against the engine's fold (src/engine/search/fold.ts) on seeded random
+ * The explorer computes each result's tier in the browser, so its folds must be the contract's to
+ * the code unit: checked against the engine's (src/engine/search/fold.ts, both modes) on seeded random
  * identifiers from the oracle's Unicode fragments (ligatures, final sigma, dotted I, sharp s,
  * full-width forms, combining marks, astral letters). The tier against the contract's rule with the
  * engine's fold; the highlighted range against what it claims (its fold holds the query's).
@@ -11,7 +11,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { accentFold, caseFold, inferFolding, matchRange, tierOf } from "../../explorer/src/fold.js";
-import { fold as engineFold } from "../../src/engine/search/fold.js";
+import { fold as engineFold, foldAccents as engineFoldAccents } from "../../src/engine/search/fold.js";
 import { randomIdentifier, Rng } from "../support/oracle.js";
 
 const ROUNDS = 4000;
@@ -32,6 +32,10 @@ function contractTier(name: string, q: string): number {
 
 test("caseFold is the engine's fold on seeded random identifiers", () => {
   for (const s of identifiers(29, ROUNDS)) assert.is(caseFold(s), engineFold(s), JSON.stringify(s));
+});
+
+test("accentFold is the engine's accent fold on seeded random identifiers", () => {
+  for (const s of identifiers(30, ROUNDS)) assert.is(accentFold(s), engineFoldAccents(s), JSON.stringify(s));
 });
 
 test("the contract's examples", () => {
