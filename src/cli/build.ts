@@ -14,9 +14,10 @@
 import { type Graph, loadGraph, saveSnapshot } from "../index.js";
 import { CommandFailure, runCommand, UsageError } from "./command.js";
 import { checkGraphInputFiles, checkOutputFile } from "./paths.js";
+import { foldOption } from "./fold-option.js";
 import { createProgressPrinter, summary } from "./progress.js";
 
-export const BUILD_HELP = `Usage: quiver build --entities FILE --statements FILE --out FILE [--quiet]
+export const BUILD_HELP = `Usage: quiver build --entities FILE --statements FILE --out FILE [--fold case|accents] [--quiet]
 
 Loads a graph from JSON Lines files, builds its indexes, and saves everything to one snapshot file
 that "quiver serve --snapshot FILE" (or openSnapshot() when embedding) opens in about a second.
@@ -24,12 +25,17 @@ that "quiver serve --snapshot FILE" (or openSnapshot() when embedding) opens in 
 Options:
   --entities FILE     entities, one JSON object per line:
                       {"entityId":"Q42","rawIdentifier":"Douglas Adams","type":"0","sourceType":"wikidata"}
+                      and optionally "score", a whole number 0 to 4294967295 that ranks the entity
+                      under order=score (else its number of statements)
   --statements FILE   statements, one JSON object per line, each id naming an entity:
                       {"subjectEntityId":"Q42","predicateEntityId":"P31","objectEntityId":"Q5"}
                       and optionally "statementFingerprint" (else derived from the three ids)
                       For either file (not both), - reads stdin; a name ending in .gz is read
                       through gunzip (zcat data.jsonl.gz | quiver build --entities - ...)
   --out FILE          the snapshot to write (replaced only once the new one is complete)
+  --fold case|accents how search folds names and queries, kept in the snapshot: case (the default:
+                      case and compatibility forms, accents kept) or accents (also removes accents:
+                      "zurich" finds "Zürich", "malmo" finds "Malmö")
   --quiet             no progress lines, only the summary and errors
   -h, --help          show this help
 
@@ -48,6 +54,7 @@ export function runBuild(argv: string[]): Promise<number> {
     entities: { type: "string" },
     statements: { type: "string" },
     out: { type: "string" },
+    fold: { type: "string" },
     quiet: { type: "boolean" },
   } as const;
   return runCommand("build", BUILD_HELP, argv, options, async ({ values, positionals }) => {
@@ -56,6 +63,7 @@ export function runBuild(argv: string[]): Promise<number> {
     if (entities === undefined || statements === undefined || out === undefined) {
       throw new UsageError("--entities, --statements and --out are all required");
     }
+    const fold = foldOption(values.fold);
     await checkGraphInputFiles(entities, statements);
     await checkOutputFile("--out", out);
 
@@ -64,6 +72,7 @@ export function runBuild(argv: string[]): Promise<number> {
     const graph: Graph = await loadGraph({
       entities,
       statements,
+      ...(fold === undefined ? {} : { fold }),
       ...(values.quiet === true ? {} : { onProgress: createProgressPrinter(err) }),
     });
     err.write(summary(graph, performance.now() - started) + "\n");

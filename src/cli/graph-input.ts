@@ -8,8 +8,9 @@
  * The paths are checked before any loading starts (paths.ts).
  */
 
-import { type Graph, loadGraph, openSnapshot } from "../index.js";
+import { type FoldMode, type Graph, loadGraph, openSnapshot } from "../index.js";
 import { UsageError } from "./command.js";
+import { FOLD_HELP, foldOption, refuseFoldWithSnapshot } from "./fold-option.js";
 import { checkGraphInputFiles, checkInputFile } from "./paths.js";
 import { createProgressPrinter } from "./progress.js";
 
@@ -17,6 +18,7 @@ import { createProgressPrinter } from "./progress.js";
 export const GRAPH_INPUT_OPTIONS = {
   entities: { type: "string" },
   statements: { type: "string" },
+  fold: { type: "string" },
   quiet: { type: "boolean" },
 } as const;
 
@@ -25,16 +27,20 @@ export const GRAPH_INPUT_HELP = `  SNAPSHOT              a snapshot file made by
   --entities FILE       or JSON Lines: entities, one JSON object per line (see "quiver build --help")
   --statements FILE     and statements, one JSON object per line; give both files, or a SNAPSHOT.
                         - reads stdin (for one of the two); a name ending in .gz is gunzipped
+${FOLD_HELP}
   --quiet               no loading progress on stderr`;
 
-export type GraphInput = { kind: "snapshot"; file: string } | { kind: "jsonl"; entities: string; statements: string };
+export type GraphInput =
+  | { kind: "snapshot"; file: string }
+  | { kind: "jsonl"; entities: string; statements: string; fold: FoldMode | undefined };
 
 /** Which graph the arguments name, checked: the files exist and can be read. */
 export async function graphInputFrom(
   positionals: readonly string[],
-  values: { entities?: string | undefined; statements?: string | undefined },
+  values: { entities?: string | undefined; statements?: string | undefined; fold?: string | undefined },
 ): Promise<GraphInput> {
   const { entities, statements } = values;
+  const fold = foldOption(values.fold);
   if (positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[1])}`);
   const snapshot = positionals[0];
   if (snapshot !== undefined) {
@@ -42,6 +48,7 @@ export async function graphInputFrom(
     if (entities !== undefined || statements !== undefined) {
       throw new UsageError("give a SNAPSHOT, or --entities and --statements, not both");
     }
+    refuseFoldWithSnapshot(fold);
     await checkInputFile("SNAPSHOT", snapshot);
     return { kind: "snapshot", file: snapshot };
   }
@@ -53,7 +60,7 @@ export async function graphInputFrom(
     );
   }
   await checkGraphInputFiles(entities, statements);
-  return { kind: "jsonl", entities, statements };
+  return { kind: "jsonl", entities, statements, fold };
 }
 
 /** Opens or loads the graph; `cursorSecret` seals the cursors it issues. */
@@ -69,6 +76,7 @@ export async function openGraphInput(
         entities: input.entities,
         statements: input.statements,
         cursorSecret: options.cursorSecret,
+        ...(input.fold === undefined ? {} : { fold: input.fold }),
         ...(options.quiet ? {} : { onProgress: createProgressPrinter(process.stderr) }),
       });
   }

@@ -12,6 +12,7 @@
 
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import type { FoldMode } from "../engine/search/fold.js";
 import type { GraphSource } from "../serving/graph-source.js";
 
 export type { GraphSource };
@@ -21,6 +22,8 @@ export interface DataOptions {
   entities?: string | undefined;
   statements?: string | undefined;
   snapshot?: string | undefined;
+  /** How a graph built from JSON Lines folds for search (--fold); a snapshot keeps its own. */
+  fold?: FoldMode | undefined;
 }
 
 /** The bundled demo graph (dist/src/cli/ -> repository root -> fixtures/). */
@@ -33,13 +36,18 @@ export class UsageError extends Error {
 }
 
 export function graphSourceFrom(options: DataOptions): GraphSource {
-  const { entities, statements, snapshot } = options;
+  const { entities, statements, snapshot, fold } = options;
   if (snapshot !== undefined) {
     // A snapshot holds the whole graph: JSON Lines files beside it would be a second graph.
     if (entities !== undefined || statements !== undefined)
       throw new UsageError("give --snapshot alone, or --entities and --statements, not both");
+    // It also holds its fold: another one asked for would be silently ignored.
+    if (fold !== undefined)
+      throw new UsageError("--fold applies to JSON Lines input; a snapshot keeps the fold it was built with");
     return { snapshot };
   }
+  // The fold goes with the files, so a reload (and a cluster's build) folds the same way.
+  const folding = fold === undefined ? {} : { fold };
   // Both files or neither: a graph's statements only make sense with the entities they name.
   if ((entities === undefined) !== (statements === undefined)) {
     throw new UsageError("give --entities and --statements together (or neither, for the demo graph)");
@@ -49,7 +57,7 @@ export function graphSourceFrom(options: DataOptions): GraphSource {
     if (!existsSync(DEMO_ENTITIES) || !existsSync(DEMO_STATEMENTS)) {
       throw new UsageError(`the demo graph is not here (${DEMO_ENTITIES}); give --entities FILE and --statements FILE`);
     }
-    return { entities: DEMO_ENTITIES, statements: DEMO_STATEMENTS };
+    return { entities: DEMO_ENTITIES, statements: DEMO_STATEMENTS, ...folding };
   }
-  return { entities, statements };
+  return { entities, statements, ...folding };
 }

@@ -1,7 +1,7 @@
 /**
  * `quiver info`
  * =============
- * What a snapshot file holds, without opening the graph: its format version, counts, content tag,
+ * What a snapshot file holds, without opening the graph: its format version, counts, fold mode, content tag,
  * checksum, when and by which Quiver it was built, and its bytes per structure (or per section with
  * `--sections`), as `readSnapshotInfo` reads them from the file's header and table. `--verify` also
  * reads the whole file to compare the checksum, and a file that does not match ends with status 1;
@@ -17,8 +17,9 @@ import { checkInputFile } from "./paths.js";
 export const INFO_HELP = `Usage: quiver info SNAPSHOT [--verify] [--sections] [--json]
 
 Describes a snapshot file made by "quiver build" without loading its graph: format version, entity
-and statement counts, the content tag (equal tags, equal graphs), the CRC-32 checksum, when and by
-which Quiver it was built, and its bytes per structure. Reads a few KB, however large the file.
+and statement counts, how search folds (case, or accents too: quiver build --fold accents), the
+content tag (equal tags, equal graphs), the CRC-32 checksum, when and by which Quiver it was built,
+and its bytes per structure. Reads a few KB, however large the file.
 
 Options:
   --verify      read the whole file and compare its checksum (exit status 1 when it differs)
@@ -72,6 +73,7 @@ export function describeSnapshot(info: SnapshotInfo, bySection: boolean): string
     `  format       ${info.formatVersion}\n` +
     `  entities     ${count(info.entities)}\n` +
     `  statements   ${count(info.statements)}\n` +
+    `  fold         ${info.fold}\n` +
     `  content tag  ${info.contentTag}\n` +
     `  checksum     ${info.checksum} CRC-32 ${verdict}\n` +
     `  built        ${info.builtAt.toISOString()} by ${info.writer}\n` +

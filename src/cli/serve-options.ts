@@ -8,7 +8,9 @@
 
 import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
+import type { FoldMode } from "../engine/search/fold.js";
 import { DEFAULT_HOST, DEFAULT_PORT } from "../http/server.js";
+import { foldOption } from "./fold-option.js";
 import { UsageError } from "./graph-source.js";
 
 export const CURSOR_SECRET_ENV = "QUIVER_CURSOR_SECRET";
@@ -24,6 +26,8 @@ export interface ServeArgs {
   entities: string | undefined;
   statements: string | undefined;
   snapshot: string | undefined;
+  /** --fold: how a graph built from JSON Lines folds for search; undefined: the default ("case"). */
+  fold: FoldMode | undefined;
   host: string;
   port: number;
   cursorSecret: string | undefined;
@@ -90,6 +94,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeArg
       entities: { type: "string" },
       statements: { type: "string" },
       snapshot: { type: "string" },
+      fold: { type: "string" },
       host: { type: "string" },
       port: { type: "string" },
       "cursor-secret": { type: "string" },
@@ -119,6 +124,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeArg
     entities: values.entities,
     statements: values.statements,
     snapshot: values.snapshot,
+    fold: foldOption(values.fold),
     host,
     port,
     cursorSecret,

@@ -50,12 +50,12 @@ import { DEFAULT_HOST, DEFAULT_PORT } from "../http/server.js";
 
 export { CURSOR_SECRET_ENV };
 
-export const SERVE_HELP = `Usage: quiver serve [--entities FILE --statements FILE | --snapshot FILE] [--host H] [--port P]
-                    [--workers N|auto] [--metrics] [--cache-mb N] [--cors ORIGINS] [--cursor-secret S] [--quiet]
-                    [--no-ui]
+export const SERVE_HELP = `Usage: quiver serve [--entities FILE --statements FILE [--fold case|accents] | --snapshot FILE]
+                    [--host H] [--port P] [--workers N|auto] [--metrics] [--cache-mb N] [--cors ORIGINS]
+                    [--cursor-secret S] [--quiet] [--no-ui]
 
 Loads a graph from JSON Lines files or a snapshot and serves the Quiver HTTP API:
-GET ${ROUTES.search}, GET ${ROUTES.statements} (both need X-API-Key),
+GET ${ROUTES.search}, GET ${ROUTES.statements}, GET ${ROUTES.entity} (all need X-API-Key),
 GET ${ROUTES.health} and GET ${ROUTES.openapi} (no key), GET /metrics with --metrics (no key),
 and the explorer, a page to search and browse the graph in a browser, at GET / (no key to load it;
 it asks for one).
@@ -65,6 +65,9 @@ Options:
   --statements FILE     statements, one JSON object per line: {"subjectEntityId","predicateEntityId",
                         "objectEntityId"} and optionally "statementFingerprint".
                         Give both files or neither; with neither, the demo graph in fixtures/ is served.
+  --fold case|accents   how search folds names and queries of the JSON Lines: case (the default:
+                        case and compatibility forms, accents kept) or accents (also removes
+                        accents: "zurich" finds "Zürich"). A snapshot keeps the fold it was built with.
   --snapshot FILE       a snapshot made by "quiver build" (opens in about a second, no rebuild)
   --host H              address to listen on (default ${HOST_ENV}, else ${DEFAULT_HOST}, this machine
                         only; 0.0.0.0 or :: for every interface)

@@ -153,6 +153,8 @@ export class Graph {
   private readonly cursors: CursorCodec;
   private readonly searchIndex: SearchIndex;
   private readonly statementIndex: StatementIndex;
+  /** The bounds the search page being made found (null: nothing matches), for its count. */
+  private pageBounds: SearchBounds | null | undefined;
   /** The graph's fold function (fold.ts), for queries and cursor keys. */
   private readonly foldText: (s: string) => string;
   /** The names of the entities written into items lately (engine/entities/name-cache.ts). */
@@ -326,7 +328,9 @@ export class Graph {
       order === "score"
         ? this.searchByScore(folded, type, limit, content, tag)
         : this.searchByName(folded, type, limit, content, tag);
-    if (count) page.total = this.allMatches(folded, type).ranks.length;
+    // The page's bounds, when it found them, spare the count its backward search.
+    if (count) page.total = this.searchIndex.count(folded, type, this.pageBounds);
+    this.pageBounds = undefined;
     return page;
   }
 
@@ -370,6 +374,7 @@ export class Graph {
     }
     // One look-ahead item tells whether a next page exists, so nextCursor is null exactly at the end.
     const hits = this.searchIndex.find(folded, type, after, limit + 1);
+    this.pageBounds = hits.bounds;
     const n = Math.min(limit, hits.ranks.length);
     const items = this.searchItems(hits.ranks, n);
     let nextCursor: string | null = null;

@@ -14,10 +14,12 @@
 import { constants } from "node:fs";
 import { access, stat } from "node:fs/promises";
 import type { Graph, GraphOptions } from "../engine/graph.js";
+import type { FoldMode } from "../engine/search/fold.js";
 import { loadGraph, type LoadProgress } from "../load/jsonl.js";
 import { openSnapshot } from "../snapshot/file.js";
 
-export type GraphSource = { entities: string; statements: string } | { snapshot: string };
+/** JSON Lines (built on load, folding as `fold` says: "case" when absent) or a snapshot (its own fold). */
+export type GraphSource = { entities: string; statements: string; fold?: FoldMode | undefined } | { snapshot: string };
 
 export interface LoadGraphSourceOptions extends GraphOptions {
   onProgress?: ((progress: LoadProgress) => void) | undefined;
@@ -68,6 +70,7 @@ export async function loadGraphSource(source: GraphSource, options: LoadGraphSou
   const graph = await loadGraph({
     entities: source.entities,
     statements: source.statements,
+    ...(source.fold === undefined ? {} : { fold: source.fold }),
     ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
   });
   return Object.keys(graphOptions).length === 0 ? graph : graph.withOptions(graphOptions);

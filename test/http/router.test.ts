@@ -18,7 +18,9 @@ import {
   type Reply,
   type RouterOptions,
   type RouterRequest,
+  type Served,
 } from "../../src/http/router.js";
+import { GraphBuilder } from "../../src/engine/graph-builder.js";
 import { routeLabel } from "../../src/serving/metrics.js";
 import { KEY, SECRET, buildSmallGraph } from "../support/http.js";
 
@@ -246,6 +248,39 @@ test("lookup: absolute-form, the key first, raw non-ASCII from an embedder refus
     JSON.parse(notFound.body!.toString()).error,
     /the paths are \/graph\/v1\/search, \/graph\/v1\/statements, \/graph\/v1\/entities\/\{entityId\}, \/healthz, \/graph\/v1\/openapi\.json\./,
   );
+});
+
+test("fold: graphs of one content and secret but another fold never share a tag or a cursor", () => {
+  const build = (fold: "case" | "accents") => {
+    const b = new GraphBuilder({ cursorSecret: SECRET, fold });
+    for (const [id, raw] of [
+      ["z", "Zürich"],
+      ["y", "Zurich"],
+      ["x", "Zug"],
+    ])
+      b.addEntity({ entityId: id!, rawIdentifier: raw!, type: "0", sourceType: "" });
+    return b.build();
+  };
+  const kept = served(build("case"));
+  const folded = served(build("accents"));
+  for (const target of ["/graph/v1/search?q=zu&limit=1", "/graph/v1/entities/z", "/graph/v1/statements"]) {
+    const a = route(kept, request(target));
+    const b = route(folded, request(target));
+    assert.is(a.status, 200, target);
+    assert.is.not(header(a, "etag"), header(b, "etag"), target);
+    const again = route(
+      folded,
+      request(target, { headers: { "x-api-key": KEY, "if-none-match": header(a, "etag")! } }),
+    );
+    assert.is(again.status, 200, `${target}: the other fold's tag is not current`);
+  }
+  const cursor = JSON.parse(route(kept, request("/graph/v1/search?q=zu&limit=1")).body!.toString()).nextCursor;
+  const other = route(folded, request(`/graph/v1/search?q=zu&limit=1&cursor=${cursor}`));
+  assert.equal([other.status, code(other)], [400, "CURSOR_QUERY_MISMATCH"]);
+  const names = (s: Served) =>
+    JSON.parse(route(s, request("/graph/v1/search?q=zurich")).body!.toString()).items.map((e: any) => e.rawIdentifier);
+  assert.equal(names(kept), ["Zurich"]);
+  assert.equal(names(folded), ["Zurich", "Zürich"], "both exact under accent folding; then by entityId");
 });
 
 test("metrics: a lookup is labelled by its template, whatever the id; unknown paths are other", () => {

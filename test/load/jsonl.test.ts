@@ -582,4 +582,54 @@ test("issue 13: a .gz file is read compressed, progress in compressed bytes; bad
   assert.match((truncated as Error).message, /statements\.jsonl\.gz:\d+: not valid gzip data/);
 });
 
+// ---------------------------------------------------------------------------------------------
+// issue 26: the optional score, and the fold option
+
+test("issue 26: an entity's score flows from the file to order=score; a bad one names file, line, field and reason", async () => {
+  const scored = (id: string, raw: string, score: unknown) =>
+    JSON.stringify({ entityId: id, rawIdentifier: raw, type: "0", sourceType: "t", score });
+  const good = [scored("low", "Paris b", 0), scored("high", "Paris c", 4294967295), entity("none", "Paris a")];
+  const paths = await writeCase(`${good.join("\n")}\n`, `${statement("none", "none", "low")}\n`);
+  const graph = await loadGraph(paths);
+  // Scores: high 2^32 - 1 (given), none 1 (its statement, counted once), low 0 (given: a statement
+  // names it, but the input's score wins).
+  assert.equal(
+    graph.search({ q: "paris", order: "score" }).items.map((e) => e.entityId),
+    ["high", "none", "low"],
+  );
+  assert.equal(
+    graph.search({ q: "paris" }).items.map((e) => e.entityId),
+    ["none", "low", "high"],
+  );
+  for (const bad of [-1, 1.5, 4294967296, "7", null, true, [1], { n: 1 }, 1e300]) {
+    const lines = `${entity("a")}\n\n${scored("b", "B", bad)}\n${scored("c", "C", "also bad")}\n`;
+    const error = await loadError(await writeCase(lines));
+    assert.instance(error, QuiverError);
+    const e = error as QuiverError;
+    assert.is(e.code, "INVALID_DATA", e.message);
+    assert.match(e.message, /entities\.jsonl:3: /, `the first bad line, by number: ${e.message}`);
+    assert.match(e.message, /"score"/, `the field: ${e.message}`);
+    assert.match(e.message, /whole number from 0 to 4294967295/, `the reason: ${e.message}`);
+    assert.equal(e.source?.line, 3);
+  }
+});
+
+test("issue 26: loadGraph's fold option reaches the graph; an unknown one is refused before reading", async () => {
+  const paths = await writeCase(`${entity("z", "Zürich")}\n${entity("m", "Malmö")}\n`);
+  const folded = await loadGraph({ ...paths, fold: "accents" });
+  assert.is(folded.fold, "accents");
+  assert.equal(
+    folded.search({ q: "zurich" }).items.map((e) => e.entityId),
+    ["z"],
+  );
+  const kept = await loadGraph(paths);
+  assert.is(kept.fold, "case");
+  assert.equal(kept.search({ q: "zurich" }).items, []);
+  const error = await loadGraph({ entities: "/nonexistent", statements: "/nonexistent", fold: "ascii" as never }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  assert.instance(error, QuiverError);
+  assert.is((error as QuiverError).code, "INVALID_PARAMETER", "the option, not the missing file");
+});
 test.run();

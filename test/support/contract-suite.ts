@@ -18,7 +18,9 @@ import * as assert from "uvu/assert";
 import type { Graph } from "../../src/engine/graph.js";
 import type { HandlerOptions, RequestLogEntry } from "../../src/http/adapter-kit.js";
 import type { ErrorContext } from "../../src/http/router.js";
+import { randomQuery } from "./graph-walks.js";
 import { ITEM_COUNT, KEY, LOOKUP_ENTITIES, OTHER_KEY, SECRET, buildSmallGraph } from "./http.js";
+import { Oracle, Rng, TYPES, buildGraph, generateGraph, randomFilters, show, withScores } from "./oracle.js";
 
 /** A running server with the adapter under test, serving the API at `url` (perhaps under a prefix). */
 export interface AdapterUnderTest {
@@ -119,14 +121,34 @@ export function contractSuite(name: string, spec: AdapterSpec): void {
   // ---- 200: pages, byte for byte ----------------------------------------------------------------
 
   test("search: 200, the engine's page byte for byte, with its headers", async () => {
-    for (const query of ["q=STRASSE", "q=item&limit=7", "q=he+said", "q=nothing-matches", "q=item&type=3&limit=2"]) {
+    for (const query of [
+      "q=STRASSE",
+      "q=item&limit=7",
+      "q=he+said",
+      "q=nothing-matches",
+      "q=item&type=3&limit=2",
+      "q=item&count=true",
+      "q=item&count=false",
+      "q=e&order=score&count=true&type=3",
+      "q=item&order=score&limit=7",
+      "q=item&order=name",
+      "q=nothing-matches&count=true",
+    ]) {
       const a = await get(`/graph/v1/search?${query}`);
       const params = Object.fromEntries(new URLSearchParams(query));
       const page = graph.search({
         ...params,
         q: params["q"] as string,
         limit: params["limit"] === undefined ? undefined : Number(params["limit"]),
+        order: params["order"] as "name" | "score" | undefined,
+        count: params["count"] === undefined ? undefined : params["count"] === "true",
       });
+      // A total exactly when asked for, as the third key.
+      assert.equal(
+        Object.keys(JSON.parse(a.text)),
+        params["count"] === "true" ? ["items", "nextCursor", "total"] : ["items", "nextCursor"],
+        query,
+      );
       assert.is(a.status, 200, query);
       assert.is(a.text, JSON.stringify(page), query);
       assert.is(a.headers.get("content-type"), "application/json");
@@ -144,12 +166,18 @@ export function contractSuite(name: string, spec: AdapterSpec): void {
       "predicateEntityId=q:located&objectEntityId=q:berlin",
       "subjectEntityId=q%3Aquote",
       "subjectEntityId=nobody",
+      "count=true",
+      "count=true&limit=3",
+      "predicateEntityId=q:located&count=true",
+      "subjectEntityId=nobody&count=true",
+      "objectEntityId=q:germany&count=false",
     ]) {
       const a = await get(`/graph/v1/statements${query === "" ? "" : "?"}${query}`);
       const params = Object.fromEntries(new URLSearchParams(query));
       const page = graph.statements({
         ...params,
         limit: params["limit"] === undefined ? undefined : Number(params["limit"]),
+        count: params["count"] === undefined ? undefined : params["count"] === "true",
       });
       assert.is(a.status, 200, query);
       assert.is(a.text, JSON.stringify(page), query);
@@ -177,6 +205,143 @@ export function contractSuite(name: string, spec: AdapterSpec): void {
       assert.is(seen.length, total, path);
       assert.is(new Set(seen).size, total, path);
     }
+  });
+
+  // ---- order=score and count=true against the brute-force oracle ---------------------------------
+
+  /**
+   * Follows every nextCursor of `path` (a query string without limit, cursor or count) and checks
+   * each page against `expected`: its items in order, `total` equal to the whole walk exactly on the
+   * pages that ask for it (`count` drawn per page: the cursor does not depend on it) and absent on
+   * the others, nextCursor null exactly at the end, never an empty page after a cursor.
+   */
+  async function walkAgainst(
+    url: string,
+    path: string,
+    expected: readonly unknown[],
+    rng: Rng,
+    maxLimit: number,
+    countEveryPage: boolean,
+  ): Promise<void> {
+    let at = 0;
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const limit = rng.chance(0.2) ? undefined : rng.chance(0.5) ? rng.range(1, 4) : rng.range(1, maxLimit);
+      const count = countEveryPage || rng.chance(0.5);
+      const target =
+        path +
+        (limit === undefined ? "" : `&limit=${limit}`) +
+        (count ? "&count=true" : rng.chance(0.3) ? "&count=false" : "") +
+        (cursor === null ? "" : `&cursor=${cursor}`);
+      const a = await ask(url, target);
+      assert.is(a.status, 200, `${target}: ${a.text}`);
+      const body = JSON.parse(a.text);
+      const want = expected.slice(at, at + (limit ?? (path.includes("/search") ? 20 : 50)));
+      assert.equal(body.items, want, `${target}: page ${pages} at ${at} of ${expected.length}`);
+      if (count) assert.is(body.total, expected.length, `${target}: total`);
+      else assert.not.ok("total" in body, `${target}: a total not asked for`);
+      at += body.items.length;
+      pages++;
+      cursor = body.nextCursor;
+      assert.is(cursor === null, at === expected.length, `${target}: nextCursor ${show(cursor)} at ${at}`);
+      if (cursor !== null) assert.ok(body.items.length > 0, "a cursor never leads to an empty page");
+    } while (cursor !== null);
+  }
+
+  test("oracle: search walks, order name and score, with and without type, totals on every page or some", async () => {
+    const rng = new Rng(20261126);
+    const data = withScores(rng, generateGraph(rng, { entities: 300, statements: 900 }), 0.4);
+    const oracle = new Oracle(data);
+    const other = await spec.start(buildGraph(data, SECRET), { apiKeys: [KEY], cursorSecret: SECRET });
+    try {
+      for (let round = 0; round < 36; round++) {
+        let q = rng.chance(0.15) ? rng.pick(["a", "b", "e", "A", "s"]) : randomQuery(rng, oracle);
+        // A query cut inside a surrogate pair has no UTF-8 form, so no URL can carry it: another one.
+        while (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(q))
+          q = randomQuery(rng, oracle);
+        const type = rng.chance(0.4) ? rng.pick(TYPES) : undefined;
+        const order = (["name", "score", undefined] as const)[round % 3];
+        const expected = oracle.search(q, type, order ?? "name");
+        const path =
+          `/graph/v1/search?q=${encodeURIComponent(q)}` +
+          (type === undefined ? "" : `&type=${type}`) +
+          (order === undefined ? "" : `&order=${order}`);
+        await walkAgainst(other.url, path, expected, rng, 100, round % 2 === 0);
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
+  test("oracle: statements walks of every filter shape with totals", async () => {
+    const rng = new Rng(26_2611);
+    const data = generateGraph(rng, { entities: 120, statements: 700 });
+    const oracle = new Oracle(data);
+    const other = await spec.start(buildGraph(data, SECRET), { apiKeys: [KEY], cursorSecret: SECRET });
+    try {
+      for (let round = 0; round < 24; round++) {
+        const mask = round % 8;
+        const filters = randomFilters(rng, mask, oracle);
+        const expected = oracle.statementsFor(filters);
+        const query = Object.entries(filters)
+          .map(([k, v]) => `${k}=${encodeURIComponent(v as string)}`)
+          .join("&");
+        await walkAgainst(other.url, `/graph/v1/statements?${query}`, expected, rng, 200, round % 2 === 0);
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
+  test("order and count: a cursor belongs to its order; count may change between pages; the 400s", async () => {
+    const byScore = JSON.parse((await get("/graph/v1/search?q=item&order=score&limit=2")).text).nextCursor as string;
+    const byName = JSON.parse((await get("/graph/v1/search?q=item&limit=2&count=true")).text).nextCursor as string;
+    assertError(await get(`/graph/v1/search?q=item&cursor=${byScore}`), 400, "CURSOR_QUERY_MISMATCH", "cursor");
+    assertError(await get(`/graph/v1/search?q=item&order=name&cursor=${byScore}`), 400, "CURSOR_QUERY_MISMATCH");
+    assertError(await get(`/graph/v1/search?q=item&order=score&cursor=${byName}`), 400, "CURSOR_QUERY_MISMATCH");
+    assert.is((await get(`/graph/v1/search?q=item&order=score&count=true&cursor=${byScore}`)).status, 200);
+    assert.is((await get(`/graph/v1/search?q=item&order=name&cursor=${byName}`)).status, 200, "name is the default");
+    const total = JSON.parse((await get(`/graph/v1/search?q=item&count=true&cursor=${byName}`)).text).total;
+    assert.is(total, ITEM_COUNT, "the whole walk's total, from a later page too");
+    for (const [path, code, parameter] of [
+      ["/graph/v1/search?q=a&order=", "EMPTY_PARAMETER", "order"],
+      ["/graph/v1/search?q=a&order=score&order=score", "REPEATED_PARAMETER", "order"],
+      ["/graph/v1/search?q=a&order=rank", "INVALID_PARAMETER", "order"],
+      ["/graph/v1/search?q=a&order=SCORE", "INVALID_PARAMETER", "order"],
+      ["/graph/v1/search?q=a&count=", "EMPTY_PARAMETER", "count"],
+      ["/graph/v1/search?q=a&count=true&count=true", "REPEATED_PARAMETER", "count"],
+      ["/graph/v1/search?q=a&count=1", "INVALID_PARAMETER", "count"],
+      ["/graph/v1/search?q=a&count=%FF", "INVALID_ENCODING", "count"],
+      ["/graph/v1/search?count=true", "MISSING_PARAMETER", "q"],
+      ["/graph/v1/statements?count=", "EMPTY_PARAMETER", "count"],
+      ["/graph/v1/statements?count=yes", "INVALID_PARAMETER", "count"],
+      ["/graph/v1/statements?count=false&count=false", "REPEATED_PARAMETER", "count"],
+      ["/graph/v1/statements?order=score", "UNKNOWN_PARAMETER", "order"],
+    ] as const) {
+      assertError(await get(path), 400, code, parameter);
+      assertError(await get(path, { key: null }), 401, "API_KEY_MISSING");
+    }
+  });
+
+  test("ETag: count=true and order=score have tags of their own; the defaults spelt out share the plain one", async () => {
+    const tagOf = async (path: string) => (await get(path)).headers.get("etag") as string;
+    const plain = await tagOf("/graph/v1/search?q=item&limit=5");
+    assert.is(await tagOf("/graph/v1/search?q=item&limit=5&count=false&order=name"), plain);
+    const tags = [
+      plain,
+      await tagOf("/graph/v1/search?q=item&limit=5&count=true"),
+      await tagOf("/graph/v1/search?q=item&limit=5&order=score"),
+      await tagOf("/graph/v1/search?q=item&limit=5&order=score&count=true"),
+    ];
+    assert.is(new Set(tags).size, 4, tags.join(" "));
+    const statements = await tagOf("/graph/v1/statements?limit=5");
+    assert.is(await tagOf("/graph/v1/statements?limit=5&count=false"), statements);
+    const counted = await tagOf("/graph/v1/statements?limit=5&count=true");
+    assert.is.not(counted, statements);
+    const again = await get("/graph/v1/statements?limit=5&count=true", { headers: { "if-none-match": counted } });
+    assert.is(again.status, 304);
+    assert.is((await get("/graph/v1/statements?limit=5", { headers: { "if-none-match": counted } })).status, 200);
   });
 
   // ---- the entity lookup ------------------------------------------------------------------------
