@@ -252,6 +252,37 @@ test("search as you type: the total, each result's tier, the matched part marked
   await page.screenshot({ path: join(DOCS, "explorer-search.png") });
 });
 
+test("More results follows nextCursor to the end: every match once, in the API's order", async () => {
+  await typeQuery("an");
+  await page.waitForFunction(() => new URLSearchParams(location.search).get("q") === "an");
+  await results().nth(19).waitFor({ timeout: STEP_MS });
+  const expected = await walk(`/graph/v1/search?q=an&limit=100${serverCounts ? "&order=score" : ""}`);
+  assert.ok(expected.length > 40, `${expected.length} matches: several pages`);
+  const more = page.getByRole("button", { name: "More results" });
+  while (await more.isVisible()) {
+    const before = await results().count();
+    await more.click();
+    await results().nth(before).waitFor({ timeout: STEP_MS });
+    // The keyboard goes on where the new results begin.
+    assert.is(
+      await page.evaluate(() => document.activeElement?.getAttribute("href")),
+      await results().nth(before).getAttribute("href"),
+    );
+  }
+  const ids = await results().evaluateAll((links) =>
+    links.map((a) => new URLSearchParams(a.getAttribute("href")!).get("entity")),
+  );
+  assert.equal(
+    ids,
+    expected.map((e) => e.entityId),
+  );
+  if (serverCounts)
+    assert.match(
+      (await status().textContent())!,
+      new RegExp(`^${expected.length} entities match “an”; ${expected.length} shown`),
+    );
+});
+
 test("a request in flight is cancelled by the next one (AbortController)", async () => {
   await page.getByLabel("Search entities by name").press("Escape");
   await page.waitForFunction(() => !new URLSearchParams(location.search).has("q"));
