@@ -1,7 +1,8 @@
 // The build at install. npm runs `prepare` after `npm install` / `npm ci` in a checkout (never when
 // the package is installed from its tarball, which carries dist/). Each branch: with TypeScript
-// installed, build dist/ (a failed build fails the install); without it (`npm ci --omit=dev` in a
-// checkout), say how to get a production install instead of failing, and build nothing.
+// installed, build dist/ and the explorer page (a failed build fails the install); without it
+// (`npm ci --omit=dev` in a checkout), say how to get a production install instead of failing,
+// and build nothing.
 import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 
@@ -18,4 +19,9 @@ try {
   process.exit(0);
 }
 const build = spawnSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { stdio: "inherit" });
-process.exit(build.status ?? 1);
+if (build.status !== 0) process.exit(build.status ?? 1);
+// The explorer page (explorer/ -> dist/explorer-assets/), bundled by esbuild, a dev dependency like TypeScript.
+const explorer = spawnSync(process.execPath, [new URL("build-explorer.mjs", import.meta.url).pathname], {
+  stdio: "inherit",
+});
+process.exit(explorer.status ?? 1);

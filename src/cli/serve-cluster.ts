@@ -70,8 +70,10 @@ import {
   catchStopSignals,
   firstWord,
   generateCursorSecret,
+  explorerLine,
   generatedKeyLines,
   ignoreHangupUntilServing,
+  openExplorer,
   pidLine,
   progressOutput,
   stopWhenNpmIsGone,
@@ -98,6 +100,8 @@ interface WorkerConfig {
   metrics: boolean;
   cacheBytes: number | undefined;
   cors: string | string[] | undefined;
+  /** Serve the explorer page (the primary found it built). */
+  ui: boolean;
   generation: number;
 }
 
@@ -167,6 +171,8 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
     process.exit(0);
   });
 
+  // Checked once here, so a missing page is reported once; each worker reads its own copy.
+  const ui = args.ui && openExplorer(events, err) !== undefined;
   const started = performance.now();
   /** The graph for `generation`: JSON Lines built into a new snapshot, or the snapshot as it is. */
   const prepare = async (gen: number): Promise<string> => {
@@ -195,6 +201,7 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
       metrics: args.metrics,
       cacheBytes: args.cacheBytes,
       cors: args.cors,
+      ui,
       generation: 0,
     };
   } catch (e) {
@@ -286,6 +293,7 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
   );
   err.write(generatedKeyLines(keys));
   err.write(tryItLines(head.url, head.word, keys.generated ? keys.keys[0] : undefined));
+  if (ui) err.write(explorerLine(head.url));
   err.write(pidLine(process.pid));
   err.write(`listening on ${head.url}\n`);
 
@@ -407,6 +415,7 @@ export async function runClusterWorker(env: NodeJS.ProcessEnv): Promise<number> 
     cursorSecret: env[CURSOR_SECRET_ENV],
     cacheBytes: config.cacheBytes,
     cors: config.cors,
+    explorer: config.ui ? openExplorer(events, process.stderr) : undefined,
     host: config.host,
     port: config.port,
     log: requestLog?.write,

@@ -38,6 +38,8 @@ export interface ServeArgs {
   cacheBytes: number | undefined;
   /** --cors: "*" or the origins a browser page may call from; undefined: CORS off. */
   cors: string | string[] | undefined;
+  /** The explorer page at "/" (off with --no-ui). */
+  ui: boolean;
 }
 
 function parsePort(value: string, from: string): number {
@@ -101,6 +103,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeArg
       workers: { type: "string" },
       "cache-mb": { type: "string" },
       cors: { type: "string" },
+      "no-ui": { type: "boolean" },
     },
   });
   // Each of these: the flag wins, then the variable, then the default.
@@ -128,6 +131,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeArg
     metrics: values.metrics ?? parseBooleanEnv(METRICS_ENV, env[METRICS_ENV]),
     workers: values.workers === undefined ? 1 : parseWorkers(values.workers),
     cacheBytes: values["cache-mb"] === undefined ? undefined : parseCacheMegabytes(values["cache-mb"]),
+    ui: values["no-ui"] !== true,
   };
 }
 

@@ -10,7 +10,9 @@
 
 import { randomBytes } from "node:crypto";
 import type { Graph } from "../engine/graph.js";
+import { type Explorer, loadExplorer } from "../http/explorer.js";
 import type { LoadProgress } from "../load/jsonl.js";
+import type { EventLog } from "../serving/event-log.js";
 import { API_KEYS_ENV, type ApiKeySetup } from "./api-keys.js";
 import { createProgressPrinter } from "./progress.js";
 
@@ -107,4 +109,24 @@ export function tryItLines(url: string, word: string, generatedKey: string | und
     `  curl -H 'X-API-Key: ${key}' '${url}/graph/v1/search?q=${encodeURIComponent(word).replace(/'/g, "%27")}&limit=3'\n` +
     `  curl -H 'X-API-Key: ${key}' '${url}/graph/v1/statements?limit=2'\n`
   );
+}
+
+/**
+ * The built explorer page, read once; when it is not built (a checkout where only tsc ran), the
+ * server still serves the API: a warning says how to build the page, and "/" answers 404.
+ */
+export function openExplorer(events: EventLog, err: NodeJS.WritableStream): Explorer | undefined {
+  try {
+    return loadExplorer();
+  } catch (e) {
+    const message = (e as Error).message;
+    events.warn("explorer-missing", { error: message });
+    err.write(`quiver serve: ${message}; serving the API only\n`);
+    return undefined;
+  }
+}
+
+/** The line that points a person at the explorer page. */
+export function explorerLine(url: string): string {
+  return `explorer: ${url}/ (in a browser; paste the key into its "API key" field)\n`;
 }

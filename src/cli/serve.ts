@@ -44,10 +44,12 @@ import {
 } from "./serve-options.js";
 import {
   catchStopSignals,
+  explorerLine,
   firstWord,
   generateCursorSecret,
   generatedKeyLines,
   ignoreHangupUntilServing,
+  openExplorer,
   pidLine,
   progressOutput,
   stopWhenNpmIsGone,
@@ -59,11 +61,13 @@ import { DEFAULT_HOST, DEFAULT_PORT } from "../http/server.js";
 
 export const SERVE_HELP = `Usage: quiver serve [--entities FILE --statements FILE [--fold case|accents] | --snapshot FILE]
                     [--host H] [--port P] [--workers N|auto] [--metrics] [--cache-mb N] [--cors ORIGINS]
-                    [--cursor-secret S] [--quiet]
+                    [--cursor-secret S] [--quiet] [--no-ui]
 
 Loads a graph from JSON Lines files or a snapshot and serves the Quiver HTTP API:
 GET ${ROUTES.search}, GET ${ROUTES.statements}, GET ${ROUTES.entity} (all need X-API-Key),
-GET ${ROUTES.health} and GET ${ROUTES.openapi} (no key), GET /metrics with --metrics (no key).
+GET ${ROUTES.health} and GET ${ROUTES.openapi} (no key), GET /metrics with --metrics (no key),
+and the explorer, a page to search and browse the graph in a browser, at GET / (no key to load it;
+it asks for one).
 
 Options:
   --entities FILE       entities, one JSON object per line: {"entityId","rawIdentifier","type","sourceType"}
@@ -92,6 +96,7 @@ Options:
                         At least 32 characters with 10 different ones: draw it at random, e.g.
                         "openssl rand -hex 16" (16 random bytes); a weaker one is refused.
   --quiet               no request log on stdout
+  --no-ui               do not serve the explorer page at / (its paths answer 404)
   --version             print the version
   -h, --help            show this help
 
@@ -216,6 +221,7 @@ async function runSingle(
   });
 
   const runSecret = generateCursorSecret();
+  const explorer = args.ui ? openExplorer(events, err) : undefined;
   const started = performance.now();
   let graph: Graph;
   try {
@@ -244,6 +250,7 @@ async function runSingle(
       cursorSecret: args.cursorSecret ?? runSecret,
       cacheBytes: args.cacheBytes,
       cors: args.cors,
+      explorer,
       host: args.host,
       port: args.port,
       log: requestLog?.write,
@@ -271,6 +278,7 @@ async function runSingle(
   });
   err.write(generatedKeyLines(keys));
   err.write(tryItLines(running.url, firstWord(graph), keys.generated ? keys.keys[0] : undefined));
+  if (explorer !== undefined) err.write(explorerLine(running.url));
   err.write(pidLine(process.pid));
   // Last line of the start-up, so a script can wait for it: everything above is printed by then.
   err.write(`listening on ${running.url}\n`);

@@ -5,7 +5,8 @@
  * "Writing an adapter"): `route`, the pure function that holds the whole HTTP contract, with the
  * option compiler, the served-graph maker, the reply writer for node:http, the request-log call, and
  * the names the router reads. The user API (`createHandler`, `createMiddleware`, `createFetchHandler`,
- * `createServer`, `serve`) is exported from the package's root, src/index.ts.
+ * `createServer`, `serve`, and `loadExplorer` for the explorer page, which a handler serves at "/"
+ * only when given it) is exported from the package's root, src/index.ts.
  *
  * @packageDocumentation
  */

@@ -16,7 +16,8 @@
  *   2. on the three data endpoints, the API key (401 even when the method, the target length or the
  *      parameters are also wrong);
  *   3. request target over `maxRequestTargetBytes`: 414;
- *   4. path (origin-form or absolute-form, routes.ts): the five routes; anything else 404;
+ *   4. path (origin-form or absolute-form, routes.ts): the five routes; with an explorer (explorer.ts),
+ *      "/" and "/explorer/..." (no key; GET and HEAD); anything else 404;
  *   5. a method other than GET or HEAD: 405 with `Allow: GET, HEAD`; HEAD answers as GET without a body;
  *   6. parameters (params.ts, then the engine): 400 naming the parameter (the lookup: its path's
  *      entityId, then its query string, which must hold none);
@@ -65,6 +66,7 @@ import {
   type CorsOrigins,
   type CorsPolicy,
 } from "./cors.js";
+import { assetAnswer, explorerAsset, isExplorerPath, type Explorer } from "./explorer.js";
 import { MAX_HEAD_BYTES, MAX_REQUEST_TARGET_BYTES } from "./limits.js";
 import { OPENAPI_JSON } from "./openapi.js";
 import { parseEntityLookup, parseSearchParams, parseStatementsParams } from "./params.js";
@@ -142,6 +144,11 @@ export interface RouterOptions {
   compression?: boolean | { thresholdBytes?: number } | undefined;
   /** Called with every unexpected fault (the 500s); default: the adapter's (one JSON line on stderr). */
   onError?: ErrorReporter | undefined;
+  /**
+   * The explorer page (`loadExplorer()`, explorer.ts), served at "/" and under "/explorer/" with no
+   * key. Left out (the default), those paths are 404 like any other: a host app owns its "/".
+   */
+  explorer?: Explorer | undefined;
 }
 
 /** Where an unexpected fault is reported. */
@@ -159,6 +166,7 @@ export interface RouterConfig {
   readonly onError: ErrorReporter;
   /** The adapter's reporter: the default onError, and where a fault goes when onError throws. */
   readonly defaultReporter: ErrorReporter;
+  readonly explorer: Explorer | null;
 }
 
 /**
@@ -180,6 +188,7 @@ export function compileRouterOptions(options: RouterOptions, defaultReporter: Er
         : ((compression === true ? undefined : compression.thresholdBytes) ?? DEFAULT_COMPRESSION_THRESHOLD_BYTES),
     onError: options.onError ?? defaultReporter,
     defaultReporter,
+    explorer: options.explorer ?? null,
   };
 }
 
@@ -265,6 +274,7 @@ export function route(served: Served, request: RouterRequest): Reply {
       if (failure !== null) return error(at, failure.code, failure.message);
     }
     if (longerThan(target, config.maxTargetBytes)) return targetTooLong(at);
+    if (config.explorer !== null && isExplorerPath(path)) return explorerAnswer(at, method, headers, config.explorer);
     if (name === undefined) {
       return error(at, "NOT_FOUND", `There is nothing at ${quote(path)}; the paths are ${PATH_LIST}.`);
     }
@@ -532,6 +542,23 @@ function notModified(at: Context, tag: string, cacheControl: string | null): Rep
   if (vary !== null) headers.push("vary", vary);
   addCors(at, headers);
   return { status: S.STATUS_NOT_MODIFIED, headers, body: null, requestId: at.requestId, path: at.path };
+}
+
+/** The explorer's page or one of its assets (explorer.ts): no key, GET and HEAD only. */
+function explorerAnswer(at: Context, method: string, headers: RequestHeaders, explorer: Explorer): Reply {
+  const asset = explorerAsset(explorer, at.path);
+  if (asset === undefined)
+    return error(at, "NOT_FOUND", `There is nothing at ${quote(at.path)}; the explorer is at /.`);
+  if (method !== "GET" && method !== "HEAD") {
+    return error(at, "METHOD_NOT_ALLOWED", `${at.path} answers GET and HEAD only, not ${method}.`);
+  }
+  const {
+    status,
+    headers: out,
+    body,
+  } = assetAnswer(asset, headers, at.config.compressFrom !== Number.POSITIVE_INFINITY);
+  out.push(REQUEST_ID_HEADER, at.requestId);
+  return { status, headers: out, body: at.head ? null : body, requestId: at.requestId, path: at.path };
 }
 
 /**

@@ -13,6 +13,7 @@ import net, { type AddressInfo } from "node:net";
 import type { Graph } from "../engine/graph.js";
 import type { RequestLogEntry } from "../http/adapter-kit.js";
 import type { CorsOrigins } from "../http/cors.js";
+import type { Explorer } from "../http/explorer.js";
 import { LISTEN_BACKLOG } from "../http/limits.js";
 import { createHandler, type QuiverHandler } from "../http/node.js";
 import { createServer, type QuiverServer } from "../http/server.js";
@@ -26,6 +27,8 @@ export interface ServingOptions {
   /** Byte budget of the served graph's caches (the handler's cacheBytes); undefined: the default. */
   cacheBytes: number | undefined;
   cors: CorsOrigins | undefined;
+  /** The explorer page to serve at "/" (loadExplorer), or undefined for the API alone. */
+  explorer: Explorer | undefined;
   host: string;
   port: number;
   log: ((entry: RequestLogEntry) => void) | undefined;
@@ -51,6 +54,7 @@ export async function startServing(options: ServingOptions): Promise<Serving> {
     cursorSecret: options.cursorSecret,
     cacheBytes: options.cacheBytes,
     cors: options.cors,
+    explorer: options.explorer,
     log: options.log,
     onError: (error, context) =>
       events.error("request-fault", {

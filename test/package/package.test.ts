@@ -1,8 +1,8 @@
 /**
  * The packed package and the production installs
  * ==============================================
- * What `npm pack` puts in the tarball (the library and CLI in dist/src, the sources its source maps
- * name, the demo graph `quiver serve` falls back to with its license note, LICENSE, README), and the
+ * What `npm pack` puts in the tarball (the library and CLI in dist/src, the built explorer page in
+ * dist/explorer-assets, the sources its source maps name, the demo graph `quiver serve` falls back to with its license note, LICENSE, README), and the
  * two production installs the README shows, each ending with `quiver serve` answering /healthz:
  *  - the tarball installed with `npm install --omit=dev` (no TypeScript, no build step);
  *  - a clone: `npm ci --omit=dev` succeeds (nothing is built at install), and
@@ -28,6 +28,12 @@ async function servesTheDemoGraph(command: string, args: string[], cwd: string):
     assert.is((await fetch(`${url}/healthz`)).status, 200);
     const r = await fetch(`${url}/graph/v1/search?q=trittin`, { headers: { "X-API-Key": KEY } });
     assert.is(((await r.json()) as { items: { rawIdentifier: string }[] }).items[0]?.rawIdentifier, "Jürgen Trittin");
+    // The explorer page ships built: "/" and the script it names answer without a key.
+    const page = await fetch(`${url}/`);
+    assert.is(page.status, 200);
+    const script = /src="(explorer\/app\.[0-9a-f]+\.js)"/.exec(await page.text())?.[1];
+    assert.ok(script !== undefined, "the page names its script");
+    assert.is((await fetch(`${url}/${script}`)).status, 200);
   } finally {
     assert.is(await stop(child), 0, child.stderr());
   }
@@ -39,12 +45,19 @@ test("the tarball holds dist/src, the sources its maps name, the demo graph, LIC
     ["package.json", "README.md", "LICENSE"].includes(f) ||
     ["fixtures/entities.jsonl", "fixtures/statements.jsonl", "fixtures/README.md"].includes(f) ||
     /^dist\/src\/.+\.(js|d\.ts|js\.map)$/.test(f) ||
+    /^dist\/explorer-assets\/(index\.html|app\.[0-9a-f]+\.(js|css))$/.test(f) ||
     /^src\/.+\.ts$/.test(f);
   assert.equal(
     files.filter((f) => !allowed(f)),
     [],
   );
-  for (const f of ["dist/src/index.js", "dist/src/index.d.ts", "dist/src/cli/main.js", "fixtures/README.md"]) {
+  for (const f of [
+    "dist/src/index.js",
+    "dist/src/index.d.ts",
+    "dist/src/cli/main.js",
+    "dist/explorer-assets/index.html",
+    "fixtures/README.md",
+  ]) {
     assert.ok(files.includes(f), `${f} is packed`);
   }
 

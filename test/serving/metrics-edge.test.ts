@@ -22,6 +22,7 @@ test("/metrics answers absolute-form, and refuses what the edge refuses on every
     log: undefined,
     metrics: createServerMetrics({ processMetrics: false }),
     events: { info() {}, warn() {}, error() {} },
+    explorer: undefined,
   });
   try {
     const port = running.port;
