@@ -5,6 +5,20 @@ export { Graph, DEFAULT_CACHE_BYTES, type GraphOptions, type GraphStats, type En
 export { GraphBuilder, type GraphBuilderOptions, type BuildOptions, type BuildPhase } from "./engine/graph-builder.js";
 export { QuiverError, ERROR_CODES, isQuiverError, type QuiverErrorCode, type SourcePosition } from "./engine/errors.js";
 export { fold } from "./engine/search/fold.js";
+export {
+  LiveGraph,
+  type LiveGraphOptions,
+  type ChangeResult,
+  type PreparedBatch,
+} from "./engine/live/live-graph.js";
+export {
+  parseChangeBatch,
+  type Change,
+  type ChangeBatch,
+  type LiveEntityInput,
+  type LiveStatementInput,
+  type ParsedChange,
+} from "./engine/live/change-batch.js";
 export { deriveFingerprint } from "./engine/statements/fingerprint.js";
 export * from "./engine/limits.js";
 export type {

@@ -30,3 +30,6 @@ export const STATEMENT_FINGERPRINT_MAX_BYTES = 128;
  * longer string is refused before its MAC is computed.
  */
 export const CURSOR_MAX_LENGTH = 4096;
+
+/** An entity's score, when given: a whole number 0 to 4,294,967,295 (CONTRACT.md "Data model"). */
+export const ENTITY_SCORE_MAX = 0xffffffff;

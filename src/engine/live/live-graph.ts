@@ -1,0 +1,835 @@
+/**
+ * Live graph
+ * ==========
+ * A graph that takes changes (CONTRACT.md "Changes (live updates)"): an immutable base Graph plus a
+ * delta, the entities and statements put since the base and the tombstones of base entities and
+ * statements deleted or replaced. Reads are exact on base + delta; a batch applies whole or not at
+ * all; compaction folds the delta into a new base. Pure engine code: no files (the change log that
+ * makes batches durable is src/changes/).
+ *
+ * Delta (sorted-delta.ts): entities put since the base, by entityId (a Map) and by search order
+ * (folded identifier, entityId); statements put since the base by fingerprint (a Map) and sorted in
+ * each index order; base entities replaced or deleted (tombstones, with their folded identifier and
+ * type); base statements deleted (tombstones, sorted in each order too). Statements naming a
+ * replaced base entity stay base statements and show its new rawIdentifier (patched on the page).
+ *
+ * Reads merge two streams on the contract's key order and keep the page's first limit + 1 items:
+ *  - search: the base's own pages (Graph.search, resumed at any key through a cursor this graph
+ *    seals with the base's secret: the base places a key it did not issue), less the tombstoned
+ *    entities, and the delta entities whose folded identifier contains the folded query, by tier.
+ *  - statements: the base's pages for the same filters, less the tombstoned statements, and the
+ *    delta's range for the filters (every filter shape is a prefix of its order's key).
+ * When the delta has nothing for a query (no delta item and no tombstone matches it), the base's
+ * page is the answer as it is (raw identifiers of replaced entities patched): a read then costs what
+ * a base read costs plus the check.
+ *
+ * Cursors carry the last item's sort key, in the base Graph's cursor shape (a search cursor: tier,
+ * rawIdentifier, entityId; a statements cursor: the three entityIds and the fingerprint) with an empty
+ * position hint, so a walk continues across batches and compactions, and a cursor of this graph
+ * and one of its base (the same secret) are followable on either: an item unchanged from the first
+ * page to the last of a walk is returned exactly once.
+ *
+ * Applying a batch (prepare, then commit): the lines are checked (change-batch.ts), then run in
+ * order against an overlay of the current content (the batch's own earlier lines seen), so a
+ * conflict (CHANGE_CONFLICT) is found before anything changes; commit merges the overlay into the
+ * delta. The durable layer (src/changes/) writes the prepared batch to its log between the two.
+ *
+ * Costs: prepare O(lines) map look-ups, plus per cascading delete the statements naming the entity;
+ * the first write that names a statement by fingerprint builds the base's fingerprint map
+ * (base-fingerprints.ts, O(base statements)); commit O(D + b log b) for a delta of D items and a
+ * batch of b. A read with a delta that matches it: the base page(s), one fold a base search item, a
+ * scan of the delta entities for search (O(delta entities)), two binary searches for statements.
+ */
+
+import { CursorCodec, ENDPOINT_SEARCH, ENDPOINT_STATEMENTS, queryTag, toSecretBytes } from "../cursor/cursor.js";
+import { randomBytes } from "node:crypto";
+import { QuiverError } from "../errors.js";
+import { GraphBuilder } from "../graph-builder.js";
+import { type Graph, graphParts, type GraphParts, DEFAULT_CACHE_BYTES } from "../graph.js";
+import {
+  SEARCH_DEFAULT_LIMIT,
+  SEARCH_MAX_LIMIT,
+  SEARCH_MAX_QUERY_LENGTH,
+  STATEMENTS_DEFAULT_LIMIT,
+  STATEMENTS_MAX_LIMIT,
+} from "../limits.js";
+import { quote } from "../quote.js";
+import { fold } from "../search/fold.js";
+import { deriveFingerprint } from "../statements/fingerprint.js";
+import type { Entity, EntityType, Page, SearchParams, Statement, StatementInput, StatementsParams } from "../types.js";
+import { checkLimit, checkOptionalText, checkQuery, checkType } from "../validate.js";
+import { BaseFingerprints } from "./base-fingerprints.js";
+import { type ChangeBatch, type LiveEntityInput, parseChangeBatch } from "./change-batch.js";
+import {
+  compareEntities,
+  compareKey,
+  compareStatements,
+  type DeltaEntity,
+  type DeltaStatement,
+  mergeSorted,
+  type Order,
+  ORDERS,
+  prefixRange,
+  seekAfter,
+  statementKey,
+} from "./sorted-delta.js";
+
+/** Match tiers (CONTRACT.md "GET /graph/v1/search"). */
+const TIER_EXACT = 0;
+const TIER_PREFIX = 1;
+const TIER_INFIX = 2;
+
+export interface LiveGraphOptions {
+  /**
+   * Secret that seals cursors (and that the base is given, so cursors of either are followable on
+   * both). Default: a random one per live graph.
+   */
+  cursorSecret?: string | Uint8Array | undefined;
+  /** What the cursor cache may hold (as GraphOptions.cacheBytes). */
+  cacheBytes?: number | undefined;
+  /** The sequence of the last batch the base already holds (0: none). */
+  baseSequence?: number | undefined;
+}
+
+/** What a batch did: CONTRACT.md's 200 body. */
+export interface ChangeResult {
+  sequence: number;
+  entities: { put: number; deleted: number };
+  statements: { put: number; deleted: number };
+}
+
+/** A checked batch, ready to commit to the graph it was prepared on (and nothing else). */
+export interface PreparedBatch {
+  /** The sequence the batch gets when committed. */
+  readonly sequence: number;
+  readonly result: ChangeResult;
+  /** The batch as JSON Lines (what a change log stores; applying it again gives the same result). */
+  readonly text: string;
+  /** @internal */
+  readonly entities: ReadonlyMap<string, DeltaEntity | null>;
+  /** @internal */
+  readonly statements: ReadonlyMap<string, DeltaStatement | null>;
+}
+
+/** A search item with its sort key, on its way through the merge. */
+interface SearchItem {
+  tier: number;
+  folded: string;
+  entity: Entity;
+}
+
+export class LiveGraph {
+  #base: Graph;
+  #parts: GraphParts;
+  #baseFingerprints: BaseFingerprints | undefined;
+  #sequence: number;
+  #baseSequence: number;
+  readonly #secret: Uint8Array;
+  readonly #cacheBytes: number | undefined;
+  readonly #cursors: CursorCodec;
+  /** Entities put since the base, by entityId and in search order. */
+  #entities = new Map<string, DeltaEntity>();
+  #entityList: DeltaEntity[] = [];
+  /** Base entities replaced or deleted: their base fold and type (what search matched them by). */
+  #hiddenEntities = new Map<string, { folded: string; type: EntityType }>();
+  /** Statements put since the base, by fingerprint and in each order. */
+  #statements = new Map<string, DeltaStatement>();
+  #statementLists: Record<Order, DeltaStatement[]> = { SPO: [], POS: [], OSP: [] };
+  /** Base statements deleted, by fingerprint and in each order. */
+  #hiddenStatements = new Map<string, DeltaStatement>();
+  #hiddenLists: Record<Order, DeltaStatement[]> = { SPO: [], POS: [], OSP: [] };
+
+  constructor(base: Graph, options: LiveGraphOptions = {}) {
+    // A secret of our own when none is given: the base must share it, and a Graph's default is not readable.
+    this.#secret = options.cursorSecret === undefined ? randomBytes(32) : toSecretBytes(options.cursorSecret);
+    this.#cacheBytes = options.cacheBytes;
+    this.#cursors = new CursorCodec(this.#secret, options.cacheBytes ?? DEFAULT_CACHE_BYTES);
+    const baseSequence = options.baseSequence ?? 0;
+    if (!Number.isSafeInteger(baseSequence) || baseSequence < 0)
+      throw new QuiverError(
+        "INVALID_PARAMETER",
+        `baseSequence must be a whole number, 0 or more; got ${baseSequence}.`,
+        {
+          parameter: "baseSequence",
+        },
+      );
+    this.#baseSequence = baseSequence;
+    this.#sequence = baseSequence;
+    this.#base = this.withOurSecret(base);
+    this.#parts = graphParts(this.#base);
+  }
+
+  private withOurSecret(graph: Graph): Graph {
+    return graph.withOptions(
+      this.#cacheBytes === undefined
+        ? { cursorSecret: this.#secret }
+        : { cursorSecret: this.#secret, cacheBytes: this.#cacheBytes },
+    );
+  }
+
+  /** The last batch applied (0 for none). */
+  get sequence(): number {
+    return this.#sequence;
+  }
+
+  /** The sequence the base holds: batches after it are in the delta. */
+  get baseSequence(): number {
+    return this.#baseSequence;
+  }
+
+  /** The base graph (sharing this live graph's cursor secret). */
+  get base(): Graph {
+    return this.#base;
+  }
+
+  /** What the delta holds: entities and statements put, base entities and statements hidden. */
+  get deltaSize(): { entities: number; statements: number; hiddenEntities: number; hiddenStatements: number } {
+    return {
+      entities: this.#entities.size,
+      statements: this.#statements.size,
+      hiddenEntities: this.#hiddenEntities.size,
+      hiddenStatements: this.#hiddenStatements.size,
+    };
+  }
+
+  get entityCount(): number {
+    return this.#base.entityCount - this.#hiddenEntities.size + this.#entities.size;
+  }
+
+  get statementCount(): number {
+    return this.#base.statementCount - this.#hiddenStatements.size + this.#statements.size;
+  }
+
+  // Changes -----------------------------------------------------------------------------------
+
+  /** Applies a batch whole, or throws (INVALID_CHANGE, CHANGE_CONFLICT) and changes nothing. */
+  apply(batch: ChangeBatch): ChangeResult {
+    return this.commit(this.prepare(batch));
+  }
+
+  /**
+   * Checks a batch against the content as it stands and works out its effect, changing nothing:
+   * throws QuiverError INVALID_CHANGE (a bad line) or CHANGE_CONFLICT (a line that cannot apply).
+   */
+  prepare(batch: ChangeBatch): PreparedBatch {
+    const changes = parseChangeBatch(batch);
+    const entities = new Map<string, DeltaEntity | null>();
+    const statements = new Map<string, DeltaStatement | null>();
+    const result: ChangeResult = {
+      sequence: this.#sequence + 1,
+      entities: { put: 0, deleted: 0 },
+      statements: { put: 0, deleted: 0 },
+    };
+    const entityNow = (id: string): DeltaEntity | Entity | undefined => {
+      const o = entities.get(id);
+      return o === null ? undefined : (o ?? this.currentEntity(id));
+    };
+    const statementNow = (fp: string): DeltaStatement | undefined => {
+      const o = statements.get(fp);
+      return o === null ? undefined : (o ?? this.currentStatement(fp));
+    };
+    /** Entities this batch deleted without cascade, with the line: checked at the end. */
+    const removed = new Map<string, number>();
+    for (const c of changes) {
+      switch (c.kind) {
+        case "putEntity":
+          entities.set(c.entity.entityId, deltaEntity(c.entity));
+          result.entities.put++;
+          break;
+        case "deleteEntity": {
+          // Deleting an entity that is not there changes nothing (as an unknown fingerprint).
+          if (entityNow(c.entityId) === undefined) break;
+          entities.set(c.entityId, null);
+          result.entities.deleted++;
+          if (!c.cascade) {
+            removed.set(c.entityId, c.line);
+            break;
+          }
+          for (const st of this.statementsNaming(c.entityId, statements)) {
+            statements.set(st.fp, null);
+            result.statements.deleted++;
+          }
+          break;
+        }
+        case "putStatement": {
+          const st = c.statement;
+          for (const [role, id] of [
+            ["subjectEntityId", st.subjectEntityId],
+            ["predicateEntityId", st.predicateEntityId],
+            ["objectEntityId", st.objectEntityId],
+          ] as const) {
+            if (entityNow(id) === undefined)
+              throw conflict(c.line, `${role} ${quote(id)} names no entity of the graph (put the entity first)`);
+          }
+          const given = st.statementFingerprint;
+          const fp = given ?? deriveFingerprint(st.subjectEntityId, st.predicateEntityId, st.objectEntityId);
+          const there = statementNow(fp);
+          if (there !== undefined) {
+            // The same statement again is a no-op; another statement with its fingerprint is a conflict.
+            if (there.s === st.subjectEntityId && there.p === st.predicateEntityId && there.o === st.objectEntityId)
+              break;
+            throw conflict(
+              c.line,
+              `statementFingerprint ${quote(fp)}${given === undefined ? " (derived from this triple)" : ""} is already used by another statement (${describe(there)})`,
+            );
+          }
+          statements.set(fp, {
+            s: st.subjectEntityId,
+            p: st.predicateEntityId,
+            o: st.objectEntityId,
+            fp,
+            given: given !== undefined,
+          });
+          result.statements.put++;
+          break;
+        }
+        case "deleteStatement":
+          // An unknown fingerprint is a no-op (CONTRACT.md).
+          if (statementNow(c.fingerprint) === undefined) break;
+          statements.set(c.fingerprint, null);
+          result.statements.deleted++;
+          break;
+      }
+    }
+    // A delete without cascade must not leave a statement naming the entity (unless put back since).
+    for (const [id, line] of removed) {
+      if (entityNow(id) !== undefined) continue;
+      for (const st of this.statementsNaming(id, statements)) {
+        throw conflict(
+          line,
+          `entity ${quote(id)} is deleted, but statement ${describe(st)} still names it; delete that statement in the batch too, or give "cascade":true`,
+        );
+      }
+    }
+    return { sequence: result.sequence, result, text: batchText(batch), entities, statements };
+  }
+
+  /** Applies a batch prepared on this graph as it stands now. */
+  commit(prepared: PreparedBatch): ChangeResult {
+    if (prepared.sequence !== this.#sequence + 1)
+      throw new Error(
+        `LiveGraph.commit: the batch was prepared for sequence ${prepared.sequence}, the graph is at ${this.#sequence}`,
+      );
+    const removedEntities = new Set<string>();
+    const addedEntities: DeltaEntity[] = [];
+    for (const [id, entity] of prepared.entities) {
+      if (this.#entities.has(id)) removedEntities.add(id);
+      const d = this.#parts.dictionary.idOf(id);
+      // A base entity replaced or deleted: its base version is hidden from now on.
+      if (d >= 0 && !this.#hiddenEntities.has(id)) {
+        const e = this.#parts.entities;
+        this.#hiddenEntities.set(id, { folded: fold(e.rawIdentifier(d)), type: e.entity(d).type });
+      }
+      if (entity === null) this.#entities.delete(id);
+      else {
+        this.#entities.set(id, entity);
+        addedEntities.push(entity);
+      }
+    }
+    this.#entityList = mergeSorted(
+      this.#entityList,
+      removedEntities,
+      (e) => e.entityId,
+      addedEntities,
+      compareEntities,
+    );
+    const removedStatements = new Set<string>();
+    const addedStatements: DeltaStatement[] = [];
+    const hidden: DeltaStatement[] = [];
+    for (const [fp, st] of prepared.statements) {
+      const mine = this.#statements.get(fp);
+      if (mine !== undefined) {
+        removedStatements.add(fp);
+        this.#statements.delete(fp);
+      } else if (!this.#hiddenStatements.has(fp)) {
+        // Not in the delta: a base statement the batch deleted (and perhaps put again with another
+        // triple), hidden from now on; or a fingerprint new to both (nothing to hide).
+        const base = this.baseStatement(fp);
+        if (base !== undefined) {
+          this.#hiddenStatements.set(fp, base);
+          hidden.push(base);
+        }
+      }
+      if (st !== null) {
+        this.#statements.set(fp, st);
+        addedStatements.push(st);
+      }
+    }
+    for (const order of ORDERS) {
+      const compare = compareStatements(order);
+      this.#statementLists[order] = mergeSorted(
+        this.#statementLists[order],
+        removedStatements,
+        (s) => s.fp,
+        addedStatements.slice(),
+        compare,
+      );
+      if (hidden.length > 0)
+        this.#hiddenLists[order] = mergeSorted(
+          this.#hiddenLists[order],
+          new Set(),
+          (s) => s.fp,
+          hidden.slice(),
+          compare,
+        );
+    }
+    this.#sequence = prepared.sequence;
+    return prepared.result;
+  }
+
+  /** The entity with this id now, or undefined. */
+  private currentEntity(id: string): DeltaEntity | Entity | undefined {
+    const mine = this.#entities.get(id);
+    if (mine !== undefined) return mine;
+    if (this.#hiddenEntities.has(id)) return undefined;
+    return this.#base.getEntity(id);
+  }
+
+  /** The statement with this fingerprint now, or undefined. */
+  private currentStatement(fp: string): DeltaStatement | undefined {
+    const mine = this.#statements.get(fp);
+    if (mine !== undefined) return mine;
+    if (this.#hiddenStatements.has(fp)) return undefined;
+    return this.baseStatement(fp);
+  }
+
+  /** The base's statement with this fingerprint (hidden or not), or undefined. */
+  private baseStatement(fp: string): DeltaStatement | undefined {
+    this.#baseFingerprints ??= new BaseFingerprints(this.#parts);
+    const row = this.#baseFingerprints.rowOf(fp);
+    if (row < 0) return undefined;
+    const st = this.#parts.statementIndex;
+    const dict = this.#parts.dictionary;
+    return {
+      s: dict.entityId(st.subjectOf(row)),
+      p: dict.entityId(st.predicateOf(row)),
+      o: dict.entityId(st.objectOf(row)),
+      fp,
+      given: st.fingerprints.given(row) !== undefined,
+    };
+  }
+
+  /**
+   * The statements that name entity `id` in any role now, seen through a batch's `overlay` (its
+   * deletes hidden, its puts included); each once.
+   */
+  private *statementsNaming(
+    id: string,
+    overlay: ReadonlyMap<string, DeltaStatement | null>,
+  ): Generator<DeltaStatement> {
+    const seen = new Set<string>();
+    const visible = (fp: string) => !seen.has(fp) && overlay.get(fp) !== null;
+    for (const filter of [{ subjectEntityId: id }, { predicateEntityId: id }, { objectEntityId: id }]) {
+      // The base's statements: paged through the base itself, less the tombstones.
+      if (this.#parts.dictionary.idOf(id) >= 0) {
+        let cursor: string | undefined;
+        do {
+          const page = this.#base.statements({ ...filter, limit: STATEMENTS_MAX_LIMIT, cursor });
+          for (const item of page.items) {
+            const fp = item.statementFingerprint;
+            if (this.#hiddenStatements.has(fp) || !visible(fp)) continue;
+            seen.add(fp);
+            yield {
+              s: item.subjectEntityId,
+              p: item.predicateEntityId,
+              o: item.objectEntityId,
+              fp,
+              given: false,
+            };
+          }
+          cursor = page.nextCursor ?? undefined;
+        } while (cursor !== undefined);
+      }
+    }
+    // The delta's: each role's range in the order whose key starts with it.
+    for (const [order, prefix] of [
+      ["SPO", [id]],
+      ["POS", [id]],
+      ["OSP", [id]],
+    ] as const) {
+      const list = this.#statementLists[order];
+      const [lo, hi] = prefixRange(list, order, prefix);
+      for (let i = lo; i < hi; i++) {
+        const st = list[i]!;
+        if (!visible(st.fp)) continue;
+        seen.add(st.fp);
+        yield st;
+      }
+    }
+    // The batch's own puts so far.
+    for (const st of overlay.values()) {
+      if (st === null || seen.has(st.fp) || (st.s !== id && st.p !== id && st.o !== id)) continue;
+      seen.add(st.fp);
+      yield st;
+    }
+  }
+
+  // Reads -------------------------------------------------------------------------------------
+
+  getEntity(entityId: string): Entity | undefined {
+    const e = this.currentEntity(entityId);
+    return e === undefined ? undefined : itemOf(e);
+  }
+
+  /** Entities whose folded raw identifier contains the folded `q`, in the contract's order. */
+  search(params: SearchParams): Page<Entity> {
+    const q = checkQuery(params?.q, SEARCH_MAX_QUERY_LENGTH);
+    const type = checkType(params.type);
+    const limit = checkLimit(params.limit, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT);
+    const cursor = checkOptionalText(params.cursor, "cursor");
+    const fq = fold(q);
+    const typeName = params.type;
+    // The delta's matches, in order: the list is in (folded, entityId) order; one pass per tier.
+    const matches: DeltaEntity[] = [];
+    const tiers: number[] = [];
+    for (const t of [TIER_EXACT, TIER_PREFIX, TIER_INFIX]) {
+      for (const e of this.#entityList) {
+        if ((typeName !== undefined && e.type !== typeName) || tierOf(e.folded, fq) !== t) continue;
+        matches.push(e);
+        tiers.push(t);
+      }
+    }
+    let hiddenMatch = false;
+    for (const h of this.#hiddenEntities.values()) {
+      if ((typeName === undefined || h.type === typeName) && h.folded.includes(fq)) {
+        hiddenMatch = true;
+        break;
+      }
+    }
+    // Nothing of the delta touches this query: the base's page is the answer.
+    if (matches.length === 0 && !hiddenMatch) return this.#base.search(params);
+    const tag = queryTag(["search", q, type < 0 ? "" : String(type)]);
+    let after: { tier: number; folded: string; entityId: string; raw: string } | undefined;
+    if (cursor !== undefined) {
+      const content = this.#cursors.decode(cursor, ENDPOINT_SEARCH, tag);
+      if (content.count !== 3 || content.extra > TIER_INFIX) throw unknownCursorShape();
+      const raw = content.part(0);
+      after = { tier: content.extra, folded: fold(raw), entityId: content.part(1), raw };
+    }
+    const want = limit + 1;
+    // The delta's stream from the first match after the key.
+    let m = 0;
+    if (after !== undefined) {
+      while (
+        m < matches.length &&
+        compareSearch(tiers[m]!, matches[m]!.folded, matches[m]!.entityId, after.tier, after.folded, after.entityId) <=
+          0
+      )
+        m++;
+    }
+    // The base's stream: its pages from the key, tombstoned entities left out.
+    const base: SearchItem[] = [];
+    let baseCursor =
+      after === undefined
+        ? undefined
+        : this.#cursors.encode(ENDPOINT_SEARCH, tag, after.tier, [after.raw, after.entityId, ""]);
+    let baseDone = false;
+    const out: SearchItem[] = [];
+    let b = 0;
+    while (out.length < want) {
+      if (b === base.length && !baseDone) {
+        base.length = 0;
+        b = 0;
+        const page = this.#base.search({ q, type: params.type, limit: SEARCH_MAX_LIMIT, cursor: baseCursor });
+        for (const e of page.items) {
+          if (this.#hiddenEntities.has(e.entityId)) continue;
+          const folded = fold(e.rawIdentifier);
+          base.push({ tier: tierOf(folded, fq), folded, entity: e });
+        }
+        baseCursor = page.nextCursor ?? undefined;
+        baseDone = baseCursor === undefined;
+        continue;
+      }
+      const x = base[b];
+      const y = matches[m];
+      if (x === undefined && y === undefined) break;
+      // Each branch: the smaller key goes first (no entityId is in both: base ones in the delta are hidden).
+      if (
+        y === undefined ||
+        (x !== undefined && compareSearch(x.tier, x.folded, x.entity.entityId, tiers[m]!, y.folded, y.entityId) < 0)
+      ) {
+        out.push(x!);
+        b++;
+      } else {
+        out.push({ tier: tiers[m]!, folded: y.folded, entity: itemOf(y) });
+        m++;
+      }
+    }
+    const n = Math.min(limit, out.length);
+    const items = out.slice(0, n).map((i) => i.entity);
+    let nextCursor: string | null = null;
+    if (out.length > limit) {
+      const last = out[n - 1]!;
+      nextCursor = this.#cursors.encode(ENDPOINT_SEARCH, tag, last.tier, [
+        last.entity.rawIdentifier,
+        last.entity.entityId,
+        "",
+      ]);
+    }
+    return { items, nextCursor };
+  }
+
+  /** Statements matching every given filter, in the order of the index that serves the filters. */
+  statements(params: StatementsParams = {}): Page<Statement> {
+    const s = checkOptionalText(params.subjectEntityId, "subjectEntityId");
+    const p = checkOptionalText(params.predicateEntityId, "predicateEntityId");
+    const o = checkOptionalText(params.objectEntityId, "objectEntityId");
+    const limit = checkLimit(params.limit, STATEMENTS_DEFAULT_LIMIT, STATEMENTS_MAX_LIMIT);
+    const cursor = checkOptionalText(params.cursor, "cursor");
+    const tag = queryTag(["statements", s ?? "", p ?? "", o ?? ""]);
+    // An id that names no entity now is not an error: nothing can match it.
+    for (const id of [s, p, o]) {
+      if (id !== undefined && this.currentEntity(id) === undefined) {
+        if (cursor !== undefined) this.#cursors.decode(cursor, ENDPOINT_STATEMENTS, tag);
+        return { items: [], nextCursor: null };
+      }
+    }
+    const { order, prefix } = planOf(s, p, o);
+    const list = this.#statementLists[order];
+    const [lo, hi] = prefixRange(list, order, prefix);
+    const hiddenList = this.#hiddenLists[order];
+    const [hlo, hhi] = prefixRange(hiddenList, order, prefix);
+    // Nothing of the delta touches these filters: the base's page, its names brought up to date.
+    if (lo === hi && hlo === hhi) {
+      const page = this.#base.statements(params);
+      if (this.#entities.size > 0) for (const item of page.items) this.patchNames(item);
+      return page;
+    }
+    let after: [string, string, string, string] | undefined;
+    if (cursor !== undefined) {
+      const content = this.#cursors.decode(cursor, ENDPOINT_STATEMENTS, tag);
+      if (content.count !== 5) throw unknownCursorShape();
+      after = [content.part(0), content.part(1), content.part(2), content.part(3)];
+    }
+    const afterKey =
+      after === undefined ? undefined : statementKey(order, { s: after[0], p: after[1], o: after[2], fp: after[3] });
+    let m = afterKey === undefined ? lo : seekAfter(list, order, afterKey, lo, hi);
+    const want = limit + 1;
+    const base: Statement[] = [];
+    let b = 0;
+    let baseCursor =
+      after === undefined ? undefined : this.#cursors.encode(ENDPOINT_STATEMENTS, tag, 0, [...after, ""]);
+    let baseDone = false;
+    const out: Statement[] = [];
+    while (out.length < want) {
+      if (b === base.length && !baseDone) {
+        base.length = 0;
+        b = 0;
+        const page = this.#base.statements({
+          subjectEntityId: s,
+          predicateEntityId: p,
+          objectEntityId: o,
+          limit: STATEMENTS_MAX_LIMIT,
+          cursor: baseCursor,
+        });
+        for (const item of page.items) if (!this.#hiddenStatements.has(item.statementFingerprint)) base.push(item);
+        baseCursor = page.nextCursor ?? undefined;
+        baseDone = baseCursor === undefined;
+        continue;
+      }
+      const x = base[b];
+      const y = m < hi ? list[m] : undefined;
+      if (x === undefined && y === undefined) break;
+      if (y === undefined || (x !== undefined && compareKey(itemKey(order, x), statementKey(order, y), 4) < 0)) {
+        out.push(x!);
+        b++;
+      } else {
+        out.push(this.statementItem(y));
+        m++;
+      }
+    }
+    const n = Math.min(limit, out.length);
+    const items = out.slice(0, n);
+    if (this.#entities.size > 0) for (const item of items) this.patchNames(item);
+    let nextCursor: string | null = null;
+    if (out.length > limit) {
+      const last = items[n - 1]!;
+      nextCursor = this.#cursors.encode(ENDPOINT_STATEMENTS, tag, 0, [
+        last.subjectEntityId,
+        last.predicateEntityId,
+        last.objectEntityId,
+        last.statementFingerprint,
+        "",
+      ]);
+    }
+    return { items, nextCursor };
+  }
+
+  /** A base statement item naming a replaced entity shows its new rawIdentifier. */
+  private patchNames(item: Statement): void {
+    const entities = this.#entities;
+    const s = entities.get(item.subjectEntityId);
+    if (s !== undefined) item.subjectRawIdentifier = s.rawIdentifier;
+    const p = entities.get(item.predicateEntityId);
+    if (p !== undefined) item.predicateRawIdentifier = p.rawIdentifier;
+    const o = entities.get(item.objectEntityId);
+    if (o !== undefined) item.objectRawIdentifier = o.rawIdentifier;
+  }
+
+  private statementItem(st: DeltaStatement): Statement {
+    return {
+      statementFingerprint: st.fp,
+      subjectEntityId: st.s,
+      subjectRawIdentifier: this.currentEntity(st.s)!.rawIdentifier,
+      predicateEntityId: st.p,
+      predicateRawIdentifier: this.currentEntity(st.p)!.rawIdentifier,
+      objectEntityId: st.o,
+      objectRawIdentifier: this.currentEntity(st.o)!.rawIdentifier,
+    };
+  }
+
+  // Content and compaction --------------------------------------------------------------------
+
+  /** Every entity now, in entityId order. */
+  *exportEntities(): IterableIterator<Entity & { score?: number }> {
+    const delta = [...this.#entities.values()].sort((x, y) =>
+      x.entityId < y.entityId ? -1 : x.entityId > y.entityId ? 1 : 0,
+    );
+    let i = 0;
+    for (const e of this.#base.exportEntities()) {
+      while (i < delta.length && delta[i]!.entityId < e.entityId) yield exported(delta[i++]!);
+      if (!this.#hiddenEntities.has(e.entityId)) yield e;
+    }
+    while (i < delta.length) yield exported(delta[i++]!);
+  }
+
+  /** Every statement now, in SPO order, each with its fingerprint. */
+  *exportStatements(): IterableIterator<Required<StatementInput>> {
+    let cursor: string | undefined;
+    do {
+      const page = this.statements({ limit: STATEMENTS_MAX_LIMIT, cursor });
+      for (const st of page.items)
+        yield {
+          subjectEntityId: st.subjectEntityId,
+          predicateEntityId: st.predicateEntityId,
+          objectEntityId: st.objectEntityId,
+          statementFingerprint: st.statementFingerprint,
+        };
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+  }
+
+  /** A new immutable Graph of the content now (base + delta), built here, synchronously. */
+  buildCompacted(): Graph {
+    const builder = new GraphBuilder({ cursorSecret: this.#secret });
+    for (const e of this.exportEntities())
+      builder.addEntity({
+        entityId: e.entityId,
+        rawIdentifier: e.rawIdentifier,
+        type: e.type,
+        sourceType: e.sourceType,
+      });
+    for (const st of this.exportStatements()) builder.addStatement(st);
+    return builder.build();
+  }
+
+  /**
+   * Folds the delta into a new base: builds a Graph of the content now and swaps it in (the delta
+   * empties, the sequence stays). Cursors issued before stay followable.
+   */
+  compact(): Graph {
+    const graph = this.buildCompacted();
+    this.swapBase(graph, this.#sequence);
+    return graph;
+  }
+
+  /**
+   * Makes `graph` the base, holding every batch up to `sequence` (which must be the sequence now:
+   * a base built while batches applied must be given the batches after it again, by a new live graph).
+   */
+  swapBase(graph: Graph, sequence: number): void {
+    if (sequence !== this.#sequence)
+      throw new Error(`LiveGraph.swapBase: the new base holds sequence ${sequence}, the graph is at ${this.#sequence}`);
+    this.#base = this.withOurSecret(graph);
+    this.#parts = graphParts(this.#base);
+    this.#baseFingerprints = undefined;
+    this.#baseSequence = sequence;
+    this.#entities = new Map();
+    this.#entityList = [];
+    this.#hiddenEntities = new Map();
+    this.#statements = new Map();
+    this.#statementLists = { SPO: [], POS: [], OSP: [] };
+    this.#hiddenStatements = new Map();
+    this.#hiddenLists = { SPO: [], POS: [], OSP: [] };
+  }
+}
+
+function deltaEntity(e: LiveEntityInput): DeltaEntity {
+  return {
+    entityId: e.entityId,
+    rawIdentifier: e.rawIdentifier,
+    type: e.type,
+    sourceType: e.sourceType,
+    score: e.score,
+    folded: fold(e.rawIdentifier),
+  };
+}
+
+function itemOf(e: DeltaEntity | Entity): Entity {
+  return { entityId: e.entityId, rawIdentifier: e.rawIdentifier, type: e.type, sourceType: e.sourceType };
+}
+
+function exported(e: DeltaEntity): Entity & { score?: number } {
+  const out: Entity & { score?: number } = itemOf(e);
+  if (e.score !== undefined) out.score = e.score;
+  return out;
+}
+
+function tierOf(folded: string, fq: string): number {
+  if (!folded.includes(fq)) return -1;
+  return folded.length === fq.length ? TIER_EXACT : folded.startsWith(fq) ? TIER_PREFIX : TIER_INFIX;
+}
+
+function compareSearch(t1: number, f1: string, id1: string, t2: number, f2: string, id2: string): number {
+  if (t1 !== t2) return t1 - t2;
+  if (f1 !== f2) return f1 < f2 ? -1 : 1;
+  return id1 < id2 ? -1 : id1 > id2 ? 1 : 0;
+}
+
+/** CONTRACT.md's table: the order that serves the filters, and the filters as a prefix of its key. */
+function planOf(
+  s: string | undefined,
+  p: string | undefined,
+  o: string | undefined,
+): { order: Order; prefix: string[] } {
+  // Each branch is a row of the table; the prefix is the given filters in the order's key order.
+  if (s !== undefined) {
+    if (p === undefined && o !== undefined) return { order: "OSP", prefix: [o, s] };
+    if (p === undefined) return { order: "SPO", prefix: [s] };
+    return { order: "SPO", prefix: o === undefined ? [s, p] : [s, p, o] };
+  }
+  if (p !== undefined) return { order: "POS", prefix: o === undefined ? [p] : [p, o] };
+  if (o !== undefined) return { order: "OSP", prefix: [o] };
+  return { order: "SPO", prefix: [] };
+}
+
+function itemKey(order: Order, st: Statement): [string, string, string, string] {
+  return statementKey(order, {
+    s: st.subjectEntityId,
+    p: st.predicateEntityId,
+    o: st.objectEntityId,
+    fp: st.statementFingerprint,
+  });
+}
+
+function describe(st: DeltaStatement): string {
+  return `${quote(st.fp)}: ${quote(st.s)} ${quote(st.p)} ${quote(st.o)}`;
+}
+
+function conflict(line: number, reason: string): QuiverError {
+  return new QuiverError("CHANGE_CONFLICT", `line ${line}: ${reason}`, { source: { file: "batch", line } });
+}
+
+/** The batch as JSON Lines: its text as given, or its objects one a line. */
+function batchText(batch: ChangeBatch): string {
+  if (typeof batch === "string") return batch;
+  return batch.map((c) => JSON.stringify(c)).join("\n");
+}
+
+function unknownCursorShape(): QuiverError {
+  return new QuiverError(
+    "INVALID_CURSOR",
+    "The cursor was issued by another version of this service; start again from the first page (leave cursor out).",
+    { parameter: "cursor" },
+  );
+}
