@@ -15,12 +15,13 @@
 
 import { type Change, deriveFingerprint, type Entity, type EntityType, type StatementInput } from "../../src/index.js";
 import {
+  generateGraph,
   type GraphData,
   Oracle,
   randomEntityId,
   randomFingerprint,
   randomIdentifier,
-  type Rng,
+  Rng,
   TYPES,
 } from "./oracle.js";
 
@@ -217,4 +218,30 @@ function randomEntity(rng: Rng, entityId: string, raws: string[]): Entity {
     type: rng.pick(TYPES) as EntityType,
     sourceType: rng.pick(["wikidata", "", "dbpedia", "ß"]),
   };
+}
+
+/**
+ * A seeded stream of batches that apply (the oracle's verdict), from a seeded random base: what the
+ * crash test's writer applies and what the test replays to know the content after any number of
+ * batches. `next()` returns the next batch and applies it to `oracle`.
+ */
+export class BatchStream {
+  readonly data: GraphData;
+  readonly oracle: LiveOracle;
+  private readonly rng: Rng;
+  private readonly maxLines: number;
+
+  constructor(seed: number, maxLines = 40) {
+    this.rng = new Rng(seed);
+    this.data = generateGraph(this.rng, { entities: 60, statements: 150 });
+    this.oracle = new LiveOracle(this.data);
+    this.maxLines = maxLines;
+  }
+
+  next(): Change[] {
+    for (;;) {
+      const changes = randomBatch(this.rng, this.oracle, { lines: this.rng.range(1, this.maxLines) });
+      if (this.oracle.apply(changes).ok) return changes;
+    }
+  }
 }
