@@ -59,6 +59,14 @@ export {
   type SnapshotSectionInfo,
   type ReadSnapshotInfoOptions,
 } from "./snapshot/info.js";
+export { openLive, LiveStore, LiveFollower, type OpenLiveOptions } from "./changes/live-store.js";
+export {
+  readChangeLog,
+  changeLogInfo,
+  type LoggedBatch,
+  type ChangeLogInfo,
+  LOCK_FILE as CHANGE_LOG_LOCK_FILE,
+} from "./changes/change-log.js";
 export { loadGraphInWorker, type LoadInWorkerOptions } from "./serving/load-in-worker.js";
 export type { GraphSource } from "./serving/graph-source.js";
 export * from "./http/index.js";

@@ -59,10 +59,10 @@ import { deriveFingerprint } from "../statements/fingerprint.js";
 import type { Entity, EntityType, Page, SearchParams, Statement, StatementInput, StatementsParams } from "../types.js";
 import { checkLimit, checkOptionalText, checkQuery, checkType } from "../validate.js";
 import { BaseFingerprints } from "./base-fingerprints.js";
+import { GramIndex } from "./gram-index.js";
 import { type ChangeBatch, type LiveEntityInput, parseChangeBatch } from "./change-batch.js";
 import {
   compareEntities,
-  compareKey,
   compareStatements,
   type DeltaEntity,
   type DeltaStatement,
@@ -73,6 +73,12 @@ import {
   seekAfter,
   statementKey,
 } from "./sorted-delta.js";
+
+/**
+ * Items a base page is asked for beyond the page's own, when tombstones lie in its range: a few
+ * tombstones cost no second round, and a range full of them does not make every page a long one.
+ */
+const TOMBSTONE_SLACK = 8;
 
 /** Match tiers (CONTRACT.md "GET /graph/v1/search"). */
 const TIER_EXACT = 0;
@@ -111,6 +117,13 @@ export interface PreparedBatch {
   readonly statements: ReadonlyMap<string, DeltaStatement | null>;
 }
 
+/** A base entity replaced or deleted: what search matched it by. */
+interface HiddenEntity {
+  readonly entityId: string;
+  readonly folded: string;
+  readonly type: EntityType;
+}
+
 /** A search item with its sort key, on its way through the merge. */
 interface SearchItem {
   tier: number;
@@ -130,8 +143,11 @@ export class LiveGraph {
   /** Entities put since the base, by entityId and in search order. */
   #entities = new Map<string, DeltaEntity>();
   #entityList: DeltaEntity[] = [];
-  /** Base entities replaced or deleted: their base fold and type (what search matched them by). */
-  #hiddenEntities = new Map<string, { folded: string; type: EntityType }>();
+  /** The delta entities by the 3-grams of their folded identifiers (search's candidates). */
+  #entityGrams = new GramIndex<DeltaEntity>();
+  /** Base entities replaced or deleted, by entityId and by 3-grams. */
+  #hiddenEntities = new Map<string, HiddenEntity>();
+  #hiddenGrams = new GramIndex<HiddenEntity>();
   /** Statements put since the base, by fingerprint and in each order. */
   #statements = new Map<string, DeltaStatement>();
   #statementLists: Record<Order, DeltaStatement[]> = { SPO: [], POS: [], OSP: [] };
@@ -311,35 +327,47 @@ export class LiveGraph {
         `LiveGraph.commit: the batch was prepared for sequence ${prepared.sequence}, the graph is at ${this.#sequence}`,
       );
     const removedEntities = new Set<string>();
+    const removedEntityItems: DeltaEntity[] = [];
     const addedEntities: DeltaEntity[] = [];
     for (const [id, entity] of prepared.entities) {
-      if (this.#entities.has(id)) removedEntities.add(id);
+      const mine = this.#entities.get(id);
+      if (mine !== undefined) {
+        removedEntities.add(id);
+        removedEntityItems.push(mine);
+        this.#entityGrams.remove(mine);
+      }
       const d = this.#parts.dictionary.idOf(id);
       // A base entity replaced or deleted: its base version is hidden from now on.
       if (d >= 0 && !this.#hiddenEntities.has(id)) {
         const e = this.#parts.entities;
-        this.#hiddenEntities.set(id, { folded: fold(e.rawIdentifier(d)), type: e.entity(d).type });
+        const hidden = { entityId: id, folded: fold(e.rawIdentifier(d)), type: e.entity(d).type };
+        this.#hiddenEntities.set(id, hidden);
+        this.#hiddenGrams.add(hidden);
       }
       if (entity === null) this.#entities.delete(id);
       else {
         this.#entities.set(id, entity);
+        this.#entityGrams.add(entity);
         addedEntities.push(entity);
       }
     }
     this.#entityList = mergeSorted(
       this.#entityList,
       removedEntities,
+      removedEntityItems,
       (e) => e.entityId,
       addedEntities,
       compareEntities,
     );
     const removedStatements = new Set<string>();
+    const removedStatementItems: DeltaStatement[] = [];
     const addedStatements: DeltaStatement[] = [];
     const hidden: DeltaStatement[] = [];
     for (const [fp, st] of prepared.statements) {
       const mine = this.#statements.get(fp);
       if (mine !== undefined) {
         removedStatements.add(fp);
+        removedStatementItems.push(mine);
         this.#statements.delete(fp);
       } else if (!this.#hiddenStatements.has(fp)) {
         // Not in the delta: a base statement the batch deleted (and perhaps put again with another
@@ -360,6 +388,7 @@ export class LiveGraph {
       this.#statementLists[order] = mergeSorted(
         this.#statementLists[order],
         removedStatements,
+        removedStatementItems,
         (s) => s.fp,
         addedStatements.slice(),
         compare,
@@ -368,6 +397,7 @@ export class LiveGraph {
         this.#hiddenLists[order] = mergeSorted(
           this.#hiddenLists[order],
           new Set(),
+          [],
           (s) => s.fp,
           hidden.slice(),
           compare,
@@ -479,25 +509,39 @@ export class LiveGraph {
     const cursor = checkOptionalText(params.cursor, "cursor");
     const fq = fold(q);
     const typeName = params.type;
-    // The delta's matches, in order: the list is in (folded, entityId) order; one pass per tier.
-    const matches: DeltaEntity[] = [];
-    const tiers: number[] = [];
-    for (const t of [TIER_EXACT, TIER_PREFIX, TIER_INFIX]) {
+    const typeMatches = (e: { type: EntityType }) => typeName === undefined || e.type === typeName;
+    // The delta's matches, in order.
+    let matches: DeltaEntity[] = [];
+    let tiers: number[] = [];
+    const candidates = this.#entityGrams.matching(fq);
+    if (candidates === undefined) {
+      // A query shorter than a gram: one pass over the list, in (folded, entityId) order, by tier.
+      const byTier: DeltaEntity[][] = [[], [], []];
       for (const e of this.#entityList) {
-        if ((typeName !== undefined && e.type !== typeName) || tierOf(e.folded, fq) !== t) continue;
-        matches.push(e);
-        tiers.push(t);
+        if (!typeMatches(e)) continue;
+        const t = tierOf(e.folded, fq);
+        if (t >= 0) byTier[t]!.push(e);
       }
-    }
-    let hiddenMatch = false;
-    for (const h of this.#hiddenEntities.values()) {
-      if ((typeName === undefined || h.type === typeName) && h.folded.includes(fq)) {
-        hiddenMatch = true;
-        break;
+      for (let t = TIER_EXACT; t <= TIER_INFIX; t++) {
+        for (const e of byTier[t]!) {
+          matches.push(e);
+          tiers.push(t);
+        }
       }
+    } else {
+      // The gram index's few candidates (checked already), sorted.
+      const keyed = candidates.filter(typeMatches).map((e) => ({ e, t: tierOf(e.folded, fq) }));
+      keyed.sort((x, y) => compareSearch(x.t, x.e.folded, x.e.entityId, y.t, y.e.folded, y.e.entityId));
+      matches = keyed.map((k) => k.e);
+      tiers = keyed.map((k) => k.t);
     }
+    // The tombstoned base entities that match: what the base's pages hold that must be skipped.
+    let hiddenMatches = 0;
+    const hiddenCandidates = this.#hiddenGrams.matching(fq);
+    for (const h of hiddenCandidates ?? this.#hiddenGrams.items)
+      if (typeMatches(h) && (hiddenCandidates !== undefined || h.folded.includes(fq))) hiddenMatches++;
     // Nothing of the delta touches this query: the base's page is the answer.
-    if (matches.length === 0 && !hiddenMatch) return this.#base.search(params);
+    if (matches.length === 0 && hiddenMatches === 0) return this.#base.search(params);
     const tag = queryTag(["search", q, type < 0 ? "" : String(type)]);
     let after: { tier: number; folded: string; entityId: string; raw: string } | undefined;
     if (cursor !== undefined) {
@@ -530,7 +574,13 @@ export class LiveGraph {
       if (b === base.length && !baseDone) {
         base.length = 0;
         b = 0;
-        const page = this.#base.search({ q, type: params.type, limit: SEARCH_MAX_LIMIT, cursor: baseCursor });
+        // The page and a few more, for tombstones in the way (more come in another round).
+        const page = this.#base.search({
+          q,
+          type: params.type,
+          limit: Math.min(SEARCH_MAX_LIMIT, want + Math.min(hiddenMatches, TOMBSTONE_SLACK)),
+          cursor: baseCursor,
+        });
         for (const e of page.items) {
           if (this.#hiddenEntities.has(e.entityId)) continue;
           const folded = fold(e.rawIdentifier);
@@ -615,11 +665,12 @@ export class LiveGraph {
       if (b === base.length && !baseDone) {
         base.length = 0;
         b = 0;
+        // The page and a few more, for tombstones in the way (more come in another round).
         const page = this.#base.statements({
           subjectEntityId: s,
           predicateEntityId: p,
           objectEntityId: o,
-          limit: STATEMENTS_MAX_LIMIT,
+          limit: Math.min(STATEMENTS_MAX_LIMIT, want + Math.min(hhi - hlo, TOMBSTONE_SLACK)),
           cursor: baseCursor,
         });
         for (const item of page.items) if (!this.#hiddenStatements.has(item.statementFingerprint)) base.push(item);
@@ -630,7 +681,7 @@ export class LiveGraph {
       const x = base[b];
       const y = m < hi ? list[m] : undefined;
       if (x === undefined && y === undefined) break;
-      if (y === undefined || (x !== undefined && compareKey(itemKey(order, x), statementKey(order, y), 4) < 0)) {
+      if (y === undefined || (x !== undefined && compareItem(order, x, y) < 0)) {
         out.push(x!);
         b++;
       } else {
@@ -666,15 +717,22 @@ export class LiveGraph {
     if (o !== undefined) item.objectRawIdentifier = o.rawIdentifier;
   }
 
+  /** The rawIdentifier of an entity there now (a statement's): the delta's, else the base's. */
+  private rawOf(id: string): string {
+    const mine = this.#entities.get(id);
+    if (mine !== undefined) return mine.rawIdentifier;
+    return this.#parts.entities.rawIdentifier(this.#parts.dictionary.idOf(id));
+  }
+
   private statementItem(st: DeltaStatement): Statement {
     return {
       statementFingerprint: st.fp,
       subjectEntityId: st.s,
-      subjectRawIdentifier: this.currentEntity(st.s)!.rawIdentifier,
+      subjectRawIdentifier: this.rawOf(st.s),
       predicateEntityId: st.p,
-      predicateRawIdentifier: this.currentEntity(st.p)!.rawIdentifier,
+      predicateRawIdentifier: this.rawOf(st.p),
       objectEntityId: st.o,
-      objectRawIdentifier: this.currentEntity(st.o)!.rawIdentifier,
+      objectRawIdentifier: this.rawOf(st.o),
     };
   }
 
@@ -746,7 +804,9 @@ export class LiveGraph {
     this.#baseSequence = sequence;
     this.#entities = new Map();
     this.#entityList = [];
+    this.#entityGrams = new GramIndex();
     this.#hiddenEntities = new Map();
+    this.#hiddenGrams = new GramIndex();
     this.#statements = new Map();
     this.#statementLists = { SPO: [], POS: [], OSP: [] };
     this.#hiddenStatements = new Map();
@@ -803,13 +863,20 @@ function planOf(
   return { order: "SPO", prefix: [] };
 }
 
-function itemKey(order: Order, st: Statement): [string, string, string, string] {
-  return statementKey(order, {
-    s: st.subjectEntityId,
-    p: st.predicateEntityId,
-    o: st.objectEntityId,
-    fp: st.statementFingerprint,
-  });
+/** A base page's item against a delta statement, in `order` (field by field, no key arrays). */
+function compareItem(order: Order, x: Statement, y: DeltaStatement): number {
+  const s = cmp(x.subjectEntityId, y.s);
+  const p = cmp(x.predicateEntityId, y.p);
+  const o = cmp(x.objectEntityId, y.o);
+  const f = cmp(x.statementFingerprint, y.fp);
+  // Each branch: the order's components in its key order, the fingerprint last.
+  if (order === "SPO") return s || p || o || f;
+  if (order === "POS") return p || o || s || f;
+  return o || s || p || f;
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function describe(st: DeltaStatement): string {

@@ -66,8 +66,12 @@ export function compareKey(a: readonly string[], b: readonly string[], length = 
   return 0;
 }
 
+/** Compares two statements in `order` (field by field: no key array is made, this runs in every sort and merge). */
 export function compareStatements(order: Order): (x: DeltaStatement, y: DeltaStatement) => number {
-  return (x, y) => compareKey(statementKey(order, x), statementKey(order, y), 4);
+  // Each branch: the order's components in its key order, the fingerprint last.
+  if (order === "SPO") return (x, y) => cmp(x.s, y.s) || cmp(x.p, y.p) || cmp(x.o, y.o) || cmp(x.fp, y.fp);
+  if (order === "POS") return (x, y) => cmp(x.p, y.p) || cmp(x.o, y.o) || cmp(x.s, y.s) || cmp(x.fp, y.fp);
+  return (x, y) => cmp(x.o, y.o) || cmp(x.s, y.s) || cmp(x.p, y.p) || cmp(x.fp, y.fp);
 }
 
 /** Search order inside a tier: folded identifier, then entityId. */
@@ -75,34 +79,62 @@ export function compareEntities(x: DeltaEntity, y: DeltaEntity): number {
   return cmp(x.folded, y.folded) || cmp(x.entityId, y.entityId);
 }
 
+/** Below this many items changed, a list is updated in place (a binary search and a splice each). */
+export const SPLICE_MAX_CHANGES = 16;
+
 /**
- * `old` less the items whose `keyOf` is in `removed`, with `added` merged in, all in `compare`'s
- * order (`added` is sorted here; `old` is sorted already).
+ * `old` less the items whose `keyOf` is in `removed` (`removedItems`: those items), with `added`
+ * merged in, all in `compare`'s order (`added` is sorted here; `old` is sorted already). A few
+ * changes are made in place (each a binary search and a splice: a memmove of the list); more, by
+ * one merge into a new list.
  */
 export function mergeSorted<T>(
-  old: readonly T[],
+  old: T[],
   removed: ReadonlySet<string>,
+  removedItems: readonly T[],
   keyOf: (item: T) => string,
   added: T[],
   compare: (x: T, y: T) => number,
 ): T[] {
+  if (removedItems.length + added.length <= SPLICE_MAX_CHANGES) {
+    for (const item of removedItems) {
+      const at = lowerBound(old, item, compare);
+      if (at < old.length && keyOf(old[at]!) === keyOf(item)) old.splice(at, 1);
+    }
+    for (const item of added) old.splice(lowerBound(old, item, compare), 0, item);
+    return old;
+  }
   added.sort(compare);
-  const out: T[] = [];
+  const out: T[] = new Array(old.length - removedItems.length + added.length);
+  let n = 0;
   let i = 0;
   let j = 0;
+  const checkRemoved = removed.size > 0;
   while (i < old.length || j < added.length) {
     const x = old[i];
-    if (x !== undefined && removed.has(keyOf(x))) {
+    if (checkRemoved && x !== undefined && removed.has(keyOf(x))) {
       i++;
       continue;
     }
     // Each branch: the smaller head goes first; old before added on a tie (no two share a key).
     if (j >= added.length || (x !== undefined && compare(x, added[j]!) <= 0)) {
-      out.push(x!);
+      out[n++] = x!;
       i++;
-    } else out.push(added[j++]!);
+    } else out[n++] = added[j++]!;
   }
+  out.length = n;
   return out;
+}
+
+function lowerBound<T>(list: readonly T[], item: T, compare: (x: T, y: T) => number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compare(list[mid]!, item) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** The first index in [lo, hi) of `list` whose key compares above `key` on its first `length` parts (or at/above when `inclusive` is false). */
