@@ -13,12 +13,20 @@
  */
 
 import type { Graph } from "../engine/graph.js";
+import type { GraphSource } from "../serving/graph-source.js";
+import { type CompactRequest, compactInWorker } from "../serving/load-in-worker.js";
 import { QuiverError, isQuiverError } from "../engine/errors.js";
 import type { ChangeBatch } from "../engine/live/change-batch.js";
 import { type ChangeResult, LiveGraph, type LiveGraphOptions } from "../engine/live/live-graph.js";
 import { ChangeLogWriter, readChangeLog } from "./change-log.js";
 
-export type OpenLiveOptions = LiveGraphOptions;
+export interface OpenLiveOptions extends LiveGraphOptions {
+  /**
+   * Where the base came from (a snapshot, or JSON Lines): what compactInWorker loads again in a
+   * worker thread. Without it, compaction runs on the calling thread (compact()).
+   */
+  source?: GraphSource | undefined;
+}
 
 /** Applies the batches of the log at `dir` after the graph's sequence, in order. */
 function replay(graph: LiveGraph, dir: string): number {
@@ -46,10 +54,15 @@ function replay(graph: LiveGraph, dir: string): number {
 export class LiveStore {
   readonly graph: LiveGraph;
   readonly #log: ChangeLogWriter;
+  readonly #source: GraphSource | undefined;
+  readonly #sourceSequence: number;
+  #compacting = false;
 
-  private constructor(graph: LiveGraph, log: ChangeLogWriter) {
+  private constructor(graph: LiveGraph, log: ChangeLogWriter, source: GraphSource | undefined) {
     this.graph = graph;
     this.#log = log;
+    this.#source = source;
+    this.#sourceSequence = graph.baseSequence;
   }
 
   /** @internal use openLive. */
@@ -65,7 +78,7 @@ export class LiveStore {
           "INVALID_CHANGE_LOG",
           `${dir}: the log ends at batch ${log.lastSequence} but the graph holds ${graph.sequence}`,
         );
-      return new LiveStore(graph, log);
+      return new LiveStore(graph, log, options.source);
     } catch (e) {
       log.close();
       throw e;
@@ -83,9 +96,34 @@ export class LiveStore {
     return this.graph.commit(prepared);
   }
 
-  /** Folds the delta into a new base (synchronously); the log is kept whole. */
+  /** Folds the delta into a new base on this thread (synchronously); the log is kept whole. */
   compact(): Graph {
     return this.graph.compact();
+  }
+
+  /**
+   * Folds the delta into a new base built in a worker thread (the reload machinery of
+   * serving/load-in-worker.ts): the worker loads the source the base came from again, applies the
+   * log up to the sequence now, and hands the graph over; batches keep applying here meanwhile, and
+   * are applied again over the new base before it is swapped in (LiveGraph.swapBase). Without a
+   * source (openLive's options.source), the same on this thread. One compaction at a time.
+   */
+  async compactInWorker(): Promise<Graph> {
+    if (this.#source === undefined) return this.compact();
+    if (this.#compacting) throw new Error("LiveStore.compactInWorker: a compaction is running already");
+    this.#compacting = true;
+    try {
+      const upTo = this.graph.sequence;
+      const request: CompactRequest = { logDir: this.#log.dir, baseSequence: this.#sourceSequence, upTo };
+      const graph = await compactInWorker(this.#source, request);
+      const after = [...readChangeLog(this.#log.dir, upTo)]
+        .filter((b) => b.sequence <= this.graph.sequence)
+        .map((b) => b.text);
+      this.graph.swapBase(graph, upTo, after);
+      return graph;
+    } finally {
+      this.#compacting = false;
+    }
   }
 
   /** Releases the log's lock. */
@@ -100,6 +138,24 @@ export class LiveStore {
  */
 export function openLive(base: Graph, dir: string, options: OpenLiveOptions = {}): LiveStore {
   return LiveStore.open(base, dir, options);
+}
+
+/**
+ * `base` (holding request.baseSequence) with the log's batches after it up to request.upTo, built
+ * as one Graph: what a compaction's worker thread hands over.
+ */
+export function compactedGraph(base: Graph, request: CompactRequest): Graph {
+  const live = new LiveGraph(base, { baseSequence: request.baseSequence });
+  for (const batch of readChangeLog(request.logDir, request.baseSequence)) {
+    if (batch.sequence > request.upTo) break;
+    live.apply(batch.text);
+  }
+  if (live.sequence !== request.upTo)
+    throw new QuiverError(
+      "INVALID_CHANGE_LOG",
+      `${request.logDir}: compaction up to batch ${request.upTo} found the log ending at ${live.sequence}`,
+    );
+  return live.buildCompacted();
 }
 
 /** A reader of a change log (a follower: no lock, no writes). */

@@ -22,9 +22,9 @@ import {
   readChangeLog,
 } from "../../src/changes/change-log.js";
 import { LiveFollower, openLive } from "../../src/changes/live-store.js";
-import { isQuiverError } from "../../src/index.js";
+import { isQuiverError, saveSnapshot } from "../../src/index.js";
 import { BatchStream } from "../support/live-oracle.js";
-import { buildGraph } from "../support/oracle.js";
+import { buildGraph, compareKeys, statementKey } from "../support/oracle.js";
 
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), "quiver-changes-"));
@@ -198,6 +198,44 @@ test("bad batches leave the graph and the log exactly as before", () => {
     assert.is(store.graph.buildCompacted().contentTag, tag);
     // Once the disk takes it, the same batch takes number 2.
     assert.is(store.apply(refused).sequence, 2);
+    store.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("compaction in a worker thread: batches applied meanwhile are kept, cursors stay followable", async () => {
+  const dir = tempDir();
+  try {
+    const stream = new BatchStream(8);
+    const base = buildGraph(stream.data);
+    const snapshot = join(dir, "base.qvr");
+    await saveSnapshot(base, snapshot);
+    const store = openLive(base, join(dir, "log"), { source: { snapshot }, cursorSecret: "compact" });
+    for (let i = 0; i < 5; i++) store.apply(stream.next());
+    const before = store.graph.statements({ limit: 3 });
+    const compaction = store.compactInWorker();
+    // Batches while the worker builds: applied again over the new base before it is swapped in.
+    for (let i = 0; i < 3; i++) store.apply(stream.next());
+    const graph = await compaction;
+    assert.is(store.graph.baseSequence, 5);
+    assert.is(store.sequence, 8);
+    assert.is(graph.statementCount > 0, true);
+    const content = buildGraph(stream.oracle.data()).contentTag;
+    assert.is(store.graph.buildCompacted().contentTag, content);
+    // A second one, from the same source and the longer log, with nothing applied meanwhile.
+    await store.compactInWorker();
+    assert.is(store.graph.baseSequence, 8);
+    assert.equal(store.graph.deltaSize, { entities: 0, statements: 0, hiddenEntities: 0, hiddenStatements: 0 });
+    assert.is(store.graph.base.contentTag, content);
+    // The walk begun before the compactions goes on from its cursor.
+    const rest = store.graph.statements({ limit: 200, cursor: before.nextCursor ?? undefined });
+    const last = statementKey("SPO", before.items[2]!);
+    const want = stream.oracle
+      .oracle()
+      .statementsFor({})
+      .filter((st) => compareKeys(statementKey("SPO", st), last) > 0);
+    assert.equal(rest.items, want.slice(0, 200));
     store.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });

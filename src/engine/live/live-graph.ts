@@ -792,25 +792,39 @@ export class LiveGraph {
   }
 
   /**
-   * Makes `graph` the base, holding every batch up to `sequence` (which must be the sequence now:
-   * a base built while batches applied must be given the batches after it again, by a new live graph).
+   * Makes `graph` the base: it holds every batch up to `sequence`, and `batchesAfter` are the
+   * batches from sequence + 1 to this graph's sequence, in order (a base compacted elsewhere, in a
+   * worker thread, while batches kept applying here). They are applied to a new delta over `graph`
+   * first; only when that delta reaches this graph's sequence does it replace this one's, at once
+   * (a read sees the old base + delta or the new, never a mix). Cursors stay followable.
    */
-  swapBase(graph: Graph, sequence: number): void {
-    if (sequence !== this.#sequence)
-      throw new Error(`LiveGraph.swapBase: the new base holds sequence ${sequence}, the graph is at ${this.#sequence}`);
-    this.#base = this.withOurSecret(graph);
-    this.#parts = graphParts(this.#base);
-    this.#baseFingerprints = undefined;
-    this.#baseSequence = sequence;
-    this.#entities = new Map();
-    this.#entityList = [];
-    this.#entityGrams = new GramIndex();
-    this.#hiddenEntities = new Map();
-    this.#hiddenGrams = new GramIndex();
-    this.#statements = new Map();
-    this.#statementLists = { SPO: [], POS: [], OSP: [] };
-    this.#hiddenStatements = new Map();
-    this.#hiddenLists = { SPO: [], POS: [], OSP: [] };
+  swapBase(graph: Graph, sequence: number, batchesAfter: Iterable<ChangeBatch> = []): void {
+    const next = new LiveGraph(graph, {
+      cursorSecret: this.#secret,
+      cacheBytes: this.#cacheBytes,
+      baseSequence: sequence,
+    });
+    for (const batch of batchesAfter) {
+      if (next.#sequence === this.#sequence) break;
+      next.apply(batch);
+    }
+    if (next.#sequence !== this.#sequence)
+      throw new Error(
+        `LiveGraph.swapBase: the new base with the batches given reaches sequence ${next.#sequence}, the graph is at ${this.#sequence}`,
+      );
+    this.#base = next.#base;
+    this.#parts = next.#parts;
+    this.#baseFingerprints = next.#baseFingerprints;
+    this.#baseSequence = next.#baseSequence;
+    this.#entities = next.#entities;
+    this.#entityList = next.#entityList;
+    this.#entityGrams = next.#entityGrams;
+    this.#hiddenEntities = next.#hiddenEntities;
+    this.#hiddenGrams = next.#hiddenGrams;
+    this.#statements = next.#statements;
+    this.#statementLists = next.#statementLists;
+    this.#hiddenStatements = next.#hiddenStatements;
+    this.#hiddenLists = next.#hiddenLists;
   }
 }
 
