@@ -767,17 +767,31 @@ export class LiveGraph {
     } while (cursor !== undefined);
   }
 
-  /** A new immutable Graph of the content now (base + delta), built here, synchronously. */
+  /**
+   * A new immutable Graph of the content now (base + delta), built here, synchronously: the base's
+   * entities and statements less the tombstoned ones, then the delta's, into a GraphBuilder (in no
+   * particular order: the builder sorts). A fingerprint is passed on only where one was given, as
+   * the base's export does, so the result is the graph a load of the same content builds.
+   */
   buildCompacted(): Graph {
     const builder = new GraphBuilder({ cursorSecret: this.#secret });
     for (const e of this.exportEntities())
-      builder.addEntity({
-        entityId: e.entityId,
-        rawIdentifier: e.rawIdentifier,
-        type: e.type,
-        sourceType: e.sourceType,
-      });
-    for (const st of this.exportStatements()) builder.addStatement(st);
+      builder.addEntity({ entityId: e.entityId, rawIdentifier: e.rawIdentifier, type: e.type, sourceType: e.sourceType });
+    const hidden = this.#hiddenStatements;
+    for (const st of this.#base.exportStatements()) {
+      // Each branch: only with tombstones is a base statement's fingerprint needed (derived when not given).
+      if (hidden.size > 0) {
+        const fp =
+          st.statementFingerprint ?? deriveFingerprint(st.subjectEntityId, st.predicateEntityId, st.objectEntityId);
+        if (hidden.has(fp)) continue;
+      }
+      builder.addStatement(st);
+    }
+    for (const st of this.#statements.values()) {
+      const input: StatementInput = { subjectEntityId: st.s, predicateEntityId: st.p, objectEntityId: st.o };
+      if (st.given) input.statementFingerprint = st.fp;
+      builder.addStatement(input);
+    }
     return builder.build();
   }
 
