@@ -244,6 +244,8 @@ export class LiveGraph {
       const o = statements.get(fp);
       return o === null ? undefined : (o ?? this.currentStatement(fp));
     };
+    /** The batch's statement puts by each entity they name (what a cascade or the last check looks up). */
+    const putsNaming = new Map<string, DeltaStatement[]>();
     /** Entities this batch deleted without cascade, with the line: checked at the end. */
     const removed = new Map<string, number>();
     for (const c of changes) {
@@ -261,7 +263,7 @@ export class LiveGraph {
             removed.set(c.entityId, c.line);
             break;
           }
-          for (const st of this.statementsNaming(c.entityId, statements)) {
+          for (const st of this.statementsNaming(c.entityId, statements, putsNaming)) {
             statements.set(st.fp, null);
             result.statements.deleted++;
           }
@@ -289,13 +291,19 @@ export class LiveGraph {
               `statementFingerprint ${quote(fp)}${given === undefined ? " (derived from this triple)" : ""} is already used by another statement (${describe(there)})`,
             );
           }
-          statements.set(fp, {
+          const put: DeltaStatement = {
             s: st.subjectEntityId,
             p: st.predicateEntityId,
             o: st.objectEntityId,
             fp,
             given: given !== undefined,
-          });
+          };
+          statements.set(fp, put);
+          for (const id of new Set([put.s, put.p, put.o])) {
+            const list = putsNaming.get(id);
+            if (list === undefined) putsNaming.set(id, [put]);
+            else list.push(put);
+          }
           result.statements.put++;
           break;
         }
@@ -310,7 +318,7 @@ export class LiveGraph {
     // A delete without cascade must not leave a statement naming the entity (unless put back since).
     for (const [id, line] of removed) {
       if (entityNow(id) !== undefined) continue;
-      for (const st of this.statementsNaming(id, statements)) {
+      for (const st of this.statementsNaming(id, statements, putsNaming)) {
         throw conflict(
           line,
           `entity ${quote(id)} is deleted, but statement ${describe(st)} still names it; delete that statement in the batch too, or give "cascade":true`,
@@ -415,6 +423,11 @@ export class LiveGraph {
     return this.#base.getEntity(id);
   }
 
+  /** Whether an entity with this id is there now (no object made). */
+  private exists(id: string): boolean {
+    return this.#entities.has(id) || (!this.#hiddenEntities.has(id) && this.#parts.dictionary.idOf(id) >= 0);
+  }
+
   /** The statement with this fingerprint now, or undefined. */
   private currentStatement(fp: string): DeltaStatement | undefined {
     const mine = this.#statements.get(fp);
@@ -441,11 +454,12 @@ export class LiveGraph {
 
   /**
    * The statements that name entity `id` in any role now, seen through a batch's `overlay` (its
-   * deletes hidden, its puts included); each once.
+   * deletes hidden, its puts included: `putsNaming` holds them by the entities they name); each once.
    */
   private *statementsNaming(
     id: string,
     overlay: ReadonlyMap<string, DeltaStatement | null>,
+    putsNaming: ReadonlyMap<string, readonly DeltaStatement[]>,
   ): Generator<DeltaStatement> {
     const seen = new Set<string>();
     const visible = (fp: string) => !seen.has(fp) && overlay.get(fp) !== null;
@@ -486,9 +500,9 @@ export class LiveGraph {
         yield st;
       }
     }
-    // The batch's own puts so far.
-    for (const st of overlay.values()) {
-      if (st === null || seen.has(st.fp) || (st.s !== id && st.p !== id && st.o !== id)) continue;
+    // The batch's own puts so far that name it (and are not deleted or replaced since).
+    for (const st of putsNaming.get(id) ?? []) {
+      if (seen.has(st.fp) || overlay.get(st.fp) !== st) continue;
       seen.add(st.fp);
       yield st;
     }
@@ -629,7 +643,7 @@ export class LiveGraph {
     const tag = queryTag(["statements", s ?? "", p ?? "", o ?? ""]);
     // An id that names no entity now is not an error: nothing can match it.
     for (const id of [s, p, o]) {
-      if (id !== undefined && this.currentEntity(id) === undefined) {
+      if (id !== undefined && !this.exists(id)) {
         if (cursor !== undefined) this.#cursors.decode(cursor, ENDPOINT_STATEMENTS, tag);
         return { items: [], nextCursor: null };
       }
@@ -776,7 +790,12 @@ export class LiveGraph {
   buildCompacted(): Graph {
     const builder = new GraphBuilder({ cursorSecret: this.#secret });
     for (const e of this.exportEntities())
-      builder.addEntity({ entityId: e.entityId, rawIdentifier: e.rawIdentifier, type: e.type, sourceType: e.sourceType });
+      builder.addEntity({
+        entityId: e.entityId,
+        rawIdentifier: e.rawIdentifier,
+        type: e.type,
+        sourceType: e.sourceType,
+      });
     const hidden = this.#hiddenStatements;
     for (const st of this.#base.exportStatements()) {
       // Each branch: only with tombstones is a base statement's fingerprint needed (derived when not given).

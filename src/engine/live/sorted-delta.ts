@@ -138,6 +138,19 @@ function lowerBound<T>(list: readonly T[], item: T, compare: (x: T, y: T) => num
 }
 
 /** The first index in [lo, hi) of `list` whose key compares above `key` on its first `length` parts (or at/above when `inclusive` is false). */
+/** A statement's key in `order` against the first `length` parts of `key` (no key array is made). */
+function compareWithKey(order: Order, st: DeltaStatement, key: readonly string[], length: number): number {
+  const [a, b, c] = order === "SPO" ? [st.s, st.p, st.o] : order === "POS" ? [st.p, st.o, st.s] : [st.o, st.s, st.p];
+  if (length === 0) return 0;
+  const x = cmp(a, key[0]!);
+  if (x !== 0 || length === 1) return x;
+  const y = cmp(b, key[1]!);
+  if (y !== 0 || length === 2) return y;
+  const z = cmp(c, key[2]!);
+  if (z !== 0 || length === 3) return z;
+  return cmp(st.fp, key[3]!);
+}
+
 function bound(
   list: readonly DeltaStatement[],
   order: Order,
@@ -149,7 +162,7 @@ function bound(
 ): number {
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const c = compareKey(statementKey(order, list[mid]!), key, length);
+    const c = compareWithKey(order, list[mid]!, key, length);
     if (c < 0 || (strictlyAfter && c === 0)) lo = mid + 1;
     else hi = mid;
   }
