@@ -4,7 +4,7 @@
 export { Graph, DEFAULT_CACHE_BYTES, type GraphOptions, type GraphStats, type EntityCount } from "./engine/graph.js";
 export { GraphBuilder, type GraphBuilderOptions, type BuildOptions, type BuildPhase } from "./engine/graph-builder.js";
 export { QuiverError, ERROR_CODES, isQuiverError, type QuiverErrorCode, type SourcePosition } from "./engine/errors.js";
-export { fold } from "./engine/search/fold.js";
+export { fold, foldAccents, foldWith, type FoldMode } from "./engine/search/fold.js";
 export {
   LiveGraph,
   type LiveGraphOptions,
@@ -28,6 +28,7 @@ export type {
   Statement,
   StatementInput,
   Page,
+  SearchOrder,
   SearchParams,
   StatementsParams,
 } from "./engine/types.js";

@@ -4,8 +4,9 @@
  * A digest of what a graph holds, the same for any two graphs with the same content however they
  * were built or opened: SHA-256 over the content in a canonical order (entities by entityId, each
  * entityId, rawIdentifier and sourceType as a 32-bit length and UTF-16LE code units, and its type;
- * then the statements in SPO order, each as its three dense ids and its fingerprint's text). Every
- * number is a 32-bit little-endian word. These bytes are fixed: graphs built by other versions of
+ * then the statements in SPO order, each as its three dense ids and its fingerprint's text; then,
+ * only when there are any, the scores that differ from the default (dense id and score), and, only
+ * when not "case", the fold mode). Every number is a 32-bit little-endian word. These bytes are fixed: graphs built by other versions of
  * Quiver (replicas during a rolling upgrade, snapshots) must keep agreeing on the tag.
  *
  * Two uses: `graph.stats().contentTag` (an ETag over HTTP names the content that made an answer),
@@ -49,7 +50,15 @@ export interface TaggedContent {
    * `halves`: its text is their 16 hex digits, written without making the string.
    */
   fingerprintTextOr(row: number, halves: Hash64): string | undefined;
+  /** Entities whose score is not their default (their count of statements), as (dense id, score), ids ascending. */
+  scoreOverrides?: readonly (readonly [number, number])[];
+  /** The fold mode's code (fold.ts FOLD_MODES): 0 for "case". */
+  foldCode?: number;
 }
+
+/** Section marks of what follows the statements, each written only when not the default. */
+const SCORES_MARK = 1;
+const FOLD_MARK = 2;
 
 export function contentTag(content: TaggedContent): string {
   const out = new TagWriter();
@@ -69,6 +78,21 @@ export function contentTag(content: TaggedContent): string {
     const text = content.fingerprintTextOr(row, halves);
     if (text === undefined) out.hexText(halves[0], halves[1]);
     else out.text(text);
+  }
+  // Each branch: a graph with default scores and case folding writes nothing more, so its tag is the
+  // one earlier versions computed; others add a marked section (the statements' count fixed where
+  // they end, so the bytes stay unambiguous).
+  if (content.scoreOverrides !== undefined && content.scoreOverrides.length > 0) {
+    out.word(SCORES_MARK);
+    out.word(content.scoreOverrides.length);
+    for (const [id, score] of content.scoreOverrides) {
+      out.word(id);
+      out.word(score);
+    }
+  }
+  if (content.foldCode !== undefined && content.foldCode !== 0) {
+    out.word(FOLD_MARK);
+    out.word(content.foldCode);
   }
   return out.digest();
 }

@@ -26,18 +26,20 @@
 
 import { Uint32Vector, Uint8Vector } from "mnemonist";
 import { checkCacheBytes, toSecretBytes } from "./cursor/cursor.js";
-import { dataError, type QuiverErrorCode, type SourcePosition } from "./errors.js";
+import { dataError, QuiverError, type QuiverErrorCode, type SourcePosition } from "./errors.js";
 import { Dictionary } from "./entities/dictionary.js";
 import { EntityTable, indexArray } from "./entities/entity-table.js";
 import type { GivenFingerprint } from "./statements/fingerprint-column.js";
 import { derivedFingerprintHalves, readHexFingerprint } from "./statements/fingerprint.js";
 import { FingerprintTable } from "./statements/fingerprint-table.js";
-import { fold } from "./search/fold.js";
+import { type FoldMode, folder, isFoldMode } from "./search/fold.js";
+import { Scores, statementCounts } from "./search/scores.js";
 import { hash64, hex64, type Hash64 } from "./hash64.js";
-import { quote } from "./quote.js";
+import { describeValue, quote } from "./quote.js";
 import { Graph, type GraphOptions } from "./graph.js";
 import {
   ENTITY_ID_MAX_BYTES,
+  MAX_SCORE,
   RAW_IDENTIFIER_MAX_BYTES,
   SOURCE_TYPE_MAX_BYTES,
   STATEMENT_FINGERPRINT_MAX_BYTES,
@@ -47,7 +49,14 @@ import { StatementIndex } from "./statements/statement-index.js";
 import { ENTITY_TYPES, type EntityInput, type StatementInput } from "./types.js";
 import { fitsUtf8Bytes, loneSurrogateAt, utf8ByteLength } from "./utf8.js";
 
-export type GraphBuilderOptions = GraphOptions;
+export interface GraphBuilderOptions extends GraphOptions {
+  /**
+   * How search folds identifiers and queries (CONTRACT.md "Case and Unicode"): "case" (the default)
+   * keeps accents, "accents" removes combining marks too ("durer" finds "Dürer"). Kept with the graph
+   * (snapshots included): every query of the graph folds this way.
+   */
+  fold?: FoldMode | undefined;
+}
 
 export type BuildPhase = "sort-entities" | "search-index" | "statement-index" | "content-tag";
 
@@ -55,7 +64,16 @@ export interface BuildOptions {
   onProgress?: (phase: BuildPhase, done: number, total: number) => void;
 }
 
+/** What a search index is built from: raw identifiers and types by dense id, and the fold mode. */
+export interface SealedEntities {
+  rawIdentifiers: string[];
+  types: Uint8Array;
+  fold: FoldMode;
+}
+
 const NO_FILE = 0xffff;
+/** The score column's mark of an entity whose input gave no score (scores are below 2^32). */
+const NO_SCORE = -1;
 /** Room reserved up front in the statement columns (they grow by doubling past it). */
 const INITIAL_CAPACITY = 1024;
 
@@ -71,10 +89,7 @@ interface SortedEntities {
 }
 
 /** Sorts a builder's entities early and returns what their search index is built from: see engine/internal.ts. */
-let seal: (
-  builder: GraphBuilder,
-  onProgress: BuildOptions["onProgress"],
-) => { rawIdentifiers: string[]; types: Uint8Array };
+let seal: (builder: GraphBuilder, onProgress: BuildOptions["onProgress"]) => SealedEntities;
 /** Sizes a builder's statement columns for an expected count: see engine/internal.ts. */
 let reserve: (builder: GraphBuilder, statements: number) => void;
 /** Gives a builder the search index of its sealed entities: see engine/internal.ts. */
@@ -99,6 +114,9 @@ export class GraphBuilder {
   private readonly entityIds: string[] = [];
   private readonly rawIdentifiers: string[] = [];
   private readonly types = new Uint8Vector(INITIAL_CAPACITY);
+  /** The score the input gave each entity, NO_SCORE when none (a double: 2^32 - 1 and the mark fit). */
+  private readonly scores: number[] = [];
+  private readonly foldMode: FoldMode;
   private readonly sourceTypeIndex = new Uint32Vector(INITIAL_CAPACITY);
   /** Each entity's entityId hash (hi, lo), made once here: derived fingerprints are built from them. */
   private readonly entityHashes = new Uint32Vector(2 * INITIAL_CAPACITY);
@@ -137,11 +155,29 @@ export class GraphBuilder {
     addStrings = (builder, s, p, o, given, source) => builder.addStatementStrings(s, p, o, given, source);
   }
 
-  /** Throws QuiverError INVALID_PARAMETER for an empty cursor secret or a bad cache budget, before any item. */
+  /**
+   * Throws QuiverError INVALID_PARAMETER for an empty cursor secret, a bad cache budget or an unknown
+   * fold mode, before any item.
+   */
   constructor(options: GraphBuilderOptions = {}) {
     toSecretBytes(options.cursorSecret);
     checkCacheBytes(options.cacheBytes);
+    if (options.fold !== undefined && !isFoldMode(options.fold)) {
+      throw new QuiverError(
+        "INVALID_PARAMETER",
+        `fold must be "case" or "accents"; got ${describeValue(options.fold)}.`,
+        {
+          parameter: "fold",
+        },
+      );
+    }
+    this.foldMode = options.fold ?? "case";
     this.options = options;
+  }
+
+  /** How this builder's graph folds identifiers and queries. */
+  get fold(): FoldMode {
+    return this.foldMode;
   }
 
   get entityCount(): number {
@@ -184,6 +220,7 @@ export class GraphBuilder {
     const sourceType = textField(e, "sourceType", SOURCE_TYPE_MAX_BYTES, false, source);
     const t = (ENTITY_TYPES as readonly string[]).indexOf(type);
     if (t < 0) throw dataError("INVALID_DATA", `field "type" must be one of "0" to "7", got ${quote(type)}`, source);
+    const score = scoreField(e, source);
     const previous = this.entityIndex.get(entityId);
     if (previous !== undefined) {
       throw dataError(
@@ -205,6 +242,7 @@ export class GraphBuilder {
     this.entityHashes.push(this.entityHash[1]);
     this.rawIdentifiers.push(rawIdentifier);
     this.types.push(t);
+    this.scores.push(score);
     this.sourceTypeIndex.push(st);
     this.entitySource.push(source);
   }
@@ -336,7 +374,9 @@ export class GraphBuilder {
     // A search index made beside the reading (useSearchIndex) is for these very entities; else made here.
     const searchIndex =
       this.readyIndex ??
-      SearchIndex.build(rawList.map(fold), types, (done, total) => progress?.("search-index", done, total));
+      SearchIndex.build(rawList.map(folder(this.foldMode)), types, (done, total) =>
+        progress?.("search-index", done, total),
+      );
     this.readyIndex = undefined;
 
     // Duplicates and conflicts were settled at add time: every row is kept.
@@ -368,16 +408,32 @@ export class GraphBuilder {
       (row) => this.fpText.get(row) ?? hex64(this.fpHi.get(row), this.fpLo.get(row)),
       (done, total) => progress?.("statement-index", done, total),
     );
+    // Scores: the given ones, else each entity's count of statements.
+    const scoreValues = statementCounts(
+      n,
+      m,
+      (row) => subject[row]!,
+      (row) => predicate[row]!,
+      (row) => object[row]!,
+    );
+    for (let i = 0; i < n; i++) {
+      const given = this.scores[i]!;
+      if (given !== NO_SCORE) scoreValues[denseOf[i]!] = given;
+    }
+    const scores = new Scores(scoreValues);
     // The Graph computes its content tag (content-tag.ts) as it is made: one pass over everything.
     progress?.("content-tag", 0, 1);
+    const { fold: _fold, ...graphOptions } = this.options;
     const graph = new Graph(
       {
         entities,
         dictionary,
         searchIndex,
         statementIndex,
+        scores,
+        fold: this.foldMode,
       },
-      this.options,
+      graphOptions,
     );
     progress?.("content-tag", 1, 1);
     return graph;
@@ -401,10 +457,10 @@ export class GraphBuilder {
    * can be built while statements are still being added: what it is built from is returned. Adding
    * an entity afterwards is an error. For the package's loader (engine/internal.ts).
    */
-  private sealEntities(onProgress: BuildOptions["onProgress"]): { rawIdentifiers: string[]; types: Uint8Array } {
+  private sealEntities(onProgress: BuildOptions["onProgress"]): SealedEntities {
     this.checkOpen();
     const sorted = this.sorted ?? this.sortEntities(onProgress);
-    return { rawIdentifiers: sorted.rawList, types: sorted.types };
+    return { rawIdentifiers: sorted.rawList, types: sorted.types, fold: this.foldMode };
   }
 
   /** Hands over the search index of the sealed entities (built from what sealEntities returned). */
@@ -556,6 +612,20 @@ function field(
   return v;
 }
 
+/** The optional "score" field: absent gives NO_SCORE; else a whole number 0..MAX_SCORE. */
+function scoreField(obj: Record<string, unknown>, source: SourcePosition | undefined): number {
+  const v = obj["score"];
+  if (v === undefined) return NO_SCORE;
+  if (typeof v !== "number" || !Number.isInteger(v) || v < 0 || v > MAX_SCORE) {
+    throw dataError(
+      "INVALID_DATA",
+      `field "score" must be a whole number from 0 to ${MAX_SCORE}, got ${describeValue(v)}`,
+      source,
+    );
+  }
+  return v;
+}
+
 function checkNonEmpty(v: string, name: string, source: SourcePosition | undefined): void {
   if (v.length === 0) throw dataError("INVALID_DATA", `field "${name}" must not be empty`, source);
 }
@@ -614,10 +684,7 @@ export const addStatementStrings: AddStatementStrings = (builder, subjectId, pre
  * (by dense id) that their search index is built from: the loader builds it in a worker thread while
  * the statements are read (load/search-index-thread.ts). No entity may be added afterwards.
  */
-export function sealEntities(
-  builder: GraphBuilder,
-  onProgress?: BuildOptions["onProgress"],
-): { rawIdentifiers: string[]; types: Uint8Array } {
+export function sealEntities(builder: GraphBuilder, onProgress?: BuildOptions["onProgress"]): SealedEntities {
   return seal(builder, onProgress);
 }
 

@@ -28,7 +28,8 @@ import {
 import type { Dictionary } from "./entities/dictionary.js";
 import { derivedFingerprintHalves, HexPage } from "./statements/fingerprint.js";
 import { PageHasher } from "./kernels/page-hasher.js";
-import { fold } from "./search/fold.js";
+import { type FoldMode, folder, FOLD_MODES } from "./search/fold.js";
+import { type Scores, statementCounts } from "./search/scores.js";
 import { hex64, type Hash64 } from "./hash64.js";
 import {
   SEARCH_DEFAULT_LIMIT,
@@ -53,12 +54,13 @@ import {
   type Entity,
   type EntityType,
   type Page,
+  type SearchOrder,
   type SearchParams,
   type Statement,
   type StatementInput,
   type StatementsParams,
 } from "./types.js";
-import { checkLimit, checkOptionalText, checkQuery, checkType } from "./validate.js";
+import { checkCount, checkLimit, checkOptionalText, checkOrder, checkQuery, checkType } from "./validate.js";
 
 /** Everything a graph is made of: what GraphBuilder produces and a snapshot stores. */
 export interface GraphParts {
@@ -68,6 +70,10 @@ export interface GraphParts {
   dictionary: Dictionary;
   searchIndex: SearchIndex;
   statementIndex: StatementIndex;
+  /** Each entity's score (given, or its count of statements), by dense id. */
+  scores: Scores;
+  /** How identifiers and queries are folded for search. */
+  fold: FoldMode;
   /** The content tag (content-tag.ts), when known already (a snapshot stores it); else computed at construction. */
   contentTag?: string | undefined;
 }
@@ -91,6 +97,8 @@ export interface GraphStats {
   statements: number;
   /** Entities per type character. */
   entitiesByType: Record<EntityType, number>;
+  /** How search folds identifiers and queries: "case" or "accents". */
+  fold: FoldMode;
   /** UTF-16 code units of all raw identifiers (what "bytes per code unit" figures divide by). */
   identifierCodeUnits: number;
   /**
@@ -121,6 +129,16 @@ const HINT_POSITION_DIGITS = 8;
  */
 const SEARCH_BOUNDS_BYTES = 64;
 
+/**
+ * The parts of a search cursor, by index: the last item's raw identifier and entityId (its key on
+ * any graph), the position hint (its rank on a graph of this content), and under order "score" its
+ * score. The cursor's `extra` byte is the item's tier.
+ */
+const SEARCH_PART = { raw: 0, entityId: 1, hint: 2, score: 3 } as const;
+/** How many parts a search cursor of each order carries. */
+const SEARCH_NAME_PARTS = 3;
+const SEARCH_SCORE_PARTS = 4;
+
 /** How many entities `stats().heaviest` lists per role. */
 export const HEAVIEST_LISTED = 10;
 
@@ -135,6 +153,8 @@ export class Graph {
   private readonly cursors: CursorCodec;
   private readonly searchIndex: SearchIndex;
   private readonly statementIndex: StatementIndex;
+  /** The graph's fold function (fold.ts), for queries and cursor keys. */
+  private readonly foldText: (s: string) => string;
   /** The names of the entities written into items lately (engine/entities/name-cache.ts). */
   private readonly names: NameCache;
   /** Scratch of one page (a query runs to its end before the next starts): SPO rows, dense ids. */
@@ -171,6 +191,7 @@ export class Graph {
     this.searchIndex = parts.searchIndex;
     this.statementIndex = parts.statementIndex;
     this.names = new NameCache(this.entities);
+    this.foldText = folder(parts.fold);
     // Once per built graph (a snapshot brings its own; withOptions shares the parts that hold it).
     parts.contentTag ??= this.computeContentTag();
     this.#contentTag = parts.contentTag;
@@ -200,7 +221,25 @@ export class Graph {
         halves[1] = fp[1];
         return undefined;
       },
+      scoreOverrides: this.scoreOverrides(),
+      foldCode: FOLD_MODES.indexOf(this.#parts.fold),
     });
+  }
+
+  /** The entities whose score is not their count of statements, as (dense id, score). */
+  private scoreOverrides(): [number, number][] {
+    const st = this.statementIndex;
+    const counts = statementCounts(
+      this.entityCount,
+      st.length,
+      (row) => st.subjectOf(row),
+      (row) => st.predicateOf(row),
+      (row) => st.objectOf(row),
+    );
+    const scores = this.#parts.scores;
+    const out: [number, number][] = [];
+    for (let id = 0; id < this.entityCount; id++) if (scores.at(id) !== counts[id]) out.push([id, scores.at(id)]);
+    return out;
   }
 
   get entityCount(): number {
@@ -253,48 +292,86 @@ export class Graph {
     }
   }
 
+  /**
+   * The entity whose entityId is `entityId`, or undefined when the graph has none (CONTRACT.md
+   * "GET /graph/v1/entities/{entityId}"). One hash-table probe (dictionary.ts) and one record read:
+   * O(|entityId|), about a microsecond at a million entities.
+   */
   getEntity(entityId: string): Entity | undefined {
     const id = this.dictionary.idOf(entityId);
     return id < 0 ? undefined : this.entityAt(id);
   }
 
-  /** Entities whose folded raw identifier contains the folded `q`, in the contract's order. */
+  /** How this graph folds identifiers and queries for search ("case" or "accents"). */
+  get fold(): FoldMode {
+    return this.#parts.fold;
+  }
+
+  /**
+   * Entities whose folded raw identifier contains the folded `q`, in the contract's order: by tier,
+   * then (order "score") score highest first, then folded identifier, then entityId. With `count`,
+   * the page carries `total`, the number of matches of the whole walk.
+   */
   search(params: SearchParams): Page<Entity> {
     const q = checkQuery(params?.q, SEARCH_MAX_QUERY_LENGTH);
     const type = checkType(params.type);
     const limit = checkLimit(params.limit, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT);
     const cursor = checkOptionalText(params.cursor, "cursor");
-    const tag = queryTag(["search", q, type < 0 ? "" : String(type)]);
+    const order = checkOrder(params.order);
+    const count = checkCount(params.count);
+    const tag = queryTag(this.searchTagParts(q, type, order));
+    const folded = this.foldText(q);
+    const content = cursor === undefined ? undefined : this.cursors.decode(cursor, ENDPOINT_SEARCH, tag);
+    const page =
+      order === "score"
+        ? this.searchByScore(folded, type, limit, content, tag)
+        : this.searchByName(folded, type, limit, content, tag);
+    if (count) page.total = this.allMatches(folded, type).ranks.length;
+    return page;
+  }
+
+  /**
+   * What binds a search cursor to its query: q and type, and (only when not the defaults, so a
+   * default query's cursors keep their bytes) the order and the graph's fold mode.
+   */
+  private searchTagParts(q: string, type: number, order: SearchOrder): string[] {
+    const parts = ["search", q, type < 0 ? "" : String(type)];
+    if (order !== "name") parts.push(`order=${order}`);
+    if (this.#parts.fold !== "case") parts.push(`fold=${this.#parts.fold}`);
+    return parts;
+  }
+
+  /** A page of order "name": the search index lists it from the cursor's key. */
+  private searchByName(
+    folded: string,
+    type: number,
+    limit: number,
+    content: CursorContent | undefined,
+    tag: Hash64,
+  ): Page<Entity> {
     let after: SearchResume = null;
-    if (cursor !== undefined) {
-      const content = this.cursors.decode(cursor, ENDPOINT_SEARCH, tag);
-      const extra = content.extra;
-      if (content.count !== 3 || extra > TIER_INFIX) throw unknownCursorShape();
-      const rank = this.positionHint(content.part(2));
+    if (content !== undefined) {
+      const tier = content.extra;
+      if (content.count !== SEARCH_NAME_PARTS || tier > TIER_INFIX) throw unknownCursorShape();
+      const rank = this.positionHint(content.part(SEARCH_PART.hint));
       if (rank >= 0 && rank < this.entityCount) {
         // Issued by a graph of this content: resume at the next rank. Issued by this very graph and
         // still in its cursor cache: the query's bounds come back with it (only search attaches
         // them, and the codec checked this cursor is a search cursor), so the backward search is skipped.
-        after = { tier: extra, rank, bounds: content.attachment as SearchBounds | undefined };
+        after = { tier, rank, bounds: content.attachment as SearchBounds | undefined };
       } else {
         // Other content (a changed graph): place the key among this graph's entities.
-        const entityId = content.part(1);
+        const entityId = content.part(SEARCH_PART.entityId);
         const entityAt = this.dictionary.lowerBound(entityId);
         const entityExact = entityAt < this.entityCount && this.dictionary.is(entityAt, entityId);
         // The cursor carries the raw identifier (shorter than its fold when NFKC expands it): fold it again.
-        after = { tier: extra, folded: fold(content.part(0)), entityAt, entityExact };
+        after = { tier, folded: this.foldText(content.part(SEARCH_PART.raw)), entityAt, entityExact };
       }
     }
     // One look-ahead item tells whether a next page exists, so nextCursor is null exactly at the end.
-    const hits = this.searchIndex.find(fold(q), type, after, limit + 1);
+    const hits = this.searchIndex.find(folded, type, after, limit + 1);
     const n = Math.min(limit, hits.ranks.length);
-    // In stages, as a statements page: ranks to dense ids, the entities' records and text, the items.
-    const ids = this.pageIds;
-    for (let i = 0; i < n; i++) ids[i] = this.searchIndex.idAt(hits.ranks[i]!);
-    // Every entity's record is read (type, sourceType) even when its names are cached: all touched.
-    this.entities.touch(ids, n);
-    const items: Entity[] = new Array(n);
-    for (let i = 0; i < n; i++) items[i] = this.searchItem(ids[i]!);
+    const items = this.searchItems(hits.ranks, n);
     let nextCursor: string | null = null;
     if (hits.ranks.length > limit) {
       const last = items[n - 1]!;
@@ -310,6 +387,91 @@ export class Graph {
     return { items, nextCursor };
   }
 
+  /** A page of order "score": every match listed, sorted by (tier, score descending, rank), cut at the key. */
+  private searchByScore(
+    folded: string,
+    type: number,
+    limit: number,
+    content: CursorContent | undefined,
+    tag: Hash64,
+  ): Page<Entity> {
+    const all = this.allMatches(folded, type);
+    const scores = this.#parts.scores;
+    const keyed = all.ranks.map((rank, i) => ({
+      rank,
+      tier: all.tiers[i]!,
+      score: scores.at(this.searchIndex.idAt(rank)),
+    }));
+    keyed.sort((x, y) => x.tier - y.tier || y.score - x.score || x.rank - y.rank);
+    let start = 0;
+    if (content !== undefined) {
+      const tier = content.extra;
+      if (content.count !== SEARCH_SCORE_PARTS || tier > TIER_INFIX) throw unknownCursorShape();
+      const score = parseScore(content.part(SEARCH_PART.score));
+      const keyFolded = this.foldText(content.part(SEARCH_PART.raw));
+      const keyId = content.part(SEARCH_PART.entityId);
+      // The first match strictly after the key (tier, score descending, folded name, entityId).
+      let lo = 0;
+      let hi = keyed.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        const k = keyed[mid]!;
+        let c = k.tier - tier || score - k.score;
+        if (c === 0) {
+          const id = this.searchIndex.idAt(k.rank);
+          const f = this.foldText(this.entities.rawIdentifier(id));
+          const e = this.entities.entityId(id);
+          c = f < keyFolded ? -1 : f > keyFolded ? 1 : e < keyId ? -1 : e > keyId ? 1 : 0;
+        }
+        if (c <= 0) lo = mid + 1;
+        else hi = mid;
+      }
+      start = lo;
+    }
+    const end = Math.min(keyed.length, start + limit);
+    const ranks = keyed.slice(start, end).map((k) => k.rank);
+    const items = this.searchItems(ranks, ranks.length);
+    let nextCursor: string | null = null;
+    if (end < keyed.length) {
+      const last = items[items.length - 1]!;
+      const k = keyed[end - 1]!;
+      nextCursor = this.cursors.encode(ENDPOINT_SEARCH, tag, k.tier, [
+        last.rawIdentifier,
+        last.entityId,
+        this.hint(k.rank),
+        String(k.score),
+      ]);
+    }
+    return { items, nextCursor };
+  }
+
+  /** Every match of a query in order "name", listed a page at a time. */
+  private allMatches(folded: string, type: number): { ranks: number[]; tiers: number[] } {
+    const ranks: number[] = [];
+    const tiers: number[] = [];
+    let after: SearchResume = null;
+    for (;;) {
+      const hits = this.searchIndex.find(folded, type, after, SEARCH_MAX_LIMIT);
+      ranks.push(...hits.ranks);
+      tiers.push(...hits.tiers);
+      if (hits.ranks.length < SEARCH_MAX_LIMIT) return { ranks, tiers };
+      const last = hits.ranks.length - 1;
+      after = { tier: hits.tiers[last]!, rank: hits.ranks[last]!, bounds: hits.bounds ?? undefined };
+    }
+  }
+
+  /** The items of the first `n` of `ranks`. */
+  private searchItems(ranks: readonly number[], n: number): Entity[] {
+    // In stages, as a statements page: ranks to dense ids, the entities' records and text, the items.
+    const ids = this.pageIds;
+    for (let i = 0; i < n; i++) ids[i] = this.searchIndex.idAt(ranks[i]!);
+    // Every entity's record is read (type, sourceType) even when its names are cached: all touched.
+    this.entities.touch(ids, n);
+    const items: Entity[] = new Array(n);
+    for (let i = 0; i < n; i++) items[i] = this.searchItem(ids[i]!);
+    return items;
+  }
+
   /** Statements matching every given filter, in the order of the index that serves the filters. */
   statements(params: StatementsParams = {}): Page<Statement> {
     const s = checkOptionalText(params.subjectEntityId, "subjectEntityId");
@@ -317,6 +479,7 @@ export class Graph {
     const o = checkOptionalText(params.objectEntityId, "objectEntityId");
     const limit = checkLimit(params.limit, STATEMENTS_DEFAULT_LIMIT, STATEMENTS_MAX_LIMIT);
     const cursor = checkOptionalText(params.cursor, "cursor");
+    const count = checkCount(params.count);
     // Absent filters hash as "": a given filter is never empty, so the two cannot be confused.
     const tag = queryTag(["statements", s ?? "", p ?? "", o ?? ""]);
     let after: CursorContent | null = null;
@@ -328,7 +491,8 @@ export class Graph {
     const predicate = this.resolve(p);
     const object = this.resolve(o);
     // An id that names no entity is not an error: nothing can match it.
-    if (subject === -1 || predicate === -1 || object === -1) return { items: [], nextCursor: null };
+    if (subject === -1 || predicate === -1 || object === -1)
+      return count ? { items: [], nextCursor: null, total: 0 } : { items: [], nextCursor: null };
     const index = this.statementIndex;
     const { order, lo, hi } = index.plan({ subject, predicate, object });
     let start = lo;
@@ -370,7 +534,8 @@ export class Graph {
         this.hint(end - 1),
       ]);
     }
-    return { items, nextCursor };
+    // The filters' rows are one range of their index: the whole walk is its length.
+    return count ? { items, nextCursor, total: hi - lo } : { items, nextCursor };
   }
 
   /** Counts, the heaviest groups and bytes per structure; computed once per graph. */
@@ -395,11 +560,13 @@ export class Graph {
       entities: this.entityCount,
       statements: this.statementCount,
       entitiesByType,
+      fold: this.#parts.fold,
       identifierCodeUnits: this.entities.rawCodeUnits,
       bytes: {
         entities: this.entities.byteLength,
         entityLookup: this.dictionary.byteLength,
         search: this.searchIndex.byteLength,
+        scores: this.#parts.scores.byteLength,
         statements: st.byteLength,
         fingerprints: st.fingerprints.byteLength,
       },
@@ -575,6 +742,13 @@ export class Graph {
       objectRawIdentifier: raws[slot]!,
     };
   }
+}
+
+/** A cursor's score part: decimal digits of a score (it was sealed by this service: damage is a bug). */
+function parseScore(text: string): number {
+  const score = Number(text);
+  if (!/^(0|[1-9][0-9]{0,9})$/.test(text) || score > 0xffff_ffff) throw unknownCursorShape();
+  return score;
 }
 
 /** A cursor with a valid MAC but a shape this version does not write: one from another Quiver version. */

@@ -31,5 +31,5 @@ export const STATEMENT_FINGERPRINT_MAX_BYTES = 128;
  */
 export const CURSOR_MAX_LENGTH = 4096;
 
-/** An entity's score, when given: a whole number 0 to 4,294,967,295 (CONTRACT.md "Data model"). */
-export const ENTITY_SCORE_MAX = 0xffffffff;
+/** An entity's score: a whole number from 0 to 4,294,967,295 (2^32 - 1). */
+export const MAX_SCORE = 0xffff_ffff;

@@ -26,6 +26,12 @@ export interface EntityInput {
   rawIdentifier: string;
   type: EntityType;
   sourceType: string;
+  /**
+   * Ranks the entity inside its search tier under `order: "score"`, highest first: a whole number
+   * 0 to 4,294,967,295 (MAX_SCORE). Left out, it is the number of statements that name the entity
+   * as subject, predicate or object (a statement naming it twice counts once). Never in responses.
+   */
+  score?: number | undefined;
 }
 
 /**
@@ -53,7 +59,15 @@ export interface Statement {
 export interface Page<T> {
   items: T[];
   nextCursor: string | null;
+  /**
+   * Present exactly when the query asked for `count: true`: the exact number of items that
+   * following every cursor from the first page returns (the whole walk, whichever page this is).
+   */
+  total?: number;
 }
+
+/** The orders of search results: `name` (the default) or `score` (CONTRACT.md "GET /graph/v1/search"). */
+export type SearchOrder = "name" | "score";
 
 export interface SearchParams {
   /** Substring of the raw identifier, 1..256 UTF-16 code units. */
@@ -62,8 +76,15 @@ export interface SearchParams {
   type?: EntityType | undefined;
   /** 1..100, default 20. */
   limit?: number | undefined;
-  /** The nextCursor of an earlier page of the same q and type. */
+  /** The nextCursor of an earlier page of the same q, type and order. */
   cursor?: string | undefined;
+  /**
+   * Inside each tier: `name` (the default), by folded identifier then entityId; `score`, by score
+   * highest first, then folded identifier, then entityId.
+   */
+  order?: SearchOrder | undefined;
+  /** true: the page carries `total`, the exact number of matches of the whole walk. */
+  count?: boolean | undefined;
 }
 
 export interface StatementsParams {
@@ -74,4 +95,6 @@ export interface StatementsParams {
   limit?: number | undefined;
   /** The nextCursor of an earlier page of the same filters. */
   cursor?: string | undefined;
+  /** true: the page carries `total`, the exact number of statements of the whole walk. */
+  count?: boolean | undefined;
 }

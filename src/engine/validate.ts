@@ -13,7 +13,7 @@
 
 import { QuiverError } from "./errors.js";
 import { describeValue } from "./quote.js";
-import { ENTITY_TYPES } from "./types.js";
+import { ENTITY_TYPES, type SearchOrder } from "./types.js";
 
 /** The one sentence for a bad limit, whether it came as a number or as query-string text. */
 export function invalidLimit(got: unknown, max: number): QuiverError {
@@ -89,4 +89,26 @@ export function checkOptionalText(value: unknown, name: string): string | undefi
   if (value.length === 0)
     throw new QuiverError("EMPTY_PARAMETER", `${name} must not be empty; leave it out instead.`, { parameter: name });
   return value;
+}
+
+/** The search order: "name" (the default) or "score". */
+export function checkOrder(value: unknown): SearchOrder {
+  if (value === undefined) return "name";
+  if (value === "name" || value === "score") return value;
+  if (value === "")
+    throw new QuiverError("EMPTY_PARAMETER", 'order must not be empty: give "name" or "score", or leave it out.', {
+      parameter: "order",
+    });
+  throw new QuiverError("INVALID_PARAMETER", `order must be "name" or "score"; got ${describeValue(value)}.`, {
+    parameter: "order",
+  });
+}
+
+/** Whether a page must carry its total: a boolean, false when absent. */
+export function checkCount(value: unknown): boolean {
+  if (value === undefined) return false;
+  if (typeof value === "boolean") return value;
+  throw new QuiverError("INVALID_PARAMETER", `count must be true or false; got ${describeValue(value)}.`, {
+    parameter: "count",
+  });
 }

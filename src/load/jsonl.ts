@@ -48,6 +48,7 @@ import { createGunzip } from "node:zlib";
 
 import { QuiverError, dataError, type SourcePosition } from "../engine/errors.js";
 import { GraphBuilder, type BuildPhase } from "../engine/graph-builder.js";
+import type { FoldMode } from "../engine/search/fold.js";
 import type { Graph } from "../engine/graph.js";
 import {
   addParsedItem,
@@ -303,6 +304,8 @@ export interface LoadGraphOptions {
   cursorSecret?: string | Uint8Array;
   /** What the graph's caches may hold, in bytes (GraphOptions.cacheBytes). */
   cacheBytes?: number;
+  /** How search folds identifiers: "case" (the default) or "accents" (GraphBuilderOptions.fold). */
+  fold?: FoldMode;
   onProgress?: (progress: LoadProgress) => void;
   /** What the path `-` reads; default `process.stdin`. */
   stdin?: Readable;
@@ -331,6 +334,7 @@ export async function loadGraph(options: LoadGraphOptions): Promise<Graph> {
   const builder = new GraphBuilder({
     ...(options.cursorSecret === undefined ? {} : { cursorSecret: options.cursorSecret }),
     ...(options.cacheBytes === undefined ? {} : { cacheBytes: options.cacheBytes }),
+    ...(options.fold === undefined ? {} : { fold: options.fold }),
   });
   if (options.entities === STDIN_PATH && options.statements === STDIN_PATH) {
     throw new QuiverError(

@@ -8,7 +8,7 @@
  * (at 1M entities / 10M statements, about 14 s of search index beside about 40 s of statement lines,
  * `npm run bench -- --only build`).
  *
- *   main -> worker   workerData { kind, rawIdentifiers, types }     (structured clone: a copy)
+ *   main -> worker   workerData { kind, rawIdentifiers, types, fold } (structured clone: a copy)
  *   worker -> main   { kind: "progress", done, total }              (at most every PROGRESS_MS)
  *   worker -> main   { kind: "index", fields }                      (the index's serial form; its
  *                                                                     arrays transferred, not copied)
@@ -27,7 +27,7 @@
 
 import { getHeapStatistics } from "node:v8";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
-import { fold } from "../engine/search/fold.js";
+import { type FoldMode, folder } from "../engine/search/fold.js";
 import { SearchIndex } from "../engine/internal.js";
 import { MemorySerialReader, MemorySerialWriter, type SerialField } from "../engine/serial.js";
 
@@ -41,6 +41,7 @@ interface Request {
   kind: typeof WORKER_KIND;
   rawIdentifiers: string[];
   types: Uint8Array;
+  fold: FoldMode;
 }
 
 type Reply =
@@ -70,11 +71,13 @@ export function runningSearchIndexThreads(): number {
 export function startSearchIndexThread({
   rawIdentifiers,
   types,
+  fold,
 }: {
   rawIdentifiers: string[];
   types: Uint8Array;
+  fold: FoldMode;
 }): SearchIndexThread {
-  const request: Request = { kind: WORKER_KIND, rawIdentifiers, types };
+  const request: Request = { kind: WORKER_KIND, rawIdentifiers, types, fold };
   const worker = new Worker(new URL(import.meta.url), {
     workerData: request,
     resourceLimits: { maxOldGenerationSizeMb: Math.floor(getHeapStatistics().heap_size_limit / MIB) },
@@ -118,7 +121,7 @@ function runWorker(request: Request): void {
   const port = parentPort!;
   try {
     let lastReport = 0;
-    const index = SearchIndex.build(request.rawIdentifiers.map(fold), request.types, (done, total) => {
+    const index = SearchIndex.build(request.rawIdentifiers.map(folder(request.fold)), request.types, (done, total) => {
       const now = performance.now();
       if (now - lastReport < PROGRESS_MS) return;
       lastReport = now;

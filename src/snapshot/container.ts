@@ -62,9 +62,10 @@ export const SNAPSHOT_MAGIC = Uint8Array.from([0x51, 0x55, 0x49, 0x56, 0x45, 0x5
  * of what a structure stores. 2: named sections, each structure's own serial form, and fold's
  * ß -> ss step (text folded by format 1's Quivers would be searched wrongly). 3: one entity table
  * (a record per entity, entityId and rawIdentifier side by side) instead of a dictionary section
- * and entity columns.
+ * and entity columns. 4: each entity's score and the graph's fold mode (older files have neither:
+ * refused with a sentence that says to rebuild them).
  */
-export const FORMAT_VERSION = 3;
+export const FORMAT_VERSION = 4;
 export const HEADER_BYTES = 40;
 /** Where the header keeps the checksum. */
 export const CHECKSUM_AT = 28;

@@ -11,9 +11,11 @@
  *   graph.contentTag                   graph.stats().contentTag, so opening need not hash the content
  *   graph.builtAt                      when the snapshot was written, in ms since 1970 (UTC)
  *   graph.writer                       "quiver <version>" of the Quiver that wrote it
+ *   graph.fold                         the fold mode, "case" or "accents" (fold.ts)
  *   entities                           EntityTable: entityId, rawIdentifier, type, sourceType, hash
  *                                      per entity (the Dictionary's lookup table is rebuilt from it)
  *   search                             SearchIndex
+ *   scores                             Scores: each entity's score by dense id
  *   statements                         StatementIndex
  *
  * Adding a field to a structure touches that structure only; adding a structure, one row in each of
@@ -27,6 +29,8 @@ import { Dictionary } from "../engine/entities/dictionary.js";
 import { EntityTable } from "../engine/entities/entity-table.js";
 import { Graph, type GraphOptions } from "../engine/graph.js";
 import { graphParts } from "../engine/internal.js";
+import { type FoldMode, isFoldMode } from "../engine/search/fold.js";
+import { Scores } from "../engine/search/scores.js";
 import { SearchIndex } from "../engine/search/search-index.js";
 import type { SerialReader, SerialWriter } from "../engine/serial.js";
 import { StatementIndex } from "../engine/statements/statement-index.js";
@@ -42,6 +46,8 @@ export interface GraphSummary {
   builtAt: Date;
   /** "quiver <version>" of the Quiver that wrote it. */
   writer: string;
+  /** How the stored graph folds identifiers for search. */
+  fold: FoldMode;
 }
 
 export interface WriteGraphOptions {
@@ -60,8 +66,10 @@ export function writeGraph(graph: Graph, w: SerialWriter, options: WriteGraphOpt
   summary.text("contentTag", graph.stats().contentTag);
   summary.integer("builtAt", Math.max(0, (options.builtAt ?? new Date()).getTime()));
   summary.text("writer", `quiver ${QUIVER_VERSION}`);
+  summary.text("fold", parts.fold);
   parts.entities.serialize(w.child("entities"));
   parts.searchIndex.serialize(w.child("search"));
+  parts.scores.serialize(w.child("scores"));
   parts.statementIndex.serialize(w.child("statements"));
 }
 
@@ -74,6 +82,7 @@ export function readGraphSummary(r: SerialReader): GraphSummary {
     contentTag: s.text("contentTag"),
     builtAt: new Date(s.integer("builtAt")),
     writer: s.text("writer"),
+    fold: readFold(s),
   };
   if (!CONTENT_TAG.test(summary.contentTag)) s.corrupt("contentTag is not 64 hex digits");
   return summary;
@@ -84,6 +93,7 @@ export function readGraph(r: SerialReader, options: GraphOptions = {}): Graph {
   const summary = readGraphSummary(r);
   const entities = EntityTable.deserialize(r.child("entities"));
   const searchIndex = SearchIndex.deserialize(r.child("search"), entities.size);
+  const scores = Scores.deserialize(r.child("scores"), entities.size);
   const statementIndex = StatementIndex.deserialize(r.child("statements"), entities.size);
   if (entities.size !== summary.entities || statementIndex.length !== summary.statements) {
     r.corrupt(
@@ -91,5 +101,13 @@ export function readGraph(r: SerialReader, options: GraphOptions = {}): Graph {
     );
   }
   const dictionary = new Dictionary(entities);
-  return new Graph({ entities, dictionary, searchIndex, statementIndex, contentTag: summary.contentTag }, options);
+  return new Graph(
+    { entities, dictionary, searchIndex, statementIndex, scores, fold: summary.fold, contentTag: summary.contentTag },
+    options,
+  );
+}
+
+function readFold(r: SerialReader): FoldMode {
+  const fold = r.text("fold");
+  return isFoldMode(fold) ? fold : r.corrupt(`fold ${JSON.stringify(fold)} is not "case" or "accents"`);
 }

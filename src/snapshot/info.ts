@@ -24,6 +24,7 @@ import {
 } from "./container.js";
 import { IO_CHUNK_BYTES, openForReading, readFully, readStart } from "./file.js";
 import { readGraphSummary } from "./graph-manifest.js";
+import type { FoldMode } from "../engine/search/fold.js";
 
 /** The longest summary text read (a version, a digest): anything longer is not a summary's. */
 const MAX_TEXT_BYTES = 4096;
@@ -51,6 +52,8 @@ export interface SnapshotInfo {
   builtAt: Date;
   /** "quiver <version>" of the Quiver that wrote the file. */
   writer: string;
+  /** How the stored graph folds identifiers for search: "case" or "accents". */
+  fold: FoldMode;
   /** Header and section table. */
   headerBytes: number;
   sections: SnapshotSectionInfo[];
@@ -106,6 +109,7 @@ export async function readSnapshotInfo(path: string, options: ReadSnapshotInfoOp
       contentTag: summary.contentTag,
       builtAt: summary.builtAt,
       writer: summary.writer,
+      fold: summary.fold,
       headerBytes: HEADER_BYTES + header.tableBytes,
       sections: sections.map((s) => ({ name: s.name, kind: s.kind, bytes: s.byteLength, transient: s.transient })),
       structures: [...structures].map(([name, bytes]) => ({ name, bytes })),

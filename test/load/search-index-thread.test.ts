@@ -65,6 +65,46 @@ test("the graph is the same whether its search index was built in a worker threa
   );
 });
 
+test("accent folding and scores: the same graph from a worker thread as after the statements", async () => {
+  const entities = join(root, "fold-entities.jsonl");
+  const statements = join(root, "fold-statements.jsonl");
+  await writeFile(
+    entities,
+    [
+      '{"entityId":"d","rawIdentifier":"Dürer","type":"0","sourceType":"x","score":7}',
+      '{"entityId":"z","rawIdentifier":"Zürich","type":"1","sourceType":"x"}',
+      '{"entityId":"m","rawIdentifier":"Malmö","type":"0","sourceType":"x","score":4294967295}',
+    ].join("\n"),
+  );
+  await writeFile(statements, '{"subjectEntityId":"z","predicateEntityId":"d","objectEntityId":"m"}\n');
+  for (const searchIndexThread of [true, false]) {
+    const g = await loadGraph({ entities, statements, fold: "accents", searchIndexThread });
+    assert.is(g.fold, "accents");
+    for (const [q, id] of [
+      ["durer", "d"],
+      ["zurich", "z"],
+      ["malmo", "m"],
+    ] as const)
+      assert.equal(
+        g.search({ q }).items.map((e) => e.entityId),
+        [id],
+      );
+    assert.equal(
+      g.search({ q: "r", order: "score" }).items.map((e) => e.entityId),
+      ["d", "z"],
+    );
+  }
+  await writeFile(entities, '{"entityId":"d","rawIdentifier":"Dürer","type":"0","sourceType":"x","score":-1}\n');
+  const error = await loadGraph({ entities, statements }).then(
+    () => null,
+    (e: Error) => e,
+  );
+  assert.match(
+    error?.message ?? "",
+    /fold-entities\.jsonl:1: field "score" must be a whole number from 0 to 4294967295, got -1/,
+  );
+});
+
 test("progress: entities, sort-entities, statements, then the rest of the search index and the other phases", async () => {
   const reports: LoadProgress[] = [];
   await loadGraph({ ...files, searchIndexThread: true, onProgress: (p) => reports.push(p) });
@@ -89,7 +129,7 @@ test("a bad statement line rejects naming its line, and the thread is ended at o
 
 test("stop() ends a thread before its index arrives", async () => {
   const names = Array.from({ length: 200_000 }, (_, i) => `entity number ${i} of many`);
-  const thread = startSearchIndexThread({ rawIdentifiers: names, types: new Uint8Array(names.length) });
+  const thread = startSearchIndexThread({ rawIdentifiers: names, types: new Uint8Array(names.length), fold: "case" });
   assert.is(runningSearchIndexThreads(), 1);
   thread.stop();
   const until = performance.now() + 500;

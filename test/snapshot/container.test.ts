@@ -154,7 +154,9 @@ test("header: an older or a newer format is refused by its version, before anyth
   expectInvalid(
     () => openContainer(older, "old.snap"),
     "old.snap",
-    /^old\.snap: made with snapshot format 1 by an older Quiver \(this one reads format 3\); rebuild it with quiver build$/,
+    new RegExp(
+      `^old\\.snap: made with snapshot format 1 by an older Quiver \\(this one reads format ${FORMAT_VERSION}\\); rebuild it with quiver build$`,
+    ),
   );
   expectInvalid(() => openContainer(older.subarray(0, 12), "old.snap"), "old.snap", /format 1 by an older Quiver/);
   const newer = sampleFile();
@@ -162,7 +164,9 @@ test("header: an older or a newer format is refused by its version, before anyth
   expectInvalid(
     () => openContainer(newer, "new.snap"),
     "new.snap",
-    /made with snapshot format 4 by a newer Quiver \(this one reads format 3\); upgrade Quiver or rebuild it with quiver build/,
+    new RegExp(
+      `made with snapshot format ${FORMAT_VERSION + 1} by a newer Quiver \\(this one reads format ${FORMAT_VERSION}\\); upgrade Quiver or rebuild it with quiver build`,
+    ),
   );
   const zero = sampleFile();
   new DataView(zero.buffer).setUint32(8, 0, true);

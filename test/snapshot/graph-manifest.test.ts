@@ -26,7 +26,18 @@ import { readTable } from "../../src/snapshot/container.js";
 import { decodeSnapshot } from "../../src/snapshot/file.js";
 import { readGraph, readGraphSummary, writeGraph } from "../../src/snapshot/graph-manifest.js";
 import { compareGraphs, type Tally } from "../support/graph-walks.js";
-import { buildGraph, generateGraph, type GraphData, Oracle, randomStatements, Rng, show } from "../support/oracle.js";
+import {
+  buildGraph,
+  generateGraph,
+  type GraphData,
+  limitPolicy,
+  Oracle,
+  randomStatements,
+  Rng,
+  show,
+  walkPages,
+  withScores,
+} from "../support/oracle.js";
 import { FIXED_BUILT_AT, snapshotBytes } from "../support/snapshot.js";
 
 const SECRET = "manifest-test-secret";
@@ -82,6 +93,32 @@ test("round trip: an empty graph, and one entity with no statements, through eve
   for (const [how, g] of reopenAll(b.build())) {
     assert.equal(g.getEntity("Q1"), { entityId: "Q1", rawIdentifier: "", type: "7", sourceType: "" }, how);
     assert.equal(g.search({ q: "a" }), { items: [], nextCursor: null }, how);
+  }
+});
+
+test("round trip: scores and the fold mode are kept; order=score walks and totals equal the oracle's", () => {
+  for (let seed = 401; seed <= 404; seed++) {
+    const rng = new Rng(seed);
+    const data = withScores(rng, generateGraph(rng, { entities: 300, statements: 900 }), 0.5);
+    const foldMode = seed % 2 === 0 ? "accents" : "case";
+    const g = buildGraph(data, SECRET, foldMode);
+    const oracle = new Oracle(data, foldMode);
+    for (const [how, r] of reopenAll(g)) {
+      assert.is(r.fold, foldMode, how);
+      assert.is(r.contentTag, g.contentTag, how);
+      for (const q of ["a", "e", "ü", "ab", "ss", "i"]) {
+        for (const type of [undefined, "0", "3"] as const) {
+          walkPages({
+            fetch: (limit, cursor) => r.search({ q, type, limit, cursor, order: "score", count: true }),
+            countPolicy: () => true,
+            expected: oracle.search(q, type, "score"),
+            nextLimit: limitPolicy(rng, 30),
+            defaultLimit: 20,
+            ctx: `seed ${seed} ${how} q=${show(q)} type=${show(type)}`,
+          });
+        }
+      }
+    }
   }
 });
 
@@ -187,6 +224,7 @@ test("summary: counts, the content tag, the build time and the writer; readable 
     contentTag: g.stats().contentTag,
     builtAt: FIXED_BUILT_AT,
     writer: `quiver ${PACKAGE_VERSION}`,
+    fold: "case",
   });
   // Without a builtAt option, the time of writing.
   const before = Date.now();

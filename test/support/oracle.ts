@@ -10,12 +10,17 @@
  *    tiny alphabets for many ties), entityIds whose string order is not their insertion order, types
  *    drawn from a skewed distribution with some types absent, and statements with repeated triples
  *    under several fingerprints, exact duplicates, and fingerprints that are not hex.
- *  - `Oracle`: search = filter by `fold(raw).includes(fold(q))`, sort by (tier, fold(raw), entityId);
+ *  - `withScores`: gives some entities a score (many ties, 0 and 2^32 - 1 among them).
+ *  - `Oracle`: search = filter by `fold(raw).includes(fold(q))`, sort by (tier, fold(raw), entityId),
+ *    or with order "score" by (tier, score highest first, fold(raw), entityId); `fold` is the
+ *    contract's, or its accent folding (`foldAccents`) for a graph built with it; a score left out
+ *    is the number of distinct statements naming the entity in any role, each counted once;
  *    statements = filter by the AND of the given ids, sort by the contract's index table. Every string
  *    comparison is JavaScript `<` (UTF-16 code units). Cost O(n log n) per query: it is a baseline,
  *    not an index.
  *  - `walkPages`: follows every nextCursor of one query to the end and checks each page against the
- *    oracle's full list (exact order, page sizes, nextCursor null exactly at the end).
+ *    oracle's full list (exact order, page sizes, nextCursor null exactly at the end, and `total`
+ *    equal to the list's length exactly on the pages that ask for it).
  *
  * The only engine function used here is the public `deriveFingerprint` (the contract fixes its
  * properties, not its algorithm), to know the fingerprint of a statement given without one.
@@ -103,6 +108,16 @@ export const fold = (s: string): string =>
     .replace(/\u03C2/g, "\u03C3") // final sigma ς -> σ, so "ΟΔΟΣ" is found inside "ΟΔΟΣΟ"
     .replace(/i\u0307/g, "i") // "İ" lowers to i + combining dot; fold it to plain i
     .replace(/\u00DF/g, "ss"); // "ẞ" (U+1E9E) lowers to ß; full case folding makes it "ss"
+
+/** The contract's accent folding ("A graph may be built with accent folding"), copied from CONTRACT.md. */
+export const foldAccents = (s: string): string => fold(s).normalize("NFD").replace(/\p{M}/gu, "").normalize("NFC");
+
+export type FoldMode = "case" | "accents";
+
+/** The fold of a graph of fold mode `mode`. */
+export function foldOf(mode: FoldMode): (s: string) => string {
+  return mode === "accents" ? foldAccents : fold;
+}
 
 /** JavaScript `<` on strings (UTF-16 code units) as a comparator. */
 export function cmpString(a: string, b: string): number {
@@ -239,9 +254,12 @@ const FP_CHARS: readonly string[] = [
 ];
 const HEX = "0123456789abcdef";
 
+/** An entity as the input gives it: the four fields, and a score when the input gives one. */
+export type EntityData = Entity & { score?: number };
+
 export interface GraphData {
   /** Entities in input order. */
-  entities: Entity[];
+  entities: EntityData[];
   /** Statements in input order; `statementFingerprint` absent when derived. */
   statements: StatementInput[];
 }
@@ -367,6 +385,31 @@ export function generateGraph(rng: Rng, options: GenerateOptions): GraphData {
   return { entities, statements };
 }
 
+/** The largest score the contract allows. */
+export const MAX_SCORE = 0xffff_ffff;
+
+/**
+ * `data` with a score given to about `share` of its entities: mostly small numbers (many ties, with
+ * each other and with the default counts), some large, some 0 and 2^32 - 1. Drawn after everything
+ * else, so the same seed gives the same graph otherwise.
+ */
+export function withScores(rng: Rng, data: GraphData, share: number): GraphData {
+  const entities = data.entities.map((e): EntityData => {
+    if (!rng.chance(share)) return { ...e };
+    const r = rng.float();
+    const score =
+      r < 0.6
+        ? rng.int(4)
+        : r < 0.75
+          ? rng.int(1000)
+          : r < 0.85
+            ? rng.pick([0, MAX_SCORE, MAX_SCORE - 1])
+            : rng.int(2 ** 32);
+    return { ...e, score };
+  });
+  return { entities, statements: data.statements };
+}
+
 /**
  * Random statements over `entities`. `owners` maps every fingerprint already used to its triple and
  * is updated, so no fingerprint ever lands on two different triples.
@@ -439,8 +482,11 @@ export function randomStatements(
 }
 
 /** Builds a Graph from `data` in its input order. */
-export function buildGraph(data: GraphData, cursorSecret?: string): Graph {
-  const b = new GraphBuilder(cursorSecret === undefined ? {} : { cursorSecret });
+export function buildGraph(data: GraphData, cursorSecret?: string, foldMode?: FoldMode): Graph {
+  const b = new GraphBuilder({
+    ...(cursorSecret === undefined ? {} : { cursorSecret }),
+    ...(foldMode === undefined ? {} : { fold: foldMode }),
+  });
   for (const e of data.entities) b.addEntity({ ...e });
   for (const st of data.statements) b.addStatement({ ...st });
   return b.build();
@@ -478,17 +524,28 @@ export function tier(foldedRaw: string, foldedQ: string): number {
   return 2;
 }
 
+export type SearchOrder = "name" | "score";
+
 export class Oracle {
   readonly entities: Entity[];
   readonly byId = new Map<string, Entity>();
   readonly folded: string[];
+  /** Each entity's score (given, or the statements that name it, each counted once), by entities' index. */
+  readonly scores: number[];
   /** Distinct statements (same triple and fingerprint kept once), with raw identifiers filled in. */
   readonly statements: Statement[];
+  readonly fold: (s: string) => string;
 
-  constructor(data: GraphData) {
-    this.entities = data.entities.map((e) => ({ ...e }));
+  constructor(data: GraphData, foldMode: FoldMode = "case") {
+    this.fold = foldOf(foldMode);
+    this.entities = data.entities.map(({ entityId, rawIdentifier, type, sourceType }) => ({
+      entityId,
+      rawIdentifier,
+      type,
+      sourceType,
+    }));
     for (const e of this.entities) this.byId.set(e.entityId, e);
-    this.folded = this.entities.map((e) => fold(e.rawIdentifier));
+    this.folded = this.entities.map((e) => this.fold(e.rawIdentifier));
     const seen = new Set<string>();
     this.statements = [];
     for (const st of data.statements) {
@@ -507,6 +564,13 @@ export class Oracle {
         objectRawIdentifier: this.raw(st.objectEntityId),
       });
     }
+    // The contract's default score: statements naming the entity in any role, each counted once.
+    const named = new Map<string, number>();
+    for (const st of this.statements) {
+      for (const id of new Set([st.subjectEntityId, st.predicateEntityId, st.objectEntityId]))
+        named.set(id, (named.get(id) ?? 0) + 1);
+    }
+    this.scores = data.entities.map((e) => e.score ?? named.get(e.entityId) ?? 0);
   }
 
   private raw(id: string): string {
@@ -515,22 +579,27 @@ export class Oracle {
     return e.rawIdentifier;
   }
 
-  /** The sort key of entity `e` for query `q`. */
+  /** The sort key of entity `e` for query `q` (order "name"). */
   searchKey(q: string, e: Entity): SearchKeyTuple {
-    const f = fold(e.rawIdentifier);
-    return [tier(f, fold(q)), f, e.entityId];
+    const f = this.fold(e.rawIdentifier);
+    return [tier(f, this.fold(q)), f, e.entityId];
   }
 
-  /** Every match of `q` (and `type`), in the contract's order. */
-  search(q: string, type?: EntityType): Entity[] {
-    const fq = fold(q);
-    const hits: { key: SearchKeyTuple; e: Entity }[] = [];
+  /**
+   * Every match of `q` (and `type`), in the contract's order: tier, then (order "score") the score
+   * highest first (as its negation), then folded identifier, then entityId.
+   */
+  search(q: string, type?: EntityType, order: SearchOrder = "name"): Entity[] {
+    const fq = this.fold(q);
+    const hits: { key: (string | number)[]; e: Entity }[] = [];
     for (let i = 0; i < this.entities.length; i++) {
       const e = this.entities[i] as Entity;
       const f = this.folded[i] as string;
       if (type !== undefined && e.type !== type) continue;
       if (!f.includes(fq)) continue;
-      hits.push({ key: [tier(f, fq), f, e.entityId], e });
+      const key =
+        order === "score" ? [tier(f, fq), -(this.scores[i] as number), f, e.entityId] : [tier(f, fq), f, e.entityId];
+      hits.push({ key, e });
     }
     hits.sort((a, b) => compareKeys(a.key, b.key));
     return hits.map((h) => h.e);
@@ -591,8 +660,16 @@ function fail(ctx: string, what: string): never {
 }
 
 export interface WalkOptions<T> {
-  /** Fetches one page. `limit` undefined means "leave it out". */
-  fetch: (limit: number | undefined, cursor: string | undefined) => Page<T>;
+  /**
+   * Fetches one page. `limit` undefined means "leave it out"; `count` is what countPolicy drew for
+   * this page (always false without one).
+   */
+  fetch: (limit: number | undefined, cursor: string | undefined, count: boolean) => Page<T>;
+  /**
+   * Whether to ask this page for its total (default: never). A page asked must carry `total` equal
+   * to expected.length; any other page must not carry the key.
+   */
+  countPolicy?: () => boolean;
   /** Every item the walk must return, in order. */
   expected: readonly T[];
   /** The limit of the next page (undefined: omit it and expect the default). */
@@ -619,15 +696,19 @@ export function walkPages<T extends object>(o: WalkOptions<T>): number {
     const limit = o.nextLimit();
     limits.push(limit);
     const effective = limit ?? o.defaultLimit;
+    const count = o.countPolicy?.() ?? false;
     const where = () => `${o.ctx} page ${page} (limits so far ${show(limits)}, at ${pos} of ${o.expected.length})`;
     let result: Page<T>;
     try {
-      result = o.fetch(limit, cursor);
+      result = o.fetch(limit, cursor, count);
     } catch (e) {
       fail(where(), `threw ${isQuiverError(e) ? e.code : ""} ${e instanceof Error ? e.message : String(e)}`);
     }
     if (!Array.isArray(result.items)) fail(where(), "items is not an array");
     if (!("nextCursor" in result)) fail(where(), "nextCursor key missing");
+    if (count && result.total !== o.expected.length)
+      fail(where(), `total ${show(result.total)}, want ${o.expected.length} (count asked)`);
+    if (!count && "total" in result) fail(where(), `total ${show(result.total)} present though count was not asked`);
     const want = Math.min(effective, o.expected.length - pos);
     for (let i = 0; i < Math.min(result.items.length, want); i++) {
       const got = result.items[i] as T;

@@ -25,7 +25,7 @@
 import { QuiverError } from "../errors.js";
 import {
   ENTITY_ID_MAX_BYTES,
-  ENTITY_SCORE_MAX,
+  MAX_SCORE,
   RAW_IDENTIFIER_MAX_BYTES,
   SOURCE_TYPE_MAX_BYTES,
   STATEMENT_FINGERPRINT_MAX_BYTES,
@@ -156,10 +156,10 @@ function entityOf(value: unknown, line: number): LiveEntityInput {
   const score = e["score"];
   // The score is optional: left out, the entity's statements count it (CONTRACT.md "Data model").
   if (score !== undefined) {
-    if (typeof score !== "number" || !Number.isInteger(score) || score < 0 || score > ENTITY_SCORE_MAX)
+    if (typeof score !== "number" || !Number.isInteger(score) || score < 0 || score > MAX_SCORE)
       throw invalidChange(
         line,
-        `field "entity.score" must be a whole number from 0 to ${ENTITY_SCORE_MAX}, got ${describeValue(score)}`,
+        `field "entity.score" must be a whole number from 0 to ${MAX_SCORE}, got ${describeValue(score)}`,
       );
     entity.score = score;
   }

@@ -9,14 +9,29 @@
  *   "ss" (capital sharp s "ẞ", U+1E9E, upper-cases to itself and lowers to "ß"; full case folding
  *   makes it "ss", so "STRAẞE" is found by "strasse").
  *
- * Accents are kept ("dürer" does not match "durer"). Cost: linear in the string; it allocates, so
- * it runs once per identifier at build time and once per query, never inside a search loop.
+ * Two modes, chosen once per graph (GraphBuilderOptions.fold, kept in the snapshot):
+ *  - "case" (the default): the steps above; accents are kept ("dürer" does not match "durer").
+ *  - "accents": the steps above, then canonical decomposition (NFD), every combining mark (\p{M})
+ *    removed, and NFC again, so "durer" finds "Dürer" and "malmo" finds "Malmö". Marks that are
+ *    letters of their script (Devanagari vowel signs, Hebrew points) are marks too and go as well:
+ *    the contract's rule, applied alike to names and queries.
+ *
+ * Cost: linear in the string; it allocates, so it runs once per identifier at build time and once
+ * per query, never inside a search loop.
  */
 
 const FINAL_SIGMA = /\u03C2/g;
 const I_WITH_DOT = /i\u0307/g;
 const SHARP_S = /\u00DF/g;
+const MARKS = /\p{M}/gu;
 
+/** How a graph folds identifiers and queries: case only, or case and accents. */
+export type FoldMode = "case" | "accents";
+
+/** The fold modes, in the order their codes are stored (snapshot, content tag): "case" is 0. */
+export const FOLD_MODES: readonly FoldMode[] = ["case", "accents"];
+
+/** The contract's case folding (mode "case"). */
 export function fold(s: string): string {
   return s
     .normalize("NFKC")
@@ -25,4 +40,25 @@ export function fold(s: string): string {
     .replace(FINAL_SIGMA, "\u03C3")
     .replace(I_WITH_DOT, "i")
     .replace(SHARP_S, "ss");
+}
+
+/** Case folding, then combining marks removed (mode "accents"). */
+export function foldAccents(s: string): string {
+  return fold(s).normalize("NFD").replace(MARKS, "").normalize("NFC");
+}
+
+/** The fold function of a mode. */
+export function folder(mode: FoldMode): (s: string) => string {
+  // Each branch: the one function per mode; a new mode must be added here and to FOLD_MODES.
+  return mode === "accents" ? foldAccents : fold;
+}
+
+/** Folds `s` the way a graph of fold mode `mode` does. */
+export function foldWith(s: string, mode: FoldMode): string {
+  return folder(mode)(s);
+}
+
+/** Whether `value` names a fold mode. */
+export function isFoldMode(value: unknown): value is FoldMode {
+  return value === "case" || value === "accents";
 }

@@ -187,6 +187,13 @@ export class SearchIndex {
 
   /** The query's bounds by backward search; null when no suffix starts with it. */
   private bounds(pattern: string): SearchBounds | null {
+    if (pattern.length === 0) {
+      // An empty folded query (a query of combining marks alone, under accent folding) is in every
+      // identifier: the empty ones are tier 0 (they sort first), every other is tier 1, none tier 2.
+      const n = this.entityCount;
+      if (n === 0) return null;
+      return { l: 0, r: this.fm.length, a: 0, b: n, e: this.exactEnd(0, n, 0) };
+    }
     const iv = this.fm.interval(pattern, this.interval);
     const l = iv.sp;
     const r = iv.ep;
