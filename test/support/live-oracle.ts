@@ -13,8 +13,10 @@
  * (known and unknown fingerprints), with a share of lines meant to conflict.
  */
 
-import { type Change, deriveFingerprint, type Entity, type EntityType, type StatementInput } from "../../src/index.js";
+import { type Change, deriveFingerprint, type EntityType, type StatementInput } from "../../src/index.js";
 import {
+  type EntityData,
+  type FoldMode,
   generateGraph,
   type GraphData,
   Oracle,
@@ -41,15 +43,36 @@ export interface OracleResult {
 export type OracleOutcome = { ok: true; result: OracleResult } | { ok: false; code: string; line: number };
 
 export class LiveOracle {
-  entities = new Map<string, Entity>();
+  entities = new Map<string, EntityData>();
   statements = new Map<string, OracleStatement>();
+  readonly foldMode: FoldMode;
 
-  constructor(data: GraphData) {
+  constructor(data: GraphData, foldMode: FoldMode = "case") {
+    this.foldMode = foldMode;
     for (const e of data.entities) this.entities.set(e.entityId, { ...e });
     for (const st of data.statements) {
       const fp =
         st.statementFingerprint ?? deriveFingerprint(st.subjectEntityId, st.predicateEntityId, st.objectEntityId);
       this.statements.set(fp, { ...st, statementFingerprint: fp });
+    }
+    this.settleScores();
+  }
+
+  /**
+   * A built graph (a base, a compaction) cannot tell a given score from a counted one when they are
+   * equal: such a score is a count from then on (it follows the entity's statements). Called where
+   * the live graph gets a new base.
+   */
+  settleScores(): void {
+    const counts = new Map<string, number>();
+    for (const s of this.statements.values())
+      for (const id of new Set([s.subjectEntityId, s.predicateEntityId, s.objectEntityId]))
+        counts.set(id, (counts.get(id) ?? 0) + 1);
+    for (const [id, e] of this.entities) {
+      if (e.score !== undefined && e.score === (counts.get(id) ?? 0)) {
+        const { score: _score, ...rest } = e;
+        this.entities.set(id, rest);
+      }
     }
   }
 
@@ -67,8 +90,7 @@ export class LiveOracle {
       const c = changes[i] as Change;
       const line = i + 1;
       if ("entity" in c) {
-        const { score: _score, ...e } = c.entity;
-        entities.set(e.entityId, { ...e });
+        entities.set(c.entity.entityId, { ...c.entity });
         result.entities.put++;
       } else if ("entityId" in c) {
         if (!entities.has(c.entityId)) continue;
@@ -128,7 +150,7 @@ export class LiveOracle {
 
   /** oracle.ts's Oracle over the content now. */
   oracle(): Oracle {
-    return new Oracle(this.data());
+    return new Oracle(this.data(), this.foldMode);
   }
 }
 
@@ -209,15 +231,18 @@ function names(s: OracleStatement, id: string): boolean {
   return s.subjectEntityId === id || s.predicateEntityId === id || s.objectEntityId === id;
 }
 
-function randomEntity(rng: Rng, entityId: string, raws: string[]): Entity {
+function randomEntity(rng: Rng, entityId: string, raws: string[]): EntityData {
   const rawIdentifier = randomIdentifier(rng, raws);
   raws.push(rawIdentifier);
-  return {
+  const entity: EntityData = {
     entityId,
     rawIdentifier,
     type: rng.pick(TYPES) as EntityType,
     sourceType: rng.pick(["wikidata", "", "dbpedia", "ß"]),
   };
+  // Sometimes a score: small ones tie with each other and with counts.
+  if (rng.chance(0.3)) entity.score = rng.chance(0.8) ? rng.int(5) : rng.int(2 ** 32);
+  return entity;
 }
 
 /**

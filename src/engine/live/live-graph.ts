@@ -47,6 +47,7 @@ import { QuiverError } from "../errors.js";
 import { GraphBuilder } from "../graph-builder.js";
 import { type Graph, graphParts, type GraphParts, DEFAULT_CACHE_BYTES } from "../graph.js";
 import {
+  MAX_SCORE,
   SEARCH_DEFAULT_LIMIT,
   SEARCH_MAX_LIMIT,
   SEARCH_MAX_QUERY_LENGTH,
@@ -54,10 +55,21 @@ import {
   STATEMENTS_MAX_LIMIT,
 } from "../limits.js";
 import { quote } from "../quote.js";
-import { fold } from "../search/fold.js";
+import { folder } from "../search/fold.js";
+import { statementCounts } from "../search/scores.js";
 import { deriveFingerprint } from "../statements/fingerprint.js";
-import type { Entity, EntityType, Page, SearchParams, Statement, StatementInput, StatementsParams } from "../types.js";
-import { checkLimit, checkOptionalText, checkQuery, checkType } from "../validate.js";
+import type {
+  Entity,
+  EntityInput,
+  EntityType,
+  Page,
+  SearchOrder,
+  SearchParams,
+  Statement,
+  StatementInput,
+  StatementsParams,
+} from "../types.js";
+import { checkCount, checkLimit, checkOptionalText, checkOrder, checkQuery, checkType } from "../validate.js";
 import { BaseFingerprints } from "./base-fingerprints.js";
 import { GramIndex } from "./gram-index.js";
 import { type ChangeBatch, type LiveEntityInput, parseChangeBatch } from "./change-batch.js";
@@ -124,17 +136,42 @@ interface HiddenEntity {
   readonly type: EntityType;
 }
 
-/** A search item with its sort key, on its way through the merge. */
+/** A search item with its sort key, on its way through the merge (score 0 under order "name"). */
 interface SearchItem {
   tier: number;
+  score: number;
   folded: string;
   entity: Entity;
 }
+
+/** A base entity whose score the delta's statements changed (a counted score): where order "score" puts it now. */
+interface RescoredEntity {
+  readonly entityId: string;
+  readonly folded: string;
+  readonly type: EntityType;
+  readonly entity: Entity;
+}
+
+/** The parts of a search cursor, by index, as the base Graph writes them (engine/graph.ts). */
+const SEARCH_PART = { raw: 0, entityId: 1, hint: 2, score: 3 } as const;
+const SEARCH_NAME_PARTS = 3;
+const SEARCH_SCORE_PARTS = 4;
 
 export class LiveGraph {
   #base: Graph;
   #parts: GraphParts;
   #baseFingerprints: BaseFingerprints | undefined;
+  /** The base's fold (its fold mode: case, or case and accents). */
+  #fold: (s: string) => string;
+  /** Each base entity's count of base statements (its default score), made on first need. */
+  #baseCounts: Uint32Array | undefined;
+  /** What the delta's statements add to (or take from) each entity's count of statements. */
+  #countAdjust = new Map<string, number>();
+  /** Entities whose count or tombstone changed since `rescored()` last looked. */
+  #scoreDirty = new Set<string>();
+  /** Base entities with a counted score that the delta changed: by id and by 3-grams. */
+  #rescoredById = new Map<string, RescoredEntity>();
+  #rescoredGrams = new GramIndex<RescoredEntity>();
   #sequence: number;
   #baseSequence: number;
   readonly #secret: Uint8Array;
@@ -173,6 +210,7 @@ export class LiveGraph {
     this.#sequence = baseSequence;
     this.#base = this.withOurSecret(base);
     this.#parts = graphParts(this.#base);
+    this.#fold = folder(this.#parts.fold);
   }
 
   private withOurSecret(graph: Graph): Graph {
@@ -251,7 +289,7 @@ export class LiveGraph {
     for (const c of changes) {
       switch (c.kind) {
         case "putEntity":
-          entities.set(c.entity.entityId, deltaEntity(c.entity));
+          entities.set(c.entity.entityId, deltaEntity(c.entity, this.#fold));
           result.entities.put++;
           break;
         case "deleteEntity": {
@@ -338,6 +376,7 @@ export class LiveGraph {
     const removedEntityItems: DeltaEntity[] = [];
     const addedEntities: DeltaEntity[] = [];
     for (const [id, entity] of prepared.entities) {
+      this.#scoreDirty.add(id);
       const mine = this.#entities.get(id);
       if (mine !== undefined) {
         removedEntities.add(id);
@@ -348,7 +387,7 @@ export class LiveGraph {
       // A base entity replaced or deleted: its base version is hidden from now on.
       if (d >= 0 && !this.#hiddenEntities.has(id)) {
         const e = this.#parts.entities;
-        const hidden = { entityId: id, folded: fold(e.rawIdentifier(d)), type: e.entity(d).type };
+        const hidden = { entityId: id, folded: this.#fold(e.rawIdentifier(d)), type: e.entity(d).type };
         this.#hiddenEntities.set(id, hidden);
         this.#hiddenGrams.add(hidden);
       }
@@ -377,6 +416,7 @@ export class LiveGraph {
         removedStatements.add(fp);
         removedStatementItems.push(mine);
         this.#statements.delete(fp);
+        this.adjustCounts(mine, -1);
       } else if (!this.#hiddenStatements.has(fp)) {
         // Not in the delta: a base statement the batch deleted (and perhaps put again with another
         // triple), hidden from now on; or a fingerprint new to both (nothing to hide).
@@ -384,11 +424,13 @@ export class LiveGraph {
         if (base !== undefined) {
           this.#hiddenStatements.set(fp, base);
           hidden.push(base);
+          this.adjustCounts(base, -1);
         }
       }
       if (st !== null) {
         this.#statements.set(fp, st);
         addedStatements.push(st);
+        this.adjustCounts(st, 1);
       }
     }
     for (const order of ORDERS) {
@@ -413,6 +455,72 @@ export class LiveGraph {
     }
     this.#sequence = prepared.sequence;
     return prepared.result;
+  }
+
+  /** Counts `sign` (1 or -1) for each entity a statement names, each once. */
+  private adjustCounts(st: DeltaStatement, sign: number): void {
+    for (const id of new Set([st.s, st.p, st.o])) {
+      const n = (this.#countAdjust.get(id) ?? 0) + sign;
+      if (n === 0) this.#countAdjust.delete(id);
+      else this.#countAdjust.set(id, n);
+      this.#scoreDirty.add(id);
+    }
+  }
+
+  /** Each base entity's count of base statements (what its score is when the input gave none). */
+  private baseCounts(): Uint32Array {
+    const st = this.#parts.statementIndex;
+    this.#baseCounts ??= statementCounts(
+      this.#base.entityCount,
+      st.length,
+      (row) => st.subjectOf(row),
+      (row) => st.predicateOf(row),
+      (row) => st.objectOf(row),
+    );
+    return this.#baseCounts;
+  }
+
+  /** How many statements name the entity now. */
+  private countNow(id: string): number {
+    const d = this.#parts.dictionary.idOf(id);
+    return (d >= 0 ? this.baseCounts()[d]! : 0) + (this.#countAdjust.get(id) ?? 0);
+  }
+
+  /**
+   * The score of an entity there now: the one its line gave; else, for a base entity, the base's
+   * score, which follows the entity's statements when it equals the base's count (a snapshot does
+   * not say whether a score was given: one equal to the count is taken as counted).
+   */
+  private scoreOf(id: string): number {
+    const mine = this.#entities.get(id);
+    if (mine !== undefined) return mine.score ?? this.countNow(id);
+    const d = this.#parts.dictionary.idOf(id);
+    const score = this.#parts.scores.at(d);
+    return score === this.baseCounts()[d] ? this.countNow(id) : score;
+  }
+
+  /** The base entities that order "score" must take from the delta, brought up to date first. */
+  private rescored(): { byId: ReadonlyMap<string, RescoredEntity>; grams: GramIndex<RescoredEntity> } {
+    if (this.#scoreDirty.size > 0) {
+      const dict = this.#parts.dictionary;
+      for (const id of this.#scoreDirty) {
+        const old = this.#rescoredById.get(id);
+        if (old !== undefined) {
+          this.#rescoredGrams.remove(old);
+          this.#rescoredById.delete(id);
+        }
+        const d = dict.idOf(id);
+        // A delta entity (or a deleted one) is not the base's to place; an unchanged count moves nothing.
+        if (d < 0 || this.#hiddenEntities.has(id) || !this.#countAdjust.has(id)) continue;
+        if (this.#parts.scores.at(d) !== this.baseCounts()[d]) continue;
+        const entity = this.#parts.entities.entity(d);
+        const r: RescoredEntity = { entityId: id, folded: this.#fold(entity.rawIdentifier), type: entity.type, entity };
+        this.#rescoredById.set(id, r);
+        this.#rescoredGrams.add(r);
+      }
+      this.#scoreDirty.clear();
+    }
+    return { byId: this.#rescoredById, grams: this.#rescoredGrams };
   }
 
   /** The entity with this id now, or undefined. */
@@ -515,73 +623,93 @@ export class LiveGraph {
     return e === undefined ? undefined : itemOf(e);
   }
 
-  /** Entities whose folded raw identifier contains the folded `q`, in the contract's order. */
+  /**
+   * Entities whose folded raw identifier contains the folded `q`, in the contract's order: tier,
+   * then (order "score") score highest first, then folded identifier, then entityId; with `count`,
+   * the page carries the whole walk's `total`.
+   */
   search(params: SearchParams): Page<Entity> {
     const q = checkQuery(params?.q, SEARCH_MAX_QUERY_LENGTH);
     const type = checkType(params.type);
     const limit = checkLimit(params.limit, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT);
     const cursor = checkOptionalText(params.cursor, "cursor");
-    const fq = fold(q);
+    const order = checkOrder(params.order);
+    const count = checkCount(params.count);
+    const byScore = order === "score";
+    const fq = this.#fold(q);
     const typeName = params.type;
     const typeMatches = (e: { type: EntityType }) => typeName === undefined || e.type === typeName;
-    // The delta's matches, in order.
-    let matches: DeltaEntity[] = [];
-    let tiers: number[] = [];
-    const candidates = this.#entityGrams.matching(fq);
-    if (candidates === undefined) {
-      // A query shorter than a gram: one pass over the list, in (folded, entityId) order, by tier.
-      const byTier: DeltaEntity[][] = [[], [], []];
-      for (const e of this.#entityList) {
-        if (!typeMatches(e)) continue;
-        const t = tierOf(e.folded, fq);
-        if (t >= 0) byTier[t]!.push(e);
+    // The delta's matches: its entities, and under order "score" the base entities whose score the
+    // delta's statements changed (rescored: they move, so the base's order no longer holds them).
+    const found: SearchItem[] = [];
+    const collect = <T extends { folded: string; type: EntityType }>(
+      grams: GramIndex<T>,
+      all: Iterable<T>,
+      item: (x: T) => Entity,
+    ): number => {
+      const candidates = grams.matching(fq);
+      let n = 0;
+      // Each branch: a query of a gram or more has the gram index's candidates (checked already);
+      // a shorter one looks at every item.
+      for (const x of candidates ?? all) {
+        if (!typeMatches(x) || (candidates === undefined && !x.folded.includes(fq))) continue;
+        const entity = item(x);
+        found.push({
+          tier: tierOf(x.folded, fq),
+          score: byScore ? this.scoreOf(entity.entityId) : 0,
+          folded: x.folded,
+          entity,
+        });
+        n++;
       }
-      for (let t = TIER_EXACT; t <= TIER_INFIX; t++) {
-        for (const e of byTier[t]!) {
-          matches.push(e);
-          tiers.push(t);
-        }
-      }
-    } else {
-      // The gram index's few candidates (checked already), sorted.
-      const keyed = candidates.filter(typeMatches).map((e) => ({ e, t: tierOf(e.folded, fq) }));
-      keyed.sort((x, y) => compareSearch(x.t, x.e.folded, x.e.entityId, y.t, y.e.folded, y.e.entityId));
-      matches = keyed.map((k) => k.e);
-      tiers = keyed.map((k) => k.t);
+      return n;
+    };
+    const deltaMatches = collect(this.#entityGrams, this.#entityList, itemOf);
+    if (byScore) {
+      const rescored = this.rescored();
+      collect(rescored.grams, rescored.grams.items, (r) => r.entity);
     }
+    found.sort(byScore ? compareByScore : compareByName);
     // The tombstoned base entities that match: what the base's pages hold that must be skipped.
     let hiddenMatches = 0;
     const hiddenCandidates = this.#hiddenGrams.matching(fq);
     for (const h of hiddenCandidates ?? this.#hiddenGrams.items)
       if (typeMatches(h) && (hiddenCandidates !== undefined || h.folded.includes(fq))) hiddenMatches++;
-    // Nothing of the delta touches this query: the base's page is the answer.
-    if (matches.length === 0 && hiddenMatches === 0) return this.#base.search(params);
-    const tag = queryTag(["search", q, type < 0 ? "" : String(type)]);
-    let after: { tier: number; folded: string; entityId: string; raw: string } | undefined;
+    const skipped = hiddenMatches + found.length - deltaMatches;
+    // Nothing of the delta touches this query: the base's page is the answer (its total too).
+    if (found.length === 0 && hiddenMatches === 0) return this.#base.search(params);
+    const tag = queryTag(this.searchTagParts(q, type, order));
+    let after: SearchItem | undefined;
+    let afterRaw = "";
     if (cursor !== undefined) {
       const content = this.#cursors.decode(cursor, ENDPOINT_SEARCH, tag);
-      if (content.count !== 3 || content.extra > TIER_INFIX) throw unknownCursorShape();
-      const raw = content.part(0);
-      after = { tier: content.extra, folded: fold(raw), entityId: content.part(1), raw };
+      if (content.count !== (byScore ? SEARCH_SCORE_PARTS : SEARCH_NAME_PARTS) || content.extra > TIER_INFIX)
+        throw unknownCursorShape();
+      afterRaw = content.part(SEARCH_PART.raw);
+      const entityId = content.part(SEARCH_PART.entityId);
+      const score = byScore ? parseScore(content.part(SEARCH_PART.score)) : 0;
+      after = {
+        tier: content.extra,
+        score,
+        folded: this.#fold(afterRaw),
+        entity: { entityId, rawIdentifier: afterRaw, type: "0", sourceType: "" },
+      };
     }
+    const compare = byScore ? compareByScore : compareByName;
     const want = limit + 1;
     // The delta's stream from the first match after the key.
     let m = 0;
-    if (after !== undefined) {
-      while (
-        m < matches.length &&
-        compareSearch(tiers[m]!, matches[m]!.folded, matches[m]!.entityId, after.tier, after.folded, after.entityId) <=
-          0
-      )
-        m++;
-    }
-    // The base's stream: its pages from the key, tombstoned entities left out.
+    if (after !== undefined) while (m < found.length && compare(found[m]!, after) <= 0) m++;
+    // The base's stream: its pages from the key, tombstoned (and rescored) entities left out.
     const base: SearchItem[] = [];
+    const cursorParts = (k: SearchItem, raw: string): string[] =>
+      byScore ? [raw, k.entity.entityId, "", String(k.score)] : [raw, k.entity.entityId, ""];
     let baseCursor =
       after === undefined
         ? undefined
-        : this.#cursors.encode(ENDPOINT_SEARCH, tag, after.tier, [after.raw, after.entityId, ""]);
+        : this.#cursors.encode(ENDPOINT_SEARCH, tag, after.tier, cursorParts(after, afterRaw));
     let baseDone = false;
+    const rescored = byScore ? this.rescored().byId : undefined;
     const out: SearchItem[] = [];
     let b = 0;
     while (out.length < want) {
@@ -592,30 +720,30 @@ export class LiveGraph {
         const page = this.#base.search({
           q,
           type: params.type,
-          limit: Math.min(SEARCH_MAX_LIMIT, want + Math.min(hiddenMatches, TOMBSTONE_SLACK)),
+          order,
+          limit: Math.min(SEARCH_MAX_LIMIT, want + Math.min(skipped, TOMBSTONE_SLACK)),
           cursor: baseCursor,
         });
         for (const e of page.items) {
-          if (this.#hiddenEntities.has(e.entityId)) continue;
-          const folded = fold(e.rawIdentifier);
-          base.push({ tier: tierOf(folded, fq), folded, entity: e });
+          if (this.#hiddenEntities.has(e.entityId) || rescored?.has(e.entityId)) continue;
+          const folded = this.#fold(e.rawIdentifier);
+          const score = byScore ? this.#parts.scores.at(this.#parts.dictionary.idOf(e.entityId)) : 0;
+          base.push({ tier: tierOf(folded, fq), score, folded, entity: e });
         }
         baseCursor = page.nextCursor ?? undefined;
         baseDone = baseCursor === undefined;
         continue;
       }
       const x = base[b];
-      const y = matches[m];
+      const y = found[m];
       if (x === undefined && y === undefined) break;
-      // Each branch: the smaller key goes first (no entityId is in both: base ones in the delta are hidden).
-      if (
-        y === undefined ||
-        (x !== undefined && compareSearch(x.tier, x.folded, x.entity.entityId, tiers[m]!, y.folded, y.entityId) < 0)
-      ) {
+      // Each branch: the smaller key goes first (no entityId is in both streams: the base's copies
+      // of the delta's entities are tombstoned, of rescored ones skipped).
+      if (y === undefined || (x !== undefined && compare(x, y) < 0)) {
         out.push(x!);
         b++;
       } else {
-        out.push({ tier: tiers[m]!, folded: y.folded, entity: itemOf(y) });
+        out.push(y);
         m++;
       }
     }
@@ -624,13 +752,23 @@ export class LiveGraph {
     let nextCursor: string | null = null;
     if (out.length > limit) {
       const last = out[n - 1]!;
-      nextCursor = this.#cursors.encode(ENDPOINT_SEARCH, tag, last.tier, [
-        last.entity.rawIdentifier,
-        last.entity.entityId,
-        "",
-      ]);
+      nextCursor = this.#cursors.encode(ENDPOINT_SEARCH, tag, last.tier, cursorParts(last, last.entity.rawIdentifier));
     }
-    return { items, nextCursor };
+    if (!count) return { items, nextCursor };
+    // The walk's total: the base's, less its tombstoned matches, plus the delta's entities that match.
+    const baseTotal = this.#base.search({ q, type: params.type, limit: 1, count: true }).total!;
+    return { items, nextCursor, total: baseTotal - hiddenMatches + deltaMatches };
+  }
+
+  /**
+   * What binds a search cursor to its query, as the base Graph binds it (so cursors of either are
+   * followable on both): q and type, and the order and the fold mode when not the defaults.
+   */
+  private searchTagParts(q: string, type: number, order: SearchOrder): string[] {
+    const parts = ["search", q, type < 0 ? "" : String(type)];
+    if (order !== "name") parts.push(`order=${order}`);
+    if (this.#parts.fold !== "case") parts.push(`fold=${this.#parts.fold}`);
+    return parts;
   }
 
   /** Statements matching every given filter, in the order of the index that serves the filters. */
@@ -640,12 +778,13 @@ export class LiveGraph {
     const o = checkOptionalText(params.objectEntityId, "objectEntityId");
     const limit = checkLimit(params.limit, STATEMENTS_DEFAULT_LIMIT, STATEMENTS_MAX_LIMIT);
     const cursor = checkOptionalText(params.cursor, "cursor");
+    const count = checkCount(params.count);
     const tag = queryTag(["statements", s ?? "", p ?? "", o ?? ""]);
     // An id that names no entity now is not an error: nothing can match it.
     for (const id of [s, p, o]) {
       if (id !== undefined && !this.exists(id)) {
         if (cursor !== undefined) this.#cursors.decode(cursor, ENDPOINT_STATEMENTS, tag);
-        return { items: [], nextCursor: null };
+        return count ? { items: [], nextCursor: null, total: 0 } : { items: [], nextCursor: null };
       }
     }
     const { order, prefix } = planOf(s, p, o);
@@ -653,7 +792,7 @@ export class LiveGraph {
     const [lo, hi] = prefixRange(list, order, prefix);
     const hiddenList = this.#hiddenLists[order];
     const [hlo, hhi] = prefixRange(hiddenList, order, prefix);
-    // Nothing of the delta touches these filters: the base's page, its names brought up to date.
+    // Nothing of the delta touches these filters: the base's page (and total), its names brought up to date.
     if (lo === hi && hlo === hhi) {
       const page = this.#base.statements(params);
       if (this.#entities.size > 0) for (const item of page.items) this.patchNames(item);
@@ -675,15 +814,14 @@ export class LiveGraph {
       after === undefined ? undefined : this.#cursors.encode(ENDPOINT_STATEMENTS, tag, 0, [...after, ""]);
     let baseDone = false;
     const out: Statement[] = [];
+    const filters = { subjectEntityId: s, predicateEntityId: p, objectEntityId: o };
     while (out.length < want) {
       if (b === base.length && !baseDone) {
         base.length = 0;
         b = 0;
         // The page and a few more, for tombstones in the way (more come in another round).
         const page = this.#base.statements({
-          subjectEntityId: s,
-          predicateEntityId: p,
-          objectEntityId: o,
+          ...filters,
           limit: Math.min(STATEMENTS_MAX_LIMIT, want + Math.min(hhi - hlo, TOMBSTONE_SLACK)),
           cursor: baseCursor,
         });
@@ -717,7 +855,10 @@ export class LiveGraph {
         "",
       ]);
     }
-    return { items, nextCursor };
+    if (!count) return { items, nextCursor };
+    // The walk's total: the base's, less its tombstones in the range, plus the delta's range.
+    const baseTotal = this.#base.statements({ ...filters, limit: 1, count: true }).total!;
+    return { items, nextCursor, total: baseTotal - (hhi - hlo) + (hi - lo) };
   }
 
   /** A base statement item naming a replaced entity shows its new rawIdentifier. */
@@ -752,17 +893,18 @@ export class LiveGraph {
 
   // Content and compaction --------------------------------------------------------------------
 
-  /** Every entity now, in entityId order. */
-  *exportEntities(): IterableIterator<Entity & { score?: number }> {
+  /** Every entity now, in entityId order, each with its score now. */
+  *exportEntities(): IterableIterator<EntityInput & { score: number }> {
     const delta = [...this.#entities.values()].sort((x, y) =>
       x.entityId < y.entityId ? -1 : x.entityId > y.entityId ? 1 : 0,
     );
+    const withScore = (e: Entity) => ({ ...itemOf(e), score: this.scoreOf(e.entityId) });
     let i = 0;
     for (const e of this.#base.exportEntities()) {
-      while (i < delta.length && delta[i]!.entityId < e.entityId) yield exported(delta[i++]!);
-      if (!this.#hiddenEntities.has(e.entityId)) yield e;
+      while (i < delta.length && delta[i]!.entityId < e.entityId) yield withScore(delta[i++]!);
+      if (!this.#hiddenEntities.has(e.entityId)) yield withScore(e);
     }
-    while (i < delta.length) yield exported(delta[i++]!);
+    while (i < delta.length) yield withScore(delta[i++]!);
   }
 
   /** Every statement now, in SPO order, each with its fingerprint. */
@@ -788,14 +930,9 @@ export class LiveGraph {
    * the base's export does, so the result is the graph a load of the same content builds.
    */
   buildCompacted(): Graph {
-    const builder = new GraphBuilder({ cursorSecret: this.#secret });
-    for (const e of this.exportEntities())
-      builder.addEntity({
-        entityId: e.entityId,
-        rawIdentifier: e.rawIdentifier,
-        type: e.type,
-        sourceType: e.sourceType,
-      });
+    // Every score is passed on: one equal to the entity's count is the count, as the builder makes it.
+    const builder = new GraphBuilder({ cursorSecret: this.#secret, fold: this.#parts.fold });
+    for (const e of this.exportEntities()) builder.addEntity(e);
     const hidden = this.#hiddenStatements;
     for (const st of this.#base.exportStatements()) {
       // Each branch: only with tombstones is a base statement's fingerprint needed (derived when not given).
@@ -858,17 +995,23 @@ export class LiveGraph {
     this.#statementLists = next.#statementLists;
     this.#hiddenStatements = next.#hiddenStatements;
     this.#hiddenLists = next.#hiddenLists;
+    this.#fold = next.#fold;
+    this.#baseCounts = next.#baseCounts;
+    this.#countAdjust = next.#countAdjust;
+    this.#scoreDirty = next.#scoreDirty;
+    this.#rescoredById = next.#rescoredById;
+    this.#rescoredGrams = next.#rescoredGrams;
   }
 }
 
-function deltaEntity(e: LiveEntityInput): DeltaEntity {
+function deltaEntity(e: LiveEntityInput, foldText: (s: string) => string): DeltaEntity {
   return {
     entityId: e.entityId,
     rawIdentifier: e.rawIdentifier,
     type: e.type,
     sourceType: e.sourceType,
     score: e.score,
-    folded: fold(e.rawIdentifier),
+    folded: foldText(e.rawIdentifier),
   };
 }
 
@@ -876,21 +1019,26 @@ function itemOf(e: DeltaEntity | Entity): Entity {
   return { entityId: e.entityId, rawIdentifier: e.rawIdentifier, type: e.type, sourceType: e.sourceType };
 }
 
-function exported(e: DeltaEntity): Entity & { score?: number } {
-  const out: Entity & { score?: number } = itemOf(e);
-  if (e.score !== undefined) out.score = e.score;
-  return out;
-}
-
 function tierOf(folded: string, fq: string): number {
   if (!folded.includes(fq)) return -1;
   return folded.length === fq.length ? TIER_EXACT : folded.startsWith(fq) ? TIER_PREFIX : TIER_INFIX;
 }
 
-function compareSearch(t1: number, f1: string, id1: string, t2: number, f2: string, id2: string): number {
-  if (t1 !== t2) return t1 - t2;
-  if (f1 !== f2) return f1 < f2 ? -1 : 1;
-  return id1 < id2 ? -1 : id1 > id2 ? 1 : 0;
+/** Search order "name": tier, folded identifier, entityId. */
+function compareByName(x: SearchItem, y: SearchItem): number {
+  return x.tier - y.tier || cmp(x.folded, y.folded) || cmp(x.entity.entityId, y.entity.entityId);
+}
+
+/** Search order "score": tier, score highest first, folded identifier, entityId. */
+function compareByScore(x: SearchItem, y: SearchItem): number {
+  return x.tier - y.tier || y.score - x.score || cmp(x.folded, y.folded) || cmp(x.entity.entityId, y.entity.entityId);
+}
+
+/** A cursor's score part: decimal digits of a score (sealed by this service: damage is a bug). */
+function parseScore(text: string): number {
+  const score = Number(text);
+  if (!/^(0|[1-9][0-9]{0,9})$/.test(text) || score > MAX_SCORE) throw unknownCursorShape();
+  return score;
 }
 
 /** CONTRACT.md's table: the order that serves the filters, and the filters as a prefix of its key. */

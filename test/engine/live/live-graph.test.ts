@@ -25,6 +25,8 @@ import { LiveOracle, randomBatch } from "../../support/live-oracle.js";
 import {
   buildGraph,
   compareKeys,
+  type FoldMode,
+  withScores,
   fold,
   generateGraph,
   limitPolicy,
@@ -39,7 +41,10 @@ import {
   type Filters,
 } from "../../support/oracle.js";
 
-/** Every read of `live` against `oracle`: counts, getEntity, search walks, the eight filter shapes. */
+/**
+ * Every read of `live` against `oracle`: counts, getEntity, search walks in both orders, the eight
+ * filter shapes, totals asked on random pages.
+ */
 function compareAll(live: LiveGraph, oracle: Oracle, rng: Rng, ctx: string, searches = 6, perMask = 2): void {
   assert.is(live.entityCount, oracle.entities.length, `${ctx} entityCount`);
   assert.is(live.statementCount, oracle.statements.length, `${ctx} statementCount`);
@@ -47,12 +52,14 @@ function compareAll(live: LiveGraph, oracle: Oracle, rng: Rng, ctx: string, sear
   for (let k = 0; k < searches; k++) {
     const q = randomQuery(rng, oracle);
     const type = rng.chance(0.35) ? (String(rng.int(8)) as EntityType) : undefined;
-    const where = `${ctx} search q=${show(q)} type=${show(type)}`;
+    const order = rng.chance(0.5) ? ("score" as const) : undefined;
+    const where = `${ctx} search q=${show(q)} type=${show(type)} order=${show(order)}`;
     walkPages<Entity>({
-      fetch: (limit, cursor) => live.search({ q, type, limit, cursor }),
-      expected: oracle.search(q, type),
+      fetch: (limit, cursor, count) => live.search({ q, type, limit, cursor, order, ...(count ? { count } : {}) }),
+      expected: oracle.search(q, type, order),
       nextLimit: limitPolicy(rng, 100),
       defaultLimit: 20,
+      countPolicy: () => rng.chance(0.3),
       ctx: where,
     });
   }
@@ -61,10 +68,11 @@ function compareAll(live: LiveGraph, oracle: Oracle, rng: Rng, ctx: string, sear
       const f = randomFilters(rng, mask, oracle);
       const where = `${ctx} statements ${show(f)}`;
       walkPages<Statement>({
-        fetch: (limit, cursor) => live.statements({ ...f, limit, cursor }),
+        fetch: (limit, cursor, count) => live.statements({ ...f, limit, cursor, ...(count ? { count } : {}) }),
         expected: oracle.statementsFor(f),
         nextLimit: limitPolicy(rng, 200),
         defaultLimit: 50,
+        countPolicy: () => rng.chance(0.3),
         ctx: where,
       });
     }
@@ -90,11 +98,17 @@ function badLine(rng: Rng): string {
 }
 
 for (const seed of [1, 2, 3, 4]) {
-  test(`live graph equals the oracle after every batch (seed ${seed})`, () => {
+  // Half the seeds fold accents too; every base has some given scores.
+  const foldMode: FoldMode = seed % 2 === 0 ? "accents" : "case";
+  test(`live graph equals the oracle after every batch (seed ${seed}, fold ${foldMode})`, () => {
     const rng = new Rng(seed);
-    const data = generateGraph(rng, { entities: rng.range(20, 70), statements: rng.range(30, 160) });
-    const live = new LiveGraph(buildGraph(data), { cursorSecret: "live-test" });
-    const oracle = new LiveOracle(data);
+    const data = withScores(
+      rng,
+      generateGraph(rng, { entities: rng.range(20, 70), statements: rng.range(30, 160) }),
+      0.3,
+    );
+    const live = new LiveGraph(buildGraph(data, undefined, foldMode), { cursorSecret: "live-test" });
+    const oracle = new LiveOracle(data, foldMode);
     compareAll(live, oracle.oracle(), rng, `seed ${seed} base`);
     let applied = 0;
     let conflicts = 0;
@@ -134,13 +148,16 @@ for (const seed of [1, 2, 3, 4]) {
           assert.is(live.sequence, before, ctx);
         }
       }
-      if (rng.chance(0.1)) live.compact();
+      if (rng.chance(0.1)) {
+        live.compact();
+        oracle.settleScores();
+      }
       compareAll(live, oracle.oracle(), rng, ctx);
     }
     assert.ok(applied > 10, `seed ${seed}: only ${applied} batches applied`);
     assert.ok(conflicts > 0, `seed ${seed}: no batch conflicted`);
     // The content equals a graph built from scratch from it: the same content tag.
-    const scratch = buildGraph(oracle.data());
+    const scratch = buildGraph(oracle.data(), undefined, foldMode);
     assert.is(live.buildCompacted().contentTag, scratch.contentTag, `seed ${seed} content tag`);
   });
 }
@@ -185,7 +202,10 @@ for (const seed of [11, 12, 13]) {
         const changes = randomBatch(rng, oracle, { lines: rng.range(1, 5), conflicts: 0.05 });
         if (oracle.apply(changes).ok) live.apply(changes);
         else assert.throws(() => live.apply(changes));
-        if (rng.chance(0.1)) live.compact();
+        if (rng.chance(0.1)) {
+          live.compact();
+          oracle.settleScores();
+        }
         const after = new Set(list(oracle.oracle()).map((x) => JSON.stringify(x)));
         stable = new Set([...stable].filter((x) => after.has(x)));
       }
