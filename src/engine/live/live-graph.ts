@@ -459,12 +459,17 @@ export class LiveGraph {
 
   /** Counts `sign` (1 or -1) for each entity a statement names, each once. */
   private adjustCounts(st: DeltaStatement, sign: number): void {
-    for (const id of new Set([st.s, st.p, st.o])) {
-      const n = (this.#countAdjust.get(id) ?? 0) + sign;
-      if (n === 0) this.#countAdjust.delete(id);
-      else this.#countAdjust.set(id, n);
-      this.#scoreDirty.add(id);
-    }
+    this.adjustCount(st.s, sign);
+    // Each branch: a role that repeats an entity already counted for this statement is skipped.
+    if (st.p !== st.s) this.adjustCount(st.p, sign);
+    if (st.o !== st.s && st.o !== st.p) this.adjustCount(st.o, sign);
+  }
+
+  private adjustCount(id: string, sign: number): void {
+    const n = (this.#countAdjust.get(id) ?? 0) + sign;
+    if (n === 0) this.#countAdjust.delete(id);
+    else this.#countAdjust.set(id, n);
+    this.#scoreDirty.add(id);
   }
 
   /** Each base entity's count of base statements (what its score is when the input gave none). */
