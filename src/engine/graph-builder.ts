@@ -416,11 +416,15 @@ export class GraphBuilder {
       (row) => predicate[row]!,
       (row) => object[row]!,
     );
+    const givenAtCount: number[] = [];
     for (let i = 0; i < n; i++) {
       const given = this.scores[i]!;
-      if (given !== NO_SCORE) scoreValues[denseOf[i]!] = given;
+      if (given === NO_SCORE) continue;
+      // A given score equal to the count is kept apart: it stays when the statements change (live graph).
+      if (scoreValues[denseOf[i]!] === given) givenAtCount.push(denseOf[i]!);
+      scoreValues[denseOf[i]!] = given;
     }
-    const scores = new Scores(scoreValues);
+    const scores = new Scores(scoreValues, Uint32Array.from(givenAtCount.sort((a, b) => a - b)));
     // The Graph computes its content tag (content-tag.ts) as it is made: one pass over everything.
     progress?.("content-tag", 0, 1);
     const { fold: _fold, ...graphOptions } = this.options;

@@ -73,12 +73,24 @@ test("batches are numbered, durable files read back in order; reopening applies 
     const again = openLive(base, dir);
     assert.is(again.sequence, 6);
     assert.is(again.graph.buildCompacted().contentTag, tag);
-    // A follower reads the same log without the lock, and catches up with what appears later.
-    const follower = new LiveFollower(base, dir);
+    // A follower reads the same log without the lock, and catches up with what appears later: the
+    // same content, the same pages and cursors (one cursor secret) as the writer's.
+    const follower = new LiveFollower(base, dir, { cursorSecret: "replicas" });
     assert.is(follower.graph.sequence, 6);
     again.apply(stream.next());
     assert.is(follower.catchUp(), 1);
+    assert.is(follower.catchUp(), 0);
     assert.is(follower.graph.buildCompacted().contentTag, buildGraph(stream.oracle.data()).contentTag);
+    const writer = new LiveFollower(base, dir, { cursorSecret: "replicas" });
+    for (const q of ["a", "e", "ab", "É"]) {
+      let cursor: string | undefined;
+      do {
+        const page = follower.graph.search({ q, limit: 3, cursor, count: true });
+        assert.equal(writer.graph.search({ q, limit: 3, cursor, count: true }), page);
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor !== undefined);
+    }
+    assert.equal(writer.graph.statements({ limit: 200 }), follower.graph.statements({ limit: 200 }));
     again.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });

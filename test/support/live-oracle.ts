@@ -55,25 +55,6 @@ export class LiveOracle {
         st.statementFingerprint ?? deriveFingerprint(st.subjectEntityId, st.predicateEntityId, st.objectEntityId);
       this.statements.set(fp, { ...st, statementFingerprint: fp });
     }
-    this.settleScores();
-  }
-
-  /**
-   * A built graph (a base, a compaction) cannot tell a given score from a counted one when they are
-   * equal: such a score is a count from then on (it follows the entity's statements). Called where
-   * the live graph gets a new base.
-   */
-  settleScores(): void {
-    const counts = new Map<string, number>();
-    for (const s of this.statements.values())
-      for (const id of new Set([s.subjectEntityId, s.predicateEntityId, s.objectEntityId]))
-        counts.set(id, (counts.get(id) ?? 0) + 1);
-    for (const [id, e] of this.entities) {
-      if (e.score !== undefined && e.score === (counts.get(id) ?? 0)) {
-        const { score: _score, ...rest } = e;
-        this.entities.set(id, rest);
-      }
-    }
   }
 
   /** Applies `changes` whole (returning the counts), or leaves everything as it was and says why not. */

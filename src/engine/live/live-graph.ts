@@ -492,16 +492,22 @@ export class LiveGraph {
   }
 
   /**
-   * The score of an entity there now: the one its line gave; else, for a base entity, the base's
-   * score, which follows the entity's statements when it equals the base's count (a snapshot does
-   * not say whether a score was given: one equal to the count is taken as counted).
+   * The score of an entity there now: the one its line gave, else its count of statements now (for
+   * a base entity: the base's given score, else its count now).
    */
   private scoreOf(id: string): number {
     const mine = this.#entities.get(id);
     if (mine !== undefined) return mine.score ?? this.countNow(id);
     const d = this.#parts.dictionary.idOf(id);
-    const score = this.#parts.scores.at(d);
-    return score === this.baseCounts()[d] ? this.countNow(id) : score;
+    return this.#parts.scores.isCounted(d, this.baseCounts()[d]!) ? this.countNow(id) : this.#parts.scores.at(d);
+  }
+
+  /** The score the input gave an entity there now, or undefined when it is counted. */
+  private givenScore(id: string): number | undefined {
+    const mine = this.#entities.get(id);
+    if (mine !== undefined) return mine.score;
+    const d = this.#parts.dictionary.idOf(id);
+    return this.#parts.scores.isCounted(d, this.baseCounts()[d]!) ? undefined : this.#parts.scores.at(d);
   }
 
   /** The base entities that order "score" must take from the delta, brought up to date first. */
@@ -517,7 +523,7 @@ export class LiveGraph {
         const d = dict.idOf(id);
         // A delta entity (or a deleted one) is not the base's to place; an unchanged count moves nothing.
         if (d < 0 || this.#hiddenEntities.has(id) || !this.#countAdjust.has(id)) continue;
-        if (this.#parts.scores.at(d) !== this.baseCounts()[d]) continue;
+        if (!this.#parts.scores.isCounted(d, this.baseCounts()[d]!)) continue;
         const entity = this.#parts.entities.entity(d);
         const r: RescoredEntity = { entityId: id, folded: this.#fold(entity.rawIdentifier), type: entity.type, entity };
         this.#rescoredById.set(id, r);
@@ -898,12 +904,15 @@ export class LiveGraph {
 
   // Content and compaction --------------------------------------------------------------------
 
-  /** Every entity now, in entityId order, each with its score now. */
-  *exportEntities(): IterableIterator<EntityInput & { score: number }> {
+  /** Every entity now, in entityId order, each with its score where one was given. */
+  *exportEntities(): IterableIterator<EntityInput> {
     const delta = [...this.#entities.values()].sort((x, y) =>
       x.entityId < y.entityId ? -1 : x.entityId > y.entityId ? 1 : 0,
     );
-    const withScore = (e: Entity) => ({ ...itemOf(e), score: this.scoreOf(e.entityId) });
+    const withScore = (e: Entity): EntityInput => {
+      const given = this.givenScore(e.entityId);
+      return given === undefined ? itemOf(e) : { ...itemOf(e), score: given };
+    };
     let i = 0;
     for (const e of this.#base.exportEntities()) {
       while (i < delta.length && delta[i]!.entityId < e.entityId) yield withScore(delta[i++]!);
@@ -935,7 +944,7 @@ export class LiveGraph {
    * the base's export does, so the result is the graph a load of the same content builds.
    */
   buildCompacted(): Graph {
-    // Every score is passed on: one equal to the entity's count is the count, as the builder makes it.
+    // Given scores are passed on (equal to the count or not); counted ones are counted again.
     const builder = new GraphBuilder({ cursorSecret: this.#secret, fold: this.#parts.fold });
     for (const e of this.exportEntities()) builder.addEntity(e);
     const hidden = this.#hiddenStatements;

@@ -10,6 +10,9 @@
  * from the walk's first page to its last is returned exactly once, in order.
  */
 
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import {
@@ -18,6 +21,8 @@ import {
   type EntityType,
   isQuiverError,
   LiveGraph,
+  openSnapshot,
+  saveSnapshot,
   type Statement,
 } from "../../../src/index.js";
 import { randomQuery } from "../../support/graph-walks.js";
@@ -148,10 +153,7 @@ for (const seed of [1, 2, 3, 4]) {
           assert.is(live.sequence, before, ctx);
         }
       }
-      if (rng.chance(0.1)) {
-        live.compact();
-        oracle.settleScores();
-      }
+      if (rng.chance(0.1)) live.compact();
       compareAll(live, oracle.oracle(), rng, ctx);
     }
     assert.ok(applied > 10, `seed ${seed}: only ${applied} batches applied`);
@@ -202,10 +204,7 @@ for (const seed of [11, 12, 13]) {
         const changes = randomBatch(rng, oracle, { lines: rng.range(1, 5), conflicts: 0.05 });
         if (oracle.apply(changes).ok) live.apply(changes);
         else assert.throws(() => live.apply(changes));
-        if (rng.chance(0.1)) {
-          live.compact();
-          oracle.settleScores();
-        }
+        if (rng.chance(0.1)) live.compact();
         const after = new Set(list(oracle.oracle()).map((x) => JSON.stringify(x)));
         stable = new Set([...stable].filter((x) => after.has(x)));
       }
@@ -287,6 +286,53 @@ test("conflicts name the line and the statement; the same statement again is a n
     live.search({ q: "a" }).items.map((e) => e.entityId),
     ["a"],
   );
+});
+
+test("a given score equal to the entity's count stays when its statements change; a counted one follows them", async () => {
+  // x was given 1 and has 1 statement; y has 1 statement and no score: both score 1 in the base.
+  const data = {
+    entities: [
+      { entityId: "p", rawIdentifier: "rel", type: "1" as const, sourceType: "", score: 0 },
+      { entityId: "x", rawIdentifier: "node x", type: "0" as const, sourceType: "", score: 1 },
+      { entityId: "y", rawIdentifier: "node y", type: "0" as const, sourceType: "" },
+      { entityId: "z", rawIdentifier: "node z", type: "0" as const, sourceType: "", score: 2 },
+    ],
+    statements: [
+      { subjectEntityId: "x", predicateEntityId: "p", objectEntityId: "z" },
+      { subjectEntityId: "y", predicateEntityId: "p", objectEntityId: "z" },
+    ],
+  };
+  const order = (g: { search: LiveGraph["search"] }) =>
+    g.search({ q: "node", order: "score" }).items.map((e) => e.entityId);
+  // Through a snapshot too: the base keeps which scores were given.
+  const dir = mkdtempSync(join(tmpdir(), "quiver-live-scores-"));
+  try {
+    await saveSnapshot(buildGraph(data), join(dir, "g.qvr"));
+    for (const base of [buildGraph(data), await openSnapshot(join(dir, "g.qvr"))]) {
+      const live = new LiveGraph(base);
+      assert.equal(order(live), ["z", "x", "y"]);
+      // Two more statements name x and y each: y's count becomes 3 and passes z's 2; x stays at 1.
+      live.apply([
+        { op: "put", statement: { subjectEntityId: "x", predicateEntityId: "p", objectEntityId: "y" } },
+        { op: "put", statement: { subjectEntityId: "y", predicateEntityId: "p", objectEntityId: "y" } },
+      ]);
+      assert.equal(order(live), ["y", "z", "x"]);
+      const scratch = buildGraph({ entities: data.entities, statements: [...live.exportStatements()] });
+      assert.equal(order(scratch), ["y", "z", "x"]);
+      live.compact();
+      assert.equal(order(live), ["y", "z", "x"]);
+      live.apply([
+        {
+          op: "delete",
+          statementFingerprint: live.statements({ subjectEntityId: "y" }).items[0]!.statementFingerprint,
+        },
+      ]);
+      live.apply([{ op: "delete", entityId: "y", cascade: true }]);
+      assert.equal(order(live), ["z", "x"]);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test("bad lines: INVALID_CHANGE naming the line and the reason", () => {
