@@ -107,8 +107,9 @@ export interface GraphStats {
   /**
    * Bytes held per structure (typed arrays' byteLength, plus string bytes where strings are kept):
    * entities (the entity table: entityIds, rawIdentifiers, types, sourceTypes, hashes), entityLookup
-   * (the dictionary's hash table), search, statements (the three orders) and fingerprints (given
-   * ones; 0 when all are derived).
+   * (the dictionary's hash table), search (the search index without its counts), searchCounts (its
+   * document counts: totals), scores, scoreRanks, scoreNames and scoreInfix (the score index:
+   * order=score), statements (the three orders) and fingerprints (given ones; 0 when all are derived).
    */
   bytes: Record<string, number>;
   /** The entities that head the most statements as subject, predicate and object, most first. */
@@ -551,7 +552,7 @@ export class Graph {
       bytes: {
         entities: this.entities.byteLength,
         entityLookup: this.dictionary.byteLength,
-        search: this.searchIndex.byteLength,
+        search: this.searchIndex.byteLength - this.searchIndex.counts.byteLength,
         scores: this.#parts.scores.byteLength,
         ...this.#parts.scoreIndex.bytesByPart,
         searchCounts: this.searchIndex.counts.byteLength,
