@@ -37,7 +37,7 @@
  * its positions in [l, r)). Space: (3 + R - P) * 1.125 + P bits per text position.
  */
 
-import { BitVector, rank1At } from "../succinct/bit-vector.js";
+import { BitVector, bitAt, rank1At } from "../succinct/bit-vector.js";
 import { IntVector } from "../succinct/int-vector.js";
 import type { SerialReader, SerialWriter } from "../serial.js";
 import { WaveletMatrix } from "../succinct/wavelet-matrix.js";
@@ -116,14 +116,7 @@ export class DocumentArray {
   ): DocumentArray {
     const N = typeOfRank.length;
     const n = suffixArray.length;
-    const rankBits = Math.max(1, Math.ceil(Math.log2(Math.max(N, 2))));
-    // Each branch: a width asked for (tests, tuning) is taken as it is, within [1, R]; else the
-    // default keeps at least MIN_RANK_LEVELS rank levels and buckets of at most 2^PLAIN_BITS ranks.
-    const plainBits = Math.max(
-      1,
-      Math.min(rankBits, plainBitsWanted ?? Math.min(rankBits - MIN_RANK_LEVELS, PLAIN_BITS)),
-    );
-    const topBits = TYPE_BITS + rankBits - plainBits;
+    const rankBits = DocumentArray.rankBitsFor(N);
     // The rank of every text position, then the value of every suffix-array position.
     const rankAt = new Uint32Array(n);
     for (let r = 0; r < N; r++) rankAt.fill(r, starts[r]!, starts[r + 1]!);
@@ -132,6 +125,27 @@ export class DocumentArray {
       const r = rankAt[suffixArray[i]!]!;
       values[i] = (typeOfRank[r]! << rankBits) | r;
     }
+    return DocumentArray.fromValues(values, rankBits, plainBitsWanted);
+  }
+
+  /** Bits of a rank (R) for `entities` ranks: at least 1. */
+  static rankBitsFor(entities: number): number {
+    return Math.max(1, Math.ceil(Math.log2(Math.max(entities, 2))));
+  }
+
+  /**
+   * The array of any sequence of values type * 2^rankBits + rank (the search index's text
+   * positions, or one position per entity for the score index): the same structure and listing.
+   */
+  static fromValues(values: Uint32Array, rankBits: number, plainBitsWanted?: number): DocumentArray {
+    const n = values.length;
+    // Each branch: a width asked for (tests, tuning) is taken as it is, within [1, R]; else the
+    // default keeps at least MIN_RANK_LEVELS rank levels and buckets of at most 2^PLAIN_BITS ranks.
+    const plainBits = Math.max(
+      1,
+      Math.min(rankBits, plainBitsWanted ?? Math.min(rankBits - MIN_RANK_LEVELS, PLAIN_BITS)),
+    );
+    const topBits = TYPE_BITS + rankBits - plainBits;
     const high = new Uint32Array(n);
     for (let i = 0; i < n; i++) high[i] = values[i]! >>> plainBits;
     const top = WaveletMatrix.build(high, topBits);
@@ -156,6 +170,91 @@ export class DocumentArray {
     const lowMask = (1 << plainBits) - 1;
     for (let i = 0; i < n; i++) low.set(i, values[order[i]!]! & lowMask);
     return new DocumentArray(rankBits, plainBits, top, low);
+  }
+
+  /** Every position's value (type * 2^R + rank), decoded level by level: O(n x levels), for builds. */
+  values(): Uint32Array {
+    const n = this.top.length;
+    const topBits = this.top.bits;
+    const { levelBlocks } = this.top;
+    const stride = this.stride;
+    const high = new Uint32Array(n);
+    let order = new Uint32Array(n);
+    for (let i = 0; i < n; i++) order[i] = i;
+    let next = new Uint32Array(n);
+    for (let d = 0; d < topBits; d++) {
+      const off = d * stride;
+      const zeros = this.top.zeros[d]!;
+      let zi = 0;
+      let oi = zeros;
+      for (let j = 0; j < n; j++) {
+        const p = order[j]!;
+        const bit = bitAt(levelBlocks, off, j);
+        high[p] = (high[p]! << 1) | bit;
+        if (bit === 1) next[oi++] = p;
+        else next[zi++] = p;
+      }
+      [order, next] = [next, order];
+    }
+    const P = this.plainBits;
+    const values = new Uint32Array(n);
+    for (let j = 0; j < n; j++) {
+      const p = order[j]!;
+      values[p] = ((high[p]! << P) | this.low.get(j)) >>> 0;
+    }
+    return values;
+  }
+
+  /**
+   * Maps positions [l, r) through the type levels: for each type t, writes into starts[t], ends[t]
+   * the range of its positions at the level below the type bits (positions of type t in [l, r),
+   * in order; ends[t] - starts[t] of them). 14 nodes, two rank operations each.
+   */
+  typeRanges(l: number, r: number, starts: Int32Array, ends: Int32Array): void {
+    const { levelBlocks, zeros } = this.top;
+    const stride = this.stride;
+    starts[0] = l;
+    ends[0] = r;
+    let width = 1;
+    for (let d = 0; d < TYPE_BITS; d++) {
+      const off = d * stride;
+      const z = zeros[d]!;
+      // Children written from the right end, so a node is read before its slots are reused.
+      for (let i = width - 1; i >= 0; i--) {
+        const s = starts[i]!;
+        const e = ends[i]!;
+        const os = rank1At(levelBlocks, off, s);
+        const oe = rank1At(levelBlocks, off, e);
+        starts[2 * i] = s - os;
+        ends[2 * i] = e - oe;
+        starts[2 * i + 1] = z + os;
+        ends[2 * i + 1] = z + oe;
+      }
+      width *= 2;
+    }
+  }
+
+  /** typeRanges for one type alone: its range at the level below the type bits, into out[0], out[1]. */
+  typeRange(l: number, r: number, type: number, out: Int32Array): void {
+    const { levelBlocks, zeros } = this.top;
+    const stride = this.stride;
+    let s = l;
+    let e = r;
+    for (let d = 0; d < TYPE_BITS; d++) {
+      const off = d * stride;
+      const os = rank1At(levelBlocks, off, s);
+      const oe = rank1At(levelBlocks, off, e);
+      // Each branch: the child of the type's bit at this level.
+      if ((type >>> (TYPE_BITS - 1 - d)) & 1) {
+        s = zeros[d]! + os;
+        e = zeros[d]! + oe;
+      } else {
+        s -= os;
+        e -= oe;
+      }
+    }
+    out[0] = s;
+    out[1] = e;
   }
 
   get byteLength(): number {

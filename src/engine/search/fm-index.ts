@@ -72,6 +72,8 @@ export interface FMBuild {
   suffixArray: Uint32Array;
   /** starts[r] = position in T of the `$` before id_r; starts[N] = position of the final `$`. */
   starts: Uint32Array;
+  /** T as symbols (document counting reads it once for the LCP array; then it is dropped). */
+  text: Int32Array;
 }
 
 /** One wavelet matrix plus the bottom start of each value's node (rank by final position). */
@@ -285,7 +287,7 @@ export class FMIndex {
       rare,
       grams: KGramTable.build(text, suffixArray, sigma),
     });
-    return { index, suffixArray, starts };
+    return { index, suffixArray, starts, text };
   }
 
   /** The symbol of code unit u, or -1 when u does not occur in the text. */

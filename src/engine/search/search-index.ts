@@ -14,7 +14,9 @@
  *    identifiers have the query's length, is a binary search;
  *  - document-array.ts: the ranks of the entities in [l, r), listed in order from a resume point;
  *  - `typeRanks`: ranks grouped by type, ascending, so a type filter walks only its own ranks in the
- *    exact and prefix tiers.
+ *    exact and prefix tiers (and counts them by two binary searches);
+ *  - document-counts.ts: how many distinct entities (of a type) have a suffix in [l, r), the total
+ *    of a query in every tier at once.
  * Tier 2 is every entity of [l, r) whose rank lies outside [a, b): two rank segments, [x, a) and
  * [max(x, b), N).
  *
@@ -31,6 +33,7 @@
 
 import { checkLength, type SerialReader, type SerialWriter } from "../serial.js";
 import { ANY_TYPE, DocumentArray, TYPE_COUNT } from "./document-array.js";
+import { DocumentCounts } from "./document-counts.js";
 import { FMIndex, SEPARATOR, type SuffixInterval } from "./fm-index.js";
 import { IntVector } from "../succinct/int-vector.js";
 
@@ -81,6 +84,8 @@ export interface SearchHits {
 export class SearchIndex {
   readonly fm: FMIndex;
   readonly documents: DocumentArray;
+  /** Distinct entities of an interval, per type (document-counts.ts): the totals. */
+  readonly counts: DocumentCounts;
   /** Rank -> dense id. */
   readonly rankToId: IntVector;
   /** Folded length per rank. */
@@ -95,6 +100,7 @@ export class SearchIndex {
   private constructor(
     fm: FMIndex,
     documents: DocumentArray,
+    counts: DocumentCounts,
     rankToId: IntVector,
     lengths: Uint16Array | Uint32Array,
     typeRanks: IntVector,
@@ -102,6 +108,7 @@ export class SearchIndex {
   ) {
     this.fm = fm;
     this.documents = documents;
+    this.counts = counts;
     this.rankToId = rankToId;
     this.lengths = lengths;
     this.typeRanks = typeRanks;
@@ -122,7 +129,7 @@ export class SearchIndex {
     onProgress?: (done: number, total: number) => void,
   ): SearchIndex {
     const n = folded.length;
-    const total = 4;
+    const total = 5;
     const byRank = Array.from({ length: n }, (_, i) => i).sort((x, y) => {
       const a = folded[x]!;
       const b = folded[y]!;
@@ -140,18 +147,20 @@ export class SearchIndex {
       return folded[d]!;
     });
     onProgress?.(1, total);
-    const { index: fm, suffixArray, starts } = FMIndex.build(inRankOrder);
+    const { index: fm, suffixArray, starts, text } = FMIndex.build(inRankOrder);
     onProgress?.(2, total);
     const documents = DocumentArray.build(suffixArray, starts, typeOfRank);
     onProgress?.(3, total);
+    const counts = DocumentCounts.build(text, suffixArray, starts, typeOfRank, documents);
+    onProgress?.(4, total);
     const typeStarts = new Uint32Array(TYPE_COUNT + 1);
     for (let r = 0; r < n; r++) typeStarts[typeOfRank[r]! + 1]!++;
     for (let t = 1; t <= TYPE_COUNT; t++) typeStarts[t] = typeStarts[t]! + typeStarts[t - 1]!;
     const fill = typeStarts.slice(0, TYPE_COUNT);
     const typeRanks = new IntVector(n, rankBits);
     for (let r = 0; r < n; r++) typeRanks.set(fill[typeOfRank[r]!]!++, r);
-    onProgress?.(4, total);
-    return new SearchIndex(fm, documents, rankToId, lengths, typeRanks, typeStarts);
+    onProgress?.(5, total);
+    return new SearchIndex(fm, documents, counts, rankToId, lengths, typeRanks, typeStarts);
   }
 
   /** The dense id of the entity at `rank`. */
@@ -185,8 +194,28 @@ export class SearchIndex {
     return hits;
   }
 
+  /**
+   * How many entities of type `type` (-1: any) match the folded query `pattern`: the exact total
+   * of a walk, in every tier. Cost: the backward search (or `kept` bounds of this query), then the
+   * document counts (document-counts.ts), whatever the number of matches.
+   */
+  count(pattern: string, type: number, kept?: SearchBounds | null): number {
+    const bounds = kept !== undefined && kept !== null && this.fits(kept) ? kept : this.bounds(pattern);
+    if (bounds === null) return 0;
+    // Each branch: an empty pattern matches every entity (of the type); else every match has a
+    // suffix in [l, r).
+    if (pattern.length === 0) return type < 0 ? this.entityCount : this.typeStarts[type + 1]! - this.typeStarts[type]!;
+    return this.counts.count(this.documents, bounds.l, bounds.r, type);
+  }
+
+  /** Entities of type `type` (-1: any) whose ranks lie in [lo, hi): the count of a prefix or exact tier. */
+  countRanks(lo: number, hi: number, type: number): number {
+    if (type < 0) return hi - lo;
+    return this.lowerBoundInType(type, hi) - this.lowerBoundInType(type, lo);
+  }
+
   /** The query's bounds by backward search; null when no suffix starts with it. */
-  private bounds(pattern: string): SearchBounds | null {
+  bounds(pattern: string): SearchBounds | null {
     if (pattern.length === 0) {
       // An empty folded query (a query of combining marks alone, under accent folding) is in every
       // identifier: the empty ones are tier 0 (they sort first), every other is tier 1, none tier 2.
@@ -206,7 +235,7 @@ export class SearchIndex {
   }
 
   /** Whether kept bounds fit this index (they come from this graph: a check against a broken invariant, not an attack). */
-  private fits(bounds: SearchBounds): boolean {
+  fits(bounds: SearchBounds): boolean {
     const { l, r, a, b, e } = bounds;
     return 0 <= l && l < r && r <= this.fm.length && 0 <= a && a <= e && e <= b && b <= this.entityCount;
   }
@@ -246,7 +275,7 @@ export class SearchIndex {
     }
   }
 
-  private lowerBoundInType(type: number, rank: number): number {
+  lowerBoundInType(type: number, rank: number): number {
     let lo = this.typeStarts[type]!;
     let hi = this.typeStarts[type + 1]!;
     while (lo < hi) {
@@ -270,7 +299,7 @@ export class SearchIndex {
   }
 
   /** The first rank after a resume point. */
-  private rankAfter(after: NonNullable<SearchResume>): number {
+  rankAfter(after: NonNullable<SearchResume>): number {
     // A rank of this very graph: the next one.
     if ("rank" in after) return after.rank + 1;
     // Identifiers below the key, then those equal to it ordered by entityId.
@@ -292,6 +321,7 @@ export class SearchIndex {
     return (
       this.fm.byteLength +
       this.documents.byteLength +
+      this.counts.byteLength +
       this.rankToId.byteLength +
       this.lengths.byteLength +
       this.typeRanks.byteLength +
@@ -302,6 +332,7 @@ export class SearchIndex {
   serialize(w: SerialWriter): void {
     this.fm.serialize(w.child("fm"));
     this.documents.serialize(w.child("documents"));
+    this.counts.serialize(w.child("counts"));
     this.rankToId.serialize(w.child("rankToId"));
     w.integer("lengthBytes", this.lengths.BYTES_PER_ELEMENT);
     w.array("lengths", this.lengths);
@@ -317,6 +348,7 @@ export class SearchIndex {
   static deserialize(r: SerialReader, entityCount: number): SearchIndex {
     const fm = FMIndex.deserialize(r.child("fm"));
     const documents = DocumentArray.deserialize(r.child("documents"));
+    const counts = DocumentCounts.deserialize(r.child("counts"), documents.top.length);
     const rankToId = IntVector.deserialize(r.child("rankToId"));
     const lengthBytes = r.integer("lengthBytes");
     const lengths =
@@ -341,6 +373,6 @@ export class SearchIndex {
         if (rankToId.get(i) >= entityCount || typeRanks.get(i) >= entityCount) r.corrupt(`rank ${i} names no entity`);
       }
     }
-    return new SearchIndex(fm, documents, rankToId, lengths, typeRanks, typeStarts);
+    return new SearchIndex(fm, documents, counts, rankToId, lengths, typeRanks, typeStarts);
   }
 }

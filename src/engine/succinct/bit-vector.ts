@@ -222,8 +222,37 @@ export function bitAt(blocks: Int32Array, offset: number, i: number): number {
   return (blocks[offset + (i >>> BLOCK_SHIFT) * BLOCK_STRIDE + HEADER_WORDS + ((i >>> 5) & 15)]! >>> (i & 31)) & 1;
 }
 
+/**
+ * Position of the zero number `j` (0-based) of the bit vector `blocks`, searched from block
+ * `fromBlock` on (a block at or before the one holding it: a caller's sample). Reads the
+ * cumulative counts of the blocks forward, then the sub-counts and words of the one block. Bits
+ * past the vector's length are zeros too: j must be below the vector's count of zeros.
+ */
+export function select0At(blocks: Int32Array, fromBlock: number, j: number): number {
+  const blockCount = blocks.length / BLOCK_STRIDE;
+  let b = fromBlock;
+  // Zeros before block b + 1 at most j: the zero lies further on.
+  while (b + 1 < blockCount && (b + 1) * (1 << BLOCK_SHIFT) - blocks[(b + 1) * BLOCK_STRIDE]! <= j) b++;
+  const base = b * BLOCK_STRIDE;
+  let rest = j - (b * (1 << BLOCK_SHIFT) - blocks[base]!);
+  // The last quarter whose earlier bits hold at most `rest` zeros (quarter q starts after q * 128 bits).
+  const packed = blocks[base + 1]!;
+  let q = 3;
+  while (q > 0 && q * 128 - ((packed >>> (SUB_COUNT_BITS * (q - 1))) & SUB_COUNT_MASK) > rest) q--;
+  if (q > 0) rest -= q * 128 - ((packed >>> (SUB_COUNT_BITS * (q - 1))) & SUB_COUNT_MASK);
+  for (let w = q << 2; ; w++) {
+    let zeros = ~blocks[base + HEADER_WORDS + w]!;
+    const z = popcount32(zeros);
+    if (rest < z) {
+      for (; rest > 0; rest--) zeros &= zeros - 1;
+      return b * (1 << BLOCK_SHIFT) + w * 32 + (31 - Math.clz32(zeros & -zeros));
+    }
+    rest -= z;
+  }
+}
+
 /** Ones in a 32-bit word (SWAR bit trick; Hacker's Delight 5-2). */
-function popcount32(x: number): number {
+export function popcount32(x: number): number {
   x = x - ((x >>> 1) & 0x55555555);
   x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
   x = (x + (x >>> 4)) & 0x0f0f0f0f;
