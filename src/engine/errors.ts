@@ -39,6 +39,12 @@ export const ERROR_CODES = {
   UNREADABLE_INPUT: "an input file that is missing, a directory, or cannot be read",
   // snapshots
   INVALID_SNAPSHOT: "a snapshot file that is truncated, corrupted, foreign or of another version",
+  // live changes (CONTRACT.md "Changes")
+  INVALID_CHANGE: "a change line that is not one of the four kinds, or breaks a rule of the input format",
+  CHANGE_CONFLICT:
+    "a change batch that cannot apply to the graph as it stands (a statement naming an unknown or removed entity, a fingerprint used by another statement)",
+  INVALID_CHANGE_LOG: "a change log directory whose batch files are missing, out of order, corrupted or foreign",
+  CHANGE_LOG_LOCKED: "a change log directory that another live writer holds",
   // the HTTP layer: the request as a whole, before or instead of its parameters
   API_KEY_MISSING: "no X-API-Key header on a data endpoint",
   API_KEY_REJECTED: "an X-API-Key that is not one of the accepted keys",

@@ -34,6 +34,7 @@ import type { GivenFingerprint } from "./statements/fingerprint-column.js";
 import { derivedFingerprintHalves, readHexFingerprint } from "./statements/fingerprint.js";
 import { FingerprintTable } from "./statements/fingerprint-table.js";
 import { type FoldMode, folder, isFoldMode } from "./search/fold.js";
+import { ScoreIndex } from "./search/score-index.js";
 import { Scores, statementCounts } from "./search/scores.js";
 import { hash64, hex64, type Hash64 } from "./hash64.js";
 import { describeValue, quote } from "./quote.js";
@@ -59,7 +60,7 @@ export interface GraphBuilderOptions extends GraphOptions {
   fold?: FoldMode | undefined;
 }
 
-export type BuildPhase = "sort-entities" | "search-index" | "statement-index" | "content-tag";
+export type BuildPhase = "sort-entities" | "search-index" | "statement-index" | "score-index" | "content-tag";
 
 export interface BuildOptions {
   onProgress?: (phase: BuildPhase, done: number, total: number) => void;
@@ -424,11 +425,18 @@ export class GraphBuilder {
       (row) => predicate[row]!,
       (row) => object[row]!,
     );
+    const givenAtCount: number[] = [];
     for (let i = 0; i < n; i++) {
       const given = this.scores[i]!;
-      if (given !== NO_SCORE) scoreValues[denseOf[i]!] = given;
+      if (given === NO_SCORE) continue;
+      // A given score equal to the count is kept apart: it stays when the statements change (live graph).
+      if (scoreValues[denseOf[i]!] === given) givenAtCount.push(denseOf[i]!);
+      scoreValues[denseOf[i]!] = given;
     }
-    const scores = new Scores(scoreValues);
+    const scores = new Scores(scoreValues, Uint32Array.from(givenAtCount.sort((a, b) => a - b)));
+    progress?.("score-index", 0, 1);
+    const scoreIndex = ScoreIndex.build(searchIndex, scores);
+    progress?.("score-index", 1, 1);
     // The Graph computes its content tag (content-tag.ts) as it is made: one pass over everything.
     progress?.("content-tag", 0, 1);
     const { fold: _fold, ...graphOptions } = this.options;
@@ -439,6 +447,7 @@ export class GraphBuilder {
         searchIndex,
         statementIndex,
         scores,
+        scoreIndex,
         fold: this.foldMode,
       },
       graphOptions,

@@ -2,7 +2,8 @@
  * Graph loader worker
  * ===================
  * The body of the worker thread that load-in-worker.ts starts: loads the source it is given
- * (graph-source.ts), then either hands the graph to the main thread (graph-transfer.ts: the
+ * (graph-source.ts), for a compaction applies the change log's batches to it and builds the result
+ * (changes/live-store.ts), then either hands the graph to the main thread (graph-transfer.ts: the
  * engine's serial fields, arrays transferred, strings in slices the main thread pulls) or, when asked to `saveTo` a path, writes
  * it as a snapshot there and reports its counts (the cluster's primary builds once, and its
  * workers open the file). Progress and errors go to the main thread as messages; the worker never
@@ -13,6 +14,7 @@ import { setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import { isQuiverError } from "../engine/errors.js";
 import { saveSnapshot } from "../snapshot/file.js";
+import { compactedGraph } from "../changes/live-store.js";
 import { describeGraph } from "./graph-transfer.js";
 import { loadGraphSource } from "./graph-source.js";
 import { LOADER_NICE, type LoaderRequest, type LoaderMessage } from "./load-in-worker.js";
@@ -32,9 +34,11 @@ if (process.platform === "linux") {
 }
 
 try {
-  const graph = await loadGraphSource(request.source, {
+  const loaded = await loadGraphSource(request.source, {
     onProgress: request.progress ? (progress) => post({ kind: "progress", progress }) : undefined,
   });
+  // A compaction: the base with the change log's batches up to the sequence asked, built as one graph.
+  const graph = request.compact === undefined ? loaded : compactedGraph(loaded, request.compact);
   if (request.saveTo !== undefined) {
     const { bytes } = await saveSnapshot(graph, request.saveTo);
     post({ kind: "saved", bytes, entities: graph.entityCount, statements: graph.statementCount });

@@ -25,9 +25,21 @@ import type { LoadProgress } from "../load/jsonl.js";
 import { GraphReceiver, type TransferMessage } from "./graph-transfer.js";
 import type { GraphSource } from "./graph-source.js";
 
+/**
+ * A compaction: the source is a live graph's base holding `baseSequence`; the worker applies the
+ * batches of the change log at `logDir` after it, up to `upTo`, and hands over base + those batches
+ * built as one Graph (live-store.ts compactInWorker).
+ */
+export interface CompactRequest {
+  logDir: string;
+  baseSequence: number;
+  upTo: number;
+}
+
 /** What the worker is asked to do (its workerData). */
 export interface LoaderRequest {
   source: GraphSource;
+  compact?: CompactRequest;
   /** Write the graph as a snapshot at this path instead of handing it over. */
   saveTo?: string;
   /** Send progress messages. */
@@ -115,12 +127,29 @@ function runWorker<T>(
 
 /** Loads `source` in a worker thread and hands the graph over without stalling this thread. */
 export function loadGraphInWorker(source: GraphSource, options: LoadInWorkerOptions = {}): Promise<Graph> {
+  return handOver({ source, progress: options.onProgress !== undefined }, options);
+}
+
+/**
+ * Loads `source` (a live graph's base) in a worker thread, applies the change log's batches after
+ * its sequence up to `compact.upTo` there, and hands over the graph of that content.
+ */
+export function compactInWorker(
+  source: GraphSource,
+  compact: CompactRequest,
+  options: LoadInWorkerOptions = {},
+): Promise<Graph> {
+  return handOver({ source, compact, progress: options.onProgress !== undefined }, options);
+}
+
+/** Runs the worker for `request` and receives the graph it hands over. */
+function handOver(request: LoaderRequest, options: LoadInWorkerOptions): Promise<Graph> {
   const graphOptions: GraphOptions = {};
   if (options.cursorSecret !== undefined) graphOptions.cursorSecret = options.cursorSecret;
   if (options.cacheBytes !== undefined) graphOptions.cacheBytes = options.cacheBytes;
   let receiver: GraphReceiver | undefined;
   return runWorker<Graph>(
-    { source, progress: options.onProgress !== undefined },
+    request,
     (m, worker) => {
       const askNext = (): void => {
         // After a turn of the event loop, so requests waiting since the last slice go first.

@@ -8,6 +8,10 @@
  *
  * Kept by dense id, one 32-bit word each. Cost: a read O(1); the default counts one pass over the
  * statements. Serial form: `values`; restore checks one per entity.
+ *
+ * Whether a score was given is plain from its value except where the given score equals the count:
+ * those entities (few) are listed in `givenAtCount`, ascending, so a live graph (engine/live/) knows
+ * that such a score stays when the entity's statements change, where a counted one follows them.
  */
 
 import { checkLength, type SerialReader, type SerialWriter } from "../serial.js";
@@ -15,9 +19,27 @@ import { checkLength, type SerialReader, type SerialWriter } from "../serial.js"
 export class Scores {
   /** Score by dense id. */
   readonly values: Uint32Array;
+  /** Dense ids, ascending, whose score was given and equals their count of statements. */
+  readonly givenAtCount: Uint32Array;
 
-  constructor(values: Uint32Array) {
+  constructor(values: Uint32Array, givenAtCount: Uint32Array = new Uint32Array(0)) {
     this.values = values;
+    this.givenAtCount = givenAtCount;
+  }
+
+  /** Whether entity `id`'s score is its count of statements (`count`), not one the input gave. */
+  isCounted(id: number, count: number): boolean {
+    if (this.values[id] !== count) return false;
+    // Binary search of the few given scores that equal their counts.
+    const list = this.givenAtCount;
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (list[mid]! < id) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo >= list.length || list[lo] !== id;
   }
 
   get length(): number {
@@ -29,17 +51,23 @@ export class Scores {
   }
 
   get byteLength(): number {
-    return this.values.byteLength;
+    return this.values.byteLength + this.givenAtCount.byteLength;
   }
 
   serialize(w: SerialWriter): void {
     w.array("values", this.values);
+    w.array("givenAtCount", this.givenAtCount);
   }
 
   static deserialize(r: SerialReader, entityCount: number): Scores {
     const values = r.uint32("values");
     checkLength(r, "values", values, entityCount, "one per entity");
-    return new Scores(values);
+    const givenAtCount = r.uint32("givenAtCount");
+    for (let i = 0; i < givenAtCount.length; i++) {
+      if (givenAtCount[i]! >= entityCount || (i > 0 && givenAtCount[i]! <= givenAtCount[i - 1]!))
+        r.corrupt("givenAtCount is not ascending entity ids");
+    }
+    return new Scores(values, givenAtCount);
   }
 }
 

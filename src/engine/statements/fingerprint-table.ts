@@ -2,7 +2,8 @@
  * Fingerprint table
  * =================
  * While a graph is loaded: which statement row first used each 64-bit fingerprint (every derived
- * fingerprint, and every given one of 16 lowercase hex digits). GraphBuilder asks it once per
+ * fingerprint, and every given one of 16 lowercase hex digits); and over a built graph's rows, which
+ * row holds a fingerprint (live/base-fingerprints.ts: a change names statements by fingerprint). GraphBuilder asks it once per
  * statement, at add time, so a second statement with a fingerprint already used is known on its own
  * line: the same triple is an exact duplicate (kept once), a different one is a conflict naming both
  * lines. k copies of one statement cost k look-ups, O(k).
@@ -80,6 +81,20 @@ export class FingerprintTable {
         this.used++;
         return -1;
       }
+      const other = entry - 1;
+      if (this.keyLo.get(other) === lo && this.keyHi.get(other) === hi) return other;
+      at = (at + 1) & this.mask;
+    }
+  }
+
+  /** The row that holds fingerprint (hi, lo), or -1 when none does; nothing is entered. */
+  find(hi: number, lo: number): number {
+    const slots = this.slots;
+    let at = this.home(hi, lo);
+    for (;;) {
+      this.probes++;
+      const entry = slots[at] as number;
+      if (entry === EMPTY) return -1;
       const other = entry - 1;
       if (this.keyLo.get(other) === lo && this.keyHi.get(other) === hi) return other;
       at = (at + 1) & this.mask;

@@ -1,0 +1,176 @@
+/**
+ * Live store
+ * ==========
+ * A LiveGraph (engine/live/live-graph.ts) with its change log (change-log.ts): `openLive(base, dir)`
+ * opens the log for writing, applies the batches after the base's sequence, and from then on each
+ * `apply` checks the batch against the graph (prepare), writes it to the log durably, and only then
+ * makes it visible (commit). A batch refused by the graph (INVALID_CHANGE, CHANGE_CONFLICT) or by
+ * the disk (the write throws) leaves both the graph and the log as they were. `followLive` does the
+ * reading half only, for replicas that take no writes: `catchUp()` applies what appeared since.
+ *
+ * Everything here is synchronous: a batch is prepared, written and committed with no other batch
+ * or read in between (the event loop is held for the write's fsyncs, milliseconds).
+ */
+
+import type { Graph } from "../engine/graph.js";
+import type { GraphSource } from "../serving/graph-source.js";
+import { type CompactRequest, compactInWorker } from "../serving/load-in-worker.js";
+import { QuiverError, isQuiverError } from "../engine/errors.js";
+import type { ChangeBatch } from "../engine/live/change-batch.js";
+import { type ChangeResult, LiveGraph, type LiveGraphOptions } from "../engine/live/live-graph.js";
+import { ChangeLogWriter, readChangeLog } from "./change-log.js";
+
+export interface OpenLiveOptions extends LiveGraphOptions {
+  /**
+   * Where the base came from (a snapshot, or JSON Lines): what compactInWorker loads again in a
+   * worker thread. Without it, compaction runs on the calling thread (compact()).
+   */
+  source?: GraphSource | undefined;
+}
+
+/** Applies the batches of the log at `dir` after the graph's sequence, in order. */
+function replay(graph: LiveGraph, dir: string): number {
+  let applied = 0;
+  for (const batch of readChangeLog(dir, graph.sequence)) {
+    if (batch.sequence !== graph.sequence + 1)
+      throw new QuiverError("INVALID_CHANGE_LOG", `${dir}: batch ${batch.sequence} follows ${graph.sequence}`);
+    try {
+      graph.apply(batch.text);
+    } catch (e) {
+      // A logged batch applied once to this very content: one that fails now means another base.
+      if (isQuiverError(e))
+        throw new QuiverError(
+          "INVALID_CHANGE_LOG",
+          `${dir}: batch ${batch.sequence} does not apply to this base (${e.message}); is the log of another graph?`,
+          { cause: e },
+        );
+      throw e;
+    }
+    applied++;
+  }
+  return applied;
+}
+
+export class LiveStore {
+  readonly graph: LiveGraph;
+  readonly #log: ChangeLogWriter;
+  readonly #source: GraphSource | undefined;
+  readonly #sourceSequence: number;
+  #compacting = false;
+
+  private constructor(graph: LiveGraph, log: ChangeLogWriter, source: GraphSource | undefined) {
+    this.graph = graph;
+    this.#log = log;
+    this.#source = source;
+    this.#sourceSequence = graph.baseSequence;
+  }
+
+  /** @internal use openLive. */
+  static open(base: Graph, dir: string, options: OpenLiveOptions): LiveStore {
+    const log = ChangeLogWriter.open(dir);
+    try {
+      const graph = new LiveGraph(base, options);
+      replay(graph, dir);
+      // Replay applied every batch of the log; a log that ends before the base's sequence (and is
+      // not empty) would leave a gap at the next batch.
+      if (log.lastSequence !== 0 && log.lastSequence !== graph.sequence)
+        throw new QuiverError(
+          "INVALID_CHANGE_LOG",
+          `${dir}: the log ends at batch ${log.lastSequence} but the graph holds ${graph.sequence}`,
+        );
+      return new LiveStore(graph, log, options.source);
+    } catch (e) {
+      log.close();
+      throw e;
+    }
+  }
+
+  get sequence(): number {
+    return this.graph.sequence;
+  }
+
+  /** Applies a batch durably: returns once it is in the log, flushed, and visible. */
+  apply(batch: ChangeBatch): ChangeResult {
+    const prepared = this.graph.prepare(batch);
+    this.#log.append(prepared.sequence, prepared.text);
+    return this.graph.commit(prepared);
+  }
+
+  /** Folds the delta into a new base on this thread (synchronously); the log is kept whole. */
+  compact(): Graph {
+    return this.graph.compact();
+  }
+
+  /**
+   * Folds the delta into a new base built in a worker thread (the reload machinery of
+   * serving/load-in-worker.ts): the worker loads the source the base came from again, applies the
+   * log up to the sequence now, and hands the graph over; batches keep applying here meanwhile, and
+   * are applied again over the new base before it is swapped in (LiveGraph.swapBase). Without a
+   * source (openLive's options.source), the same on this thread. One compaction at a time.
+   */
+  async compactInWorker(): Promise<Graph> {
+    if (this.#source === undefined) return this.compact();
+    if (this.#compacting) throw new Error("LiveStore.compactInWorker: a compaction is running already");
+    this.#compacting = true;
+    try {
+      const upTo = this.graph.sequence;
+      const request: CompactRequest = { logDir: this.#log.dir, baseSequence: this.#sourceSequence, upTo };
+      const graph = await compactInWorker(this.#source, request);
+      const after = [...readChangeLog(this.#log.dir, upTo)]
+        .filter((b) => b.sequence <= this.graph.sequence)
+        .map((b) => b.text);
+      this.graph.swapBase(graph, upTo, after);
+      return graph;
+    } finally {
+      this.#compacting = false;
+    }
+  }
+
+  /** Releases the log's lock. */
+  close(): void {
+    this.#log.close();
+  }
+}
+
+/**
+ * Opens `base` with the change log at `dir` (made when missing) as its one writer: the batches after
+ * the base's sequence (options.baseSequence, default 0) are applied before this returns.
+ */
+export function openLive(base: Graph, dir: string, options: OpenLiveOptions = {}): LiveStore {
+  return LiveStore.open(base, dir, options);
+}
+
+/**
+ * `base` (holding request.baseSequence) with the log's batches after it up to request.upTo, built
+ * as one Graph: what a compaction's worker thread hands over.
+ */
+export function compactedGraph(base: Graph, request: CompactRequest): Graph {
+  const live = new LiveGraph(base, { baseSequence: request.baseSequence });
+  for (const batch of readChangeLog(request.logDir, request.baseSequence)) {
+    if (batch.sequence > request.upTo) break;
+    live.apply(batch.text);
+  }
+  if (live.sequence !== request.upTo)
+    throw new QuiverError(
+      "INVALID_CHANGE_LOG",
+      `${request.logDir}: compaction up to batch ${request.upTo} found the log ending at ${live.sequence}`,
+    );
+  return live.buildCompacted();
+}
+
+/** A reader of a change log (a follower: no lock, no writes). */
+export class LiveFollower {
+  readonly graph: LiveGraph;
+  readonly dir: string;
+
+  constructor(base: Graph, dir: string, options: OpenLiveOptions = {}) {
+    this.graph = new LiveGraph(base, options);
+    this.dir = dir;
+    replay(this.graph, dir);
+  }
+
+  /** Applies the batches that appeared since; returns how many. */
+  catchUp(): number {
+    return replay(this.graph, this.dir);
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * Base fingerprints
+ * =================
+ * Which row of an immutable Graph holds a statement fingerprint: a change names the statement it
+ * deletes by fingerprint, and a statement put must not take a fingerprint that another statement
+ * holds. A built graph keeps no such map (its pages only go from rows to fingerprints), so the live
+ * graph makes one over its base, once, on the first write that needs it.
+ *
+ * Algorithm: every row's 64-bit fingerprint (a given 16-hex one, or the one derived from its
+ * entities' hashes) is entered into a FingerprintTable (open addressing over one Uint32Array of
+ * slots, statements/fingerprint-table.ts); the keys are not stored but recomputed from the row when
+ * a probe compares them (one 24-byte hash, or a read of the given halves). Given fingerprints that
+ * are not 16 lowercase hex digits (rare) go into a Map by text.
+ *
+ * Cost: O(statements) to build (about a hash a row); 8 to 16 bytes a statement (the slots) plus the
+ * Map of text fingerprints; a look-up is expected O(1) probes, each recomputing one row's key.
+ */
+
+import { derivedFingerprintHalves, readHexFingerprint } from "../statements/fingerprint.js";
+import { FingerprintTable, type KeyColumn } from "../statements/fingerprint-table.js";
+import type { Hash64 } from "../hash64.js";
+import type { GraphParts } from "../graph.js";
+
+export class BaseFingerprints {
+  private readonly table: FingerprintTable;
+  private readonly texts = new Map<string, number>();
+  private readonly halves: Hash64 = [0, 0];
+  private readonly parts: GraphParts;
+  /** The row whose key `keyHalves` holds (probes compare hi then lo of one row). */
+  private keyRow = -1;
+  private readonly key: Hash64 = [0, 0];
+
+  constructor(parts: GraphParts) {
+    this.parts = parts;
+    const hi: KeyColumn = { get: (row) => this.keyOf(row)[0] };
+    const lo: KeyColumn = { get: (row) => this.keyOf(row)[1] };
+    this.table = new FingerprintTable(hi, lo);
+    const st = parts.statementIndex;
+    this.table.reserve(st.length);
+    for (let row = 0; row < st.length; row++) {
+      const given = this.givenText(row);
+      // Each branch: a text fingerprint is found by text; any other is a 64-bit key of the table.
+      if (given !== undefined) {
+        this.texts.set(given, row);
+        continue;
+      }
+      const key = this.keyOf(row);
+      this.table.findOrAdd(key[0], key[1], row);
+    }
+  }
+
+  /** The base row that holds `fingerprint`, or -1. */
+  rowOf(fingerprint: string): number {
+    // Each branch: 16 lowercase hex digits are a 64-bit key (given or derived); else a text one.
+    if (readHexFingerprint(fingerprint, this.halves)) return this.table.find(this.halves[0], this.halves[1]);
+    return this.texts.get(fingerprint) ?? -1;
+  }
+
+  /** A row's given fingerprint when it is text (not 16 lowercase hex digits); else undefined. */
+  private givenText(row: number): string | undefined {
+    const column = this.parts.statementIndex.fingerprints;
+    if (column.hexHalves(row, this.halves)) return undefined;
+    return column.given(row);
+  }
+
+  /** A row's 64-bit fingerprint (given hex or derived), cached for the row last asked. */
+  private keyOf(row: number): Hash64 {
+    if (row === this.keyRow) return this.key;
+    const st = this.parts.statementIndex;
+    if (!st.fingerprints.hexHalves(row, this.key)) {
+      const e = this.parts.entities;
+      const s = st.subjectOf(row);
+      const p = st.predicateOf(row);
+      const o = st.objectOf(row);
+      const d = derivedFingerprintHalves(e.hashHi(s), e.hashLo(s), e.hashHi(p), e.hashLo(p), e.hashHi(o), e.hashLo(o));
+      this.key[0] = d[0];
+      this.key[1] = d[1];
+    }
+    this.keyRow = row;
+    return this.key;
+  }
+
+  get byteLength(): number {
+    return this.table.byteLength;
+  }
+}

@@ -1,0 +1,219 @@
+/**
+ * Change batches
+ * ==============
+ * The four kinds of change line of CONTRACT.md "Changes (live updates)", parsed and checked on their
+ * own (no graph needed): what a batch says, line by line, or a QuiverError INVALID_CHANGE naming the
+ * first bad line and the reason. Whether the batch can apply to the graph as it stands (entities
+ * that exist, fingerprints in use) is live-graph.ts's business (CHANGE_CONFLICT).
+ *
+ *   {"op":"put","entity":{...}}                        an entity, the input format's fields, score optional
+ *   {"op":"delete","entityId":"...","cascade":true}    cascade optional (false)
+ *   {"op":"put","statement":{...}}                     a statement, the input format's fields
+ *   {"op":"delete","statementFingerprint":"..."}
+ *
+ * A batch is JSON Lines text (blank lines skipped, lines numbered from 1 as the text has them) or an
+ * array of such objects (the embedded API; line k is element k - 1). The rules of the input format
+ * hold for the items: fields present and of their type, non-empty ids, `type` "0".."7", every string
+ * well-formed Unicode and within its byte limit (limits.ts), `score` a whole number 0..2^32 - 1;
+ * fields other than those named are ignored, a repeated key counts its last value (JSON.parse).
+ * A line that names both an entity and a statement, or both delete targets, is refused: it would be
+ * two changes in one, and which one was meant is not knowable.
+ *
+ * Cost: one JSON.parse a line and O(length) checks of its strings.
+ */
+
+import { QuiverError } from "../errors.js";
+import {
+  ENTITY_ID_MAX_BYTES,
+  MAX_SCORE,
+  RAW_IDENTIFIER_MAX_BYTES,
+  SOURCE_TYPE_MAX_BYTES,
+  STATEMENT_FINGERPRINT_MAX_BYTES,
+} from "../limits.js";
+import { describeValue } from "../quote.js";
+import { ENTITY_TYPES, type EntityType } from "../types.js";
+import { fitsUtf8Bytes, loneSurrogateAt, utf8ByteLength } from "../utf8.js";
+
+/** An entity as a change puts it: the input format's fields, and the score when the line gave one. */
+export interface LiveEntityInput {
+  entityId: string;
+  rawIdentifier: string;
+  type: EntityType;
+  sourceType: string;
+  score?: number;
+}
+
+/** A statement as a change puts it; `statementFingerprint` absent when the line left it out (derived). */
+export interface LiveStatementInput {
+  subjectEntityId: string;
+  predicateEntityId: string;
+  objectEntityId: string;
+  statementFingerprint?: string;
+}
+
+/** One change line, as the embedded API takes it (the JSON of one line of a batch). */
+export type Change =
+  | { op: "put"; entity: LiveEntityInput }
+  | { op: "delete"; entityId: string; cascade?: boolean }
+  | { op: "put"; statement: LiveStatementInput }
+  | { op: "delete"; statementFingerprint: string };
+
+/** A checked change with the number of the line it came from. */
+export type ParsedChange =
+  | { kind: "putEntity"; line: number; entity: LiveEntityInput }
+  | { kind: "deleteEntity"; line: number; entityId: string; cascade: boolean }
+  | { kind: "putStatement"; line: number; statement: LiveStatementInput }
+  | { kind: "deleteStatement"; line: number; fingerprint: string };
+
+/** What a batch may be given as: JSON Lines text, or the lines' objects. */
+export type ChangeBatch = string | readonly Change[] | readonly unknown[];
+
+/** The error of a bad line: INVALID_CHANGE, "line N: reason". */
+export function invalidChange(line: number, reason: string): QuiverError {
+  return new QuiverError("INVALID_CHANGE", `line ${line}: ${reason}`, { source: { file: "batch", line } });
+}
+
+/** Every line of a batch, checked, in order; throws INVALID_CHANGE at the first bad one. */
+export function parseChangeBatch(batch: ChangeBatch): ParsedChange[] {
+  const out: ParsedChange[] = [];
+  if (typeof batch === "string") {
+    let line = 0;
+    let start = 0;
+    while (start <= batch.length) {
+      let end = batch.indexOf("\n", start);
+      if (end < 0) end = batch.length;
+      line++;
+      const text = batch.slice(start, end);
+      start = end + 1;
+      // Blank lines (whitespace only, a CR of CRLF included) are skipped, as in the input files.
+      if (text.trim().length === 0) continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch (e) {
+        throw invalidChange(line, `not JSON (${e instanceof Error ? e.message : String(e)})`);
+      }
+      out.push(parseChange(value, line));
+    }
+    return out;
+  }
+  if (!Array.isArray(batch)) throw invalidChange(1, "a batch is JSON Lines text or an array of change objects");
+  for (let i = 0; i < batch.length; i++) out.push(parseChange(batch[i], i + 1));
+  return out;
+}
+
+/** One line's value as a change, or INVALID_CHANGE. */
+export function parseChange(value: unknown, line: number): ParsedChange {
+  const c = object(value, line, "the line");
+  const op = c["op"];
+  if (op === "put") {
+    const hasEntity = c["entity"] !== undefined;
+    const hasStatement = c["statement"] !== undefined;
+    // Each branch: exactly one item to put; both or neither is not a change this API has.
+    if (hasEntity && hasStatement) throw invalidChange(line, 'a put names both "entity" and "statement"; give one');
+    if (hasEntity) return { kind: "putEntity", line, entity: entityOf(c["entity"], line) };
+    if (hasStatement) return { kind: "putStatement", line, statement: statementOf(c["statement"], line) };
+    throw invalidChange(line, 'a put needs "entity" or "statement"');
+  }
+  if (op === "delete") {
+    const hasEntity = c["entityId"] !== undefined;
+    const hasFingerprint = c["statementFingerprint"] !== undefined;
+    if (hasEntity && hasFingerprint)
+      throw invalidChange(line, 'a delete names both "entityId" and "statementFingerprint"; give one');
+    if (hasEntity) {
+      const entityId = text(c, "entityId", ENTITY_ID_MAX_BYTES, true, line, "");
+      const cascade = c["cascade"];
+      if (cascade !== undefined && typeof cascade !== "boolean")
+        throw invalidChange(line, `field "cascade" must be true or false, got ${describeValue(cascade)}`);
+      return { kind: "deleteEntity", line, entityId, cascade: cascade === true };
+    }
+    if (hasFingerprint) {
+      const fingerprint = text(c, "statementFingerprint", STATEMENT_FINGERPRINT_MAX_BYTES, true, line, "");
+      return { kind: "deleteStatement", line, fingerprint };
+    }
+    throw invalidChange(line, 'a delete needs "entityId" or "statementFingerprint"');
+  }
+  throw invalidChange(
+    line,
+    `field "op" must be "put" or "delete", got ${op === undefined ? "nothing" : describeValue(op)}`,
+  );
+}
+
+function entityOf(value: unknown, line: number): LiveEntityInput {
+  const e = object(value, line, 'field "entity"');
+  const entityId = text(e, "entityId", ENTITY_ID_MAX_BYTES, true, line, "entity.");
+  const rawIdentifier = text(e, "rawIdentifier", RAW_IDENTIFIER_MAX_BYTES, false, line, "entity.");
+  const type = e["type"];
+  if (typeof type !== "string" || !(ENTITY_TYPES as readonly string[]).includes(type))
+    throw invalidChange(
+      line,
+      type === undefined
+        ? 'missing field "entity.type"'
+        : `field "entity.type" must be one of "0" to "7", got ${describeValue(type)}`,
+    );
+  const sourceType = text(e, "sourceType", SOURCE_TYPE_MAX_BYTES, false, line, "entity.");
+  const entity: LiveEntityInput = { entityId, rawIdentifier, type: type as EntityType, sourceType };
+  const score = e["score"];
+  // The score is optional: left out, the entity's statements count it (CONTRACT.md "Data model").
+  if (score !== undefined) {
+    if (typeof score !== "number" || !Number.isInteger(score) || score < 0 || score > MAX_SCORE)
+      throw invalidChange(
+        line,
+        `field "entity.score" must be a whole number from 0 to ${MAX_SCORE}, got ${describeValue(score)}`,
+      );
+    entity.score = score;
+  }
+  return entity;
+}
+
+function statementOf(value: unknown, line: number): LiveStatementInput {
+  const s = object(value, line, 'field "statement"');
+  const statement: LiveStatementInput = {
+    subjectEntityId: text(s, "subjectEntityId", ENTITY_ID_MAX_BYTES, true, line, "statement."),
+    predicateEntityId: text(s, "predicateEntityId", ENTITY_ID_MAX_BYTES, true, line, "statement."),
+    objectEntityId: text(s, "objectEntityId", ENTITY_ID_MAX_BYTES, true, line, "statement."),
+  };
+  if (s["statementFingerprint"] !== undefined)
+    statement.statementFingerprint = text(
+      s,
+      "statementFingerprint",
+      STATEMENT_FINGERPRINT_MAX_BYTES,
+      true,
+      line,
+      "statement.",
+    );
+  return statement;
+}
+
+function object(value: unknown, line: number, what: string): Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw invalidChange(line, `${what} must be a JSON object, got ${describeValue(value)}`);
+  return value as Record<string, unknown>;
+}
+
+/** A string field of the input format: present, a string, non-empty when asked, well-formed, within its bytes. */
+function text(
+  obj: Record<string, unknown>,
+  name: string,
+  maxBytes: number,
+  nonEmpty: boolean,
+  line: number,
+  prefix: string,
+): string {
+  const v = obj[name];
+  const field = `"${prefix}${name}"`;
+  if (v === undefined) throw invalidChange(line, `missing field ${field}`);
+  if (typeof v !== "string") throw invalidChange(line, `field ${field} must be a string, got ${describeValue(v)}`);
+  if (nonEmpty && v.length === 0) throw invalidChange(line, `field ${field} must not be empty`);
+  const lone = loneSurrogateAt(v);
+  if (lone >= 0) {
+    const unit = v.charCodeAt(lone).toString(16).toUpperCase();
+    throw invalidChange(
+      line,
+      `field ${field} is not well-formed Unicode: a lone surrogate (U+${unit}) at code unit ${lone}`,
+    );
+  }
+  if (!fitsUtf8Bytes(v, maxBytes))
+    throw invalidChange(line, `field ${field} is ${utf8ByteLength(v)} bytes long in UTF-8; the limit is ${maxBytes}`);
+  return v;
+}

@@ -1,0 +1,1111 @@
+/**
+ * Live graph
+ * ==========
+ * A graph that takes changes (CONTRACT.md "Changes (live updates)"): an immutable base Graph plus a
+ * delta, the entities and statements put since the base and the tombstones of base entities and
+ * statements deleted or replaced. Reads are exact on base + delta; a batch applies whole or not at
+ * all; compaction folds the delta into a new base. Pure engine code: no files (the change log that
+ * makes batches durable is src/changes/).
+ *
+ * Delta (sorted-delta.ts): entities put since the base, by entityId (a Map) and by search order
+ * (folded identifier, entityId); statements put since the base by fingerprint (a Map) and sorted in
+ * each index order; base entities replaced or deleted (tombstones, with their folded identifier and
+ * type); base statements deleted (tombstones, sorted in each order too). Statements naming a
+ * replaced base entity stay base statements and show its new rawIdentifier (patched on the page).
+ *
+ * Reads merge two streams on the contract's key order and keep the page's first limit + 1 items:
+ *  - search: the base's own pages (Graph.search, resumed at any key through a cursor this graph
+ *    seals with the base's secret: the base places a key it did not issue), less the tombstoned
+ *    entities, and the delta entities whose folded identifier contains the folded query, by tier.
+ *  - statements: the base's pages for the same filters, less the tombstoned statements, and the
+ *    delta's range for the filters (every filter shape is a prefix of its order's key).
+ * When the delta has nothing for a query (no delta item and no tombstone matches it), the base's
+ * page is the answer as it is (raw identifiers of replaced entities patched): a read then costs what
+ * a base read costs plus the check.
+ *
+ * Cursors carry the last item's sort key, in the base Graph's cursor shape (a search cursor: tier,
+ * rawIdentifier, entityId; a statements cursor: the three entityIds and the fingerprint) with an empty
+ * position hint, so a walk continues across batches and compactions, and a cursor of this graph
+ * and one of its base (the same secret) are followable on either: an item unchanged from the first
+ * page to the last of a walk is returned exactly once.
+ *
+ * Applying a batch (prepare, then commit): the lines are checked (change-batch.ts), then run in
+ * order against an overlay of the current content (the batch's own earlier lines seen), so a
+ * conflict (CHANGE_CONFLICT) is found before anything changes; commit merges the overlay into the
+ * delta. The durable layer (src/changes/) writes the prepared batch to its log between the two.
+ *
+ * Costs: prepare O(lines) map look-ups, plus per cascading delete the statements naming the entity;
+ * the first write that names a statement by fingerprint builds the base's fingerprint map
+ * (base-fingerprints.ts, O(base statements)); commit O(D + b log b) for a delta of D items and a
+ * batch of b. A read with a delta that matches it: the base page(s), one fold a base search item, a
+ * scan of the delta entities for search (O(delta entities)), two binary searches for statements.
+ */
+
+import { CursorCodec, ENDPOINT_SEARCH, ENDPOINT_STATEMENTS, queryTag, toSecretBytes } from "../cursor/cursor.js";
+import { randomBytes } from "node:crypto";
+import { QuiverError } from "../errors.js";
+import { GraphBuilder } from "../graph-builder.js";
+import { type Graph, graphParts, type GraphParts, DEFAULT_CACHE_BYTES } from "../graph.js";
+import {
+  MAX_SCORE,
+  SEARCH_DEFAULT_LIMIT,
+  SEARCH_MAX_LIMIT,
+  SEARCH_MAX_QUERY_LENGTH,
+  STATEMENTS_DEFAULT_LIMIT,
+  STATEMENTS_MAX_LIMIT,
+} from "../limits.js";
+import { quote } from "../quote.js";
+import { folder } from "../search/fold.js";
+import { statementCounts } from "../search/scores.js";
+import { deriveFingerprint } from "../statements/fingerprint.js";
+import type {
+  Entity,
+  EntityInput,
+  EntityType,
+  Page,
+  SearchOrder,
+  SearchParams,
+  Statement,
+  StatementInput,
+  StatementsParams,
+} from "../types.js";
+import { checkCount, checkLimit, checkOptionalText, checkOrder, checkQuery, checkType } from "../validate.js";
+import { BaseFingerprints } from "./base-fingerprints.js";
+import { GramIndex } from "./gram-index.js";
+import { type ChangeBatch, type LiveEntityInput, parseChangeBatch } from "./change-batch.js";
+import {
+  compareEntities,
+  compareStatements,
+  type DeltaEntity,
+  type DeltaStatement,
+  mergeSorted,
+  type Order,
+  ORDERS,
+  prefixRange,
+  seekAfter,
+  statementKey,
+} from "./sorted-delta.js";
+
+/**
+ * Items a base page is asked for beyond the page's own, when tombstones lie in its range: a few
+ * tombstones cost no second round, and a range full of them does not make every page a long one.
+ */
+const TOMBSTONE_SLACK = 8;
+
+/** Match tiers (CONTRACT.md "GET /graph/v1/search"). */
+const TIER_EXACT = 0;
+const TIER_PREFIX = 1;
+const TIER_INFIX = 2;
+
+export interface LiveGraphOptions {
+  /**
+   * Secret that seals cursors (and that the base is given, so cursors of either are followable on
+   * both). Default: a random one per live graph.
+   */
+  cursorSecret?: string | Uint8Array | undefined;
+  /** What the cursor cache may hold (as GraphOptions.cacheBytes). */
+  cacheBytes?: number | undefined;
+  /** The sequence of the last batch the base already holds (0: none). */
+  baseSequence?: number | undefined;
+}
+
+/** What a batch did: CONTRACT.md's 200 body. */
+export interface ChangeResult {
+  sequence: number;
+  entities: { put: number; deleted: number };
+  statements: { put: number; deleted: number };
+}
+
+/** A checked batch, ready to commit to the graph it was prepared on (and nothing else). */
+export interface PreparedBatch {
+  /** The sequence the batch gets when committed. */
+  readonly sequence: number;
+  readonly result: ChangeResult;
+  /** The batch as JSON Lines (what a change log stores; applying it again gives the same result). */
+  readonly text: string;
+  /** @internal */
+  readonly entities: ReadonlyMap<string, DeltaEntity | null>;
+  /** @internal */
+  readonly statements: ReadonlyMap<string, DeltaStatement | null>;
+}
+
+/** A base entity replaced or deleted: what search matched it by. */
+interface HiddenEntity {
+  readonly entityId: string;
+  readonly folded: string;
+  readonly type: EntityType;
+}
+
+/** A search item with its sort key, on its way through the merge (score 0 under order "name"). */
+interface SearchItem {
+  tier: number;
+  score: number;
+  folded: string;
+  entity: Entity;
+}
+
+/** A base entity whose score the delta's statements changed (a counted score): where order "score" puts it now. */
+interface RescoredEntity {
+  readonly entityId: string;
+  readonly folded: string;
+  readonly type: EntityType;
+  readonly entity: Entity;
+}
+
+/** The parts of a search cursor, by index, as the base Graph writes them (engine/graph.ts). */
+const SEARCH_PART = { raw: 0, entityId: 1, hint: 2, score: 3 } as const;
+const SEARCH_NAME_PARTS = 3;
+const SEARCH_SCORE_PARTS = 4;
+
+export class LiveGraph {
+  #base: Graph;
+  #parts: GraphParts;
+  #baseFingerprints: BaseFingerprints | undefined;
+  /** The base's fold (its fold mode: case, or case and accents). */
+  #fold: (s: string) => string;
+  /** Each base entity's count of base statements (its default score), made on first need. */
+  #baseCounts: Uint32Array | undefined;
+  /** What the delta's statements add to (or take from) each entity's count of statements. */
+  #countAdjust = new Map<string, number>();
+  /** Entities whose count or tombstone changed since `rescored()` last looked. */
+  #scoreDirty = new Set<string>();
+  /** Base entities with a counted score that the delta changed: by id and by 3-grams. */
+  #rescoredById = new Map<string, RescoredEntity>();
+  #rescoredGrams = new GramIndex<RescoredEntity>();
+  #sequence: number;
+  #baseSequence: number;
+  readonly #secret: Uint8Array;
+  readonly #cacheBytes: number | undefined;
+  readonly #cursors: CursorCodec;
+  /** Entities put since the base, by entityId and in search order. */
+  #entities = new Map<string, DeltaEntity>();
+  #entityList: DeltaEntity[] = [];
+  /** The delta entities by the 3-grams of their folded identifiers (search's candidates). */
+  #entityGrams = new GramIndex<DeltaEntity>();
+  /** Base entities replaced or deleted, by entityId and by 3-grams. */
+  #hiddenEntities = new Map<string, HiddenEntity>();
+  #hiddenGrams = new GramIndex<HiddenEntity>();
+  /** Statements put since the base, by fingerprint and in each order. */
+  #statements = new Map<string, DeltaStatement>();
+  #statementLists: Record<Order, DeltaStatement[]> = { SPO: [], POS: [], OSP: [] };
+  /** Base statements deleted, by fingerprint and in each order. */
+  #hiddenStatements = new Map<string, DeltaStatement>();
+  #hiddenLists: Record<Order, DeltaStatement[]> = { SPO: [], POS: [], OSP: [] };
+
+  constructor(base: Graph, options: LiveGraphOptions = {}) {
+    // A secret of our own when none is given: the base must share it, and a Graph's default is not readable.
+    this.#secret = options.cursorSecret === undefined ? randomBytes(32) : toSecretBytes(options.cursorSecret);
+    this.#cacheBytes = options.cacheBytes;
+    this.#cursors = new CursorCodec(this.#secret, options.cacheBytes ?? DEFAULT_CACHE_BYTES);
+    const baseSequence = options.baseSequence ?? 0;
+    if (!Number.isSafeInteger(baseSequence) || baseSequence < 0)
+      throw new QuiverError(
+        "INVALID_PARAMETER",
+        `baseSequence must be a whole number, 0 or more; got ${baseSequence}.`,
+        {
+          parameter: "baseSequence",
+        },
+      );
+    this.#baseSequence = baseSequence;
+    this.#sequence = baseSequence;
+    this.#base = this.withOurSecret(base);
+    this.#parts = graphParts(this.#base);
+    this.#fold = folder(this.#parts.fold);
+  }
+
+  private withOurSecret(graph: Graph): Graph {
+    return graph.withOptions(
+      this.#cacheBytes === undefined
+        ? { cursorSecret: this.#secret }
+        : { cursorSecret: this.#secret, cacheBytes: this.#cacheBytes },
+    );
+  }
+
+  /** The last batch applied (0 for none). */
+  get sequence(): number {
+    return this.#sequence;
+  }
+
+  /** The sequence the base holds: batches after it are in the delta. */
+  get baseSequence(): number {
+    return this.#baseSequence;
+  }
+
+  /** The base graph (sharing this live graph's cursor secret). */
+  get base(): Graph {
+    return this.#base;
+  }
+
+  /** What the delta holds: entities and statements put, base entities and statements hidden. */
+  get deltaSize(): { entities: number; statements: number; hiddenEntities: number; hiddenStatements: number } {
+    return {
+      entities: this.#entities.size,
+      statements: this.#statements.size,
+      hiddenEntities: this.#hiddenEntities.size,
+      hiddenStatements: this.#hiddenStatements.size,
+    };
+  }
+
+  get entityCount(): number {
+    return this.#base.entityCount - this.#hiddenEntities.size + this.#entities.size;
+  }
+
+  get statementCount(): number {
+    return this.#base.statementCount - this.#hiddenStatements.size + this.#statements.size;
+  }
+
+  // Changes -----------------------------------------------------------------------------------
+
+  /** Applies a batch whole, or throws (INVALID_CHANGE, CHANGE_CONFLICT) and changes nothing. */
+  apply(batch: ChangeBatch): ChangeResult {
+    return this.commit(this.prepare(batch));
+  }
+
+  /**
+   * Checks a batch against the content as it stands and works out its effect, changing nothing:
+   * throws QuiverError INVALID_CHANGE (a bad line) or CHANGE_CONFLICT (a line that cannot apply).
+   */
+  prepare(batch: ChangeBatch): PreparedBatch {
+    const changes = parseChangeBatch(batch);
+    const entities = new Map<string, DeltaEntity | null>();
+    const statements = new Map<string, DeltaStatement | null>();
+    const result: ChangeResult = {
+      sequence: this.#sequence + 1,
+      entities: { put: 0, deleted: 0 },
+      statements: { put: 0, deleted: 0 },
+    };
+    const entityNow = (id: string): DeltaEntity | Entity | undefined => {
+      const o = entities.get(id);
+      return o === null ? undefined : (o ?? this.currentEntity(id));
+    };
+    const statementNow = (fp: string): DeltaStatement | undefined => {
+      const o = statements.get(fp);
+      return o === null ? undefined : (o ?? this.currentStatement(fp));
+    };
+    /** The batch's statement puts by each entity they name (what a cascade or the last check looks up). */
+    const putsNaming = new Map<string, DeltaStatement[]>();
+    /** Entities this batch deleted without cascade, with the line: checked at the end. */
+    const removed = new Map<string, number>();
+    for (const c of changes) {
+      switch (c.kind) {
+        case "putEntity":
+          entities.set(c.entity.entityId, deltaEntity(c.entity, this.#fold));
+          result.entities.put++;
+          break;
+        case "deleteEntity": {
+          // Deleting an entity that is not there changes nothing (as an unknown fingerprint).
+          if (entityNow(c.entityId) === undefined) break;
+          entities.set(c.entityId, null);
+          result.entities.deleted++;
+          if (!c.cascade) {
+            removed.set(c.entityId, c.line);
+            break;
+          }
+          for (const st of this.statementsNaming(c.entityId, statements, putsNaming)) {
+            statements.set(st.fp, null);
+            result.statements.deleted++;
+          }
+          break;
+        }
+        case "putStatement": {
+          const st = c.statement;
+          for (const [role, id] of [
+            ["subjectEntityId", st.subjectEntityId],
+            ["predicateEntityId", st.predicateEntityId],
+            ["objectEntityId", st.objectEntityId],
+          ] as const) {
+            if (entityNow(id) === undefined)
+              throw conflict(c.line, `${role} ${quote(id)} names no entity of the graph (put the entity first)`);
+          }
+          const given = st.statementFingerprint;
+          const fp = given ?? deriveFingerprint(st.subjectEntityId, st.predicateEntityId, st.objectEntityId);
+          const there = statementNow(fp);
+          if (there !== undefined) {
+            // The same statement again is a no-op; another statement with its fingerprint is a conflict.
+            if (there.s === st.subjectEntityId && there.p === st.predicateEntityId && there.o === st.objectEntityId)
+              break;
+            throw conflict(
+              c.line,
+              `statementFingerprint ${quote(fp)}${given === undefined ? " (derived from this triple)" : ""} is already used by another statement (${describe(there)})`,
+            );
+          }
+          const put: DeltaStatement = {
+            s: st.subjectEntityId,
+            p: st.predicateEntityId,
+            o: st.objectEntityId,
+            fp,
+            given: given !== undefined,
+          };
+          statements.set(fp, put);
+          for (const id of new Set([put.s, put.p, put.o])) {
+            const list = putsNaming.get(id);
+            if (list === undefined) putsNaming.set(id, [put]);
+            else list.push(put);
+          }
+          result.statements.put++;
+          break;
+        }
+        case "deleteStatement":
+          // An unknown fingerprint is a no-op (CONTRACT.md).
+          if (statementNow(c.fingerprint) === undefined) break;
+          statements.set(c.fingerprint, null);
+          result.statements.deleted++;
+          break;
+      }
+    }
+    // A delete without cascade must not leave a statement naming the entity (unless put back since).
+    for (const [id, line] of removed) {
+      if (entityNow(id) !== undefined) continue;
+      for (const st of this.statementsNaming(id, statements, putsNaming)) {
+        throw conflict(
+          line,
+          `entity ${quote(id)} is deleted, but statement ${describe(st)} still names it; delete that statement in the batch too, or give "cascade":true`,
+        );
+      }
+    }
+    return { sequence: result.sequence, result, text: batchText(batch), entities, statements };
+  }
+
+  /** Applies a batch prepared on this graph as it stands now. */
+  commit(prepared: PreparedBatch): ChangeResult {
+    if (prepared.sequence !== this.#sequence + 1)
+      throw new Error(
+        `LiveGraph.commit: the batch was prepared for sequence ${prepared.sequence}, the graph is at ${this.#sequence}`,
+      );
+    const removedEntities = new Set<string>();
+    const removedEntityItems: DeltaEntity[] = [];
+    const addedEntities: DeltaEntity[] = [];
+    for (const [id, entity] of prepared.entities) {
+      this.#scoreDirty.add(id);
+      const mine = this.#entities.get(id);
+      if (mine !== undefined) {
+        removedEntities.add(id);
+        removedEntityItems.push(mine);
+        this.#entityGrams.remove(mine);
+      }
+      const d = this.#parts.dictionary.idOf(id);
+      // A base entity replaced or deleted: its base version is hidden from now on.
+      if (d >= 0 && !this.#hiddenEntities.has(id)) {
+        const e = this.#parts.entities;
+        const hidden = { entityId: id, folded: this.#fold(e.rawIdentifier(d)), type: e.entity(d).type };
+        this.#hiddenEntities.set(id, hidden);
+        this.#hiddenGrams.add(hidden);
+      }
+      if (entity === null) this.#entities.delete(id);
+      else {
+        this.#entities.set(id, entity);
+        this.#entityGrams.add(entity);
+        addedEntities.push(entity);
+      }
+    }
+    this.#entityList = mergeSorted(
+      this.#entityList,
+      removedEntities,
+      removedEntityItems,
+      (e) => e.entityId,
+      addedEntities,
+      compareEntities,
+    );
+    const removedStatements = new Set<string>();
+    const removedStatementItems: DeltaStatement[] = [];
+    const addedStatements: DeltaStatement[] = [];
+    const hidden: DeltaStatement[] = [];
+    for (const [fp, st] of prepared.statements) {
+      const mine = this.#statements.get(fp);
+      if (mine !== undefined) {
+        removedStatements.add(fp);
+        removedStatementItems.push(mine);
+        this.#statements.delete(fp);
+        this.adjustCounts(mine, -1);
+      } else if (!this.#hiddenStatements.has(fp)) {
+        // Not in the delta: a base statement the batch deleted (and perhaps put again with another
+        // triple), hidden from now on; or a fingerprint new to both (nothing to hide).
+        const base = this.baseStatement(fp);
+        if (base !== undefined) {
+          this.#hiddenStatements.set(fp, base);
+          hidden.push(base);
+          this.adjustCounts(base, -1);
+        }
+      }
+      if (st !== null) {
+        this.#statements.set(fp, st);
+        addedStatements.push(st);
+        this.adjustCounts(st, 1);
+      }
+    }
+    for (const order of ORDERS) {
+      const compare = compareStatements(order);
+      this.#statementLists[order] = mergeSorted(
+        this.#statementLists[order],
+        removedStatements,
+        removedStatementItems,
+        (s) => s.fp,
+        addedStatements.slice(),
+        compare,
+      );
+      if (hidden.length > 0)
+        this.#hiddenLists[order] = mergeSorted(
+          this.#hiddenLists[order],
+          new Set(),
+          [],
+          (s) => s.fp,
+          hidden.slice(),
+          compare,
+        );
+    }
+    this.#sequence = prepared.sequence;
+    return prepared.result;
+  }
+
+  /** Counts `sign` (1 or -1) for each entity a statement names, each once. */
+  private adjustCounts(st: DeltaStatement, sign: number): void {
+    this.adjustCount(st.s, sign);
+    // Each branch: a role that repeats an entity already counted for this statement is skipped.
+    if (st.p !== st.s) this.adjustCount(st.p, sign);
+    if (st.o !== st.s && st.o !== st.p) this.adjustCount(st.o, sign);
+  }
+
+  private adjustCount(id: string, sign: number): void {
+    const n = (this.#countAdjust.get(id) ?? 0) + sign;
+    if (n === 0) this.#countAdjust.delete(id);
+    else this.#countAdjust.set(id, n);
+    this.#scoreDirty.add(id);
+  }
+
+  /** Each base entity's count of base statements (what its score is when the input gave none). */
+  private baseCounts(): Uint32Array {
+    const st = this.#parts.statementIndex;
+    this.#baseCounts ??= statementCounts(
+      this.#base.entityCount,
+      st.length,
+      (row) => st.subjectOf(row),
+      (row) => st.predicateOf(row),
+      (row) => st.objectOf(row),
+    );
+    return this.#baseCounts;
+  }
+
+  /** How many statements name the entity now. */
+  private countNow(id: string): number {
+    const d = this.#parts.dictionary.idOf(id);
+    return (d >= 0 ? this.baseCounts()[d]! : 0) + (this.#countAdjust.get(id) ?? 0);
+  }
+
+  /**
+   * The score of an entity there now: the one its line gave, else its count of statements now (for
+   * a base entity: the base's given score, else its count now).
+   */
+  private scoreOf(id: string): number {
+    const mine = this.#entities.get(id);
+    if (mine !== undefined) return mine.score ?? this.countNow(id);
+    const d = this.#parts.dictionary.idOf(id);
+    return this.#parts.scores.isCounted(d, this.baseCounts()[d]!) ? this.countNow(id) : this.#parts.scores.at(d);
+  }
+
+  /** The score the input gave an entity there now, or undefined when it is counted. */
+  private givenScore(id: string): number | undefined {
+    const mine = this.#entities.get(id);
+    if (mine !== undefined) return mine.score;
+    const d = this.#parts.dictionary.idOf(id);
+    return this.#parts.scores.isCounted(d, this.baseCounts()[d]!) ? undefined : this.#parts.scores.at(d);
+  }
+
+  /** The base entities that order "score" must take from the delta, brought up to date first. */
+  private rescored(): { byId: ReadonlyMap<string, RescoredEntity>; grams: GramIndex<RescoredEntity> } {
+    if (this.#scoreDirty.size > 0) {
+      const dict = this.#parts.dictionary;
+      for (const id of this.#scoreDirty) {
+        const old = this.#rescoredById.get(id);
+        if (old !== undefined) {
+          this.#rescoredGrams.remove(old);
+          this.#rescoredById.delete(id);
+        }
+        const d = dict.idOf(id);
+        // A delta entity (or a deleted one) is not the base's to place; an unchanged count moves nothing.
+        if (d < 0 || this.#hiddenEntities.has(id) || !this.#countAdjust.has(id)) continue;
+        if (!this.#parts.scores.isCounted(d, this.baseCounts()[d]!)) continue;
+        const entity = this.#parts.entities.entity(d);
+        const r: RescoredEntity = { entityId: id, folded: this.#fold(entity.rawIdentifier), type: entity.type, entity };
+        this.#rescoredById.set(id, r);
+        this.#rescoredGrams.add(r);
+      }
+      this.#scoreDirty.clear();
+    }
+    return { byId: this.#rescoredById, grams: this.#rescoredGrams };
+  }
+
+  /** The entity with this id now, or undefined. */
+  private currentEntity(id: string): DeltaEntity | Entity | undefined {
+    const mine = this.#entities.get(id);
+    if (mine !== undefined) return mine;
+    if (this.#hiddenEntities.has(id)) return undefined;
+    return this.#base.getEntity(id);
+  }
+
+  /** Whether an entity with this id is there now (no object made). */
+  private exists(id: string): boolean {
+    return this.#entities.has(id) || (!this.#hiddenEntities.has(id) && this.#parts.dictionary.idOf(id) >= 0);
+  }
+
+  /** The statement with this fingerprint now, or undefined. */
+  private currentStatement(fp: string): DeltaStatement | undefined {
+    const mine = this.#statements.get(fp);
+    if (mine !== undefined) return mine;
+    if (this.#hiddenStatements.has(fp)) return undefined;
+    return this.baseStatement(fp);
+  }
+
+  /** The base's statement with this fingerprint (hidden or not), or undefined. */
+  private baseStatement(fp: string): DeltaStatement | undefined {
+    this.#baseFingerprints ??= new BaseFingerprints(this.#parts);
+    const row = this.#baseFingerprints.rowOf(fp);
+    if (row < 0) return undefined;
+    const st = this.#parts.statementIndex;
+    const dict = this.#parts.dictionary;
+    return {
+      s: dict.entityId(st.subjectOf(row)),
+      p: dict.entityId(st.predicateOf(row)),
+      o: dict.entityId(st.objectOf(row)),
+      fp,
+      given: st.fingerprints.given(row) !== undefined,
+    };
+  }
+
+  /**
+   * The statements that name entity `id` in any role now, seen through a batch's `overlay` (its
+   * deletes hidden, its puts included: `putsNaming` holds them by the entities they name); each once.
+   */
+  private *statementsNaming(
+    id: string,
+    overlay: ReadonlyMap<string, DeltaStatement | null>,
+    putsNaming: ReadonlyMap<string, readonly DeltaStatement[]>,
+  ): Generator<DeltaStatement> {
+    const seen = new Set<string>();
+    const visible = (fp: string) => !seen.has(fp) && overlay.get(fp) !== null;
+    for (const filter of [{ subjectEntityId: id }, { predicateEntityId: id }, { objectEntityId: id }]) {
+      // The base's statements: paged through the base itself, less the tombstones.
+      if (this.#parts.dictionary.idOf(id) >= 0) {
+        let cursor: string | undefined;
+        do {
+          const page = this.#base.statements({ ...filter, limit: STATEMENTS_MAX_LIMIT, cursor });
+          for (const item of page.items) {
+            const fp = item.statementFingerprint;
+            if (this.#hiddenStatements.has(fp) || !visible(fp)) continue;
+            seen.add(fp);
+            yield {
+              s: item.subjectEntityId,
+              p: item.predicateEntityId,
+              o: item.objectEntityId,
+              fp,
+              given: false,
+            };
+          }
+          cursor = page.nextCursor ?? undefined;
+        } while (cursor !== undefined);
+      }
+    }
+    // The delta's: each role's range in the order whose key starts with it.
+    for (const [order, prefix] of [
+      ["SPO", [id]],
+      ["POS", [id]],
+      ["OSP", [id]],
+    ] as const) {
+      const list = this.#statementLists[order];
+      const [lo, hi] = prefixRange(list, order, prefix);
+      for (let i = lo; i < hi; i++) {
+        const st = list[i]!;
+        if (!visible(st.fp)) continue;
+        seen.add(st.fp);
+        yield st;
+      }
+    }
+    // The batch's own puts so far that name it (and are not deleted or replaced since).
+    for (const st of putsNaming.get(id) ?? []) {
+      if (seen.has(st.fp) || overlay.get(st.fp) !== st) continue;
+      seen.add(st.fp);
+      yield st;
+    }
+  }
+
+  // Reads -------------------------------------------------------------------------------------
+
+  getEntity(entityId: string): Entity | undefined {
+    const e = this.currentEntity(entityId);
+    return e === undefined ? undefined : itemOf(e);
+  }
+
+  /**
+   * Entities whose folded raw identifier contains the folded `q`, in the contract's order: tier,
+   * then (order "score") score highest first, then folded identifier, then entityId; with `count`,
+   * the page carries the whole walk's `total`.
+   */
+  search(params: SearchParams): Page<Entity> {
+    const q = checkQuery(params?.q, SEARCH_MAX_QUERY_LENGTH);
+    const type = checkType(params.type);
+    const limit = checkLimit(params.limit, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT);
+    const cursor = checkOptionalText(params.cursor, "cursor");
+    const order = checkOrder(params.order);
+    const count = checkCount(params.count);
+    const byScore = order === "score";
+    const fq = this.#fold(q);
+    const typeName = params.type;
+    const typeMatches = (e: { type: EntityType }) => typeName === undefined || e.type === typeName;
+    // The delta's matches: its entities, and under order "score" the base entities whose score the
+    // delta's statements changed (rescored: they move, so the base's order no longer holds them).
+    const found: SearchItem[] = [];
+    const collect = <T extends { folded: string; type: EntityType }>(
+      grams: GramIndex<T>,
+      all: Iterable<T>,
+      item: (x: T) => Entity,
+    ): number => {
+      const candidates = grams.matching(fq);
+      let n = 0;
+      // Each branch: a query of a gram or more has the gram index's candidates (checked already);
+      // a shorter one looks at every item.
+      for (const x of candidates ?? all) {
+        if (!typeMatches(x) || (candidates === undefined && !x.folded.includes(fq))) continue;
+        const entity = item(x);
+        found.push({
+          tier: tierOf(x.folded, fq),
+          score: byScore ? this.scoreOf(entity.entityId) : 0,
+          folded: x.folded,
+          entity,
+        });
+        n++;
+      }
+      return n;
+    };
+    const deltaMatches = collect(this.#entityGrams, this.#entityList, itemOf);
+    if (byScore) {
+      const rescored = this.rescored();
+      collect(rescored.grams, rescored.grams.items, (r) => r.entity);
+    }
+    found.sort(byScore ? compareByScore : compareByName);
+    // The tombstoned base entities that match: what the base's pages hold that must be skipped.
+    let hiddenMatches = 0;
+    const hiddenCandidates = this.#hiddenGrams.matching(fq);
+    for (const h of hiddenCandidates ?? this.#hiddenGrams.items)
+      if (typeMatches(h) && (hiddenCandidates !== undefined || h.folded.includes(fq))) hiddenMatches++;
+    const skipped = hiddenMatches + found.length - deltaMatches;
+    // Nothing of the delta touches this query: the base's page is the answer (its total too).
+    if (found.length === 0 && hiddenMatches === 0) return this.#base.search(params);
+    const tag = queryTag(this.searchTagParts(q, type, order));
+    let after: SearchItem | undefined;
+    let afterRaw = "";
+    if (cursor !== undefined) {
+      const content = this.#cursors.decode(cursor, ENDPOINT_SEARCH, tag);
+      if (content.count !== (byScore ? SEARCH_SCORE_PARTS : SEARCH_NAME_PARTS) || content.extra > TIER_INFIX)
+        throw unknownCursorShape();
+      afterRaw = content.part(SEARCH_PART.raw);
+      const entityId = content.part(SEARCH_PART.entityId);
+      const score = byScore ? parseScore(content.part(SEARCH_PART.score)) : 0;
+      after = {
+        tier: content.extra,
+        score,
+        folded: this.#fold(afterRaw),
+        entity: { entityId, rawIdentifier: afterRaw, type: "0", sourceType: "" },
+      };
+    }
+    const compare = byScore ? compareByScore : compareByName;
+    const want = limit + 1;
+    // The delta's stream from the first match after the key.
+    let m = 0;
+    if (after !== undefined) while (m < found.length && compare(found[m]!, after) <= 0) m++;
+    // The base's stream: its pages from the key, tombstoned (and rescored) entities left out.
+    const base: SearchItem[] = [];
+    const cursorParts = (k: SearchItem, raw: string): string[] =>
+      byScore ? [raw, k.entity.entityId, "", String(k.score)] : [raw, k.entity.entityId, ""];
+    let baseCursor =
+      after === undefined
+        ? undefined
+        : this.#cursors.encode(ENDPOINT_SEARCH, tag, after.tier, cursorParts(after, afterRaw));
+    let baseDone = false;
+    const rescored = byScore ? this.rescored().byId : undefined;
+    const out: SearchItem[] = [];
+    let b = 0;
+    while (out.length < want) {
+      if (b === base.length && !baseDone) {
+        base.length = 0;
+        b = 0;
+        // The page and a few more, for tombstones in the way (more come in another round).
+        const page = this.#base.search({
+          q,
+          type: params.type,
+          order,
+          limit: Math.min(SEARCH_MAX_LIMIT, want + Math.min(skipped, TOMBSTONE_SLACK)),
+          cursor: baseCursor,
+        });
+        for (const e of page.items) {
+          if (this.#hiddenEntities.has(e.entityId) || rescored?.has(e.entityId)) continue;
+          const folded = this.#fold(e.rawIdentifier);
+          const score = byScore ? this.#parts.scores.at(this.#parts.dictionary.idOf(e.entityId)) : 0;
+          base.push({ tier: tierOf(folded, fq), score, folded, entity: e });
+        }
+        baseCursor = page.nextCursor ?? undefined;
+        baseDone = baseCursor === undefined;
+        continue;
+      }
+      const x = base[b];
+      const y = found[m];
+      if (x === undefined && y === undefined) break;
+      // Each branch: the smaller key goes first (no entityId is in both streams: the base's copies
+      // of the delta's entities are tombstoned, of rescored ones skipped).
+      if (y === undefined || (x !== undefined && compare(x, y) < 0)) {
+        out.push(x!);
+        b++;
+      } else {
+        out.push(y);
+        m++;
+      }
+    }
+    const n = Math.min(limit, out.length);
+    const items = out.slice(0, n).map((i) => i.entity);
+    let nextCursor: string | null = null;
+    if (out.length > limit) {
+      const last = out[n - 1]!;
+      nextCursor = this.#cursors.encode(ENDPOINT_SEARCH, tag, last.tier, cursorParts(last, last.entity.rawIdentifier));
+    }
+    if (!count) return { items, nextCursor };
+    // The walk's total: the base's, less its tombstoned matches, plus the delta's entities that match.
+    const baseTotal = this.#base.search({ q, type: params.type, limit: 1, count: true }).total!;
+    return { items, nextCursor, total: baseTotal - hiddenMatches + deltaMatches };
+  }
+
+  /**
+   * What binds a search cursor to its query, as the base Graph binds it (so cursors of either are
+   * followable on both): q and type, and the order and the fold mode when not the defaults.
+   */
+  private searchTagParts(q: string, type: number, order: SearchOrder): string[] {
+    const parts = ["search", q, type < 0 ? "" : String(type)];
+    if (order !== "name") parts.push(`order=${order}`);
+    if (this.#parts.fold !== "case") parts.push(`fold=${this.#parts.fold}`);
+    return parts;
+  }
+
+  /** Statements matching every given filter, in the order of the index that serves the filters. */
+  statements(params: StatementsParams = {}): Page<Statement> {
+    const s = checkOptionalText(params.subjectEntityId, "subjectEntityId");
+    const p = checkOptionalText(params.predicateEntityId, "predicateEntityId");
+    const o = checkOptionalText(params.objectEntityId, "objectEntityId");
+    const limit = checkLimit(params.limit, STATEMENTS_DEFAULT_LIMIT, STATEMENTS_MAX_LIMIT);
+    const cursor = checkOptionalText(params.cursor, "cursor");
+    const count = checkCount(params.count);
+    const tag = queryTag(["statements", s ?? "", p ?? "", o ?? ""]);
+    // An id that names no entity now is not an error: nothing can match it.
+    for (const id of [s, p, o]) {
+      if (id !== undefined && !this.exists(id)) {
+        if (cursor !== undefined) this.#cursors.decode(cursor, ENDPOINT_STATEMENTS, tag);
+        return count ? { items: [], nextCursor: null, total: 0 } : { items: [], nextCursor: null };
+      }
+    }
+    const { order, prefix } = planOf(s, p, o);
+    const list = this.#statementLists[order];
+    const [lo, hi] = prefixRange(list, order, prefix);
+    const hiddenList = this.#hiddenLists[order];
+    const [hlo, hhi] = prefixRange(hiddenList, order, prefix);
+    // Nothing of the delta touches these filters: the base's page (and total), its names brought up to date.
+    if (lo === hi && hlo === hhi) {
+      const page = this.#base.statements(params);
+      if (this.#entities.size > 0) for (const item of page.items) this.patchNames(item);
+      return page;
+    }
+    let after: [string, string, string, string] | undefined;
+    if (cursor !== undefined) {
+      const content = this.#cursors.decode(cursor, ENDPOINT_STATEMENTS, tag);
+      if (content.count !== 5) throw unknownCursorShape();
+      after = [content.part(0), content.part(1), content.part(2), content.part(3)];
+    }
+    const afterKey =
+      after === undefined ? undefined : statementKey(order, { s: after[0], p: after[1], o: after[2], fp: after[3] });
+    let m = afterKey === undefined ? lo : seekAfter(list, order, afterKey, lo, hi);
+    const want = limit + 1;
+    const base: Statement[] = [];
+    let b = 0;
+    let baseCursor =
+      after === undefined ? undefined : this.#cursors.encode(ENDPOINT_STATEMENTS, tag, 0, [...after, ""]);
+    let baseDone = false;
+    const out: Statement[] = [];
+    const filters = { subjectEntityId: s, predicateEntityId: p, objectEntityId: o };
+    while (out.length < want) {
+      if (b === base.length && !baseDone) {
+        base.length = 0;
+        b = 0;
+        // The page and a few more, for tombstones in the way (more come in another round).
+        const page = this.#base.statements({
+          ...filters,
+          limit: Math.min(STATEMENTS_MAX_LIMIT, want + Math.min(hhi - hlo, TOMBSTONE_SLACK)),
+          cursor: baseCursor,
+        });
+        for (const item of page.items) if (!this.#hiddenStatements.has(item.statementFingerprint)) base.push(item);
+        baseCursor = page.nextCursor ?? undefined;
+        baseDone = baseCursor === undefined;
+        continue;
+      }
+      const x = base[b];
+      const y = m < hi ? list[m] : undefined;
+      if (x === undefined && y === undefined) break;
+      if (y === undefined || (x !== undefined && compareItem(order, x, y) < 0)) {
+        out.push(x!);
+        b++;
+      } else {
+        out.push(this.statementItem(y));
+        m++;
+      }
+    }
+    const n = Math.min(limit, out.length);
+    const items = out.slice(0, n);
+    if (this.#entities.size > 0) for (const item of items) this.patchNames(item);
+    let nextCursor: string | null = null;
+    if (out.length > limit) {
+      const last = items[n - 1]!;
+      nextCursor = this.#cursors.encode(ENDPOINT_STATEMENTS, tag, 0, [
+        last.subjectEntityId,
+        last.predicateEntityId,
+        last.objectEntityId,
+        last.statementFingerprint,
+        "",
+      ]);
+    }
+    if (!count) return { items, nextCursor };
+    // The walk's total: the base's, less its tombstones in the range, plus the delta's range.
+    const baseTotal = this.#base.statements({ ...filters, limit: 1, count: true }).total!;
+    return { items, nextCursor, total: baseTotal - (hhi - hlo) + (hi - lo) };
+  }
+
+  /** A base statement item naming a replaced entity shows its new rawIdentifier. */
+  private patchNames(item: Statement): void {
+    const entities = this.#entities;
+    const s = entities.get(item.subjectEntityId);
+    if (s !== undefined) item.subjectRawIdentifier = s.rawIdentifier;
+    const p = entities.get(item.predicateEntityId);
+    if (p !== undefined) item.predicateRawIdentifier = p.rawIdentifier;
+    const o = entities.get(item.objectEntityId);
+    if (o !== undefined) item.objectRawIdentifier = o.rawIdentifier;
+  }
+
+  /** The rawIdentifier of an entity there now (a statement's): the delta's, else the base's. */
+  private rawOf(id: string): string {
+    const mine = this.#entities.get(id);
+    if (mine !== undefined) return mine.rawIdentifier;
+    return this.#parts.entities.rawIdentifier(this.#parts.dictionary.idOf(id));
+  }
+
+  private statementItem(st: DeltaStatement): Statement {
+    return {
+      statementFingerprint: st.fp,
+      subjectEntityId: st.s,
+      subjectRawIdentifier: this.rawOf(st.s),
+      predicateEntityId: st.p,
+      predicateRawIdentifier: this.rawOf(st.p),
+      objectEntityId: st.o,
+      objectRawIdentifier: this.rawOf(st.o),
+    };
+  }
+
+  // Content and compaction --------------------------------------------------------------------
+
+  /** Every entity now, in entityId order, each with its score where one was given. */
+  *exportEntities(): IterableIterator<EntityInput> {
+    const delta = [...this.#entities.values()].sort((x, y) =>
+      x.entityId < y.entityId ? -1 : x.entityId > y.entityId ? 1 : 0,
+    );
+    const withScore = (e: Entity): EntityInput => {
+      const given = this.givenScore(e.entityId);
+      return given === undefined ? itemOf(e) : { ...itemOf(e), score: given };
+    };
+    let i = 0;
+    for (const e of this.#base.exportEntities()) {
+      while (i < delta.length && delta[i]!.entityId < e.entityId) yield withScore(delta[i++]!);
+      if (!this.#hiddenEntities.has(e.entityId)) yield withScore(e);
+    }
+    while (i < delta.length) yield withScore(delta[i++]!);
+  }
+
+  /** Every statement now, in SPO order, each with its fingerprint. */
+  *exportStatements(): IterableIterator<Required<StatementInput>> {
+    let cursor: string | undefined;
+    do {
+      const page = this.statements({ limit: STATEMENTS_MAX_LIMIT, cursor });
+      for (const st of page.items)
+        yield {
+          subjectEntityId: st.subjectEntityId,
+          predicateEntityId: st.predicateEntityId,
+          objectEntityId: st.objectEntityId,
+          statementFingerprint: st.statementFingerprint,
+        };
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+  }
+
+  /**
+   * A new immutable Graph of the content now (base + delta), built here, synchronously: the base's
+   * entities and statements less the tombstoned ones, then the delta's, into a GraphBuilder (in no
+   * particular order: the builder sorts). A fingerprint is passed on only where one was given, as
+   * the base's export does, so the result is the graph a load of the same content builds.
+   */
+  buildCompacted(): Graph {
+    // Given scores are passed on (equal to the count or not); counted ones are counted again.
+    const builder = new GraphBuilder({ cursorSecret: this.#secret, fold: this.#parts.fold });
+    for (const e of this.exportEntities()) builder.addEntity(e);
+    const hidden = this.#hiddenStatements;
+    for (const st of this.#base.exportStatements()) {
+      // Each branch: only with tombstones is a base statement's fingerprint needed (derived when not given).
+      if (hidden.size > 0) {
+        const fp =
+          st.statementFingerprint ?? deriveFingerprint(st.subjectEntityId, st.predicateEntityId, st.objectEntityId);
+        if (hidden.has(fp)) continue;
+      }
+      builder.addStatement(st);
+    }
+    for (const st of this.#statements.values()) {
+      const input: StatementInput = { subjectEntityId: st.s, predicateEntityId: st.p, objectEntityId: st.o };
+      if (st.given) input.statementFingerprint = st.fp;
+      builder.addStatement(input);
+    }
+    return builder.build();
+  }
+
+  /**
+   * Folds the delta into a new base: builds a Graph of the content now and swaps it in (the delta
+   * empties, the sequence stays). Cursors issued before stay followable.
+   */
+  compact(): Graph {
+    const graph = this.buildCompacted();
+    this.swapBase(graph, this.#sequence);
+    return graph;
+  }
+
+  /**
+   * Makes `graph` the base: it holds every batch up to `sequence`, and `batchesAfter` are the
+   * batches from sequence + 1 to this graph's sequence, in order (a base compacted elsewhere, in a
+   * worker thread, while batches kept applying here). They are applied to a new delta over `graph`
+   * first; only when that delta reaches this graph's sequence does it replace this one's, at once
+   * (a read sees the old base + delta or the new, never a mix). Cursors stay followable.
+   */
+  swapBase(graph: Graph, sequence: number, batchesAfter: Iterable<ChangeBatch> = []): void {
+    const next = new LiveGraph(graph, {
+      cursorSecret: this.#secret,
+      cacheBytes: this.#cacheBytes,
+      baseSequence: sequence,
+    });
+    for (const batch of batchesAfter) {
+      if (next.#sequence === this.#sequence) break;
+      next.apply(batch);
+    }
+    if (next.#sequence !== this.#sequence)
+      throw new Error(
+        `LiveGraph.swapBase: the new base with the batches given reaches sequence ${next.#sequence}, the graph is at ${this.#sequence}`,
+      );
+    this.#base = next.#base;
+    this.#parts = next.#parts;
+    this.#baseFingerprints = next.#baseFingerprints;
+    this.#baseSequence = next.#baseSequence;
+    this.#entities = next.#entities;
+    this.#entityList = next.#entityList;
+    this.#entityGrams = next.#entityGrams;
+    this.#hiddenEntities = next.#hiddenEntities;
+    this.#hiddenGrams = next.#hiddenGrams;
+    this.#statements = next.#statements;
+    this.#statementLists = next.#statementLists;
+    this.#hiddenStatements = next.#hiddenStatements;
+    this.#hiddenLists = next.#hiddenLists;
+    this.#fold = next.#fold;
+    this.#baseCounts = next.#baseCounts;
+    this.#countAdjust = next.#countAdjust;
+    this.#scoreDirty = next.#scoreDirty;
+    this.#rescoredById = next.#rescoredById;
+    this.#rescoredGrams = next.#rescoredGrams;
+  }
+}
+
+function deltaEntity(e: LiveEntityInput, foldText: (s: string) => string): DeltaEntity {
+  return {
+    entityId: e.entityId,
+    rawIdentifier: e.rawIdentifier,
+    type: e.type,
+    sourceType: e.sourceType,
+    score: e.score,
+    folded: foldText(e.rawIdentifier),
+  };
+}
+
+function itemOf(e: DeltaEntity | Entity): Entity {
+  return { entityId: e.entityId, rawIdentifier: e.rawIdentifier, type: e.type, sourceType: e.sourceType };
+}
+
+function tierOf(folded: string, fq: string): number {
+  if (!folded.includes(fq)) return -1;
+  return folded.length === fq.length ? TIER_EXACT : folded.startsWith(fq) ? TIER_PREFIX : TIER_INFIX;
+}
+
+/** Search order "name": tier, folded identifier, entityId. */
+function compareByName(x: SearchItem, y: SearchItem): number {
+  return x.tier - y.tier || cmp(x.folded, y.folded) || cmp(x.entity.entityId, y.entity.entityId);
+}
+
+/** Search order "score": tier, score highest first, folded identifier, entityId. */
+function compareByScore(x: SearchItem, y: SearchItem): number {
+  return x.tier - y.tier || y.score - x.score || cmp(x.folded, y.folded) || cmp(x.entity.entityId, y.entity.entityId);
+}
+
+/** A cursor's score part: decimal digits of a score (sealed by this service: damage is a bug). */
+function parseScore(text: string): number {
+  const score = Number(text);
+  if (!/^(0|[1-9][0-9]{0,9})$/.test(text) || score > MAX_SCORE) throw unknownCursorShape();
+  return score;
+}
+
+/** CONTRACT.md's table: the order that serves the filters, and the filters as a prefix of its key. */
+function planOf(
+  s: string | undefined,
+  p: string | undefined,
+  o: string | undefined,
+): { order: Order; prefix: string[] } {
+  // Each branch is a row of the table; the prefix is the given filters in the order's key order.
+  if (s !== undefined) {
+    if (p === undefined && o !== undefined) return { order: "OSP", prefix: [o, s] };
+    if (p === undefined) return { order: "SPO", prefix: [s] };
+    return { order: "SPO", prefix: o === undefined ? [s, p] : [s, p, o] };
+  }
+  if (p !== undefined) return { order: "POS", prefix: o === undefined ? [p] : [p, o] };
+  if (o !== undefined) return { order: "OSP", prefix: [o] };
+  return { order: "SPO", prefix: [] };
+}
+
+/** A base page's item against a delta statement, in `order` (field by field, no key arrays). */
+function compareItem(order: Order, x: Statement, y: DeltaStatement): number {
+  const s = cmp(x.subjectEntityId, y.s);
+  const p = cmp(x.predicateEntityId, y.p);
+  const o = cmp(x.objectEntityId, y.o);
+  const f = cmp(x.statementFingerprint, y.fp);
+  // Each branch: the order's components in its key order, the fingerprint last.
+  if (order === "SPO") return s || p || o || f;
+  if (order === "POS") return p || o || s || f;
+  return o || s || p || f;
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function describe(st: DeltaStatement): string {
+  return `${quote(st.fp)}: ${quote(st.s)} ${quote(st.p)} ${quote(st.o)}`;
+}
+
+function conflict(line: number, reason: string): QuiverError {
+  return new QuiverError("CHANGE_CONFLICT", `line ${line}: ${reason}`, { source: { file: "batch", line } });
+}
+
+/** The batch as JSON Lines: its text as given, or its objects one a line. */
+function batchText(batch: ChangeBatch): string {
+  if (typeof batch === "string") return batch;
+  return batch.map((c) => JSON.stringify(c)).join("\n");
+}
+
+function unknownCursorShape(): QuiverError {
+  return new QuiverError(
+    "INVALID_CURSOR",
+    "The cursor was issued by another version of this service; start again from the first page (leave cursor out).",
+    { parameter: "cursor" },
+  );
+}

@@ -1,0 +1,191 @@
+/**
+ * Sorted delta lists
+ * ==================
+ * The live graph's delta as small sorted arrays, one per read order, that a query merges with the
+ * base on the same key order (live-graph.ts): the entities put since the base, by (folded raw
+ * identifier, entityId) (the order of search inside a tier), and the statements put since the base
+ * (and the base statements deleted, the tombstones) by each index order of CONTRACT.md's table, SPO,
+ * POS and OSP, the fingerprint last. Every comparison is JavaScript `<` on strings (UTF-16 code
+ * units), as the base's dense ids follow entityId order.
+ *
+ * Updating after a batch is one merge: the old list less the keys the batch touched, and the
+ * batch's new items sorted on their own, merged in one pass: O(D + b log b) for a delta of D items
+ * and a batch of b (a sort of the whole delta would be O(D log D) string comparisons a batch).
+ * A filter's items are a contiguous range (every filter shape of the table is a prefix of its
+ * order's key), found by two binary searches; a resume point by one more.
+ */
+
+import type { EntityType } from "../types.js";
+
+/** The orders of CONTRACT.md's statements table. */
+export type Order = "SPO" | "POS" | "OSP";
+export const ORDERS: readonly Order[] = ["SPO", "POS", "OSP"];
+
+/** A statement of the delta (or a tombstone): its three entityIds and its fingerprint. */
+export interface DeltaStatement {
+  readonly s: string;
+  readonly p: string;
+  readonly o: string;
+  readonly fp: string;
+  /** Whether the change gave the fingerprint (else derived from the triple). */
+  readonly given: boolean;
+}
+
+/** An entity of the delta, with what search orders it by. */
+export interface DeltaEntity {
+  readonly entityId: string;
+  readonly rawIdentifier: string;
+  readonly type: EntityType;
+  readonly sourceType: string;
+  /** The score the change gave, when it gave one. */
+  readonly score: number | undefined;
+  /** fold(rawIdentifier). */
+  readonly folded: string;
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The order's key of a statement, as a list of four strings (the fingerprint last). */
+export function statementKey(
+  order: Order,
+  st: { s: string; p: string; o: string; fp: string },
+): [string, string, string, string] {
+  if (order === "SPO") return [st.s, st.p, st.o, st.fp];
+  if (order === "POS") return [st.p, st.o, st.s, st.fp];
+  return [st.o, st.s, st.p, st.fp];
+}
+
+/** Compares two keys component by component; a shorter key that is a prefix compares equal on its length. */
+export function compareKey(a: readonly string[], b: readonly string[], length = Math.min(a.length, b.length)): number {
+  for (let i = 0; i < length; i++) {
+    const c = cmp(a[i]!, b[i]!);
+    if (c !== 0) return c;
+  }
+  return 0;
+}
+
+/** Compares two statements in `order` (field by field: no key array is made, this runs in every sort and merge). */
+export function compareStatements(order: Order): (x: DeltaStatement, y: DeltaStatement) => number {
+  // Each branch: the order's components in its key order, the fingerprint last.
+  if (order === "SPO") return (x, y) => cmp(x.s, y.s) || cmp(x.p, y.p) || cmp(x.o, y.o) || cmp(x.fp, y.fp);
+  if (order === "POS") return (x, y) => cmp(x.p, y.p) || cmp(x.o, y.o) || cmp(x.s, y.s) || cmp(x.fp, y.fp);
+  return (x, y) => cmp(x.o, y.o) || cmp(x.s, y.s) || cmp(x.p, y.p) || cmp(x.fp, y.fp);
+}
+
+/** Search order inside a tier: folded identifier, then entityId. */
+export function compareEntities(x: DeltaEntity, y: DeltaEntity): number {
+  return cmp(x.folded, y.folded) || cmp(x.entityId, y.entityId);
+}
+
+/** Below this many items changed, a list is updated in place (a binary search and a splice each). */
+export const SPLICE_MAX_CHANGES = 16;
+
+/**
+ * `old` less the items whose `keyOf` is in `removed` (`removedItems`: those items), with `added`
+ * merged in, all in `compare`'s order (`added` is sorted here; `old` is sorted already). A few
+ * changes are made in place (each a binary search and a splice: a memmove of the list); more, by
+ * one merge into a new list.
+ */
+export function mergeSorted<T>(
+  old: T[],
+  removed: ReadonlySet<string>,
+  removedItems: readonly T[],
+  keyOf: (item: T) => string,
+  added: T[],
+  compare: (x: T, y: T) => number,
+): T[] {
+  if (removedItems.length + added.length <= SPLICE_MAX_CHANGES) {
+    for (const item of removedItems) {
+      const at = lowerBound(old, item, compare);
+      if (at < old.length && keyOf(old[at]!) === keyOf(item)) old.splice(at, 1);
+    }
+    for (const item of added) old.splice(lowerBound(old, item, compare), 0, item);
+    return old;
+  }
+  added.sort(compare);
+  const out: T[] = new Array(old.length - removedItems.length + added.length);
+  let n = 0;
+  let i = 0;
+  let j = 0;
+  const checkRemoved = removed.size > 0;
+  while (i < old.length || j < added.length) {
+    const x = old[i];
+    if (checkRemoved && x !== undefined && removed.has(keyOf(x))) {
+      i++;
+      continue;
+    }
+    // Each branch: the smaller head goes first; old before added on a tie (no two share a key).
+    if (j >= added.length || (x !== undefined && compare(x, added[j]!) <= 0)) {
+      out[n++] = x!;
+      i++;
+    } else out[n++] = added[j++]!;
+  }
+  out.length = n;
+  return out;
+}
+
+function lowerBound<T>(list: readonly T[], item: T, compare: (x: T, y: T) => number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compare(list[mid]!, item) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The first index in [lo, hi) of `list` whose key compares above `key` on its first `length` parts (or at/above when `inclusive` is false). */
+/** A statement's key in `order` against the first `length` parts of `key` (no key array is made). */
+function compareWithKey(order: Order, st: DeltaStatement, key: readonly string[], length: number): number {
+  const [a, b, c] = order === "SPO" ? [st.s, st.p, st.o] : order === "POS" ? [st.p, st.o, st.s] : [st.o, st.s, st.p];
+  if (length === 0) return 0;
+  const x = cmp(a, key[0]!);
+  if (x !== 0 || length === 1) return x;
+  const y = cmp(b, key[1]!);
+  if (y !== 0 || length === 2) return y;
+  const z = cmp(c, key[2]!);
+  if (z !== 0 || length === 3) return z;
+  return cmp(st.fp, key[3]!);
+}
+
+function bound(
+  list: readonly DeltaStatement[],
+  order: Order,
+  key: readonly string[],
+  length: number,
+  strictlyAfter: boolean,
+  lo = 0,
+  hi = list.length,
+): number {
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const c = compareWithKey(order, list[mid]!, key, length);
+    if (c < 0 || (strictlyAfter && c === 0)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The range [lo, hi) of `list` (sorted in `order`) whose key starts with `prefix`. */
+export function prefixRange(
+  list: readonly DeltaStatement[],
+  order: Order,
+  prefix: readonly string[],
+): [number, number] {
+  if (prefix.length === 0) return [0, list.length];
+  return [bound(list, order, prefix, prefix.length, false), bound(list, order, prefix, prefix.length, true)];
+}
+
+/** The first index in [lo, hi) whose full key is strictly after `key` (four parts). */
+export function seekAfter(
+  list: readonly DeltaStatement[],
+  order: Order,
+  key: readonly string[],
+  lo: number,
+  hi: number,
+): number {
+  return bound(list, order, key, 4, true, lo, hi);
+}

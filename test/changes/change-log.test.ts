@@ -1,0 +1,257 @@
+/**
+ * Change log tests
+ * ================
+ * The log's file format and rules (change-log.ts) and the live store over it (live-store.ts): batches
+ * numbered in order and read back, reopening applies them, one writer (a second refuses naming the
+ * holder's pid; a dead holder's lock is taken over), a torn last file ignored whole and set aside, a
+ * damaged earlier file refused, temporary files of crashed writes removed, and bad batches (a bad
+ * line, a conflict, a failing disk) leave the graph and the log exactly as before.
+ */
+
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import {
+  batchFileName,
+  ChangeLogWriter,
+  changeLogInfo,
+  encodeBatch,
+  LOCK_FILE,
+  readChangeLog,
+} from "../../src/changes/change-log.js";
+import { LiveFollower, openLive } from "../../src/changes/live-store.js";
+import { isQuiverError, saveSnapshot } from "../../src/index.js";
+import { BatchStream } from "../support/live-oracle.js";
+import { buildGraph, compareKeys, statementKey } from "../support/oracle.js";
+
+function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), "quiver-changes-"));
+}
+
+/** Every file of `dir` with its bytes (the log "exactly as before"). */
+function snapshotDir(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of readdirSync(dir).sort()) out[name] = readFileSync(join(dir, name)).toString("base64");
+  return out;
+}
+
+function codeOf(f: () => unknown): string {
+  try {
+    f();
+  } catch (e) {
+    if (isQuiverError(e)) return e.code;
+    throw e;
+  }
+  return "ok";
+}
+
+test("batches are numbered, durable files read back in order; reopening applies them", () => {
+  const dir = tempDir();
+  try {
+    const stream = new BatchStream(5);
+    const base = buildGraph(stream.data);
+    const store = openLive(base, dir);
+    const batches = Array.from({ length: 6 }, () => stream.next());
+    for (let i = 0; i < batches.length; i++) assert.is(store.apply(batches[i]!).sequence, i + 1);
+    assert.equal(
+      readdirSync(dir).sort(),
+      [LOCK_FILE, ...Array.from({ length: 6 }, (_, i) => batchFileName(i + 1))].sort(),
+    );
+    assert.equal(
+      [...readChangeLog(dir, 2)].map((b) => b.sequence),
+      [3, 4, 5, 6],
+    );
+    const info = changeLogInfo(dir);
+    assert.equal([info.first, info.last, info.batches, info.lockedBy], [1, 6, 6, process.pid]);
+    const tag = store.graph.buildCompacted().contentTag;
+    assert.is(tag, buildGraph(stream.oracle.data()).contentTag);
+    store.close();
+    assert.not.ok(readdirSync(dir).includes(LOCK_FILE));
+    // Reopened on the same base: the six batches again, the same content.
+    const again = openLive(base, dir);
+    assert.is(again.sequence, 6);
+    assert.is(again.graph.buildCompacted().contentTag, tag);
+    // A follower reads the same log without the lock, and catches up with what appears later: the
+    // same content, the same pages and cursors (one cursor secret) as the writer's.
+    const follower = new LiveFollower(base, dir, { cursorSecret: "replicas" });
+    assert.is(follower.graph.sequence, 6);
+    again.apply(stream.next());
+    assert.is(follower.catchUp(), 1);
+    assert.is(follower.catchUp(), 0);
+    assert.is(follower.graph.buildCompacted().contentTag, buildGraph(stream.oracle.data()).contentTag);
+    const writer = new LiveFollower(base, dir, { cursorSecret: "replicas" });
+    for (const q of ["a", "e", "ab", "É"]) {
+      let cursor: string | undefined;
+      do {
+        const page = follower.graph.search({ q, limit: 3, cursor, count: true });
+        assert.equal(writer.graph.search({ q, limit: 3, cursor, count: true }), page);
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor !== undefined);
+    }
+    assert.equal(writer.graph.statements({ limit: 200 }), follower.graph.statements({ limit: 200 }));
+    again.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("one writer: a second refuses naming the holder's pid; a dead holder's lock is taken over", () => {
+  const dir = tempDir();
+  try {
+    const first = ChangeLogWriter.open(dir);
+    try {
+      ChangeLogWriter.open(dir);
+      assert.unreachable("a second writer opened the log");
+    } catch (e) {
+      if (!isQuiverError(e)) throw e;
+      assert.is(e.code, "CHANGE_LOG_LOCKED");
+      assert.ok(e.message.includes(`process ${process.pid}`), e.message);
+    }
+    first.close();
+    // A lock whose process is gone (pid 2^22 + 1 is above Linux's default pid_max... or dead).
+    writeFileSync(join(dir, LOCK_FILE), "4194305\n");
+    const taker = ChangeLogWriter.open(dir);
+    assert.is(readFileSync(join(dir, LOCK_FILE), "utf8"), `${process.pid}\n`);
+    taker.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a torn last file is ignored whole and set aside; damage before the last is refused; temp files go", () => {
+  const dir = tempDir();
+  try {
+    const stream = new BatchStream(6);
+    const base = buildGraph(stream.data);
+    const store = openLive(base, dir);
+    for (let i = 0; i < 3; i++) store.apply(stream.next());
+    const tag = store.graph.buildCompacted().contentTag;
+    store.close();
+    // Batch 4, cut short as a crash mid-copy leaves it, and a temporary file of a write in flight.
+    const whole = encodeBatch(4, JSON.stringify({ op: "delete", statementFingerprint: "x" }));
+    for (const cut of [0, 10, whole.length - 1]) {
+      writeFileSync(join(dir, batchFileName(4)), whole.subarray(0, cut));
+      writeFileSync(join(dir, `.${batchFileName(5)}.999.tmp`), "partial");
+      assert.equal(
+        [...readChangeLog(dir)].map((b) => b.sequence),
+        [1, 2, 3],
+      );
+      assert.is(changeLogInfo(dir).torn, batchFileName(4));
+      const reopened = openLive(base, dir);
+      assert.is(reopened.sequence, 3);
+      assert.is(reopened.graph.buildCompacted().contentTag, tag);
+      assert.ok(readdirSync(dir).includes(`${batchFileName(4)}.torn`));
+      assert.not.ok(readdirSync(dir).some((n) => n.endsWith(".tmp")));
+      reopened.close();
+      rmSync(join(dir, `${batchFileName(4)}.torn`));
+    }
+    // A damaged file before the last is not a torn write: the log is refused.
+    const second = join(dir, batchFileName(2));
+    const good = readFileSync(second);
+    const bad = Buffer.from(good);
+    bad[bad.length - 1] = bad[bad.length - 1]! ^ 1;
+    writeFileSync(second, bad);
+    assert.is(
+      codeOf(() => [...readChangeLog(dir)]),
+      "INVALID_CHANGE_LOG",
+    );
+    assert.is(
+      codeOf(() => openLive(base, dir)),
+      "INVALID_CHANGE_LOG",
+    );
+    writeFileSync(second, good);
+    // A gap is refused too.
+    rmSync(second);
+    assert.is(
+      codeOf(() => openLive(base, dir)),
+      "INVALID_CHANGE_LOG",
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("bad batches leave the graph and the log exactly as before", () => {
+  const dir = tempDir();
+  try {
+    const stream = new BatchStream(7);
+    const store = openLive(buildGraph(stream.data), dir);
+    store.apply(stream.next());
+    const files = snapshotDir(dir);
+    const tag = store.graph.buildCompacted().contentTag;
+    const someEntity = stream.oracle.data().entities[0]!.entityId;
+    assert.is(
+      codeOf(() =>
+        store.apply('{"op":"put","entity":{"entityId":"n","rawIdentifier":"","type":"0","sourceType":""}}\nnot json'),
+      ),
+      "INVALID_CHANGE",
+    );
+    assert.is(
+      codeOf(() =>
+        store.apply([
+          {
+            op: "put",
+            statement: { subjectEntityId: someEntity, predicateEntityId: someEntity, objectEntityId: "none" },
+          },
+        ]),
+      ),
+      "CHANGE_CONFLICT",
+    );
+    // A disk that refuses the write: the rename onto batch 2's name fails (a directory is there).
+    const blocker = join(dir, batchFileName(2));
+    mkdirSync(join(blocker, "x"), { recursive: true });
+    const refused = stream.next();
+    assert.throws(() => store.apply(refused));
+    rmSync(blocker, { recursive: true });
+    assert.is(store.sequence, 1);
+    assert.equal(snapshotDir(dir), files);
+    assert.is(store.graph.buildCompacted().contentTag, tag);
+    // Once the disk takes it, the same batch takes number 2.
+    assert.is(store.apply(refused).sequence, 2);
+    store.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("compaction in a worker thread: batches applied meanwhile are kept, cursors stay followable", async () => {
+  const dir = tempDir();
+  try {
+    const stream = new BatchStream(8);
+    const base = buildGraph(stream.data);
+    const snapshot = join(dir, "base.qvr");
+    await saveSnapshot(base, snapshot);
+    const store = openLive(base, join(dir, "log"), { source: { snapshot }, cursorSecret: "compact" });
+    for (let i = 0; i < 5; i++) store.apply(stream.next());
+    const before = store.graph.statements({ limit: 3 });
+    const compaction = store.compactInWorker();
+    // Batches while the worker builds: applied again over the new base before it is swapped in.
+    for (let i = 0; i < 3; i++) store.apply(stream.next());
+    const graph = await compaction;
+    assert.is(store.graph.baseSequence, 5);
+    assert.is(store.sequence, 8);
+    assert.is(graph.statementCount > 0, true);
+    const content = buildGraph(stream.oracle.data()).contentTag;
+    assert.is(store.graph.buildCompacted().contentTag, content);
+    // A second one, from the same source and the longer log, with nothing applied meanwhile.
+    await store.compactInWorker();
+    assert.is(store.graph.baseSequence, 8);
+    assert.equal(store.graph.deltaSize, { entities: 0, statements: 0, hiddenEntities: 0, hiddenStatements: 0 });
+    assert.is(store.graph.base.contentTag, content);
+    // The walk begun before the compactions goes on from its cursor.
+    const rest = store.graph.statements({ limit: 200, cursor: before.nextCursor ?? undefined });
+    const last = statementKey("SPO", before.items[2]!);
+    const want = stream.oracle
+      .oracle()
+      .statementsFor({})
+      .filter((st) => compareKeys(statementKey("SPO", st), last) > 0);
+    assert.equal(rest.items, want.slice(0, 200));
+    store.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();

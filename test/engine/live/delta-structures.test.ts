@@ -1,0 +1,97 @@
+/**
+ * Delta structure tests
+ * =====================
+ * The live graph's small structures against brute force on seeded random data: mergeSorted (both
+ * of its ways, a few changes spliced in place and many merged) equals a sort of the list's new
+ * content; prefixRange and seekAfter equal a filter; GramIndex.matching equals includes() over the
+ * items, as items come and go.
+ */
+
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { GRAM, GramIndex } from "../../../src/engine/live/gram-index.js";
+import {
+  compareKey,
+  compareStatements,
+  type DeltaStatement,
+  mergeSorted,
+  ORDERS,
+  prefixRange,
+  seekAfter,
+  SPLICE_MAX_CHANGES,
+  statementKey,
+} from "../../../src/engine/live/sorted-delta.js";
+import { Rng } from "../../support/oracle.js";
+
+function randomStatement(rng: Rng, n: number): DeltaStatement {
+  const id = () => rng.pick(["a", "b", "ab", "B", "é", "😀", "a\u0000"]);
+  return { s: id(), p: id(), o: id(), fp: `fp${n}`, given: rng.chance(0.5) };
+}
+
+test("mergeSorted, prefixRange and seekAfter equal brute force", () => {
+  const rng = new Rng(31);
+  for (const order of ORDERS) {
+    const compare = compareStatements(order);
+    let list: DeltaStatement[] = [];
+    let next = 0;
+    for (let round = 0; round < 60; round++) {
+      // Sometimes a few changes (spliced in place), sometimes many (merged).
+      const changes = rng.chance(0.5) ? rng.range(0, SPLICE_MAX_CHANGES) : rng.range(SPLICE_MAX_CHANGES + 1, 60);
+      const removedItems = list.filter(() => rng.chance(changes / Math.max(1, 2 * list.length)));
+      const removed = new Set(removedItems.map((s) => s.fp));
+      const added = Array.from({ length: Math.max(0, changes - removedItems.length) }, () =>
+        randomStatement(rng, next++),
+      );
+      const want = [...list.filter((s) => !removed.has(s.fp)), ...added].sort(compare);
+      list = mergeSorted(list, removed, removedItems, (s) => s.fp, added.slice(), compare);
+      assert.equal(list, want, `${order} round ${round}`);
+      const probe = randomStatement(rng, -1);
+      const key = statementKey(order, probe);
+      for (let length = 0; length <= 3; length++) {
+        const prefix = key.slice(0, length);
+        const [lo, hi] = prefixRange(list, order, prefix);
+        const inRange = list.filter((s) => compareKey(statementKey(order, s), prefix, length) === 0);
+        assert.equal(list.slice(lo, hi), inRange, `${order} prefix ${JSON.stringify(prefix)}`);
+        const at = seekAfter(list, order, key, lo, hi);
+        assert.equal(
+          list.slice(at, hi),
+          inRange.filter((s) => compareKey(statementKey(order, s), key, 4) > 0),
+        );
+      }
+    }
+  }
+});
+
+test("GramIndex.matching equals includes() over the items, as they come and go", () => {
+  const rng = new Rng(32);
+  const index = new GramIndex<{ folded: string; n: number }>();
+  const live: { folded: string; n: number }[] = [];
+  const pieces = ["ab", "abc", "b", "ca", "😀", "é", "a\u0000b", "xyz", ""];
+  for (let round = 0; round < 300; round++) {
+    if (live.length > 0 && rng.chance(0.3)) {
+      const item = live.splice(rng.int(live.length), 1)[0]!;
+      index.remove(item);
+    } else {
+      const item = { folded: Array.from({ length: rng.range(0, 4) }, () => rng.pick(pieces)).join(""), n: round };
+      live.push(item);
+      index.add(item);
+    }
+    const q = Array.from({ length: rng.range(1, 3) }, () => rng.pick(pieces))
+      .join("")
+      .slice(0, rng.range(1, 6));
+    const got = index.matching(q);
+    if (q.length < GRAM) {
+      assert.is(got, undefined);
+      continue;
+    }
+    const want = live.filter((i) => i.folded.includes(q)).map((i) => i.n);
+    assert.equal(
+      got!.map((i) => i.n).sort((a, b) => a - b),
+      want.sort((a, b) => a - b),
+      `round ${round} q=${JSON.stringify(q)}`,
+    );
+    assert.is(index.size, live.length);
+  }
+});
+
+test.run();

@@ -1,0 +1,393 @@
+/**
+ * Live graph tests
+ * ================
+ * The property test of the live graph: seeded random base graphs, then seeded random batches of
+ * puts, replacements and deletes of entities and statements (live-oracle.ts), each applied to the
+ * LiveGraph and to the brute-force LiveOracle; after every batch, every search tier, type filter and
+ * cursor walk, all eight statement filter shapes and getEntity compared with the oracle over the
+ * content now. Batches that conflict or carry a bad line must get the oracle's error and change
+ * nothing. Compactions happen on the way. Then walks interleaved with batches: every item unchanged
+ * from the walk's first page to its last is returned exactly once, in order.
+ */
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import {
+  type Change,
+  type Entity,
+  type EntityType,
+  isQuiverError,
+  LiveGraph,
+  openSnapshot,
+  saveSnapshot,
+  type Statement,
+} from "../../../src/index.js";
+import { randomQuery } from "../../support/graph-walks.js";
+import { LiveOracle, randomBatch } from "../../support/live-oracle.js";
+import {
+  buildGraph,
+  compareKeys,
+  type FoldMode,
+  withScores,
+  fold,
+  generateGraph,
+  limitPolicy,
+  type Oracle,
+  randomFilters,
+  Rng,
+  show,
+  statementKey,
+  orderFor,
+  tier,
+  walkPages,
+  type Filters,
+} from "../../support/oracle.js";
+
+/**
+ * Every read of `live` against `oracle`: counts, getEntity, search walks in both orders, the eight
+ * filter shapes, totals asked on random pages.
+ */
+function compareAll(live: LiveGraph, oracle: Oracle, rng: Rng, ctx: string, searches = 6, perMask = 2): void {
+  assert.is(live.entityCount, oracle.entities.length, `${ctx} entityCount`);
+  assert.is(live.statementCount, oracle.statements.length, `${ctx} statementCount`);
+  for (const e of oracle.entities) assert.equal(live.getEntity(e.entityId), e, `${ctx} getEntity`);
+  for (let k = 0; k < searches; k++) {
+    const q = randomQuery(rng, oracle);
+    const type = rng.chance(0.35) ? (String(rng.int(8)) as EntityType) : undefined;
+    const order = rng.chance(0.5) ? ("score" as const) : undefined;
+    const where = `${ctx} search q=${show(q)} type=${show(type)} order=${show(order)}`;
+    walkPages<Entity>({
+      fetch: (limit, cursor, count) => live.search({ q, type, limit, cursor, order, ...(count ? { count } : {}) }),
+      expected: oracle.search(q, type, order),
+      nextLimit: limitPolicy(rng, 100),
+      defaultLimit: 20,
+      countPolicy: () => rng.chance(0.3),
+      ctx: where,
+    });
+  }
+  for (let mask = 0; mask < 8; mask++) {
+    for (let k = 0; k < perMask; k++) {
+      const f = randomFilters(rng, mask, oracle);
+      const where = `${ctx} statements ${show(f)}`;
+      walkPages<Statement>({
+        fetch: (limit, cursor, count) => live.statements({ ...f, limit, cursor, ...(count ? { count } : {}) }),
+        expected: oracle.statementsFor(f),
+        nextLimit: limitPolicy(rng, 200),
+        defaultLimit: 50,
+        countPolicy: () => rng.chance(0.3),
+        ctx: where,
+      });
+    }
+  }
+}
+
+/** A bad line of one of the kinds the parser refuses, and the text of the batch with it. */
+function badLine(rng: Rng): string {
+  return rng.pick([
+    "not json",
+    "[]",
+    '{"op":"upsert","entity":{}}',
+    '{"op":"put"}',
+    '{"op":"put","entity":{"entityId":"x","rawIdentifier":"y","type":"9","sourceType":""}}',
+    '{"op":"put","entity":{"entityId":"","rawIdentifier":"y","type":"1","sourceType":""}}',
+    '{"op":"put","entity":{"entityId":"x","rawIdentifier":"\\ud800","type":"1","sourceType":""}}',
+    '{"op":"put","entity":{"entityId":"x","rawIdentifier":"y","type":"1","sourceType":"","score":-1}}',
+    '{"op":"put","statement":{"subjectEntityId":"a","predicateEntityId":"b"}}',
+    '{"op":"delete","entityId":"a","cascade":"yes"}',
+    '{"op":"delete"}',
+    '{"op":"delete","statementFingerprint":""}',
+  ]);
+}
+
+for (const seed of [1, 2, 3, 4]) {
+  // Half the seeds fold accents too; every base has some given scores.
+  const foldMode: FoldMode = seed % 2 === 0 ? "accents" : "case";
+  test(`live graph equals the oracle after every batch (seed ${seed}, fold ${foldMode})`, () => {
+    const rng = new Rng(seed);
+    const data = withScores(
+      rng,
+      generateGraph(rng, { entities: rng.range(20, 70), statements: rng.range(30, 160) }),
+      0.3,
+    );
+    const live = new LiveGraph(buildGraph(data, undefined, foldMode), { cursorSecret: "live-test" });
+    const oracle = new LiveOracle(data, foldMode);
+    compareAll(live, oracle.oracle(), rng, `seed ${seed} base`);
+    let applied = 0;
+    let conflicts = 0;
+    for (let batch = 0; batch < 30; batch++) {
+      const ctx = `seed ${seed} batch ${batch}`;
+      const before = live.sequence;
+      if (rng.chance(0.1)) {
+        // A bad line somewhere in an otherwise good batch: refused whole, naming its line.
+        const lines = randomBatch(rng, oracle, { lines: rng.range(0, 4) }).map((c) => JSON.stringify(c));
+        const at = rng.int(lines.length + 1);
+        lines.splice(at, 0, badLine(rng));
+        try {
+          live.apply(lines.join("\n"));
+          assert.unreachable(`${ctx}: a bad line was accepted`);
+        } catch (e) {
+          if (!isQuiverError(e)) throw e;
+          assert.is(e.code, "INVALID_CHANGE", `${ctx}: ${e.message}`);
+          assert.is(e.source?.line, at + 1, `${ctx}: ${e.message}`);
+        }
+        assert.is(live.sequence, before, ctx);
+      } else {
+        const changes = randomBatch(rng, oracle, { lines: rng.range(1, 12), conflicts: 0.08 });
+        const want = oracle.apply(changes);
+        let got: unknown;
+        try {
+          got = live.apply(rng.chance(0.5) ? changes : changes.map((c) => JSON.stringify(c)).join("\n"));
+        } catch (e) {
+          if (!isQuiverError(e) || want.ok) throw e;
+          assert.is(e.code, want.code, `${ctx}: ${e.message}`);
+          assert.is(e.source?.line, want.line, `${ctx}: ${e.message}`);
+        }
+        if (want.ok) {
+          applied++;
+          assert.equal(got, { sequence: before + 1, ...want.result }, `${ctx} ${show(changes)}`);
+        } else {
+          conflicts++;
+          assert.is(live.sequence, before, ctx);
+        }
+      }
+      if (rng.chance(0.1)) live.compact();
+      compareAll(live, oracle.oracle(), rng, ctx);
+    }
+    assert.ok(applied > 10, `seed ${seed}: only ${applied} batches applied`);
+    assert.ok(conflicts > 0, `seed ${seed}: no batch conflicted`);
+    // The content equals a graph built from scratch from it: the same content tag.
+    const scratch = buildGraph(oracle.data(), undefined, foldMode);
+    assert.is(live.buildCompacted().contentTag, scratch.contentTag, `seed ${seed} content tag`);
+  });
+}
+
+/** The oracle's sort key of an item for a query (search) or filters (statements). */
+function searchKey(q: string, e: Entity): (string | number)[] {
+  const f = fold(e.rawIdentifier);
+  return [tier(f, fold(q)), f, e.entityId];
+}
+
+for (const seed of [11, 12, 13]) {
+  test(`walks across batches and compactions return every unchanged item exactly once (seed ${seed})`, () => {
+    const rng = new Rng(seed);
+    const data = generateGraph(rng, { entities: 80, statements: 200 });
+    const live = new LiveGraph(buildGraph(data), { cursorSecret: "walk-test" });
+    const oracle = new LiveOracle(data);
+    for (let walk = 0; walk < 24; walk++) {
+      const isSearch = walk % 2 === 0;
+      const o0 = oracle.oracle();
+      const q = randomQuery(rng, o0);
+      const type = rng.chance(0.3) ? (String(rng.int(8)) as EntityType) : undefined;
+      const f: Filters = randomFilters(rng, rng.int(8), o0);
+      const list = (o: Oracle): object[] => (isSearch ? o.search(q, type) : o.statementsFor(f));
+      const keyOf = (x: object): (string | number)[] =>
+        isSearch ? searchKey(q, x as Entity) : statementKey(orderFor(f), x as Statement);
+      // Items present (with the same fields) at every step of the walk.
+      let stable = new Set(list(o0).map((x) => JSON.stringify(x)));
+      const got: object[] = [];
+      let cursor: string | undefined;
+      const ctx = `seed ${seed} walk ${walk} ${isSearch ? `search ${show(q)} ${show(type)}` : `statements ${show(f)}`}`;
+      for (let page = 0; page < 500; page++) {
+        const limit = rng.range(1, 4);
+        const p = isSearch ? live.search({ q, type, limit, cursor }) : live.statements({ ...f, limit, cursor });
+        const now = new Set(list(oracle.oracle()).map((x) => JSON.stringify(x)));
+        for (const item of p.items) {
+          assert.ok(now.has(JSON.stringify(item)), `${ctx}: page ${page} item ${show(item)} is not in the content`);
+          got.push(item);
+        }
+        if (p.nextCursor === null) break;
+        cursor = p.nextCursor;
+        // Between pages: a batch (or a bad one, or a compaction).
+        const changes = randomBatch(rng, oracle, { lines: rng.range(1, 5), conflicts: 0.05 });
+        if (oracle.apply(changes).ok) live.apply(changes);
+        else assert.throws(() => live.apply(changes));
+        if (rng.chance(0.1)) live.compact();
+        const after = new Set(list(oracle.oracle()).map((x) => JSON.stringify(x)));
+        stable = new Set([...stable].filter((x) => after.has(x)));
+      }
+      const seen = new Map<string, number>();
+      for (const item of got) seen.set(JSON.stringify(item), (seen.get(JSON.stringify(item)) ?? 0) + 1);
+      for (const item of stable)
+        assert.is(seen.get(item), 1, `${ctx}: unchanged item ${item} returned ${seen.get(item) ?? 0} times`);
+      // Keyset order: every item after the one before it.
+      for (let i = 1; i < got.length; i++)
+        assert.ok(compareKeys(keyOf(got[i - 1]!), keyOf(got[i]!)) < 0, `${ctx}: items ${i - 1} and ${i} out of order`);
+    }
+  });
+}
+
+test("conflicts name the line and the statement; the same statement again is a no-op", () => {
+  const data = {
+    entities: [
+      { entityId: "a", rawIdentifier: "Alpha", type: "0" as const, sourceType: "" },
+      { entityId: "b", rawIdentifier: "Beta", type: "1" as const, sourceType: "" },
+      { entityId: "p", rawIdentifier: "knows", type: "2" as const, sourceType: "" },
+    ],
+    statements: [{ subjectEntityId: "a", predicateEntityId: "p", objectEntityId: "b", statementFingerprint: "f1" }],
+  };
+  const live = new LiveGraph(buildGraph(data));
+  const code = (batch: Change[] | string): string => {
+    try {
+      live.apply(batch);
+    } catch (e) {
+      if (isQuiverError(e)) return `${e.code} ${e.message}`;
+      throw e;
+    }
+    return "ok";
+  };
+  assert.is(
+    code([{ op: "delete", entityId: "b" }]),
+    'CHANGE_CONFLICT line 1: entity "b" is deleted, but statement "f1": "a" "p" "b" still names it; delete that statement in the batch too, or give "cascade":true',
+  );
+  assert.is(
+    code([{ op: "put", statement: { subjectEntityId: "a", predicateEntityId: "p", objectEntityId: "zz" } }]),
+    'CHANGE_CONFLICT line 1: objectEntityId "zz" names no entity of the graph (put the entity first)',
+  );
+  assert.is(
+    code([
+      { op: "delete", statementFingerprint: "nope" },
+      {
+        op: "put",
+        statement: { subjectEntityId: "b", predicateEntityId: "p", objectEntityId: "a", statementFingerprint: "f1" },
+      },
+    ]),
+    'CHANGE_CONFLICT line 2: statementFingerprint "f1" is already used by another statement ("f1": "a" "p" "b")',
+  );
+  assert.is(live.sequence, 0);
+  assert.equal(
+    live.apply([
+      {
+        op: "put",
+        statement: { subjectEntityId: "a", predicateEntityId: "p", objectEntityId: "b", statementFingerprint: "f1" },
+      },
+      { op: "delete", statementFingerprint: "unknown" },
+      { op: "put", entity: { entityId: "b", rawIdentifier: "Bravo", type: "1", sourceType: "x", score: 7 } },
+    ]),
+    { sequence: 1, entities: { put: 1, deleted: 0 }, statements: { put: 0, deleted: 0 } },
+  );
+  // The statement naming the replaced entity shows its new rawIdentifier.
+  assert.is(live.statements({ subjectEntityId: "a" }).items[0]?.objectRawIdentifier, "Bravo");
+  assert.equal(live.apply('{"op":"delete","entityId":"b"}\n\n{"op":"delete","statementFingerprint":"f1"}'), {
+    sequence: 2,
+    entities: { put: 0, deleted: 1 },
+    statements: { put: 0, deleted: 1 },
+  });
+  assert.equal(live.apply([{ op: "delete", entityId: "p", cascade: true }]), {
+    sequence: 3,
+    entities: { put: 0, deleted: 1 },
+    statements: { put: 0, deleted: 0 },
+  });
+  assert.is(live.getEntity("b"), undefined);
+  assert.equal(live.statements({}).items, []);
+  assert.equal(
+    live.search({ q: "a" }).items.map((e) => e.entityId),
+    ["a"],
+  );
+});
+
+test("a given score equal to the entity's count stays when its statements change; a counted one follows them", async () => {
+  // x was given 1 and has 1 statement; y has 1 statement and no score: both score 1 in the base.
+  const data = {
+    entities: [
+      { entityId: "p", rawIdentifier: "rel", type: "1" as const, sourceType: "", score: 0 },
+      { entityId: "x", rawIdentifier: "node x", type: "0" as const, sourceType: "", score: 1 },
+      { entityId: "y", rawIdentifier: "node y", type: "0" as const, sourceType: "" },
+      { entityId: "z", rawIdentifier: "node z", type: "0" as const, sourceType: "", score: 2 },
+    ],
+    statements: [
+      { subjectEntityId: "x", predicateEntityId: "p", objectEntityId: "z" },
+      { subjectEntityId: "y", predicateEntityId: "p", objectEntityId: "z" },
+    ],
+  };
+  const order = (g: { search: LiveGraph["search"] }) =>
+    g.search({ q: "node", order: "score" }).items.map((e) => e.entityId);
+  // Through a snapshot too: the base keeps which scores were given.
+  const dir = mkdtempSync(join(tmpdir(), "quiver-live-scores-"));
+  try {
+    await saveSnapshot(buildGraph(data), join(dir, "g.qvr"));
+    for (const base of [buildGraph(data), await openSnapshot(join(dir, "g.qvr"))]) {
+      const live = new LiveGraph(base);
+      assert.equal(order(live), ["z", "x", "y"]);
+      // Two more statements name x and y each: y's count becomes 3 and passes z's 2; x stays at 1.
+      live.apply([
+        { op: "put", statement: { subjectEntityId: "x", predicateEntityId: "p", objectEntityId: "y" } },
+        { op: "put", statement: { subjectEntityId: "y", predicateEntityId: "p", objectEntityId: "y" } },
+      ]);
+      assert.equal(order(live), ["y", "z", "x"]);
+      const scratch = buildGraph({ entities: data.entities, statements: [...live.exportStatements()] });
+      assert.equal(order(scratch), ["y", "z", "x"]);
+      live.compact();
+      assert.equal(order(live), ["y", "z", "x"]);
+      live.apply([
+        {
+          op: "delete",
+          statementFingerprint: live.statements({ subjectEntityId: "y" }).items[0]!.statementFingerprint,
+        },
+      ]);
+      live.apply([{ op: "delete", entityId: "y", cascade: true }]);
+      assert.equal(order(live), ["z", "x"]);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("bad lines: INVALID_CHANGE naming the line and the reason", () => {
+  const live = new LiveGraph(buildGraph({ entities: [], statements: [] }));
+  const message = (batch: string): string => {
+    try {
+      live.apply(batch);
+    } catch (e) {
+      if (isQuiverError(e)) return `${e.code} ${e.message}`;
+      throw e;
+    }
+    return "ok";
+  };
+  assert.ok(message("\n\nnope").startsWith("INVALID_CHANGE line 3: not JSON ("));
+  assert.is(
+    message('{"op":"put","entity":{"entityId":"x","rawIdentifier":"y","type":"8","sourceType":""}}'),
+    'INVALID_CHANGE line 1: field "entity.type" must be one of "0" to "7", got "8"',
+  );
+  assert.is(
+    message('{"op":"put","entity":{"entityId":"x","rawIdentifier":"y","sourceType":""}}'),
+    'INVALID_CHANGE line 1: missing field "entity.type"',
+  );
+  assert.is(
+    message('{"op":"put","entity":{"entityId":"x","rawIdentifier":"y","type":"1","sourceType":"","score":1.5}}'),
+    'INVALID_CHANGE line 1: field "entity.score" must be a whole number from 0 to 4294967295, got 1.5',
+  );
+  assert.is(
+    message(`{"op":"put","entity":{"entityId":"${"x".repeat(513)}","rawIdentifier":"y","type":"1","sourceType":""}}`),
+    'INVALID_CHANGE line 1: field "entity.entityId" is 513 bytes long in UTF-8; the limit is 512',
+  );
+  assert.is(
+    message('{"op":"put","statement":{"subjectEntityId":"a","predicateEntityId":"b","objectEntityId":7}}'),
+    'INVALID_CHANGE line 1: field "statement.objectEntityId" must be a string, got 7',
+  );
+  assert.is(
+    message('{"op":"put","entity":{},"statement":{}}'),
+    'INVALID_CHANGE line 1: a put names both "entity" and "statement"; give one',
+  );
+  assert.is(
+    message('{"op":"delete","entityId":"a","statementFingerprint":"b"}'),
+    'INVALID_CHANGE line 1: a delete names both "entityId" and "statementFingerprint"; give one',
+  );
+  assert.is(
+    message('{"op":"delete","entityId":"a","cascade":1}'),
+    'INVALID_CHANGE line 1: field "cascade" must be true or false, got 1',
+  );
+  assert.is(message('{"entityId":"a"}'), 'INVALID_CHANGE line 1: field "op" must be "put" or "delete", got nothing');
+  assert.is(message("7"), "INVALID_CHANGE line 1: the line must be a JSON object, got 7");
+  // A valid score, and no line at all, are fine.
+  assert.is(
+    message('{"op":"put","entity":{"entityId":"x","rawIdentifier":"y","type":"1","sourceType":"","score":4294967295}}'),
+    "ok",
+  );
+  assert.is(message(""), "ok");
+  assert.is(live.sequence, 2);
+});
+
+test.run();
