@@ -322,7 +322,7 @@ export class DocumentArray {
       let count = this.expandLevel(d, current, size, next, lo, hi, type);
       // Type levels keep every node; rank levels keep the first ones in rank order, and remember
       // where the dropped part starts.
-      if (d >= TYPE_BITS) {
+      if (d >= TYPE_BITS && count > 1) {
         const kept = this.keepFirst(d, next, count, lo, hi, keep, enough);
         if (kept < count) {
           const known = d + 1 - TYPE_BITS;
@@ -345,7 +345,8 @@ export class DocumentArray {
   /**
    * Expands the first `size` nodes of `current` (level `d`) into their children, written to `next`,
    * and returns how many: empty children, children of other types than `type`'s, and children whose
-   * rank range lies wholly outside [lo, hi) are left out.
+   * rank range lies wholly outside [lo, hi) are left out. On a rank level the children come out in
+   * rank order.
    */
   private expandLevel(
     d: number,
@@ -393,15 +394,35 @@ export class DocumentArray {
         count++;
       }
     }
+    // A rank level: the children in rank order, by the rank bits known so far (insertion sort: the
+    // frontier is short).
+    if (d < TYPE_BITS) return count;
+    const mask = (1 << (d + 1 - TYPE_BITS)) - 1;
+    for (let i = 1; i < count; i++) {
+      const s = nextStarts[i]!;
+      const e = nextEnds[i]!;
+      const p = nextPaths[i]!;
+      const key = p & mask;
+      let j = i - 1;
+      while (j >= 0 && (nextPaths[j]! & mask) > key) {
+        nextStarts[j + 1] = nextStarts[j]!;
+        nextEnds[j + 1] = nextEnds[j]!;
+        nextPaths[j + 1] = nextPaths[j]!;
+        j--;
+      }
+      nextStarts[j + 1] = s;
+      nextEnds[j + 1] = e;
+      nextPaths[j + 1] = p;
+    }
     return count;
   }
 
   /**
-   * Sorts the first `count` nodes of `frontier` (rank level `d`) into rank order, and returns how
-   * many of them to keep: the first groups of equal rank range (the types side by side) until `keep`
-   * nodes, or until the groups wholly inside [lo, hi) hold `enough` positions. A dense query's nodes
-   * each hold many entities, and walking `keep` of them down every level would be most of a deep
-   * unfiltered page (q="i" page 1,000).
+   * How many of the first `count` nodes of `frontier` (rank level `d`, in rank order) to keep: the
+   * first groups of equal rank range (the types side by side) until `keep` nodes, or until the
+   * groups wholly inside [lo, hi) hold `enough` positions. A dense query's nodes each hold many
+   * entities, and walking `keep` of them down every level would be most of a deep unfiltered page
+   * (q="i" page 1,000).
    */
   private keepFirst(
     d: number,
@@ -416,24 +437,6 @@ export class DocumentArray {
     const { starts, ends, paths } = frontier;
     const known = d + 1 - TYPE_BITS;
     const mask = (1 << known) - 1;
-    // Rank order: by the rank bits known so far (insertion sort: the frontier is short).
-    for (let i = 1; i < count; i++) {
-      const s = starts[i]!;
-      const e = ends[i]!;
-      const p = paths[i]!;
-      const key = p & mask;
-      let j = i - 1;
-      while (j >= 0 && (paths[j]! & mask) > key) {
-        starts[j + 1] = starts[j]!;
-        ends[j + 1] = ends[j]!;
-        paths[j + 1] = paths[j]!;
-        j--;
-      }
-      starts[j + 1] = s;
-      ends[j + 1] = e;
-      paths[j + 1] = p;
-    }
-    if (count <= 1) return count;
     const width = 1 << (R - known);
     let cut = 0;
     let inside = 0;
