@@ -11,13 +11,18 @@
  * the path, and not after minutes of loading the other file.
  */
 
+import type { FoldMode } from "../engine/search/fold.js";
 import { constants } from "node:fs";
 import { access, stat } from "node:fs/promises";
 import type { Graph, GraphOptions } from "../engine/graph.js";
 import { loadGraph, type LoadProgress } from "../load/jsonl.js";
 import { openSnapshot } from "../snapshot/file.js";
 
-export type GraphSource = { entities: string; statements: string } | { snapshot: string };
+export type GraphSource =
+  /** JSON Lines, built on load; `fold` as GraphBuilderOptions.fold (default "case"). */
+  | { entities: string; statements: string; fold?: FoldMode | undefined }
+  /** A snapshot: it keeps the fold mode it was built with. */
+  | { snapshot: string };
 
 export interface LoadGraphSourceOptions extends GraphOptions {
   onProgress?: ((progress: LoadProgress) => void) | undefined;
@@ -68,6 +73,7 @@ export async function loadGraphSource(source: GraphSource, options: LoadGraphSou
   const graph = await loadGraph({
     entities: source.entities,
     statements: source.statements,
+    ...(source.fold === undefined ? {} : { fold: source.fold }),
     ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
   });
   return Object.keys(graphOptions).length === 0 ? graph : graph.withOptions(graphOptions);
