@@ -50,6 +50,7 @@ const PHASE_LABELS: Record<string, string> = {
   "search-index":
     "search index (what is left of it after the statements: loadGraph builds it in a worker thread beside them)",
   "statement-index": "statement orders and fingerprints",
+  "score-index": "score index (search in order score: srank arrays and two document arrays)",
   finish: "finish (the Graph object)",
 };
 

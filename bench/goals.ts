@@ -16,6 +16,10 @@ import type { BenchResults, GoalCheck, LatencyRow } from "./results.js";
 // Memory (issue 12), from graph.stats().bytes and from the process.
 export const SEARCH_INDEX_GOAL = 5.0; // B per UTF-16 code unit of identifiers
 export const SEARCH_INDEX_STRETCH = 3.4;
+/** What scores, order=score and totals add together, B per UTF-16 code unit of identifiers (issue 26). */
+export const SCORE_AND_TOTALS_GOAL = 1.5;
+/** The stats().bytes parts that scores, order=score and totals add. */
+export const SCORE_AND_TOTALS_PARTS = ["scores", "scoreRanks", "scoreNames", "scoreInfix", "searchCounts"] as const;
 export const STATEMENTS_GOAL = 13; // B per statement, the three orders
 export const STATEMENTS_STRETCH = 8;
 export const DERIVED_FINGERPRINTS_GOAL = 0; // B per statement when the input gives none
@@ -159,6 +163,16 @@ export function checkGoals(r: Omit<BenchResults, "goals">): GoalCheck[] {
     measured: (b.bytes["search"] ?? Number.NaN) / Math.max(1, b.identifierCodeUnits),
     goal: SEARCH_INDEX_GOAL,
     stretch: SEARCH_INDEX_STRETCH,
+  });
+  add({
+    id: "memory.scoreAndTotals",
+    section: "memory",
+    figure: `scores, order=score and totals (${SCORE_AND_TOTALS_PARTS.join(" + ")})`,
+    unit: "B/code unit",
+    measured:
+      SCORE_AND_TOTALS_PARTS.reduce((sum, part) => sum + (b.bytes[part] ?? Number.NaN), 0) /
+      Math.max(1, b.identifierCodeUnits),
+    goal: SCORE_AND_TOTALS_GOAL,
   });
   add({
     id: "memory.statements",

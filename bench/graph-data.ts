@@ -23,6 +23,8 @@ export class GraphData {
   #names: Map<string, string> | undefined;
   #naive: NaiveSubstringScan | undefined;
   #mapStore: MapStore | undefined;
+  #scores: Map<string, number> | undefined;
+  #byId: Map<string, Entity> | undefined;
 
   constructor(graph: Graph) {
     this.graph = graph;
@@ -38,6 +40,30 @@ export class GraphData {
   get names(): ReadonlyMap<string, string> {
     this.#names ??= new Map(this.entities.map((e) => [e.entityId, e.rawIdentifier]));
     return this.#names;
+  }
+
+  /**
+   * entityId -> score, as the contract defines the default (the bench's data gives none): the
+   * statements naming the entity in any role, each counted once. Read through exportStatements.
+   */
+  scores(): ReadonlyMap<string, number> {
+    if (this.#scores === undefined) {
+      const scores = new Map<string, number>(this.entities.map((e) => [e.entityId, 0]));
+      for (const st of this.graph.exportStatements()) {
+        const { subjectEntityId: s, predicateEntityId: p, objectEntityId: o } = st;
+        scores.set(s, scores.get(s)! + 1);
+        if (p !== s) scores.set(p, scores.get(p)! + 1);
+        if (o !== s && o !== p) scores.set(o, scores.get(o)! + 1);
+      }
+      this.#scores = scores;
+    }
+    return this.#scores;
+  }
+
+  /** entityId -> entity: the lookup baseline (a Map of every entity). */
+  byId(): ReadonlyMap<string, Entity> {
+    this.#byId ??= new Map(this.entities.map((e) => [e.entityId, e]));
+    return this.#byId;
   }
 
   naiveSearch(): NaiveSubstringScan {

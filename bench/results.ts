@@ -17,7 +17,7 @@ import type { MemorySnapshot } from "./memory.js";
 export const RESULTS_VERSION = 1;
 
 /** Which implementation answered: Quiver or one of the baselines of bench/baselines/. */
-export type Impl = "quiver" | "naive scan" | "Map store" | "N3 Store";
+export type Impl = "quiver" | "naive scan" | "Map store" | "N3 Store" | "Map of entities";
 
 export interface LatencyRow extends LatencySummary {
   kind: "distinct" | "repeated";

@@ -73,7 +73,8 @@ export interface SearchQuery {
 interface CaseSpec<T> {
   endpoint: "search" | "statements";
   name: string;
-  page: number;
+  /** The page asked (none for a lookup). */
+  page?: number;
   detail: string;
   /** The pooled distribution (CDF chart) the case's samples join. */
   family: string;
@@ -83,6 +84,8 @@ interface CaseSpec<T> {
   /** The baseline's page: timed on a sample. */
   baseline: (item: T) => Entity[] | Statement[];
   impl: Impl;
+  /** A further agreement check of one query (a total against the baseline's count); default none. */
+  same?: (item: T) => boolean;
 }
 
 /** A case with its query type hidden: the runner needs only these. */
@@ -105,7 +108,7 @@ function streamCase<T>(spec: CaseSpec<T>): StreamCase {
     disagreements: (sample) =>
       spec.items
         .slice(0, sample)
-        .filter((item) => keys(spec.quiver(item)) !== keys(spec.baseline(item)))
+        .filter((item) => keys(spec.quiver(item)) !== keys(spec.baseline(item)) || spec.same?.(item) === false)
         .map((item) => `${spec.name}: ${JSON.stringify(item)}`),
   };
 }
@@ -139,7 +142,13 @@ export async function runStream(data: GraphData, options: StreamOptions): Promis
   const cases = [
     ...searchCases(data, "search", plain),
     ...searchCases(data, "search type=", typed),
+    ...searchCases(data, "search order=score", plain, "score"),
+    ...searchCases(data, "search order=score type=", typed, "score"),
+    countCase(data, "search count=true", plain),
+    countCase(data, "search count=true type=", typed),
+    lookupCase(data, options.queries, rand),
     ...STREAM_SHAPES.flatMap((shape) => statementsCases(data, shape, filters.get(shape) ?? [])),
+    ...STREAM_SHAPES.map((shape) => statementsCountCase(data, shape, filters.get(shape) ?? [])),
   ].filter((c) => c.queries > 0);
 
   // Quiver first, every pass, before any baseline exists.
@@ -154,7 +163,8 @@ export async function runStream(data: GraphData, options: StreamOptions): Promis
   let unlisted = 0;
   for (const c of cases) {
     const { endpoint, name, page, detail, impl } = c.spec;
-    rows.push({ kind: "distinct", endpoint, case: name, impl: "quiver", detail, page, ...summarize(samples.get(c)!) });
+    const at = page === undefined ? {} : { page };
+    rows.push({ kind: "distinct", endpoint, case: name, impl: "quiver", detail, ...at, ...summarize(samples.get(c)!) });
     if (options.naiveQueries <= 0) continue;
     const sample = Math.min(c.queries, options.naiveQueries);
     progress(`stream: ${name}, ${impl} (${sample} queries)`);
@@ -164,7 +174,7 @@ export async function runStream(data: GraphData, options: StreamOptions): Promis
       case: name,
       impl,
       detail: `${sample} of the queries`,
-      page,
+      ...at,
       ...summarize(c.timeBaseline(sample)),
     });
     for (const d of c.disagreements(sample)) {
@@ -241,12 +251,26 @@ export function drawFilters(graph: Graph, wanted: number, rand: () => number): M
   return out;
 }
 
-function searchCases(data: GraphData, label: string, queries: readonly SearchQuery[]): StreamCase[] {
+function searchCases(
+  data: GraphData,
+  label: string,
+  queries: readonly SearchQuery[],
+  order: "name" | "score" = "name",
+): StreamCase[] {
   const graph = data.graph;
+  // Order "name" is asked as before (no order parameter), so its rows compare with earlier runs.
   const ask = (sq: SearchQuery, cursor?: string) =>
-    graph.search({ q: sq.q, type: sq.type, limit: SEARCH_LIMIT, ...(cursor === undefined ? {} : { cursor }) });
+    graph.search({
+      q: sq.q,
+      type: sq.type,
+      limit: SEARCH_LIMIT,
+      ...(order === "name" ? {} : { order }),
+      ...(cursor === undefined ? {} : { cursor }),
+    });
   const naive = (sq: SearchQuery, page: number) =>
-    data.naiveSearch().page(sq.q, sq.type, (page - 1) * SEARCH_LIMIT, SEARCH_LIMIT);
+    order === "name"
+      ? data.naiveSearch().page(sq.q, sq.type, (page - 1) * SEARCH_LIMIT, SEARCH_LIMIT)
+      : data.naiveSearch().pageByScore(sq.q, sq.type, (page - 1) * SEARCH_LIMIT, SEARCH_LIMIT, data.scores());
 
   // Cursors to page 2 and to the deep page, found untimed: every query asks its pages in order.
   const second: [SearchQuery, string][] = [];
@@ -285,6 +309,71 @@ function searchCases(data: GraphData, label: string, queries: readonly SearchQue
     later(2, second),
     later(DEEP_PAGE, deep),
   ];
+}
+
+/**
+ * Page 1 with count=true: the page and its exact total (what it adds is this row less the plain
+ * page 1 row). The baseline's page and count (one more scan) must agree with Quiver's.
+ */
+function countCase(data: GraphData, label: string, queries: readonly SearchQuery[]): StreamCase {
+  const ask = (sq: SearchQuery) => data.graph.search({ q: sq.q, type: sq.type, limit: SEARCH_LIMIT, count: true });
+  const naiveCount = (sq: SearchQuery) => data.naiveSearch().count(sq.q, sq.type);
+  return streamCase({
+    endpoint: "search",
+    name: `${label} page 1`,
+    page: 1,
+    detail: `${count(queries.length)} queries, page and total`,
+    family: "search, page 1 with total",
+    items: queries,
+    quiver: (sq) => ask(sq).items,
+    baseline: (sq) => {
+      naiveCount(sq);
+      return data.naiveSearch().page(sq.q, sq.type, 0, SEARCH_LIMIT);
+    },
+    same: (sq) => ask(sq).total === naiveCount(sq),
+    impl: "naive scan",
+  });
+}
+
+/** Lookup by entityId (graph.getEntity) of random entities, against a Map of every entity. */
+function lookupCase(data: GraphData, wanted: number, rand: () => number): StreamCase {
+  const entities = data.entities;
+  const ids = Array.from({ length: Math.min(wanted, entities.length) }, () => {
+    return entities[Math.floor(rand() * entities.length)]!.entityId;
+  });
+  return streamCase({
+    endpoint: "search",
+    name: "lookup getEntity",
+    detail: `${count(ids.length)} random entityIds`,
+    family: "lookup",
+    items: ids,
+    quiver: (id) => [data.graph.getEntity(id)!],
+    baseline: (id) => [data.byId().get(id)!],
+    impl: "Map of entities",
+  });
+}
+
+/** The first page with count=true, per filter shape: the index range's length (what it adds: this row less the plain one). */
+function statementsCountCase(data: GraphData, shape: string, filters: readonly Filter[]): StreamCase {
+  const ask = (f: Filter) =>
+    data.graph.statements({
+      subjectEntityId: f.s,
+      predicateEntityId: f.p,
+      objectEntityId: f.o,
+      limit: STATEMENTS_LIMIT,
+      count: true,
+    });
+  return streamCase({
+    endpoint: "statements",
+    name: `${shape} first page count=true`,
+    page: 1,
+    detail: `${count(filters.length)} filters, page and total`,
+    family: "statements, first pages with total",
+    items: filters,
+    quiver: (f) => ask(f).items,
+    baseline: (f) => data.mapStore().page(f, 0, STATEMENTS_LIMIT),
+    impl: "Map store",
+  });
 }
 
 function statementsCases(data: GraphData, shape: string, filters: readonly Filter[]): StreamCase[] {

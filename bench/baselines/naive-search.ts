@@ -3,8 +3,8 @@
  * ==============================
  * What a user would write without an index: every raw identifier folded once up front (kept in an
  * array beside the entities), then per query `includes` over all of them, a sort of the matches in
- * the contract's order (tier, folded identifier, entityId; JavaScript `<`), and a slice at the
- * page's offset. Its pages are the reference the benchmark checks Quiver's against.
+ * the contract's order (tier, folded identifier, entityId; JavaScript `<`; or order "score", with
+ * the score highest first after the tier), and a slice at the page's offset. Its pages are the reference the benchmark checks Quiver's against.
  *
  * Cost per query: O(total identifier length) for the scan, O(m log m) for the m matches' sort, so
  * it grows with the data and with how common the query is, and a deep page costs what page 1 does.
@@ -56,8 +56,28 @@ export class NaiveSubstringScan {
     return { all, exactOrPrefix };
   }
 
-  /** The page at `offset`: scan, sort every match, slice. */
-  page(q: string, type: EntityType | undefined, offset: number, limit: number): Entity[] {
+  /**
+   * The page at `offset` in order "score" (tier, score highest first, folded identifier, entityId):
+   * scan, sort every match, slice. `scores` maps every entityId to its score.
+   */
+  pageByScore(
+    q: string,
+    type: EntityType | undefined,
+    offset: number,
+    limit: number,
+    scores: ReadonlyMap<string, number>,
+  ): Entity[] {
+    return this.page(q, type, offset, limit, scores);
+  }
+
+  /** The page at `offset`: scan, sort every match, slice (with `scores`, in order "score"). */
+  page(
+    q: string,
+    type: EntityType | undefined,
+    offset: number,
+    limit: number,
+    scores?: ReadonlyMap<string, number>,
+  ): Entity[] {
     const fq = fold(q);
     const folded = this.folded;
     const hits: number[] = [];
@@ -71,6 +91,11 @@ export class NaiveSubstringScan {
     }
     hits.sort((a, b) => {
       if (tiers[a] !== tiers[b]) return tiers[a]! - tiers[b]!;
+      if (scores !== undefined) {
+        const sa = scores.get(this.entities[a]!.entityId)!;
+        const sb = scores.get(this.entities[b]!.entityId)!;
+        if (sa !== sb) return sb - sa;
+      }
       const fa = folded[a]!;
       const fb = folded[b]!;
       if (fa !== fb) return fa < fb ? -1 : 1;

@@ -33,6 +33,7 @@ import type { GivenFingerprint } from "./statements/fingerprint-column.js";
 import { derivedFingerprintHalves, readHexFingerprint } from "./statements/fingerprint.js";
 import { FingerprintTable } from "./statements/fingerprint-table.js";
 import { type FoldMode, folder, isFoldMode } from "./search/fold.js";
+import { ScoreIndex } from "./search/score-index.js";
 import { Scores, statementCounts } from "./search/scores.js";
 import { hash64, hex64, type Hash64 } from "./hash64.js";
 import { describeValue, quote } from "./quote.js";
@@ -58,7 +59,7 @@ export interface GraphBuilderOptions extends GraphOptions {
   fold?: FoldMode | undefined;
 }
 
-export type BuildPhase = "sort-entities" | "search-index" | "statement-index" | "content-tag";
+export type BuildPhase = "sort-entities" | "search-index" | "statement-index" | "score-index" | "content-tag";
 
 export interface BuildOptions {
   onProgress?: (phase: BuildPhase, done: number, total: number) => void;
@@ -421,6 +422,9 @@ export class GraphBuilder {
       if (given !== NO_SCORE) scoreValues[denseOf[i]!] = given;
     }
     const scores = new Scores(scoreValues);
+    progress?.("score-index", 0, 1);
+    const scoreIndex = ScoreIndex.build(searchIndex, scores);
+    progress?.("score-index", 1, 1);
     // The Graph computes its content tag (content-tag.ts) as it is made: one pass over everything.
     progress?.("content-tag", 0, 1);
     const { fold: _fold, ...graphOptions } = this.options;
@@ -431,6 +435,7 @@ export class GraphBuilder {
         searchIndex,
         statementIndex,
         scores,
+        scoreIndex,
         fold: this.foldMode,
       },
       graphOptions,

@@ -29,6 +29,7 @@ import type { Dictionary } from "./entities/dictionary.js";
 import { derivedFingerprintHalves, HexPage } from "./statements/fingerprint.js";
 import { PageHasher } from "./kernels/page-hasher.js";
 import { type FoldMode, folder, FOLD_MODES } from "./search/fold.js";
+import type { ScoreResume, ScoreIndex } from "./search/score-index.js";
 import { type Scores, statementCounts } from "./search/scores.js";
 import { hex64, type Hash64 } from "./hash64.js";
 import {
@@ -72,6 +73,8 @@ export interface GraphParts {
   statementIndex: StatementIndex;
   /** Each entity's score (given, or its count of statements), by dense id. */
   scores: Scores;
+  /** Search in order "score" (score-index.ts). */
+  scoreIndex: ScoreIndex;
   /** How identifiers and queries are folded for search. */
   fold: FoldMode;
   /** The content tag (content-tag.ts), when known already (a snapshot stores it); else computed at construction. */
@@ -104,8 +107,9 @@ export interface GraphStats {
   /**
    * Bytes held per structure (typed arrays' byteLength, plus string bytes where strings are kept):
    * entities (the entity table: entityIds, rawIdentifiers, types, sourceTypes, hashes), entityLookup
-   * (the dictionary's hash table), search, statements (the three orders) and fingerprints (given
-   * ones; 0 when all are derived).
+   * (the dictionary's hash table), search (the search index without its counts), searchCounts (its
+   * document counts: totals), scores, scoreRanks, scoreNames and scoreInfix (the score index:
+   * order=score), statements (the three orders) and fingerprints (given ones; 0 when all are derived).
    */
   bytes: Record<string, number>;
   /** The entities that head the most statements as subject, predicate and object, most first. */
@@ -162,6 +166,8 @@ export class Graph {
   /** Scratch of one page (a query runs to its end before the next starts): SPO rows, dense ids. */
   private readonly pageRows = new Uint32Array(STATEMENTS_MAX_LIMIT);
   private readonly pageIds = new Uint32Array(3 * Math.max(STATEMENTS_MAX_LIMIT, SEARCH_MAX_LIMIT));
+  /** Name ranks of a search page in order "score" (reused). */
+  private readonly pageRanks = new Uint32Array(SEARCH_MAX_LIMIT);
   /** The page's fingerprints given as text (undefined: 16 hex digits, given or derived, in pageHex). */
   private readonly pageGiven: (string | undefined)[] = new Array(STATEMENTS_MAX_LIMIT).fill(undefined);
   /** Per row of the page: 1 when its fingerprint is derived (hashed by pageHasher), else 0. */
@@ -392,7 +398,7 @@ export class Graph {
     return { items, nextCursor };
   }
 
-  /** A page of order "score": every match listed, sorted by (tier, score descending, rank), cut at the key. */
+  /** A page of order "score": the score index lists it from the cursor's key (score-index.ts). */
   private searchByScore(
     folded: string,
     type: number,
@@ -400,73 +406,49 @@ export class Graph {
     content: CursorContent | undefined,
     tag: Hash64,
   ): Page<Entity> {
-    const all = this.allMatches(folded, type);
     const scores = this.#parts.scores;
-    const keyed = all.ranks.map((rank, i) => ({
-      rank,
-      tier: all.tiers[i]!,
-      score: scores.at(this.searchIndex.idAt(rank)),
-    }));
-    keyed.sort((x, y) => x.tier - y.tier || y.score - x.score || x.rank - y.rank);
-    let start = 0;
+    const index = this.#parts.scoreIndex;
+    let after: ScoreResume = null;
     if (content !== undefined) {
       const tier = content.extra;
       if (content.count !== SEARCH_SCORE_PARTS || tier > TIER_INFIX) throw unknownCursorShape();
-      const score = parseScore(content.part(SEARCH_PART.score));
-      const keyFolded = this.foldText(content.part(SEARCH_PART.raw));
-      const keyId = content.part(SEARCH_PART.entityId);
-      // The first match strictly after the key (tier, score descending, folded name, entityId).
-      let lo = 0;
-      let hi = keyed.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        const k = keyed[mid]!;
-        let c = k.tier - tier || score - k.score;
-        if (c === 0) {
-          const id = this.searchIndex.idAt(k.rank);
-          const f = this.foldText(this.entities.rawIdentifier(id));
-          const e = this.entities.entityId(id);
-          c = f < keyFolded ? -1 : f > keyFolded ? 1 : e < keyId ? -1 : e > keyId ? 1 : 0;
-        }
-        if (c <= 0) lo = mid + 1;
-        else hi = mid;
+      const srank = this.positionHint(content.part(SEARCH_PART.hint));
+      if (srank >= 0 && srank < this.entityCount) {
+        // Issued by a graph of this content: resume at the next srank (the bounds, when still cached).
+        after = { tier, srank, bounds: content.attachment as SearchBounds | undefined };
+      } else {
+        // Other content: place the key (tier, score, folded identifier, entityId) among this graph's.
+        const score = parseScore(content.part(SEARCH_PART.score));
+        const entityId = content.part(SEARCH_PART.entityId);
+        const entityAt = this.dictionary.lowerBound(entityId);
+        const entityExact = entityAt < this.entityCount && this.dictionary.is(entityAt, entityId);
+        after = { tier, score, folded: this.foldText(content.part(SEARCH_PART.raw)), entityAt, entityExact };
       }
-      start = lo;
     }
-    const end = Math.min(keyed.length, start + limit);
-    const ranks = keyed.slice(start, end).map((k) => k.rank);
-    const items = this.searchItems(ranks, ranks.length);
+    // One look-ahead item tells whether a next page exists, so nextCursor is null exactly at the end.
+    const hits = index.find(this.searchIndex, scores, folded, type, after, limit + 1);
+    this.pageBounds = hits.bounds;
+    const n = Math.min(limit, hits.sranks.length);
+    const ranks = this.pageRanks;
+    for (let i = 0; i < n; i++) ranks[i] = index.rankAt(hits.sranks[i]!);
+    const items = this.searchItems(ranks, n);
     let nextCursor: string | null = null;
-    if (end < keyed.length) {
-      const last = items[items.length - 1]!;
-      const k = keyed[end - 1]!;
-      nextCursor = this.cursors.encode(ENDPOINT_SEARCH, tag, k.tier, [
-        last.rawIdentifier,
-        last.entityId,
-        this.hint(k.rank),
-        String(k.score),
-      ]);
+    if (hits.sranks.length > limit) {
+      const last = items[n - 1]!;
+      nextCursor = this.cursors.encode(
+        ENDPOINT_SEARCH,
+        tag,
+        hits.tiers[n - 1]!,
+        [last.rawIdentifier, last.entityId, this.hint(hits.sranks[n - 1]!), String(scores.at(this.pageIds[n - 1]!))],
+        hits.bounds ?? undefined,
+        SEARCH_BOUNDS_BYTES,
+      );
     }
     return { items, nextCursor };
   }
 
-  /** Every match of a query in order "name", listed a page at a time. */
-  private allMatches(folded: string, type: number): { ranks: number[]; tiers: number[] } {
-    const ranks: number[] = [];
-    const tiers: number[] = [];
-    let after: SearchResume = null;
-    for (;;) {
-      const hits = this.searchIndex.find(folded, type, after, SEARCH_MAX_LIMIT);
-      ranks.push(...hits.ranks);
-      tiers.push(...hits.tiers);
-      if (hits.ranks.length < SEARCH_MAX_LIMIT) return { ranks, tiers };
-      const last = hits.ranks.length - 1;
-      after = { tier: hits.tiers[last]!, rank: hits.ranks[last]!, bounds: hits.bounds ?? undefined };
-    }
-  }
-
   /** The items of the first `n` of `ranks`. */
-  private searchItems(ranks: readonly number[], n: number): Entity[] {
+  private searchItems(ranks: ArrayLike<number>, n: number): Entity[] {
     // In stages, as a statements page: ranks to dense ids, the entities' records and text, the items.
     const ids = this.pageIds;
     for (let i = 0; i < n; i++) ids[i] = this.searchIndex.idAt(ranks[i]!);
@@ -570,8 +552,10 @@ export class Graph {
       bytes: {
         entities: this.entities.byteLength,
         entityLookup: this.dictionary.byteLength,
-        search: this.searchIndex.byteLength,
+        search: this.searchIndex.byteLength - this.searchIndex.counts.byteLength,
         scores: this.#parts.scores.byteLength,
+        ...this.#parts.scoreIndex.bytesByPart,
+        searchCounts: this.searchIndex.counts.byteLength,
         statements: st.byteLength,
         fingerprints: st.fingerprints.byteLength,
       },

@@ -16,6 +16,7 @@
  *                                      per entity (the Dictionary's lookup table is rebuilt from it)
  *   search                             SearchIndex
  *   scores                             Scores: each entity's score by dense id
+ *   scoreIndex                         ScoreIndex: search in order "score"
  *   statements                         StatementIndex
  *
  * Adding a field to a structure touches that structure only; adding a structure, one row in each of
@@ -30,6 +31,7 @@ import { EntityTable } from "../engine/entities/entity-table.js";
 import { Graph, type GraphOptions } from "../engine/graph.js";
 import { graphParts } from "../engine/internal.js";
 import { type FoldMode, isFoldMode } from "../engine/search/fold.js";
+import { ScoreIndex } from "../engine/search/score-index.js";
 import { Scores } from "../engine/search/scores.js";
 import { SearchIndex } from "../engine/search/search-index.js";
 import type { SerialReader, SerialWriter } from "../engine/serial.js";
@@ -70,6 +72,7 @@ export function writeGraph(graph: Graph, w: SerialWriter, options: WriteGraphOpt
   parts.entities.serialize(w.child("entities"));
   parts.searchIndex.serialize(w.child("search"));
   parts.scores.serialize(w.child("scores"));
+  parts.scoreIndex.serialize(w.child("scoreIndex"));
   parts.statementIndex.serialize(w.child("statements"));
 }
 
@@ -94,6 +97,7 @@ export function readGraph(r: SerialReader, options: GraphOptions = {}): Graph {
   const entities = EntityTable.deserialize(r.child("entities"));
   const searchIndex = SearchIndex.deserialize(r.child("search"), entities.size);
   const scores = Scores.deserialize(r.child("scores"), entities.size);
+  const scoreIndex = ScoreIndex.deserialize(r.child("scoreIndex"), entities.size, searchIndex.documents.top.length);
   const statementIndex = StatementIndex.deserialize(r.child("statements"), entities.size);
   if (entities.size !== summary.entities || statementIndex.length !== summary.statements) {
     r.corrupt(
@@ -102,7 +106,16 @@ export function readGraph(r: SerialReader, options: GraphOptions = {}): Graph {
   }
   const dictionary = new Dictionary(entities);
   return new Graph(
-    { entities, dictionary, searchIndex, statementIndex, scores, fold: summary.fold, contentTag: summary.contentTag },
+    {
+      entities,
+      dictionary,
+      searchIndex,
+      statementIndex,
+      scores,
+      scoreIndex,
+      fold: summary.fold,
+      contentTag: summary.contentTag,
+    },
     options,
   );
 }

@@ -373,6 +373,64 @@ function checkSeed(seed: number, sizes: Sizes, foldMode: FoldMode): number {
   return pages;
 }
 
+/** Oracle key of entity `e` (by index `i` of the oracle's entities) for q in order "score". */
+function scoreKey(oracle: Oracle, q: string, e: Entity): (string | number)[] {
+  const i = oracle.entities.indexOf(e);
+  const f = oracle.fold(e.rawIdentifier);
+  const fq = oracle.fold(q);
+  return [f === fq ? 0 : f.startsWith(fq) ? 1 : 2, -(oracle.scores[i] as number), f, e.entityId];
+}
+
+function compare(x: readonly (string | number)[], y: readonly (string | number)[]): number {
+  for (let i = 0; i < x.length; i++) {
+    if (x[i]! < y[i]!) return -1;
+    if (x[i]! > y[i]!) return 1;
+  }
+  return 0;
+}
+
+test("property: a cursor of one graph resumes on a changed graph after its key (order=score)", () => {
+  for (let seed = 7001; seed <= 7060; seed++) {
+    const rng = new Rng(seed);
+    const foldMode: FoldMode = seed % 2 === 0 ? "accents" : "case";
+    const before = withScores(rng, generateGraph(rng, { entities: 60 + (seed % 50), statements: 150 }), 0.6);
+    // The changed graph: some entities dropped (with their statements), others rescored.
+    const dropped = new Set(before.entities.filter(() => rng.chance(0.2)).map((e) => e.entityId));
+    const after: GraphData = {
+      entities: before.entities
+        .filter((e) => !dropped.has(e.entityId))
+        .map((e) => (rng.chance(0.2) ? { ...e, score: rng.int(5) } : e)),
+      statements: before.statements.filter(
+        (st) =>
+          !dropped.has(st.subjectEntityId) && !dropped.has(st.predicateEntityId) && !dropped.has(st.objectEntityId),
+      ),
+    };
+    const g1 = buildGraph(before, "shared", foldMode);
+    const g2 = buildGraph(after, "shared", foldMode);
+    const o1 = new Oracle(before, foldMode);
+    const o2 = new Oracle(after, foldMode);
+    for (let k = 0; k < 8; k++) {
+      const q = randomQuery(rng, o1);
+      const type = rng.chance(0.3) ? rng.pick(TYPES) : undefined;
+      const list1 = o1.search(q, type, "score");
+      if (list1.length < 2) continue;
+      const at = rng.range(1, list1.length - 1);
+      const page = g1.search({ q, type, order: "score", limit: at });
+      assert.ok(page.nextCursor !== null, "a cursor before the end");
+      const key = scoreKey(o1, q, list1[at - 1]!);
+      const expected = o2.search(q, type, "score").filter((e) => compare(scoreKey(o2, q, e), key) > 0);
+      walkPages<Entity>({
+        fetch: (limit, cursor, count) => g2.search({ q, type, limit, cursor, order: "score", count }),
+        cursor: page.nextCursor!,
+        expected,
+        nextLimit: limitPolicy(rng, 20),
+        defaultLimit: 20,
+        ctx: `seed ${seed} q=${show(q)} type=${show(type)} resumed after ${show(key)}`,
+      });
+    }
+  }
+});
+
 test("property: order=score and name, with and without count, small graphs (many seeds), both foldings", () => {
   for (let seed = 1; seed <= 600; seed++) {
     checkSeed(

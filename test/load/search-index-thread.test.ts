@@ -109,7 +109,15 @@ test("progress: entities, sort-entities, statements, then the rest of the search
   const reports: LoadProgress[] = [];
   await loadGraph({ ...files, searchIndexThread: true, onProgress: (p) => reports.push(p) });
   const finished = reports.filter((p) => p.finished).map((p) => p.phase);
-  assert.equal(finished, ["entities", "sort-entities", "statements", "search-index", "statement-index", "content-tag"]);
+  assert.equal(finished, [
+    "entities",
+    "sort-entities",
+    "statements",
+    "search-index",
+    "statement-index",
+    "score-index",
+    "content-tag",
+  ]);
 });
 
 test("a bad statement line rejects naming its line, and the thread is ended at once", async () => {

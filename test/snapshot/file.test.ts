@@ -289,7 +289,14 @@ test("info: version, counts, checksum, bytes per section and per structure, buil
     info.sections,
     sections.map((s) => ({ name: s.name, kind: s.kind, bytes: s.byteLength, transient: s.transient })),
   );
-  assert.equal(info.structures.map((s) => s.name).sort(), ["entities", "graph", "scores", "search", "statements"]);
+  assert.equal(info.structures.map((s) => s.name).sort(), [
+    "entities",
+    "graph",
+    "scoreIndex",
+    "scores",
+    "search",
+    "statements",
+  ]);
   const data = info.structures.reduce((n, s) => n + s.bytes, 0);
   assert.is(
     data,

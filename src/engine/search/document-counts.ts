@@ -78,7 +78,8 @@ export class DocumentCounts {
     const typeAt = new Uint8Array(n);
     for (let i = 0; i < n; i++) {
       const r = rankAt[suffixArray[i]!]!;
-      const t = typeOfRank[r < 0 ? 0 : r]!;
+      // (An empty graph has no rank 0: its two positions take type 0.)
+      const t = typeOfRank[Math.max(r, 0)] ?? 0;
       typeAt[i] = t;
       positionAt[fill[t]!++] = i;
     }

@@ -235,7 +235,7 @@ export class SearchIndex {
   }
 
   /** Whether kept bounds fit this index (they come from this graph: a check against a broken invariant, not an attack). */
-  private fits(bounds: SearchBounds): boolean {
+  fits(bounds: SearchBounds): boolean {
     const { l, r, a, b, e } = bounds;
     return 0 <= l && l < r && r <= this.fm.length && 0 <= a && a <= e && e <= b && b <= this.entityCount;
   }
@@ -299,7 +299,7 @@ export class SearchIndex {
   }
 
   /** The first rank after a resume point. */
-  private rankAfter(after: NonNullable<SearchResume>): number {
+  rankAfter(after: NonNullable<SearchResume>): number {
     // A rank of this very graph: the next one.
     if ("rank" in after) return after.rank + 1;
     // Identifiers below the key, then those equal to it ordered by entityId.

@@ -89,7 +89,8 @@ export class UnarySums {
     checkLength(r, "samples", samples, Math.ceil((length + 1) / SELECT_SAMPLE), "one per sample of zeros");
     const blocks = BitVector.blocksLength(bits.length) / 18;
     for (let s = 0; s < samples.length; s++) {
-      if (samples[s]! >= blocks || (s > 0 && samples[s]! < samples[s - 1]!)) r.corrupt("a select sample is out of place");
+      if (samples[s]! >= blocks || (s > 0 && samples[s]! < samples[s - 1]!))
+        r.corrupt("a select sample is out of place");
     }
     if (r.verify) {
       // Each sample must not lie after its zero (a later block would skip it).
