@@ -10,15 +10,20 @@
  *    second stream, with the type of the entity each came from. Page 1; then page 2 through page
  *    1's cursor (a separate pass, so page 2 does not find page 1's path still cached); then page
  *    DEEP_PAGE for the queries that have one (its cursor found by walking, untimed);
+ *  - the same two search streams in order "score" (pages 1, 2 and DEEP_PAGE), and page 1 with
+ *    count=true (what the total adds: that row less the plain page 1 row);
+ *  - lookup: graph.getEntity of `queries` random entityIds;
  *  - statements: `queries` filters of each shape (S, P, O, S+P, P+O, O+S, S+P+O) taken from random
  *    statements (so heavy groups come up as often as users meet them): the first page, then the
- *    next one through its cursor.
+ *    next one through its cursor; and the first page with count=true.
  * Each pass visits its queries in a fresh random order, `rounds` rounds, the first a warm-up that is
  * not kept (bench/sample.ts: timeEach). One sample: one call, page built and cursor sealed.
  *
  * Beside it, the same stream against the naive baselines (bench/baselines/), on the first
- * `naiveQueries` queries of each case, since they are slow: the substring scan for search, the Map
- * store of every statement for statements, both paging by offset in the contract's order. Their
+ * `naiveQueries` queries of each case, since they are slow: the substring scan for search (sorted
+ * by score for order "score", the scores counted from the statements as the contract defines them;
+ * a second scan counts the matches for count=true), the Map store of every statement for
+ * statements, a Map of every entity for lookup, all paging by offset in the contract's order. Their
  * pages must equal Quiver's; any difference is listed (`disagreements`) and shown in the summary.
  * The baselines are made only after Quiver's passes, so their garbage does not slow Quiver's GCs.
  *

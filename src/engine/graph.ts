@@ -10,8 +10,15 @@
  * (search-index.ts, statement-index.ts) work on integers only; strings are read here, for the items
  * of the page and the cursor of its last item.
  *
- * Cost of a page: see SearchIndex.find and StatementIndex; on top, one HMAC to open a cursor and
- * one to seal the next one.
+ * Search has two orders: "name" (search-index.ts lists it) and "score" (score-index.ts), each
+ * entity's score kept in scores.ts; a cursor carries the last item's key (raw identifier, entityId,
+ * tier, and the score under "score") and a position hint (its rank, or srank), and is bound to q,
+ * type, the order and the graph's fold mode. `count` adds the exact total: the search index's
+ * document counts (document-counts.ts) for a search, the index range's length for statements.
+ *
+ * Cost of a page: see SearchIndex.find, ScoreIndex.find and StatementIndex; on top, one HMAC to open
+ * a cursor and one to seal the next one; a total adds a few microseconds (DocumentCounts.count) to a
+ * search and nothing measurable to statements.
  */
 
 import { contentTag } from "./content-tag.js";

@@ -11,15 +11,18 @@
  * the path, and not after minutes of loading the other file.
  */
 
+import type { FoldMode } from "../engine/search/fold.js";
 import { constants } from "node:fs";
 import { access, stat } from "node:fs/promises";
 import type { Graph, GraphOptions } from "../engine/graph.js";
-import type { FoldMode } from "../engine/search/fold.js";
 import { loadGraph, type LoadProgress } from "../load/jsonl.js";
 import { openSnapshot } from "../snapshot/file.js";
 
-/** JSON Lines (built on load, folding as `fold` says: "case" when absent) or a snapshot (its own fold). */
-export type GraphSource = { entities: string; statements: string; fold?: FoldMode | undefined } | { snapshot: string };
+export type GraphSource =
+  /** JSON Lines, built on load; `fold` as GraphBuilderOptions.fold (default "case"). */
+  | { entities: string; statements: string; fold?: FoldMode | undefined }
+  /** A snapshot: it keeps the fold mode it was built with. */
+  | { snapshot: string };
 
 export interface LoadGraphSourceOptions extends GraphOptions {
   onProgress?: ((progress: LoadProgress) => void) | undefined;
