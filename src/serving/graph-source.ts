@@ -14,6 +14,7 @@
 import { constants } from "node:fs";
 import { access, stat } from "node:fs/promises";
 import type { Graph, GraphOptions } from "../engine/graph.js";
+import type { FoldMode } from "../engine/search/fold.js";
 import { loadGraph, type LoadProgress } from "../load/jsonl.js";
 import { openSnapshot } from "../snapshot/file.js";
 

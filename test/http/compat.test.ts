@@ -12,7 +12,8 @@
 import { createHash } from "node:crypto";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { compileOptions, route, serveGraph } from "../../src/http/router.js";
+import { compileOptions } from "../../src/http/adapter-kit.js";
+import { route, serveGraph } from "../../src/http/router.js";
 import { KEY, SECRET, buildSmallGraph } from "../support/http.js";
 
 /** SHA-256 of the answers below at 4acac57 (51 answers). */
