@@ -102,6 +102,8 @@ export interface BuildResults {
   bytes: Record<string, number>;
   /** Process memory the whole graph holds (heap + ArrayBuffers after full GCs). */
   held: MemorySnapshot;
+  /** The process's peak resident set once built (VmHWM, the kernel's figure); null without /proc. */
+  peakRssBytes: number | null;
 }
 
 export interface MemoryResults {
