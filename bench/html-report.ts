@@ -94,7 +94,8 @@ function notRun(what: string, r: BenchResults, part: string): string {
 
 /** Quiver's stream in the bare process beside the same passes inside a host's heap (issue 30). */
 function hostHeapSection(s: NonNullable<BenchResults["stream"]>): string {
-  const gc = (g: { count: number; ms: number }) => `${count(g.count)} GCs, ${num(g.ms)} ms of pauses`;
+  const gc = (g: { count: number; ms: number; major: number; majorMs: number }) =>
+    `${count(g.count)} GCs, ${num(g.ms)} ms of pauses (${count(g.major)} major, ${num(g.majorMs)} ms)`;
   if (s.hostHeap === null) return `<p>Bare process only (--host-heap 0); ${gc(s.gc)} while timed.</p>`;
   const h = s.hostHeap;
   const rows = s.rows

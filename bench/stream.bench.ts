@@ -96,7 +96,8 @@ interface CaseSpec<T> {
 interface StreamCase {
   spec: Pick<CaseSpec<unknown>, "endpoint" | "name" | "page" | "detail" | "family" | "impl">;
   queries: number;
-  timeQuiver: (rounds: number, rand: () => number) => number[];
+  /** `gc` false: no full GC between rounds (timeEach). */
+  timeQuiver: (rounds: number, rand: () => number, gc: boolean) => number[];
   timeBaseline: (sample: number) => number[];
   /** The sample's queries whose baseline page differs from Quiver's. */
   disagreements: (sample: number) => string[];
@@ -107,7 +108,7 @@ function streamCase<T>(spec: CaseSpec<T>): StreamCase {
   return {
     spec,
     queries: spec.items.length,
-    timeQuiver: (rounds, rand) => timeEach(spec.items, rounds, rand, spec.quiver),
+    timeQuiver: (rounds, rand, gc) => timeEach(spec.items, rounds, rand, spec.quiver, gc),
     timeBaseline: (sample) => timeOnce(spec.items.slice(0, sample), spec.baseline),
     disagreements: (sample) =>
       spec.items
@@ -150,14 +151,17 @@ export async function runStream(data: GraphData, options: StreamOptions): Promis
   ].filter((c) => c.queries > 0);
 
   // Quiver first, every pass, before any baseline exists: bare, then inside a host's heap.
-  const bare = await timeQuiver(cases, options.rounds, rand, "");
+  const bare = await timeQuiver(cases, options.rounds, rand, "", true);
   let hostHeap: HostHeapStream | null = null;
   if (options.hostHeapMB > 0) {
     progress(`stream: making a host heap of ${count(options.hostHeapMB)} MB of small live objects`);
     const before = await settledMemory();
     const host = makeHostHeap(options.hostHeapMB * MB);
     const held = memoryDelta(before, await settledMemory()).heapUsed;
-    const timed = await timeQuiver(cases, options.rounds, rand, ", host heap");
+    // As a host runs: no full GC between rounds, so the pages' garbage is collected while they are
+    // timed (with forced GCs before each round, 2,000 pages never fill the young generation and no
+    // GC at all runs while they are timed: the host's heap could not show).
+    const timed = await timeQuiver(cases, options.rounds, rand, ", host heap", false);
     hostHeap = {
       bytes: held,
       objects: host.objects,
@@ -214,6 +218,9 @@ export async function runStream(data: GraphData, options: StreamOptions): Promis
 export interface GcTally {
   count: number;
   ms: number;
+  /** Of them, the major ones (mark-compact: they walk the whole heap, the host's objects too). */
+  major: number;
+  majorMs: number;
 }
 
 /**
@@ -225,6 +232,7 @@ async function timeQuiver(
   rounds: number,
   rand: () => number,
   label: string,
+  gc: boolean,
 ): Promise<{ samples: Map<StreamCase, number[]>; gc: GcTally }> {
   // timeEach's own full GCs (between rounds) are not the pages' cost: isForcedGc leaves them out.
   const entries: PerformanceEntry[] = [];
@@ -233,13 +241,19 @@ async function timeQuiver(
   const samples = new Map<StreamCase, number[]>();
   for (const c of cases) {
     progress(`stream${label}: ${c.spec.name} (${c.queries} queries)`);
-    samples.set(c, c.timeQuiver(rounds, rand));
+    samples.set(c, c.timeQuiver(rounds, rand, gc));
   }
   await new Promise((resolve) => setImmediate(resolve));
   entries.push(...observer.takeRecords());
   observer.disconnect();
   const pageGcs = entries.filter((e) => !isForcedGc(e));
-  return { samples, gc: { count: pageGcs.length, ms: pageGcs.reduce((sum, e) => sum + e.duration, 0) } };
+  const major = pageGcs.filter((e) => gcKind(e) === constants.NODE_PERFORMANCE_GC_MAJOR);
+  const ms = (es: PerformanceEntry[]) => es.reduce((sum, e) => sum + e.duration, 0);
+  return { samples, gc: { count: pageGcs.length, ms: ms(pageGcs), major: major.length, majorMs: ms(major) } };
+}
+
+function gcKind(e: PerformanceEntry): number {
+  return (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind ?? 0;
 }
 
 /** A GC the bench forced (global.gc between passes), not one the pages' allocation caused. */
@@ -449,7 +463,8 @@ function printStream(r: StreamResults): void {
     }),
   );
   console.log("baseline: naive substring scan (search), Map store of every statement (statements); goal: p50 / p99");
-  const gcLine = (g: GcTally) => `${count(g.count)} GCs, ${num(g.ms)} ms of pauses`;
+  const gcLine = (g: GcTally) =>
+    `${count(g.count)} GCs, ${num(g.ms)} ms of pauses (${count(g.major)} major, ${num(g.majorMs)} ms)`;
   console.log(`bare process: no host objects; ${gcLine(r.gc)} while timed`);
   if (host !== null)
     console.log(
