@@ -32,7 +32,7 @@ import { constants, PerformanceObserver, type PerformanceEntry } from "node:perf
 import type { Entity, EntityType, Graph, Statement, StatementInput } from "../src/index.js";
 import { mulberry32 } from "../tools/prng.js";
 import type { Filter } from "./baselines/map-store.js";
-import { count, heading, num, printTable, progress } from "./format.js";
+import { count, heading, num, printTable, progress, wrap } from "./format.js";
 import {
   STREAM_SEARCH_GOAL_PAGES,
   STREAM_SEARCH_P50_GOAL_US,
@@ -465,10 +465,12 @@ function printStream(r: StreamResults): void {
   console.log("baseline: naive substring scan (search), Map store of every statement (statements); goal: p50 / p99");
   const gcLine = (g: GcTally) =>
     `${count(g.count)} GCs, ${num(g.ms)} ms of pauses (${count(g.major)} major, ${num(g.majorMs)} ms)`;
-  console.log(`bare process: no host objects; ${gcLine(r.gc)} while timed`);
+  console.log(wrap(`bare process: no host objects, a full GC before each round; ${gcLine(r.gc)} while timed`));
   if (host !== null)
     console.log(
-      `host heap: ${num(host.bytes / 1e6, 0)} MB of live heap in ${count(host.objects)} small objects held by the bench while timed; ${gcLine(host.gc)}`,
+      wrap(
+        `host heap: ${num(host.bytes / 1e6, 0)} MB of live heap in ${count(host.objects)} small objects held by the bench while timed, no GC forced between rounds; ${gcLine(host.gc)}`,
+      ),
     );
   // The pooled distributions: every query of the family's cases together.
   for (const [label, families] of [
