@@ -18,6 +18,8 @@
  *   --queries N                    distinct queries per case of the stream (default 2000)
  *   --rounds N                     rounds of the stream, the first a warm-up (default 3)
  *   --naive-queries N              of them, how many the baselines answer (default 40: they are slow)
+ *   --host-heap MB                 the stream runs again with this much of the bench's own live
+ *                                  objects held (a host's heap, bench/host-heap.ts; default 500, 0: not)
  *   --time MS                      time budget per repeated case (default 500)
  *   --baseline-statements N        statements the N3 and Map baselines of the repeated statements
  *                                  cases hold (default 1000000): N3 needs ~2 KB a triple, so 10M
@@ -42,6 +44,7 @@ export const DEFAULT_BASELINE_STATEMENTS = 1_000_000;
 export const DEFAULT_QUERIES = 2_000;
 export const DEFAULT_ROUNDS = 3;
 export const DEFAULT_NAIVE_QUERIES = 40;
+export const DEFAULT_HOST_HEAP_MB = 500;
 /** Where the shared datasets live: QUIVER_DATA_DIR, else ../shared/data beside the repository. */
 export const DATA_DIR = process.env["QUIVER_DATA_DIR"] ?? "../shared/data";
 export const DEFAULT_YAGO_DIR = join(DATA_DIR, "yago3-10");
@@ -73,6 +76,7 @@ export interface BenchArgs {
   queries: number;
   rounds: number;
   naiveQueries: number;
+  hostHeapMB: number;
   taskTimeMs: number;
   baselineStatements: number;
   dataDir: string | undefined;
@@ -92,6 +96,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --queries N                       distinct queries per stream case (default ${DEFAULT_QUERIES})
   --rounds N                        stream rounds, the first a warm-up (default ${DEFAULT_ROUNDS})
   --naive-queries N                 stream queries the baselines answer (default ${DEFAULT_NAIVE_QUERIES})
+  --host-heap MB                    the stream again with MB of the bench's own objects live (default ${DEFAULT_HOST_HEAP_MB}; 0: not)
   --time MS                         time budget per repeated case (default ${DEFAULT_TASK_TIME_MS})
   --baseline-statements N           statements of the N3 / Map subset (default ${DEFAULT_BASELINE_STATEMENTS})
   --data-dir DIR                    where generated JSON Lines go (default a cache in the temp dir)
@@ -208,6 +213,7 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
     queries: count("queries", DEFAULT_QUERIES),
     rounds,
     naiveQueries: count("naive-queries", DEFAULT_NAIVE_QUERIES),
+    hostHeapMB: count("host-heap", DEFAULT_HOST_HEAP_MB),
     taskTimeMs: count("time", DEFAULT_TASK_TIME_MS),
     baselineStatements: count("baseline-statements", DEFAULT_BASELINE_STATEMENTS),
     dataDir: dataDir === undefined ? undefined : resolve(dataDir),
@@ -227,6 +233,7 @@ const KNOWN = new Set([
   "queries",
   "rounds",
   "naive-queries",
+  "host-heap",
   "time",
   "baseline-statements",
   "data-dir",

@@ -30,7 +30,7 @@ import { performance } from "node:perf_hooks";
 import { GraphBuilder, loadGraph, type Graph, type LoadProgress } from "../src/index.js";
 import type { DatasetFiles } from "./data.js";
 import { count, heading, mib, num, printTable, progress, secondsOf } from "./format.js";
-import { gcAvailable, heldBytes, measureHeld, type MemorySnapshot } from "./memory.js";
+import { gcAvailable, heldBytes, measureHeld, peakRssBytes, type MemorySnapshot } from "./memory.js";
 import {
   DERIVED_FINGERPRINTS_GOAL,
   PROCESS_PER_CODE_UNIT_GOAL,
@@ -101,6 +101,8 @@ export async function runBuild(
     identifierCodeUnits: stats.identifierCodeUnits,
     bytes: { ...stats.bytes },
     held,
+    // Read before anything else runs in the process: the build's peak (input, builder and graph).
+    peakRssBytes: peakRssBytes(),
   };
   printBuild(build);
   return { graph, build };
@@ -117,6 +119,7 @@ function printBuild(b: BuildResults): void {
       ["total", secondsOf(b.totalMs), "100"],
     ],
   );
+  if (b.peakRssBytes !== null) console.log(`peak RSS of the process once built (VmHWM): ${mib(b.peakRssBytes)} MiB`);
 }
 
 /**

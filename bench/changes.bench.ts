@@ -1,7 +1,7 @@
 /**
  * Changes benchmark
  * =================
- * What live changes cost (issue 25), in one process on a generated graph built in memory (default
+ * What live changes cost, in one process on a generated graph built in memory (default
  * 100k entities / 1M statements: a minute or two on the 2-core machine):
  *  - the first write (it builds the base's fingerprint map);
  *  - apply of a batch of 1 statement put, and of a batch of 10,000 statement puts, through openLive

@@ -27,6 +27,7 @@ import { generateEntities, generateStatements, type GenerateOptions } from "../t
 import { mulberry32 } from "../tools/prng.js";
 import type { Filter } from "./baselines/map-store.js";
 import { count, heading, num, printTable, progress } from "./format.js";
+import { makeHostHeap } from "./host-heap.js";
 import { benchOptions } from "./options.js";
 import { distribution, shuffled } from "./sample.js";
 import { SEARCH_LIMIT } from "./search.bench.js";
@@ -50,6 +51,9 @@ Times the distinct-query stream on this checkout's Quiver and on the one built i
   --statements N       generated statements, fingerprints derived (default 2000000)
   --queries N          distinct queries per case (default 2000)
   --rounds N           rounds, the first a warm-up (default 4)
+  --host-heap MB       time with MB of the bench's own small live objects held (a host's heap,
+                       bench/host-heap.ts; default 0: none)
+  --cache-bytes N      both graphs' cache budget (GraphOptions.cacheBytes; default the graph's)
 `;
 
 const OPTIONS = {
@@ -58,6 +62,8 @@ const OPTIONS = {
   statements: { type: "string", default: "2000000" },
   queries: { type: "string", default: "2000" },
   rounds: { type: "string", default: "4" },
+  "host-heap": { type: "string", default: "0" },
+  "cache-bytes": { type: "string" },
 } as const;
 
 type Api = typeof Quiver;
@@ -93,8 +99,8 @@ async function loadOther(dir: string): Promise<Api> {
   return (await import(pathToFileURL(entry).href)) as Api;
 }
 
-function build(api: Api, options: GenerateOptions): Graph {
-  const builder = new api.GraphBuilder();
+function build(api: Api, options: GenerateOptions, cacheBytes: number | undefined): Graph {
+  const builder = new api.GraphBuilder(cacheBytes === undefined ? {} : { cacheBytes });
   for (const e of generateEntities(options)) builder.addEntity(e);
   for (const st of generateStatements(options)) builder.addStatement(st);
   return builder.build();
@@ -193,19 +199,26 @@ async function main(): Promise<void> {
   };
   const queries = positiveInteger("queries", values.queries);
   const rounds = positiveInteger("rounds", values.rounds);
+  const hostHeapMB = Number(values["host-heap"]);
+  const cacheBytes =
+    values["cache-bytes"] === undefined ? undefined : positiveInteger("cache-bytes", values["cache-bytes"]);
   const self = (await import("../src/index.js")) as Api;
   const other = await loadOther(values.against);
   const labels = ["this checkout", resolve(values.against)];
   const builds: Build[] = [];
   for (const [k, api] of [self, other].entries()) {
     progress(`building ${num(generate.entities)} entities / ${num(generate.statements)} statements with ${labels[k]}`);
-    builds.push({ label: labels[k]!, graph: build(api, generate) });
+    builds.push({ label: labels[k]!, graph: build(api, generate, cacheBytes) });
   }
   const rand = mulberry32(QUERY_SEED);
   progress("drawing the queries and the cursors");
   const all = cases(builds, queries, rand);
   const differ: string[] = [];
   for (const c of all) differ.push(...disagreements(c));
+  // The host's objects, made after the graphs and the queries, live until the timing ends.
+  const host = hostHeapMB > 0 ? makeHostHeap(hostHeapMB * 1e6) : undefined;
+  if (host !== undefined)
+    progress(`holding a host heap: ${num(host.bytes / 1e6, 0)} MB of heap in ${count(host.objects)} objects`);
   const rows: (string | number)[][] = [];
   for (const c of all) {
     progress(`timing ${c.name} (${c.queries} queries, ${rounds} rounds)`);
@@ -214,7 +227,10 @@ async function main(): Promise<void> {
     const b = distribution(theirs, false);
     rows.push([c.name, c.queries, a.p50us, a.p99us, b.p50us, b.p99us, a.p50us / b.p50us]);
   }
-  heading(`Side by side, interleaved in batches of ${BATCH}, ${rounds - 1} rounds kept, µs`);
+  host?.release();
+  heading(
+    `Side by side, interleaved in batches of ${BATCH}, ${rounds - 1} rounds kept, µs${host === undefined ? "" : `, host heap of ${num(host.bytes / 1e6, 0)} MB held`}`,
+  );
   process.stdout.write(`A = ${labels[0]}, B = ${labels[1]}\n`);
   printTable(
     ["case", "queries", "A p50", "A p99", "B p50", "B p99", "A / B p50"].map((header) => ({ header })),

@@ -48,6 +48,16 @@ import type { BenchResults, LatencyRow } from "./results.js";
 
 const esc = escapeXml;
 
+/** The reports' stylesheet (bench:scale's report shares it). */
+export const REPORT_STYLE = `body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 24px auto; max-width: 960px; color: #222; padding: 0 12px; }
+h1 { font-size: 22px; } h2 { font-size: 18px; margin-top: 36px; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
+p { line-height: 1.45; } figure { margin: 16px 0; } figcaption { font-size: 13px; color: #555; }
+svg { max-width: 100%; height: auto; border: 1px solid #eee; }
+table { border-collapse: collapse; font-size: 13px; margin: 8px 0; } th, td { padding: 3px 8px; border-bottom: 1px solid #eee; text-align: left; }
+td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; } td.pass { color: #1e7b34; } td.FAIL { color: #b03030; font-weight: 600; }
+.missing { color: #b03030; } .meta { color: #555; font-size: 13px; } details { margin: 8px 0; }
+`;
+
 /** Rows of several implementations grouped by case, in first-seen order. */
 function whiskerRows(rows: readonly LatencyRow[]): WhiskerRow[] {
   const byCase = new Map<string, WhiskerRow>();
@@ -60,7 +70,7 @@ function whiskerRows(rows: readonly LatencyRow[]): WhiskerRow[] {
 }
 
 /** A table; a column whose cells are all numbers (or empty, or "–") aligns right. */
-function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
   const numeric = headers.map((_, i) => rows.every((r) => /^(-?[\d,]+(\.\d+)?|–|)$/.test(r[i] ?? "")));
   const cls = (i: number) => (numeric[i] ? ' class="n"' : "");
   const th = headers.map((h, i) => `<th${cls(i)}>${esc(h)}</th>`).join("");
@@ -82,6 +92,31 @@ function figure(svg: string, caption: string): string {
 function notRun(what: string, r: BenchResults, part: string): string {
   const error = r.errors.find((e) => e.part === part);
   return `<p class="missing">${esc(what)}: ${error === undefined ? "not run (see --only)" : `failed: ${esc(error.message)}`}</p>`;
+}
+
+/** Quiver's stream in the bare process beside the same passes inside a host's heap. */
+function hostHeapSection(s: NonNullable<BenchResults["stream"]>): string {
+  const gc = (g: { count: number; ms: number; major: number; majorMs: number }) =>
+    `${count(g.count)} GCs, ${num(g.ms)} ms of pauses (${count(g.major)} major, ${num(g.majorMs)} ms)`;
+  if (s.hostHeap === null) return `<p>Bare process only (--host-heap 0); ${gc(s.gc)} while timed.</p>`;
+  const h = s.hostHeap;
+  const rows = s.rows
+    .filter((x) => x.impl === "quiver")
+    .map((x) => {
+      const y = h.rows.find((z) => z.case === x.case);
+      return [
+        x.case,
+        num(x.p50us),
+        num(x.p99us),
+        y === undefined ? "" : num(y.p50us),
+        y === undefined ? "" : num(y.p99us),
+      ];
+    });
+  return `<h3>Inside a host's heap</h3>
+<p>Quiver is embedded: its host's objects share the heap and the caches. The same passes again while the bench holds
+${num(h.bytes / 1e6, 0)} MB of live heap of its own in ${count(h.objects)} small objects (records, strings, arrays).
+Bare: ${gc(s.gc)} while timed; host heap: ${gc(h.gc)}.</p>
+${table(["case", "bare p50 µs", "bare p99 µs", "host heap p50 µs", "host heap p99 µs"], rows)}`;
 }
 
 /** What a report shows besides the figures. */
@@ -249,6 +284,7 @@ p50 ≤ ${STREAM_STATEMENTS_P50_GOAL_US} µs, p99 ≤ ${STREAM_STATEMENTS_P99_GO
 ${chart("stream-latency", `p50 (dot) and p99 (whisker end) per case${goals ? "; dashed: the goals" : ""}`)}
 ${chart("stream-cdf", `The pooled samples of Quiver's stream cases${goals ? "; dashed: the p99 goals" : ""}`)}
 ${s.disagreements.length === 0 ? "<p>Check: every baseline page equals Quiver's.</p>" : `<p class="missing">Pages that differ from the baseline's: ${esc(s.disagreements.join("; "))}</p>`}
+${hostHeapSection(s)}
 <details><summary>Figures</summary>${latencyTable(s.rows)}</details></section>`);
   } else
     sections.push(
@@ -333,14 +369,7 @@ ${table(
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Quiver benchmark: ${esc(r.dataset.description)}</title>
 <style>
-body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 24px auto; max-width: 960px; color: #222; padding: 0 12px; }
-h1 { font-size: 22px; } h2 { font-size: 18px; margin-top: 36px; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
-p { line-height: 1.45; } figure { margin: 16px 0; } figcaption { font-size: 13px; color: #555; }
-svg { max-width: 100%; height: auto; border: 1px solid #eee; }
-table { border-collapse: collapse; font-size: 13px; margin: 8px 0; } th, td { padding: 3px 8px; border-bottom: 1px solid #eee; text-align: left; }
-td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; } td.pass { color: #1e7b34; } td.FAIL { color: #b03030; font-weight: 600; }
-.missing { color: #b03030; } .meta { color: #555; font-size: 13px; } details { margin: 8px 0; }
-</style>
+${REPORT_STYLE}</style>
 </head>
 <body>
 <h1>Quiver benchmark: ${esc(r.dataset.description)}</h1>

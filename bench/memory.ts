@@ -11,8 +11,11 @@
  * One GC is not enough: ArrayBuffer backing stores are freed after it by a background sweeper, and
  * `external` lags behind those frees, so settledMemory collects until both figures stop changing
  * (SETTLE_MAX_ROUNDS at most). Without --expose-gc (the npm scripts pass it) the readings are
- * rough, and the report says so.
+ * rough, and the report says so. The peak resident set (peakRssBytes) is the kernel's figure, not
+ * the heap's: what a machine must have for the process.
  */
+
+import { readFileSync } from "node:fs";
 
 export interface MemorySnapshot {
   heapUsed: number;
@@ -70,4 +73,17 @@ export async function measureHeld<T>(make: () => Promise<T> | T): Promise<{ valu
   const value = await make();
   const after = await settledMemory();
   return { value, held: memoryDelta(before, after) };
+}
+
+/**
+ * The process's peak resident set so far, bytes, as the kernel counts it (VmHWM of
+ * /proc/<pid>/status: every page ever resident at once, heap or not); null where there is no /proc.
+ */
+export function peakRssBytes(pid: number | "self" = "self"): number | null {
+  try {
+    const m = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m === null ? null : Number(m[1]) * 1024;
+  } catch {
+    return null;
+  }
 }

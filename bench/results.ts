@@ -13,6 +13,7 @@
 
 import type { LatencyDistribution, LatencySummary } from "./sample.js";
 import type { MemorySnapshot } from "./memory.js";
+import type { GcTally } from "./stream.bench.js";
 
 export const RESULTS_VERSION = 1;
 
@@ -48,6 +49,20 @@ export interface StreamResults {
   families: StreamFamily[];
   /** Queries whose baseline page differed from Quiver's (should be none). */
   disagreements: string[];
+  /** GCs during Quiver's timed passes (the bench's forced ones between rounds left out). */
+  gc: GcTally;
+  /** Quiver's same passes again with a host heap held (bench/host-heap.ts); null with --host-heap 0. */
+  hostHeap: HostHeapStream | null;
+}
+
+export interface HostHeapStream {
+  /** Live heap the host's objects added (heapUsed after full GCs), bytes. */
+  bytes: number;
+  /** Objects the host heap holds. */
+  objects: number;
+  gc: GcTally;
+  rows: LatencyRow[];
+  families: StreamFamily[];
 }
 
 export interface DepthPoint {
@@ -87,6 +102,8 @@ export interface BuildResults {
   bytes: Record<string, number>;
   /** Process memory the whole graph holds (heap + ArrayBuffers after full GCs). */
   held: MemorySnapshot;
+  /** The process's peak resident set once built (VmHWM, the kernel's figure); null without /proc. */
+  peakRssBytes: number | null;
 }
 
 export interface MemoryResults {

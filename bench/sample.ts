@@ -92,17 +92,20 @@ export function shuffled<T>(xs: readonly T[], rand: () => number): T[] {
 
 /**
  * Times `call` once per item per round, items in a fresh random order each round; round 0 is a
- * warm-up and is not kept. Returns the kept samples in milliseconds.
+ * warm-up and is not kept. Returns the kept samples in milliseconds. `gc` false: no full GC before
+ * each round, as in a host that never stops to collect (the young generation then fills up during
+ * the timed calls, as it does in a server).
  */
 export function timeEach<T>(
   items: readonly T[],
   rounds: number,
   rand: () => number,
   call: (item: T) => unknown,
+  gc = true,
 ): number[] {
   const samples: number[] = [];
   for (let round = 0; round < rounds; round++) {
-    collectGarbage();
+    if (gc) collectGarbage();
     for (const item of shuffled(items, rand)) {
       const t0 = performance.now();
       const r = call(item);

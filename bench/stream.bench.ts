@@ -32,10 +32,12 @@
  * and the baselines: naiveQueries x 6 full scans of the identifiers.
  */
 
+import { constants, PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
+
 import type { Entity, EntityType, Graph, Statement, StatementInput } from "../src/index.js";
 import { mulberry32 } from "../tools/prng.js";
 import type { Filter } from "./baselines/map-store.js";
-import { count, heading, num, printTable, progress } from "./format.js";
+import { count, heading, num, printTable, progress, wrap } from "./format.js";
 import {
   STREAM_SEARCH_GOAL_PAGES,
   STREAM_SEARCH_P50_GOAL_US,
@@ -47,7 +49,9 @@ import {
 import type { GraphData } from "./graph-data.js";
 import { SEARCH_LIMIT } from "./search.bench.js";
 import { SHAPES as STATEMENT_SHAPES, STATEMENTS_LIMIT } from "./statements.bench.js";
-import type { Impl, LatencyRow, StreamFamily, StreamResults } from "./results.js";
+import { makeHostHeap } from "./host-heap.js";
+import { memoryDelta, settledMemory } from "./memory.js";
+import type { HostHeapStream, Impl, LatencyRow, StreamFamily, StreamResults } from "./results.js";
 import { distribution, shuffled, summarize, timeEach, timeOnce } from "./sample.js";
 
 /** The deep page of the search stream, reached by walking (untimed). */
@@ -62,6 +66,7 @@ const DRAWS_PER_QUERY = 4;
 const QUERY_SEED = 20261123;
 /** Disagreements listed at most (the rest are counted). */
 const MAX_LISTED_DISAGREEMENTS = 20;
+const MB = 1e6;
 
 export interface StreamOptions {
   queries: number;
@@ -69,6 +74,8 @@ export interface StreamOptions {
   naiveQueries: number;
   /** Show the project's goals and a verdict per row (`--goals`). */
   goals: boolean;
+  /** MB of the bench's own live objects held for a second run of Quiver's passes; 0: none. */
+  hostHeapMB: number;
 }
 
 export interface SearchQuery {
@@ -99,7 +106,8 @@ interface CaseSpec<T> {
 interface StreamCase {
   spec: Pick<CaseSpec<unknown>, "endpoint" | "name" | "page" | "detail" | "family" | "impl">;
   queries: number;
-  timeQuiver: (rounds: number, rand: () => number) => number[];
+  /** `gc` false: no full GC between rounds (timeEach). */
+  timeQuiver: (rounds: number, rand: () => number, gc: boolean) => number[];
   timeBaseline: (sample: number) => number[];
   /** The sample's queries whose baseline page differs from Quiver's. */
   disagreements: (sample: number) => string[];
@@ -110,7 +118,7 @@ function streamCase<T>(spec: CaseSpec<T>): StreamCase {
   return {
     spec,
     queries: spec.items.length,
-    timeQuiver: (rounds, rand) => timeEach(spec.items, rounds, rand, spec.quiver),
+    timeQuiver: (rounds, rand, gc) => timeEach(spec.items, rounds, rand, spec.quiver, gc),
     timeBaseline: (sample) => timeOnce(spec.items.slice(0, sample), spec.baseline),
     disagreements: (sample) =>
       spec.items
@@ -158,20 +166,37 @@ export async function runStream(data: GraphData, options: StreamOptions): Promis
     ...STREAM_SHAPES.map((shape) => statementsCountCase(data, shape, filters.get(shape) ?? [])),
   ].filter((c) => c.queries > 0);
 
-  // Quiver first, every pass, before any baseline exists.
-  const samples = new Map<StreamCase, number[]>();
-  for (const c of cases) {
-    progress(`stream: ${c.spec.name} (${c.queries} queries)`);
-    samples.set(c, c.timeQuiver(options.rounds, rand));
+  // Quiver first, every pass, before any baseline exists: bare, then inside a host's heap.
+  const bare = await timeQuiver(cases, options.rounds, rand, "", true);
+  let hostHeap: HostHeapStream | null = null;
+  if (options.hostHeapMB > 0) {
+    progress(`stream: making a host heap of ${count(options.hostHeapMB)} MB of small live objects`);
+    const before = await settledMemory();
+    const host = makeHostHeap(options.hostHeapMB * MB);
+    const held = memoryDelta(before, await settledMemory()).heapUsed;
+    // As a host runs: no full GC between rounds, so the pages' garbage is collected while they are
+    // timed (with forced GCs before each round, 2,000 pages never fill the young generation and no
+    // GC at all runs while they are timed: the host's heap could not show).
+    const timed = await timeQuiver(cases, options.rounds, rand, ", host heap", false);
+    hostHeap = {
+      bytes: held,
+      objects: host.objects,
+      gc: timed.gc,
+      rows: cases.map((c) => quiverRow(c, timed.samples)),
+      families: pooledFamilies(cases, timed.samples),
+    };
+    host.release();
+    await settledMemory();
   }
+  const samples = bare.samples;
 
   const rows: LatencyRow[] = [];
   const disagreements: string[] = [];
   let unlisted = 0;
   for (const c of cases) {
-    const { endpoint, name, page, detail, impl } = c.spec;
+    const { endpoint, name, page, impl } = c.spec;
     const at = page === undefined ? {} : { page };
-    rows.push({ kind: "distinct", endpoint, case: name, impl: "quiver", detail, ...at, ...summarize(samples.get(c)!) });
+    rows.push(quiverRow(c, samples));
     if (options.naiveQueries <= 0) continue;
     const sample = Math.min(c.queries, options.naiveQueries);
     progress(`stream: ${name}, ${impl} (${sample} queries)`);
@@ -191,24 +216,83 @@ export async function runStream(data: GraphData, options: StreamOptions): Promis
   }
   if (unlisted > 0) disagreements.push(`... and ${unlisted} more`);
 
-  // The pooled distributions of the report's CDF chart.
-  const families: StreamFamily[] = [];
-  for (const name of [...new Set(cases.map((c) => c.spec.family))]) {
-    const pooled = cases.filter((c) => c.spec.family === name).flatMap((c) => samples.get(c)!);
-    families.push({ name, ...distribution(pooled, true) });
-  }
-
   const results: StreamResults = {
     queries: options.queries,
     rounds: options.rounds,
     naiveQueries: options.naiveQueries,
     deepPage: DEEP_PAGE,
     rows,
-    families,
+    families: pooledFamilies(cases, samples),
     disagreements,
+    gc: bare.gc,
+    hostHeap,
   };
   printStream(results, options.goals);
   return results;
+}
+
+/** GCs that ran during the timed passes: how many, and their summed pause. */
+export interface GcTally {
+  count: number;
+  ms: number;
+  /** Of them, the major ones (mark-compact: they walk the whole heap, the host's objects too). */
+  major: number;
+  majorMs: number;
+}
+
+/**
+ * Times every case's Quiver passes, with the GCs that ran meanwhile (a PerformanceObserver of gc
+ * entries: the passes are synchronous, so the entries are taken after them).
+ */
+async function timeQuiver(
+  cases: readonly StreamCase[],
+  rounds: number,
+  rand: () => number,
+  label: string,
+  gc: boolean,
+): Promise<{ samples: Map<StreamCase, number[]>; gc: GcTally }> {
+  // timeEach's own full GCs (between rounds) are not the pages' cost: isForcedGc leaves them out.
+  const entries: PerformanceEntry[] = [];
+  const observer = new PerformanceObserver((list) => entries.push(...list.getEntries()));
+  observer.observe({ entryTypes: ["gc"] });
+  const samples = new Map<StreamCase, number[]>();
+  for (const c of cases) {
+    progress(`stream${label}: ${c.spec.name} (${c.queries} queries)`);
+    samples.set(c, c.timeQuiver(rounds, rand, gc));
+  }
+  await new Promise((resolve) => setImmediate(resolve));
+  entries.push(...observer.takeRecords());
+  observer.disconnect();
+  const pageGcs = entries.filter((e) => !isForcedGc(e));
+  const major = pageGcs.filter((e) => gcKind(e) === constants.NODE_PERFORMANCE_GC_MAJOR);
+  const ms = (es: PerformanceEntry[]) => es.reduce((sum, e) => sum + e.duration, 0);
+  return { samples, gc: { count: pageGcs.length, ms: ms(pageGcs), major: major.length, majorMs: ms(major) } };
+}
+
+function gcKind(e: PerformanceEntry): number {
+  return (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind ?? 0;
+}
+
+/** A GC the bench forced (global.gc between passes), not one the pages' allocation caused. */
+function isForcedGc(e: PerformanceEntry): boolean {
+  const flags = (e as PerformanceEntry & { detail?: { flags?: number } }).detail?.flags ?? 0;
+  return (flags & constants.NODE_PERFORMANCE_GC_FLAGS_FORCED) !== 0;
+}
+
+function quiverRow(c: StreamCase, samples: Map<StreamCase, number[]>): LatencyRow {
+  const { endpoint, name, page, detail } = c.spec;
+  const at = page === undefined ? {} : { page };
+  return { kind: "distinct", endpoint, case: name, impl: "quiver", detail, ...at, ...summarize(samples.get(c)!) };
+}
+
+/** The pooled distributions of the report's CDF chart: every query of a family's cases together. */
+function pooledFamilies(cases: readonly StreamCase[], samples: Map<StreamCase, number[]>): StreamFamily[] {
+  const families: StreamFamily[] = [];
+  for (const name of [...new Set(cases.map((c) => c.spec.family))]) {
+    const pooled = cases.filter((c) => c.spec.family === name).flatMap((c) => samples.get(c)!);
+    families.push({ name, ...distribution(pooled, true) });
+  }
+  return families;
 }
 
 export function drawSearchQueries(
@@ -438,27 +522,39 @@ function printStream(r: StreamResults, goals: boolean): void {
     `Distinct-query stream (headline): each query once per round, ${r.rounds - 1} rounds kept, µs; baseline on ${r.naiveQueries}`,
   );
   const quiver = r.rows.filter((x) => x.impl === "quiver");
+  const host = r.hostHeap;
+  const verdict = (x: LatencyRow | undefined) => {
+    const goal = x === undefined ? undefined : streamGoal(x);
+    if (x === undefined || goal === undefined) return "";
+    return x.p50us <= goal.p50 && x.p99us <= goal.p99 ? "pass" : "FAIL";
+  };
   // The goal columns only with --goals: by default a run compares Quiver with its baselines.
-  const goalColumns = goals ? [{ header: "goal µs" }, { header: "", align: "left" as const }] : [];
+  const left = { header: "", align: "left" as const };
   printTable(
     [
       { header: "case" },
       { header: "queries" },
       { header: "p50 µs" },
       { header: "p99 µs" },
-      ...goalColumns,
+      ...(goals ? [left] : []),
+      ...(host === null ? [] : [{ header: "host p50" }, { header: "host p99" }, ...(goals ? [left] : [])]),
+      ...(goals ? [{ header: "goal µs" }] : []),
       { header: "baseline p50 µs" },
     ],
     quiver.map((x) => {
       const goal = streamGoal(x);
       const base = r.rows.find((b) => b.impl !== "quiver" && b.case === x.case);
-      const verdict = goal === undefined ? "" : x.p50us <= goal.p50 && x.p99us <= goal.p99 ? "pass" : "FAIL";
+      const h = host?.rows.find((y) => y.case === x.case);
       return [
         x.case,
         count(x.samples / Math.max(1, r.rounds - 1)),
         num(x.p50us),
         num(x.p99us),
-        ...(goals ? [goal === undefined ? "" : `${goal.p50} / ${goal.p99}`, verdict] : []),
+        ...(goals ? [verdict(x)] : []),
+        ...(host === null
+          ? []
+          : [h === undefined ? "" : num(h.p50us), h === undefined ? "" : num(h.p99us), ...(goals ? [verdict(h)] : [])]),
+        ...(goals ? [goal === undefined ? "" : `${goal.p50} / ${goal.p99}`] : []),
         base === undefined ? "" : num(base.p50us),
       ];
     }),
@@ -466,11 +562,24 @@ function printStream(r: StreamResults, goals: boolean): void {
   console.log(
     `baseline: naive substring scan (search), Map store of every statement (statements)${goals ? "; goal: p50 / p99" : ""}`,
   );
-  // The pooled distributions: every query of the family's cases together.
-  for (const f of r.families)
+  const gcLine = (g: GcTally) =>
+    `${count(g.count)} GCs, ${num(g.ms)} ms of pauses (${count(g.major)} major, ${num(g.majorMs)} ms)`;
+  console.log(wrap(`bare process: no host objects, a full GC before each round; ${gcLine(r.gc)} while timed`));
+  if (host !== null)
     console.log(
-      `pooled, ${f.name}: ${count(f.samples / Math.max(1, r.rounds - 1))} queries, p50 ${num(f.p50us)} µs, p99 ${num(f.p99us)} µs`,
+      wrap(
+        `host heap: ${num(host.bytes / 1e6, 0)} MB of live heap in ${count(host.objects)} small objects held by the bench while timed, no GC forced between rounds; ${gcLine(host.gc)}`,
+      ),
     );
+  // The pooled distributions: every query of the family's cases together.
+  for (const [label, families] of [
+    ["", r.families] as const,
+    ...(host === null ? [] : [[", host heap", host.families] as const]),
+  ])
+    for (const f of families)
+      console.log(
+        `pooled${label}, ${f.name}: ${count(f.samples / Math.max(1, r.rounds - 1))} queries, p50 ${num(f.p50us)} µs, p99 ${num(f.p99us)} µs`,
+      );
   if (r.disagreements.length > 0) {
     console.log(`DISAGREEMENTS with the baseline (${r.disagreements.length}):`);
     for (const d of r.disagreements.slice(0, 5)) console.log(`  ${d.slice(0, 96)}`);

@@ -2,7 +2,8 @@
  * Loading progress on stderr
  * ==========================
  * Turns the loader's progress reports into lines a person can follow: per file, lines read, bytes of
- * the total, the rate; per build phase, how far it is. On a terminal one line is rewritten in place;
+ * the total, the rate; per build phase, how far it is; while a file or a phase is under way, an
+ * estimate of the time it has left (what is left at the rate so far). On a terminal one line is rewritten in place;
  * otherwise (a log file, a pipe) at most one line per PRINT_INTERVAL_MS, plus the last of each phase.
  * `summary` is the ready line: entities, statements, time, memory.
  */
@@ -27,11 +28,24 @@ export function describeProgress(p: LoadProgress): string {
         : `${megabytes(p.bytes)} of ${megabytes(totalBytes)} MB (${totalBytes > 0 ? Math.floor((100 * p.bytes) / totalBytes) : 100}%)`;
     return (
       `reading ${p.phase} ${p.file}: ${count(p.lines)} lines, ${amount}, ${count(rate)} lines/s` +
-      (p.finished ? ", done" : "")
+      (p.finished ? ", done" : timeLeft(p.bytes, totalBytes, p.elapsedMs))
     );
   }
   const percent = p.total > 0 ? Math.floor((100 * p.done) / p.total) : 100;
-  return `building ${p.phase}: ${percent}% (${(p.elapsedMs / 1000).toFixed(1)} s)` + (p.finished ? ", done" : "");
+  return (
+    `building ${p.phase}: ${percent}% (${(p.elapsedMs / 1000).toFixed(1)} s${p.finished ? "" : timeLeft(p.done, p.total, p.elapsedMs)})` +
+    (p.finished ? ", done" : "")
+  );
+}
+
+/**
+ * ", about N s left": what is left of `total` at the rate of `done` so far, rounded up; "" when
+ * nothing can be told yet (nothing done, or no total: stdin).
+ */
+function timeLeft(done: number, total: number | undefined, elapsedMs: number): string {
+  if (total === undefined || done <= 0 || elapsedMs <= 0 || done >= total) return "";
+  const seconds = Math.ceil(((total - done) * elapsedMs) / done / 1000);
+  return `, about ${count(seconds)} s left`;
 }
 
 export function createProgressPrinter(err: NodeJS.WriteStream = process.stderr): (p: LoadProgress) => void {

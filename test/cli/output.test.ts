@@ -7,7 +7,7 @@ import * as assert from "uvu/assert";
 import { apiKeysFromEnv, generateApiKey } from "../../src/cli/api-keys.js";
 import { describeProgress } from "../../src/cli/progress.js";
 
-test("progress: a read line with lines, bytes of the total, percent and rate; a build line", () => {
+test("progress: a read line with lines, bytes of the total, percent, rate and time left; a build line", () => {
   assert.is(
     describeProgress({
       phase: "entities",
@@ -19,11 +19,26 @@ test("progress: a read line with lines, bytes of the total, percent and rate; a 
       elapsedMs: 2000,
       finished: false,
     }),
-    "reading entities e.jsonl: 1,234,567 lines, 45.2 of 120.0 MB (37%), 617,284 lines/s",
+    // 74.8 MB left at 22.6 MB/s: 3.3 s, rounded up.
+    "reading entities e.jsonl: 1,234,567 lines, 45.2 of 120.0 MB (37%), 617,284 lines/s, about 4 s left",
   );
   assert.is(
     describeProgress({ phase: "search-index", done: 2, total: 5, elapsedMs: 1500, finished: false }),
-    "building search-index: 40% (1.5 s)",
+    "building search-index: 40% (1.5 s, about 3 s left)",
+  );
+  // stdin: no total, so no estimate.
+  assert.not.match(
+    describeProgress({
+      phase: "statements",
+      file: "stdin",
+      lines: 10,
+      items: 10,
+      bytes: 1000,
+      totalBytes: undefined,
+      elapsedMs: 1000,
+      finished: false,
+    }),
+    /left/,
   );
   assert.match(
     describeProgress({ phase: "statement-index", done: 5, total: 5, elapsedMs: 10, finished: true }),

@@ -498,7 +498,7 @@ test("statements carry the raw identifiers of their entities", () => {
 
 // ---------------------------------------------------------------------------------------------
 // Review 8221c12: limits and well-formed Unicode (findings 12 and 1), conflicts at add time
-// (finding 6), k copies in O(k) (finding 5), typed inputs (issue 13)
+// (finding 6), k copies in O(k) (finding 5), typed inputs
 
 test("finding 1: each field at its byte limit loads; one byte over is INVALID_DATA naming the line and field", () => {
   const limits: [keyof EntityInput, number][] = [
@@ -661,7 +661,7 @@ test("finding 5: exact duplicates are dropped at add; 40,000 copies cost no more
   }
 });
 
-test("issue 13: typed inputs; JavaScript callers still get the run-time checks", () => {
+test("typed inputs; JavaScript callers still get the run-time checks", () => {
   const b = new GraphBuilder();
   const typed: EntityInput = { entityId: "T", rawIdentifier: "", type: "7", sourceType: "" };
   b.addEntity(typed);

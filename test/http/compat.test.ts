@@ -3,7 +3,7 @@
  * gets the same status and body, byte for byte, as before them. The answers of the router to a fixed
  * set of such requests (whole walks of both endpoints, each page's nextCursor followed, and error
  * answers), on the test graph with its fixed cursor secret, are hashed together and compared with
- * the digest the same requests gave at 4acac57, the commit before issue 26 (computed by running this
+ * the digest the same requests gave at 4acac57, the commit before order, count and the lookup (computed by running this
  * file's `answers` against a build of that commit). A change that alters any of these bytes (a
  * serializer, the cursor layout, the order of results) fails here: a break of the contract, unless
  * the contract itself changes.
@@ -52,7 +52,7 @@ function answers(): { target: string; status: number; body: string }[] {
   return out;
 }
 
-test("requests without order or count: the statuses and bodies of before issue 26, byte for byte", () => {
+test("requests without order or count: the statuses and bodies of before order and count, byte for byte", () => {
   const all = answers();
   assert.is(all.length, 51);
   const hash = createHash("sha256");

@@ -1,5 +1,5 @@
 /**
- * Nothing the HTTP layer keeps grows with the data it serves (issue 9; finding 3 of the review of
+ * Nothing the HTTP layer keeps grows with the data it serves (finding 3 of the review of
  * 8221c12: the serializer's per-item cache held 51 MB after one walk over 5,000 statements that name
  * one 10 KB identifier, and up to about 1 GB at its entry cap). Measured as the Buffer memory still
  * held after a garbage collection. Identifiers are at most 1,024 bytes now (CONTRACT.md), so the

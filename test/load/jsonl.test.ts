@@ -177,7 +177,7 @@ test("progress: a final report per file with the totals, then the build phases",
   assert.ok(firstBuild === -1 || firstBuild > lastRead);
 });
 
-test("issue 13: a missing file or a directory is UNREADABLE_INPUT naming the path, before any reading", async () => {
+test("a missing file or a directory is UNREADABLE_INPUT naming the path, before any reading", async () => {
   const paths = await writeCase(`{"bad line":\n${BASE_ENTITIES}`);
   const missing = join(root, "no-such-file.jsonl");
   // the entities file is bad on line 1, but the missing statements file is reported first: nothing was read
@@ -365,7 +365,7 @@ test("errors name the displayName when one is given, and count CRLF lines right"
 });
 
 // ---------------------------------------------------------------------------------------------
-// Review 8221c12 and issue 13
+// Review findings
 
 test("finding 6: the first bad line of the file is named, whatever its kind (the review's cases A, B, C)", async () => {
   const E = (id: string) => entity(id);
@@ -509,7 +509,7 @@ test("code quality: loadGraph refuses an empty cursor secret before reading anyt
   assert.is((budget as QuiverError).parameter, "cacheBytes");
 });
 
-test("issue 13: `-` reads stdin (named stdin in errors and progress, with no known size)", async () => {
+test("`-` reads stdin (named stdin in errors and progress, with no known size)", async () => {
   const paths = await writeCase(BASE_ENTITIES, "");
   const statements = `${statement("a", "p", "b")}\n${statement("b", "p", "a")}\n`;
   const reports: LoadProgress[] = [];
@@ -544,7 +544,7 @@ test("issue 13: `-` reads stdin (named stdin in errors and progress, with no kno
   assert.is((both as QuiverError).code, "INVALID_PARAMETER");
 });
 
-test("issue 13: a .gz file is read compressed, progress in compressed bytes; bad gzip is a bad line", async () => {
+test("a .gz file is read compressed, progress in compressed bytes; bad gzip is a bad line", async () => {
   const dir = join(root, String(++caseNumber));
   await mkdir(dir);
   const entities = join(dir, "entities.jsonl.gz");
@@ -583,9 +583,9 @@ test("issue 13: a .gz file is read compressed, progress in compressed bytes; bad
 });
 
 // ---------------------------------------------------------------------------------------------
-// issue 26: the optional score, and the fold option
+// the optional score, and the fold option
 
-test("issue 26: an entity's score flows from the file to order=score; a bad one names file, line, field and reason", async () => {
+test("an entity's score flows from the file to order=score; a bad one names file, line, field and reason", async () => {
   const scored = (id: string, raw: string, score: unknown) =>
     JSON.stringify({ entityId: id, rawIdentifier: raw, type: "0", sourceType: "t", score });
   const good = [scored("low", "Paris b", 0), scored("high", "Paris c", 4294967295), entity("none", "Paris a")];
@@ -614,7 +614,7 @@ test("issue 26: an entity's score flows from the file to order=score; a bad one 
   }
 });
 
-test("issue 26: loadGraph's fold option reaches the graph; an unknown one is refused before reading", async () => {
+test("loadGraph's fold option reaches the graph; an unknown one is refused before reading", async () => {
   const paths = await writeCase(`${entity("z", "Zürich")}\n${entity("m", "Malmö")}\n`);
   const folded = await loadGraph({ ...paths, fold: "accents" });
   assert.is(folded.fold, "accents");
