@@ -90,4 +90,5 @@ export type { QuiverServer, RunningServer, ServeOptions, ServerLimits } from "./
 export type { ApiKeys, ApiKeyCheck } from "./http/auth.js";
 export type { CorsOrigins } from "./http/cors.js";
 export { OPENAPI_DOCUMENT } from "./http/openapi.js";
-export { loadExplorer, EXPLORER_ASSETS_DIR, type Explorer } from "./http/explorer.js";
+export { loadExplorer, EXPLORER_ASSETS_DIR, type Explorer, type ExplorerAsset } from "./http/explorer.js";
+export type { ContentEncoding } from "./http/compression.js";
