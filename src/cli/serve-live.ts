@@ -7,6 +7,11 @@
  * when the variable is not set). `--follow DIR`: a replica: no changes path; every FOLLOW_POLL_MS it
  * applies the batches that appeared in the log since (LiveFollower.catchUp: in order, whole batches
  * only, a torn last file ignored until it is whole), so replicas of one log converge.
+ *
+ * Background compaction (the writer): once the delta holds `compactAfter` changed items (entities and
+ * statements put or hidden), the base is rebuilt with the delta in a worker thread
+ * (LiveStore.compactInWorker, from the source the base came from, the log replayed there) and
+ * swapped in while the server keeps answering; one at a time, and the tags stay (the content does).
  */
 
 import type { Graph } from "../engine/graph.js";
@@ -20,6 +25,8 @@ import { assertUsableKey } from "../http/auth.js";
 export const WRITE_KEYS_ENV = "QUIVER_WRITE_KEYS";
 /** How often a follower looks for new batches: a batch's 200 reaches replicas within about this. */
 export const FOLLOW_POLL_MS = 100;
+/** Changed items in the delta that start a background compaction (a QLever-like delta of 100k). */
+export const DEFAULT_COMPACT_AFTER = 100_000;
 
 export interface LiveServing {
   /** The graph to serve. */
@@ -38,6 +45,14 @@ export interface LiveFlags {
   follow: string | undefined;
   cursorSecret: string;
   cacheBytes: number | undefined;
+  /** Delta items that start a background compaction (--compact-after); 0: never. */
+  compactAfter: number;
+}
+
+/** What the serving loop learns of a background compaction. */
+export interface CompactionEvents {
+  compacted(ms: number, sequence: number): void;
+  failed(error: unknown): void;
 }
 
 /** The write keys from QUIVER_WRITE_KEYS (each checked by position), or one generated for this run. */
@@ -61,15 +76,43 @@ export function openLiveServing(
   source: GraphSource,
   env: NodeJS.ProcessEnv,
   onFollowError: (error: unknown) => void,
+  compaction: CompactionEvents,
 ): LiveServing {
   const options = { cursorSecret: flags.cursorSecret, cacheBytes: flags.cacheBytes, source };
   // Each branch: a writer, a follower, or a graph that never changes.
   if (flags.changes !== undefined) {
     const writeKeys = writeKeysFromEnv(env[WRITE_KEYS_ENV]);
     const store: LiveStore = openLive(base, flags.changes, options);
+    let compacting = false;
+    const maybeCompact = (): void => {
+      const d = store.graph.deltaSize;
+      const size = d.entities + d.statements + d.hiddenEntities + d.hiddenStatements;
+      // Each condition: compaction off, one already running, or a delta still small.
+      if (flags.compactAfter === 0 || compacting || size < flags.compactAfter) return;
+      compacting = true;
+      const started = performance.now();
+      store.compactInWorker().then(
+        () => {
+          compacting = false;
+          compaction.compacted(performance.now() - started, store.graph.baseSequence);
+        },
+        (e: unknown) => {
+          compacting = false;
+          compaction.failed(e);
+        },
+      );
+    };
+    const writer: ChangeWriter = {
+      graph: store.graph,
+      apply(batch) {
+        const result = store.apply(batch);
+        maybeCompact();
+        return result;
+      },
+    };
     return {
       graph: store.graph,
-      changes: store,
+      changes: writer,
       writeKeys: writeKeys.keys,
       lines: writeKeys.generated
         ? `${WRITE_KEYS_ENV} is not set: this run takes changes (POST /graph/v1/changes) with one generated write key:\n  ${writeKeys.keys[0]}\n`

@@ -44,6 +44,8 @@ export interface ServeArgs {
   changes: string | undefined;
   /** --follow DIR: a change log this server reads as it grows (a replica; no writes). */
   follow: string | undefined;
+  /** --compact-after N: delta items that start a background compaction (0: never); undefined: the default. */
+  compactAfter: number | undefined;
 }
 
 function parsePort(value: string, from: string): number {
@@ -58,6 +60,14 @@ function parseWorkers(value: string): number {
   if (!/^[1-9][0-9]{0,2}$/.test(value) || Number(value) > MAX_WORKERS)
     throw new UsageError(
       `--workers must be auto or a whole number from 1 to ${MAX_WORKERS}; got ${JSON.stringify(value)}`,
+    );
+  return Number(value);
+}
+
+function parseCompactAfter(value: string): number {
+  if (!/^(0|[1-9][0-9]{0,9})$/.test(value))
+    throw new UsageError(
+      `--compact-after must be a whole number of changed items (0: never); got ${JSON.stringify(value)}`,
     );
   return Number(value);
 }
@@ -110,6 +120,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeArg
       "no-ui": { type: "boolean" },
       changes: { type: "string" },
       follow: { type: "string" },
+      "compact-after": { type: "string" },
     },
   });
   // Each of these: the flag wins, then the variable, then the default.
@@ -149,6 +160,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeArg
     ui: values["no-ui"] !== true,
     changes: values.changes,
     follow: values.follow,
+    compactAfter: values["compact-after"] === undefined ? undefined : parseCompactAfter(values["compact-after"]),
   };
 }
 

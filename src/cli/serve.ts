@@ -29,7 +29,7 @@ import { probePort, startServing, type Serving } from "../serving/listen.js";
 import { createServerMetrics } from "../serving/metrics.js";
 import { apiKeysFromEnv, API_KEYS_ENV, type ApiKeySetup } from "./api-keys.js";
 import { graphSourceFrom } from "./graph-source.js";
-import { type LiveServing, openLiveServing } from "./serve-live.js";
+import { DEFAULT_COMPACT_AFTER, type LiveServing, openLiveServing } from "./serve-live.js";
 import { EXIT_FAILURE, EXIT_USAGE } from "./command.js";
 import { summary } from "./progress.js";
 import { createRequestLog } from "./request-log.js";
@@ -86,6 +86,8 @@ Options:
   --changes DIR         take changes (POST /graph/v1/changes, keys in QUIVER_WRITE_KEYS) into the
                         change log DIR, as its one writer; batches in it are applied before listening.
   --follow DIR          a replica: apply each new batch of the change log DIR as it appears; no writes.
+  --compact-after N     with --changes: rebuild the base with the delta in a worker thread, while
+                        serving, once the delta holds N changed items (default 100000; 0: never).
                         Default 1. JSON Lines are built once into a temporary snapshot that every
                         worker opens; a worker that dies is replaced.
   --metrics             serve GET /metrics (Prometheus text format; no key, no data).
@@ -248,12 +250,20 @@ async function runSingle(
         follow: args.follow,
         cursorSecret: args.cursorSecret ?? runSecret,
         cacheBytes: args.cacheBytes,
+        compactAfter: args.compactAfter ?? DEFAULT_COMPACT_AFTER,
       },
       source,
       process.env,
       (e) => {
         events.error("follow-failed", { error: (e as Error).message });
         err.write(`quiver serve: --follow: ${(e as Error).message}\n`);
+      },
+      {
+        compacted: (ms, sequence) => events.info("compacted", { compactMs: Math.round(ms), sequence }),
+        failed: (e) => {
+          events.error("compaction-failed", { error: (e as Error).message });
+          err.write(`quiver serve: background compaction failed (the delta keeps serving): ${(e as Error).message}\n`);
+        },
       },
     );
   } catch (e) {
