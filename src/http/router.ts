@@ -69,6 +69,8 @@ import {
 import {
   CORS_ALLOWED_HEADERS,
   CORS_ALLOWED_METHODS,
+  CORS_CHANGES_HEADERS,
+  CORS_CHANGES_METHODS,
   CORS_EXPOSED_HEADERS,
   CORS_MAX_AGE_SECONDS,
   corsPolicy,
@@ -378,7 +380,7 @@ export function route(served: Served, request: RouterRequest): Reply {
       name !== undefined &&
       headers["access-control-request-method"] !== undefined
     ) {
-      return preflight(at);
+      return preflight(at, name === "changes");
     }
     if (isDataRoute(name)) {
       const presented = headers[API_KEY_HEADER];
@@ -626,16 +628,16 @@ function fault(at: Context, method: string, e: unknown): Reply {
   return error(at, "INTERNAL_ERROR", INTERNAL_ERROR_MESSAGE);
 }
 
-function preflight(at: Context): Reply {
+function preflight(at: Context, changes: boolean): Reply {
   const headers = [
     REQUEST_ID_HEADER,
     at.requestId,
     "access-control-allow-origin",
     at.origin as string,
     "access-control-allow-methods",
-    CORS_ALLOWED_METHODS,
+    changes ? CORS_CHANGES_METHODS : CORS_ALLOWED_METHODS,
     "access-control-allow-headers",
-    CORS_ALLOWED_HEADERS,
+    changes ? CORS_CHANGES_HEADERS : CORS_ALLOWED_HEADERS,
     "access-control-max-age",
     String(CORS_MAX_AGE_SECONDS),
   ];

@@ -234,6 +234,33 @@ test("503 CHANGE_LOG_UNAVAILABLE with Retry-After when the log cannot be written
   }
 });
 
+test("CORS: a preflight of the changes path allows POST and Content-Type; X-Quiver-Sequence is exposed", async () => {
+  const dir = tempDir();
+  const store = openLive(buildSmallGraph(), dir, { cursorSecret: SECRET });
+  const server = await startServer(store.graph as never, {
+    changes: store,
+    writeKeys: [WRITE_KEY],
+    cursorSecret: SECRET,
+    cors: "*",
+  });
+  try {
+    const pre = await request(server.port, CHANGES, {
+      method: "OPTIONS",
+      key: null,
+      headers: { Origin: "https://app.example", "Access-Control-Request-Method": "POST" },
+    });
+    assert.is(pre.status, 204);
+    assert.is(pre.headers["access-control-allow-methods"], "POST");
+    assert.match(pre.headers["access-control-allow-headers"] as string, /Content-Type/);
+    const s = await request(server.port, "/graph/v1/search?q=berlin", { headers: { Origin: "https://app.example" } });
+    assert.match(s.headers["access-control-expose-headers"] as string, /X-Quiver-Sequence/);
+  } finally {
+    await server.close();
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("fetch adapter: 200 with the result, 403, 413 by a streamed body, X-Quiver-Sequence", async () => {
   const dir = tempDir();
   const store = openLive(buildSmallGraph(), dir, { cursorSecret: SECRET });
