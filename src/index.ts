@@ -70,6 +70,7 @@ export {
   type ReadSnapshotInfoOptions,
 } from "./snapshot/info.js";
 export { openLive, LiveStore, LiveFollower, type OpenLiveOptions } from "./changes/live-store.js";
+export type { ReadGraph } from "./engine/read-graph.js";
 export {
   readChangeLog,
   changeLogInfo,

@@ -92,7 +92,17 @@ export class LiveStore {
   /** Applies a batch durably: returns once it is in the log, flushed, and visible. */
   apply(batch: ChangeBatch): ChangeResult {
     const prepared = this.graph.prepare(batch);
-    this.#log.append(prepared.sequence, prepared.text);
+    try {
+      this.#log.append(prepared.sequence, prepared.text);
+    } catch (e) {
+      // The disk refused (full, read-only, permissions): the log and the graph are as they were
+      // (append removes what it wrote), so the caller may try again later.
+      throw new QuiverError(
+        "CHANGE_LOG_UNAVAILABLE",
+        `The change log could not take batch ${prepared.sequence} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); nothing was applied, try again later.`,
+        { cause: e },
+      );
+    }
     return this.graph.commit(prepared);
   }
 

@@ -11,10 +11,12 @@
  */
 
 import { readSnapshotInfo, type SnapshotInfo } from "../index.js";
-import { EXIT_FAILURE, positionalArgument, runCommand } from "./command.js";
+import { type ChangeLogInfo, changeLogInfo } from "../changes/change-log.js";
+import { EXIT_FAILURE, positionalArgument, runCommand, UsageError } from "./command.js";
 import { checkInputFile } from "./paths.js";
 
 export const INFO_HELP = `Usage: quiver info SNAPSHOT [--verify] [--sections] [--json]
+       quiver info --changes DIR [--json]
 
 Describes a snapshot file made by "quiver build" without loading its graph: format version, entity
 and statement counts, how search folds (case, or accents too: quiver build --fold accents), the
@@ -24,6 +26,7 @@ and its bytes per structure. Reads a few KB, however large the file.
 Options:
   --verify      read the whole file and compare its checksum (exit status 1 when it differs)
   --sections    bytes per section, not only per structure
+  --changes DIR a change log instead: its sequence (last batch), batches, size, writer's pid
   --json        everything as one JSON object on stdout (builtAt as an ISO 8601 time;
                 checksumMatches null unless --verify)
   -h, --help    show this help
@@ -36,8 +39,22 @@ snapshot of a format this Quiver reads (the message says which format it has), o
 const count = (n: number): string => n.toLocaleString("en-US");
 
 export function runInfo(argv: string[]): Promise<number> {
-  const options = { verify: { type: "boolean" }, sections: { type: "boolean" }, json: { type: "boolean" } } as const;
+  const options = {
+    verify: { type: "boolean" },
+    sections: { type: "boolean" },
+    json: { type: "boolean" },
+    changes: { type: "string" },
+  } as const;
   return runCommand("info", INFO_HELP, argv, options, async ({ values, positionals }) => {
+    // A change log instead of a snapshot: its batches, sequence, size, writer.
+    if (values.changes !== undefined) {
+      if (positionals.length > 0) throw new UsageError("give a SNAPSHOT or --changes DIR, not both");
+      const info = changeLogInfo(values.changes);
+      process.stdout.write(
+        values.json === true ? `${JSON.stringify(info)}\n` : describeChangeLog(values.changes, info),
+      );
+      return 0;
+    }
     const file = positionalArgument(positionals, "SNAPSHOT");
     await checkInputFile("SNAPSHOT", file);
     const info = await readSnapshotInfo(file, { verifyChecksum: values.verify === true });
@@ -79,5 +96,19 @@ export function describeSnapshot(info: SnapshotInfo, bySection: boolean): string
     `  built        ${info.builtAt.toISOString()} by ${info.writer}\n` +
     `  size         ${count(info.fileBytes)} bytes\n` +
     rows.map(([name, bytes]) => `    ${name.padEnd(nameWidth)}  ${count(bytes).padStart(sizeWidth)}\n`).join("")
+  );
+}
+
+/** A change log's description: one fact per line. */
+export function describeChangeLog(dir: string, info: ChangeLogInfo): string {
+  return (
+    `${dir}\n` +
+    `  sequence     ${info.last}\n` +
+    `  batches      ${count(info.batches)}${info.batches === 0 ? "" : ` (${info.first} to ${info.last})`}\n` +
+    `  size         ${count(info.bytes)} bytes\n` +
+    `  writer       ${info.lockedBy === undefined ? "none" : `process ${info.lockedBy}`}\n` +
+    (info.torn === undefined
+      ? ""
+      : `  torn         ${info.torn} (an unfinished write; the next writer sets it aside)\n`)
   );
 }

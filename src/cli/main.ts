@@ -10,6 +10,7 @@
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { runBuild } from "./build.js";
+import { runApply, runCompact } from "./changes.js";
 import { type Command, EXIT_FAILURE, EXIT_USAGE, isClosedOutput } from "./command.js";
 import { runConvert } from "./convert.js";
 import { runDump } from "./dump.js";
@@ -22,6 +23,8 @@ const COMMANDS: Record<string, Command> = {
   serve: { summary: "load a graph and serve the HTTP API (what `npm start` runs)", run: (argv) => runServe(argv) },
   build: { summary: "build a snapshot file from JSON Lines (serve it with serve --snapshot FILE)", run: runBuild },
   info: { summary: "describe a snapshot file: format, counts, checksum, sizes, build time", run: runInfo },
+  apply: { summary: "append a batch of changes to a change log (as its writer)", run: runApply },
+  compact: { summary: "fold a change log into its base: a new snapshot", run: runCompact },
   search: { summary: "search entity identifiers in a graph; prints JSON Lines", run: runSearch },
   entity: { summary: "print one entity of a graph by its entityId", run: runEntity },
   statements: { summary: "list the statements of a graph matching filters; prints JSON Lines", run: runStatements },

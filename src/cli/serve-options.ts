@@ -40,6 +40,12 @@ export interface ServeArgs {
   cors: string | string[] | undefined;
   /** The explorer page at "/" (off with --no-ui). */
   ui: boolean;
+  /** --changes DIR: the change log this server writes (POST /graph/v1/changes). */
+  changes: string | undefined;
+  /** --follow DIR: a change log this server reads as it grows (a replica; no writes). */
+  follow: string | undefined;
+  /** --compact-after N: delta items that start a background compaction (0: never); undefined: the default. */
+  compactAfter: number | undefined;
 }
 
 function parsePort(value: string, from: string): number {
@@ -54,6 +60,14 @@ function parseWorkers(value: string): number {
   if (!/^[1-9][0-9]{0,2}$/.test(value) || Number(value) > MAX_WORKERS)
     throw new UsageError(
       `--workers must be auto or a whole number from 1 to ${MAX_WORKERS}; got ${JSON.stringify(value)}`,
+    );
+  return Number(value);
+}
+
+function parseCompactAfter(value: string): number {
+  if (!/^(0|[1-9][0-9]{0,9})$/.test(value))
+    throw new UsageError(
+      `--compact-after must be a whole number of changed items (0: never); got ${JSON.stringify(value)}`,
     );
   return Number(value);
 }
@@ -104,6 +118,9 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeArg
       "cache-mb": { type: "string" },
       cors: { type: "string" },
       "no-ui": { type: "boolean" },
+      changes: { type: "string" },
+      follow: { type: "string" },
+      "compact-after": { type: "string" },
     },
   });
   // Each of these: the flag wins, then the variable, then the default.
@@ -116,6 +133,15 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeArg
   const host = values.host ?? (env[HOST_ENV] === undefined || env[HOST_ENV] === "" ? DEFAULT_HOST : env[HOST_ENV]);
   const cursorSecret = values["cursor-secret"] ?? env[CURSOR_SECRET_ENV];
   if (cursorSecret !== undefined) checkCursorSecret(cursorSecret);
+  // One writer per log, and a replica never writes: the two roles exclude each other.
+  if (values.changes !== undefined && values.follow !== undefined)
+    throw new UsageError("--changes (write a change log) and --follow (read one) exclude each other; give one");
+  for (const flag of ["changes", "follow"] as const) {
+    if (values[flag] === "") throw new UsageError(`--${flag} needs a directory`);
+    // Batches apply in one process: workers would each hold a delta of their own.
+    if (values[flag] !== undefined && values.workers !== undefined && values.workers !== "1")
+      throw new UsageError(`--${flag} serves from one process for now; leave out --workers`);
+  }
   return {
     cors: values.cors === undefined ? undefined : parseCors(values.cors),
     help: values.help ?? false,
@@ -132,6 +158,9 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeArg
     workers: values.workers === undefined ? 1 : parseWorkers(values.workers),
     cacheBytes: values["cache-mb"] === undefined ? undefined : parseCacheMegabytes(values["cache-mb"]),
     ui: values["no-ui"] !== true,
+    changes: values.changes,
+    follow: values.follow,
+    compactAfter: values["compact-after"] === undefined ? undefined : parseCompactAfter(values["compact-after"]),
   };
 }
 

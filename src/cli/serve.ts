@@ -29,6 +29,7 @@ import { probePort, startServing, type Serving } from "../serving/listen.js";
 import { createServerMetrics } from "../serving/metrics.js";
 import { apiKeysFromEnv, API_KEYS_ENV, type ApiKeySetup } from "./api-keys.js";
 import { graphSourceFrom } from "./graph-source.js";
+import { DEFAULT_COMPACT_AFTER, type LiveServing, openLiveServing } from "./serve-live.js";
 import { EXIT_FAILURE, EXIT_USAGE } from "./command.js";
 import { summary } from "./progress.js";
 import { createRequestLog } from "./request-log.js";
@@ -82,6 +83,11 @@ Options:
                         only; 0.0.0.0 or :: for every interface)
   --port P              TCP port, 0 to 65535 (default ${PORT_ENV}, else ${DEFAULT_PORT}; 0 picks a free port)
   --workers N|auto      serve from N processes on one port (node:cluster); auto = one per core.
+  --changes DIR         take changes (POST /graph/v1/changes, keys in QUIVER_WRITE_KEYS) into the
+                        change log DIR, as its one writer; batches in it are applied before listening.
+  --follow DIR          a replica: apply each new batch of the change log DIR as it appears; no writes.
+  --compact-after N     with --changes: rebuild the base with the delta in a worker thread, while
+                        serving, once the delta holds N changed items (default 100000; 0: never).
                         Default 1. JSON Lines are built once into a temporary snapshot that every
                         worker opens; a worker that dies is replaced.
   --metrics             serve GET /metrics (Prometheus text format; no key, no data).
@@ -235,6 +241,37 @@ async function runSingle(
   }
   const loadMs = performance.now() - started;
   err.write(summary(graph, loadMs) + "\n");
+  let live: LiveServing;
+  try {
+    live = openLiveServing(
+      graph,
+      {
+        changes: args.changes,
+        follow: args.follow,
+        cursorSecret: args.cursorSecret ?? runSecret,
+        cacheBytes: args.cacheBytes,
+        compactAfter: args.compactAfter ?? DEFAULT_COMPACT_AFTER,
+      },
+      source,
+      process.env,
+      (e) => {
+        events.error("follow-failed", { error: (e as Error).message });
+        err.write(`quiver serve: --follow: ${(e as Error).message}\n`);
+      },
+      {
+        compacted: (ms, sequence) => events.info("compacted", { compactMs: Math.round(ms), sequence }),
+        failed: (e) => {
+          events.error("compaction-failed", { error: (e as Error).message });
+          err.write(`quiver serve: background compaction failed (the delta keeps serving): ${(e as Error).message}\n`);
+        },
+      },
+    );
+  } catch (e) {
+    const message = (e as Error).message;
+    events.error("changes-failed", { error: message });
+    err.write(`quiver serve: cannot open the change log: ${message}\n`);
+    return EXIT_FAILURE;
+  }
 
   const metrics = args.metrics ? createServerMetrics() : undefined;
   const requestLog = args.quiet
@@ -243,7 +280,9 @@ async function runSingle(
   let running: Serving;
   try {
     running = await startServing({
-      graph,
+      graph: live.graph,
+      changes: live.changes,
+      writeKeys: live.writeKeys,
       apiKeys: keys.keys,
       // A secret for the run when none is given (as a cluster's primary makes one): the answers'
       // tags then depend on the data only, so a reload of unchanged data keeps every ETag.
@@ -261,11 +300,20 @@ async function runSingle(
     const message = `cannot listen on ${args.host}:${args.port}: ${(e as Error).message}`;
     events.error("startup-failed", { error: message });
     err.write(`quiver serve: ${message}\n`);
+    live.close();
     return EXIT_FAILURE;
   }
   serving = true;
   stop.onRepeat(() => running.server.closeAllConnections());
-  const stopReloads = reloadOnHangup(source, running, events, err, metrics);
+  // A live graph's delta lives in this process: a reload of the base would drop it, so SIGHUP is
+  // ignored (a compaction is what renews the base).
+  const stopReloads =
+    live.graph === graph
+      ? reloadOnHangup(source, running, events, err, metrics)
+      : ignoreHangupUntilServing(() => {
+          events.warn("reload-ignored", { reason: "a live graph (--changes or --follow) is not reloaded" });
+          err.write("quiver serve: SIGHUP: a live graph is not reloaded; ignored\n");
+        });
   stopIgnoring();
   const stopWatching = stopWhenNpmIsGone(stop.trigger);
   events.info("ready", {
@@ -277,6 +325,7 @@ async function runSingle(
     workers: 1,
   });
   err.write(generatedKeyLines(keys));
+  err.write(live.lines);
   err.write(tryItLines(running.url, firstWord(graph), keys.generated ? keys.keys[0] : undefined));
   if (explorer !== undefined) err.write(explorerLine(running.url));
   err.write(pidLine(process.pid));
@@ -291,6 +340,7 @@ async function runSingle(
   ignoreHangupUntilServing(() => events.warn("reload-ignored", { reason: "stopping" }));
   stopWatching();
   await running.close();
+  live.close();
   // Every line queued for a slow reader goes out before the process does (bounded wait).
   await requestLog?.close();
   events.info("stopped", { signal });

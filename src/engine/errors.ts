@@ -45,6 +45,8 @@ export const ERROR_CODES = {
     "a change batch that cannot apply to the graph as it stands (a statement naming an unknown or removed entity, a fingerprint used by another statement)",
   INVALID_CHANGE_LOG: "a change log directory whose batch files are missing, out of order, corrupted or foreign",
   CHANGE_LOG_LOCKED: "a change log directory that another live writer holds",
+  CHANGE_LOG_UNAVAILABLE:
+    "a change batch the change log could not take (the disk is full or the log not writable); nothing was applied",
   // the HTTP layer: the request as a whole, before or instead of its parameters
   API_KEY_MISSING: "no X-API-Key header on a data endpoint",
   API_KEY_REJECTED: "an X-API-Key that is not one of the accepted keys",
@@ -57,6 +59,9 @@ export const ERROR_CODES = {
   UNKNOWN_METHOD: "a method name that HTTP does not register",
   INVALID_TARGET: "a request target with a byte that must be percent-encoded",
   INVALID_HOST: "an HTTP/1.1 request without exactly one Host header",
+  WRITE_FORBIDDEN: "an accepted X-API-Key without the right to write, on POST /graph/v1/changes",
+  CHANGES_TOO_LARGE: "a change batch body over the server's limit",
+  INVALID_CONTENT_TYPE: "a change batch whose Content-Type is not application/x-ndjson",
   INTERNAL_ERROR: "an unexpected fault of the server; the sentence is fixed and says nothing of it",
 } as const;
 

@@ -295,6 +295,11 @@ export class Graph {
     return this.#parts.contentTag ?? this.stats().contentTag;
   }
 
+  /** The last change batch the graph holds: none (a live graph over it holds the batches; read-graph.ts). */
+  get sequence(): number {
+    return 0;
+  }
+
   /** The same graph, sealing and opening cursors with another secret. */
   withCursorSecret(secret: string | Uint8Array): Graph {
     return this.withOptions({ cursorSecret: secret });

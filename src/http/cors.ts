@@ -26,7 +26,10 @@ export type CorsOrigins = string | readonly string[];
 
 export const CORS_ALLOWED_METHODS = "GET, HEAD";
 export const CORS_ALLOWED_HEADERS = "X-API-Key, If-None-Match, X-Request-Id";
-export const CORS_EXPOSED_HEADERS = "ETag, X-Request-Id";
+export const CORS_EXPOSED_HEADERS = "ETag, X-Request-Id, X-Quiver-Sequence";
+/** A preflight of POST /graph/v1/changes: its method, and the Content-Type its body needs. */
+export const CORS_CHANGES_METHODS = "POST";
+export const CORS_CHANGES_HEADERS = "X-API-Key, Content-Type, X-Request-Id";
 export const CORS_MAX_AGE_SECONDS = 600;
 
 export interface CorsPolicy {

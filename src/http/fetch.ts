@@ -17,19 +17,20 @@
 
 import type { Graph } from "../engine/graph.js";
 import { compileOptions, logReply, type HandlerOptions } from "./adapter-kit.js";
-import { ROUTER_HEADERS, route, serveGraph } from "./router.js";
+import type { ReadGraph } from "../engine/read-graph.js";
+import { BODY_TOO_LARGE, NEEDS_BODY, ROUTER_HEADERS, route, serveGraph } from "./router.js";
 
 export type FetchHandlerOptions = HandlerOptions;
 
 export interface QuiverFetchHandler {
   (request: Request): Promise<Response>;
   /** The graph new requests are served from. */
-  readonly graph: Graph;
+  readonly graph: Graph | ReadGraph;
   /** Serves new requests from `graph`; requests already started finish on the graph they began with. */
-  setGraph(graph: Graph): void;
+  setGraph(graph: Graph | ReadGraph): void;
 }
 
-export function createFetchHandler(graph: Graph, options: FetchHandlerOptions): QuiverFetchHandler {
+export function createFetchHandler(graph: Graph | ReadGraph, options: FetchHandlerOptions): QuiverFetchHandler {
   const config = compileOptions(options);
   let served = serveGraph(graph, config);
   const { log } = options;
@@ -41,7 +42,11 @@ export function createFetchHandler(graph: Graph, options: FetchHandlerOptions): 
       const value = request.headers.get(name);
       if (value !== null) headers[name] = value;
     }
-    const reply = route(served, { method: request.method, target: targetOf(request.url), headers });
+    const at = served;
+    const routed = { method: request.method, target: targetOf(request.url), headers };
+    let reply = route(at, routed);
+    // A change batch: the router has checked all it can without the body; it gets the body now.
+    if (reply === NEEDS_BODY) reply = route(at, { ...routed, body: await readBody(request, config.maxChangeBytes) });
     const response = new Response(reply.body, { status: reply.status, headers: pairsOf(reply.headers) });
     if (log !== undefined) logReply(config, log, request.method, reply, started);
     return response;
@@ -50,7 +55,7 @@ export function createFetchHandler(graph: Graph, options: FetchHandlerOptions): 
   return Object.defineProperties(handler, {
     graph: { get: () => served.graph, enumerable: true },
     setGraph: {
-      value: (next: Graph) => {
+      value: (next: Graph | ReadGraph) => {
         served = serveGraph(next, config);
       },
     },
@@ -68,4 +73,28 @@ function pairsOf(flat: readonly string[]): [string, string][] {
   const pairs: [string, string][] = new Array(flat.length / 2);
   for (let i = 0; i < flat.length; i += 2) pairs[i / 2] = [flat[i] as string, flat[i + 1] as string];
   return pairs;
+}
+
+/**
+ * The body in one buffer, up to `max` bytes; past it BODY_TOO_LARGE, at once when Content-Length
+ * says so, else as soon as the count passes it (the stream is cancelled: nothing more is read).
+ */
+async function readBody(request: Request, max: number): Promise<Buffer | typeof BODY_TOO_LARGE> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > max) return BODY_TOO_LARGE;
+  if (request.body === null) return Buffer.alloc(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > max) {
+      await reader.cancel();
+      return BODY_TOO_LARGE;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, size);
 }

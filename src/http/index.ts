@@ -14,7 +14,15 @@
 export { writeReply } from "./node.js";
 export { compileOptions, logReply } from "./adapter-kit.js";
 export { REGISTERED_METHODS } from "./methods.js";
-export { route, answerProblem, serveGraph, ROUTER_HEADERS } from "./router.js";
+export {
+  route,
+  answerProblem,
+  serveGraph,
+  ROUTER_HEADERS,
+  NEEDS_BODY,
+  BODY_TOO_LARGE,
+  SEQUENCE_HEADER,
+} from "./router.js";
 export type {
   Reply,
   RouterRequest,
@@ -26,6 +34,7 @@ export type {
   ErrorContext,
   HeaderValue,
   ErrorReporter,
+  ChangeWriter,
 } from "./router.js";
 export { ROUTES } from "./routes.js";
 export type { AuthFailure } from "./auth.js";

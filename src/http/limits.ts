@@ -59,3 +59,13 @@ export const LISTEN_BACKLOG = 4096;
 
 /** On SIGTERM, requests still in flight after this time are cut off so the process can exit. */
 export const DRAIN_TIMEOUT_MS = 10_000;
+
+/**
+ * Largest body of a change batch (POST /graph/v1/changes): 16 MiB, about 100,000 statement lines.
+ * A larger body gets 413 without being held: a Content-Length over it is refused before a byte is
+ * read, a chunked body as soon as it passes it.
+ */
+export const MAX_CHANGE_BODY_BYTES = 16 * 1024 * 1024;
+
+/** `Retry-After` of a 503 when the change log cannot take a batch (full disk, read-only log). */
+export const CHANGE_RETRY_AFTER_SECONDS = 5;

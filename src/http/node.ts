@@ -30,11 +30,14 @@ import http, { type IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import type { Graph } from "../engine/graph.js";
+import type { ReadGraph } from "../engine/read-graph.js";
 import { compileOptions, logReply, type HandlerOptions } from "./adapter-kit.js";
 import { CLIENT_ERROR_LINGER_MS, PARSER_MAX_HEADER_BYTES, UNREAD_HEAD_TIMEOUT_MS } from "./limits.js";
 import { REGISTERED_METHODS } from "./methods.js";
 import { headEnd, leadingToken, parseRawHead, startsRequestLine } from "./raw-head.js";
 import {
+  BODY_TOO_LARGE,
+  NEEDS_BODY,
   answerProblem,
   route,
   serveGraph,
@@ -48,9 +51,9 @@ import { ROUTE_PATHS, routeOf, splitTarget } from "./routes.js";
 export interface QuiverHandler {
   (req: IncomingMessage, res: ServerResponse): void;
   /** The graph new requests are served from. */
-  readonly graph: Graph;
+  readonly graph: Graph | ReadGraph;
   /** Serves new requests from `graph`; requests already started finish on the graph they began with. */
-  setGraph(graph: Graph): void;
+  setGraph(graph: Graph | ReadGraph): void;
   /**
    * Makes `server` answer as the contract says what node would answer itself (see the banner).
    * `listener` is what the server's requests go through (default: this handler).
@@ -67,22 +70,32 @@ export interface QuiverMiddleware {
   attach(server: http.Server, listener?: http.RequestListener): void;
 }
 
-export function createHandler(graph: Graph, options: HandlerOptions): QuiverHandler {
+export function createHandler(graph: Graph | ReadGraph, options: HandlerOptions): QuiverHandler {
   const config = compileOptions(options);
   let served = serveGraph(graph, config);
   const { log } = options;
 
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     const started = log === undefined ? 0 : performance.now();
-    const reply = route(served, requestOf(req));
-    writeReply(res, reply);
-    if (log !== undefined) logReply(config, log, req.method ?? "", reply, started);
+    const request = requestOf(req);
+    const reply = route(served, request);
+    const done = (final: Reply): void => {
+      writeReply(res, final);
+      if (log !== undefined) logReply(config, log, req.method ?? "", final, started);
+    };
+    // A change batch: the router has checked all it can without the body; it gets the body now.
+    if (reply === NEEDS_BODY) {
+      const at = served;
+      readBody(req, config.maxChangeBytes, (body) => done(route(at, { ...request, body })));
+      return;
+    }
+    done(reply);
   };
 
   return Object.defineProperties(handler, {
     graph: { get: () => served.graph, enumerable: true },
     setGraph: {
-      value: (next: Graph) => {
+      value: (next: Graph | ReadGraph) => {
         served = serveGraph(next, config);
       },
     },
@@ -113,6 +126,46 @@ export function createMiddleware(graph: Graph, options: HandlerOptions): QuiverM
         (handler as unknown as { [ATTACH_SHARED]: AttachShared })[ATTACH_SHARED](server, listener),
     },
   }) as QuiverMiddleware;
+}
+
+/**
+ * Reads a request's body into one buffer, up to `max` bytes; past it, `BODY_TOO_LARGE`, at once when
+ * Content-Length says so (not a byte read), else as soon as the count passes it. The rest is left
+ * to node, which discards it after the answer (nothing more is held). A request that breaks off
+ * gets no answer (its connection is gone).
+ */
+function readBody(req: IncomingMessage, max: number, then: (body: Buffer | typeof BODY_TOO_LARGE) => void): void {
+  const declared = req.headers["content-length"];
+  if (declared !== undefined && Number(declared) > max) {
+    then(BODY_TOO_LARGE);
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let settled = false;
+  const onData = (chunk: Buffer): void => {
+    size += chunk.length;
+    if (size > max) {
+      settled = true;
+      chunks.length = 0;
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.resume();
+      then(BODY_TOO_LARGE);
+      return;
+    }
+    chunks.push(chunk);
+  };
+  const onEnd = (): void => {
+    if (settled) return;
+    settled = true;
+    then(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+  };
+  req.on("data", onData);
+  req.on("end", onEnd);
+  req.on("error", () => {
+    settled = true;
+  });
 }
 
 /** The router's view of a node request, with the head's size and the Host rule from one pass. */

@@ -23,6 +23,13 @@
  *      entityId, then its query string, which must hold none);
  *   7. `If-None-Match` naming the answer's tag: 304 (caching.ts), before the query runs; else 200
  *      (the lookup: 404 ENTITY_NOT_FOUND when the graph has no such entity).
+ * `POST /graph/v1/changes` (only with `changes`, a writer: else 404 like any unknown path): a write
+ * key, else 403 WRITE_FORBIDDEN for a read key (401 first without one); a method other than POST:
+ * 405 with `Allow: POST`; a Content-Type other than application/x-ndjson: 400; then the body, which
+ * the adapter reads when `route` answers NEEDS_BODY and hands over in `request.body` (over
+ * `maxChangeBytes`: 413); the writer's errors (400, 409, 503 with `Retry-After`); 200 with the result.
+ * Every answer of a data endpoint past the key carries `X-Quiver-Sequence`, the batch the graph
+ * that answered holds; tags follow the graph's content tag, which names base and sequence.
  * A `QuiverError` becomes the status of its code (status.ts), with its sentence and its code; any
  * other error is 500 with a fixed sentence and the error goes to `onError`, never to the client.
  * Every answer carries `X-Request-Id` (request-id.ts) and, with CORS on, its headers.
@@ -33,6 +40,8 @@
 
 import { QuiverError, isQuiverError, type QuiverErrorCode } from "../engine/errors.js";
 import type { Graph } from "../engine/graph.js";
+import type { ChangeResult } from "../engine/live/live-graph.js";
+import type { ReadGraph } from "../engine/read-graph.js";
 import { SEARCH_DEFAULT_LIMIT, STATEMENTS_DEFAULT_LIMIT } from "../engine/limits.js";
 import { quote } from "../engine/quote.js";
 import { checkObject } from "../engine/validate.js";
@@ -60,6 +69,8 @@ import {
 import {
   CORS_ALLOWED_HEADERS,
   CORS_ALLOWED_METHODS,
+  CORS_CHANGES_HEADERS,
+  CORS_CHANGES_METHODS,
   CORS_EXPOSED_HEADERS,
   CORS_MAX_AGE_SECONDS,
   corsPolicy,
@@ -67,7 +78,12 @@ import {
   type CorsPolicy,
 } from "./cors.js";
 import { assetAnswer, explorerAsset, isExplorerPath, type Explorer } from "./explorer.js";
-import { MAX_HEAD_BYTES, MAX_REQUEST_TARGET_BYTES } from "./limits.js";
+import {
+  CHANGE_RETRY_AFTER_SECONDS,
+  MAX_CHANGE_BODY_BYTES,
+  MAX_HEAD_BYTES,
+  MAX_REQUEST_TARGET_BYTES,
+} from "./limits.js";
 import { OPENAPI_JSON } from "./openapi.js";
 import { parseEntityLookup, parseSearchParams, parseStatementsParams } from "./params.js";
 import { REQUEST_ID_HEADER, newRequestId, requestIdOf } from "./request-id.js";
@@ -89,7 +105,25 @@ export const ROUTER_HEADERS = [
   "origin",
   "access-control-request-method",
   REQUEST_ID_HEADER,
+  "content-type",
 ] as const;
+
+/** The header that names the last change batch the answering graph holds. */
+export const SEQUENCE_HEADER = "x-quiver-sequence";
+
+/** The media type of a change batch. */
+export const CHANGES_MEDIA_TYPE = "application/x-ndjson";
+
+/** What takes change batches: a LiveStore (changes/live-store.ts), durable before it returns. */
+export interface ChangeWriter {
+  /** The graph the batches change (served for reads too). */
+  readonly graph: ReadGraph;
+  /** Applies one batch (JSON Lines) durably and visibly, or throws a QuiverError and changes nothing. */
+  apply(batch: string): ChangeResult;
+}
+
+/** The body of a POST as the adapter read it: the bytes, or TOO_LARGE when it passed the limit. */
+export const BODY_TOO_LARGE: unique symbol = Symbol("quiver.bodyTooLarge");
 
 export interface RouterRequest {
   method: string;
@@ -100,6 +134,8 @@ export interface RouterRequest {
   headBytes?: number | undefined;
   /** True when the adapter counted the Host headers and the HTTP/1.1 rule is broken (400, before the key). */
   badHost?: boolean | undefined;
+  /** A POST's body, once the adapter has read it (route answered NEEDS_BODY); BODY_TOO_LARGE past the limit. */
+  body?: Buffer | typeof BODY_TOO_LARGE | undefined;
 }
 
 /** One whole answer. */
@@ -149,6 +185,15 @@ export interface RouterOptions {
    * key. Left out (the default), those paths are 404 like any other: a host app owns its "/".
    */
   explorer?: Explorer | undefined;
+  /**
+   * The writer of change batches (a LiveStore): serves `POST /graph/v1/changes`, and its graph is the
+   * one to serve. Left out, the path is 404.
+   */
+  changes?: ChangeWriter | undefined;
+  /** The keys that may write (each begins with `sk_`); they read too. A read key gets 403 on the changes path. */
+  writeKeys?: ApiKeys | undefined;
+  /** Largest change batch body in bytes before 413 (default MAX_CHANGE_BODY_BYTES). */
+  maxChangeBytes?: number | undefined;
 }
 
 /** Where an unexpected fault is reported. */
@@ -167,6 +212,10 @@ export interface RouterConfig {
   /** The adapter's reporter: the default onError, and where a fault goes when onError throws. */
   readonly defaultReporter: ErrorReporter;
   readonly explorer: Explorer | null;
+  readonly changes: ChangeWriter | null;
+  /** Null when no key may write. */
+  readonly verifyWriteKey: ((presented: HeaderValue) => AuthFailure) | null;
+  readonly maxChangeBytes: number;
 }
 
 /**
@@ -189,22 +238,46 @@ export function compileRouterOptions(options: RouterOptions, defaultReporter: Er
     onError: options.onError ?? defaultReporter,
     defaultReporter,
     explorer: options.explorer ?? null,
+    changes: options.changes ?? null,
+    verifyWriteKey: options.writeKeys === undefined ? null : createKeyVerifier(options.writeKeys),
+    maxChangeBytes: options.maxChangeBytes ?? MAX_CHANGE_BODY_BYTES,
   };
 }
 
 /** One graph as served: the graph (with the handler's options), and the seed of its tags. */
 export interface Served {
-  readonly graph: Graph;
+  readonly graph: ReadGraph;
   readonly config: RouterConfig;
-  /** Content, secret and wire format, folded once (caching.ts). */
-  readonly tagSeed: TagSeed;
+  /** The secret's part of the tags (caching.ts). */
+  readonly secretTag: string;
+  /** Content, secret and wire format, folded once per content tag (a live graph's changes with each batch). */
+  seed: { contentTag: string; tagSeed: TagSeed };
+}
+
+/** The seed of the tags for the graph's content now: folded again only when a batch changed it. */
+function currentSeed(served: Served): TagSeed {
+  const contentTag = served.graph.contentTag;
+  if (served.seed.contentTag !== contentTag)
+    served.seed = { contentTag, tagSeed: tagSeed(contentTag, served.secretTag) };
+  return served.seed.tagSeed;
 }
 
 /**
  * Prepares a graph for serving. Cost: `graph.stats()` once (a pass over the content for its digest;
  * kept by the graph, so a graph served twice pays once).
  */
-export function serveGraph(graph: Graph, config: RouterConfig): Served {
+export function serveGraph(graph: Graph | ReadGraph, config: RouterConfig): Served {
+  // A live graph (or any read graph that is not a built Graph) keeps its own secret and caches: its
+  // writer made it with the server's secret.
+  if (typeof (graph as Partial<Graph> | null)?.withOptions !== "function" && isReadGraph(graph)) {
+    const secret = secretTag(config.cursorSecret);
+    return {
+      graph,
+      config,
+      secretTag: secret,
+      seed: { contentTag: graph.contentTag, tagSeed: tagSeed(graph.contentTag, secret) },
+    };
+  }
   // A call from plain JavaScript may pass anything: refused here, not by a 500 on every request.
   if (typeof (graph as Partial<Graph> | null)?.withOptions !== "function")
     throw new QuiverError(
@@ -213,18 +286,48 @@ export function serveGraph(graph: Graph, config: RouterConfig): Served {
       { parameter: "graph" },
     );
   const { cursorSecret, cacheBytes } = config;
+  const built = graph as Graph;
   // Only the options given replace the graph's own: an absent secret keeps the graph's secret.
   const served =
     cursorSecret === undefined && cacheBytes === undefined
-      ? graph
-      : graph.withOptions({
+      ? built
+      : built.withOptions({
           ...(cursorSecret === undefined ? {} : { cursorSecret }),
           ...(cacheBytes === undefined ? {} : { cacheBytes }),
         });
-  return { graph: served, config, tagSeed: tagSeed(served.contentTag, secretTag(cursorSecret)) };
+  const secret = secretTag(cursorSecret);
+  return {
+    graph: served,
+    config,
+    secretTag: secret,
+    seed: { contentTag: served.contentTag, tagSeed: tagSeed(served.contentTag, secret) },
+  };
 }
 
+function isReadGraph(graph: unknown): graph is ReadGraph {
+  const g = graph as Partial<ReadGraph> | null;
+  return (
+    typeof g?.search === "function" &&
+    typeof g.statements === "function" &&
+    typeof g.getEntity === "function" &&
+    typeof g.sequence === "number"
+  );
+}
+
+/**
+ * What `route` answers when a POST on the changes path passed every check that needs no body: the
+ * adapter reads the body (up to `config.maxChangeBytes`) and calls `route` again with it. Never sent.
+ */
+export const NEEDS_BODY: Reply = Object.freeze({
+  status: 0,
+  headers: [],
+  body: null,
+  requestId: "",
+  path: "",
+});
+
 const ALLOWED_METHODS = "GET, HEAD";
+const CHANGES_ALLOWED_METHODS = "POST";
 const PATH_LIST = ROUTE_PATHS.join(", ");
 const HEALTH_BODY = Buffer.from('{"status":"ok"}');
 const INTERNAL_ERROR_MESSAGE =
@@ -255,11 +358,21 @@ export function route(served: Served, request: RouterRequest): Reply {
   const requestId = requestIdOf(headers[REQUEST_ID_HEADER]);
   const { path, query } = splitTarget(target);
   const origin = config.cors === null ? null : config.cors.allow(headers["origin"]);
-  const at: Context = { requestId, path, head: method === "HEAD", config, origin };
+  const at: Context = {
+    requestId,
+    path,
+    head: method === "HEAD",
+    config,
+    origin,
+    sequence: null,
+    allow: ALLOWED_METHODS,
+  };
   try {
     const problem = edgeProblem(request, config.maxTargetBytes);
     if (problem !== undefined) return problemAnswer(at, problem);
-    const name = routeOf(path);
+    const known = routeOf(path);
+    // The changes path exists only on a server that takes changes.
+    const name = known === "changes" && config.changes === null ? undefined : known;
     // CORS preflight: before the key, which browsers never send on a preflight.
     if (
       method === "OPTIONS" &&
@@ -267,12 +380,17 @@ export function route(served: Served, request: RouterRequest): Reply {
       name !== undefined &&
       headers["access-control-request-method"] !== undefined
     ) {
-      return preflight(at);
+      return preflight(at, name === "changes");
     }
     if (isDataRoute(name)) {
-      const failure = config.verifyKey(headers[API_KEY_HEADER]);
-      if (failure !== null) return error(at, failure.code, failure.message);
+      const presented = headers[API_KEY_HEADER];
+      const failure = config.verifyKey(presented);
+      // A write key reads too.
+      if (failure !== null && (config.verifyWriteKey === null || config.verifyWriteKey(presented) !== null))
+        return error(at, failure.code, failure.message);
+      at.sequence = String(served.graph.sequence);
     }
+    if (name === "changes") return changesAnswer(at, served, request);
     if (longerThan(target, config.maxTargetBytes)) return targetTooLong(at);
     if (config.explorer !== null && isExplorerPath(path)) return explorerAnswer(at, method, headers, config.explorer);
     if (name === undefined) {
@@ -347,8 +465,65 @@ export function answerProblem(
     head: known.head === true,
     config,
     origin: config.cors === null ? null : config.cors.allow(known.origin),
+    sequence: null,
+    allow: ALLOWED_METHODS,
   };
   return problemAnswer(at, problem);
+}
+
+/**
+ * `POST /graph/v1/changes`, past the CORS preflight: the write key (401, then 403), the target's
+ * length, the method (405 `Allow: POST`), the media type, then the body (NEEDS_BODY until the
+ * adapter has it; 413 past the limit), then the writer.
+ */
+function changesAnswer(at: Context, served: Served, request: RouterRequest): Reply {
+  const { config } = served;
+  const writer = config.changes as ChangeWriter;
+  const { headers, method } = request;
+  const presented = headers[API_KEY_HEADER];
+  // Each branch: a write key goes on; a read key is known but may not write (403); anything else is
+  // the read check's 401 (missing or rejected).
+  if (config.verifyWriteKey === null || config.verifyWriteKey(presented) !== null) {
+    const failure = config.verifyKey(presented);
+    if (failure !== null) return error(at, failure.code, failure.message);
+    return error(
+      at,
+      "WRITE_FORBIDDEN",
+      "This API key may read but not write; send a key from the server's write keys (QUIVER_WRITE_KEYS).",
+    );
+  }
+  if (longerThan(request.target, config.maxTargetBytes)) return targetTooLong(at);
+  at.allow = CHANGES_ALLOWED_METHODS;
+  if (method !== "POST")
+    return error(at, "METHOD_NOT_ALLOWED", `${at.path} answers POST only (a change batch), not ${method}.`);
+  if (!isChangesMediaType(headers["content-type"]))
+    return error(
+      at,
+      "INVALID_CONTENT_TYPE",
+      `A change batch is sent as Content-Type: ${CHANGES_MEDIA_TYPE} (JSON Lines, one change a line).`,
+    );
+  const body = request.body;
+  if (body === undefined) return NEEDS_BODY;
+  if (body === BODY_TOO_LARGE)
+    return error(
+      at,
+      "CHANGES_TOO_LARGE",
+      `The change batch is larger than ${config.maxChangeBytes} bytes; split it into several batches.`,
+    );
+  const text = body.toString("utf8");
+  const result = writer.apply(text);
+  at.sequence = String(served.graph.sequence);
+  const json =
+    `{"sequence":${result.sequence},"entities":{"put":${result.entities.put},"deleted":${result.entities.deleted}},` +
+    `"statements":{"put":${result.statements.put},"deleted":${result.statements.deleted}}}`;
+  return answer(at, S.STATUS_OK, Buffer.from(json, "utf8"), ["cache-control", "no-store"]);
+}
+
+/** application/x-ndjson, in any case, with or without parameters (`; charset=utf-8`). */
+function isChangesMediaType(value: HeaderValue): boolean {
+  if (typeof value !== "string") return false;
+  const semicolon = value.indexOf(";");
+  return (semicolon === -1 ? value : value.slice(0, semicolon)).trim().toLowerCase() === CHANGES_MEDIA_TYPE;
 }
 
 function problemAnswer(at: Context, problem: RequestProblem): Reply {
@@ -390,6 +565,10 @@ interface Context {
   readonly config: RouterConfig;
   /** The `Access-Control-Allow-Origin` this request gets, or null. */
   readonly origin: string | null;
+  /** `X-Quiver-Sequence` of a data endpoint's answers (set once the key passed), else null. */
+  sequence: string | null;
+  /** `Allow` of a 405 on this path. */
+  allow: string;
 }
 
 /** A JSON answer: content type, length, request id, CORS, then `extra` headers. */
@@ -403,6 +582,7 @@ function answer(at: Context, status: number, body: Buffer, extra: string[]): Rep
     at.requestId,
     ...extra,
   ];
+  if (at.sequence !== null) headers.push(SEQUENCE_HEADER, at.sequence);
   addCors(at, headers);
   // HEAD: the same status and headers (Content-Length included), no body.
   return { status, headers, body: at.head ? null : body, requestId: at.requestId, path: at.path };
@@ -410,7 +590,13 @@ function answer(at: Context, status: number, body: Buffer, extra: string[]): Rep
 
 function error(at: Context, code: QuiverErrorCode, message: string): Reply {
   const status = S.statusForCode(code);
-  const extra = status === S.STATUS_METHOD_NOT_ALLOWED ? ["allow", ALLOWED_METHODS] : [];
+  // Each branch: a 405 says what the path answers; a 503 when to try again; others nothing more.
+  const extra =
+    status === S.STATUS_METHOD_NOT_ALLOWED
+      ? ["allow", at.allow]
+      : status === S.STATUS_SERVICE_UNAVAILABLE
+        ? ["retry-after", String(CHANGE_RETRY_AFTER_SECONDS)]
+        : [];
   return answer(at, status, errorBody(message, code), extra);
 }
 
@@ -442,16 +628,16 @@ function fault(at: Context, method: string, e: unknown): Reply {
   return error(at, "INTERNAL_ERROR", INTERNAL_ERROR_MESSAGE);
 }
 
-function preflight(at: Context): Reply {
+function preflight(at: Context, changes: boolean): Reply {
   const headers = [
     REQUEST_ID_HEADER,
     at.requestId,
     "access-control-allow-origin",
     at.origin as string,
     "access-control-allow-methods",
-    CORS_ALLOWED_METHODS,
+    changes ? CORS_CHANGES_METHODS : CORS_ALLOWED_METHODS,
     "access-control-allow-headers",
-    CORS_ALLOWED_HEADERS,
+    changes ? CORS_CHANGES_HEADERS : CORS_ALLOWED_HEADERS,
     "access-control-max-age",
     String(CORS_MAX_AGE_SECONDS),
   ];
@@ -480,7 +666,7 @@ function varyOf(config: RouterConfig): string | null {
  */
 function dataAnswer(at: Context, headers: RequestHeaders, served: Served, key: string, page: () => Buffer): Reply {
   const { config } = served;
-  const digest = tagDigest(served.tagSeed, key);
+  const digest = tagDigest(currentSeed(served), key);
   const encoding =
     config.compressFrom === Number.POSITIVE_INFINITY ? "identity" : negotiateEncoding(headers["accept-encoding"]);
   const ifNoneMatch = headers["if-none-match"];
@@ -537,6 +723,7 @@ function openapiIn(coding: ContentEncoding): Buffer {
 /** 304: the validators and the headers a 200 would carry that caches need (RFC 9110 section 15.4.5); no body. */
 function notModified(at: Context, tag: string, cacheControl: string | null): Reply {
   const headers = [REQUEST_ID_HEADER, at.requestId, "etag", tag];
+  if (at.sequence !== null) headers.push(SEQUENCE_HEADER, at.sequence);
   if (cacheControl !== null) headers.push("cache-control", cacheControl);
   const vary = varyOf(at.config);
   if (vary !== null) headers.push("vary", vary);

@@ -20,6 +20,8 @@ export const ROUTES = {
   health: "/healthz",
   openapi: "/graph/v1/openapi.json",
   entity: "/graph/v1/entities/{entityId}",
+  /** Only on a server with a change log (CONTRACT.md "Changes"); elsewhere 404 like any unknown path. */
+  changes: "/graph/v1/changes",
 } as const;
 
 /** What every path of the entity lookup begins with; the entityId segment follows. */
@@ -48,6 +50,8 @@ export function routeOf(path: string): RouteName | undefined {
       return "health";
     case ROUTES.openapi:
       return "openapi";
+    case ROUTES.changes:
+      return "changes";
     default:
       // One segment after the prefix, not empty: the lookup. "/graph/v1/entities/" and
       // "/graph/v1/entities/a/b" name nothing, like any unknown path.

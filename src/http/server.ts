@@ -16,6 +16,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Graph } from "../engine/graph.js";
+import type { ReadGraph } from "../engine/read-graph.js";
 import type { HandlerOptions } from "./adapter-kit.js";
 import {
   CONNECTIONS_CHECK_INTERVAL_MS,
@@ -83,7 +84,7 @@ export function createServer(handler: QuiverHandler | http.RequestListener, limi
 }
 
 export interface ServeOptions extends HandlerOptions, ServerLimits {
-  graph: Graph;
+  graph: Graph | ReadGraph;
   /** Default 127.0.0.1 (loopback only). */
   host?: string;
   /** Default 8080; 0 picks a free port. */

@@ -11,6 +11,8 @@
 import type { RequestListener, Server } from "node:http";
 import net, { type AddressInfo } from "node:net";
 import type { Graph } from "../engine/graph.js";
+import type { ReadGraph } from "../engine/read-graph.js";
+import type { ChangeWriter } from "../http/router.js";
 import type { RequestLogEntry } from "../http/adapter-kit.js";
 import type { CorsOrigins } from "../http/cors.js";
 import type { Explorer } from "../http/explorer.js";
@@ -21,8 +23,11 @@ import type { EventLog } from "./event-log.js";
 import { withMetrics, type ServerMetrics } from "./metrics.js";
 
 export interface ServingOptions {
-  graph: Graph;
+  graph: Graph | ReadGraph;
   apiKeys: string[];
+  /** The writer of change batches (`--changes`): serves POST /graph/v1/changes for `writeKeys`. */
+  changes?: ChangeWriter | undefined;
+  writeKeys?: string[] | undefined;
   cursorSecret: string | undefined;
   /** Byte budget of the served graph's caches (the handler's cacheBytes); undefined: the default. */
   cacheBytes: number | undefined;
@@ -56,6 +61,8 @@ export async function startServing(options: ServingOptions): Promise<Serving> {
     cors: options.cors,
     explorer: options.explorer,
     log: options.log,
+    changes: options.changes,
+    writeKeys: options.writeKeys,
     onError: (error, context) =>
       events.error("request-fault", {
         method: context.method,

@@ -28,7 +28,6 @@
 
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import type { Graph } from "../engine/graph.js";
 import { MAX_REQUEST_TARGET_BYTES } from "../http/limits.js";
 import { requestOf } from "../http/node.js";
 import { edgeProblem } from "../http/router.js";
@@ -46,7 +45,7 @@ export interface ServerMetrics {
   readonly registry: Registry;
   /** The text a scrape answers (in a cluster worker: the whole cluster's, from the primary). */
   scrape(): Promise<string>;
-  graphServed(graph: Graph): void;
+  graphServed(graph: { readonly entityCount: number; readonly statementCount: number }): void;
   reloaded(ok: boolean): void;
   request(route: string, status: number, seconds: number): void;
   /** Request-log lines dropped because stdout's reader was behind (request-log.ts). */

@@ -780,7 +780,7 @@ export function contractSuite(name: string, spec: AdapterSpec): void {
         });
         assert.is(a.status, status);
         assert.is(a.headers.get("access-control-allow-origin"), "https://app.example");
-        assert.is(a.headers.get("access-control-expose-headers"), "ETag, X-Request-Id");
+        assert.is(a.headers.get("access-control-expose-headers"), "ETag, X-Request-Id, X-Quiver-Sequence");
         assert.match(a.headers.get("vary") ?? "", /Origin/);
       }
       // Another origin: no CORS headers, and its preflight is an ordinary OPTIONS (401 without a key).

@@ -169,3 +169,34 @@ export async function walk(port: number, path: string, limit: number): Promise<{
   } while (cursor !== null);
   return { items, pages };
 }
+
+/** A POST of `body` (one write, or `chunks` written one by one with no Content-Length); a fresh connection. */
+export function post(
+  port: number,
+  path: string,
+  body: string | string[],
+  options: { key?: string | null; contentType?: string | null } = {},
+): Promise<Reply> {
+  const headers: Record<string, string> = {};
+  if (options.key !== null) headers["X-API-Key"] = options.key ?? KEY;
+  const contentType = options.contentType === undefined ? "application/x-ndjson" : options.contentType;
+  if (contentType !== null) headers["Content-Type"] = contentType;
+  if (typeof body === "string") headers["Content-Length"] = String(Buffer.byteLength(body));
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port, path, method: "POST", headers, agent: false }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (d: string) => (text += d));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+    });
+    // A server that answers before the whole body is sent may close while it is still written.
+    req.on("error", (e: NodeJS.ErrnoException) =>
+      e.code === "EPIPE" || e.code === "ECONNRESET" ? undefined : reject(e),
+    );
+    if (typeof body === "string") req.end(body);
+    else {
+      for (const chunk of body) req.write(chunk);
+      req.end();
+    }
+  });
+}

@@ -73,6 +73,7 @@ import { checkCount, checkLimit, checkOptionalText, checkOrder, checkQuery, chec
 import { BaseFingerprints } from "./base-fingerprints.js";
 import { GramIndex } from "./gram-index.js";
 import { type ChangeBatch, type LiveEntityInput, parseChangeBatch } from "./change-batch.js";
+import type { ReadGraph } from "../read-graph.js";
 import {
   compareEntities,
   compareStatements,
@@ -157,7 +158,7 @@ const SEARCH_PART = { raw: 0, entityId: 1, hint: 2, score: 3 } as const;
 const SEARCH_NAME_PARTS = 3;
 const SEARCH_SCORE_PARTS = 4;
 
-export class LiveGraph {
+export class LiveGraph implements ReadGraph {
   #base: Graph;
   #parts: GraphParts;
   #baseFingerprints: BaseFingerprints | undefined;
@@ -174,6 +175,9 @@ export class LiveGraph {
   #rescoredGrams = new GramIndex<RescoredEntity>();
   #sequence: number;
   #baseSequence: number;
+  /** The first base's content tag and sequence: with `#sequence` they name the content (contentTag). */
+  readonly #originTag: string;
+  readonly #originSequence: number;
   readonly #secret: Uint8Array;
   readonly #cacheBytes: number | undefined;
   readonly #cursors: CursorCodec;
@@ -209,6 +213,8 @@ export class LiveGraph {
     this.#baseSequence = baseSequence;
     this.#sequence = baseSequence;
     this.#base = this.withOurSecret(base);
+    this.#originTag = this.#base.contentTag;
+    this.#originSequence = baseSequence;
     this.#parts = graphParts(this.#base);
     this.#fold = folder(this.#parts.fold);
   }
@@ -224,6 +230,19 @@ export class LiveGraph {
   /** The last batch applied (0 for none). */
   get sequence(): number {
     return this.#sequence;
+  }
+
+  /**
+   * Names the content (read-graph.ts): the first base's tag while no batch applied, else that tag
+   * with the batches' span. One base and one log give one content up to a sequence, on every
+   * process, so replicas of one log share tags; a compaction (swapBase) keeps the tag, as it keeps
+   * the content.
+   */
+  get contentTag(): string {
+    // Each branch: no batch since the first base (its own tag), or the batches it holds on top.
+    return this.#sequence === this.#originSequence
+      ? this.#originTag
+      : `${this.#originTag}+${this.#originSequence}..${this.#sequence}`;
   }
 
   /** The sequence the base holds: batches after it are in the delta. */

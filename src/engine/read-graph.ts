@@ -1,0 +1,23 @@
+/**
+ * Read graph
+ * ==========
+ * What a server reads: the three queries, the content's tag and the last change batch applied.
+ * Implemented by `Graph` (a built graph: sequence 0, the tag of its content) and by `LiveGraph`
+ * (base + delta: the tag of its first base and the sequence, which together name the content, since
+ * one base with one log's batches up to one sequence is one content on every process). The HTTP
+ * router reads this interface only, so it serves either without knowing which.
+ */
+
+import type { Entity, Page, SearchParams, Statement, StatementsParams } from "./types.js";
+
+export interface ReadGraph {
+  /** Names the content: two graphs with one tag answer every query with the same bytes. */
+  readonly contentTag: string;
+  /** The last change batch the graph holds (0 for none). */
+  readonly sequence: number;
+  readonly entityCount: number;
+  readonly statementCount: number;
+  search(params: SearchParams): Page<Entity>;
+  statements(params?: StatementsParams): Page<Statement>;
+  getEntity(entityId: string): Entity | undefined;
+}

@@ -1,0 +1,305 @@
+/**
+ * Changes over HTTP
+ * =================
+ * CONTRACT.md "Changes (live updates)" on the node adapter and the fetch adapter: every status and
+ * code of POST /graph/v1/changes (401 first, 403 WRITE_FORBIDDEN, 405 with Allow: POST, 400
+ * INVALID_CONTENT_TYPE and INVALID_CHANGE naming the line, 409 CHANGE_CONFLICT, 413 CHANGES_TOO_LARGE
+ * by Content-Length and by a chunked body, 503 CHANGE_LOG_UNAVAILABLE with Retry-After and the graph
+ * and log unchanged, 200 with the result), the path's 404 without a log, X-Quiver-Sequence on the
+ * data endpoints, and ETags that change with a batch and agree between two servers of one base + log.
+ */
+
+import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { openLive } from "../../src/changes/live-store.js";
+import { createFetchHandler } from "../../src/http/fetch.js";
+import { buildSmallGraph, KEY, post, request, SECRET, startServer } from "../support/http.js";
+
+const WRITE_KEY = "sk_write_0123456789";
+const CHANGES = "/graph/v1/changes";
+const PUT_X = '{"op":"put","entity":{"entityId":"q:x","rawIdentifier":"Berlinale","type":"4","sourceType":"t"}}';
+const PUT_XS =
+  '{"op":"put","statement":{"subjectEntityId":"q:x","predicateEntityId":"q:located","objectEntityId":"q:berlin"}}';
+
+function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), "quiver-http-changes-"));
+}
+
+async function liveServer(dir: string, maxChangeBytes?: number) {
+  const store = openLive(buildSmallGraph(), dir, { cursorSecret: SECRET });
+  const server = await startServer(store.graph as never, {
+    changes: store,
+    writeKeys: [WRITE_KEY],
+    cursorSecret: SECRET,
+    ...(maxChangeBytes === undefined ? {} : { maxChangeBytes }),
+  });
+  return {
+    store,
+    server,
+    close: async () => {
+      await server.close();
+      store.close();
+    },
+  };
+}
+
+function codeOf(body: string): string {
+  return (JSON.parse(body) as { code: string }).code;
+}
+
+test("no change log: POST /graph/v1/changes is 404 like any unknown path; data answers carry X-Quiver-Sequence: 0", async () => {
+  const server = await startServer(buildSmallGraph());
+  try {
+    const r = await post(server.port, CHANGES, PUT_X, { key: KEY });
+    assert.is(r.status, 404);
+    assert.is(codeOf(r.body), "NOT_FOUND");
+    const s = await request(server.port, "/graph/v1/search?q=berlin");
+    assert.is(s.status, 200);
+    assert.is(s.headers["x-quiver-sequence"], "0");
+    const st = await request(server.port, "/graph/v1/statements?limit=1");
+    assert.is(st.headers["x-quiver-sequence"], "0");
+    const e = await request(server.port, "/graph/v1/entities/q%3Aberlin");
+    assert.is(e.headers["x-quiver-sequence"], "0");
+    const bad = await request(server.port, "/graph/v1/search?q=");
+    assert.is(bad.status, 400);
+    assert.is(bad.headers["x-quiver-sequence"], "0");
+  } finally {
+    await server.close();
+  }
+});
+
+test("the key first: 401 without one or with an unknown one, 403 WRITE_FORBIDDEN for a read key", async () => {
+  const dir = tempDir();
+  const live = await liveServer(dir);
+  try {
+    const none = await post(live.server.port, CHANGES, "not json", { key: null, contentType: "text/plain" });
+    assert.is(none.status, 401);
+    assert.is(codeOf(none.body), "API_KEY_MISSING");
+    const unknown = await post(live.server.port, CHANGES, PUT_X, { key: "sk_nobody_at_all" });
+    assert.is(unknown.status, 401);
+    assert.is(codeOf(unknown.body), "API_KEY_REJECTED");
+    const read = await post(live.server.port, CHANGES, PUT_X, { key: KEY });
+    assert.is(read.status, 403);
+    assert.is(codeOf(read.body), "WRITE_FORBIDDEN");
+    assert.is(live.store.sequence, 0);
+    // A write key reads too.
+    const s = await request(live.server.port, "/graph/v1/search?q=berlin", { key: WRITE_KEY });
+    assert.is(s.status, 200);
+  } finally {
+    await live.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("405 with Allow: POST; 400 INVALID_CONTENT_TYPE; 400 INVALID_CHANGE naming the line; 409 CHANGE_CONFLICT", async () => {
+  const dir = tempDir();
+  const live = await liveServer(dir);
+  try {
+    for (const method of ["GET", "HEAD", "PUT", "DELETE"]) {
+      const r = await request(live.server.port, CHANGES, { method, key: WRITE_KEY });
+      assert.is(r.status, 405, method);
+      assert.is(r.headers["allow"], "POST");
+      if (method !== "HEAD") assert.is(codeOf(r.body), "METHOD_NOT_ALLOWED");
+    }
+    const type = await post(live.server.port, CHANGES, PUT_X, { key: WRITE_KEY, contentType: "application/json" });
+    assert.is(type.status, 400);
+    assert.is(codeOf(type.body), "INVALID_CONTENT_TYPE");
+    const noType = await post(live.server.port, CHANGES, PUT_X, { key: WRITE_KEY, contentType: null });
+    assert.is(codeOf(noType.body), "INVALID_CONTENT_TYPE");
+    const bad = await post(live.server.port, CHANGES, `${PUT_X}\n{"op":"put","entity":{"entityId":"q:y"}}\n`, {
+      key: WRITE_KEY,
+    });
+    assert.is(bad.status, 400);
+    assert.is(codeOf(bad.body), "INVALID_CHANGE");
+    assert.match(JSON.parse(bad.body).error, /line 2/);
+    const conflict = await post(
+      live.server.port,
+      CHANGES,
+      '{"op":"put","statement":{"subjectEntityId":"q:nobody","predicateEntityId":"q:located","objectEntityId":"q:berlin"}}',
+      { key: WRITE_KEY },
+    );
+    assert.is(conflict.status, 409);
+    assert.is(codeOf(conflict.body), "CHANGE_CONFLICT");
+    assert.is(live.store.sequence, 0);
+    assert.equal(
+      readdirSync(dir).filter((n) => n.endsWith(".batch")),
+      [],
+    );
+  } finally {
+    await live.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("413 CHANGES_TOO_LARGE by Content-Length and by a chunked body; nothing applied, the server serving", async () => {
+  const dir = tempDir();
+  const live = await liveServer(dir, 1000);
+  try {
+    const big = `${PUT_X}\n`.repeat(20);
+    const declared = await post(live.server.port, CHANGES, big, { key: WRITE_KEY });
+    assert.is(declared.status, 413);
+    assert.is(codeOf(declared.body), "CHANGES_TOO_LARGE");
+    const chunked = await post(
+      live.server.port,
+      CHANGES,
+      Array.from({ length: 20 }, () => `${PUT_X}\n`),
+      {
+        key: WRITE_KEY,
+      },
+    );
+    assert.is(chunked.status, 413);
+    assert.is(codeOf(chunked.body), "CHANGES_TOO_LARGE");
+    assert.is(live.store.sequence, 0);
+    const ok = await post(live.server.port, CHANGES, PUT_X, { key: WRITE_KEY });
+    assert.is(ok.status, 200);
+  } finally {
+    await live.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("200 once durable and visible: the result, X-Quiver-Sequence, ETags that follow the content and agree across servers", async () => {
+  const dir = tempDir();
+  const live = await liveServer(dir);
+  try {
+    const query = "/graph/v1/search?q=berlin&limit=10";
+    const before = await request(live.server.port, query);
+    assert.is(before.headers["x-quiver-sequence"], "0");
+    const r = await post(live.server.port, CHANGES, `${PUT_X}\n${PUT_XS}\n`, { key: WRITE_KEY });
+    assert.is(r.status, 200);
+    assert.is(r.body, '{"sequence":1,"entities":{"put":1,"deleted":0},"statements":{"put":1,"deleted":0}}');
+    assert.ok(readdirSync(dir).includes("0000000000000001.batch"));
+    const after = await request(live.server.port, query);
+    assert.is(after.headers["x-quiver-sequence"], "1");
+    assert.ok(JSON.parse(after.body).items.some((e: { entityId: string }) => e.entityId === "q:x"));
+    assert.is.not(after.headers.etag, before.headers.etag);
+    // The old tag is not current: a 200, not a 304.
+    const stale = await request(live.server.port, query, {
+      headers: { "If-None-Match": before.headers.etag as string },
+    });
+    assert.is(stale.status, 200);
+    const fresh = await request(live.server.port, query, {
+      headers: { "If-None-Match": after.headers.etag as string },
+    });
+    assert.is(fresh.status, 304);
+    assert.is(fresh.headers["x-quiver-sequence"], "1");
+    // A second server over the same base and a copy of the log: same tag, same bytes.
+    const copy = tempDir();
+    cpSync(dir, copy, { recursive: true });
+    rmSync(join(copy, "LOCK"), { force: true });
+    const other = await liveServer(copy);
+    try {
+      const there = await request(other.server.port, query);
+      assert.is(there.headers["x-quiver-sequence"], "1");
+      assert.is(there.headers.etag, after.headers.etag);
+      assert.is(there.body, after.body);
+    } finally {
+      await other.close();
+      rmSync(copy, { recursive: true, force: true });
+    }
+    // A delete of what was put: sequence 2, the entity gone.
+    const del = await post(live.server.port, CHANGES, '{"op":"delete","entityId":"q:x","cascade":true}', {
+      key: WRITE_KEY,
+    });
+    assert.is(del.body, '{"sequence":2,"entities":{"put":0,"deleted":1},"statements":{"put":0,"deleted":1}}');
+    const gone = await request(live.server.port, "/graph/v1/entities/q%3Ax");
+    assert.is(gone.status, 404);
+    assert.is(gone.headers["x-quiver-sequence"], "2");
+  } finally {
+    await live.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("503 CHANGE_LOG_UNAVAILABLE with Retry-After when the log cannot be written: graph unchanged, server serving", async () => {
+  const dir = tempDir();
+  const live = await liveServer(dir);
+  try {
+    // The log's directory gone: the write fails as on a full or read-only disk (root ignores modes).
+    rmSync(dir, { recursive: true, force: true });
+    const r = await post(live.server.port, CHANGES, PUT_X, { key: WRITE_KEY });
+    assert.is(r.status, 503);
+    assert.is(codeOf(r.body), "CHANGE_LOG_UNAVAILABLE");
+    assert.is(r.headers["retry-after"], "5");
+    assert.is(live.store.sequence, 0);
+    const s = await request(live.server.port, "/graph/v1/entities/q%3Ax");
+    assert.is(s.status, 404);
+    assert.is(s.headers["x-quiver-sequence"], "0");
+  } finally {
+    await live.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("CORS: a preflight of the changes path allows POST and Content-Type; X-Quiver-Sequence is exposed", async () => {
+  const dir = tempDir();
+  const store = openLive(buildSmallGraph(), dir, { cursorSecret: SECRET });
+  const server = await startServer(store.graph as never, {
+    changes: store,
+    writeKeys: [WRITE_KEY],
+    cursorSecret: SECRET,
+    cors: "*",
+  });
+  try {
+    const pre = await request(server.port, CHANGES, {
+      method: "OPTIONS",
+      key: null,
+      headers: { Origin: "https://app.example", "Access-Control-Request-Method": "POST" },
+    });
+    assert.is(pre.status, 204);
+    assert.is(pre.headers["access-control-allow-methods"], "POST");
+    assert.match(pre.headers["access-control-allow-headers"] as string, /Content-Type/);
+    const s = await request(server.port, "/graph/v1/search?q=berlin", { headers: { Origin: "https://app.example" } });
+    assert.match(s.headers["access-control-expose-headers"] as string, /X-Quiver-Sequence/);
+  } finally {
+    await server.close();
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("fetch adapter: 200 with the result, 403, 413 by a streamed body, X-Quiver-Sequence", async () => {
+  const dir = tempDir();
+  const store = openLive(buildSmallGraph(), dir, { cursorSecret: SECRET });
+  try {
+    const handler = createFetchHandler(store.graph, {
+      apiKeys: [KEY],
+      writeKeys: [WRITE_KEY],
+      cursorSecret: SECRET,
+      changes: store,
+      maxChangeBytes: 1000,
+    });
+    const url = `http://quiver.test${CHANGES}`;
+    const headers = { "x-api-key": WRITE_KEY, "content-type": "application/x-ndjson" };
+    const read = await handler(
+      new Request(url, { method: "POST", headers: { ...headers, "x-api-key": KEY }, body: PUT_X }),
+    );
+    assert.is(read.status, 403);
+    assert.is(((await read.json()) as { code: string }).code, "WRITE_FORBIDDEN");
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.enqueue(new TextEncoder().encode(`${PUT_X}\n`));
+      },
+    });
+    const big = await handler(
+      new Request(url, { method: "POST", headers, body: stream, duplex: "half" } as RequestInit),
+    );
+    assert.is(big.status, 413);
+    const ok = await handler(new Request(url, { method: "POST", headers, body: PUT_X }));
+    assert.is(ok.status, 200);
+    assert.is(await ok.text(), '{"sequence":1,"entities":{"put":1,"deleted":0},"statements":{"put":0,"deleted":0}}');
+    const s = await handler(
+      new Request("http://quiver.test/graph/v1/entities/q%3Ax", { headers: { "x-api-key": KEY } }),
+    );
+    assert.is(s.status, 200);
+    assert.is(s.headers.get("x-quiver-sequence"), "1");
+  } finally {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
