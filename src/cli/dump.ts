@@ -39,7 +39,8 @@ Options:
   --out DIR             the folder to write the two files into (created if missing)
   -h, --help            show this help
 
-Output: a line per file written on stderr. Exit status: 0 on success; 1 when the graph cannot be
+Output: a line per file written on stderr (and, for a graph built with --fold accents, a note to
+build it again with it). Exit status: 0 on success; 1 when the graph cannot be
 read or a file cannot be written; 2 for a usage error.
 `;
 
@@ -53,6 +54,10 @@ export function runDump(argv: string[]): Promise<number> {
     // The dump's cursors are never shown: any secret will do.
     const graph = await openGraphInput(input, { cursorSecret: "dump", quiet: values.quiet === true });
     await dumpGraph(graph, out);
+    // The fold is the build's option, not a field of the files: say how to build the same graph again.
+    if (graph.fold !== "case") {
+      process.stderr.write(`note: this graph folds ${graph.fold}; build it again with --fold ${graph.fold}\n`);
+    }
     return 0;
   });
 }

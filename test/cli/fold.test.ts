@@ -46,6 +46,9 @@ test("build --fold accents: kept in the snapshot (quiver info says so), and sear
   assert.match(info.stdout, /^ {2}fold {9}accents$/m);
   assert.match((await quiverRun(["info", plain])).stdout, /^ {2}fold {9}case$/m);
   assert.is(JSON.parse((await quiverRun(["info", folded, "--json"])).stdout).fold, "accents");
+  const dumped = await quiverRun(["dump", folded, "--out", join(dir, "dumped")]);
+  assert.is(dumped.code, 0, dumped.stderr);
+  assert.match(dumped.stderr, /^note: this graph folds accents; build it again with --fold accents$/m);
 });
 
 test("the query commands: --fold on JSON Lines input; refused beside a snapshot; a bad value is a usage error", async () => {
