@@ -60,6 +60,7 @@ import type { EntityTable } from "./entities/entity-table.js";
 import {
   ENTITY_TYPES,
   type Entity,
+  type EntityInput,
   type EntityType,
   type Page,
   type SearchOrder,
@@ -260,16 +261,21 @@ export class Graph {
     });
   }
 
-  /** The entities whose score is not their count of statements, as (dense id, score). */
-  private scoreOverrides(): [number, number][] {
+  /** Each entity's count of statements naming it (its default score), by dense id: one pass. */
+  private statementCountsById(): ArrayLike<number> {
     const st = this.statementIndex;
-    const counts = statementCounts(
+    return statementCounts(
       this.entityCount,
       st.length,
       (row) => st.subjectOf(row),
       (row) => st.predicateOf(row),
       (row) => st.objectOf(row),
     );
+  }
+
+  /** The entities whose score is not their count of statements, as (dense id, score). */
+  private scoreOverrides(): [number, number][] {
+    const counts = this.statementCountsById();
     const scores = this.#parts.scores;
     const out: [number, number][] = [];
     for (let id = 0; id < this.entityCount; id++) if (scores.at(id) !== counts[id]) out.push([id, scores.at(id)]);
@@ -310,9 +316,18 @@ export class Graph {
     return new Graph(this.#parts, { ...this.#options, ...options });
   }
 
-  /** Every entity, in entityId order (JavaScript `<`): the input of `quiver dump`. */
-  *exportEntities(): IterableIterator<Entity> {
-    for (let id = 0; id < this.entityCount; id++) yield this.entityAt(id);
+  /**
+   * Every entity, in entityId order (JavaScript `<`), as input lines: `score` is there only when the
+   * input gave it, so loading the export gives back the same graph (the input of `quiver dump`).
+   */
+  *exportEntities(): IterableIterator<EntityInput> {
+    // One pass over the statements tells counted scores from given ones.
+    const scores = this.#parts.scores;
+    const counts = this.statementCountsById();
+    for (let id = 0; id < this.entityCount; id++) {
+      const entity = this.entityAt(id);
+      yield scores.isCounted(id, counts[id]!) ? entity : { ...entity, score: scores.at(id) };
+    }
   }
 
   /**

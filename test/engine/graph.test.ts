@@ -13,6 +13,7 @@ import {
   GraphBuilder,
   isQuiverError,
   type Entity,
+  type EntityInput,
   type EntityType,
   type Graph,
   type Statement,
@@ -684,3 +685,35 @@ test("exportEntities / exportStatements give the input back: loading them builds
 });
 
 test.run();
+
+test("exportEntities carries the scores the input gave (one equal to its count too), so the export builds the same graph", () => {
+  const build = (entities: Iterable<EntityInput>, statements: Iterable<StatementInput>) => {
+    const b = new GraphBuilder();
+    for (const e of entities) b.addEntity(e);
+    for (const s of statements) b.addStatement(s);
+    return b.build();
+  };
+  const entities: EntityInput[] = [
+    { entityId: "a", rawIdentifier: "Alpha", type: "0", sourceType: "t", score: 5 },
+    { entityId: "b", rawIdentifier: "Beta", type: "0", sourceType: "t" },
+    { entityId: "c", rawIdentifier: "Gamma", type: "1", sourceType: "t", score: 1 },
+    { entityId: "p", rawIdentifier: "knows", type: "2", sourceType: "t" },
+  ];
+  const statements: StatementInput[] = [
+    { subjectEntityId: "a", predicateEntityId: "p", objectEntityId: "b" },
+    { subjectEntityId: "c", predicateEntityId: "p", objectEntityId: "b" },
+  ];
+  const graph = build(entities, statements);
+  const exported = [...graph.exportEntities()];
+  // "a" and "c" were given scores ("c"'s equals its count of statements, 1); "b" and "p" were counted.
+  assert.equal(
+    exported.map((e) => e.score),
+    [5, undefined, 1, undefined],
+  );
+  const again = build(exported, graph.exportStatements());
+  assert.is(again.stats().contentTag, graph.stats().contentTag);
+  assert.equal(
+    again.search({ q: "a", order: "score" }).items.map((e) => e.entityId),
+    graph.search({ q: "a", order: "score" }).items.map((e) => e.entityId),
+  );
+});
