@@ -5,7 +5,9 @@
  * (search, statements, the entity lookup), every parameter with its bounds, both item schemas, the
  * page envelope (`nextCursor` nullable, `total` with `count=true`), the error
  * body with its closed list of codes (status.ts), every status, and the headers of caching
- * (`ETag`, `Cache-Control`, `If-None-Match` and 304), compression and `X-Request-Id`.
+ * (`ETag`, `Cache-Control`, `If-None-Match` and 304), compression, `X-Request-Id` and
+ * `X-Quiver-Sequence`; and `POST /graph/v1/changes` (CONTRACT.md "Changes (live updates)"), which
+ * exists only on a server with a change log: its four kinds of change line, its result, its statuses.
  * `/graph/v1/openapi.json` serves it, serialized once at module load.
  *
  * The item schemas are also the serializers' field lists (serialize.ts), so the document and the
@@ -15,14 +17,24 @@
  */
 
 import {
+  ENTITY_ID_MAX_BYTES,
+  MAX_SCORE,
+  RAW_IDENTIFIER_MAX_BYTES,
   SEARCH_DEFAULT_LIMIT,
   SEARCH_MAX_LIMIT,
   SEARCH_MAX_QUERY_LENGTH,
+  SOURCE_TYPE_MAX_BYTES,
+  STATEMENT_FINGERPRINT_MAX_BYTES,
   STATEMENTS_DEFAULT_LIMIT,
   STATEMENTS_MAX_LIMIT,
 } from "../engine/limits.js";
 import { ENTITY_TYPES } from "../engine/types.js";
-import { MAX_HEAD_BYTES, MAX_REQUEST_TARGET_BYTES } from "./limits.js";
+import {
+  CHANGE_RETRY_AFTER_SECONDS,
+  MAX_CHANGE_BODY_BYTES,
+  MAX_HEAD_BYTES,
+  MAX_REQUEST_TARGET_BYTES,
+} from "./limits.js";
 import { MAX_REQUEST_ID_CHARS } from "./request-id.js";
 import { ROUTES } from "./routes.js";
 import { CLIENT_ERROR_CODES } from "./status.js";
@@ -35,6 +47,7 @@ export interface JsonSchema {
   required?: readonly string[];
   additionalProperties?: boolean;
   items?: JsonSchema;
+  oneOf?: readonly JsonSchema[];
   enum?: readonly string[];
   const?: string;
   minLength?: number;
@@ -72,6 +85,7 @@ interface Operation {
   tags?: string[];
   security: Record<string, string[]>[];
   parameters: (Parameter | { $ref: string })[];
+  requestBody?: { required: boolean; description: string; content: Record<string, { schema: JsonSchema }> };
   responses: Record<string, Response | { $ref: string }>;
 }
 
@@ -198,14 +212,54 @@ const filterParameter = (name: string, role: string): Parameter => ({
   schema: { type: "string", minLength: 1 },
 });
 
-/** The statuses both data endpoints answer besides 200; 404 belongs to every other path. */
+/** The shared answers (components.responses); the data endpoints add `X-Quiver-Sequence` to most. */
+const RESPONSES = {
+  NotModified: {
+    description: "If-None-Match named the tag of the answer this request would get: no body.",
+    headers: {
+      ETag: header("ETag"),
+      "Cache-Control": header("CacheControlPrivate"),
+      Vary: header("Vary"),
+      ...REQUEST_ID,
+    },
+  },
+  BadRequest: errorResponse(
+    "A parameter is missing, empty, repeated, unknown, malformed or out of range; a bad cursor " +
+      "(altered, malformed, or from another endpoint or other parameters); or a query string that is not valid percent-encoded UTF-8.",
+  ),
+  Unauthorized: errorResponse("X-API-Key is missing or not accepted."),
+  NotFound: errorResponse("No such path."),
+  MethodNotAllowed: {
+    description: "A method other than GET or HEAD.",
+    headers: {
+      Allow: { description: "Always `GET, HEAD`.", schema: { type: "string", const: "GET, HEAD" } },
+      ...REQUEST_ID,
+    },
+    content: json("Error"),
+  },
+  UriTooLong: errorResponse(`The request target is longer than ${MAX_REQUEST_TARGET_BYTES} bytes.`),
+  RequestTimeout: errorResponse(
+    "The request line and headers did not arrive in time (any path; answered before routing).",
+  ),
+  HeadersTooLarge: errorResponse(
+    `The request head is over ${MAX_HEAD_BYTES} bytes and its target is not what made it long (any path; answered before routing).`,
+  ),
+  InternalError: errorResponse("An unexpected fault; the body never carries a stack trace."),
+} satisfies Record<string, Response>;
+
+/** Every answer of a data endpoint once its key passed (all but 401) names the graph's last batch. */
+const SEQUENCE = { "X-Quiver-Sequence": header("XQuiverSequence") };
+const withSequence = (r: Response): Response => ({ ...r, headers: { ...r.headers, ...SEQUENCE } });
+
+/** The statuses the data endpoints answer besides 200; 404 belongs to every other path. */
 const COMMON_ERRORS = {
-  "304": { $ref: "#/components/responses/NotModified" },
-  "400": { $ref: "#/components/responses/BadRequest" },
+  "304": withSequence(RESPONSES.NotModified),
+  "400": withSequence(RESPONSES.BadRequest),
+  // The key is checked before the graph is looked at: a 401 names no sequence.
   "401": { $ref: "#/components/responses/Unauthorized" },
-  "405": { $ref: "#/components/responses/MethodNotAllowed" },
-  "414": { $ref: "#/components/responses/UriTooLong" },
-  "500": { $ref: "#/components/responses/InternalError" },
+  "405": withSequence(RESPONSES.MethodNotAllowed),
+  "414": withSequence(RESPONSES.UriTooLong),
+  "500": withSequence(RESPONSES.InternalError),
 };
 
 const SECURITY = [{ apiKeyAuth: [] }];
@@ -219,6 +273,7 @@ const page = (description: string, schema: string): Response => ({
     Vary: header("Vary"),
     "Content-Encoding": header("ContentEncoding"),
     ...REQUEST_ID,
+    ...SEQUENCE,
   },
   content: json(schema),
 });
@@ -304,7 +359,187 @@ const entityOperation: Operation = {
   responses: {
     "200": page("The entity.", "Entity"),
     ...COMMON_ERRORS,
-    "404": errorResponse("The graph has no entity with this entityId (code ENTITY_NOT_FOUND)."),
+    "404": withSequence(errorResponse("The graph has no entity with this entityId (code ENTITY_NOT_FOUND).")),
+  },
+};
+
+/** An id of a change line: non-empty, at most ENTITY_ID_MAX_BYTES bytes of UTF-8. */
+const changeId = (what: string): JsonSchema =>
+  str(`${what}; non-empty, at most ${ENTITY_ID_MAX_BYTES} bytes of UTF-8.`, { minLength: 1 });
+
+const FINGERPRINT_NOTE = `at most ${STATEMENT_FINGERPRINT_MAX_BYTES} bytes of UTF-8`;
+
+/**
+ * The four kinds of change line (change-batch.ts). Fields other than those named are ignored, so no
+ * `additionalProperties: false`; a line that matches two kinds (an entity and a statement, both
+ * delete targets) is refused by the server, which `oneOf` says too.
+ */
+const CHANGE_LINE_SCHEMA: JsonSchema = {
+  description:
+    "One line of a change batch: one of the four kinds. Fields other than those named are ignored; a line that " +
+    "puts both an entity and a statement, or deletes both, is refused (400 INVALID_CHANGE).",
+  oneOf: [
+    {
+      type: "object",
+      description: "Adds the entity, or replaces the one with that entityId.",
+      properties: {
+        op: { type: "string", const: "put" },
+        entity: {
+          type: "object",
+          properties: {
+            entityId: changeId("The entity's id"),
+            rawIdentifier: str(`The text search matches; at most ${RAW_IDENTIFIER_MAX_BYTES} bytes of UTF-8.`),
+            type: str('Entity type character, "0" to "7".', { enum: ENTITY_TYPES }),
+            sourceType: str(`Kind of source; at most ${SOURCE_TYPE_MAX_BYTES} bytes of UTF-8.`),
+            score: {
+              type: "integer",
+              minimum: 0,
+              maximum: MAX_SCORE,
+              description: "Optional: left out, the entity's statements count it.",
+            },
+          },
+          required: ["entityId", "rawIdentifier", "type", "sourceType"],
+        },
+      },
+      required: ["op", "entity"],
+    },
+    {
+      type: "object",
+      description:
+        "Removes the entity (an absent one is a no-op). A batch that leaves a statement naming it gets 409, " +
+        "unless `cascade` is true, which removes those statements too.",
+      properties: {
+        op: { type: "string", const: "delete" },
+        entityId: changeId("The entity's id"),
+        cascade: { type: "boolean", default: false, description: "Also remove every statement naming the entity." },
+      },
+      required: ["op", "entityId"],
+    },
+    {
+      type: "object",
+      description:
+        "Adds the statement; the same statement again is a no-op, another statement with its fingerprint is 409, " +
+        "and so is an entity it names that is not there.",
+      properties: {
+        op: { type: "string", const: "put" },
+        statement: {
+          type: "object",
+          properties: {
+            subjectEntityId: changeId("Id of the subject"),
+            predicateEntityId: changeId("Id of the predicate"),
+            objectEntityId: changeId("Id of the object"),
+            statementFingerprint: str(`Optional (derived when left out); non-empty, ${FINGERPRINT_NOTE}.`, {
+              minLength: 1,
+            }),
+          },
+          required: ["subjectEntityId", "predicateEntityId", "objectEntityId"],
+        },
+      },
+      required: ["op", "statement"],
+    },
+    {
+      type: "object",
+      description: "Removes that statement; an unknown fingerprint is a no-op.",
+      properties: {
+        op: { type: "string", const: "delete" },
+        statementFingerprint: str(`The statement's fingerprint; non-empty, ${FINGERPRINT_NOTE}.`, { minLength: 1 }),
+      },
+      required: ["op", "statementFingerprint"],
+    },
+  ],
+};
+
+const countsSchema = (what: string): JsonSchema => ({
+  type: "object",
+  description: `What the batch did to ${what}.`,
+  properties: {
+    put: { type: "integer", minimum: 0 },
+    deleted: { type: "integer", minimum: 0 },
+  },
+  required: ["put", "deleted"],
+  additionalProperties: false,
+});
+
+const CHANGE_RESULT_SCHEMA: JsonSchema = {
+  type: "object",
+  description:
+    "An applied batch. `entities.put` counts every entity line (a replacement too); `deleted` counts entities and " +
+    "statements that were there (cascaded statements included); `statements.put` leaves out no-ops.",
+  properties: {
+    sequence: {
+      type: "integer",
+      minimum: 1,
+      description: "The batch's number: 1, 2, 3... in the order batches apply (an empty batch takes one too).",
+    },
+    entities: countsSchema("entities"),
+    statements: countsSchema("statements"),
+  },
+  required: ["sequence", "entities", "statements"],
+  additionalProperties: false,
+};
+
+const changesOperation: Operation = {
+  operationId: "applyChanges",
+  summary: "Apply one batch of changes, atomically and durably.",
+  description:
+    "This path exists only on a server started with a change log (`quiver serve ... --changes DIR`, or `changes` " +
+    "in the embedded handler's options); on any other server (and on a `--follow` replica) it answers 404 NOT_FOUND " +
+    "like any unknown path. Needs a write key (QUIVER_WRITE_KEYS): a read key gets 403. The body is JSON Lines, " +
+    "one change a line (components.schemas.ChangeLine), applied in order as one atomic batch: later lines see " +
+    "earlier ones, blank lines are skipped (but counted in line numbers), and a batch that gets any error applies " +
+    "nothing. The 200 comes once the batch is in the log, flushed to disk, and visible to every later request.",
+  security: SECURITY,
+  parameters: [REQUEST_ID_PARAMETER],
+  requestBody: {
+    required: true,
+    description: `A change batch: JSON Lines, each non-blank line one ChangeLine; at most ${MAX_CHANGE_BODY_BYTES} bytes.`,
+    content: { "application/x-ndjson": { schema: { $ref: "#/components/schemas/ChangeBatch" } } },
+  },
+  responses: {
+    "200": {
+      description: "The batch is applied: durable and visible.",
+      headers: {
+        "Cache-Control": header("CacheControlNoStore"),
+        ...REQUEST_ID,
+        ...SEQUENCE,
+      },
+      content: json("ChangeResult"),
+    },
+    "400": errorResponse(
+      "INVALID_CHANGE: a line is not one of the four kinds or breaks a rule of the input format (the message names " +
+        "the line and the field); INVALID_CONTENT_TYPE: a Content-Type other than application/x-ndjson " +
+        "(parameters such as `; charset=utf-8` are accepted). Nothing applied.",
+    ),
+    "401": { $ref: "#/components/responses/Unauthorized" },
+    "403": errorResponse(
+      "WRITE_FORBIDDEN: the key is a read key (QUIVER_API_KEYS); writing needs a write key (QUIVER_WRITE_KEYS).",
+    ),
+    "405": {
+      description: "METHOD_NOT_ALLOWED: a method other than POST (after the write key is checked).",
+      headers: {
+        Allow: { description: "Always `POST`.", schema: { type: "string", const: "POST" } },
+        ...REQUEST_ID,
+      },
+      content: json("Error"),
+    },
+    "409": errorResponse(
+      "CHANGE_CONFLICT: the batch cannot apply to the graph as it stands (a statement naming an entity that is not " +
+        "there, a fingerprint another statement holds, an entity deleted without `cascade` while a statement names " +
+        "it); the message names the line and the statement in the way. Nothing applied.",
+    ),
+    "413": errorResponse(
+      `CHANGES_TOO_LARGE: a body over ${MAX_CHANGE_BODY_BYTES} bytes (the server's limit), refused by its ` +
+        "Content-Length before a byte is read, or as soon as a chunked body passes it. Nothing applied.",
+    ),
+    "414": { $ref: "#/components/responses/UriTooLong" },
+    "500": { $ref: "#/components/responses/InternalError" },
+    "503": {
+      description:
+        "CHANGE_LOG_UNAVAILABLE: the change log cannot be written (full disk, read-only, gone); the graph and the " +
+        "log are as before and the server keeps serving.",
+      headers: { "Retry-After": header("RetryAfter"), ...REQUEST_ID },
+      content: json("Error"),
+    },
   },
 };
 
@@ -361,6 +596,7 @@ export const OPENAPI_DOCUMENT = {
     version: "1.0.0",
     description:
       "Search entities, look one up by its id, and list statements of an in-memory graph, with keyset pagination. " +
+      "A server started with a change log also takes batches of changes (POST /graph/v1/changes). " +
       'Every error is application/json {"error": "<sentence>", "code": "<CODE>"}. Any path not listed here answers 404; ' +
       `a request target longer than ${MAX_REQUEST_TARGET_BYTES} bytes answers 414. Before any path is looked at, ` +
       `a client too slow to send its headers gets 408; a request head over ${MAX_HEAD_BYTES} bytes 414 when its target ` +
@@ -375,6 +611,7 @@ export const OPENAPI_DOCUMENT = {
     [ROUTES.entity]: { get: entityOperation, head: headOf(entityOperation) },
     [ROUTES.health]: { get: healthOperation, head: headOf(healthOperation) },
     [ROUTES.openapi]: { get: openapiOperation, head: headOf(openapiOperation) },
+    [ROUTES.changes]: { post: changesOperation },
   },
   components: {
     securitySchemes: {
@@ -382,7 +619,10 @@ export const OPENAPI_DOCUMENT = {
         type: "apiKey",
         in: "header",
         name: "X-API-Key",
-        description: "An API key that begins with `sk_`. Checked before anything else on the data endpoints.",
+        description:
+          "An API key that begins with `sk_`. Checked before anything else on the data endpoints. Read keys " +
+          "(QUIVER_API_KEYS) read; write keys (QUIVER_WRITE_KEYS) read too, and are the only keys " +
+          "`POST /graph/v1/changes` accepts (a read key gets 403 WRITE_FORBIDDEN there).",
       },
     },
     schemas: {
@@ -391,6 +631,13 @@ export const OPENAPI_DOCUMENT = {
       EntityPage: pageSchema("Entity", "entities"),
       StatementPage: pageSchema("Statement", "statements"),
       Error: ERROR_SCHEMA,
+      ChangeLine: CHANGE_LINE_SCHEMA,
+      ChangeBatch: {
+        type: "string",
+        description:
+          "JSON Lines (application/x-ndjson): each non-blank line one ChangeLine, applied in order as one atomic batch.",
+      },
+      ChangeResult: CHANGE_RESULT_SCHEMA,
       Health: {
         type: "object",
         properties: { status: { type: "string", const: "ok" } },
@@ -440,40 +687,24 @@ export const OPENAPI_DOCUMENT = {
         description: "The request's id: the client's X-Request-Id when usable, else one the server made.",
         schema: { type: "string", minLength: 1, maxLength: MAX_REQUEST_ID_CHARS },
       },
-    },
-    responses: {
-      NotModified: {
-        description: "If-None-Match named the tag of the answer this request would get: no body.",
-        headers: {
-          ETag: header("ETag"),
-          "Cache-Control": header("CacheControlPrivate"),
-          Vary: header("Vary"),
-          ...REQUEST_ID,
-        },
+      XQuiverSequence: {
+        description:
+          "The number of the last change batch the graph that answered holds, in decimal (0 on a server without a " +
+          "change log, or before its first batch). On every answer of search, statements and the entity lookup " +
+          "once the API key passed (not on a 401, nor on the 400/408/414/431 sent before routing), and on the 200 " +
+          "of POST /graph/v1/changes.",
+        schema: { type: "string", pattern: "^(0|[1-9][0-9]*)$" },
       },
-      BadRequest: errorResponse(
-        "A parameter is missing, empty, repeated, unknown, malformed or out of range; a bad cursor " +
-          "(altered, malformed, or from another endpoint or other parameters); or a query string that is not valid percent-encoded UTF-8.",
-      ),
-      Unauthorized: errorResponse("X-API-Key is missing or not accepted."),
-      NotFound: errorResponse("No such path."),
-      MethodNotAllowed: {
-        description: "A method other than GET or HEAD.",
-        headers: {
-          Allow: { description: "Always `GET, HEAD`.", schema: { type: "string", const: "GET, HEAD" } },
-          ...REQUEST_ID,
-        },
-        content: json("Error"),
+      CacheControlNoStore: {
+        description: "`no-store`: a write's answer is never cached.",
+        schema: { type: "string", const: "no-store" },
       },
-      UriTooLong: errorResponse(`The request target is longer than ${MAX_REQUEST_TARGET_BYTES} bytes.`),
-      RequestTimeout: errorResponse(
-        "The request line and headers did not arrive in time (any path; answered before routing).",
-      ),
-      HeadersTooLarge: errorResponse(
-        `The request head is over ${MAX_HEAD_BYTES} bytes and its target is not what made it long (any path; answered before routing).`,
-      ),
-      InternalError: errorResponse("An unexpected fault; the body never carries a stack trace."),
+      RetryAfter: {
+        description: "Seconds to wait before sending the batch again.",
+        schema: { type: "string", const: String(CHANGE_RETRY_AFTER_SECONDS) },
+      },
     },
+    responses: RESPONSES,
   },
 } as const;
 

@@ -4,11 +4,16 @@
  * against the server, so the document cannot claim what the server does not do.
  */
 
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { openLive } from "../../src/changes/live-store.js";
 import { OPENAPI_DOCUMENT } from "../../src/http/openapi.js";
-import { buildSmallGraph, getJson, rawRequest, request, startServer, KEY } from "../support/http.js";
+import { STATUS_BY_CODE, STATUS_INTERNAL_ERROR } from "../../src/http/status.js";
+import { buildSmallGraph, getJson, post, rawRequest, request, startServer, KEY, SECRET } from "../support/http.js";
 
 const DOC_ID = "https://quiver.test/openapi.json";
 const ajv = new Ajv2020({ strict: true, allErrors: true });
@@ -27,11 +32,19 @@ function assertValid(name: string, value: unknown): void {
   assert.ok(v(value), `${name}: ${ajv.errorsText(v.errors)} in ${JSON.stringify(value).slice(0, 200)}`);
 }
 
+/** A response header's value against the schema of components.headers[name]. */
+function assertHeaderValid(name: string, value: unknown): void {
+  const v = ajv.getSchema(`${DOC_ID}#/components/headers/${name}/schema`);
+  if (v === undefined) throw new Error(`no header ${name}`);
+  assert.ok(v(value), `header ${name}: ${ajv.errorsText(v.errors)} in ${JSON.stringify(value)}`);
+}
+
 const doc = OPENAPI_DOCUMENT as any;
 
-test("document: OpenAPI 3.1, the five paths, the key scheme", () => {
+test("document: OpenAPI 3.1, the six paths, the key scheme", () => {
   assert.is(doc.openapi, "3.1.0");
   assert.equal(Object.keys(doc.paths).sort(), [
+    "/graph/v1/changes",
     "/graph/v1/entities/{entityId}",
     "/graph/v1/openapi.json",
     "/graph/v1/search",
@@ -44,6 +57,7 @@ test("document: OpenAPI 3.1, the five paths, the key scheme", () => {
     name: "X-API-Key",
     description: doc.components.securitySchemes.apiKeyAuth.description,
   });
+  assert.match(doc.components.securitySchemes.apiKeyAuth.description, /QUIVER_WRITE_KEYS/);
 });
 
 test("document: both endpoints list every status and every parameter with its bounds", () => {
@@ -143,12 +157,98 @@ test("document: error codes, caching, compression and request ids are documented
       "Vary",
       "Content-Encoding",
       "X-Request-Id",
+      "X-Quiver-Sequence",
     ]);
     assert.ok(op.parameters.some((p: any) => p.$ref === "#/components/parameters/IfNoneMatch"));
     assert.ok(op.parameters.some((p: any) => p.$ref === "#/components/parameters/XRequestId"));
   }
   assert.ok("304" in doc.paths["/graph/v1/openapi.json"].get.responses);
   assert.equal(doc.components.headers.CacheControlPrivate.schema.const, "private");
+});
+
+test("document: X-Quiver-Sequence on every answer of the data endpoints past the key (regression: undocumented)", () => {
+  const seq = { $ref: "#/components/headers/XQuiverSequence" };
+  for (const path of ["/graph/v1/search", "/graph/v1/statements", "/graph/v1/entities/{entityId}"]) {
+    const { responses } = doc.paths[path].get;
+    for (const [status, r] of Object.entries(responses) as [string, any][]) {
+      // The key is checked before the graph is looked at: 401 is the one answer without it.
+      if (status === "401") assert.is(r.$ref, "#/components/responses/Unauthorized", path);
+      else assert.equal(r.headers["X-Quiver-Sequence"], seq, `${path} ${status}`);
+    }
+  }
+  assert.equal(doc.paths["/graph/v1/changes"].post.responses["200"].headers["X-Quiver-Sequence"], seq);
+  assert.equal(doc.components.headers.XQuiverSequence.schema.pattern, "^(0|[1-9][0-9]*)$");
+});
+
+test("document: POST /graph/v1/changes, its body, its result and every status (regression: undocumented)", () => {
+  assert.equal(Object.keys(doc.paths["/graph/v1/changes"]), ["post"]);
+  const op = doc.paths["/graph/v1/changes"].post;
+  assert.match(op.description, /--changes DIR/);
+  assert.match(op.description, /404/);
+  assert.equal(op.security, [{ apiKeyAuth: [] }]);
+  assert.equal(Object.keys(op.responses).sort(), [
+    "200",
+    "400",
+    "401",
+    "403",
+    "405",
+    "409",
+    "413",
+    "414",
+    "500",
+    "503",
+  ]);
+  assert.is(op.requestBody.required, true);
+  assert.equal(Object.keys(op.requestBody.content), ["application/x-ndjson"]);
+  assert.equal(op.responses["200"].content["application/json"].schema, { $ref: "#/components/schemas/ChangeResult" });
+  for (const status of ["400", "403", "405", "409", "413", "503"])
+    assert.equal(op.responses[status].content["application/json"].schema, { $ref: "#/components/schemas/Error" });
+  assert.equal(op.responses["405"].headers.Allow.schema.const, "POST");
+  assert.equal(op.responses["503"].headers["Retry-After"], { $ref: "#/components/headers/RetryAfter" });
+  const codes = doc.components.schemas.Error.properties.code.enum as string[];
+  for (const [code, text] of [
+    ["WRITE_FORBIDDEN", "403"],
+    ["CHANGES_TOO_LARGE", "413"],
+    ["CHANGE_LOG_UNAVAILABLE", "503"],
+    ["INVALID_CONTENT_TYPE", "400"],
+    ["INVALID_CHANGE", "400"],
+    ["CHANGE_CONFLICT", "409"],
+  ] as const) {
+    assert.ok(codes.includes(code), code);
+    assert.match(op.responses[text].description, code);
+  }
+});
+
+test("document: the error-code enum is every code the HTTP layer can send", () => {
+  const sent = Object.entries(STATUS_BY_CODE)
+    .filter(([code, status]) => status !== STATUS_INTERNAL_ERROR || code === "INTERNAL_ERROR")
+    .map(([code]) => code)
+    .sort();
+  assert.equal([...doc.components.schemas.Error.properties.code.enum].sort(), sent);
+});
+
+test("validator: ChangeLine takes the four kinds and refuses a line that is two", () => {
+  const entity = { entityId: "q:x", rawIdentifier: "X", type: "4", sourceType: "" };
+  const statement = { subjectEntityId: "a", predicateEntityId: "b", objectEntityId: "c" };
+  assertValid("ChangeLine", { op: "put", entity });
+  assertValid("ChangeLine", { op: "put", entity: { ...entity, score: 7 }, note: "ignored" });
+  assertValid("ChangeLine", { op: "delete", entityId: "q:x", cascade: true });
+  assertValid("ChangeLine", { op: "put", statement });
+  assertValid("ChangeLine", { op: "put", statement: { ...statement, statementFingerprint: "f" } });
+  assertValid("ChangeLine", { op: "delete", statementFingerprint: "0123456789abcdef" });
+  const reject = (value: unknown) => assert.not.ok(schema("ChangeLine")(value), JSON.stringify(value));
+  reject({ op: "put", entity, statement });
+  reject({ op: "delete", entityId: "q:x", statementFingerprint: "f" });
+  reject({ op: "put", entity: { ...entity, type: "9" } });
+  reject({ op: "put", entity: { ...entity, score: -1 } });
+  reject({ op: "delete", entityId: "" });
+  reject({ op: "replace", entity });
+  reject({ op: "put" });
+  assertValid("ChangeResult", { sequence: 1, entities: { put: 1, deleted: 0 }, statements: { put: 0, deleted: 0 } });
+  assert.not.ok(
+    schema("ChangeResult")({ sequence: 0, entities: { put: 1, deleted: 0 }, statements: { put: 0, deleted: 0 } }),
+  );
+  assert.not.ok(schema("ChangeResult")({ sequence: 1, entities: { put: 1 }, statements: { put: 0, deleted: 0 } }));
 });
 
 test("document: every $ref resolves, every component schema compiles in strict mode", () => {
@@ -300,6 +400,98 @@ test("live: the bounds the document states are the bounds the server enforces", 
   assert.is((await request(server.port, `/graph/v1/search?q=${"a".repeat(q.maxLength + 1)}`)).status, 400);
   for (const t of doc.paths["/graph/v1/search"].get.parameters.find((p: any) => p.name === "type").schema.enum) {
     assert.is((await request(server.port, `/graph/v1/search?q=a&type=${t}`)).status, 200);
+  }
+});
+
+test("live: X-Quiver-Sequence on the data endpoints' 200, 304 and errors past the key validates; not on a 401", async () => {
+  const ok = await request(server.port, "/graph/v1/search?q=item");
+  const cases = [
+    ok,
+    await request(server.port, "/graph/v1/statements?limit=1"),
+    await request(server.port, "/graph/v1/entities/q:berlin"),
+    await request(server.port, "/graph/v1/search?q=item", { headers: { "If-None-Match": ok.headers.etag as string } }),
+    await request(server.port, "/graph/v1/search?q="),
+    await request(server.port, "/graph/v1/entities/no-such-entity"),
+    await request(server.port, "/graph/v1/statements", { method: "DELETE" }),
+    await request(server.port, "/graph/v1/search?q=fault"),
+  ];
+  assert.equal(
+    cases.map((r) => r.status),
+    [200, 200, 200, 304, 400, 404, 405, 500],
+  );
+  for (const r of cases) {
+    assert.is(r.headers["x-quiver-sequence"], "0", String(r.status));
+    assertHeaderValid("XQuiverSequence", r.headers["x-quiver-sequence"]);
+  }
+  const unauthorized = await request(server.port, "/graph/v1/search?q=a", { key: null });
+  assert.is(unauthorized.status, 401);
+  assert.is(unauthorized.headers["x-quiver-sequence"], undefined);
+});
+
+test("live: every answer of POST /graph/v1/changes validates against the document", async () => {
+  const WRITE_KEY = "sk_write_openapi_0123";
+  const CHANGES = "/graph/v1/changes";
+  const op = doc.paths[CHANGES].post;
+  const putX = '{"op":"put","entity":{"entityId":"q:x","rawIdentifier":"Berlinale","type":"4","sourceType":"t"}}';
+  const putXs =
+    '{"op":"put","statement":{"subjectEntityId":"q:x","predicateEntityId":"q:located","objectEntityId":"q:berlin"}}';
+  const dir = mkdtempSync(join(tmpdir(), "quiver-openapi-changes-"));
+  const store = openLive(buildSmallGraph(), dir, { cursorSecret: SECRET });
+  const live = await startServer(store.graph as never, {
+    changes: store,
+    writeKeys: [WRITE_KEY],
+    cursorSecret: SECRET,
+    maxChangeBytes: 1000,
+  });
+  try {
+    // The lines sent are ChangeLines of the document.
+    for (const line of [putX, putXs]) assertValid("ChangeLine", JSON.parse(line));
+    const cases: [number, string, Awaited<ReturnType<typeof post>>][] = [
+      [403, "WRITE_FORBIDDEN", await post(live.port, CHANGES, putX, { key: KEY })],
+      [401, "API_KEY_MISSING", await post(live.port, CHANGES, putX, { key: null })],
+      [405, "METHOD_NOT_ALLOWED", await request(live.port, CHANGES, { method: "GET", key: WRITE_KEY })],
+      [
+        400,
+        "INVALID_CONTENT_TYPE",
+        await post(live.port, CHANGES, putX, { key: WRITE_KEY, contentType: "application/json" }),
+      ],
+      [400, "INVALID_CHANGE", await post(live.port, CHANGES, '{"op":"put","entity":{}}', { key: WRITE_KEY })],
+      [409, "CHANGE_CONFLICT", await post(live.port, CHANGES, putXs, { key: WRITE_KEY })],
+      [413, "CHANGES_TOO_LARGE", await post(live.port, CHANGES, `${putX}\n`.repeat(20), { key: WRITE_KEY })],
+    ];
+    for (const [status, code, r] of cases) {
+      assert.is(r.status, status, code);
+      assert.ok(String(status) in op.responses, `${status} documented`);
+      const body = JSON.parse(r.body);
+      assertValid("Error", body);
+      assert.is(body.code, code);
+      // Only a 200 of the changes path names a sequence.
+      assert.is(r.headers["x-quiver-sequence"], undefined, code);
+    }
+    assert.is(cases[2]![2].headers["allow"], op.responses["405"].headers.Allow.schema.const);
+    const ok = await post(live.port, CHANGES, `${putX}\n${putXs}\n`, { key: WRITE_KEY });
+    assert.is(ok.status, 200);
+    assertValid("ChangeResult", JSON.parse(ok.body));
+    assert.is(ok.headers["x-quiver-sequence"], "1");
+    assertHeaderValid("XQuiverSequence", ok.headers["x-quiver-sequence"]);
+    assertHeaderValid("CacheControlNoStore", ok.headers["cache-control"]);
+    assertHeaderValid("XRequestId", ok.headers["x-request-id"]);
+    const after = await request(live.port, "/graph/v1/entities/q:x");
+    assert.is(after.status, 200);
+    assertValid("Entity", JSON.parse(after.body));
+    assertHeaderValid("XQuiverSequence", after.headers["x-quiver-sequence"]);
+    assert.is(after.headers["x-quiver-sequence"], "1");
+    // The log's directory gone: the write fails as on a full or read-only disk.
+    rmSync(dir, { recursive: true, force: true });
+    const unavailable = await post(live.port, CHANGES, putX, { key: WRITE_KEY });
+    assert.is(unavailable.status, 503);
+    assertValid("Error", JSON.parse(unavailable.body));
+    assert.is(JSON.parse(unavailable.body).code, "CHANGE_LOG_UNAVAILABLE");
+    assertHeaderValid("RetryAfter", unavailable.headers["retry-after"]);
+  } finally {
+    await live.close();
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 
