@@ -46,7 +46,7 @@ import {
   type RouterRequest,
   type Served,
 } from "./router.js";
-import { ROUTE_PATHS, routeOf, splitTarget } from "./routes.js";
+import { ROUTES, routeOf, splitTarget } from "./routes.js";
 
 export interface QuiverHandler {
   (req: IncomingMessage, res: ServerResponse): void;
@@ -224,12 +224,21 @@ export function writeReply(out: ServerResponse | Duplex, reply: Reply): void {
 const ATTACH_SHARED = Symbol("quiver.attachShared");
 type AttachShared = (server: http.Server, listener: http.RequestListener) => void;
 
-/** The path a request names, with any mount prefix before one of Quiver's paths cut off; undefined if none. */
+/**
+ * The path a request names, with any mount prefix before one of Quiver's paths cut off (the path
+ * itself, so an entity lookup keeps its id); undefined if it names none of Quiver's paths.
+ */
 function quiverPathOf(url: string): string | undefined {
   const { path } = splitTarget(url);
-  for (const route of ROUTE_PATHS) if (path === route || path.endsWith(route)) return route;
-  return undefined;
+  if (routeOf(path) !== undefined) return path;
+  // Under a mount prefix: /healthz by its end, every other path from its "/graph/v1/" on.
+  if (path.endsWith(ROUTES.health)) return ROUTES.health;
+  const at = path.indexOf(API_PATH_PREFIX);
+  return at > 0 && routeOf(path.slice(at)) !== undefined ? path.slice(at) : undefined;
 }
+
+/** What every Quiver path but /healthz begins with. */
+const API_PATH_PREFIX = "/graph/v1/";
 
 /** Marks a socket whose parser failed and that this adapter has taken over. */
 const TAKEN = Symbol("quiver.takenOver");

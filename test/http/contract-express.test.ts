@@ -59,6 +59,11 @@ test("attach on an Express app (L2): Quiver's paths under the mount take an unsu
     );
     const ours = await ask("/api/graph/v1/search?q=a", `Host: x\r\nExpect: x-foo\r\nX-API-Key: ${KEY}\r\n`);
     assert.is(ours.status, 200, ours.body);
+    // The entity lookup (a template, the id in the path) and /healthz are Quiver's under the mount too.
+    const lookup = await ask("/api/graph/v1/entities/q:berlin", `Host: x\r\nExpect: x-foo\r\nX-API-Key: ${KEY}\r\n`);
+    assert.is(lookup.status, 200, lookup.body);
+    assert.ok(lookup.body.includes('"entityId":"q:berlin"'), lookup.body);
+    assert.is((await ask("/api/healthz", "Host: x\r\nExpect: x-foo\r\n")).status, 200);
     assert.is((await ask("/health", "")).status, 400, "the app keeps node's Host check");
     assert.is((await ask("/health", "Host: x\r\n")).body, "app ok");
   } finally {
