@@ -26,8 +26,11 @@ export function progressOutput(err: NodeJS.WriteStream): (p: LoadProgress) => vo
   return createProgressPrinter(err);
 }
 
-export function pidLine(pid: number): string {
-  return `pid ${pid}: kill -HUP ${pid} reloads the graph, kill -TERM ${pid} stops\n`;
+export function pidLine(pid: number, reloads = true): string {
+  // A live graph (--changes, --follow) ignores SIGHUP: only the stop is offered.
+  return reloads
+    ? `pid ${pid}: kill -HUP ${pid} reloads the graph, kill -TERM ${pid} stops\n`
+    : `pid ${pid}: kill -TERM ${pid} stops\n`;
 }
 
 /**

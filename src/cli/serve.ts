@@ -29,7 +29,7 @@ import { probePort, startServing, type Serving } from "../serving/listen.js";
 import { createServerMetrics } from "../serving/metrics.js";
 import { apiKeysFromEnv, API_KEYS_ENV, type ApiKeySetup } from "./api-keys.js";
 import { graphSourceFrom } from "./graph-source.js";
-import { DEFAULT_COMPACT_AFTER, type LiveServing, openLiveServing } from "./serve-live.js";
+import { DEFAULT_COMPACT_AFTER, type LiveServing, openLiveServing, WRITE_KEYS_ENV } from "./serve-live.js";
 import { EXIT_FAILURE, EXIT_USAGE } from "./command.js";
 import { summary } from "./progress.js";
 import { createRequestLog } from "./request-log.js";
@@ -62,7 +62,7 @@ import { DEFAULT_HOST, DEFAULT_PORT } from "../http/server.js";
 
 export const SERVE_HELP = `Usage: quiver serve [--entities FILE --statements FILE [--fold case|accents] | --snapshot FILE]
                     [--host H] [--port P] [--workers N|auto] [--metrics] [--cache-mb N] [--cors ORIGINS]
-                    [--cursor-secret S] [--quiet] [--no-ui]
+                    [--cursor-secret S] [--quiet] [--no-ui] [--changes DIR [--compact-after N] | --follow DIR]
 
 Loads a graph from JSON Lines files or a snapshot and serves the Quiver HTTP API:
 GET ${ROUTES.search}, GET ${ROUTES.statements}, GET ${ROUTES.entity} (all need X-API-Key),
@@ -83,13 +83,13 @@ Options:
                         only; 0.0.0.0 or :: for every interface)
   --port P              TCP port, 0 to 65535 (default ${PORT_ENV}, else ${DEFAULT_PORT}; 0 picks a free port)
   --workers N|auto      serve from N processes on one port (node:cluster); auto = one per core.
+                        Default 1. JSON Lines are built once into a temporary snapshot that every
+                        worker opens; a worker that dies is replaced. Not with --changes or --follow.
   --changes DIR         take changes (POST /graph/v1/changes, keys in QUIVER_WRITE_KEYS) into the
                         change log DIR, as its one writer; batches in it are applied before listening.
   --follow DIR          a replica: apply each new batch of the change log DIR as it appears; no writes.
   --compact-after N     with --changes: rebuild the base with the delta in a worker thread, while
                         serving, once the delta holds N changed items (default 100000; 0: never).
-                        Default 1. JSON Lines are built once into a temporary snapshot that every
-                        worker opens; a worker that dies is replaced.
   --metrics             serve GET /metrics (Prometheus text format; no key, no data).
                         Default ${METRICS_ENV}=1 turns it on.
   --cache-mb N          megabytes the graph's caches may hold in all (default 64)
@@ -110,6 +110,8 @@ Environment:
   ${API_KEYS_ENV}       the accepted API keys, comma-separated; each starts with sk_.
                         Unset or empty: one random key is made for this run and printed on stderr.
   ${CURSOR_SECRET_ENV}  as --cursor-secret (the option wins)
+  ${WRITE_KEYS_ENV}     with --changes: the keys that may POST changes (they read too), comma-separated,
+                        each starting with sk_. Unset: one random write key is made and printed.
   ${PORT_ENV}, ${HOST_ENV}            as --port and --host (the options win)
   ${METRICS_ENV}        1 for --metrics
 
@@ -127,7 +129,8 @@ SIGTERM or SIGINT: stop accepting connections, finish requests in flight, exit 0
 SIGHUP: load the same files or snapshot again, off the serving thread, and serve the new graph;
 requests in flight finish on the old one, cursors issued before carry on, and if the reload fails
 the old graph keeps serving (logged, and counted in the metrics). With --workers, new workers open
-the new graph one at a time, each ready before an old one drains.
+the new graph one at a time, each ready before an old one drains. A server with --changes or
+--follow ignores SIGHUP (its graph is the base plus the change log; a reload would drop the delta).
 Run production servers as "quiver serve" (or "node dist/src/cli/main.js serve"), not "npm start":
 npm does not pass SIGHUP on.
 Exit status: 0 after a clean stop; 1 when an input is missing, the data cannot be loaded or the
@@ -328,7 +331,7 @@ async function runSingle(
   err.write(live.lines);
   err.write(tryItLines(running.url, firstWord(graph), keys.generated ? keys.keys[0] : undefined));
   if (explorer !== undefined) err.write(explorerLine(running.url));
-  err.write(pidLine(process.pid));
+  err.write(pidLine(process.pid, live.graph === graph));
   // Last line of the start-up, so a script can wait for it: everything above is printed by then.
   err.write(`listening on ${running.url}\n`);
 
