@@ -15,6 +15,12 @@
  *    new graph's page for its cursor, and once every replica serves the new graph the items are
  *    exactly the new graph's items after the cursor's key.
  * 4. The same URL asked of each replica directly gets the same strong ETag (and the same bytes).
+ * 5. /metrics is not reachable through nginx.
+ * 6. Live changes: the replicas give way to one writer (`--changes DIR`) and two followers
+ *    (`--follow DIR`) behind the same nginx; batches (entities added, renamed, deleted with their
+ *    statements) are posted to the writer while pages are walked through nginx: every item that no
+ *    batch touched comes exactly once, and after each batch's 200 every replica gives the writer's
+ *    ETag for the same query within LIVE_LAG_LIMIT_MS (the lag measured and printed).
  *
  * Prints items walked, missing, duplicates and errors; exits 1 on any failure, and also when nginx
  * is not installed (this check never skips: install it, e.g. `apt-get install -y nginx`; or point
@@ -41,6 +47,12 @@ const NGINX_CONF = fileURLToPath(new URL("../../deploy/nginx.conf", import.meta.
 const KEY = "sk_replicas_test";
 const SECRET = "replicas-share-this-secret-7f3a9c2e";
 const REPLICAS = 3;
+const WRITE_KEY = "sk_replicas_write";
+/** The promise checked in step 6: every replica holds a batch this soon after its 200. */
+const LIVE_LAG_LIMIT_MS = 1000;
+/** Batches posted in step 6, and the pause between them (the walks span them all). */
+const LIVE_BATCHES = 10;
+const LIVE_BATCH_GAP_MS = 150;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 type Item = Entity | Statement;
@@ -102,11 +114,14 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function startReplica(snapshot: string, port: number): Promise<Replica> {
+async function startReplica(snapshot: string, port: number, extra: string[] = []): Promise<Replica> {
   const child = spawn(
     process.execPath,
-    [MAIN, "serve", "--snapshot", snapshot, "--host", "127.0.0.1", "--port", String(port), "--quiet"],
-    { env: { ...process.env, QUIVER_API_KEYS: KEY, QUIVER_CURSOR_SECRET: SECRET }, stdio: ["ignore", "pipe", "pipe"] },
+    [MAIN, "serve", "--snapshot", snapshot, "--host", "127.0.0.1", "--port", String(port), "--quiet", ...extra],
+    {
+      env: { ...process.env, QUIVER_API_KEYS: KEY, QUIVER_WRITE_KEYS: WRITE_KEY, QUIVER_CURSOR_SECRET: SECRET },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
   );
   const replica: Replica = { port, process: child, stdout: "", stderr: "" };
   child.stdout!.setEncoding("utf8").on("data", (d: string) => (replica.stdout += d));
@@ -306,6 +321,160 @@ async function makeGraphs(dir: string): Promise<{ a: string; b: string }> {
 }
 
 // ----------------------------------------------------------------------------------------------
+// 6. Live changes
+
+interface LiveFigures {
+  walked: number;
+  unchanged: number;
+  missing: number;
+  duplicates: number;
+  medianLagMs: number;
+  maxLagMs: number;
+}
+
+/** Batch i: 20 entities added (they match "an", with a statement each), 3 renamed, 2 deleted with their statements. */
+function liveBatch(i: number, victims: Entity[]): { text: string; touched: string[] } {
+  const lines: string[] = [];
+  for (let j = 0; j < 20; j++) {
+    const id = `L${i}_${j}`;
+    lines.push(
+      JSON.stringify({
+        op: "put",
+        entity: { entityId: id, rawIdentifier: `Livecomer ${i} ${j} Anna`, type: "0", sourceType: "live" },
+      }),
+    );
+    lines.push(
+      JSON.stringify({ op: "put", statement: { subjectEntityId: id, predicateEntityId: "P1", objectEntityId: "Q2" } }),
+    );
+  }
+  const mine = victims.slice(i * 5, i * 5 + 5);
+  for (const e of mine.slice(0, 3))
+    lines.push(JSON.stringify({ op: "put", entity: { ...e, rawIdentifier: `${e.rawIdentifier} (live)` } }));
+  for (const e of mine.slice(3)) lines.push(JSON.stringify({ op: "delete", entityId: e.entityId, cascade: true }));
+  return { text: lines.join("\n") + "\n", touched: mine.map((e) => e.entityId) };
+}
+
+async function liveChanges(
+  dir: string,
+  snapshot: string,
+  graph: Graph,
+  ports: number[],
+  base: string,
+  replicas: Replica[],
+  tally: Tally,
+): Promise<LiveFigures> {
+  const log = join(dir, "changes");
+  const liveSnap = join(dir, "live.snap");
+  await copyFile(snapshot, liveSnap);
+  replicas[0] = await startReplica(liveSnap, ports[0]!, ["--changes", log]);
+  for (let r = 1; r < ports.length; r++) replicas[r] = await startReplica(liveSnap, ports[r]!, ["--follow", log]);
+  const writerPort = ports[0]!;
+  const searchQ: Query = { path: "/graph/v1/search", params: { q: "an" } };
+  const statementsQ: Query = { path: "/graph/v1/statements", params: {} };
+  // The entities the batches rename or delete: items of the search walk, not predicates (P...).
+  const candidates = engineWalk(graph, searchQ).filter(
+    (e): e is Entity => "entityId" in e && e.entityId.startsWith("Q") && e.entityId !== "Q2",
+  );
+  // Spread over the whole listing, so walks meet changes early and late.
+  const step = Math.max(1, Math.floor(candidates.length / (LIVE_BATCHES * 5)));
+  const victims = candidates.filter((_, i) => i % step === 0).slice(0, LIVE_BATCHES * 5);
+  if (victims.length < LIVE_BATCHES * 5)
+    throw new Error("the generated graph has too few entities for the live batches");
+  const touched = new Set<string>();
+  const lags: number[] = [];
+  const tagUrl = `/graph/v1/search?q=an&limit=5`;
+  const tagOf = async (port: number): Promise<string | null> =>
+    (await fetch(`http://127.0.0.1:${port}${tagUrl}`, { headers: { "X-API-Key": KEY } })).headers.get("etag");
+
+  let lastBatchAt = Number.POSITIVE_INFINITY;
+  const postBatches = async (): Promise<void> => {
+    for (let i = 0; i < LIVE_BATCHES; i++) {
+      await sleep(LIVE_BATCH_GAP_MS);
+      const batch = liveBatch(i, victims);
+      // Touched before the POST: a walk may see the change as soon as the writer applies it.
+      for (const id of batch.touched) touched.add(id);
+      const r = await fetch(`http://127.0.0.1:${writerPort}/graph/v1/changes`, {
+        method: "POST",
+        headers: { "X-API-Key": WRITE_KEY, "Content-Type": "application/x-ndjson" },
+        body: batch.text,
+      });
+      const answered = performance.now();
+      const body = await r.text();
+      if (r.status !== 200) {
+        tally.failures.push(`live batch ${i + 1}: status ${r.status}: ${body.slice(0, 200)}`);
+        return;
+      }
+      const want = await tagOf(writerPort);
+      let lag = 0;
+      for (const replica of replicas.slice(1)) {
+        while ((await tagOf(replica.port)) !== want) {
+          if (performance.now() - answered > LIVE_LAG_LIMIT_MS * 3) break;
+          await sleep(5);
+        }
+        lag = Math.max(lag, performance.now() - answered);
+      }
+      lags.push(lag);
+      lastBatchAt = answered;
+      if (lag > LIVE_LAG_LIMIT_MS)
+        tally.failures.push(
+          `live batch ${i + 1}: a replica reached the writer's ETag ${Math.round(lag)} ms after the 200`,
+        );
+    }
+  };
+  const liveTally: Tally = { ...tally, walked: 0, missing: 0, duplicates: 0, failures: tally.failures };
+  // Each walk with the time it ended: it must outlast the last batch to have walked through them all.
+  const timed = async (q: Query, limit: number, delayMs: number): Promise<{ items: Item[]; end: number }> => {
+    const items = await walk(base, q, limit, liveTally, { delayMs });
+    return { items, end: performance.now() };
+  };
+  const [search, statements] = await Promise.all([timed(searchQ, 13, 60), timed(statementsQ, 40, 10), postBatches()]);
+  const searched = search.items;
+  const listed = statements.items;
+  for (const [what, w] of [
+    ["search", search],
+    ["statements", statements],
+  ] as const)
+    if (w.end < lastBatchAt) tally.failures.push(`live: the ${what} walk ended before the last batch; make it longer`);
+  tally.errors += liveTally.errors;
+  tally.pages += liveTally.pages;
+  if (lags.length > 0 && searched.length > 0 && touched.size === 0) tally.failures.push("live: no batch was applied");
+  // Exactly once for every item no batch touched (an entity renamed or deleted, a statement naming one).
+  let unchanged = 0;
+  let missing = 0;
+  let duplicates = 0;
+  const exactlyOnce = (q: Query, walked: Item[], isTouched: (item: Item) => boolean): void => {
+    const counts = new Map<string, number>();
+    for (const item of walked) counts.set(keyOf(item), (counts.get(keyOf(item)) ?? 0) + 1);
+    for (const item of engineWalk(graph, q)) {
+      if (isTouched(item)) continue;
+      unchanged++;
+      const n = counts.get(keyOf(item)) ?? 0;
+      if (n === 0) missing++;
+      if (n > 1) duplicates += n - 1;
+    }
+  };
+  exactlyOnce(searchQ, searched, (item) => touched.has(keyOf(item)));
+  exactlyOnce(statementsQ, listed, (item) => {
+    const s = item as Statement;
+    return touched.has(s.subjectEntityId) || touched.has(s.predicateEntityId) || touched.has(s.objectEntityId);
+  });
+  tally.missing += missing;
+  tally.duplicates += duplicates;
+  tally.walked += searched.length + listed.length;
+  // The walks must have spanned the batches, or they proved nothing about walking through changes.
+  if (lags.length < LIVE_BATCHES) tally.failures.push(`live: ${lags.length} of ${LIVE_BATCHES} batches applied`);
+  const sorted = [...lags].sort((x, y) => x - y);
+  return {
+    walked: searched.length + listed.length,
+    unchanged,
+    missing,
+    duplicates,
+    medianLagMs: Math.round(sorted[Math.floor(sorted.length / 2)] ?? 0),
+    maxLagMs: Math.round(sorted[sorted.length - 1] ?? 0),
+  };
+}
+
+// ----------------------------------------------------------------------------------------------
 
 export async function runReplicas(): Promise<boolean> {
   const nginx = nginxBinary();
@@ -490,6 +659,10 @@ export async function runReplicas(): Promise<boolean> {
     if (hidden.status !== 404 || typeof (JSON.parse(hiddenBody) as { error?: unknown }).error !== "string")
       tally.failures.push(`/metrics through nginx: ${hidden.status} ${hiddenBody.slice(0, 100)}`);
 
+    // 6. Live changes: one writer and two followers of its log, on the same ports behind nginx.
+    await Promise.all(replicas.map((r) => stopProcess(r.process)));
+    const live = await liveChanges(dir, a, graphA, ports, base, replicas, tally);
+
     console.log(
       `replicas: ${REPLICAS} behind nginx (${base}); ${plainPages} pages in the plain walks, ` +
         `${plainChanges} of them on another replica than the page before`,
@@ -503,6 +676,12 @@ export async function runReplicas(): Promise<boolean> {
     if (plainChanges === 0) tally.failures.push("every page landed on the same replica: nginx did not spread the walk");
     console.log(
       `items walked ${tally.walked}, missing ${tally.missing}, duplicates ${tally.duplicates}, errors ${tally.errors}`,
+    );
+    console.log(
+      `live: ${LIVE_BATCHES} batches to one writer, ${REPLICAS - 1} followers; ${live.walked} items walked meanwhile ` +
+        `(${live.unchanged} unchanged: missing ${live.missing}, duplicates ${live.duplicates}); ` +
+        `every replica on the writer's ETag after a batch's 200: median ${live.medianLagMs} ms, max ${live.maxLagMs} ms ` +
+        `(limit ${LIVE_LAG_LIMIT_MS} ms)`,
     );
     for (const f of tally.failures) console.log(`FAIL ${f}`);
     const ok = tally.failures.length === 0 && tally.missing === 0 && tally.duplicates === 0 && tally.errors === 0;

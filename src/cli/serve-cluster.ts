@@ -30,6 +30,14 @@
  *   and adds its reload counters. A worker that exits or does not answer within
  *   WORKER_REGISTRY_TIMEOUT_MS is left out of that one scrape, which never fails for it.
  *
+ * - Changes (`--changes DIR`): the primary is the log's one writer (it opens the graph too, holds
+ *   the lock, applies and fsyncs, and compacts in the background as one process does); every worker
+ *   follows the log (serve-live.ts's follower). A POST that lands on a worker is forwarded over IPC
+ *   (`apply`); the primary applies it, tells every serving worker to catch up to its sequence
+ *   (`catch-up`), and answers the worker (`applied`) once each has acknowledged (`caught-up`), or
+ *   exited, or CATCH_UP_TIMEOUT_MS passed: so after a 200 every worker answers with the batch. A
+ *   worker started later replays the log when it opens. `--follow DIR`: every worker follows.
+ *
  * Messages between primary and workers are objects with a `quiver` field.
  */
 
@@ -62,6 +70,10 @@ import {
   type WorkerReady,
 } from "../serving/worker-pool.js";
 import { API_KEYS_ENV, type ApiKeySetup } from "./api-keys.js";
+import type { ChangeResult } from "../engine/live/live-graph.js";
+import { isQuiverError, QuiverError, type QuiverErrorCode } from "../engine/errors.js";
+import type { ChangeWriter } from "../http/router.js";
+import { DEFAULT_COMPACT_AFTER, type LiveServing, openLiveServing, WRITE_KEYS_ENV } from "./serve-live.js";
 import { EXIT_FAILURE } from "./command.js";
 import { createRequestLog } from "./request-log.js";
 import type { ServeArgs } from "./serve-options.js";
@@ -90,6 +102,11 @@ const SCHED_POLICY_ENV = "NODE_CLUSTER_SCHED_POLICY";
  * reads that hand-off can refuse it (the primary then gives it to another worker).
  */
 const WORKER_EXIT_GRACE_MS = 500;
+/**
+ * Longest wait, after a batch is in the log, for every worker to say it holds it before the POST is
+ * answered anyway (a worker stuck that long is late; it still catches up at its next poll).
+ */
+export const CATCH_UP_TIMEOUT_MS = 5_000;
 
 /** What a worker is told (its environment carries the key list and the cursor secret). */
 interface WorkerConfig {
@@ -103,15 +120,29 @@ interface WorkerConfig {
   /** Serve the explorer page (the primary found it built). */
   ui: boolean;
   generation: number;
+  /** The change log every worker follows (--changes or --follow), if any. */
+  follow: string | undefined;
+  /** Take POST /graph/v1/changes and forward the batches to the primary (--changes). */
+  forwardChanges: boolean;
+}
+
+/** A writer's refusal as it crosses IPC: the QuiverError's code and message (no code: a fault). */
+interface ApplyFailure {
+  code: QuiverErrorCode | undefined;
+  message: string;
 }
 
 type FromWorker =
   | WorkerReady
   | WorkerFailed
   | { quiver: "metrics?"; id: number }
-  | { quiver: "registry"; id: number; metrics: RegistryJson };
+  | { quiver: "registry"; id: number; metrics: RegistryJson }
+  | { quiver: "apply"; id: number; batch: string }
+  | { quiver: "caught-up"; sequence: number };
 type ToWorker =
   | { quiver: "drain" }
+  | { quiver: "applied"; id: number; result?: ChangeResult; error?: ApplyFailure }
+  | { quiver: "catch-up"; sequence: number }
   | { quiver: "metrics"; id: number; text?: string; error?: string }
   | { quiver: "registry?"; id: number };
 
@@ -203,6 +234,8 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
       cors: args.cors,
       ui,
       generation: 0,
+      follow: args.changes ?? args.follow,
+      forwardChanges: args.changes !== undefined,
     };
   } catch (e) {
     const message = (e as Error).message;
@@ -211,6 +244,78 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
     await cleanUp();
     return EXIT_FAILURE;
   }
+
+  // --changes: the primary is the log's writer (see the banner); it opens the graph for that.
+  let live: LiveServing | undefined;
+  if (args.changes !== undefined) {
+    try {
+      live = openLiveServing(
+        await openSnapshot(first.snapshot),
+        {
+          changes: args.changes,
+          follow: undefined,
+          cursorSecret: secret,
+          cacheBytes: args.cacheBytes,
+          compactAfter: args.compactAfter ?? DEFAULT_COMPACT_AFTER,
+        },
+        source,
+        process.env,
+        () => {},
+        {
+          compacted: (ms, sequence) => events.info("compacted", { compactMs: Math.round(ms), sequence }),
+          failed: (e) => {
+            events.error("compaction-failed", { error: (e as Error).message });
+            err.write(
+              `quiver serve: background compaction failed (the delta keeps serving): ${(e as Error).message}\n`,
+            );
+          },
+        },
+      );
+    } catch (e) {
+      const message = (e as Error).message;
+      events.error("changes-failed", { error: message });
+      err.write(`quiver serve: cannot open the change log: ${message}\n`);
+      await cleanUp();
+      return EXIT_FAILURE;
+    }
+  }
+  /** Workers yet to acknowledge a sequence: each resolved by its ack, its exit or the timeout. */
+  const catchUps = new Set<{ worker: PoolWorker; sequence: number; done(): void }>();
+  const everyWorkerHolds = (sequence: number): Promise<unknown> =>
+    Promise.all(
+      (pool?.serving() ?? []).map(
+        (worker) =>
+          new Promise<void>((resolve) => {
+            const timer = setTimeout(() => {
+              events.warn("catch-up-late", { workerPid: worker.pid, sequence });
+              done();
+            }, CATCH_UP_TIMEOUT_MS);
+            const entry = { worker, sequence, done: () => done() };
+            function done(): void {
+              clearTimeout(timer);
+              catchUps.delete(entry);
+              resolve();
+            }
+            catchUps.add(entry);
+            worker.send({ quiver: "catch-up", sequence } satisfies ToWorker);
+          }),
+      ),
+    );
+  /** A batch a worker forwarded: applied here, held by every worker, then answered. */
+  const applyFor = async (worker: PoolWorker, id: number, batch: string): Promise<void> => {
+    const writer = live?.changes as ChangeWriter;
+    let result: ChangeResult;
+    try {
+      result = await writer.apply(batch);
+    } catch (e) {
+      // A refusal keeps its code (the worker answers 400/409/503 as one process would); a fault does not.
+      const error = { code: isQuiverError(e) ? e.code : undefined, message: (e as Error).message };
+      worker.send({ quiver: "applied", id, error } satisfies ToWorker);
+      return;
+    }
+    await everyWorkerHolds(result.sequence);
+    worker.send({ quiver: "applied", id, result } satisfies ToWorker);
+  };
 
   const primaryMetrics = args.metrics ? createPrimaryMetrics() : undefined;
   /** Registry questions waiting for a worker's answer, by id. */
@@ -239,6 +344,9 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
   const onMessage = (worker: PoolWorker, message: unknown): void => {
     const m = message as FromWorker;
     if (m?.quiver === "registry") asked.get(m.id)?.answer(m.metrics);
+    if (m?.quiver === "apply" && live !== undefined) void applyFor(worker, m.id, m.batch);
+    if (m?.quiver === "caught-up")
+      for (const entry of [...catchUps]) if (entry.worker === worker && entry.sequence <= m.sequence) entry.done();
     if (m?.quiver !== "metrics?" || primaryMetrics === undefined) return;
     scrapeCluster(primaryMetrics.registry).then(
       (text) => worker.send({ quiver: "metrics", id: m.id, text } satisfies ToWorker),
@@ -248,11 +356,13 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
   // A worker gone: its unanswered registry questions are answered empty, a scrape goes on without it.
   const onExit = (worker: PoolWorker): void => {
     for (const question of [...asked.values()]) if (question.worker === worker) question.answer(undefined);
+    for (const entry of [...catchUps]) if (entry.worker === worker) entry.done();
   };
   const workerEnv = (config: WorkerConfig): Record<string, string> => ({
     [CLUSTER_WORKER_ENV]: JSON.stringify(config),
     [API_KEYS_ENV]: keys.keys.join(","),
     [CURSOR_SECRET_ENV]: secret,
+    ...(live?.writeKeys === undefined ? {} : { [WRITE_KEYS_ENV]: live.writeKeys.join(",") }),
   });
 
   // Each worker accepts its own connections unless the operator chose node's policy (see the banner).
@@ -273,6 +383,7 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
     const message = (e as Error).message;
     events.error("startup-failed", { error: message });
     err.write(`quiver serve: ${message}\n`);
+    live?.close();
     await cleanUp();
     return EXIT_FAILURE;
   }
@@ -292,6 +403,7 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
       `${workers} workers, in ${((performance.now() - started) / 1000).toFixed(2)} s\n`,
   );
   err.write(generatedKeyLines(keys));
+  if (live !== undefined) err.write(live.lines);
   err.write(tryItLines(head.url, head.word, keys.generated ? keys.keys[0] : undefined));
   if (ui) err.write(explorerLine(head.url));
   err.write(pidLine(process.pid));
@@ -363,6 +475,7 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
   events.info("stopping", { signal });
   err.write(`quiver serve: ${signal}: stopping; the workers finish requests in flight\n`);
   await workerPool.stop();
+  live?.close();
   await cleanUp();
   events.info("stopped", { signal });
   err.write("quiver serve: stopped\n");
@@ -389,7 +502,36 @@ export async function runClusterWorker(env: NodeJS.ProcessEnv): Promise<number> 
     send({ quiver: "failed", error: message });
     return EXIT_FAILURE;
   }
+  // --changes or --follow: this worker follows the log (a replica of the primary's writer).
+  const live = openLiveServing(
+    graph,
+    {
+      changes: undefined,
+      follow: config.follow,
+      cursorSecret: env[CURSOR_SECRET_ENV] as string,
+      cacheBytes: config.cacheBytes,
+      compactAfter: 0,
+    },
+    { snapshot: config.snapshot },
+    env,
+    (e) => events.error("follow-failed", { error: (e as Error).message }),
+    { compacted: () => {}, failed: () => {} },
+  );
   const openMs = performance.now() - started;
+  /** Batches forwarded to the primary, by id, until it answers. */
+  const applying = new Map<number, { resolve(result: ChangeResult): void; reject(e: Error): void }>();
+  let nextApply = 0;
+  const changes: ChangeWriter | undefined = config.forwardChanges
+    ? {
+        graph: live.graph,
+        apply: (batch) =>
+          new Promise<ChangeResult>((resolve, reject) => {
+            const id = nextApply++;
+            applying.set(id, { resolve, reject });
+            send({ quiver: "apply", id, batch });
+          }),
+      }
+    : undefined;
 
   const pending = new Map<number, { resolve(text: string): void; reject(e: Error): void }>();
   let nextId = 0;
@@ -409,7 +551,9 @@ export async function runClusterWorker(env: NodeJS.ProcessEnv): Promise<number> 
     ? undefined
     : createRequestLog(process.stdout, { onDrop: (n) => metrics?.logDropped(n) });
   const running = await startServing({
-    graph,
+    graph: live.graph,
+    changes,
+    writeKeys: changes === undefined ? undefined : (env[WRITE_KEYS_ENV] ?? "").split(","),
     apiKeys: (env[API_KEYS_ENV] ?? "").split(","),
     // The handler seals cursors with the shared secret (and tags answers with it: same ETags everywhere).
     cursorSecret: env[CURSOR_SECRET_ENV],
@@ -426,6 +570,22 @@ export async function runClusterWorker(env: NodeJS.ProcessEnv): Promise<number> 
   const stop = catchStopSignals();
   process.on("message", (m: ToWorker) => {
     if (m?.quiver === "drain") stop.trigger("SIGTERM");
+    if (m?.quiver === "catch-up") {
+      try {
+        live.catchUp?.();
+      } catch (e) {
+        events.error("follow-failed", { error: (e as Error).message });
+      }
+      send({ quiver: "caught-up", sequence: live.graph.sequence });
+    }
+    if (m?.quiver === "applied") {
+      const waiter = applying.get(m.id);
+      applying.delete(m.id);
+      // Each branch: applied; refused (the writer's code kept); a fault of the writer.
+      if (m.result !== undefined) waiter?.resolve(m.result);
+      else if (m.error?.code !== undefined) waiter?.reject(new QuiverError(m.error.code, m.error.message));
+      else waiter?.reject(new Error(m.error?.message ?? "the writer did not answer"));
+    }
     if (m?.quiver === "registry?" && metrics !== undefined) {
       const id = m.id;
       void registryJson(metrics.registry).then((json) => send({ quiver: "registry", id, metrics: json }));
@@ -451,6 +611,7 @@ export async function runClusterWorker(env: NodeJS.ProcessEnv): Promise<number> 
   });
   await stop.first;
   await running.close();
+  live.close();
   // Every line queued for a slow reader goes out before the worker does (bounded wait).
   await requestLog?.close();
   await new Promise((resolve) => setTimeout(resolve, WORKER_EXIT_GRACE_MS));

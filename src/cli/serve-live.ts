@@ -38,6 +38,8 @@ export interface LiveServing {
   readonly lines: string;
   /** Stops following, releases the log's lock. */
   close(): void;
+  /** With --follow: applies the batches that appeared since now, not at the next poll (cluster workers). */
+  catchUp?(): number;
 }
 
 export interface LiveFlags {
@@ -140,6 +142,7 @@ export function openLiveServing(
       writeKeys: undefined,
       lines: "",
       close: () => clearInterval(timer),
+      catchUp: () => follower.catchUp(),
     };
   }
   return { graph: base, changes: undefined, writeKeys: undefined, lines: "", close: () => {} };

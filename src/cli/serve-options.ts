@@ -138,9 +138,6 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeArg
     throw new UsageError("--changes (write a change log) and --follow (read one) exclude each other; give one");
   for (const flag of ["changes", "follow"] as const) {
     if (values[flag] === "") throw new UsageError(`--${flag} needs a directory`);
-    // Batches apply in one process: workers would each hold a delta of their own.
-    if (values[flag] !== undefined && values.workers !== undefined && values.workers !== "1")
-      throw new UsageError(`--${flag} serves from one process for now; leave out --workers`);
   }
   return {
     cors: values.cors === undefined ? undefined : parseCors(values.cors),

@@ -84,7 +84,9 @@ Options:
   --port P              TCP port, 0 to 65535 (default ${PORT_ENV}, else ${DEFAULT_PORT}; 0 picks a free port)
   --workers N|auto      serve from N processes on one port (node:cluster); auto = one per core.
                         Default 1. JSON Lines are built once into a temporary snapshot that every
-                        worker opens; a worker that dies is replaced. Not with --changes or --follow.
+                        worker opens; a worker that dies is replaced. With --changes the
+                        primary writes the log and every worker follows it: a 200 means every
+                        worker answers with the batch.
   --changes DIR         take changes (POST /graph/v1/changes, keys in QUIVER_WRITE_KEYS) into the
                         change log DIR, as its one writer; batches in it are applied before listening.
   --follow DIR          a replica: apply each new batch of the change log DIR as it appears; no writes.

@@ -47,6 +47,8 @@ export function createFetchHandler(graph: Graph | ReadGraph, options: FetchHandl
     let reply = route(at, routed);
     // A change batch: the router has checked all it can without the body; it gets the body now.
     if (reply === NEEDS_BODY) reply = route(at, { ...routed, body: await readBody(request, config.maxChangeBytes) });
+    // A change batch applied by another process: its answer comes when the writer's does.
+    if (reply.later !== undefined) reply = await reply.later;
     const response = new Response(reply.body, { status: reply.status, headers: pairsOf(reply.headers) });
     if (log !== undefined) logReply(config, log, request.method, reply, started);
     return response;

@@ -80,6 +80,11 @@ export function createHandler(graph: Graph | ReadGraph, options: HandlerOptions)
     const request = requestOf(req);
     const reply = route(served, request);
     const done = (final: Reply): void => {
+      // A change batch applied by another process: its answer comes when the writer's does.
+      if (final.later !== undefined) {
+        void final.later.then(done);
+        return;
+      }
       writeReply(res, final);
       if (log !== undefined) logReply(config, log, req.method ?? "", final, started);
     };

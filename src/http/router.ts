@@ -118,8 +118,12 @@ export const CHANGES_MEDIA_TYPE = "application/x-ndjson";
 export interface ChangeWriter {
   /** The graph the batches change (served for reads too). */
   readonly graph: ReadGraph;
-  /** Applies one batch (JSON Lines) durably and visibly, or throws a QuiverError and changes nothing. */
-  apply(batch: string): ChangeResult;
+  /**
+   * Applies one batch (JSON Lines) durably and visibly, or throws a QuiverError and changes nothing.
+   * A promise when the writer is another process (a cluster worker forwards the batch to the writer
+   * and settles once every worker holds it): the router then answers with a `later` reply.
+   */
+  apply(batch: string): ChangeResult | Promise<ChangeResult>;
 }
 
 /** The body of a POST as the adapter read it: the bytes, or TOO_LARGE when it passed the limit. */
@@ -149,6 +153,8 @@ export interface Reply {
   requestId: string;
   /** The path the request named (never the query string), for the request log. */
   path: string;
+  /** Set on a change batch whose writer answers later: the adapter sends what this settles to, not this. */
+  later?: Promise<Reply>;
 }
 
 /** What the error reporter learns of the request besides the error: never a header, never the query. */
@@ -512,6 +518,19 @@ function changesAnswer(at: Context, served: Served, request: RouterRequest): Rep
     );
   const text = body.toString("utf8");
   const result = writer.apply(text);
+  // Each branch: a writer in this process has applied it; another process's answers later.
+  if (result instanceof Promise)
+    return {
+      ...NEEDS_BODY,
+      later: result.then(
+        (r) => changesOk(at, served, r),
+        (e: unknown) => fault(at, method, e),
+      ),
+    };
+  return changesOk(at, served, result);
+}
+
+function changesOk(at: Context, served: Served, result: ChangeResult): Reply {
   at.sequence = String(served.graph.sequence);
   const json =
     `{"sequence":${result.sequence},"entities":{"put":${result.entities.put},"deleted":${result.entities.deleted}},` +

@@ -1,0 +1,110 @@
+/**
+ * Changes with --workers
+ * ======================
+ * `quiver serve --workers 2 --changes DIR`: a POST that lands on any worker is applied once (the
+ * primary is the log's one writer) and every worker answers with it right after the 200: the same
+ * query on fresh connections (both workers answer; the request log names their pids) gives the same
+ * ETag and X-Quiver-Sequence after each batch. A refused batch keeps its code across the hop (409).
+ * `--workers 2 --follow DIR`: every worker follows, reaching the writer's tag within 1 s.
+ */
+
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { post, request, type Reply } from "../support/http.js";
+import { listening, runQuiver, stop, tempFiles } from "../support/cli.js";
+
+const READ_KEY = "sk_read_0123456789";
+const WRITE_KEY = "sk_write_0123456789";
+const SECRET = "0123456789abcdefghijklmnopqrstuvwxyz";
+const ENV = { QUIVER_API_KEYS: READ_KEY, QUIVER_WRITE_KEYS: WRITE_KEY, QUIVER_CURSOR_SECRET: SECRET };
+const QUERY = "/graph/v1/search?q=alph&limit=50";
+/** Fresh connections per check: enough that both workers answer some. */
+const READS = 10;
+
+const entityLine = (id: string, name: string): string =>
+  JSON.stringify({ op: "put", entity: { entityId: id, rawIdentifier: name, type: "0", sourceType: "t" } });
+
+/** The pids that answered requests, from the request log lines (`{"pid","id","path",...}`). */
+function answeringPids(stdout: string): Set<number> {
+  const pids = new Set<number>();
+  for (const line of stdout.split("\n"))
+    if (line.startsWith("{")) {
+      const parsed = JSON.parse(line);
+      if (parsed.path === "/graph/v1/search" && parsed.status === 200) pids.add(parsed.pid);
+    }
+  return pids;
+}
+
+async function reads(port: number): Promise<Reply[]> {
+  const out: Reply[] = [];
+  for (let i = 0; i < READS; i++) out.push(await request(port, QUERY, { key: READ_KEY }));
+  return out;
+}
+
+test("--workers 2 --changes: a batch posted to any worker is in every worker's answers right after its 200; --workers 2 --follow converges", async () => {
+  const files = await tempFiles({
+    "entities.jsonl": [entityLine("a", "Alpha"), entityLine("b", "Beta")]
+      .map((l) => JSON.stringify(JSON.parse(l).entity))
+      .join("\n"),
+    "statements.jsonl": "",
+  });
+  const dir = mkdtempSync(join(tmpdir(), "quiver-cli-changes-workers-"));
+  const source = ["--entities", files["entities.jsonl"]!, "--statements", files["statements.jsonl"]!];
+  const common = [...source, "--port", "0", "--no-ui", "--workers", "2"];
+  const writer = runQuiver(["serve", ...common, "--changes", dir], ENV);
+  let follower: ReturnType<typeof runQuiver> | undefined;
+  try {
+    const port = Number(new URL(await listening(writer, 30000)).port);
+    const batches = 6;
+    for (let n = 1; n <= batches; n++) {
+      const r = await post(port, "/graph/v1/changes", entityLine(`n${n}`, `Alphanumeric ${n}`), { key: WRITE_KEY });
+      assert.is(r.status, 200, r.body);
+      assert.is(JSON.parse(r.body).sequence, n);
+      const answers = await reads(port);
+      const first = answers[0]!;
+      assert.is(first.status, 200, first.body);
+      assert.is(JSON.parse(first.body).items.length, 1 + n, `batch ${n}: Alpha and n1..n${n}`);
+      for (const a of answers) {
+        assert.is(a.headers["x-quiver-sequence"], String(n), `batch ${n}: every answer holds it`);
+        assert.is(a.headers.etag, first.headers.etag, `batch ${n}: one tag on every worker`);
+      }
+    }
+    assert.ok(answeringPids(writer.stdout()).size >= 2, "both workers answered reads");
+    // A refused batch keeps the writer's code across the hop, and applies nothing.
+    const conflict = await post(
+      port,
+      "/graph/v1/changes",
+      JSON.stringify({ op: "put", statement: { subjectEntityId: "zz", predicateEntityId: "a", objectEntityId: "b" } }),
+      { key: WRITE_KEY },
+    );
+    assert.is(conflict.status, 409, conflict.body);
+    assert.is(JSON.parse(conflict.body).code, "CHANGE_CONFLICT");
+    const read = await post(port, "/graph/v1/changes", entityLine("x", "X"), { key: READ_KEY });
+    assert.is(read.status, 403);
+    assert.is(readdirSync(dir).filter((n) => n.endsWith(".batch")).length, batches, "one file per batch");
+
+    follower = runQuiver(["serve", ...common, "--follow", dir], ENV);
+    const fport = Number(new URL(await listening(follower, 30000)).port);
+    const last = await post(port, "/graph/v1/changes", entityLine("z", "Alphabet"), { key: WRITE_KEY });
+    assert.is(last.status, 200, last.body);
+    const answered = Date.now();
+    const mine = (await reads(port))[0]!;
+    for (;;) {
+      const theirs = await reads(fport);
+      if (theirs.every((t) => t.headers.etag === mine.headers.etag)) break;
+      assert.ok(Date.now() - answered < 1000, "every follower worker holds the batch within 1 s");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const noPath = await post(fport, "/graph/v1/changes", entityLine("y", "Y"), { key: WRITE_KEY });
+    assert.is(noPath.status, 404);
+  } finally {
+    if (follower !== undefined) assert.is(await stop(follower), 0);
+    assert.is(await stop(writer), 0);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
