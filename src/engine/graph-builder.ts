@@ -172,7 +172,8 @@ export class GraphBuilder {
     addValue = (builder, kind, value, source) =>
       kind === "entity" ? builder.addEntityValue(value, source) : builder.addStatementValue(value, source);
     addStrings = (builder, s, p, o, given, source) => builder.addStatementStrings(s, p, o, given, source);
-    addRefs = (builder, s, p, o, hexGiven, hi, lo, source) => builder.addStatementRefs(s, p, o, hexGiven, hi, lo, source);
+    addRefs = (builder, s, p, o, hexGiven, hi, lo, source) =>
+      builder.addStatementRefs(s, p, o, hexGiven, hi, lo, source);
   }
 
   /** The entityIds in insertion order (the indexes the statement columns hold): for the loader's parser threads. */

@@ -263,7 +263,16 @@ export async function loadJsonLinesFile(
       }
       const source: SourcePosition = { file, line };
       try {
-        addStatementRefs(builder, batch.s[i]!, batch.p[i]!, batch.o[i]!, flag === ROW_HEX, batch.hi[i]!, batch.lo[i]!, source);
+        addStatementRefs(
+          builder,
+          batch.s[i]!,
+          batch.p[i]!,
+          batch.o[i]!,
+          flag === ROW_HEX,
+          batch.hi[i]!,
+          batch.lo[i]!,
+          source,
+        );
       } catch (e) {
         throw withPosition(e, source);
       }

@@ -104,7 +104,9 @@ test("a bad line in the middle of a later range is named as one thread names it"
 test("a fingerprint conflict across ranges names both lines as one thread does", async () => {
   const dir = join(root, String(caseNumber++));
   await import("node:fs/promises").then((fs) => fs.mkdir(dir));
-  const entities = ["a", "b", "c"].map((id) => JSON.stringify({ entityId: id, rawIdentifier: id, type: "0", sourceType: "t" }));
+  const entities = ["a", "b", "c"].map((id) =>
+    JSON.stringify({ entityId: id, rawIdentifier: id, type: "0", sourceType: "t" }),
+  );
   const st = (s: string, fp: string) =>
     JSON.stringify({ subjectEntityId: s, predicateEntityId: "b", objectEntityId: "c", statementFingerprint: fp });
   const lines = [st("a", "00000000000000aa")];
