@@ -34,6 +34,10 @@
  * is read (search-index-thread.ts), when SEARCH_INDEX_THREAD_MIN_ENTITIES or more and the machine has
  * a second core; and a plain statements file's size, with the lines of its first chunk, sizes the
  * builder's statement columns once instead of by doubling. Either changes the time, never the graph.
+ * A plain statements file is parsed by worker threads when `threads` is above 1 (statement-threads.ts:
+ * byte ranges cut at line ends, each range's rows added here in file order through the builder's
+ * checks, so the graph and the first error named are one thread's); gzip and stdin are one stream and
+ * are read here on one thread.
  *
  * References: JSON Lines, https://jsonlines.org/ ; WHATWG Encoding, "fatal" decoder flag,
  * https://encoding.spec.whatwg.org/#textdecoder ; RFC 1952 (gzip).
@@ -412,7 +416,7 @@ export interface LoadGraphOptions {
   searchIndexThread?: boolean;
   /**
    * Threads that parse statements.jsonl (statement-threads.ts): default the available cores, at most
-   * MAX_DEFAULT_THREADS; 1 reads it on this thread. A gzip file or stdin is always read on one thread.
+   * MAX_DEFAULT_THREADS, for a file of THREADS_MIN_STATEMENT_BYTES or more; 1 reads it on this thread. A gzip file or stdin is always read on one thread.
    * The graph and the first error named are the same for every count.
    */
   threads?: number;
@@ -432,6 +436,12 @@ export function checkThreads(threads: unknown): number {
   }
   return threads;
 }
+
+/**
+ * Smallest statements file that `loadGraph` parses with several threads by default (about 100,000
+ * generated lines): a thread's start and its copy of the entityIds cost tens of milliseconds.
+ */
+export const THREADS_MIN_STATEMENT_BYTES = 16 * 1024 * 1024;
 
 /** Most parser threads accepted. */
 export const MAX_THREADS = 256;
@@ -463,9 +473,12 @@ export async function loadGraph(options: LoadGraphOptions): Promise<Graph> {
       { parameter: "statements" },
     );
   }
-  const threads = options.threads === undefined ? defaultThreads() : checkThreads(options.threads);
+  const asked = options.threads === undefined ? undefined : checkThreads(options.threads);
   await checkInput(options.entities);
-  await checkInput(options.statements);
+  const statementBytes = await checkInput(options.statements);
+  // Each branch: a count given is used; by default a small file is read on this thread, where the
+  // threads' start would cost more than they save.
+  const threads = asked ?? ((statementBytes ?? 0) >= THREADS_MIN_STATEMENT_BYTES ? defaultThreads() : 1);
   const onProgress = options.onProgress;
   const readOptions: LoadJsonLinesOptions = {
     ...(onProgress === undefined ? {} : { onProgress }),
