@@ -16,8 +16,9 @@ import { CommandFailure, runCommand, UsageError } from "./command.js";
 import { checkGraphInputFiles, checkOutputFile } from "./paths.js";
 import { foldOption } from "./fold-option.js";
 import { createProgressPrinter, summary } from "./progress.js";
+import { THREADS_HELP, threadsOption } from "./threads-option.js";
 
-export const BUILD_HELP = `Usage: quiver build --entities FILE --statements FILE --out FILE [--fold case|accents] [--quiet]
+export const BUILD_HELP = `Usage: quiver build --entities FILE --statements FILE --out FILE [--fold case|accents] [--threads N] [--quiet]
 
 Loads a graph from JSON Lines files, builds its indexes, and saves everything to one snapshot file
 that "quiver serve --snapshot FILE" (or openSnapshot() when embedding) opens in about a second.
@@ -36,6 +37,7 @@ Options:
   --fold case|accents how search folds names and queries, kept in the snapshot: case (the default:
                       case and compatibility forms, accents kept) or accents (also removes accents:
                       "zurich" finds "Zürich", "malmo" finds "Malmö")
+${THREADS_HELP}
   --quiet             no progress lines, only the summary and errors
   -h, --help          show this help
 
@@ -55,6 +57,7 @@ export function runBuild(argv: string[]): Promise<number> {
     statements: { type: "string" },
     out: { type: "string" },
     fold: { type: "string" },
+    threads: { type: "string" },
     quiet: { type: "boolean" },
   } as const;
   return runCommand("build", BUILD_HELP, argv, options, async ({ values, positionals }) => {
@@ -64,6 +67,7 @@ export function runBuild(argv: string[]): Promise<number> {
       throw new UsageError("--entities, --statements and --out are all required");
     }
     const fold = foldOption(values.fold);
+    const threads = threadsOption(values.threads);
     await checkGraphInputFiles(entities, statements);
     await checkOutputFile("--out", out);
 
@@ -73,6 +77,7 @@ export function runBuild(argv: string[]): Promise<number> {
       entities,
       statements,
       ...(fold === undefined ? {} : { fold }),
+      ...(threads === undefined ? {} : { threads }),
       ...(values.quiet === true ? {} : { onProgress: createProgressPrinter(err) }),
     });
     err.write(summary(graph, performance.now() - started) + "\n");

@@ -24,6 +24,8 @@ export interface DataOptions {
   snapshot?: string | undefined;
   /** How a graph built from JSON Lines folds for search (--fold); a snapshot keeps its own. */
   fold?: FoldMode | undefined;
+  /** Threads that parse the statements file (--threads); a snapshot has none to parse. */
+  threads?: number | undefined;
 }
 
 /** The bundled demo graph (dist/src/cli/ -> repository root -> fixtures/). */
@@ -36,7 +38,7 @@ export class UsageError extends Error {
 }
 
 export function graphSourceFrom(options: DataOptions): GraphSource {
-  const { entities, statements, snapshot, fold } = options;
+  const { entities, statements, snapshot, fold, threads } = options;
   if (snapshot !== undefined) {
     // A snapshot holds the whole graph: JSON Lines files beside it would be a second graph.
     if (entities !== undefined || statements !== undefined)
@@ -47,7 +49,7 @@ export function graphSourceFrom(options: DataOptions): GraphSource {
     return { snapshot };
   }
   // The fold goes with the files, so a reload (and a cluster's build) folds the same way.
-  const folding = fold === undefined ? {} : { fold };
+  const folding = { ...(fold === undefined ? {} : { fold }), ...(threads === undefined ? {} : { threads }) };
   // Both files or neither: a graph's statements only make sense with the entities they name.
   if ((entities === undefined) !== (statements === undefined)) {
     throw new UsageError("give --entities and --statements together (or neither, for the demo graph)");

@@ -11,6 +11,7 @@ import { parseArgs } from "node:util";
 import type { FoldMode } from "../engine/search/fold.js";
 import { DEFAULT_HOST, DEFAULT_PORT } from "../http/server.js";
 import { foldOption } from "./fold-option.js";
+import { threadsOption } from "./threads-option.js";
 import { UsageError } from "./graph-source.js";
 
 export const CURSOR_SECRET_ENV = "QUIVER_CURSOR_SECRET";
@@ -28,6 +29,8 @@ export interface ServeArgs {
   snapshot: string | undefined;
   /** --fold: how a graph built from JSON Lines folds for search; undefined: the default ("case"). */
   fold: FoldMode | undefined;
+  /** --threads: threads that parse the statements file; undefined: the default (the cores). */
+  threads: number | undefined;
   host: string;
   port: number;
   cursorSecret: string | undefined;
@@ -109,6 +112,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeArg
       statements: { type: "string" },
       snapshot: { type: "string" },
       fold: { type: "string" },
+      threads: { type: "string" },
       host: { type: "string" },
       port: { type: "string" },
       "cursor-secret": { type: "string" },
@@ -147,6 +151,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeArg
     statements: values.statements,
     snapshot: values.snapshot,
     fold: foldOption(values.fold),
+    threads: threadsOption(values.threads),
     host,
     port,
     cursorSecret,

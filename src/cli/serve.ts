@@ -60,7 +60,7 @@ import { QUIVER_VERSION as VERSION } from "../version.js";
 import { ROUTES } from "../http/routes.js";
 import { DEFAULT_HOST, DEFAULT_PORT } from "../http/server.js";
 
-export const SERVE_HELP = `Usage: quiver serve [--entities FILE --statements FILE [--fold case|accents] | --snapshot FILE]
+export const SERVE_HELP = `Usage: quiver serve [--entities FILE --statements FILE [--fold case|accents] [--threads N] | --snapshot FILE]
                     [--host H] [--port P] [--workers N|auto] [--metrics] [--cache-mb N] [--cors ORIGINS]
                     [--cursor-secret S] [--quiet] [--no-ui] [--changes DIR [--compact-after N] | --follow DIR]
 
@@ -78,6 +78,8 @@ Options:
   --fold case|accents   how search folds names and queries of the JSON Lines: case (the default:
                         case and compatibility forms, accents kept) or accents (also removes
                         accents: "zurich" finds "Zürich"). A snapshot keeps the fold it was built with.
+  --threads N           threads that parse the statements file (default: the cores, at most 8, for
+                        a file of 16 MB or more); a .gz file is read on one thread
   --snapshot FILE       a snapshot made by "quiver build" (opens in about a second, no rebuild)
   --host H              address to listen on (default ${HOST_ENV}, else ${DEFAULT_HOST}, this machine
                         only; 0.0.0.0 or :: for every interface)

@@ -109,6 +109,18 @@ type AddStatementStrings = (
   source: SourcePosition,
 ) => void;
 let addStrings: AddStatementStrings;
+/** Adds a statement whose entities a parser thread already looked up (insertion indexes): see engine/internal.ts. */
+type AddStatementRefs = (
+  builder: GraphBuilder,
+  s: number,
+  p: number,
+  o: number,
+  hexGiven: boolean,
+  hi: number,
+  lo: number,
+  source: SourcePosition,
+) => void;
+let addRefs: AddStatementRefs;
 
 /**
  * Makes a {@link Graph}: add the entities, then the statements that name them, then call
@@ -160,6 +172,13 @@ export class GraphBuilder {
     addValue = (builder, kind, value, source) =>
       kind === "entity" ? builder.addEntityValue(value, source) : builder.addStatementValue(value, source);
     addStrings = (builder, s, p, o, given, source) => builder.addStatementStrings(s, p, o, given, source);
+    addRefs = (builder, s, p, o, hexGiven, hi, lo, source) =>
+      builder.addStatementRefs(s, p, o, hexGiven, hi, lo, source);
+  }
+
+  /** The entityIds in insertion order (the indexes the statement columns hold): for the loader's parser threads. */
+  get insertionEntityIds(): readonly string[] {
+    return this.entityIds;
   }
 
   /**
@@ -305,16 +324,54 @@ export class GraphBuilder {
     const s = this.entityRef(subjectId, "subjectEntityId", source);
     const p = this.entityRef(predicateId, "predicateEntityId", source);
     const o = this.entityRef(objectId, "objectEntityId", source);
+    this.addStatementResolved(s, p, o, given, false, source);
+  }
+
+  /**
+   * A statement whose fields a parser thread checked and looked up (load/statement-threads.ts): its
+   * entities as insertion indexes, and its given fingerprint as the halves of 16 lowercase hex digits
+   * (hexGiven) or none. The rest is what addStatementFields does, so the outcome is the same.
+   */
+  private addStatementRefs(
+    s: number,
+    p: number,
+    o: number,
+    hexGiven: boolean,
+    hi: number,
+    lo: number,
+    source: SourcePosition,
+  ): void {
+    this.checkOpen();
+    if (hexGiven) {
+      this.givenHalves[0] = hi;
+      this.givenHalves[1] = lo;
+    }
+    this.addStatementResolved(s, p, o, undefined, hexGiven, source);
+  }
+
+  /**
+   * Adds the statement of entities s, p, o with its given fingerprint text (or none). `halvesRead`:
+   * the caller put a given 16-hex fingerprint's halves in givenHalves (and no text: none is made).
+   */
+  private addStatementResolved(
+    s: number,
+    p: number,
+    o: number,
+    given: string | undefined,
+    halvesRead: boolean,
+    source: SourcePosition | undefined,
+  ): void {
     const row = this.subject.length;
     let hi: number;
     let lo: number;
     // Stored only when the input gave a fingerprint other than the one derived from the triple: a
     // given one equal to it is written the same way on output, so it costs nothing to forget.
     let stored = false;
-    if (given === undefined) {
+    const derived = given === undefined && !halvesRead;
+    if (derived) {
       // Derived: the 64-bit value straight from the entities' hashes, no hex string made.
       [hi, lo] = this.derive(s, p, o);
-    } else if (readHexFingerprint(given, this.givenHalves)) {
+    } else if (given === undefined || readHexFingerprint(given, this.givenHalves)) {
       [hi, lo] = this.givenHalves;
       const [dhi, dlo] = this.derive(s, p, o);
       stored = hi !== dhi || lo !== dlo;
@@ -334,7 +391,7 @@ export class GraphBuilder {
     if (first >= 0) {
       // The table has not entered `row`: nothing was added for this line.
       if (this.sameTriple(first, s, p, o)) return; // the same statement again: kept once
-      throw this.conflict(given ?? hex64(hi, lo), first, source, given === undefined);
+      throw this.conflict(given ?? hex64(hi, lo), first, source, derived);
     }
     this.pushStatement(s, p, o, hi, lo, stored, source);
   }
@@ -695,6 +752,14 @@ export function addParsedItem(
  */
 export const addStatementStrings: AddStatementStrings = (builder, subjectId, predicateId, objectId, given, source) =>
   addStrings(builder, subjectId, predicateId, objectId, given, source);
+
+/**
+ * Adds a statement whose entities a parser thread looked up (insertion indexes, as
+ * GraphBuilder.insertionEntityIds lists them) and whose fingerprint it read (16 lowercase hex digits
+ * as halves, or none), checked for duplicates and conflicts like any statement: for the package's loader.
+ */
+export const addStatementRefs: AddStatementRefs = (builder, s, p, o, hexGiven, hi, lo, source) =>
+  addRefs(builder, s, p, o, hexGiven, hi, lo, source);
 
 /**
  * Sorts the entities of `builder` into dense-id order now and returns the raw identifiers and types

@@ -15,6 +15,7 @@
 export { graphParts, type GraphParts } from "./graph.js";
 export {
   addParsedItem,
+  addStatementRefs,
   addStatementStrings,
   reserveStatements,
   sealEntities,

@@ -34,12 +34,16 @@
  * is read (search-index-thread.ts), when SEARCH_INDEX_THREAD_MIN_ENTITIES or more and the machine has
  * a second core; and a plain statements file's size, with the lines of its first chunk, sizes the
  * builder's statement columns once instead of by doubling. Either changes the time, never the graph.
+ * A plain statements file is parsed by worker threads when `threads` is above 1 (statement-threads.ts:
+ * byte ranges cut at line ends, each range's rows added here in file order through the builder's
+ * checks, so the graph and the first error named are one thread's); gzip and stdin are one stream and
+ * are read here on one thread.
  *
  * References: JSON Lines, https://jsonlines.org/ ; WHATWG Encoding, "fatal" decoder flag,
  * https://encoding.spec.whatwg.org/#textdecoder ; RFC 1952 (gzip).
  */
 
-import { createReadStream } from "node:fs";
+import { closeSync, createReadStream, openSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { stat } from "node:fs/promises";
 import { performance } from "node:perf_hooks";
@@ -53,6 +57,7 @@ import type { FoldMode } from "../engine/search/fold.js";
 import type { Graph } from "../engine/graph.js";
 import {
   addParsedItem,
+  addStatementRefs,
   addStatementStrings,
   reserveStatements,
   sealEntities,
@@ -60,6 +65,15 @@ import {
 } from "../engine/internal.js";
 import { startSearchIndexThread } from "./search-index-thread.js";
 import { readStatementLine } from "./statement-line.js";
+import {
+  type Batch,
+  MAX_DEFAULT_THREADS,
+  type ParserThread,
+  ROW_HEX,
+  ROW_RAW,
+  splitRanges,
+  startParserThread,
+} from "./statement-threads.js";
 
 /** Bytes per read from disk: large enough that per-chunk overhead vanishes, small enough to stay in cache. */
 export const READ_CHUNK_BYTES = 1 << 20;
@@ -133,6 +147,11 @@ export interface LoadJsonLinesOptions {
   chunkBytes?: number;
   /** What the path `-` reads; default `process.stdin`. */
   stdin?: Readable;
+  /**
+   * Threads that parse a plain (not gzip, not stdin) statements file (statement-threads.ts); 1, the
+   * default here, reads it on this thread. The result and the first error are the same either way.
+   */
+  threads?: number;
 }
 
 export interface LoadJsonLinesResult {
@@ -165,7 +184,6 @@ export async function loadJsonLinesFile(
   const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
   const totalBytes = await checkInput(path);
-  const input = openInput(path, options);
   const startedAt = performance.now();
   let lastReportAt = startedAt;
   let lineNumber = 0;
@@ -236,6 +254,36 @@ export async function loadJsonLinesFile(
     return value;
   };
 
+  /** A parser thread's batch (statement-threads.ts), its local line numbers after `base`, into the builder. */
+  const addBatch = (batch: Batch, base: number): void => {
+    let raw = 0;
+    for (let i = 0; i < batch.lines.length; i++) {
+      const line = base + batch.lines[i]!;
+      const flag = batch.flags[i]!;
+      if (flag === ROW_RAW) {
+        const bytes = batch.raw[raw++]!;
+        handleLine(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), line);
+        continue;
+      }
+      const source: SourcePosition = { file, line };
+      try {
+        addStatementRefs(
+          builder,
+          batch.s[i]!,
+          batch.p[i]!,
+          batch.o[i]!,
+          flag === ROW_HEX,
+          batch.hi[i]!,
+          batch.lo[i]!,
+          source,
+        );
+      } catch (e) {
+        throw withPosition(e, source);
+      }
+      items++;
+    }
+  };
+
   /** Pieces of the line cut by chunk boundaries, joined when its LF arrives. */
   let pending: Buffer[] = [];
   let pendingBytes = 0;
@@ -244,6 +292,56 @@ export async function loadJsonLinesFile(
   // the builder sizes its columns for them once (an estimate; more or fewer are both fine).
   let estimated = kind !== "statements" || totalBytes === undefined || path.endsWith(GZIP_SUFFIX);
 
+  // Each branch: a plain statements file with threads is parsed by worker threads (statement-threads.ts)
+  // and added here in file order; gzip and stdin come as one stream, read here on one thread.
+  const threads = options.threads ?? 1;
+  if (kind === "statements" && threads > 1 && totalBytes !== undefined && !path.endsWith(GZIP_SUFFIX)) {
+    const fd = openSync(path, "r");
+    let cuts: number[];
+    try {
+      cuts = splitRanges(fd, totalBytes, threads);
+    } finally {
+      closeSync(fd);
+    }
+    const parsers: ParserThread[] = [];
+    for (let r = 0; r + 1 < cuts.length; r++) {
+      parsers.push(startParserThread(path, cuts[r]!, cuts[r + 1]!, builder.insertionEntityIds, maxLineBytes));
+    }
+    try {
+      for (const parser of parsers) {
+        const base = lineNumber;
+        for (;;) {
+          const reply = await parser.next();
+          // Each branch: rows are added in order; a too-long line fails there, as on one thread.
+          if (reply.kind === "done") break;
+          if (reply.kind === "error") throw new Error(`statement parser thread: ${reply.message}`);
+          if (reply.kind === "too-long") {
+            throw dataError("INVALID_DATA", `line is longer than ${maxLineBytes} bytes`, {
+              file,
+              line: base + reply.line,
+            });
+          }
+          addBatch(reply, base);
+          lineNumber = base + reply.lineCount;
+          bytes = reply.bytes;
+          if (!estimated) {
+            estimated = true;
+            const most = Math.floor((totalBytes as number) / MIN_STATEMENT_LINE_BYTES);
+            if (reply.bytes > 0) {
+              reserveStatements(builder, Math.min(most, Math.ceil((reply.lineCount * totalBytes) / reply.bytes)));
+            }
+          }
+          if (onProgress !== undefined && performance.now() - lastReportAt >= PROGRESS_INTERVAL_MS) report(false);
+        }
+      }
+    } finally {
+      for (const parser of parsers) parser.stop();
+    }
+    report(true);
+    return { lines: lineNumber, items, bytes };
+  }
+
+  const input = openInput(path, options);
   // `for await` pulls chunks one at a time (backpressure for free); leaving the loop by a throw
   // destroys the stream, so a bad line closes the file at once.
   try {
@@ -316,7 +414,37 @@ export interface LoadGraphOptions {
    * SEARCH_INDEX_THREAD_MIN_ENTITIES; true or false forces it either way.
    */
   searchIndexThread?: boolean;
+  /**
+   * Threads that parse statements.jsonl (statement-threads.ts): default the available cores, at most
+   * MAX_DEFAULT_THREADS, for a file of THREADS_MIN_STATEMENT_BYTES or more; 1 reads it on this thread. A gzip file or stdin is always read on one thread.
+   * The graph and the first error named are the same for every count.
+   */
+  threads?: number;
 }
+
+/** The default parser thread count: the cores this process may use, at most MAX_DEFAULT_THREADS. */
+export function defaultThreads(): number {
+  return Math.max(1, Math.min(availableParallelism(), MAX_DEFAULT_THREADS));
+}
+
+/** Throws INVALID_PARAMETER unless `threads` is a whole number from 1 to 256. */
+export function checkThreads(threads: unknown): number {
+  if (typeof threads !== "number" || !Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS) {
+    throw new QuiverError("INVALID_PARAMETER", `threads must be a whole number from 1 to ${MAX_THREADS}.`, {
+      parameter: "threads",
+    });
+  }
+  return threads;
+}
+
+/**
+ * Smallest statements file that `loadGraph` parses with several threads by default (about 100,000
+ * generated lines): a thread's start and its copy of the entityIds cost tens of milliseconds.
+ */
+export const THREADS_MIN_STATEMENT_BYTES = 16 * 1024 * 1024;
+
+/** Most parser threads accepted. */
+export const MAX_THREADS = 256;
 
 /**
  * Fewest entities for which `loadGraph` builds the search index in a worker thread by default: below
@@ -345,8 +473,12 @@ export async function loadGraph(options: LoadGraphOptions): Promise<Graph> {
       { parameter: "statements" },
     );
   }
+  const asked = options.threads === undefined ? undefined : checkThreads(options.threads);
   await checkInput(options.entities);
-  await checkInput(options.statements);
+  const statementBytes = await checkInput(options.statements);
+  // Each branch: a count given is used; by default a small file is read on this thread, where the
+  // threads' start would cost more than they save.
+  const threads = asked ?? ((statementBytes ?? 0) >= THREADS_MIN_STATEMENT_BYTES ? defaultThreads() : 1);
   const onProgress = options.onProgress;
   const readOptions: LoadJsonLinesOptions = {
     ...(onProgress === undefined ? {} : { onProgress }),
@@ -362,7 +494,7 @@ export async function loadGraph(options: LoadGraphOptions): Promise<Graph> {
       ? startSearchIndexThread(sealEntities(builder, buildProgress))
       : undefined;
   try {
-    await loadJsonLinesFile(options.statements, "statements", builder, readOptions);
+    await loadJsonLinesFile(options.statements, "statements", builder, { ...readOptions, threads });
     if (thread !== undefined) {
       // What is left of the index's build is waited for as its phase, with its progress from now on.
       if (buildProgress !== undefined) thread.onProgress = (done, total) => buildProgress("search-index", done, total);

@@ -20,7 +20,7 @@ import { openSnapshot } from "../snapshot/file.js";
 
 export type GraphSource =
   /** JSON Lines, built on load; `fold` as GraphBuilderOptions.fold (default "case"). */
-  | { entities: string; statements: string; fold?: FoldMode | undefined }
+  | { entities: string; statements: string; fold?: FoldMode | undefined; threads?: number | undefined }
   /** A snapshot: it keeps the fold mode it was built with. */
   | { snapshot: string };
 
@@ -74,6 +74,7 @@ export async function loadGraphSource(source: GraphSource, options: LoadGraphSou
     entities: source.entities,
     statements: source.statements,
     ...(source.fold === undefined ? {} : { fold: source.fold }),
+    ...(source.threads === undefined ? {} : { threads: source.threads }),
     ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
   });
   return Object.keys(graphOptions).length === 0 ? graph : graph.withOptions(graphOptions);

@@ -61,6 +61,45 @@ test("usage errors exit 2; a good build says what it wrote", async () => {
   assert.not.match(built.stderr, /reading/, "--quiet: no progress lines");
 });
 
+test("--threads N builds the same snapshot as one thread; a count that is not 1 to 256 is a usage error", async () => {
+  const files = await tempFiles({ "x.txt": "" });
+  const dir = join(files["x.txt"]!, "..");
+  for (const bad of ["0", "x", "1.5", "257"]) {
+    const run = await quiverRun([
+      "build",
+      "--entities",
+      ENTITIES,
+      "--statements",
+      STATEMENTS,
+      "--out",
+      join(dir, "g.snap"),
+      "--threads",
+      bad,
+    ]);
+    assert.is(run.code, 2, bad);
+    assert.match(run.stderr, /--threads must be a whole number from 1 to 256/);
+  }
+  const tags: string[] = [];
+  for (const threads of ["1", "3"]) {
+    const out = join(dir, `t${threads}.snap`);
+    const run = await quiverRun([
+      "build",
+      "--entities",
+      ENTITIES,
+      "--statements",
+      STATEMENTS,
+      "--out",
+      out,
+      "--threads",
+      threads,
+      "--quiet",
+    ]);
+    assert.is(run.code, 0, run.stderr);
+    tags.push((await openSnapshot(out)).contentTag);
+  }
+  assert.is(tags[1], tags[0]);
+});
+
 test("- reads stdin and .gz is gunzipped, for build and for the query commands; both from stdin is a usage error", async () => {
   const files = await tempFiles({ "x.txt": "" });
   const here = join(files["x.txt"]!, "..");

@@ -1,0 +1,318 @@
+/**
+ * Statement lines, parsed in worker threads
+ * =========================================
+ * Owns reading a plain statements.jsonl with several threads. The file is cut into byte ranges at
+ * line ends (splitRanges: a cut is moved forward to just past the next LF, so no line, and no
+ * multi-byte character, is ever split). One worker thread per range reads its bytes, splits lines on
+ * LF, and reads each line of the common shape (statement-line.ts) whose three entityIds it finds and
+ * whose fingerprint is absent or 16 lowercase hex digits: such a line becomes a row of Uint32 columns
+ * (subject, predicate, object as the builder's insertion indexes; the fingerprint's halves). Every
+ * other line (a blank one, another shape, an unknown entity, another fingerprint text, the file's
+ * first line, which may carry a BOM) goes back as its bytes, and the main thread reads it the
+ * one-thread way. The main thread adds the ranges in file order, each row through the builder's
+ * checks (fingerprint duplicates and conflicts, the same statement twice): so the rows, the graph and
+ * the first bad line named (file:line: reason) are what one thread gives.
+ *
+ *   main -> worker   workerData { kind, path, start, end, first, entityIds, maxLineBytes }
+ *   worker -> main   { kind: "batch", lines, flags, s, p, o, hi, lo, raw, lineCount, bytes }
+ *                    (line numbers local to the range; arrays transferred, not copied)
+ *   worker -> main   { kind: "too-long", line }   (a line past maxLineBytes: the range ends there)
+ *   worker -> main   { kind: "done" } | { kind: "error", message }
+ *
+ * Each worker finds entityIds in its own Map of them (structured-cloned to it: about 0.2 s and the
+ * Map's memory per worker at 1M entities). A range's batches wait in memory until the main thread
+ * reaches that range (at most the range's rows, 21 bytes a line). Cost: O(bytes / threads) per
+ * worker, and the builder's checks O(lines) on the main thread.
+ * This file is also the worker's entry point (it runs when loaded as a worker with its workerData).
+ */
+
+import { closeSync, openSync, readSync } from "node:fs";
+import { getHeapStatistics } from "node:v8";
+import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import { readStatementLine } from "./statement-line.js";
+
+/** workerData's kind: the one this file answers to. */
+const WORKER_KIND = "quiver.statement-parser";
+/** Lines per batch message: large enough that a message's cost vanishes, small enough to start early. */
+export const PARSE_BATCH_LINES = 65_536;
+/** Bytes a worker reads at once. */
+const READ_BYTES = 1 << 20;
+/** Bytes read at once while looking for the LF after a cut. */
+const SCAN_BYTES = 1 << 16;
+/** Most parser threads by default, whatever the cores: past this the main thread's checks are the limit. */
+export const MAX_DEFAULT_THREADS = 8;
+/** The longest fingerprint a worker reads itself: 16 hex digits. */
+const HEX_DIGITS = 16;
+const MIB = 1024 * 1024;
+const LF = 0x0a;
+const CR = 0x0d;
+
+/** A row's flag: no fingerprint, a 16-hex fingerprint (in hi, lo), or a line left to the main thread. */
+export const ROW_DERIVED = 0;
+export const ROW_HEX = 1;
+export const ROW_RAW = 2;
+
+interface Request {
+  kind: typeof WORKER_KIND;
+  path: string;
+  start: number;
+  end: number;
+  /** True for the range that begins the file: its line 1 may carry a BOM. */
+  first: boolean;
+  entityIds: readonly string[];
+  maxLineBytes: number;
+}
+
+/** A run of lines of one range. Line numbers are local to the range (its first line is 1). */
+export interface Batch {
+  kind: "batch";
+  /** Per record (a line that is not blank is a record): its local line number. */
+  lines: Uint32Array;
+  flags: Uint8Array;
+  s: Uint32Array;
+  p: Uint32Array;
+  o: Uint32Array;
+  hi: Uint32Array;
+  lo: Uint32Array;
+  /** The bytes of the ROW_RAW records, in order. */
+  raw: Uint8Array[];
+  /** Lines of the range read so far (its last line number). */
+  lineCount: number;
+  /** The file offset read up to. */
+  bytes: number;
+}
+
+export type ParserReply =
+  | Batch
+  | { kind: "too-long"; line: number; lineCount: number }
+  | { kind: "done" }
+  | { kind: "error"; message: string };
+
+/**
+ * Cuts bytes [0, size) of the file open as `fd` into at most `parts` ranges that begin at line starts:
+ * each even cut moves to just past the LF at or after it. Returns the ranges' starts and the end.
+ */
+export function splitRanges(fd: number, size: number, parts: number): number[] {
+  const cuts = [0];
+  const buffer = Buffer.allocUnsafe(SCAN_BYTES);
+  for (let k = 1; k < parts; k++) {
+    let at = Math.max(Math.floor((size * k) / parts), cuts[cuts.length - 1]!);
+    let cut = size;
+    while (at < size) {
+      const n = readSync(fd, buffer, 0, Math.min(SCAN_BYTES, size - at), at);
+      if (n <= 0) break;
+      const lf = buffer.subarray(0, n).indexOf(LF);
+      if (lf >= 0) {
+        cut = at + lf + 1;
+        break;
+      }
+      at += n;
+    }
+    // A cut that lands where the last one did (long lines) or at the end makes no new range.
+    if (cut > cuts[cuts.length - 1]! && cut < size) cuts.push(cut);
+  }
+  cuts.push(size);
+  return cuts;
+}
+
+/** A parser thread's messages, in order, as an async queue; stop() ends the worker. */
+export interface ParserThread {
+  next(): Promise<ParserReply>;
+  stop(): void;
+}
+
+/** Starts a parser thread for bytes [start, end) of `path`. */
+export function startParserThread(
+  path: string,
+  start: number,
+  end: number,
+  entityIds: readonly string[],
+  maxLineBytes: number,
+): ParserThread {
+  const request: Request = { kind: WORKER_KIND, path, start, end, first: start === 0, entityIds, maxLineBytes };
+  const worker = new Worker(new URL(import.meta.url), {
+    workerData: request,
+    resourceLimits: { maxOldGenerationSizeMb: Math.floor(getHeapStatistics().heap_size_limit / MIB) },
+  });
+  const queue: ParserReply[] = [];
+  let waiting: ((reply: ParserReply) => void) | undefined;
+  let ended = false;
+  const put = (reply: ParserReply): void => {
+    if (ended) return;
+    if (reply.kind === "done" || reply.kind === "error" || reply.kind === "too-long") ended = true;
+    if (waiting !== undefined) {
+      const w = waiting;
+      waiting = undefined;
+      w(reply);
+    } else queue.push(reply);
+  };
+  worker.on("message", put);
+  worker.on("error", (e) => put({ kind: "error", message: e.message }));
+  worker.on("exit", (code) => put({ kind: "error", message: `the parser thread exited with code ${code}` }));
+  return {
+    next: () => {
+      const r = queue.shift();
+      if (r !== undefined) return Promise.resolve(r);
+      return new Promise((resolve) => (waiting = resolve));
+    },
+    stop: () => {
+      ended = true;
+      void worker.terminate();
+    },
+  };
+}
+
+/** Columns of one batch being filled. */
+class BatchWriter {
+  lines = new Uint32Array(PARSE_BATCH_LINES);
+  flags = new Uint8Array(PARSE_BATCH_LINES);
+  s = new Uint32Array(PARSE_BATCH_LINES);
+  p = new Uint32Array(PARSE_BATCH_LINES);
+  o = new Uint32Array(PARSE_BATCH_LINES);
+  hi = new Uint32Array(PARSE_BATCH_LINES);
+  lo = new Uint32Array(PARSE_BATCH_LINES);
+  raw: Uint8Array[] = [];
+  count = 0;
+
+  get full(): boolean {
+    return this.count === PARSE_BATCH_LINES;
+  }
+
+  take(lineCount: number, bytes: number): [Batch, ArrayBuffer[]] {
+    const n = this.count;
+    const batch: Batch = {
+      kind: "batch",
+      lines: this.lines.slice(0, n),
+      flags: this.flags.slice(0, n),
+      s: this.s.slice(0, n),
+      p: this.p.slice(0, n),
+      o: this.o.slice(0, n),
+      hi: this.hi.slice(0, n),
+      lo: this.lo.slice(0, n),
+      raw: this.raw,
+      lineCount,
+      bytes,
+    };
+    this.raw = [];
+    this.count = 0;
+    const buffers = [batch.lines, batch.flags, batch.s, batch.p, batch.o, batch.hi, batch.lo].map(
+      (a) => a.buffer as ArrayBuffer,
+    );
+    return [batch, buffers];
+  }
+}
+
+/** The halves of 16 lowercase hex digits, or false for any other text. */
+function hexHalves(text: string, out: Uint32Array, at: number, outLo: Uint32Array): boolean {
+  if (text.length !== HEX_DIGITS) return false;
+  let hi = 0;
+  let lo = 0;
+  for (let i = 0; i < HEX_DIGITS; i++) {
+    const c = text.charCodeAt(i);
+    const digit = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1;
+    if (digit < 0) return false;
+    if (i < HEX_DIGITS / 2) hi = (hi << 4) | digit;
+    else lo = (lo << 4) | digit;
+  }
+  out[at] = hi >>> 0;
+  outLo[at] = lo >>> 0;
+  return true;
+}
+
+/** The worker's side: read the range, post batches. */
+function runWorker(request: Request): void {
+  const port = parentPort!;
+  const ids = new Map<string, number>();
+  for (let i = 0; i < request.entityIds.length; i++) ids.set(request.entityIds[i]!, i);
+  const batch = new BatchWriter();
+  let lineCount = 0;
+  let offset = request.start;
+
+  /** One line's bytes, its LF gone. */
+  const line = (raw: Buffer): void => {
+    const at = batch.count;
+    const local = lineCount;
+    let end = raw.length;
+    if (end > 0 && raw[end - 1] === CR) end--;
+    // Each test below leaves a line to the main thread, whose one-thread reading gives its outcome.
+    let fast = !(request.first && local === 1) && end <= request.maxLineBytes;
+    const fields = fast ? readStatementLine(raw, 0, end) : null;
+    if (fields !== null) {
+      const s = ids.get(fields[0]);
+      const p = ids.get(fields[1]);
+      const o = ids.get(fields[2]);
+      const given = fields[3];
+      if (s === undefined || p === undefined || o === undefined) fast = false;
+      else {
+        batch.s[at] = s;
+        batch.p[at] = p;
+        batch.o[at] = o;
+        if (given === undefined) batch.flags[at] = ROW_DERIVED;
+        else if (hexHalves(given, batch.hi, at, batch.lo)) batch.flags[at] = ROW_HEX;
+        else fast = false;
+      }
+    } else fast = false;
+    if (!fast) {
+      // Blank lines too: the main thread skips them as one thread does.
+      batch.flags[at] = ROW_RAW;
+      batch.raw.push(Uint8Array.from(raw));
+    }
+    batch.lines[at] = local;
+    batch.count++;
+  };
+
+  const flush = (): void => {
+    const [message, transfer] = batch.take(lineCount, offset);
+    port.postMessage(message, transfer);
+  };
+
+  const fd = openSync(request.path, "r");
+  try {
+    const buffer = Buffer.allocUnsafe(READ_BYTES);
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    while (offset < request.end) {
+      const n = readSync(fd, buffer, 0, Math.min(READ_BYTES, request.end - offset), offset);
+      if (n <= 0) break;
+      offset += n;
+      const chunk = buffer.subarray(0, n);
+      let start = 0;
+      for (let lf = chunk.indexOf(LF, start); lf !== -1; lf = chunk.indexOf(LF, start)) {
+        lineCount++;
+        if (pendingBytes === 0) line(chunk.subarray(start, lf));
+        else {
+          pending.push(chunk.subarray(start, lf));
+          const joined = Buffer.concat(pending, pendingBytes + (lf - start));
+          pending = [];
+          pendingBytes = 0;
+          line(joined);
+        }
+        start = lf + 1;
+        if (batch.full) flush();
+      }
+      if (start < n) {
+        // The buffer is reused: a cut line's piece is copied.
+        pending.push(Buffer.from(chunk.subarray(start)));
+        pendingBytes += n - start;
+        if (pendingBytes > request.maxLineBytes + 1) {
+          flush();
+          port.postMessage({ kind: "too-long", line: lineCount + 1, lineCount } satisfies ParserReply);
+          return;
+        }
+      }
+    }
+    // A last line without LF (only the file's last range can end so) is still a line.
+    if (pendingBytes > 0) {
+      lineCount++;
+      line(Buffer.concat(pending, pendingBytes));
+    }
+    flush();
+    port.postMessage({ kind: "done" } satisfies ParserReply);
+  } catch (e) {
+    port.postMessage({ kind: "error", message: e instanceof Error ? e.message : String(e) } satisfies ParserReply);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+if (!isMainThread && (workerData as Partial<Request> | null)?.kind === WORKER_KIND) runWorker(workerData as Request);
