@@ -14,13 +14,25 @@
  *    next k of a tier by score, of a type or of all, is a listing of the k smallest sranks >= the
  *    resume point among positions [a, e): the document array's walk (range successors, level by
  *    level), not a scan;
- *  - `infix`: the search index's document array with each value's name rank replaced by its srank:
- *    the infix tier's entities in srank order from any resume point. The prefix tier's entities
- *    (name ranks in [a, b)) have suffixes in the interval too and are skipped as they come; when
- *    they would be most of what is read (the infix tier small beside the prefix tier: its size is
- *    known exactly from the document counts), the infix tier is listed whole by name instead
- *    (the search index's listing, two rank segments) and sorted by srank: a hybrid that reads at
- *    most min(k * (infix + prefix) / infix, infix) entities.
+ *  - `infix`: the search index's document array restricted to the suffixes of the best-scored
+ *    entities, sranks [0, K), each value's name rank replaced by its srank; K is the most entities
+ *    whose suffixes stay within INFIX_KEPT_SHARE of the text's positions, and `kept` (a bit vector
+ *    over the suffix array, rank1 mapping an interval [l, r) to the array's) marks their positions.
+ *    It lists the infix tier's kept entities in srank order from any resume point below K. The
+ *    prefix tier's entities (name ranks in [a, b)) have suffixes in the interval too and are skipped
+ *    as they come; when they would be most of what is read (the infix tier small beside the prefix
+ *    tier: its size is known exactly from the document counts), the infix tier is listed whole by
+ *    name instead (the search index's listing, two rank segments) and sorted by srank: a hybrid
+ *    that reads at most min(k * (infix + prefix) / infix, infix) entities. Past the kept entities
+ *    (the listing exhausted, or a resume point at srank >= K) the tier is listed whole by name too,
+ *    keeping sranks >= max(resume, K).
+ *
+ * Bound of the whole listing past K: a page there reads the whole infix tier (its entities of any
+ * score) by name, O(infix x levels) rank operations and a sort, whatever the page. A query reaches
+ * it when its infix tier holds fewer than a page of kept entities, that is when the tier is small
+ * (about 12 x a page, the kept share being about a twelfth of the entities, those of the most
+ * statements being the longest-kept) or when a walk goes past the tier's kept entities (its
+ * best-scored ones, about a twelfth of it). Exact either way.
  *
  * Resuming after a key: (tier, score, folded identifier, entityId), from a cursor of other content
  * or from a merge layer over a live delta, is placed as the srank after it: the entities of higher
@@ -29,16 +41,19 @@
  *
  * Cost of a page of k: the search index's bounds (|q| LF steps, or none when kept), then per tier a
  * listing of k (document-array.ts: about (levels) x (k + types) rank operations in as many rounds).
- * Space: 2 N R bits for the two directions, a document array over N positions, and one over the
- * text's n positions (about (3 + R - P) * 1.125 + P bits each). Measured at 1M generated entities
- * (15.5M code units of identifiers; graph.stats().bytes): scoreRanks 0.32, scoreNames 0.20 and
- * scoreInfix 3.25 B per code unit. The infix array is the bulk, over the issue's 1.5 B budget for
- * scores, order=score and totals together: an exact structure of less space is open (sampling the
- * array for the best-scored entities, the rest listed by name, bounds only the first pages).
+ * Space: 2 N R bits for the two directions, a document array over N positions (about
+ * (3 + R - P) * 1.125 + P bits each), and the kept positions' array (a twelfth of the text's, fewer
+ * rank bits) beside a bit vector of n bits (1.125 bits each). Measured at 1M generated entities
+ * (15.5M code units of identifiers; graph.stats().bytes, `npm run bench:compare`): scoreRanks 0.32,
+ * scoreNames 0.20 and scoreInfix 0.39 B per code unit (with scores 0.26 and searchCounts 0.30: 1.46
+ * together). The listing past the kept entities is what the distinct stream's tail meets: order=score
+ * page 1 p50 37 µs, p99 4.1 ms on a loaded 2-core machine (bench:compare), over the issue's 100 µs:
+ * a finer fallback than the whole listing (score buckets per position) is open.
  * Build: 17 s at 1M entities on a loaded 2-core machine (`npm run bench:stream`, score-index phase).
  */
 
 import type { SerialReader, SerialWriter } from "../serial.js";
+import { BitVector } from "../succinct/bit-vector.js";
 import { IntVector } from "../succinct/int-vector.js";
 import { ANY_TYPE, DocumentArray } from "./document-array.js";
 import type { Scores } from "./scores.js";
@@ -62,6 +77,12 @@ export interface ScoreHits {
   bounds: SearchBounds | null;
 }
 
+/**
+ * Share of the text's positions the infix array keeps: the suffixes of the best-scored entities
+ * (sranks below `keptEntities`) while their positions stay within this share of the text.
+ */
+export const INFIX_KEPT_SHARE = 1 / 12;
+
 /** Sranks listed at least per round of the filtered infix listing (prefix-tier entities skipped). */
 const INFIX_BATCH_MIN = 32;
 /**
@@ -84,14 +105,28 @@ export class ScoreIndex {
   readonly rankOfSrank: IntVector;
   readonly srankOfRank: IntVector;
   readonly names: DocumentArray;
+  /** The kept entities' suffix positions: bit i of the text's suffix array is 1 when kept. */
+  readonly kept: BitVector;
+  /** The infix array's entities: sranks [0, keptEntities). */
+  readonly keptEntities: number;
+  /** The document array of the kept positions only, values type * 2^R' + srank (R' for keptEntities). */
   readonly infix: DocumentArray;
   /** Scratch of one listing (search is synchronous). */
   private readonly batch: number[] = [];
 
-  private constructor(rankOfSrank: IntVector, srankOfRank: IntVector, names: DocumentArray, infix: DocumentArray) {
+  private constructor(
+    rankOfSrank: IntVector,
+    srankOfRank: IntVector,
+    names: DocumentArray,
+    kept: BitVector,
+    keptEntities: number,
+    infix: DocumentArray,
+  ) {
     this.rankOfSrank = rankOfSrank;
     this.srankOfRank = srankOfRank;
     this.names = names;
+    this.kept = kept;
+    this.keptEntities = keptEntities;
     this.infix = infix;
   }
 
@@ -100,7 +135,7 @@ export class ScoreIndex {
   }
 
   /** The index of `search`'s entities with these scores (by dense id). */
-  static build(search: SearchIndex, scores: Scores): ScoreIndex {
+  static build(search: SearchIndex, scores: Scores, keptShare: number = INFIX_KEPT_SHARE): ScoreIndex {
     const N = search.entityCount;
     const scoreOfRank = new Float64Array(N);
     for (let r = 0; r < N; r++) scoreOfRank[r] = scores.at(search.idAt(r));
@@ -118,16 +153,33 @@ export class ScoreIndex {
     const nameValues = new Uint32Array(N);
     for (let r = 0; r < N; r++) nameValues[r] = ((typeOfRank[r]! << R) | srankOf[r]!) >>> 0;
     const names = DocumentArray.fromValues(nameValues, R);
-    // The search index's document array, name ranks replaced by sranks.
+    // The search index's document array, restricted to the best-scored entities' positions, name
+    // ranks replaced by sranks.
     const values = search.documents.values();
     const mask = (1 << R) - 1;
+    const positionsOfSrank = new Uint32Array(N);
+    for (let i = 0; i < values.length; i++) {
+      const rank = values[i]! & mask;
+      if (rank < N) positionsOfSrank[srankOf[rank]!]!++;
+    }
+    const budget = Math.floor(values.length * keptShare);
+    let keptEntities = 0;
+    for (let used = 0; keptEntities < N && used + positionsOfSrank[keptEntities]! <= budget; keptEntities++)
+      used += positionsOfSrank[keptEntities]!;
+    const keptR = DocumentArray.rankBitsFor(keptEntities);
+    const kept = new BitVector(values.length);
+    let m = 0;
     for (let i = 0; i < values.length; i++) {
       const v = values[i]!;
       const rank = v & mask;
-      values[i] = (((v >>> R) << R) | (rank < N ? srankOf[rank]! : 0)) >>> 0;
+      // Positions of no entity (past the last text) and of entities past the budget are left out.
+      if (rank >= N || srankOf[rank]! >= keptEntities) continue;
+      kept.set(i);
+      values[m++] = (((v >>> R) << keptR) | srankOf[rank]!) >>> 0;
     }
-    const infix = DocumentArray.fromValues(values, R);
-    return new ScoreIndex(rankOfSrank, srankOfRank, names, infix);
+    kept.seal();
+    const infix = DocumentArray.fromValues(values.subarray(0, m), keptR);
+    return new ScoreIndex(rankOfSrank, srankOfRank, names, kept, keptEntities, infix);
   }
 
   /** The name rank of the entity at `srank`. */
@@ -187,26 +239,31 @@ export class ScoreIndex {
     hits: ScoreHits,
   ) {
     const { l, r, a, b } = bounds;
-    const N = this.entityCount;
     const need = count - hits.sranks.length;
     const docType = type < 0 ? ANY_TYPE : type;
     const prefix = search.countRanks(a, b, type);
+    const infix = search.count(pattern, type, bounds) - prefix;
+    if (infix <= 0) return;
     const before = hits.sranks.length;
-    if (prefix === 0) {
-      // No prefix-tier entity to skip: the listing is the tier.
-      this.infix.list(l, r, lo, N, docType, need, hits.sranks);
-    } else {
-      const infix = search.count(pattern, type, bounds) - prefix;
-      if (infix <= 0) return;
-      // Each branch: skipping the prefix tier's entities reads about need * (infix + prefix) / infix
-      // of them; listing the infix tier whole by name reads `infix`. The cheaper one.
-      if (need * (infix + prefix) <= infix * infix) this.listInfixSkipping(l, r, a, b, lo, docType, need, hits.sranks);
-      else this.listInfixWhole(search, bounds, lo, type, need, hits.sranks);
-    }
+    const K = this.keptEntities;
+    // Each branch: the kept entities (sranks below K) are listed from the infix array, skipping the
+    // prefix tier's entities, which reads about need * (infix + prefix) / infix of them; listing the
+    // infix tier whole by name reads `infix`. The cheaper one, and the whole listing for sranks past
+    // K (no array holds them), from max(lo, K) on.
+    if (lo < K && need * (infix + prefix) <= infix * infix) {
+      const kl = this.kept.rank1(l);
+      const kr = this.kept.rank1(r);
+      this.listInfixSkipping(kl, kr, a, b, lo, docType, need, hits.sranks);
+      const found = hits.sranks.length - before;
+      if (found < need) this.listInfixWhole(search, bounds, K, type, need - found, hits.sranks);
+    } else this.listInfixWhole(search, bounds, lo, type, need, hits.sranks);
     for (let i = before; i < hits.sranks.length; i++) hits.tiers.push(TIER_INFIX);
   }
 
-  /** The infix listing in srank order, prefix-tier entities (name ranks in [a, b)) dropped, until `need`. */
+  /**
+   * The infix listing in srank order over the kept positions [l, r) (sranks >= lo, below
+   * keptEntities), prefix-tier entities (name ranks in [a, b)) dropped, until `need`.
+   */
   private listInfixSkipping(
     l: number,
     r: number,
@@ -217,13 +274,13 @@ export class ScoreIndex {
     need: number,
     out: number[],
   ): void {
-    const N = this.entityCount;
+    const K = this.keptEntities;
     const batch = this.batch;
     let found = 0;
-    while (found < need && lo < N) {
+    while (found < need && lo < K) {
       batch.length = 0;
       const want = Math.max(INFIX_BATCH_MIN, 2 * (need - found));
-      const got = this.infix.list(l, r, lo, N, type, want, batch);
+      const got = this.infix.list(l, r, lo, K, type, want, batch);
       for (let i = 0; i < got && found < need; i++) {
         const srank = batch[i]!;
         const rank = this.rankOfSrank.get(srank);
@@ -236,7 +293,10 @@ export class ScoreIndex {
     }
   }
 
-  /** The infix tier listed whole by name (both rank segments), then sorted by srank: for a small tier. */
+  /**
+   * The infix tier listed whole by name (both rank segments), sranks >= lo kept, sorted by srank:
+   * for a small tier, and for the entities past the kept ones.
+   */
   private listInfixWhole(
     search: SearchIndex,
     bounds: SearchBounds,
@@ -303,7 +363,13 @@ export class ScoreIndex {
   }
 
   get byteLength(): number {
-    return this.rankOfSrank.byteLength + this.srankOfRank.byteLength + this.names.byteLength + this.infix.byteLength;
+    return (
+      this.rankOfSrank.byteLength +
+      this.srankOfRank.byteLength +
+      this.names.byteLength +
+      this.kept.byteLength +
+      this.infix.byteLength
+    );
   }
 
   /** Bytes per part, for memory reports. */
@@ -311,7 +377,7 @@ export class ScoreIndex {
     return {
       scoreRanks: this.rankOfSrank.byteLength + this.srankOfRank.byteLength,
       scoreNames: this.names.byteLength,
-      scoreInfix: this.infix.byteLength,
+      scoreInfix: this.kept.byteLength + this.infix.byteLength,
     };
   }
 
@@ -319,6 +385,8 @@ export class ScoreIndex {
     this.rankOfSrank.serialize(w.child("rankOfSrank"));
     this.srankOfRank.serialize(w.child("srankOfRank"));
     this.names.serialize(w.child("names"));
+    w.integer("keptEntities", this.keptEntities);
+    this.kept.serialize(w.child("kept"));
     this.infix.serialize(w.child("infix"));
   }
 
@@ -331,19 +399,26 @@ export class ScoreIndex {
     const rankOfSrank = IntVector.deserialize(r.child("rankOfSrank"));
     const srankOfRank = IntVector.deserialize(r.child("srankOfRank"));
     const names = DocumentArray.deserialize(r.child("names"));
+    const keptEntities = r.integer("keptEntities");
+    const kept = BitVector.deserialize(r.child("kept"));
     const infix = DocumentArray.deserialize(r.child("infix"));
     if (rankOfSrank.length !== entityCount || srankOfRank.length !== entityCount)
       r.corrupt("the score ranks are not one per entity");
     if (names.top.length !== entityCount) r.corrupt("the score names array is not one per entity");
-    if (infix.top.length !== positions) r.corrupt("the score infix array is not one per text position");
-    const R = DocumentArray.rankBitsFor(entityCount);
-    if (names.rankBits !== R || infix.rankBits !== R) r.corrupt("the score arrays' rank widths are not this graph's");
+    if (keptEntities > entityCount) r.corrupt("the score infix array keeps more entities than there are");
+    if (kept.length !== positions) r.corrupt("the score infix marks are not one per text position");
+    if (infix.top.length !== kept.ones) r.corrupt("the score infix array is not one per kept position");
+    if (
+      names.rankBits !== DocumentArray.rankBitsFor(entityCount) ||
+      infix.rankBits !== DocumentArray.rankBitsFor(keptEntities)
+    )
+      r.corrupt("the score arrays' rank widths are not this graph's");
     if (r.verify) {
       for (let s = 0; s < entityCount; s++) {
         const rank = rankOfSrank.get(s);
         if (rank >= entityCount || srankOfRank.get(rank) !== s) r.corrupt(`score rank ${s} names no entity`);
       }
     }
-    return new ScoreIndex(rankOfSrank, srankOfRank, names, infix);
+    return new ScoreIndex(rankOfSrank, srankOfRank, names, kept, keptEntities, infix);
   }
 }
