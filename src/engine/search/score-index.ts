@@ -47,8 +47,8 @@
  * (15.5M code units of identifiers; graph.stats().bytes, `npm run bench:compare`): scoreRanks 0.32,
  * scoreNames 0.20 and scoreInfix 0.39 B per code unit (with scores 0.26 and searchCounts 0.30: 1.46
  * together). The listing past the kept entities is what the distinct stream's tail meets: order=score
- * page 1 p50 37 µs, p99 4.1 ms on a loaded 2-core machine (bench:compare), over the issue's 100 µs:
- * a finer fallback than the whole listing (score buckets per position) is open.
+ * page 1 p50 22.8 µs, p99 104 µs on a loaded 2-core machine (bench:compare), around the issue's
+ * 20 / 100 µs: a finer fallback than the whole listing (score buckets per position) is open.
  * Build: 17 s at 1M entities on a loaded 2-core machine (`npm run bench:stream`, score-index phase).
  */
 
@@ -91,6 +91,10 @@ const INFIX_BATCH_MIN = 32;
  */
 const LIST_CHUNK = 128;
 
+function ascending(x: number, y: number): number {
+  return x - y;
+}
+
 /** Every rank in [lo, hi) of `documents`' positions [l, r) (type -1: any), appended in order, LIST_CHUNK at a time. */
 function listAll(documents: DocumentArray, l: number, r: number, lo: number, hi: number, type: number, out: number[]) {
   while (lo < hi) {
@@ -111,8 +115,10 @@ export class ScoreIndex {
   readonly keptEntities: number;
   /** The document array of the kept positions only, values type * 2^R' + srank (R' for keptEntities). */
   readonly infix: DocumentArray;
-  /** Scratch of one listing (search is synchronous). */
+  /** Scratch of one listing (search is synchronous): a batch, and a whole tier's ranks and sranks. */
   private readonly batch: number[] = [];
+  private readonly wholeRanks: number[] = [];
+  private readonly wholeSranks: number[] = [];
 
   private constructor(
     rankOfSrank: IntVector,
@@ -307,15 +313,17 @@ export class ScoreIndex {
   ) {
     const { l, r, a, b } = bounds;
     const docType = type < 0 ? ANY_TYPE : type;
-    const ranks: number[] = [];
+    const ranks = this.wholeRanks;
+    const sranks = this.wholeSranks;
+    ranks.length = 0;
+    sranks.length = 0;
     listAll(search.documents, l, r, 0, a, docType, ranks);
     listAll(search.documents, l, r, b, this.entityCount, docType, ranks);
-    const sranks: number[] = [];
     for (const rank of ranks) {
       const s = this.srankOfRank.get(rank);
       if (s >= lo) sranks.push(s);
     }
-    sranks.sort((x, y) => x - y);
+    sranks.sort(ascending);
     for (let i = 0; i < sranks.length && i < need; i++) out.push(sranks[i]!);
   }
 
