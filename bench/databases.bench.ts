@@ -28,9 +28,11 @@
  * the databases' own case rules differ, which is not a disagreement); statements pages on every
  * filter. Disagreements are counted per database and a few listed.
  *
- * Cost: building three stores (SQLite and PostgreSQL load and index for a minute or two at the
- * default size), then cases x queries x rounds calls per system; 2-character search queries cannot
- * use a trigram index and scan every name in both databases, which sets the search p99.
+ * Cost: building three stores (each generates the data again; 30 to 40 s apiece at the default size
+ * on a busy 2-core machine), then cases x queries x (rounds + 1 agreement pass) calls per system. The
+ * databases' search cases dominate: a short query matches thousands of names, all sorted for the
+ * first 20 (a 2-character one cannot use a trigram index at all and scans every name), so 1,000
+ * queries per case took 17 minutes at load 6 to 12; the default is 300.
  * If PostgreSQL's binaries are missing the bench says so and runs the rest (`--require-postgres`:
  * exit 1 instead). Results: a table on stdout and bench/results/databases-<size>.json.
  */
@@ -77,7 +79,8 @@ bench/results/databases-<entities>x<statements>.json.
   --entities N          generated entities (default 200000)
   --statements N        generated statements (default 1000000)
   --seed N              generator seed (default 1)
-  --queries N           distinct queries per case (default 1000)
+  --queries N           distinct queries per case (default 300: the databases scan and sort
+                        every match of a short search query, tens of ms each)
   --rounds N            rounds, the first a warm-up (default 3)
   --require-postgres    exit 1 when PostgreSQL cannot be run (default: skip it and say so)
 `;
@@ -86,7 +89,7 @@ const OPTIONS = {
   entities: { type: "string", default: "200000" },
   statements: { type: "string", default: "1000000" },
   seed: { type: "string", default: "1" },
-  queries: { type: "string", default: "1000" },
+  queries: { type: "string", default: "300" },
   rounds: { type: "string", default: "3" },
   "require-postgres": { type: "boolean", default: false },
 } as const;
