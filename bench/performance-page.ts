@@ -10,7 +10,8 @@
  *
  * Of the `npm run bench` results (bench/results.ts), the latest run of each dataset is kept (by
  * `startedAt`), the default size first; `bench/results/http.json` (`npm run bench:http`) adds an HTTP
- * section when it is there. The depth chart of the default-size run is drawn again into
+ * section when it is there, and the latest `bench/results/databases-*.json` (`npm run bench:databases`) a
+ * comparison with SQLite and PostgreSQL. The depth chart of the default-size run is drawn again into
  * docs/bench-depth.svg (the README shows it). Nothing here judges a figure against the project's
  * goals: the page compares Quiver with its baselines.
  */
@@ -21,6 +22,7 @@ import { basename, join } from "node:path";
 import { isMainModule } from "../tools/main-module.js";
 import { DEFAULT_ENTITIES, DEFAULT_RESULTS_DIR, DEFAULT_STATEMENTS, PARTS } from "./args.js";
 import { memoryLines } from "./build.bench.js";
+import type { DatabasesResults, SystemInfo } from "./databases.bench.js";
 import { count, mib, num, secondsOf } from "./format.js";
 import { charts } from "./html-report.js";
 import { heldBytes } from "./memory.js";
@@ -28,6 +30,8 @@ import type { BenchResults, LatencyRow } from "./results.js";
 
 export const PERFORMANCE_PAGE = join("docs", "performance.md");
 export const DEPTH_SVG = join("docs", "bench-depth.svg");
+/** The results of `npm run bench:databases` are named so (one file per size). */
+const DATABASES_RESULTS = /^databases-.*\.json$/;
 /** The results of `npm run bench:http`, when a run wrote them. */
 const HTTP_RESULTS = "http.json";
 
@@ -246,6 +250,39 @@ CPU added per layer on the mix, µs a request: ${Object.entries(h.layers)
     .join(", ")}.`;
 }
 
+function databasesSection(d: DatabasesResults): string {
+  const g = d.generated;
+  const pair = (x: { p50us: number; p99us: number } | null) => (x === null ? "" : `${num(x.p50us)} / ${num(x.p99us)}`);
+  const size = (name: string, i: SystemInfo | null) =>
+    i === null
+      ? `${name}: not run`
+      : `${name}: loaded and indexed in ${secondsOf(i.buildMs)} s, ${mib(i.bytes)} MiB ${i.bytesKind === "heap" ? "of heap" : "on disk"}`;
+  const args =
+    g.entities === 200_000 && g.statements === 1_000_000
+      ? ""
+      : ` -- --entities ${g.entities} --statements ${g.statements}`;
+  const pgDiffers = d.postgresMissing === null ? `, PostgreSQL ${d.disagreements.postgres.count}` : "";
+  return `## Against SQLite and PostgreSQL
+
+\`npm run bench:databases${args}\`, ${d.startedAt.slice(0, 10)} (${count(g.entities)} entities, ${count(g.statements)} statements; node
+${d.versions.node}, SQLite ${d.versions.sqlite}, PostgreSQL ${d.versions.postgres ?? "not run"}; ${d.machine.cpus} CPUs, load average
+${num(d.machine.loadavgBefore)} at the start, ${num(d.machine.loadavgAfter)} at the end). The same distinct queries, each once per round,
+${d.rounds - 1} rounds kept, p50 / p99 in µs: Quiver in-process; SQLite through better-sqlite3 (in-process: an FTS5 trigram
+index over the folded names, B-tree indexes in SPO, POS and OSP order); PostgreSQL over one local connection with
+prepared statements (a pg_trgm GIN index for \`ILIKE\`, the same B-trees), so its figures include a round trip. Next
+pages: Quiver by its cursor, the databases by keyset. Search queries of 2 characters cannot use a trigram index: they
+scan, and set the databases' p99.
+
+${table(
+  ["case", "queries", "Quiver", "SQLite", "PostgreSQL"],
+  d.rows.map((r) => [r.case, r.detail, pair(r.quiver), pair(r.sqlite), pair(r.postgres)]),
+)}
+
+${[size("Quiver", d.systems.quiver), size("SQLite", d.systems.sqlite), d.postgresMissing ?? size("PostgreSQL", d.systems.postgres)].join("; ")}.
+Pages differing from Quiver's on ${count(d.comparedQueries)} compared queries (search: plain ASCII letters only): SQLite
+${d.disagreements.sqlite.count}${pgDiffers}.`;
+}
+
 const INTRO = `# Performance
 
 <!-- Written by npm run docs:performance from the benchmarks' JSON results (bench/performance-page.ts): do not edit. -->
@@ -266,6 +303,7 @@ Run the benchmarks on your own machine, and on your own data, before you rely on
 | \`npm run bench:yago\` | every part on YAGO3-10's real names (in \`$QUIVER_DATA_DIR/yago3-10\`) |
 | \`npm run bench -- --entities FILE --statements FILE\` | every part on your own JSON Lines |
 | \`npm run bench:compare -- --against DIR\` | the distinct stream on this checkout and on the Quiver built in DIR, interleaved in one process; every page must agree |
+| \`npm run bench:databases\` | the distinct stream on Quiver, SQLite (FTS5 trigram) and PostgreSQL 15 (pg_trgm) at 200,000 entities and 1M statements; PostgreSQL runs in a throwaway local cluster when its server binaries are installed |
 | \`npm run bench:snapshot\` | saving and opening a snapshot |
 | \`npm run bench:http\` | CPU per request of the server beside a bare node:http server (needs \`wrk\` and \`taskset\`) |
 | \`npm run bench:http-workers\` | the same load against \`--workers 1\` and \`--workers 2\` |
@@ -288,11 +326,18 @@ Two kinds of latency, never mixed in one table:
   tinybench).`;
 
 /** The page for these runs (and the HTTP results, when there are some). */
-export function renderPerformance(runs: readonly BenchResults[], http?: HttpResults): string {
+export function renderPerformance(
+  runs: readonly BenchResults[],
+  http?: HttpResults,
+  databases: readonly DatabasesResults[] = [],
+): string {
   const sections = latestRuns(runs).map(runSection);
   if (sections.length === 0)
     sections.push("## Results\n\nNo results yet: run `npm run bench`, then `npm run docs:performance`.");
   if (http !== undefined) sections.push(httpSection(http));
+  // The latest databases run only: one comparison table on the page.
+  const latest = [...databases].sort((a, b) => b.startedAt.localeCompare(a.startedAt))[0];
+  if (latest !== undefined) sections.push(databasesSection(latest));
   return `${[INTRO, ...sections].join("\n\n")}\n`;
 }
 
@@ -311,16 +356,19 @@ function main(argv: readonly string[]): void {
         : [];
   const runs: BenchResults[] = [];
   let http: HttpResults | undefined;
+  const databases: DatabasesResults[] = [];
   for (const file of files) {
     const value = readJson(file) as Partial<BenchResults> & Partial<HttpResults>;
     // bench:http writes its own shape; every other file is a run of npm run bench.
     if (basename(file) === HTTP_RESULTS) http = value as HttpResults;
+    else if (DATABASES_RESULTS.test(basename(file)) && (value as { kind?: string }).kind === "databases")
+      databases.push(value as unknown as DatabasesResults);
     else if (value.version !== undefined && value.build !== undefined) runs.push(value as BenchResults);
     else console.error(`${file}: not a results file of npm run bench; left out`);
   }
-  writeFileSync(PERFORMANCE_PAGE, renderPerformance(runs, http));
+  writeFileSync(PERFORMANCE_PAGE, renderPerformance(runs, http, databases));
   console.log(
-    `wrote ${PERFORMANCE_PAGE} from ${runs.length} run(s)${http === undefined ? "" : " and the HTTP results"}`,
+    `wrote ${PERFORMANCE_PAGE} from ${runs.length} run(s)${http === undefined ? "" : " and the HTTP results"}${databases.length === 0 ? "" : " and the databases comparison"}`,
   );
   const withDepth = latestRuns(runs).find((r) => r.depth !== null);
   const svg = withDepth === undefined ? undefined : charts(withDepth).get("depth");
