@@ -39,13 +39,7 @@ import { type FoldMode, folder, FOLD_MODES } from "./search/fold.js";
 import type { ScoreResume, ScoreIndex } from "./search/score-index.js";
 import { type Scores, statementCounts } from "./search/scores.js";
 import { hex64, type Hash64 } from "./hash64.js";
-import {
-  SEARCH_DEFAULT_LIMIT,
-  SEARCH_MAX_LIMIT,
-  SEARCH_MAX_QUERY_LENGTH,
-  STATEMENTS_DEFAULT_LIMIT,
-  STATEMENTS_MAX_LIMIT,
-} from "./limits.js";
+import { SEARCH_MAX_LIMIT, STATEMENTS_MAX_LIMIT } from "./limits.js";
 import { NameCache } from "./entities/name-cache.js";
 import { type SearchBounds, TIER_INFIX, type SearchIndex, type SearchResume } from "./search/search-index.js";
 import {
@@ -69,16 +63,7 @@ import {
   type StatementInput,
   type StatementsParams,
 } from "./types.js";
-import {
-  checkCount,
-  checkLimit,
-  checkObject,
-  checkOptionalText,
-  checkOrder,
-  checkQuery,
-  checkString,
-  checkType,
-} from "./validate.js";
+import { checkSearchParams, checkStatementsParams, checkString } from "./validate.js";
 
 /** Everything a graph is made of: what GraphBuilder produces and a snapshot stores. */
 export interface GraphParts {
@@ -377,12 +362,7 @@ export class Graph {
    *   the `parameter` at fault
    */
   search(params: SearchParams): Page<Entity> {
-    const q = checkQuery(params?.q, SEARCH_MAX_QUERY_LENGTH);
-    const type = checkType(params.type);
-    const limit = checkLimit(params.limit, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT);
-    const cursor = checkOptionalText(params.cursor, "cursor");
-    const order = checkOrder(params.order);
-    const count = checkCount(params.count);
+    const { q, type, limit, cursor, order, count } = checkSearchParams(params);
     const tag = queryTag(this.searchTagParts(q, type, order));
     const folded = this.foldText(q);
     const content = cursor === undefined ? undefined : this.cursors.decode(cursor, ENDPOINT_SEARCH, tag);
@@ -407,6 +387,12 @@ export class Graph {
     return parts;
   }
 
+  /** Where a cursor's entityId falls among this graph's (ids in entityId order), and whether it is there. */
+  private placeEntityId(entityId: string): { entityAt: number; entityExact: boolean } {
+    const entityAt = this.dictionary.lowerBound(entityId);
+    return { entityAt, entityExact: entityAt < this.entityCount && this.dictionary.is(entityAt, entityId) };
+  }
+
   /** A page of order "name": the search index lists it from the cursor's key. */
   private searchByName(
     folded: string,
@@ -427,9 +413,7 @@ export class Graph {
         after = { tier, rank, bounds: content.attachment as SearchBounds | undefined };
       } else {
         // Other content (a changed graph): place the key among this graph's entities.
-        const entityId = content.part(SEARCH_PART.entityId);
-        const entityAt = this.dictionary.lowerBound(entityId);
-        const entityExact = entityAt < this.entityCount && this.dictionary.is(entityAt, entityId);
+        const { entityAt, entityExact } = this.placeEntityId(content.part(SEARCH_PART.entityId));
         // The cursor carries the raw identifier (shorter than its fold when NFKC expands it): fold it again.
         after = { tier, folded: this.foldText(content.part(SEARCH_PART.raw)), entityAt, entityExact };
       }
@@ -475,9 +459,7 @@ export class Graph {
       } else {
         // Other content: place the key (tier, score, folded identifier, entityId) among this graph's.
         const score = parseScore(content.part(SEARCH_PART.score));
-        const entityId = content.part(SEARCH_PART.entityId);
-        const entityAt = this.dictionary.lowerBound(entityId);
-        const entityExact = entityAt < this.entityCount && this.dictionary.is(entityAt, entityId);
+        const { entityAt, entityExact } = this.placeEntityId(content.part(SEARCH_PART.entityId));
         after = { tier, score, folded: this.foldText(content.part(SEARCH_PART.raw)), entityAt, entityExact };
       }
     }
@@ -525,13 +507,7 @@ export class Graph {
    *   `parameter` at fault
    */
   statements(params: StatementsParams = {}): Page<Statement> {
-    checkObject(params, "the statements parameters", false);
-    const s = checkOptionalText(params.subjectEntityId, "subjectEntityId");
-    const p = checkOptionalText(params.predicateEntityId, "predicateEntityId");
-    const o = checkOptionalText(params.objectEntityId, "objectEntityId");
-    const limit = checkLimit(params.limit, STATEMENTS_DEFAULT_LIMIT, STATEMENTS_MAX_LIMIT);
-    const cursor = checkOptionalText(params.cursor, "cursor");
-    const count = checkCount(params.count);
+    const { s, p, o, limit, cursor, count } = checkStatementsParams(params);
     // Absent filters hash as "": a given filter is never empty, so the two cannot be confused.
     const tag = queryTag(["statements", s ?? "", p ?? "", o ?? ""]);
     let after: CursorContent | null = null;

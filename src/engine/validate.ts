@@ -13,7 +13,14 @@
 
 import { QuiverError } from "./errors.js";
 import { describeValue } from "./quote.js";
-import { ENTITY_TYPES, type SearchOrder } from "./types.js";
+import {
+  SEARCH_DEFAULT_LIMIT,
+  SEARCH_MAX_LIMIT,
+  SEARCH_MAX_QUERY_LENGTH,
+  STATEMENTS_DEFAULT_LIMIT,
+  STATEMENTS_MAX_LIMIT,
+} from "./limits.js";
+import { ENTITY_TYPES, type SearchOrder, type SearchParams, type StatementsParams } from "./types.js";
 
 /** The one sentence for a bad limit, whether it came as a number or as query-string text. */
 export function invalidLimit(got: unknown, max: number): QuiverError {
@@ -132,4 +139,52 @@ export function checkCount(value: unknown): boolean {
   throw new QuiverError("INVALID_PARAMETER", `count must be true or false; got ${describeValue(value)}.`, {
     parameter: "count",
   });
+}
+
+/** A search's parameters, checked: the type as its number (-1 for any). */
+export interface CheckedSearch {
+  q: string;
+  type: number;
+  limit: number;
+  cursor: string | undefined;
+  order: SearchOrder;
+  count: boolean;
+}
+
+/**
+ * Checks a search's parameters in one order (q, type, limit, cursor, order, count), so every kind of
+ * graph (Graph, LiveGraph) refuses the same request with the same error.
+ */
+export function checkSearchParams(params: SearchParams): CheckedSearch {
+  return {
+    q: checkQuery(params?.q, SEARCH_MAX_QUERY_LENGTH),
+    type: checkType(params.type),
+    limit: checkLimit(params.limit, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT),
+    cursor: checkOptionalText(params.cursor, "cursor"),
+    order: checkOrder(params.order),
+    count: checkCount(params.count),
+  };
+}
+
+/** A statements query's parameters, checked (an absent filter is undefined). */
+export interface CheckedStatements {
+  s: string | undefined;
+  p: string | undefined;
+  o: string | undefined;
+  limit: number;
+  cursor: string | undefined;
+  count: boolean;
+}
+
+/** Checks a statements query's parameters in one order, for every kind of graph (as checkSearchParams). */
+export function checkStatementsParams(params: StatementsParams): CheckedStatements {
+  checkObject(params, "the statements parameters", false);
+  return {
+    s: checkOptionalText(params.subjectEntityId, "subjectEntityId"),
+    p: checkOptionalText(params.predicateEntityId, "predicateEntityId"),
+    o: checkOptionalText(params.objectEntityId, "objectEntityId"),
+    limit: checkLimit(params.limit, STATEMENTS_DEFAULT_LIMIT, STATEMENTS_MAX_LIMIT),
+    cursor: checkOptionalText(params.cursor, "cursor"),
+    count: checkCount(params.count),
+  };
 }

@@ -46,14 +46,7 @@ import { randomBytes } from "node:crypto";
 import { QuiverError } from "../errors.js";
 import { GraphBuilder } from "../graph-builder.js";
 import { type Graph, graphParts, type GraphParts, DEFAULT_CACHE_BYTES } from "../graph.js";
-import {
-  MAX_SCORE,
-  SEARCH_DEFAULT_LIMIT,
-  SEARCH_MAX_LIMIT,
-  SEARCH_MAX_QUERY_LENGTH,
-  STATEMENTS_DEFAULT_LIMIT,
-  STATEMENTS_MAX_LIMIT,
-} from "../limits.js";
+import { MAX_SCORE, SEARCH_MAX_LIMIT, STATEMENTS_MAX_LIMIT } from "../limits.js";
 import { quote } from "../quote.js";
 import { folder } from "../search/fold.js";
 import { statementCounts } from "../search/scores.js";
@@ -69,7 +62,7 @@ import type {
   StatementInput,
   StatementsParams,
 } from "../types.js";
-import { checkCount, checkLimit, checkOptionalText, checkOrder, checkQuery, checkType } from "../validate.js";
+import { checkSearchParams, checkStatementsParams } from "../validate.js";
 import { BaseFingerprints } from "./base-fingerprints.js";
 import { GramIndex } from "./gram-index.js";
 import { type ChangeBatch, type LiveEntityInput, parseChangeBatch } from "./change-batch.js";
@@ -659,12 +652,7 @@ export class LiveGraph implements ReadGraph {
    * the page carries the whole walk's `total`.
    */
   search(params: SearchParams): Page<Entity> {
-    const q = checkQuery(params?.q, SEARCH_MAX_QUERY_LENGTH);
-    const type = checkType(params.type);
-    const limit = checkLimit(params.limit, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT);
-    const cursor = checkOptionalText(params.cursor, "cursor");
-    const order = checkOrder(params.order);
-    const count = checkCount(params.count);
+    const { q, type, limit, cursor, order, count } = checkSearchParams(params);
     const byScore = order === "score";
     const fq = this.#fold(q);
     const typeName = params.type;
@@ -803,12 +791,7 @@ export class LiveGraph implements ReadGraph {
 
   /** Statements matching every given filter, in the order of the index that serves the filters. */
   statements(params: StatementsParams = {}): Page<Statement> {
-    const s = checkOptionalText(params.subjectEntityId, "subjectEntityId");
-    const p = checkOptionalText(params.predicateEntityId, "predicateEntityId");
-    const o = checkOptionalText(params.objectEntityId, "objectEntityId");
-    const limit = checkLimit(params.limit, STATEMENTS_DEFAULT_LIMIT, STATEMENTS_MAX_LIMIT);
-    const cursor = checkOptionalText(params.cursor, "cursor");
-    const count = checkCount(params.count);
+    const { s, p, o, limit, cursor, count } = checkStatementsParams(params);
     const tag = queryTag(["statements", s ?? "", p ?? "", o ?? ""]);
     // An id that names no entity now is not an error: nothing can match it.
     for (const id of [s, p, o]) {
