@@ -18,6 +18,7 @@ import { type CompactRequest, compactInWorker } from "../serving/load-in-worker.
 import { QuiverError, isQuiverError } from "../engine/errors.js";
 import type { ChangeBatch } from "../engine/live/change-batch.js";
 import { type ChangeResult, LiveGraph, type LiveGraphOptions } from "../engine/live/live-graph.js";
+import { saveSnapshot } from "../snapshot/file.js";
 import { ChangeLogWriter, readChangeLog } from "./change-log.js";
 
 export interface OpenLiveOptions extends LiveGraphOptions {
@@ -54,8 +55,9 @@ function replay(graph: LiveGraph, dir: string): number {
 export class LiveStore {
   readonly graph: LiveGraph;
   readonly #log: ChangeLogWriter;
-  readonly #source: GraphSource | undefined;
-  readonly #sourceSequence: number;
+  /** Where a compaction loads the base from, and the batch that base holds (a saved compaction's, after one). */
+  #source: GraphSource | undefined;
+  #sourceSequence: number;
   #compacting = false;
 
   private constructor(graph: LiveGraph, log: ChangeLogWriter, source: GraphSource | undefined) {
@@ -117,19 +119,38 @@ export class LiveStore {
    * log up to the sequence now, and hands the graph over; batches keep applying here meanwhile, and
    * are applied again over the new base before it is swapped in (LiveGraph.swapBase). Without a
    * source (openLive's options.source), the same on this thread. One compaction at a time.
+   *
+   * `saveTo`: the compacted graph is also written there as a snapshot (it records its sequence:
+   * snapshot/graph-manifest.ts), before it is swapped in; it becomes the source of the next
+   * compaction, which then replays only the batches after it. The graph returned holds `sequence`.
    */
-  async compactInWorker(): Promise<Graph> {
-    if (this.#source === undefined) return this.compact();
+  async compactInWorker(options: { saveTo?: string | undefined } = {}): Promise<Graph> {
     if (this.#compacting) throw new Error("LiveStore.compactInWorker: a compaction is running already");
     this.#compacting = true;
     try {
-      const upTo = this.graph.sequence;
-      const request: CompactRequest = { logDir: this.#log.dir, baseSequence: this.#sourceSequence, upTo };
-      const graph = await compactInWorker(this.#source, request);
-      const after = [...readChangeLog(this.#log.dir, upTo)]
-        .filter((b) => b.sequence <= this.graph.sequence)
-        .map((b) => b.text);
-      this.graph.swapBase(graph, upTo, after);
+      let graph: Graph;
+      // Each branch: no source to load again (this thread builds it), or a worker thread does.
+      if (this.#source === undefined) {
+        graph = this.compact();
+        if (options.saveTo !== undefined) await saveSnapshot(graph, options.saveTo);
+      } else {
+        const upTo = this.graph.sequence;
+        const request: CompactRequest = {
+          logDir: this.#log.dir,
+          baseSequence: this.#sourceSequence,
+          upTo,
+          saveTo: options.saveTo,
+        };
+        graph = await compactInWorker(this.#source, request);
+        const after = [...readChangeLog(this.#log.dir, upTo)]
+          .filter((b) => b.sequence <= this.graph.sequence)
+          .map((b) => b.text);
+        this.graph.swapBase(graph, upTo, after);
+      }
+      if (options.saveTo !== undefined) {
+        this.#source = { snapshot: options.saveTo };
+        this.#sourceSequence = graph.sequence;
+      }
       return graph;
     } finally {
       this.#compacting = false;
@@ -182,5 +203,25 @@ export class LiveFollower {
   /** Applies the batches that appeared since; returns how many. */
   catchUp(): number {
     return replay(this.graph, this.dir);
+  }
+
+  /**
+   * Makes `graph`, a compaction of this log (a snapshot the writer saved, holding batch
+   * `graph.sequence`), the base: the batches after it that this follower holds become the new
+   * delta, swapped in at once (LiveGraph.swapBase: the content, tags and cursors stay). The
+   * follower first catches up, so it never goes back; a compaction ahead of the log is refused.
+   */
+  rebase(graph: Graph): void {
+    this.catchUp();
+    const upTo = graph.sequence;
+    if (upTo > this.graph.sequence)
+      throw new QuiverError(
+        "INVALID_CHANGE_LOG",
+        `${this.dir}: a compaction holding batch ${upTo} is ahead of the log, which ends at ${this.graph.sequence}`,
+      );
+    const after = [...readChangeLog(this.dir, upTo)]
+      .filter((b) => b.sequence <= this.graph.sequence)
+      .map((b) => b.text);
+    this.graph.swapBase(graph, upTo, after);
   }
 }

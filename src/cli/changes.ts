@@ -12,7 +12,8 @@
  *   checked against the content it changes.
  * - `quiver compact --snapshot BASE --changes DIR --out FILE`: base + log -> one snapshot of the
  *   content at the log's last batch, published whole (saveSnapshot: temporary name, fsync, rename,
- *   directory fsync). The log is read without its lock, so a running writer is not disturbed.
+ *   directory fsync); the snapshot records that batch's sequence, so the same log goes on from it.
+ *   The log is read without its lock, so a running writer is not disturbed.
  *
  * Cost: loading the base, replaying the log (O(delta log delta)), and for compact one build.
  */
@@ -51,8 +52,10 @@ the log cannot be written; 2 for a usage error.
 export const COMPACT_HELP = `Usage: quiver compact --snapshot BASE --changes DIR --out FILE
 
 Folds the change log DIR into BASE and writes the result, the content at the log's last batch, as
-the snapshot FILE (published whole: written under a temporary name, flushed, renamed). The log is
-read, not locked: a server writing it keeps running.
+the snapshot FILE (published whole: written under a temporary name, flushed, renamed). FILE records
+that batch's sequence: served or applied to with the same log (--snapshot FILE --changes DIR or
+--follow DIR), it takes only the batches after it. The log is read, not locked: a server writing it
+keeps running.
 
 Options:
 ${SOURCE_HELP}
@@ -126,7 +129,7 @@ export function runCompact(argv: string[]): Promise<number> {
     const { bytes } = await saveSnapshot(compacted, values.out);
     process.stderr.write(
       `quiver compact: ${values.out}: ${compacted.entityCount} entities, ${compacted.statementCount} statements, ` +
-        `the base with batches up to ${graph.sequence} (${bytes} bytes)\n`,
+        `the base with batches up to ${graph.sequence} (${bytes} bytes); with --changes ${dir} it takes the batches after ${graph.sequence}\n`,
     );
     return 0;
   });

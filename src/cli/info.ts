@@ -91,6 +91,8 @@ export function describeSnapshot(info: SnapshotInfo, bySection: boolean): string
     `  entities     ${count(info.entities)}\n` +
     `  statements   ${count(info.statements)}\n` +
     `  fold         ${info.fold}\n` +
+    // Only a compacted graph holds change batches: the line would say 0 for every other.
+    (info.sequence === 0 ? "" : `  sequence     ${info.sequence} (change batches 1 to ${info.sequence} are in it)\n`) +
     `  content tag  ${info.contentTag}\n` +
     `  checksum     ${info.checksum} CRC-32 ${verdict}\n` +
     `  built        ${info.builtAt.toISOString()} by ${info.writer}\n` +

@@ -81,6 +81,23 @@ export interface GraphParts {
   fold: FoldMode;
   /** The content tag (content-tag.ts), when known already (a snapshot stores it); else computed at construction. */
   contentTag?: string | undefined;
+  /**
+   * The last change batch the content holds (a graph compacted from a base and a change log; 0 or
+   * absent: none). A live graph over it applies the log's batches after this one.
+   */
+  sequence?: number | undefined;
+  /**
+   * For a graph compacted from a base and a change log: the first base's content tag and sequence,
+   * from which a live graph names its content (live-graph.ts contentTag), so a live graph over the
+   * compacted graph gives the tags the one over the first base gives at the same sequence.
+   */
+  changesOrigin?: ChangesOrigin | undefined;
+}
+
+/** Where the content tags of a change log's live graphs start (GraphParts.changesOrigin). */
+export interface ChangesOrigin {
+  contentTag: string;
+  sequence: number;
 }
 
 /** Options of a graph, given to {@link GraphBuilder}, {@link loadGraph} or {@link openSnapshot}. */
@@ -152,6 +169,8 @@ export const HEAVIEST_LISTED = 10;
 
 /** Reads a graph's parts: for the package's own layers only (engine/internal.ts), never re-exported. */
 let readParts: (graph: Graph) => GraphParts;
+/** The same graph (its structures shared, its options kept) with some parts replaced. */
+let replaceParts: (graph: Graph, parts: Partial<GraphParts>) => Graph;
 
 /**
  * An immutable graph of entities and statements, answering the two queries of the HTTP API.
@@ -196,6 +215,7 @@ export class Graph {
 
   static {
     readParts = (graph) => graph.#parts;
+    replaceParts = (graph, parts) => new Graph({ ...graph.#parts, ...parts }, graph.#options);
   }
 
   /** @internal Graphs come from GraphBuilder.build(), loadGraph() or openSnapshot(). */
@@ -286,9 +306,12 @@ export class Graph {
     return this.#parts.contentTag ?? this.stats().contentTag;
   }
 
-  /** The last change batch the graph holds: none (a live graph over it holds the batches; read-graph.ts). */
+  /**
+   * The last change batch the graph holds: 0 for a graph built from input, the compaction's batch
+   * for one compacted from a base and a change log (a live graph over it holds later batches).
+   */
   get sequence(): number {
-    return 0;
+    return this.#parts.sequence ?? 0;
   }
 
   /** The same graph, sealing and opening cursors with another secret. */
@@ -796,6 +819,14 @@ function unknownCursorShape(): QuiverError {
 /** A graph's parts, for the package's own layers (snapshot files); see engine/internal.ts. */
 export function graphParts(graph: Graph): GraphParts {
   return readParts(graph);
+}
+
+/**
+ * `graph` (its structures shared) as the compaction of a change log up to batch `sequence`, whose
+ * live graphs name their content from `origin` (package-internal: engine/internal.ts).
+ */
+export function graphAtSequence(graph: Graph, sequence: number, origin: ChangesOrigin): Graph {
+  return replaceParts(graph, { sequence, changesOrigin: origin });
 }
 
 /** The order name a plan used (for tests and reports). */

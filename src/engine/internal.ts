@@ -12,7 +12,7 @@
  * engine from outside use `graph.stats()`.
  */
 
-export { graphParts, type GraphParts } from "./graph.js";
+export { type ChangesOrigin, graphAtSequence, graphParts, type GraphParts } from "./graph.js";
 export {
   addParsedItem,
   addStatementRefs,

@@ -69,6 +69,8 @@ export interface SerialReader {
   strings(name: string): string[];
   /** A reader for a nested structure's fields, under `name.`. */
   child(name: string): SerialReader;
+  /** Whether a field `name` is there (for a field a format may leave out). */
+  has(name: string): boolean;
   /** Whether restores must run their full (linear-time) invariant checks. */
   readonly verify: boolean;
   /** Throws the carrier's corruption error; `what` says what is wrong, in words. */
@@ -211,6 +213,10 @@ export class MemorySerialReader implements SerialReader {
     if (this.verify && !v.every((s) => typeof s === "string"))
       this.corrupt(`${name} holds a value that is not a string`);
     return v as string[];
+  }
+
+  has(name: string): boolean {
+    return this.fields.has(this.prefix + name);
   }
 
   child(name: string): SerialReader {

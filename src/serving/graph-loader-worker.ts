@@ -3,7 +3,7 @@
  * ===================
  * The body of the worker thread that load-in-worker.ts starts: loads the source it is given
  * (graph-source.ts), for a compaction applies the change log's batches to it and builds the result
- * (changes/live-store.ts), then either hands the graph to the main thread (graph-transfer.ts: the
+ * (changes/live-store.ts; written as a snapshot too when the compaction says `saveTo`), then either hands the graph to the main thread (graph-transfer.ts: the
  * engine's serial fields, arrays transferred, strings in slices the main thread pulls) or, when asked to `saveTo` a path, writes
  * it as a snapshot there and reports its counts (the cluster's primary builds once, and its
  * workers open the file). Progress and errors go to the main thread as messages; the worker never
@@ -39,6 +39,8 @@ try {
   });
   // A compaction: the base with the change log's batches up to the sequence asked, built as one graph.
   const graph = request.compact === undefined ? loaded : compactedGraph(loaded, request.compact);
+  // A compaction others will open (a cluster's workers, the next compaction): on disk first.
+  if (request.compact?.saveTo !== undefined) await saveSnapshot(graph, request.compact.saveTo);
   if (request.saveTo !== undefined) {
     const { bytes } = await saveSnapshot(graph, request.saveTo);
     post({ kind: "saved", bytes, entities: graph.entityCount, statements: graph.statementCount });

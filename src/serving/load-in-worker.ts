@@ -34,6 +34,8 @@ export interface CompactRequest {
   logDir: string;
   baseSequence: number;
   upTo: number;
+  /** Also write the compacted graph as a snapshot here (durably) before handing it over. */
+  saveTo?: string | undefined;
 }
 
 /** What the worker is asked to do (its workerData). */

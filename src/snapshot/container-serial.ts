@@ -135,6 +135,10 @@ export class ContainerReader implements SerialReader {
     return decodeStringList(offsets, blob);
   }
 
+  has(name: string): boolean {
+    return this.values.has(this.prefix + name);
+  }
+
   child(name: string): SerialReader {
     return new ContainerReader(
       this.values,

@@ -12,6 +12,11 @@
  *   graph.builtAt                      when the snapshot was written, in ms since 1970 (UTC)
  *   graph.writer                       "quiver <version>" of the Quiver that wrote it
  *   graph.fold                         the fold mode, "case" or "accents" (fold.ts)
+ *   graph.sequence                     the last change batch the graph holds (format 5; a format 4
+ *                                      file holds none: 0)
+ *   graph.originTag, graph.originSequence
+ *                                      where its change log's content tags start (format 5; the
+ *                                      graph's own tag and 0 when it holds no batch: not written)
  *   entities                           EntityTable: entityId, rawIdentifier, type, sourceType, hash
  *                                      per entity (the Dictionary's lookup table is rebuilt from it)
  *   search                             SearchIndex
@@ -28,7 +33,7 @@
 
 import { Dictionary } from "../engine/entities/dictionary.js";
 import { EntityTable } from "../engine/entities/entity-table.js";
-import { Graph, type GraphOptions } from "../engine/graph.js";
+import { type ChangesOrigin, Graph, type GraphOptions } from "../engine/graph.js";
 import { graphParts } from "../engine/internal.js";
 import { type FoldMode, isFoldMode } from "../engine/search/fold.js";
 import { ScoreIndex } from "../engine/search/score-index.js";
@@ -37,6 +42,7 @@ import { SearchIndex } from "../engine/search/search-index.js";
 import type { SerialReader, SerialWriter } from "../engine/serial.js";
 import { StatementIndex } from "../engine/statements/statement-index.js";
 import { QUIVER_VERSION } from "../version.js";
+import { FORMAT_VERSION } from "./container.js";
 
 /** What a stored graph says of itself, readable without restoring it. */
 export interface GraphSummary {
@@ -50,6 +56,10 @@ export interface GraphSummary {
   writer: string;
   /** How the stored graph folds identifiers for search. */
   fold: FoldMode;
+  /** The last change batch the stored graph holds (0: none). */
+  sequence: number;
+  /** Where the content tags of its change log start (a compacted graph's; else undefined). */
+  changesOrigin: ChangesOrigin | undefined;
 }
 
 export interface WriteGraphOptions {
@@ -58,6 +68,8 @@ export interface WriteGraphOptions {
 }
 
 const CONTENT_TAG = /^[0-9a-f]{64}$/;
+/** The first snapshot format that stores graph.sequence. */
+const SEQUENCE_FORMAT = 5;
 
 /** Writes `graph` to `w`: the summary, then each structure under its name. */
 export function writeGraph(graph: Graph, w: SerialWriter, options: WriteGraphOptions = {}): void {
@@ -69,6 +81,12 @@ export function writeGraph(graph: Graph, w: SerialWriter, options: WriteGraphOpt
   summary.integer("builtAt", Math.max(0, (options.builtAt ?? new Date()).getTime()));
   summary.text("writer", `quiver ${QUIVER_VERSION}`);
   summary.text("fold", parts.fold);
+  summary.integer("sequence", graph.sequence);
+  // Only a compacted graph has an origin apart from itself (see the banner).
+  if (parts.changesOrigin !== undefined) {
+    summary.text("originTag", parts.changesOrigin.contentTag);
+    summary.integer("originSequence", parts.changesOrigin.sequence);
+  }
   parts.entities.serialize(w.child("entities"));
   parts.searchIndex.serialize(w.child("search"));
   parts.scores.serialize(w.child("scores"));
@@ -76,8 +94,11 @@ export function writeGraph(graph: Graph, w: SerialWriter, options: WriteGraphOpt
   parts.statementIndex.serialize(w.child("statements"));
 }
 
-/** The summary alone (see the banner); `quiver info` reads only this. */
-export function readGraphSummary(r: SerialReader): GraphSummary {
+/**
+ * The summary alone (see the banner); `quiver info` reads only this. `formatVersion`: the snapshot
+ * format of the fields (a carrier in memory holds this Quiver's).
+ */
+export function readGraphSummary(r: SerialReader, formatVersion: number = FORMAT_VERSION): GraphSummary {
   const s = r.child("graph");
   const summary: GraphSummary = {
     entities: s.integer("entities"),
@@ -86,14 +107,25 @@ export function readGraphSummary(r: SerialReader): GraphSummary {
     builtAt: new Date(s.integer("builtAt")),
     writer: s.text("writer"),
     fold: readFold(s),
+    // Format 4 has no change sequence: its graphs hold no batch.
+    sequence: formatVersion >= SEQUENCE_FORMAT ? s.integer("sequence") : 0,
+    changesOrigin: formatVersion >= SEQUENCE_FORMAT ? readOrigin(s) : undefined,
   };
   if (!CONTENT_TAG.test(summary.contentTag)) s.corrupt("contentTag is not 64 hex digits");
   return summary;
 }
 
+/** graph.originTag and graph.originSequence, both or neither (see the banner). */
+function readOrigin(s: SerialReader): ChangesOrigin | undefined {
+  if (!s.has("originTag")) return undefined;
+  const origin = { contentTag: s.text("originTag"), sequence: s.integer("originSequence") };
+  if (!CONTENT_TAG.test(origin.contentTag)) s.corrupt("originTag is not 64 hex digits");
+  return origin;
+}
+
 /** Restores the graph `r` holds, each structure checking itself; `options` as for any Graph. */
-export function readGraph(r: SerialReader, options: GraphOptions = {}): Graph {
-  const summary = readGraphSummary(r);
+export function readGraph(r: SerialReader, options: GraphOptions = {}, formatVersion: number = FORMAT_VERSION): Graph {
+  const summary = readGraphSummary(r, formatVersion);
   const entities = EntityTable.deserialize(r.child("entities"));
   const searchIndex = SearchIndex.deserialize(r.child("search"), entities.size);
   const scores = Scores.deserialize(r.child("scores"), entities.size);
@@ -115,6 +147,8 @@ export function readGraph(r: SerialReader, options: GraphOptions = {}): Graph {
       scoreIndex,
       fold: summary.fold,
       contentTag: summary.contentTag,
+      sequence: summary.sequence,
+      changesOrigin: summary.changesOrigin,
     },
     options,
   );

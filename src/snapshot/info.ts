@@ -54,6 +54,8 @@ export interface SnapshotInfo {
   writer: string;
   /** How the stored graph folds identifiers for search: "case" or "accents". */
   fold: FoldMode;
+  /** The last change batch the stored graph holds (a compacted one's; 0: none, and any format 4 file). */
+  sequence: number;
   /** Header and section table. */
   headerBytes: number;
   sections: SnapshotSectionInfo[];
@@ -81,7 +83,7 @@ export async function readSnapshotInfo(path: string, options: ReadSnapshotInfoOp
         values.set(s.name, Buffer.from(bytes).toString("utf8"));
       }
     }
-    const summary = readGraphSummary(new ContainerReader(values, { fileName: path }));
+    const summary = readGraphSummary(new ContainerReader(values, { fileName: path }), header.version);
     let checksumMatches: boolean | undefined;
     if (options.verifyChecksum === true) {
       let crc = 0;
@@ -110,6 +112,7 @@ export async function readSnapshotInfo(path: string, options: ReadSnapshotInfoOp
       builtAt: summary.builtAt,
       writer: summary.writer,
       fold: summary.fold,
+      sequence: summary.sequence,
       headerBytes: HEADER_BYTES + header.tableBytes,
       sections: sections.map((s) => ({ name: s.name, kind: s.kind, bytes: s.byteLength, transient: s.transient })),
       structures: [...structures].map(([name, bytes]) => ({ name, bytes })),

@@ -131,6 +131,58 @@ test("serve --changes replays the log before listening and holds it (apply refus
   }
 });
 
+test("compact's snapshot records its batch: served with the same log it replays only the later batches (the same tags), and apply numbers on", async () => {
+  const b = await base();
+  const source = ["--entities", b.entities, "--statements", b.statements];
+  const serving = ["--port", "0", "--quiet", "--no-ui"];
+  const out = join(b.dir, "..", `compacted-seq-${process.pid}.qvr`);
+  // Batch 2 takes fingerprint "f" from the statement batch 1 gave it: replayed over the compacted
+  // content (where the other statement holds "f"), batch 1 would be a conflict.
+  const batches = [
+    '{"op":"put","statement":{"subjectEntityId":"a","predicateEntityId":"p","objectEntityId":"a","statementFingerprint":"f"}}',
+    '{"op":"delete","statementFingerprint":"f"}\n{"op":"put","statement":{"subjectEntityId":"b","predicateEntityId":"p","objectEntityId":"b","statementFingerprint":"f"}}',
+  ];
+  const files = await tempFiles({ "1.jsonl": batches[0]!, "2.jsonl": batches[1]!, "3.jsonl": BATCH_1 });
+  let writer: ReturnType<typeof runQuiver> | undefined;
+  let original: ReturnType<typeof runQuiver> | undefined;
+  try {
+    for (const name of ["1.jsonl", "2.jsonl"]) {
+      const r = await quiverRun(["apply", ...source, "--changes", b.dir, files[name]!]);
+      assert.is(r.code, 0, r.stderr);
+    }
+    const compact = await quiverRun(["compact", ...source, "--changes", b.dir, "--out", out]);
+    assert.is(compact.code, 0, compact.stderr);
+    assert.match(compact.stderr, /batches up to 2 .*takes the batches after 2/);
+    const info = await quiverRun(["info", out]);
+    assert.match(info.stdout, /sequence {5}2 \(change batches 1 to 2 are in it\)\n/);
+    const third = await quiverRun(["apply", "--snapshot", out, "--changes", b.dir, files["3.jsonl"]!]);
+    assert.is(third.code, 0, third.stderr);
+    assert.is(JSON.parse(third.stdout).sequence, 3);
+
+    writer = runQuiver(["serve", "--snapshot", out, ...serving, "--changes", b.dir], ENV);
+    const port = Number(new URL(await listening(writer)).port);
+    original = runQuiver(["serve", ...source, ...serving, "--follow", b.dir], ENV);
+    const oport = Number(new URL(await listening(original)).port);
+    const query = "/graph/v1/statements?limit=10";
+    const mine = await request(port, query, { key: READ_KEY });
+    assert.is(mine.headers["x-quiver-sequence"], "3");
+    const theirs = await request(oport, query, { key: READ_KEY });
+    assert.is(theirs.headers["x-quiver-sequence"], "3");
+    assert.is(mine.body, theirs.body);
+    assert.is(mine.headers.etag, theirs.headers.etag, "one content, one tag: the compacted base names it as the first");
+    const r = await post(port, "/graph/v1/changes", '{"op":"delete","entityId":"c","cascade":true}', {
+      key: WRITE_KEY,
+    });
+    assert.is(r.status, 200, r.body);
+    assert.is(JSON.parse(r.body).sequence, 4);
+  } finally {
+    if (original !== undefined) await stop(original);
+    if (writer !== undefined) assert.is(await stop(writer), 0);
+    rmSync(out, { force: true });
+    rmSync(b.dir, { recursive: true, force: true });
+  }
+});
+
 test("serve refuses a second writer on a held log, naming the holder", async () => {
   const b = await base();
   const source = ["--entities", b.entities, "--statements", b.statements, "--port", "0", "--quiet", "--no-ui"];

@@ -18,7 +18,7 @@ import { crc32 } from "node:zlib";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 
-import { graphParts } from "../../src/engine/internal.js";
+import { graphAtSequence, graphParts } from "../../src/engine/internal.js";
 import { type Graph, openSnapshot, readSnapshotInfo, saveSnapshot, SNAPSHOT_FORMAT_VERSION } from "../../src/index.js";
 import { CHECKSUM_FROM, encodeContainer, readTable } from "../../src/snapshot/container.js";
 import { ContainerWriter } from "../../src/snapshot/container-serial.js";
@@ -240,24 +240,56 @@ test("two `quiver build --out` runs to one path at once leave one whole snapshot
 // ---------------------------------------------------------------------------------------------
 // Versions and info
 
+test("format 5 keeps the change batch a compacted graph holds; a format 4 file (no such field) opens as holding none", async () => {
+  const dir = mkdtempSync(join(TMP, "sequence-"));
+  const g = buildGraph(generateGraph(new Rng(52), { entities: 20, statements: 30 }), SECRET);
+  const origin = { contentTag: "ab".repeat(32), sequence: 3 };
+  const compacted = graphAtSequence(g, 9, origin);
+  assert.is(compacted.sequence, 9);
+  const file = join(dir, "compacted.snap");
+  await saveSnapshot(compacted, file);
+  const opened = await openSnapshot(file, { cursorSecret: SECRET });
+  assert.is(opened.sequence, 9);
+  assert.equal(graphParts(opened).changesOrigin, origin);
+  assert.is(opened.contentTag, g.contentTag, "the content (and its tag) is the graph's own");
+  assert.is((await readSnapshotInfo(file)).sequence, 9);
+  assert.is((await openSnapshot(await writeSnap(dir, g))).sequence, 0, "a built graph holds no batch");
+  // Format 4: the same sections less graph.sequence, version 4 in the header (not checksummed).
+  const w = new ContainerWriter();
+  writeGraph(g, w, { builtAt: FIXED_BUILT_AT });
+  const v4 = concat(encodeContainer(w.sections.filter((x) => x.name !== "graph.sequence")));
+  new DataView(v4.buffer, v4.byteOffset).setUint32(8, 4, true);
+  const old = join(dir, "v4.snap");
+  writeFileSync(old, v4);
+  const four = await openSnapshot(old, { cursorSecret: SECRET });
+  assert.is(four.sequence, 0);
+  assert.is(graphParts(four).changesOrigin, undefined);
+  assert.is(four.contentTag, g.contentTag);
+  assert.is((await readSnapshotInfo(old)).formatVersion, 4);
+  assert.is((await readSnapshotInfo(old)).sequence, 0);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function writeSnap(dir: string, g: Graph): Promise<string> {
+  const path = join(dir, `g-${Math.random().toString(36).slice(2)}.snap`);
+  await saveSnapshot(g, path);
+  return path;
+}
+
 test("open: a snapshot of an older or a newer format is refused by its version, naming the path", async () => {
   const bytes = snapshotBytes(buildGraph(generateGraph(new Rng(51), { entities: 10, statements: 10 }), SECRET));
   const view = new DataView(bytes.buffer);
   const older = join(TMP, "older.snap");
-  view.setUint32(8, SNAPSHOT_FORMAT_VERSION - 1, true);
+  view.setUint32(8, 3, true);
   writeFileSync(older, bytes);
   await expectInvalidAsync(
     () => openSnapshot(older),
     older,
     new RegExp(
-      `made with snapshot format ${SNAPSHOT_FORMAT_VERSION - 1} by an older Quiver \\(this one reads format ${SNAPSHOT_FORMAT_VERSION}\\); rebuild it with quiver build$`,
+      `made with snapshot format 3 by an older Quiver \\(this one reads formats 4 to ${SNAPSHOT_FORMAT_VERSION}\\); rebuild it with quiver build$`,
     ),
   );
-  await expectInvalidAsync(
-    () => readSnapshotInfo(older),
-    older,
-    new RegExp(`format ${SNAPSHOT_FORMAT_VERSION - 1} by an older Quiver`),
-  );
+  await expectInvalidAsync(() => readSnapshotInfo(older), older, /format 3 by an older Quiver/);
   const newer = join(TMP, "newer.snap");
   view.setUint32(8, SNAPSHOT_FORMAT_VERSION + 7, true);
   writeFileSync(newer, bytes);

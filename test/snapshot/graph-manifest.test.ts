@@ -225,6 +225,8 @@ test("summary: counts, the content tag, the build time and the writer; readable 
     builtAt: FIXED_BUILT_AT,
     writer: `quiver ${PACKAGE_VERSION}`,
     fold: "case",
+    sequence: 0,
+    changesOrigin: undefined,
   });
   // Without a builtAt option, the time of writing.
   const before = Date.now();

@@ -45,7 +45,7 @@ import { CursorCodec, ENDPOINT_SEARCH, ENDPOINT_STATEMENTS, queryTag, toSecretBy
 import { randomBytes } from "node:crypto";
 import { QuiverError } from "../errors.js";
 import { GraphBuilder } from "../graph-builder.js";
-import { type Graph, graphParts, type GraphParts, DEFAULT_CACHE_BYTES } from "../graph.js";
+import { type Graph, graphAtSequence, graphParts, type GraphParts, DEFAULT_CACHE_BYTES } from "../graph.js";
 import { MAX_SCORE, SEARCH_MAX_LIMIT, STATEMENTS_MAX_LIMIT } from "../limits.js";
 import { quote } from "../quote.js";
 import { folder } from "../search/fold.js";
@@ -99,7 +99,7 @@ export interface LiveGraphOptions {
   cursorSecret?: string | Uint8Array | undefined;
   /** What the cursor cache may hold (as GraphOptions.cacheBytes). */
   cacheBytes?: number | undefined;
-  /** The sequence of the last batch the base already holds (0: none). */
+  /** The sequence of the last batch the base already holds. Default: the base's own (`base.sequence`). */
   baseSequence?: number | undefined;
 }
 
@@ -194,7 +194,7 @@ export class LiveGraph implements ReadGraph {
     this.#secret = options.cursorSecret === undefined ? randomBytes(32) : toSecretBytes(options.cursorSecret);
     this.#cacheBytes = options.cacheBytes;
     this.#cursors = new CursorCodec(this.#secret, options.cacheBytes ?? DEFAULT_CACHE_BYTES);
-    const baseSequence = options.baseSequence ?? 0;
+    const baseSequence = options.baseSequence ?? base.sequence;
     if (!Number.isSafeInteger(baseSequence) || baseSequence < 0)
       throw new QuiverError(
         "INVALID_PARAMETER",
@@ -206,8 +206,12 @@ export class LiveGraph implements ReadGraph {
     this.#baseSequence = baseSequence;
     this.#sequence = baseSequence;
     this.#base = this.withOurSecret(base);
-    this.#originTag = this.#base.contentTag;
-    this.#originSequence = baseSequence;
+    // A base compacted from a change log names content as the live graph it came from did (its
+    // origin), so tags agree whoever compacted; any other base starts the naming itself.
+    const origin = graphParts(base).changesOrigin;
+    const fromOrigin = origin !== undefined && baseSequence === base.sequence;
+    this.#originTag = fromOrigin ? origin.contentTag : this.#base.contentTag;
+    this.#originSequence = fromOrigin ? origin.sequence : baseSequence;
     this.#parts = graphParts(this.#base);
     this.#fold = folder(this.#parts.fold);
   }
@@ -964,7 +968,11 @@ export class LiveGraph implements ReadGraph {
       if (st.given) input.statementFingerprint = st.fp;
       builder.addStatement(input);
     }
-    return builder.build();
+    // The result says which batch it holds and where this log's tags start (snapshots keep both).
+    return graphAtSequence(builder.build(), this.#sequence, {
+      contentTag: this.#originTag,
+      sequence: this.#originSequence,
+    });
   }
 
   /**

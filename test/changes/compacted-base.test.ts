@@ -1,0 +1,168 @@
+/**
+ * A compacted base with its change log
+ * ====================================
+ * A graph compacted from a base and a change log holds its sequence (snapshot format 5): opened
+ * again with the same log, as its writer (openLive) or a follower (LiveFollower), it applies only
+ * the batches after that sequence, and names its content as the live graph over the first base
+ * does (same tags, same pages, cursors of one followable on the other). A follower swaps a
+ * compaction in as its base (rebase) without losing a batch or a cursor's place. A background
+ * compaction that saves its graph (compactInWorker with saveTo) writes that snapshot, and the next
+ * compaction starts from it.
+ */
+
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { LiveFollower, openLive } from "../../src/changes/live-store.js";
+import { type Graph, openSnapshot, saveSnapshot } from "../../src/index.js";
+import { BatchStream } from "../support/live-oracle.js";
+import { buildGraph } from "../support/oracle.js";
+
+const SECRET = "compacted-base-secret";
+
+function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), "quiver-compacted-"));
+}
+
+/**
+ * Every page of a search and of the statements, walked with cursors: the items and totals a client
+ * sees. A cursor's bytes are left out: one may carry a position hint in the base that issued it
+ * (docs/changes.md), and two bases of one content differ there.
+ */
+function walk(graph: { search: Graph["search"]; statements: Graph["statements"] }): unknown[] {
+  const out: unknown[] = [];
+  for (const q of ["a", "e", "ab"]) {
+    let cursor: string | undefined;
+    do {
+      const page = graph.search({ q, limit: 4, cursor, count: true });
+      out.push([page.items, page.total, page.nextCursor === null]);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+  }
+  let cursor: string | undefined;
+  do {
+    const page = graph.statements({ limit: 25, cursor, count: true });
+    out.push([page.items, page.total, page.nextCursor === null]);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor !== undefined);
+  return out;
+}
+
+test("a compacted snapshot holds its sequence: with the same log, the writer and a follower apply only the batches after it; tags and pages agree", async () => {
+  const dir = tempDir();
+  try {
+    const stream = new BatchStream(31);
+    const base = buildGraph(stream.data);
+    const store = openLive(base, dir, { cursorSecret: SECRET });
+    for (let i = 0; i < 6; i++) store.apply(stream.next());
+    const file = join(dir, "..", `${dir.split("/").at(-1)}.snap`);
+    await saveSnapshot(store.graph.buildCompacted(), file);
+    for (let i = 0; i < 2; i++) store.apply(stream.next());
+    store.close();
+    const compacted = await openSnapshot(file);
+    assert.is(compacted.sequence, 6);
+
+    // A follower on the compacted snapshot: batches 7 and 8 only (batches 1-6 again would not apply).
+    const follower = new LiveFollower(compacted, dir, { cursorSecret: SECRET });
+    assert.is(follower.graph.baseSequence, 6);
+    assert.is(follower.graph.sequence, 8);
+    const fromBase = new LiveFollower(base, dir, { cursorSecret: SECRET });
+    assert.is(follower.graph.contentTag, fromBase.graph.contentTag, "one content, one tag, however compacted");
+    assert.equal(walk(follower.graph), walk(fromBase.graph));
+    assert.is(follower.graph.buildCompacted().contentTag, buildGraph(stream.oracle.data()).contentTag);
+
+    // The writer restarted on it: replays 7 and 8, then numbers the next batch 9.
+    const again = openLive(compacted, dir, { cursorSecret: SECRET });
+    assert.is(again.sequence, 8);
+    assert.is(again.apply(stream.next()).sequence, 9);
+    assert.is(fromBase.catchUp(), 1);
+    assert.is(follower.catchUp(), 1);
+    assert.equal(walk(follower.graph), walk(fromBase.graph));
+    again.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(`${dir}.snap`, { force: true });
+  }
+});
+
+test("a follower rebases onto a compaction: the delta shrinks to the later batches; content, tags and a walk's cursor carry on", async () => {
+  const dir = tempDir();
+  try {
+    const stream = new BatchStream(32);
+    const base = buildGraph(stream.data);
+    const store = openLive(base, dir, { cursorSecret: SECRET });
+    const follower = new LiveFollower(base, dir, { cursorSecret: SECRET });
+    for (let i = 0; i < 5; i++) store.apply(stream.next());
+    follower.catchUp();
+    const page1 = follower.graph.statements({ limit: 20 });
+    const tag = follower.graph.contentTag;
+    const compacted = store.graph.buildCompacted();
+    // Two more batches land before the follower hears of the compaction: it catches them up too.
+    for (let i = 0; i < 2; i++) store.apply(stream.next());
+    const before = walk(store.graph);
+    follower.rebase(compacted);
+    assert.is(follower.graph.baseSequence, 5);
+    assert.is(follower.graph.sequence, 7);
+    assert.equal(walk(follower.graph), before);
+    const d = follower.graph.deltaSize;
+    const writerDelta = store.graph.deltaSize;
+    assert.ok(
+      d.entities + d.statements + d.hiddenEntities + d.hiddenStatements <
+        writerDelta.entities + writerDelta.statements + writerDelta.hiddenEntities + writerDelta.hiddenStatements,
+      "the rebased delta holds only batches 6 and 7",
+    );
+    assert.not.equal(follower.graph.contentTag, tag);
+    // The cursor of a page issued before the rebase still places the walk.
+    assert.ok(page1.nextCursor !== null);
+    assert.equal(
+      follower.graph.statements({ limit: 20, cursor: page1.nextCursor }).items,
+      store.graph.statements({ limit: 20, cursor: page1.nextCursor }).items,
+    );
+    // A compaction ahead of the log is refused, the follower as it was.
+    store.apply(stream.next());
+    const ahead = store.graph.buildCompacted();
+    const other = new LiveFollower(base, dir, { cursorSecret: SECRET });
+    rmSync(join(dir, "0000000000000008.batch"));
+    const behind = new LiveFollower(base, dir, { cursorSecret: SECRET });
+    assert.throws(() => behind.rebase(ahead), /ahead of the log/);
+    assert.is(behind.graph.sequence, 7);
+    assert.is(other.graph.sequence, 8);
+    store.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("compactInWorker with saveTo writes the compacted snapshot (its sequence in it), and the next compaction starts from it", async () => {
+  const dir = tempDir();
+  const saved = `${dir}-1.snap`;
+  const saved2 = `${dir}-2.snap`;
+  try {
+    const stream = new BatchStream(33);
+    const baseFile = `${dir}-base.snap`;
+    await saveSnapshot(buildGraph(stream.data), baseFile);
+    const base = await openSnapshot(baseFile);
+    const store = openLive(base, dir, { cursorSecret: SECRET, source: { snapshot: baseFile } });
+    for (let i = 0; i < 4; i++) store.apply(stream.next());
+    const tag = store.graph.contentTag;
+    const graph = await store.compactInWorker({ saveTo: saved });
+    assert.is(graph.sequence, 4);
+    assert.is(store.graph.baseSequence, 4);
+    assert.is(store.graph.contentTag, tag);
+    assert.is((await openSnapshot(saved)).sequence, 4);
+    for (let i = 0; i < 3; i++) store.apply(stream.next());
+    // The base file gone: the second compaction loads the first one's snapshot, replays 5 to 7.
+    rmSync(baseFile);
+    const second = await store.compactInWorker({ saveTo: saved2 });
+    assert.is(second.sequence, 7);
+    assert.is(second.contentTag, buildGraph(stream.oracle.data()).contentTag);
+    assert.ok(existsSync(saved2));
+    store.close();
+  } finally {
+    for (const f of [dir, saved, saved2, `${dir}-base.snap`]) rmSync(f, { recursive: true, force: true });
+  }
+});
+
+test.run();
