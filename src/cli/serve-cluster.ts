@@ -33,10 +33,16 @@
  * - Changes (`--changes DIR`): the primary is the log's one writer (it opens the graph too, holds
  *   the lock, applies and fsyncs, and compacts in the background as one process does); every worker
  *   follows the log (serve-live.ts's follower). A POST that lands on a worker is forwarded over IPC
- *   (`apply`); the primary applies it, tells every serving worker to catch up to its sequence
- *   (`catch-up`), and answers the worker (`applied`) once each has acknowledged (`caught-up`), or
- *   exited, or CATCH_UP_TIMEOUT_MS passed: so after a 200 every worker answers with the batch. A
- *   worker started later replays the log when it opens. `--follow DIR`: every worker follows.
+ *   (`apply`); the primary applies it, tells every worker that has opened the graph to catch up to
+ *   its sequence (`catch-up`), and answers the worker (`applied`) once each has acknowledged
+ *   (`caught-up`), or exited, or CATCH_UP_TIMEOUT_MS passed: so after a 200 every worker answers
+ *   with the batch. A worker started later replays the log when it opens, says `opened`, and
+ *   listens only after the primary's `opened-ack` (catching up to the sequence it names): a batch
+ *   applied before the primary heard `opened` is in that catch-up, one after waits for the worker.
+ *   Compaction: the primary's background compaction is also saved as a snapshot in its temporary
+ *   directory; every worker is told to `rebase` on it (opened in a worker thread, swapped in as the
+ *   base: LiveFollower.rebase), so the workers' deltas shrink as the primary's does.
+ *   `--follow DIR`: every worker follows.
  *
  * Messages between primary and workers are objects with a `quiver` field.
  */
@@ -51,7 +57,7 @@ import { openSnapshot } from "../snapshot/file.js";
 import type { EventLog } from "../serving/event-log.js";
 import type { GraphSource } from "../serving/graph-source.js";
 import { pickPort, startServing } from "../serving/listen.js";
-import { saveSnapshotInWorker } from "../serving/load-in-worker.js";
+import { loadGraphInWorker, saveSnapshotInWorker } from "../serving/load-in-worker.js";
 import {
   clusterText,
   createPrimaryMetrics,
@@ -107,6 +113,8 @@ const WORKER_EXIT_GRACE_MS = 500;
  * answered anyway (a worker stuck that long is late; it still catches up at its next poll).
  */
 export const CATCH_UP_TIMEOUT_MS = 5_000;
+/** Compacted snapshots the primary keeps (the newest, and the one before for a worker still opening it). */
+const KEPT_COMPACTIONS = 2;
 
 /** What a worker is told (its environment carries the key list and the cursor secret). */
 interface WorkerConfig {
@@ -138,11 +146,14 @@ type FromWorker =
   | { quiver: "metrics?"; id: number }
   | { quiver: "registry"; id: number; metrics: RegistryJson }
   | { quiver: "apply"; id: number; batch: string }
-  | { quiver: "caught-up"; sequence: number };
+  | { quiver: "caught-up"; sequence: number }
+  | { quiver: "opened"; sequence: number };
 type ToWorker =
   | { quiver: "drain" }
   | { quiver: "applied"; id: number; result?: ChangeResult; error?: ApplyFailure }
   | { quiver: "catch-up"; sequence: number }
+  | { quiver: "opened-ack"; sequence: number }
+  | { quiver: "rebase"; snapshot: string }
   | { quiver: "metrics"; id: number; text?: string; error?: string }
   | { quiver: "registry?"; id: number };
 
@@ -247,8 +258,20 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
 
   // --changes: the primary is the log's writer (see the banner); it opens the graph for that.
   let live: LiveServing | undefined;
+  /** Compacted snapshots the workers were told to swap in, oldest first (the last two are kept). */
+  const compactedSnapshots: string[] = [];
+  const onCompacted = (ms: number, sequence: number, snapshot: string | undefined): void => {
+    events.info("compacted", { compactMs: Math.round(ms), sequence });
+    if (snapshot === undefined) return;
+    // Every serving worker swaps it in as its base (its delta shrinks to the batches after it).
+    for (const worker of liveWorkers()) worker.send({ quiver: "rebase", snapshot } satisfies ToWorker);
+    compactedSnapshots.push(snapshot);
+    // Two kept: a worker may still be opening the one before; older ones nobody opens any more.
+    while (compactedSnapshots.length > KEPT_COMPACTIONS) void rm(compactedSnapshots.shift() as string, { force: true });
+  };
   if (args.changes !== undefined) {
     try {
+      tempDir ??= await mkdtemp(join(tmpdir(), "quiver-serve-"));
       live = openLiveServing(
         await openSnapshot(first.snapshot),
         {
@@ -257,12 +280,13 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
           cursorSecret: secret,
           cacheBytes: args.cacheBytes,
           compactAfter: args.compactAfter ?? DEFAULT_COMPACT_AFTER,
+          compactDir: tempDir,
         },
         source,
         process.env,
         () => {},
         {
-          compacted: (ms, sequence) => events.info("compacted", { compactMs: Math.round(ms), sequence }),
+          compacted: onCompacted,
           failed: (e) => {
             events.error("compaction-failed", { error: (e as Error).message });
             err.write(
@@ -279,11 +303,18 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
       return EXIT_FAILURE;
     }
   }
+  /**
+   * Workers that opened the live graph (said `opened`) and have not exited: serving, or about to
+   * listen. A batch's 200 waits for each of them, so a worker that listens a moment after a batch
+   * landed already holds it (see runClusterWorker: it listens only after the primary's `opened-ack`).
+   */
+  const opened = new Set<PoolWorker>();
+  const liveWorkers = (): PoolWorker[] => [...new Set([...opened, ...(pool?.serving() ?? [])])];
   /** Workers yet to acknowledge a sequence: each resolved by its ack, its exit or the timeout. */
   const catchUps = new Set<{ worker: PoolWorker; sequence: number; done(): void }>();
   const everyWorkerHolds = (sequence: number): Promise<unknown> =>
     Promise.all(
-      (pool?.serving() ?? []).map(
+      liveWorkers().map(
         (worker) =>
           new Promise<void>((resolve) => {
             const timer = setTimeout(() => {
@@ -345,6 +376,11 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
     const m = message as FromWorker;
     if (m?.quiver === "registry") asked.get(m.id)?.answer(m.metrics);
     if (m?.quiver === "apply" && live !== undefined) void applyFor(worker, m.id, m.batch);
+    // From now on every batch waits for it; it catches up to the sequence now before it listens.
+    if (m?.quiver === "opened" && live !== undefined) {
+      opened.add(worker);
+      worker.send({ quiver: "opened-ack", sequence: live.graph.sequence } satisfies ToWorker);
+    }
     if (m?.quiver === "caught-up")
       for (const entry of [...catchUps]) if (entry.worker === worker && entry.sequence <= m.sequence) entry.done();
     if (m?.quiver !== "metrics?" || primaryMetrics === undefined) return;
@@ -357,6 +393,7 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
   const onExit = (worker: PoolWorker): void => {
     for (const question of [...asked.values()]) if (question.worker === worker) question.answer(undefined);
     for (const entry of [...catchUps]) if (entry.worker === worker) entry.done();
+    opened.delete(worker);
   };
   const workerEnv = (config: WorkerConfig): Record<string, string> => ({
     [CLUSTER_WORKER_ENV]: JSON.stringify(config),
@@ -517,6 +554,67 @@ export async function runClusterWorker(env: NodeJS.ProcessEnv): Promise<number> 
     (e) => events.error("follow-failed", { error: (e as Error).message }),
     { compacted: () => {}, failed: () => {} },
   );
+  // Catch-up and rebase requests are heard from now on (the primary may wait on this worker from `opened`).
+  const catchUpNow = (): void => {
+    try {
+      live.catchUp?.();
+    } catch (e) {
+      events.error("follow-failed", { error: (e as Error).message });
+    }
+  };
+  /** Compactions to swap in, one at a time, in order (the newest wins: older ones waiting are skipped). */
+  let rebaseTo: string | undefined;
+  let rebasing = false;
+  const rebase = async (): Promise<void> => {
+    if (rebasing || rebaseTo === undefined || live.rebase === undefined) return;
+    rebasing = true;
+    const snapshot = rebaseTo;
+    rebaseTo = undefined;
+    const started = performance.now();
+    try {
+      // Opened in a worker thread and handed over in slices: this worker keeps answering meanwhile.
+      const compacted = await loadGraphInWorker({ snapshot });
+      live.rebase(compacted);
+      events.info("worker-rebased", {
+        sequence: compacted.sequence,
+        heldSequence: live.graph.sequence,
+        rebaseMs: Math.round(performance.now() - started),
+      });
+    } catch (e) {
+      // The delta keeps serving as it was; the next compaction tries again.
+      events.error("rebase-failed", { snapshot, error: (e as Error).message });
+    } finally {
+      rebasing = false;
+      void rebase();
+    }
+  };
+  const onChanges = (m: ToWorker): void => {
+    if (m?.quiver === "rebase") {
+      rebaseTo = m.snapshot;
+      void rebase();
+    }
+    if (m?.quiver !== "catch-up") return;
+    catchUpNow();
+    send({ quiver: "caught-up", sequence: live.graph.sequence });
+  };
+  process.on("message", onChanges);
+  if (config.forwardChanges) {
+    // With a writer in the primary: listen only once holding every batch the primary has answered
+    // 200 for, or will answer without waiting for this worker (see the primary's `opened`).
+    const ack = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, CATCH_UP_TIMEOUT_MS);
+      const onAck = (m: ToWorker): void => {
+        if (m?.quiver !== "opened-ack") return;
+        process.off("message", onAck);
+        clearTimeout(timer);
+        if (live.graph.sequence < m.sequence) catchUpNow();
+        resolve();
+      };
+      process.on("message", onAck);
+    });
+    send({ quiver: "opened", sequence: live.graph.sequence });
+    await ack;
+  }
   const openMs = performance.now() - started;
   /** Batches forwarded to the primary, by id, until it answers. */
   const applying = new Map<number, { resolve(result: ChangeResult): void; reject(e: Error): void }>();
@@ -570,14 +668,7 @@ export async function runClusterWorker(env: NodeJS.ProcessEnv): Promise<number> 
   const stop = catchStopSignals();
   process.on("message", (m: ToWorker) => {
     if (m?.quiver === "drain") stop.trigger("SIGTERM");
-    if (m?.quiver === "catch-up") {
-      try {
-        live.catchUp?.();
-      } catch (e) {
-        events.error("follow-failed", { error: (e as Error).message });
-      }
-      send({ quiver: "caught-up", sequence: live.graph.sequence });
-    }
+
     if (m?.quiver === "applied") {
       const waiter = applying.get(m.id);
       applying.delete(m.id);

@@ -12,8 +12,12 @@
  * statements put or hidden), the base is rebuilt with the delta in a worker thread
  * (LiveStore.compactInWorker, from the source the base came from, the log replayed there) and
  * swapped in while the server keeps answering; one at a time, and the tags stay (the content does).
+ * The compacted graph holds its sequence. With `compactDir` (the cluster's primary) it is also
+ * written there as a snapshot, which the next compaction starts from (replaying only the later
+ * batches) and which followers swap in as their base (LiveFollower.rebase).
  */
 
+import { join } from "node:path";
 import type { Graph } from "../engine/graph.js";
 import type { ReadGraph } from "../engine/read-graph.js";
 import { LiveFollower, type LiveStore, openLive } from "../changes/live-store.js";
@@ -40,6 +44,8 @@ export interface LiveServing {
   close(): void;
   /** With --follow: applies the batches that appeared since now, not at the next poll (cluster workers). */
   catchUp?(): number;
+  /** With --follow: swaps in a compaction of the log as the base (LiveFollower.rebase; cluster workers). */
+  rebase?(graph: Graph): void;
 }
 
 export interface LiveFlags {
@@ -49,12 +55,24 @@ export interface LiveFlags {
   cacheBytes: number | undefined;
   /** Delta items that start a background compaction (--compact-after); 0: never. */
   compactAfter: number;
+  /**
+   * Where a background compaction also writes its graph as a snapshot (`compacted-<sequence>.snap`),
+   * for followers to swap in (the cluster's workers) and as the next compaction's base; undefined:
+   * kept in memory only.
+   */
+  compactDir?: string | undefined;
 }
 
 /** What the serving loop learns of a background compaction. */
 export interface CompactionEvents {
-  compacted(ms: number, sequence: number): void;
+  /** `snapshot`: where the compacted graph was written (with compactDir). */
+  compacted(ms: number, sequence: number, snapshot: string | undefined): void;
   failed(error: unknown): void;
+}
+
+/** The file a background compaction up to batch `sequence` writes in LiveFlags.compactDir. */
+export function compactedSnapshotName(sequence: number): string {
+  return `compacted-${String(sequence).padStart(16, "0")}.snap`;
 }
 
 /** The write keys from QUIVER_WRITE_KEYS (each checked by position), or one generated for this run. */
@@ -93,10 +111,12 @@ export function openLiveServing(
       if (flags.compactAfter === 0 || compacting || size < flags.compactAfter) return;
       compacting = true;
       const started = performance.now();
-      store.compactInWorker().then(
-        () => {
+      const saveTo =
+        flags.compactDir === undefined ? undefined : join(flags.compactDir, compactedSnapshotName(store.sequence));
+      store.compactInWorker({ saveTo }).then(
+        (graph) => {
           compacting = false;
-          compaction.compacted(performance.now() - started, store.graph.baseSequence);
+          compaction.compacted(performance.now() - started, graph.sequence, saveTo);
         },
         (e: unknown) => {
           compacting = false;
@@ -143,6 +163,7 @@ export function openLiveServing(
       lines: "",
       close: () => clearInterval(timer),
       catchUp: () => follower.catchUp(),
+      rebase: (graph) => follower.rebase(graph),
     };
   }
   return { graph: base, changes: undefined, writeKeys: undefined, lines: "", close: () => {} };
