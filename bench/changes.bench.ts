@@ -10,14 +10,21 @@
  *  - reads with and without that delta: the same distinct queries (search page 1 with and without
  *    type, statements of each filter shape) on the base Graph alone and on the live graph;
  *  - compaction of base + delta: in a worker thread (with how late a 1 ms timer of this thread ran
- *    meanwhile), and on this thread.
+ *    meanwhile), and on this thread;
+ *  - over HTTP (changes-http.ts): POST to 200 for a batch of 1 and of 10,000 statement puts, the
+ *    sustained rate of one client, and how soon a --follow replica holds a batch.
+ * The engine's rows are measured in this process; the HTTP rows against `quiver serve` children.
  *
- * Usage: npm run bench:changes -- [--entities N] [--statements N] [--seed N] [--delta N]
+ * Output: the tables on stdout, and the figures as JSON in bench/results/changes.json (results.ts
+ * ChangesResults) with an HTML page beside it (changes.html); `npm run bench`'s HTML report and
+ * `npm run docs:performance` add the latest changes.json when it is there.
+ *
+ * Usage: npm run bench:changes -- [--entities N] [--statements N] [--seed N] [--delta N] [--no-http]
  *   --delta: statement puts in the delta before the reads (default 100,000, in batches of 10,000).
  */
 
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 
 import {
@@ -32,27 +39,42 @@ import {
 } from "../src/index.js";
 import { buildGeneratedGraph, mulberry32 } from "../tools/generator.js";
 import { isMainModule } from "../tools/main-module.js";
+import { DEFAULT_RESULTS_DIR } from "./args.js";
+import { runChangesHttp, BIG_BATCH } from "./changes-http.js";
 import { count, heading, num, printTable, progress, secondsOf } from "./format.js";
+import { renderChangesReport } from "./html-report.js";
 import { benchOptions } from "./options.js";
+import { CHANGES_RESULTS, type ChangesReadRow, type ChangesResults, type ChangesRow, gitRevision } from "./results.js";
 import { summarize, timeEach } from "./sample.js";
 
-const USAGE = `npm run bench:changes -- [--entities N] [--statements N] [--seed N] [--delta N]`;
-const BIG_BATCH = 10_000;
+const USAGE = `npm run bench:changes -- [--entities N] [--statements N] [--seed N] [--delta N] [--no-http]`;
 const SMALL_BATCHES = 300;
 const QUERIES = 400;
 const READ_ROUNDS = 3;
 
-interface Row {
-  name: string;
-  samples: number;
-  p50: number;
-  p99: number;
-  extra: string;
+function row(name: string, samplesMs: number[], detail = ""): ChangesRow {
+  const s = summarize(samplesMs);
+  return {
+    case: name,
+    samples: s.samples,
+    p50ms: s.p50us / 1000,
+    p99ms: s.p99us / 1000,
+    maxMs: s.maxUs / 1000,
+    detail,
+  };
 }
 
-function row(name: string, samplesMs: number[], extra = ""): Row {
-  const s = summarize(samplesMs);
-  return { name, samples: s.samples, p50: s.p50us / 1000, p99: s.p99us / 1000, extra };
+function printRows(rows: readonly ChangesRow[]): void {
+  printTable(
+    [
+      { header: "case", align: "left" },
+      { header: "batches", align: "right" },
+      { header: "p50 ms", align: "right" },
+      { header: "p99 ms", align: "right" },
+      { header: "", align: "left" },
+    ],
+    rows.map((r) => [r.case, String(r.samples), num(r.p50ms, 2), num(r.p99ms, 2), r.detail]),
+  );
 }
 
 async function main(): Promise<void> {
@@ -63,9 +85,12 @@ async function main(): Promise<void> {
       statements: { type: "string", default: "1000000" },
       seed: { type: "string", default: "1" },
       delta: { type: "string", default: "100000" },
+      "no-http": { type: "boolean", default: false },
     },
     USAGE,
   );
+  const startedAt = new Date();
+  const loadAtStart = loadavg();
   const entities = Number(options.entities);
   const statements = Number(options.statements);
   const deltaStatements = Number(options.delta);
@@ -77,7 +102,8 @@ async function main(): Promise<void> {
   const ids = [...base.exportEntities()].map((e) => e.entityId);
   const pick = (): string => ids[Math.floor(rand() * ids.length)]!;
   const dir = mkdtempSync(join(tmpdir(), "quiver-bench-changes-"));
-  const rows: Row[] = [];
+  const rows: ChangesRow[] = [];
+  const readResults: ChangesReadRow[] = [];
   try {
     const store = openLive(base, dir, { cursorSecret: "bench" });
     const putStatement = (): Change => ({
@@ -139,16 +165,7 @@ async function main(): Promise<void> {
     rows.push(
       row(`batch of ${count(BIG_BATCH)} entity changes`, [performance.now() - t0], JSON.stringify(er.entities)),
     );
-    printTable(
-      [
-        { header: "case", align: "left" },
-        { header: "batches", align: "right" },
-        { header: "p50 ms", align: "right" },
-        { header: "p99 ms", align: "right" },
-        { header: "", align: "left" },
-      ],
-      rows.map((r) => [r.name, String(r.samples), num(r.p50, 2), num(r.p99, 2), r.extra]),
-    );
+    printRows(rows);
     const live = store.graph;
     const size = live.deltaSize;
     progress(`delta: ${JSON.stringify(size)}`);
@@ -172,6 +189,7 @@ async function main(): Promise<void> {
       const items = Array.from({ length: QUERIES }, (_, i) => i);
       const b = summarize(timeEach(items, READ_ROUNDS, rand, (i) => call(base, i)));
       const l = summarize(timeEach(items, READ_ROUNDS, rand, (i) => call(live, i)));
+      readResults.push({ case: name, baseP50us: b.p50us, liveP50us: l.p50us, baseP99us: b.p99us, liveP99us: l.p99us });
       readRows.push([
         name,
         num(b.p50us, 1),
@@ -248,14 +266,61 @@ async function main(): Promise<void> {
     t0 = performance.now();
     await worker.compactInWorker();
     clearInterval(timer);
-    progress(`compactInWorker: ${secondsOf(performance.now() - t0)} s (the log replayed in the worker)`);
+    const inWorkerMs = performance.now() - t0;
+    progress(`compactInWorker: ${secondsOf(inWorkerMs)} s (the log replayed in the worker)`);
     progress(`  this thread's 1 ms timer meanwhile: at most ${num(late, 1)} ms late`);
     t0 = performance.now();
     worker.compact();
+    const syncMs = performance.now() - t0;
     progress(
-      `compact (synchronous): ${secondsOf(performance.now() - t0)} s for ${count(worker.graph.entityCount)} entities / ${count(worker.graph.statementCount)} statements`,
+      `compact (synchronous): ${secondsOf(syncMs)} s for ${count(worker.graph.entityCount)} entities / ${count(worker.graph.statementCount)} statements`,
     );
+    const compaction = {
+      inWorkerMs,
+      timerLateMs: late,
+      syncMs,
+      entities: worker.graph.entityCount,
+      statements: worker.graph.statementCount,
+    };
     worker.close();
+
+    let http: ChangesRow[] | null = null;
+    if (options["no-http"] !== true) {
+      heading("over HTTP: quiver serve --changes on 127.0.0.1, one client, and a --follow replica");
+      const statementLine = (): string =>
+        JSON.stringify({
+          op: "put",
+          statement: { subjectEntityId: pick(), predicateEntityId: pick(), objectEntityId: pick() },
+        });
+      http = await runChangesHttp(snapshot, join(dir, "http-log"), statementLine);
+      printRows(http);
+    }
+    const results: ChangesResults = {
+      kind: "changes",
+      startedAt: startedAt.toISOString(),
+      environment: {
+        node: process.version,
+        cpus: cpus().length,
+        cpu: cpus()[0]?.model ?? "unknown",
+        loadAtStart,
+        loadAtEnd: loadavg(),
+        revision: gitRevision(),
+      },
+      options: { entities, statements, delta: deltaStatements, seed: Number(options.seed), http: http !== null },
+      apply: rows,
+      http,
+      delta: size,
+      reads: readResults,
+      compaction,
+    };
+    mkdirSync(DEFAULT_RESULTS_DIR, { recursive: true });
+    const out = join(DEFAULT_RESULTS_DIR, CHANGES_RESULTS);
+    writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+    const html = out.replace(/\.json$/, ".html");
+    writeFileSync(html, renderChangesReport(results));
+    console.log(
+      `load average ${num(loadAtStart[0]!)} at the start, ${num(results.environment.loadAtEnd[0]!)} at the end; results: ${out}, ${html}`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -44,7 +44,7 @@ import {
   STREAM_STATEMENTS_P99_GOAL_US,
 } from "./goals.js";
 import { heldBytes } from "./memory.js";
-import type { BenchResults, LatencyRow } from "./results.js";
+import type { BenchResults, ChangesResults, LatencyRow } from "./results.js";
 
 const esc = escapeXml;
 
@@ -123,6 +123,68 @@ ${table(["case", "bare p50 µs", "bare p99 µs", "host heap p50 µs", "host heap
 export interface ReportOptions {
   /** The project's own goals: a Goals section, goal marks in the charts, goal columns. Default off. */
   goals?: boolean;
+  /** The latest `npm run bench:changes` figures (bench/results/changes.json), shown in a section of their own. */
+  changes?: ChangesResults | undefined;
+}
+
+/** The bench:changes figures: writes through the API and over HTTP, reads with a delta, compaction. */
+export function changesSection(c: ChangesResults): string {
+  const env = c.environment;
+  const rows = (list: readonly ChangesResults["apply"][number][]) =>
+    table(
+      ["case", "batches", "p50 ms", "p99 ms", "max ms", "goal", "detail"],
+      list.map((r) => [r.case, count(r.samples), num(r.p50ms), num(r.p99ms), num(r.maxMs), r.goal ?? "", r.detail]),
+    );
+  return `<section><h2>Live changes: the change log</h2>
+<p class="meta">npm run bench:changes -- --entities ${c.options.entities} --statements ${c.options.statements} --delta ${c.options.delta}${c.options.http ? "" : " --no-http"};
+${esc(c.startedAt)}; node ${esc(env.node)}, ${env.cpus} × ${esc(env.cpu)}; engine at ${esc(env.revision)}; load average
+${env.loadAtStart.map((x) => num(x)).join(" ")} at the start, ${env.loadAtEnd.map((x) => num(x)).join(" ")} at the end.</p>
+<p>A batch is answered once it is durable (its log file and the directory fsync'd) and visible. Through the embedded API
+(openLive, in the bench's process):</p>
+${rows(c.apply)}
+${
+  c.http === null
+    ? '<p class="missing">Over HTTP: not run (--no-http).</p>'
+    : `<p>Over HTTP: POST to 200 from one client on 127.0.0.1 to a <code>quiver serve --changes</code> child; a
+<code>--follow</code> replica of the same base and log.</p>
+${rows(c.http)}`
+}
+<p>Reads on the base alone and on base + a delta of ${count(c.delta.statements)} statements and ${count(c.delta.entities)} entities put,
+${count(c.delta.hiddenEntities)} entities and ${count(c.delta.hiddenStatements)} statements hidden (distinct queries, page 1), µs:</p>
+${table(
+  ["query", "base p50", "live p50", "x", "base p99", "live p99", "x"],
+  c.reads.map((r) => [
+    r.case,
+    num(r.baseP50us, 1),
+    num(r.liveP50us, 1),
+    num(r.liveP50us / r.baseP50us, 2),
+    num(r.baseP99us, 1),
+    num(r.liveP99us, 1),
+    num(r.liveP99us / r.baseP99us, 2),
+  ]),
+)}
+<p>Compaction of base + delta (${count(c.compaction.entities)} entities, ${count(c.compaction.statements)} statements): in a worker
+thread ${secondsOf(c.compaction.inWorkerMs)} s (the serving thread's 1 ms timer at most ${num(c.compaction.timerLateMs, 1)} ms late),
+on the calling thread ${secondsOf(c.compaction.syncMs)} s.</p></section>`;
+}
+
+/** A page of its own for a bench:changes run (bench/results/changes.html). */
+export function renderChangesReport(c: ChangesResults): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Quiver benchmark: live changes</title>
+<style>
+${REPORT_STYLE}</style>
+</head>
+<body>
+<h1>Quiver benchmark: live changes</h1>
+${changesSection(c)}
+</body>
+</html>
+`;
 }
 
 /** The charts of a run by name (each also drawn in the report), for `--svg`. */
@@ -356,6 +418,8 @@ ${table(
           )
     }</section>`,
   );
+
+  if (options.changes !== undefined) sections.push(changesSection(options.changes));
 
   if (r.errors.length > 0)
     sections.push(

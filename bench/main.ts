@@ -27,12 +27,13 @@
  *
  * Output: a summary on stdout that fits 100 columns (one unit per column), progress on stderr, the
  * results as JSON in bench/results/<dataset>.json (gitignored; bench/results.ts is its shape) and a
- * self-contained HTML report beside it (bench/html-report.ts). Run node with --expose-gc (the npm
+ * self-contained HTML report beside it (bench/html-report.ts; with the latest `npm run bench:changes`
+ * figures when bench/results/changes.json is there). Run node with --expose-gc (the npm
  * scripts do) so memory is read after full GCs.
  */
 
-import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 
@@ -45,7 +46,7 @@ import { count, heading, num, printTable, progress, wrap } from "./format.js";
 import { checkGoals, goalCells } from "./goals.js";
 import { GraphData } from "./graph-data.js";
 import { renderReport } from "./html-report.js";
-import { RESULTS_VERSION, type BenchResults } from "./results.js";
+import { CHANGES_RESULTS, type ChangesResults, gitRevision, RESULTS_VERSION, type BenchResults } from "./results.js";
 import { runSearch } from "./search.bench.js";
 import { runSnapshot } from "./snapshot.bench.js";
 import { runStatements } from "./statements.bench.js";
@@ -177,7 +178,12 @@ async function run(args: BenchArgs, scratch: string): Promise<void> {
   const html = out.replace(/\.json$/, "") + ".html";
   await mkdir(dirname(out), { recursive: true });
   await writeFile(out, `${JSON.stringify(full, null, 2)}\n`);
-  await writeFile(html, renderReport(full, { goals: args.goals }));
+  // The latest bench:changes figures, when a run left them beside this one's (their own date and load).
+  const changesFile = join(dirname(out), CHANGES_RESULTS);
+  const changes = existsSync(changesFile)
+    ? (JSON.parse(await readFile(changesFile, "utf8")) as ChangesResults)
+    : undefined;
+  await writeFile(html, renderReport(full, { goals: args.goals, changes }));
   console.log(`\nresults: ${out}\nreport:  ${html}`);
 }
 
@@ -209,18 +215,6 @@ function printFooter(r: BenchResults): void {
   // More runnable threads than CPUs: other work shared them, and every latency above carries it.
   if (busy) console.log(`(above ${r.environment.cpus}, the number of CPUs: the latencies are noisy)`);
   if (r.errors.length > 0) console.log(`FAILED parts: ${r.errors.map((e) => e.part).join(", ")}`);
-}
-
-/** The commit the figures belong to, and whether src/ had uncommitted changes; "unknown" outside git. */
-function gitRevision(): string {
-  try {
-    const git = (...a: string[]) =>
-      execFileSync("git", a, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-    const head = git("rev-parse", "--short", "HEAD");
-    return git("status", "--porcelain", "--", "src") === "" ? head : `${head} + uncommitted changes in src/`;
-  } catch {
-    return "unknown";
-  }
 }
 
 await main();

@@ -10,7 +10,7 @@
  *
  * Of the `npm run bench` results (bench/results.ts), the latest run of each dataset is kept (by
  * `startedAt`), the default size first; `bench/results/http.json` (`npm run bench:http`) adds an HTTP
- * section when it is there, and the latest `bench/results/databases-*.json` (`npm run bench:databases`) a
+ * section when it is there, `bench/results/changes.json` (`npm run bench:changes`) a live-changes one, and the latest `bench/results/databases-*.json` (`npm run bench:databases`) a
  * comparison with SQLite and PostgreSQL. The depth chart of the default-size run is drawn again into
  * docs/bench-depth.svg (the README shows it). Nothing here judges a figure against the project's
  * goals: the page compares Quiver with its baselines.
@@ -26,7 +26,7 @@ import type { DatabasesResults, SystemInfo } from "./databases.bench.js";
 import { count, mib, num, secondsOf } from "./format.js";
 import { charts } from "./html-report.js";
 import { heldBytes } from "./memory.js";
-import type { BenchResults, LatencyRow } from "./results.js";
+import { CHANGES_RESULTS, type BenchResults, type ChangesResults, type LatencyRow } from "./results.js";
 
 export const PERFORMANCE_PAGE = join("docs", "performance.md");
 export const DEPTH_SVG = join("docs", "bench-depth.svg");
@@ -250,6 +250,27 @@ CPU added per layer on the mix, µs a request: ${Object.entries(h.layers)
     .join(", ")}.`;
 }
 
+function changesSection(c: ChangesResults): string {
+  const env = c.environment;
+  const rows = [...c.apply, ...(c.http ?? [])];
+  return `## Live changes
+
+\`npm run bench:changes -- --entities ${c.options.entities} --statements ${c.options.statements} --delta ${c.options.delta}\`
+(${c.startedAt.slice(0, 10)}, node ${env.node}, ${env.cpus} × ${env.cpu}, engine at ${env.revision}, load average
+${num(env.loadAtStart[0] ?? 0)} at the start, ${num(env.loadAtEnd[0] ?? 0)} at the end). A batch is answered once durable (log
+file and directory fsync'd) and visible; the API rows run in the bench's process, the HTTP rows from one client on
+127.0.0.1 to a \`quiver serve --changes\` child (and a \`--follow\` replica).
+
+${table(
+  ["case", "batches", "p50 ms", "p99 ms", "max ms", "detail"],
+  rows.map((r) => [r.case, count(r.samples), num(r.p50ms), num(r.p99ms), num(r.maxMs), r.detail]),
+)}
+
+Reads with a delta of ${count(c.delta.statements)} statements and ${count(c.delta.entities)} entities, live p50 / base p50:
+${c.reads.map((r) => `${r.case} ${num(r.liveP50us / r.baseP50us, 2)}×`).join(", ")}. Compaction in a worker thread
+${secondsOf(c.compaction.inWorkerMs)} s (the serving thread's 1 ms timer at most ${num(c.compaction.timerLateMs, 1)} ms late).`;
+}
+
 function databasesSection(d: DatabasesResults): string {
   const g = d.generated;
   const pair = (x: { p50us: number; p99us: number } | null) => (x === null ? "" : `${num(x.p50us)} / ${num(x.p99us)}`);
@@ -330,11 +351,13 @@ export function renderPerformance(
   runs: readonly BenchResults[],
   http?: HttpResults,
   databases: readonly DatabasesResults[] = [],
+  changes?: ChangesResults,
 ): string {
   const sections = latestRuns(runs).map(runSection);
   if (sections.length === 0)
     sections.push("## Results\n\nNo results yet: run `npm run bench`, then `npm run docs:performance`.");
   if (http !== undefined) sections.push(httpSection(http));
+  if (changes !== undefined) sections.push(changesSection(changes));
   // The latest databases run only: one comparison table on the page.
   const latest = [...databases].sort((a, b) => b.startedAt.localeCompare(a.startedAt))[0];
   if (latest !== undefined) sections.push(databasesSection(latest));
@@ -356,17 +379,20 @@ function main(argv: readonly string[]): void {
         : [];
   const runs: BenchResults[] = [];
   let http: HttpResults | undefined;
+  let changes: ChangesResults | undefined;
   const databases: DatabasesResults[] = [];
   for (const file of files) {
     const value = readJson(file) as Partial<BenchResults> & Partial<HttpResults>;
     // bench:http writes its own shape; every other file is a run of npm run bench.
     if (basename(file) === HTTP_RESULTS) http = value as HttpResults;
+    else if (basename(file) === CHANGES_RESULTS && (value as { kind?: string }).kind === "changes")
+      changes = value as unknown as ChangesResults;
     else if (DATABASES_RESULTS.test(basename(file)) && (value as { kind?: string }).kind === "databases")
       databases.push(value as unknown as DatabasesResults);
     else if (value.version !== undefined && value.build !== undefined) runs.push(value as BenchResults);
     else console.error(`${file}: not a results file of npm run bench; left out`);
   }
-  writeFileSync(PERFORMANCE_PAGE, renderPerformance(runs, http, databases));
+  writeFileSync(PERFORMANCE_PAGE, renderPerformance(runs, http, databases, changes));
   console.log(
     `wrote ${PERFORMANCE_PAGE} from ${runs.length} run(s)${http === undefined ? "" : " and the HTTP results"}${databases.length === 0 ? "" : " and the databases comparison"}`,
   );

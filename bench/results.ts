@@ -11,6 +11,8 @@
  *  - "repeated": one query asked many times (caches warm): a microbenchmark, kept for comparison.
  */
 
+import { execFileSync } from "node:child_process";
+
 import type { LatencyDistribution, LatencySummary } from "./sample.js";
 import type { MemorySnapshot } from "./memory.js";
 import type { GcTally } from "./stream.bench.js";
@@ -205,4 +207,63 @@ export interface BenchResults {
   /** Wall time of each part that ran, ms (the build: loadGraph alone). */
   partMs: Record<string, number>;
   errors: { part: string; message: string }[];
+}
+
+/** The file `npm run bench:changes` writes in bench/results/ (its own shape: ChangesResults). */
+export const CHANGES_RESULTS = "changes.json";
+
+/** One latency row of bench:changes, in milliseconds (a write is milliseconds, not microseconds). */
+export interface ChangesRow {
+  case: string;
+  samples: number;
+  p50ms: number;
+  p99ms: number;
+  maxMs: number;
+  /** What else the row measured (statements/s, what the batch did). */
+  detail: string;
+  /** The project's goal for the row, in words, when it has one (issue 25). */
+  goal?: string;
+}
+
+/** One read case of bench:changes: the base alone beside base + delta, microseconds. */
+export interface ChangesReadRow {
+  case: string;
+  baseP50us: number;
+  liveP50us: number;
+  baseP99us: number;
+  liveP99us: number;
+}
+
+/** What one run of `npm run bench:changes` measured (bench/changes.bench.ts). */
+export interface ChangesResults {
+  kind: "changes";
+  startedAt: string;
+  environment: {
+    node: string;
+    cpus: number;
+    cpu: string;
+    loadAtStart: number[];
+    loadAtEnd: number[];
+    revision: string;
+  };
+  options: { entities: number; statements: number; delta: number; seed: number; http: boolean };
+  /** Through the embedded API (openLive: prepare, the log's write with its fsyncs, commit). */
+  apply: ChangesRow[];
+  /** Over HTTP to a `quiver serve --changes` child on 127.0.0.1 (POST to 200), and a --follow replica; null: --no-http. */
+  http: ChangesRow[] | null;
+  delta: { entities: number; statements: number; hiddenEntities: number; hiddenStatements: number };
+  reads: ChangesReadRow[];
+  compaction: { inWorkerMs: number; timerLateMs: number; syncMs: number; entities: number; statements: number };
+}
+
+/** The commit the figures belong to, and whether src/ had uncommitted changes; "unknown" outside git. */
+export function gitRevision(): string {
+  try {
+    const git = (...a: string[]) =>
+      execFileSync("git", a, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    const head = git("rev-parse", "--short", "HEAD");
+    return git("status", "--porcelain", "--", "src") === "" ? head : `${head} + uncommitted changes in src/`;
+  } catch {
+    return "unknown";
+  }
 }

@@ -1,0 +1,184 @@
+/**
+ * Changes over HTTP (part of `npm run bench:changes`)
+ * ===================================================
+ * The write path as a client sees it: a `quiver serve --snapshot BASE --changes DIR` child process
+ * (the package's own CLI, built in dist/) on 127.0.0.1, and one client in this process on one
+ * keep-alive connection, each POST timed from the request's start to the 200's last byte (the batch
+ * durable in the log, fsync'd file and directory, and visible):
+ *  - a batch of 1 statement put (the flush included: the goal's p50 <= 5 ms);
+ *  - batches of BIG_BATCH statement puts sent back to back: p50 / p99 (goal 50 / 150 ms) and the
+ *    sustained statements a second of that one client (goal >= 100,000/s);
+ *  - a `quiver serve --follow DIR` replica on the same base: after each batch of 1's 200, how long
+ *    until the replica answers with that sequence (polled every CONVERGE_POLL_MS; goal 1 s).
+ * The requests' bodies are made before the clock starts. Both children are stopped with SIGTERM.
+ */
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { Agent, request } from "node:http";
+
+import { progress } from "./format.js";
+import type { ChangesRow } from "./results.js";
+import { summarize } from "./sample.js";
+
+/** Statement puts per big batch (the issue's batch of 10,000). */
+export const BIG_BATCH = 10_000;
+const SMALL_POSTS = 200;
+const BIG_POSTS = 20;
+const CONVERGE_SAMPLES = 30;
+const CONVERGE_POLL_MS = 2;
+const WRITE_KEY = "sk_bench_write_0123456789";
+const READ_KEY = "sk_bench_read_0123456789";
+const MAIN = new URL("../src/cli/main.js", import.meta.url).pathname;
+
+interface Server {
+  child: ChildProcess;
+  port: number;
+}
+
+/** Starts `quiver serve ...args` and resolves once it prints its URL. */
+function serve(args: string[]): Promise<Server> {
+  const child = spawn(process.execPath, [MAIN, "serve", ...args, "--port", "0", "--quiet", "--no-ui"], {
+    env: {
+      ...process.env,
+      QUIVER_WRITE_KEYS: WRITE_KEY,
+      QUIVER_API_KEYS: READ_KEY,
+      QUIVER_CURSOR_SECRET: "bench-changes-secret-0123456789abcdef",
+    },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  return new Promise((resolve, reject) => {
+    child.stderr!.on("data", (d: Buffer) => {
+      stderr += d.toString();
+      const m = /^listening on http:\/\/[^:]+:(\d+)/m.exec(stderr);
+      if (m !== null) resolve({ child, port: Number(m[1]) });
+    });
+    child.once("exit", (code) => reject(new Error(`quiver serve exited ${code} before listening:\n${stderr}`)));
+  });
+}
+
+async function stopServer(s: Server): Promise<void> {
+  const exited = new Promise((resolve) => s.child.once("exit", resolve));
+  s.child.kill("SIGTERM");
+  await exited;
+}
+
+interface Answer {
+  status: number;
+  body: string;
+  sequence: number;
+}
+
+function send(agent: Agent, port: number, method: string, path: string, body?: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port,
+        method,
+        path,
+        agent,
+        headers: {
+          "X-API-Key": method === "POST" ? WRITE_KEY : READ_KEY,
+          ...(body === undefined ? {} : { "Content-Type": "application/x-ndjson" }),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString(),
+            sequence: Number(res.headers["x-quiver-sequence"] ?? -1),
+          }),
+        );
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+function row(name: string, samplesMs: number[], detail: string, goal: string): ChangesRow {
+  const s = summarize(samplesMs);
+  return {
+    case: name,
+    samples: s.samples,
+    p50ms: s.p50us / 1000,
+    p99ms: s.p99us / 1000,
+    maxMs: s.maxUs / 1000,
+    detail,
+    goal,
+  };
+}
+
+/**
+ * The HTTP rows over the base snapshot at `snapshot` with a fresh change log at `dir`; `statement()`
+ * makes one statement put line (JSON) over the base's entities.
+ */
+export async function runChangesHttp(snapshot: string, dir: string, statement: () => string): Promise<ChangesRow[]> {
+  const writer = await serve(["--snapshot", snapshot, "--changes", dir, "--compact-after", "0"]);
+  let replica: Server | undefined;
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const replicaAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const rows: ChangesRow[] = [];
+  try {
+    replica = await serve(["--snapshot", snapshot, "--follow", dir]);
+    const post = async (body: string): Promise<{ ms: number; answer: Answer }> => {
+      const t = performance.now();
+      const answer = await send(agent, writer.port, "POST", "/graph/v1/changes", body);
+      const ms = performance.now() - t;
+      if (answer.status !== 200) throw new Error(`POST /graph/v1/changes: ${answer.status} ${answer.body}`);
+      return { ms, answer };
+    };
+    // Warm-up: the first write builds the base's fingerprint map; the connection opens.
+    for (let i = 0; i < 5; i++) await post(statement());
+
+    const small: number[] = [];
+    for (let i = 0; i < SMALL_POSTS; i++) small.push((await post(statement())).ms);
+    rows.push(row("HTTP: 1 statement put", small, "POST to 200, flush included", "p50 <= 5 ms"));
+
+    const bodies = Array.from({ length: BIG_POSTS }, () => Array.from({ length: BIG_BATCH }, statement).join("\n"));
+    const big: number[] = [];
+    let put = 0;
+    const started = performance.now();
+    for (const body of bodies) {
+      const { ms, answer } = await post(body);
+      big.push(ms);
+      put += (JSON.parse(answer.body) as { statements: { put: number } }).statements.put;
+    }
+    const perSecond = Math.round(put / ((performance.now() - started) / 1000));
+    rows.push(
+      row(
+        `HTTP: ${BIG_BATCH.toLocaleString("en-US")} statement puts`,
+        big,
+        `POST to 200; ${perSecond.toLocaleString("en-US")} statements/s sustained`,
+        "p50 <= 50 ms, p99 <= 150 ms; >= 100,000 statements/s",
+      ),
+    );
+    progress(`HTTP: ${BIG_POSTS} batches of ${BIG_BATCH} at ${perSecond} statements/s`);
+
+    const converge: number[] = [];
+    for (let i = 0; i < CONVERGE_SAMPLES; i++) {
+      const { answer } = await post(statement());
+      const sequence = (JSON.parse(answer.body) as { sequence: number }).sequence;
+      const t = performance.now();
+      for (;;) {
+        const read = await send(replicaAgent, replica.port, "GET", "/graph/v1/statements?limit=1");
+        if (read.sequence >= sequence) break;
+        await new Promise((resolve) => setTimeout(resolve, CONVERGE_POLL_MS));
+      }
+      converge.push(performance.now() - t);
+    }
+    rows.push(
+      row("HTTP: replica holds it", converge, `a --follow replica, from the 200 (it polls every 100 ms)`, "within 1 s"),
+    );
+  } finally {
+    agent.destroy();
+    replicaAgent.destroy();
+    if (replica !== undefined) await stopServer(replica);
+    await stopServer(writer);
+  }
+  return rows;
+}
