@@ -11,7 +11,7 @@
  * Background compaction (the writer): once the delta holds `compactAfter` changed items (entities and
  * statements put or hidden), the base is rebuilt with the delta in a worker thread
  * (LiveStore.compactInWorker, from the source the base came from, the log replayed there) and
- * swapped in while the server keeps answering; one at a time, and the tags stay (the content does).
+ * swapped in while the server keeps answering; one at a time; the content stays, the tags change once (they name the base too: live-graph.ts).
  * The compacted graph holds its sequence. With `compactDir` (the cluster's primary) it is also
  * written there as a snapshot, which the next compaction starts from (replaying only the later
  * batches) and which followers swap in as their base (LiveFollower.rebase).

@@ -4,7 +4,8 @@
  * A graph compacted from a base and a change log holds its sequence (snapshot format 5): opened
  * again with the same log, as its writer (openLive) or a follower (LiveFollower), it applies only
  * the batches after that sequence, and names its content as the live graph over the first base
- * does (same tags, same pages, cursors of one followable on the other). A follower swaps a
+ * does (the same pages; cursors of one followable on the other; the tag names the compacted base
+ * too, since a cursor's bytes may differ between bases). A follower swaps a
  * compaction in as its base (rebase) without losing a batch or a cursor's place. A background
  * compaction that saves its graph (compactInWorker with saveTo) writes that snapshot, and the next
  * compaction starts from it.
@@ -50,7 +51,21 @@ function walk(graph: { search: Graph["search"]; statements: Graph["statements"] 
   return out;
 }
 
-test("a compacted snapshot holds its sequence: with the same log, the writer and a follower apply only the batches after it; tags and pages agree", async () => {
+/** Every page of a few walks as JSON text, cursors and all: the bytes an ETag stands for. */
+function pages(graph: { search: Graph["search"]; statements: Graph["statements"] }): string[] {
+  const out: string[] = [];
+  for (const q of ["a", "e", "ab"]) {
+    let cursor: string | undefined;
+    do {
+      const page = graph.search({ q, limit: 4, cursor });
+      out.push(JSON.stringify(page));
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+  }
+  return out;
+}
+
+test("a compacted snapshot holds its sequence: with the same log, the writer and a follower apply only the batches after it; the pages agree, the tag names the base", async () => {
   const dir = tempDir();
   try {
     const stream = new BatchStream(31);
@@ -69,7 +84,8 @@ test("a compacted snapshot holds its sequence: with the same log, the writer and
     assert.is(follower.graph.baseSequence, 6);
     assert.is(follower.graph.sequence, 8);
     const fromBase = new LiveFollower(base, dir, { cursorSecret: SECRET });
-    assert.is(follower.graph.contentTag, fromBase.graph.contentTag, "one content, one tag, however compacted");
+    // The same answers; the tag names the compacted base too (a cursor's bytes may differ).
+    assert.is(follower.graph.contentTag, `${fromBase.graph.contentTag}@${compacted.contentTag}`);
     assert.equal(walk(follower.graph), walk(fromBase.graph));
     assert.is(follower.graph.buildCompacted().contentTag, buildGraph(stream.oracle.data()).contentTag);
 
@@ -87,7 +103,7 @@ test("a compacted snapshot holds its sequence: with the same log, the writer and
   }
 });
 
-test("a follower rebases onto a compaction: the delta shrinks to the later batches; content, tags and a walk's cursor carry on", async () => {
+test("a follower rebases onto a compaction: the delta shrinks to the later batches; content and a walk's cursor carry on; one tag, one set of bytes", async () => {
   const dir = tempDir();
   try {
     const stream = new BatchStream(32);
@@ -114,6 +130,12 @@ test("a follower rebases onto a compaction: the delta shrinks to the later batch
       "the rebased delta holds only batches 6 and 7",
     );
     assert.not.equal(follower.graph.contentTag, tag);
+    // One tag, one set of bytes (cursors included): a follower on the same compaction and log gives
+    // the rebased one's tag and bytes; the writer, on the first base, a tag of its own.
+    const twin = new LiveFollower(compacted, dir, { cursorSecret: SECRET });
+    assert.is(twin.graph.contentTag, follower.graph.contentTag);
+    assert.equal(pages(twin.graph), pages(follower.graph));
+    assert.is.not(store.graph.contentTag, follower.graph.contentTag);
     // The cursor of a page issued before the rebase still places the walk.
     assert.ok(page1.nextCursor !== null);
     assert.equal(
@@ -150,7 +172,7 @@ test("compactInWorker with saveTo writes the compacted snapshot (its sequence in
     const graph = await store.compactInWorker({ saveTo: saved });
     assert.is(graph.sequence, 4);
     assert.is(store.graph.baseSequence, 4);
-    assert.is(store.graph.contentTag, tag);
+    assert.is(store.graph.contentTag, `${tag}@${graph.contentTag}`, "the tag names the compacted base too");
     assert.is((await openSnapshot(saved)).sequence, 4);
     for (let i = 0; i < 3; i++) store.apply(stream.next());
     // The base file gone: the second compaction loads the first one's snapshot, replays 5 to 7.

@@ -131,7 +131,7 @@ test("serve --changes replays the log before listening and holds it (apply refus
   }
 });
 
-test("compact's snapshot records its batch: served with the same log it replays only the later batches (the same tags), and apply numbers on", async () => {
+test("compact's snapshot records its batch: served with the same log it replays only the later batches (the same answers), and apply numbers on", async () => {
   const b = await base();
   const source = ["--entities", b.entities, "--statements", b.statements];
   const serving = ["--port", "0", "--quiet", "--no-ui"];
@@ -169,7 +169,8 @@ test("compact's snapshot records its batch: served with the same log it replays 
     const theirs = await request(oport, query, { key: READ_KEY });
     assert.is(theirs.headers["x-quiver-sequence"], "3");
     assert.is(mine.body, theirs.body);
-    assert.is(mine.headers.etag, theirs.headers.etag, "one content, one tag: the compacted base names it as the first");
+    // One content; the tags differ, as a page's cursor may (each names a place in its own base).
+    assert.is.not(mine.headers.etag, theirs.headers.etag);
     const r = await post(port, "/graph/v1/changes", '{"op":"delete","entityId":"c","cascade":true}', {
       key: WRITE_KEY,
     });
@@ -200,7 +201,7 @@ test("serve refuses a second writer on a held log, naming the holder", async () 
   }
 });
 
-test("serve --changes --compact-after: the delta is compacted in the background while serving; the tag and bytes stay, writes go on", async () => {
+test("serve --changes --compact-after: the delta is compacted in the background while serving; the answers stay, writes go on", async () => {
   const b = await base();
   const source = ["--entities", b.entities, "--statements", b.statements, "--port", "0", "--no-ui"];
   const writer = runQuiver(["serve", ...source, "--changes", b.dir, "--compact-after", "3"], {
@@ -227,8 +228,7 @@ test("serve --changes --compact-after: the delta is compacted in the background 
     const search = await request(port, query, { key: READ_KEY });
     assert.is(search.headers["x-quiver-sequence"], "2");
     assert.is(JSON.parse(search.body).items.length, JSON.parse(before.body).items.length);
-    // One content, one tag and the same bytes, before and after the swap.
-    assert.is(search.headers.etag, atTwo.headers.etag);
+    // One content, the same items before and after the swap (the tag names the base too).
     assert.is(search.body, atTwo.body);
     const third = await post(port, "/graph/v1/changes", '{"op":"delete","entityId":"c","cascade":true}', {
       key: WRITE_KEY,

@@ -230,16 +230,21 @@ export class LiveGraph implements ReadGraph {
   }
 
   /**
-   * Names the content (read-graph.ts): the first base's tag while no batch applied, else that tag
-   * with the batches' span. One base and one log give one content up to a sequence, on every
-   * process, so replicas of one log share tags; a compaction (swapBase) keeps the tag, as it keeps
-   * the content.
+   * Names the answers (read-graph.ts): the first base's tag while no batch applied, else that tag
+   * with the batches' span, and, over a compacted base, that base's tag too. One base and one log
+   * give the same answers up to a sequence on every process, so replicas of one log share tags. A
+   * compaction keeps the content but not every byte (a cursor may carry a position hint in the
+   * base that issued it), so the tag names the base as well: one tag, one set of bytes.
    */
   get contentTag(): string {
     // Each branch: no batch since the first base (its own tag), or the batches it holds on top.
-    return this.#sequence === this.#originSequence
-      ? this.#originTag
-      : `${this.#originTag}+${this.#originSequence}..${this.#sequence}`;
+    const span =
+      this.#sequence === this.#originSequence
+        ? this.#originTag
+        : `${this.#originTag}+${this.#originSequence}..${this.#sequence}`;
+    const baseTag = this.#base.contentTag;
+    // A base of the first base's content (itself, or a compaction back to it) gives its bytes.
+    return baseTag === this.#originTag ? span : `${span}@${baseTag}`;
   }
 
   /** The sequence the base holds: batches after it are in the delta. */
