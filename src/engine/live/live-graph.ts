@@ -121,6 +121,8 @@ export interface PreparedBatch {
   readonly entities: ReadonlyMap<string, DeltaEntity | null>;
   /** @internal */
   readonly statements: ReadonlyMap<string, DeltaStatement | null>;
+  /** @internal Fingerprints the batch puts that were in neither the delta nor the base (commit looks no further). */
+  readonly fresh: ReadonlySet<string>;
 }
 
 /** A base entity replaced or deleted: what search matched it by. */
@@ -286,16 +288,22 @@ export class LiveGraph implements ReadGraph {
       entities: { put: 0, deleted: 0 },
       statements: { put: 0, deleted: 0 },
     };
-    const entityNow = (id: string): DeltaEntity | Entity | undefined => {
+    // Existence only (no entity object made: a statement put asks it three times).
+    const entityThere = (id: string): boolean => {
       const o = entities.get(id);
-      return o === null ? undefined : (o ?? this.currentEntity(id));
+      return o === null ? false : o !== undefined || this.exists(id);
     };
+    const fresh = new Set<string>();
     const statementNow = (fp: string): DeltaStatement | undefined => {
       const o = statements.get(fp);
       return o === null ? undefined : (o ?? this.currentStatement(fp));
     };
-    /** The batch's statement puts by each entity they name (what a cascade or the last check looks up). */
+    /**
+     * The batch's statement puts by each entity they name (what a cascade or the last check looks
+     * up): kept only when the batch deletes an entity, the one case that asks.
+     */
     const putsNaming = new Map<string, DeltaStatement[]>();
+    const keepPutsNaming = changes.some((c) => c.kind === "deleteEntity");
     /** Entities this batch deleted without cascade, with the line: checked at the end. */
     const removed = new Map<string, number>();
     for (const c of changes) {
@@ -306,7 +314,7 @@ export class LiveGraph implements ReadGraph {
           break;
         case "deleteEntity": {
           // Deleting an entity that is not there changes nothing (as an unknown fingerprint).
-          if (entityNow(c.entityId) === undefined) break;
+          if (!entityThere(c.entityId)) break;
           entities.set(c.entityId, null);
           result.entities.deleted++;
           if (!c.cascade) {
@@ -321,17 +329,15 @@ export class LiveGraph implements ReadGraph {
         }
         case "putStatement": {
           const st = c.statement;
-          for (const [role, id] of [
-            ["subjectEntityId", st.subjectEntityId],
-            ["predicateEntityId", st.predicateEntityId],
-            ["objectEntityId", st.objectEntityId],
-          ] as const) {
-            if (entityNow(id) === undefined)
-              throw conflict(c.line, `${role} ${quote(id)} names no entity of the graph (put the entity first)`);
-          }
+          if (!entityThere(st.subjectEntityId)) throw missingEntity(c.line, "subjectEntityId", st.subjectEntityId);
+          if (!entityThere(st.predicateEntityId))
+            throw missingEntity(c.line, "predicateEntityId", st.predicateEntityId);
+          if (!entityThere(st.objectEntityId)) throw missingEntity(c.line, "objectEntityId", st.objectEntityId);
           const given = st.statementFingerprint;
           const fp = given ?? deriveFingerprint(st.subjectEntityId, st.predicateEntityId, st.objectEntityId);
           const there = statementNow(fp);
+          // Neither the batch, the delta nor the base knows the fingerprint: commit has no base statement to hide.
+          if (there === undefined && !statements.has(fp)) fresh.add(fp);
           if (there !== undefined) {
             // The same statement again is a no-op; another statement with its fingerprint is a conflict.
             if (there.s === st.subjectEntityId && there.p === st.predicateEntityId && there.o === st.objectEntityId)
@@ -349,10 +355,10 @@ export class LiveGraph implements ReadGraph {
             given: given !== undefined,
           };
           statements.set(fp, put);
-          for (const id of new Set([put.s, put.p, put.o])) {
-            const list = putsNaming.get(id);
-            if (list === undefined) putsNaming.set(id, [put]);
-            else list.push(put);
+          if (keepPutsNaming) {
+            addNaming(putsNaming, put.s, put);
+            if (put.p !== put.s) addNaming(putsNaming, put.p, put);
+            if (put.o !== put.s && put.o !== put.p) addNaming(putsNaming, put.o, put);
           }
           result.statements.put++;
           break;
@@ -367,7 +373,7 @@ export class LiveGraph implements ReadGraph {
     }
     // A delete without cascade must not leave a statement naming the entity (unless put back since).
     for (const [id, line] of removed) {
-      if (entityNow(id) !== undefined) continue;
+      if (entityThere(id)) continue;
       for (const st of this.statementsNaming(id, statements, putsNaming)) {
         throw conflict(
           line,
@@ -375,7 +381,7 @@ export class LiveGraph implements ReadGraph {
         );
       }
     }
-    return { sequence: result.sequence, result, text: batchText(batch), entities, statements };
+    return { sequence: result.sequence, result, text: batchText(batch), entities, statements, fresh };
   }
 
   /** Applies a batch prepared on this graph as it stands now. */
@@ -429,7 +435,7 @@ export class LiveGraph implements ReadGraph {
         removedStatementItems.push(mine);
         this.#statements.delete(fp);
         this.adjustCounts(mine, -1);
-      } else if (!this.#hiddenStatements.has(fp)) {
+      } else if (!prepared.fresh.has(fp) && !this.#hiddenStatements.has(fp)) {
         // Not in the delta: a base statement the batch deleted (and perhaps put again with another
         // triple), hidden from now on; or a fingerprint new to both (nothing to hide).
         const base = this.baseStatement(fp);
@@ -1092,6 +1098,16 @@ function cmp(a: string, b: string): number {
 
 function describe(st: DeltaStatement): string {
   return `${quote(st.fp)}: ${quote(st.s)} ${quote(st.p)} ${quote(st.o)}`;
+}
+
+function missingEntity(line: number, role: string, id: string): QuiverError {
+  return conflict(line, `${role} ${quote(id)} names no entity of the graph (put the entity first)`);
+}
+
+function addNaming(byEntity: Map<string, DeltaStatement[]>, id: string, st: DeltaStatement): void {
+  const list = byEntity.get(id);
+  if (list === undefined) byEntity.set(id, [st]);
+  else list.push(st);
 }
 
 function conflict(line: number, reason: string): QuiverError {

@@ -10,7 +10,8 @@
  *
  * Updating after a batch is one merge: the old list less the keys the batch touched, and the
  * batch's new items sorted on their own, merged in one pass: O(D + b log b) for a delta of D items
- * and a batch of b (a sort of the whole delta would be O(D log D) string comparisons a batch).
+ * and a batch of b (a sort of the whole delta would be O(D log D) string comparisons a batch); when
+ * the batch removes nothing, the merge gallops (O(b log(D / b)) comparisons, the D moves plain copies).
  * A filter's items are a contiguous range (every filter shape of the table is a prefix of its
  * order's key), found by two binary searches; a resume point by one more.
  */
@@ -105,6 +106,9 @@ export function mergeSorted<T>(
     return old;
   }
   added.sort(compare);
+  // Nothing removed: each added item's place found by galloping from the last one's (a run of old
+  // items between two added ones is copied without comparing its items).
+  if (removedItems.length === 0) return gallopMerge(old, added, compare);
   const out: T[] = new Array(old.length - removedItems.length + added.length);
   let n = 0;
   let i = 0;
@@ -123,6 +127,35 @@ export function mergeSorted<T>(
     } else out[n++] = added[j++]!;
   }
   out.length = n;
+  return out;
+}
+
+/**
+ * `old` and `added` (both sorted, no key in both) merged: per added item an exponential then a
+ * binary search from where the last one went, O(b log(D / b)) comparisons for b items into D.
+ */
+function gallopMerge<T>(old: readonly T[], added: readonly T[], compare: (x: T, y: T) => number): T[] {
+  const out: T[] = new Array(old.length + added.length);
+  let n = 0;
+  let i = 0;
+  for (const item of added) {
+    // Exponential search (old before added on a tie, as the merge below): the first step past `item`, then a binary search inside the last step.
+    let step = 1;
+    let lo = i;
+    while (lo + step <= old.length && compare(old[lo + step - 1]!, item) <= 0) {
+      lo += step;
+      step *= 2;
+    }
+    let hi = Math.min(old.length, lo + step - 1);
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compare(old[mid]!, item) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    while (i < lo) out[n++] = old[i++]!;
+    out[n++] = item;
+  }
+  while (i < old.length) out[n++] = old[i++]!;
   return out;
 }
 
