@@ -86,6 +86,15 @@ import {
  */
 const TOMBSTONE_SLACK = 8;
 
+/**
+ * How far (up or down) the delta's statements may move a base entity's counted score while it stays
+ * in the base's order=score stream, read out of place and put right by the merge's look-ahead; an
+ * entity moved further joins the delta's stream (its gram index). A larger bound makes reads look
+ * further ahead (every base match up to this many score points below the page's last); a smaller
+ * one sends more entities to the delta.
+ */
+const SCORE_DRIFT_MAX = 8;
+
 /** Match tiers (CONTRACT.md "GET /graph/v1/search"). */
 const TIER_EXACT = 0;
 const TIER_PREFIX = 1;
@@ -165,7 +174,13 @@ export class LiveGraph implements ReadGraph {
   #countAdjust = new Map<string, number>();
   /** Entities whose count or tombstone changed since `rescored()` last looked. */
   #scoreDirty = new Set<string>();
-  /** Base entities with a counted score that the delta changed: by id and by 3-grams. */
+  /**
+   * The most a base entity's counted score rose (fell) by, over those that stay in the base's stream
+   * (at most SCORE_DRIFT_MAX; a bound kept since the base, never lowered).
+   */
+  #maxRaise = 0;
+  #maxDrop = 0;
+  /** Base entities with a counted score that the delta moved by more than SCORE_DRIFT_MAX: by id and by 3-grams. */
   #rescoredById = new Map<string, RescoredEntity>();
   #rescoredGrams = new GramIndex<RescoredEntity>();
   #sequence: number;
@@ -528,7 +543,21 @@ export class LiveGraph implements ReadGraph {
     return this.#parts.scores.isCounted(d, this.baseCounts()[d]!) ? undefined : this.#parts.scores.at(d);
   }
 
-  /** The base entities that order "score" must take from the delta, brought up to date first. */
+  /**
+   * A base entity's score now, from its base score (`baseScore`, of dense id `d`): moved by the
+   * delta's statements when it is counted.
+   */
+  private baseScoreNow(id: string, d: number, baseScore: number): number {
+    const adjust = this.#countAdjust.get(id);
+    // Each branch: no statement of the delta names it (the common case), or it does and the score is counted.
+    if (adjust === undefined) return baseScore;
+    return this.#parts.scores.isCounted(d, this.baseCounts()[d]!) ? baseScore + adjust : baseScore;
+  }
+
+  /**
+   * The base entities that order "score" must take from the delta (moved by more than
+   * SCORE_DRIFT_MAX), brought up to date first with the drift bounds.
+   */
   private rescored(): { byId: ReadonlyMap<string, RescoredEntity>; grams: GramIndex<RescoredEntity> } {
     if (this.#scoreDirty.size > 0) {
       const dict = this.#parts.dictionary;
@@ -540,8 +569,18 @@ export class LiveGraph implements ReadGraph {
         }
         const d = dict.idOf(id);
         // A delta entity (or a deleted one) is not the base's to place; an unchanged count moves nothing.
-        if (d < 0 || this.#hiddenEntities.has(id) || !this.#countAdjust.has(id)) continue;
+        const adjust = this.#countAdjust.get(id);
+        if (d < 0 || adjust === undefined || this.#hiddenEntities.has(id)) continue;
         if (!this.#parts.scores.isCounted(d, this.baseCounts()[d]!)) continue;
+        // Each branch: a small move stays in the base's stream (the bounds grow to cover it); a large one leaves it.
+        if (adjust > 0 && adjust <= SCORE_DRIFT_MAX) {
+          this.#maxRaise = Math.max(this.#maxRaise, adjust);
+          continue;
+        }
+        if (adjust < 0 && -adjust <= SCORE_DRIFT_MAX) {
+          this.#maxDrop = Math.max(this.#maxDrop, -adjust);
+          continue;
+        }
         const entity = this.#parts.entities.entity(d);
         const r: RescoredEntity = { entityId: id, folded: this.#fold(entity.rawIdentifier), type: entity.type, entity };
         this.#rescoredById.set(id, r);
@@ -700,8 +739,12 @@ export class LiveGraph implements ReadGraph {
     for (const h of hiddenCandidates ?? this.#hiddenGrams.items)
       if (typeMatches(h) && (hiddenCandidates !== undefined || h.folded.includes(fq))) hiddenMatches++;
     const skipped = hiddenMatches + found.length - deltaMatches;
+    // How far the base's stream may be out of order: under order "score", base entities whose counted
+    // score the delta moved a little are read where the base puts them and placed by their score now.
+    const raise = byScore ? this.#maxRaise : 0;
+    const drop = byScore ? this.#maxDrop : 0;
     // Nothing of the delta touches this query: the base's page is the answer (its total too).
-    if (found.length === 0 && hiddenMatches === 0) return this.#base.search(params);
+    if (found.length === 0 && hiddenMatches === 0 && raise === 0 && drop === 0) return this.#base.search(params);
     const tag = queryTag(this.searchTagParts(q, type, order));
     let after: SearchItem | undefined;
     let afterRaw = "";
@@ -724,52 +767,84 @@ export class LiveGraph implements ReadGraph {
     // The delta's stream from the first match after the key.
     let m = 0;
     if (after !== undefined) while (m < found.length && compare(found[m]!, after) <= 0) m++;
-    // The base's stream: its pages from the key, tombstoned (and rescored) entities left out.
-    const base: SearchItem[] = [];
+    // The base's stream: its pages from the key, tombstoned (and rescored) entities left out. An
+    // entity whose score fell by up to `drop` may sit before the key in the base's order and after
+    // it now: the base is resumed `drop` points higher (before every entity of that score), and what
+    // is not after the key now is left out as it comes.
     const cursorParts = (k: SearchItem, raw: string): string[] =>
       byScore ? [raw, k.entity.entityId, "", String(k.score)] : [raw, k.entity.entityId, ""];
-    let baseCursor =
-      after === undefined
-        ? undefined
-        : this.#cursors.encode(ENDPOINT_SEARCH, tag, after.tier, cursorParts(after, afterRaw));
+    let baseCursor: string | undefined;
+    // Each branch: from the start; from the key itself (the base's order holds); from `drop` above it.
+    if (after === undefined) baseCursor = undefined;
+    else if (drop === 0)
+      baseCursor = this.#cursors.encode(ENDPOINT_SEARCH, tag, after.tier, cursorParts(after, afterRaw));
+    else
+      baseCursor = this.#cursors.encode(ENDPOINT_SEARCH, tag, after.tier, [
+        "",
+        "",
+        "",
+        String(Math.min(MAX_SCORE, after.score + drop)),
+      ]);
     let baseDone = false;
     const rescored = byScore ? this.rescored().byId : undefined;
+    const scores = this.#parts.scores;
+    const dict = this.#parts.dictionary;
+    /** Base items read and not yet placed, in the order of their keys now (ascending). */
+    const pending: SearchItem[] = [];
+    let p = 0;
+    /**
+     * Every base item not read yet comes after this key: the last item read, at its base score
+     * plus `raise` (what it or anything after it in the base's order can reach now).
+     */
+    let bound: SearchItem | undefined;
+    let pageLimit = want + Math.min(skipped, TOMBSTONE_SLACK);
     const out: SearchItem[] = [];
-    let b = 0;
     while (out.length < want) {
-      if (b === base.length && !baseDone) {
-        base.length = 0;
-        b = 0;
-        // The page and a few more, for tombstones in the way (more come in another round).
-        const page = this.#base.search({
-          q,
-          type: params.type,
-          order,
-          limit: Math.min(SEARCH_MAX_LIMIT, want + Math.min(skipped, TOMBSTONE_SLACK)),
-          cursor: baseCursor,
-        });
-        for (const e of page.items) {
-          if (this.#hiddenEntities.has(e.entityId) || rescored?.has(e.entityId)) continue;
-          const folded = this.#fold(e.rawIdentifier);
-          const score = byScore ? this.#parts.scores.at(this.#parts.dictionary.idOf(e.entityId)) : 0;
-          base.push({ tier: tierOf(folded, fq), score, folded, entity: e });
-        }
-        baseCursor = page.nextCursor ?? undefined;
-        baseDone = baseCursor === undefined;
+      const x = pending[p];
+      const y = found[m];
+      // The smaller head of the two streams (no entityId is in both: the base's copies of the
+      // delta's entities are tombstoned, of rescored ones skipped).
+      const next = y === undefined || (x !== undefined && compare(x, y) < 0) ? x : y;
+      // Each branch: the head is final (the base is done, or nothing unread can come before it), or
+      // more of the base is read first.
+      if (baseDone || (next !== undefined && bound !== undefined && compare(next, bound) <= 0)) {
+        if (next === undefined) break;
+        out.push(next);
+        if (next === x) p++;
+        else m++;
         continue;
       }
-      const x = base[b];
-      const y = found[m];
-      if (x === undefined && y === undefined) break;
-      // Each branch: the smaller key goes first (no entityId is in both streams: the base's copies
-      // of the delta's entities are tombstoned, of rescored ones skipped).
-      if (y === undefined || (x !== undefined && compare(x, y) < 0)) {
-        out.push(x!);
-        b++;
-      } else {
-        out.push(y);
-        m++;
+      // The page and a few more, for tombstones in the way; each further round asks twice as many.
+      const page = this.#base.search({
+        q,
+        type: params.type,
+        order,
+        limit: Math.min(SEARCH_MAX_LIMIT, pageLimit),
+        cursor: baseCursor,
+      });
+      pageLimit *= 2;
+      if (p > 0) {
+        pending.splice(0, p);
+        p = 0;
       }
+      for (const e of page.items) {
+        const folded = this.#fold(e.rawIdentifier);
+        const tier = tierOf(folded, fq);
+        let score = 0;
+        let now = 0;
+        if (byScore) {
+          const d = dict.idOf(e.entityId);
+          score = scores.at(d);
+          now = this.baseScoreNow(e.entityId, d, score);
+        }
+        bound = { tier, score: score + raise, folded, entity: e };
+        if (this.#hiddenEntities.has(e.entityId) || rescored?.has(e.entityId)) continue;
+        const item: SearchItem = { tier, score: now, folded, entity: e };
+        if (after !== undefined && compare(item, after) <= 0) continue;
+        insertSorted(pending, item, compare);
+      }
+      baseCursor = page.nextCursor ?? undefined;
+      baseDone = baseCursor === undefined;
     }
     const n = Math.min(limit, out.length);
     const items = out.slice(0, n).map((i) => i.entity);
@@ -1021,6 +1096,8 @@ export class LiveGraph implements ReadGraph {
     this.#baseCounts = next.#baseCounts;
     this.#countAdjust = next.#countAdjust;
     this.#scoreDirty = next.#scoreDirty;
+    this.#maxRaise = next.#maxRaise;
+    this.#maxDrop = next.#maxDrop;
     this.#rescoredById = next.#rescoredById;
     this.#rescoredGrams = next.#rescoredGrams;
   }
@@ -1039,6 +1116,22 @@ function deltaEntity(e: LiveEntityInput, foldText: (s: string) => string): Delta
 
 function itemOf(e: DeltaEntity | Entity): Entity {
   return { entityId: e.entityId, rawIdentifier: e.rawIdentifier, type: e.type, sourceType: e.sourceType };
+}
+
+/** Puts `item` into `list` (ascending in `compare`), after its equals; the common case, at the end, costs one comparison. */
+function insertSorted(list: SearchItem[], item: SearchItem, compare: (x: SearchItem, y: SearchItem) => number): void {
+  let lo = 0;
+  let hi = list.length;
+  if (hi === 0 || compare(list[hi - 1]!, item) <= 0) {
+    list.push(item);
+    return;
+  }
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compare(list[mid]!, item) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  list.splice(lo, 0, item);
 }
 
 function tierOf(folded: string, fq: string): number {
