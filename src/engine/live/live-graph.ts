@@ -65,6 +65,7 @@ import type {
 import { checkSearchParams, checkStatementsParams } from "../validate.js";
 import { BaseFingerprints } from "./base-fingerprints.js";
 import { GramIndex } from "./gram-index.js";
+import { KeyFilter } from "./key-filter.js";
 import { type ChangeBatch, type LiveEntityInput, parseChangeBatch } from "./change-batch.js";
 import type { ReadGraph } from "../read-graph.js";
 import {
@@ -152,6 +153,8 @@ interface SearchItem {
 /** A base entity whose score the delta's statements changed (a counted score): where order "score" puts it now. */
 interface RescoredEntity {
   readonly entityId: string;
+  /** Its dense id in the base. */
+  readonly baseId: number;
   readonly folded: string;
   readonly type: EntityType;
   readonly entity: Entity;
@@ -172,6 +175,12 @@ export class LiveGraph implements ReadGraph {
   #baseCounts: Uint32Array | undefined;
   /** What the delta's statements add to (or take from) each entity's count of statements. */
   #countAdjust = new Map<string, number>();
+  /**
+   * The same, as of `rescored()`'s last look, for reads that ask it per item: by dense id for base
+   * entities (made on first need), by entityId for the others (few).
+   */
+  #baseAdjust: Int32Array | undefined;
+  #otherAdjust = new Map<string, number>();
   /** Entities whose count or tombstone changed since `rescored()` last looked. */
   #scoreDirty = new Set<string>();
   /**
@@ -196,6 +205,8 @@ export class LiveGraph implements ReadGraph {
   #entityList: DeltaEntity[] = [];
   /** The delta entities by the 3-grams of their folded identifiers (search's candidates). */
   #entityGrams = new GramIndex<DeltaEntity>();
+  /** Base entities replaced (put again, not deleted): their rawIdentifier now, for base statements naming them. */
+  #replaced = new Map<string, string>();
   /** Base entities replaced or deleted, by entityId and by 3-grams. */
   #hiddenEntities = new Map<string, HiddenEntity>();
   #hiddenGrams = new GramIndex<HiddenEntity>();
@@ -205,6 +216,8 @@ export class LiveGraph implements ReadGraph {
   /** Base statements deleted, by fingerprint and in each order. */
   #hiddenStatements = new Map<string, DeltaStatement>();
   #hiddenLists: Record<Order, DeltaStatement[]> = { SPO: [], POS: [], OSP: [] };
+  /** Per order, the first key components of its delta statements and tombstones (a quick "none"). */
+  #firstKeys: Record<Order, KeyFilter> = { SPO: new KeyFilter(), POS: new KeyFilter(), OSP: new KeyFilter() };
 
   constructor(base: Graph, options: LiveGraphOptions = {}) {
     // A secret of our own when none is given: the base must share it, and a Graph's default is not readable.
@@ -324,7 +337,10 @@ export class LiveGraph implements ReadGraph {
     for (const c of changes) {
       switch (c.kind) {
         case "putEntity":
-          entities.set(c.entity.entityId, deltaEntity(c.entity, this.#fold));
+          entities.set(
+            c.entity.entityId,
+            deltaEntity(c.entity, this.#fold, this.#parts.dictionary.idOf(c.entity.entityId)),
+          );
           result.entities.put++;
           break;
         case "deleteEntity": {
@@ -416,7 +432,7 @@ export class LiveGraph implements ReadGraph {
         removedEntityItems.push(mine);
         this.#entityGrams.remove(mine);
       }
-      const d = this.#parts.dictionary.idOf(id);
+      const d = entity === null ? this.#parts.dictionary.idOf(id) : entity.baseId;
       // A base entity replaced or deleted: its base version is hidden from now on.
       if (d >= 0 && !this.#hiddenEntities.has(id)) {
         const e = this.#parts.entities;
@@ -424,6 +440,9 @@ export class LiveGraph implements ReadGraph {
         this.#hiddenEntities.set(id, hidden);
         this.#hiddenGrams.add(hidden);
       }
+      // Each branch: a base entity put again shows its new name on base statements; deleted, none name it.
+      if (d >= 0 && entity !== null) this.#replaced.set(id, entity.rawIdentifier);
+      else if (d >= 0) this.#replaced.delete(id);
       if (entity === null) this.#entities.delete(id);
       else {
         this.#entities.set(id, entity);
@@ -466,6 +485,8 @@ export class LiveGraph implements ReadGraph {
         this.adjustCounts(st, 1);
       }
     }
+    for (const st of addedStatements) this.noteFirstKeys(st);
+    for (const st of hidden) this.noteFirstKeys(st);
     for (const order of ORDERS) {
       const compare = compareStatements(order);
       this.#statementLists[order] = mergeSorted(
@@ -488,6 +509,13 @@ export class LiveGraph implements ReadGraph {
     }
     this.#sequence = prepared.sequence;
     return prepared.result;
+  }
+
+  /** Enters a delta statement's (or tombstone's) first key component of each order. */
+  private noteFirstKeys(st: DeltaStatement): void {
+    this.#firstKeys.SPO.add(st.s);
+    this.#firstKeys.POS.add(st.p);
+    this.#firstKeys.OSP.add(st.o);
   }
 
   /** Counts `sign` (1 or -1) for each entity a statement names, each once. */
@@ -519,20 +547,10 @@ export class LiveGraph implements ReadGraph {
   }
 
   /** How many statements name the entity now. */
-  private countNow(id: string): number {
-    const d = this.#parts.dictionary.idOf(id);
-    return (d >= 0 ? this.baseCounts()[d]! : 0) + (this.#countAdjust.get(id) ?? 0);
-  }
-
-  /**
-   * The score of an entity there now: the one its line gave, else its count of statements now (for
-   * a base entity: the base's given score, else its count now).
-   */
-  private scoreOf(id: string): number {
-    const mine = this.#entities.get(id);
-    if (mine !== undefined) return mine.score ?? this.countNow(id);
-    const d = this.#parts.dictionary.idOf(id);
-    return this.#parts.scores.isCounted(d, this.baseCounts()[d]!) ? this.countNow(id) : this.#parts.scores.at(d);
+  private countNow(id: string, d: number): number {
+    // Each branch: a base entity's count and adjustment by dense id; another's adjustment by id.
+    if (d >= 0) return this.baseCounts()[d]! + this.#baseAdjust![d]!;
+    return this.#otherAdjust.get(id) ?? 0;
   }
 
   /** The score the input gave an entity there now, or undefined when it is counted. */
@@ -547,10 +565,10 @@ export class LiveGraph implements ReadGraph {
    * A base entity's score now, from its base score (`baseScore`, of dense id `d`): moved by the
    * delta's statements when it is counted.
    */
-  private baseScoreNow(id: string, d: number, baseScore: number): number {
-    const adjust = this.#countAdjust.get(id);
+  private baseScoreNow(d: number, baseScore: number): number {
+    const adjust = this.#baseAdjust![d]!;
     // Each branch: no statement of the delta names it (the common case), or it does and the score is counted.
-    if (adjust === undefined) return baseScore;
+    if (adjust === 0) return baseScore;
     return this.#parts.scores.isCounted(d, this.baseCounts()[d]!) ? baseScore + adjust : baseScore;
   }
 
@@ -559,6 +577,7 @@ export class LiveGraph implements ReadGraph {
    * SCORE_DRIFT_MAX), brought up to date first with the drift bounds.
    */
   private rescored(): { byId: ReadonlyMap<string, RescoredEntity>; grams: GramIndex<RescoredEntity> } {
+    this.#baseAdjust ??= new Int32Array(this.#base.entityCount);
     if (this.#scoreDirty.size > 0) {
       const dict = this.#parts.dictionary;
       for (const id of this.#scoreDirty) {
@@ -568,8 +587,12 @@ export class LiveGraph implements ReadGraph {
           this.#rescoredById.delete(id);
         }
         const d = dict.idOf(id);
-        // A delta entity (or a deleted one) is not the base's to place; an unchanged count moves nothing.
         const adjust = this.#countAdjust.get(id);
+        // Each branch: the adjustment kept by dense id (a base entity) or by id (another).
+        if (d >= 0) this.#baseAdjust![d] = adjust ?? 0;
+        else if (adjust === undefined) this.#otherAdjust.delete(id);
+        else this.#otherAdjust.set(id, adjust);
+        // A delta entity (or a deleted one) is not the base's to place; an unchanged count moves nothing.
         if (d < 0 || adjust === undefined || this.#hiddenEntities.has(id)) continue;
         if (!this.#parts.scores.isCounted(d, this.baseCounts()[d]!)) continue;
         // Each branch: a small move stays in the base's stream (the bounds grow to cover it); a large one leaves it.
@@ -582,7 +605,13 @@ export class LiveGraph implements ReadGraph {
           continue;
         }
         const entity = this.#parts.entities.entity(d);
-        const r: RescoredEntity = { entityId: id, folded: this.#fold(entity.rawIdentifier), type: entity.type, entity };
+        const r: RescoredEntity = {
+          entityId: id,
+          baseId: d,
+          folded: this.#fold(entity.rawIdentifier),
+          type: entity.type,
+          entity,
+        };
         this.#rescoredById.set(id, r);
         this.#rescoredGrams.add(r);
       }
@@ -701,50 +730,34 @@ export class LiveGraph implements ReadGraph {
     const byScore = order === "score";
     const fq = this.#fold(q);
     const typeName = params.type;
-    const typeMatches = (e: { type: EntityType }) => typeName === undefined || e.type === typeName;
     // The delta's matches: its entities, and under order "score" the base entities whose score the
-    // delta's statements changed (rescored: they move, so the base's order no longer holds them).
-    const found: SearchItem[] = [];
-    const collect = <T extends { folded: string; type: EntityType }>(
-      grams: GramIndex<T>,
-      all: Iterable<T>,
-      item: (x: T) => Entity,
-    ): number => {
-      const candidates = grams.matching(fq);
-      let n = 0;
-      // Each branch: a query of a gram or more has the gram index's candidates (checked already);
-      // a shorter one looks at every item.
-      for (const x of candidates ?? all) {
-        if (!typeMatches(x) || (candidates === undefined && !x.folded.includes(fq))) continue;
-        const entity = item(x);
-        found.push({
-          tier: tierOf(x.folded, fq),
-          score: byScore ? this.scoreOf(entity.entityId) : 0,
-          folded: x.folded,
-          entity,
-        });
-        n++;
-      }
-      return n;
-    };
-    const deltaMatches = collect(this.#entityGrams, this.#entityList, itemOf);
-    if (byScore) {
-      const rescored = this.rescored();
-      collect(rescored.grams, rescored.grams.items, (r) => r.entity);
-    }
-    found.sort(byScore ? compareByScore : compareByName);
+    // delta's statements moved far (rescored: they leave the base's stream). First counted (what a
+    // total and the choice below need), then only the page's worth after the key kept, in order.
+    const deltaCandidates = this.#entityGrams.matching(fq);
+    const rescored = byScore ? this.rescored() : undefined;
+    const rescoredCandidates = rescored?.grams.matching(fq);
+    // Each branch: a query of a gram or more has the gram index's candidates (checked already); a
+    // shorter one looks at every item.
+    const deltaMatches = countMatches(deltaCandidates ?? this.#entityList, deltaCandidates === undefined, fq, typeName);
+    const rescoredMatches =
+      rescored === undefined
+        ? 0
+        : countMatches(rescoredCandidates ?? rescored.grams.items, rescoredCandidates === undefined, fq, typeName);
     // The tombstoned base entities that match: what the base's pages hold that must be skipped.
-    let hiddenMatches = 0;
     const hiddenCandidates = this.#hiddenGrams.matching(fq);
-    for (const h of hiddenCandidates ?? this.#hiddenGrams.items)
-      if (typeMatches(h) && (hiddenCandidates !== undefined || h.folded.includes(fq))) hiddenMatches++;
-    const skipped = hiddenMatches + found.length - deltaMatches;
+    const hiddenMatches = countMatches(
+      hiddenCandidates ?? this.#hiddenGrams.items,
+      hiddenCandidates === undefined,
+      fq,
+      typeName,
+    );
+    const skipped = hiddenMatches + rescoredMatches;
     // How far the base's stream may be out of order: under order "score", base entities whose counted
     // score the delta moved a little are read where the base puts them and placed by their score now.
     const raise = byScore ? this.#maxRaise : 0;
     const drop = byScore ? this.#maxDrop : 0;
     // Nothing of the delta touches this query: the base's page is the answer (its total too).
-    if (found.length === 0 && hiddenMatches === 0 && raise === 0 && drop === 0) return this.#base.search(params);
+    if (deltaMatches === 0 && skipped === 0 && raise === 0 && drop === 0) return this.#base.search(params);
     const tag = queryTag(this.searchTagParts(q, type, order));
     let after: SearchItem | undefined;
     let afterRaw = "";
@@ -764,9 +777,27 @@ export class LiveGraph implements ReadGraph {
     }
     const compare = byScore ? compareByScore : compareByName;
     const want = limit + 1;
-    // The delta's stream from the first match after the key.
+    // The delta's stream: its first `want` matches after the key, in order.
+    const found: SearchItem[] = [];
+    const select = (x: { folded: string; type: EntityType; entityId: string }, entity: Entity, score: number) => {
+      const item: SearchItem = { tier: tierOf(x.folded, fq), score, folded: x.folded, entity };
+      if (after !== undefined && compare(item, after) <= 0) return;
+      // Each branch: room on the page, or better than its last (which then drops out), or neither.
+      if (found.length < want) insertSorted(found, item, compare);
+      else if (compare(item, found[want - 1]!) < 0) {
+        found.pop();
+        insertSorted(found, item, compare);
+      }
+    };
+    if (deltaMatches > 0)
+      for (const x of deltaCandidates ?? this.#entityList)
+        if (matches(x, deltaCandidates === undefined, fq, typeName))
+          select(x, x, byScore ? (x.score ?? this.countNow(x.entityId, x.baseId)) : 0);
+    if (rescored !== undefined && rescoredMatches > 0)
+      for (const r of rescoredCandidates ?? rescored.grams.items)
+        if (matches(r, rescoredCandidates === undefined, fq, typeName))
+          select(r, r.entity, this.countNow(r.entityId, r.baseId));
     let m = 0;
-    if (after !== undefined) while (m < found.length && compare(found[m]!, after) <= 0) m++;
     // The base's stream: its pages from the key, tombstoned (and rescored) entities left out. An
     // entity whose score fell by up to `drop` may sit before the key in the base's order and after
     // it now: the base is resumed `drop` points higher (before every entity of that score), and what
@@ -786,7 +817,7 @@ export class LiveGraph implements ReadGraph {
         String(Math.min(MAX_SCORE, after.score + drop)),
       ]);
     let baseDone = false;
-    const rescored = byScore ? this.rescored().byId : undefined;
+    const rescoredById = rescored?.byId;
     const scores = this.#parts.scores;
     const dict = this.#parts.dictionary;
     /** Base items read and not yet placed, in the order of their keys now (ascending). */
@@ -835,10 +866,10 @@ export class LiveGraph implements ReadGraph {
         if (byScore) {
           const d = dict.idOf(e.entityId);
           score = scores.at(d);
-          now = this.baseScoreNow(e.entityId, d, score);
+          now = this.baseScoreNow(d, score);
         }
         bound = { tier, score: score + raise, folded, entity: e };
-        if (this.#hiddenEntities.has(e.entityId) || rescored?.has(e.entityId)) continue;
+        if (this.#hiddenEntities.has(e.entityId) || rescoredById?.has(e.entityId)) continue;
         const item: SearchItem = { tier, score: now, folded, entity: e };
         if (after !== undefined && compare(item, after) <= 0) continue;
         insertSorted(pending, item, compare);
@@ -847,7 +878,7 @@ export class LiveGraph implements ReadGraph {
       baseDone = baseCursor === undefined;
     }
     const n = Math.min(limit, out.length);
-    const items = out.slice(0, n).map((i) => i.entity);
+    const items = out.slice(0, n).map((i) => itemOf(i.entity));
     let nextCursor: string | null = null;
     if (out.length > limit) {
       const last = out[n - 1]!;
@@ -873,6 +904,11 @@ export class LiveGraph implements ReadGraph {
   /** Statements matching every given filter, in the order of the index that serves the filters. */
   statements(params: StatementsParams = {}): Page<Statement> {
     const { s, p, o, limit, cursor, count } = checkStatementsParams(params);
+    const { order, prefix } = planOf(s, p, o);
+    // No delta statement or tombstone of this order starts with the first filter: the base's page
+    // (and total) as it is, names brought up to date. (An id that names no entity now is not the
+    // first component of a tombstone only when no base statement names it: the base finds none.)
+    if (prefix.length > 0 && !this.#firstKeys[order].mayHave(prefix[0]!)) return this.patchedBasePage(params);
     const tag = queryTag(["statements", s ?? "", p ?? "", o ?? ""]);
     // An id that names no entity now is not an error: nothing can match it.
     for (const id of [s, p, o]) {
@@ -881,17 +917,12 @@ export class LiveGraph implements ReadGraph {
         return count ? { items: [], nextCursor: null, total: 0 } : { items: [], nextCursor: null };
       }
     }
-    const { order, prefix } = planOf(s, p, o);
     const list = this.#statementLists[order];
     const [lo, hi] = prefixRange(list, order, prefix);
     const hiddenList = this.#hiddenLists[order];
     const [hlo, hhi] = prefixRange(hiddenList, order, prefix);
     // Nothing of the delta touches these filters: the base's page (and total), its names brought up to date.
-    if (lo === hi && hlo === hhi) {
-      const page = this.#base.statements(params);
-      if (this.#entities.size > 0) for (const item of page.items) this.patchNames(item);
-      return page;
-    }
+    if (lo === hi && hlo === hhi) return this.patchedBasePage(params);
     let after: [string, string, string, string] | undefined;
     if (cursor !== undefined) {
       const content = this.#cursors.decode(cursor, ENDPOINT_STATEMENTS, tag);
@@ -919,7 +950,9 @@ export class LiveGraph implements ReadGraph {
           limit: Math.min(STATEMENTS_MAX_LIMIT, want + Math.min(hhi - hlo, TOMBSTONE_SLACK)),
           cursor: baseCursor,
         });
-        for (const item of page.items) if (!this.#hiddenStatements.has(item.statementFingerprint)) base.push(item);
+        // Each branch: tombstones in the range are left out; with none there, the page is kept as it is.
+        if (hlo === hhi) for (const item of page.items) base.push(item);
+        else for (const item of page.items) if (!this.#hiddenStatements.has(item.statementFingerprint)) base.push(item);
         baseCursor = page.nextCursor ?? undefined;
         baseDone = baseCursor === undefined;
         continue;
@@ -937,7 +970,7 @@ export class LiveGraph implements ReadGraph {
     }
     const n = Math.min(limit, out.length);
     const items = out.slice(0, n);
-    if (this.#entities.size > 0) for (const item of items) this.patchNames(item);
+    if (this.#replaced.size > 0) for (const item of items) this.patchNames(item);
     let nextCursor: string | null = null;
     if (out.length > limit) {
       const last = items[n - 1]!;
@@ -955,15 +988,22 @@ export class LiveGraph implements ReadGraph {
     return { items, nextCursor, total: baseTotal - (hhi - hlo) + (hi - lo) };
   }
 
+  /** The base's page for `params`, its items' names of replaced entities brought up to date. */
+  private patchedBasePage(params: StatementsParams): Page<Statement> {
+    const page = this.#base.statements(params);
+    if (this.#replaced.size > 0) for (const item of page.items) this.patchNames(item);
+    return page;
+  }
+
   /** A base statement item naming a replaced entity shows its new rawIdentifier. */
   private patchNames(item: Statement): void {
-    const entities = this.#entities;
-    const s = entities.get(item.subjectEntityId);
-    if (s !== undefined) item.subjectRawIdentifier = s.rawIdentifier;
-    const p = entities.get(item.predicateEntityId);
-    if (p !== undefined) item.predicateRawIdentifier = p.rawIdentifier;
-    const o = entities.get(item.objectEntityId);
-    if (o !== undefined) item.objectRawIdentifier = o.rawIdentifier;
+    const replaced = this.#replaced;
+    const s = replaced.get(item.subjectEntityId);
+    if (s !== undefined) item.subjectRawIdentifier = s;
+    const p = replaced.get(item.predicateEntityId);
+    if (p !== undefined) item.predicateRawIdentifier = p;
+    const o = replaced.get(item.objectEntityId);
+    if (o !== undefined) item.objectRawIdentifier = o;
   }
 
   /** The rawIdentifier of an entity there now (a statement's): the delta's, else the base's. */
@@ -1086,15 +1126,19 @@ export class LiveGraph implements ReadGraph {
     this.#entities = next.#entities;
     this.#entityList = next.#entityList;
     this.#entityGrams = next.#entityGrams;
+    this.#replaced = next.#replaced;
     this.#hiddenEntities = next.#hiddenEntities;
     this.#hiddenGrams = next.#hiddenGrams;
     this.#statements = next.#statements;
     this.#statementLists = next.#statementLists;
     this.#hiddenStatements = next.#hiddenStatements;
     this.#hiddenLists = next.#hiddenLists;
+    this.#firstKeys = next.#firstKeys;
     this.#fold = next.#fold;
     this.#baseCounts = next.#baseCounts;
     this.#countAdjust = next.#countAdjust;
+    this.#baseAdjust = next.#baseAdjust;
+    this.#otherAdjust = next.#otherAdjust;
     this.#scoreDirty = next.#scoreDirty;
     this.#maxRaise = next.#maxRaise;
     this.#maxDrop = next.#maxDrop;
@@ -1103,9 +1147,10 @@ export class LiveGraph implements ReadGraph {
   }
 }
 
-function deltaEntity(e: LiveEntityInput, foldText: (s: string) => string): DeltaEntity {
+function deltaEntity(e: LiveEntityInput, foldText: (s: string) => string, baseId: number): DeltaEntity {
   return {
     entityId: e.entityId,
+    baseId,
     rawIdentifier: e.rawIdentifier,
     type: e.type,
     sourceType: e.sourceType,
@@ -1116,6 +1161,23 @@ function deltaEntity(e: LiveEntityInput, foldText: (s: string) => string): Delta
 
 function itemOf(e: DeltaEntity | Entity): Entity {
   return { entityId: e.entityId, rawIdentifier: e.rawIdentifier, type: e.type, sourceType: e.sourceType };
+}
+
+/** Whether `x` (a gram index's candidate, checked already unless `check`) matches the folded query and the type. */
+function matches(x: { folded: string; type: EntityType }, check: boolean, fq: string, type: EntityType | undefined) {
+  return (type === undefined || x.type === type) && (!check || x.folded.includes(fq));
+}
+
+/** How many of `items` match (see `matches`). */
+function countMatches(
+  items: Iterable<{ folded: string; type: EntityType }>,
+  check: boolean,
+  fq: string,
+  type: EntityType | undefined,
+): number {
+  let n = 0;
+  for (const x of items) if (matches(x, check, fq, type)) n++;
+  return n;
 }
 
 /** Puts `item` into `list` (ascending in `compare`), after its equals; the common case, at the end, costs one comparison. */

@@ -35,6 +35,8 @@ export interface DeltaStatement {
 /** An entity of the delta, with what search orders it by. */
 export interface DeltaEntity {
   readonly entityId: string;
+  /** Its dense id in the base the delta is over (-1: none there). */
+  readonly baseId: number;
   readonly rawIdentifier: string;
   readonly type: EntityType;
   readonly sourceType: string;
@@ -173,8 +175,24 @@ function lowerBound<T>(list: readonly T[], item: T, compare: (x: T, y: T) => num
 /** The first index in [lo, hi) of `list` whose key compares above `key` on its first `length` parts (or at/above when `inclusive` is false). */
 /** A statement's key in `order` against the first `length` parts of `key` (no key array is made). */
 function compareWithKey(order: Order, st: DeltaStatement, key: readonly string[], length: number): number {
-  const [a, b, c] = order === "SPO" ? [st.s, st.p, st.o] : order === "POS" ? [st.p, st.o, st.s] : [st.o, st.s, st.p];
   if (length === 0) return 0;
+  // Each branch: the order's first three components (no array made: this runs in every binary search).
+  let a: string;
+  let b: string;
+  let c: string;
+  if (order === "SPO") {
+    a = st.s;
+    b = st.p;
+    c = st.o;
+  } else if (order === "POS") {
+    a = st.p;
+    b = st.o;
+    c = st.s;
+  } else {
+    a = st.o;
+    b = st.s;
+    c = st.p;
+  }
   const x = cmp(a, key[0]!);
   if (x !== 0 || length === 1) return x;
   const y = cmp(b, key[1]!);
