@@ -797,6 +797,13 @@ export class LiveGraph implements ReadGraph {
       for (const r of rescoredCandidates ?? rescored.grams.items)
         if (matches(r, rescoredCandidates === undefined, fq, typeName))
           select(r, r.entity, this.countNow(r.entityId, r.baseId));
+    // The delta has nothing from the key on, and the base's stream needs nothing left out or put
+    // right: the base's page is the rest of the walk (its total less nothing, plus the delta's).
+    if (found.length === 0 && skipped === 0 && raise === 0 && drop === 0) {
+      const page = this.#base.search(params);
+      if (page.total !== undefined) page.total += deltaMatches;
+      return page;
+    }
     let m = 0;
     // The base's stream: its pages from the key, tombstoned (and rescored) entities left out. An
     // entity whose score fell by up to `drop` may sit before the key in the base's order and after
@@ -869,7 +876,9 @@ export class LiveGraph implements ReadGraph {
           now = this.baseScoreNow(d, score);
         }
         bound = { tier, score: score + raise, folded, entity: e };
-        if (this.#hiddenEntities.has(e.entityId) || rescoredById?.has(e.entityId)) continue;
+        // Each check only when some entity of its kind matches the query (a look-up per item otherwise).
+        if (hiddenMatches > 0 && this.#hiddenEntities.has(e.entityId)) continue;
+        if (rescoredMatches > 0 && rescoredById!.has(e.entityId)) continue;
         const item: SearchItem = { tier, score: now, folded, entity: e };
         if (after !== undefined && compare(item, after) <= 0) continue;
         insertSorted(pending, item, compare);
