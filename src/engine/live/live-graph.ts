@@ -16,12 +16,22 @@
  * Reads merge two streams on the contract's key order and keep the page's first limit + 1 items:
  *  - search: the base's own pages (Graph.search, resumed at any key through a cursor this graph
  *    seals with the base's secret: the base places a key it did not issue), less the tombstoned
- *    entities, and the delta entities whose folded identifier contains the folded query, by tier.
+ *    entities, and the delta's first limit + 1 matches after the key (its entities found by their
+ *    3-grams, gram-index.ts, and kept by a bounded insertion, not sorted whole), by tier.
  *  - statements: the base's pages for the same filters, less the tombstoned statements, and the
  *    delta's range for the filters (every filter shape is a prefix of its order's key).
- * When the delta has nothing for a query (no delta item and no tombstone matches it), the base's
- * page is the answer as it is (raw identifiers of replaced entities patched): a read then costs what
- * a base read costs plus the check.
+ * When the delta has nothing for a query (no delta item and no tombstone matches it; for statements
+ * a bitmap of the first key components, key-filter.ts, says so without a search), the base's page is
+ * the answer as it is (raw identifiers of replaced entities patched): a read then costs what a base
+ * read costs plus the check.
+ *
+ * Scores (order=score): an entity's score is the one its line gave, else its count of statements
+ * now: the base's count plus what the delta's statements add and take (by dense id for base
+ * entities). A base entity whose counted score the delta moved by at most SCORE_DRIFT_MAX stays a
+ * base entity: the merge reads the base's stream ahead far enough (every item up to the largest
+ * raise below the last one read cannot come before it) and places such entities by their score now,
+ * and a cursor resumes the base the largest drop above its key. Only entities moved further leave
+ * the base's stream and join the delta's (by 3-grams). order=name, totals and look-ups ignore scores.
  *
  * Cursors carry the last item's sort key, in the base Graph's cursor shape (a search cursor: tier,
  * rawIdentifier, entityId; a statements cursor: the three entityIds and the fingerprint) with an empty
@@ -36,9 +46,11 @@
  *
  * Costs: prepare O(lines) map look-ups, plus per cascading delete the statements naming the entity;
  * the first write that names a statement by fingerprint builds the base's fingerprint map
- * (base-fingerprints.ts, O(base statements)); commit O(D + b log b) for a delta of D items and a
- * batch of b. A read with a delta that matches it: the base page(s), one fold a base search item, a
- * scan of the delta entities for search (O(delta entities)), two binary searches for statements.
+ * (base-fingerprints.ts, O(base statements); `warm()` builds it ahead, at open); commit O(b log b)
+ * comparisons and O(D) moves for a delta of D items and a batch of b. A read with a delta that
+ * matches it: the base page(s), one fold a base search item, the delta's candidates of the query's
+ * rarest 3-gram (O(candidates)), two binary searches a list for statements; under order=score, the
+ * base's matches up to the largest raise (at most SCORE_DRIFT_MAX) below the page's last.
  */
 
 import { CursorCodec, ENDPOINT_SEARCH, ENDPOINT_STATEMENTS, queryTag, toSecretBytes } from "../cursor/cursor.js";
@@ -294,6 +306,17 @@ export class LiveGraph implements ReadGraph {
 
   get statementCount(): number {
     return this.#base.statementCount - this.#hiddenStatements.size + this.#statements.size;
+  }
+
+  /**
+   * Builds now what the first batch and the first order=score read would otherwise build on the way:
+   * the base's fingerprint map (base-fingerprints.ts, O(base statements): seconds at 10M) and each
+   * base entity's count of statements. A server calls it once at open, before it answers; calling
+   * it again costs nothing.
+   */
+  warm(): void {
+    this.#baseFingerprints ??= new BaseFingerprints(this.#parts);
+    this.rescored();
   }
 
   // Changes -----------------------------------------------------------------------------------
