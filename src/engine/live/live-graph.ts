@@ -108,6 +108,9 @@ const TOMBSTONE_SLACK = 8;
  */
 const SCORE_DRIFT_MAX = 8;
 
+/** What denseNow says of an entity that is not there now. */
+const GONE = -2;
+
 /** Match tiers (CONTRACT.md "GET /graph/v1/search"). */
 const TIER_EXACT = 0;
 const TIER_PREFIX = 1;
@@ -185,16 +188,15 @@ export class LiveGraph implements ReadGraph {
   #fold: (s: string) => string;
   /** Each base entity's count of base statements (its default score), made on first need. */
   #baseCounts: Uint32Array | undefined;
-  /** What the delta's statements add to (or take from) each entity's count of statements. */
-  #countAdjust = new Map<string, number>();
   /**
-   * The same, as of `rescored()`'s last look, for reads that ask it per item: by dense id for base
-   * entities (made on first need), by entityId for the others (few).
+   * What the delta's statements add to (or take from) each entity's count of statements: by dense
+   * id for base entities (made on first write), by entityId for the others (few).
    */
   #baseAdjust: Int32Array | undefined;
   #otherAdjust = new Map<string, number>();
-  /** Entities whose count or tombstone changed since `rescored()` last looked. */
-  #scoreDirty = new Set<string>();
+  /** Base entities (dense ids) whose count or tombstone changed since `rescored()` last looked, each once. */
+  #dirty: number[] = [];
+  #dirtyFlag: Uint8Array | undefined;
   /**
    * The most a base entity's counted score rose (fell) by, over those that stay in the base's stream
    * (at most SCORE_DRIFT_MAX; a bound kept since the base, never lowered).
@@ -202,7 +204,7 @@ export class LiveGraph implements ReadGraph {
   #maxRaise = 0;
   #maxDrop = 0;
   /** Base entities with a counted score that the delta moved by more than SCORE_DRIFT_MAX: by id and by 3-grams. */
-  #rescoredById = new Map<string, RescoredEntity>();
+  #rescoredById = new Map<number, RescoredEntity>();
   #rescoredGrams = new GramIndex<RescoredEntity>();
   #sequence: number;
   #baseSequence: number;
@@ -316,6 +318,7 @@ export class LiveGraph implements ReadGraph {
    */
   warm(): void {
     this.#baseFingerprints ??= new BaseFingerprints(this.#parts);
+    this.adjustments();
     this.rescored();
   }
 
@@ -339,11 +342,13 @@ export class LiveGraph implements ReadGraph {
       entities: { put: 0, deleted: 0 },
       statements: { put: 0, deleted: 0 },
     };
-    // Existence only (no entity object made: a statement put asks it three times).
-    const entityThere = (id: string): boolean => {
+    // Existence and base dense id only (no entity object made: a statement put asks it three times).
+    const entityAt = (id: string): number => {
       const o = entities.get(id);
-      return o === null ? false : o !== undefined || this.exists(id);
+      if (o === null) return GONE;
+      return o !== undefined ? o.baseId : this.denseNow(id);
     };
+    const entityThere = (id: string): boolean => entityAt(id) !== GONE;
     const fresh = new Set<string>();
     const statementNow = (fp: string): DeltaStatement | undefined => {
       const o = statements.get(fp);
@@ -383,10 +388,12 @@ export class LiveGraph implements ReadGraph {
         }
         case "putStatement": {
           const st = c.statement;
-          if (!entityThere(st.subjectEntityId)) throw missingEntity(c.line, "subjectEntityId", st.subjectEntityId);
-          if (!entityThere(st.predicateEntityId))
-            throw missingEntity(c.line, "predicateEntityId", st.predicateEntityId);
-          if (!entityThere(st.objectEntityId)) throw missingEntity(c.line, "objectEntityId", st.objectEntityId);
+          const sd = entityAt(st.subjectEntityId);
+          if (sd === GONE) throw missingEntity(c.line, "subjectEntityId", st.subjectEntityId);
+          const pd = entityAt(st.predicateEntityId);
+          if (pd === GONE) throw missingEntity(c.line, "predicateEntityId", st.predicateEntityId);
+          const od = entityAt(st.objectEntityId);
+          if (od === GONE) throw missingEntity(c.line, "objectEntityId", st.objectEntityId);
           const given = st.statementFingerprint;
           const fp = given ?? deriveFingerprint(st.subjectEntityId, st.predicateEntityId, st.objectEntityId);
           const there = statementNow(fp);
@@ -407,6 +414,9 @@ export class LiveGraph implements ReadGraph {
             o: st.objectEntityId,
             fp,
             given: given !== undefined,
+            sd,
+            pd,
+            od,
           };
           statements.set(fp, put);
           if (keepPutsNaming) {
@@ -448,7 +458,6 @@ export class LiveGraph implements ReadGraph {
     const removedEntityItems: DeltaEntity[] = [];
     const addedEntities: DeltaEntity[] = [];
     for (const [id, entity] of prepared.entities) {
-      this.#scoreDirty.add(id);
       const mine = this.#entities.get(id);
       if (mine !== undefined) {
         removedEntities.add(id);
@@ -456,6 +465,7 @@ export class LiveGraph implements ReadGraph {
         this.#entityGrams.remove(mine);
       }
       const d = entity === null ? this.#parts.dictionary.idOf(id) : entity.baseId;
+      if (d >= 0) this.markDirty(d);
       // A base entity replaced or deleted: its base version is hidden from now on.
       if (d >= 0 && !this.#hiddenEntities.has(id)) {
         const e = this.#parts.entities;
@@ -543,17 +553,37 @@ export class LiveGraph implements ReadGraph {
 
   /** Counts `sign` (1 or -1) for each entity a statement names, each once. */
   private adjustCounts(st: DeltaStatement, sign: number): void {
-    this.adjustCount(st.s, sign);
+    this.adjustCount(st.s, st.sd, sign);
     // Each branch: a role that repeats an entity already counted for this statement is skipped.
-    if (st.p !== st.s) this.adjustCount(st.p, sign);
-    if (st.o !== st.s && st.o !== st.p) this.adjustCount(st.o, sign);
+    if (st.p !== st.s) this.adjustCount(st.p, st.pd, sign);
+    if (st.o !== st.s && st.o !== st.p) this.adjustCount(st.o, st.od, sign);
   }
 
-  private adjustCount(id: string, sign: number): void {
-    const n = (this.#countAdjust.get(id) ?? 0) + sign;
-    if (n === 0) this.#countAdjust.delete(id);
-    else this.#countAdjust.set(id, n);
-    this.#scoreDirty.add(id);
+  /** Counts `sign` for entity `id` (base dense id `d`, or -1). */
+  private adjustCount(id: string, d: number, sign: number): void {
+    // Each branch: a base entity by dense id (and marked for rescored()); another by id.
+    if (d >= 0) {
+      this.adjustments()[d]! += sign;
+      this.markDirty(d);
+      return;
+    }
+    const n = (this.#otherAdjust.get(id) ?? 0) + sign;
+    if (n === 0) this.#otherAdjust.delete(id);
+    else this.#otherAdjust.set(id, n);
+  }
+
+  /** The base entities' adjustments of their counts, made on first need. */
+  private adjustments(): Int32Array {
+    this.#baseAdjust ??= new Int32Array(this.#base.entityCount);
+    return this.#baseAdjust;
+  }
+
+  /** Marks base entity `d` for rescored() to look at again (once until it does). */
+  private markDirty(d: number): void {
+    this.#dirtyFlag ??= new Uint8Array(this.#base.entityCount);
+    if (this.#dirtyFlag[d] === 1) return;
+    this.#dirtyFlag[d] = 1;
+    this.#dirty.push(d);
   }
 
   /** Each base entity's count of base statements (what its score is when the input gave none). */
@@ -572,7 +602,7 @@ export class LiveGraph implements ReadGraph {
   /** How many statements name the entity now. */
   private countNow(id: string, d: number): number {
     // Each branch: a base entity's count and adjustment by dense id; another's adjustment by id.
-    if (d >= 0) return this.baseCounts()[d]! + this.#baseAdjust![d]!;
+    if (d >= 0) return this.baseCounts()[d]! + this.adjustments()[d]!;
     return this.#otherAdjust.get(id) ?? 0;
   }
 
@@ -589,7 +619,7 @@ export class LiveGraph implements ReadGraph {
    * delta's statements when it is counted.
    */
   private baseScoreNow(d: number, baseScore: number): number {
-    const adjust = this.#baseAdjust![d]!;
+    const adjust = this.adjustments()[d]!;
     // Each branch: no statement of the delta names it (the common case), or it does and the score is counted.
     if (adjust === 0) return baseScore;
     return this.#parts.scores.isCounted(d, this.baseCounts()[d]!) ? baseScore + adjust : baseScore;
@@ -599,25 +629,20 @@ export class LiveGraph implements ReadGraph {
    * The base entities that order "score" must take from the delta (moved by more than
    * SCORE_DRIFT_MAX), brought up to date first with the drift bounds.
    */
-  private rescored(): { byId: ReadonlyMap<string, RescoredEntity>; grams: GramIndex<RescoredEntity> } {
-    this.#baseAdjust ??= new Int32Array(this.#base.entityCount);
-    if (this.#scoreDirty.size > 0) {
-      const dict = this.#parts.dictionary;
-      for (const id of this.#scoreDirty) {
-        const old = this.#rescoredById.get(id);
+  private rescored(): { byId: ReadonlyMap<number, RescoredEntity>; grams: GramIndex<RescoredEntity> } {
+    if (this.#dirty.length > 0) {
+      const adjustments = this.adjustments();
+      const flags = this.#dirtyFlag!;
+      for (const d of this.#dirty) {
+        flags[d] = 0;
+        const old = this.#rescoredById.get(d);
         if (old !== undefined) {
           this.#rescoredGrams.remove(old);
-          this.#rescoredById.delete(id);
+          this.#rescoredById.delete(d);
         }
-        const d = dict.idOf(id);
-        const adjust = this.#countAdjust.get(id);
-        // Each branch: the adjustment kept by dense id (a base entity) or by id (another).
-        if (d >= 0) this.#baseAdjust![d] = adjust ?? 0;
-        else if (adjust === undefined) this.#otherAdjust.delete(id);
-        else this.#otherAdjust.set(id, adjust);
-        // A delta entity (or a deleted one) is not the base's to place; an unchanged count moves nothing.
-        if (d < 0 || adjust === undefined || this.#hiddenEntities.has(id)) continue;
-        if (!this.#parts.scores.isCounted(d, this.baseCounts()[d]!)) continue;
+        const adjust = adjustments[d]!;
+        // An unchanged count moves nothing; a given score does not follow the count.
+        if (adjust === 0 || !this.#parts.scores.isCounted(d, this.baseCounts()[d]!)) continue;
         // Each branch: a small move stays in the base's stream (the bounds grow to cover it); a large one leaves it.
         if (adjust > 0 && adjust <= SCORE_DRIFT_MAX) {
           this.#maxRaise = Math.max(this.#maxRaise, adjust);
@@ -627,20 +652,31 @@ export class LiveGraph implements ReadGraph {
           this.#maxDrop = Math.max(this.#maxDrop, -adjust);
           continue;
         }
+        // A replaced or deleted base entity is not the base's to place (the delta's copy, if any, is).
         const entity = this.#parts.entities.entity(d);
+        if (this.#hiddenEntities.has(entity.entityId)) continue;
         const r: RescoredEntity = {
-          entityId: id,
+          entityId: entity.entityId,
           baseId: d,
           folded: this.#fold(entity.rawIdentifier),
           type: entity.type,
           entity,
         };
-        this.#rescoredById.set(id, r);
+        this.#rescoredById.set(d, r);
         this.#rescoredGrams.add(r);
       }
-      this.#scoreDirty.clear();
+      this.#dirty = [];
     }
     return { byId: this.#rescoredById, grams: this.#rescoredGrams };
+  }
+
+  /** The base dense id of the entity with this id now (-1: a delta entity not in the base), or GONE. */
+  private denseNow(id: string): number {
+    const mine = this.#entities.get(id);
+    if (mine !== undefined) return mine.baseId;
+    if (this.#hiddenEntities.has(id)) return GONE;
+    const d = this.#parts.dictionary.idOf(id);
+    return d >= 0 ? d : GONE;
   }
 
   /** The entity with this id now, or undefined. */
@@ -671,12 +707,18 @@ export class LiveGraph implements ReadGraph {
     if (row < 0) return undefined;
     const st = this.#parts.statementIndex;
     const dict = this.#parts.dictionary;
+    const sd = st.subjectOf(row);
+    const pd = st.predicateOf(row);
+    const od = st.objectOf(row);
     return {
-      s: dict.entityId(st.subjectOf(row)),
-      p: dict.entityId(st.predicateOf(row)),
-      o: dict.entityId(st.objectOf(row)),
+      s: dict.entityId(sd),
+      p: dict.entityId(pd),
+      o: dict.entityId(od),
       fp,
       given: st.fingerprints.given(row) !== undefined,
+      sd,
+      pd,
+      od,
     };
   }
 
@@ -701,12 +743,16 @@ export class LiveGraph implements ReadGraph {
             const fp = item.statementFingerprint;
             if (this.#hiddenStatements.has(fp) || !visible(fp)) continue;
             seen.add(fp);
+            const dict = this.#parts.dictionary;
             yield {
               s: item.subjectEntityId,
               p: item.predicateEntityId,
               o: item.objectEntityId,
               fp,
               given: false,
+              sd: dict.idOf(item.subjectEntityId),
+              pd: dict.idOf(item.predicateEntityId),
+              od: dict.idOf(item.objectEntityId),
             };
           }
           cursor = page.nextCursor ?? undefined;
@@ -893,15 +939,16 @@ export class LiveGraph implements ReadGraph {
         const tier = tierOf(folded, fq);
         let score = 0;
         let now = 0;
+        let d = -1;
         if (byScore) {
-          const d = dict.idOf(e.entityId);
+          d = dict.idOf(e.entityId);
           score = scores.at(d);
           now = this.baseScoreNow(d, score);
         }
         bound = { tier, score: score + raise, folded, entity: e };
         // Each check only when some entity of its kind matches the query (a look-up per item otherwise).
         if (hiddenMatches > 0 && this.#hiddenEntities.has(e.entityId)) continue;
-        if (rescoredMatches > 0 && rescoredById!.has(e.entityId)) continue;
+        if (rescoredMatches > 0 && rescoredById!.has(d)) continue;
         const item: SearchItem = { tier, score: now, folded, entity: e };
         if (after !== undefined && compare(item, after) <= 0) continue;
         insertSorted(pending, item, compare);
@@ -1168,10 +1215,10 @@ export class LiveGraph implements ReadGraph {
     this.#firstKeys = next.#firstKeys;
     this.#fold = next.#fold;
     this.#baseCounts = next.#baseCounts;
-    this.#countAdjust = next.#countAdjust;
     this.#baseAdjust = next.#baseAdjust;
     this.#otherAdjust = next.#otherAdjust;
-    this.#scoreDirty = next.#scoreDirty;
+    this.#dirty = next.#dirty;
+    this.#dirtyFlag = next.#dirtyFlag;
     this.#maxRaise = next.#maxRaise;
     this.#maxDrop = next.#maxDrop;
     this.#rescoredById = next.#rescoredById;

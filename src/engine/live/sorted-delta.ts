@@ -30,6 +30,10 @@ export interface DeltaStatement {
   readonly fp: string;
   /** Whether the change gave the fingerprint (else derived from the triple). */
   readonly given: boolean;
+  /** The base dense ids of s, p and o (-1: not in the base the delta is over), for counts of statements. */
+  readonly sd: number;
+  readonly pd: number;
+  readonly od: number;
 }
 
 /** An entity of the delta, with what search orders it by. */

@@ -25,7 +25,7 @@ import { Rng } from "../../support/oracle.js";
 
 function randomStatement(rng: Rng, n: number): DeltaStatement {
   const id = () => rng.pick(["a", "b", "ab", "B", "é", "😀", "a\u0000"]);
-  return { s: id(), p: id(), o: id(), fp: `fp${n}`, given: rng.chance(0.5) };
+  return { s: id(), p: id(), o: id(), fp: `fp${n}`, given: rng.chance(0.5), sd: -1, pd: -1, od: -1 };
 }
 
 test("mergeSorted, prefixRange and seekAfter equal brute force", () => {
