@@ -108,6 +108,9 @@ const TOMBSTONE_SLACK = 8;
  */
 const SCORE_DRIFT_MAX = 8;
 
+/** The tier of a base search item whose key (fold, tier) is not made yet. */
+const UNKEYED = -1;
+
 /** What denseNow says of an entity that is not there now. */
 const GONE = -2;
 
@@ -905,16 +908,36 @@ export class LiveGraph implements ReadGraph {
      */
     let bound: SearchItem | undefined;
     let pageLimit = want + Math.min(skipped, TOMBSTONE_SLACK);
+    /**
+     * Whether the base's stream is in the order now (no score moved within it): its items then come
+     * sorted and after the key, and one is folded (its key made) only when it meets a delta item
+     * that the page's last item does not already precede.
+     */
+    const inOrder = raise === 0 && drop === 0;
+    const keyed = (item: SearchItem): SearchItem => {
+      if (item.tier === UNKEYED) {
+        item.folded = this.#fold(item.entity.rawIdentifier);
+        item.tier = tierOf(item.folded, fq);
+      }
+      return item;
+    };
+    /** Whether base item `x` comes before delta item `y`. */
+    const before = (x: SearchItem, y: SearchItem): boolean =>
+      (inOrder && bound !== undefined && compare(bound, y) < 0) || compare(keyed(x), y) < 0;
     const out: SearchItem[] = [];
     while (out.length < want) {
       const x = pending[p];
       const y = found[m];
       // The smaller head of the two streams (no entityId is in both: the base's copies of the
       // delta's entities are tombstoned, of rescored ones skipped).
-      const next = y === undefined || (x !== undefined && compare(x, y) < 0) ? x : y;
-      // Each branch: the head is final (the base is done, or nothing unread can come before it), or
-      // more of the base is read first.
-      if (baseDone || (next !== undefined && bound !== undefined && compare(next, bound) <= 0)) {
+      const next = y === undefined || (x !== undefined && before(x, y)) ? x : y;
+      // Each branch: the head is final (the base is done, a base item read in order, or nothing
+      // unread can come before it), or more of the base is read first.
+      if (
+        baseDone ||
+        (next !== undefined && next === x && inOrder) ||
+        (next !== undefined && bound !== undefined && compare(keyed(next), bound) <= 0)
+      ) {
         if (next === undefined) break;
         out.push(next);
         if (next === x) p++;
@@ -933,6 +956,23 @@ export class LiveGraph implements ReadGraph {
       if (p > 0) {
         pending.splice(0, p);
         p = 0;
+      }
+      // In order: the page's items as they come, only the last one keyed (the bound).
+      if (inOrder) {
+        const items = page.items;
+        for (let k = 0; k < items.length; k++) {
+          const e = items[k]!;
+          // No score moved in the stream: an item's score now is its base score.
+          const d = byScore ? dict.idOf(e.entityId) : -1;
+          const item: SearchItem = { tier: UNKEYED, score: byScore ? scores.at(d) : 0, folded: "", entity: e };
+          if (k === items.length - 1) bound = keyed(item);
+          if (hiddenMatches > 0 && this.#hiddenEntities.has(e.entityId)) continue;
+          if (rescoredMatches > 0 && rescoredById!.has(d)) continue;
+          pending.push(item);
+        }
+        baseCursor = page.nextCursor ?? undefined;
+        baseDone = baseCursor === undefined;
+        continue;
       }
       for (const e of page.items) {
         const folded = this.#fold(e.rawIdentifier);
@@ -960,7 +1000,7 @@ export class LiveGraph implements ReadGraph {
     const items = out.slice(0, n).map((i) => itemOf(i.entity));
     let nextCursor: string | null = null;
     if (out.length > limit) {
-      const last = out[n - 1]!;
+      const last = keyed(out[n - 1]!);
       nextCursor = this.#cursors.encode(ENDPOINT_SEARCH, tag, last.tier, cursorParts(last, last.entity.rawIdentifier));
     }
     if (!count) return { items, nextCursor };
