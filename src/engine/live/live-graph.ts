@@ -1057,6 +1057,8 @@ export class LiveGraph implements ReadGraph {
     let baseCursor =
       after === undefined ? undefined : this.#cursors.encode(ENDPOINT_STATEMENTS, tag, 0, [...after, ""]);
     let baseDone = false;
+    /** The first tombstone of the range not before the base items read so far. */
+    let h = hlo;
     const out: Statement[] = [];
     const filters = { subjectEntityId: s, predicateEntityId: p, objectEntityId: o };
     while (out.length < want) {
@@ -1069,9 +1071,16 @@ export class LiveGraph implements ReadGraph {
           limit: Math.min(STATEMENTS_MAX_LIMIT, want + Math.min(hhi - hlo, TOMBSTONE_SLACK)),
           cursor: baseCursor,
         });
-        // Each branch: tombstones in the range are left out; with none there, the page is kept as it is.
+        // Each branch: with no tombstone in the range the page is kept as it is; else its items and
+        // the range's tombstones (sorted alike) are walked together and the tombstoned left out (a
+        // comparison or two an item, no hash of its fingerprint).
         if (hlo === hhi) for (const item of page.items) base.push(item);
-        else for (const item of page.items) if (!this.#hiddenStatements.has(item.statementFingerprint)) base.push(item);
+        else
+          for (const item of page.items) {
+            while (h < hhi && compareItem(order, item, hiddenList[h]!) > 0) h++;
+            if (h < hhi && hiddenList[h]!.fp === item.statementFingerprint) continue;
+            base.push(item);
+          }
         baseCursor = page.nextCursor ?? undefined;
         baseDone = baseCursor === undefined;
         continue;
