@@ -1379,14 +1379,19 @@ function planOf(
 
 /** A base page's item against a delta statement, in `order` (field by field, no key arrays). */
 function compareItem(order: Order, x: Statement, y: DeltaStatement): number {
-  const s = cmp(x.subjectEntityId, y.s);
-  const p = cmp(x.predicateEntityId, y.p);
-  const o = cmp(x.objectEntityId, y.o);
-  const f = cmp(x.statementFingerprint, y.fp);
-  // Each branch: the order's components in its key order, the fingerprint last.
-  if (order === "SPO") return s || p || o || f;
-  if (order === "POS") return p || o || s || f;
-  return o || s || p || f;
+  const s = x.subjectEntityId;
+  const p = x.predicateEntityId;
+  const o = x.objectEntityId;
+  // Each branch: the order's components in its key order, the fingerprint last; a later one is
+  // compared only when the earlier are equal (a filter's prefix always is: equality checked first).
+  if (order === "SPO") return cmpEq(s, y.s) || cmpEq(p, y.p) || cmpEq(o, y.o) || cmp(x.statementFingerprint, y.fp);
+  if (order === "POS") return cmpEq(p, y.p) || cmpEq(o, y.o) || cmpEq(s, y.s) || cmp(x.statementFingerprint, y.fp);
+  return cmpEq(o, y.o) || cmpEq(s, y.s) || cmpEq(p, y.p) || cmp(x.statementFingerprint, y.fp);
+}
+
+/** cmp with equality tested first (one comparison of two equal strings instead of two). */
+function cmpEq(a: string, b: string): number {
+  return a === b ? 0 : a < b ? -1 : 1;
 }
 
 function cmp(a: string, b: string): number {
