@@ -160,6 +160,9 @@ interface HiddenEntity {
   readonly type: EntityType;
 }
 
+/** A statement as a cascade or a conflict message needs it: its triple and fingerprint. */
+type StatementTriple = Pick<DeltaStatement, "s" | "p" | "o" | "fp">;
+
 /** A search item with its sort key, on its way through the merge (score 0 under order "name"). */
 interface SearchItem {
   tier: number;
@@ -733,7 +736,7 @@ export class LiveGraph implements ReadGraph {
     id: string,
     overlay: ReadonlyMap<string, DeltaStatement | null>,
     putsNaming: ReadonlyMap<string, readonly DeltaStatement[]>,
-  ): Generator<DeltaStatement> {
+  ): Generator<StatementTriple> {
     const seen = new Set<string>();
     const visible = (fp: string) => !seen.has(fp) && overlay.get(fp) !== null;
     for (const filter of [{ subjectEntityId: id }, { predicateEntityId: id }, { objectEntityId: id }]) {
@@ -746,17 +749,7 @@ export class LiveGraph implements ReadGraph {
             const fp = item.statementFingerprint;
             if (this.#hiddenStatements.has(fp) || !visible(fp)) continue;
             seen.add(fp);
-            const dict = this.#parts.dictionary;
-            yield {
-              s: item.subjectEntityId,
-              p: item.predicateEntityId,
-              o: item.objectEntityId,
-              fp,
-              given: false,
-              sd: dict.idOf(item.subjectEntityId),
-              pd: dict.idOf(item.predicateEntityId),
-              od: dict.idOf(item.objectEntityId),
-            };
+            yield { s: item.subjectEntityId, p: item.predicateEntityId, o: item.objectEntityId, fp };
           }
           cursor = page.nextCursor ?? undefined;
         } while (cursor !== undefined);
@@ -1398,7 +1391,7 @@ function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function describe(st: DeltaStatement): string {
+function describe(st: StatementTriple): string {
   return `${quote(st.fp)}: ${quote(st.s)} ${quote(st.p)} ${quote(st.o)}`;
 }
 
