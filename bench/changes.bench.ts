@@ -3,7 +3,7 @@
  * =================
  * What live changes cost, in one process on a generated graph built in memory (default
  * 100k entities / 1M statements: a minute or two on the 2-core machine):
- *  - the first write (it builds the base's fingerprint map);
+ *  - warm (the base's fingerprint map and counts, built at open) and the first write after it;
  *  - apply of a batch of 1 statement put, and of a batch of 10,000 statement puts, through openLive
  *    (prepare, the log's write with its fsyncs, commit): p50 / p99, and statements a second;
  *  - a delta of entities put, replaced and deleted (cascade) on top;
@@ -19,8 +19,14 @@
  * ChangesResults) with an HTML page beside it (changes.html); `npm run bench`'s HTML report and
  * `npm run docs:performance` add the latest changes.json when it is there.
  *
- * Usage: npm run bench:changes -- [--entities N] [--statements N] [--seed N] [--delta N] [--no-http]
+ * Usage: npm run bench:changes -- [--entities N] [--statements N] [--seed N] [--delta N] [--cpu] [--no-http]
+ *   --no-http: the engine's rows only (no `quiver serve` children).
  *   --delta: statement puts in the delta before the reads (default 100,000, in batches of 10,000).
+ *   --cpu: reads timed in this process's CPU time (process.cpuUsage) instead of wall-clock time:
+ *   on a loaded machine a wall-clock p99 is mostly the scheduler's.
+ * The reads are paired: each query asked of the base and of the live graph one after the other
+ * (which goes first alternating by round), so both see the same load. The engine's part of a batch
+ * (prepare + commit, no log) is timed on a second live graph over the same base, in CPU time too.
  */
 
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -32,7 +38,7 @@ import {
   type Entity,
   type EntityType,
   type Graph,
-  type LiveGraph,
+  LiveGraph,
   openLive,
   type Statement,
   saveSnapshot,
@@ -45,9 +51,9 @@ import { count, heading, num, printTable, progress, secondsOf } from "./format.j
 import { renderChangesReport } from "./html-report.js";
 import { benchOptions } from "./options.js";
 import { CHANGES_RESULTS, type ChangesReadRow, type ChangesResults, type ChangesRow, gitRevision } from "./results.js";
-import { summarize, timeEach } from "./sample.js";
+import { summarize } from "./sample.js";
 
-const USAGE = `npm run bench:changes -- [--entities N] [--statements N] [--seed N] [--delta N] [--no-http]`;
+const USAGE = `npm run bench:changes -- [--entities N] [--statements N] [--seed N] [--delta N] [--cpu] [--no-http]`;
 const SMALL_BATCHES = 300;
 const QUERIES = 400;
 const READ_ROUNDS = 3;
@@ -86,6 +92,7 @@ async function main(): Promise<void> {
       seed: { type: "string", default: "1" },
       delta: { type: "string", default: "100000" },
       "no-http": { type: "boolean", default: false },
+      cpu: { type: "boolean", default: false },
     },
     USAGE,
   );
@@ -110,21 +117,33 @@ async function main(): Promise<void> {
       op: "put",
       statement: { subjectEntityId: pick(), predicateEntityId: pick(), objectEntityId: pick() },
     });
+    // What the first write would build (the base's fingerprint map, the counts), built at open instead.
+    t0 = performance.now();
+    store.graph.warm();
+    progress(`warm (the base's fingerprint map and counts, at open): ${num(performance.now() - t0, 1)} ms`);
     t0 = performance.now();
     store.apply([putStatement()]);
     const first = performance.now() - t0;
-    progress(`first write (builds the base's fingerprint map): ${num(first, 1)} ms`);
+    progress(`first write (after warm): ${num(first, 1)} ms`);
 
     heading("apply (prepare, log write with fsync, commit)");
     const small: number[] = [];
+    const smallBatches: Change[][] = [];
     for (let i = 0; i < SMALL_BATCHES; i++) {
       const batch = [putStatement()];
+      smallBatches.push(batch);
       const t = performance.now();
       store.apply(batch);
       small.push(performance.now() - t);
     }
     rows.push(row("batch of 1 statement put", small));
     const big: number[] = [];
+    // The engine's part of each batch (prepare + commit, no log), on a live graph of its own.
+    const engine = new LiveGraph(base, { cursorSecret: "bench" });
+    engine.warm();
+    const engineSmall: number[] = [];
+    for (const batch of smallBatches) engineSmall.push(cpuMs(() => engine.apply(batch)));
+    const engineBig: number[] = [];
     let put = 0;
     while (put < deltaStatements) {
       const batch = Array.from({ length: BIG_BATCH }, putStatement);
@@ -132,7 +151,10 @@ async function main(): Promise<void> {
       const r = store.apply(batch);
       big.push(performance.now() - t);
       put += r.statements.put;
+      engineBig.push(cpuMs(() => engine.apply(batch)));
     }
+    rows.push(row("engine: batch of 1 statement put, CPU", engineSmall));
+    rows.push(row(`engine: batch of ${count(BIG_BATCH)} statement puts, CPU`, engineBig));
     const total = big.reduce((a, b) => a + b, 0);
     rows.push(
       row(
@@ -185,10 +207,18 @@ async function main(): Promise<void> {
       if (first !== undefined) sample.push(first);
     }
     const readRows: string[][] = [];
+    const clock = options.cpu ? cpuNow : () => performance.now();
     const compare = (name: string, call: (g: Graph | LiveGraph, i: number) => unknown) => {
-      const items = Array.from({ length: QUERIES }, (_, i) => i);
-      const b = summarize(timeEach(items, READ_ROUNDS, rand, (i) => call(base, i)));
-      const l = summarize(timeEach(items, READ_ROUNDS, rand, (i) => call(live, i)));
+      const [bs, ls] = timePaired(
+        QUERIES,
+        READ_ROUNDS,
+        rand,
+        clock,
+        (i) => call(base, i),
+        (i) => call(live, i),
+      );
+      const b = summarize(bs);
+      const l = summarize(ls);
       readResults.push({ case: name, baseP50us: b.p50us, liveP50us: l.p50us, baseP99us: b.p99us, liveP99us: l.p99us });
       readRows.push([
         name,
@@ -204,6 +234,19 @@ async function main(): Promise<void> {
     compare("search type=0", (g, i) => g.search({ q: queries[i]!, type: "0" }));
     compare("search order=score", (g, i) => g.search({ q: queries[i]!, order: "score" }));
     compare("search count=true", (g, i) => g.search({ q: queries[i]!, count: true }));
+    // Page 2 alone: each graph's own page-1 cursor (sealed by its own secret), made before the timing.
+    const secondPage = (order: "name" | "score") => {
+      const cursors = new Map<Graph | LiveGraph, (string | undefined)[]>();
+      for (const g of [base, live])
+        cursors.set(
+          g,
+          queries.map((q) => g.search({ q, order, limit: 10 }).nextCursor ?? undefined),
+        );
+      return (g: Graph | LiveGraph, i: number) =>
+        g.search({ q: queries[i]!, order, limit: 10, cursor: cursors.get(g)![i] });
+    };
+    compare("search page 2 (limit 10)", secondPage("name"));
+    compare("search order=score page 2 (limit 10)", secondPage("score"));
     const shapes: [string, (i: number) => object][] = [
       ["statements (all)", () => ({})],
       ["statements S", (i) => ({ subjectEntityId: sample[i]!.subjectEntityId })],
@@ -324,6 +367,64 @@ async function main(): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** This process's CPU time in ms (user + system). */
+function cpuNow(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+/** The CPU time `f` takes, in ms. */
+function cpuMs(f: () => unknown): number {
+  const t = cpuNow();
+  f();
+  return cpuNow() - t;
+}
+
+/**
+ * Queries 0..n-1 asked of `a` and of `b` one right after the other, each round in a fresh random
+ * order, which of the two goes first alternating by round; round 0 is a warm-up (JIT), not kept.
+ * Returns the samples of each, in ms of `clock`.
+ */
+function timePaired(
+  n: number,
+  rounds: number,
+  rand: () => number,
+  clock: () => number,
+  a: (i: number) => unknown,
+  b: (i: number) => unknown,
+): [number[], number[]] {
+  const as: number[] = [];
+  const bs: number[] = [];
+  const order = Array.from({ length: n }, (_, i) => i);
+  for (let round = 0; round <= rounds; round++) {
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      [order[i], order[j]] = [order[j]!, order[i]!];
+    }
+    for (const i of order) {
+      const time = (f: (i: number) => unknown): number => {
+        const t = clock();
+        f(i);
+        return clock() - t;
+      };
+      // Each branch: the first of the pair alternates by round.
+      let ta: number;
+      let tb: number;
+      if (round % 2 === 0) {
+        ta = time(a);
+        tb = time(b);
+      } else {
+        tb = time(b);
+        ta = time(a);
+      }
+      if (round === 0) continue;
+      as.push(ta);
+      bs.push(tb);
+    }
+  }
+  return [as, bs];
 }
 
 if (isMainModule(import.meta.url)) await main();

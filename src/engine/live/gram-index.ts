@@ -66,6 +66,8 @@ export class GramIndex<T extends { readonly folded: string }> {
       if (set === undefined) return [];
       if (rarest === undefined || set.size < rarest.size) rarest = set;
     }
+    // Each branch: a query of one gram is in every item of its posting set; a longer one is checked.
+    if (fq.length === GRAM) return [...rarest!];
     const out: T[] = [];
     for (const item of rarest!) if (item.folded.includes(fq)) out.push(item);
     return out;

@@ -16,12 +16,22 @@
  * Reads merge two streams on the contract's key order and keep the page's first limit + 1 items:
  *  - search: the base's own pages (Graph.search, resumed at any key through a cursor this graph
  *    seals with the base's secret: the base places a key it did not issue), less the tombstoned
- *    entities, and the delta entities whose folded identifier contains the folded query, by tier.
+ *    entities, and the delta's first limit + 1 matches after the key (its entities found by their
+ *    3-grams, gram-index.ts, and kept by a bounded insertion, not sorted whole), by tier.
  *  - statements: the base's pages for the same filters, less the tombstoned statements, and the
  *    delta's range for the filters (every filter shape is a prefix of its order's key).
- * When the delta has nothing for a query (no delta item and no tombstone matches it), the base's
- * page is the answer as it is (raw identifiers of replaced entities patched): a read then costs what
- * a base read costs plus the check.
+ * When the delta has nothing for a query (no delta item and no tombstone matches it; for statements
+ * a bitmap of the first key components, key-filter.ts, says so without a search), the base's page is
+ * the answer as it is (raw identifiers of replaced entities patched): a read then costs what a base
+ * read costs plus the check.
+ *
+ * Scores (order=score): an entity's score is the one its line gave, else its count of statements
+ * now: the base's count plus what the delta's statements add and take (by dense id for base
+ * entities). A base entity whose counted score the delta moved by at most SCORE_DRIFT_MAX stays a
+ * base entity: the merge reads the base's stream ahead far enough (every item up to the largest
+ * raise below the last one read cannot come before it) and places such entities by their score now,
+ * and a cursor resumes the base the largest drop above its key. Only entities moved further leave
+ * the base's stream and join the delta's (by 3-grams). order=name, totals and look-ups ignore scores.
  *
  * Cursors carry the last item's sort key, in the base Graph's cursor shape (a search cursor: tier,
  * rawIdentifier, entityId; a statements cursor: the three entityIds and the fingerprint) with an empty
@@ -36,9 +46,11 @@
  *
  * Costs: prepare O(lines) map look-ups, plus per cascading delete the statements naming the entity;
  * the first write that names a statement by fingerprint builds the base's fingerprint map
- * (base-fingerprints.ts, O(base statements)); commit O(D + b log b) for a delta of D items and a
- * batch of b. A read with a delta that matches it: the base page(s), one fold a base search item, a
- * scan of the delta entities for search (O(delta entities)), two binary searches for statements.
+ * (base-fingerprints.ts, O(base statements); `warm()` builds it ahead, at open); commit O(b log b)
+ * comparisons and O(D) moves for a delta of D items and a batch of b. A read with a delta that
+ * matches it: the base page(s), one fold a base search item, the delta's candidates of the query's
+ * rarest 3-gram (O(candidates)), two binary searches a list for statements; under order=score, the
+ * base's matches up to the largest raise (at most SCORE_DRIFT_MAX) below the page's last.
  */
 
 import { CursorCodec, ENDPOINT_SEARCH, ENDPOINT_STATEMENTS, queryTag, toSecretBytes } from "../cursor/cursor.js";
@@ -65,6 +77,7 @@ import type {
 import { checkSearchParams, checkStatementsParams } from "../validate.js";
 import { BaseFingerprints } from "./base-fingerprints.js";
 import { GramIndex } from "./gram-index.js";
+import { KeyFilter } from "./key-filter.js";
 import { type ChangeBatch, type LiveEntityInput, parseChangeBatch } from "./change-batch.js";
 import type { ReadGraph } from "../read-graph.js";
 import {
@@ -85,6 +98,21 @@ import {
  * tombstones cost no second round, and a range full of them does not make every page a long one.
  */
 const TOMBSTONE_SLACK = 8;
+
+/**
+ * How far (up or down) the delta's statements may move a base entity's counted score while it stays
+ * in the base's order=score stream, read out of place and put right by the merge's look-ahead; an
+ * entity moved further joins the delta's stream (its gram index). A larger bound makes reads look
+ * further ahead (every base match up to this many score points below the page's last); a smaller
+ * one sends more entities to the delta.
+ */
+const SCORE_DRIFT_MAX = 8;
+
+/** The tier of a base search item whose key (fold, tier) is not made yet. */
+const UNKEYED = -1;
+
+/** What denseNow says of an entity that is not there now. */
+const GONE = -2;
 
 /** Match tiers (CONTRACT.md "GET /graph/v1/search"). */
 const TIER_EXACT = 0;
@@ -121,6 +149,8 @@ export interface PreparedBatch {
   readonly entities: ReadonlyMap<string, DeltaEntity | null>;
   /** @internal */
   readonly statements: ReadonlyMap<string, DeltaStatement | null>;
+  /** @internal Fingerprints the batch puts that were in neither the delta nor the base (commit looks no further). */
+  readonly fresh: ReadonlySet<string>;
 }
 
 /** A base entity replaced or deleted: what search matched it by. */
@@ -129,6 +159,9 @@ interface HiddenEntity {
   readonly folded: string;
   readonly type: EntityType;
 }
+
+/** A statement as a cascade or a conflict message needs it: its triple and fingerprint. */
+type StatementTriple = Pick<DeltaStatement, "s" | "p" | "o" | "fp">;
 
 /** A search item with its sort key, on its way through the merge (score 0 under order "name"). */
 interface SearchItem {
@@ -141,6 +174,8 @@ interface SearchItem {
 /** A base entity whose score the delta's statements changed (a counted score): where order "score" puts it now. */
 interface RescoredEntity {
   readonly entityId: string;
+  /** Its dense id in the base. */
+  readonly baseId: number;
   readonly folded: string;
   readonly type: EntityType;
   readonly entity: Entity;
@@ -159,12 +194,23 @@ export class LiveGraph implements ReadGraph {
   #fold: (s: string) => string;
   /** Each base entity's count of base statements (its default score), made on first need. */
   #baseCounts: Uint32Array | undefined;
-  /** What the delta's statements add to (or take from) each entity's count of statements. */
-  #countAdjust = new Map<string, number>();
-  /** Entities whose count or tombstone changed since `rescored()` last looked. */
-  #scoreDirty = new Set<string>();
-  /** Base entities with a counted score that the delta changed: by id and by 3-grams. */
-  #rescoredById = new Map<string, RescoredEntity>();
+  /**
+   * What the delta's statements add to (or take from) each entity's count of statements: by dense
+   * id for base entities (made on first write), by entityId for the others (few).
+   */
+  #baseAdjust: Int32Array | undefined;
+  #otherAdjust = new Map<string, number>();
+  /** Base entities (dense ids) whose count or tombstone changed since `rescored()` last looked, each once. */
+  #dirty: number[] = [];
+  #dirtyFlag: Uint8Array | undefined;
+  /**
+   * The most a base entity's counted score rose (fell) by, over those that stay in the base's stream
+   * (at most SCORE_DRIFT_MAX; a bound kept since the base, never lowered).
+   */
+  #maxRaise = 0;
+  #maxDrop = 0;
+  /** Base entities with a counted score that the delta moved by more than SCORE_DRIFT_MAX: by id and by 3-grams. */
+  #rescoredById = new Map<number, RescoredEntity>();
   #rescoredGrams = new GramIndex<RescoredEntity>();
   #sequence: number;
   #baseSequence: number;
@@ -179,6 +225,8 @@ export class LiveGraph implements ReadGraph {
   #entityList: DeltaEntity[] = [];
   /** The delta entities by the 3-grams of their folded identifiers (search's candidates). */
   #entityGrams = new GramIndex<DeltaEntity>();
+  /** Base entities replaced (put again, not deleted): their rawIdentifier now, for base statements naming them. */
+  #replaced = new Map<string, string>();
   /** Base entities replaced or deleted, by entityId and by 3-grams. */
   #hiddenEntities = new Map<string, HiddenEntity>();
   #hiddenGrams = new GramIndex<HiddenEntity>();
@@ -188,6 +236,8 @@ export class LiveGraph implements ReadGraph {
   /** Base statements deleted, by fingerprint and in each order. */
   #hiddenStatements = new Map<string, DeltaStatement>();
   #hiddenLists: Record<Order, DeltaStatement[]> = { SPO: [], POS: [], OSP: [] };
+  /** Per order, the first key components of its delta statements and tombstones (a quick "none"). */
+  #firstKeys: Record<Order, KeyFilter> = { SPO: new KeyFilter(), POS: new KeyFilter(), OSP: new KeyFilter() };
 
   constructor(base: Graph, options: LiveGraphOptions = {}) {
     // A secret of our own when none is given: the base must share it, and a Graph's default is not readable.
@@ -213,7 +263,7 @@ export class LiveGraph implements ReadGraph {
     this.#originTag = fromOrigin ? origin.contentTag : this.#base.contentTag;
     this.#originSequence = fromOrigin ? origin.sequence : baseSequence;
     this.#parts = graphParts(this.#base);
-    this.#fold = folder(this.#parts.fold);
+    this.#fold = asciiFirst(folder(this.#parts.fold));
   }
 
   private withOurSecret(graph: Graph): Graph {
@@ -275,6 +325,18 @@ export class LiveGraph implements ReadGraph {
     return this.#base.statementCount - this.#hiddenStatements.size + this.#statements.size;
   }
 
+  /**
+   * Builds now what the first batch and the first order=score read would otherwise build on the way:
+   * the base's fingerprint map (base-fingerprints.ts, O(base statements): seconds at 10M) and each
+   * base entity's count of statements. A server calls it once at open, before it answers; calling
+   * it again costs nothing.
+   */
+  warm(): void {
+    this.#baseFingerprints ??= new BaseFingerprints(this.#parts);
+    this.adjustments();
+    this.rescored();
+  }
+
   // Changes -----------------------------------------------------------------------------------
 
   /** Applies a batch whole, or throws (INVALID_CHANGE, CHANGE_CONFLICT) and changes nothing. */
@@ -295,27 +357,38 @@ export class LiveGraph implements ReadGraph {
       entities: { put: 0, deleted: 0 },
       statements: { put: 0, deleted: 0 },
     };
-    const entityNow = (id: string): DeltaEntity | Entity | undefined => {
+    // Existence and base dense id only (no entity object made: a statement put asks it three times).
+    const entityAt = (id: string): number => {
       const o = entities.get(id);
-      return o === null ? undefined : (o ?? this.currentEntity(id));
+      if (o === null) return GONE;
+      return o !== undefined ? o.baseId : this.denseNow(id);
     };
+    const entityThere = (id: string): boolean => entityAt(id) !== GONE;
+    const fresh = new Set<string>();
     const statementNow = (fp: string): DeltaStatement | undefined => {
       const o = statements.get(fp);
       return o === null ? undefined : (o ?? this.currentStatement(fp));
     };
-    /** The batch's statement puts by each entity they name (what a cascade or the last check looks up). */
+    /**
+     * The batch's statement puts by each entity they name (what a cascade or the last check looks
+     * up): kept only when the batch deletes an entity, the one case that asks.
+     */
     const putsNaming = new Map<string, DeltaStatement[]>();
+    const keepPutsNaming = changes.some((c) => c.kind === "deleteEntity");
     /** Entities this batch deleted without cascade, with the line: checked at the end. */
     const removed = new Map<string, number>();
     for (const c of changes) {
       switch (c.kind) {
         case "putEntity":
-          entities.set(c.entity.entityId, deltaEntity(c.entity, this.#fold));
+          entities.set(
+            c.entity.entityId,
+            deltaEntity(c.entity, this.#fold, this.#parts.dictionary.idOf(c.entity.entityId)),
+          );
           result.entities.put++;
           break;
         case "deleteEntity": {
           // Deleting an entity that is not there changes nothing (as an unknown fingerprint).
-          if (entityNow(c.entityId) === undefined) break;
+          if (!entityThere(c.entityId)) break;
           entities.set(c.entityId, null);
           result.entities.deleted++;
           if (!c.cascade) {
@@ -330,17 +403,17 @@ export class LiveGraph implements ReadGraph {
         }
         case "putStatement": {
           const st = c.statement;
-          for (const [role, id] of [
-            ["subjectEntityId", st.subjectEntityId],
-            ["predicateEntityId", st.predicateEntityId],
-            ["objectEntityId", st.objectEntityId],
-          ] as const) {
-            if (entityNow(id) === undefined)
-              throw conflict(c.line, `${role} ${quote(id)} names no entity of the graph (put the entity first)`);
-          }
+          const sd = entityAt(st.subjectEntityId);
+          if (sd === GONE) throw missingEntity(c.line, "subjectEntityId", st.subjectEntityId);
+          const pd = entityAt(st.predicateEntityId);
+          if (pd === GONE) throw missingEntity(c.line, "predicateEntityId", st.predicateEntityId);
+          const od = entityAt(st.objectEntityId);
+          if (od === GONE) throw missingEntity(c.line, "objectEntityId", st.objectEntityId);
           const given = st.statementFingerprint;
           const fp = given ?? deriveFingerprint(st.subjectEntityId, st.predicateEntityId, st.objectEntityId);
           const there = statementNow(fp);
+          // Neither the batch, the delta nor the base knows the fingerprint: commit has no base statement to hide.
+          if (there === undefined && !statements.has(fp)) fresh.add(fp);
           if (there !== undefined) {
             // The same statement again is a no-op; another statement with its fingerprint is a conflict.
             if (there.s === st.subjectEntityId && there.p === st.predicateEntityId && there.o === st.objectEntityId)
@@ -356,12 +429,15 @@ export class LiveGraph implements ReadGraph {
             o: st.objectEntityId,
             fp,
             given: given !== undefined,
+            sd,
+            pd,
+            od,
           };
           statements.set(fp, put);
-          for (const id of new Set([put.s, put.p, put.o])) {
-            const list = putsNaming.get(id);
-            if (list === undefined) putsNaming.set(id, [put]);
-            else list.push(put);
+          if (keepPutsNaming) {
+            addNaming(putsNaming, put.s, put);
+            if (put.p !== put.s) addNaming(putsNaming, put.p, put);
+            if (put.o !== put.s && put.o !== put.p) addNaming(putsNaming, put.o, put);
           }
           result.statements.put++;
           break;
@@ -376,7 +452,7 @@ export class LiveGraph implements ReadGraph {
     }
     // A delete without cascade must not leave a statement naming the entity (unless put back since).
     for (const [id, line] of removed) {
-      if (entityNow(id) !== undefined) continue;
+      if (entityThere(id)) continue;
       for (const st of this.statementsNaming(id, statements, putsNaming)) {
         throw conflict(
           line,
@@ -384,7 +460,7 @@ export class LiveGraph implements ReadGraph {
         );
       }
     }
-    return { sequence: result.sequence, result, text: batchText(batch), entities, statements };
+    return { sequence: result.sequence, result, text: batchText(batch), entities, statements, fresh };
   }
 
   /** Applies a batch prepared on this graph as it stands now. */
@@ -397,14 +473,14 @@ export class LiveGraph implements ReadGraph {
     const removedEntityItems: DeltaEntity[] = [];
     const addedEntities: DeltaEntity[] = [];
     for (const [id, entity] of prepared.entities) {
-      this.#scoreDirty.add(id);
       const mine = this.#entities.get(id);
       if (mine !== undefined) {
         removedEntities.add(id);
         removedEntityItems.push(mine);
         this.#entityGrams.remove(mine);
       }
-      const d = this.#parts.dictionary.idOf(id);
+      const d = entity === null ? this.#parts.dictionary.idOf(id) : entity.baseId;
+      if (d >= 0) this.markDirty(d);
       // A base entity replaced or deleted: its base version is hidden from now on.
       if (d >= 0 && !this.#hiddenEntities.has(id)) {
         const e = this.#parts.entities;
@@ -412,6 +488,9 @@ export class LiveGraph implements ReadGraph {
         this.#hiddenEntities.set(id, hidden);
         this.#hiddenGrams.add(hidden);
       }
+      // Each branch: a base entity put again shows its new name on base statements; deleted, none name it.
+      if (d >= 0 && entity !== null) this.#replaced.set(id, entity.rawIdentifier);
+      else if (d >= 0) this.#replaced.delete(id);
       if (entity === null) this.#entities.delete(id);
       else {
         this.#entities.set(id, entity);
@@ -438,7 +517,7 @@ export class LiveGraph implements ReadGraph {
         removedStatementItems.push(mine);
         this.#statements.delete(fp);
         this.adjustCounts(mine, -1);
-      } else if (!this.#hiddenStatements.has(fp)) {
+      } else if (!prepared.fresh.has(fp) && !this.#hiddenStatements.has(fp)) {
         // Not in the delta: a base statement the batch deleted (and perhaps put again with another
         // triple), hidden from now on; or a fingerprint new to both (nothing to hide).
         const base = this.baseStatement(fp);
@@ -454,6 +533,8 @@ export class LiveGraph implements ReadGraph {
         this.adjustCounts(st, 1);
       }
     }
+    for (const st of addedStatements) this.noteFirstKeys(st);
+    for (const st of hidden) this.noteFirstKeys(st);
     for (const order of ORDERS) {
       const compare = compareStatements(order);
       this.#statementLists[order] = mergeSorted(
@@ -478,19 +559,46 @@ export class LiveGraph implements ReadGraph {
     return prepared.result;
   }
 
-  /** Counts `sign` (1 or -1) for each entity a statement names, each once. */
-  private adjustCounts(st: DeltaStatement, sign: number): void {
-    this.adjustCount(st.s, sign);
-    // Each branch: a role that repeats an entity already counted for this statement is skipped.
-    if (st.p !== st.s) this.adjustCount(st.p, sign);
-    if (st.o !== st.s && st.o !== st.p) this.adjustCount(st.o, sign);
+  /** Enters a delta statement's (or tombstone's) first key component of each order. */
+  private noteFirstKeys(st: DeltaStatement): void {
+    this.#firstKeys.SPO.add(st.s);
+    this.#firstKeys.POS.add(st.p);
+    this.#firstKeys.OSP.add(st.o);
   }
 
-  private adjustCount(id: string, sign: number): void {
-    const n = (this.#countAdjust.get(id) ?? 0) + sign;
-    if (n === 0) this.#countAdjust.delete(id);
-    else this.#countAdjust.set(id, n);
-    this.#scoreDirty.add(id);
+  /** Counts `sign` (1 or -1) for each entity a statement names, each once. */
+  private adjustCounts(st: DeltaStatement, sign: number): void {
+    this.adjustCount(st.s, st.sd, sign);
+    // Each branch: a role that repeats an entity already counted for this statement is skipped.
+    if (st.p !== st.s) this.adjustCount(st.p, st.pd, sign);
+    if (st.o !== st.s && st.o !== st.p) this.adjustCount(st.o, st.od, sign);
+  }
+
+  /** Counts `sign` for entity `id` (base dense id `d`, or -1). */
+  private adjustCount(id: string, d: number, sign: number): void {
+    // Each branch: a base entity by dense id (and marked for rescored()); another by id.
+    if (d >= 0) {
+      this.adjustments()[d]! += sign;
+      this.markDirty(d);
+      return;
+    }
+    const n = (this.#otherAdjust.get(id) ?? 0) + sign;
+    if (n === 0) this.#otherAdjust.delete(id);
+    else this.#otherAdjust.set(id, n);
+  }
+
+  /** The base entities' adjustments of their counts, made on first need. */
+  private adjustments(): Int32Array {
+    this.#baseAdjust ??= new Int32Array(this.#base.entityCount);
+    return this.#baseAdjust;
+  }
+
+  /** Marks base entity `d` for rescored() to look at again (once until it does). */
+  private markDirty(d: number): void {
+    this.#dirtyFlag ??= new Uint8Array(this.#base.entityCount);
+    if (this.#dirtyFlag[d] === 1) return;
+    this.#dirtyFlag[d] = 1;
+    this.#dirty.push(d);
   }
 
   /** Each base entity's count of base statements (what its score is when the input gave none). */
@@ -507,20 +615,10 @@ export class LiveGraph implements ReadGraph {
   }
 
   /** How many statements name the entity now. */
-  private countNow(id: string): number {
-    const d = this.#parts.dictionary.idOf(id);
-    return (d >= 0 ? this.baseCounts()[d]! : 0) + (this.#countAdjust.get(id) ?? 0);
-  }
-
-  /**
-   * The score of an entity there now: the one its line gave, else its count of statements now (for
-   * a base entity: the base's given score, else its count now).
-   */
-  private scoreOf(id: string): number {
-    const mine = this.#entities.get(id);
-    if (mine !== undefined) return mine.score ?? this.countNow(id);
-    const d = this.#parts.dictionary.idOf(id);
-    return this.#parts.scores.isCounted(d, this.baseCounts()[d]!) ? this.countNow(id) : this.#parts.scores.at(d);
+  private countNow(id: string, d: number): number {
+    // Each branch: a base entity's count and adjustment by dense id; another's adjustment by id.
+    if (d >= 0) return this.baseCounts()[d]! + this.adjustments()[d]!;
+    return this.#otherAdjust.get(id) ?? 0;
   }
 
   /** The score the input gave an entity there now, or undefined when it is counted. */
@@ -531,28 +629,69 @@ export class LiveGraph implements ReadGraph {
     return this.#parts.scores.isCounted(d, this.baseCounts()[d]!) ? undefined : this.#parts.scores.at(d);
   }
 
-  /** The base entities that order "score" must take from the delta, brought up to date first. */
-  private rescored(): { byId: ReadonlyMap<string, RescoredEntity>; grams: GramIndex<RescoredEntity> } {
-    if (this.#scoreDirty.size > 0) {
-      const dict = this.#parts.dictionary;
-      for (const id of this.#scoreDirty) {
-        const old = this.#rescoredById.get(id);
+  /**
+   * A base entity's score now, from its base score (`baseScore`, of dense id `d`): moved by the
+   * delta's statements when it is counted.
+   */
+  private baseScoreNow(d: number, baseScore: number): number {
+    const adjust = this.adjustments()[d]!;
+    // Each branch: no statement of the delta names it (the common case), or it does and the score is counted.
+    if (adjust === 0) return baseScore;
+    return this.#parts.scores.isCounted(d, this.baseCounts()[d]!) ? baseScore + adjust : baseScore;
+  }
+
+  /**
+   * The base entities that order "score" must take from the delta (moved by more than
+   * SCORE_DRIFT_MAX), brought up to date first with the drift bounds.
+   */
+  private rescored(): { byId: ReadonlyMap<number, RescoredEntity>; grams: GramIndex<RescoredEntity> } {
+    if (this.#dirty.length > 0) {
+      const adjustments = this.adjustments();
+      const flags = this.#dirtyFlag!;
+      for (const d of this.#dirty) {
+        flags[d] = 0;
+        const old = this.#rescoredById.get(d);
         if (old !== undefined) {
           this.#rescoredGrams.remove(old);
-          this.#rescoredById.delete(id);
+          this.#rescoredById.delete(d);
         }
-        const d = dict.idOf(id);
-        // A delta entity (or a deleted one) is not the base's to place; an unchanged count moves nothing.
-        if (d < 0 || this.#hiddenEntities.has(id) || !this.#countAdjust.has(id)) continue;
-        if (!this.#parts.scores.isCounted(d, this.baseCounts()[d]!)) continue;
+        const adjust = adjustments[d]!;
+        // An unchanged count moves nothing; a given score does not follow the count.
+        if (adjust === 0 || !this.#parts.scores.isCounted(d, this.baseCounts()[d]!)) continue;
+        // Each branch: a small move stays in the base's stream (the bounds grow to cover it); a large one leaves it.
+        if (adjust > 0 && adjust <= SCORE_DRIFT_MAX) {
+          this.#maxRaise = Math.max(this.#maxRaise, adjust);
+          continue;
+        }
+        if (adjust < 0 && -adjust <= SCORE_DRIFT_MAX) {
+          this.#maxDrop = Math.max(this.#maxDrop, -adjust);
+          continue;
+        }
+        // A replaced or deleted base entity is not the base's to place (the delta's copy, if any, is).
         const entity = this.#parts.entities.entity(d);
-        const r: RescoredEntity = { entityId: id, folded: this.#fold(entity.rawIdentifier), type: entity.type, entity };
-        this.#rescoredById.set(id, r);
+        if (this.#hiddenEntities.has(entity.entityId)) continue;
+        const r: RescoredEntity = {
+          entityId: entity.entityId,
+          baseId: d,
+          folded: this.#fold(entity.rawIdentifier),
+          type: entity.type,
+          entity,
+        };
+        this.#rescoredById.set(d, r);
         this.#rescoredGrams.add(r);
       }
-      this.#scoreDirty.clear();
+      this.#dirty = [];
     }
     return { byId: this.#rescoredById, grams: this.#rescoredGrams };
+  }
+
+  /** The base dense id of the entity with this id now (-1: a delta entity not in the base), or GONE. */
+  private denseNow(id: string): number {
+    const mine = this.#entities.get(id);
+    if (mine !== undefined) return mine.baseId;
+    if (this.#hiddenEntities.has(id)) return GONE;
+    const d = this.#parts.dictionary.idOf(id);
+    return d >= 0 ? d : GONE;
   }
 
   /** The entity with this id now, or undefined. */
@@ -583,12 +722,18 @@ export class LiveGraph implements ReadGraph {
     if (row < 0) return undefined;
     const st = this.#parts.statementIndex;
     const dict = this.#parts.dictionary;
+    const sd = st.subjectOf(row);
+    const pd = st.predicateOf(row);
+    const od = st.objectOf(row);
     return {
-      s: dict.entityId(st.subjectOf(row)),
-      p: dict.entityId(st.predicateOf(row)),
-      o: dict.entityId(st.objectOf(row)),
+      s: dict.entityId(sd),
+      p: dict.entityId(pd),
+      o: dict.entityId(od),
       fp,
       given: st.fingerprints.given(row) !== undefined,
+      sd,
+      pd,
+      od,
     };
   }
 
@@ -600,7 +745,7 @@ export class LiveGraph implements ReadGraph {
     id: string,
     overlay: ReadonlyMap<string, DeltaStatement | null>,
     putsNaming: ReadonlyMap<string, readonly DeltaStatement[]>,
-  ): Generator<DeltaStatement> {
+  ): Generator<StatementTriple> {
     const seen = new Set<string>();
     const visible = (fp: string) => !seen.has(fp) && overlay.get(fp) !== null;
     for (const filter of [{ subjectEntityId: id }, { predicateEntityId: id }, { objectEntityId: id }]) {
@@ -613,13 +758,7 @@ export class LiveGraph implements ReadGraph {
             const fp = item.statementFingerprint;
             if (this.#hiddenStatements.has(fp) || !visible(fp)) continue;
             seen.add(fp);
-            yield {
-              s: item.subjectEntityId,
-              p: item.predicateEntityId,
-              o: item.objectEntityId,
-              fp,
-              given: false,
-            };
+            yield { s: item.subjectEntityId, p: item.predicateEntityId, o: item.objectEntityId, fp };
           }
           cursor = page.nextCursor ?? undefined;
         } while (cursor !== undefined);
@@ -665,46 +804,34 @@ export class LiveGraph implements ReadGraph {
     const byScore = order === "score";
     const fq = this.#fold(q);
     const typeName = params.type;
-    const typeMatches = (e: { type: EntityType }) => typeName === undefined || e.type === typeName;
     // The delta's matches: its entities, and under order "score" the base entities whose score the
-    // delta's statements changed (rescored: they move, so the base's order no longer holds them).
-    const found: SearchItem[] = [];
-    const collect = <T extends { folded: string; type: EntityType }>(
-      grams: GramIndex<T>,
-      all: Iterable<T>,
-      item: (x: T) => Entity,
-    ): number => {
-      const candidates = grams.matching(fq);
-      let n = 0;
-      // Each branch: a query of a gram or more has the gram index's candidates (checked already);
-      // a shorter one looks at every item.
-      for (const x of candidates ?? all) {
-        if (!typeMatches(x) || (candidates === undefined && !x.folded.includes(fq))) continue;
-        const entity = item(x);
-        found.push({
-          tier: tierOf(x.folded, fq),
-          score: byScore ? this.scoreOf(entity.entityId) : 0,
-          folded: x.folded,
-          entity,
-        });
-        n++;
-      }
-      return n;
-    };
-    const deltaMatches = collect(this.#entityGrams, this.#entityList, itemOf);
-    if (byScore) {
-      const rescored = this.rescored();
-      collect(rescored.grams, rescored.grams.items, (r) => r.entity);
-    }
-    found.sort(byScore ? compareByScore : compareByName);
+    // delta's statements moved far (rescored: they leave the base's stream). First counted (what a
+    // total and the choice below need), then only the page's worth after the key kept, in order.
+    const deltaCandidates = this.#entityGrams.matching(fq);
+    const rescored = byScore ? this.rescored() : undefined;
+    const rescoredCandidates = rescored?.grams.matching(fq);
+    // Each branch: a query of a gram or more has the gram index's candidates (checked already); a
+    // shorter one looks at every item.
+    const deltaMatches = countMatches(deltaCandidates ?? this.#entityList, deltaCandidates === undefined, fq, typeName);
+    const rescoredMatches =
+      rescored === undefined
+        ? 0
+        : countMatches(rescoredCandidates ?? rescored.grams.items, rescoredCandidates === undefined, fq, typeName);
     // The tombstoned base entities that match: what the base's pages hold that must be skipped.
-    let hiddenMatches = 0;
     const hiddenCandidates = this.#hiddenGrams.matching(fq);
-    for (const h of hiddenCandidates ?? this.#hiddenGrams.items)
-      if (typeMatches(h) && (hiddenCandidates !== undefined || h.folded.includes(fq))) hiddenMatches++;
-    const skipped = hiddenMatches + found.length - deltaMatches;
+    const hiddenMatches = countMatches(
+      hiddenCandidates ?? this.#hiddenGrams.items,
+      hiddenCandidates === undefined,
+      fq,
+      typeName,
+    );
+    const skipped = hiddenMatches + rescoredMatches;
+    // How far the base's stream may be out of order: under order "score", base entities whose counted
+    // score the delta moved a little are read where the base puts them and placed by their score now.
+    const raise = byScore ? this.#maxRaise : 0;
+    const drop = byScore ? this.#maxDrop : 0;
     // Nothing of the delta touches this query: the base's page is the answer (its total too).
-    if (found.length === 0 && hiddenMatches === 0) return this.#base.search(params);
+    if (deltaMatches === 0 && skipped === 0 && raise === 0 && drop === 0) return this.#base.search(params);
     const tag = queryTag(this.searchTagParts(q, type, order));
     let after: SearchItem | undefined;
     let afterRaw = "";
@@ -724,61 +851,158 @@ export class LiveGraph implements ReadGraph {
     }
     const compare = byScore ? compareByScore : compareByName;
     const want = limit + 1;
-    // The delta's stream from the first match after the key.
+    // The delta's stream: its first `want` matches after the key, in order.
+    const found: SearchItem[] = [];
+    const select = (x: { folded: string; type: EntityType; entityId: string }, entity: Entity, score: number) => {
+      const item: SearchItem = { tier: tierOf(x.folded, fq), score, folded: x.folded, entity };
+      if (after !== undefined && compare(item, after) <= 0) return;
+      // Each branch: room on the page, or better than its last (which then drops out), or neither.
+      if (found.length < want) insertSorted(found, item, compare);
+      else if (compare(item, found[want - 1]!) < 0) {
+        found.pop();
+        insertSorted(found, item, compare);
+      }
+    };
+    if (deltaMatches > 0)
+      for (const x of deltaCandidates ?? this.#entityList)
+        if (matches(x, deltaCandidates === undefined, fq, typeName))
+          select(x, x, byScore ? (x.score ?? this.countNow(x.entityId, x.baseId)) : 0);
+    if (rescored !== undefined && rescoredMatches > 0)
+      for (const r of rescoredCandidates ?? rescored.grams.items)
+        if (matches(r, rescoredCandidates === undefined, fq, typeName))
+          select(r, r.entity, this.countNow(r.entityId, r.baseId));
+    // The delta has nothing from the key on, and the base's stream needs nothing left out or put
+    // right: the base's page is the rest of the walk (its total less nothing, plus the delta's).
+    if (found.length === 0 && skipped === 0 && raise === 0 && drop === 0) {
+      const page = this.#base.search(params);
+      if (page.total !== undefined) page.total += deltaMatches;
+      return page;
+    }
     let m = 0;
-    if (after !== undefined) while (m < found.length && compare(found[m]!, after) <= 0) m++;
-    // The base's stream: its pages from the key, tombstoned (and rescored) entities left out.
-    const base: SearchItem[] = [];
+    // The base's stream: its pages from the key, tombstoned (and rescored) entities left out. An
+    // entity whose score fell by up to `drop` may sit before the key in the base's order and after
+    // it now: the base is resumed `drop` points higher (before every entity of that score), and what
+    // is not after the key now is left out as it comes.
     const cursorParts = (k: SearchItem, raw: string): string[] =>
       byScore ? [raw, k.entity.entityId, "", String(k.score)] : [raw, k.entity.entityId, ""];
-    let baseCursor =
-      after === undefined
-        ? undefined
-        : this.#cursors.encode(ENDPOINT_SEARCH, tag, after.tier, cursorParts(after, afterRaw));
+    let baseCursor: string | undefined;
+    // Each branch: from the start; from the key itself (the base's order holds); from `drop` above it.
+    if (after === undefined) baseCursor = undefined;
+    else if (drop === 0)
+      baseCursor = this.#cursors.encode(ENDPOINT_SEARCH, tag, after.tier, cursorParts(after, afterRaw));
+    else
+      baseCursor = this.#cursors.encode(ENDPOINT_SEARCH, tag, after.tier, [
+        "",
+        "",
+        "",
+        String(Math.min(MAX_SCORE, after.score + drop)),
+      ]);
     let baseDone = false;
-    const rescored = byScore ? this.rescored().byId : undefined;
+    const rescoredById = rescored?.byId;
+    const scores = this.#parts.scores;
+    const dict = this.#parts.dictionary;
+    /** Base items read and not yet placed, in the order of their keys now (ascending). */
+    const pending: SearchItem[] = [];
+    let p = 0;
+    /**
+     * Every base item not read yet comes after this key: the last item read, at its base score
+     * plus `raise` (what it or anything after it in the base's order can reach now).
+     */
+    let bound: SearchItem | undefined;
+    let pageLimit = want + Math.min(skipped, TOMBSTONE_SLACK);
+    /**
+     * Whether the base's stream is in the order now (no score moved within it): its items then come
+     * sorted and after the key, and one is folded (its key made) only when it meets a delta item
+     * that the page's last item does not already precede.
+     */
+    const inOrder = raise === 0 && drop === 0;
+    const keyed = (item: SearchItem): SearchItem => {
+      if (item.tier === UNKEYED) {
+        item.folded = this.#fold(item.entity.rawIdentifier);
+        item.tier = tierOf(item.folded, fq);
+      }
+      return item;
+    };
+    /** Whether base item `x` comes before delta item `y`. */
+    const before = (x: SearchItem, y: SearchItem): boolean =>
+      (inOrder && bound !== undefined && compare(bound, y) < 0) || compare(keyed(x), y) < 0;
     const out: SearchItem[] = [];
-    let b = 0;
     while (out.length < want) {
-      if (b === base.length && !baseDone) {
-        base.length = 0;
-        b = 0;
-        // The page and a few more, for tombstones in the way (more come in another round).
-        const page = this.#base.search({
-          q,
-          type: params.type,
-          order,
-          limit: Math.min(SEARCH_MAX_LIMIT, want + Math.min(skipped, TOMBSTONE_SLACK)),
-          cursor: baseCursor,
-        });
-        for (const e of page.items) {
-          if (this.#hiddenEntities.has(e.entityId) || rescored?.has(e.entityId)) continue;
-          const folded = this.#fold(e.rawIdentifier);
-          const score = byScore ? this.#parts.scores.at(this.#parts.dictionary.idOf(e.entityId)) : 0;
-          base.push({ tier: tierOf(folded, fq), score, folded, entity: e });
+      const x = pending[p];
+      const y = found[m];
+      // The smaller head of the two streams (no entityId is in both: the base's copies of the
+      // delta's entities are tombstoned, of rescored ones skipped).
+      const next = y === undefined || (x !== undefined && before(x, y)) ? x : y;
+      // Each branch: the head is final (the base is done, a base item read in order, or nothing
+      // unread can come before it), or more of the base is read first.
+      if (
+        baseDone ||
+        (next !== undefined && next === x && inOrder) ||
+        (next !== undefined && bound !== undefined && compare(keyed(next), bound) <= 0)
+      ) {
+        if (next === undefined) break;
+        out.push(next);
+        if (next === x) p++;
+        else m++;
+        continue;
+      }
+      // The page and a few more, for tombstones in the way; each further round asks twice as many.
+      const page = this.#base.search({
+        q,
+        type: params.type,
+        order,
+        limit: Math.min(SEARCH_MAX_LIMIT, pageLimit),
+        cursor: baseCursor,
+      });
+      pageLimit *= 2;
+      if (p > 0) {
+        pending.splice(0, p);
+        p = 0;
+      }
+      // In order: the page's items as they come, only the last one keyed (the bound).
+      if (inOrder) {
+        const items = page.items;
+        for (let k = 0; k < items.length; k++) {
+          const e = items[k]!;
+          // No score moved in the stream: an item's score now is its base score.
+          const d = byScore ? dict.idOf(e.entityId) : -1;
+          const item: SearchItem = { tier: UNKEYED, score: byScore ? scores.at(d) : 0, folded: "", entity: e };
+          if (k === items.length - 1) bound = keyed(item);
+          if (hiddenMatches > 0 && this.#hiddenEntities.has(e.entityId)) continue;
+          if (rescoredMatches > 0 && rescoredById!.has(d)) continue;
+          pending.push(item);
         }
         baseCursor = page.nextCursor ?? undefined;
         baseDone = baseCursor === undefined;
         continue;
       }
-      const x = base[b];
-      const y = found[m];
-      if (x === undefined && y === undefined) break;
-      // Each branch: the smaller key goes first (no entityId is in both streams: the base's copies
-      // of the delta's entities are tombstoned, of rescored ones skipped).
-      if (y === undefined || (x !== undefined && compare(x, y) < 0)) {
-        out.push(x!);
-        b++;
-      } else {
-        out.push(y);
-        m++;
+      for (const e of page.items) {
+        const folded = this.#fold(e.rawIdentifier);
+        const tier = tierOf(folded, fq);
+        let score = 0;
+        let now = 0;
+        let d = -1;
+        if (byScore) {
+          d = dict.idOf(e.entityId);
+          score = scores.at(d);
+          now = this.baseScoreNow(d, score);
+        }
+        bound = { tier, score: score + raise, folded, entity: e };
+        // Each check only when some entity of its kind matches the query (a look-up per item otherwise).
+        if (hiddenMatches > 0 && this.#hiddenEntities.has(e.entityId)) continue;
+        if (rescoredMatches > 0 && rescoredById!.has(d)) continue;
+        const item: SearchItem = { tier, score: now, folded, entity: e };
+        if (after !== undefined && compare(item, after) <= 0) continue;
+        insertSorted(pending, item, compare);
       }
+      baseCursor = page.nextCursor ?? undefined;
+      baseDone = baseCursor === undefined;
     }
     const n = Math.min(limit, out.length);
-    const items = out.slice(0, n).map((i) => i.entity);
+    const items = out.slice(0, n).map((i) => itemOf(i.entity));
     let nextCursor: string | null = null;
     if (out.length > limit) {
-      const last = out[n - 1]!;
+      const last = keyed(out[n - 1]!);
       nextCursor = this.#cursors.encode(ENDPOINT_SEARCH, tag, last.tier, cursorParts(last, last.entity.rawIdentifier));
     }
     if (!count) return { items, nextCursor };
@@ -801,6 +1025,11 @@ export class LiveGraph implements ReadGraph {
   /** Statements matching every given filter, in the order of the index that serves the filters. */
   statements(params: StatementsParams = {}): Page<Statement> {
     const { s, p, o, limit, cursor, count } = checkStatementsParams(params);
+    const { order, prefix } = planOf(s, p, o);
+    // No delta statement or tombstone of this order starts with the first filter: the base's page
+    // (and total) as it is, names brought up to date. (An id that names no entity now is not the
+    // first component of a tombstone only when no base statement names it: the base finds none.)
+    if (prefix.length > 0 && !this.#firstKeys[order].mayHave(prefix[0]!)) return this.patchedBasePage(params);
     const tag = queryTag(["statements", s ?? "", p ?? "", o ?? ""]);
     // An id that names no entity now is not an error: nothing can match it.
     for (const id of [s, p, o]) {
@@ -809,17 +1038,12 @@ export class LiveGraph implements ReadGraph {
         return count ? { items: [], nextCursor: null, total: 0 } : { items: [], nextCursor: null };
       }
     }
-    const { order, prefix } = planOf(s, p, o);
     const list = this.#statementLists[order];
     const [lo, hi] = prefixRange(list, order, prefix);
     const hiddenList = this.#hiddenLists[order];
     const [hlo, hhi] = prefixRange(hiddenList, order, prefix);
     // Nothing of the delta touches these filters: the base's page (and total), its names brought up to date.
-    if (lo === hi && hlo === hhi) {
-      const page = this.#base.statements(params);
-      if (this.#entities.size > 0) for (const item of page.items) this.patchNames(item);
-      return page;
-    }
+    if (lo === hi && hlo === hhi) return this.patchedBasePage(params);
     let after: [string, string, string, string] | undefined;
     if (cursor !== undefined) {
       const content = this.#cursors.decode(cursor, ENDPOINT_STATEMENTS, tag);
@@ -835,6 +1059,8 @@ export class LiveGraph implements ReadGraph {
     let baseCursor =
       after === undefined ? undefined : this.#cursors.encode(ENDPOINT_STATEMENTS, tag, 0, [...after, ""]);
     let baseDone = false;
+    /** The first tombstone of the range not before the base items read so far. */
+    let h = hlo;
     const out: Statement[] = [];
     const filters = { subjectEntityId: s, predicateEntityId: p, objectEntityId: o };
     while (out.length < want) {
@@ -847,7 +1073,16 @@ export class LiveGraph implements ReadGraph {
           limit: Math.min(STATEMENTS_MAX_LIMIT, want + Math.min(hhi - hlo, TOMBSTONE_SLACK)),
           cursor: baseCursor,
         });
-        for (const item of page.items) if (!this.#hiddenStatements.has(item.statementFingerprint)) base.push(item);
+        // Each branch: with no tombstone in the range the page is kept as it is; else its items and
+        // the range's tombstones (sorted alike) are walked together and the tombstoned left out (a
+        // comparison or two an item, no hash of its fingerprint).
+        if (hlo === hhi) for (const item of page.items) base.push(item);
+        else
+          for (const item of page.items) {
+            while (h < hhi && compareItem(order, item, hiddenList[h]!) > 0) h++;
+            if (h < hhi && hiddenList[h]!.fp === item.statementFingerprint) continue;
+            base.push(item);
+          }
         baseCursor = page.nextCursor ?? undefined;
         baseDone = baseCursor === undefined;
         continue;
@@ -865,7 +1100,7 @@ export class LiveGraph implements ReadGraph {
     }
     const n = Math.min(limit, out.length);
     const items = out.slice(0, n);
-    if (this.#entities.size > 0) for (const item of items) this.patchNames(item);
+    if (this.#replaced.size > 0) for (const item of items) this.patchNames(item);
     let nextCursor: string | null = null;
     if (out.length > limit) {
       const last = items[n - 1]!;
@@ -883,15 +1118,22 @@ export class LiveGraph implements ReadGraph {
     return { items, nextCursor, total: baseTotal - (hhi - hlo) + (hi - lo) };
   }
 
+  /** The base's page for `params`, its items' names of replaced entities brought up to date. */
+  private patchedBasePage(params: StatementsParams): Page<Statement> {
+    const page = this.#base.statements(params);
+    if (this.#replaced.size > 0) for (const item of page.items) this.patchNames(item);
+    return page;
+  }
+
   /** A base statement item naming a replaced entity shows its new rawIdentifier. */
   private patchNames(item: Statement): void {
-    const entities = this.#entities;
-    const s = entities.get(item.subjectEntityId);
-    if (s !== undefined) item.subjectRawIdentifier = s.rawIdentifier;
-    const p = entities.get(item.predicateEntityId);
-    if (p !== undefined) item.predicateRawIdentifier = p.rawIdentifier;
-    const o = entities.get(item.objectEntityId);
-    if (o !== undefined) item.objectRawIdentifier = o.rawIdentifier;
+    const replaced = this.#replaced;
+    const s = replaced.get(item.subjectEntityId);
+    if (s !== undefined) item.subjectRawIdentifier = s;
+    const p = replaced.get(item.predicateEntityId);
+    if (p !== undefined) item.predicateRawIdentifier = p;
+    const o = replaced.get(item.objectEntityId);
+    if (o !== undefined) item.objectRawIdentifier = o;
   }
 
   /** The rawIdentifier of an entity there now (a statement's): the delta's, else the base's. */
@@ -1018,24 +1260,31 @@ export class LiveGraph implements ReadGraph {
     this.#entities = next.#entities;
     this.#entityList = next.#entityList;
     this.#entityGrams = next.#entityGrams;
+    this.#replaced = next.#replaced;
     this.#hiddenEntities = next.#hiddenEntities;
     this.#hiddenGrams = next.#hiddenGrams;
     this.#statements = next.#statements;
     this.#statementLists = next.#statementLists;
     this.#hiddenStatements = next.#hiddenStatements;
     this.#hiddenLists = next.#hiddenLists;
+    this.#firstKeys = next.#firstKeys;
     this.#fold = next.#fold;
     this.#baseCounts = next.#baseCounts;
-    this.#countAdjust = next.#countAdjust;
-    this.#scoreDirty = next.#scoreDirty;
+    this.#baseAdjust = next.#baseAdjust;
+    this.#otherAdjust = next.#otherAdjust;
+    this.#dirty = next.#dirty;
+    this.#dirtyFlag = next.#dirtyFlag;
+    this.#maxRaise = next.#maxRaise;
+    this.#maxDrop = next.#maxDrop;
     this.#rescoredById = next.#rescoredById;
     this.#rescoredGrams = next.#rescoredGrams;
   }
 }
 
-function deltaEntity(e: LiveEntityInput, foldText: (s: string) => string): DeltaEntity {
+function deltaEntity(e: LiveEntityInput, foldText: (s: string) => string, baseId: number): DeltaEntity {
   return {
     entityId: e.entityId,
+    baseId,
     rawIdentifier: e.rawIdentifier,
     type: e.type,
     sourceType: e.sourceType,
@@ -1046,6 +1295,53 @@ function deltaEntity(e: LiveEntityInput, foldText: (s: string) => string): Delta
 
 function itemOf(e: DeltaEntity | Entity): Entity {
   return { entityId: e.entityId, rawIdentifier: e.rawIdentifier, type: e.type, sourceType: e.sourceType };
+}
+
+/** Text of code units below 0x80 only (what most identifiers are). */
+const ASCII = /^[\x00-\x7f]*$/;
+
+/**
+ * `fold` with a shortcut for ASCII text, which every fold mode maps to its lower case (NFKC and NFD
+ * leave it as it is, it has no marks, and none of the special cases is ASCII): a read folds every
+ * base item it merges, and the full fold (normalizations, regular expressions) costs several times
+ * more.
+ */
+function asciiFirst(fold: (s: string) => string): (s: string) => string {
+  // Each branch: ASCII lowered directly; anything else through the graph's fold.
+  return (s) => (ASCII.test(s) ? s.toLowerCase() : fold(s));
+}
+
+/** Whether `x` (a gram index's candidate, checked already unless `check`) matches the folded query and the type. */
+function matches(x: { folded: string; type: EntityType }, check: boolean, fq: string, type: EntityType | undefined) {
+  return (type === undefined || x.type === type) && (!check || x.folded.includes(fq));
+}
+
+/** How many of `items` match (see `matches`). */
+function countMatches(
+  items: Iterable<{ folded: string; type: EntityType }>,
+  check: boolean,
+  fq: string,
+  type: EntityType | undefined,
+): number {
+  let n = 0;
+  for (const x of items) if (matches(x, check, fq, type)) n++;
+  return n;
+}
+
+/** Puts `item` into `list` (ascending in `compare`), after its equals; the common case, at the end, costs one comparison. */
+function insertSorted(list: SearchItem[], item: SearchItem, compare: (x: SearchItem, y: SearchItem) => number): void {
+  let lo = 0;
+  let hi = list.length;
+  if (hi === 0 || compare(list[hi - 1]!, item) <= 0) {
+    list.push(item);
+    return;
+  }
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compare(list[mid]!, item) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  list.splice(lo, 0, item);
 }
 
 function tierOf(folded: string, fq: string): number {
@@ -1089,22 +1385,37 @@ function planOf(
 
 /** A base page's item against a delta statement, in `order` (field by field, no key arrays). */
 function compareItem(order: Order, x: Statement, y: DeltaStatement): number {
-  const s = cmp(x.subjectEntityId, y.s);
-  const p = cmp(x.predicateEntityId, y.p);
-  const o = cmp(x.objectEntityId, y.o);
-  const f = cmp(x.statementFingerprint, y.fp);
-  // Each branch: the order's components in its key order, the fingerprint last.
-  if (order === "SPO") return s || p || o || f;
-  if (order === "POS") return p || o || s || f;
-  return o || s || p || f;
+  const s = x.subjectEntityId;
+  const p = x.predicateEntityId;
+  const o = x.objectEntityId;
+  // Each branch: the order's components in its key order, the fingerprint last; a later one is
+  // compared only when the earlier are equal (a filter's prefix always is: equality checked first).
+  if (order === "SPO") return cmpEq(s, y.s) || cmpEq(p, y.p) || cmpEq(o, y.o) || cmp(x.statementFingerprint, y.fp);
+  if (order === "POS") return cmpEq(p, y.p) || cmpEq(o, y.o) || cmpEq(s, y.s) || cmp(x.statementFingerprint, y.fp);
+  return cmpEq(o, y.o) || cmpEq(s, y.s) || cmpEq(p, y.p) || cmp(x.statementFingerprint, y.fp);
+}
+
+/** cmp with equality tested first (one comparison of two equal strings instead of two). */
+function cmpEq(a: string, b: string): number {
+  return a === b ? 0 : a < b ? -1 : 1;
 }
 
 function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function describe(st: DeltaStatement): string {
+function describe(st: StatementTriple): string {
   return `${quote(st.fp)}: ${quote(st.s)} ${quote(st.p)} ${quote(st.o)}`;
+}
+
+function missingEntity(line: number, role: string, id: string): QuiverError {
+  return conflict(line, `${role} ${quote(id)} names no entity of the graph (put the entity first)`);
+}
+
+function addNaming(byEntity: Map<string, DeltaStatement[]>, id: string, st: DeltaStatement): void {
+  const list = byEntity.get(id);
+  if (list === undefined) byEntity.set(id, [st]);
+  else list.push(st);
 }
 
 function conflict(line: number, reason: string): QuiverError {

@@ -10,7 +10,8 @@
  *
  * Updating after a batch is one merge: the old list less the keys the batch touched, and the
  * batch's new items sorted on their own, merged in one pass: O(D + b log b) for a delta of D items
- * and a batch of b (a sort of the whole delta would be O(D log D) string comparisons a batch).
+ * and a batch of b (a sort of the whole delta would be O(D log D) string comparisons a batch); when
+ * the batch removes nothing, the merge gallops (O(b log(D / b)) comparisons, the D moves plain copies).
  * A filter's items are a contiguous range (every filter shape of the table is a prefix of its
  * order's key), found by two binary searches; a resume point by one more.
  */
@@ -29,11 +30,17 @@ export interface DeltaStatement {
   readonly fp: string;
   /** Whether the change gave the fingerprint (else derived from the triple). */
   readonly given: boolean;
+  /** The base dense ids of s, p and o (-1: not in the base the delta is over), for counts of statements. */
+  readonly sd: number;
+  readonly pd: number;
+  readonly od: number;
 }
 
 /** An entity of the delta, with what search orders it by. */
 export interface DeltaEntity {
   readonly entityId: string;
+  /** Its dense id in the base the delta is over (-1: none there). */
+  readonly baseId: number;
   readonly rawIdentifier: string;
   readonly type: EntityType;
   readonly sourceType: string;
@@ -105,6 +112,9 @@ export function mergeSorted<T>(
     return old;
   }
   added.sort(compare);
+  // Nothing removed: each added item's place found by galloping from the last one's (a run of old
+  // items between two added ones is copied without comparing its items).
+  if (removedItems.length === 0) return gallopMerge(old, added, compare);
   const out: T[] = new Array(old.length - removedItems.length + added.length);
   let n = 0;
   let i = 0;
@@ -126,6 +136,35 @@ export function mergeSorted<T>(
   return out;
 }
 
+/**
+ * `old` and `added` (both sorted, no key in both) merged: per added item an exponential then a
+ * binary search from where the last one went, O(b log(D / b)) comparisons for b items into D.
+ */
+function gallopMerge<T>(old: readonly T[], added: readonly T[], compare: (x: T, y: T) => number): T[] {
+  const out: T[] = new Array(old.length + added.length);
+  let n = 0;
+  let i = 0;
+  for (const item of added) {
+    // Exponential search (old before added on a tie, as the merge below): the first step past `item`, then a binary search inside the last step.
+    let step = 1;
+    let lo = i;
+    while (lo + step <= old.length && compare(old[lo + step - 1]!, item) <= 0) {
+      lo += step;
+      step *= 2;
+    }
+    let hi = Math.min(old.length, lo + step - 1);
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compare(old[mid]!, item) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    while (i < lo) out[n++] = old[i++]!;
+    out[n++] = item;
+  }
+  while (i < old.length) out[n++] = old[i++]!;
+  return out;
+}
+
 function lowerBound<T>(list: readonly T[], item: T, compare: (x: T, y: T) => number): number {
   let lo = 0;
   let hi = list.length;
@@ -140,8 +179,24 @@ function lowerBound<T>(list: readonly T[], item: T, compare: (x: T, y: T) => num
 /** The first index in [lo, hi) of `list` whose key compares above `key` on its first `length` parts (or at/above when `inclusive` is false). */
 /** A statement's key in `order` against the first `length` parts of `key` (no key array is made). */
 function compareWithKey(order: Order, st: DeltaStatement, key: readonly string[], length: number): number {
-  const [a, b, c] = order === "SPO" ? [st.s, st.p, st.o] : order === "POS" ? [st.p, st.o, st.s] : [st.o, st.s, st.p];
   if (length === 0) return 0;
+  // Each branch: the order's first three components (no array made: this runs in every binary search).
+  let a: string;
+  let b: string;
+  let c: string;
+  if (order === "SPO") {
+    a = st.s;
+    b = st.p;
+    c = st.o;
+  } else if (order === "POS") {
+    a = st.p;
+    b = st.o;
+    c = st.s;
+  } else {
+    a = st.o;
+    b = st.s;
+    c = st.p;
+  }
   const x = cmp(a, key[0]!);
   if (x !== 0 || length === 1) return x;
   const y = cmp(b, key[1]!);

@@ -30,7 +30,9 @@ import { LiveOracle, randomBatch } from "../../support/live-oracle.js";
 import {
   buildGraph,
   compareKeys,
+  type EntityData,
   type FoldMode,
+  type GraphData,
   withScores,
   fold,
   generateGraph,
@@ -215,6 +217,109 @@ for (const seed of [11, 12, 13]) {
       // Keyset order: every item after the one before it.
       for (let i = 1; i < got.length; i++)
         assert.ok(compareKeys(keyOf(got[i - 1]!), keyOf(got[i]!)) < 0, `${ctx}: items ${i - 1} and ${i} out of order`);
+    }
+  });
+}
+
+/**
+ * A graph for score-only changes: entities named from a few syllables (queries match many, names
+ * repeat: ties on score and on name), some with given scores, statements among them.
+ */
+function scoreGraph(rng: Rng, entities: number, statements: number): GraphData {
+  const syllables = ["ka", "ri", "no", "ka ri", "mo"];
+  const list: EntityData[] = [];
+  for (let i = 0; i < entities; i++) {
+    const raw = `${rng.pick(syllables)}${rng.pick(syllables)}${rng.chance(0.3) ? "" : ` ${rng.int(4)}`}`;
+    const entity: EntityData = {
+      entityId: `e${String(i).padStart(3, "0")}`,
+      rawIdentifier: raw,
+      type: "0",
+      sourceType: "",
+    };
+    if (rng.chance(0.15)) entity.score = rng.int(12);
+    list.push(entity);
+  }
+  const triples: GraphData["statements"] = [];
+  const seen = new Set<string>();
+  while (triples.length < statements) {
+    const t = [rng.pick(list).entityId, rng.pick(list).entityId, rng.pick(list).entityId] as const;
+    if (seen.has(t.join(" "))) continue;
+    seen.add(t.join(" "));
+    triples.push({ subjectEntityId: t[0], predicateEntityId: t[1], objectEntityId: t[2] });
+  }
+  return { entities: list, statements: triples };
+}
+
+/**
+ * A batch of statement puts and deletes only (scores move, nothing else): most name any entity,
+ * some name one of a few hubs (their counts move far), so both small and large moves occur.
+ */
+function scoreBatch(rng: Rng, oracle: LiveOracle, hubs: readonly string[]): Change[] {
+  const ids = [...oracle.entities.keys()];
+  const pick = () => (rng.chance(0.3) ? rng.pick(hubs) : rng.pick(ids));
+  const out: Change[] = [];
+  for (let k = rng.range(1, 10); k > 0; k--) {
+    const existing = [...oracle.statements.values()];
+    if (rng.chance(0.35) && existing.length > 0)
+      out.push({ op: "delete", statementFingerprint: rng.pick(existing).statementFingerprint });
+    else
+      out.push({
+        op: "put",
+        statement: { subjectEntityId: pick(), predicateEntityId: pick(), objectEntityId: pick() },
+      });
+  }
+  return out;
+}
+
+for (const seed of [21, 22, 23]) {
+  test(`order=score over score-only changes: walks equal the oracle, and cursors resume exactly across batches (seed ${seed})`, () => {
+    const rng = new Rng(seed);
+    const data = scoreGraph(rng, 70, 120);
+    const live = new LiveGraph(buildGraph(data), { cursorSecret: "score-test" });
+    const oracle = new LiveOracle(data);
+    const hubs = data.entities.slice(0, 4).map((e) => e.entityId);
+    const queries = ["ka", "ri", "a", "ka ri", "o", "no 1", "mo"];
+    /** The key of `e` for `q` in order "score" (tier, score negated, fold, entityId), by the oracle `o`. */
+    const keyOf = (o: Oracle, q: string, e: Entity): (string | number)[] => {
+      const i = o.entities.findIndex((x) => x.entityId === e.entityId);
+      return [tier(fold(e.rawIdentifier), fold(q)), -o.scores[i]!, fold(e.rawIdentifier), e.entityId];
+    };
+    for (let batch = 0; batch < 40; batch++) {
+      const changes = scoreBatch(rng, oracle, hubs);
+      if (!oracle.apply(changes).ok) continue;
+      live.apply(changes);
+      if (rng.chance(0.05)) live.compact();
+      const o = oracle.oracle();
+      const ctx = `seed ${seed} batch ${batch}`;
+      // Whole walks in small pages: rescored entities cross page boundaries.
+      for (const q of queries) {
+        const type = rng.chance(0.2) ? ("0" as EntityType) : undefined;
+        walkPages<Entity>({
+          fetch: (limit, cursor, count) =>
+            live.search({ q, type, limit, cursor, order: "score", ...(count ? { count } : {}) }),
+          expected: o.search(q, type, "score"),
+          nextLimit: () => rng.range(1, 4),
+          defaultLimit: 20,
+          countPolicy: () => rng.chance(0.2),
+          ctx: `${ctx} search q=${show(q)} type=${show(type)}`,
+        });
+      }
+      // A cursor issued now, followed after the next batch: the page is what follows its key now.
+      const q = rng.pick(queries);
+      const first = live.search({ q, order: "score", limit: rng.range(1, 6) });
+      if (first.nextCursor === null) continue;
+      const last = keyOf(o, q, first.items[first.items.length - 1]!);
+      const next = scoreBatch(rng, oracle, hubs);
+      if (!oracle.apply(next).ok) continue;
+      live.apply(next);
+      const now = oracle.oracle();
+      const limit = rng.range(1, 6);
+      const want = now
+        .search(q, undefined, "score")
+        .filter((e) => compareKeys(keyOf(now, q, e), last) > 0)
+        .slice(0, limit);
+      const got = live.search({ q, order: "score", limit, cursor: first.nextCursor });
+      assert.equal(got.items, want, `${ctx} q=${show(q)}: the page after a cursor of the batch before`);
     }
   });
 }
