@@ -43,6 +43,8 @@ import { collectGarbage, gcAvailable } from "./memory.js";
 import { benchOptions } from "./options.js";
 import { runStream, type StreamCase, streamCases } from "./stream.bench.js";
 
+/** How long a full GC's concurrent sweeping is given before the old generation is read. */
+const SWEEP_WAIT_MS = 200;
 /** Queries between two readings of heapUsed. */
 const BATCH = 100;
 /** Bytes between two samples of the heap profiler (V8's default is 32 KiB: too coarse for pages of a few KB). */
@@ -130,6 +132,9 @@ async function measure(c: StreamCase): Promise<CaseBytes> {
   // What the queries keep: a full GC, the queries once more, then two scavenges (the first copies
   // the survivors within the young generation, the second promotes them).
   collectGarbage();
+  // The old generation's pages are swept after a full GC on other threads: its used bytes settle
+  // once they are (read before that, the growth below came out several times too large).
+  await new Promise((r) => setTimeout(r, SWEEP_WAIT_MS));
   const before = oldBytes();
   for (let i = 0; i < c.queries; i++) c.ask(i);
   scavenge();
