@@ -103,9 +103,11 @@ interface CaseSpec<T> {
 }
 
 /** A case with its query type hidden: the runner needs only these. */
-interface StreamCase {
+export interface StreamCase {
   spec: Pick<CaseSpec<unknown>, "endpoint" | "name" | "page" | "detail" | "family" | "impl">;
   queries: number;
+  /** Quiver's page of query i (0 <= i < queries), untimed: for bench/alloc.bench.ts. */
+  ask: (i: number) => unknown;
   /** `gc` false: no full GC between rounds (timeEach). */
   timeQuiver: (rounds: number, rand: () => number, gc: boolean) => number[];
   timeBaseline: (sample: number) => number[];
@@ -118,6 +120,7 @@ function streamCase<T>(spec: CaseSpec<T>): StreamCase {
   return {
     spec,
     queries: spec.items.length,
+    ask: (i) => spec.quiver(spec.items[i]!),
     timeQuiver: (rounds, rand, gc) => timeEach(spec.items, rounds, rand, spec.quiver, gc),
     timeBaseline: (sample) => timeOnce(spec.items.slice(0, sample), spec.baseline),
     disagreements: (sample) =>
@@ -148,23 +151,8 @@ function substringOf(raw: string, rand: () => number): string | undefined {
 }
 
 export async function runStream(data: GraphData, options: StreamOptions): Promise<StreamResults> {
-  const graph = data.graph;
   const rand = mulberry32(QUERY_SEED);
-  progress(`stream: drawing ${count(options.queries)} queries per case`);
-  const { plain, typed } = drawSearchQueries(data.entities, options.queries, rand);
-  const filters = drawFilters(graph, options.queries, rand);
-
-  const cases = [
-    ...searchCases(data, "search", plain),
-    ...searchCases(data, "search type=", typed),
-    ...searchCases(data, "search order=score", plain, "score"),
-    ...searchCases(data, "search order=score type=", typed, "score"),
-    countCase(data, "search count=true", plain),
-    countCase(data, "search count=true type=", typed),
-    lookupCase(data, options.queries, rand),
-    ...STREAM_SHAPES.flatMap((shape) => statementsCases(data, shape, filters.get(shape) ?? [])),
-    ...STREAM_SHAPES.map((shape) => statementsCountCase(data, shape, filters.get(shape) ?? [])),
-  ].filter((c) => c.queries > 0);
+  const cases = streamCases(data, options.queries, rand);
 
   // Quiver first, every pass, before any baseline exists: bare, then inside a host's heap.
   const bare = await timeQuiver(cases, options.rounds, rand, "", true);
@@ -584,4 +572,25 @@ function printStream(r: StreamResults, goals: boolean): void {
     console.log(`DISAGREEMENTS with the baseline (${r.disagreements.length}):`);
     for (const d of r.disagreements.slice(0, 5)) console.log(`  ${d.slice(0, 96)}`);
   }
+}
+
+/**
+ * Every case of the stream, its queries drawn from `data` with `rand` (`queries` per case at most),
+ * and the cursors of its later pages found (untimed).
+ */
+export function streamCases(data: GraphData, queries: number, rand: () => number): StreamCase[] {
+  progress(`stream: drawing ${count(queries)} queries per case`);
+  const { plain, typed } = drawSearchQueries(data.entities, queries, rand);
+  const filters = drawFilters(data.graph, queries, rand);
+  return [
+    ...searchCases(data, "search", plain),
+    ...searchCases(data, "search type=", typed),
+    ...searchCases(data, "search order=score", plain, "score"),
+    ...searchCases(data, "search order=score type=", typed, "score"),
+    countCase(data, "search count=true", plain),
+    countCase(data, "search count=true type=", typed),
+    lookupCase(data, queries, rand),
+    ...STREAM_SHAPES.flatMap((shape) => statementsCases(data, shape, filters.get(shape) ?? [])),
+    ...STREAM_SHAPES.map((shape) => statementsCountCase(data, shape, filters.get(shape) ?? [])),
+  ].filter((c) => c.queries > 0);
 }

@@ -36,12 +36,19 @@ import type { Dictionary } from "./entities/dictionary.js";
 import { derivedFingerprintHalves, HexPage } from "./statements/fingerprint.js";
 import { PageHasher } from "./kernels/page-hasher.js";
 import { type FoldMode, folder, FOLD_MODES } from "./search/fold.js";
-import type { ScoreResume, ScoreIndex } from "./search/score-index.js";
+import { RankList } from "./search/rank-list.js";
+import type { ScoreHits, ScoreResume, ScoreIndex } from "./search/score-index.js";
 import { type Scores, statementCounts } from "./search/scores.js";
 import { hex64, type Hash64 } from "./hash64.js";
 import { SEARCH_MAX_LIMIT, STATEMENTS_MAX_LIMIT } from "./limits.js";
 import { NameCache } from "./entities/name-cache.js";
-import { type SearchBounds, TIER_INFIX, type SearchIndex, type SearchResume } from "./search/search-index.js";
+import {
+  type SearchBounds,
+  type SearchHits,
+  TIER_INFIX,
+  type SearchIndex,
+  type SearchResume,
+} from "./search/search-index.js";
 import {
   OBJECT,
   PREDICATE,
@@ -199,6 +206,17 @@ export class Graph {
   private readonly pageIds = new Uint32Array(3 * Math.max(STATEMENTS_MAX_LIMIT, SEARCH_MAX_LIMIT));
   /** Name ranks of a search page in order "score" (reused). */
   private readonly pageRanks = new Uint32Array(SEARCH_MAX_LIMIT);
+  /** What a search page's listing appends to (rank-list.ts: reused, so a listing allocates nothing). */
+  private readonly nameHits: SearchHits<RankList> = {
+    ranks: new RankList(SEARCH_MAX_LIMIT + 1),
+    tiers: new RankList(SEARCH_MAX_LIMIT + 1),
+    bounds: null,
+  };
+  private readonly scoreHits: ScoreHits<RankList> = {
+    sranks: new RankList(SEARCH_MAX_LIMIT + 1),
+    tiers: new RankList(SEARCH_MAX_LIMIT + 1),
+    bounds: null,
+  };
   /** The page's fingerprints given as text (undefined: 16 hex digits, given or derived, in pageHex). */
   private readonly pageGiven: (string | undefined)[] = new Array(STATEMENTS_MAX_LIMIT).fill(undefined);
   /** Per row of the page: 1 when its fingerprint is derived (hashed by pageHasher), else 0. */
@@ -442,18 +460,19 @@ export class Graph {
       }
     }
     // One look-ahead item tells whether a next page exists, so nextCursor is null exactly at the end.
-    const hits = this.searchIndex.find(folded, type, after, limit + 1);
+    const hits = this.searchIndex.find(folded, type, after, limit + 1, this.nameHits);
     this.pageBounds = hits.bounds;
+    const ranks = hits.ranks.values;
     const n = Math.min(limit, hits.ranks.length);
-    const items = this.searchItems(hits.ranks, n);
+    const items = this.searchItems(ranks, n);
     let nextCursor: string | null = null;
     if (hits.ranks.length > limit) {
       const last = items[n - 1]!;
       nextCursor = this.cursors.encode(
         ENDPOINT_SEARCH,
         tag,
-        hits.tiers[n - 1]!,
-        [last.rawIdentifier, last.entityId, this.hint(hits.ranks[n - 1]!)],
+        hits.tiers.values[n - 1]!,
+        [last.rawIdentifier, last.entityId, this.hint(ranks[n - 1]!)],
         hits.bounds ?? undefined,
         SEARCH_BOUNDS_BYTES,
       );
@@ -487,11 +506,12 @@ export class Graph {
       }
     }
     // One look-ahead item tells whether a next page exists, so nextCursor is null exactly at the end.
-    const hits = index.find(this.searchIndex, scores, folded, type, after, limit + 1);
+    const hits = index.find(this.searchIndex, scores, folded, type, after, limit + 1, this.scoreHits);
     this.pageBounds = hits.bounds;
+    const sranks = hits.sranks.values;
     const n = Math.min(limit, hits.sranks.length);
     const ranks = this.pageRanks;
-    for (let i = 0; i < n; i++) ranks[i] = index.rankAt(hits.sranks[i]!);
+    for (let i = 0; i < n; i++) ranks[i] = index.rankAt(sranks[i]!);
     const items = this.searchItems(ranks, n);
     let nextCursor: string | null = null;
     if (hits.sranks.length > limit) {
@@ -499,8 +519,8 @@ export class Graph {
       nextCursor = this.cursors.encode(
         ENDPOINT_SEARCH,
         tag,
-        hits.tiers[n - 1]!,
-        [last.rawIdentifier, last.entityId, this.hint(hits.sranks[n - 1]!), String(scores.at(this.pageIds[n - 1]!))],
+        hits.tiers.values[n - 1]!,
+        [last.rawIdentifier, last.entityId, this.hint(sranks[n - 1]!), String(scores.at(this.pageIds[n - 1]!))],
         hits.bounds ?? undefined,
         SEARCH_BOUNDS_BYTES,
       );

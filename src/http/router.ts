@@ -725,12 +725,44 @@ function representation(
   const tag = entityTag(digest, coding);
   if (anyMatches) return notModified(at, tag, cacheControl);
   const sent = coding === "identity" ? body : body === OPENAPI_JSON ? openapiIn(coding) : encodeBody(body, coding);
-  const extra = ["etag", tag];
-  if (cacheControl !== null) extra.push("cache-control", cacheControl);
   const vary = varyOf(at.config);
-  if (vary !== null) extra.push("vary", vary);
-  if (coding !== "identity") extra.push("content-encoding", coding);
-  return answer(at, S.STATUS_OK, sent, extra);
+  // answer()'s headers, written into one array of the right length (every 200 of a data endpoint
+  // comes here: growing an array of extras, then the headers, by push made three arrays a request).
+  const headers = new Array<string>(
+    8 +
+      (cacheControl === null ? 0 : 2) +
+      (vary === null ? 0 : 2) +
+      (coding === "identity" ? 0 : 2) +
+      (at.sequence === null ? 0 : 2),
+  );
+  let k = 0;
+  headers[k++] = "content-type";
+  headers[k++] = "application/json";
+  headers[k++] = "content-length";
+  headers[k++] = String(sent.length);
+  headers[k++] = REQUEST_ID_HEADER;
+  headers[k++] = at.requestId;
+  headers[k++] = "etag";
+  headers[k++] = tag;
+  // Each branch: a header this answer carries, in answer()'s order.
+  if (cacheControl !== null) {
+    headers[k++] = "cache-control";
+    headers[k++] = cacheControl;
+  }
+  if (vary !== null) {
+    headers[k++] = "vary";
+    headers[k++] = vary;
+  }
+  if (coding !== "identity") {
+    headers[k++] = "content-encoding";
+    headers[k++] = coding;
+  }
+  if (at.sequence !== null) {
+    headers[k++] = SEQUENCE_HEADER;
+    headers[k++] = at.sequence;
+  }
+  addCors(at, headers);
+  return { status: S.STATUS_OK, headers, body: at.head ? null : sent, requestId: at.requestId, path: at.path };
 }
 
 function openapiIn(coding: ContentEncoding): Buffer {

@@ -167,12 +167,29 @@ export class EntityTable {
     return column === null ? this.records[RECORD_WORDS * d + SHAPE]! >>> SOURCE_SHIFT : column[d]!;
   }
 
-  /** The whole entity (its record is read four times, from the cache after the first). */
+  /**
+   * The whole entity, for a caller that may keep it (a lookup, an export). Its object literal is not
+   * entityNamed's on purpose: V8 decides per allocation site (one literal of the source, whoever
+   * calls it) whether the objects made there are born in the old generation, once most of them have
+   * been seen to survive scavenges ("allocation-site pretenuring"). A host that keeps what it looks up
+   * or exports (a bench holding every exported entity) made every search page's items born old, where
+   * only a major GC, which marks the host's whole heap, frees them: at 1M entities 2.2 KB a search
+   * page instead of about 0.4 KB (`npm run bench:alloc`, kept B / query; 0.4 KB with
+   * --no-allocation-site-pretenuring). Page items (entityNamed) now die young whatever a host keeps.
+   */
   entity(d: number): Entity {
-    return this.entityNamed(d, this.entityId(d), this.rawIdentifier(d));
+    return {
+      entityId: this.entityId(d),
+      rawIdentifier: this.rawIdentifier(d),
+      type: ENTITY_TYPES[this.typeOf(d)]!,
+      sourceType: this.sourceTypeOf(d),
+    };
   }
 
-  /** Dense id d as an Entity, with its two strings given (a caller that keeps them: name-cache.ts). */
+  /**
+   * Dense id d as an item of a page, with its two strings given (a caller that keeps them:
+   * name-cache.ts). Its own allocation site: see entity().
+   */
   entityNamed(d: number, entityId: string, rawIdentifier: string): Entity {
     return { entityId, rawIdentifier, type: ENTITY_TYPES[this.typeOf(d)]!, sourceType: this.sourceTypeOf(d) };
   }

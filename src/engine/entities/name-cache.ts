@@ -13,7 +13,18 @@
  * class in many, and a query asked again names the same ones. A hit costs two array reads; a miss
  * the two strings it would have made anyway.
  *
- * Cost: O(1) a name. Space: NAME_CACHE_SLOTS x (a 4-byte id and two string pointers) plus the
+ * Admission: a slot takes a newcomer only when the newcomer was the last miss of that slot too
+ * (`seen`: a doorkeeper of one id a slot, as TinyLFU's, Einziger, Friedman and Manes, "TinyLFU: A
+ * Highly Efficient Cache Admission Policy", ACM ToS 2017). An entity named once (a search hit among a
+ * million, a random object) gets its two strings in a spare slot that the next miss overwrites: they
+ * die young, with the page. Admitting it would write strings the page made into the table, which
+ * lives in the old generation: every one of them then survives the next scavenge and is promoted
+ * (measured at 1M entities, `npm run bench:alloc`: 2.4 KB a search page kept past a scavenge, most
+ * of it names no page asks for again), so scavenges copy more and the next major GC, which marks the
+ * host's whole heap too, comes sooner. An entity named again (a predicate, the subject of an S page,
+ * a heavy object) is admitted at its second miss in a row in its slot.
+ *
+ * Cost: O(1) a name. Space: NAME_CACHE_SLOTS x (two 4-byte ids and two string pointers) plus the
  * strings held: at most about 2 x NAME_CACHE_SLOTS strings of entity names (a slice of 13 code units
  * or more is a view on the store's chunk: 20 bytes; a shorter one a copy of at most 40 bytes), a
  * fixed bound under 0.5 MiB per graph, whatever the traffic.
@@ -24,13 +35,18 @@ import type { EntityTable } from "./entity-table.js";
 /** Slots of the table (a power of two). */
 export const NAME_CACHE_SLOTS = 4096;
 const SLOT_MASK = NAME_CACHE_SLOTS - 1;
+/** The slot past the table that holds the names of an entity not admitted, until the next such miss. */
+export const SPARE_SLOT = NAME_CACHE_SLOTS;
 
 export class NameCache {
   private readonly entities: EntityTable;
   /** Dense id whose strings each slot holds (-1: none yet). */
   private readonly ids = new Int32Array(NAME_CACHE_SLOTS).fill(-1);
-  readonly entityIds: string[] = new Array<string>(NAME_CACHE_SLOTS).fill("");
-  readonly raws: string[] = new Array<string>(NAME_CACHE_SLOTS).fill("");
+  /** Per slot, the dense id of its last miss not admitted (-1: none): the doorkeeper. */
+  private readonly seen = new Int32Array(NAME_CACHE_SLOTS).fill(-1);
+  /** The names per slot, and SPARE_SLOT's after them. */
+  readonly entityIds: string[] = new Array<string>(NAME_CACHE_SLOTS + 1).fill("");
+  readonly raws: string[] = new Array<string>(NAME_CACHE_SLOTS + 1).fill("");
 
   /** The ids touchMissing passes on (grown to the longest page's). */
   private missing = new Uint32Array(256);
@@ -57,16 +73,19 @@ export class NameCache {
   }
 
   /**
-   * The slot that holds dense id d's strings (entityIds[slot], raws[slot]), filled now if it held
-   * another entity. Read them before the next call: it may take the same slot.
+   * The slot that holds dense id d's strings (entityIds[slot], raws[slot]): its own slot, filled now
+   * if it held another entity and d was that slot's last miss too; else SPARE_SLOT (see the banner).
+   * Read them before the next call: it may take the same slot.
    */
   slot(d: number): number {
     const slot = d & SLOT_MASK;
-    if (this.ids[slot] !== d) {
-      this.ids[slot] = d;
-      this.entityIds[slot] = this.entities.entityId(d);
-      this.raws[slot] = this.entities.rawIdentifier(d);
-    }
-    return slot;
+    if (this.ids[slot] === d) return slot;
+    // Each branch: d missed here last time too (named again: admitted), or it is new here (spare).
+    const at = this.seen[slot] === d ? slot : SPARE_SLOT;
+    if (at === slot) this.ids[slot] = d;
+    else this.seen[slot] = d;
+    this.entityIds[at] = this.entities.entityId(d);
+    this.raws[at] = this.entities.rawIdentifier(d);
+    return at;
   }
 }

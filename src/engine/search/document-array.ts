@@ -37,6 +37,7 @@
  * its positions in [l, r)). Space: (3 + R - P) * 1.125 + P bits per text position.
  */
 
+import type { RankSink } from "./rank-list.js";
 import { BitVector, bitAt, rank1At } from "../succinct/bit-vector.js";
 import { IntVector } from "../succinct/int-vector.js";
 import type { SerialReader, SerialWriter } from "../serial.js";
@@ -285,7 +286,7 @@ export class DocumentArray {
    * (ANY_TYPE: all) that have a suffix among positions [l, r) and whose rank lies in [lo, hi).
    * Returns how many were appended.
    */
-  list(l: number, r: number, lo: number, hi: number, type: number, k: number, out: number[]): number {
+  list(l: number, r: number, lo: number, hi: number, type: number, k: number, out: RankSink): number {
     const maxRank = 1 << this.rankBits;
     if (hi > maxRank) hi = maxRank;
     const before = out.length;
@@ -303,7 +304,7 @@ export class DocumentArray {
    * One level-by-level walk. Appends what its kept buckets hold (at most `k`); returns the rank to
    * start again from when it kept only part of a level and may have missed entities, else -1.
    */
-  private listRound(l: number, r: number, lo: number, hi: number, type: number, k: number, out: number[]): number {
+  private listRound(l: number, r: number, lo: number, hi: number, type: number, k: number, out: RankSink): number {
     const topBits = this.top.bits;
     const R = this.rankBits;
     // Types in play: one band, or all eight side by side.
@@ -454,7 +455,7 @@ export class DocumentArray {
    * equal rank range (different types) marked in one bit set, then emitted ascending, those in
    * [lo, hi) and at most `k` in all. Returns how many were appended to `out`.
    */
-  private readBuckets(frontier: Frontier, size: number, lo: number, hi: number, k: number, out: number[]): number {
+  private readBuckets(frontier: Frontier, size: number, lo: number, hi: number, k: number, out: RankSink): number {
     const P = this.plainBits;
     const rankMask = (1 << (this.rankBits - P)) - 1;
     const lowMask = (1 << P) - 1;

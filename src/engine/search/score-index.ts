@@ -41,6 +41,7 @@
 import type { SerialReader, SerialWriter } from "../serial.js";
 import { IntVector } from "../succinct/int-vector.js";
 import { ANY_TYPE, DocumentArray } from "./document-array.js";
+import type { RankSink } from "./rank-list.js";
 import type { Scores } from "./scores.js";
 import { type SearchBounds, type SearchIndex, TIER_EXACT, TIER_INFIX, TIER_PREFIX } from "./search-index.js";
 
@@ -56,9 +57,9 @@ export type ScoreResume =
   | { tier: number; score: number; folded: string; entityAt: number; entityExact: boolean };
 
 /** Sranks and tiers of a page's items (plus the look-ahead), and the query's bounds. */
-export interface ScoreHits {
-  sranks: number[];
-  tiers: number[];
+export interface ScoreHits<L extends RankSink = number[]> {
+  sranks: L;
+  tiers: L;
   bounds: SearchBounds | null;
 }
 
@@ -146,8 +147,30 @@ export class ScoreIndex {
     type: number,
     after: ScoreResume,
     count: number,
-  ): ScoreHits {
-    const hits: ScoreHits = { sranks: [], tiers: [], bounds: null };
+  ): ScoreHits;
+  /** find, into `into` (its lists emptied first): a caller that lists page after page allocates nothing. */
+  find<L extends RankSink>(
+    search: SearchIndex,
+    scores: Scores,
+    pattern: string,
+    type: number,
+    after: ScoreResume,
+    count: number,
+    into: ScoreHits<L>,
+  ): ScoreHits<L>;
+  find(
+    search: SearchIndex,
+    scores: Scores,
+    pattern: string,
+    type: number,
+    after: ScoreResume,
+    count: number,
+    into?: ScoreHits<RankSink>,
+  ): ScoreHits<RankSink> {
+    const hits: ScoreHits<RankSink> = into ?? { sranks: [], tiers: [], bounds: null };
+    hits.sranks.length = 0;
+    hits.tiers.length = 0;
+    hits.bounds = null;
     const kept = after !== null && "srank" in after ? after.bounds : undefined;
     const bounds = kept !== undefined && search.fits(kept) ? kept : search.bounds(pattern);
     if (bounds === null || count <= 0) return hits;
@@ -169,7 +192,15 @@ export class ScoreIndex {
   }
 
   /** Tier 0 or 1: the sranks >= lo of positions [x, y) (name ranks), by srank. */
-  private listTier(x: number, y: number, lo: number, type: number, tier: number, count: number, hits: ScoreHits) {
+  private listTier(
+    x: number,
+    y: number,
+    lo: number,
+    type: number,
+    tier: number,
+    count: number,
+    hits: ScoreHits<RankSink>,
+  ) {
     if (x >= y) return;
     const before = hits.sranks.length;
     this.names.list(x, y, lo, this.entityCount, type, count - before, hits.sranks);
@@ -184,7 +215,7 @@ export class ScoreIndex {
     lo: number,
     type: number,
     count: number,
-    hits: ScoreHits,
+    hits: ScoreHits<RankSink>,
   ) {
     const { l, r, a, b } = bounds;
     const N = this.entityCount;
@@ -215,7 +246,7 @@ export class ScoreIndex {
     lo: number,
     type: number,
     need: number,
-    out: number[],
+    out: RankSink,
   ): void {
     const N = this.entityCount;
     const batch = this.batch;
@@ -243,7 +274,7 @@ export class ScoreIndex {
     lo: number,
     type: number,
     need: number,
-    out: number[],
+    out: RankSink,
   ) {
     const { l, r, a, b } = bounds;
     const docType = type < 0 ? ANY_TYPE : type;

@@ -37,6 +37,7 @@ import { ANY_TYPE, DocumentArray, TYPE_COUNT } from "./document-array.js";
 import { DocumentCounts } from "./document-counts.js";
 import { FMIndex, SEPARATOR, type SuffixInterval } from "./fm-index.js";
 import { IntVector } from "../succinct/int-vector.js";
+import type { RankSink } from "./rank-list.js";
 
 export { TYPE_COUNT };
 
@@ -74,10 +75,13 @@ export type SearchResume =
    */
   | { tier: number; folded: string; entityAt: number; entityExact: boolean };
 
-/** Ranks and tiers of the items of a page (plus the look-ahead item). */
-export interface SearchHits {
-  ranks: number[];
-  tiers: number[];
+/**
+ * Ranks and tiers of the items of a page (plus the look-ahead item): in plain arrays, or in the
+ * caller's reused lists (rank-list.ts).
+ */
+export interface SearchHits<L extends RankSink = number[]> {
+  ranks: L;
+  tiers: L;
   /** The query's bounds (null when nothing matches it), for the cursor of the next page. */
   bounds: SearchBounds | null;
 }
@@ -174,8 +178,26 @@ export class SearchIndex {
    * `after` in the contract's order (null: from the start). `idAt` ranks compare by entityId through
    * dense ids, which follow entityId order.
    */
-  find(pattern: string, type: number, after: SearchResume, count: number): SearchHits {
-    const hits: SearchHits = { ranks: [], tiers: [], bounds: null };
+  find(pattern: string, type: number, after: SearchResume, count: number): SearchHits;
+  /** find, into `into` (its lists emptied first): a caller that lists page after page allocates nothing. */
+  find<L extends RankSink>(
+    pattern: string,
+    type: number,
+    after: SearchResume,
+    count: number,
+    into: SearchHits<L>,
+  ): SearchHits<L>;
+  find(
+    pattern: string,
+    type: number,
+    after: SearchResume,
+    count: number,
+    into?: SearchHits<RankSink>,
+  ): SearchHits<RankSink> {
+    const hits: SearchHits<RankSink> = into ?? { ranks: [], tiers: [], bounds: null };
+    hits.ranks.length = 0;
+    hits.tiers.length = 0;
+    hits.bounds = null;
     // The bounds kept with the cursor when this graph issued it and still has them, else searched.
     const kept = after !== null && "rank" in after ? after.bounds : undefined;
     const bounds = kept !== undefined && this.fits(kept) ? kept : this.bounds(pattern);
@@ -241,7 +263,15 @@ export class SearchIndex {
     return 0 <= l && l < r && r <= this.fm.length && 0 <= a && a <= e && e <= b && b <= this.entityCount;
   }
 
-  private listInfix(l: number, r: number, lo: number, hi: number, type: number, count: number, hits: SearchHits): void {
+  private listInfix(
+    l: number,
+    r: number,
+    lo: number,
+    hi: number,
+    type: number,
+    count: number,
+    hits: SearchHits<RankSink>,
+  ): void {
     const before = hits.ranks.length;
     this.documents.list(l, r, lo, hi, type, count - before, hits.ranks);
     for (let i = before; i < hits.ranks.length; i++) hits.tiers.push(TIER_INFIX);
@@ -255,7 +285,7 @@ export class SearchIndex {
     type: number,
     tier: number,
     count: number,
-    hits: SearchHits,
+    hits: SearchHits<RankSink>,
   ): void {
     const start = Math.max(lo, Math.min(from, hi));
     if (type < 0) {

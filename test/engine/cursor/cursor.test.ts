@@ -12,7 +12,8 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { CursorCodec, ENDPOINT_STATEMENTS, queryTag } from "../../../src/engine/cursor/cursor.js";
 import { graphParts } from "../../../src/engine/internal.js";
-import type { SearchBounds, SearchResume } from "../../../src/engine/search/search-index.js";
+import type { SearchBounds, SearchHits, SearchResume } from "../../../src/engine/search/search-index.js";
+import type { RankSink } from "../../../src/engine/search/rank-list.js";
 import {
   CURSOR_MAX_LENGTH,
   DEFAULT_CACHE_BYTES,
@@ -941,10 +942,11 @@ test("a search's next page asked of the graph that issued its cursor reuses the 
     const index = graphParts(issuer).searchIndex;
     const find = index.find.bind(index);
     let brought: (SearchBounds | undefined)[] = [];
-    index.find = (pattern: string, type: number, after: SearchResume, count: number) => {
+    index.find = ((pattern: string, type: number, after: SearchResume, count: number, into?: SearchHits<RankSink>) => {
       if (after !== null && "rank" in after) brought.push(after.bounds);
-      return find(pattern, type, after, count);
-    };
+      // The graph passes its own reused lists (rank-list.ts): handed on as they came.
+      return into === undefined ? find(pattern, type, after, count) : find(pattern, type, after, count, into);
+    }) as typeof index.find;
     for (const q of ["a", fold(rng.pick(data.entities).rawIdentifier).slice(0, 2) || "e", "é"]) {
       for (const [name, next] of [
         ["issuer", issuer],

@@ -1,14 +1,15 @@
 /**
  * Name cache tests: src/engine/entities/name-cache.ts against the entity table it caches. Random dense ids
  * over more entities than slots (so slots are taken over again and again, ids of one slot back to
- * back), each slot's strings read right after it is found: always the entity's own names. And
- * touchMissing touches exactly the ids no slot holds.
+ * back), each slot's strings read right after it is found: always the entity's own names. The
+ * admission (an id is admitted at its second miss in a row in its slot, else its names go to the
+ * spare slot), and touchMissing touches exactly the ids no slot holds.
  */
 
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { EntityTable } from "../../../src/engine/entities/entity-table.js";
-import { NAME_CACHE_SLOTS, NameCache } from "../../../src/engine/entities/name-cache.js";
+import { NAME_CACHE_SLOTS, NameCache, SPARE_SLOT } from "../../../src/engine/entities/name-cache.js";
 import { Rng } from "../../support/oracle.js";
 
 function table(n: number): EntityTable {
@@ -46,7 +47,9 @@ test("touchMissing passes on exactly the ids no slot holds", () => {
   };
   const cache = new NameCache(spy);
   const rng = new Rng(22);
-  const held = new Map<number, number>(); // slot -> id, the oracle
+  // The oracle: slot -> id held, and slot -> the last id that missed there without being admitted.
+  const held = new Map<number, number>();
+  const seen = new Map<number, number>();
   for (let round = 0; round < 200; round++) {
     const ids = Uint32Array.from({ length: 1 + rng.int(300) }, () => rng.int(n));
     cache.touchMissing(ids, ids.length);
@@ -54,10 +57,37 @@ test("touchMissing passes on exactly the ids no slot holds", () => {
     assert.equal(touched.pop(), want, `round ${round}`);
     for (const d of ids)
       if (rng.chance(0.5)) {
-        cache.slot(d);
-        held.set(d % NAME_CACHE_SLOTS, d);
+        const s = d % NAME_CACHE_SLOTS;
+        const slot = cache.slot(d);
+        if (held.get(s) === d) assert.is(slot, s);
+        else if (seen.get(s) === d) {
+          assert.is(slot, s, `id ${d}: its second miss in a row admits it`);
+          held.set(s, d);
+        } else {
+          assert.is(slot, SPARE_SLOT, `id ${d}: its first miss is not admitted`);
+          seen.set(s, d);
+        }
       }
   }
+});
+
+test("an entity named once is never admitted; one named twice in a row in its slot is", () => {
+  const t = table(2 * NAME_CACHE_SLOTS);
+  const cache = new NameCache(t);
+  // Ids 5 and 5 + SLOTS share slot 5.
+  const a = 5;
+  const b = 5 + NAME_CACHE_SLOTS;
+  assert.is(cache.slot(a), SPARE_SLOT);
+  assert.is(cache.slot(b), SPARE_SLOT);
+  // a again, but b missed in between: still not admitted.
+  assert.is(cache.slot(a), SPARE_SLOT);
+  assert.is(cache.slot(a), 5);
+  assert.is(cache.entityIds[5], t.entityId(a));
+  // b's two misses in a row take the slot over.
+  assert.is(cache.slot(b), SPARE_SLOT);
+  assert.is(cache.slot(b), 5);
+  assert.is(cache.raws[5], t.rawIdentifier(b));
+  assert.is(cache.slot(b), 5);
 });
 
 test.run();
