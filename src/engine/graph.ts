@@ -464,7 +464,16 @@ export class Graph {
       }
     }
     // One look-ahead item tells whether a next page exists, so nextCursor is null exactly at the end.
-    const hits = index.find(this.searchIndex, scores, folded, type, after, limit + 1);
+    // Whether the entity of a name rank is in the result (the score index checks sranks one by one
+    // past its kept band when the tier is dense): of the type, the folded query in its identifier.
+    const matches = (rank: number): boolean => {
+      const id = this.searchIndex.idAt(rank);
+      return (
+        (type < 0 || this.entities.typeOf(id) === type) &&
+        this.foldText(this.entities.rawIdentifier(id)).includes(folded)
+      );
+    };
+    const hits = index.find(this.searchIndex, scores, folded, type, after, limit + 1, matches);
     this.pageBounds = hits.bounds;
     const n = Math.min(limit, hits.sranks.length);
     const ranks = this.pageRanks;

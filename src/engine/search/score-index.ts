@@ -120,12 +120,19 @@ const BAND_POSITIONS_PER_ENTITY = 2;
  * size: decoding this many costs about what the document count does.
  */
 const BAND_DECODE_ALWAYS = 256;
+/** A srank checked by `matches` (an identifier read and searched) against a position decoded. */
+const SCAN_COST = 2;
+/** A scan stops after this many times the checks its density predicts, and the bands go on. */
+const SCAN_SLACK = 4;
 
 /** How a score index is built: the band ends (tests and tuning), and which fallback to force. */
 export interface ScoreIndexOptions {
   bandEnds?: readonly number[];
-  /** "auto" (default): by cost; "bands" or "names": always that one (tests reach every path). */
-  fallback?: "auto" | "bands" | "names";
+  /**
+   * "auto" (default): by cost; "bands", "names" or "scan": always that one past band 0 (tests
+   * reach every path; "scan" a few sranks at a time, so it alternates with the bands).
+   */
+  fallback?: "auto" | "bands" | "names" | "scan";
 }
 
 /** Sranks listed at least per round of the filtered infix listing (prefix-tier entities skipped). */
@@ -164,7 +171,7 @@ export class ScoreIndex {
   private readonly keptBefore: Uint32Array;
   /** Each band's share of the text's positions (derived), for the fallback's cost. */
   private readonly bandShares: Float64Array;
-  private readonly fallback: "auto" | "bands" | "names";
+  private readonly fallback: "auto" | "bands" | "names" | "scan";
   /** Scratch of one listing (search is synchronous). */
   private readonly batch: number[] = [];
   private readonly wholeRanks: number[] = [];
@@ -179,7 +186,7 @@ export class ScoreIndex {
     bands: IntVector,
     bandStarts: Uint32Array,
     infix: DocumentArray,
-    fallback: "auto" | "bands" | "names" = "auto",
+    fallback: "auto" | "bands" | "names" | "scan" = "auto",
   ) {
     this.rankOfSrank = rankOfSrank;
     this.srankOfRank = srankOfRank;
@@ -305,6 +312,7 @@ export class ScoreIndex {
     type: number,
     after: ScoreResume,
     count: number,
+    matches?: (rank: number) => boolean,
   ): ScoreHits {
     const hits: ScoreHits = { sranks: [], tiers: [], bounds: null };
     const kept = after !== null && "srank" in after ? after.bounds : undefined;
@@ -323,7 +331,7 @@ export class ScoreIndex {
       this.listTier(e, b, fromTier === TIER_PREFIX ? from : 0, docType, TIER_PREFIX, count, hits);
     // An empty pattern's matches are all in tiers 0 and 1 ([a, b) is every rank).
     if (hits.sranks.length < count && pattern.length > 0 && !(a === 0 && b === N))
-      this.listInfix(search, pattern, bounds, fromTier === TIER_INFIX ? from : 0, type, count, hits);
+      this.listInfix(search, pattern, bounds, fromTier === TIER_INFIX ? from : 0, type, count, hits, matches);
     return hits;
   }
 
@@ -348,6 +356,7 @@ export class ScoreIndex {
     type: number,
     count: number,
     hits: ScoreHits,
+    matches: ((rank: number) => boolean) | undefined,
   ) {
     const { l, r, a, b } = bounds;
     const docType = type < 0 ? ANY_TYPE : type;
@@ -376,29 +385,63 @@ export class ScoreIndex {
         next = K;
       } else whole = true;
     }
-    for (let v = 1; v < BAND_COUNT && !whole && out.length < count; v++) {
+    const N = this.entityCount;
+    while (!whole && out.length < count && next < N) {
+      let v = 1;
+      while (next >= this.bandStarts[v + 1]!) v++;
       const end = this.bandStarts[v + 1]!;
-      if (next >= end) continue;
-      // Each branch: the band's positions in [l, r) decoded while they are few beside the tier's
-      // entities; else the rest of the tier listed by name (forced either way by the option).
       // A band of few positions is decoded without counting the tier (the count costs more).
       const positions = (r - l) * this.bandShares[v]!;
-      const decode =
-        this.fallback === "bands" ||
-        (this.fallback === "auto" &&
-          (positions <= BAND_DECODE_ALWAYS ||
-            positions <=
-              BAND_POSITIONS_PER_ENTITY *
-                (infix >= 0 ? infix : (infix = search.count(pattern, type, bounds) - prefix))));
-      if (!decode) {
-        whole = true;
-        break;
+      if (this.fallback === "bands" || (this.fallback === "auto" && positions <= BAND_DECODE_ALWAYS)) {
+        this.listBand(search, bounds, v, next, type, count - out.length, out);
+        next = end;
+        continue;
       }
-      this.listBand(search, bounds, v, Math.max(next, this.bandStarts[v]!), type, count - out.length, out);
-      next = end;
+      if (infix < 0) infix = search.count(pattern, type, bounds) - prefix;
+      const need = count - out.length;
+      // Entities checked one by one in srank order to find `need` of the tier: N / infix per match.
+      const checks = (need * N) / Math.max(1, infix);
+      // Each branch, by cost: the sranks checked in order (a dense tier: few checks a match), the
+      // band decoded (its positions few per entity of the tier), else the rest of the tier by name.
+      if (
+        matches !== undefined &&
+        (this.fallback === "scan" || (this.fallback === "auto" && checks * SCAN_COST <= Math.min(positions, infix)))
+      ) {
+        const limit = this.fallback === "scan" ? 2 * need : Math.ceil(SCAN_SLACK * checks);
+        next = this.scan(a, b, next, need, limit, matches, out);
+      } else if (this.fallback === "auto" && positions <= BAND_POSITIONS_PER_ENTITY * infix) {
+        this.listBand(search, bounds, v, next, type, need, out);
+        next = end;
+      } else whole = true;
     }
     if (whole && out.length < count) this.listInfixWhole(search, bounds, next, type, count - out.length, out);
     for (let i = before; i < out.length; i++) hits.tiers.push(TIER_INFIX);
+  }
+
+  /**
+   * Sranks from `from` on, one by one, up to `limit` of them: those outside the prefix tier whose
+   * entity `matches` (the pattern is in its folded identifier, of the type) are appended until
+   * `need`. Returns the first srank not checked. In srank order, so exact whatever it stops at.
+   */
+  private scan(
+    a: number,
+    b: number,
+    from: number,
+    need: number,
+    limit: number,
+    matches: (rank: number) => boolean,
+    out: number[],
+  ): number {
+    const end = Math.min(this.entityCount, from + limit);
+    let s = from;
+    for (; s < end && need > 0; s++) {
+      const rank = this.rankOfSrank.get(s);
+      if (rank >= a && rank < b) continue;
+      if (!matches(rank)) continue;
+      out.push(s);
+      need--;
+    }
+    return s;
   }
 
   /**

@@ -5,8 +5,8 @@
  * (few pieces per identifier: many equal identifiers, prefixes and ties; scores from a small range:
  * many equal scores), each built with bands of several sizes (the kept band holding no entity, a
  * few, many or all of them; later bands empty or not) and each fallback forced or chosen by cost,
- * so each listing path (kept array, decoded bands, whole listing by name, several in one page)
- * meets every tier. For each (pattern, type): the first page, then every page to the
+ * so each listing path (kept array, decoded bands, sranks checked one by one, whole listing by
+ * name, several in one page) meets every tier. For each (pattern, type): the first page, then every page to the
  * end from each item's srank (a cursor of this content), compared with the sort by (tier, score
  * descending, folded identifier, entityId). Resuming after a key of other content is covered by
  * test/engine/search-order.test.ts.
@@ -40,6 +40,8 @@ const VARIANTS: ScoreIndexOptions[] = [
   { bandEnds: [0.05, 0.1, 0.3], fallback: "bands" },
   { bandEnds: [0.05, 0.1, 0.3], fallback: "names" },
   { bandEnds: [0.3, 0.3, 0.9], fallback: "bands" },
+  { bandEnds: [0.05, 0.1, 0.3], fallback: "scan" },
+  { bandEnds: [0, 0.2, 0.5], fallback: "scan" },
   { bandEnds: [1, 1, 1] },
 ];
 
@@ -92,6 +94,10 @@ test("oracle: find in score order against brute force, every band layout and fal
               type,
               after === null ? null : { ...after, bounds: undefined },
               count,
+              (rank) => {
+                const d = search.idAt(rank);
+                return folded[d]!.includes(pattern) && (type < 0 || types[d] === type);
+              },
             );
             return {
               ids: hits.sranks.map((s) => search.idAt(index.rankAt(s))),
