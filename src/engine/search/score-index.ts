@@ -39,12 +39,18 @@
  * band is about a dozen positions on average over the distinct queries, rarely more than 64. A
  * band expected to hold more than BAND_POSITIONS_PER_ENTITY positions per entity of the tier (a
  * dense query past band 0, or an interval mostly the prefix tier's) is not decoded: the rest of the
- * tier is listed by name and sorted, as above. Exact either way: every band's entities are all read.
+ * tier is listed by name and sorted, as above; unless the tier is dense (a query walked past its
+ * best-scored tenth: deep pages of q="e"), where checking the sranks one by one from the resume
+ * point is cheapest: the caller's `matches(rank)` (of the type, the folded query in the folded
+ * identifier) for about need * N / infix of them, the tier's size known exactly from the document
+ * counts; a scan stops after SCAN_SLACK times that and the choice is made again from where it
+ * stopped. Exact on every path: a band's entities are all read, a scan goes in srank order.
  *
  * Bound: a page costs a listing of k from band 0, then per band decoded the positions the band has
- * in [l, r): about k / (density of the tier in band 0) for the usual query. A dense query walked
- * past band 0 (deep pages of q="e", past the best-scored tenth of its matches) lists its tier by
- * name: O(tier) per such page. Pages 1 and 2 of the distinct queries never reach that.
+ * in [l, r): about k / (density of the tier in band 0) for the usual query; past band 0, the
+ * cheapest of a decode, a scan of about k * N / infix sranks, or the tier by name. The worst is a
+ * tier of middling density walked deep (a few thousand matches, past its best-scored tenth):
+ * milliseconds a page at 1M entities. Pages 1 and 2 of the distinct queries stay in microseconds.
  *
  * Resuming after a key: (tier, score, folded identifier, entityId), from a cursor of other content
  * or from a merge layer over a live delta, is placed as the srank after it: the entities of higher
