@@ -29,6 +29,7 @@ import type { Filter } from "./baselines/map-store.js";
 import { count, heading, num, printTable, progress } from "./format.js";
 import { makeHostHeap } from "./host-heap.js";
 import { benchOptions } from "./options.js";
+import { SCORE_AND_TOTALS_PARTS } from "./goals.js";
 import { distribution, shuffled } from "./sample.js";
 import { SEARCH_LIMIT } from "./search.bench.js";
 import { STATEMENTS_LIMIT } from "./statements.bench.js";
@@ -110,19 +111,38 @@ function build(api: Api, options: GenerateOptions, cacheBytes: number | undefine
 function cases(builds: readonly Build[], queries: number, rand: () => number): Case[] {
   const first = builds[0]!.graph;
   const entities = [...first.exportEntities()];
-  const { plain } = drawSearchQueries(entities, queries, rand);
+  const { plain, typed } = drawSearchQueries(entities, queries, rand);
   const out: Case[] = [];
-  const search = (g: Graph, q: SearchQuery, cursor?: string) =>
-    g.search({ q: q.q, limit: SEARCH_LIMIT, ...(cursor === undefined ? {} : { cursor }) });
-  out.push({ name: "search page 1", queries: plain.length, ask: (b, i) => search(builds[b]!.graph, plain[i]!).items });
-  // Page 2 of the queries that have one, through each build's own cursor.
-  const second = plain.filter((q) => search(first, q).nextCursor !== null);
-  const cursors = builds.map((b) => second.map((q) => search(b.graph, q).nextCursor!));
-  out.push({
-    name: "search page 2",
-    queries: second.length,
-    ask: (b, i) => search(builds[b]!.graph, second[i]!, cursors[b]![i]!).items,
-  });
+  const search = (g: Graph, q: SearchQuery, order: "name" | "score", cursor?: string) =>
+    g.search({
+      q: q.q,
+      limit: SEARCH_LIMIT,
+      order,
+      ...(q.type === undefined ? {} : { type: q.type }),
+      ...(cursor === undefined ? {} : { cursor }),
+    });
+  // Pages 1 and 2 (of the queries that have one, through each build's own cursor), in each order,
+  // without and with the type filter.
+  for (const order of ["name", "score"] as const) {
+    for (const [label, qs] of [
+      ["", plain],
+      [" typed", typed],
+    ] as const) {
+      const name = `search${order === "score" ? " order=score" : ""}${label}`;
+      out.push({
+        name: `${name} page 1`,
+        queries: qs.length,
+        ask: (b, i) => search(builds[b]!.graph, qs[i]!, order).items,
+      });
+      const second = qs.filter((q) => search(first, q, order).nextCursor !== null);
+      const cursors = builds.map((b) => second.map((q) => search(b.graph, q, order).nextCursor!));
+      out.push({
+        name: `${name} page 2`,
+        queries: second.length,
+        ask: (b, i) => search(builds[b]!.graph, second[i]!, order, cursors[b]![i]!).items,
+      });
+    }
+  }
   const filters = drawFilters(first, queries, rand);
   const statements = (g: Graph, f: Filter, cursor?: string) =>
     g.statements({
@@ -209,6 +229,15 @@ async function main(): Promise<void> {
   for (const [k, api] of [self, other].entries()) {
     progress(`building ${num(generate.entities)} entities / ${num(generate.statements)} statements with ${labels[k]}`);
     builds.push({ label: labels[k]!, graph: build(api, generate, cacheBytes) });
+  }
+  for (const b of builds) {
+    // What scores, order=score and totals hold, per code unit of identifiers (goals.ts's parts).
+    const stats = b.graph.stats();
+    const per = (n: number) => num(n / Math.max(1, stats.identifierCodeUnits), 2);
+    const parts = SCORE_AND_TOTALS_PARTS.map((p) => `${p} ${per(stats.bytes[p] ?? 0)}`).join(", ");
+    const sum = SCORE_AND_TOTALS_PARTS.reduce((t, p) => t + (stats.bytes[p] ?? 0), 0);
+    // Whole lines (progress cuts at the terminal's width).
+    process.stderr.write(`${b.label}: B per identifier code unit: ${parts}; together ${per(sum)}\n`);
   }
   const rand = mulberry32(QUERY_SEED);
   progress("drawing the queries and the cursors");

@@ -490,7 +490,7 @@ export class GraphBuilder {
       if (scoreValues[denseOf[i]!] === given) givenAtCount.push(denseOf[i]!);
       scoreValues[denseOf[i]!] = given;
     }
-    const scores = new Scores(scoreValues, Uint32Array.from(givenAtCount.sort((a, b) => a - b)));
+    const scores = Scores.from(scoreValues, Uint32Array.from(givenAtCount.sort((a, b) => a - b)));
     progress?.("score-index", 0, 1);
     const scoreIndex = ScoreIndex.build(searchIndex, scores);
     progress?.("score-index", 1, 1);

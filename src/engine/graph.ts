@@ -217,6 +217,21 @@ export class Graph {
     tiers: new RankList(SEARCH_MAX_LIMIT + 1),
     bounds: null,
   };
+  /** The type (-1: any) and folded query of the order "score" page being listed, read by scoreMatch. */
+  private matchType = -1;
+  private matchFolded = "";
+  /**
+   * Whether the entity of a name rank is in the page's result (the score index checks sranks one by
+   * one past its kept band when the tier is dense): of the type, the folded query in its identifier.
+   * One function made once (not a closure a page), reading the page's query from the two fields.
+   */
+  private readonly scoreMatch = (rank: number): boolean => {
+    const id = this.searchIndex.idAt(rank);
+    return (
+      (this.matchType < 0 || this.entities.typeOf(id) === this.matchType) &&
+      this.foldText(this.entities.rawIdentifier(id)).includes(this.matchFolded)
+    );
+  };
   /** The page's fingerprints given as text (undefined: 16 hex digits, given or derived, in pageHex). */
   private readonly pageGiven: (string | undefined)[] = new Array(STATEMENTS_MAX_LIMIT).fill(undefined);
   /** Per row of the page: 1 when its fingerprint is derived (hashed by pageHasher), else 0. */
@@ -506,7 +521,9 @@ export class Graph {
       }
     }
     // One look-ahead item tells whether a next page exists, so nextCursor is null exactly at the end.
-    const hits = index.find(this.searchIndex, scores, folded, type, after, limit + 1, this.scoreHits);
+    this.matchType = type;
+    this.matchFolded = folded;
+    const hits = index.find(this.searchIndex, scores, folded, type, after, limit + 1, this.scoreMatch, this.scoreHits);
     this.pageBounds = hits.bounds;
     const sranks = hits.sranks.values;
     const n = Math.min(limit, hits.sranks.length);

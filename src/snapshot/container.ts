@@ -64,12 +64,19 @@ export const SNAPSHOT_MAGIC = Uint8Array.from([0x51, 0x55, 0x49, 0x56, 0x45, 0x5
  * (a record per entity, entityId and rawIdentifier side by side) instead of a dictionary section
  * and entity columns. 4: each entity's score and the graph's fold mode (older files have neither:
  * refused with a sentence that says to rebuild them). 5: the last change batch the graph holds and
- * where its change log's content tags start (graph-manifest.ts); a format 4 file reads as holding
- * none (sequence 0), so MIN_FORMAT_VERSION stays 4.
+ * where its change log's content tags start (graph-manifest.ts), and scores as a dictionary with a
+ * score index of banded suffixes (search/scores.ts, search/score-index.ts): format 4's score
+ * sections are not read (format 4 was never released; such a file is refused with the sentence
+ * that says to rebuild it).
  */
 export const FORMAT_VERSION = 5;
 /** The oldest format this Quiver reads (graph-manifest.ts reads each format it accepts). */
-export const MIN_FORMAT_VERSION = 4;
+export const MIN_FORMAT_VERSION = 5;
+/** The formats this Quiver reads, as its refusals name them. */
+const READS =
+  MIN_FORMAT_VERSION === FORMAT_VERSION
+    ? `format ${FORMAT_VERSION}`
+    : `formats ${MIN_FORMAT_VERSION} to ${FORMAT_VERSION}`;
 export const HEADER_BYTES = 40;
 /** Where the header keeps the checksum. */
 export const CHECKSUM_AT = 28;
@@ -277,12 +284,12 @@ export function readHeader(bytes: Uint8Array, fileName: string, fileLength: numb
   // The version before anything else of the layout: an older file's header is not this one's.
   if (version > FORMAT_VERSION)
     fail(
-      `made with snapshot format ${version} by a newer Quiver (this one reads formats ${MIN_FORMAT_VERSION} to ${FORMAT_VERSION}); upgrade Quiver or rebuild it with quiver build`,
+      `made with snapshot format ${version} by a newer Quiver (this one reads ${READS}); upgrade Quiver or rebuild it with quiver build`,
     );
   if (version === 0) fail("format version 0 is no Quiver snapshot format; the file is corrupted");
   if (version < MIN_FORMAT_VERSION)
     fail(
-      `made with snapshot format ${version} by an older Quiver (this one reads formats ${MIN_FORMAT_VERSION} to ${FORMAT_VERSION}); rebuild it with quiver build`,
+      `made with snapshot format ${version} by an older Quiver (this one reads ${READS}); rebuild it with quiver build`,
     );
   if (bytes.length < HEADER_BYTES)
     fail(`truncated: expected at least ${HEADER_BYTES} bytes of header, found ${fileLength}`);

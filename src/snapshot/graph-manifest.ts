@@ -12,10 +12,9 @@
  *   graph.builtAt                      when the snapshot was written, in ms since 1970 (UTC)
  *   graph.writer                       "quiver <version>" of the Quiver that wrote it
  *   graph.fold                         the fold mode, "case" or "accents" (fold.ts)
- *   graph.sequence                     the last change batch the graph holds (format 5; a format 4
- *                                      file holds none: 0)
+ *   graph.sequence                     the last change batch the graph holds (0: none)
  *   graph.originTag, graph.originSequence
- *                                      where its change log's content tags start (format 5; the
+ *                                      where its change log's content tags start (the
  *                                      graph's own tag and 0 when it holds no batch: not written)
  *   entities                           EntityTable: entityId, rawIdentifier, type, sourceType, hash
  *                                      per entity (the Dictionary's lookup table is rebuilt from it)

@@ -202,6 +202,44 @@ export class DocumentArray {
   }
 
   /**
+   * The values (type * 2^R + rank) at the first `n` of `positions`, into `out`, those of type
+   * `type` only (ANY_TYPE: all), compacted to the front; returns how many. An access per position,
+   * done level by level over all of them so that the rank operations of one level are independent
+   * loads (their cache misses overlap) rather than one chain per position; a type filter drops the
+   * other types' positions after the type levels, so their rank levels are not walked. `positions`
+   * is overwritten (each kept one ends at its place in the last level).
+   */
+  valuesAt(positions: Int32Array, n: number, type: number, out: Int32Array): number {
+    const { levelBlocks, zeros } = this.top;
+    const stride = this.stride;
+    const topBits = this.top.bits;
+    out.fill(0, 0, n);
+    for (let d = 0, off = 0; d < topBits; d++, off += stride) {
+      const z = zeros[d]!;
+      for (let j = 0; j < n; j++) {
+        const p = positions[j]!;
+        const ones = rank1At(levelBlocks, off, p);
+        const bit = bitAt(levelBlocks, off, p);
+        positions[j] = bit === 1 ? z + ones : p - ones;
+        out[j] = (out[j]! << 1) | bit;
+      }
+      // After the type levels, only the filter's type goes on.
+      if (d === TYPE_BITS - 1 && type !== ANY_TYPE) {
+        let kept = 0;
+        for (let j = 0; j < n; j++) {
+          if (out[j] !== type) continue;
+          positions[kept] = positions[j]!;
+          out[kept++] = out[j]!;
+        }
+        n = kept;
+      }
+    }
+    const P = this.plainBits;
+    for (let j = 0; j < n; j++) out[j] = (out[j]! << P) | this.low.get(positions[j]!);
+    return n;
+  }
+
+  /**
    * Maps positions [l, r) through the type levels: for each type t, writes into starts[t], ends[t]
    * the range of its positions at the level below the type bits (positions of type t in [l, r),
    * in order; ends[t] - starts[t] of them). 14 nodes, two rank operations each.

@@ -14,13 +14,43 @@
  *    next k of a tier by score, of a type or of all, is a listing of the k smallest sranks >= the
  *    resume point among positions [a, e): the document array's walk (range successors, level by
  *    level), not a scan;
- *  - `infix`: the search index's document array with each value's name rank replaced by its srank:
- *    the infix tier's entities in srank order from any resume point. The prefix tier's entities
- *    (name ranks in [a, b)) have suffixes in the interval too and are skipped as they come; when
- *    they would be most of what is read (the infix tier small beside the prefix tier: its size is
- *    known exactly from the document counts), the infix tier is listed whole by name instead
- *    (the search index's listing, two rank segments) and sorted by srank: a hybrid that reads at
- *    most min(k * (infix + prefix) / infix, infix) entities.
+ *  - `bands`: for each suffix-array position, 2 bits: the band of the entity the suffix lies in.
+ *    Entities in srank order fill band 0 while their suffixes stay within BAND_ENDS[0] of the
+ *    text's positions (a tenth), then bands 1 and 2 up to the next shares (two and four tenths),
+ *    band 3 the rest. A count of band-0 positions every 256 positions (derived on load) ranks
+ *    band 0 in a block's 16 words;
+ *  - `infix`: the document array (document-array.ts) of band 0's positions only, in suffix-array
+ *    order, valued type * 2^R' + srank (R' the bits of band 0's sranks): positions [l, r) of the
+ *    suffix array are positions [rank0(l), rank0(r)) of it, so it lists the infix tier's
+ *    best-scored entities in srank order from any resume point, as a full array would. The prefix
+ *    tier's entities (name ranks in [a, b)) have suffixes in the interval too and are skipped as
+ *    they come; when they would be most of what is read (the infix tier small beside the prefix
+ *    tier: its size is known exactly from the document counts), the tier is listed whole by name
+ *    instead (the search index's listing, two rank segments) and sorted by srank.
+ *
+ * Past band 0 (its entities gave fewer than the page, or the resume point is past them), band 1,
+ * then 2, then 3, each until the page is full: the band's positions in [l, r) are found in the band
+ * words (16 a word, compared at once), their entities read from the search index's document array
+ * (an access, level by level over all of them at once so the loads overlap; with a type filter
+ * the other types' positions are dropped after the 3 type levels), those outside the prefix tier
+ * mapped to sranks, sorted and deduplicated. Why bands: a query whose band
+ * 0 gave fewer than k entities holds few matches among the best-scored tenth, so the next band of
+ * about the same size holds about as few positions in [l, r): at 1M generated entities a decoded
+ * band is about a dozen positions on average over the distinct queries, rarely more than 64. A
+ * band expected to hold more than BAND_POSITIONS_PER_ENTITY positions per entity of the tier (a
+ * dense query past band 0, or an interval mostly the prefix tier's) is not decoded: the rest of the
+ * tier is listed by name and sorted, as above; unless the tier is dense (a query walked past its
+ * best-scored tenth: deep pages of q="e"), where checking the sranks one by one from the resume
+ * point is cheapest: the caller's `matches(rank)` (of the type, the folded query in the folded
+ * identifier) for about need * N / infix of them, the tier's size known exactly from the document
+ * counts; a scan stops after SCAN_SLACK times that and the choice is made again from where it
+ * stopped. Exact on every path: a band's entities are all read, a scan goes in srank order.
+ *
+ * Bound: a page costs a listing of k from band 0, then per band decoded the positions the band has
+ * in [l, r): about k / (density of the tier in band 0) for the usual query; past band 0, the
+ * cheapest of a decode, a scan of about k * N / infix sranks, or the tier by name. The worst is a
+ * tier of middling density walked deep (a few thousand matches, past its best-scored tenth):
+ * milliseconds a page at 1M entities. Pages 1 and 2 of the distinct queries stay in microseconds.
  *
  * Resuming after a key: (tier, score, folded identifier, entityId), from a cursor of other content
  * or from a merge layer over a live delta, is placed as the srank after it: the entities of higher
@@ -28,18 +58,20 @@
  * A cursor of this content carries its srank and skips that.
  *
  * Cost of a page of k: the search index's bounds (|q| LF steps, or none when kept), then per tier a
- * listing of k (document-array.ts: about (levels) x (k + types) rank operations in as many rounds).
- * Space: 2 N R bits for the two directions, a document array over N positions, and one over the
- * text's n positions (about (3 + R - P) * 1.125 + P bits each). Measured at 1M generated entities
- * (15.5M code units of identifiers; graph.stats().bytes): scoreRanks 0.32, scoreNames 0.20 and
- * scoreInfix 3.25 B per code unit. The infix array is the bulk, over the issue's 1.5 B budget for
- * scores, order=score and totals together: an exact structure of less space is open (sampling the
- * array for the best-scored entities, the rest listed by name, bounds only the first pages).
+ * listing of k (document-array.ts: about (levels) x (k + types) rank operations in as many rounds),
+ * and per band decoded its positions in [l, r) x (3 + R - P) rank operations, overlapped.
+ * Space: 2 N R bits for the two directions, a document array over N positions, 2.125 bits per text
+ * position for the bands and their counts, and band 0's array over a tenth of the text's positions
+ * (about (3 + R' - P') * 1.125 + P' bits each). Measured at 1M generated entities (15.5M code units
+ * of identifiers; graph.stats().bytes): scoreRanks 0.32, scoreNames 0.20, scoreInfix 0.57 B per
+ * code unit (with scores 0.08 and searchCounts 0.30: 1.46 together, the issue's budget 1.5); the
+ * full infix array it replaces was 3.25.
  * Build: 17 s at 1M entities on a loaded 2-core machine (`npm run bench:stream`, score-index phase).
  */
 
 import type { SerialReader, SerialWriter } from "../serial.js";
 import { IntVector } from "../succinct/int-vector.js";
+import { popcount32 } from "../succinct/bit-vector.js";
 import { ANY_TYPE, DocumentArray } from "./document-array.js";
 import type { RankSink } from "./rank-list.js";
 import type { Scores } from "./scores.js";
@@ -63,6 +95,53 @@ export interface ScoreHits<L extends RankSink = number[]> {
   bounds: SearchBounds | null;
 }
 
+/**
+ * Where the score bands end, as shares of the text's positions (cumulative): band 0, the kept
+ * entities (the infix array's), the best-scored entities while their suffixes stay within the
+ * first share; bands 1 and 2 the next ones up to the second and third shares; band 3 the rest.
+ * A page past band 0 decodes its band's positions in the interval, so a band's size is the cost of
+ * the page that needs it: a tenth of the text beside the kept tenth makes the first band past them
+ * about as dense in matches as band 0 was (see the banner). Band 0's share is most of the memory:
+ * each tenth of the text costs about 0.28 B per code unit of identifiers.
+ */
+export const BAND_ENDS: readonly number[] = [1 / 10, 2 / 10, 4 / 10];
+/** Bits of a position's band: 4 bands. */
+const BAND_BITS = 2;
+const BAND_COUNT = 1 << BAND_BITS;
+/** Positions per sampled count of band-0 positions (a 32-bit count per 256 positions: 1/8 bit each). */
+const BAND_SAMPLE_SHIFT = 8;
+/** Band fields (2 bits) per 32-bit word. */
+const BANDS_PER_WORD = 32 / BAND_BITS;
+/** Words per sampled count. */
+const WORDS_PER_SAMPLE = (1 << BAND_SAMPLE_SHIFT) / BANDS_PER_WORD;
+/** The low bit of every 2-bit field of a word. */
+const FIELD_LOW_BITS = 0x55555555;
+/**
+ * A band is decoded (its positions in the interval, one access each) when it holds at most this
+ * many positions per infix-tier entity left to list; else the rest of the tier is listed by name
+ * and sorted (one walk step per entity). Both read about as many cache lines per item.
+ */
+const BAND_POSITIONS_PER_ENTITY = 2;
+/**
+ * Expected positions of a band in the interval up to which it is decoded without asking the tier's
+ * size: decoding this many costs about what the document count does.
+ */
+const BAND_DECODE_ALWAYS = 256;
+/** A srank checked by `matches` (an identifier read and searched) against a position decoded. */
+const SCAN_COST = 2;
+/** A scan stops after this many times the checks its density predicts, and the bands go on. */
+const SCAN_SLACK = 4;
+
+/** How a score index is built: the band ends (tests and tuning), and which fallback to force. */
+export interface ScoreIndexOptions {
+  bandEnds?: readonly number[];
+  /**
+   * "auto" (default): by cost; "bands", "names" or "scan": always that one past band 0 (tests
+   * reach every path; "scan" a few sranks at a time, so it alternates with the bands).
+   */
+  fallback?: "auto" | "bands" | "names" | "scan";
+}
+
 /** Sranks listed at least per round of the filtered infix listing (prefix-tier entities skipped). */
 const INFIX_BATCH_MIN = 32;
 /**
@@ -70,6 +149,10 @@ const INFIX_BATCH_MIN = 32;
  * about k nodes and sorts it by insertion, so one call for thousands costs their square.
  */
 const LIST_CHUNK = 128;
+
+function ascending(x: number, y: number): number {
+  return x - y;
+}
 
 /** Every rank in [lo, hi) of `documents`' positions [l, r) (type -1: any), appended in order, LIST_CHUNK at a time. */
 function listAll(documents: DocumentArray, l: number, r: number, lo: number, hi: number, type: number, out: number[]) {
@@ -85,23 +168,70 @@ export class ScoreIndex {
   readonly rankOfSrank: IntVector;
   readonly srankOfRank: IntVector;
   readonly names: DocumentArray;
+  /** By suffix-array position, the band (0..3) of the entity its suffix lies in. */
+  readonly bands: IntVector;
+  /** The first srank of each band, then N: band v is sranks [bandStarts[v], bandStarts[v + 1]). */
+  readonly bandStarts: Uint32Array;
+  /** The document array of band 0's positions, in suffix-array order: values type * 2^R' + srank. */
   readonly infix: DocumentArray;
+  /** Band-0 positions before each block of 2^BAND_SAMPLE_SHIFT positions (derived from `bands`). */
+  private readonly keptBefore: Uint32Array;
+  /** Each band's share of the text's positions (derived), for the fallback's cost. */
+  private readonly bandShares: Float64Array;
+  private readonly fallback: "auto" | "bands" | "names" | "scan";
   /** Scratch of one listing (search is synchronous). */
   private readonly batch: number[] = [];
+  private readonly wholeRanks: number[] = [];
+  private readonly wholeSranks: number[] = [];
+  private positions = new Int32Array(256);
+  private decoded = new Int32Array(256);
 
-  private constructor(rankOfSrank: IntVector, srankOfRank: IntVector, names: DocumentArray, infix: DocumentArray) {
+  private constructor(
+    rankOfSrank: IntVector,
+    srankOfRank: IntVector,
+    names: DocumentArray,
+    bands: IntVector,
+    bandStarts: Uint32Array,
+    infix: DocumentArray,
+    fallback: "auto" | "bands" | "names" | "scan" = "auto",
+  ) {
     this.rankOfSrank = rankOfSrank;
     this.srankOfRank = srankOfRank;
     this.names = names;
+    this.bands = bands;
+    this.bandStarts = bandStarts;
     this.infix = infix;
+    this.fallback = fallback;
+    // One pass over the band words: the sampled band-0 counts and every band's size.
+    const n = bands.length;
+    const words = bands.words;
+    const wordCount = Math.ceil(n / BANDS_PER_WORD);
+    const samples = new Uint32Array((n >>> BAND_SAMPLE_SHIFT) + 1);
+    const sizes = new Float64Array(BAND_COUNT);
+    for (let w = 0; w < wordCount; w++) {
+      if (w % WORDS_PER_SAMPLE === 0) samples[w / WORDS_PER_SAMPLE] = sizes[0]!;
+      // The last word's fields past n are left out (they would read as band 0).
+      const fields = lowFields(Math.min(BANDS_PER_WORD, n - w * BANDS_PER_WORD));
+      for (let v = 0; v < BAND_COUNT; v++) sizes[v]! += popcount32(fieldsEqual(words[w]!, v) & fields);
+    }
+    if (wordCount % WORDS_PER_SAMPLE === 0 && wordCount / WORDS_PER_SAMPLE < samples.length)
+      samples[wordCount / WORDS_PER_SAMPLE] = sizes[0]!;
+    this.keptBefore = samples;
+    for (let v = 0; v < BAND_COUNT; v++) sizes[v] = n === 0 ? 0 : sizes[v]! / n;
+    this.bandShares = sizes;
   }
 
   get entityCount(): number {
     return this.rankOfSrank.length;
   }
 
+  /** Entities of band 0, sranks [0, keptEntities): the infix array's. */
+  get keptEntities(): number {
+    return this.bandStarts[1]!;
+  }
+
   /** The index of `search`'s entities with these scores (by dense id). */
-  static build(search: SearchIndex, scores: Scores): ScoreIndex {
+  static build(search: SearchIndex, scores: Scores, options: ScoreIndexOptions = {}): ScoreIndex {
     const N = search.entityCount;
     const scoreOfRank = new Float64Array(N);
     for (let r = 0; r < N; r++) scoreOfRank[r] = scores.at(search.idAt(r));
@@ -119,21 +249,63 @@ export class ScoreIndex {
     const nameValues = new Uint32Array(N);
     for (let r = 0; r < N; r++) nameValues[r] = ((typeOfRank[r]! << R) | srankOf[r]!) >>> 0;
     const names = DocumentArray.fromValues(nameValues, R);
-    // The search index's document array, name ranks replaced by sranks.
+    // Positions per srank (a position past the last text counts for rank 0, as in the search
+    // index's array), then the bands: each ends after the last srank whose positions fit its share.
     const values = search.documents.values();
+    const n = values.length;
     const mask = (1 << R) - 1;
-    for (let i = 0; i < values.length; i++) {
-      const v = values[i]!;
-      const rank = v & mask;
-      values[i] = (((v >>> R) << R) | (rank < N ? srankOf[rank]! : 0)) >>> 0;
+    const positionsOfSrank = new Uint32Array(N);
+    if (N > 0) for (let i = 0; i < n; i++) positionsOfSrank[srankOf[values[i]! & mask]!]!++;
+    const ends = options.bandEnds ?? BAND_ENDS;
+    const bandStarts = new Uint32Array(BAND_COUNT + 1);
+    let s = 0;
+    let used = 0;
+    for (let v = 0; v + 1 < BAND_COUNT; v++) {
+      const budget = Math.floor(n * ends[v]!);
+      while (s < N && used + positionsOfSrank[s]! <= budget) used += positionsOfSrank[s++]!;
+      bandStarts[v + 1] = s;
     }
-    const infix = DocumentArray.fromValues(values, R);
-    return new ScoreIndex(rankOfSrank, srankOfRank, names, infix);
+    bandStarts[BAND_COUNT] = N;
+    const keptR = DocumentArray.rankBitsFor(bandStarts[1]!);
+    const bands = new IntVector(n, BAND_BITS);
+    let m = 0;
+    for (let i = 0; i < n; i++) {
+      // No entity (the empty graph's text): the last band, which no listing reaches.
+      if (N === 0) {
+        bands.set(i, BAND_COUNT - 1);
+        continue;
+      }
+      const v = values[i]!;
+      const srank = srankOf[v & mask]!;
+      let band = 0;
+      while (srank >= bandStarts[band + 1]!) band++;
+      bands.set(i, band);
+      // Band 0's positions go to the kept array, name ranks replaced by sranks.
+      if (band === 0) values[m++] = (((v >>> R) << keptR) | srank) >>> 0;
+    }
+    const infix = DocumentArray.fromValues(values.subarray(0, m), keptR);
+    return new ScoreIndex(rankOfSrank, srankOfRank, names, bands, bandStarts, infix, options.fallback);
   }
 
   /** The name rank of the entity at `srank`. */
   rankAt(srank: number): number {
     return this.rankOfSrank.get(srank);
+  }
+
+  /** Band-0 positions among suffix-array positions [0, i): the sampled count, then at most a block's words. */
+  keptRank(i: number): number {
+    const words = this.bands.words;
+    const block = i >>> BAND_SAMPLE_SHIFT;
+    let count = this.keptBefore[block]!;
+    const last = Math.floor(i / BANDS_PER_WORD);
+    for (let w = block * WORDS_PER_SAMPLE; w < last; w++) {
+      const word = words[w]!;
+      count += popcount32(~(word | (word >>> 1)) & FIELD_LOW_BITS);
+    }
+    const partial = i - last * BANDS_PER_WORD;
+    // A partial word counts its first fields only.
+    if (partial > 0) count += popcount32(fieldsEqual(words[last]!, 0) & lowFields(partial));
+    return count;
   }
 
   /**
@@ -147,6 +319,7 @@ export class ScoreIndex {
     type: number,
     after: ScoreResume,
     count: number,
+    matches?: (rank: number) => boolean,
   ): ScoreHits;
   /** find, into `into` (its lists emptied first): a caller that lists page after page allocates nothing. */
   find<L extends RankSink>(
@@ -156,6 +329,7 @@ export class ScoreIndex {
     type: number,
     after: ScoreResume,
     count: number,
+    matches: ((rank: number) => boolean) | undefined,
     into: ScoreHits<L>,
   ): ScoreHits<L>;
   find(
@@ -165,6 +339,7 @@ export class ScoreIndex {
     type: number,
     after: ScoreResume,
     count: number,
+    matches?: (rank: number) => boolean,
     into?: ScoreHits<RankSink>,
   ): ScoreHits<RankSink> {
     const hits: ScoreHits<RankSink> = into ?? { sranks: [], tiers: [], bounds: null };
@@ -187,7 +362,7 @@ export class ScoreIndex {
       this.listTier(e, b, fromTier === TIER_PREFIX ? from : 0, docType, TIER_PREFIX, count, hits);
     // An empty pattern's matches are all in tiers 0 and 1 ([a, b) is every rank).
     if (hits.sranks.length < count && pattern.length > 0 && !(a === 0 && b === N))
-      this.listInfix(search, pattern, bounds, fromTier === TIER_INFIX ? from : 0, type, count, hits);
+      this.listInfix(search, pattern, bounds, fromTier === TIER_INFIX ? from : 0, type, count, hits, matches);
     return hits;
   }
 
@@ -207,7 +382,11 @@ export class ScoreIndex {
     for (let i = before; i < hits.sranks.length; i++) hits.tiers.push(tier);
   }
 
-  /** Tier 2: entities with a suffix in [l, r) whose name rank is outside [a, b), sranks >= lo, by srank. */
+  /**
+   * Tier 2: entities with a suffix in [l, r) whose name rank is outside [a, b), sranks >= lo, by
+   * srank: band 0's from the kept array, then band after band decoded, until the page is full; or,
+   * from the first band whose listing would cost more than the tier, the rest listed by name.
+   */
   private listInfix(
     search: SearchIndex,
     pattern: string,
@@ -216,28 +395,161 @@ export class ScoreIndex {
     type: number,
     count: number,
     hits: ScoreHits<RankSink>,
+    matches: ((rank: number) => boolean) | undefined,
   ) {
     const { l, r, a, b } = bounds;
-    const N = this.entityCount;
-    const need = count - hits.sranks.length;
     const docType = type < 0 ? ANY_TYPE : type;
     const prefix = search.countRanks(a, b, type);
-    const before = hits.sranks.length;
-    if (prefix === 0) {
-      // No prefix-tier entity to skip: the listing is the tier.
-      this.infix.list(l, r, lo, N, docType, need, hits.sranks);
-    } else {
-      const infix = search.count(pattern, type, bounds) - prefix;
-      if (infix <= 0) return;
-      // Each branch: skipping the prefix tier's entities reads about need * (infix + prefix) / infix
-      // of them; listing the infix tier whole by name reads `infix`. The cheaper one.
-      if (need * (infix + prefix) <= infix * infix) this.listInfixSkipping(l, r, a, b, lo, docType, need, hits.sranks);
-      else this.listInfixWhole(search, bounds, lo, type, need, hits.sranks);
+    const out = hits.sranks;
+    const before = out.length;
+    const K = this.keptEntities;
+    // The tier's size, from the document counts: only counted when a choice needs it (a query
+    // whose kept entities fill the page, without a prefix tier, never does).
+    let infix = -1;
+    // `next`: the first srank not listed yet; `whole`: the rest of the tier goes by name.
+    let next = lo;
+    let whole = false;
+    if (next < K) {
+      // Each branch: band 0 from the kept array; with a prefix tier, skipping its entities reads
+      // about need * (infix + prefix) / infix of them, and the whole tier by name reads `infix`:
+      // the cheaper.
+      const need = count - out.length;
+      if (prefix > 0) infix = search.count(pattern, type, bounds) - prefix;
+      if (prefix === 0 || this.fallback === "bands" || need * (infix + prefix) <= infix * infix) {
+        const kl = this.keptRank(l);
+        const kr = this.keptRank(r);
+        // Each branch: no prefix tier, nothing to skip: the kept listing is the tier's band 0.
+        if (prefix === 0) this.infix.list(kl, kr, next, K, docType, need, out);
+        else this.listInfixSkipping(kl, kr, a, b, next, docType, need, out);
+        next = K;
+      } else whole = true;
     }
-    for (let i = before; i < hits.sranks.length; i++) hits.tiers.push(TIER_INFIX);
+    const N = this.entityCount;
+    while (!whole && out.length < count && next < N) {
+      let v = 1;
+      while (next >= this.bandStarts[v + 1]!) v++;
+      const end = this.bandStarts[v + 1]!;
+      // A band of few positions is decoded without counting the tier (the count costs more).
+      const positions = (r - l) * this.bandShares[v]!;
+      if (this.fallback === "bands" || (this.fallback === "auto" && positions <= BAND_DECODE_ALWAYS)) {
+        this.listBand(search, bounds, v, next, type, count - out.length, out);
+        next = end;
+        continue;
+      }
+      if (infix < 0) infix = search.count(pattern, type, bounds) - prefix;
+      const need = count - out.length;
+      // Entities checked one by one in srank order to find `need` of the tier: N / infix per match.
+      const checks = (need * N) / Math.max(1, infix);
+      // Each branch, by cost: the sranks checked in order (a dense tier: few checks a match), the
+      // band decoded (its positions few per entity of the tier), else the rest of the tier by name.
+      if (
+        matches !== undefined &&
+        (this.fallback === "scan" || (this.fallback === "auto" && checks * SCAN_COST <= Math.min(positions, infix)))
+      ) {
+        const limit = this.fallback === "scan" ? 2 * need : Math.ceil(SCAN_SLACK * checks);
+        next = this.scan(a, b, next, need, limit, matches, out);
+      } else if (this.fallback === "auto" && positions <= BAND_POSITIONS_PER_ENTITY * infix) {
+        this.listBand(search, bounds, v, next, type, need, out);
+        next = end;
+      } else whole = true;
+    }
+    if (whole && out.length < count) this.listInfixWhole(search, bounds, next, type, count - out.length, out);
+    for (let i = before; i < out.length; i++) hits.tiers.push(TIER_INFIX);
   }
 
-  /** The infix listing in srank order, prefix-tier entities (name ranks in [a, b)) dropped, until `need`. */
+  /**
+   * Sranks from `from` on, one by one, up to `limit` of them: those outside the prefix tier whose
+   * entity `matches` (the pattern is in its folded identifier, of the type) are appended until
+   * `need`. Returns the first srank not checked. In srank order, so exact whatever it stops at.
+   */
+  private scan(
+    a: number,
+    b: number,
+    from: number,
+    need: number,
+    limit: number,
+    matches: (rank: number) => boolean,
+    out: RankSink,
+  ): number {
+    const end = Math.min(this.entityCount, from + limit);
+    let s = from;
+    for (; s < end && need > 0; s++) {
+      const rank = this.rankOfSrank.get(s);
+      if (rank >= a && rank < b) continue;
+      if (!matches(rank)) continue;
+      out.push(s);
+      need--;
+    }
+    return s;
+  }
+
+  /**
+   * Band v's infix-tier entities (type -1: any) with sranks >= lo, the `need` first by srank: its
+   * positions in [l, r) found in the band words (16 a word), their values read from the search
+   * index's document array (level by level over all of them), deduplicated and sorted.
+   */
+  private listBand(
+    search: SearchIndex,
+    bounds: SearchBounds,
+    v: number,
+    lo: number,
+    type: number,
+    need: number,
+    out: RankSink,
+  ) {
+    const { l, r, a, b } = bounds;
+    const words = this.bands.words;
+    let n = 0;
+    for (let w = Math.floor(l / BANDS_PER_WORD), base = w * BANDS_PER_WORD; base < r; w++, base += BANDS_PER_WORD) {
+      let hits = fieldsEqual(words[w]!, v);
+      // The first and last words: only the fields inside [l, r).
+      if (base < l) hits &= ~lowFields(l - base);
+      if (base + BANDS_PER_WORD > r) hits &= lowFields(r - base);
+      while (hits !== 0) {
+        const bit = 31 - Math.clz32(hits & -hits);
+        hits &= hits - 1;
+        if (n === this.positions.length) this.grow(2 * n);
+        this.positions[n++] = base + (bit >>> 1);
+      }
+    }
+    if (n === 0) return;
+    const values = this.decoded;
+    n = search.documents.valuesAt(this.positions, n, type < 0 ? ANY_TYPE : type, values);
+    const R = search.documents.rankBits;
+    const mask = (1 << R) - 1;
+    // The band's entities of the type, outside the prefix tier, from lo: reuse `positions` for sranks.
+    const sranks = this.positions;
+    let m = 0;
+    for (let j = 0; j < n; j++) {
+      const value = values[j]!;
+      const rank = value & mask;
+      if (rank >= a && rank < b) continue;
+      const srank = this.srankOfRank.get(rank);
+      if (srank >= lo) sranks[m++] = srank;
+    }
+    const sorted = sranks.subarray(0, m).sort();
+    let last = -1;
+    for (let j = 0; j < m && need > 0; j++) {
+      const srank = sorted[j]!;
+      if (srank === last) continue;
+      out.push(srank);
+      last = srank;
+      need--;
+    }
+  }
+
+  /** Grows the positions and decoded scratch to `size`. */
+  private grow(size: number) {
+    const positions = new Int32Array(size);
+    positions.set(this.positions);
+    this.positions = positions;
+    this.decoded = new Int32Array(size);
+  }
+
+  /**
+   * The infix listing in srank order over the kept positions [l, r) (sranks >= lo, below
+   * keptEntities), prefix-tier entities (name ranks in [a, b)) dropped, until `need`.
+   */
   private listInfixSkipping(
     l: number,
     r: number,
@@ -248,13 +560,13 @@ export class ScoreIndex {
     need: number,
     out: RankSink,
   ): void {
-    const N = this.entityCount;
+    const K = this.keptEntities;
     const batch = this.batch;
     let found = 0;
-    while (found < need && lo < N) {
+    while (found < need && lo < K) {
       batch.length = 0;
       const want = Math.max(INFIX_BATCH_MIN, 2 * (need - found));
-      const got = this.infix.list(l, r, lo, N, type, want, batch);
+      const got = this.infix.list(l, r, lo, K, type, want, batch);
       for (let i = 0; i < got && found < need; i++) {
         const srank = batch[i]!;
         const rank = this.rankOfSrank.get(srank);
@@ -267,7 +579,10 @@ export class ScoreIndex {
     }
   }
 
-  /** The infix tier listed whole by name (both rank segments), then sorted by srank: for a small tier. */
+  /**
+   * The infix tier listed whole by name (both rank segments), sranks >= lo kept, sorted by srank:
+   * for a small tier beside its interval (the prefix tier's suffixes most of it).
+   */
   private listInfixWhole(
     search: SearchIndex,
     bounds: SearchBounds,
@@ -278,15 +593,17 @@ export class ScoreIndex {
   ) {
     const { l, r, a, b } = bounds;
     const docType = type < 0 ? ANY_TYPE : type;
-    const ranks: number[] = [];
+    const ranks = this.wholeRanks;
+    const sranks = this.wholeSranks;
+    ranks.length = 0;
+    sranks.length = 0;
     listAll(search.documents, l, r, 0, a, docType, ranks);
     listAll(search.documents, l, r, b, this.entityCount, docType, ranks);
-    const sranks: number[] = [];
     for (const rank of ranks) {
       const s = this.srankOfRank.get(rank);
       if (s >= lo) sranks.push(s);
     }
-    sranks.sort((x, y) => x - y);
+    sranks.sort(ascending);
     for (let i = 0; i < sranks.length && i < need; i++) out.push(sranks[i]!);
   }
 
@@ -334,7 +651,14 @@ export class ScoreIndex {
   }
 
   get byteLength(): number {
-    return this.rankOfSrank.byteLength + this.srankOfRank.byteLength + this.names.byteLength + this.infix.byteLength;
+    return (
+      this.rankOfSrank.byteLength +
+      this.srankOfRank.byteLength +
+      this.names.byteLength +
+      this.bands.byteLength +
+      this.keptBefore.byteLength +
+      this.infix.byteLength
+    );
   }
 
   /** Bytes per part, for memory reports. */
@@ -342,7 +666,7 @@ export class ScoreIndex {
     return {
       scoreRanks: this.rankOfSrank.byteLength + this.srankOfRank.byteLength,
       scoreNames: this.names.byteLength,
-      scoreInfix: this.infix.byteLength,
+      scoreInfix: this.bands.byteLength + this.keptBefore.byteLength + this.infix.byteLength,
     };
   }
 
@@ -350,31 +674,57 @@ export class ScoreIndex {
     this.rankOfSrank.serialize(w.child("rankOfSrank"));
     this.srankOfRank.serialize(w.child("srankOfRank"));
     this.names.serialize(w.child("names"));
+    w.array("bandStarts", this.bandStarts);
+    this.bands.serialize(w.child("bands"));
     this.infix.serialize(w.child("infix"));
   }
 
   /**
    * Restores the index of `entityCount` entities over a text of `positions` positions: every part
-   * as long as the counts say, and with `verify` both directions below the count and inverse of
-   * each other (one pass), so no listing reads past an entity.
+   * as long as the counts say, the band starts ascending up to the count, the kept array one value
+   * per band-0 position, and with `verify` both directions below the count and inverse of each
+   * other (one pass), so no listing reads past an entity.
    */
   static deserialize(r: SerialReader, entityCount: number, positions: number): ScoreIndex {
     const rankOfSrank = IntVector.deserialize(r.child("rankOfSrank"));
     const srankOfRank = IntVector.deserialize(r.child("srankOfRank"));
     const names = DocumentArray.deserialize(r.child("names"));
+    const bandStarts = r.uint32("bandStarts");
+    const bands = IntVector.deserialize(r.child("bands"));
     const infix = DocumentArray.deserialize(r.child("infix"));
     if (rankOfSrank.length !== entityCount || srankOfRank.length !== entityCount)
       r.corrupt("the score ranks are not one per entity");
     if (names.top.length !== entityCount) r.corrupt("the score names array is not one per entity");
-    if (infix.top.length !== positions) r.corrupt("the score infix array is not one per text position");
-    const R = DocumentArray.rankBitsFor(entityCount);
-    if (names.rankBits !== R || infix.rankBits !== R) r.corrupt("the score arrays' rank widths are not this graph's");
+    if (bandStarts.length !== BAND_COUNT + 1 || bandStarts[0] !== 0 || bandStarts[BAND_COUNT] !== entityCount)
+      r.corrupt("the score bands do not start at 0 and end at the entity count");
+    for (let v = 1; v <= BAND_COUNT; v++)
+      if (bandStarts[v]! < bandStarts[v - 1]!) r.corrupt("the score bands' starts are not ascending");
+    if (bands.length !== positions || bands.width !== BAND_BITS)
+      r.corrupt("the score bands are not one per text position");
+    const index = new ScoreIndex(rankOfSrank, srankOfRank, names, bands, bandStarts, infix);
+    if (infix.top.length !== index.keptRank(positions)) r.corrupt("the score infix array is not one per kept position");
+    if (
+      names.rankBits !== DocumentArray.rankBitsFor(entityCount) ||
+      infix.rankBits !== DocumentArray.rankBitsFor(index.keptEntities)
+    )
+      r.corrupt("the score arrays' rank widths are not this graph's");
     if (r.verify) {
       for (let s = 0; s < entityCount; s++) {
         const rank = rankOfSrank.get(s);
         if (rank >= entityCount || srankOfRank.get(rank) !== s) r.corrupt(`score rank ${s} names no entity`);
       }
     }
-    return new ScoreIndex(rankOfSrank, srankOfRank, names, infix);
+    return index;
   }
+}
+
+/** A word whose low field bits mark the 2-bit fields of `word` equal to `v`. */
+function fieldsEqual(word: number, v: number): number {
+  const x = word ^ (v * FIELD_LOW_BITS);
+  return ~(x | (x >>> 1)) & FIELD_LOW_BITS;
+}
+
+/** The low bits of the first `fields` 2-bit fields (0..16). */
+function lowFields(fields: number): number {
+  return fields >= BANDS_PER_WORD ? FIELD_LOW_BITS : FIELD_LOW_BITS & ((1 << (2 * fields)) - 1);
 }

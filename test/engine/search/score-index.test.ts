@@ -1,0 +1,172 @@
+/**
+ * Score index tests
+ * =================
+ * src/engine/search/score-index.ts on its own against brute force: seeded random small graphs
+ * (few pieces per identifier: many equal identifiers, prefixes and ties; scores from a small range:
+ * many equal scores), each built with bands of several sizes (the kept band holding no entity, a
+ * few, many or all of them; later bands empty or not) and each fallback forced or chosen by cost,
+ * so each listing path (kept array, decoded bands, sranks checked one by one, whole listing by
+ * name, several in one page) meets every tier. For each (pattern, type): the first page, then every page to the
+ * end from each item's srank (a cursor of this content), compared with the sort by (tier, score
+ * descending, folded identifier, entityId). Resuming after a key of other content is covered by
+ * test/engine/search-order.test.ts.
+ */
+
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { ScoreIndex, type ScoreIndexOptions } from "../../../src/engine/search/score-index.js";
+import { Scores } from "../../../src/engine/search/scores.js";
+import { SearchIndex } from "../../../src/engine/search/search-index.js";
+import { Rng, show } from "../../support/oracle.js";
+
+const PIECES = ["a", "b", "c", "ab", "é", "😀"];
+
+function randomText(rng: Rng, maxPieces: number): string {
+  let s = "";
+  const n = rng.int(maxPieces + 1);
+  for (let i = 0; i < n; i++) s += rng.pick(PIECES);
+  return s;
+}
+
+function cmp(a: string | number, b: string | number): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Band ends (cumulative shares of the text) and fallbacks the oracle builds with. */
+const VARIANTS: ScoreIndexOptions[] = [
+  { bandEnds: [0, 0, 0] },
+  { bandEnds: [0, 0.2, 0.5], fallback: "bands" },
+  { bandEnds: [0.05, 0.1, 0.3] },
+  { bandEnds: [0.05, 0.1, 0.3], fallback: "bands" },
+  { bandEnds: [0.05, 0.1, 0.3], fallback: "names" },
+  { bandEnds: [0.3, 0.3, 0.9], fallback: "bands" },
+  { bandEnds: [0.05, 0.1, 0.3], fallback: "scan" },
+  { bandEnds: [0, 0.2, 0.5], fallback: "scan" },
+  { bandEnds: [1, 1, 1] },
+];
+
+test("oracle: find in score order against brute force, every band layout and fallback, every resume point", () => {
+  let checks = 0;
+  for (let seed = 1; seed <= 120; seed++) {
+    const rng = new Rng(seed);
+    const n = rng.chance(0.3) ? rng.range(30, 120) : rng.int(25);
+    const typeCount = rng.range(1, 4);
+    const idSet = new Set<string>();
+    while (idSet.size < n) idSet.add(`${rng.pick(["a", "b", "é"])}${rng.int(500)}`);
+    const ids = [...idSet].sort();
+    const folded = ids.map(() => randomText(rng, rng.chance(0.2) ? 8 : 3));
+    const types = Uint8Array.from(ids, () => rng.int(typeCount));
+    const scoreValues = Uint32Array.from(ids, () => rng.int(rng.chance(0.5) ? 3 : 20));
+    const search = SearchIndex.build(folded, types);
+    const scores = Scores.from(scoreValues);
+    const patterns = new Set<string>();
+    for (let k = 0; k < 5; k++) {
+      const src = n > 0 && rng.chance(0.7) ? folded[rng.int(n)]! : randomText(rng, 3);
+      const from = rng.int(src.length + 1);
+      const pattern = rng.chance(0.3) ? src : src.slice(from, from + rng.range(1, 3));
+      if (pattern.length > 0) patterns.add(pattern);
+    }
+    patterns.add("a");
+    for (const options of VARIANTS) {
+      const index = ScoreIndex.build(search, scores, options);
+      const share = `${options.bandEnds} ${options.fallback ?? "auto"}`;
+      for (const pattern of patterns) {
+        for (let type = -1; type < typeCount; type++) {
+          const ctx = `seed ${seed} share ${share} pattern ${show(pattern)} type ${type} kept ${index.keptEntities}`;
+          const all: { id: number; tier: number }[] = [];
+          for (let d = 0; d < n; d++) {
+            const f = folded[d]!;
+            if (!f.includes(pattern) || (type >= 0 && types[d] !== type)) continue;
+            all.push({ id: d, tier: f === pattern ? 0 : f.startsWith(pattern) ? 1 : 2 });
+          }
+          all.sort(
+            (x, y) =>
+              cmp(x.tier, y.tier) ||
+              scoreValues[y.id]! - scoreValues[x.id]! ||
+              cmp(folded[x.id]!, folded[y.id]!) ||
+              cmp(ids[x.id]!, ids[y.id]!),
+          );
+          const page = (after: { tier: number; srank: number } | null, count: number) => {
+            const hits = index.find(
+              search,
+              scores,
+              pattern,
+              type,
+              after === null ? null : { ...after, bounds: undefined },
+              count,
+              (rank) => {
+                const d = search.idAt(rank);
+                return folded[d]!.includes(pattern) && (type < 0 || types[d] === type);
+              },
+            );
+            return {
+              ids: hits.sranks.map((s) => search.idAt(index.rankAt(s))),
+              tiers: hits.tiers,
+              sranks: hits.sranks,
+            };
+          };
+          const expect = (got: ReturnType<typeof page>, from: number, count: number, what: string) => {
+            const want = all.slice(from, from + count);
+            const same =
+              got.ids.length === want.length && want.every((x, i) => got.ids[i] === x.id && got.tiers[i] === x.tier);
+            if (!same) assert.unreachable(`${ctx} ${what}: got ${show(got.ids)}, want ${show(want.map((x) => x.id))}`);
+            checks++;
+          };
+          expect(page(null, 1000), 0, 1000, "all");
+          // Walk every page to the end, each resumed from the previous page's last srank.
+          const size = rng.range(1, 5);
+          let after: { tier: number; srank: number } | null = null;
+          for (let at = 0; ; at += size) {
+            const got = page(after, size);
+            expect(got, at, size, `page at ${at} of ${size}`);
+            if (got.ids.length < size) break;
+            after = { tier: got.tiers[size - 1]!, srank: got.sranks[size - 1]! };
+          }
+        }
+      }
+    }
+  }
+  assert.ok(checks > 5000, `only ${checks} checks`);
+});
+
+test("the bands hold the best-scored entities within their shares of positions, band 0 in the kept array", () => {
+  const rng = new Rng(7);
+  const n = 400;
+  const folded = Array.from({ length: n }, () => randomText(rng, 4));
+  const search = SearchIndex.build(
+    folded,
+    Uint8Array.from(folded, () => 0),
+  );
+  const scores = Scores.from(Uint32Array.from(folded, () => rng.int(50)));
+  for (const ends of [
+    [0, 0, 0],
+    [0.1, 0.2, 0.4],
+    [0.5, 0.5, 0.7],
+    [1, 1, 1],
+  ]) {
+    const index = ScoreIndex.build(search, scores, { bandEnds: ends });
+    // Every position carries its entity's band, each band's positions stay within its share, and
+    // band 0's count (keptRank at every position) is the kept array's length.
+    // (The positions past the last text count for rank 0, as in the search index's array.)
+    const values = search.documents.values();
+    const mask = (1 << search.documents.rankBits) - 1;
+    const bandOfRank = new Map<number, number>();
+    for (let v = 0; v < 4; v++)
+      for (let s = index.bandStarts[v]!; s < index.bandStarts[v + 1]!; s++) bandOfRank.set(index.rankAt(s), v);
+    let kept = 0;
+    const upTo = [0, 0, 0, 0];
+    for (let i = 0; i < values.length; i++) {
+      assert.is(index.keptRank(i), kept, `ends ${ends} position ${i}`);
+      const band = bandOfRank.get(values[i]! & mask)!;
+      assert.is(index.bands.get(i), band, `ends ${ends} position ${i}`);
+      for (let v = band; v < 4; v++) upTo[v]!++;
+      if (band === 0) kept++;
+    }
+    assert.is(index.keptRank(values.length), kept);
+    assert.is(index.infix.top.length, kept);
+    for (let v = 0; v < 3; v++) assert.ok(upTo[v]! <= Math.floor(values.length * ends[v]!), `ends ${ends} band ${v}`);
+    if (ends[0] === 1) assert.is(index.keptEntities, n);
+  }
+});
+
+test.run();
