@@ -59,6 +59,7 @@ import {
   addParsedItem,
   addStatementRefs,
   addStatementStrings,
+  buildWithScoreIndex,
   reserveStatements,
   sealEntities,
   useSearchIndex,
@@ -493,19 +494,21 @@ export async function loadGraph(options: LoadGraphOptions): Promise<Graph> {
     (builder.entityCount >= SEARCH_INDEX_THREAD_MIN_ENTITIES && availableParallelism() > 1))
       ? startSearchIndexThread(sealEntities(builder, buildProgress))
       : undefined;
+  const buildOptions = buildProgress === undefined ? {} : { onProgress: buildProgress };
   try {
     await loadJsonLinesFile(options.statements, "statements", builder, { ...readOptions, threads });
-    if (thread !== undefined) {
-      // What is left of the index's build is waited for as its phase, with its progress from now on.
-      if (buildProgress !== undefined) thread.onProgress = (done, total) => buildProgress("search-index", done, total);
-      useSearchIndex(builder, await thread.index);
-      buildProgress?.("search-index", 1, 1);
-    }
+    // Each branch: with the thread, the rest of the search index is waited for and the score index
+    // is made there beside the statement index; without it, build() makes both here.
+    if (thread === undefined) return builder.build(buildOptions);
+    // What is left of the index's build is waited for as its phase, with its progress from now on.
+    if (buildProgress !== undefined) thread.onProgress = (done, total) => buildProgress("search-index", done, total);
+    useSearchIndex(builder, await thread.index);
+    buildProgress?.("search-index", 1, 1);
+    return await buildWithScoreIndex(builder, buildOptions, (scores) => thread.scoreIndex(scores));
   } finally {
     // A bad statement line (or a failed index) must not leave the thread running.
     thread?.stop();
   }
-  return builder.build(buildProgress === undefined ? {} : { onProgress: buildProgress });
 }
 
 /**
