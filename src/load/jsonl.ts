@@ -64,6 +64,7 @@ import {
   sealEntities,
   useSearchIndex,
 } from "../engine/internal.js";
+import { makeEntityIdTable } from "./entity-id-table.js";
 import { startSearchIndexThread } from "./search-index-thread.js";
 import { readStatementLine } from "./statement-line.js";
 import {
@@ -304,9 +305,11 @@ export async function loadJsonLinesFile(
     } finally {
       closeSync(fd);
     }
+    // One table of the entityIds for every parser thread, in shared memory (entity-id-table.ts).
+    const table = makeEntityIdTable(builder.insertionEntityIds);
     const parsers: ParserThread[] = [];
     for (let r = 0; r + 1 < cuts.length; r++) {
-      parsers.push(startParserThread(path, cuts[r]!, cuts[r + 1]!, builder.insertionEntityIds, maxLineBytes));
+      parsers.push(startParserThread(path, cuts[r]!, cuts[r + 1]!, table, maxLineBytes));
     }
     try {
       for (const parser of parsers) {
