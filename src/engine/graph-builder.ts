@@ -76,6 +76,8 @@ export interface SealedEntities {
 const NO_FILE = 0xffff;
 /** The score column's mark of an entity whose input gave no score (scores are below 2^32). */
 const NO_SCORE = -1;
+/** Room for runs of source positions reserved up front (SourceColumn: they grow by doubling past it). */
+const RUN_CAPACITY = 16;
 /** Room reserved up front in the statement columns (they grow by doubling past it). */
 const INITIAL_CAPACITY = 1024;
 
@@ -584,7 +586,6 @@ export class GraphBuilder {
     for (const column of [this.subject, this.predicate, this.object, this.fpHi, this.fpLo, this.fpGiven]) {
       if (column.capacity < statements) column.reallocate(statements);
     }
-    this.statementSource.reserve(statements);
     this.fingerprintRows.reserve(statements);
   }
 
@@ -681,38 +682,62 @@ export class GraphBuilder {
   }
 }
 
-/** Where each item came from, as a file-table index and a line number: 6 bytes an item. */
+/**
+ * Where each item came from (a file-table index and a line number), as runs: items added one after
+ * the other from consecutive lines of one file (nearly every item of a JSON Lines file) share one run
+ * of three numbers (first item, file, first line), so a file without blank lines, duplicates or
+ * items from elsewhere costs one run, not 8 bytes an item. Worst case (every run one item long) 12
+ * bytes an item. An item's position is a binary search over the runs: asked only for an error.
+ */
 class SourceColumn {
   private readonly files: string[] = [];
   private readonly fileIds = new Map<string, number>();
-  private readonly file = new Uint32Vector(INITIAL_CAPACITY);
-  private readonly line = new Uint32Vector(INITIAL_CAPACITY);
-
-  /** Room for `items` items in all. */
-  reserve(items: number): void {
-    if (this.file.capacity < items) this.file.reallocate(items);
-    if (this.line.capacity < items) this.line.reallocate(items);
-  }
+  /** Per run: its first item, its file (NO_FILE: no position) and its first item's line. */
+  private readonly runItem = new Uint32Vector(RUN_CAPACITY);
+  private readonly runFile = new Uint32Vector(RUN_CAPACITY);
+  private readonly runLine = new Uint32Vector(RUN_CAPACITY);
+  private items = 0;
+  private lastFile = NO_FILE;
+  private lastLine = 0;
 
   push(source: SourcePosition | undefined): void {
-    if (source === undefined) {
-      this.file.push(NO_FILE);
-      this.line.push(0);
-      return;
+    let f = NO_FILE;
+    let line = 0;
+    if (source !== undefined) {
+      line = source.line;
+      const known = this.fileIds.get(source.file);
+      if (known === undefined) {
+        f = this.files.length;
+        this.files.push(source.file);
+        this.fileIds.set(source.file, f);
+      } else f = known;
     }
-    let f = this.fileIds.get(source.file);
-    if (f === undefined) {
-      f = this.files.length;
-      this.files.push(source.file);
-      this.fileIds.set(source.file, f);
+    // Each branch: the item extends the last run (the same file, the next line; or no position after
+    // none), or starts a run of its own.
+    const continues = this.items > 0 && f === this.lastFile && (f === NO_FILE || line === this.lastLine + 1);
+    if (!continues) {
+      this.runItem.push(this.items);
+      this.runFile.push(f);
+      this.runLine.push(line);
     }
-    this.file.push(f);
-    this.line.push(source.line);
+    this.lastFile = f;
+    this.lastLine = line;
+    this.items++;
   }
 
   position(i: number): SourcePosition | undefined {
-    const f = this.file.get(i);
-    return f === NO_FILE ? undefined : { file: this.files[f] as string, line: this.line.get(i) };
+    // The last run that starts at or before item i.
+    let lo = 0;
+    let hi = this.runItem.length;
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >>> 1;
+      if (this.runItem.get(mid) <= i) lo = mid;
+      else hi = mid;
+    }
+    const f = this.runFile.get(lo);
+    return f === NO_FILE
+      ? undefined
+      : { file: this.files[f] as string, line: this.runLine.get(lo) + (i - this.runItem.get(lo)) };
   }
 
   describe(i: number, prefix: string): string {
