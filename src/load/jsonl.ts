@@ -71,6 +71,7 @@ import {
   type Batch,
   MAX_DEFAULT_THREADS,
   type ParserThread,
+  RANGES_PER_THREAD,
   ROW_HEX,
   ROW_RAW,
   splitRanges,
@@ -301,23 +302,29 @@ export async function loadJsonLinesFile(
     const fd = openSync(path, "r");
     let cuts: number[];
     try {
-      cuts = splitRanges(fd, totalBytes, threads);
+      cuts = splitRanges(fd, totalBytes, threads * RANGES_PER_THREAD);
     } finally {
       closeSync(fd);
     }
     // One table of the entityIds for every parser thread, in shared memory (entity-id-table.ts).
     const table = makeEntityIdTable(builder.insertionEntityIds);
+    // Range r goes to thread r mod T: the main thread adds them in file order, each thread in turn.
+    const ranges = cuts.length - 1;
     const parsers: ParserThread[] = [];
-    for (let r = 0; r + 1 < cuts.length; r++) {
-      parsers.push(startParserThread(path, cuts[r]!, cuts[r + 1]!, table, maxLineBytes));
+    for (let t = 0; t < Math.min(threads, ranges); t++) {
+      const own: number[] = [];
+      for (let r = t; r < ranges; r += threads) own.push(cuts[r]!, cuts[r + 1]!);
+      parsers.push(startParserThread(path, own, table, maxLineBytes));
     }
     try {
-      for (const parser of parsers) {
+      for (let r = 0; r < ranges; r++) {
+        const parser = parsers[r % parsers.length]!;
         const base = lineNumber;
         for (;;) {
           const reply = await parser.next();
-          // Each branch: rows are added in order; a too-long line fails there, as on one thread.
-          if (reply.kind === "done") break;
+          // Each branch: rows are added in order; a too-long line fails there, as on one thread; a
+          // thread that ends before its ranges do is a bug.
+          if (reply.kind === "done") throw new Error("statement parser thread: it ended before its ranges");
           if (reply.kind === "error") throw new Error(`statement parser thread: ${reply.message}`);
           if (reply.kind === "too-long") {
             throw dataError("INVALID_DATA", `line is longer than ${maxLineBytes} bytes`, {
@@ -326,6 +333,7 @@ export async function loadJsonLinesFile(
             });
           }
           addBatch(reply, base);
+          parser.added();
           lineNumber = base + reply.lineCount;
           bytes = reply.bytes;
           if (!estimated) {
@@ -336,6 +344,7 @@ export async function loadJsonLinesFile(
             }
           }
           if (onProgress !== undefined && performance.now() - lastReportAt >= PROGRESS_INTERVAL_MS) report(false);
+          if (reply.last) break;
         }
       }
     } finally {
