@@ -76,8 +76,24 @@ export interface SealedEntities {
 const NO_FILE = 0xffff;
 /** The score column's mark of an entity whose input gave no score (scores are below 2^32). */
 const NO_SCORE = -1;
+/** Room for runs of source positions reserved up front (SourceColumn: they grow by doubling past it). */
+const RUN_CAPACITY = 16;
 /** Room reserved up front in the statement columns (they grow by doubling past it). */
 const INITIAL_CAPACITY = 1024;
+
+/** What a build has made before the statement and score indexes (GraphBuilder.buildStart). */
+interface BuildParts {
+  progress: BuildOptions["onProgress"];
+  entityCount: number;
+  entities: EntityTable;
+  dictionary: Dictionary;
+  searchIndex: SearchIndex;
+  /** Dense ids by input row. */
+  subject: Uint32Array;
+  predicate: Uint32Array;
+  object: Uint32Array;
+  scores: Scores;
+}
 
 /** The entities in dense-id order and what is made of them before the statements are remapped. */
 interface SortedEntities {
@@ -94,6 +110,12 @@ interface SortedEntities {
 let seal: (builder: GraphBuilder, onProgress: BuildOptions["onProgress"]) => SealedEntities;
 /** Sizes a builder's statement columns for an expected count: see engine/internal.ts. */
 let reserve: (builder: GraphBuilder, statements: number) => void;
+/** Builds with the score index made elsewhere from the scores: see engine/internal.ts. */
+let buildWith: (
+  builder: GraphBuilder,
+  options: BuildOptions,
+  makeScoreIndex: (scores: Scores) => Promise<ScoreIndex>,
+) => Promise<Graph>;
 /** Gives a builder the search index of its sealed entities: see engine/internal.ts. */
 let useIndex: (builder: GraphBuilder, index: SearchIndex) => void;
 
@@ -169,6 +191,7 @@ export class GraphBuilder {
     seal = (builder, onProgress) => builder.sealEntities(onProgress);
     reserve = (builder, statements) => builder.reserveStatements(statements);
     useIndex = (builder, index) => builder.useSearchIndex(index);
+    buildWith = (builder, options, makeScoreIndex) => builder.buildWithScoreIndex(options, makeScoreIndex);
     addValue = (builder, kind, value, source) =>
       kind === "entity" ? builder.addEntityValue(value, source) : builder.addStatementValue(value, source);
     addStrings = (builder, s, p, o, given, source) => builder.addStatementStrings(s, p, o, given, source);
@@ -429,6 +452,36 @@ export class GraphBuilder {
 
   /** Builds the graph. The builder cannot be used afterwards. */
   build(options: BuildOptions = {}): Graph {
+    const parts = this.buildStart(options);
+    const statementIndex = this.buildStatementIndex(parts);
+    parts.progress?.("score-index", 0, 1);
+    const scoreIndex = ScoreIndex.build(parts.searchIndex, parts.scores);
+    parts.progress?.("score-index", 1, 1);
+    return this.buildEnd(parts, statementIndex, scoreIndex);
+  }
+
+  /**
+   * build(), the score index made by `makeScoreIndex` from the scores (in a worker thread: the
+   * loader's, load/search-index-thread.ts) while this thread builds the statement index: the two
+   * phases overlap on two cores. The graph is the one build() makes.
+   */
+  private async buildWithScoreIndex(
+    options: BuildOptions,
+    makeScoreIndex: (scores: Scores) => Promise<ScoreIndex>,
+  ): Promise<Graph> {
+    const parts = this.buildStart(options);
+    const pending = makeScoreIndex(parts.scores);
+    // Awaited once the statement index is built: a failure before then is not an unhandled rejection.
+    pending.catch(() => undefined);
+    const statementIndex = this.buildStatementIndex(parts);
+    parts.progress?.("score-index", 0, 1);
+    const scoreIndex = await pending;
+    parts.progress?.("score-index", 1, 1);
+    return this.buildEnd(parts, statementIndex, scoreIndex);
+  }
+
+  /** What every build does before the statement and score indexes: entities, search index, dense rows, scores. */
+  private buildStart(options: BuildOptions): BuildParts {
     this.checkOpen();
     this.built = true;
     // Needed only while adding: freed before the build's own arrays are made.
@@ -455,25 +508,9 @@ export class GraphBuilder {
       predicate[row] = denseOf[this.predicate.get(row)]!;
       object[row] = denseOf[this.object.get(row)]!;
     }
-    // One object for every hex answer (GivenFingerprint: read before the next call), and the Map of
-    // text fingerprints asked only when there are any: this runs twice for every statement.
-    const halves = { hi: 0, lo: 0 };
-    const anyText = this.fpText.size > 0;
-    const given = (row: number): GivenFingerprint => {
-      const text = anyText ? this.fpText.get(row) : undefined;
-      if (text !== undefined) return text;
-      // Only what the input gave is stored: derived fingerprints are made again on output.
-      if (this.fpGiven.get(row) !== 1) return undefined;
-      halves.hi = this.fpHi.get(row);
-      halves.lo = this.fpLo.get(row);
-      return halves;
-    };
-    const statementIndex = StatementIndex.build(
-      { subject, predicate, object, given },
-      n,
-      (row) => this.fpText.get(row) ?? hex64(this.fpHi.get(row), this.fpLo.get(row)),
-      (done, total) => progress?.("statement-index", done, total),
-    );
+    // The rows by insertion index are not read again (the builder is closed): their memory goes now,
+    // before the statement index's working arrays are made.
+    for (const column of [this.subject, this.predicate, this.object]) column.reallocate(0);
     // Scores: the given ones, else each entity's count of statements.
     const scoreValues = statementCounts(
       n,
@@ -491,9 +528,36 @@ export class GraphBuilder {
       scoreValues[denseOf[i]!] = given;
     }
     const scores = Scores.from(scoreValues, Uint32Array.from(givenAtCount.sort((a, b) => a - b)));
-    progress?.("score-index", 0, 1);
-    const scoreIndex = ScoreIndex.build(searchIndex, scores);
-    progress?.("score-index", 1, 1);
+    return { progress, entityCount: n, entities, dictionary, searchIndex, subject, predicate, object, scores };
+  }
+
+  /** The statement index of the dense rows, with the fingerprints the input gave. */
+  private buildStatementIndex(parts: BuildParts): StatementIndex {
+    const { subject, predicate, object, progress } = parts;
+    // One object for every hex answer (GivenFingerprint: read before the next call), and the Map of
+    // text fingerprints asked only when there are any: this runs twice for every statement.
+    const halves = { hi: 0, lo: 0 };
+    const anyText = this.fpText.size > 0;
+    const given = (row: number): GivenFingerprint => {
+      const text = anyText ? this.fpText.get(row) : undefined;
+      if (text !== undefined) return text;
+      // Only what the input gave is stored: derived fingerprints are made again on output.
+      if (this.fpGiven.get(row) !== 1) return undefined;
+      halves.hi = this.fpHi.get(row);
+      halves.lo = this.fpLo.get(row);
+      return halves;
+    };
+    return StatementIndex.build(
+      { subject, predicate, object, given },
+      parts.entityCount,
+      (row) => this.fpText.get(row) ?? hex64(this.fpHi.get(row), this.fpLo.get(row)),
+      (done, total) => progress?.("statement-index", done, total),
+    );
+  }
+
+  /** The graph of the parts and both indexes. */
+  private buildEnd(parts: BuildParts, statementIndex: StatementIndex, scoreIndex: ScoreIndex): Graph {
+    const { progress, entities, dictionary, searchIndex, scores } = parts;
     // The Graph computes its content tag (content-tag.ts) as it is made: one pass over everything.
     progress?.("content-tag", 0, 1);
     const { fold: _fold, ...graphOptions } = this.options;
@@ -522,7 +586,6 @@ export class GraphBuilder {
     for (const column of [this.subject, this.predicate, this.object, this.fpHi, this.fpLo, this.fpGiven]) {
       if (column.capacity < statements) column.reallocate(statements);
     }
-    this.statementSource.reserve(statements);
     this.fingerprintRows.reserve(statements);
   }
 
@@ -619,38 +682,62 @@ export class GraphBuilder {
   }
 }
 
-/** Where each item came from, as a file-table index and a line number: 6 bytes an item. */
+/**
+ * Where each item came from (a file-table index and a line number), as runs: items added one after
+ * the other from consecutive lines of one file (nearly every item of a JSON Lines file) share one run
+ * of three numbers (first item, file, first line), so a file without blank lines, duplicates or
+ * items from elsewhere costs one run, not 8 bytes an item. Worst case (every run one item long) 12
+ * bytes an item. An item's position is a binary search over the runs: asked only for an error.
+ */
 class SourceColumn {
   private readonly files: string[] = [];
   private readonly fileIds = new Map<string, number>();
-  private readonly file = new Uint32Vector(INITIAL_CAPACITY);
-  private readonly line = new Uint32Vector(INITIAL_CAPACITY);
-
-  /** Room for `items` items in all. */
-  reserve(items: number): void {
-    if (this.file.capacity < items) this.file.reallocate(items);
-    if (this.line.capacity < items) this.line.reallocate(items);
-  }
+  /** Per run: its first item, its file (NO_FILE: no position) and its first item's line. */
+  private readonly runItem = new Uint32Vector(RUN_CAPACITY);
+  private readonly runFile = new Uint32Vector(RUN_CAPACITY);
+  private readonly runLine = new Uint32Vector(RUN_CAPACITY);
+  private items = 0;
+  private lastFile = NO_FILE;
+  private lastLine = 0;
 
   push(source: SourcePosition | undefined): void {
-    if (source === undefined) {
-      this.file.push(NO_FILE);
-      this.line.push(0);
-      return;
+    let f = NO_FILE;
+    let line = 0;
+    if (source !== undefined) {
+      line = source.line;
+      const known = this.fileIds.get(source.file);
+      if (known === undefined) {
+        f = this.files.length;
+        this.files.push(source.file);
+        this.fileIds.set(source.file, f);
+      } else f = known;
     }
-    let f = this.fileIds.get(source.file);
-    if (f === undefined) {
-      f = this.files.length;
-      this.files.push(source.file);
-      this.fileIds.set(source.file, f);
+    // Each branch: the item extends the last run (the same file, the next line; or no position after
+    // none), or starts a run of its own.
+    const continues = this.items > 0 && f === this.lastFile && (f === NO_FILE || line === this.lastLine + 1);
+    if (!continues) {
+      this.runItem.push(this.items);
+      this.runFile.push(f);
+      this.runLine.push(line);
     }
-    this.file.push(f);
-    this.line.push(source.line);
+    this.lastFile = f;
+    this.lastLine = line;
+    this.items++;
   }
 
   position(i: number): SourcePosition | undefined {
-    const f = this.file.get(i);
-    return f === NO_FILE ? undefined : { file: this.files[f] as string, line: this.line.get(i) };
+    // The last run that starts at or before item i.
+    let lo = 0;
+    let hi = this.runItem.length;
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >>> 1;
+      if (this.runItem.get(mid) <= i) lo = mid;
+      else hi = mid;
+    }
+    const f = this.runFile.get(lo);
+    return f === NO_FILE
+      ? undefined
+      : { file: this.files[f] as string, line: this.runLine.get(lo) + (i - this.runItem.get(lo)) };
   }
 
   describe(i: number, prefix: string): string {
@@ -768,6 +855,18 @@ export const addStatementRefs: AddStatementRefs = (builder, s, p, o, hexGiven, h
  */
 export function sealEntities(builder: GraphBuilder, onProgress?: BuildOptions["onProgress"]): SealedEntities {
   return seal(builder, onProgress);
+}
+
+/**
+ * Builds `builder`'s graph as build() does, the score index made by `makeScoreIndex` from the scores
+ * while the statement index is built here (the loader makes it in the search index's worker thread).
+ */
+export function buildWithScoreIndex(
+  builder: GraphBuilder,
+  options: BuildOptions,
+  makeScoreIndex: (scores: Scores) => Promise<ScoreIndex>,
+): Promise<Graph> {
+  return buildWith(builder, options, makeScoreIndex);
 }
 
 /** Gives `builder` the search index built from what sealEntities returned; build() then uses it. */

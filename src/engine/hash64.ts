@@ -9,13 +9,15 @@
  * code units as 16-bit little-endian integers. The length prefix makes ("a\0b", "c") and ("a", "b\0c")
  * hash apart. The 64-bit state is kept as two uint32 halves so no BigInt runs in the loop.
  *
- * The four hash families of the project, in one place:
+ * The hash families of the project, in one place:
  *
  * | hash                 | where                                  | serves                                     |
  * |----------------------|----------------------------------------|--------------------------------------------|
  * | FNV-1a 64            | here; kernels/page-hasher.ts (wasm)    | derived fingerprints, query tags, the      |
  * |                      |                                        | dictionary's entityId lookups (a)          |
  * | fmix32 (MurmurHash3) | here                                   | fingerprint-table.ts's slots, seeded (b)   |
+ * | FNV-1a 32 + fmix32   | load/entity-id-table.ts                | the parser threads' entityId look-ups,     |
+ * |                      |                                        | over UTF-8 bytes, seeded (b)               |
  * | cyrb53, two lanes    | http/caching.ts                        | the per-request part of an ETag (c)        |
  * | SHA-256, HMAC-SHA256 | node:crypto: content-tag.ts,           | the content tag, ETag seeds, the cursor    |
  * |                      | http/caching.ts, cursor/hmac.ts        | MAC (d)                                    |

@@ -17,8 +17,11 @@ export {
   addParsedItem,
   addStatementRefs,
   addStatementStrings,
+  buildWithScoreIndex,
   reserveStatements,
   sealEntities,
   useSearchIndex,
 } from "./graph-builder.js";
 export { SearchIndex } from "./search/search-index.js";
+export { ScoreIndex, type ScoreRanks } from "./search/score-index.js";
+export { Scores } from "./search/scores.js";

@@ -59,16 +59,19 @@ import {
   addParsedItem,
   addStatementRefs,
   addStatementStrings,
+  buildWithScoreIndex,
   reserveStatements,
   sealEntities,
   useSearchIndex,
 } from "../engine/internal.js";
+import { makeEntityIdTable } from "./entity-id-table.js";
 import { startSearchIndexThread } from "./search-index-thread.js";
 import { readStatementLine } from "./statement-line.js";
 import {
   type Batch,
   MAX_DEFAULT_THREADS,
   type ParserThread,
+  RANGES_PER_THREAD,
   ROW_HEX,
   ROW_RAW,
   splitRanges,
@@ -299,21 +302,29 @@ export async function loadJsonLinesFile(
     const fd = openSync(path, "r");
     let cuts: number[];
     try {
-      cuts = splitRanges(fd, totalBytes, threads);
+      cuts = splitRanges(fd, totalBytes, threads * RANGES_PER_THREAD);
     } finally {
       closeSync(fd);
     }
+    // One table of the entityIds for every parser thread, in shared memory (entity-id-table.ts).
+    const table = makeEntityIdTable(builder.insertionEntityIds);
+    // Range r goes to thread r mod T: the main thread adds them in file order, each thread in turn.
+    const ranges = cuts.length - 1;
     const parsers: ParserThread[] = [];
-    for (let r = 0; r + 1 < cuts.length; r++) {
-      parsers.push(startParserThread(path, cuts[r]!, cuts[r + 1]!, builder.insertionEntityIds, maxLineBytes));
+    for (let t = 0; t < Math.min(threads, ranges); t++) {
+      const own: number[] = [];
+      for (let r = t; r < ranges; r += threads) own.push(cuts[r]!, cuts[r + 1]!);
+      parsers.push(startParserThread(path, own, table, maxLineBytes));
     }
     try {
-      for (const parser of parsers) {
+      for (let r = 0; r < ranges; r++) {
+        const parser = parsers[r % parsers.length]!;
         const base = lineNumber;
         for (;;) {
           const reply = await parser.next();
-          // Each branch: rows are added in order; a too-long line fails there, as on one thread.
-          if (reply.kind === "done") break;
+          // Each branch: rows are added in order; a too-long line fails there, as on one thread; a
+          // thread that ends before its ranges do is a bug.
+          if (reply.kind === "done") throw new Error("statement parser thread: it ended before its ranges");
           if (reply.kind === "error") throw new Error(`statement parser thread: ${reply.message}`);
           if (reply.kind === "too-long") {
             throw dataError("INVALID_DATA", `line is longer than ${maxLineBytes} bytes`, {
@@ -322,6 +333,7 @@ export async function loadJsonLinesFile(
             });
           }
           addBatch(reply, base);
+          parser.added();
           lineNumber = base + reply.lineCount;
           bytes = reply.bytes;
           if (!estimated) {
@@ -332,6 +344,7 @@ export async function loadJsonLinesFile(
             }
           }
           if (onProgress !== undefined && performance.now() - lastReportAt >= PROGRESS_INTERVAL_MS) report(false);
+          if (reply.last) break;
         }
       }
     } finally {
@@ -493,19 +506,21 @@ export async function loadGraph(options: LoadGraphOptions): Promise<Graph> {
     (builder.entityCount >= SEARCH_INDEX_THREAD_MIN_ENTITIES && availableParallelism() > 1))
       ? startSearchIndexThread(sealEntities(builder, buildProgress))
       : undefined;
+  const buildOptions = buildProgress === undefined ? {} : { onProgress: buildProgress };
   try {
     await loadJsonLinesFile(options.statements, "statements", builder, { ...readOptions, threads });
-    if (thread !== undefined) {
-      // What is left of the index's build is waited for as its phase, with its progress from now on.
-      if (buildProgress !== undefined) thread.onProgress = (done, total) => buildProgress("search-index", done, total);
-      useSearchIndex(builder, await thread.index);
-      buildProgress?.("search-index", 1, 1);
-    }
+    // Each branch: with the thread, the rest of the search index is waited for and the score index
+    // is made there beside the statement index; without it, build() makes both here.
+    if (thread === undefined) return builder.build(buildOptions);
+    // What is left of the index's build is waited for as its phase, with its progress from now on.
+    if (buildProgress !== undefined) thread.onProgress = (done, total) => buildProgress("search-index", done, total);
+    useSearchIndex(builder, await thread.index);
+    buildProgress?.("search-index", 1, 1);
+    return await buildWithScoreIndex(builder, buildOptions, (scores) => thread.scoreIndex(scores));
   } finally {
     // A bad statement line (or a failed index) must not leave the thread running.
     thread?.stop();
   }
-  return builder.build(buildProgress === undefined ? {} : { onProgress: buildProgress });
 }
 
 /**

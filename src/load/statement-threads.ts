@@ -3,33 +3,42 @@
  * =========================================
  * Owns reading a plain statements.jsonl with several threads. The file is cut into byte ranges at
  * line ends (splitRanges: a cut is moved forward to just past the next LF, so no line, and no
- * multi-byte character, is ever split). One worker thread per range reads its bytes, splits lines on
+ * multi-byte character, is ever split), RANGES_PER_THREAD of them per thread, dealt out in turn
+ * (range r to thread r mod T). Each worker thread reads its ranges in order, splits lines on
  * LF, and reads each line of the common shape (statement-line.ts) whose three entityIds it finds and
  * whose fingerprint is absent or 16 lowercase hex digits: such a line becomes a row of Uint32 columns
  * (subject, predicate, object as the builder's insertion indexes; the fingerprint's halves). Every
  * other line (a blank one, another shape, an unknown entity, another fingerprint text, the file's
  * first line, which may carry a BOM) goes back as its bytes, and the main thread reads it the
- * one-thread way. The main thread adds the ranges in file order, each row through the builder's
+ * one-thread way. A line is read from its bytes (readRow: the shape's literal keys compared byte by
+ * byte, each value's bytes checked against statement-line.ts's class of plain characters, so exactly
+ * the lines its regular expression matches, with the same values), and each id is found in the
+ * entity id table all threads share (entity-id-table.ts): no string is made for a line.
+ * The main thread adds the ranges in file order, each row through the builder's
  * checks (fingerprint duplicates and conflicts, the same statement twice): so the rows, the graph and
  * the first bad line named (file:line: reason) are what one thread gives.
  *
- *   main -> worker   workerData { kind, path, start, end, first, entityIds, maxLineBytes }
- *   worker -> main   { kind: "batch", lines, flags, s, p, o, hi, lo, raw, lineCount, bytes }
- *                    (line numbers local to the range; arrays transferred, not copied)
+ *   main -> worker   workerData { kind, path, ranges, table, consumed, maxLineBytes }
+ *   worker -> main   { kind: "batch", lines, flags, s, p, o, hi, lo, raw, lineCount, bytes, last }
+ *                    (line numbers local to the range; `last` on a range's last batch; arrays
+ *                    transferred, not copied)
+ *   main -> worker   consumed[0] += 1 after each batch added (shared memory, notified)
  *   worker -> main   { kind: "too-long", line }   (a line past maxLineBytes: the range ends there)
  *   worker -> main   { kind: "done" } | { kind: "error", message }
  *
- * Each worker finds entityIds in its own Map of them (structured-cloned to it: about 0.2 s and the
- * Map's memory per worker at 1M entities). A range's batches wait in memory until the main thread
- * reaches that range (at most the range's rows, 21 bytes a line). Cost: O(bytes / threads) per
- * worker, and the builder's checks O(lines) on the main thread.
+ * The entity id table's arrays are SharedArrayBuffers: every worker reads the one made on the main
+ * thread, none copies it. A worker runs at most MAX_BATCHES_AHEAD batches ahead of what the main
+ * thread has added of its output (a shared counter per worker, Atomics.wait / notify): the rows
+ * waiting in memory are bounded (25 bytes a line, about 1.6 MB a batch) whatever the file's size,
+ * and since the ranges are dealt out in turn, every thread has work while the main thread adds
+ * another's. Cost: O(bytes / threads) per worker, and the builder's checks O(lines) on the main thread.
  * This file is also the worker's entry point (it runs when loaded as a worker with its workerData).
  */
 
 import { closeSync, openSync, readSync } from "node:fs";
 import { getHeapStatistics } from "node:v8";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
-import { readStatementLine } from "./statement-line.js";
+import { type EntityIdTable, findEntityId } from "./entity-id-table.js";
 
 /** workerData's kind: the one this file answers to. */
 const WORKER_KIND = "quiver.statement-parser";
@@ -39,6 +48,10 @@ export const PARSE_BATCH_LINES = 65_536;
 const READ_BYTES = 1 << 20;
 /** Bytes read at once while looking for the LF after a cut. */
 const SCAN_BYTES = 1 << 16;
+/** Ranges per parser thread: enough that a thread's next range is under way while the main thread adds another's. */
+export const RANGES_PER_THREAD = 16;
+/** Batches a worker may have posted that the main thread has not yet added: bounds the rows in memory. */
+const MAX_BATCHES_AHEAD = 16;
 /** Most parser threads by default, whatever the cores: past this the main thread's checks are the limit. */
 export const MAX_DEFAULT_THREADS = 8;
 /** The longest fingerprint a worker reads itself: 16 hex digits. */
@@ -55,11 +68,11 @@ export const ROW_RAW = 2;
 interface Request {
   kind: typeof WORKER_KIND;
   path: string;
-  start: number;
-  end: number;
-  /** True for the range that begins the file: its line 1 may carry a BOM. */
-  first: boolean;
-  entityIds: readonly string[];
+  /** The worker's ranges in order, as start, end pairs. A range that starts at 0 begins the file: its line 1 may carry a BOM. */
+  ranges: number[];
+  table: EntityIdTable;
+  /** consumed[0]: this worker's batches the main thread has added (on a SharedArrayBuffer). */
+  consumed: Int32Array;
   maxLineBytes: number;
 }
 
@@ -80,6 +93,8 @@ export interface Batch {
   lineCount: number;
   /** The file offset read up to. */
   bytes: number;
+  /** True on the range's last batch. */
+  last: boolean;
 }
 
 export type ParserReply =
@@ -118,18 +133,20 @@ export function splitRanges(fd: number, size: number, parts: number): number[] {
 /** A parser thread's messages, in order, as an async queue; stop() ends the worker. */
 export interface ParserThread {
   next(): Promise<ParserReply>;
+  /** Tells the worker that one more of its batches was added: it may read on. */
+  added(): void;
   stop(): void;
 }
 
-/** Starts a parser thread for bytes [start, end) of `path`. */
+/** Starts a parser thread for `ranges` of `path` (start, end pairs, in file order). */
 export function startParserThread(
   path: string,
-  start: number,
-  end: number,
-  entityIds: readonly string[],
+  ranges: number[],
+  table: EntityIdTable,
   maxLineBytes: number,
 ): ParserThread {
-  const request: Request = { kind: WORKER_KIND, path, start, end, first: start === 0, entityIds, maxLineBytes };
+  const consumed = new Int32Array(new SharedArrayBuffer(4));
+  const request: Request = { kind: WORKER_KIND, path, ranges, table, consumed, maxLineBytes };
   const worker = new Worker(new URL(import.meta.url), {
     workerData: request,
     resourceLimits: { maxOldGenerationSizeMb: Math.floor(getHeapStatistics().heap_size_limit / MIB) },
@@ -155,8 +172,15 @@ export function startParserThread(
       if (r !== undefined) return Promise.resolve(r);
       return new Promise((resolve) => (waiting = resolve));
     },
+    added: () => {
+      Atomics.add(consumed, 0, 1);
+      Atomics.notify(consumed, 0);
+    },
     stop: () => {
       ended = true;
+      // A worker waiting for room wakes (and is ended) rather than waits on.
+      Atomics.store(consumed, 0, 0x3fffffff);
+      Atomics.notify(consumed, 0);
       void worker.terminate();
     },
   };
@@ -178,7 +202,7 @@ class BatchWriter {
     return this.count === PARSE_BATCH_LINES;
   }
 
-  take(lineCount: number, bytes: number): [Batch, ArrayBuffer[]] {
+  take(lineCount: number, bytes: number, last: boolean): [Batch, ArrayBuffer[]] {
     const n = this.count;
     const batch: Batch = {
       kind: "batch",
@@ -192,6 +216,7 @@ class BatchWriter {
       raw: this.raw,
       lineCount,
       bytes,
+      last,
     };
     this.raw = [];
     this.count = 0;
@@ -202,31 +227,98 @@ class BatchWriter {
   }
 }
 
-/** The halves of 16 lowercase hex digits, or false for any other text. */
-function hexHalves(text: string, out: Uint32Array, at: number, outLo: Uint32Array): boolean {
-  if (text.length !== HEX_DIGITS) return false;
-  let hi = 0;
-  let lo = 0;
-  for (let i = 0; i < HEX_DIGITS; i++) {
-    const c = text.charCodeAt(i);
-    const digit = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1;
-    if (digit < 0) return false;
-    if (i < HEX_DIGITS / 2) hi = (hi << 4) | digit;
-    else lo = (lo << 4) | digit;
-  }
-  out[at] = hi >>> 0;
-  outLo[at] = lo >>> 0;
+/** The literal parts of a statement line of the common shape (statement-line.ts), as bytes. */
+const OPEN_SUBJECT = Buffer.from('{"subjectEntityId":"', "latin1");
+const THEN_PREDICATE = Buffer.from('","predicateEntityId":"', "latin1");
+const THEN_OBJECT = Buffer.from('","objectEntityId":"', "latin1");
+const THEN_FINGERPRINT = Buffer.from('","statementFingerprint":"', "latin1");
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const CLOSE_BRACE = 0x7d;
+
+/** Whether `literal` is at `line[at...]`, inside [0, end). */
+function literalAt(line: Uint8Array, at: number, end: number, literal: Uint8Array): boolean {
+  if (at + literal.length > end) return false;
+  for (let k = 0; k < literal.length; k++) if (line[at + k] !== literal[k]) return false;
   return true;
 }
 
-/** The worker's side: read the range, post batches. */
+/**
+ * Where the plain string value that starts at `at` ends (the index of its closing quote), or -1 when
+ * a byte outside statement-line.ts's plain class (0x20-0x7E but `"` and `\`) comes first or the line ends.
+ */
+function plainEnd(line: Uint8Array, at: number, end: number): number {
+  for (let i = at; i < end; i++) {
+    const b = line[i]!;
+    if (b === QUOTE) return i;
+    if (b < 0x20 || b > 0x7e || b === BACKSLASH) return -1;
+  }
+  return -1;
+}
+
+/** The value of a lowercase hex digit, or -1. */
+function hexDigit(b: number): number {
+  return b >= 0x30 && b <= 0x39 ? b - 0x30 : b >= 0x61 && b <= 0x66 ? b - 0x57 : -1;
+}
+
+/**
+ * Reads bytes [0, end) of `line` into row `at` of `batch` when they are a statement line of the
+ * common shape whose three entities the table holds and whose fingerprint is absent or 16 lowercase
+ * hex digits; false for any other line (the main thread reads it the one-thread way).
+ */
+function readRow(line: Uint8Array, end: number, table: EntityIdTable, batch: BatchWriter, at: number): boolean {
+  if (!literalAt(line, 0, end, OPEN_SUBJECT)) return false;
+  const s0 = OPEN_SUBJECT.length;
+  const s1 = plainEnd(line, s0, end);
+  if (s1 < 0 || !literalAt(line, s1, end, THEN_PREDICATE)) return false;
+  const p0 = s1 + THEN_PREDICATE.length;
+  const p1 = plainEnd(line, p0, end);
+  if (p1 < 0 || !literalAt(line, p1, end, THEN_OBJECT)) return false;
+  const o0 = p1 + THEN_OBJECT.length;
+  const o1 = plainEnd(line, o0, end);
+  if (o1 < 0) return false;
+  // Each branch: the line ends after the object (no fingerprint), or a fingerprint follows.
+  let flag: number;
+  if (o1 + 2 === end && line[o1 + 1] === CLOSE_BRACE) flag = ROW_DERIVED;
+  else {
+    if (!literalAt(line, o1, end, THEN_FINGERPRINT)) return false;
+    const f0 = o1 + THEN_FINGERPRINT.length;
+    const f1 = plainEnd(line, f0, end);
+    if (f1 < 0 || f1 + 2 !== end || line[f1 + 1] !== CLOSE_BRACE || f1 - f0 !== HEX_DIGITS) return false;
+    let hi = 0;
+    let lo = 0;
+    for (let k = 0; k < HEX_DIGITS; k++) {
+      const digit = hexDigit(line[f0 + k]!);
+      if (digit < 0) return false;
+      if (k < HEX_DIGITS / 2) hi = (hi << 4) | digit;
+      else lo = (lo << 4) | digit;
+    }
+    batch.hi[at] = hi >>> 0;
+    batch.lo[at] = lo >>> 0;
+    flag = ROW_HEX;
+  }
+  const s = findEntityId(table, line, s0, s1);
+  if (s < 0) return false;
+  const p = findEntityId(table, line, p0, p1);
+  if (p < 0) return false;
+  const o = findEntityId(table, line, o0, o1);
+  if (o < 0) return false;
+  batch.s[at] = s;
+  batch.p[at] = p;
+  batch.o[at] = o;
+  batch.flags[at] = flag;
+  return true;
+}
+
+/** The worker's side: read the ranges in turn, post batches. */
 function runWorker(request: Request): void {
   const port = parentPort!;
-  const ids = new Map<string, number>();
-  for (let i = 0; i < request.entityIds.length; i++) ids.set(request.entityIds[i]!, i);
   const batch = new BatchWriter();
+  const { consumed } = request;
+  let posted = 0;
+  let first = false;
   let lineCount = 0;
-  let offset = request.start;
+  let offset = 0;
 
   /** One line's bytes, its LF gone. */
   const line = (raw: Buffer): void => {
@@ -235,23 +327,7 @@ function runWorker(request: Request): void {
     let end = raw.length;
     if (end > 0 && raw[end - 1] === CR) end--;
     // Each test below leaves a line to the main thread, whose one-thread reading gives its outcome.
-    let fast = !(request.first && local === 1) && end <= request.maxLineBytes;
-    const fields = fast ? readStatementLine(raw, 0, end) : null;
-    if (fields !== null) {
-      const s = ids.get(fields[0]);
-      const p = ids.get(fields[1]);
-      const o = ids.get(fields[2]);
-      const given = fields[3];
-      if (s === undefined || p === undefined || o === undefined) fast = false;
-      else {
-        batch.s[at] = s;
-        batch.p[at] = p;
-        batch.o[at] = o;
-        if (given === undefined) batch.flags[at] = ROW_DERIVED;
-        else if (hexHalves(given, batch.hi, at, batch.lo)) batch.flags[at] = ROW_HEX;
-        else fast = false;
-      }
-    } else fast = false;
+    const fast = !(first && local === 1) && end <= request.maxLineBytes && readRow(raw, end, request.table, batch, at);
     if (!fast) {
       // Blank lines too: the main thread skips them as one thread does.
       batch.flags[at] = ROW_RAW;
@@ -261,52 +337,65 @@ function runWorker(request: Request): void {
     batch.count++;
   };
 
-  const flush = (): void => {
-    const [message, transfer] = batch.take(lineCount, offset);
+  const flush = (last: boolean): void => {
+    // Room first: at most MAX_BATCHES_AHEAD batches posted and not yet added by the main thread.
+    for (;;) {
+      const added = Atomics.load(consumed, 0);
+      if (posted - added < MAX_BATCHES_AHEAD) break;
+      Atomics.wait(consumed, 0, added);
+    }
+    const [message, transfer] = batch.take(lineCount, offset, last);
     port.postMessage(message, transfer);
+    posted++;
   };
 
   const fd = openSync(request.path, "r");
   try {
     const buffer = Buffer.allocUnsafe(READ_BYTES);
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
-    while (offset < request.end) {
-      const n = readSync(fd, buffer, 0, Math.min(READ_BYTES, request.end - offset), offset);
-      if (n <= 0) break;
-      offset += n;
-      const chunk = buffer.subarray(0, n);
-      let start = 0;
-      for (let lf = chunk.indexOf(LF, start); lf !== -1; lf = chunk.indexOf(LF, start)) {
+    for (let k = 0; k + 1 < request.ranges.length; k += 2) {
+      const rangeEnd = request.ranges[k + 1]!;
+      offset = request.ranges[k]!;
+      first = offset === 0;
+      lineCount = 0;
+      let pending: Buffer[] = [];
+      let pendingBytes = 0;
+      while (offset < rangeEnd) {
+        const n = readSync(fd, buffer, 0, Math.min(READ_BYTES, rangeEnd - offset), offset);
+        if (n <= 0) break;
+        offset += n;
+        const chunk = buffer.subarray(0, n);
+        let start = 0;
+        for (let lf = chunk.indexOf(LF, start); lf !== -1; lf = chunk.indexOf(LF, start)) {
+          lineCount++;
+          if (pendingBytes === 0) line(chunk.subarray(start, lf));
+          else {
+            pending.push(chunk.subarray(start, lf));
+            const joined = Buffer.concat(pending, pendingBytes + (lf - start));
+            pending = [];
+            pendingBytes = 0;
+            line(joined);
+          }
+          start = lf + 1;
+          if (batch.full) flush(false);
+        }
+        if (start < n) {
+          // The buffer is reused: a cut line's piece is copied.
+          pending.push(Buffer.from(chunk.subarray(start)));
+          pendingBytes += n - start;
+          if (pendingBytes > request.maxLineBytes + 1) {
+            flush(false);
+            port.postMessage({ kind: "too-long", line: lineCount + 1, lineCount } satisfies ParserReply);
+            return;
+          }
+        }
+      }
+      // A last line without LF (only the file's last range can end so) is still a line.
+      if (pendingBytes > 0) {
         lineCount++;
-        if (pendingBytes === 0) line(chunk.subarray(start, lf));
-        else {
-          pending.push(chunk.subarray(start, lf));
-          const joined = Buffer.concat(pending, pendingBytes + (lf - start));
-          pending = [];
-          pendingBytes = 0;
-          line(joined);
-        }
-        start = lf + 1;
-        if (batch.full) flush();
+        line(Buffer.concat(pending, pendingBytes));
       }
-      if (start < n) {
-        // The buffer is reused: a cut line's piece is copied.
-        pending.push(Buffer.from(chunk.subarray(start)));
-        pendingBytes += n - start;
-        if (pendingBytes > request.maxLineBytes + 1) {
-          flush();
-          port.postMessage({ kind: "too-long", line: lineCount + 1, lineCount } satisfies ParserReply);
-          return;
-        }
-      }
+      flush(true);
     }
-    // A last line without LF (only the file's last range can end so) is still a line.
-    if (pendingBytes > 0) {
-      lineCount++;
-      line(Buffer.concat(pending, pendingBytes));
-    }
-    flush();
     port.postMessage({ kind: "done" } satisfies ParserReply);
   } catch (e) {
     port.postMessage({ kind: "error", message: e instanceof Error ? e.message : String(e) } satisfies ParserReply);

@@ -24,7 +24,7 @@ import {
   type Statement,
   type StatementInput,
 } from "../../src/index.js";
-import { expectCode, show, TYPES } from "../support/oracle.js";
+import { expectCode, Rng, show, TYPES } from "../support/oracle.js";
 
 const FILE = "data/entities.jsonl";
 const SFILE = "data/statements.jsonl";
@@ -686,5 +686,41 @@ test("typed inputs; JavaScript callers still get the run-time checks", () => {
   // @ts-expect-error: "9" is not an EntityType
   expectCode(() => g.search({ q: "a", type: "9" }), "INVALID_TYPE", "type", "search type 9");
 });
+
+for (const seed of [1, 2, 3]) {
+  test(`seed ${seed}: a conflict names the earlier statement's file and line, whatever came between`, () => {
+    const rng = new Rng(seed);
+    const b = new GraphBuilder();
+    for (const entityId of ["a", "b"]) b.addEntity({ entityId, rawIdentifier: entityId, type: "0", sourceType: "s" });
+    const statement = (id: string, k: number): StatementInput => ({
+      subjectEntityId: id,
+      predicateEntityId: id,
+      objectEntityId: id,
+      statementFingerprint: `fp${k}`,
+    });
+    // Statements from two files and from no file, with gaps (blank lines) and exact duplicates (kept
+    // once: no row of their own): each one's position remembered by its fingerprint.
+    const where: string[] = [];
+    const lines = [0, 0];
+    for (let k = 0; k < 400; k++) {
+      const file = rng.int(2);
+      lines[file]! += rng.float() < 0.2 ? 2 + rng.int(3) : 1;
+      const source = rng.float() < 0.1 ? undefined : { file: `f${file}.jsonl`, line: lines[file]! };
+      b.addStatement(statement("a", k), source);
+      where.push(source === undefined ? "" : ` at f${file}.jsonl:${source.line}`);
+      if (rng.float() < 0.1) b.addStatement(statement("a", k), { file: `f${file}.jsonl`, line: ++lines[file]! });
+    }
+    for (let k = 0; k < 400; k++) {
+      const source = { file: "late.jsonl", line: k + 1 };
+      assert.throws(
+        () => b.addStatement(statement("b", k), source),
+        (e: Error) =>
+          e.message ===
+          `late.jsonl:${k + 1}: statementFingerprint "fp${k}" is already used by a different statement${where[k]}`,
+        `fp${k}`,
+      );
+    }
+  });
+}
 
 test.run();

@@ -20,6 +20,7 @@ import type { Entity, SearchParams } from "../../src/engine/types.js";
 import { loadGraph, type LoadProgress } from "../../src/load/jsonl.js";
 import { runningSearchIndexThreads, startSearchIndexThread } from "../../src/load/search-index-thread.js";
 import { writeGraphJsonl } from "../../tools/generator.js";
+import { snapshotBytes } from "../support/snapshot.js";
 
 let root = "";
 let files = { entities: "", statements: "" };
@@ -31,6 +32,11 @@ test.before(async () => {
 test.after(async () => {
   await rm(root, { recursive: true, force: true });
 });
+
+/** Byte equality without a diff of megabytes on failure. */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
+}
 
 /** Every page of a search, walked through its cursors. */
 function walk(g: Graph, params: SearchParams): Entity[] {
@@ -49,12 +55,16 @@ test("the graph is the same whether its search index was built in a worker threa
   const inline = await loadGraph({ ...files, cursorSecret: "s", searchIndexThread: false });
   assert.is(threaded.stats().contentTag, inline.stats().contentTag);
   assert.equal(threaded.stats().bytes, inline.stats().bytes);
+  // The score index (made in the thread beside the statement index) too: the same bytes.
+  assert.ok(sameBytes(snapshotBytes(threaded), snapshotBytes(inline)), "the snapshots differ");
   const names = [...inline.exportEntities()].map((e) => e.rawIdentifier);
   const queries = ["a", "e", "ä", names[5]!.slice(0, 3), names[700]!.slice(1, 4), names[2000]!, "zzzzqq"];
   for (const q of queries) {
     for (const type of [undefined, "1", "7"] as const) {
       const params = type === undefined ? { q } : { q, type };
       assert.equal(walk(threaded, params), walk(inline, params), `${q}/${type}`);
+      const byScore = { ...params, order: "score" as const };
+      assert.equal(walk(threaded, byScore), walk(inline, byScore), `${q}/${type} by score`);
     }
   }
   // Cursors of one are good on the other: the same content, so the same positions.
@@ -77,8 +87,10 @@ test("accent folding and scores: the same graph from a worker thread as after th
     ].join("\n"),
   );
   await writeFile(statements, '{"subjectEntityId":"z","predicateEntityId":"d","objectEntityId":"m"}\n');
+  const snapshots: Uint8Array[] = [];
   for (const searchIndexThread of [true, false]) {
     const g = await loadGraph({ entities, statements, fold: "accents", searchIndexThread });
+    snapshots.push(snapshotBytes(g));
     assert.is(g.fold, "accents");
     for (const [q, id] of [
       ["durer", "d"],
@@ -94,6 +106,8 @@ test("accent folding and scores: the same graph from a worker thread as after th
       ["d", "z"],
     );
   }
+  // Given scores (one of them the largest) reach the thread's score index as they are.
+  assert.ok(sameBytes(snapshots[0]!, snapshots[1]!), "the snapshots differ");
   await writeFile(entities, '{"entityId":"d","rawIdentifier":"Dürer","type":"0","sourceType":"x","score":-1}\n');
   const error = await loadGraph({ entities, statements }).then(
     () => null,

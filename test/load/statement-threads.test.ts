@@ -101,6 +101,57 @@ test("a bad line in the middle of a later range is named as one thread names it"
   }
 });
 
+test("lines near the common shape: read by the threads' byte reader or left to the main thread, one graph either way", async () => {
+  const dir = join(root, String(caseNumber++));
+  await import("node:fs/promises").then((fs) => fs.mkdir(dir));
+  const ids = ["a", "b c", "x~y", "é", "Q\\1", 'q"1', "A"];
+  const entities = ids.map((entityId) =>
+    JSON.stringify({ entityId, rawIdentifier: entityId, type: "0", sourceType: "s" }),
+  );
+  const plain = (s: string, p: string, o: string, rest = "") =>
+    `{"subjectEntityId":"${s}","predicateEntityId":"${p}","objectEntityId":"${o}"${rest}}`;
+  const good: string[] = [
+    plain("a", "b c", "x~y"),
+    plain("a", "a", "a", ',"statementFingerprint":"0123456789abcdef"'),
+    // Not 16 lowercase hex digits: texts the main thread keeps as given.
+    plain("b c", "a", "a", ',"statementFingerprint":"0123456789ABCDEF"'),
+    plain("x~y", "a", "a", ',"statementFingerprint":"0123456789abcde"'),
+    plain("x~y", "b c", "a", ',"statementFingerprint":"0123456789abcdef0"'),
+    plain("a", "x~y", "b c", ',"statementFingerprint":"fp with space"'),
+    // Escapes, non-ASCII, other spacing and key orders: the one-thread reading.
+    plain("\\u0041", "a", "a"),
+    plain("\u00e9", "a", "b c"),
+    JSON.stringify({ subjectEntityId: "é", predicateEntityId: "a", objectEntityId: "A" }),
+    JSON.stringify({ subjectEntityId: "Q\\1", predicateEntityId: 'q"1', objectEntityId: "A" }),
+    `${plain("A", "A", "A")} `,
+    plain("A", "b c", "a").replace(":", " : "),
+    JSON.stringify({ objectEntityId: "a", subjectEntityId: "A", predicateEntityId: "x~y" }),
+  ];
+  const paths = { entities: join(dir, "entities.jsonl"), statements: join(dir, "statements.jsonl") };
+  await writeFile(paths.entities, `${entities.join("\n")}\n`);
+  // Many copies, so that every range holds each shape (exact duplicates are kept once).
+  const lines: string[] = [];
+  for (let k = 0; k < 200; k++) lines.push(...good);
+  await writeFile(paths.statements, `${lines.join("\n")}\n`);
+  const one = await loadGraph({ ...paths, threads: 1, searchIndexThread: false });
+  const three = await loadGraph({ ...paths, threads: 3, searchIndexThread: false });
+  assert.is(one.stats().statements, good.length);
+  assert.is(three.contentTag, one.contentTag);
+  assert.equal(snapshotBytes(three), snapshotBytes(one));
+  for (const bad of [
+    plain("a", "b c", ""),
+    plain("a", "b c", "x~y", ',"statementFingerprint":""'),
+    plain("a", "b c", "nobody"),
+    plain("a", "b", "x~y"),
+    `${plain("a", "b c", "x~y")}}`,
+  ]) {
+    await writeFile(paths.statements, `${[...lines.slice(0, 1500), bad, ...lines.slice(1500)].join("\n")}\n`);
+    const oneError = await failure(loadGraph({ ...paths, threads: 1, searchIndexThread: false }));
+    assert.match(oneError, "statements.jsonl:1501: ");
+    assert.is(await failure(loadGraph({ ...paths, threads: 3, searchIndexThread: false })), oneError);
+  }
+});
+
 test("a fingerprint conflict across ranges names both lines as one thread does", async () => {
   const dir = join(root, String(caseNumber++));
   await import("node:fs/promises").then((fs) => fs.mkdir(dir));

@@ -110,6 +110,12 @@ export class DocumentArray {
     typeOfRank: Uint8Array,
     plainBitsWanted?: number,
   ): DocumentArray {
+    const values = DocumentArray.valuesOf(suffixArray, starts, typeOfRank);
+    return DocumentArray.fromValues(values, DocumentArray.rankBitsFor(typeOfRank.length), plainBitsWanted);
+  }
+
+  /** The values `build` makes its array of (what `values()` decodes again): type * 2^R + rank per position. */
+  static valuesOf(suffixArray: Uint32Array, starts: Uint32Array, typeOfRank: Uint8Array): Uint32Array {
     const N = typeOfRank.length;
     const n = suffixArray.length;
     const rankBits = DocumentArray.rankBitsFor(N);
@@ -121,7 +127,7 @@ export class DocumentArray {
       const r = rankAt[suffixArray[i]!]!;
       values[i] = (typeOfRank[r]! << rankBits) | r;
     }
-    return DocumentArray.fromValues(values, rankBits, plainBitsWanted);
+    return values;
   }
 
   /** Bits of a rank (R) for `entities` ranks: at least 1. */

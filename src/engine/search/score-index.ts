@@ -142,6 +142,15 @@ export interface ScoreIndexOptions {
   fallback?: "auto" | "bands" | "names" | "scan";
 }
 
+/** What the index takes from the search index (ScoreIndex.ranksOf), by name rank. */
+export interface ScoreRanks {
+  /** The dense id at each name rank. */
+  idOfRank: Uint32Array;
+  typeOfRank: Uint8Array;
+  /** The search index's document array, decoded: type * 2^R + name rank at each text position. */
+  documentValues: Uint32Array;
+}
+
 /** Sranks listed at least per round of the filtered infix listing (prefix-tier entities skipped). */
 const INFIX_BATCH_MIN = 32;
 /**
@@ -232,26 +241,45 @@ export class ScoreIndex {
 
   /** The index of `search`'s entities with these scores (by dense id). */
   static build(search: SearchIndex, scores: Scores, options: ScoreIndexOptions = {}): ScoreIndex {
+    return ScoreIndex.fromRanks(ScoreIndex.ranksOf(search), scores, options);
+  }
+
+  /**
+   * What the index takes from the search index, whatever the scores: the part of the build that can
+   * run before the scores are known (the loader does it in the search index's thread while the
+   * statements are read, load/search-index-thread.ts). Cost: one decoding of the document array,
+   * unless the values the search index was built from (SearchIndex.buildWithValues) are given.
+   */
+  static ranksOf(search: SearchIndex, documentValues?: Uint32Array): ScoreRanks {
     const N = search.entityCount;
+    const idOfRank = new Uint32Array(N);
+    for (let r = 0; r < N; r++) idOfRank[r] = search.idAt(r);
+    // Types by rank, from the type groups.
+    const typeOfRank = new Uint8Array(N);
+    for (let t = 0; t + 1 < search.typeStarts.length; t++) {
+      for (let i = search.typeStarts[t]!; i < search.typeStarts[t + 1]!; i++) typeOfRank[search.typeRanks.get(i)] = t;
+    }
+    return { idOfRank, typeOfRank, documentValues: documentValues ?? search.documents.values() };
+  }
+
+  /** The index from the search index's ranks (ranksOf) and the scores; `ranks.documentValues` is overwritten. */
+  static fromRanks(ranks: ScoreRanks, scores: Scores, options: ScoreIndexOptions = {}): ScoreIndex {
+    const { idOfRank, typeOfRank } = ranks;
+    const N = idOfRank.length;
     const scoreOfRank = new Float64Array(N);
-    for (let r = 0; r < N; r++) scoreOfRank[r] = scores.at(search.idAt(r));
+    for (let r = 0; r < N; r++) scoreOfRank[r] = scores.at(idOfRank[r]!);
     const order = Array.from({ length: N }, (_, r) => r).sort((x, y) => scoreOfRank[y]! - scoreOfRank[x]! || x - y);
     const R = DocumentArray.rankBitsFor(N);
     const rankOfSrank = IntVector.from(order, IntVector.widthFor(Math.max(0, N - 1)));
     const srankOf = new Uint32Array(N);
     for (let s = 0; s < N; s++) srankOf[order[s]!] = s;
     const srankOfRank = IntVector.from(srankOf, IntVector.widthFor(Math.max(0, N - 1)));
-    // Types by rank, from the type groups.
-    const typeOfRank = new Uint8Array(N);
-    for (let t = 0; t + 1 < search.typeStarts.length; t++) {
-      for (let i = search.typeStarts[t]!; i < search.typeStarts[t + 1]!; i++) typeOfRank[search.typeRanks.get(i)] = t;
-    }
     const nameValues = new Uint32Array(N);
     for (let r = 0; r < N; r++) nameValues[r] = ((typeOfRank[r]! << R) | srankOf[r]!) >>> 0;
     const names = DocumentArray.fromValues(nameValues, R);
     // Positions per srank (a position past the last text counts for rank 0, as in the search
     // index's array), then the bands: each ends after the last srank whose positions fit its share.
-    const values = search.documents.values();
+    const values = ranks.documentValues;
     const n = values.length;
     const mask = (1 << R) - 1;
     const positionsOfSrank = new Uint32Array(N);

@@ -133,6 +133,18 @@ export class SearchIndex {
     types: Uint8Array,
     onProgress?: (done: number, total: number) => void,
   ): SearchIndex {
+    return SearchIndex.buildWithValues(folded, types, onProgress).index;
+  }
+
+  /**
+   * `build`, also returning the document array's values (DocumentArray.valuesOf) that the build
+   * makes anyway: what the score index is built from (ScoreIndex.ranksOf), without decoding them again.
+   */
+  static buildWithValues(
+    folded: readonly string[],
+    types: Uint8Array,
+    onProgress?: (done: number, total: number) => void,
+  ): { index: SearchIndex; documentValues: Uint32Array } {
     const n = folded.length;
     const total = 5;
     const byRank = Array.from({ length: n }, (_, i) => i).sort((x, y) => {
@@ -154,7 +166,8 @@ export class SearchIndex {
     onProgress?.(1, total);
     const { index: fm, suffixArray, starts, text } = FMIndex.build(inRankOrder);
     onProgress?.(2, total);
-    const documents = DocumentArray.build(suffixArray, starts, typeOfRank);
+    const documentValues = DocumentArray.valuesOf(suffixArray, starts, typeOfRank);
+    const documents = DocumentArray.fromValues(documentValues, DocumentArray.rankBitsFor(n));
     onProgress?.(3, total);
     const counts = DocumentCounts.build(text, suffixArray, starts, typeOfRank, documents);
     onProgress?.(4, total);
@@ -165,7 +178,7 @@ export class SearchIndex {
     const typeRanks = new IntVector(n, rankBits);
     for (let r = 0; r < n; r++) typeRanks.set(fill[typeOfRank[r]!]!++, r);
     onProgress?.(5, total);
-    return new SearchIndex(fm, documents, counts, rankToId, lengths, typeRanks, typeStarts);
+    return { index: new SearchIndex(fm, documents, counts, rankToId, lengths, typeRanks, typeStarts), documentValues };
   }
 
   /** The dense id of the entity at `rank`. */
