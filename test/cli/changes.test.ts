@@ -220,7 +220,7 @@ test("serve --changes --compact-after: the delta is compacted in the background 
     assert.is(more.status, 200, more.body);
     // Sequence 2, most likely still base + delta (the compaction has just started in its worker).
     const atTwo = await request(port, query, { key: READ_KEY });
-    const compacted = await eventOf(writer, "compacted", 10000);
+    const compacted = await eventOf(writer, "compacted", 60_000);
     assert.ok(compacted !== undefined, writer.stderr());
     assert.is(compacted.sequence, 2);
     const after = await request(port, "/graph/v1/statements?limit=10", { key: READ_KEY });

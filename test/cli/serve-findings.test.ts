@@ -58,7 +58,7 @@ test("a SIGHUP while the graph loads is ignored and logged (L9); a reload of unc
     assert.is(before.status, 200);
     assert.ok(before.etag);
     child.process.kill("SIGHUP");
-    for (let i = 0; i < 600 && !events(child).some((e) => e.event === "reloaded"); i++) await sleep(50);
+    for (let i = 0; i < 2400 && !events(child).some((e) => e.event === "reloaded"); i++) await sleep(50);
     assert.ok(
       events(child).some((e) => e.event === "reloaded"),
       child.stdout(),
