@@ -44,13 +44,20 @@
  * point is cheapest: the caller's `matches(rank)` (of the type, the folded query in the folded
  * identifier) for about need * N / infix of them, the tier's size known exactly from the document
  * counts; a scan stops after SCAN_SLACK times that and the choice is made again from where it
- * stopped. Exact on every path: a band's entities are all read, a scan goes in srank order.
+ * stopped, with the checks it made and the matches it found counted into the density (a sparse
+ * stretch or the tier's tail, where few matches are left, turns to the band or the tier by name
+ * instead of checking on to the last entity). A band decoded or a tier listed whole is kept (all
+ * its sranks, ascending, in the scratch it was made in) with its query's interval, prefix tier and
+ * type: the walk's next pages, which ask for the same band, read it by a binary search, so a deep
+ * walk decodes each band at most once. Exact on every path: a band's entities are all read, a scan
+ * goes in srank order, and what is kept is a query's whole band or tier, keyed by all that decides it.
  *
  * Bound: a page costs a listing of k from band 0, then per band decoded the positions the band has
  * in [l, r): about k / (density of the tier in band 0) for the usual query; past band 0, the
- * cheapest of a decode, a scan of about k * N / infix sranks, or the tier by name. The worst is a
- * tier of middling density walked deep (a few thousand matches, past its best-scored tenth):
- * milliseconds a page at 1M entities. Pages 1 and 2 of the distinct queries stay in microseconds.
+ * cheapest of a decode, a scan of about k * N / infix sranks, or the tier by name; a walk's page
+ * whose band or tier an earlier page kept, a binary search and k copies. The worst is the page of
+ * a deep walk that decodes a band or lists the tier (milliseconds at 1M entities for a tier of
+ * middling density), once per band. Pages 1 and 2 of the distinct queries stay in microseconds.
  *
  * Resuming after a key: (tier, score, folded identifier, entityId), from a cursor of other content
  * or from a merge layer over a live delta, is placed as the srank after it: the entities of higher
@@ -151,6 +158,8 @@ export interface ScoreRanks {
   documentValues: Uint32Array;
 }
 
+/** The memo's part when it holds the whole infix tier (bands are 0..BAND_COUNT - 1). */
+const MEMO_WHOLE = BAND_COUNT;
 /** Sranks listed at least per round of the filtered infix listing (prefix-tier entities skipped). */
 const INFIX_BATCH_MIN = 32;
 /**
@@ -194,6 +203,20 @@ export class ScoreIndex {
   private readonly wholeSranks: number[] = [];
   private positions = new Int32Array(256);
   private decoded = new Int32Array(256);
+  /**
+   * The last band decoded or tier listed whole, kept for the pages after it (a walk asks for the
+   * same band page after page): its query's interval, prefix tier and type, which part (a band, or
+   * WHOLE), and its distinct sranks ascending, all of them (not only those past the page's resume
+   * point), in `memoSranks` (the decoding's scratch or the whole listing's, reused).
+   */
+  private memoL = -1;
+  private memoR = -1;
+  private memoA = -1;
+  private memoB = -1;
+  private memoType = -2;
+  private memoPart = -1;
+  private memoSranks: ArrayLike<number> = [];
+  private memoLength = 0;
 
   private constructor(
     rankOfSrank: IntVector,
@@ -453,10 +476,24 @@ export class ScoreIndex {
       } else whole = true;
     }
     const N = this.entityCount;
+    // Sranks this page checked one by one, and the matches among them.
+    let scanChecks = 0;
+    let scanHits = 0;
     while (!whole && out.length < count && next < N) {
       let v = 1;
       while (next >= this.bandStarts[v + 1]!) v++;
       const end = this.bandStarts[v + 1]!;
+      // Each branch: what an earlier page of the query decoded or listed is read again, at the
+      // cost of a binary search.
+      if (this.memoHolds(bounds, type, MEMO_WHOLE)) {
+        whole = true;
+        break;
+      }
+      if (this.memoHolds(bounds, type, v)) {
+        this.listMemo(next, count - out.length, out);
+        next = end;
+        continue;
+      }
       // A band of few positions is decoded without counting the tier (the count costs more).
       const positions = (r - l) * this.bandShares[v]!;
       if (this.fallback === "bands" || (this.fallback === "auto" && positions <= BAND_DECODE_ALWAYS)) {
@@ -466,8 +503,10 @@ export class ScoreIndex {
       }
       if (infix < 0) infix = search.count(pattern, type, bounds) - prefix;
       const need = count - out.length;
-      // Entities checked one by one in srank order to find `need` of the tier: N / infix per match.
-      const checks = (need * N) / Math.max(1, infix);
+      // Entities checked one by one in srank order to find `need` of the tier: N / infix per match
+      // before any check, then with what this page's checks found counted in (a sparse stretch,
+      // the tier's tail, raises it until the band or the tier by name is cheaper).
+      const checks = (need * (N / Math.max(1, infix) + scanChecks)) / (1 + scanHits);
       // Each branch, by cost: the sranks checked in order (a dense tier: few checks a match), the
       // band decoded (its positions few per entity of the tier), else the rest of the tier by name.
       if (
@@ -475,7 +514,11 @@ export class ScoreIndex {
         (this.fallback === "scan" || (this.fallback === "auto" && checks * SCAN_COST <= Math.min(positions, infix)))
       ) {
         const limit = this.fallback === "scan" ? 2 * need : Math.ceil(SCAN_SLACK * checks);
-        next = this.scan(a, b, next, need, limit, matches, out);
+        const had = out.length;
+        const stop = this.scan(a, b, next, need, limit, matches, out);
+        scanChecks += stop - next;
+        scanHits += out.length - had;
+        next = stop;
       } else if (this.fallback === "auto" && positions <= BAND_POSITIONS_PER_ENTITY * infix) {
         this.listBand(search, bounds, v, next, type, need, out);
         next = end;
@@ -525,7 +568,19 @@ export class ScoreIndex {
     need: number,
     out: RankSink,
   ) {
+    // Each branch: the band kept from an earlier page of the query, else decoded (and kept).
+    if (!this.memoHolds(bounds, type, v)) this.decodeBand(search, bounds, v, type);
+    this.listMemo(lo, need, out);
+  }
+
+  /**
+   * Band v's infix-tier entities (type -1: any), all of them: their sranks distinct and ascending,
+   * kept as the memo.
+   */
+  private decodeBand(search: SearchIndex, bounds: SearchBounds, v: number, type: number) {
     const { l, r, a, b } = bounds;
+    // The scratch is the memo's: it is overwritten here.
+    this.memoPart = -1;
     const words = this.bands.words;
     let n = 0;
     for (let w = Math.floor(l / BANDS_PER_WORD), base = w * BANDS_PER_WORD; base < r; w++, base += BANDS_PER_WORD) {
@@ -540,30 +595,59 @@ export class ScoreIndex {
         this.positions[n++] = base + (bit >>> 1);
       }
     }
-    if (n === 0) return;
     const values = this.decoded;
-    n = search.documents.valuesAt(this.positions, n, type < 0 ? ANY_TYPE : type, values);
+    if (n > 0) n = search.documents.valuesAt(this.positions, n, type < 0 ? ANY_TYPE : type, values);
     const R = search.documents.rankBits;
     const mask = (1 << R) - 1;
-    // The band's entities of the type, outside the prefix tier, from lo: reuse `positions` for sranks.
+    // The band's entities of the type, outside the prefix tier: reuse `positions` for sranks.
     const sranks = this.positions;
     let m = 0;
     for (let j = 0; j < n; j++) {
-      const value = values[j]!;
-      const rank = value & mask;
+      const rank = values[j]! & mask;
       if (rank >= a && rank < b) continue;
-      const srank = this.srankOfRank.get(rank);
-      if (srank >= lo) sranks[m++] = srank;
+      sranks[m++] = this.srankOfRank.get(rank);
     }
-    const sorted = sranks.subarray(0, m).sort();
-    let last = -1;
-    for (let j = 0; j < m && need > 0; j++) {
-      const srank = sorted[j]!;
-      if (srank === last) continue;
-      out.push(srank);
-      last = srank;
-      need--;
+    sranks.subarray(0, m).sort();
+    let distinct = 0;
+    for (let j = 0; j < m; j++)
+      if (distinct === 0 || sranks[j]! !== sranks[distinct - 1]!) sranks[distinct++] = sranks[j]!;
+    this.keepMemo(bounds, type, v, sranks, distinct);
+  }
+
+  /** Whether the memo holds `part` (a band, or MEMO_WHOLE) of this query's tier of this type. */
+  private memoHolds(bounds: SearchBounds, type: number, part: number): boolean {
+    return (
+      this.memoPart === part &&
+      this.memoL === bounds.l &&
+      this.memoR === bounds.r &&
+      this.memoA === bounds.a &&
+      this.memoB === bounds.b &&
+      this.memoType === type
+    );
+  }
+
+  private keepMemo(bounds: SearchBounds, type: number, part: number, sranks: ArrayLike<number>, length: number) {
+    this.memoL = bounds.l;
+    this.memoR = bounds.r;
+    this.memoA = bounds.a;
+    this.memoB = bounds.b;
+    this.memoType = type;
+    this.memoPart = part;
+    this.memoSranks = sranks;
+    this.memoLength = length;
+  }
+
+  /** The memo's first `need` sranks >= lo, appended (a binary search, then a copy). */
+  private listMemo(lo: number, need: number, out: RankSink) {
+    const sranks = this.memoSranks;
+    let i = 0;
+    let hi = this.memoLength;
+    while (i < hi) {
+      const mid = (i + hi) >>> 1;
+      if (sranks[mid]! < lo) i = mid + 1;
+      else hi = mid;
     }
+    for (const end = Math.min(this.memoLength, i + need); i < end; i++) out.push(sranks[i]!);
   }
 
   /** Grows the positions and decoded scratch to `size`. */
@@ -619,20 +703,21 @@ export class ScoreIndex {
     need: number,
     out: RankSink,
   ) {
-    const { l, r, a, b } = bounds;
-    const docType = type < 0 ? ANY_TYPE : type;
-    const ranks = this.wholeRanks;
-    const sranks = this.wholeSranks;
-    ranks.length = 0;
-    sranks.length = 0;
-    listAll(search.documents, l, r, 0, a, docType, ranks);
-    listAll(search.documents, l, r, b, this.entityCount, docType, ranks);
-    for (const rank of ranks) {
-      const s = this.srankOfRank.get(rank);
-      if (s >= lo) sranks.push(s);
+    // Each branch: the tier kept from an earlier page of the query, else listed (and kept).
+    if (!this.memoHolds(bounds, type, MEMO_WHOLE)) {
+      const { l, r, a, b } = bounds;
+      const docType = type < 0 ? ANY_TYPE : type;
+      const ranks = this.wholeRanks;
+      const sranks = this.wholeSranks;
+      ranks.length = 0;
+      sranks.length = 0;
+      listAll(search.documents, l, r, 0, a, docType, ranks);
+      listAll(search.documents, l, r, b, this.entityCount, docType, ranks);
+      for (const rank of ranks) sranks.push(this.srankOfRank.get(rank));
+      sranks.sort(ascending);
+      this.keepMemo(bounds, type, MEMO_WHOLE, sranks, sranks.length);
     }
-    sranks.sort(ascending);
-    for (let i = 0; i < sranks.length && i < need; i++) out.push(sranks[i]!);
+    this.listMemo(lo, need, out);
   }
 
   /**
