@@ -49,13 +49,19 @@
  * instead of checking on to the last entity). A band decoded or a tier listed whole is kept (all
  * its sranks, ascending, in the scratch it was made in) with its query's interval, prefix tier and
  * type: the walk's next pages, which ask for the same band, read it by a binary search, so a deep
- * walk decodes each band at most once. Exact on every path: a band's entities are all read, a scan
- * goes in srank order, and what is kept is a query's whole band or tier, keyed by all that decides it.
+ * walk decodes each band at most once. Sranks of equal score are a run along which name ranks
+ * ascend (the low scores' tail of a generated or real graph: most entities have few statements),
+ * so the rest of a run is also listed by name: the search index's document array lists the tier's
+ * name ranks in [l, r) over the run's name ranks and keeps the run's, about need * (the run's name
+ * ranks) / (its sranks left) of them, whatever the density of the stretch. Exact on every path:
+ * a band's entities are all read, a scan goes in srank order, a run is listed in name order, and
+ * what is kept is a query's whole band or tier, keyed by all that decides it.
  *
  * Bound: a page costs a listing of k from band 0, then per band decoded the positions the band has
  * in [l, r): about k / (density of the tier in band 0) for the usual query; past band 0, the
- * cheapest of a decode, a scan of about k * N / infix sranks, or the tier by name; a walk's page
- * whose band or tier an earlier page kept, a binary search and k copies. The worst is the page of
+ * cheapest of a decode, a scan of about k * N / infix sranks, a run listed by name, or the tier
+ * by name; a walk's page whose band or tier an earlier page kept, a binary search and k copies.
+ * The worst is the page of
  * a deep walk that decodes a band or lists the tier (milliseconds at 1M entities for a tier of
  * middling density), once per band. Pages 1 and 2 of the distinct queries stay in microseconds.
  *
@@ -134,6 +140,8 @@ const BAND_POSITIONS_PER_ENTITY = 2;
  * size: decoding this many costs about what the document count does.
  */
 const BAND_DECODE_ALWAYS = 256;
+/** A rank listed by name over a run of equal scores (a walk step, then its srank read) against a position decoded. */
+const RUN_COST = 2;
 /** A srank checked by `matches` (an identifier read and searched) against a position decoded. */
 const SCAN_COST = 2;
 /** A scan stops after this many times the checks its density predicts, and the bands go on. */
@@ -143,10 +151,10 @@ const SCAN_SLACK = 4;
 export interface ScoreIndexOptions {
   bandEnds?: readonly number[];
   /**
-   * "auto" (default): by cost; "bands", "names" or "scan": always that one past band 0 (tests
-   * reach every path; "scan" a few sranks at a time, so it alternates with the bands).
+   * "auto" (default): by cost; "bands", "names", "scan" or "runs": always that one past band 0
+   * (tests reach every path; "scan" a few sranks at a time, so it alternates with the bands).
    */
-  fallback?: "auto" | "bands" | "names" | "scan";
+  fallback?: "auto" | "bands" | "names" | "scan" | "runs";
 }
 
 /** What the index takes from the search index (ScoreIndex.ranksOf), by name rank. */
@@ -196,7 +204,7 @@ export class ScoreIndex {
   private readonly keptBefore: Uint32Array;
   /** Each band's share of the text's positions (derived), for the fallback's cost. */
   private readonly bandShares: Float64Array;
-  private readonly fallback: "auto" | "bands" | "names" | "scan";
+  private readonly fallback: "auto" | "bands" | "names" | "scan" | "runs";
   /** Scratch of one listing (search is synchronous). */
   private readonly batch: number[] = [];
   private readonly wholeRanks: number[] = [];
@@ -225,7 +233,7 @@ export class ScoreIndex {
     bands: IntVector,
     bandStarts: Uint32Array,
     infix: DocumentArray,
-    fallback: "auto" | "bands" | "names" | "scan" = "auto",
+    fallback: "auto" | "bands" | "names" | "scan" | "runs" = "auto",
   ) {
     this.rankOfSrank = rankOfSrank;
     this.srankOfRank = srankOfRank;
@@ -413,7 +421,7 @@ export class ScoreIndex {
       this.listTier(e, b, fromTier === TIER_PREFIX ? from : 0, docType, TIER_PREFIX, count, hits);
     // An empty pattern's matches are all in tiers 0 and 1 ([a, b) is every rank).
     if (hits.sranks.length < count && pattern.length > 0 && !(a === 0 && b === N))
-      this.listInfix(search, pattern, bounds, fromTier === TIER_INFIX ? from : 0, type, count, hits, matches);
+      this.listInfix(search, scores, pattern, bounds, fromTier === TIER_INFIX ? from : 0, type, count, hits, matches);
     return hits;
   }
 
@@ -440,6 +448,7 @@ export class ScoreIndex {
    */
   private listInfix(
     search: SearchIndex,
+    scores: Scores,
     pattern: string,
     bounds: SearchBounds,
     lo: number,
@@ -507,9 +516,21 @@ export class ScoreIndex {
       // before any check, then with what this page's checks found counted in (a sparse stretch,
       // the tier's tail, raises it until the band or the tier by name is cheaper).
       const checks = (need * (N / Math.max(1, infix) + scanChecks)) / (1 + scanHits);
-      // Each branch, by cost: the sranks checked in order (a dense tier: few checks a match), the
-      // band decoded (its positions few per entity of the tier), else the rest of the tier by name.
+      // The run of sranks of next's score (name ranks ascend along it): listing the tier's entities
+      // by name over the run's name ranks reads about need * (its name ranks) / (its sranks left).
+      const runEnd = this.runEnd(search, scores, next);
+      const runSpan = this.rankOfSrank.get(runEnd - 1) + 1 - this.rankOfSrank.get(next);
+      const listed = (need * runSpan) / (runEnd - next);
+      // Each branch, by cost: the run listed by name (a long run of equal scores: the low scores'
+      // tail, where the one-by-one check meets sparse stretches), the sranks checked in order (a
+      // dense tier: few checks a match), the band decoded (its positions few per entity of the
+      // tier), else the rest of the tier by name.
       if (
+        this.fallback === "runs" ||
+        (this.fallback === "auto" && listed * RUN_COST <= Math.min(positions, infix, checks * SCAN_COST))
+      ) {
+        next = this.listRun(search, bounds, next, runEnd, type, need, out);
+      } else if (
         matches !== undefined &&
         (this.fallback === "scan" || (this.fallback === "auto" && checks * SCAN_COST <= Math.min(positions, infix)))
       ) {
@@ -526,6 +547,68 @@ export class ScoreIndex {
     }
     if (whole && out.length < count) this.listInfixWhole(search, bounds, next, type, count - out.length, out);
     for (let i = before; i < out.length; i++) hits.tiers.push(TIER_INFIX);
+  }
+
+  /** The first srank after `from` of a lower score (sranks of equal score are a run). */
+  private runEnd(search: SearchIndex, scores: Scores, from: number): number {
+    const N = this.entityCount;
+    const score = scores.at(search.idAt(this.rankOfSrank.get(from)));
+    // A galloping search from `from` (runs are often short), then a binary search.
+    let step = 1;
+    let lo = from + 1;
+    let hi = lo;
+    while (hi < N && scores.at(search.idAt(this.rankOfSrank.get(hi))) >= score) {
+      lo = hi + 1;
+      hi = Math.min(N, from + (step *= 2));
+    }
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (scores.at(search.idAt(this.rankOfSrank.get(mid))) >= score) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /**
+   * Sranks [from, end) of one score (a run, whose name ranks ascend with them) of the infix tier
+   * (type -1: any), the first `need`: the search index's document array lists the tier's name ranks
+   * in [l, r) over the run's name ranks outside [a, b), in order, and those of the run are kept.
+   * Returns the first srank not listed (`end` when the run is done).
+   */
+  private listRun(
+    search: SearchIndex,
+    bounds: SearchBounds,
+    from: number,
+    end: number,
+    type: number,
+    need: number,
+    out: RankSink,
+  ): number {
+    const { l, r, a, b } = bounds;
+    const docType = type < 0 ? ANY_TYPE : type;
+    const x = this.rankOfSrank.get(from);
+    const y = this.rankOfSrank.get(end - 1) + 1;
+    const batch = this.batch;
+    // The run's name ranks outside the prefix tier: [x, min(y, a)), then [max(x, b), y).
+    for (const [lo0, hi] of [
+      [x, Math.min(y, a)],
+      [Math.max(x, b), y],
+    ] as const) {
+      let lo = lo0;
+      while (lo < hi) {
+        batch.length = 0;
+        const got = search.documents.list(l, r, lo, hi, docType, LIST_CHUNK, batch);
+        for (let i = 0; i < got; i++) {
+          const srank = this.srankOfRank.get(batch[i]!);
+          if (srank < from || srank >= end) continue;
+          out.push(srank);
+          if (--need === 0) return srank + 1;
+        }
+        if (got < LIST_CHUNK) break;
+        lo = batch[got - 1]! + 1;
+      }
+    }
+    return end;
   }
 
   /**

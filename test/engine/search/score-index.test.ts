@@ -5,8 +5,8 @@
  * (few pieces per identifier: many equal identifiers, prefixes and ties; scores from a small range:
  * many equal scores), each built with bands of several sizes (the kept band holding no entity, a
  * few, many or all of them; later bands empty or not) and each fallback forced or chosen by cost,
- * so each listing path (kept array, decoded bands, sranks checked one by one, whole listing by
- * name, several in one page) meets every tier. For each (pattern, type): the first page, then every page to the
+ * so each listing path (kept array, decoded bands, sranks checked one by one, runs of equal
+ * scores listed by name, whole listing by name, several in one page) meets every tier. For each (pattern, type): the first page, then every page to the
  * end from each item's srank (a cursor of this content), compared with the sort by (tier, score
  * descending, folded identifier, entityId). Resuming after a key of other content is covered by
  * test/engine/search-order.test.ts.
@@ -42,6 +42,8 @@ const VARIANTS: ScoreIndexOptions[] = [
   { bandEnds: [0.3, 0.3, 0.9], fallback: "bands" },
   { bandEnds: [0.05, 0.1, 0.3], fallback: "scan" },
   { bandEnds: [0, 0.2, 0.5], fallback: "scan" },
+  { bandEnds: [0.05, 0.1, 0.3], fallback: "runs" },
+  { bandEnds: [0, 0.2, 0.5], fallback: "runs" },
   { bandEnds: [1, 1, 1] },
 ];
 
@@ -185,6 +187,7 @@ test("walks of several queries interleaved page by page: a band or tier kept fro
     for (const options of [
       { bandEnds: [0.05, 0.1, 0.3], fallback: "bands" },
       { bandEnds: [0.05, 0.1, 0.3], fallback: "names" },
+      { bandEnds: [0, 0.2, 0.5], fallback: "runs" },
       { bandEnds: [0, 0.2, 0.5] },
       { bandEnds: [0.05, 0.1, 0.3] },
     ] as ScoreIndexOptions[]) {
