@@ -33,9 +33,15 @@ export type FoldMode = "case" | "accents";
 /** The fold modes, in the order their codes are stored (snapshot, content tag): "case" is 0. */
 export const FOLD_MODES: readonly FoldMode[] = ["case", "accents"];
 
+/** Text of ASCII characters only: folded by lower-casing (NFKC and NFD leave it, no special case applies). */
+const ASCII = /^[\u0000-\u007F]*$/;
+
 /** The contract's case folding (mode "case"). */
 export function fold(s: string): string {
-  return checkString(s, "the text to fold")
+  // Each branch: ASCII text (most identifiers; a score-order scan folds one per check) by the
+  // lower-casing it comes to, else the whole fold.
+  if (ASCII.test(checkString(s, "the text to fold"))) return s.toLowerCase();
+  return s
     .normalize("NFKC")
     .toUpperCase()
     .toLowerCase()
@@ -46,6 +52,8 @@ export function fold(s: string): string {
 
 /** Case folding, then combining marks removed (mode "accents"). */
 export function foldAccents(s: string): string {
+  // Each branch: ASCII text has no marks to remove.
+  if (ASCII.test(checkString(s, "the text to fold"))) return s.toLowerCase();
   return fold(s).normalize("NFD").replace(MARKS, "").normalize("NFC");
 }
 

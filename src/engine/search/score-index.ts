@@ -44,13 +44,26 @@
  * point is cheapest: the caller's `matches(rank)` (of the type, the folded query in the folded
  * identifier) for about need * N / infix of them, the tier's size known exactly from the document
  * counts; a scan stops after SCAN_SLACK times that and the choice is made again from where it
- * stopped. Exact on every path: a band's entities are all read, a scan goes in srank order.
+ * stopped, with the checks it made and the matches it found counted into the density (a sparse
+ * stretch or the tier's tail, where few matches are left, turns to the band or the tier by name
+ * instead of checking on to the last entity). A band decoded or a tier listed whole is kept (all
+ * its sranks, ascending, in the scratch it was made in) with its query's interval, prefix tier and
+ * type: the walk's next pages, which ask for the same band, read it by a binary search, so a deep
+ * walk decodes each band at most once. Sranks of equal score are a run along which name ranks
+ * ascend (the low scores' tail of a generated or real graph: most entities have few statements),
+ * so the rest of a run is also listed by name: the search index's document array lists the tier's
+ * name ranks in [l, r) over the run's name ranks and keeps the run's, about need * (the run's name
+ * ranks) / (its sranks left) of them, whatever the density of the stretch. Exact on every path:
+ * a band's entities are all read, a scan goes in srank order, a run is listed in name order, and
+ * what is kept is a query's whole band or tier, keyed by all that decides it.
  *
  * Bound: a page costs a listing of k from band 0, then per band decoded the positions the band has
  * in [l, r): about k / (density of the tier in band 0) for the usual query; past band 0, the
- * cheapest of a decode, a scan of about k * N / infix sranks, or the tier by name. The worst is a
- * tier of middling density walked deep (a few thousand matches, past its best-scored tenth):
- * milliseconds a page at 1M entities. Pages 1 and 2 of the distinct queries stay in microseconds.
+ * cheapest of a decode, a scan of about k * N / infix sranks, a run listed by name, or the tier
+ * by name; a walk's page whose band or tier an earlier page kept, a binary search and k copies.
+ * The worst is the page of
+ * a deep walk that decodes a band or lists the tier (milliseconds at 1M entities for a tier of
+ * middling density), once per band. Pages 1 and 2 of the distinct queries stay in microseconds.
  *
  * Resuming after a key: (tier, score, folded identifier, entityId), from a cursor of other content
  * or from a merge layer over a live delta, is placed as the srank after it: the entities of higher
@@ -127,6 +140,8 @@ const BAND_POSITIONS_PER_ENTITY = 2;
  * size: decoding this many costs about what the document count does.
  */
 const BAND_DECODE_ALWAYS = 256;
+/** A rank listed by name over a run of equal scores (a walk step, then its srank read) against a position decoded. */
+const RUN_COST = 2;
 /** A srank checked by `matches` (an identifier read and searched) against a position decoded. */
 const SCAN_COST = 2;
 /** A scan stops after this many times the checks its density predicts, and the bands go on. */
@@ -136,10 +151,10 @@ const SCAN_SLACK = 4;
 export interface ScoreIndexOptions {
   bandEnds?: readonly number[];
   /**
-   * "auto" (default): by cost; "bands", "names" or "scan": always that one past band 0 (tests
-   * reach every path; "scan" a few sranks at a time, so it alternates with the bands).
+   * "auto" (default): by cost; "bands", "names", "scan" or "runs": always that one past band 0
+   * (tests reach every path; "scan" a few sranks at a time, so it alternates with the bands).
    */
-  fallback?: "auto" | "bands" | "names" | "scan";
+  fallback?: "auto" | "bands" | "names" | "scan" | "runs";
 }
 
 /** What the index takes from the search index (ScoreIndex.ranksOf), by name rank. */
@@ -151,6 +166,8 @@ export interface ScoreRanks {
   documentValues: Uint32Array;
 }
 
+/** The memo's part when it holds the whole infix tier (bands are 0..BAND_COUNT - 1). */
+const MEMO_WHOLE = BAND_COUNT;
 /** Sranks listed at least per round of the filtered infix listing (prefix-tier entities skipped). */
 const INFIX_BATCH_MIN = 32;
 /**
@@ -187,13 +204,27 @@ export class ScoreIndex {
   private readonly keptBefore: Uint32Array;
   /** Each band's share of the text's positions (derived), for the fallback's cost. */
   private readonly bandShares: Float64Array;
-  private readonly fallback: "auto" | "bands" | "names" | "scan";
+  private readonly fallback: "auto" | "bands" | "names" | "scan" | "runs";
   /** Scratch of one listing (search is synchronous). */
   private readonly batch: number[] = [];
   private readonly wholeRanks: number[] = [];
   private readonly wholeSranks: number[] = [];
   private positions = new Int32Array(256);
   private decoded = new Int32Array(256);
+  /**
+   * The last band decoded or tier listed whole, kept for the pages after it (a walk asks for the
+   * same band page after page): its query's interval, prefix tier and type, which part (a band, or
+   * WHOLE), and its distinct sranks ascending, all of them (not only those past the page's resume
+   * point), in `memoSranks` (the decoding's scratch or the whole listing's, reused).
+   */
+  private memoL = -1;
+  private memoR = -1;
+  private memoA = -1;
+  private memoB = -1;
+  private memoType = -2;
+  private memoPart = -1;
+  private memoSranks: ArrayLike<number> = [];
+  private memoLength = 0;
 
   private constructor(
     rankOfSrank: IntVector,
@@ -202,7 +233,7 @@ export class ScoreIndex {
     bands: IntVector,
     bandStarts: Uint32Array,
     infix: DocumentArray,
-    fallback: "auto" | "bands" | "names" | "scan" = "auto",
+    fallback: "auto" | "bands" | "names" | "scan" | "runs" = "auto",
   ) {
     this.rankOfSrank = rankOfSrank;
     this.srankOfRank = srankOfRank;
@@ -390,7 +421,7 @@ export class ScoreIndex {
       this.listTier(e, b, fromTier === TIER_PREFIX ? from : 0, docType, TIER_PREFIX, count, hits);
     // An empty pattern's matches are all in tiers 0 and 1 ([a, b) is every rank).
     if (hits.sranks.length < count && pattern.length > 0 && !(a === 0 && b === N))
-      this.listInfix(search, pattern, bounds, fromTier === TIER_INFIX ? from : 0, type, count, hits, matches);
+      this.listInfix(search, scores, pattern, bounds, fromTier === TIER_INFIX ? from : 0, type, count, hits, matches);
     return hits;
   }
 
@@ -417,6 +448,7 @@ export class ScoreIndex {
    */
   private listInfix(
     search: SearchIndex,
+    scores: Scores,
     pattern: string,
     bounds: SearchBounds,
     lo: number,
@@ -453,10 +485,24 @@ export class ScoreIndex {
       } else whole = true;
     }
     const N = this.entityCount;
+    // Sranks this page checked one by one, and the matches among them.
+    let scanChecks = 0;
+    let scanHits = 0;
     while (!whole && out.length < count && next < N) {
       let v = 1;
       while (next >= this.bandStarts[v + 1]!) v++;
       const end = this.bandStarts[v + 1]!;
+      // Each branch: what an earlier page of the query decoded or listed is read again, at the
+      // cost of a binary search.
+      if (this.memoHolds(bounds, type, MEMO_WHOLE)) {
+        whole = true;
+        break;
+      }
+      if (this.memoHolds(bounds, type, v)) {
+        this.listMemo(next, count - out.length, out);
+        next = end;
+        continue;
+      }
       // A band of few positions is decoded without counting the tier (the count costs more).
       const positions = (r - l) * this.bandShares[v]!;
       if (this.fallback === "bands" || (this.fallback === "auto" && positions <= BAND_DECODE_ALWAYS)) {
@@ -466,16 +512,34 @@ export class ScoreIndex {
       }
       if (infix < 0) infix = search.count(pattern, type, bounds) - prefix;
       const need = count - out.length;
-      // Entities checked one by one in srank order to find `need` of the tier: N / infix per match.
-      const checks = (need * N) / Math.max(1, infix);
-      // Each branch, by cost: the sranks checked in order (a dense tier: few checks a match), the
-      // band decoded (its positions few per entity of the tier), else the rest of the tier by name.
+      // Entities checked one by one in srank order to find `need` of the tier: N / infix per match
+      // before any check, then with what this page's checks found counted in (a sparse stretch,
+      // the tier's tail, raises it until the band or the tier by name is cheaper).
+      const checks = (need * (N / Math.max(1, infix) + scanChecks)) / (1 + scanHits);
+      // The run of sranks of next's score (name ranks ascend along it): listing the tier's entities
+      // by name over the run's name ranks reads about need * (its name ranks) / (its sranks left).
+      const runEnd = this.runEnd(search, scores, next);
+      const runSpan = this.rankOfSrank.get(runEnd - 1) + 1 - this.rankOfSrank.get(next);
+      const listed = (need * runSpan) / (runEnd - next);
+      // Each branch, by cost: the run listed by name (a long run of equal scores: the low scores'
+      // tail, where the one-by-one check meets sparse stretches), the sranks checked in order (a
+      // dense tier: few checks a match), the band decoded (its positions few per entity of the
+      // tier), else the rest of the tier by name.
       if (
+        this.fallback === "runs" ||
+        (this.fallback === "auto" && listed * RUN_COST <= Math.min(positions, infix, checks * SCAN_COST))
+      ) {
+        next = this.listRun(search, bounds, next, runEnd, type, need, out);
+      } else if (
         matches !== undefined &&
         (this.fallback === "scan" || (this.fallback === "auto" && checks * SCAN_COST <= Math.min(positions, infix)))
       ) {
         const limit = this.fallback === "scan" ? 2 * need : Math.ceil(SCAN_SLACK * checks);
-        next = this.scan(a, b, next, need, limit, matches, out);
+        const had = out.length;
+        const stop = this.scan(a, b, next, need, limit, matches, out);
+        scanChecks += stop - next;
+        scanHits += out.length - had;
+        next = stop;
       } else if (this.fallback === "auto" && positions <= BAND_POSITIONS_PER_ENTITY * infix) {
         this.listBand(search, bounds, v, next, type, need, out);
         next = end;
@@ -483,6 +547,68 @@ export class ScoreIndex {
     }
     if (whole && out.length < count) this.listInfixWhole(search, bounds, next, type, count - out.length, out);
     for (let i = before; i < out.length; i++) hits.tiers.push(TIER_INFIX);
+  }
+
+  /** The first srank after `from` of a lower score (sranks of equal score are a run). */
+  private runEnd(search: SearchIndex, scores: Scores, from: number): number {
+    const N = this.entityCount;
+    const score = scores.at(search.idAt(this.rankOfSrank.get(from)));
+    // A galloping search from `from` (runs are often short), then a binary search.
+    let step = 1;
+    let lo = from + 1;
+    let hi = lo;
+    while (hi < N && scores.at(search.idAt(this.rankOfSrank.get(hi))) >= score) {
+      lo = hi + 1;
+      hi = Math.min(N, from + (step *= 2));
+    }
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (scores.at(search.idAt(this.rankOfSrank.get(mid))) >= score) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /**
+   * Sranks [from, end) of one score (a run, whose name ranks ascend with them) of the infix tier
+   * (type -1: any), the first `need`: the search index's document array lists the tier's name ranks
+   * in [l, r) over the run's name ranks outside [a, b), in order, and those of the run are kept.
+   * Returns the first srank not listed (`end` when the run is done).
+   */
+  private listRun(
+    search: SearchIndex,
+    bounds: SearchBounds,
+    from: number,
+    end: number,
+    type: number,
+    need: number,
+    out: RankSink,
+  ): number {
+    const { l, r, a, b } = bounds;
+    const docType = type < 0 ? ANY_TYPE : type;
+    const x = this.rankOfSrank.get(from);
+    const y = this.rankOfSrank.get(end - 1) + 1;
+    const batch = this.batch;
+    // The run's name ranks outside the prefix tier: [x, min(y, a)), then [max(x, b), y).
+    for (const [lo0, hi] of [
+      [x, Math.min(y, a)],
+      [Math.max(x, b), y],
+    ] as const) {
+      let lo = lo0;
+      while (lo < hi) {
+        batch.length = 0;
+        const got = search.documents.list(l, r, lo, hi, docType, LIST_CHUNK, batch);
+        for (let i = 0; i < got; i++) {
+          const srank = this.srankOfRank.get(batch[i]!);
+          if (srank < from || srank >= end) continue;
+          out.push(srank);
+          if (--need === 0) return srank + 1;
+        }
+        if (got < LIST_CHUNK) break;
+        lo = batch[got - 1]! + 1;
+      }
+    }
+    return end;
   }
 
   /**
@@ -525,7 +651,19 @@ export class ScoreIndex {
     need: number,
     out: RankSink,
   ) {
+    // Each branch: the band kept from an earlier page of the query, else decoded (and kept).
+    if (!this.memoHolds(bounds, type, v)) this.decodeBand(search, bounds, v, type);
+    this.listMemo(lo, need, out);
+  }
+
+  /**
+   * Band v's infix-tier entities (type -1: any), all of them: their sranks distinct and ascending,
+   * kept as the memo.
+   */
+  private decodeBand(search: SearchIndex, bounds: SearchBounds, v: number, type: number) {
     const { l, r, a, b } = bounds;
+    // The scratch is the memo's: it is overwritten here.
+    this.memoPart = -1;
     const words = this.bands.words;
     let n = 0;
     for (let w = Math.floor(l / BANDS_PER_WORD), base = w * BANDS_PER_WORD; base < r; w++, base += BANDS_PER_WORD) {
@@ -540,30 +678,59 @@ export class ScoreIndex {
         this.positions[n++] = base + (bit >>> 1);
       }
     }
-    if (n === 0) return;
     const values = this.decoded;
-    n = search.documents.valuesAt(this.positions, n, type < 0 ? ANY_TYPE : type, values);
+    if (n > 0) n = search.documents.valuesAt(this.positions, n, type < 0 ? ANY_TYPE : type, values);
     const R = search.documents.rankBits;
     const mask = (1 << R) - 1;
-    // The band's entities of the type, outside the prefix tier, from lo: reuse `positions` for sranks.
+    // The band's entities of the type, outside the prefix tier: reuse `positions` for sranks.
     const sranks = this.positions;
     let m = 0;
     for (let j = 0; j < n; j++) {
-      const value = values[j]!;
-      const rank = value & mask;
+      const rank = values[j]! & mask;
       if (rank >= a && rank < b) continue;
-      const srank = this.srankOfRank.get(rank);
-      if (srank >= lo) sranks[m++] = srank;
+      sranks[m++] = this.srankOfRank.get(rank);
     }
-    const sorted = sranks.subarray(0, m).sort();
-    let last = -1;
-    for (let j = 0; j < m && need > 0; j++) {
-      const srank = sorted[j]!;
-      if (srank === last) continue;
-      out.push(srank);
-      last = srank;
-      need--;
+    sranks.subarray(0, m).sort();
+    let distinct = 0;
+    for (let j = 0; j < m; j++)
+      if (distinct === 0 || sranks[j]! !== sranks[distinct - 1]!) sranks[distinct++] = sranks[j]!;
+    this.keepMemo(bounds, type, v, sranks, distinct);
+  }
+
+  /** Whether the memo holds `part` (a band, or MEMO_WHOLE) of this query's tier of this type. */
+  private memoHolds(bounds: SearchBounds, type: number, part: number): boolean {
+    return (
+      this.memoPart === part &&
+      this.memoL === bounds.l &&
+      this.memoR === bounds.r &&
+      this.memoA === bounds.a &&
+      this.memoB === bounds.b &&
+      this.memoType === type
+    );
+  }
+
+  private keepMemo(bounds: SearchBounds, type: number, part: number, sranks: ArrayLike<number>, length: number) {
+    this.memoL = bounds.l;
+    this.memoR = bounds.r;
+    this.memoA = bounds.a;
+    this.memoB = bounds.b;
+    this.memoType = type;
+    this.memoPart = part;
+    this.memoSranks = sranks;
+    this.memoLength = length;
+  }
+
+  /** The memo's first `need` sranks >= lo, appended (a binary search, then a copy). */
+  private listMemo(lo: number, need: number, out: RankSink) {
+    const sranks = this.memoSranks;
+    let i = 0;
+    let hi = this.memoLength;
+    while (i < hi) {
+      const mid = (i + hi) >>> 1;
+      if (sranks[mid]! < lo) i = mid + 1;
+      else hi = mid;
     }
+    for (const end = Math.min(this.memoLength, i + need); i < end; i++) out.push(sranks[i]!);
   }
 
   /** Grows the positions and decoded scratch to `size`. */
@@ -619,20 +786,21 @@ export class ScoreIndex {
     need: number,
     out: RankSink,
   ) {
-    const { l, r, a, b } = bounds;
-    const docType = type < 0 ? ANY_TYPE : type;
-    const ranks = this.wholeRanks;
-    const sranks = this.wholeSranks;
-    ranks.length = 0;
-    sranks.length = 0;
-    listAll(search.documents, l, r, 0, a, docType, ranks);
-    listAll(search.documents, l, r, b, this.entityCount, docType, ranks);
-    for (const rank of ranks) {
-      const s = this.srankOfRank.get(rank);
-      if (s >= lo) sranks.push(s);
+    // Each branch: the tier kept from an earlier page of the query, else listed (and kept).
+    if (!this.memoHolds(bounds, type, MEMO_WHOLE)) {
+      const { l, r, a, b } = bounds;
+      const docType = type < 0 ? ANY_TYPE : type;
+      const ranks = this.wholeRanks;
+      const sranks = this.wholeSranks;
+      ranks.length = 0;
+      sranks.length = 0;
+      listAll(search.documents, l, r, 0, a, docType, ranks);
+      listAll(search.documents, l, r, b, this.entityCount, docType, ranks);
+      for (const rank of ranks) sranks.push(this.srankOfRank.get(rank));
+      sranks.sort(ascending);
+      this.keepMemo(bounds, type, MEMO_WHOLE, sranks, sranks.length);
     }
-    sranks.sort(ascending);
-    for (let i = 0; i < sranks.length && i < need; i++) out.push(sranks[i]!);
+    this.listMemo(lo, need, out);
   }
 
   /**

@@ -10,7 +10,7 @@
 
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { fold } from "../../../src/engine/search/fold.js";
+import { fold, foldAccents } from "../../../src/engine/search/fold.js";
 import { GraphBuilder } from "../../../src/engine/graph-builder.js";
 import { fold as contractFold, Rng, show } from "../../support/oracle.js";
 
@@ -171,6 +171,20 @@ test("property: fold equals the contract's one-line definition on random strings
       if (got !== want)
         assert.unreachable(`seed ${seed}: fold(${show(s)}) = ${show(got)}, contract says ${show(want)}`);
     }
+  }
+});
+
+test("ASCII text (the fold's fast path) folds as the contract's definition, in both modes", () => {
+  const ascii = Array.from({ length: 128 }, (_, c) => String.fromCharCode(c));
+  // Every ASCII character alone, then seeded random ASCII strings.
+  const samples = [...ascii, ascii.join("")];
+  const rng = new Rng(7);
+  for (let k = 0; k < 2000; k++) samples.push(Array.from({ length: rng.int(16) }, () => rng.pick(ascii)).join(""));
+  for (const s of samples) {
+    const want = contractFold(s);
+    if (fold(s) !== want) assert.unreachable(`fold(${show(s)}) = ${show(fold(s))}, contract says ${show(want)}`);
+    const accents = want.normalize("NFD").replace(/\p{M}/gu, "").normalize("NFC");
+    if (foldAccents(s) !== accents) assert.unreachable(`foldAccents(${show(s)}) = ${show(foldAccents(s))}`);
   }
 });
 

@@ -5,8 +5,8 @@
  * (few pieces per identifier: many equal identifiers, prefixes and ties; scores from a small range:
  * many equal scores), each built with bands of several sizes (the kept band holding no entity, a
  * few, many or all of them; later bands empty or not) and each fallback forced or chosen by cost,
- * so each listing path (kept array, decoded bands, sranks checked one by one, whole listing by
- * name, several in one page) meets every tier. For each (pattern, type): the first page, then every page to the
+ * so each listing path (kept array, decoded bands, sranks checked one by one, runs of equal
+ * scores listed by name, whole listing by name, several in one page) meets every tier. For each (pattern, type): the first page, then every page to the
  * end from each item's srank (a cursor of this content), compared with the sort by (tier, score
  * descending, folded identifier, entityId). Resuming after a key of other content is covered by
  * test/engine/search-order.test.ts.
@@ -42,6 +42,8 @@ const VARIANTS: ScoreIndexOptions[] = [
   { bandEnds: [0.3, 0.3, 0.9], fallback: "bands" },
   { bandEnds: [0.05, 0.1, 0.3], fallback: "scan" },
   { bandEnds: [0, 0.2, 0.5], fallback: "scan" },
+  { bandEnds: [0.05, 0.1, 0.3], fallback: "runs" },
+  { bandEnds: [0, 0.2, 0.5], fallback: "runs" },
   { bandEnds: [1, 1, 1] },
 ];
 
@@ -166,6 +168,65 @@ test("the bands hold the best-scored entities within their shares of positions, 
     assert.is(index.infix.top.length, kept);
     for (let v = 0; v < 3; v++) assert.ok(upTo[v]! <= Math.floor(values.length * ends[v]!), `ends ${ends} band ${v}`);
     if (ends[0] === 1) assert.is(index.keptEntities, n);
+  }
+});
+
+test("walks of several queries interleaved page by page: a band or tier kept from one query's page never answers another's", () => {
+  for (let seed = 1; seed <= 30; seed++) {
+    const rng = new Rng(1000 + seed);
+    const n = rng.range(60, 200);
+    const folded = Array.from({ length: n }, () => randomText(rng, 6));
+    const types = Uint8Array.from(folded, () => rng.int(2));
+    const scoreValues = Uint32Array.from(folded, () => rng.int(rng.chance(0.5) ? 3 : 30));
+    const search = SearchIndex.build(folded, types);
+    const scores = Scores.from(scoreValues);
+    // Queries with intervals inside one another (a, ab, b, c, bc, é) and each type.
+    const queries: { pattern: string; type: number }[] = [];
+    for (const pattern of ["a", "ab", "b", "c", "bc", "é", "cab"])
+      for (let type = -1; type < 2; type++) queries.push({ pattern, type });
+    for (const options of [
+      { bandEnds: [0.05, 0.1, 0.3], fallback: "bands" },
+      { bandEnds: [0.05, 0.1, 0.3], fallback: "names" },
+      { bandEnds: [0, 0.2, 0.5], fallback: "runs" },
+      { bandEnds: [0, 0.2, 0.5] },
+      { bandEnds: [0.05, 0.1, 0.3] },
+    ] as ScoreIndexOptions[]) {
+      const index = ScoreIndex.build(search, scores, options);
+      const want = queries.map(({ pattern, type }) => {
+        const all: { id: number; tier: number }[] = [];
+        for (let d = 0; d < n; d++) {
+          const f = folded[d]!;
+          if (!f.includes(pattern) || (type >= 0 && types[d] !== type)) continue;
+          all.push({ id: d, tier: f === pattern ? 0 : f.startsWith(pattern) ? 1 : 2 });
+        }
+        all.sort(
+          (x, y) =>
+            cmp(x.tier, y.tier) ||
+            scoreValues[y.id]! - scoreValues[x.id]! ||
+            cmp(folded[x.id]!, folded[y.id]!) ||
+            x.id - y.id,
+        );
+        return all.map((x) => x.id);
+      });
+      // Every query's walk one page at a time, the queries taken in a random order each turn.
+      const got = queries.map(() => [] as number[]);
+      const after = queries.map(() => null as { tier: number; srank: number; bounds: undefined } | null);
+      const done = queries.map(() => false);
+      const size = rng.range(1, 4);
+      while (done.includes(false)) {
+        const q = rng.pick(queries.map((_, i) => i).filter((i) => !done[i]));
+        const { pattern, type } = queries[q]!;
+        const hits = index.find(search, scores, pattern, type, after[q]!, size, (rank) => {
+          const d = search.idAt(rank);
+          return folded[d]!.includes(pattern) && (type < 0 || types[d] === type);
+        });
+        for (const srank of hits.sranks) got[q]!.push(search.idAt(index.rankAt(srank)));
+        if (hits.sranks.length < size) done[q] = true;
+        else after[q] = { tier: hits.tiers[size - 1]!, srank: hits.sranks[size - 1]!, bounds: undefined };
+      }
+      for (const [q, { pattern, type }] of queries.entries())
+        assert.equal(got[q], want[q], `seed ${seed} ${options.fallback ?? "auto"} ${show(pattern)} type ${type}`);
+    }
   }
 });
 
