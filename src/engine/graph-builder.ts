@@ -78,8 +78,10 @@ const NO_FILE = 0xffff;
 const NO_SCORE = -1;
 /** Room for runs of source positions reserved up front (SourceColumn: they grow by doubling past it). */
 const RUN_CAPACITY = 16;
-/** Room reserved up front in the statement columns (they grow by doubling past it). */
+/** Room reserved up front in the statement columns (they grow by half past it: mnemonist's policy). */
 const INITIAL_CAPACITY = 1024;
+/** What BuildParts' dense rows become once the statement index has consumed them. */
+const EMPTY_ROWS = new Uint32Array(0);
 
 /** What a build has made before the statement and score indexes (GraphBuilder.buildStart). */
 interface BuildParts {
@@ -498,19 +500,19 @@ export class GraphBuilder {
       );
     this.readyIndex = undefined;
 
-    // Duplicates and conflicts were settled at add time: every row is kept.
+    // Duplicates and conflicts were settled at add time: every row is kept. One column at a time is
+    // remapped to dense ids and the builder's column (by insertion index, not read again: the builder
+    // is closed) let go at once, so at most one column of M words is made beside the three.
     const m = this.subject.length;
-    const subject = new Uint32Array(m);
-    const predicate = new Uint32Array(m);
-    const object = new Uint32Array(m);
-    for (let row = 0; row < m; row++) {
-      subject[row] = denseOf[this.subject.get(row)]!;
-      predicate[row] = denseOf[this.predicate.get(row)]!;
-      object[row] = denseOf[this.object.get(row)]!;
-    }
-    // The rows by insertion index are not read again (the builder is closed): their memory goes now,
-    // before the statement index's working arrays are made.
-    for (const column of [this.subject, this.predicate, this.object]) column.reallocate(0);
+    const dense = (column: Uint32Vector): Uint32Array => {
+      const rows = new Uint32Array(m);
+      for (let row = 0; row < m; row++) rows[row] = denseOf[column.get(row)]!;
+      column.reallocate(0);
+      return rows;
+    };
+    const subject = dense(this.subject);
+    const predicate = dense(this.predicate);
+    const object = dense(this.object);
     // Scores: the given ones, else each entity's count of statements.
     const scoreValues = statementCounts(
       n,
@@ -547,12 +549,17 @@ export class GraphBuilder {
       halves.lo = this.fpLo.get(row);
       return halves;
     };
-    return StatementIndex.build(
+    const index = StatementIndex.build(
       { subject, predicate, object, given },
       parts.entityCount,
       (row) => this.fpText.get(row) ?? hex64(this.fpHi.get(row), this.fpLo.get(row)),
       (done, total) => progress?.("statement-index", done, total),
     );
+    // The dense rows were the statement index's working space and the fingerprints are in it now:
+    // their memory goes before the score index and the content tag, not with the builder.
+    parts.subject = parts.predicate = parts.object = EMPTY_ROWS;
+    for (const column of [this.fpHi, this.fpLo, this.fpGiven]) column.reallocate(0);
+    return index;
   }
 
   /** The graph of the parts and both indexes. */
