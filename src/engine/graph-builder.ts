@@ -78,8 +78,10 @@ const NO_FILE = 0xffff;
 const NO_SCORE = -1;
 /** Room for runs of source positions reserved up front (SourceColumn: they grow by doubling past it). */
 const RUN_CAPACITY = 16;
-/** Room reserved up front in the statement columns (they grow by doubling past it). */
+/** Room reserved up front in the statement columns (they grow by half past it: mnemonist's policy). */
 const INITIAL_CAPACITY = 1024;
+/** What BuildParts' dense rows become once the statement index has consumed them. */
+const EMPTY_ROWS = new Uint32Array(0);
 
 /** What a build has made before the statement and score indexes (GraphBuilder.buildStart). */
 interface BuildParts {
@@ -99,8 +101,9 @@ interface BuildParts {
 interface SortedEntities {
   /** Insertion index -> dense id. */
   denseOf: Uint32Array;
-  /** Raw identifiers and types by dense id (what the search index is built from). */
-  rawList: string[];
+  /** Dense id -> insertion index (a statement's entityId is found through the dictionary once sorted). */
+  insertionOf: Uint32Array;
+  /** Types by dense id (the search index is built from them and the raw identifiers). */
   types: Uint8Array;
   entities: EntityTable;
   dictionary: Dictionary;
@@ -151,9 +154,11 @@ let addRefs: AddStatementRefs;
  */
 export class GraphBuilder {
   private readonly options: GraphBuilderOptions;
+  /** entityId -> insertion index, and the strings by insertion index: emptied once the entities are sorted. */
   private readonly entityIndex = new Map<string, number>();
-  private readonly entityIds: string[] = [];
-  private readonly rawIdentifiers: string[] = [];
+  private entityIds: string[] = [];
+  private rawIdentifiers: string[] = [];
+  private entityTotal = 0;
   private readonly types = new Uint8Vector(INITIAL_CAPACITY);
   /** The score the input gave each entity, NO_SCORE when none (a double: 2^32 - 1 and the mark fit). */
   private readonly scores: number[] = [];
@@ -201,7 +206,10 @@ export class GraphBuilder {
 
   /** The entityIds in insertion order (the indexes the statement columns hold): for the loader's parser threads. */
   get insertionEntityIds(): readonly string[] {
-    return this.entityIds;
+    // Each branch: once sorted, the builder keeps no strings of its own; they are read from the entity table.
+    const sorted = this.sorted;
+    if (sorted === undefined) return this.entityIds;
+    return Array.from(sorted.denseOf, (d) => sorted.entities.entityId(d));
   }
 
   /**
@@ -232,7 +240,7 @@ export class GraphBuilder {
 
   /** Entities added so far. */
   get entityCount(): number {
-    return this.entityIds.length;
+    return this.entityTotal;
   }
 
   /** Statements kept so far: an exact duplicate of one already added is not counted again. */
@@ -288,6 +296,7 @@ export class GraphBuilder {
     }
     this.entityIndex.set(entityId, this.entityIds.length);
     this.entityIds.push(entityId);
+    this.entityTotal++;
     hash64([entityId], this.entityHash);
     this.entityHashes.push(this.entityHash[0]);
     this.entityHashes.push(this.entityHash[1]);
@@ -487,30 +496,30 @@ export class GraphBuilder {
     // Needed only while adding: freed before the build's own arrays are made.
     this.fingerprintRows.release();
     const progress = options.onProgress;
-    const { denseOf, rawList, types, entities, dictionary } = this.sorted ?? this.sortEntities(progress);
-    const n = rawList.length;
+    const { denseOf, types, entities, dictionary } = this.sorted ?? this.sortEntities(progress);
+    const n = denseOf.length;
 
     // A search index made beside the reading (useSearchIndex) is for these very entities; else made here.
     const searchIndex =
       this.readyIndex ??
-      SearchIndex.build(rawList.map(folder(this.foldMode)), types, (done, total) =>
+      SearchIndex.build(rawIdentifiersOf(entities).map(folder(this.foldMode)), types, (done, total) =>
         progress?.("search-index", done, total),
       );
     this.readyIndex = undefined;
 
-    // Duplicates and conflicts were settled at add time: every row is kept.
+    // Duplicates and conflicts were settled at add time: every row is kept. One column at a time is
+    // remapped to dense ids and the builder's column (by insertion index, not read again: the builder
+    // is closed) let go at once, so at most one column of M words is made beside the three.
     const m = this.subject.length;
-    const subject = new Uint32Array(m);
-    const predicate = new Uint32Array(m);
-    const object = new Uint32Array(m);
-    for (let row = 0; row < m; row++) {
-      subject[row] = denseOf[this.subject.get(row)]!;
-      predicate[row] = denseOf[this.predicate.get(row)]!;
-      object[row] = denseOf[this.object.get(row)]!;
-    }
-    // The rows by insertion index are not read again (the builder is closed): their memory goes now,
-    // before the statement index's working arrays are made.
-    for (const column of [this.subject, this.predicate, this.object]) column.reallocate(0);
+    const dense = (column: Uint32Vector): Uint32Array => {
+      const rows = new Uint32Array(m);
+      for (let row = 0; row < m; row++) rows[row] = denseOf[column.get(row)]!;
+      column.reallocate(0);
+      return rows;
+    };
+    const subject = dense(this.subject);
+    const predicate = dense(this.predicate);
+    const object = dense(this.object);
     // Scores: the given ones, else each entity's count of statements.
     const scoreValues = statementCounts(
       n,
@@ -547,12 +556,17 @@ export class GraphBuilder {
       halves.lo = this.fpLo.get(row);
       return halves;
     };
-    return StatementIndex.build(
+    const index = StatementIndex.build(
       { subject, predicate, object, given },
       parts.entityCount,
       (row) => this.fpText.get(row) ?? hex64(this.fpHi.get(row), this.fpLo.get(row)),
       (done, total) => progress?.("statement-index", done, total),
     );
+    // The dense rows were the statement index's working space and the fingerprints are in it now:
+    // their memory goes before the score index and the content tag, not with the builder.
+    parts.subject = parts.predicate = parts.object = EMPTY_ROWS;
+    for (const column of [this.fpHi, this.fpLo, this.fpGiven]) column.reallocate(0);
+    return index;
   }
 
   /** The graph of the parts and both indexes. */
@@ -597,19 +611,23 @@ export class GraphBuilder {
   private sealEntities(onProgress: BuildOptions["onProgress"]): SealedEntities {
     this.checkOpen();
     const sorted = this.sorted ?? this.sortEntities(onProgress);
-    return { rawIdentifiers: sorted.rawList, types: sorted.types, fold: this.foldMode };
+    return { rawIdentifiers: rawIdentifiersOf(sorted.entities), types: sorted.types, fold: this.foldMode };
   }
 
   /** Hands over the search index of the sealed entities (built from what sealEntities returned). */
   private useSearchIndex(index: SearchIndex): void {
     this.checkOpen();
-    if (this.sorted === undefined || index.entityCount !== this.sorted.rawList.length) {
+    if (this.sorted === undefined || index.entityCount !== this.sorted.denseOf.length) {
       throw new Error("GraphBuilder: a search index must be built from the sealed entities");
     }
     this.readyIndex = index;
   }
 
-  /** Dense ids: entities in entityId order (JavaScript `<`, UTF-16 code units); kept in `sorted`. */
+  /**
+   * Dense ids: entities in entityId order (JavaScript `<`, UTF-16 code units); kept in `sorted`. The
+   * entity table holds every string from then on: the builder's own (the entityIds, their Map, the
+   * raw identifiers: tens of bytes an entity of heap) are let go.
+   */
   private sortEntities(progress: BuildOptions["onProgress"]): SortedEntities {
     const n = this.entityIds.length;
     progress?.("sort-entities", 0, 1);
@@ -644,8 +662,11 @@ export class GraphBuilder {
       hashes: sortedHashes,
     });
     const dictionary = new Dictionary(entities);
+    this.entityIndex.clear();
+    this.entityIds = [];
+    this.rawIdentifiers = [];
     progress?.("sort-entities", 1, 1);
-    this.sorted = { denseOf, rawList, types, entities, dictionary };
+    this.sorted = { denseOf, insertionOf: Uint32Array.from(order), types, entities, dictionary };
     return this.sorted;
   }
 
@@ -664,7 +685,10 @@ export class GraphBuilder {
   }
 
   private entityRef(entityId: string, name: string, source: SourcePosition | undefined): number {
-    const i = this.entityIndex.get(entityId);
+    // Each branch: before the sort the Map answers; after it, the dictionary (the Map is emptied then).
+    const sorted = this.sorted;
+    const d = sorted === undefined ? -1 : sorted.dictionary.idOf(entityId);
+    const i = sorted === undefined ? this.entityIndex.get(entityId) : d < 0 ? undefined : sorted.insertionOf[d];
     if (i === undefined) {
       // No entity can have an id that breaks the entityId rules: say what is wrong with it instead.
       checkText(entityId, name, ENTITY_ID_MAX_BYTES, source);
@@ -821,6 +845,11 @@ function checkText(v: string, name: string, maxBytes: number, source: SourcePosi
       source,
     );
   }
+}
+
+/** The raw identifiers of `entities` by dense id (what a search index is built from). */
+function rawIdentifiersOf(entities: EntityTable): string[] {
+  return Array.from({ length: entities.size }, (_, d) => entities.rawIdentifier(d));
 }
 
 /** Adds parsed JSON of unknown shape, checked like any item: for the package's own loader. */

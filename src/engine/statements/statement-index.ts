@@ -75,7 +75,10 @@ export interface SeekKey {
   fingerprint: string;
 }
 
-/** The statements as they leave the builder: dense ids per input row, and what each row gave. */
+/**
+ * The statements as they leave the builder: dense ids per input row, and what each row gave.
+ * StatementIndex.build overwrites the three columns (they are its working space).
+ */
 export interface StatementRows {
   subject: Uint32Array;
   predicate: Uint32Array;
@@ -135,7 +138,9 @@ export class StatementIndex {
 
   /**
    * Sorts `input` into the three orders. `fingerprintOf(inputRow)` gives each row's fingerprint text
-   * (given or derived); it is asked only to order the rows of one triple, which are rare.
+   * (given or derived); it is asked only to order the rows of one triple, which are rare. Consumes
+   * `input`: its three columns are overwritten as working space (the build makes two arrays of M
+   * words of its own, not five), so the caller must not read them afterwards.
    */
   static build(
     input: StatementRows,
@@ -157,8 +162,9 @@ export class StatementIndex {
     }
     const predicates = Uint32Array.from(predicateList);
     const P = predicates.length;
-    const pIndex = new Uint32Array(m);
-    for (let i = 0; i < m; i++) pIndex[i] = predicateIndex[input.predicate[i]!]!;
+    // The input's predicate column becomes the predicate indexes, in place (the input is consumed).
+    const pIndex = input.predicate;
+    for (let i = 0; i < m; i++) pIndex[i] = predicateIndex[pIndex[i]!]!;
 
     // SPO order: least significant key first (object, predicate, subject); then runs of one triple by fingerprint.
     let order = new Uint32Array(m);
@@ -176,16 +182,13 @@ export class StatementIndex {
       onProgress?.(step + 1, total);
     }
     // The three ids in SPO order, gathered once (the only random reads of the input rows here):
-    // the runs of one triple and the packed rows below read them in order.
-    const subject = new Uint32Array(m);
-    const object = new Uint32Array(m);
-    const spoP = new Uint32Array(m);
-    for (let j = 0; j < m; j++) {
-      const row = order[j]!;
-      subject[j] = input.subject[row]!;
-      spoP[j] = pIndex[row]!;
-      object[j] = input.object[row]!;
-    }
+    // the runs of one triple and the packed rows below read them in order. Each is gathered into
+    // the array the one before it left free (the sort's spare first, then each input column once
+    // read): five arrays of M words at once, not eight.
+    const subject = gather(other, input.subject, order);
+    const spoP = gather(input.subject, pIndex, order);
+    const object = gather(pIndex, input.object, order);
+    const spare = input.object;
     // Reordering a run of one triple changes only which input row is where, not the ids.
     orderRunsByFingerprint(order, subject, spoP, object, fingerprintOf);
 
@@ -203,13 +206,14 @@ export class StatementIndex {
     const fingerprints = FingerprintColumn.build(m, (j) => input.given(order[j]!));
     onProgress?.(4, total);
 
-    // OSP: SPO positions stably by object. POS: OSP positions stably by predicate.
-    const identity = other;
+    // OSP: SPO positions stably by object. POS: OSP positions stably by predicate. Both are sorted
+    // into arrays read for the last time above (the input rows' order, then the identity).
+    const identity = spare;
     for (let j = 0; j < m; j++) identity[j] = j;
-    const ospOrder = new Uint32Array(m);
+    const ospOrder = order;
     stableCountingSort(identity, object, entityCount, counts, ospOrder);
     onProgress?.(5, total);
-    const posOrder = new Uint32Array(m);
+    const posOrder = identity;
     stableCountingSort(ospOrder, spoP, P, counts, posOrder);
     onProgress?.(6, total);
     const positionBits = IntVector.widthFor(m - 1);
@@ -523,6 +527,13 @@ export class StatementIndex {
 function compareComponent(value: number, at: number, exact: boolean): number {
   if (exact) return value - at;
   return value < at ? -1 : 1;
+}
+
+/** into[j] = column[order[j]] for every j; returns `into` (which must not be `column` or `order`). */
+function gather(into: Uint32Array, column: Uint32Array, order: Uint32Array): Uint32Array {
+  const m = order.length;
+  for (let j = 0; j < m; j++) into[j] = column[order[j]!]!;
+  return into;
 }
 
 /** out = `order` stably sorted by key[row] (keys < range). `counts` is scratch of length >= range + 1. */
