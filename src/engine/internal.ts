@@ -12,7 +12,14 @@
  * engine from outside use `graph.stats()`.
  */
 
-export { type ChangesOrigin, graphAtSequence, graphParts, type GraphParts } from "./graph.js";
+export {
+  type ChangesOrigin,
+  graphAtSequence,
+  graphParts,
+  type GraphParts,
+  lastSearchPage,
+  type SearchPageKeys,
+} from "./graph.js";
 export {
   addParsedItem,
   addStatementRefs,

@@ -57,7 +57,14 @@ import { CursorCodec, ENDPOINT_SEARCH, ENDPOINT_STATEMENTS, queryTag, toSecretBy
 import { randomBytes } from "node:crypto";
 import { QuiverError } from "../errors.js";
 import { GraphBuilder } from "../graph-builder.js";
-import { type Graph, graphAtSequence, graphParts, type GraphParts, DEFAULT_CACHE_BYTES } from "../graph.js";
+import {
+  type Graph,
+  graphAtSequence,
+  graphParts,
+  type GraphParts,
+  DEFAULT_CACHE_BYTES,
+  lastSearchPage,
+} from "../graph.js";
 import { MAX_SCORE, SEARCH_MAX_LIMIT, STATEMENTS_MAX_LIMIT } from "../limits.js";
 import { quote } from "../quote.js";
 import { folder } from "../search/fold.js";
@@ -230,6 +237,8 @@ export class LiveGraph implements ReadGraph {
   /** Base entities replaced or deleted, by entityId and by 3-grams. */
   #hiddenEntities = new Map<string, HiddenEntity>();
   #hiddenGrams = new GramIndex<HiddenEntity>();
+  /** The same base entities by dense id (1: hidden), made at the first; a search page's items are checked by it. */
+  #hiddenBase: Uint8Array | undefined;
   /** Statements put since the base, by fingerprint and in each order. */
   #statements = new Map<string, DeltaStatement>();
   #statementLists: Record<Order, DeltaStatement[]> = { SPO: [], POS: [], OSP: [] };
@@ -487,6 +496,8 @@ export class LiveGraph implements ReadGraph {
         const hidden = { entityId: id, folded: this.#fold(e.rawIdentifier(d)), type: e.entity(d).type };
         this.#hiddenEntities.set(id, hidden);
         this.#hiddenGrams.add(hidden);
+        this.#hiddenBase ??= new Uint8Array(this.#base.entityCount);
+        this.#hiddenBase[d] = 1;
       }
       // Each branch: a base entity put again shows its new name on base statements; deleted, none name it.
       if (d >= 0 && entity !== null) this.#replaced.set(id, entity.rawIdentifier);
@@ -804,39 +815,18 @@ export class LiveGraph implements ReadGraph {
     const byScore = order === "score";
     const fq = this.#fold(q);
     const typeName = params.type;
-    // The delta's matches: its entities, and under order "score" the base entities whose score the
-    // delta's statements moved far (rescored: they leave the base's stream). First counted (what a
-    // total and the choice below need), then only the page's worth after the key kept, in order.
-    const deltaCandidates = this.#entityGrams.matching(fq);
-    const rescored = byScore ? this.rescored() : undefined;
-    const rescoredCandidates = rescored?.grams.matching(fq);
-    // Each branch: a query of a gram or more has the gram index's candidates (checked already); a
-    // shorter one looks at every item.
-    const deltaMatches = countMatches(deltaCandidates ?? this.#entityList, deltaCandidates === undefined, fq, typeName);
-    const rescoredMatches =
-      rescored === undefined
-        ? 0
-        : countMatches(rescoredCandidates ?? rescored.grams.items, rescoredCandidates === undefined, fq, typeName);
     // The tombstoned base entities that match: what the base's pages hold that must be skipped.
-    const hiddenCandidates = this.#hiddenGrams.matching(fq);
-    const hiddenMatches = countMatches(
-      hiddenCandidates ?? this.#hiddenGrams.items,
-      hiddenCandidates === undefined,
-      fq,
-      typeName,
-    );
-    const skipped = hiddenMatches + rescoredMatches;
-    // How far the base's stream may be out of order: under order "score", base entities whose counted
-    // score the delta moved a little are read where the base puts them and placed by their score now.
-    const raise = byScore ? this.#maxRaise : 0;
-    const drop = byScore ? this.#maxDrop : 0;
-    // Nothing of the delta touches this query: the base's page is the answer (its total too).
-    if (deltaMatches === 0 && skipped === 0 && raise === 0 && drop === 0) return this.#base.search(params);
+    const hidden = this.#hiddenGrams.candidates(fq);
+    const hiddenMatches = countMatches(hidden.items, hidden.check, fq, typeName);
     const tag = queryTag(this.searchTagParts(q, type, order));
+    // The cursor's key, read when first needed (a read that the base answers alone leaves it to the base).
     let after: SearchItem | undefined;
     let afterRaw = "";
-    if (cursor !== undefined) {
-      const content = this.#cursors.decode(cursor, ENDPOINT_SEARCH, tag);
+    let afterRead = cursor === undefined;
+    const keyAfter = (): SearchItem | undefined => {
+      if (afterRead) return after;
+      afterRead = true;
+      const content = this.#cursors.decode(cursor!, ENDPOINT_SEARCH, tag);
       if (content.count !== (byScore ? SEARCH_SCORE_PARTS : SEARCH_NAME_PARTS) || content.extra > TIER_INFIX)
         throw unknownCursorShape();
       afterRaw = content.part(SEARCH_PART.raw);
@@ -848,14 +838,19 @@ export class LiveGraph implements ReadGraph {
         folded: this.#fold(afterRaw),
         entity: { entityId, rawIdentifier: afterRaw, type: "0", sourceType: "" },
       };
-    }
+      return after;
+    };
     const compare = byScore ? compareByScore : compareByName;
     const want = limit + 1;
-    // The delta's stream: its first `want` matches after the key, in order.
+    // The delta's matches, in one pass over each candidate list (no copy of it): its entities, and
+    // under order "score" the base entities whose score the delta's statements moved far (rescored:
+    // they leave the base's stream). Each is counted (what a total and the choice below need), and
+    // only the page's worth after the key is kept, in order.
     const found: SearchItem[] = [];
     const select = (x: { folded: string; type: EntityType; entityId: string }, entity: Entity, score: number) => {
       const item: SearchItem = { tier: tierOf(x.folded, fq), score, folded: x.folded, entity };
-      if (after !== undefined && compare(item, after) <= 0) return;
+      const a = keyAfter();
+      if (a !== undefined && compare(item, a) <= 0) return;
       // Each branch: room on the page, or better than its last (which then drops out), or neither.
       if (found.length < want) insertSorted(found, item, compare);
       else if (compare(item, found[want - 1]!) < 0) {
@@ -863,14 +858,30 @@ export class LiveGraph implements ReadGraph {
         insertSorted(found, item, compare);
       }
     };
-    if (deltaMatches > 0)
-      for (const x of deltaCandidates ?? this.#entityList)
-        if (matches(x, deltaCandidates === undefined, fq, typeName))
-          select(x, x, byScore ? (x.score ?? this.countNow(x.entityId, x.baseId)) : 0);
-    if (rescored !== undefined && rescoredMatches > 0)
-      for (const r of rescoredCandidates ?? rescored.grams.items)
-        if (matches(r, rescoredCandidates === undefined, fq, typeName))
+    const delta = this.#entityGrams.candidates(fq);
+    let deltaMatches = 0;
+    for (const x of delta.items)
+      if (matches(x, delta.check, fq, typeName)) {
+        deltaMatches++;
+        select(x, x, byScore ? (x.score ?? this.countNow(x.entityId, x.baseId)) : 0);
+      }
+    let rescoredMatches = 0;
+    const rescored = byScore ? this.rescored() : undefined;
+    if (rescored !== undefined && rescored.byId.size > 0) {
+      const moved = rescored.grams.candidates(fq);
+      for (const r of moved.items)
+        if (matches(r, moved.check, fq, typeName)) {
+          rescoredMatches++;
           select(r, r.entity, this.countNow(r.entityId, r.baseId));
+        }
+    }
+    const skipped = hiddenMatches + rescoredMatches;
+    // How far the base's stream may be out of order: under order "score", base entities whose counted
+    // score the delta moved a little are read where the base puts them and placed by their score now.
+    const raise = byScore ? this.#maxRaise : 0;
+    const drop = byScore ? this.#maxDrop : 0;
+    // Nothing of the delta touches this query: the base's page is the answer (its total too).
+    if (deltaMatches === 0 && skipped === 0 && raise === 0 && drop === 0) return this.#base.search(params);
     // The delta has nothing from the key on, and the base's stream needs nothing left out or put
     // right: the base's page is the rest of the walk (its total less nothing, plus the delta's).
     if (found.length === 0 && skipped === 0 && raise === 0 && drop === 0) {
@@ -878,6 +889,7 @@ export class LiveGraph implements ReadGraph {
       if (page.total !== undefined) page.total += deltaMatches;
       return page;
     }
+    keyAfter();
     let m = 0;
     // The base's stream: its pages from the key, tombstoned (and rescored) entities left out. An
     // entity whose score fell by up to `drop` may sit before the key in the base's order and after
@@ -900,7 +912,6 @@ export class LiveGraph implements ReadGraph {
     let baseDone = false;
     const rescoredById = rescored?.byId;
     const scores = this.#parts.scores;
-    const dict = this.#parts.dictionary;
     /** Base items read and not yet placed, in the order of their keys now (ascending). */
     const pending: SearchItem[] = [];
     let p = 0;
@@ -960,15 +971,20 @@ export class LiveGraph implements ReadGraph {
         p = 0;
       }
       // In order: the page's items as they come, only the last one keyed (the bound).
+      // The page's items' dense ids and tiers, as the base found them (no look-up by entityId).
+      const keys = lastSearchPage(this.#base);
+      const ids = keys.ids;
+      const tiers = keys.tiers;
+      const hiddenBase = this.#hiddenBase;
       if (inOrder) {
         const items = page.items;
         for (let k = 0; k < items.length; k++) {
           const e = items[k]!;
+          const d = ids[k]!;
           // No score moved in the stream: an item's score now is its base score.
-          const d = byScore ? dict.idOf(e.entityId) : -1;
           const item: SearchItem = { tier: UNKEYED, score: byScore ? scores.at(d) : 0, folded: "", entity: e };
           if (k === items.length - 1) bound = keyed(item);
-          if (hiddenMatches > 0 && this.#hiddenEntities.has(e.entityId)) continue;
+          if (hiddenMatches > 0 && hiddenBase![d] === 1) continue;
           if (rescoredMatches > 0 && rescoredById!.has(d)) continue;
           pending.push(item);
         }
@@ -976,20 +992,21 @@ export class LiveGraph implements ReadGraph {
         baseDone = baseCursor === undefined;
         continue;
       }
-      for (const e of page.items) {
+      const items = page.items;
+      for (let k = 0; k < items.length; k++) {
+        const e = items[k]!;
+        const d = ids[k]!;
         const folded = this.#fold(e.rawIdentifier);
-        const tier = tierOf(folded, fq);
+        const tier = tiers[k]!;
         let score = 0;
         let now = 0;
-        let d = -1;
         if (byScore) {
-          d = dict.idOf(e.entityId);
           score = scores.at(d);
           now = this.baseScoreNow(d, score);
         }
         bound = { tier, score: score + raise, folded, entity: e };
         // Each check only when some entity of its kind matches the query (a look-up per item otherwise).
-        if (hiddenMatches > 0 && this.#hiddenEntities.has(e.entityId)) continue;
+        if (hiddenMatches > 0 && hiddenBase![d] === 1) continue;
         if (rescoredMatches > 0 && rescoredById!.has(d)) continue;
         const item: SearchItem = { tier, score: now, folded, entity: e };
         if (after !== undefined && compare(item, after) <= 0) continue;
@@ -1263,6 +1280,7 @@ export class LiveGraph implements ReadGraph {
     this.#replaced = next.#replaced;
     this.#hiddenEntities = next.#hiddenEntities;
     this.#hiddenGrams = next.#hiddenGrams;
+    this.#hiddenBase = next.#hiddenBase;
     this.#statements = next.#statements;
     this.#statementLists = next.#statementLists;
     this.#hiddenStatements = next.#hiddenStatements;
