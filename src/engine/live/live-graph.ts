@@ -910,6 +910,7 @@ export class LiveGraph implements ReadGraph {
         String(Math.min(MAX_SCORE, after.score + drop)),
       ]);
     let baseDone = false;
+    let baseTotal: number | undefined;
     const rescoredById = rescored?.byId;
     const scores = this.#parts.scores;
     /** Base items read and not yet placed, in the order of their keys now (ascending). */
@@ -964,7 +965,10 @@ export class LiveGraph implements ReadGraph {
         order,
         limit: Math.min(SEARCH_MAX_LIMIT, pageLimit),
         cursor: baseCursor,
+        count: count && baseTotal === undefined,
       });
+      // The base's total comes with its first page read (a base page's total is its whole walk's).
+      if (page.total !== undefined) baseTotal = page.total;
       pageLimit *= 2;
       if (p > 0) {
         pending.splice(0, p);
@@ -1024,7 +1028,8 @@ export class LiveGraph implements ReadGraph {
     }
     if (!count) return { items, nextCursor };
     // The walk's total: the base's, less its tombstoned matches, plus the delta's entities that match.
-    const baseTotal = this.#base.search({ q, type: params.type, limit: 1, count: true }).total!;
+    // Each branch: counted with a page read, or (no page read) asked now.
+    baseTotal ??= this.#base.search({ q, type: params.type, limit: 1, count: true }).total!;
     return { items, nextCursor, total: baseTotal - hiddenMatches + deltaMatches };
   }
 
