@@ -170,6 +170,9 @@ interface HiddenEntity {
 /** A statement as a cascade or a conflict message needs it: its triple and fingerprint. */
 type StatementTriple = Pick<DeltaStatement, "s" | "p" | "o" | "fp">;
 
+/** A placeholder entity for a search item being reused before it holds one. */
+const PROBE_ENTITY: Entity = { entityId: "", rawIdentifier: "", type: "0", sourceType: "" };
+
 /** A search item with its sort key, on its way through the merge (score 0 under order "name"). */
 interface SearchItem {
   tier: number;
@@ -847,16 +850,23 @@ export class LiveGraph implements ReadGraph {
     // they leave the base's stream). Each is counted (what a total and the choice below need), and
     // only the page's worth after the key is kept, in order.
     const found: SearchItem[] = [];
+    /** The candidate in hand, weighed before an item is made of it (most are not kept). */
+    const probe: SearchItem = { tier: 0, score: 0, folded: "", entity: PROBE_ENTITY };
+    /** Keeps match `x` (its folded identifier contains the query) if it is among the first `want` after the key. */
     const select = (x: { folded: string; type: EntityType; entityId: string }, entity: Entity, score: number) => {
-      const item: SearchItem = { tier: tierOf(x.folded, fq), score, folded: x.folded, entity };
+      probe.tier = matchTier(x.folded, fq);
+      probe.score = score;
+      probe.folded = x.folded;
+      probe.entity = entity;
       const a = keyAfter();
-      if (a !== undefined && compare(item, a) <= 0) return;
-      // Each branch: room on the page, or better than its last (which then drops out), or neither.
-      if (found.length < want) insertSorted(found, item, compare);
-      else if (compare(item, found[want - 1]!) < 0) {
+      if (a !== undefined && compare(probe, a) <= 0) return;
+      // Each branch: the page is full and this is not better than its last (left out), or it is kept
+      // (the last dropping out of a full page).
+      if (found.length === want) {
+        if (compare(probe, found[want - 1]!) >= 0) return;
         found.pop();
-        insertSorted(found, item, compare);
       }
+      insertSorted(found, { tier: probe.tier, score, folded: x.folded, entity }, compare);
     };
     const delta = this.#entityGrams.candidates(fq);
     let deltaMatches = 0;
@@ -1365,6 +1375,11 @@ function insertSorted(list: SearchItem[], item: SearchItem, compare: (x: SearchI
     else hi = mid;
   }
   list.splice(lo, 0, item);
+}
+
+/** tierOf for a `folded` known to contain `fq`. */
+function matchTier(folded: string, fq: string): number {
+  return folded.length === fq.length ? TIER_EXACT : folded.startsWith(fq) ? TIER_PREFIX : TIER_INFIX;
 }
 
 function tierOf(folded: string, fq: string): number {
