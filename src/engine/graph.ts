@@ -179,6 +179,7 @@ let readParts: (graph: Graph) => GraphParts;
 /** The same graph (its structures shared, its options kept) with some parts replaced. */
 let replaceParts: (graph: Graph, parts: Partial<GraphParts>) => Graph;
 let readSearchPage: (graph: Graph) => SearchPageKeys;
+let readStatementsPage: (graph: Graph) => ArrayLike<number>;
 
 /**
  * An immutable graph of entities and statements, answering the two queries of the HTTP API.
@@ -253,6 +254,7 @@ export class Graph {
     readParts = (graph) => graph.#parts;
     replaceParts = (graph, parts) => new Graph({ ...graph.#parts, ...parts }, graph.#options);
     readSearchPage = (graph) => ({ ids: graph.pageIds, tiers: graph.pageTiers });
+    readStatementsPage = (graph) => graph.pageIds;
   }
 
   /** @internal Graphs come from GraphBuilder.build(), loadGraph() or openSnapshot(). */
@@ -877,6 +879,15 @@ export interface SearchPageKeys {
  */
 export function lastSearchPage(graph: Graph): SearchPageKeys {
   return readSearchPage(graph);
+}
+
+/**
+ * The dense ids of the entities of `graph`'s last statements page: item i's subject, predicate and
+ * object at 3i, 3i + 1 and 3i + 2 (package-internal: engine/internal.ts). Read it right after the
+ * read: the graph's next read writes over it.
+ */
+export function lastStatementsPage(graph: Graph): ArrayLike<number> {
+  return readStatementsPage(graph);
 }
 
 /**

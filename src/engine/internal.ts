@@ -18,6 +18,7 @@ export {
   graphParts,
   type GraphParts,
   lastSearchPage,
+  lastStatementsPage,
   type SearchPageKeys,
 } from "./graph.js";
 export {

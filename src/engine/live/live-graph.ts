@@ -64,6 +64,7 @@ import {
   type GraphParts,
   DEFAULT_CACHE_BYTES,
   lastSearchPage,
+  lastStatementsPage,
 } from "../graph.js";
 import { MAX_SCORE, SEARCH_MAX_LIMIT, STATEMENTS_MAX_LIMIT } from "../limits.js";
 import { quote } from "../quote.js";
@@ -237,6 +238,8 @@ export class LiveGraph implements ReadGraph {
   #entityGrams = new GramIndex<DeltaEntity>();
   /** Base entities replaced (put again, not deleted): their rawIdentifier now, for base statements naming them. */
   #replaced = new Map<string, string>();
+  /** The same base entities by dense id (1: replaced), made at the first; a base page's items are checked by it. */
+  #replacedBase: Uint8Array | undefined;
   /** Base entities replaced or deleted, by entityId and by 3-grams. */
   #hiddenEntities = new Map<string, HiddenEntity>();
   #hiddenGrams = new GramIndex<HiddenEntity>();
@@ -503,8 +506,14 @@ export class LiveGraph implements ReadGraph {
         this.#hiddenBase[d] = 1;
       }
       // Each branch: a base entity put again shows its new name on base statements; deleted, none name it.
-      if (d >= 0 && entity !== null) this.#replaced.set(id, entity.rawIdentifier);
-      else if (d >= 0) this.#replaced.delete(id);
+      if (d >= 0 && entity !== null) {
+        this.#replaced.set(id, entity.rawIdentifier);
+        this.#replacedBase ??= new Uint8Array(this.#base.entityCount);
+        this.#replacedBase[d] = 1;
+      } else if (d >= 0) {
+        this.#replaced.delete(id);
+        if (this.#replacedBase !== undefined) this.#replacedBase[d] = 0;
+      }
       if (entity === null) this.#entities.delete(id);
       else {
         this.#entities.set(id, entity);
@@ -1093,6 +1102,7 @@ export class LiveGraph implements ReadGraph {
     let baseDone = false;
     /** The first tombstone of the range not before the base items read so far. */
     let h = hlo;
+    let baseTotal: number | undefined;
     const out: Statement[] = [];
     const filters = { subjectEntityId: s, predicateEntityId: p, objectEntityId: o };
     while (out.length < want) {
@@ -1104,7 +1114,11 @@ export class LiveGraph implements ReadGraph {
           ...filters,
           limit: Math.min(STATEMENTS_MAX_LIMIT, want + Math.min(hhi - hlo, TOMBSTONE_SLACK)),
           cursor: baseCursor,
+          count: count && baseTotal === undefined,
         });
+        this.patchNames(page.items);
+        // The base's total comes with its first page read (a base page's total is its whole walk's).
+        if (page.total !== undefined) baseTotal = page.total;
         // Each branch: with no tombstone in the range the page is kept as it is; else its items and
         // the range's tombstones (sorted alike) are walked together and the tombstoned left out (a
         // comparison or two an item, no hash of its fingerprint).
@@ -1131,8 +1145,8 @@ export class LiveGraph implements ReadGraph {
       }
     }
     const n = Math.min(limit, out.length);
+    // Base items' names were brought up to date as read; the delta's are current.
     const items = out.slice(0, n);
-    if (this.#replaced.size > 0) for (const item of items) this.patchNames(item);
     let nextCursor: string | null = null;
     if (out.length > limit) {
       const last = items[n - 1]!;
@@ -1146,26 +1160,35 @@ export class LiveGraph implements ReadGraph {
     }
     if (!count) return { items, nextCursor };
     // The walk's total: the base's, less its tombstones in the range, plus the delta's range.
-    const baseTotal = this.#base.statements({ ...filters, limit: 1, count: true }).total!;
+    // Each branch: counted with a page read, or (no page read) asked now.
+    baseTotal ??= this.#base.statements({ ...filters, limit: 1, count: true }).total!;
     return { items, nextCursor, total: baseTotal - (hhi - hlo) + (hi - lo) };
   }
 
   /** The base's page for `params`, its items' names of replaced entities brought up to date. */
   private patchedBasePage(params: StatementsParams): Page<Statement> {
     const page = this.#base.statements(params);
-    if (this.#replaced.size > 0) for (const item of page.items) this.patchNames(item);
+    this.patchNames(page.items);
     return page;
   }
 
-  /** A base statement item naming a replaced entity shows its new rawIdentifier. */
-  private patchNames(item: Statement): void {
+  /**
+   * The items of the base's last statements page (read just now) show the new rawIdentifier of
+   * each replaced entity they name, found by the dense ids the base read (a bitmap, no look-up by
+   * entityId unless replaced).
+   */
+  private patchNames(items: Statement[]): void {
+    const marked = this.#replacedBase;
+    // No base entity replaced: every name is current.
+    if (marked === undefined || items.length === 0) return;
+    const ids = lastStatementsPage(this.#base);
     const replaced = this.#replaced;
-    const s = replaced.get(item.subjectEntityId);
-    if (s !== undefined) item.subjectRawIdentifier = s;
-    const p = replaced.get(item.predicateEntityId);
-    if (p !== undefined) item.predicateRawIdentifier = p;
-    const o = replaced.get(item.objectEntityId);
-    if (o !== undefined) item.objectRawIdentifier = o;
+    for (let k = 0; k < items.length; k++) {
+      const item = items[k]!;
+      if (marked[ids[3 * k]!] === 1) item.subjectRawIdentifier = replaced.get(item.subjectEntityId)!;
+      if (marked[ids[3 * k + 1]!] === 1) item.predicateRawIdentifier = replaced.get(item.predicateEntityId)!;
+      if (marked[ids[3 * k + 2]!] === 1) item.objectRawIdentifier = replaced.get(item.objectEntityId)!;
+    }
   }
 
   /** The rawIdentifier of an entity there now (a statement's): the delta's, else the base's. */
@@ -1293,6 +1316,7 @@ export class LiveGraph implements ReadGraph {
     this.#entityList = next.#entityList;
     this.#entityGrams = next.#entityGrams;
     this.#replaced = next.#replaced;
+    this.#replacedBase = next.#replacedBase;
     this.#hiddenEntities = next.#hiddenEntities;
     this.#hiddenGrams = next.#hiddenGrams;
     this.#hiddenBase = next.#hiddenBase;
