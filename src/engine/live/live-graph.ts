@@ -958,6 +958,8 @@ export class LiveGraph implements ReadGraph {
     const before = (x: SearchItem, y: SearchItem): boolean =>
       (inOrder && bound !== undefined && compare(bound, y) < 0) || compare(keyed(x), y) < 0;
     const out: SearchItem[] = [];
+    /** The entities of `out`, as items. */
+    const entities: Entity[] = [];
     while (out.length < want) {
       const x = pending[p];
       const y = found[m];
@@ -973,8 +975,15 @@ export class LiveGraph implements ReadGraph {
       ) {
         if (next === undefined) break;
         out.push(next);
-        if (next === x) p++;
-        else m++;
+        // Each branch: a base page's item is the base's own new object (handed on as it is); a
+        // delta's (or a rescored base entity's shared record) is copied into an item.
+        if (next === x) {
+          entities.push(x.entity);
+          p++;
+        } else {
+          entities.push(itemOf(next.entity));
+          m++;
+        }
         continue;
       }
       // The page and a few more, for tombstones in the way; each further round asks twice as many.
@@ -1039,7 +1048,7 @@ export class LiveGraph implements ReadGraph {
       baseDone = baseCursor === undefined;
     }
     const n = Math.min(limit, out.length);
-    const items = out.slice(0, n).map((i) => itemOf(i.entity));
+    const items = entities.slice(0, n);
     let nextCursor: string | null = null;
     if (out.length > limit) {
       const last = keyed(out[n - 1]!);
