@@ -180,6 +180,7 @@ let readParts: (graph: Graph) => GraphParts;
 let replaceParts: (graph: Graph, parts: Partial<GraphParts>) => Graph;
 let readSearchPage: (graph: Graph) => SearchPageKeys;
 let readStatementsPage: (graph: Graph) => ArrayLike<number>;
+let readSearchHint: (graph: Graph, rank: number) => string;
 
 /**
  * An immutable graph of entities and statements, answering the two queries of the HTTP API.
@@ -210,6 +211,8 @@ export class Graph {
   private readonly pageRanks = new Uint32Array(SEARCH_MAX_LIMIT);
   /** The match tiers of the last search page's items (the search index's list, valid until the next search). */
   private pageTiers: ArrayLike<number> = [];
+  /** The search index ranks of the last order "name" search page's items (what its cursors' hints record). */
+  private pageNameRanks: ArrayLike<number> = [];
   /** What a search page's listing appends to (rank-list.ts: reused, so a listing allocates nothing). */
   private readonly nameHits: SearchHits<RankList> = {
     ranks: new RankList(SEARCH_MAX_LIMIT + 1),
@@ -253,7 +256,8 @@ export class Graph {
   static {
     readParts = (graph) => graph.#parts;
     replaceParts = (graph, parts) => new Graph({ ...graph.#parts, ...parts }, graph.#options);
-    readSearchPage = (graph) => ({ ids: graph.pageIds, tiers: graph.pageTiers });
+    readSearchPage = (graph) => ({ ids: graph.pageIds, tiers: graph.pageTiers, ranks: graph.pageNameRanks });
+    readSearchHint = (graph, rank) => graph.hint(rank);
     readStatementsPage = (graph) => graph.pageIds;
   }
 
@@ -484,6 +488,7 @@ export class Graph {
     const hits = this.searchIndex.find(folded, type, after, limit + 1, this.nameHits);
     this.pageBounds = hits.bounds;
     this.pageTiers = hits.tiers.values;
+    this.pageNameRanks = hits.ranks.values;
     const ranks = hits.ranks.values;
     const n = Math.min(limit, hits.ranks.length);
     const items = this.searchItems(ranks, n);
@@ -870,6 +875,17 @@ export function graphParts(graph: Graph): GraphParts {
 export interface SearchPageKeys {
   readonly ids: ArrayLike<number>;
   readonly tiers: ArrayLike<number>;
+  /** Under order "name": the items' search index ranks (what searchHint takes). */
+  readonly ranks: ArrayLike<number>;
+}
+
+/**
+ * The position hint that `graph`'s order "name" cursors record for the item of search index rank
+ * `rank` (package-internal: engine/internal.ts): a cursor of that key with it resumes this graph's
+ * walk at the next rank, without placing the key.
+ */
+export function searchHint(graph: Graph, rank: number): string {
+  return readSearchHint(graph, rank);
 }
 
 /**

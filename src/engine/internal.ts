@@ -20,6 +20,7 @@ export {
   lastSearchPage,
   lastStatementsPage,
   type SearchPageKeys,
+  searchHint,
 } from "./graph.js";
 export {
   addParsedItem,

@@ -65,6 +65,7 @@ import {
   DEFAULT_CACHE_BYTES,
   lastSearchPage,
   lastStatementsPage,
+  searchHint,
 } from "../graph.js";
 import { MAX_SCORE, SEARCH_MAX_LIMIT, STATEMENTS_MAX_LIMIT } from "../limits.js";
 import { quote } from "../quote.js";
@@ -180,6 +181,8 @@ interface SearchItem {
   score: number;
   folded: string;
   entity: Entity;
+  /** Under order "name", a base page's item: its base search index rank (its cursor's hint). */
+  rank?: number;
 }
 
 /** A base entity whose score the delta's statements changed (a counted score): where order "score" puts it now. */
@@ -834,6 +837,7 @@ export class LiveGraph implements ReadGraph {
     // The cursor's key, read when first needed (a read that the base answers alone leaves it to the base).
     let after: SearchItem | undefined;
     let afterRaw = "";
+    let afterHint = "";
     let afterRead = cursor === undefined;
     const keyAfter = (): SearchItem | undefined => {
       if (afterRead) return after;
@@ -842,6 +846,7 @@ export class LiveGraph implements ReadGraph {
       if (content.count !== (byScore ? SEARCH_SCORE_PARTS : SEARCH_NAME_PARTS) || content.extra > TIER_INFIX)
         throw unknownCursorShape();
       afterRaw = content.part(SEARCH_PART.raw);
+      afterHint = content.part(SEARCH_PART.hint);
       const entityId = content.part(SEARCH_PART.entityId);
       const score = byScore ? parseScore(content.part(SEARCH_PART.score)) : 0;
       after = {
@@ -914,13 +919,15 @@ export class LiveGraph implements ReadGraph {
     // entity whose score fell by up to `drop` may sit before the key in the base's order and after
     // it now: the base is resumed `drop` points higher (before every entity of that score), and what
     // is not after the key now is left out as it comes.
-    const cursorParts = (k: SearchItem, raw: string): string[] =>
-      byScore ? [raw, k.entity.entityId, "", String(k.score)] : [raw, k.entity.entityId, ""];
+    // Under order "name", a base item's key carries the base's hint (the base resumes at the next
+    // rank instead of placing the key; a later base refuses the hint and places the key).
+    const cursorParts = (k: SearchItem, raw: string, hint: string): string[] =>
+      byScore ? [raw, k.entity.entityId, "", String(k.score)] : [raw, k.entity.entityId, hint];
     let baseCursor: string | undefined;
     // Each branch: from the start; from the key itself (the base's order holds); from `drop` above it.
     if (after === undefined) baseCursor = undefined;
     else if (drop === 0)
-      baseCursor = this.#cursors.encode(ENDPOINT_SEARCH, tag, after.tier, cursorParts(after, afterRaw));
+      baseCursor = this.#cursors.encode(ENDPOINT_SEARCH, tag, after.tier, cursorParts(after, afterRaw, afterHint));
     else
       baseCursor = this.#cursors.encode(ENDPOINT_SEARCH, tag, after.tier, [
         "",
@@ -1015,6 +1022,7 @@ export class LiveGraph implements ReadGraph {
           const d = ids[k]!;
           // No score moved in the stream: an item's score now is its base score.
           const item: SearchItem = { tier: UNKEYED, score: byScore ? scores.at(d) : 0, folded: "", entity: e };
+          if (!byScore) item.rank = keys.ranks[k]!;
           if (k === items.length - 1) bound = keyed(item);
           if (hiddenMatches > 0 && hiddenBase![d] === 1) continue;
           if (rescoredMatches > 0 && rescoredById!.has(d)) continue;
@@ -1052,7 +1060,12 @@ export class LiveGraph implements ReadGraph {
     let nextCursor: string | null = null;
     if (out.length > limit) {
       const last = keyed(out[n - 1]!);
-      nextCursor = this.#cursors.encode(ENDPOINT_SEARCH, tag, last.tier, cursorParts(last, last.entity.rawIdentifier));
+      nextCursor = this.#cursors.encode(
+        ENDPOINT_SEARCH,
+        tag,
+        last.tier,
+        cursorParts(last, last.entity.rawIdentifier, last.rank === undefined ? "" : searchHint(this.#base, last.rank)),
+      );
     }
     if (!count) return { items, nextCursor };
     // The walk's total: the base's, less its tombstoned matches, plus the delta's entities that match.
