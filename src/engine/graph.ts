@@ -178,6 +178,9 @@ export const HEAVIEST_LISTED = 10;
 let readParts: (graph: Graph) => GraphParts;
 /** The same graph (its structures shared, its options kept) with some parts replaced. */
 let replaceParts: (graph: Graph, parts: Partial<GraphParts>) => Graph;
+let readSearchPage: (graph: Graph) => SearchPageKeys;
+let readStatementsPage: (graph: Graph) => ArrayLike<number>;
+let readSearchHint: (graph: Graph, rank: number) => string;
 
 /**
  * An immutable graph of entities and statements, answering the two queries of the HTTP API.
@@ -206,6 +209,10 @@ export class Graph {
   private readonly pageIds = new Uint32Array(3 * Math.max(STATEMENTS_MAX_LIMIT, SEARCH_MAX_LIMIT));
   /** Name ranks of a search page in order "score" (reused). */
   private readonly pageRanks = new Uint32Array(SEARCH_MAX_LIMIT);
+  /** The match tiers of the last search page's items (the search index's list, valid until the next search). */
+  private pageTiers: ArrayLike<number> = [];
+  /** The search index ranks of the last order "name" search page's items (what its cursors' hints record). */
+  private pageNameRanks: ArrayLike<number> = [];
   /** What a search page's listing appends to (rank-list.ts: reused, so a listing allocates nothing). */
   private readonly nameHits: SearchHits<RankList> = {
     ranks: new RankList(SEARCH_MAX_LIMIT + 1),
@@ -249,6 +256,9 @@ export class Graph {
   static {
     readParts = (graph) => graph.#parts;
     replaceParts = (graph, parts) => new Graph({ ...graph.#parts, ...parts }, graph.#options);
+    readSearchPage = (graph) => ({ ids: graph.pageIds, tiers: graph.pageTiers, ranks: graph.pageNameRanks });
+    readSearchHint = (graph, rank) => graph.hint(rank);
+    readStatementsPage = (graph) => graph.pageIds;
   }
 
   /** @internal Graphs come from GraphBuilder.build(), loadGraph() or openSnapshot(). */
@@ -477,6 +487,8 @@ export class Graph {
     // One look-ahead item tells whether a next page exists, so nextCursor is null exactly at the end.
     const hits = this.searchIndex.find(folded, type, after, limit + 1, this.nameHits);
     this.pageBounds = hits.bounds;
+    this.pageTiers = hits.tiers.values;
+    this.pageNameRanks = hits.ranks.values;
     const ranks = hits.ranks.values;
     const n = Math.min(limit, hits.ranks.length);
     const items = this.searchItems(ranks, n);
@@ -525,6 +537,7 @@ export class Graph {
     this.matchFolded = folded;
     const hits = index.find(this.searchIndex, scores, folded, type, after, limit + 1, this.scoreMatch, this.scoreHits);
     this.pageBounds = hits.bounds;
+    this.pageTiers = hits.tiers.values;
     const sranks = hits.sranks.values;
     const n = Math.min(limit, hits.sranks.length);
     const ranks = this.pageRanks;
@@ -856,6 +869,41 @@ function unknownCursorShape(): QuiverError {
 /** A graph's parts, for the package's own layers (snapshot files); see engine/internal.ts. */
 export function graphParts(graph: Graph): GraphParts {
   return readParts(graph);
+}
+
+/** The keys of a search page's items, by position on the page: dense ids and match tiers. */
+export interface SearchPageKeys {
+  readonly ids: ArrayLike<number>;
+  readonly tiers: ArrayLike<number>;
+  /** Under order "name": the items' search index ranks (what searchHint takes). */
+  readonly ranks: ArrayLike<number>;
+}
+
+/**
+ * The position hint that `graph`'s order "name" cursors record for the item of search index rank
+ * `rank` (package-internal: engine/internal.ts): a cursor of that key with it resumes this graph's
+ * walk at the next rank, without placing the key.
+ */
+export function searchHint(graph: Graph, rank: number): string {
+  return readSearchHint(graph, rank);
+}
+
+/**
+ * The dense ids and match tiers of the items of `graph`'s last search page, item i at index i
+ * (package-internal: engine/internal.ts; the live graph merges base pages by them). Read it right
+ * after the search: the graph's next read writes over both.
+ */
+export function lastSearchPage(graph: Graph): SearchPageKeys {
+  return readSearchPage(graph);
+}
+
+/**
+ * The dense ids of the entities of `graph`'s last statements page: item i's subject, predicate and
+ * object at 3i, 3i + 1 and 3i + 2 (package-internal: engine/internal.ts). Read it right after the
+ * read: the graph's next read writes over it.
+ */
+export function lastStatementsPage(graph: Graph): ArrayLike<number> {
+  return readStatementsPage(graph);
 }
 
 /**

@@ -12,7 +12,16 @@
  * engine from outside use `graph.stats()`.
  */
 
-export { type ChangesOrigin, graphAtSequence, graphParts, type GraphParts } from "./graph.js";
+export {
+  type ChangesOrigin,
+  graphAtSequence,
+  graphParts,
+  type GraphParts,
+  lastSearchPage,
+  lastStatementsPage,
+  type SearchPageKeys,
+  searchHint,
+} from "./graph.js";
 export {
   addParsedItem,
   addStatementRefs,

@@ -54,6 +54,24 @@ export class GramIndex<T extends { readonly folded: string }> {
   }
 
   /**
+   * What a query must look at, without a copy: `items` holds every item whose folded identifier
+   * contains `fq` (the rarest gram's posting set, or every item for a query shorter than a gram),
+   * and `check` says whether an item of it must still be checked with includes() (false when `fq` is
+   * one gram: every item of its posting set contains it).
+   */
+  candidates(fq: string): { items: Iterable<T>; check: boolean } {
+    // Each branch: too short to filter (every item, checked); a gram no item has (nothing); the rarest gram's set.
+    if (fq.length < GRAM) return { items: this.items, check: true };
+    let rarest: Set<T> | undefined;
+    for (let i = 0; i + GRAM <= fq.length; i++) {
+      const set = this.postings.get(fq.slice(i, i + GRAM));
+      if (set === undefined) return { items: NONE, check: false };
+      if (rarest === undefined || set.size < rarest.size) rarest = set;
+    }
+    return { items: rarest!, check: fq.length !== GRAM };
+  }
+
+  /**
    * The items whose folded identifier contains `fq`, or undefined when `fq` is shorter than a gram
    * (no filter: the caller scans every item).
    */
@@ -73,6 +91,9 @@ export class GramIndex<T extends { readonly folded: string }> {
     return out;
   }
 }
+
+/** An empty candidate list (a query with a gram that no item has). */
+const NONE: readonly never[] = [];
 
 /** The distinct grams of `s`. */
 function grams(s: string): Set<string> {

@@ -57,7 +57,16 @@ import { CursorCodec, ENDPOINT_SEARCH, ENDPOINT_STATEMENTS, queryTag, toSecretBy
 import { randomBytes } from "node:crypto";
 import { QuiverError } from "../errors.js";
 import { GraphBuilder } from "../graph-builder.js";
-import { type Graph, graphAtSequence, graphParts, type GraphParts, DEFAULT_CACHE_BYTES } from "../graph.js";
+import {
+  type Graph,
+  graphAtSequence,
+  graphParts,
+  type GraphParts,
+  DEFAULT_CACHE_BYTES,
+  lastSearchPage,
+  lastStatementsPage,
+  searchHint,
+} from "../graph.js";
 import { MAX_SCORE, SEARCH_MAX_LIMIT, STATEMENTS_MAX_LIMIT } from "../limits.js";
 import { quote } from "../quote.js";
 import { folder } from "../search/fold.js";
@@ -163,12 +172,17 @@ interface HiddenEntity {
 /** A statement as a cascade or a conflict message needs it: its triple and fingerprint. */
 type StatementTriple = Pick<DeltaStatement, "s" | "p" | "o" | "fp">;
 
+/** A placeholder entity for a search item being reused before it holds one. */
+const PROBE_ENTITY: Entity = { entityId: "", rawIdentifier: "", type: "0", sourceType: "" };
+
 /** A search item with its sort key, on its way through the merge (score 0 under order "name"). */
 interface SearchItem {
   tier: number;
   score: number;
   folded: string;
   entity: Entity;
+  /** Under order "name", a base page's item: its base search index rank (its cursor's hint). */
+  rank?: number;
 }
 
 /** A base entity whose score the delta's statements changed (a counted score): where order "score" puts it now. */
@@ -227,9 +241,13 @@ export class LiveGraph implements ReadGraph {
   #entityGrams = new GramIndex<DeltaEntity>();
   /** Base entities replaced (put again, not deleted): their rawIdentifier now, for base statements naming them. */
   #replaced = new Map<string, string>();
+  /** The same base entities by dense id (1: replaced), made at the first; a base page's items are checked by it. */
+  #replacedBase: Uint8Array | undefined;
   /** Base entities replaced or deleted, by entityId and by 3-grams. */
   #hiddenEntities = new Map<string, HiddenEntity>();
   #hiddenGrams = new GramIndex<HiddenEntity>();
+  /** The same base entities by dense id (1: hidden), made at the first; a search page's items are checked by it. */
+  #hiddenBase: Uint8Array | undefined;
   /** Statements put since the base, by fingerprint and in each order. */
   #statements = new Map<string, DeltaStatement>();
   #statementLists: Record<Order, DeltaStatement[]> = { SPO: [], POS: [], OSP: [] };
@@ -487,10 +505,18 @@ export class LiveGraph implements ReadGraph {
         const hidden = { entityId: id, folded: this.#fold(e.rawIdentifier(d)), type: e.entity(d).type };
         this.#hiddenEntities.set(id, hidden);
         this.#hiddenGrams.add(hidden);
+        this.#hiddenBase ??= new Uint8Array(this.#base.entityCount);
+        this.#hiddenBase[d] = 1;
       }
       // Each branch: a base entity put again shows its new name on base statements; deleted, none name it.
-      if (d >= 0 && entity !== null) this.#replaced.set(id, entity.rawIdentifier);
-      else if (d >= 0) this.#replaced.delete(id);
+      if (d >= 0 && entity !== null) {
+        this.#replaced.set(id, entity.rawIdentifier);
+        this.#replacedBase ??= new Uint8Array(this.#base.entityCount);
+        this.#replacedBase[d] = 1;
+      } else if (d >= 0) {
+        this.#replaced.delete(id);
+        if (this.#replacedBase !== undefined) this.#replacedBase[d] = 0;
+      }
       if (entity === null) this.#entities.delete(id);
       else {
         this.#entities.set(id, entity);
@@ -804,42 +830,23 @@ export class LiveGraph implements ReadGraph {
     const byScore = order === "score";
     const fq = this.#fold(q);
     const typeName = params.type;
-    // The delta's matches: its entities, and under order "score" the base entities whose score the
-    // delta's statements moved far (rescored: they leave the base's stream). First counted (what a
-    // total and the choice below need), then only the page's worth after the key kept, in order.
-    const deltaCandidates = this.#entityGrams.matching(fq);
-    const rescored = byScore ? this.rescored() : undefined;
-    const rescoredCandidates = rescored?.grams.matching(fq);
-    // Each branch: a query of a gram or more has the gram index's candidates (checked already); a
-    // shorter one looks at every item.
-    const deltaMatches = countMatches(deltaCandidates ?? this.#entityList, deltaCandidates === undefined, fq, typeName);
-    const rescoredMatches =
-      rescored === undefined
-        ? 0
-        : countMatches(rescoredCandidates ?? rescored.grams.items, rescoredCandidates === undefined, fq, typeName);
     // The tombstoned base entities that match: what the base's pages hold that must be skipped.
-    const hiddenCandidates = this.#hiddenGrams.matching(fq);
-    const hiddenMatches = countMatches(
-      hiddenCandidates ?? this.#hiddenGrams.items,
-      hiddenCandidates === undefined,
-      fq,
-      typeName,
-    );
-    const skipped = hiddenMatches + rescoredMatches;
-    // How far the base's stream may be out of order: under order "score", base entities whose counted
-    // score the delta moved a little are read where the base puts them and placed by their score now.
-    const raise = byScore ? this.#maxRaise : 0;
-    const drop = byScore ? this.#maxDrop : 0;
-    // Nothing of the delta touches this query: the base's page is the answer (its total too).
-    if (deltaMatches === 0 && skipped === 0 && raise === 0 && drop === 0) return this.#base.search(params);
+    const hidden = this.#hiddenGrams.candidates(fq);
+    const hiddenMatches = countMatches(hidden.items, hidden.check, fq, typeName);
     const tag = queryTag(this.searchTagParts(q, type, order));
+    // The cursor's key, read when first needed (a read that the base answers alone leaves it to the base).
     let after: SearchItem | undefined;
     let afterRaw = "";
-    if (cursor !== undefined) {
-      const content = this.#cursors.decode(cursor, ENDPOINT_SEARCH, tag);
+    let afterHint = "";
+    let afterRead = cursor === undefined;
+    const keyAfter = (): SearchItem | undefined => {
+      if (afterRead) return after;
+      afterRead = true;
+      const content = this.#cursors.decode(cursor!, ENDPOINT_SEARCH, tag);
       if (content.count !== (byScore ? SEARCH_SCORE_PARTS : SEARCH_NAME_PARTS) || content.extra > TIER_INFIX)
         throw unknownCursorShape();
       afterRaw = content.part(SEARCH_PART.raw);
+      afterHint = content.part(SEARCH_PART.hint);
       const entityId = content.part(SEARCH_PART.entityId);
       const score = byScore ? parseScore(content.part(SEARCH_PART.score)) : 0;
       after = {
@@ -848,29 +855,57 @@ export class LiveGraph implements ReadGraph {
         folded: this.#fold(afterRaw),
         entity: { entityId, rawIdentifier: afterRaw, type: "0", sourceType: "" },
       };
-    }
+      return after;
+    };
     const compare = byScore ? compareByScore : compareByName;
     const want = limit + 1;
-    // The delta's stream: its first `want` matches after the key, in order.
+    // The delta's matches, in one pass over each candidate list (no copy of it): its entities, and
+    // under order "score" the base entities whose score the delta's statements moved far (rescored:
+    // they leave the base's stream). Each is counted (what a total and the choice below need), and
+    // only the page's worth after the key is kept, in order.
     const found: SearchItem[] = [];
+    /** The candidate in hand, weighed before an item is made of it (most are not kept). */
+    const probe: SearchItem = { tier: 0, score: 0, folded: "", entity: PROBE_ENTITY };
+    /** Keeps match `x` (its folded identifier contains the query) if it is among the first `want` after the key. */
     const select = (x: { folded: string; type: EntityType; entityId: string }, entity: Entity, score: number) => {
-      const item: SearchItem = { tier: tierOf(x.folded, fq), score, folded: x.folded, entity };
-      if (after !== undefined && compare(item, after) <= 0) return;
-      // Each branch: room on the page, or better than its last (which then drops out), or neither.
-      if (found.length < want) insertSorted(found, item, compare);
-      else if (compare(item, found[want - 1]!) < 0) {
+      probe.tier = matchTier(x.folded, fq);
+      probe.score = score;
+      probe.folded = x.folded;
+      probe.entity = entity;
+      const a = keyAfter();
+      if (a !== undefined && compare(probe, a) <= 0) return;
+      // Each branch: the page is full and this is not better than its last (left out), or it is kept
+      // (the last dropping out of a full page).
+      if (found.length === want) {
+        if (compare(probe, found[want - 1]!) >= 0) return;
         found.pop();
-        insertSorted(found, item, compare);
       }
+      insertSorted(found, { tier: probe.tier, score, folded: x.folded, entity }, compare);
     };
-    if (deltaMatches > 0)
-      for (const x of deltaCandidates ?? this.#entityList)
-        if (matches(x, deltaCandidates === undefined, fq, typeName))
-          select(x, x, byScore ? (x.score ?? this.countNow(x.entityId, x.baseId)) : 0);
-    if (rescored !== undefined && rescoredMatches > 0)
-      for (const r of rescoredCandidates ?? rescored.grams.items)
-        if (matches(r, rescoredCandidates === undefined, fq, typeName))
+    const delta = this.#entityGrams.candidates(fq);
+    let deltaMatches = 0;
+    for (const x of delta.items)
+      if (matches(x, delta.check, fq, typeName)) {
+        deltaMatches++;
+        select(x, x, byScore ? (x.score ?? this.countNow(x.entityId, x.baseId)) : 0);
+      }
+    let rescoredMatches = 0;
+    const rescored = byScore ? this.rescored() : undefined;
+    if (rescored !== undefined && rescored.byId.size > 0) {
+      const moved = rescored.grams.candidates(fq);
+      for (const r of moved.items)
+        if (matches(r, moved.check, fq, typeName)) {
+          rescoredMatches++;
           select(r, r.entity, this.countNow(r.entityId, r.baseId));
+        }
+    }
+    const skipped = hiddenMatches + rescoredMatches;
+    // How far the base's stream may be out of order: under order "score", base entities whose counted
+    // score the delta moved a little are read where the base puts them and placed by their score now.
+    const raise = byScore ? this.#maxRaise : 0;
+    const drop = byScore ? this.#maxDrop : 0;
+    // Nothing of the delta touches this query: the base's page is the answer (its total too).
+    if (deltaMatches === 0 && skipped === 0 && raise === 0 && drop === 0) return this.#base.search(params);
     // The delta has nothing from the key on, and the base's stream needs nothing left out or put
     // right: the base's page is the rest of the walk (its total less nothing, plus the delta's).
     if (found.length === 0 && skipped === 0 && raise === 0 && drop === 0) {
@@ -878,18 +913,21 @@ export class LiveGraph implements ReadGraph {
       if (page.total !== undefined) page.total += deltaMatches;
       return page;
     }
+    keyAfter();
     let m = 0;
     // The base's stream: its pages from the key, tombstoned (and rescored) entities left out. An
     // entity whose score fell by up to `drop` may sit before the key in the base's order and after
     // it now: the base is resumed `drop` points higher (before every entity of that score), and what
     // is not after the key now is left out as it comes.
-    const cursorParts = (k: SearchItem, raw: string): string[] =>
-      byScore ? [raw, k.entity.entityId, "", String(k.score)] : [raw, k.entity.entityId, ""];
+    // Under order "name", a base item's key carries the base's hint (the base resumes at the next
+    // rank instead of placing the key; a later base refuses the hint and places the key).
+    const cursorParts = (k: SearchItem, raw: string, hint: string): string[] =>
+      byScore ? [raw, k.entity.entityId, "", String(k.score)] : [raw, k.entity.entityId, hint];
     let baseCursor: string | undefined;
     // Each branch: from the start; from the key itself (the base's order holds); from `drop` above it.
     if (after === undefined) baseCursor = undefined;
     else if (drop === 0)
-      baseCursor = this.#cursors.encode(ENDPOINT_SEARCH, tag, after.tier, cursorParts(after, afterRaw));
+      baseCursor = this.#cursors.encode(ENDPOINT_SEARCH, tag, after.tier, cursorParts(after, afterRaw, afterHint));
     else
       baseCursor = this.#cursors.encode(ENDPOINT_SEARCH, tag, after.tier, [
         "",
@@ -898,9 +936,9 @@ export class LiveGraph implements ReadGraph {
         String(Math.min(MAX_SCORE, after.score + drop)),
       ]);
     let baseDone = false;
+    let baseTotal: number | undefined;
     const rescoredById = rescored?.byId;
     const scores = this.#parts.scores;
-    const dict = this.#parts.dictionary;
     /** Base items read and not yet placed, in the order of their keys now (ascending). */
     const pending: SearchItem[] = [];
     let p = 0;
@@ -927,6 +965,8 @@ export class LiveGraph implements ReadGraph {
     const before = (x: SearchItem, y: SearchItem): boolean =>
       (inOrder && bound !== undefined && compare(bound, y) < 0) || compare(keyed(x), y) < 0;
     const out: SearchItem[] = [];
+    /** The entities of `out`, as items. */
+    const entities: Entity[] = [];
     while (out.length < want) {
       const x = pending[p];
       const y = found[m];
@@ -942,8 +982,15 @@ export class LiveGraph implements ReadGraph {
       ) {
         if (next === undefined) break;
         out.push(next);
-        if (next === x) p++;
-        else m++;
+        // Each branch: a base page's item is the base's own new object (handed on as it is); a
+        // delta's (or a rescored base entity's shared record) is copied into an item.
+        if (next === x) {
+          entities.push(x.entity);
+          p++;
+        } else {
+          entities.push(itemOf(next.entity));
+          m++;
+        }
         continue;
       }
       // The page and a few more, for tombstones in the way; each further round asks twice as many.
@@ -953,22 +1000,31 @@ export class LiveGraph implements ReadGraph {
         order,
         limit: Math.min(SEARCH_MAX_LIMIT, pageLimit),
         cursor: baseCursor,
+        count: count && baseTotal === undefined,
       });
+      // The base's total comes with its first page read (a base page's total is its whole walk's).
+      if (page.total !== undefined) baseTotal = page.total;
       pageLimit *= 2;
       if (p > 0) {
         pending.splice(0, p);
         p = 0;
       }
       // In order: the page's items as they come, only the last one keyed (the bound).
+      // The page's items' dense ids and tiers, as the base found them (no look-up by entityId).
+      const keys = lastSearchPage(this.#base);
+      const ids = keys.ids;
+      const tiers = keys.tiers;
+      const hiddenBase = this.#hiddenBase;
       if (inOrder) {
         const items = page.items;
         for (let k = 0; k < items.length; k++) {
           const e = items[k]!;
+          const d = ids[k]!;
           // No score moved in the stream: an item's score now is its base score.
-          const d = byScore ? dict.idOf(e.entityId) : -1;
           const item: SearchItem = { tier: UNKEYED, score: byScore ? scores.at(d) : 0, folded: "", entity: e };
+          if (!byScore) item.rank = keys.ranks[k]!;
           if (k === items.length - 1) bound = keyed(item);
-          if (hiddenMatches > 0 && this.#hiddenEntities.has(e.entityId)) continue;
+          if (hiddenMatches > 0 && hiddenBase![d] === 1) continue;
           if (rescoredMatches > 0 && rescoredById!.has(d)) continue;
           pending.push(item);
         }
@@ -976,20 +1032,21 @@ export class LiveGraph implements ReadGraph {
         baseDone = baseCursor === undefined;
         continue;
       }
-      for (const e of page.items) {
+      const items = page.items;
+      for (let k = 0; k < items.length; k++) {
+        const e = items[k]!;
+        const d = ids[k]!;
         const folded = this.#fold(e.rawIdentifier);
-        const tier = tierOf(folded, fq);
+        const tier = tiers[k]!;
         let score = 0;
         let now = 0;
-        let d = -1;
         if (byScore) {
-          d = dict.idOf(e.entityId);
           score = scores.at(d);
           now = this.baseScoreNow(d, score);
         }
         bound = { tier, score: score + raise, folded, entity: e };
         // Each check only when some entity of its kind matches the query (a look-up per item otherwise).
-        if (hiddenMatches > 0 && this.#hiddenEntities.has(e.entityId)) continue;
+        if (hiddenMatches > 0 && hiddenBase![d] === 1) continue;
         if (rescoredMatches > 0 && rescoredById!.has(d)) continue;
         const item: SearchItem = { tier, score: now, folded, entity: e };
         if (after !== undefined && compare(item, after) <= 0) continue;
@@ -999,15 +1056,21 @@ export class LiveGraph implements ReadGraph {
       baseDone = baseCursor === undefined;
     }
     const n = Math.min(limit, out.length);
-    const items = out.slice(0, n).map((i) => itemOf(i.entity));
+    const items = entities.slice(0, n);
     let nextCursor: string | null = null;
     if (out.length > limit) {
       const last = keyed(out[n - 1]!);
-      nextCursor = this.#cursors.encode(ENDPOINT_SEARCH, tag, last.tier, cursorParts(last, last.entity.rawIdentifier));
+      nextCursor = this.#cursors.encode(
+        ENDPOINT_SEARCH,
+        tag,
+        last.tier,
+        cursorParts(last, last.entity.rawIdentifier, last.rank === undefined ? "" : searchHint(this.#base, last.rank)),
+      );
     }
     if (!count) return { items, nextCursor };
     // The walk's total: the base's, less its tombstoned matches, plus the delta's entities that match.
-    const baseTotal = this.#base.search({ q, type: params.type, limit: 1, count: true }).total!;
+    // Each branch: counted with a page read, or (no page read) asked now.
+    baseTotal ??= this.#base.search({ q, type: params.type, limit: 1, count: true }).total!;
     return { items, nextCursor, total: baseTotal - hiddenMatches + deltaMatches };
   }
 
@@ -1061,6 +1124,7 @@ export class LiveGraph implements ReadGraph {
     let baseDone = false;
     /** The first tombstone of the range not before the base items read so far. */
     let h = hlo;
+    let baseTotal: number | undefined;
     const out: Statement[] = [];
     const filters = { subjectEntityId: s, predicateEntityId: p, objectEntityId: o };
     while (out.length < want) {
@@ -1072,7 +1136,11 @@ export class LiveGraph implements ReadGraph {
           ...filters,
           limit: Math.min(STATEMENTS_MAX_LIMIT, want + Math.min(hhi - hlo, TOMBSTONE_SLACK)),
           cursor: baseCursor,
+          count: count && baseTotal === undefined,
         });
+        this.patchNames(page.items);
+        // The base's total comes with its first page read (a base page's total is its whole walk's).
+        if (page.total !== undefined) baseTotal = page.total;
         // Each branch: with no tombstone in the range the page is kept as it is; else its items and
         // the range's tombstones (sorted alike) are walked together and the tombstoned left out (a
         // comparison or two an item, no hash of its fingerprint).
@@ -1099,8 +1167,8 @@ export class LiveGraph implements ReadGraph {
       }
     }
     const n = Math.min(limit, out.length);
+    // Base items' names were brought up to date as read; the delta's are current.
     const items = out.slice(0, n);
-    if (this.#replaced.size > 0) for (const item of items) this.patchNames(item);
     let nextCursor: string | null = null;
     if (out.length > limit) {
       const last = items[n - 1]!;
@@ -1114,26 +1182,35 @@ export class LiveGraph implements ReadGraph {
     }
     if (!count) return { items, nextCursor };
     // The walk's total: the base's, less its tombstones in the range, plus the delta's range.
-    const baseTotal = this.#base.statements({ ...filters, limit: 1, count: true }).total!;
+    // Each branch: counted with a page read, or (no page read) asked now.
+    baseTotal ??= this.#base.statements({ ...filters, limit: 1, count: true }).total!;
     return { items, nextCursor, total: baseTotal - (hhi - hlo) + (hi - lo) };
   }
 
   /** The base's page for `params`, its items' names of replaced entities brought up to date. */
   private patchedBasePage(params: StatementsParams): Page<Statement> {
     const page = this.#base.statements(params);
-    if (this.#replaced.size > 0) for (const item of page.items) this.patchNames(item);
+    this.patchNames(page.items);
     return page;
   }
 
-  /** A base statement item naming a replaced entity shows its new rawIdentifier. */
-  private patchNames(item: Statement): void {
+  /**
+   * The items of the base's last statements page (read just now) show the new rawIdentifier of
+   * each replaced entity they name, found by the dense ids the base read (a bitmap, no look-up by
+   * entityId unless replaced).
+   */
+  private patchNames(items: Statement[]): void {
+    const marked = this.#replacedBase;
+    // No base entity replaced: every name is current.
+    if (marked === undefined || items.length === 0) return;
+    const ids = lastStatementsPage(this.#base);
     const replaced = this.#replaced;
-    const s = replaced.get(item.subjectEntityId);
-    if (s !== undefined) item.subjectRawIdentifier = s;
-    const p = replaced.get(item.predicateEntityId);
-    if (p !== undefined) item.predicateRawIdentifier = p;
-    const o = replaced.get(item.objectEntityId);
-    if (o !== undefined) item.objectRawIdentifier = o;
+    for (let k = 0; k < items.length; k++) {
+      const item = items[k]!;
+      if (marked[ids[3 * k]!] === 1) item.subjectRawIdentifier = replaced.get(item.subjectEntityId)!;
+      if (marked[ids[3 * k + 1]!] === 1) item.predicateRawIdentifier = replaced.get(item.predicateEntityId)!;
+      if (marked[ids[3 * k + 2]!] === 1) item.objectRawIdentifier = replaced.get(item.objectEntityId)!;
+    }
   }
 
   /** The rawIdentifier of an entity there now (a statement's): the delta's, else the base's. */
@@ -1261,8 +1338,10 @@ export class LiveGraph implements ReadGraph {
     this.#entityList = next.#entityList;
     this.#entityGrams = next.#entityGrams;
     this.#replaced = next.#replaced;
+    this.#replacedBase = next.#replacedBase;
     this.#hiddenEntities = next.#hiddenEntities;
     this.#hiddenGrams = next.#hiddenGrams;
+    this.#hiddenBase = next.#hiddenBase;
     this.#statements = next.#statements;
     this.#statementLists = next.#statementLists;
     this.#hiddenStatements = next.#hiddenStatements;
@@ -1342,6 +1421,11 @@ function insertSorted(list: SearchItem[], item: SearchItem, compare: (x: SearchI
     else hi = mid;
   }
   list.splice(lo, 0, item);
+}
+
+/** tierOf for a `folded` known to contain `fq`. */
+function matchTier(folded: string, fq: string): number {
+  return folded.length === fq.length ? TIER_EXACT : folded.startsWith(fq) ? TIER_PREFIX : TIER_INFIX;
 }
 
 function tierOf(folded: string, fq: string): number {

@@ -73,12 +73,31 @@ export function compareKey(a: readonly string[], b: readonly string[], length = 
   return 0;
 }
 
-/** Compares two statements in `order` (field by field: no key array is made, this runs in every sort and merge). */
+/**
+ * Compares two statements in `order` (field by field: no key array is made, this runs in every sort
+ * and merge). A component whose entity both statements have in the base compares by base dense id
+ * (ids follow entityId order: one subtraction instead of string comparisons); else by entityId.
+ */
 export function compareStatements(order: Order): (x: DeltaStatement, y: DeltaStatement) => number {
   // Each branch: the order's components in its key order, the fingerprint last.
-  if (order === "SPO") return (x, y) => cmp(x.s, y.s) || cmp(x.p, y.p) || cmp(x.o, y.o) || cmp(x.fp, y.fp);
-  if (order === "POS") return (x, y) => cmp(x.p, y.p) || cmp(x.o, y.o) || cmp(x.s, y.s) || cmp(x.fp, y.fp);
-  return (x, y) => cmp(x.o, y.o) || cmp(x.s, y.s) || cmp(x.p, y.p) || cmp(x.fp, y.fp);
+  if (order === "SPO")
+    return (x, y) =>
+      byId(x.sd, y.sd, x.s, y.s) || byId(x.pd, y.pd, x.p, y.p) || byId(x.od, y.od, x.o, y.o) || cmp(x.fp, y.fp);
+  if (order === "POS")
+    return (x, y) =>
+      byId(x.pd, y.pd, x.p, y.p) || byId(x.od, y.od, x.o, y.o) || byId(x.sd, y.sd, x.s, y.s) || cmp(x.fp, y.fp);
+  return (x, y) =>
+    byId(x.od, y.od, x.o, y.o) || byId(x.sd, y.sd, x.s, y.s) || byId(x.pd, y.pd, x.p, y.p) || cmp(x.fp, y.fp);
+}
+
+/**
+ * Two entityIds `a` and `b` compared: by their base dense ids `da` and `db` when both are in the
+ * base (the same order: the dictionary assigns ids in entityId order), else as strings.
+ */
+function byId(da: number, db: number, a: string, b: string): number {
+  // Each branch: both in the base (integers); otherwise equality first, then the strings' order.
+  if (da >= 0 && db >= 0) return da - db;
+  return a === b ? 0 : a < b ? -1 : 1;
 }
 
 /** Search order inside a tier: folded identifier, then entityId. */

@@ -29,6 +29,31 @@ function randomStatement(rng: Rng, n: number): DeltaStatement {
   return { s: id(), p: id(), o: id(), fp: `fp${n}`, given: rng.chance(0.5), sd: -1, pd: -1, od: -1 };
 }
 
+test("compareStatements by dense ids (some entities in the base, some not) equals the string keys' order", () => {
+  const rng = new Rng(33);
+  // A base's dictionary: ids in entityId order (JavaScript <); each statement's entity is in the base or not.
+  const inBase = ["B", "a", "a\u0000", "ab", "b", "é", "😀"].sort();
+  const id = (): [string, number] => {
+    const e = rng.pick(inBase);
+    return rng.chance(0.3) ? [e, -1] : [e, inBase.indexOf(e)];
+  };
+  for (const order of ORDERS) {
+    const compare = compareStatements(order);
+    for (let k = 0; k < 3000; k++) {
+      const make = (n: number): DeltaStatement => {
+        const [s, sd] = id();
+        const [p, pd] = id();
+        const [o, od] = id();
+        return { s, p, o, fp: `fp${rng.int(3)}${n}`, given: false, sd, pd, od };
+      };
+      const x = make(0);
+      const y = rng.chance(0.2) ? { ...x, sd: rng.chance(0.5) ? -1 : x.sd } : make(rng.int(2));
+      const want = Math.sign(compareKey(statementKey(order, x), statementKey(order, y)));
+      assert.is(Math.sign(compare(x, y)), want, `${order} ${JSON.stringify(x)} ${JSON.stringify(y)}`);
+    }
+  }
+});
+
 test("mergeSorted, prefixRange and seekAfter equal brute force", () => {
   const rng = new Rng(31);
   for (const order of ORDERS) {
