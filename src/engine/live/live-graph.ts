@@ -281,7 +281,8 @@ export class LiveGraph implements ReadGraph {
     this.#originTag = fromOrigin ? origin.contentTag : this.#base.contentTag;
     this.#originSequence = fromOrigin ? origin.sequence : baseSequence;
     this.#parts = graphParts(this.#base);
-    this.#fold = asciiFirst(folder(this.#parts.fold));
+    // The fold lowers ASCII text directly (search/fold.ts): a read folds every base item it merges.
+    this.#fold = folder(this.#parts.fold);
   }
 
   private withOurSecret(graph: Graph): Graph {
@@ -1374,20 +1375,6 @@ function deltaEntity(e: LiveEntityInput, foldText: (s: string) => string, baseId
 
 function itemOf(e: DeltaEntity | Entity): Entity {
   return { entityId: e.entityId, rawIdentifier: e.rawIdentifier, type: e.type, sourceType: e.sourceType };
-}
-
-/** Text of code units below 0x80 only (what most identifiers are). */
-const ASCII = /^[\x00-\x7f]*$/;
-
-/**
- * `fold` with a shortcut for ASCII text, which every fold mode maps to its lower case (NFKC and NFD
- * leave it as it is, it has no marks, and none of the special cases is ASCII): a read folds every
- * base item it merges, and the full fold (normalizations, regular expressions) costs several times
- * more.
- */
-function asciiFirst(fold: (s: string) => string): (s: string) => string {
-  // Each branch: ASCII lowered directly; anything else through the graph's fold.
-  return (s) => (ASCII.test(s) ? s.toLowerCase() : fold(s));
 }
 
 /** Whether `x` (a gram index's candidate, checked already unless `check`) matches the folded query and the type. */
