@@ -100,7 +100,8 @@ function send(agent: Agent, port: number, method: string, path: string, body?: s
   });
 }
 
-function row(name: string, samplesMs: number[], detail: string, goal: string): ChangesRow {
+/** A row of bench:changes from its samples in ms (the engine's rows, bench/changes.bench.ts, too). */
+export function changesRow(name: string, samplesMs: number[], detail = "", goal?: string): ChangesRow {
   const s = summarize(samplesMs);
   return {
     case: name,
@@ -137,7 +138,7 @@ export async function runChangesHttp(snapshot: string, dir: string, statement: (
 
     const small: number[] = [];
     for (let i = 0; i < SMALL_POSTS; i++) small.push((await post(statement())).ms);
-    rows.push(row("HTTP 1 put", small, "POST to 200, flush included", "p50 <= 5 ms"));
+    rows.push(changesRow("HTTP 1 put", small, "POST to 200, flush included", "p50 <= 5 ms"));
 
     const bodies = Array.from({ length: BIG_POSTS }, () => Array.from({ length: BIG_BATCH }, statement).join("\n"));
     const big: number[] = [];
@@ -150,7 +151,7 @@ export async function runChangesHttp(snapshot: string, dir: string, statement: (
     }
     const perSecond = Math.round(put / ((performance.now() - started) / 1000));
     rows.push(
-      row(
+      changesRow(
         `HTTP ${BIG_BATCH.toLocaleString("en-US")} puts`,
         big,
         `${perSecond.toLocaleString("en-US")} statements/s sustained`,
@@ -172,7 +173,12 @@ export async function runChangesHttp(snapshot: string, dir: string, statement: (
       converge.push(performance.now() - t);
     }
     rows.push(
-      row("HTTP: replica holds it", converge, `a --follow replica, from the 200 (it polls every 100 ms)`, "within 1 s"),
+      changesRow(
+        "HTTP: replica holds it",
+        converge,
+        `a --follow replica, from the 200 (it polls every 100 ms)`,
+        "within 1 s",
+      ),
     );
   } finally {
     agent.destroy();

@@ -46,7 +46,7 @@ import {
 import { buildGeneratedGraph, mulberry32 } from "../tools/generator.js";
 import { isMainModule } from "../tools/main-module.js";
 import { DEFAULT_RESULTS_DIR } from "./args.js";
-import { runChangesHttp, BIG_BATCH } from "./changes-http.js";
+import { BIG_BATCH, changesRow, runChangesHttp } from "./changes-http.js";
 import { count, heading, num, printTable, progress, secondsOf } from "./format.js";
 import { renderChangesReport } from "./html-report.js";
 import { benchOptions } from "./options.js";
@@ -57,18 +57,6 @@ const USAGE = `npm run bench:changes -- [--entities N] [--statements N] [--seed 
 const SMALL_BATCHES = 300;
 const QUERIES = 400;
 const READ_ROUNDS = 3;
-
-function row(name: string, samplesMs: number[], detail = ""): ChangesRow {
-  const s = summarize(samplesMs);
-  return {
-    case: name,
-    samples: s.samples,
-    p50ms: s.p50us / 1000,
-    p99ms: s.p99us / 1000,
-    maxMs: s.maxUs / 1000,
-    detail,
-  };
-}
 
 function printRows(rows: readonly ChangesRow[]): void {
   printTable(
@@ -136,7 +124,7 @@ async function main(): Promise<void> {
       store.apply(batch);
       small.push(performance.now() - t);
     }
-    rows.push(row("batch of 1 statement put", small));
+    rows.push(changesRow("batch of 1 statement put", small));
     const big: number[] = [];
     // The engine's part of each batch (prepare + commit, no log), on a live graph of its own.
     const engine = new LiveGraph(base, { cursorSecret: "bench" });
@@ -153,11 +141,11 @@ async function main(): Promise<void> {
       put += r.statements.put;
       engineBig.push(cpuMs(() => engine.apply(batch)));
     }
-    rows.push(row("engine: batch of 1 statement put, CPU", engineSmall));
-    rows.push(row(`engine: batch of ${count(BIG_BATCH)} statement puts, CPU`, engineBig));
+    rows.push(changesRow("engine: batch of 1 statement put, CPU", engineSmall));
+    rows.push(changesRow(`engine: batch of ${count(BIG_BATCH)} statement puts, CPU`, engineBig));
     const total = big.reduce((a, b) => a + b, 0);
     rows.push(
-      row(
+      changesRow(
         `batch of ${count(BIG_BATCH)} statement puts`,
         big,
         `${count(Math.round((put / total) * 1000))} statements/s`,
@@ -185,7 +173,7 @@ async function main(): Promise<void> {
     t0 = performance.now();
     const er = store.apply(entityBatch);
     rows.push(
-      row(`batch of ${count(BIG_BATCH)} entity changes`, [performance.now() - t0], JSON.stringify(er.entities)),
+      changesRow(`batch of ${count(BIG_BATCH)} entity changes`, [performance.now() - t0], JSON.stringify(er.entities)),
     );
     printRows(rows);
     const live = store.graph;

@@ -32,6 +32,32 @@ function cmp(a: string | number, b: string | number): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/**
+ * The brute-force answer: every entity (dense id) whose folded text holds `pattern`, of `type` (-1:
+ * any), with its tier, in order "score" (tier, score highest first, folded text, dense id).
+ */
+function scoreOrder(
+  folded: readonly string[],
+  types: Uint8Array,
+  scoreValues: Uint32Array,
+  pattern: string,
+  type: number,
+): { id: number; tier: number }[] {
+  const all: { id: number; tier: number }[] = [];
+  for (let d = 0; d < folded.length; d++) {
+    const f = folded[d]!;
+    if (!f.includes(pattern) || (type >= 0 && types[d] !== type)) continue;
+    all.push({ id: d, tier: f === pattern ? 0 : f.startsWith(pattern) ? 1 : 2 });
+  }
+  return all.sort(
+    (x, y) =>
+      cmp(x.tier, y.tier) ||
+      scoreValues[y.id]! - scoreValues[x.id]! ||
+      cmp(folded[x.id]!, folded[y.id]!) ||
+      x.id - y.id,
+  );
+}
+
 /** Band ends (cumulative shares of the text) and fallbacks the oracle builds with. */
 const VARIANTS: ScoreIndexOptions[] = [
   { bandEnds: [0, 0, 0] },
@@ -75,19 +101,8 @@ test("oracle: find in score order against brute force, every band layout and fal
       for (const pattern of patterns) {
         for (let type = -1; type < typeCount; type++) {
           const ctx = `seed ${seed} share ${share} pattern ${show(pattern)} type ${type} kept ${index.keptEntities}`;
-          const all: { id: number; tier: number }[] = [];
-          for (let d = 0; d < n; d++) {
-            const f = folded[d]!;
-            if (!f.includes(pattern) || (type >= 0 && types[d] !== type)) continue;
-            all.push({ id: d, tier: f === pattern ? 0 : f.startsWith(pattern) ? 1 : 2 });
-          }
-          all.sort(
-            (x, y) =>
-              cmp(x.tier, y.tier) ||
-              scoreValues[y.id]! - scoreValues[x.id]! ||
-              cmp(folded[x.id]!, folded[y.id]!) ||
-              cmp(ids[x.id]!, ids[y.id]!),
-          );
+          // Dense ids follow the sorted entityIds, so the oracle's last key (the dense id) is the entityId.
+          const all = scoreOrder(folded, types, scoreValues, pattern, type);
           const page = (after: { tier: number; srank: number } | null, count: number) => {
             const hits = index.find(
               search,
@@ -192,22 +207,9 @@ test("walks of several queries interleaved page by page: a band or tier kept fro
       { bandEnds: [0.05, 0.1, 0.3] },
     ] as ScoreIndexOptions[]) {
       const index = ScoreIndex.build(search, scores, options);
-      const want = queries.map(({ pattern, type }) => {
-        const all: { id: number; tier: number }[] = [];
-        for (let d = 0; d < n; d++) {
-          const f = folded[d]!;
-          if (!f.includes(pattern) || (type >= 0 && types[d] !== type)) continue;
-          all.push({ id: d, tier: f === pattern ? 0 : f.startsWith(pattern) ? 1 : 2 });
-        }
-        all.sort(
-          (x, y) =>
-            cmp(x.tier, y.tier) ||
-            scoreValues[y.id]! - scoreValues[x.id]! ||
-            cmp(folded[x.id]!, folded[y.id]!) ||
-            x.id - y.id,
-        );
-        return all.map((x) => x.id);
-      });
+      const want = queries.map(({ pattern, type }) =>
+        scoreOrder(folded, types, scoreValues, pattern, type).map((x) => x.id),
+      );
       // Every query's walk one page at a time, the queries taken in a random order each turn.
       const got = queries.map(() => [] as number[]);
       const after = queries.map(() => null as { tier: number; srank: number; bounds: undefined } | null);
