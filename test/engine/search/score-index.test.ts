@@ -17,7 +17,7 @@ import * as assert from "uvu/assert";
 import { ScoreIndex, type ScoreIndexOptions } from "../../../src/engine/search/score-index.js";
 import { Scores } from "../../../src/engine/search/scores.js";
 import { SearchIndex } from "../../../src/engine/search/search-index.js";
-import { Rng, show } from "../../support/oracle.js";
+import { cmpString, Rng, show } from "../../support/oracle.js";
 
 const PIECES = ["a", "b", "c", "ab", "é", "😀"];
 
@@ -26,10 +26,6 @@ function randomText(rng: Rng, maxPieces: number): string {
   const n = rng.int(maxPieces + 1);
   for (let i = 0; i < n; i++) s += rng.pick(PIECES);
   return s;
-}
-
-function cmp(a: string | number, b: string | number): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**
@@ -51,9 +47,9 @@ function scoreOrder(
   }
   return all.sort(
     (x, y) =>
-      cmp(x.tier, y.tier) ||
+      x.tier - y.tier ||
       scoreValues[y.id]! - scoreValues[x.id]! ||
-      cmp(folded[x.id]!, folded[y.id]!) ||
+      cmpString(folded[x.id]!, folded[y.id]!) ||
       x.id - y.id,
   );
 }
