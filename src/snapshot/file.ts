@@ -100,9 +100,9 @@ export function decodeSnapshot(
   options: DecodeSnapshotOptions = {},
 ): Graph {
   const { checksum, ...graphOptions } = options;
-  const { table, values } = openContainer(bytes, fileName, { checksum });
+  const { values } = openContainer(bytes, fileName, { checksum });
   const reader = new ContainerReader(values, { fileName, verify: true });
-  const graph = readGraph(reader, graphOptions, table.header.version);
+  const graph = readGraph(reader, graphOptions);
   const unread = reader.unread();
   if (unread.length > 0)
     reader.corrupt(

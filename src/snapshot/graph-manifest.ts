@@ -41,7 +41,6 @@ import { SearchIndex } from "../engine/search/search-index.js";
 import type { SerialReader, SerialWriter } from "../engine/serial.js";
 import { StatementIndex } from "../engine/statements/statement-index.js";
 import { QUIVER_VERSION } from "../version.js";
-import { FORMAT_VERSION } from "./container.js";
 
 /** What a stored graph says of itself, readable without restoring it. */
 export interface GraphSummary {
@@ -67,8 +66,6 @@ export interface WriteGraphOptions {
 }
 
 const CONTENT_TAG = /^[0-9a-f]{64}$/;
-/** The first snapshot format that stores graph.sequence. */
-const SEQUENCE_FORMAT = 5;
 
 /** Writes `graph` to `w`: the summary, then each structure under its name. */
 export function writeGraph(graph: Graph, w: SerialWriter, options: WriteGraphOptions = {}): void {
@@ -93,11 +90,8 @@ export function writeGraph(graph: Graph, w: SerialWriter, options: WriteGraphOpt
   parts.statementIndex.serialize(w.child("statements"));
 }
 
-/**
- * The summary alone (see the banner); `quiver info` reads only this. `formatVersion`: the snapshot
- * format of the fields (a carrier in memory holds this Quiver's).
- */
-export function readGraphSummary(r: SerialReader, formatVersion: number = FORMAT_VERSION): GraphSummary {
+/** The summary alone (see the banner); `quiver info` reads only this. */
+export function readGraphSummary(r: SerialReader): GraphSummary {
   const s = r.child("graph");
   const summary: GraphSummary = {
     entities: s.integer("entities"),
@@ -106,9 +100,8 @@ export function readGraphSummary(r: SerialReader, formatVersion: number = FORMAT
     builtAt: new Date(s.integer("builtAt")),
     writer: s.text("writer"),
     fold: readFold(s),
-    // Format 4 has no change sequence: its graphs hold no batch.
-    sequence: formatVersion >= SEQUENCE_FORMAT ? s.integer("sequence") : 0,
-    changesOrigin: formatVersion >= SEQUENCE_FORMAT ? readOrigin(s) : undefined,
+    sequence: s.integer("sequence"),
+    changesOrigin: readOrigin(s),
   };
   if (!CONTENT_TAG.test(summary.contentTag)) s.corrupt("contentTag is not 64 hex digits");
   return summary;
@@ -123,8 +116,8 @@ function readOrigin(s: SerialReader): ChangesOrigin | undefined {
 }
 
 /** Restores the graph `r` holds, each structure checking itself; `options` as for any Graph. */
-export function readGraph(r: SerialReader, options: GraphOptions = {}, formatVersion: number = FORMAT_VERSION): Graph {
-  const summary = readGraphSummary(r, formatVersion);
+export function readGraph(r: SerialReader, options: GraphOptions = {}): Graph {
+  const summary = readGraphSummary(r);
   const entities = EntityTable.deserialize(r.child("entities"));
   const searchIndex = SearchIndex.deserialize(r.child("search"), entities.size);
   const scores = Scores.deserialize(r.child("scores"), entities.size);

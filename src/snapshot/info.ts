@@ -83,7 +83,7 @@ export async function readSnapshotInfo(path: string, options: ReadSnapshotInfoOp
         values.set(s.name, Buffer.from(bytes).toString("utf8"));
       }
     }
-    const summary = readGraphSummary(new ContainerReader(values, { fileName: path }), header.version);
+    const summary = readGraphSummary(new ContainerReader(values, { fileName: path }));
     let checksumMatches: boolean | undefined;
     if (options.verifyChecksum === true) {
       let crc = 0;
