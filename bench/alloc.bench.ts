@@ -41,7 +41,7 @@ import { count, heading, num, printTable, progress } from "./format.js";
 import { GraphData } from "./graph-data.js";
 import { collectGarbage, gcAvailable } from "./memory.js";
 import { benchOptions } from "./options.js";
-import { runStream, type StreamCase, streamCases } from "./stream.bench.js";
+import { QUERY_SEED, runStream, type StreamCase, streamCases } from "./stream.bench.js";
 
 /** How long a full GC's concurrent sweeping is given before the old generation is read. */
 const SWEEP_WAIT_MS = 200;
@@ -51,8 +51,6 @@ const BATCH = 100;
 const PROFILE_INTERVAL = 512;
 /** Allocation sites listed per profile. */
 const PROFILE_SITES = 25;
-/** The stream's query seed (bench/stream.bench.ts), so these are its queries. */
-const QUERY_SEED = 20261123;
 
 const USAGE = `
 npm run bench:alloc -- --snapshot FILE [options]

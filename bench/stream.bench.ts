@@ -63,7 +63,8 @@ const MIN_QUERY_POINTS = 2;
 const MAX_QUERY_POINTS = 6;
 /** Entities (and statements) drawn per wanted query: some draws repeat or are blank. */
 const DRAWS_PER_QUERY = 4;
-const QUERY_SEED = 20261123;
+/** The stream's query seed (bench:alloc draws the same queries with it). */
+export const QUERY_SEED = 20261123;
 /** Disagreements listed at most (the rest are counted). */
 const MAX_LISTED_DISAGREEMENTS = 20;
 const MB = 1e6;
