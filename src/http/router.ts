@@ -269,8 +269,8 @@ function currentSeed(served: Served): TagSeed {
 }
 
 /**
- * Prepares a graph for serving. Cost: `graph.stats()` once (a pass over the content for its digest;
- * kept by the graph, so a graph served twice pays once).
+ * Prepares a graph for serving. Cost: none beyond reading `graph.contentTag` (computed as the graph
+ * was built, or read from its snapshot); `graph.stats()` is never called here.
  */
 export function serveGraph(graph: Graph | ReadGraph, config: RouterConfig): Served {
   // A live graph (or any read graph that is not a built Graph) keeps its own secret and caches: its
