@@ -52,6 +52,16 @@ function replay(graph: LiveGraph, dir: string): number {
   return applied;
 }
 
+/** CHANGE_LOG_UNAVAILABLE for batch `sequence`, which the disk refused (full, read-only, permissions). */
+function logUnavailable(sequence: number, e: unknown): QuiverError {
+  // The log and the graph are as they were (append removes what it wrote), so the caller may try again later.
+  return new QuiverError(
+    "CHANGE_LOG_UNAVAILABLE",
+    `The change log could not take batch ${sequence} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); nothing was applied, try again later.`,
+    { cause: e },
+  );
+}
+
 export class LiveStore {
   readonly graph: LiveGraph;
   readonly #log: ChangeLogWriter;
@@ -59,6 +69,9 @@ export class LiveStore {
   #source: GraphSource | undefined;
   #sourceSequence: number;
   #compacting = false;
+  /** The last task of applyAsync's queue (settled: the queue is empty), and how many are queued. */
+  #tail: Promise<void> = Promise.resolve();
+  #queued = 0;
 
   private constructor(graph: LiveGraph, log: ChangeLogWriter, source: GraphSource | undefined) {
     this.graph = graph;
@@ -96,19 +109,48 @@ export class LiveStore {
 
   /** Applies a batch durably: returns once it is in the log, flushed, and visible. */
   apply(batch: ChangeBatch): ChangeResult {
+    // A batch of applyAsync between its prepare and its commit: this one would be prepared on content without it.
+    if (this.#queued > 0) throw new Error("LiveStore.apply: an applyAsync batch is being written; await it first");
     const prepared = this.graph.prepare(batch);
     try {
       this.#log.append(prepared.sequence, prepared.text);
     } catch (e) {
-      // The disk refused (full, read-only, permissions): the log and the graph are as they were
-      // (append removes what it wrote), so the caller may try again later.
-      throw new QuiverError(
-        "CHANGE_LOG_UNAVAILABLE",
-        `The change log could not take batch ${prepared.sequence} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); nothing was applied, try again later.`,
-        { cause: e },
-      );
+      throw logUnavailable(prepared.sequence, e);
     }
     return this.graph.commit(prepared);
+  }
+
+  /**
+   * `apply` for a server: the same checks, log and result, but the log's flush waits off the event
+   * loop (ChangeLogWriter.appendAsync: the file's and the directory's fsync at once), so reads are
+   * answered meanwhile, and see the batch only once it is durable. Batches (and a compaction's swap)
+   * queue and run one at a time, in the order called: each is prepared on the content its
+   * predecessors left.
+   */
+  applyAsync(batch: ChangeBatch): Promise<ChangeResult> {
+    return this.#exclusive(async () => {
+      const prepared = this.graph.prepare(batch);
+      try {
+        await this.#log.appendAsync(prepared.sequence, prepared.text);
+      } catch (e) {
+        throw logUnavailable(prepared.sequence, e);
+      }
+      return this.graph.commit(prepared);
+    });
+  }
+
+  /** Runs `task` after every task queued before it has settled (the write queue of applyAsync). */
+  #exclusive<T>(task: () => Promise<T> | T): Promise<T> {
+    this.#queued++;
+    const run = this.#tail.then(task);
+    const settled = run.then(
+      () => {},
+      () => {},
+    );
+    this.#tail = settled;
+    return run.finally(() => {
+      this.#queued--;
+    });
   }
 
   /** Folds the delta into a new base on this thread (synchronously); the log is kept whole. */
@@ -145,10 +187,13 @@ export class LiveStore {
           saveTo: options.saveTo,
         };
         graph = await compactInWorker(this.#source, request);
-        const after = [...readChangeLog(this.#log.dir, upTo)]
-          .filter((b) => b.sequence <= this.graph.sequence)
-          .map((b) => b.text);
-        this.graph.swapBase(graph, upTo, after);
+        // Between two queued batches, never between one's prepare and its commit (which names the base's ids).
+        await this.#exclusive(() => {
+          const after = [...readChangeLog(this.#log.dir, upTo)]
+            .filter((b) => b.sequence <= this.graph.sequence)
+            .map((b) => b.text);
+          this.graph.swapBase(graph, upTo, after);
+        });
       }
       if (options.saveTo !== undefined) {
         this.#source = { snapshot: options.saveTo };

@@ -126,8 +126,9 @@ export function openLiveServing(
     };
     const writer: ChangeWriter = {
       graph: store.graph,
-      apply(batch) {
-        const result = store.apply(batch);
+      async apply(batch) {
+        // The flush waits off the event loop: requests are answered meanwhile (LiveStore.applyAsync).
+        const result = await store.applyAsync(batch);
         maybeCompact();
         return result;
       },

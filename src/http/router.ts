@@ -120,8 +120,9 @@ export interface ChangeWriter {
   readonly graph: ReadGraph;
   /**
    * Applies one batch (JSON Lines) durably and visibly, or throws a QuiverError and changes nothing.
-   * A promise when the writer is another process (a cluster worker forwards the batch to the writer
-   * and settles once every worker holds it): the router then answers with a `later` reply.
+   * A promise when the flush waits off the event loop (LiveStore.applyAsync), or when the writer is
+   * another process (a cluster worker forwards the batch to the writer and settles once every worker
+   * holds it): the router then answers with a `later` reply.
    */
   apply(batch: string): ChangeResult | Promise<ChangeResult>;
 }
@@ -518,7 +519,7 @@ function changesAnswer(at: Context, served: Served, request: RouterRequest): Rep
     );
   const text = body.toString("utf8");
   const result = writer.apply(text);
-  // Each branch: a writer in this process has applied it; another process's answers later.
+  // Each branch: the writer has applied it already; or it answers later (its flush off the event loop, or another process).
   if (result instanceof Promise)
     return {
       ...NEEDS_BODY,

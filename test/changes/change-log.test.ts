@@ -216,6 +216,52 @@ test("bad batches leave the graph and the log exactly as before", () => {
   }
 });
 
+test("applyAsync: batches queue in call order; a bad one or a refused write changes nothing, the rest apply", async () => {
+  const dir = tempDir();
+  try {
+    const stream = new BatchStream(9);
+    const store = openLive(buildGraph(stream.data), dir);
+    const good = Array.from({ length: 4 }, () => stream.next());
+    // All called at once, before any has flushed: each is prepared on what the ones before it left.
+    const first = store.applyAsync(good[0]!);
+    // While batch 1 flushes, reads see the content before it, and a synchronous apply is refused.
+    assert.is(store.sequence, 0);
+    assert.throws(() => store.apply(good[1]!), /applyAsync/);
+    const bad = store.applyAsync("not json");
+    const second = store.applyAsync(good[1]!);
+    const third = store.applyAsync(good[2]!);
+    assert.is((await first).sequence, 1);
+    await bad.then(
+      () => assert.unreachable("a bad line applied"),
+      (e: unknown) => assert.is(isQuiverError(e) && e.code, "INVALID_CHANGE"),
+    );
+    assert.is((await second).sequence, 2);
+    assert.is((await third).sequence, 3);
+    const files = snapshotDir(dir);
+    const tag = store.graph.buildCompacted().contentTag;
+    // A disk that refuses the write (batch 4's name is taken by a directory): CHANGE_LOG_UNAVAILABLE, nothing changed.
+    const blocker = join(dir, batchFileName(4));
+    mkdirSync(join(blocker, "x"), { recursive: true });
+    await store.applyAsync(good[3]!).then(
+      () => assert.unreachable("the write was refused"),
+      (e: unknown) => assert.is(isQuiverError(e) && e.code, "CHANGE_LOG_UNAVAILABLE"),
+    );
+    rmSync(blocker, { recursive: true });
+    assert.is(store.sequence, 3);
+    assert.equal(snapshotDir(dir), files);
+    assert.is(store.graph.buildCompacted().contentTag, tag);
+    assert.is((await store.applyAsync(good[3]!)).sequence, 4);
+    // The log read back equals the content: the same as the oracle's after the four good batches.
+    store.close();
+    const reopened = openLive(buildGraph(stream.data), dir);
+    assert.is(reopened.sequence, 4);
+    assert.is(reopened.graph.buildCompacted().contentTag, buildGraph(stream.oracle.data()).contentTag);
+    reopened.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("compaction in a worker thread: batches applied meanwhile are kept, cursors stay followable", async () => {
   const dir = tempDir();
   try {
@@ -228,8 +274,11 @@ test("compaction in a worker thread: batches applied meanwhile are kept, cursors
     const before = store.graph.statements({ limit: 3 });
     const compaction = store.compactInWorker();
     // Batches while the worker builds: applied again over the new base before it is swapped in.
-    for (let i = 0; i < 3; i++) store.apply(stream.next());
+    for (let i = 0; i < 2; i++) store.apply(stream.next());
+    // One through applyAsync: the swap waits for it (it never lands between a prepare and its commit).
+    const queued = store.applyAsync(stream.next());
     const graph = await compaction;
+    assert.is((await queued).sequence, 8);
     assert.is(store.graph.baseSequence, 5);
     assert.is(store.sequence, 8);
     assert.is(graph.statementCount > 0, true);
