@@ -11,9 +11,14 @@
  *  - a `quiver serve --follow DIR` replica on the same base: after each batch of 1's 200, how long
  *    until the replica answers with that sequence (polled every CONVERGE_POLL_MS; goal 1 s).
  * The requests' bodies are made before the clock starts. Both children are stopped with SIGTERM.
+ * Beside each write row's wall-clock times, the writer's CPU time a batch (its user + system time
+ * over the series, from /proc/PID/stat: Linux; NaN elsewhere): on a shared machine the wall clock
+ * is mostly the scheduler's. The replica starts after the write rows (it catches up from the log
+ * first): replicas run on other hosts, and one here would take a core from the writer it is timed against.
  */
 
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 
 import { progress } from "./format.js";
@@ -55,6 +60,27 @@ function serve(args: string[]): Promise<Server> {
     });
     child.once("exit", (code) => reject(new Error(`quiver serve exited ${code} before listening:\n${stderr}`)));
   });
+}
+
+/** Clock ticks a second of /proc's CPU times (getconf CLK_TCK; 100 on Linux when it cannot be asked). */
+function clockTicks(): number {
+  try {
+    const n = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
+    return Number.isFinite(n) && n > 0 ? n : 100;
+  } catch {
+    return 100;
+  }
+}
+
+/** A child's CPU time so far (user + system), ms; NaN without /proc. */
+function cpuMsOf(child: ChildProcess, ticks: number): number {
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticks;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 async function stopServer(s: Server): Promise<void> {
@@ -101,7 +127,7 @@ function send(agent: Agent, port: number, method: string, path: string, body?: s
 }
 
 /** A row of bench:changes from its samples in ms (the engine's rows, bench/changes.bench.ts, too). */
-export function changesRow(name: string, samplesMs: number[], detail = "", goal?: string): ChangesRow {
+export function changesRow(name: string, samplesMs: number[], detail = "", goal?: string, cpuMs?: number): ChangesRow {
   const s = summarize(samplesMs);
   return {
     case: name,
@@ -111,6 +137,7 @@ export function changesRow(name: string, samplesMs: number[], detail = "", goal?
     maxMs: s.maxUs / 1000,
     detail,
     goal,
+    cpuMs,
   };
 }
 
@@ -124,8 +151,9 @@ export async function runChangesHttp(snapshot: string, dir: string, statement: (
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const replicaAgent = new Agent({ keepAlive: true, maxSockets: 1 });
   const rows: ChangesRow[] = [];
+  const ticks = clockTicks();
+  const writerCpu = () => cpuMsOf(writer.child, ticks);
   try {
-    replica = await serve(["--snapshot", snapshot, "--follow", dir]);
     const post = async (body: string): Promise<{ ms: number; answer: Answer }> => {
       const t = performance.now();
       const answer = await send(agent, writer.port, "POST", "/graph/v1/changes", body);
@@ -137,13 +165,17 @@ export async function runChangesHttp(snapshot: string, dir: string, statement: (
     for (let i = 0; i < 5; i++) await post(statement());
 
     const small: number[] = [];
+    let cpu = writerCpu();
     for (let i = 0; i < SMALL_POSTS; i++) small.push((await post(statement())).ms);
-    rows.push(changesRow("HTTP 1 put", small, "POST to 200, flush included", "p50 <= 5 ms"));
+    rows.push(
+      changesRow("HTTP 1 put", small, "POST to 200, flush included", "p50 <= 5 ms", (writerCpu() - cpu) / SMALL_POSTS),
+    );
 
     const bodies = Array.from({ length: BIG_POSTS }, () => Array.from({ length: BIG_BATCH }, statement).join("\n"));
     const big: number[] = [];
     let put = 0;
     const started = performance.now();
+    cpu = writerCpu();
     for (const body of bodies) {
       const { ms, answer } = await post(body);
       big.push(ms);
@@ -156,10 +188,12 @@ export async function runChangesHttp(snapshot: string, dir: string, statement: (
         big,
         `${perSecond.toLocaleString("en-US")} statements/s sustained`,
         "p50 <= 50 ms, p99 <= 150 ms; >= 100,000 statements/s",
+        (writerCpu() - cpu) / BIG_POSTS,
       ),
     );
     progress(`HTTP: ${BIG_POSTS} batches of ${BIG_BATCH} at ${perSecond} statements/s`);
 
+    replica = await serve(["--snapshot", snapshot, "--follow", dir]);
     const converge: number[] = [];
     for (let i = 0; i < CONVERGE_SAMPLES; i++) {
       const { answer } = await post(statement());

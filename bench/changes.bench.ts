@@ -65,9 +65,17 @@ function printRows(rows: readonly ChangesRow[]): void {
       { header: "batches", align: "right" },
       { header: "p50 ms", align: "right" },
       { header: "p99 ms", align: "right" },
+      { header: "CPU ms", align: "right" },
       { header: "", align: "left" },
     ],
-    rows.map((r) => [r.case, String(r.samples), num(r.p50ms, 2), num(r.p99ms, 2), r.detail]),
+    rows.map((r) => [
+      r.case,
+      String(r.samples),
+      num(r.p50ms, 2),
+      num(r.p99ms, 2),
+      r.cpuMs === undefined ? "" : num(r.cpuMs, 2),
+      r.detail,
+    ]),
   );
 }
 

@@ -132,8 +132,17 @@ export function changesSection(c: ChangesResults): string {
   const env = c.environment;
   const rows = (list: readonly ChangesResults["apply"][number][]) =>
     table(
-      ["case", "batches", "p50 ms", "p99 ms", "max ms", "goal", "detail"],
-      list.map((r) => [r.case, count(r.samples), num(r.p50ms), num(r.p99ms), num(r.maxMs), r.goal ?? "", r.detail]),
+      ["case", "batches", "p50 ms", "p99 ms", "max ms", "CPU ms a batch", "goal", "detail"],
+      list.map((r) => [
+        r.case,
+        count(r.samples),
+        num(r.p50ms),
+        num(r.p99ms),
+        num(r.maxMs),
+        r.cpuMs === undefined ? "" : num(r.cpuMs),
+        r.goal ?? "",
+        r.detail,
+      ]),
     );
   return `<section><h2>Live changes: the change log</h2>
 <p class="meta">npm run bench:changes -- --entities ${c.options.entities} --statements ${c.options.statements} --delta ${c.options.delta}${c.options.http ? "" : " --no-http"};
@@ -145,8 +154,8 @@ ${rows(c.apply)}
 ${
   c.http === null
     ? '<p class="missing">Over HTTP: not run (--no-http).</p>'
-    : `<p>Over HTTP: POST to 200 from one client on 127.0.0.1 to a <code>quiver serve --changes</code> child; a
-<code>--follow</code> replica of the same base and log.</p>
+    : `<p>Over HTTP: POST to 200 from one client on 127.0.0.1 to a <code>quiver serve --changes</code> child, with the
+writer's CPU time a batch beside it; then a <code>--follow</code> replica of the same base and log.</p>
 ${rows(c.http)}`
 }
 <p>Reads on the base alone and on base + a delta of ${count(c.delta.statements)} statements and ${count(c.delta.entities)} entities put,

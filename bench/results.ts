@@ -223,6 +223,11 @@ export interface ChangesRow {
   detail: string;
   /** The project's goal for the row, in words, when it has one (issue 25). */
   goal?: string;
+  /**
+   * CPU time a batch, ms: over HTTP the writer process's (user + system, over the whole series,
+   * divided by its batches), which a loaded machine does not inflate as it does wall-clock time.
+   */
+  cpuMs?: number;
 }
 
 /** One read case of bench:changes: the base alone beside base + delta, microseconds. */
