@@ -71,7 +71,8 @@ import { MAX_SCORE, SEARCH_MAX_LIMIT, STATEMENTS_MAX_LIMIT } from "../limits.js"
 import { quote } from "../quote.js";
 import { folder } from "../search/fold.js";
 import { statementCounts } from "../search/scores.js";
-import { deriveFingerprint } from "../statements/fingerprint.js";
+import { hex64 } from "../hash64.js";
+import { deriveFingerprint, derivedFingerprintHalves } from "../statements/fingerprint.js";
 import type {
   Entity,
   EntityInput,
@@ -87,7 +88,7 @@ import { checkSearchParams, checkStatementsParams } from "../validate.js";
 import { BaseFingerprints } from "./base-fingerprints.js";
 import { GramIndex } from "./gram-index.js";
 import { KeyFilter } from "./key-filter.js";
-import { type ChangeBatch, type LiveEntityInput, parseChangeBatch } from "./change-batch.js";
+import { type ChangeBatch, type LiveEntityInput, type LiveStatementInput, parseChangeBatch } from "./change-batch.js";
 import type { ReadGraph } from "../read-graph.js";
 import {
   compareEntities,
@@ -429,7 +430,7 @@ export class LiveGraph implements ReadGraph {
           const od = entityAt(st.objectEntityId);
           if (od === GONE) throw missingEntity(c.line, "objectEntityId", st.objectEntityId);
           const given = st.statementFingerprint;
-          const fp = given ?? deriveFingerprint(st.subjectEntityId, st.predicateEntityId, st.objectEntityId);
+          const fp = given ?? this.derivedFingerprint(st, sd, pd, od);
           const there = statementNow(fp);
           // Neither the batch, the delta nor the base knows the fingerprint: commit has no base statement to hide.
           if (there === undefined && !statements.has(fp)) fresh.add(fp);
@@ -480,6 +481,26 @@ export class LiveGraph implements ReadGraph {
       }
     }
     return { sequence: result.sequence, result, text: batchText(batch), entities, statements, fresh };
+  }
+
+  /**
+   * deriveFingerprint of a statement whose entities have base dense ids `sd`, `pd`, `od` (-1: not a
+   * base entity): a base entity's hash64 is the one its table keeps (no pass over its characters).
+   */
+  private derivedFingerprint(st: LiveStatementInput, sd: number, pd: number, od: number): string {
+    const table = this.#parts.entities;
+    // Each branch: an entity new to the delta has no kept hash (its id is hashed), a base entity has.
+    if (sd < 0 || pd < 0 || od < 0)
+      return deriveFingerprint(st.subjectEntityId, st.predicateEntityId, st.objectEntityId);
+    const h = derivedFingerprintHalves(
+      table.hashHi(sd),
+      table.hashLo(sd),
+      table.hashHi(pd),
+      table.hashLo(pd),
+      table.hashHi(od),
+      table.hashLo(od),
+    );
+    return hex64(h[0], h[1]);
   }
 
   /** Applies a batch prepared on this graph as it stands now. */

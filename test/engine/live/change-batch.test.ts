@@ -1,0 +1,81 @@
+/**
+ * Change batch tests
+ * ==================
+ * The statement put lines that change-batch.ts reads by a regular expression instead of JSON.parse
+ * (JSON.stringify's form) give what JSON.parse gives: on seeded random ids (empty, long, non-ASCII,
+ * with quotes, backslashes, control characters and lone surrogates, which JSON.stringify escapes, so
+ * those lines take JSON.parse), each line is parsed as sent and with a space added (which only
+ * JSON.parse reads): the same changes, or the same error. And a statement put's derived
+ * fingerprint, made from the base entities' kept hashes, is deriveFingerprint's.
+ */
+
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { parseChangeBatch } from "../../../src/engine/live/change-batch.js";
+import { deriveFingerprint } from "../../../src/engine/statements/fingerprint.js";
+import { isQuiverError, LiveGraph } from "../../../src/index.js";
+import { buildGraph, generateGraph, randomIdentifier, Rng } from "../../support/oracle.js";
+
+/** The changes of `text`, or its error's code and message. */
+function outcome(text: string): unknown {
+  try {
+    return parseChangeBatch(text);
+  } catch (e) {
+    if (isQuiverError(e)) return { code: e.code, message: e.message };
+    throw e;
+  }
+}
+
+/** An id the regular expression must take or leave to JSON.parse exactly as JSON.parse reads it. */
+function randomId(rng: Rng, earlier: string[]): string {
+  const r = rng.float();
+  if (r < 0.1) return rng.pick(['a"b', "a\\b", "tab\there", "nl\nx", "\u0000", "\u001f", "\u007f", "é", "\u2028"]);
+  if (r < 0.15) return "x".repeat(rng.pick([1000, 1024, 1025, 5000]));
+  if (r < 0.2) return rng.chance(0.5) ? "\uD800" : "a\uDC00b";
+  const id = randomIdentifier(rng, earlier, true);
+  earlier.push(id);
+  return id;
+}
+
+test("statement put lines in JSON.stringify's form parse as JSON.parse reads them", () => {
+  const rng = new Rng(25);
+  const earlier: string[] = [];
+  for (let round = 0; round < 300; round++) {
+    const lines = Array.from({ length: rng.range(1, 6) }, () =>
+      JSON.stringify({
+        op: "put",
+        statement: {
+          subjectEntityId: randomId(rng, earlier),
+          predicateEntityId: randomId(rng, earlier),
+          objectEntityId: randomId(rng, earlier),
+        },
+      }),
+    );
+    const text = lines.join(rng.chance(0.2) ? "\r\n" : "\n");
+    const spaced = lines.map((l) => l.replace('"op":', '"op": ')).join("\n");
+    assert.equal(outcome(text), outcome(spaced), text);
+  }
+});
+
+test("a derived fingerprint made from the base's kept hashes is deriveFingerprint's", () => {
+  const rng = new Rng(26);
+  const data = generateGraph(rng, { entities: 80, statements: 50 });
+  const live = new LiveGraph(buildGraph(data));
+  const ids = data.entities.map((e) => e.entityId);
+  const triples = Array.from({ length: 200 }, () => [rng.pick(ids), rng.pick(ids), rng.pick(ids)] as const);
+  const prepared = live.prepare(
+    triples.map(([s, p, o]) => ({
+      op: "put",
+      statement: { subjectEntityId: s, predicateEntityId: p, objectEntityId: o },
+    })),
+  );
+  for (const [s, p, o] of triples) {
+    const st = prepared.statements.get(deriveFingerprint(s, p, o));
+    // Absent: the base has that triple already (a no-op), under the same fingerprint.
+    if (st === undefined)
+      assert.ok(live.statements({ subjectEntityId: s, predicateEntityId: p, objectEntityId: o }).items.length === 1);
+    else assert.equal([st!.s, st!.p, st!.o], [s, p, o]);
+  }
+});
+
+test.run();
