@@ -15,7 +15,8 @@
  * |----------------------|----------------------------------------|--------------------------------------------|
  * | FNV-1a 64            | here; kernels/page-hasher.ts (wasm)    | derived fingerprints, query tags, the      |
  * |                      |                                        | dictionary's entityId lookups (a)          |
- * | fmix32 (MurmurHash3) | here                                   | fingerprint-table.ts's slots, seeded (b)   |
+ * | fmix32 (MurmurHash3) | here                                   | fingerprint-table.ts's slots, seeded (b);  |
+ * |                      |                                        | the dictionary's slots, from the FNV key   |
  * | FNV-1a 32 + fmix32   | load/entity-id-table.ts                | the parser threads' entityId look-ups,     |
  * |                      |                                        | over UTF-8 bytes, seeded (b)               |
  * | cyrb53, two lanes    | http/caching.ts                        | the per-request part of an ETag (c)        |
@@ -37,7 +38,10 @@
  *      tag names content across builds and replicas. Computed by OpenSSL, not by Quiver's own code.
  *
  * Cost: O(total length), no allocation (the result is written into a caller-owned pair).
- * Reference: http://www.isthe.com/chongo/tech/comp/fnv/; A. Appleby, MurmurHash3 (fmix32).
+ * A mixed key is mapped onto a table of any size (not only a power of two) by `fastRange`.
+ *
+ * Reference: http://www.isthe.com/chongo/tech/comp/fnv/; A. Appleby, MurmurHash3 (fmix32); D.
+ * Lemire, "A fast alternative to the modulo reduction" (2016) (fastRange).
  */
 
 const OFFSET_HI = 0xcbf29ce4;
@@ -150,4 +154,13 @@ export function fmix32(h: number): number {
   h = Math.imul(h, 0xc2b2ae35);
   h ^= h >>> 16;
   return h >>> 0;
+}
+
+/**
+ * floor(mix * size / 2^32) for a uint32 `mix` and a size below 2^32: a well-mixed key's slot in a
+ * table of `size` slots, any size (Lemire's multiply-shift, instead of a mask that needs a power of
+ * two). In two exact 16-bit steps: the product in one double could round up to `size`.
+ */
+export function fastRange(mix: number, size: number): number {
+  return Math.floor(((mix >>> 16) * size + Math.floor(((mix & 0xffff) * size) / 0x10000)) / 0x10000);
 }

@@ -7,12 +7,13 @@
  * first checked on the published FNV-1a-64 test vectors, so the two cannot share a mistake. Then:
  * literals, seeded random strings (lone surrogates, U+0000, astral, lengths past 255 and 65,535 so
  * every byte of the length prefix is used), hex64's zero padding (and HexPage against it), and
- * deriveFingerprint's shape, order sensitivity and length prefix.
+ * deriveFingerprint's shape, order sensitivity and length prefix. And fastRange against the exact
+ * product in BigInt.
  */
 
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { hash64, hash64Words, hex64, type Hash64 } from "../../src/engine/hash64.js";
+import { fastRange, hash64, hash64Words, hex64, type Hash64 } from "../../src/engine/hash64.js";
 import { deriveFingerprint, HexPage, readHexFingerprint } from "../../src/engine/statements/fingerprint.js";
 import { Rng, show } from "../support/oracle.js";
 
@@ -251,6 +252,23 @@ test("hash64Words equals FNV-1a-64 over each word's 4 bytes, most significant fi
     const bytes = words.flatMap((w) => [w >>> 24, (w >>> 16) & 0xff, (w >>> 8) & 0xff, w & 0xff]);
     const [hi, lo] = hash64Words(words);
     assert.is(hex64(hi, lo), fnv1a64(bytes).toString(16).padStart(16, "0"), `words ${words.join(",")}`);
+  }
+});
+
+test("fastRange is floor(mix * size / 2^32) exactly, below size, at the extremes and at random", () => {
+  const rng = new Rng(33);
+  const sizes = [1, 2, 3, 1000, 20_000_000, 2 ** 31 - 1, 2 ** 32 - 1];
+  const mixes = [0, 1, 0xffff, 0x10000, 0x7fffffff, 0x80000000, 0xffffffff];
+  for (let k = 0; k < 200; k++) {
+    sizes.push(1 + rng.int(2 ** 32 - 1));
+    mixes.push(rng.int(2 ** 32));
+  }
+  for (const size of sizes) {
+    for (const mix of mixes) {
+      const exact = Number((BigInt(mix) * BigInt(size)) >> 32n);
+      const got = fastRange(mix, size);
+      if (got !== exact || got >= size) assert.unreachable(`fastRange(${mix}, ${size}) = ${got}, want ${exact}`);
+    }
   }
 });
 

@@ -29,7 +29,7 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { fmix32 } from "../hash64.js";
+import { fastRange, fmix32 } from "../hash64.js";
 
 /** Slots of a new table. */
 const INITIAL_SLOTS = 1024;
@@ -120,11 +120,9 @@ export class FingerprintTable {
     this.used = 0;
   }
 
-  /** The first slot of key (hi, lo): floor(mix * slots / 2^32), in two exact 16-bit steps. */
+  /** The first slot of key (hi, lo): its mix mapped onto the slots (fastRange). */
   private home(hi: number, lo: number): number {
-    const mix = fmix32(fmix32(lo ^ this.seedLo) ^ hi ^ this.seedHi);
-    const size = this.slots.length;
-    return Math.floor(((mix >>> 16) * size + Math.floor(((mix & 0xffff) * size) / 0x10000)) / 0x10000);
+    return fastRange(fmix32(fmix32(lo ^ this.seedLo) ^ hi ^ this.seedHi), this.slots.length);
   }
 
   private grow(): void {

@@ -29,7 +29,7 @@
  */
 
 import { FingerprintColumn, type GivenFingerprint } from "./fingerprint-column.js";
-import { IntVector, readBits, writeBits } from "../succinct/int-vector.js";
+import { IntVector, fieldsBelow, readBits, writeBits } from "../succinct/int-vector.js";
 import type { SerialReader, SerialWriter } from "../serial.js";
 
 export type IndexOrder = "SPO" | "POS" | "OSP";
@@ -497,7 +497,10 @@ export class StatementIndex {
     return index;
   }
 
-  /** Values inside their ranges, always; the orders themselves only when `r.verify` (a pass over M). */
+  /**
+   * Values inside their ranges: the predicates and offsets always; every row's ids and every
+   * position of POS and OSP only when `r.verify` (a scan over M).
+   */
   private check(r: SerialReader): void {
     const { length: m, entityCount: N, predicates } = this;
     for (let i = 0; i < predicates.length; i++) {
@@ -511,11 +514,24 @@ export class StatementIndex {
       }
     }
     if (!r.verify) return;
-    for (let j = 0; j < m; j++) {
-      if (this.subjectOf(j) >= N || this.objectOf(j) >= N || this.predicateIndexOf(j) >= predicates.length) {
-        r.corrupt(`statement row ${j} names an entity out of range`);
+    // Each column's range by a scan of its packed words (fieldsBelow: a few integer operations a
+    // value, no decode of whole rows). Only a column that fails is walked row by row, to name the
+    // first bad row.
+    const { rows, rowBits, subjectBits: sBits, predicateBits: pBits } = this;
+    const inRange =
+      fieldsBelow(rows, m, rowBits, 0, sBits, N) &&
+      fieldsBelow(rows, m, rowBits, sBits, pBits, predicates.length) &&
+      fieldsBelow(rows, m, rowBits, sBits + pBits, sBits, N);
+    if (!inRange) {
+      for (let j = 0; j < m; j++) {
+        if (this.subjectOf(j) >= N || this.objectOf(j) >= N || this.predicateIndexOf(j) >= predicates.length)
+          r.corrupt(`statement row ${j} names an entity out of range`);
       }
-      if (this.pos.get(j) >= m || this.osp.get(j) >= m) r.corrupt(`statement position ${j} is out of range`);
+    }
+    if (!this.pos.allBelow(m) || !this.osp.allBelow(m)) {
+      for (let j = 0; j < m; j++) {
+        if (this.pos.get(j) >= m || this.osp.get(j) >= m) r.corrupt(`statement position ${j} is out of range`);
+      }
     }
   }
 }

@@ -11,7 +11,9 @@
  * bits are fine. One spare word at the end lets `get` read word + 1 without a bound check.
  *
  * Cost: get O(1), one or two reads of adjacent words (one cache line, or two neighbours). Build
- * O(n). Space: n * width / 8 bytes, plus 4.
+ * O(n). A range check of every value (`fieldsBelow`, also over one field of packed records, which
+ * is how a restore checks its columns) O(n), a few integer operations a value. Space: n * width / 8
+ * bytes, plus 4.
  * Serial form: `length`, `width`, `words`.
  */
 
@@ -26,6 +28,57 @@ export function readBits(words: Uint32Array, bit: number, width: number): number
   const hi = shift === 0 ? 0 : words[w + 1]! << (32 - shift);
   const mask = width === 32 ? -1 : (1 << width) - 1;
   return (((words[w]! >>> shift) | hi) & mask) >>> 0;
+}
+
+/**
+ * Whether each of `count` fields of `width` bits (<= 32) is below `limit`, the first field at bit
+ * `offset` of `words` and each `stride` bits after the one before: a column of packed records (an
+ * IntVector's values are stride = width, offset 0). What a restore checks a column's range by, so it
+ * costs a few integer operations a value and no decode of whole records: the position steps along
+ * as a word index and a shift (no multiplication, no double past 2^32 bits), and each value's
+ * `limit - 1 - value` is OR-ed into one word whose sign bit ends up set iff some value reached
+ * `limit` (no branch in the loop). Needs one spare word after the last field (every packed array
+ * here has one). Cost: O(count), one sequential read of the words.
+ */
+export function fieldsBelow(
+  words: Uint32Array,
+  count: number,
+  stride: number,
+  offset: number,
+  width: number,
+  limit: number,
+): boolean {
+  // Each branch: no value to read, no value that could reach the limit, or the general loop.
+  if (count === 0 || limit >= 2 ** width) return true;
+  if (limit <= 0) return false;
+  if (width === 32) {
+    // Values of 32 bits do not fit the sign trick below: compare them one by one.
+    for (let i = 0; i < count; i++) if (readBits(words, offset + i * stride, 32) >= limit) return false;
+    return true;
+  }
+  // Every number the loop uses as an int32 (`>>> 0`, `| 0`): callers pass fields that V8 may hold
+  // as doubles (an IntVector's length, width), and a loop specialized for small integers first
+  // deoptimizes on them into float code twice as slow. The words are read as int32 for the same
+  // reason (a Uint32Array's loads above 2^31 are doubles to V8).
+  const n = count >>> 0;
+  const wordStep = stride >>> 5;
+  const shiftStep = stride & 31;
+  let w = offset >>> 5;
+  let shift = offset & 31;
+  const bits = new Int32Array(words.buffer, words.byteOffset, words.length);
+  const mask = (1 << width) - 1;
+  const last = (limit - 1) | 0;
+  let sign = 0;
+  for (let i = 0; i < n; i++) {
+    // The next word's bits above the field's first part; (x << 1) << (31 - shift) is 0 at shift 0,
+    // where a shift by 32 would be a no-op.
+    const v = ((bits[w]! >>> shift) | ((bits[w + 1]! << 1) << (31 - shift))) & mask;
+    sign |= last - v;
+    shift += shiftStep;
+    w += wordStep + (shift >>> 5);
+    shift &= 31;
+  }
+  return sign >= 0;
 }
 
 /** Writes `value` into the `width` bits of `words` from bit `bit` on (building only). */
@@ -92,6 +145,11 @@ export class IntVector {
       throw new RangeError(`value ${value} does not fit in ${this.width} bits`);
     }
     writeBits(this.words, i * this.width, this.width, value);
+  }
+
+  /** Whether every value is below `limit`: one pass over the words (fieldsBelow). */
+  allBelow(limit: number): boolean {
+    return fieldsBelow(this.words, this.length, this.width, 0, this.width, limit);
   }
 
   get byteLength(): number {

@@ -4,7 +4,9 @@
  * src/engine/entities/dictionary.ts: a hand-checked sorted list whose UTF-16 code-unit order differs from
  * code-point order (an astral emoji's lead surrogate 0xD83D sorts before U+E000 and U+FF46), with
  * prefixes, then lowerBound / idOf for present ids, absent ids between each pair of neighbours, and
- * ids beyond both ends; then a seeded oracle against a linear scan.
+ * ids beyond both ends; then a seeded oracle against a linear scan; then the table's size (exactly
+ * ceil(n / 0.5) slots, not a power of two) and idOf over every id at sizes whose buckets and
+ * probe runs wrap around the table's end.
  */
 
 import { test } from "uvu";
@@ -124,6 +126,17 @@ test("oracle: lowerBound and idOf against a linear scan", () => {
       const id = d.idOf(q);
       if (id !== ids.indexOf(q)) assert.unreachable(`seed ${seed}: idOf(${show(q)}) = ${id}, want ${ids.indexOf(q)}`);
     }
+  }
+});
+
+test("the lookup table is sized exactly (8 bytes an entity), and idOf finds every id at many sizes", () => {
+  for (const n of [0, 1, 2, 3, 5, 31, 255, 256, 257, 1000, 4097, 20_000]) {
+    const ids = Array.from({ length: n }, (_, i) => `Q${i.toString().padStart(6, "0")}`);
+    const d = dictionaryOf(ids);
+    assert.is(d.byteLength, 4 * Math.max(2, 2 * n), `n ${n}`);
+    for (let i = 0; i < n; i++) if (d.idOf(ids[i]!) !== i) assert.unreachable(`n ${n}: idOf(${ids[i]}) is not ${i}`);
+    for (const absent of ["Q", "Q-1", `Q${n}`, "R000000"])
+      if (ids.indexOf(absent) < 0 && d.idOf(absent) !== -1) assert.unreachable(`n ${n}: idOf(${absent}) found`);
   }
 });
 

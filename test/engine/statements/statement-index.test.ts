@@ -7,6 +7,8 @@
  * confused with "truthy"); then a seeded oracle on random triples over enough entities to exercise
  * the sampled offsets: every order against a sort by the contract's keys, every filter's range
  * against a scan, every seek after every key (present, or between two rows) against the sorted list.
+ * And a restore with verify: each id column and each order with one value out of range is refused
+ * naming the first bad row or position.
  */
 
 import { test } from "uvu";
@@ -22,6 +24,8 @@ import {
   StatementIndex,
   SUBJECT,
 } from "../../../src/engine/statements/statement-index.js";
+import { MemorySerialReader, MemorySerialWriter } from "../../../src/engine/serial.js";
+import { writeBits } from "../../../src/engine/succinct/int-vector.js";
 import { Rng } from "../../support/oracle.js";
 
 interface Row {
@@ -223,6 +227,66 @@ test("oracle: orders, filter ranges and seeks against sorts and scans of random 
     }
   }
   assert.ok(checks > 3000, `only ${checks} checks`);
+});
+
+test("deserialize with verify: an id or a position out of range is refused, naming the first bad one", () => {
+  const rng = new Rng(91);
+  // 37 entities (not a power of two: 6 bits hold 38..63, which must be refused), 5 predicates.
+  const entities = 37;
+  const rows: Row[] = Array.from({ length: 300 }, (_, i) => ({
+    s: rng.int(entities),
+    p: rng.pick([0, 3, 8, 20, 36]),
+    o: rng.int(entities),
+    fp: hex(i),
+  }));
+  const index = build(rows, entities);
+  const fields = () => {
+    const w = new MemorySerialWriter();
+    index.serialize(w);
+    // Copies: the index's own arrays stay as they are.
+    for (const [k, v] of w.fields) if (ArrayBuffer.isView(v)) w.fields.set(k, (v as Uint32Array).slice());
+    return w.fields;
+  };
+  const restore = (f: Map<string, unknown>) =>
+    StatementIndex.deserialize(
+      new MemorySerialReader(f as never, { verify: true, fail: (what) => new Error(what) }),
+      entities,
+    );
+  assert.is(restore(fields()).length, 300);
+  const sBits = 6;
+  const pBits = 3;
+  const rowBits = 2 * sBits + pBits;
+  for (const [name, at, width, bad] of [
+    ["subject", 0, sBits, entities],
+    ["predicate", sBits, pBits, 5],
+    ["object", sBits + pBits, sBits, 63],
+  ] as const) {
+    for (const row of [0, 17, 299]) {
+      const f = fields();
+      const words = f.get("rows") as Uint32Array;
+      writeBits(words, row * rowBits + at, width, bad);
+      // A later row bad too: the error names the first.
+      writeBits(words, 299 * rowBits + at, width, bad);
+      assert.throws(
+        () => restore(f),
+        new RegExp(`statement row ${row} names an entity out of range`),
+        `${name} ${row}`,
+      );
+    }
+  }
+  for (const order of ["pos", "osp"]) {
+    for (const position of [0, 150, 299]) {
+      const f = fields();
+      const words = f.get(`${order}.words`) as Uint32Array;
+      const width = f.get(`${order}.width`) as number;
+      writeBits(words, position * width, width, 2 ** width - 1);
+      assert.throws(
+        () => restore(f),
+        new RegExp(`statement position ${position} is out of range`),
+        `${order} ${position}`,
+      );
+    }
+  }
 });
 
 test.run();

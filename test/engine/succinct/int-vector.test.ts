@@ -1,12 +1,14 @@
 /**
  * Packed integer vector tests: every width 0..32 against a plain array (values that straddle two
- * words, the largest value of each width), `from` picking the narrowest width, and the serial form
- * round trip and its shape check.
+ * words, the largest value of each width), `from` picking the narrowest width, the serial form
+ * round trip and its shape check, and fieldsBelow (a column of packed records in range) against a
+ * scan of readBits, for every width, strides of one to three words and limits either side of the
+ * largest value.
  */
 
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { IntVector } from "../../../src/engine/succinct/int-vector.js";
+import { fieldsBelow, IntVector, readBits, writeBits } from "../../../src/engine/succinct/int-vector.js";
 import { MemorySerialReader, MemorySerialWriter } from "../../../src/engine/serial.js";
 import { Rng } from "../../support/oracle.js";
 
@@ -52,6 +54,42 @@ test("serial form: round trip, and a wrong word count is corrupt", () => {
   );
   w.fields.set("words", new Uint32Array(1));
   assert.throws(() => IntVector.deserialize(new MemorySerialReader(w.fields)), /cannot have/);
+});
+
+test("fieldsBelow: a column of packed records against a scan, every width, limits either side of its largest value", () => {
+  const rng = new Rng(7);
+  for (let width = 0; width <= 32; width++) {
+    for (let round = 0; round < 12; round++) {
+      const count = rng.range(0, 300);
+      const offset = rng.int(40);
+      const stride = Math.max(1, width + offset + rng.int(60));
+      const words = new Uint32Array(Math.ceil((count * stride + offset + width) / 32) + 1);
+      const top = width === 0 ? 0 : 2 ** width - 1;
+      for (let i = 0; i < count; i++) {
+        // Neighbouring bits all ones: the field must be read alone.
+        if (rng.chance(0.5)) writeBits(words, i * stride, Math.min(32, stride), 2 ** Math.min(32, stride) - 1);
+      }
+      const values: number[] = [];
+      for (let i = 0; i < count; i++) {
+        const v = rng.chance(0.1) ? top : Math.floor(rng.float() * (top + 1));
+        writeBits(words, offset + i * stride, width, v);
+        values.push(v);
+      }
+      // Read back by readBits: what the records hold after every neighbour was written.
+      const read = values.map((_, i) => readBits(words, offset + i * stride, width) >>> 0);
+      const max = read.length === 0 ? -1 : Math.max(...read);
+      for (const limit of [0, 1, max, max + 1, max + 2, 2 ** width, Math.floor(top / 2)]) {
+        assert.is(
+          fieldsBelow(words, count, stride, offset, width, limit),
+          read.every((v) => v < limit),
+          `width ${width} stride ${stride} offset ${offset} count ${count} limit ${limit} max ${max}`,
+        );
+      }
+    }
+  }
+  const v = IntVector.from([5, 0, 9, 3]);
+  assert.ok(v.allBelow(10));
+  assert.not.ok(v.allBelow(9));
 });
 
 test.run();
