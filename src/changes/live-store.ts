@@ -17,7 +17,7 @@ import type { GraphSource } from "../serving/graph-source.js";
 import { type CompactRequest, compactInWorker } from "../serving/load-in-worker.js";
 import { QuiverError, isQuiverError } from "../engine/errors.js";
 import type { ChangeBatch } from "../engine/live/change-batch.js";
-import { type ChangeResult, LiveGraph, type LiveGraphOptions } from "../engine/live/live-graph.js";
+import { type BaseWarmth, type ChangeResult, LiveGraph, type LiveGraphOptions } from "../engine/live/live-graph.js";
 import { saveSnapshot } from "../snapshot/file.js";
 import { ChangeLogWriter, readChangeLog } from "./change-log.js";
 
@@ -144,11 +144,12 @@ export class LiveStore {
           upTo,
           saveTo: options.saveTo,
         };
-        graph = await compactInWorker(this.#source, request);
+        const built = await compactInWorker(this.#source, request);
+        graph = built.graph;
         const after = [...readChangeLog(this.#log.dir, upTo)]
           .filter((b) => b.sequence <= this.graph.sequence)
           .map((b) => b.text);
-        this.graph.swapBase(graph, upTo, after);
+        this.graph.swapBase(graph, upTo, after, built.warmth);
       }
       if (options.saveTo !== undefined) {
         this.#source = { snapshot: options.saveTo };
@@ -215,8 +216,9 @@ export class LiveFollower {
    * `graph.sequence`), the base: the batches after it that this follower holds become the new
    * delta, swapped in at once (LiveGraph.swapBase: the content, tags and cursors stay). The
    * follower first catches up, so it never goes back; a compaction ahead of the log is refused.
+   * `warmth`: the graph's (loadBaseInWorker hands it over), so no write here builds it.
    */
-  rebase(graph: Graph): void {
+  rebase(graph: Graph, warmth?: BaseWarmth): void {
     this.catchUp();
     const upTo = graph.sequence;
     if (upTo > this.graph.sequence)
@@ -227,6 +229,6 @@ export class LiveFollower {
     const after = [...readChangeLog(this.dir, upTo)]
       .filter((b) => b.sequence <= this.graph.sequence)
       .map((b) => b.text);
-    this.graph.swapBase(graph, upTo, after);
+    this.graph.swapBase(graph, upTo, after, warmth);
   }
 }

@@ -15,6 +15,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { isQuiverError } from "../engine/errors.js";
 import { saveSnapshot } from "../snapshot/file.js";
 import { compactedGraph } from "../changes/live-store.js";
+import { warmthOf } from "../engine/live/live-graph.js";
 import { describeGraph } from "./graph-transfer.js";
 import { loadGraphSource } from "./graph-source.js";
 import { LOADER_NICE, type LoaderRequest, type LoaderMessage } from "./load-in-worker.js";
@@ -45,7 +46,9 @@ try {
     const { bytes } = await saveSnapshot(graph, request.saveTo);
     post({ kind: "saved", bytes, entities: graph.entityCount, statements: graph.statementCount });
   } else {
-    const { head, transfer, slices: makeSlices } = describeGraph(graph);
+    // A base to swap into a live graph: what its first write would build, built here.
+    const warmth = request.warm === true ? warmthOf(graph) : undefined;
+    const { head, transfer, slices: makeSlices } = describeGraph(graph, warmth);
     const slices = makeSlices();
     port.on("message", (m: { kind: string }) => {
       // Each "next" from the main thread takes one slice; the last answer is "done".
