@@ -30,6 +30,7 @@ const PROBE_MS = 10;
 const WRITE_MS = 500;
 const BASELINE_MS = 5_000;
 const AFTER_MS = 3_000;
+const SHOWN_ERRORS = 5;
 /** Longest a compaction may take before the row gives up (a 10M/100M base takes minutes). */
 const COMPACTION_TIMEOUT_MS = 30 * 60_000;
 
@@ -73,16 +74,18 @@ async function probe(
   const out: Probes = { healthz: [], search: [], writes: [], errors: 0 };
   const pending = new Set<Promise<void>>();
   let tick = 0;
+  const failed = (why: string): void => {
+    // The first few are shown (what went wrong); every one counts.
+    if (out.errors++ < SHOWN_ERRORS) progress(`compaction under load: error: ${why}`);
+  };
   const fire = (kind: "healthz" | "search" | "writes", method: string, path: string, body?: string): void => {
     const t = performance.now();
     const p = send(agent, port, method, path, body).then(
       (a) => {
-        if (a.status !== 200) out.errors++;
-        else out[kind].push(performance.now() - t);
+        if (a.status === 200) out[kind].push(performance.now() - t);
+        else failed(`${method} ${path.slice(0, 40)}: ${a.status} ${a.body.slice(0, 200)}`);
       },
-      () => {
-        out.errors++;
-      },
+      (e: Error) => failed(`${method} ${path.slice(0, 40)}: ${e.message}`),
     );
     pending.add(p);
     void p.finally(() => pending.delete(p));

@@ -24,12 +24,13 @@
  *   worker -> main  { kind: "done" }
  *
  * Cost on the main thread: O(1) per array, one slice (a few ms) per turn of its event loop, and
- * readGraph's shape checks. A compaction's worker also sends the new base's warmth (its fingerprint
+ * readGraph's shape checks; the entity dictionary's hash table comes made (a pass over a million
+ * entities is a stall of over 100 ms). A compaction's worker also sends the new base's warmth (its fingerprint
  * map and counts: BaseWarmth), arrays transferred too, so the swap builds neither. In the worker: one message per slice. Memory: the arrays are never in
  * two threads at once; the worker's strings go with the worker.
  */
 
-import type { Graph, GraphOptions } from "../engine/graph.js";
+import { type Graph, type GraphOptions, graphParts } from "../engine/graph.js";
 import type { BaseWarmth } from "../engine/live/live-graph.js";
 import { MemorySerialReader, MemorySerialWriter, type SerialField } from "../engine/serial.js";
 import { readGraph, writeGraph } from "../snapshot/graph-manifest.js";
@@ -46,6 +47,8 @@ export interface FieldsMessage {
   fields: Map<string, SerialField>;
   /** The string lists, in the order their slices follow, with their lengths. */
   lists: { name: string; length: number }[];
+  /** The entity dictionary's slots (engine/entities/dictionary.ts): no pass over the entities here. */
+  dictionary: Uint32Array;
   /** The graph's warmth, when the worker made it (a base to swap into a live graph). */
   warmth?: BaseWarmth | undefined;
 }
@@ -73,6 +76,7 @@ export function describeGraph(
 } {
   const writer = new MemorySerialWriter();
   writeGraph(graph, writer);
+  const dictionary = graphParts(graph).dictionary.slots;
   const fields = new Map<string, SerialField>();
   const lists: { name: string; list: readonly string[] }[] = [];
   for (const [name, value] of writer.fields) {
@@ -81,15 +85,20 @@ export function describeGraph(
     else fields.set(name, value);
   }
   return {
-    head: { kind: "fields", fields, lists: lists.map(({ name, list }) => ({ name, length: list.length })), warmth },
-    transfer:
-      warmth === undefined
-        ? writer.transferables()
-        : [
-            ...writer.transferables(),
-            warmth.fingerprints.table.slots.buffer as ArrayBuffer,
-            warmth.counts.buffer as ArrayBuffer,
-          ],
+    head: {
+      kind: "fields",
+      fields,
+      lists: lists.map(({ name, list }) => ({ name, length: list.length })),
+      dictionary,
+      warmth,
+    },
+    transfer: [
+      ...writer.transferables(),
+      dictionary.buffer as ArrayBuffer,
+      ...(warmth === undefined
+        ? []
+        : [warmth.fingerprints.table.slots.buffer as ArrayBuffer, warmth.counts.buffer as ArrayBuffer]),
+    ],
     *slices() {
       for (const { name, list } of lists) {
         for (let from = 0; from < list.length; from += STRING_SLICE_ITEMS)
@@ -128,6 +137,6 @@ export class GraphReceiver {
       if (list.length !== length) throw new Error(`graph hand-over: ${name} has ${list.length} of ${length} strings`);
       fields.set(name, list);
     }
-    return readGraph(new MemorySerialReader(fields, { verify: false }), options);
+    return readGraph(new MemorySerialReader(fields, { verify: false }), options, this.head.dictionary);
   }
 }

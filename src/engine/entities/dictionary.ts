@@ -14,7 +14,9 @@
  *
  * Cost: idOf O(1) expected (a hash of the string, about two table reads and one comparison);
  * lowerBound O(log n) comparisons. Space: 8 to 16 bytes an entity (the table). No serial form: the
- * table is rebuilt from the stored hashes (a linear pass, cheaper than storing it).
+ * table is rebuilt from the stored hashes (a linear pass, cheaper than storing it), except between
+ * threads of one process (serving/graph-transfer.ts), where `table` hands it over as it is: the
+ * pass is a stall of a hundred milliseconds or more at a million entities on the receiving side.
  */
 
 import { hash64, type Hash64 } from "../hash64.js";
@@ -27,11 +29,22 @@ export class Dictionary {
   private readonly mask: number;
   private readonly scratch: Hash64 = [0, 0];
 
-  /** The dictionary of the entityIds `entities` holds. */
-  constructor(entities: EntityTable) {
+  /**
+   * The dictionary of the entityIds `entities` holds; `table`: the `table` of a dictionary of these
+   * very entities (made in another thread), taken as it is.
+   */
+  constructor(entities: EntityTable, table?: Uint32Array) {
     this.entities = entities;
-    this.table = buildTable(entities);
+    // Each branch: a table handed over (its size checked: a power of two over twice the entities), or built.
+    if (table !== undefined && table.length !== tableSize(entities.size))
+      throw new Error(`Dictionary: a table of ${table.length} slots for ${entities.size} entities`);
+    this.table = table ?? buildTable(entities);
     this.mask = this.table.length - 1;
+  }
+
+  /** The slots (shared, not copied): another thread's Dictionary of the same entities takes them. */
+  get slots(): Uint32Array {
+    return this.table;
   }
 
   get size(): number {
@@ -80,10 +93,16 @@ export class Dictionary {
 }
 
 /** The hash table of dense ids, at most half full. */
-function buildTable(entities: EntityTable): Uint32Array {
-  const n = entities.size;
+/** Slots for n entities: the power of two at least 2n (load at most 1/2). */
+function tableSize(n: number): number {
   let size = 2;
   while (size < 2 * n) size *= 2;
+  return size;
+}
+
+function buildTable(entities: EntityTable): Uint32Array {
+  const n = entities.size;
+  const size = tableSize(n);
   const table = new Uint32Array(size);
   const mask = size - 1;
   for (let d = 0; d < n; d++) {
