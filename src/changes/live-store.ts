@@ -176,11 +176,13 @@ export function openLive(base: Graph, dir: string, options: OpenLiveOptions = {}
 }
 
 /**
- * `base` (holding request.baseSequence) with the log's batches after it up to request.upTo, built
- * as one Graph: what a compaction's worker thread hands over.
+ * The base `take()` gives (holding request.baseSequence) with the log's batches after it up to
+ * request.upTo, built as one Graph: what a compaction's worker thread hands over. The base and the
+ * delta are let go once the builder has them, before it builds (its peak): `take` hands the base
+ * over so that the caller keeps no reference to it.
  */
-export function compactedGraph(base: Graph, request: CompactRequest): Graph {
-  const live = new LiveGraph(base, { baseSequence: request.baseSequence });
+export function compactedGraph(take: () => Graph, request: CompactRequest): Graph {
+  let live: LiveGraph | undefined = new LiveGraph(take(), { baseSequence: request.baseSequence });
   for (const batch of readChangeLog(request.logDir, request.baseSequence)) {
     if (batch.sequence > request.upTo) break;
     live.apply(batch.text);
@@ -190,7 +192,9 @@ export function compactedGraph(base: Graph, request: CompactRequest): Graph {
       "INVALID_CHANGE_LOG",
       `${request.logDir}: compaction up to batch ${request.upTo} found the log ending at ${live.sequence}`,
     );
-  return live.buildCompacted();
+  const fed = live.feedCompaction();
+  live = undefined;
+  return fed.build();
 }
 
 /** A reader of a change log (a follower: no lock, no writes). */

@@ -1302,6 +1302,16 @@ export class LiveGraph implements ReadGraph {
    * the base's export does, so the result is the graph a load of the same content builds.
    */
   buildCompacted(): Graph {
+    return this.feedCompaction().build();
+  }
+
+  /**
+   * buildCompacted in two steps: a GraphBuilder fed with the content now, and what builds it. The
+   * step returned holds no reference to this live graph: a caller that drops the live graph (and
+   * its base) before `build()` lets them go before the builder's peak (a compaction's worker
+   * thread: live-store.ts compactedGraph).
+   */
+  feedCompaction(): { build(): Graph } {
     // Given scores are passed on (equal to the count or not); counted ones are counted again.
     const builder = new GraphBuilder({ cursorSecret: this.#secret, fold: this.#parts.fold });
     for (const e of this.exportEntities()) builder.addEntity(e);
@@ -1321,10 +1331,7 @@ export class LiveGraph implements ReadGraph {
       builder.addStatement(input);
     }
     // The result says which batch it holds and where this log's tags start (snapshots keep both).
-    return graphAtSequence(builder.build(), this.#sequence, {
-      contentTag: this.#originTag,
-      sequence: this.#originSequence,
-    });
+    return builtAtSequence(builder, this.#sequence, { contentTag: this.#originTag, sequence: this.#originSequence });
   }
 
   /**
@@ -1398,6 +1405,15 @@ export class LiveGraph implements ReadGraph {
     this.#rescoredById = next.#rescoredById;
     this.#rescoredGrams = next.#rescoredGrams;
   }
+}
+
+/** What builds a fed GraphBuilder as a graph at `sequence` (a closure over these only, not a live graph). */
+function builtAtSequence(
+  builder: GraphBuilder,
+  sequence: number,
+  origin: { contentTag: string; sequence: number },
+): { build(): Graph } {
+  return { build: () => graphAtSequence(builder.build(), sequence, origin) };
 }
 
 function deltaEntity(e: LiveEntityInput, foldText: (s: string) => string, baseId: number): DeltaEntity {
