@@ -35,13 +35,16 @@ const WRITE_KEY = "sk_bench_write_0123456789";
 const READ_KEY = "sk_bench_read_0123456789";
 const MAIN = new URL("../src/cli/main.js", import.meta.url).pathname;
 
-interface Server {
+export interface Server {
   child: ChildProcess;
   port: number;
 }
 
-/** Starts `quiver serve ...args` and resolves once it prints its URL. */
-function serve(args: string[]): Promise<Server> {
+/**
+ * Starts `quiver serve ...args` and resolves once it prints its URL; `onEvent` gets each line of
+ * its event log (stdout: --quiet leaves the events only).
+ */
+export function serve(args: string[], onEvent?: (line: string) => void): Promise<Server> {
   const child = spawn(process.execPath, [MAIN, "serve", ...args, "--port", "0", "--quiet", "--no-ui"], {
     env: {
       ...process.env,
@@ -49,8 +52,16 @@ function serve(args: string[]): Promise<Server> {
       QUIVER_API_KEYS: READ_KEY,
       QUIVER_CURSOR_SECRET: "bench-changes-secret-0123456789abcdef",
     },
-    stdio: ["ignore", "ignore", "pipe"],
+    stdio: ["ignore", onEvent === undefined ? "ignore" : "pipe", "pipe"],
   });
+  if (onEvent !== undefined) {
+    let pending = "";
+    child.stdout!.on("data", (d: Buffer) => {
+      const lines = (pending + d.toString()).split("\n");
+      pending = lines.pop()!;
+      for (const line of lines) onEvent(line);
+    });
+  }
   let stderr = "";
   return new Promise((resolve, reject) => {
     child.stderr!.on("data", (d: Buffer) => {
@@ -83,19 +94,19 @@ function cpuMsOf(child: ChildProcess, ticks: number): number {
   }
 }
 
-async function stopServer(s: Server): Promise<void> {
+export async function stopServer(s: Server): Promise<void> {
   const exited = new Promise((resolve) => s.child.once("exit", resolve));
   s.child.kill("SIGTERM");
   await exited;
 }
 
-interface Answer {
+export interface Answer {
   status: number;
   body: string;
   sequence: number;
 }
 
-function send(agent: Agent, port: number, method: string, path: string, body?: string): Promise<Answer> {
+export function send(agent: Agent, port: number, method: string, path: string, body?: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request(
       {

@@ -12,7 +12,9 @@
  *  - compaction of base + delta: in a worker thread (with how late a 1 ms timer of this thread ran
  *    meanwhile), and on this thread;
  *  - over HTTP (changes-http.ts): POST to 200 for a batch of 1 and of 10,000 statement puts, the
- *    sustained rate of one client, and how soon a --follow replica holds a batch.
+ *    sustained rate of one client, and how soon a --follow replica holds a batch;
+ *  - over HTTP during a background compaction of that delta (changes-compaction.ts): /healthz and
+ *    search at a steady pace, with and without a compaction running, and the server's peak memory.
  * The engine's rows are measured in this process; the HTTP rows against `quiver serve` children.
  *
  * Output: the tables on stdout, and the figures as JSON in bench/results/changes.json (results.ts
@@ -20,7 +22,11 @@
  * `npm run docs:performance` add the latest changes.json when it is there.
  *
  * Usage: npm run bench:changes -- [--entities N] [--statements N] [--seed N] [--delta N] [--cpu] [--no-http]
+ *                                 [--snapshot FILE] [--compaction-only]
  *   --no-http: the engine's rows only (no `quiver serve` children).
+ *   --snapshot: the base opened from this snapshot instead of generated (--entities and --statements ignored).
+ *   --compaction-only: the apply rows (they make the delta) and the compaction under load only; no
+ *   results file is written.
  *   --delta: statement puts in the delta before the reads (default 100,000, in batches of 10,000).
  *   --cpu: reads timed in this process's CPU time (process.cpuUsage) instead of wall-clock time:
  *   on a loaded machine a wall-clock p99 is mostly the scheduler's.
@@ -41,11 +47,13 @@ import {
   LiveGraph,
   openLive,
   type Statement,
+  openSnapshot,
   saveSnapshot,
 } from "../src/index.js";
 import { buildGeneratedGraph, mulberry32 } from "../tools/generator.js";
 import { isMainModule } from "../tools/main-module.js";
 import { DEFAULT_RESULTS_DIR } from "./args.js";
+import { runCompactionUnderLoad } from "./changes-compaction.js";
 import { BIG_BATCH, changesRow, runChangesHttp } from "./changes-http.js";
 import { count, heading, num, printTable, progress, secondsOf } from "./format.js";
 import { renderChangesReport } from "./html-report.js";
@@ -53,7 +61,8 @@ import { benchOptions } from "./options.js";
 import { CHANGES_RESULTS, type ChangesReadRow, type ChangesResults, type ChangesRow, gitRevision } from "./results.js";
 import { summarize } from "./sample.js";
 
-const USAGE = `npm run bench:changes -- [--entities N] [--statements N] [--seed N] [--delta N] [--cpu] [--no-http]`;
+const USAGE = `npm run bench:changes -- [--entities N] [--statements N] [--seed N] [--delta N] [--cpu] [--no-http]
+                              [--snapshot FILE] [--compaction-only]`;
 const SMALL_BATCHES = 300;
 const QUERIES = 400;
 const READ_ROUNDS = 3;
@@ -65,6 +74,7 @@ function printRows(rows: readonly ChangesRow[]): void {
       { header: "batches", align: "right" },
       { header: "p50 ms", align: "right" },
       { header: "p99 ms", align: "right" },
+      { header: "max ms", align: "right" },
       { header: "CPU ms", align: "right" },
       { header: "", align: "left" },
     ],
@@ -73,6 +83,7 @@ function printRows(rows: readonly ChangesRow[]): void {
       String(r.samples),
       num(r.p50ms, 2),
       num(r.p99ms, 2),
+      num(r.maxMs, 1),
       r.cpuMs === undefined ? "" : num(r.cpuMs, 2),
       r.detail,
     ]),
@@ -89,19 +100,35 @@ async function main(): Promise<void> {
       delta: { type: "string", default: "100000" },
       "no-http": { type: "boolean", default: false },
       cpu: { type: "boolean", default: false },
+      snapshot: { type: "string" },
+      "compaction-only": { type: "boolean", default: false },
     },
     USAGE,
   );
   const startedAt = new Date();
   const loadAtStart = loadavg();
-  const entities = Number(options.entities);
-  const statements = Number(options.statements);
   const deltaStatements = Number(options.delta);
+  const compactionOnly = options["compaction-only"] === true;
   const rand = mulberry32(Number(options.seed));
-  progress(`building ${count(entities)} entities / ${count(statements)} statements`);
   let t0 = performance.now();
-  const base = buildGeneratedGraph({ entities, statements, seed: Number(options.seed), fingerprints: "derived" });
-  progress(`built in ${secondsOf(performance.now() - t0)} s`);
+  let base: Graph;
+  // Each branch: a base given as a snapshot (a big one made once), or generated here.
+  if (options.snapshot !== undefined) {
+    progress(`opening ${options.snapshot}`);
+    base = await openSnapshot(options.snapshot);
+    progress(`opened in ${secondsOf(performance.now() - t0)} s`);
+  } else {
+    progress(`building ${count(Number(options.entities))} entities / ${count(Number(options.statements))} statements`);
+    base = buildGeneratedGraph({
+      entities: Number(options.entities),
+      statements: Number(options.statements),
+      seed: Number(options.seed),
+      fingerprints: "derived",
+    });
+    progress(`built in ${secondsOf(performance.now() - t0)} s`);
+  }
+  const entities = base.entityCount;
+  const statements = base.statementCount;
   const ids = [...base.exportEntities()].map((e) => e.entityId);
   const pick = (): string => ids[Math.floor(rand() * ids.length)]!;
   const dir = mkdtempSync(join(tmpdir(), "quiver-bench-changes-"));
@@ -188,13 +215,33 @@ async function main(): Promise<void> {
     const size = live.deltaSize;
     progress(`delta: ${JSON.stringify(size)}`);
 
-    heading("reads: the base alone, and base + delta (distinct queries, page 1)");
     const names = [...live.exportEntities()].filter((e) => e.rawIdentifier.length >= 3);
     const queries = Array.from({ length: QUERIES }, () => {
       const e: Entity = names[Math.floor(rand() * names.length)]!;
       const at = Math.floor(rand() * Math.max(1, e.rawIdentifier.length - 3));
       return e.rawIdentifier.slice(at, at + 3 + Math.floor(rand() * 4));
     });
+    names.length = 0;
+    // Over entities still there (the delta deleted some of the base's): a batch that names a gone
+    // one is refused (409), which would count as an error of the server.
+    const present = ids.filter((id) => live.getEntity(id) !== undefined);
+    const pickPresent = (): string => present[Math.floor(rand() * present.length)]!;
+    const statementLine = (): string =>
+      JSON.stringify({
+        op: "put",
+        statement: { subjectEntityId: pickPresent(), predicateEntityId: pickPresent(), objectEntityId: pickPresent() },
+      });
+    if (compactionOnly) {
+      store.close();
+      const snapshot = options.snapshot ?? join(dir, "base.qvr");
+      if (options.snapshot === undefined) await saveSnapshot(base, snapshot);
+      heading("over HTTP during a background compaction of base + delta");
+      printRows((await runCompactionUnderLoad(snapshot, dir, queries, statementLine)).rows);
+      console.log(`load average ${num(loadAtStart[0]!)} at the start, ${num(loadavg()[0]!)} at the end`);
+      return;
+    }
+
+    heading("reads: the base alone, and base + delta (distinct queries, page 1)");
     // Statements to draw filters from: the first of a random subject's (no copy of every statement:
     // a heap of a million objects would make every collection of the timed loops slower).
     const sample: Statement[] = [];
@@ -325,14 +372,12 @@ async function main(): Promise<void> {
 
     let http: ChangesRow[] | null = null;
     if (options["no-http"] !== true) {
+      heading("over HTTP during a background compaction of base + delta");
+      const underLoad = await runCompactionUnderLoad(snapshot, dir, queries, statementLine);
+      printRows(underLoad.rows);
       heading("over HTTP: quiver serve --changes on 127.0.0.1, one client, and a --follow replica");
-      const statementLine = (): string =>
-        JSON.stringify({
-          op: "put",
-          statement: { subjectEntityId: pick(), predicateEntityId: pick(), objectEntityId: pick() },
-        });
-      http = await runChangesHttp(snapshot, join(dir, "http-log"), statementLine);
-      printRows(http);
+      http = [...underLoad.rows, ...(await runChangesHttp(snapshot, join(dir, "http-log"), statementLine))];
+      printRows(http.slice(underLoad.rows.length));
     }
     const results: ChangesResults = {
       kind: "changes",

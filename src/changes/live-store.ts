@@ -17,7 +17,7 @@ import type { GraphSource } from "../serving/graph-source.js";
 import { type CompactRequest, compactInWorker } from "../serving/load-in-worker.js";
 import { QuiverError, isQuiverError } from "../engine/errors.js";
 import type { ChangeBatch } from "../engine/live/change-batch.js";
-import { type ChangeResult, LiveGraph, type LiveGraphOptions } from "../engine/live/live-graph.js";
+import { type BaseWarmth, type ChangeResult, LiveGraph, type LiveGraphOptions } from "../engine/live/live-graph.js";
 import { saveSnapshot } from "../snapshot/file.js";
 import { ChangeLogWriter, readChangeLog } from "./change-log.js";
 
@@ -186,13 +186,14 @@ export class LiveStore {
           upTo,
           saveTo: options.saveTo,
         };
-        graph = await compactInWorker(this.#source, request);
+        const built = await compactInWorker(this.#source, request);
+        graph = built.graph;
         // Between two queued batches, never between one's prepare and its commit (which names the base's ids).
         await this.#exclusive(() => {
           const after = [...readChangeLog(this.#log.dir, upTo)]
             .filter((b) => b.sequence <= this.graph.sequence)
             .map((b) => b.text);
-          this.graph.swapBase(graph, upTo, after);
+          this.graph.swapBase(built.graph, upTo, after, built.warmth);
         });
       }
       if (options.saveTo !== undefined) {
@@ -220,11 +221,13 @@ export function openLive(base: Graph, dir: string, options: OpenLiveOptions = {}
 }
 
 /**
- * `base` (holding request.baseSequence) with the log's batches after it up to request.upTo, built
- * as one Graph: what a compaction's worker thread hands over.
+ * The base `take()` gives (holding request.baseSequence) with the log's batches after it up to
+ * request.upTo, built as one Graph: what a compaction's worker thread hands over. The base and the
+ * delta are let go once the builder has them, before it builds (its peak): `take` hands the base
+ * over so that the caller keeps no reference to it.
  */
-export function compactedGraph(base: Graph, request: CompactRequest): Graph {
-  const live = new LiveGraph(base, { baseSequence: request.baseSequence });
+export function compactedGraph(take: () => Graph, request: CompactRequest): Graph {
+  let live: LiveGraph | undefined = new LiveGraph(take(), { baseSequence: request.baseSequence });
   for (const batch of readChangeLog(request.logDir, request.baseSequence)) {
     if (batch.sequence > request.upTo) break;
     live.apply(batch.text);
@@ -234,7 +237,9 @@ export function compactedGraph(base: Graph, request: CompactRequest): Graph {
       "INVALID_CHANGE_LOG",
       `${request.logDir}: compaction up to batch ${request.upTo} found the log ending at ${live.sequence}`,
     );
-  return live.buildCompacted();
+  const fed = live.feedCompaction();
+  live = undefined;
+  return fed.build();
 }
 
 /** A reader of a change log (a follower: no lock, no writes). */
@@ -260,8 +265,9 @@ export class LiveFollower {
    * `graph.sequence`), the base: the batches after it that this follower holds become the new
    * delta, swapped in at once (LiveGraph.swapBase: the content, tags and cursors stay). The
    * follower first catches up, so it never goes back; a compaction ahead of the log is refused.
+   * `warmth`: the graph's (loadBaseInWorker hands it over), so no write here builds it.
    */
-  rebase(graph: Graph): void {
+  rebase(graph: Graph, warmth?: BaseWarmth): void {
     this.catchUp();
     const upTo = graph.sequence;
     if (upTo > this.graph.sequence)
@@ -272,6 +278,6 @@ export class LiveFollower {
     const after = [...readChangeLog(this.dir, upTo)]
       .filter((b) => b.sequence <= this.graph.sequence)
       .map((b) => b.text);
-    this.graph.swapBase(graph, upTo, after);
+    this.graph.swapBase(graph, upTo, after, warmth);
   }
 }

@@ -57,7 +57,7 @@ import { openSnapshot } from "../snapshot/file.js";
 import type { EventLog } from "../serving/event-log.js";
 import type { GraphSource } from "../serving/graph-source.js";
 import { pickPort, startServing } from "../serving/listen.js";
-import { loadGraphInWorker, saveSnapshotInWorker } from "../serving/load-in-worker.js";
+import { loadBaseInWorker, saveSnapshotInWorker } from "../serving/load-in-worker.js";
 import {
   clusterText,
   createPrimaryMetrics,
@@ -573,8 +573,9 @@ export async function runClusterWorker(env: NodeJS.ProcessEnv): Promise<number> 
     const started = performance.now();
     try {
       // Opened in a worker thread and handed over in slices: this worker keeps answering meanwhile.
-      const compacted = await loadGraphInWorker({ snapshot });
-      live.rebase(compacted);
+      // Its fingerprint map and counts made there too, so no write after the swap builds them here.
+      const { graph: compacted, warmth } = await loadBaseInWorker({ snapshot });
+      live.rebase(compacted, warmth);
       events.info("worker-rebased", {
         sequence: compacted.sequence,
         heldSequence: live.graph.sequence,

@@ -19,6 +19,7 @@
 
 import { join } from "node:path";
 import type { Graph } from "../engine/graph.js";
+import type { BaseWarmth } from "../engine/live/live-graph.js";
 import type { ReadGraph } from "../engine/read-graph.js";
 import { LiveFollower, type LiveStore, openLive } from "../changes/live-store.js";
 import type { ChangeWriter } from "../http/router.js";
@@ -45,7 +46,7 @@ export interface LiveServing {
   /** With --follow: applies the batches that appeared since now, not at the next poll (cluster workers). */
   catchUp?(): number;
   /** With --follow: swaps in a compaction of the log as the base (LiveFollower.rebase; cluster workers). */
-  rebase?(graph: Graph): void;
+  rebase?(graph: Graph, warmth?: BaseWarmth): void;
 }
 
 export interface LiveFlags {
@@ -164,7 +165,7 @@ export function openLiveServing(
       lines: "",
       close: () => clearInterval(timer),
       catchUp: () => follower.catchUp(),
-      rebase: (graph) => follower.rebase(graph),
+      rebase: (graph, warmth) => follower.rebase(graph, warmth),
     };
   }
   return { graph: base, changes: undefined, writeKeys: undefined, lines: "", close: () => {} };

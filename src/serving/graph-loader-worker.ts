@@ -13,8 +13,10 @@
 import { setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import { isQuiverError } from "../engine/errors.js";
+import type { Graph } from "../engine/graph.js";
 import { saveSnapshot } from "../snapshot/file.js";
 import { compactedGraph } from "../changes/live-store.js";
+import { warmthOf } from "../engine/live/live-graph.js";
 import { describeGraph } from "./graph-transfer.js";
 import { loadGraphSource } from "./graph-source.js";
 import { LOADER_NICE, type LoaderRequest, type LoaderMessage } from "./load-in-worker.js";
@@ -34,18 +36,26 @@ if (process.platform === "linux") {
 }
 
 try {
-  const loaded = await loadGraphSource(request.source, {
+  let loaded: Graph | undefined = await loadGraphSource(request.source, {
     onProgress: request.progress ? (progress) => post({ kind: "progress", progress }) : undefined,
   });
-  // A compaction: the base with the change log's batches up to the sequence asked, built as one graph.
-  const graph = request.compact === undefined ? loaded : compactedGraph(loaded, request.compact);
+  // A compaction: the base with the change log's batches up to the sequence asked, built as one
+  // graph; the base is taken out of `loaded` so that it can go before the build's peak.
+  const take = (): Graph => {
+    const base = loaded as Graph;
+    loaded = undefined;
+    return base;
+  };
+  const graph = request.compact === undefined ? take() : compactedGraph(take, request.compact);
   // A compaction others will open (a cluster's workers, the next compaction): on disk first.
   if (request.compact?.saveTo !== undefined) await saveSnapshot(graph, request.compact.saveTo);
   if (request.saveTo !== undefined) {
     const { bytes } = await saveSnapshot(graph, request.saveTo);
     post({ kind: "saved", bytes, entities: graph.entityCount, statements: graph.statementCount });
   } else {
-    const { head, transfer, slices: makeSlices } = describeGraph(graph);
+    // A base to swap into a live graph: what its first write would build, built here.
+    const warmth = request.warm === true ? warmthOf(graph) : undefined;
+    const { head, transfer, slices: makeSlices } = describeGraph(graph, warmth);
     const slices = makeSlices();
     port.on("message", (m: { kind: string }) => {
       // Each "next" from the main thread takes one slice; the last answer is "done".

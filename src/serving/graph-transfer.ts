@@ -15,19 +15,23 @@
  * event loop has had a turn. Pull, not push: node delivers every queued message of a port in one
  * callback, so pushed slices would be taken in one go and the stall would be back.
  *
- *   worker -> main  { kind: "fields", fields, lists }    (fields without the string lists; arrays
- *                                                         transferred; lists: names and lengths)
+ *   worker -> main  { kind: "fields", fields, lists,     (fields without the string lists; arrays
+ *                     warmth? }                          transferred; lists: names and lengths;
+ *                                                         a compaction's base warmth, live-graph.ts)
  *   main -> worker  { kind: "next" }                     (after a turn of the main event loop)
  *   worker -> main  { kind: "strings", name, items }     (one slice)
  *   ...                                                   until every list is sent
  *   worker -> main  { kind: "done" }
  *
  * Cost on the main thread: O(1) per array, one slice (a few ms) per turn of its event loop, and
- * readGraph's shape checks. In the worker: one message per slice. Memory: the arrays are never in
+ * readGraph's shape checks; the entity dictionary's hash table comes made (a pass over a million
+ * entities is a stall of over 100 ms). A compaction's worker also sends the new base's warmth (its fingerprint
+ * map and counts: BaseWarmth), arrays transferred too, so the swap builds neither. In the worker: one message per slice. Memory: the arrays are never in
  * two threads at once; the worker's strings go with the worker.
  */
 
-import type { Graph, GraphOptions } from "../engine/graph.js";
+import { type Graph, type GraphOptions, graphParts } from "../engine/graph.js";
+import type { BaseWarmth } from "../engine/live/live-graph.js";
 import { MemorySerialReader, MemorySerialWriter, type SerialField } from "../engine/serial.js";
 import { readGraph, writeGraph } from "../snapshot/graph-manifest.js";
 
@@ -43,6 +47,10 @@ export interface FieldsMessage {
   fields: Map<string, SerialField>;
   /** The string lists, in the order their slices follow, with their lengths. */
   lists: { name: string; length: number }[];
+  /** The entity dictionary's slots (engine/entities/dictionary.ts): no pass over the entities here. */
+  dictionary: Uint32Array;
+  /** The graph's warmth, when the worker made it (a base to swap into a live graph). */
+  warmth?: BaseWarmth | undefined;
 }
 export interface StringsMessage {
   kind: "strings";
@@ -54,14 +62,21 @@ export interface DoneMessage {
 }
 export type TransferMessage = FieldsMessage | StringsMessage | DoneMessage;
 
-/** Worker side: the first message, its transfer list, and the string slices to send after it. */
-export function describeGraph(graph: Graph): {
+/**
+ * Worker side: the first message, its transfer list, and the string slices to send after it;
+ * `warmth` (warmthOf(graph)) goes with the first message.
+ */
+export function describeGraph(
+  graph: Graph,
+  warmth?: BaseWarmth,
+): {
   head: FieldsMessage;
   transfer: ArrayBuffer[];
   slices: () => Generator<StringsMessage>;
 } {
   const writer = new MemorySerialWriter();
   writeGraph(graph, writer);
+  const dictionary = graphParts(graph).dictionary.slots;
   const fields = new Map<string, SerialField>();
   const lists: { name: string; list: readonly string[] }[] = [];
   for (const [name, value] of writer.fields) {
@@ -70,8 +85,20 @@ export function describeGraph(graph: Graph): {
     else fields.set(name, value);
   }
   return {
-    head: { kind: "fields", fields, lists: lists.map(({ name, list }) => ({ name, length: list.length })) },
-    transfer: writer.transferables(),
+    head: {
+      kind: "fields",
+      fields,
+      lists: lists.map(({ name, list }) => ({ name, length: list.length })),
+      dictionary,
+      warmth,
+    },
+    transfer: [
+      ...writer.transferables(),
+      dictionary.buffer as ArrayBuffer,
+      ...(warmth === undefined
+        ? []
+        : [warmth.fingerprints.table.slots.buffer as ArrayBuffer, warmth.counts.buffer as ArrayBuffer]),
+    ],
     *slices() {
       for (const { name, list } of lists) {
         for (let from = 0; from < list.length; from += STRING_SLICE_ITEMS)
@@ -97,6 +124,11 @@ export class GraphReceiver {
     for (const s of slice.items) list.push(s);
   }
 
+  /** The warmth the worker sent with the graph, if any. */
+  get warmth(): BaseWarmth | undefined {
+    return this.head.warmth;
+  }
+
   /** The graph, once every slice has arrived; throws if the worker sent less than it announced. */
   finish(options: GraphOptions): Graph {
     const fields = new Map(this.head.fields);
@@ -105,6 +137,6 @@ export class GraphReceiver {
       if (list.length !== length) throw new Error(`graph hand-over: ${name} has ${list.length} of ${length} strings`);
       fields.set(name, list);
     }
-    return readGraph(new MemorySerialReader(fields, { verify: false }), options);
+    return readGraph(new MemorySerialReader(fields, { verify: false }), options, this.head.dictionary);
   }
 }

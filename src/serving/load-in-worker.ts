@@ -21,6 +21,7 @@ import { getHeapStatistics } from "node:v8";
 import { Worker } from "node:worker_threads";
 import { QuiverError, type QuiverErrorCode } from "../engine/errors.js";
 import type { Graph, GraphOptions } from "../engine/graph.js";
+import type { BaseWarmth } from "../engine/live/live-graph.js";
 import type { LoadProgress } from "../load/jsonl.js";
 import { GraphReceiver, type TransferMessage } from "./graph-transfer.js";
 import type { GraphSource } from "./graph-source.js";
@@ -44,6 +45,11 @@ export interface LoaderRequest {
   compact?: CompactRequest;
   /** Write the graph as a snapshot at this path instead of handing it over. */
   saveTo?: string;
+  /**
+   * Hand the graph's warmth over with it (live-graph.ts BaseWarmth: a base to swap into a live
+   * graph); a compaction's always is.
+   */
+  warm?: boolean;
   /** Send progress messages. */
   progress: boolean;
 }
@@ -127,30 +133,44 @@ function runWorker<T>(
   });
 }
 
+/** A graph handed over with its warmth (undefined unless asked for). */
+export interface WarmGraph {
+  graph: Graph;
+  warmth: BaseWarmth | undefined;
+}
+
 /** Loads `source` in a worker thread and hands the graph over without stalling this thread. */
-export function loadGraphInWorker(source: GraphSource, options: LoadInWorkerOptions = {}): Promise<Graph> {
-  return handOver({ source, progress: options.onProgress !== undefined }, options);
+export async function loadGraphInWorker(source: GraphSource, options: LoadInWorkerOptions = {}): Promise<Graph> {
+  return (await handOver({ source, progress: options.onProgress !== undefined }, options)).graph;
+}
+
+/**
+ * Loads `source` (a compaction a live graph will swap in as its base: LiveFollower.rebase) in a
+ * worker thread, and hands it over with its warmth, made there too.
+ */
+export function loadBaseInWorker(source: GraphSource, options: LoadInWorkerOptions = {}): Promise<WarmGraph> {
+  return handOver({ source, warm: true, progress: options.onProgress !== undefined }, options);
 }
 
 /**
  * Loads `source` (a live graph's base) in a worker thread, applies the change log's batches after
- * its sequence up to `compact.upTo` there, and hands over the graph of that content.
+ * its sequence up to `compact.upTo` there, and hands over the graph of that content with its warmth.
  */
 export function compactInWorker(
   source: GraphSource,
   compact: CompactRequest,
   options: LoadInWorkerOptions = {},
-): Promise<Graph> {
-  return handOver({ source, compact, progress: options.onProgress !== undefined }, options);
+): Promise<WarmGraph> {
+  return handOver({ source, compact, warm: true, progress: options.onProgress !== undefined }, options);
 }
 
 /** Runs the worker for `request` and receives the graph it hands over. */
-function handOver(request: LoaderRequest, options: LoadInWorkerOptions): Promise<Graph> {
+function handOver(request: LoaderRequest, options: LoadInWorkerOptions): Promise<WarmGraph> {
   const graphOptions: GraphOptions = {};
   if (options.cursorSecret !== undefined) graphOptions.cursorSecret = options.cursorSecret;
   if (options.cacheBytes !== undefined) graphOptions.cacheBytes = options.cacheBytes;
   let receiver: GraphReceiver | undefined;
-  return runWorker<Graph>(
+  return runWorker<WarmGraph>(
     request,
     (m, worker) => {
       const askNext = (): void => {
@@ -168,7 +188,7 @@ function handOver(request: LoaderRequest, options: LoadInWorkerOptions): Promise
           return undefined;
         case "done":
           if (receiver === undefined) throw new Error("graph hand-over: done before the arrays");
-          return receiver.finish(graphOptions);
+          return { graph: receiver.finish(graphOptions), warmth: receiver.warmth };
         default:
           throw new Error(`graph hand-over: unexpected message ${m.kind}`);
       }

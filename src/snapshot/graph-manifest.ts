@@ -115,8 +115,12 @@ function readOrigin(s: SerialReader): ChangesOrigin | undefined {
   return origin;
 }
 
-/** Restores the graph `r` holds, each structure checking itself; `options` as for any Graph. */
-export function readGraph(r: SerialReader, options: GraphOptions = {}): Graph {
+/**
+ * Restores the graph `r` holds, each structure checking itself; `options` as for any Graph.
+ * `dictionary`: the entity dictionary's slots of the same graph, made in another thread
+ * (serving/graph-transfer.ts), instead of a pass over the entities here.
+ */
+export function readGraph(r: SerialReader, options: GraphOptions = {}, dictionary?: Uint32Array): Graph {
   const summary = readGraphSummary(r);
   const entities = EntityTable.deserialize(r.child("entities"));
   const searchIndex = SearchIndex.deserialize(r.child("search"), entities.size);
@@ -128,11 +132,10 @@ export function readGraph(r: SerialReader, options: GraphOptions = {}): Graph {
       `the summary counts ${summary.entities} entities and ${summary.statements} statements, the structures ${entities.size} and ${statementIndex.length}`,
     );
   }
-  const dictionary = new Dictionary(entities);
   return new Graph(
     {
       entities,
-      dictionary,
+      dictionary: new Dictionary(entities, dictionary),
       searchIndex,
       statementIndex,
       scores,

@@ -43,6 +43,10 @@ function assertSameGraph(actual: Graph, expected: Graph): void {
   }
   assert.equal([...actual.exportStatements()], [...expected.exportStatements()]);
   assert.equal([...actual.exportEntities()], [...expected.exportEntities()]);
+  // Every entity by its id, and one that is not there: the dictionary's table came over made.
+  for (const e of expected.exportEntities()) assert.equal(actual.getEntity(e.entityId), e);
+  assert.is(actual.getEntity("no such entity"), undefined);
+  assert.equal(actual.statements({ subjectEntityId: "no such entity" }).items, []);
 }
 
 test("JSON Lines and a snapshot, loaded in a worker thread: the same graph as on this thread, with turns of the event loop between slices", async () => {

@@ -26,7 +26,9 @@
  * building (at 10M entities 0.3 s of CPU, where inserting in dense-id order took 0.46 into a
  * power-of-two table and 0.67 into an exact one). Space: 4 / MAX_LOAD = 8 bytes an entity (the
  * table). No serial form: the table is rebuilt from the stored hashes (a linear pass, cheaper
- * than storing it).
+ * than storing it), except between threads of one process (serving/graph-transfer.ts), where
+ * `table` hands it over as it is: the pass is a stall of a hundred milliseconds or more at a
+ * million entities on the receiving side.
  */
 
 import { fastRange, fmix32, hash64, type Hash64 } from "../hash64.js";
@@ -47,10 +49,21 @@ export class Dictionary {
   private readonly table: Uint32Array;
   private readonly scratch: Hash64 = [0, 0];
 
-  /** The dictionary of the entityIds `entities` holds. */
-  constructor(entities: EntityTable) {
+  /**
+   * The dictionary of the entityIds `entities` holds; `table`: the `table` of a dictionary of these
+   * very entities (made in another thread), taken as it is.
+   */
+  constructor(entities: EntityTable, table?: Uint32Array) {
     this.entities = entities;
-    this.table = buildTable(entities);
+    // Each branch: a table handed over (its size checked against the one buildTable makes), or built.
+    if (table !== undefined && table.length !== tableSize(entities.size))
+      throw new Error(`Dictionary: a table of ${table.length} slots for ${entities.size} entities`);
+    this.table = table ?? buildTable(entities);
+  }
+
+  /** The slots (shared, not copied): another thread's Dictionary of the same entities takes them. */
+  get slots(): Uint32Array {
+    return this.table;
   }
 
   get size(): number {
@@ -104,11 +117,15 @@ function homeSlot(lo: number, size: number): number {
   return fastRange(fmix32(lo), size);
 }
 
+/** Slots for n entities: at least one more than entries, so every probe sequence meets an empty slot. */
+function tableSize(n: number): number {
+  return Math.max(2, Math.ceil(n / MAX_LOAD));
+}
+
 /** The hash table of dense ids, MAX_LOAD full, written bucket by bucket (see the banner). */
 function buildTable(entities: EntityTable): Uint32Array {
   const n = entities.size;
-  // At least one slot more than entries, so every probe sequence meets an empty slot.
-  const size = Math.max(2, Math.ceil(n / MAX_LOAD));
+  const size = tableSize(n);
   const table = new Uint32Array(size);
   // Counting sort of the dense ids by the top BUCKET_BITS of their mixed keys: fastRange keeps the
   // order of the mixes, so a bucket is a run of neighbouring home slots.

@@ -14,12 +14,21 @@
  *
  * Cost: O(statements) to build (about a hash a row); 8 to 16 bytes a statement (the slots) plus the
  * Map of text fingerprints; a look-up is expected O(1) probes, each recomputing one row's key.
+ * `state()` and the constructor's `state` carry a map made in one thread to another over the same
+ * graph (a compaction's worker builds it beside the graph): O(1) for the slots, which transfer.
  */
 
 import { derivedFingerprintHalves, readHexFingerprint } from "../statements/fingerprint.js";
-import { FingerprintTable, type KeyColumn } from "../statements/fingerprint-table.js";
+import { FingerprintTable, type FingerprintTableState, type KeyColumn } from "../statements/fingerprint-table.js";
 import type { Hash64 } from "../hash64.js";
 import type { GraphParts } from "../graph.js";
+
+/** A map's content, for the same graph's rows in another thread. */
+export interface BaseFingerprintsState {
+  table: FingerprintTableState;
+  /** The text fingerprints and their rows. */
+  texts: [string, number][];
+}
 
 export class BaseFingerprints {
   private readonly table: FingerprintTable;
@@ -30,12 +39,18 @@ export class BaseFingerprints {
   private keyRow = -1;
   private readonly key: Hash64 = [0, 0];
 
-  constructor(parts: GraphParts) {
+  /** `state`: the map of a graph with these very rows, made elsewhere (`state()`); else built here. */
+  constructor(parts: GraphParts, state?: BaseFingerprintsState) {
     this.parts = parts;
     const hi: KeyColumn = { get: (row) => this.keyOf(row)[0] };
     const lo: KeyColumn = { get: (row) => this.keyOf(row)[1] };
-    this.table = new FingerprintTable(hi, lo);
+    this.table = new FingerprintTable(hi, lo, state?.table);
     const st = parts.statementIndex;
+    // Each branch: a map handed over is taken as it is (O(1) but the text ones), or one is built.
+    if (state !== undefined) {
+      for (const [text, row] of state.texts) this.texts.set(text, row);
+      return;
+    }
     this.table.reserve(st.length);
     for (let row = 0; row < st.length; row++) {
       const given = this.givenText(row);
@@ -47,6 +62,11 @@ export class BaseFingerprints {
       const key = this.keyOf(row);
       this.table.findOrAdd(key[0], key[1], row);
     }
+  }
+
+  /** The map's content (the slots shared, not copied), for a BaseFingerprints over the same rows. */
+  state(): BaseFingerprintsState {
+    return { table: this.table.state(), texts: [...this.texts] };
   }
 
   /** The base row that holds `fingerprint`, or -1. */

@@ -85,7 +85,7 @@ import type {
   StatementsParams,
 } from "../types.js";
 import { checkSearchParams, checkStatementsParams } from "../validate.js";
-import { BaseFingerprints } from "./base-fingerprints.js";
+import { BaseFingerprints, type BaseFingerprintsState } from "./base-fingerprints.js";
 import { GramIndex } from "./gram-index.js";
 import { KeyFilter } from "./key-filter.js";
 import { type ChangeBatch, type LiveEntityInput, type LiveStatementInput, parseChangeBatch } from "./change-batch.js";
@@ -200,6 +200,33 @@ interface RescoredEntity {
 const SEARCH_PART = { raw: 0, entityId: 1, hint: 2, score: 3 } as const;
 const SEARCH_NAME_PARTS = 3;
 const SEARCH_SCORE_PARTS = 4;
+
+/**
+ * What `warm()` builds over a base, O(base statements) each, made beside the base where it was built
+ * (a compaction's worker thread: `warmthOf`) and handed over with it, so that the thread that swaps
+ * the base in (swapBase) does not build them on its first write: the fingerprint map
+ * (base-fingerprints.ts) and each base entity's count of statements.
+ */
+export interface BaseWarmth {
+  fingerprints: BaseFingerprintsState;
+  counts: Uint32Array;
+}
+
+/** The warmth of `graph` (see BaseWarmth): O(statements), for the thread that built it. */
+export function warmthOf(graph: Graph): BaseWarmth {
+  const parts = graphParts(graph);
+  const st = parts.statementIndex;
+  return {
+    fingerprints: new BaseFingerprints(parts).state(),
+    counts: statementCounts(
+      graph.entityCount,
+      st.length,
+      (row) => st.subjectOf(row),
+      (row) => st.predicateOf(row),
+      (row) => st.objectOf(row),
+    ),
+  };
+}
 
 export class LiveGraph implements ReadGraph {
   #base: Graph;
@@ -1296,6 +1323,16 @@ export class LiveGraph implements ReadGraph {
    * the base's export does, so the result is the graph a load of the same content builds.
    */
   buildCompacted(): Graph {
+    return this.feedCompaction().build();
+  }
+
+  /**
+   * buildCompacted in two steps: a GraphBuilder fed with the content now, and what builds it. The
+   * step returned holds no reference to this live graph: a caller that drops the live graph (and
+   * its base) before `build()` lets them go before the builder's peak (a compaction's worker
+   * thread: live-store.ts compactedGraph).
+   */
+  feedCompaction(): { build(): Graph } {
     // Given scores are passed on (equal to the count or not); counted ones are counted again.
     const builder = new GraphBuilder({ cursorSecret: this.#secret, fold: this.#parts.fold });
     for (const e of this.exportEntities()) builder.addEntity(e);
@@ -1315,10 +1352,7 @@ export class LiveGraph implements ReadGraph {
       builder.addStatement(input);
     }
     // The result says which batch it holds and where this log's tags start (snapshots keep both).
-    return graphAtSequence(builder.build(), this.#sequence, {
-      contentTag: this.#originTag,
-      sequence: this.#originSequence,
-    });
+    return builtAtSequence(builder, this.#sequence, { contentTag: this.#originTag, sequence: this.#originSequence });
   }
 
   /**
@@ -1337,13 +1371,25 @@ export class LiveGraph implements ReadGraph {
    * worker thread, while batches kept applying here). They are applied to a new delta over `graph`
    * first; only when that delta reaches this graph's sequence does it replace this one's, at once
    * (a read sees the old base + delta or the new, never a mix). Cursors stay followable.
+   * `warmth`: `warmthOf(graph)`, made where the graph was built, so no write here builds it.
    */
-  swapBase(graph: Graph, sequence: number, batchesAfter: Iterable<ChangeBatch> = []): void {
+  swapBase(graph: Graph, sequence: number, batchesAfter: Iterable<ChangeBatch> = [], warmth?: BaseWarmth): void {
     const next = new LiveGraph(graph, {
       cursorSecret: this.#secret,
       cacheBytes: this.#cacheBytes,
       baseSequence: sequence,
     });
+    // Each branch: the new base's warmth came with it (built where the base was), or it is built
+    // on the first write that needs it, on this thread.
+    if (warmth !== undefined) {
+      if (warmth.counts.length !== graph.entityCount)
+        throw new Error(
+          `LiveGraph.swapBase: the warmth counts ${warmth.counts.length} entities, the base has ${graph.entityCount}`,
+        );
+      next.#baseFingerprints = new BaseFingerprints(next.#parts, warmth.fingerprints);
+      next.#baseCounts = warmth.counts;
+      next.warm();
+    }
     for (const batch of batchesAfter) {
       if (next.#sequence === this.#sequence) break;
       next.apply(batch);
@@ -1380,6 +1426,15 @@ export class LiveGraph implements ReadGraph {
     this.#rescoredById = next.#rescoredById;
     this.#rescoredGrams = next.#rescoredGrams;
   }
+}
+
+/** What builds a fed GraphBuilder as a graph at `sequence` (a closure over these only, not a live graph). */
+function builtAtSequence(
+  builder: GraphBuilder,
+  sequence: number,
+  origin: { contentTag: string; sequence: number },
+): { build(): Graph } {
+  return { build: () => graphAtSequence(builder.build(), sequence, origin) };
 }
 
 function deltaEntity(e: LiveEntityInput, foldText: (s: string) => string, baseId: number): DeltaEntity {

@@ -42,8 +42,16 @@ export interface KeyColumn {
   get(row: number): number;
 }
 
+/** A table's slots and seeds: the same table over the same keys elsewhere (another thread). */
+export interface FingerprintTableState {
+  slots: Uint32Array;
+  used: number;
+  seedHi: number;
+  seedLo: number;
+}
+
 export class FingerprintTable {
-  private slots = new Uint32Array(INITIAL_SLOTS);
+  private slots: Uint32Array = new Uint32Array(INITIAL_SLOTS);
   private used = 0;
   private readonly seedHi: number;
   private readonly seedLo: number;
@@ -52,12 +60,26 @@ export class FingerprintTable {
   /** Slots looked at so far, over every call: the table's work, which tests compare. */
   probes = 0;
 
-  constructor(keyHi: KeyColumn, keyLo: KeyColumn) {
+  /** `state`: a table made over the same keys elsewhere (`state()`), taken as it is; else an empty one. */
+  constructor(keyHi: KeyColumn, keyLo: KeyColumn, state?: FingerprintTableState) {
     this.keyHi = keyHi;
     this.keyLo = keyLo;
+    // Each branch: a table handed over keeps its seeds (its slots were placed by them), a new one draws its own.
+    if (state !== undefined) {
+      this.slots = state.slots;
+      this.used = state.used;
+      this.seedHi = state.seedHi;
+      this.seedLo = state.seedLo;
+      return;
+    }
     const seed = randomBytes(8);
     this.seedHi = seed.readUInt32LE(0);
     this.seedLo = seed.readUInt32LE(4);
+  }
+
+  /** The slots (shared, not copied) and seeds: what a FingerprintTable over the same keys resumes from. */
+  state(): FingerprintTableState {
+    return { slots: this.slots, used: this.used, seedHi: this.seedHi, seedLo: this.seedLo };
   }
 
   /** Distinct fingerprints entered. */

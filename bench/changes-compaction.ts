@@ -1,0 +1,186 @@
+/**
+ * Compaction under load (part of `npm run bench:changes`)
+ * =======================================================
+ * What a client sees while a server compacts: a `quiver serve --snapshot BASE --changes DIR
+ * --compact-after 1` child opens the base with the bench's change log (the delta: its batches are
+ * replayed at open), and one client in this process sends, at a steady pace (open loop: a request
+ * goes out on its tick whether or not the one before has answered, so a stall of the server shows
+ * as the latency of every request it held):
+ *  - GET /healthz and GET /graph/v1/search?q=... (distinct queries) alternately, every PROBE_MS;
+ *  - a batch of 1 statement put every WRITE_MS (batches keep coming while the worker builds, and
+ *    the first after the swap is the first write over the new base).
+ * First for BASELINE_MS with no compaction (the same load: what the figures are compared with), then
+ * a batch starts the compaction (the delta is over --compact-after), and the probes go on until the
+ * server's event log says `compacted`, plus AFTER_MS (the first reads and writes over the new base).
+ * Every answer but 200 is an error.
+ *
+ * Memory: the server's resident set once it serves base + delta (VmRSS, after the baseline) and its
+ * peak from the start of the compaction to the end (VmHWM, reset by writing 5 to
+ * /proc/PID/clear_refs just before the compaction starts), from /proc: the goal is a peak at most 2x.
+ */
+
+import { readFileSync, writeFileSync } from "node:fs";
+import { Agent } from "node:http";
+
+import { progress } from "./format.js";
+import { changesRow, send, serve, stopServer } from "./changes-http.js";
+import type { ChangesRow } from "./results.js";
+
+const PROBE_MS = 10;
+const WRITE_MS = 500;
+const BASELINE_MS = 5_000;
+const AFTER_MS = 3_000;
+const SHOWN_ERRORS = 5;
+/** Longest a compaction may take before the row gives up (a 10M/100M base takes minutes). */
+const COMPACTION_TIMEOUT_MS = 30 * 60_000;
+
+export interface CompactionUnderLoad {
+  rows: ChangesRow[];
+  /** The server's resident set serving base + delta, before the compaction. */
+  rssBeforeBytes: number;
+  /** Its peak resident set from the compaction's start to the end of the probes. */
+  peakRssBytes: number;
+  /** From the batch that started it to the `compacted` event. */
+  compactionMs: number;
+  errors: number;
+}
+
+/** A /proc/PID/status figure in bytes (`VmRSS`, `VmHWM`). */
+function statusBytes(pid: number, field: string): number {
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  if (m === null) throw new Error(`/proc/${pid}/status has no ${field}`);
+  return Number(m[1]) * 1024;
+}
+
+interface Probes {
+  healthz: number[];
+  search: number[];
+  writes: number[];
+  errors: number;
+}
+
+/**
+ * Sends the probes until `until` resolves; `queries` are search terms (a distinct one each time,
+ * round robin), `statement()` a statement put line (undefined: no writes). With writes, the first
+ * request is one.
+ */
+async function probe(
+  port: number,
+  queries: readonly string[],
+  statement: (() => string) | undefined,
+  until: Promise<unknown>,
+): Promise<Probes> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+  const out: Probes = { healthz: [], search: [], writes: [], errors: 0 };
+  const pending = new Set<Promise<void>>();
+  let tick = 0;
+  const failed = (why: string): void => {
+    // The first few are shown (what went wrong); every one counts.
+    if (out.errors++ < SHOWN_ERRORS) progress(`compaction under load: error: ${why}`);
+  };
+  const fire = (kind: "healthz" | "search" | "writes", method: string, path: string, body?: string): void => {
+    const t = performance.now();
+    const p = send(agent, port, method, path, body).then(
+      (a) => {
+        if (a.status === 200) out[kind].push(performance.now() - t);
+        else failed(`${method} ${path.slice(0, 40)}: ${a.status} ${a.body.slice(0, 200)}`);
+      },
+      (e: Error) => failed(`${method} ${path.slice(0, 40)}: ${e.message}`),
+    );
+    pending.add(p);
+    void p.finally(() => pending.delete(p));
+  };
+  let done = false;
+  // Settled either way: the caller awaits `until` itself for its error.
+  until.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  const every = WRITE_MS / PROBE_MS;
+  while (!done) {
+    // Each branch: a write on every `every`th tick, else a read, /healthz and search alternately.
+    if (statement !== undefined && tick % every === 0) fire("writes", "POST", "/graph/v1/changes", statement());
+    else if (tick % 2 === 0) fire("healthz", "GET", "/healthz");
+    else fire("search", "GET", `/graph/v1/search?q=${encodeURIComponent(queries[tick % queries.length]!)}`);
+    tick++;
+    await new Promise((resolve) => setTimeout(resolve, PROBE_MS));
+  }
+  await Promise.all(pending);
+  agent.destroy();
+  return out;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The row over the base snapshot at `snapshot` and the change log at `dir` (holding the delta);
+ * `queries` are search terms, `statement()` makes a statement put line over the base's entities.
+ */
+export async function runCompactionUnderLoad(
+  snapshot: string,
+  dir: string,
+  queries: readonly string[],
+  statement: () => string,
+): Promise<CompactionUnderLoad> {
+  let onCompacted: (ms: number) => void = () => {};
+  let onFailed: (why: string) => void = () => {};
+  const compacted = new Promise<number>((resolve, reject) => {
+    onCompacted = resolve;
+    onFailed = (why) => reject(new Error(`the background compaction failed: ${why}`));
+  });
+  const server = await serve(["--snapshot", snapshot, "--changes", dir, "--compact-after", "1"], (line) => {
+    if (!line.startsWith("{")) return;
+    const event = JSON.parse(line) as { event?: string; compactMs?: number; error?: string };
+    if (event.event === "compacted") onCompacted(event.compactMs ?? Number.NaN);
+    if (event.event === "compaction-failed") onFailed(event.error ?? "");
+  });
+  try {
+    progress("compaction under load: the baseline (no compaction)");
+    // The baseline never writes: a write would start the compaction (the delta is over --compact-after).
+    const baseline = await probe(server.port, queries, undefined, sleep(BASELINE_MS));
+    const rssBeforeBytes = statusBytes(server.child.pid!, "VmRSS");
+    // Resets the peak (VmHWM) to the resident set now: the peak read at the end is the compaction's.
+    writeFileSync(`/proc/${server.child.pid}/clear_refs`, "5");
+    progress(`compaction under load: ${Math.round(rssBeforeBytes / 2 ** 20)} MiB resident; compacting`);
+    const started = performance.now();
+    let compactionMs = Number.NaN;
+    const timeout = setTimeout(() => onFailed("no compacted event in time"), COMPACTION_TIMEOUT_MS);
+    const during = await probe(
+      server.port,
+      queries,
+      statement,
+      compacted.then(async () => {
+        compactionMs = performance.now() - started;
+        await sleep(AFTER_MS);
+      }),
+    );
+    clearTimeout(timeout);
+    await compacted;
+    const peakRssBytes = statusBytes(server.child.pid!, "VmHWM");
+    const ratio = peakRssBytes / rssBeforeBytes;
+    const mib = (b: number): string => `${Math.round(b / 2 ** 20).toLocaleString("en-US")} MiB`;
+    const rows = [
+      changesRow(
+        "HTTP /healthz, no compaction",
+        baseline.healthz,
+        `every ${PROBE_MS * 2} ms, ${baseline.errors} errors`,
+      ),
+      changesRow("HTTP search, no compaction", baseline.search, `every ${PROBE_MS * 2} ms, distinct queries`),
+      changesRow(
+        "HTTP /healthz during compaction",
+        during.healthz,
+        `${during.errors} errors; compaction ${(compactionMs / 1000).toFixed(1)} s; peak resident ${mib(peakRssBytes)}, ${mib(rssBeforeBytes)} before: ${ratio.toFixed(2)}x`,
+        "p99 <= 50 ms, max <= 250 ms, no error; peak memory <= 2x",
+      ),
+      changesRow("HTTP search during compaction", during.search, "", "p99 <= 50 ms, max <= 250 ms, no error"),
+      changesRow(
+        "HTTP 1 put during compaction",
+        during.writes,
+        `every ${WRITE_MS} ms; the first after the swap included`,
+      ),
+    ];
+    return { rows, rssBeforeBytes, peakRssBytes, compactionMs, errors: baseline.errors + during.errors };
+  } finally {
+    await stopServer(server);
+  }
+}
