@@ -170,6 +170,11 @@ export function tagDigest(seed: TagSeed, key: string): string {
   }
   finishInto(a1, a2, 0);
   finishInto(b1, b2, LANE_CHARS);
+  return digestString();
+}
+
+/** The digest's characters in digestCodes as one string. */
+function digestString(): string {
   const c = digestCodes;
   return String.fromCharCode(
     c[0]!,
@@ -193,6 +198,85 @@ export function tagDigest(seed: TagSeed, key: string): string {
     c[18]!,
     c[19]!,
   );
+}
+
+/**
+ * The lanes of one digest being made from parts, for the digests of the canonical parameters below:
+ * the same characters in the same order as `tagDigest(seed, searchKey(...))` and its siblings, so the
+ * same tags, without making the key (its pieces, then the flat copy the hash loop reads). One is
+ * reused: a digest is made synchronously, start to end.
+ */
+const lanes = { a1: 0, a2: 0, b1: 0, b2: 0 };
+
+function absorbText(text: string): void {
+  let { a1, a2, b1, b2 } = lanes;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a1 = Math.imul(a1 ^ c, 2654435761);
+    a2 = Math.imul(a2 ^ c, 1597334677);
+    b1 = Math.imul(b1 ^ c, 2246822519);
+    b2 = Math.imul(b2 ^ c, 3266489917);
+  }
+  lanes.a1 = a1;
+  lanes.a2 = a2;
+  lanes.b1 = b1;
+  lanes.b2 = b2;
+}
+
+/** `field(value)` absorbed: "-", or the length, ":" and the value. */
+function absorbField(value: string | undefined): void {
+  if (value === undefined) absorbText("-");
+  else {
+    absorbText(String(value.length));
+    absorbText(":");
+    absorbText(value);
+  }
+}
+
+function startDigest(seed: TagSeed): void {
+  lanes.a1 = seed.a1;
+  lanes.a2 = seed.a2;
+  lanes.b1 = seed.b1;
+  lanes.b2 = seed.b2;
+}
+
+function endDigest(): string {
+  finishInto(lanes.a1, lanes.a2, 0);
+  finishInto(lanes.b1, lanes.b2, LANE_CHARS);
+  return digestString();
+}
+
+/** `tagDigest(seed, searchKey(params, defaultLimit))`, the key never made. */
+export function searchDigest(seed: TagSeed, params: SearchParams, defaultLimit: number): string {
+  startDigest(seed);
+  absorbText("search|");
+  absorbField(params.q);
+  absorbText("|");
+  absorbField(params.type);
+  absorbText("|");
+  absorbText(String(params.limit ?? defaultLimit));
+  absorbText("|");
+  absorbField(params.cursor);
+  absorbText(scoreOrder(params.order));
+  absorbText(withTotal(params.count));
+  return endDigest();
+}
+
+/** `tagDigest(seed, statementsKey(params, defaultLimit))`, the key never made. */
+export function statementsDigest(seed: TagSeed, params: StatementsParams, defaultLimit: number): string {
+  startDigest(seed);
+  absorbText("statements|");
+  absorbField(params.subjectEntityId);
+  absorbText("|");
+  absorbField(params.predicateEntityId);
+  absorbText("|");
+  absorbField(params.objectEntityId);
+  absorbText("|");
+  absorbText(String(params.limit ?? defaultLimit));
+  absorbText("|");
+  absorbField(params.cursor);
+  absorbText(withTotal(params.count));
+  return endDigest();
 }
 
 /** The digest of fixed bytes (the OpenAPI document). */
