@@ -20,14 +20,18 @@
  *   - timed: `serve()` as quiver, over the graph behind a wrapper that times each engine call
  *     (`performance.now()` around `search` and `statements`; wall time, and the server alone on its
  *     core, so its CPU time), read at the start and end of the measured run.
- *   - paced (after the others, mix only): bare that also spins, a request, what Quiver adds in user
+ *   - paced (the A/B phase, mix only): bare that also spins, a request, what Quiver adds in user
  *     space (Quiver's user time less bare's), so it answers at about Quiver's rate. A slower server
  *     pays more a request for the same system calls and node:http work (a response finds the load
- *     generator idle and wakes it; fewer requests share a turn of the event loop): 9.6 µs a request
- *     on the mix in the first run (spin 44.9 µs; kernel 13.8 against 9.6), which bench:http reports
- *     as the part of the handler's remainder that is not Quiver's code.
+ *     generator idle and wakes it; fewer requests share a turn of the event loop), which bench:http
+ *     reports as the part of the handler's remainder that is not Quiver's code.
  * Quiver's own CPU per request (the goal GOAL_OWN_US) = quiver - (paced - spin): what Quiver
- * costs beyond what a bare server costs at the same rate.
+ * costs beyond what a bare server costs at the same rate. Measured A/B after the rounds (`ownPhase`):
+ * bare, quiver and paced live at once; bare and quiver alternately for the spin, then `--pairs`
+ * pairs of quiver and paced in ABBA order, each pair's difference taken within it, the median of the
+ * pairs reported with their range and the load average (one row, the goal beside it). Separate runs a
+ * minute apart swung from 31 to 58 µs at load 7-14 (what other processes do to the caches drifts);
+ * two runs seconds apart see the same drift. `--only-own` runs this phase alone.
  * Per run: a warm-up, then a measured run; server CPU per request is the server process's own
  * utime + stime (/proc/PID/stat) over the requests wrk completed, its kernel part (stime) shown
  * apart. Medians over the rounds.
@@ -35,7 +39,7 @@
  * a request does to the CPU's caches); serializer = the in-process serializer time per request of the
  * mix (engine call + serializer, less the engine call alone, over the mix's targets in order);
  * request log = quiver+log - quiver; handler = quiver - bare - engine - serializer, the rest, of which
- * (paced - spin - bare) is the rate's. (Until
+ * (paced - spin - bare, from the A/B phase) is the rate's. (Until
  * 2026-11-24 the engine was quiver less a server over a stub graph that answered from 12,000 pages
  * held in memory: that server's own heap and its serializing of pages computed once made the
  * difference unreliable.)
@@ -43,6 +47,8 @@
  * count): the serializer (bytes, json-bytes.ts) against JSON.stringify, the engine alone, ETag from the
  * parameters against SHA-256 and against hashing each body, compression per page, the log line.
  *
+ * `--data DIR` keeps the snapshot and the targets in DIR and reads them back on the next run with the
+ * same graph and mix options (the graph takes half a minute to build).
  * Needs `wrk` and `taskset` (util-linux) on PATH and two cores; fails loudly without them. Results
  * also go to bench/results/http.json. The same file is the child server,
  * `node dist/bench/http.bench.js --serve CASE --snapshot FILE --targets FILE`, and the child that
