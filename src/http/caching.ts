@@ -13,8 +13,10 @@
  * graph's own and cannot be known; WIRE_FORMAT_VERSION), SHA-256 over all of it. Per request the
  * canonical parameters are hashed on from that seed by two lanes of cyrb53 (bryc's public-domain
  * 53-bit string hash, each lane seeded with the graph's seed absorbed once): 106 bits, under 1 us
- * for a query, where a SHA-256 per request cost 1 to 5 us and hashing the 4 KB body more still, and
- * could not answer 304 before the engine runs (`npm run bench:http` prints both). No cryptographic
+ * for a query (`searchDigest` and `statementsDigest` feed the lanes the key's pieces as it spells
+ * them, so no key string is made a request), where a SHA-256 per request cost 1 to 5 us and hashing
+ * the 4 KB body more still, and could not answer 304 before the engine runs (`npm run bench:http`
+ * prints both). No cryptographic
  * strength is needed: a client sends back the tag it stored for the same URL, and the seed changes
  * whenever content, secret or format do, so only an accidental 106-bit collision between two
  * versions of one URL's answer could mislead a cache. A tag that matches
