@@ -27,7 +27,8 @@
  *     reports as the part of the handler's remainder that is not Quiver's code.
  * Quiver's own CPU per request (the goal GOAL_OWN_US) = quiver - (paced - spin): what Quiver
  * costs beyond what a bare server costs at the same rate. Measured A/B after the rounds (`ownPhase`):
- * bare, quiver and paced live at once; bare and quiver alternately for the spin, then `--pairs`
+ * bare, quiver and paced live at once; bare and quiver alternately, three runs each, for the spin
+ * (set again before each pair from the median of every quiver run so far), then `--pairs`
  * pairs of quiver and paced in ABBA order, each pair's difference taken within it, the median of the
  * pairs reported with their range and the load average (one row, the goal beside it). Separate runs a
  * minute apart swung from 31 to 58 µs at load 7-14 (what other processes do to the caches drifts);
@@ -629,12 +630,12 @@ const round1 = (x: number) => Math.round(x * 10) / 10;
 
 /** What the A/B phase found: Quiver's own CPU per request over the paced bare server. */
 interface Own {
-  /** The paced server's spin a request: Quiver's user time less bare's, from the calibration runs. */
+  /** The paced server's spin a request at the end: Quiver's user time less bare's (median of every run). */
   spinUs: number;
   /** Bare's CPU per request at its own rate (median of the calibration runs). */
   bareUs: number;
-  /** Each pair: Quiver's CPU, the paced server's, and Quiver's less (paced less spin), µs a request. */
-  pairs: { quiverUs: number; pacedUs: number; ownUs: number }[];
+  /** Each pair: Quiver's CPU, the paced server's, its spin, and Quiver's less (paced less spin), µs a request. */
+  pairs: { quiverUs: number; pacedUs: number; spinUs: number; ownUs: number }[];
   /** The median of the pairs' differences. */
   ownUs: number;
   /** Load average (1 min) at the start and the end of the phase. */
@@ -643,8 +644,9 @@ interface Own {
 
 /**
  * Quiver's own CPU per request, A/B in one run: three servers live at once (bare, quiver, paced),
- * each warmed up once; bare and quiver measured twice each, alternately, for the spin (Quiver's user
- * time less bare's); then `pairs` pairs of quiver and paced, the order turning each pair (ABBA), each
+ * each warmed up once; bare and quiver measured OWN_CALIBRATION_RUNS times each, alternately, for the
+ * spin (Quiver's user time less bare's, medians; set again before each pair with the pairs' quiver
+ * runs counted); then `pairs` pairs of quiver and paced, the order turning each pair (ABBA), each
  * pair's difference quiver - (paced - spin) taken within the pair, the median of them reported. On a
  * shared machine the CPU a request costs drifts with what the other processes do to the caches (a
  * server's figure swung by half between runs a minute apart at load 7-14): two runs seconds apart see
@@ -669,28 +671,32 @@ async function ownPhase(snapshot: string, allFile: string, script: string, mixFi
       if (!first) bare.push(await run("bare", false));
     }
     const user = (rs: Run[]) => median(rs.map((r) => r.cpuUs - r.systemUs));
-    const spinUs = Math.max(0, user(quiver) - user(bare));
-    children.paced.setSpin(spinUs);
+    // The spin: the median of every quiver run so far (the pairs' included) less bare's, set again
+    // before each pair, so a burst that hit one calibration run does not pace the whole phase.
+    const spin = () => Math.max(0, user(quiver) - user(bare));
     console.log(
       `A/B: bare ${round1(median(bare.map((r) => r.cpuUs)))}, quiver ${round1(median(quiver.map((r) => r.cpuUs)))} us/request; ` +
-        `paced spin ${round1(spinUs)} us (quiver's user time less bare's)`,
+        `paced spin ${round1(spin())} us (quiver's user time less bare's)`,
     );
     const pairs: Own["pairs"] = [];
     for (let i = 0; i < o.pairs; i++) {
+      const spinUs = spin();
+      children.paced.setSpin(spinUs);
       // ABBA: which goes first turns each pair, so a drift within a pair favours neither side.
       const pacedFirst = i % 2 === 1;
       const p1 = pacedFirst ? await run("paced", i === 1) : undefined;
       const q = await run("quiver", false);
       const p = p1 ?? (await run("paced", i === 0));
+      quiver.push(q);
       const ownUs = q.cpuUs - (p.cpuUs - spinUs);
-      pairs.push({ quiverUs: q.cpuUs, pacedUs: p.cpuUs, ownUs });
+      pairs.push({ quiverUs: q.cpuUs, pacedUs: p.cpuUs, spinUs, ownUs });
       console.log(
         `A/B pair ${i + 1}/${o.pairs}: quiver ${q.cpuUs.toFixed(1)} (${Math.round(q.rps)} req/s), paced ${p.cpuUs.toFixed(1)} ` +
-          `(${Math.round(p.rps)} req/s) us/request: own ${ownUs.toFixed(1)} (load ${(loadavg()[0] ?? 0).toFixed(1)})`,
+          `(${Math.round(p.rps)} req/s; spin ${spinUs.toFixed(1)}) us/request: own ${ownUs.toFixed(1)} (load ${(loadavg()[0] ?? 0).toFixed(1)})`,
       );
     }
     return {
-      spinUs,
+      spinUs: spin(),
       bareUs: median(bare.map((r) => r.cpuUs)),
       pairs,
       ownUs: median(pairs.map((p) => p.ownUs)),
@@ -702,7 +708,7 @@ async function ownPhase(snapshot: string, allFile: string, script: string, mixFi
 }
 
 /** The A/B phase: bare and quiver runs for the spin, and the warm-up of a run after the first, s. */
-const OWN_CALIBRATION_RUNS = 2;
+const OWN_CALIBRATION_RUNS = 3;
 const OWN_REWARM_S = 1;
 
 /** The options a kept data directory was made with: the same ones reuse it. */
@@ -837,7 +843,7 @@ export async function run(argv: string[]): Promise<void> {
     });
     if (table.length > 0) console.table(table);
     // What bare pays at Quiver's rate beyond what it pays at its own (the A/B phase's runs).
-    const rateUs = median(own.pairs.map((p) => p.pacedUs)) - own.spinUs - own.bareUs;
+    const rateUs = median(own.pairs.map((p) => p.pacedUs - p.spinUs)) - own.bareUs;
     let layers: Record<string, number> = {};
     if (!o.onlyOwn) {
       const serializerUs = microRows[0]?.["us per request"] ?? Number.NaN;
