@@ -27,28 +27,19 @@
  *
  * Use: `begin()`, then for each part `reserve(n)` with a bound on the bytes about to be written
  * (`stringBound` for a string) and `literal` / `string` (or a field's generated writer), then `take()`
- * for the text as a buffer.
- * Slabs: texts are written one after another into a slab (SLAB_BYTES), and `take()` hands out a view
- * on the text's bytes, which are never written again, not a copy: no copy and no allocation a page
- * (a slab is allocated every hundred pages of the bench mix); a slab lives as long as the last body
- * taken from it, which node drops once the socket has it.
+ * for an exact-size copy.
  * Reserving once per item rather than per write keeps the bounds check out of the inner loops.
- * Cost: a comparison, a branch and a store per ASCII code unit; a text that outgrows its slab moves
- * to one twice the size (kept for the next page, up to MAX_KEPT_BYTES), copying what it has written.
+ * Cost: a comparison, a branch and a store per ASCII code unit; a growth doubles the buffer (kept
+ * for the next page, up to MAX_KEPT_BYTES) and copies what is written.
  * Not re-entrant: one writer serves one synchronous serialization at a time.
  * References: RFC 8259 section 7 (strings); ECMA-262 SerializeJSONProperty / QuoteJSONString.
  */
 
 /** Most bytes one code unit becomes: `\u00xx` for a control character, `\udxxx` for a lone surrogate. */
 const MAX_BYTES_PER_UNIT = 6;
-/**
- * Size of a slab, the buffer texts are written into one after another: a page of the bench mix is
- * 2.7 kB, one of 50 long statements some 20.
- */
-const SLAB_BYTES = 256 * 1024;
-/** Room a new text starts with at least: with less left in the slab, it starts a new one. */
-const MIN_ROOM_BYTES = 32 * 1024;
-/** Largest slab kept between texts: one grown past it for a rare huge page is dropped at the next. */
+/** Start size of the buffer: a page of the bench mix is 3.4 kB, one of 50 long statements some 20. */
+const INITIAL_BYTES = 32 * 1024;
+/** Largest buffer kept between pages: one grown past it for a rare huge page is dropped at the next. */
 const MAX_KEPT_BYTES = 1024 * 1024;
 
 /** The UTF-8 bytes of a fixed piece of JSON, for `literal`. */
@@ -62,38 +53,28 @@ export function stringBound(s: string): number {
 }
 
 export class JsonBytes {
-  /** The slab and the write position: the state the string writers work on (module-internal, not for callers). */
-  bytes: Buffer = Buffer.allocUnsafeSlow(SLAB_BYTES);
+  /** The buffer and the write position: the state the string writers work on (module-internal, not for callers). */
+  bytes = new Uint8Array(INITIAL_BYTES);
   at = 0;
-  /** Where the text being written starts in the slab; what lies before it belongs to texts taken. */
-  private start = 0;
 
-  /** Bytes of the slab held between texts (for the tests of the keep limit). */
+  /** Bytes held between texts (for the tests of the keep limit). */
   get capacity(): number {
     return this.bytes.length;
   }
 
-  /** Starts a new text after the last one taken (in a new slab when little room is left). */
+  /** Starts a new text; what was written before is dropped. */
   begin(): void {
-    this.at = this.start;
-    if (this.bytes.length > MAX_KEPT_BYTES || this.bytes.length - this.start < MIN_ROOM_BYTES) this.newSlab(SLAB_BYTES);
+    this.at = 0;
+    if (this.bytes.length > MAX_KEPT_BYTES) this.bytes = new Uint8Array(INITIAL_BYTES);
   }
 
   /** Makes room for `n` more bytes. */
   reserve(n: number): void {
-    if (this.at + n <= this.bytes.length) return;
-    // The text so far moves to a slab of its own that has the room (the old slab stays with the texts taken from it).
-    this.newSlab(Math.max(2 * this.bytes.length, this.at - this.start + n));
-  }
-
-  /** Continues the text being written in a fresh slab of `size` bytes. */
-  private newSlab(size: number): void {
-    const slab = Buffer.allocUnsafeSlow(size);
-    const written = this.at - this.start;
-    if (written > 0) this.bytes.copy(slab, 0, this.start, this.at);
-    this.bytes = slab;
-    this.start = 0;
-    this.at = written;
+    const need = this.at + n;
+    if (need <= this.bytes.length) return;
+    const grown = new Uint8Array(Math.max(this.bytes.length * 2, need));
+    grown.set(this.bytes.subarray(0, this.at));
+    this.bytes = grown;
   }
 
   /** Appends bytes made by `jsonLiteral` (room reserved). */
@@ -115,14 +96,11 @@ export class JsonBytes {
     writeString(this, s);
   }
 
-  /**
-   * The text written since `begin`, as a view on the slab (no copy): its bytes are never written
-   * again, the next text starts after them. A slab lives as long as a body taken from it.
-   */
+  /** The text written since `begin`, copied into a buffer of its exact size. */
   take(): Buffer {
-    const text = this.bytes.subarray(this.start, this.at);
-    this.start = this.at;
-    return text;
+    const out = Buffer.allocUnsafe(this.at);
+    out.set(this.bytes.subarray(0, this.at));
+    return out;
   }
 }
 

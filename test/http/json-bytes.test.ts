@@ -130,18 +130,10 @@ test("the buffer is kept for the next page up to 1 MiB, and a larger one is drop
   assert.is(writer.capacity, small, "dropped");
 });
 
-test("a body taken stays as it was after the next pages are written, in its slab and past it", () => {
+test("take copies: a body taken stays as it was after the next page is written", () => {
   const writer = new JsonBytes();
   const first = written(writer, ["first"]);
   written(writer, ["second, longer"]);
-  assert.is(first.toString("utf8"), '["first"]');
-  // Enough pages to fill several slabs, each checked after the rest are written.
-  const bodies: [Buffer, string][] = [];
-  for (let i = 0; i < 3000; i++) {
-    const parts = [`page ${i} `.repeat(1 + (i % 97))];
-    bodies.push([written(writer, parts), JSON.stringify(parts)]);
-  }
-  for (const [body, text] of bodies) assert.is(body.toString("utf8"), text);
   assert.is(first.toString("utf8"), '["first"]');
 });
 
