@@ -20,14 +20,19 @@
  *   - timed: `serve()` as quiver, over the graph behind a wrapper that times each engine call
  *     (`performance.now()` around `search` and `statements`; wall time, and the server alone on its
  *     core, so its CPU time), read at the start and end of the measured run.
- *   - paced (after the others, mix only): bare that also spins, a request, what Quiver adds in user
+ *   - paced (the A/B phase, mix only): bare that also spins, a request, what Quiver adds in user
  *     space (Quiver's user time less bare's), so it answers at about Quiver's rate. A slower server
  *     pays more a request for the same system calls and node:http work (a response finds the load
- *     generator idle and wakes it; fewer requests share a turn of the event loop): 9.6 µs a request
- *     on the mix in the first run (spin 44.9 µs; kernel 13.8 against 9.6), which bench:http reports
- *     as the part of the handler's remainder that is not Quiver's code.
+ *     generator idle and wakes it; fewer requests share a turn of the event loop), which bench:http
+ *     reports as the part of the handler's remainder that is not Quiver's code.
  * Quiver's own CPU per request (the goal GOAL_OWN_US) = quiver - (paced - spin): what Quiver
- * costs beyond what a bare server costs at the same rate.
+ * costs beyond what a bare server costs at the same rate. Measured A/B after the rounds (`ownPhase`):
+ * bare, quiver and paced live at once; bare and quiver alternately, three runs each, for the spin
+ * (set again before each pair from the median of every quiver run so far), then `--pairs`
+ * pairs of quiver and paced in ABBA order, each pair's difference taken within it, the median of the
+ * pairs reported with their range and the load average (one row, the goal beside it). Separate runs a
+ * minute apart swung from 31 to 58 µs at load 7-14 (what other processes do to the caches drifts);
+ * two runs seconds apart see the same drift. `--only-own` runs this phase alone.
  * Per run: a warm-up, then a measured run; server CPU per request is the server process's own
  * utime + stime (/proc/PID/stat) over the requests wrk completed, its kernel part (stime) shown
  * apart. Medians over the rounds.
@@ -35,7 +40,7 @@
  * a request does to the CPU's caches); serializer = the in-process serializer time per request of the
  * mix (engine call + serializer, less the engine call alone, over the mix's targets in order);
  * request log = quiver+log - quiver; handler = quiver - bare - engine - serializer, the rest, of which
- * (paced - spin - bare) is the rate's. (Until
+ * (paced - spin - bare, from the A/B phase) is the rate's. (Until
  * 2026-11-24 the engine was quiver less a server over a stub graph that answered from 12,000 pages
  * held in memory: that server's own heap and its serializing of pages computed once made the
  * difference unreliable.)
@@ -43,6 +48,8 @@
  * count): the serializer (bytes, json-bytes.ts) against JSON.stringify, the engine alone, ETag from the
  * parameters against SHA-256 and against hashing each body, compression per page, the log line.
  *
+ * `--data DIR` keeps the snapshot and the targets in DIR and reads them back on the next run with the
+ * same graph and mix options (the graph takes half a minute to build).
  * Needs `wrk` and `taskset` (util-linux) on PATH and two cores; fails loudly without them. Results
  * also go to bench/results/http.json. The same file is the child server,
  * `node dist/bench/http.bench.js --serve CASE --snapshot FILE --targets FILE`, and the child that
@@ -51,9 +58,9 @@
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -96,6 +103,12 @@ interface Options {
   out: string;
   /** Print the project's goals beside the figures, with a verdict. */
   goals: boolean;
+  /** Quiver-paced pairs of the A/B phase (Quiver's own CPU per request). */
+  pairs: number;
+  /** Only the A/B phase (no in-process figures, no rounds of the other servers). */
+  onlyOwn: boolean;
+  /** Where the snapshot and the targets are kept and found again (default: a temporary directory, removed). */
+  data: string | undefined;
 }
 
 const USAGE = `usage: npm run bench:http -- [options]
@@ -106,6 +119,10 @@ const USAGE = `usage: npm run bench:http -- [options]
   --connections N               wrk connections (default 32)
   --searches N --filters N      distinct searches and statement filters in the mix (default 4000 each)
   --no-micro                    skip the in-process figures (serializer, ETag, compression, log line)
+  --pairs N                     Quiver / paced pairs of the A/B phase (default 6)
+  --only-own                    only the A/B phase: Quiver's own CPU per request
+  --data DIR                    keep the snapshot and targets in DIR, and reuse them when DIR holds
+                                them for the same graph and mix options (default: a temporary directory)
   --out FILE                    results JSON (default bench/results/http.json)
   --goals                       also judge the figures against the project's goals
 Needs wrk and taskset on PATH and two cores.`;
@@ -126,6 +143,9 @@ function options(argv: string[]): Options {
       "no-micro": { type: "boolean", default: false },
       out: { type: "string", default: "bench/results/http.json" },
       goals: { type: "boolean", default: false },
+      pairs: { type: "string", default: "6" },
+      "only-own": { type: "boolean", default: false },
+      data: { type: "string" },
     },
     USAGE,
   );
@@ -142,6 +162,9 @@ function options(argv: string[]): Options {
     micro: !values["no-micro"],
     out: values.out,
     goals: values.goals,
+    pairs: Number(values.pairs),
+    onlyOwn: values["only-own"],
+    data: values.data,
   };
 }
 
@@ -249,7 +272,13 @@ async function serveCase(which: Case, snapshot: string, targetsFile: string, spi
     // paced: bare that also busies itself spinUs of user time a request before answering (wall time
     // by performance.now(), no system call, so the spin adds no kernel time; the server is alone on
     // its core), so that it answers at Quiver's rate.
-    const spinMs = which === "paced" ? spinUs / 1000 : 0;
+    let spinMs = which === "paced" ? spinUs / 1000 : 0;
+    // The A/B phase sets the spin once it has measured what Quiver adds: "spin US" on stdin.
+    if (which === "paced")
+      process.stdin.setEncoding("utf8").on("data", (d: string) => {
+        const m = /spin ([\d.]+)/.exec(d);
+        if (m !== null) spinMs = Number(m[1]) / 1000;
+      });
     const bodies = new Map<string, Buffer>();
     for (const t of targets) bodies.set(t, Buffer.from(JSON.stringify(pageOf(graph, t))));
     const server = http.createServer((req, res) => {
@@ -289,6 +318,8 @@ async function serveCase(which: Case, snapshot: string, targetsFile: string, spi
 interface Child {
   pid: number;
   url: string;
+  /** The paced server's spin a request from now on, µs. */
+  setSpin(us: number): void;
   /** The timed server's engine milliseconds and calls so far (only that case answers). */
   engineTotals(): Promise<{ ms: number; calls: number }>;
   stop(): Promise<void>;
@@ -339,7 +370,7 @@ async function startChild(which: Case, snapshot: string, targetsFile: string, sp
       ...["-c", "0", process.execPath, script, "--serve", which, "--snapshot", snapshot, "--targets", targetsFile],
       ...["--spin-us", String(spinUs)],
     ],
-    { stdio: ["ignore", "pipe", "inherit"] },
+    { stdio: [which === "paced" ? "pipe" : "ignore", "pipe", "inherit"] },
   );
   // Lines from the child: "listening on URL" once, then "engine MS CALLS" for each engineTotals().
   const waiting: ((line: string) => void)[] = [];
@@ -360,6 +391,7 @@ async function startChild(which: Case, snapshot: string, targetsFile: string, sp
   return {
     pid: child.pid as number,
     url,
+    setSpin: (us) => child.stdin?.write(`spin ${us}\n`),
     engineTotals: () =>
       new Promise((resolve) => {
         waiting.push((line) => {
@@ -596,6 +628,99 @@ const median = (values: number[]): number => {
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
+/** What the A/B phase found: Quiver's own CPU per request over the paced bare server. */
+interface Own {
+  /** The paced server's spin a request at the end: Quiver's user time less bare's (median of every run). */
+  spinUs: number;
+  /** Bare's CPU per request at its own rate (median of the calibration runs). */
+  bareUs: number;
+  /** Each pair: Quiver's CPU, the paced server's, its spin, and Quiver's less (paced less spin), µs a request. */
+  pairs: { quiverUs: number; pacedUs: number; spinUs: number; ownUs: number }[];
+  /** The median of the pairs' differences. */
+  ownUs: number;
+  /** Load average (1 min) at the start and the end of the phase. */
+  load: [number, number];
+}
+
+/**
+ * Quiver's own CPU per request, A/B in one run: three servers live at once (bare, quiver, paced),
+ * each warmed up once; bare and quiver measured OWN_CALIBRATION_RUNS times each, alternately, for the
+ * spin (Quiver's user time less bare's, medians; set again before each pair with the pairs' quiver
+ * runs counted); then `pairs` pairs of quiver and paced, the order turning each pair (ABBA), each
+ * pair's difference quiver - (paced - spin) taken within the pair, the median of them reported. On a
+ * shared machine the CPU a request costs drifts with what the other processes do to the caches (a
+ * server's figure swung by half between runs a minute apart at load 7-14): two runs seconds apart see
+ * the same drift, and the median of the differences leaves out the pairs a burst hit.
+ */
+async function ownPhase(snapshot: string, allFile: string, script: string, mixFile: string, o: Options): Promise<Own> {
+  const load0 = loadavg()[0] ?? 0;
+  const children = {
+    bare: await startChild("bare", snapshot, allFile),
+    quiver: await startChild("quiver", snapshot, allFile),
+    paced: await startChild("paced", snapshot, allFile, 0),
+  };
+  try {
+    const run = async (which: "bare" | "quiver" | "paced", warmup: boolean): Promise<Run> =>
+      measure(children[which], which, script, mixFile, { ...o, warmup: warmup ? o.warmup : OWN_REWARM_S });
+    const bare: Run[] = [];
+    const quiver: Run[] = [];
+    for (let k = 0; k < OWN_CALIBRATION_RUNS; k++) {
+      const first = k % 2 === 0;
+      if (first) bare.push(await run("bare", k === 0));
+      quiver.push(await run("quiver", k === 0));
+      if (!first) bare.push(await run("bare", false));
+    }
+    const user = (rs: Run[]) => median(rs.map((r) => r.cpuUs - r.systemUs));
+    // The spin: the median of every quiver run so far (the pairs' included) less bare's, set again
+    // before each pair, so a burst that hit one calibration run does not pace the whole phase.
+    const spin = () => Math.max(0, user(quiver) - user(bare));
+    console.log(
+      `A/B: bare ${round1(median(bare.map((r) => r.cpuUs)))}, quiver ${round1(median(quiver.map((r) => r.cpuUs)))} us/request; ` +
+        `paced spin ${round1(spin())} us (quiver's user time less bare's)`,
+    );
+    const pairs: Own["pairs"] = [];
+    for (let i = 0; i < o.pairs; i++) {
+      const spinUs = spin();
+      children.paced.setSpin(spinUs);
+      // ABBA: which goes first turns each pair, so a drift within a pair favours neither side.
+      const pacedFirst = i % 2 === 1;
+      const p1 = pacedFirst ? await run("paced", i === 1) : undefined;
+      const q = await run("quiver", false);
+      const p = p1 ?? (await run("paced", i === 0));
+      quiver.push(q);
+      const ownUs = q.cpuUs - (p.cpuUs - spinUs);
+      pairs.push({ quiverUs: q.cpuUs, pacedUs: p.cpuUs, spinUs, ownUs });
+      console.log(
+        `A/B pair ${i + 1}/${o.pairs}: quiver ${q.cpuUs.toFixed(1)} (${Math.round(q.rps)} req/s), paced ${p.cpuUs.toFixed(1)} ` +
+          `(${Math.round(p.rps)} req/s; spin ${spinUs.toFixed(1)}) us/request: own ${ownUs.toFixed(1)} (load ${(loadavg()[0] ?? 0).toFixed(1)})`,
+      );
+    }
+    return {
+      spinUs: spin(),
+      bareUs: median(bare.map((r) => r.cpuUs)),
+      pairs,
+      ownUs: median(pairs.map((p) => p.ownUs)),
+      load: [load0, loadavg()[0] ?? 0],
+    };
+  } finally {
+    for (const child of Object.values(children)) await child.stop();
+  }
+}
+
+/** The A/B phase: bare and quiver runs for the spin, and the warm-up of a run after the first, s. */
+const OWN_CALIBRATION_RUNS = 3;
+const OWN_REWARM_S = 1;
+
+/** The options a kept data directory was made with: the same ones reuse it. */
+const dataKey = (o: Options) =>
+  JSON.stringify({
+    entities: o.entities,
+    statements: o.statements,
+    seed: o.seed,
+    searches: o.searches,
+    filters: o.filters,
+  });
+
 export async function run(argv: string[]): Promise<void> {
   const o = options(argv);
   for (const [tool, args] of [
@@ -605,48 +730,71 @@ export async function run(argv: string[]): Promise<void> {
     if (spawnSync(tool, [...args]).error !== undefined)
       throw new Error(`bench:http needs ${tool} on PATH (apt-get install -y ${tool === "wrk" ? "wrk" : "util-linux"})`);
   }
-  const dir = mkdtempSync(join(tmpdir(), "quiver-http-bench-"));
+  const dir = o.data ?? mkdtempSync(join(tmpdir(), "quiver-http-bench-"));
+  mkdirSync(dir, { recursive: true });
   try {
-    let t = performance.now();
-    const built = buildGeneratedGraph({ entities: o.entities, statements: o.statements, seed: o.seed });
-    console.log(
-      `graph: ${built.entityCount} entities, ${built.statementCount} statements, built in ${((performance.now() - t) / 1000).toFixed(1)} s`,
-    );
     const snapshot = join(dir, "graph.snap");
-    await saveSnapshot(built, snapshot);
-    const graph = built.withCursorSecret(SECRET);
-    t = performance.now();
-    graph.stats();
-    console.log(
-      `graph.stats() (the content digest every served graph needs once): ${((performance.now() - t) / 1000).toFixed(2)} s`,
-    );
-    const { mix, noMatch } = workloads(graph, o);
     const mixFile = join(dir, "mix.txt");
     const noMatchFile = join(dir, "no-match.txt");
     const allFile = join(dir, "all.txt");
-    writeFileSync(mixFile, `${mix.join("\n")}\n`);
-    writeFileSync(noMatchFile, `${noMatch.join("\n")}\n`);
-    writeFileSync(allFile, `${[...mix, ...noMatch].join("\n")}\n`);
+    const keyFile = join(dir, "options.json");
+    let graph: Graph;
+    let mix: string[];
+    let noMatch: string[];
+    // Each branch: a kept directory made with the same options is read back; else the graph is built.
+    if (existsSync(keyFile) && readFileSync(keyFile, "utf8") === dataKey(o)) {
+      graph = (await openSnapshot(snapshot)).withCursorSecret(SECRET);
+      const lines = (file: string) =>
+        readFileSync(file, "utf8")
+          .split("\n")
+          .filter((t) => t !== "");
+      mix = lines(mixFile);
+      noMatch = lines(noMatchFile);
+      console.log(`graph and targets: read from ${dir}`);
+    } else {
+      let t = performance.now();
+      const built = buildGeneratedGraph({ entities: o.entities, statements: o.statements, seed: o.seed });
+      console.log(
+        `graph: ${built.entityCount} entities, ${built.statementCount} statements, built in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+      );
+      await saveSnapshot(built, snapshot);
+      graph = built.withCursorSecret(SECRET);
+      t = performance.now();
+      graph.stats();
+      console.log(
+        `graph.stats() (the content digest every served graph needs once): ${((performance.now() - t) / 1000).toFixed(2)} s`,
+      );
+      ({ mix, noMatch } = workloads(graph, o));
+      writeFileSync(mixFile, `${mix.join("\n")}\n`);
+      writeFileSync(noMatchFile, `${noMatch.join("\n")}\n`);
+      writeFileSync(allFile, `${[...mix, ...noMatch].join("\n")}\n`);
+      writeFileSync(keyFile, dataKey(o));
+    }
     const script = join(dir, "targets.lua");
     writeFileSync(script, WRK_SCRIPT);
     const meanBytes =
       mix.reduce((n, target) => n + Buffer.byteLength(JSON.stringify(pageOf(graph, target))), 0) / mix.length;
     console.log(
       `mix: ${mix.length} distinct targets (mean body ${Math.round(meanBytes)} B); no-match: ${noMatch.length}; ` +
-        `wrk -t1 -c${o.connections}, ${o.warmup} s warm-up + ${o.seconds} s, ${o.rounds} rounds, server on core 0, wrk on core 1`,
+        `wrk -t1 -c${o.connections}, ${o.warmup} s warm-up + ${o.seconds} s, ${o.rounds} rounds, server on core 0, wrk on core 1; ` +
+        `load average ${loadavg()
+          .map((x) => x.toFixed(1))
+          .join(" ")}`,
     );
 
-    const microRows = o.micro ? microInChild(snapshot, mixFile) : [];
-    if (o.micro) console.table(microRows);
+    const microRows = o.micro && !o.onlyOwn ? microInChild(snapshot, mixFile) : [];
+    if (microRows.length > 0) console.table(microRows);
 
     const runs: Record<string, Run[]> = {};
-    const plan: [Case, ("mix" | "no-match")[]][] = [
-      ["bare", ["mix", "no-match"]],
-      ["quiver", ["mix", "no-match"]],
-      ["quiver+log", ["mix", "no-match"]],
-      ["timed", ["mix"]],
-    ];
-    for (let round = 1; round <= o.rounds; round++) {
+    const plan: [Case, ("mix" | "no-match")[]][] = o.onlyOwn
+      ? []
+      : [
+          ["bare", ["mix", "no-match"]],
+          ["quiver", ["mix", "no-match"]],
+          ["quiver+log", ["mix", "no-match"]],
+          ["timed", ["mix"]],
+        ];
+    for (let round = 1; round <= o.rounds && plan.length > 0; round++) {
       // A fresh process per case and round; the order turns each round so drift hits every case alike.
       const order = plan.map((_, i) => plan[(i + round - 1) % plan.length]!);
       for (const [which, loads] of order) {
@@ -666,26 +814,12 @@ export async function run(argv: string[]): Promise<void> {
       }
     }
 
-    // Then bare at Quiver's pace: a slower server pays more a request for the same system calls and
-    // the same node:http work (each response finds the idle load generator and wakes it; fewer
-    // requests share each turn of the event loop), which is not Quiver's code. The paced server
-    // spins what Quiver adds in user space (its user time less bare's on the mix), so it answers at
-    // about Quiver's rate; its CPU less the spin is what node:http and the kernel cost at that rate.
-    const userUs = (key: string) => median(runs[key]!.map((r) => r.cpuUs - r.systemUs));
-    const spinUs = Math.max(0, userUs("mix quiver") - userUs("mix bare"));
-    for (let round = 1; round <= o.rounds; round++) {
-      const child = await startChild("paced", snapshot, allFile, spinUs);
-      try {
-        const r = await measure(child, "paced", script, mixFile, o);
-        (runs["mix paced"] ??= []).push(r);
-        console.log(
-          `round ${round}/${o.rounds} mix      paced      ${Math.round(r.rps)} req/s, server CPU ${r.cpuUs.toFixed(1)} ` +
-            `us/request (kernel ${r.systemUs.toFixed(1)}; spin ${spinUs.toFixed(1)}), p50 ${r.p50} ms, p99 ${r.p99} ms`,
-        );
-      } finally {
-        await child.stop();
-      }
-    }
+    // Then Quiver against bare at Quiver's pace, A/B: a slower server pays more a request for the
+    // same system calls and the same node:http work (each response finds the idle load generator and
+    // wakes it; fewer requests share each turn of the event loop), which is not Quiver's code. The
+    // paced server spins what Quiver adds in user space, so it answers at about Quiver's rate; its
+    // CPU less the spin is what node:http and the kernel cost at that rate.
+    const own = await ownPhase(snapshot, allFile, script, mixFile, o);
 
     const cpu = (key: string) => median((runs[key] ?? []).map((r) => r.cpuUs));
     const table = Object.keys(runs).map((key) => {
@@ -707,50 +841,57 @@ export async function run(argv: string[]): Promise<void> {
         "p99 ms": median(runs[key]!.map((r) => r.p99)),
       };
     });
-    console.table(table);
-    const serializerUs = microRows[0]?.["us per request"] ?? Number.NaN;
-    const engineUs = median((runs["mix timed"] ?? []).map((r) => r.engineUs));
-    // What bare pays at Quiver's rate beyond what it pays at its own.
-    const rateUs = cpu("mix paced") - spinUs - cpu("mix bare");
-    const layers = {
-      handler: cpu("mix quiver") - cpu("mix bare") - engineUs - serializerUs,
-      engine: engineUs,
-      serializer: serializerUs,
-      log: cpu("mix quiver+log") - cpu("mix quiver"),
-    };
-    console.log(`CPU added per layer on the mix (us per request${o.goals ? "; goal in brackets" : ""}):`);
-    for (const [layer, us] of Object.entries(layers))
+    if (table.length > 0) console.table(table);
+    // What bare pays at Quiver's rate beyond what it pays at its own (the A/B phase's runs).
+    const rateUs = median(own.pairs.map((p) => p.pacedUs - p.spinUs)) - own.bareUs;
+    let layers: Record<string, number> = {};
+    if (!o.onlyOwn) {
+      const serializerUs = microRows[0]?.["us per request"] ?? Number.NaN;
+      const engineUs = median((runs["mix timed"] ?? []).map((r) => r.engineUs));
+      layers = {
+        handler: cpu("mix quiver") - cpu("mix bare") - engineUs - serializerUs,
+        engine: engineUs,
+        serializer: serializerUs,
+        log: cpu("mix quiver+log") - cpu("mix quiver"),
+      };
+      console.log(`CPU added per layer on the mix (us per request${o.goals ? "; goal in brackets" : ""}):`);
+      for (const [layer, us] of Object.entries(layers))
+        console.log(
+          `  ${layer.padEnd(10)} ${round1(us)}${o.goals ? ` (${GOAL_LAYER_US[layer as keyof typeof GOAL_LAYER_US]})` : ""}`,
+        );
       console.log(
-        `  ${layer.padEnd(10)} ${round1(us)}${o.goals ? ` (${GOAL_LAYER_US[layer as keyof typeof GOAL_LAYER_US]})` : ""}`,
+        `  of the handler, about ${round1(rateUs)} is what bare itself costs more a request at Quiver's rate (the A/B ` +
+          `phase's paced server less its ${round1(own.spinUs)} us spin, less bare)`,
       );
-    console.log(
-      `  of the handler, ${round1(rateUs)} is what bare itself costs more a request at Quiver's rate (the paced ` +
-        `server less its ${round1(spinUs)} us spin, less bare): ${round1(layers.handler - rateUs)} is Quiver's own`,
-    );
-    // Quiver's own: its CPU less what bare node:http and the kernel cost a request at Quiver's rate.
-    const ownUs = cpu("mix quiver") - (cpu("mix paced") - spinUs);
-    console.log(
-      `Quiver's own CPU per request over the paced bare server: ${round1(ownUs)} us (quiver ${round1(cpu("mix quiver"))} ` +
-        `less paced ${round1(cpu("mix paced"))} less its ${round1(spinUs)} us spin; <= ${GOAL_OWN_US}): ` +
-        `${ownUs <= GOAL_OWN_US ? "pass" : "not met"}`,
-    );
-    const mixRatio = cpu("mix quiver") / cpu("mix bare");
-    const floorRatio = cpu("no-match quiver") / cpu("no-match bare");
-    // The project's goals and their verdicts only with --goals; the ratios themselves always.
-    console.log(
-      o.goals
-        ? `goals: mix ${mixRatio.toFixed(2)}x bare (<= ${GOAL_MIX_RATIO}): ${mixRatio <= GOAL_MIX_RATIO ? "pass" : "not met"}; ` +
-            `no-match ${floorRatio.toFixed(2)}x bare (<= ${GOAL_NO_MATCH_RATIO}): ${floorRatio <= GOAL_NO_MATCH_RATIO ? "pass" : "not met"}`
-        : `CPU per request against bare: mix ${mixRatio.toFixed(2)}x, no-match ${floorRatio.toFixed(2)}x`,
-    );
+    }
+    const spread = own.pairs.map((p) => p.ownUs).sort((a, b) => a - b);
+    const ownRow = {
+      figure: "Quiver's own CPU per request over the paced bare server (mix)",
+      "us per request": round1(own.ownUs),
+      goal: `<= ${GOAL_OWN_US}`,
+      verdict: own.ownUs <= GOAL_OWN_US ? "pass" : "not met",
+      how: `median of ${own.pairs.length} A/B pairs (${round1(spread[0] ?? Number.NaN)} to ${round1(spread[spread.length - 1] ?? Number.NaN)}); load ${own.load.map((x) => x.toFixed(1)).join(" to ")}`,
+    };
+    console.table([ownRow]);
+    if (!o.onlyOwn) {
+      const mixRatio = cpu("mix quiver") / cpu("mix bare");
+      const floorRatio = cpu("no-match quiver") / cpu("no-match bare");
+      // The project's goals and their verdicts only with --goals; the ratios themselves always.
+      console.log(
+        o.goals
+          ? `goals: mix ${mixRatio.toFixed(2)}x bare (<= ${GOAL_MIX_RATIO}): ${mixRatio <= GOAL_MIX_RATIO ? "pass" : "not met"}; ` +
+              `no-match ${floorRatio.toFixed(2)}x bare (<= ${GOAL_NO_MATCH_RATIO}): ${floorRatio <= GOAL_NO_MATCH_RATIO ? "pass" : "not met"}`
+          : `CPU per request against bare: mix ${mixRatio.toFixed(2)}x, no-match ${floorRatio.toFixed(2)}x`,
+      );
+    }
     mkdirSync(dirname(o.out), { recursive: true });
     writeFileSync(
       o.out,
-      `${JSON.stringify({ options: o, table, layers, pace: { spinUs, rateUs }, ownUs, micro: microRows, runs }, null, 2)}\n`,
+      `${JSON.stringify({ options: o, table, layers, pace: { spinUs: own.spinUs, rateUs }, ownUs: own.ownUs, own, ownRow, micro: microRows, runs }, null, 2)}\n`,
     );
     console.log(`results: ${o.out}`);
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (o.data === undefined) rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -229,6 +229,8 @@ interface HttpResults {
   options: { entities: number; statements: number; rounds: number; connections: number };
   table: Record<string, string | number>[];
   layers: Record<string, number>;
+  /** Quiver's own CPU per request over the paced bare server, A/B (absent in runs before it was measured so). */
+  ownRow?: { "us per request": number; goal: string; verdict: string; how: string };
 }
 
 function httpSection(h: HttpResults): string {
@@ -247,7 +249,13 @@ ${table(
 
 CPU added per layer on the mix, µs a request: ${Object.entries(h.layers)
     .map(([k, v]) => `${k} ${num(v)}`)
-    .join(", ")}.`;
+    .join(", ")}.${
+    h.ownRow === undefined
+      ? ""
+      : `
+
+Quiver's own CPU per request on the mix, over the paced bare server: ${num(h.ownRow["us per request"])} µs (goal ${h.ownRow.goal}: ${h.ownRow.verdict}; ${h.ownRow.how}).`
+  }`;
 }
 
 function changesSection(c: ChangesResults): string {

@@ -13,8 +13,10 @@
  * graph's own and cannot be known; WIRE_FORMAT_VERSION), SHA-256 over all of it. Per request the
  * canonical parameters are hashed on from that seed by two lanes of cyrb53 (bryc's public-domain
  * 53-bit string hash, each lane seeded with the graph's seed absorbed once): 106 bits, under 1 us
- * for a query, where a SHA-256 per request cost 1 to 5 us and hashing the 4 KB body more still, and
- * could not answer 304 before the engine runs (`npm run bench:http` prints both). No cryptographic
+ * for a query (`searchDigest` and `statementsDigest` feed the lanes the key's pieces as it spells
+ * them, so no key string is made a request), where a SHA-256 per request cost 1 to 5 us and hashing
+ * the 4 KB body more still, and could not answer 304 before the engine runs (`npm run bench:http`
+ * prints both). No cryptographic
  * strength is needed: a client sends back the tag it stored for the same URL, and the seed changes
  * whenever content, secret or format do, so only an accidental 106-bit collision between two
  * versions of one URL's answer could mislead a cache. A tag that matches
@@ -170,6 +172,11 @@ export function tagDigest(seed: TagSeed, key: string): string {
   }
   finishInto(a1, a2, 0);
   finishInto(b1, b2, LANE_CHARS);
+  return digestString();
+}
+
+/** The digest's characters in digestCodes as one string. */
+function digestString(): string {
   const c = digestCodes;
   return String.fromCharCode(
     c[0]!,
@@ -193,6 +200,85 @@ export function tagDigest(seed: TagSeed, key: string): string {
     c[18]!,
     c[19]!,
   );
+}
+
+/**
+ * The lanes of one digest being made from parts, for the digests of the canonical parameters below:
+ * the same characters in the same order as `tagDigest(seed, searchKey(...))` and its siblings, so the
+ * same tags, without making the key (its pieces, then the flat copy the hash loop reads). One is
+ * reused: a digest is made synchronously, start to end.
+ */
+const lanes = { a1: 0, a2: 0, b1: 0, b2: 0 };
+
+function absorbText(text: string): void {
+  let { a1, a2, b1, b2 } = lanes;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a1 = Math.imul(a1 ^ c, 2654435761);
+    a2 = Math.imul(a2 ^ c, 1597334677);
+    b1 = Math.imul(b1 ^ c, 2246822519);
+    b2 = Math.imul(b2 ^ c, 3266489917);
+  }
+  lanes.a1 = a1;
+  lanes.a2 = a2;
+  lanes.b1 = b1;
+  lanes.b2 = b2;
+}
+
+/** `field(value)` absorbed: "-", or the length, ":" and the value. */
+function absorbField(value: string | undefined): void {
+  if (value === undefined) absorbText("-");
+  else {
+    absorbText(String(value.length));
+    absorbText(":");
+    absorbText(value);
+  }
+}
+
+function startDigest(seed: TagSeed): void {
+  lanes.a1 = seed.a1;
+  lanes.a2 = seed.a2;
+  lanes.b1 = seed.b1;
+  lanes.b2 = seed.b2;
+}
+
+function endDigest(): string {
+  finishInto(lanes.a1, lanes.a2, 0);
+  finishInto(lanes.b1, lanes.b2, LANE_CHARS);
+  return digestString();
+}
+
+/** `tagDigest(seed, searchKey(params, defaultLimit))`, the key never made. */
+export function searchDigest(seed: TagSeed, params: SearchParams, defaultLimit: number): string {
+  startDigest(seed);
+  absorbText("search|");
+  absorbField(params.q);
+  absorbText("|");
+  absorbField(params.type);
+  absorbText("|");
+  absorbText(String(params.limit ?? defaultLimit));
+  absorbText("|");
+  absorbField(params.cursor);
+  absorbText(scoreOrder(params.order));
+  absorbText(withTotal(params.count));
+  return endDigest();
+}
+
+/** `tagDigest(seed, statementsKey(params, defaultLimit))`, the key never made. */
+export function statementsDigest(seed: TagSeed, params: StatementsParams, defaultLimit: number): string {
+  startDigest(seed);
+  absorbText("statements|");
+  absorbField(params.subjectEntityId);
+  absorbText("|");
+  absorbField(params.predicateEntityId);
+  absorbText("|");
+  absorbField(params.objectEntityId);
+  absorbText("|");
+  absorbText(String(params.limit ?? defaultLimit));
+  absorbText("|");
+  absorbField(params.cursor);
+  absorbText(withTotal(params.count));
+  return endDigest();
 }
 
 /** The digest of fixed bytes (the OpenAPI document). */

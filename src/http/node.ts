@@ -75,26 +75,30 @@ export function createHandler(graph: Graph | ReadGraph, options: HandlerOptions)
   let served = serveGraph(graph, config);
   const { log } = options;
 
+  /** Writes a reply and logs it; no closure is made a request unless its answer comes later. */
+  const finish = (res: ServerResponse, method: string, final: Reply, started: number): void => {
+    // A change batch applied by another process: its answer comes when the writer's does.
+    if (final.later !== undefined) {
+      void final.later.then((later) => finish(res, method, later, started));
+      return;
+    }
+    writeReply(res, final);
+    if (log !== undefined) logReply(config, log, method, final, started);
+  };
+
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     const started = log === undefined ? 0 : performance.now();
     const request = requestOf(req);
     const reply = route(served, request);
-    const done = (final: Reply): void => {
-      // A change batch applied by another process: its answer comes when the writer's does.
-      if (final.later !== undefined) {
-        void final.later.then(done);
-        return;
-      }
-      writeReply(res, final);
-      if (log !== undefined) logReply(config, log, req.method ?? "", final, started);
-    };
     // A change batch: the router has checked all it can without the body; it gets the body now.
     if (reply === NEEDS_BODY) {
       const at = served;
-      readBody(req, config.maxChangeBytes, (body) => done(route(at, { ...request, body })));
+      readBody(req, config.maxChangeBytes, (body) =>
+        finish(res, request.method, route(at, { ...request, body }), started),
+      );
       return;
     }
-    done(reply);
+    finish(res, request.method, reply, started);
   };
 
   return Object.defineProperties(handler, {

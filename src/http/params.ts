@@ -135,7 +135,7 @@ export function parseStatementsParams(query: string): StatementsParams {
  * first, as it comes first in the target.
  */
 export function parseEntityLookup(path: string, query: string): string {
-  const entityId = decodePercent(path.slice(ENTITY_PATH_PREFIX.length), false, "The entityId in the path", "entityId");
+  const entityId = decodePercent(path.slice(ENTITY_PATH_PREFIX.length), false, PATH_ENTITY_ID, "entityId");
   collectParameters(query, ENTITY_ENDPOINT);
   return entityId;
 }
@@ -215,15 +215,22 @@ const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  * reported on failure (for a name that fails to decode, its raw text).
  */
 export function decodeComponent(raw: string, parameter: string, part: "name" | "value"): string {
-  const what = part === "name" ? `The parameter name ${quote(parameter)}` : `The value of ${quote(parameter)}`;
-  return decodePercent(raw, true, what, parameter);
+  // Fast path: nothing encoded, which is most identifiers and every cursor (no sentence is made).
+  if (!NEEDS_DECODING.test(raw)) return raw;
+  return decodePercent(raw, true, part === "name" ? PARAMETER_NAME : PARAMETER_VALUE, parameter);
 }
+
+/** What a failing component is, in the words that begin its error sentence (made only on failure). */
+type Described = (parameter: string) => string;
+const PARAMETER_NAME: Described = (parameter) => `The parameter name ${quote(parameter)}`;
+const PARAMETER_VALUE: Described = (parameter) => `The value of ${quote(parameter)}`;
+const PATH_ENTITY_ID: Described = () => "The entityId in the path";
 
 /**
  * Percent-decodes `raw` as UTF-8; `plusIsSpace` for the query string (a form's rule), not for a
- * path segment. `what` begins each error sentence; `parameter` is the name the error carries.
+ * path segment. `describe(parameter)` begins each error sentence; `parameter` is the name the error carries.
  */
-function decodePercent(raw: string, plusIsSpace: boolean, what: string, parameter: string): string {
+function decodePercent(raw: string, plusIsSpace: boolean, describe: Described, parameter: string): string {
   // Fast path: nothing encoded, which is most identifiers and every cursor.
   if (!NEEDS_DECODING.test(raw)) return raw;
   // Percent-encoded ASCII (a space, a name's UTF-8 bytes): the JavaScript engine's own decoder,
@@ -239,6 +246,7 @@ function decodePercent(raw: string, plusIsSpace: boolean, what: string, paramete
       // Malformed: the loop below finds out how, for the error.
     }
   }
+  const what = describe(parameter);
   const bytes = new Uint8Array(raw.length);
   let n = 0;
   for (let i = 0; i < raw.length; i++) {

@@ -53,9 +53,9 @@ import {
   entityTag,
   ifNoneMatchAny,
   ifNoneMatchNames,
-  searchKey,
+  searchDigest,
   secretTag,
-  statementsKey,
+  statementsDigest,
   tagDigest,
   tagSeed,
   type TagSeed,
@@ -409,19 +409,23 @@ export function route(served: Served, request: RouterRequest): Reply {
     switch (name) {
       case "search": {
         const params = parseSearchParams(query);
-        return dataAnswer(at, headers, served, searchKey(params, SEARCH_DEFAULT_LIMIT), () =>
+        return dataAnswer(at, headers, served, searchDigest(currentSeed(served), params, SEARCH_DEFAULT_LIMIT), () =>
           entityPage(served.graph.search(params)),
         );
       }
       case "statements": {
         const params = parseStatementsParams(query);
-        return dataAnswer(at, headers, served, statementsKey(params, STATEMENTS_DEFAULT_LIMIT), () =>
-          statementPage(served.graph.statements(params)),
+        return dataAnswer(
+          at,
+          headers,
+          served,
+          statementsDigest(currentSeed(served), params, STATEMENTS_DEFAULT_LIMIT),
+          () => statementPage(served.graph.statements(params)),
         );
       }
       case "entity": {
         const entityId = parseEntityLookup(path, query);
-        return dataAnswer(at, headers, served, entityKey(entityId), () => {
+        return dataAnswer(at, headers, served, tagDigest(currentSeed(served), entityKey(entityId)), () => {
           const entity = served.graph.getEntity(entityId);
           if (entity === undefined) {
             throw new QuiverError(
@@ -684,9 +688,8 @@ function varyOf(config: RouterConfig): string | null {
  * A 200 of a data endpoint, or a 304: the tag comes from the canonical parameters, so a request that
  * names it is answered before `page()` runs the query (caching.ts says why that is sound).
  */
-function dataAnswer(at: Context, headers: RequestHeaders, served: Served, key: string, page: () => Buffer): Reply {
+function dataAnswer(at: Context, headers: RequestHeaders, served: Served, digest: string, page: () => Buffer): Reply {
   const { config } = served;
-  const digest = tagDigest(currentSeed(served), key);
   const encoding =
     config.compressFrom === Number.POSITIVE_INFINITY ? "identity" : negotiateEncoding(headers["accept-encoding"]);
   const ifNoneMatch = headers["if-none-match"];

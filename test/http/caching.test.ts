@@ -6,7 +6,16 @@
 
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { entityKey, searchKey, statementsKey, tagDigest, tagSeed } from "../../src/http/caching.js";
+import type { SearchParams, StatementsParams } from "../../src/engine/types.js";
+import {
+  entityKey,
+  searchDigest,
+  searchKey,
+  statementsDigest,
+  statementsKey,
+  tagDigest,
+  tagSeed,
+} from "../../src/http/caching.js";
 import { Rng } from "../support/oracle.js";
 
 const seed = tagSeed("content", "secret:x");
@@ -73,6 +82,38 @@ test("canonical keys: unchanged without order and count; the defaults spelt out 
   ];
   assert.is(new Set(keys).size, keys.length, keys.join("\n"));
   assert.is(new Set(keys.map((k) => tagDigest(seed, k))).size, keys.length);
+});
+
+test("searchDigest and statementsDigest are tagDigest of searchKey and statementsKey, on seeded random parameters", () => {
+  const rng = new Rng(20261126);
+  const text = () => {
+    let s = "";
+    const n = rng.range(0, 30);
+    for (let i = 0; i < n; i++) s += String.fromCharCode(rng.pick([rng.range(0x20, 0x7e), rng.range(0, 0xffff), 0x7c]));
+    return s;
+  };
+  const maybe = <T>(value: () => T): T | undefined => (rng.chance(0.5) ? undefined : value());
+  for (let round = 0; round < 3000; round++) {
+    const roundSeed = tagSeed(`content ${round % 7}`, "secret:x");
+    const search: SearchParams = {
+      q: text(),
+      type: maybe(() => rng.pick(["0", "3", "7"] as const)),
+      limit: maybe(() => rng.range(1, 1000)),
+      cursor: maybe(text),
+      order: maybe(() => rng.pick(["name", "score"] as const)),
+      count: maybe(() => rng.pick([true, false])),
+    };
+    assert.is(searchDigest(roundSeed, search, 20), tagDigest(roundSeed, searchKey(search, 20)));
+    const statements: StatementsParams = {
+      subjectEntityId: maybe(text),
+      predicateEntityId: maybe(text),
+      objectEntityId: maybe(text),
+      limit: maybe(() => rng.range(1, 1000)),
+      cursor: maybe(text),
+      count: maybe(() => rng.pick([true, false])),
+    };
+    assert.is(statementsDigest(roundSeed, statements, 50), tagDigest(roundSeed, statementsKey(statements, 50)));
+  }
 });
 
 test.run();
