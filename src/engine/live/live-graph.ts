@@ -66,6 +66,8 @@ import {
   lastSearchPage,
   lastStatementsPage,
   searchHint,
+  UNSEALED_MORE,
+  unsealedRead,
 } from "../graph.js";
 import { MAX_SCORE, SEARCH_MAX_LIMIT, STATEMENTS_MAX_LIMIT } from "../limits.js";
 import { quote } from "../quote.js";
@@ -97,8 +99,10 @@ import {
   mergeSorted,
   type Order,
   ORDERS,
+  inPrefix,
   prefixRange,
   seekAfter,
+  seekPrefix,
   statementKey,
 } from "./sorted-delta.js";
 
@@ -729,11 +733,6 @@ export class LiveGraph implements ReadGraph {
     return this.#base.getEntity(id);
   }
 
-  /** Whether an entity with this id is there now (no object made). */
-  private exists(id: string): boolean {
-    return this.#entities.has(id) || (!this.#hiddenEntities.has(id) && this.#parts.dictionary.idOf(id) >= 0);
-  }
-
   /** The statement with this fingerprint now, or undefined. */
   private currentStatement(fp: string): DeltaStatement | undefined {
     const mine = this.#statements.get(fp);
@@ -1095,19 +1094,8 @@ export class LiveGraph implements ReadGraph {
     // first component of a tombstone only when no base statement names it: the base finds none.)
     if (prefix.length > 0 && !this.#firstKeys[order].mayHave(prefix[0]!)) return this.patchedBasePage(params);
     const tag = queryTag(["statements", s ?? "", p ?? "", o ?? ""]);
-    // An id that names no entity now is not an error: nothing can match it.
-    for (const id of [s, p, o]) {
-      if (id !== undefined && !this.exists(id)) {
-        if (cursor !== undefined) this.#cursors.decode(cursor, ENDPOINT_STATEMENTS, tag);
-        return count ? { items: [], nextCursor: null, total: 0 } : { items: [], nextCursor: null };
-      }
-    }
     const list = this.#statementLists[order];
-    const [lo, hi] = prefixRange(list, order, prefix);
     const hiddenList = this.#hiddenLists[order];
-    const [hlo, hhi] = prefixRange(hiddenList, order, prefix);
-    // Nothing of the delta touches these filters: the base's page (and total), its names brought up to date.
-    if (lo === hi && hlo === hhi) return this.patchedBasePage(params);
     let after: [string, string, string, string] | undefined;
     if (cursor !== undefined) {
       const content = this.#cursors.decode(cursor, ENDPOINT_STATEMENTS, tag);
@@ -1116,48 +1104,113 @@ export class LiveGraph implements ReadGraph {
     }
     const afterKey =
       after === undefined ? undefined : statementKey(order, { s: after[0], p: after[1], o: after[2], fp: after[3] });
-    let m = afterKey === undefined ? lo : seekAfter(list, order, afterKey, lo, hi);
+    // The first delta item and the first tombstone after the key (the key starts with the prefix, so
+    // one binary search each); whether an index holds an item of the range is one comparison.
+    // (An id that names no entity now needs no check: the base has no statement naming it that is
+    // not tombstoned, and the delta none.)
+    let m = afterKey === undefined ? seekPrefix(list, order, prefix) : seekAfter(list, order, afterKey, 0, list.length);
+    const h0 =
+      afterKey === undefined
+        ? seekPrefix(hiddenList, order, prefix)
+        : seekAfter(hiddenList, order, afterKey, 0, hiddenList.length);
+    const inRange = (i: number) => inPrefix(list, order, prefix, i);
+    const filters = { subjectEntityId: s, predicateEntityId: p, objectEntityId: o };
+    /** The walk's total: the base's, less its tombstones in the range, plus the delta's range. */
+    const totalNow = (baseTotal: number) => {
+      const [lo, hi] = prefixRange(list, order, prefix);
+      const [hlo, hhi] = prefixRange(hiddenList, order, prefix);
+      return baseTotal - (hhi - hlo) + (hi - lo);
+    };
+    // The base's page from the key (the cursor as given: a base-issued one resumes at its hint), one
+    // item longer when a tombstone lies ahead (that item says whether the page is the last). Each
+    // branch: the delta changes nothing of the page (it is the answer, a delta item or tombstone
+    // only after its last item), or the page starts the merge below.
+    const hiddenAhead = inPrefix(hiddenList, order, prefix, h0);
+    const firstParams = { ...filters, limit, cursor, count };
+    // Each branch: the base's page may be the answer, cursor and all; or this graph seals its own
+    // cursor (the base's is not sealed: UNSEALED_MORE says a next page exists).
+    let first: Page<Statement>;
+    if (!hiddenAhead) first = this.#base.statements(firstParams);
+    else {
+      firstParams.limit = Math.min(STATEMENTS_MAX_LIMIT, limit + 1);
+      first = unsealedRead(this.#base, () => this.#base.statements(firstParams));
+    }
+    this.patchNames(first.items);
+    {
+      const got = first.items;
+      const k = got.length;
+      const deltaAhead = inRange(m);
+      // With no tombstone ahead, the base's page is the page when no delta item comes before its last
+      // (or, on the base's last page, none is left at all).
+      if (
+        !hiddenAhead &&
+        (!deltaAhead || (first.nextCursor !== null && compareItem(order, got[k - 1]!, list[m]!) < 0))
+      ) {
+        if (count) first.total = totalNow(first.total!);
+        return first;
+      }
+      // With one: the page is the first `limit` items when no tombstone is among the items read and
+      // no delta item comes before the page's last (the extra item, if any, is the next page's).
+      if (
+        hiddenAhead &&
+        (k === 0 || compareItem(order, got[k - 1]!, hiddenList[h0]!) < 0) &&
+        (!deltaAhead || (k > limit && compareItem(order, got[limit - 1]!, list[m]!) < 0))
+      ) {
+        const items = k > limit ? got.slice(0, limit) : got;
+        const nextCursor = k > limit ? this.statementsCursor(tag, items[limit - 1]!) : null;
+        return count ? { items, nextCursor, total: totalNow(first.total!) } : { items, nextCursor };
+      }
+    }
     const want = limit + 1;
     const base: Statement[] = [];
     let b = 0;
-    let baseCursor =
-      after === undefined ? undefined : this.#cursors.encode(ENDPOINT_STATEMENTS, tag, 0, [...after, ""]);
+    let prefetched: Page<Statement> | undefined = first;
+    let baseCursor: string | undefined;
     let baseDone = false;
     /** The first tombstone of the range not before the base items read so far. */
-    let h = hlo;
+    let h = h0;
     let baseTotal: number | undefined;
     const out: Statement[] = [];
-    const filters = { subjectEntityId: s, predicateEntityId: p, objectEntityId: o };
     while (out.length < want) {
       if (b === base.length && !baseDone) {
         base.length = 0;
         b = 0;
-        // The page and a few more, for tombstones in the way (more come in another round).
-        const page = this.#base.statements({
-          ...filters,
-          limit: Math.min(STATEMENTS_MAX_LIMIT, want + Math.min(hhi - hlo, TOMBSTONE_SLACK)),
-          cursor: baseCursor,
-          count: count && baseTotal === undefined,
-        });
-        this.patchNames(page.items);
+        // The first round's page is the one read above; then the page and a few more, for
+        // tombstones in the way (more come in another round).
+        let page = prefetched;
+        prefetched = undefined;
+        if (page === undefined) {
+          page = this.#base.statements({
+            ...filters,
+            limit: Math.min(STATEMENTS_MAX_LIMIT, want + TOMBSTONE_SLACK),
+            cursor: baseCursor,
+            count: count && baseTotal === undefined,
+          });
+          this.patchNames(page.items);
+        }
         // The base's total comes with its first page read (a base page's total is its whole walk's).
         if (page.total !== undefined) baseTotal = page.total;
         // Each branch: with no tombstone in the range the page is kept as it is; else its items and
         // the range's tombstones (sorted alike) are walked together and the tombstoned left out (a
         // comparison or two an item, no hash of its fingerprint).
-        if (hlo === hhi) for (const item of page.items) base.push(item);
+        if (!hiddenAhead) for (const item of page.items) base.push(item);
         else
           for (const item of page.items) {
-            while (h < hhi && compareItem(order, item, hiddenList[h]!) > 0) h++;
-            if (h < hhi && hiddenList[h]!.fp === item.statementFingerprint) continue;
+            // A tombstone past the range compares after every item of it: the walk stops there.
+            while (h < hiddenList.length && compareItem(order, item, hiddenList[h]!) > 0) h++;
+            if (h < hiddenList.length && hiddenList[h]!.fp === item.statementFingerprint) continue;
             base.push(item);
           }
-        baseCursor = page.nextCursor ?? undefined;
+        // Each branch: the base's last page; a next one from the base's cursor; or (an unsealed
+        // page) from a cursor of its last item's key, sealed here.
+        if (page.nextCursor === null) baseCursor = undefined;
+        else if (page.nextCursor !== UNSEALED_MORE) baseCursor = page.nextCursor;
+        else baseCursor = this.statementsCursor(tag, page.items[page.items.length - 1]!);
         baseDone = baseCursor === undefined;
         continue;
       }
       const x = base[b];
-      const y = m < hi ? list[m] : undefined;
+      const y = inRange(m) ? list[m] : undefined;
       if (x === undefined && y === undefined) break;
       if (y === undefined || (x !== undefined && compareItem(order, x, y) < 0)) {
         out.push(x!);
@@ -1171,21 +1224,21 @@ export class LiveGraph implements ReadGraph {
     // Base items' names were brought up to date as read; the delta's are current.
     const items = out.slice(0, n);
     let nextCursor: string | null = null;
-    if (out.length > limit) {
-      const last = items[n - 1]!;
-      nextCursor = this.#cursors.encode(ENDPOINT_STATEMENTS, tag, 0, [
-        last.subjectEntityId,
-        last.predicateEntityId,
-        last.objectEntityId,
-        last.statementFingerprint,
-        "",
-      ]);
-    }
+    if (out.length > limit) nextCursor = this.statementsCursor(tag, items[n - 1]!);
     if (!count) return { items, nextCursor };
-    // The walk's total: the base's, less its tombstones in the range, plus the delta's range.
-    // Each branch: counted with a page read, or (no page read) asked now.
-    baseTotal ??= this.#base.statements({ ...filters, limit: 1, count: true }).total!;
-    return { items, nextCursor, total: baseTotal - (hhi - hlo) + (hi - lo) };
+    // The walk's total: the base's (read with the first page), less its tombstones in the range, plus the delta's range.
+    return { items, nextCursor, total: totalNow(baseTotal!) };
+  }
+
+  /** A statements cursor after `last` (its key, no position hint: followable across batches and bases). */
+  private statementsCursor(tag: ReturnType<typeof queryTag>, last: Statement): string {
+    return this.#cursors.encode(ENDPOINT_STATEMENTS, tag, 0, [
+      last.subjectEntityId,
+      last.predicateEntityId,
+      last.objectEntityId,
+      last.statementFingerprint,
+      "",
+    ]);
   }
 
   /** The base's page for `params`, its items' names of replaced entities brought up to date. */
@@ -1215,21 +1268,22 @@ export class LiveGraph implements ReadGraph {
   }
 
   /** The rawIdentifier of an entity there now (a statement's): the delta's, else the base's. */
-  private rawOf(id: string): string {
-    const mine = this.#entities.get(id);
-    if (mine !== undefined) return mine.rawIdentifier;
-    return this.#parts.entities.rawIdentifier(this.#parts.dictionary.idOf(id));
+  private rawOf(id: string, d: number): string {
+    const replaced = this.#replacedBase;
+    // Each branch: a base entity not replaced (by its dense id: no look-up by entityId), or the delta's.
+    if (d >= 0 && (replaced === undefined || replaced[d] !== 1)) return this.#parts.entities.rawIdentifier(d);
+    return this.#entities.get(id)!.rawIdentifier;
   }
 
   private statementItem(st: DeltaStatement): Statement {
     return {
       statementFingerprint: st.fp,
       subjectEntityId: st.s,
-      subjectRawIdentifier: this.rawOf(st.s),
+      subjectRawIdentifier: this.rawOf(st.s, st.sd),
       predicateEntityId: st.p,
-      predicateRawIdentifier: this.rawOf(st.p),
+      predicateRawIdentifier: this.rawOf(st.p, st.pd),
       objectEntityId: st.o,
-      objectRawIdentifier: this.rawOf(st.o),
+      objectRawIdentifier: this.rawOf(st.o, st.od),
     };
   }
 
