@@ -20,10 +20,15 @@
  *    3-grams, gram-index.ts, and kept by a bounded insertion, not sorted whole), by tier.
  *  - statements: the base's pages for the same filters, less the tombstoned statements, and the
  *    delta's range for the filters (every filter shape is a prefix of its order's key).
- * When the delta has nothing for a query (no delta item and no tombstone matches it; for statements
- * a bitmap of the first key components, key-filter.ts, says so without a search), the base's page is
- * the answer as it is (raw identifiers of replaced entities patched): a read then costs what a base
- * read costs plus the check.
+ * The base's page from the key is read first (one item longer, its cursor not sealed, when a
+ * tombstone may lie ahead: graph.ts unsealedRead), and it is the answer as it is (raw identifiers of
+ * replaced entities patched) when no delta item comes before its last item and none of its items is
+ * tombstoned: a read then costs a base read plus O(log D) (statements: one binary search per delta
+ * list from the key; search order "name": the delta's first page after the key, exact and prefix
+ * matches from the list by folded identifier, infix ones from the rarest gram's sorted posting
+ * list, and the page's dense ids against the tombstone bitmap). Otherwise that page is the merge's
+ * first round. When no delta statement or tombstone starts with a statements query's first filter
+ * (a bitmap of the first key components, key-filter.ts), the base's page is the answer unchecked.
  *
  * Scores (order=score): an entity's score is the one its line gave, else its count of statements
  * now: the base's count plus what the delta's statements add and take (by dense id for base
@@ -87,7 +92,7 @@ import type {
 } from "../types.js";
 import { checkSearchParams, checkStatementsParams } from "../validate.js";
 import { BaseFingerprints } from "./base-fingerprints.js";
-import { GramIndex } from "./gram-index.js";
+import { GRAM, GramIndex } from "./gram-index.js";
 import { KeyFilter } from "./key-filter.js";
 import { type ChangeBatch, type LiveEntityInput, parseChangeBatch } from "./change-batch.js";
 import type { ReadGraph } from "../read-graph.js";
@@ -831,8 +836,6 @@ export class LiveGraph implements ReadGraph {
     const fq = this.#fold(q);
     const typeName = params.type;
     // The tombstoned base entities that match: what the base's pages hold that must be skipped.
-    const hidden = this.#hiddenGrams.candidates(fq);
-    const hiddenMatches = countMatches(hidden.items, hidden.check, fq, typeName);
     const tag = queryTag(this.searchTagParts(q, type, order));
     // The cursor's key, read when first needed (a read that the base answers alone leaves it to the base).
     let after: SearchItem | undefined;
@@ -882,36 +885,97 @@ export class LiveGraph implements ReadGraph {
       }
       insertSorted(found, { tier: probe.tier, score, folded: x.folded, entity }, compare);
     };
-    const delta = this.#entityGrams.candidates(fq);
     let deltaMatches = 0;
-    for (const x of delta.items)
-      if (matches(x, delta.check, fq, typeName)) {
-        deltaMatches++;
-        select(x, x, byScore ? (x.score ?? this.countNow(x.entityId, x.baseId)) : 0);
-      }
     let rescoredMatches = 0;
+    let hiddenMatches = 0;
     const rescored = byScore ? this.rescored() : undefined;
-    if (rescored !== undefined && rescored.byId.size > 0) {
-      const moved = rescored.grams.candidates(fq);
-      for (const r of moved.items)
-        if (matches(r, moved.check, fq, typeName)) {
-          rescoredMatches++;
-          select(r, r.entity, this.countNow(r.entityId, r.baseId));
+    // Each branch: order "score" scans the delta's candidates (a page's worth by score needs them
+    // all); order "name" walks them in order from the key and stops after a page, and counts them
+    // only for a total.
+    if (byScore) {
+      const delta = this.#entityGrams.candidates(fq);
+      for (const x of delta.items)
+        if (matches(x, delta.check, fq, typeName)) {
+          deltaMatches++;
+          select(x, x, x.score ?? this.countNow(x.entityId, x.baseId));
         }
-    }
+      if (rescored !== undefined && rescored.byId.size > 0) {
+        const moved = rescored.grams.candidates(fq);
+        for (const r of moved.items)
+          if (matches(r, moved.check, fq, typeName)) {
+            rescoredMatches++;
+            select(r, r.entity, this.countNow(r.entityId, r.baseId));
+          }
+      }
+    } else this.deltaByName(fq, typeName, keyAfter(), want, found);
+    // The tombstoned base entities that match: what the base's pages hold that must be left out
+    // (under order "name", told by the bitmap as the base's items come; counted for a total).
+    if (byScore || count) hiddenMatches = countMatches(this.#hiddenGrams.candidates(fq), fq, typeName);
+    if (!byScore && count) deltaMatches = countMatches(this.#entityGrams.candidates(fq), fq, typeName);
     const skipped = hiddenMatches + rescoredMatches;
     // How far the base's stream may be out of order: under order "score", base entities whose counted
     // score the delta moved a little are read where the base puts them and placed by their score now.
     const raise = byScore ? this.#maxRaise : 0;
     const drop = byScore ? this.#maxDrop : 0;
     // Nothing of the delta touches this query: the base's page is the answer (its total too).
-    if (deltaMatches === 0 && skipped === 0 && raise === 0 && drop === 0) return this.#base.search(params);
+    if (byScore && deltaMatches === 0 && skipped === 0 && raise === 0 && drop === 0) return this.#base.search(params);
     // The delta has nothing from the key on, and the base's stream needs nothing left out or put
     // right: the base's page is the rest of the walk (its total less nothing, plus the delta's).
-    if (found.length === 0 && skipped === 0 && raise === 0 && drop === 0) {
+    if (byScore && found.length === 0 && skipped === 0 && raise === 0 && drop === 0) {
       const page = this.#base.search(params);
       if (page.total !== undefined) page.total += deltaMatches;
       return page;
+    }
+    /** Under order "name", the base's page read first (the answer, or the merge's first round). */
+    let prefetched: Page<Entity> | undefined;
+    const hiddenBase = this.#hiddenBase;
+    if (!byScore) {
+      // The base's page from the key (the cursor as given: its hint resumes a base-issued key); when
+      // some base entity is tombstoned, one item longer (that item says whether the page is the
+      // last) and its cursor not sealed (UNSEALED_MORE says a next page exists): this graph seals
+      // its own.
+      const firstParams = { q, type: params.type, order, limit, cursor, count };
+      if (hiddenBase === undefined) prefetched = this.#base.search(firstParams);
+      else {
+        firstParams.limit = Math.min(SEARCH_MAX_LIMIT, limit + 1);
+        prefetched = unsealedRead(this.#base, () => this.#base.search(firstParams));
+      }
+      const got = prefetched.items;
+      const k = got.length;
+      const keys = lastSearchPage(this.#base);
+      const keyOf = (i: number): SearchItem => {
+        const e = got[i]!;
+        return { tier: keys.tiers[i]!, score: 0, folded: this.#fold(e.rawIdentifier), entity: e };
+      };
+      const totalNow = (baseTotal: number) => baseTotal - hiddenMatches + deltaMatches;
+      const firstDelta = found[0];
+      // No base entity tombstoned: the base's page, cursor and all, is the page when no delta item
+      // comes before its last (or, on the base's last page, none is left at all).
+      if (
+        hiddenBase === undefined &&
+        (firstDelta === undefined || (prefetched.nextCursor !== null && compareByName(keyOf(k - 1), firstDelta) < 0))
+      ) {
+        if (count) prefetched.total = totalNow(prefetched.total!);
+        return prefetched;
+      }
+      // Some: the page is the first `limit` items when none of the items read is tombstoned and no
+      // delta item comes before the page's last (the extra item, if any, is the next page's).
+      if (
+        hiddenBase !== undefined &&
+        noneMarked(hiddenBase, keys.ids, k) &&
+        (firstDelta === undefined || (k > limit && compareByName(keyOf(limit - 1), firstDelta) < 0))
+      ) {
+        const items = k > limit ? got.slice(0, limit) : got;
+        const nextCursor =
+          k > limit
+            ? this.#cursors.encode(ENDPOINT_SEARCH, tag, keys.tiers[limit - 1]!, [
+                items[limit - 1]!.rawIdentifier,
+                items[limit - 1]!.entityId,
+                searchHint(this.#base, keys.ranks[limit - 1]!),
+              ])
+            : null;
+        return count ? { items, nextCursor, total: totalNow(prefetched.total!) } : { items, nextCursor };
+      }
     }
     keyAfter();
     let m = 0;
@@ -947,7 +1011,9 @@ export class LiveGraph implements ReadGraph {
      * plus `raise` (what it or anything after it in the base's order can reach now).
      */
     let bound: SearchItem | undefined;
-    let pageLimit = want + Math.min(skipped, TOMBSTONE_SLACK);
+    // Tombstones in the way: counted under order "score"; under "name", any base entity tombstoned.
+    let pageLimit =
+      want + (byScore ? Math.min(skipped, TOMBSTONE_SLACK) : hiddenBase === undefined ? 0 : TOMBSTONE_SLACK);
     /**
      * Whether the base's stream is in the order now (no score moved within it): its items then come
      * sorted and after the key, and one is folded (its key made) only when it meets a delta item
@@ -993,15 +1059,19 @@ export class LiveGraph implements ReadGraph {
         }
         continue;
       }
-      // The page and a few more, for tombstones in the way; each further round asks twice as many.
-      const page = this.#base.search({
-        q,
-        type: params.type,
-        order,
-        limit: Math.min(SEARCH_MAX_LIMIT, pageLimit),
-        cursor: baseCursor,
-        count: count && baseTotal === undefined,
-      });
+      // The first round's page is the one read above (order "name"); then the page and a few more,
+      // for tombstones in the way; each further round asks twice as many.
+      const page =
+        prefetched ??
+        this.#base.search({
+          q,
+          type: params.type,
+          order,
+          limit: Math.min(SEARCH_MAX_LIMIT, pageLimit),
+          cursor: baseCursor,
+          count: count && baseTotal === undefined,
+        });
+      prefetched = undefined;
       // The base's total comes with its first page read (a base page's total is its whole walk's).
       if (page.total !== undefined) baseTotal = page.total;
       pageLimit *= 2;
@@ -1014,7 +1084,6 @@ export class LiveGraph implements ReadGraph {
       const keys = lastSearchPage(this.#base);
       const ids = keys.ids;
       const tiers = keys.tiers;
-      const hiddenBase = this.#hiddenBase;
       if (inOrder) {
         const items = page.items;
         for (let k = 0; k < items.length; k++) {
@@ -1024,11 +1093,22 @@ export class LiveGraph implements ReadGraph {
           const item: SearchItem = { tier: UNKEYED, score: byScore ? scores.at(d) : 0, folded: "", entity: e };
           if (!byScore) item.rank = keys.ranks[k]!;
           if (k === items.length - 1) bound = keyed(item);
-          if (hiddenMatches > 0 && hiddenBase![d] === 1) continue;
+          if (hiddenBase !== undefined && hiddenBase[d] === 1) continue;
           if (rescoredMatches > 0 && rescoredById!.has(d)) continue;
           pending.push(item);
         }
-        baseCursor = page.nextCursor ?? undefined;
+        // Each branch: the base's last page; a next one from the base's cursor; or (an unsealed
+        // page) from a cursor of its last item's key, sealed here with the base's hint.
+        if (page.nextCursor === null) baseCursor = undefined;
+        else if (page.nextCursor !== UNSEALED_MORE) baseCursor = page.nextCursor;
+        else {
+          const last = items.length - 1;
+          baseCursor = this.#cursors.encode(ENDPOINT_SEARCH, tag, tiers[last]!, [
+            items[last]!.rawIdentifier,
+            items[last]!.entityId,
+            searchHint(this.#base, keys.ranks[last]!),
+          ]);
+        }
         baseDone = baseCursor === undefined;
         continue;
       }
@@ -1046,7 +1126,7 @@ export class LiveGraph implements ReadGraph {
         }
         bound = { tier, score: score + raise, folded, entity: e };
         // Each check only when some entity of its kind matches the query (a look-up per item otherwise).
-        if (hiddenMatches > 0 && hiddenBase![d] === 1) continue;
+        if (hiddenBase !== undefined && hiddenBase[d] === 1) continue;
         if (rescoredMatches > 0 && rescoredById!.has(d)) continue;
         const item: SearchItem = { tier, score: now, folded, entity: e };
         if (after !== undefined && compare(item, after) <= 0) continue;
@@ -1072,6 +1152,59 @@ export class LiveGraph implements ReadGraph {
     // Each branch: counted with a page read, or (no page read) asked now.
     baseTotal ??= this.#base.search({ q, type: params.type, limit: 1, count: true }).total!;
     return { items, nextCursor, total: baseTotal - hiddenMatches + deltaMatches };
+  }
+
+  /**
+   * Under order "name": the delta's first `want` matches of `fq` (and `type`) after the key
+   * `after`, in the contract's order, into `out`. Exact and prefix matches are one range of the
+   * delta's list by folded identifier (exact first: the shortest), found by a binary search; infix
+   * matches are walked in the same order in the rarest gram's sorted posting list from the key,
+   * checked one by one, until the page is full: O(log D + what is walked), not O(candidates).
+   */
+  private deltaByName(
+    fq: string,
+    type: EntityType | undefined,
+    after: SearchItem | undefined,
+    want: number,
+    out: SearchItem[],
+  ): void {
+    const list = this.#entityList;
+    // Each branch: a key in tier 2 passed the first two tiers; else they are walked from the key
+    // (or their start, the first folded identifier at or above fq).
+    if (after === undefined || after.tier <= TIER_PREFIX) {
+      let i =
+        after === undefined
+          ? seekEntity(list, fq, "", true)
+          : seekEntity(list, after.folded, after.entity.entityId, false);
+      for (; i < list.length && out.length < want; i++) {
+        const e = list[i]!;
+        // Past the range of identifiers that start with fq: no more of the first two tiers.
+        if (!e.folded.startsWith(fq)) break;
+        if (type !== undefined && e.type !== type) continue;
+        out.push({
+          tier: e.folded.length === fq.length ? TIER_EXACT : TIER_PREFIX,
+          score: 0,
+          folded: e.folded,
+          entity: e,
+        });
+      }
+    }
+    if (out.length >= want) return;
+    // Each branch: a query of a gram or more walks its rarest gram's posting list; a shorter one every delta entity.
+    const { items, check } =
+      fq.length >= GRAM ? this.#entityGrams.sortedCandidates(fq, compareEntities) : { items: list, check: true };
+    let j =
+      after !== undefined && after.tier === TIER_INFIX
+        ? seekEntity(items, after.folded, after.entity.entityId, false)
+        : 0;
+    for (; j < items.length && out.length < want; j++) {
+      const e = items[j]!;
+      // Each check: the type asked, fq inside (unless the list holds only such), and not a prefix (tiers 0-1 above).
+      if (type !== undefined && e.type !== type) continue;
+      if (check && !e.folded.includes(fq)) continue;
+      if (e.folded.startsWith(fq)) continue;
+      out.push({ tier: TIER_INFIX, score: 0, folded: e.folded, entity: e });
+    }
   }
 
   /**
@@ -1436,16 +1569,40 @@ function matches(x: { folded: string; type: EntityType }, check: boolean, fq: st
   return (type === undefined || x.type === type) && (!check || x.folded.includes(fq));
 }
 
-/** How many of `items` match (see `matches`). */
+/**
+ * How many of a gram index's candidates (see `matches`) match: the posting set's size when every
+ * item of it does (a query of one gram, no type), else one check an item.
+ */
 function countMatches(
-  items: Iterable<{ folded: string; type: EntityType }>,
-  check: boolean,
+  candidates: { items: Iterable<{ folded: string; type: EntityType }>; check: boolean },
   fq: string,
   type: EntityType | undefined,
 ): number {
+  const { items, check } = candidates;
+  if (!check && type === undefined && items instanceof Set) return items.size;
   let n = 0;
   for (const x of items) if (matches(x, check, fq, type)) n++;
   return n;
+}
+
+/** Whether none of the first `n` dense ids of `ids` is marked (1) in `marks`. */
+function noneMarked(marks: Uint8Array, ids: ArrayLike<number>, n: number): boolean {
+  for (let i = 0; i < n; i++) if (marks[ids[i]!] === 1) return false;
+  return true;
+}
+
+/** The first index of `list` (sorted by folded identifier, then entityId) whose key is above (folded, entityId), or at/above when `inclusive`. */
+function seekEntity(list: readonly DeltaEntity[], folded: string, entityId: string, inclusive: boolean): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const e = list[mid]!;
+    const c = cmp(e.folded, folded) || cmp(e.entityId, entityId);
+    if (c < 0 || (c === 0 && !inclusive)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** Puts `item` into `list` (ascending in `compare`), after its equals; the common case, at the end, costs one comparison. */
