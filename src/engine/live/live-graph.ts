@@ -263,8 +263,12 @@ export class LiveGraph implements ReadGraph {
   /** Base statements deleted, by fingerprint and in each order. */
   #hiddenStatements = new Map<string, DeltaStatement>();
   #hiddenLists: Record<Order, DeltaStatement[]> = { SPO: [], POS: [], OSP: [] };
-  /** Per order, the first key components of its delta statements and tombstones (a quick "none"). */
+  /**
+   * Per order, the first key components of its delta statements, and of its tombstones (a quick
+   * "none" for each list: a query skips the binary search of a list that has nothing for it).
+   */
   #firstKeys: Record<Order, KeyFilter> = { SPO: new KeyFilter(), POS: new KeyFilter(), OSP: new KeyFilter() };
+  #firstHiddenKeys: Record<Order, KeyFilter> = { SPO: new KeyFilter(), POS: new KeyFilter(), OSP: new KeyFilter() };
 
   constructor(base: Graph, options: LiveGraphOptions = {}) {
     // A secret of our own when none is given: the base must share it, and a Graph's default is not readable.
@@ -569,8 +573,8 @@ export class LiveGraph implements ReadGraph {
         this.adjustCounts(st, 1);
       }
     }
-    for (const st of addedStatements) this.noteFirstKeys(st);
-    for (const st of hidden) this.noteFirstKeys(st);
+    for (const st of addedStatements) noteFirstKeys(this.#firstKeys, st);
+    for (const st of hidden) noteFirstKeys(this.#firstHiddenKeys, st);
     for (const order of ORDERS) {
       const compare = compareStatements(order);
       this.#statementLists[order] = mergeSorted(
@@ -593,13 +597,6 @@ export class LiveGraph implements ReadGraph {
     }
     this.#sequence = prepared.sequence;
     return prepared.result;
-  }
-
-  /** Enters a delta statement's (or tombstone's) first key component of each order. */
-  private noteFirstKeys(st: DeltaStatement): void {
-    this.#firstKeys.SPO.add(st.s);
-    this.#firstKeys.POS.add(st.p);
-    this.#firstKeys.OSP.add(st.o);
   }
 
   /** Counts `sign` (1 or -1) for each entity a statement names, each once. */
@@ -1225,10 +1222,14 @@ export class LiveGraph implements ReadGraph {
     // No delta statement or tombstone of this order starts with the first filter: the base's page
     // (and total) as it is, names brought up to date. (An id that names no entity now is not the
     // first component of a tombstone only when no base statement names it: the base finds none.)
-    if (prefix.length > 0 && !this.#firstKeys[order].mayHave(prefix[0]!)) return this.patchedBasePage(params);
+    // Each list may have something for the query: always without a filter; else as its key filter says.
+    const puts = prefix.length === 0 || this.#firstKeys[order].mayHave(prefix[0]!);
+    const tombstones = prefix.length === 0 || this.#firstHiddenKeys[order].mayHave(prefix[0]!);
+    if (!puts && !tombstones) return this.patchedBasePage(params);
     const tag = queryTag(["statements", s ?? "", p ?? "", o ?? ""]);
-    const list = this.#statementLists[order];
-    const hiddenList = this.#hiddenLists[order];
+    // A list its key filter rules out is left out (as an empty one).
+    const list = puts ? this.#statementLists[order] : NO_STATEMENTS;
+    const hiddenList = tombstones ? this.#hiddenLists[order] : NO_STATEMENTS;
     let after: [string, string, string, string] | undefined;
     if (cursor !== undefined) {
       const content = this.#cursors.decode(cursor, ENDPOINT_STATEMENTS, tag);
@@ -1535,6 +1536,7 @@ export class LiveGraph implements ReadGraph {
     this.#hiddenStatements = next.#hiddenStatements;
     this.#hiddenLists = next.#hiddenLists;
     this.#firstKeys = next.#firstKeys;
+    this.#firstHiddenKeys = next.#firstHiddenKeys;
     this.#fold = next.#fold;
     this.#baseCounts = next.#baseCounts;
     this.#baseAdjust = next.#baseAdjust;
@@ -1546,6 +1548,16 @@ export class LiveGraph implements ReadGraph {
     this.#rescoredById = next.#rescoredById;
     this.#rescoredGrams = next.#rescoredGrams;
   }
+}
+
+/** An empty statement list (a delta list that a key filter rules out for a query). */
+const NO_STATEMENTS: readonly DeltaStatement[] = [];
+
+/** Enters a delta statement's (or tombstone's) first key component of each order into `filters`. */
+function noteFirstKeys(filters: Record<Order, KeyFilter>, st: DeltaStatement): void {
+  filters.SPO.add(st.s);
+  filters.POS.add(st.p);
+  filters.OSP.add(st.o);
 }
 
 function deltaEntity(e: LiveEntityInput, foldText: (s: string) => string, baseId: number): DeltaEntity {
