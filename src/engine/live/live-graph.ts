@@ -857,7 +857,17 @@ export class LiveGraph implements ReadGraph {
       };
       return after;
     };
-    const compare = byScore ? compareByScore : compareByName;
+    /** An item's folded identifier, folded on first need ("" until then: a match is never empty). */
+    const foldOf = (x: SearchItem): string => {
+      if (x.folded === "") x.folded = this.#fold(x.entity.rawIdentifier);
+      return x.folded;
+    };
+    // Under order "score" a base item's identifier is folded only when a comparison reaches it (a tie
+    // on tier and score): most of the items read ahead are placed by their scores alone.
+    const compare = byScore
+      ? (x: SearchItem, y: SearchItem) =>
+          x.tier - y.tier || y.score - x.score || cmp(foldOf(x), foldOf(y)) || cmp(x.entity.entityId, y.entity.entityId)
+      : compareByName;
     const want = limit + 1;
     // The delta's matches, in one pass over each candidate list (no copy of it): its entities, and
     // under order "score" the base entities whose score the delta's statements moved far (rescored:
@@ -1113,7 +1123,7 @@ export class LiveGraph implements ReadGraph {
       for (let k = 0; k < items.length; k++) {
         const e = items[k]!;
         const d = ids[k]!;
-        const folded = this.#fold(e.rawIdentifier);
+        const folded = "";
         const tier = tiers[k]!;
         let score = 0;
         let now = 0;
@@ -1646,11 +1656,6 @@ function tierOf(folded: string, fq: string): number {
 /** Search order "name": tier, folded identifier, entityId. */
 function compareByName(x: SearchItem, y: SearchItem): number {
   return x.tier - y.tier || cmp(x.folded, y.folded) || cmp(x.entity.entityId, y.entity.entityId);
-}
-
-/** Search order "score": tier, score highest first, folded identifier, entityId. */
-function compareByScore(x: SearchItem, y: SearchItem): number {
-  return x.tier - y.tier || y.score - x.score || cmp(x.folded, y.folded) || cmp(x.entity.entityId, y.entity.entityId);
 }
 
 /** A cursor's score part: decimal digits of a score (sealed by this service: damage is a bug). */
