@@ -30,8 +30,9 @@
  *   --delta: statement puts in the delta before the reads (default 100,000, in batches of 10,000).
  *   --cpu: reads timed in this process's CPU time (process.cpuUsage) instead of wall-clock time:
  *   on a loaded machine a wall-clock p99 is mostly the scheduler's.
- * The reads are paired: each query asked of the base and of the live graph one after the other
- * (which goes first alternating by round), so both see the same load. The engine's part of a batch
+ * The reads are paired: a query asked of the base and another of the live graph one after the
+ * other (which goes first alternating by pair), so both see the same load and neither finds the
+ * other's data in the CPU's caches. The engine's part of a batch
  * (prepare + commit, no log) is timed on a second live graph over the same base, in CPU time too.
  */
 
@@ -424,9 +425,11 @@ function cpuMs(f: () => unknown): number {
 }
 
 /**
- * Queries 0..n-1 asked of `a` and of `b` one right after the other, each round in a fresh random
- * order, which of the two goes first alternating by round; round 0 is a warm-up (JIT), not kept.
- * Returns the samples of each, in ms of `clock`.
+ * Queries 0..n-1 asked of `a` and of `b` in pairs, one right after the other (so both see the same
+ * load), each round in two fresh random orders: a pair asks two different queries, since a query
+ * asked right after the same one finds its data in the CPU's caches (about twice as fast at p50, on
+ * the same graph asked twice), and which of the two goes first alternates by pair; round 0 is a
+ * warm-up (JIT), not kept. Returns the samples of each, in ms of `clock`.
  */
 function timePaired(
   n: number,
@@ -438,27 +441,32 @@ function timePaired(
 ): [number[], number[]] {
   const as: number[] = [];
   const bs: number[] = [];
-  const order = Array.from({ length: n }, (_, i) => i);
-  for (let round = 0; round <= rounds; round++) {
+  const orderA = Array.from({ length: n }, (_, i) => i);
+  const orderB = Array.from({ length: n }, (_, i) => i);
+  const shuffle = (order: number[]) => {
     for (let i = order.length - 1; i > 0; i--) {
       const j = Math.floor(rand() * (i + 1));
       [order[i], order[j]] = [order[j]!, order[i]!];
     }
-    for (const i of order) {
-      const time = (f: (i: number) => unknown): number => {
-        const t = clock();
-        f(i);
-        return clock() - t;
-      };
-      // Each branch: the first of the pair alternates by round.
+  };
+  const time = (f: (i: number) => unknown, i: number): number => {
+    const t = clock();
+    f(i);
+    return clock() - t;
+  };
+  for (let round = 0; round <= rounds; round++) {
+    shuffle(orderA);
+    shuffle(orderB);
+    for (let k = 0; k < n; k++) {
+      // Each branch: the first of the pair alternates by pair.
       let ta: number;
       let tb: number;
-      if (round % 2 === 0) {
-        ta = time(a);
-        tb = time(b);
+      if (k % 2 === 0) {
+        ta = time(a, orderA[k]!);
+        tb = time(b, orderB[k]!);
       } else {
-        tb = time(b);
-        ta = time(a);
+        tb = time(b, orderB[k]!);
+        ta = time(a, orderA[k]!);
       }
       if (round === 0) continue;
       as.push(ta);

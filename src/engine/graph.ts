@@ -181,6 +181,10 @@ let replaceParts: (graph: Graph, parts: Partial<GraphParts>) => Graph;
 let readSearchPage: (graph: Graph) => SearchPageKeys;
 let readStatementsPage: (graph: Graph) => ArrayLike<number>;
 let readSearchHint: (graph: Graph, rank: number) => string;
+let readUnsealed: <T>(graph: Graph, read: () => T) => T;
+
+/** What an unsealed read (unsealedRead) gives as nextCursor when a next page exists. */
+export const UNSEALED_MORE = "";
 
 /**
  * An immutable graph of entities and statements, answering the two queries of the HTTP API.
@@ -213,6 +217,8 @@ export class Graph {
   private pageTiers: ArrayLike<number> = [];
   /** The search index ranks of the last order "name" search page's items (what its cursors' hints record). */
   private pageNameRanks: ArrayLike<number> = [];
+  /** Whether a page's nextCursor is sealed (false only inside unsealedRead: UNSEALED_MORE instead). */
+  private sealCursors = true;
   /** What a search page's listing appends to (rank-list.ts: reused, so a listing allocates nothing). */
   private readonly nameHits: SearchHits<RankList> = {
     ranks: new RankList(SEARCH_MAX_LIMIT + 1),
@@ -259,6 +265,14 @@ export class Graph {
     readSearchPage = (graph) => ({ ids: graph.pageIds, tiers: graph.pageTiers, ranks: graph.pageNameRanks });
     readSearchHint = (graph, rank) => graph.hint(rank);
     readStatementsPage = (graph) => graph.pageIds;
+    readUnsealed = (graph, read) => {
+      graph.sealCursors = false;
+      try {
+        return read();
+      } finally {
+        graph.sealCursors = true;
+      }
+    };
   }
 
   /** @internal Graphs come from GraphBuilder.build(), loadGraph() or openSnapshot(). */
@@ -493,7 +507,9 @@ export class Graph {
     const n = Math.min(limit, hits.ranks.length);
     const items = this.searchItems(ranks, n);
     let nextCursor: string | null = null;
-    if (hits.ranks.length > limit) {
+    // Each branch: a next page and a caller that reads the cursor (sealed), or only needs to know of one.
+    if (hits.ranks.length > limit && !this.sealCursors) nextCursor = UNSEALED_MORE;
+    else if (hits.ranks.length > limit) {
       const last = items[n - 1]!;
       nextCursor = this.cursors.encode(
         ENDPOINT_SEARCH,
@@ -625,7 +641,9 @@ export class Graph {
     const items: Statement[] = new Array(n);
     for (let k = 0; k < n; k++) items[k] = this.statementAt(k, ids[3 * k]!, ids[3 * k + 1]!, ids[3 * k + 2]!);
     let nextCursor: string | null = null;
-    if (end < hi) {
+    // Each branch: a next page and a caller that reads the cursor (sealed), or only needs to know of one.
+    if (end < hi && !this.sealCursors) nextCursor = UNSEALED_MORE;
+    else if (end < hi) {
       const last = items[items.length - 1]!;
       nextCursor = this.cursors.encode(ENDPOINT_STATEMENTS, tag, 0, [
         last.subjectEntityId,
@@ -904,6 +922,15 @@ export function lastSearchPage(graph: Graph): SearchPageKeys {
  */
 export function lastStatementsPage(graph: Graph): ArrayLike<number> {
   return readStatementsPage(graph);
+}
+
+/**
+ * `read` (a read of `graph`) with its page's nextCursor not sealed: UNSEALED_MORE when a next
+ * page exists, else null (package-internal: engine/internal.ts; the live graph, which seals its own
+ * cursor after merging, spares the base's HMAC).
+ */
+export function unsealedRead<T>(graph: Graph, read: () => T): T {
+  return readUnsealed(graph, read);
 }
 
 /**

@@ -21,6 +21,8 @@ export {
   lastStatementsPage,
   type SearchPageKeys,
   searchHint,
+  UNSEALED_MORE,
+  unsealedRead,
 } from "./graph.js";
 export {
   addParsedItem,

@@ -12,9 +12,15 @@
  * items of its rarest gram are the candidates, each checked with includes(). A shorter query gets
  * every item (the caller's scan). Adding or removing an item touches its distinct grams.
  *
- * Cost: a query O(grams of q + candidates); memory a Set entry per distinct gram per item (about
- * 25 for a 25-character identifier), so it is for deltas (thousands to a few hundred thousand
- * items), not for a base.
+ * For a walk in order (search order "name" needs only a page's worth after a key), a posting set is
+ * also kept as an array sorted by the caller's order, made on the first query that asks after the
+ * set changed (sortedCandidates): a read then binary-searches to its key and stops after a page.
+ *
+ * Cost: a query O(grams of q + candidates), or O(grams of q + log candidates + what it walks) in
+ * order (plus O(P log P) once for a posting set of P items changed since it was last sorted);
+ * memory a Set entry per distinct gram per item (about 25 for a 25-character identifier) and an
+ * array entry per sorted one, so it is for deltas (thousands to a few hundred thousand items), not
+ * for a base.
  *
  * Reference: E. Ukkonen, "Approximate string-matching with q-grams and maximal matches", TCS 1992
  * (q-gram filtering).
@@ -25,6 +31,8 @@ export const GRAM = 3;
 
 export class GramIndex<T extends { readonly folded: string }> {
   private readonly postings = new Map<string, Set<T>>();
+  /** Posting sets sorted by sortedCandidates' order, until the set changes. */
+  private readonly sorted = new Map<string, T[]>();
   readonly items = new Set<T>();
 
   get size(): number {
@@ -40,6 +48,7 @@ export class GramIndex<T extends { readonly folded: string }> {
         this.postings.set(g, set);
       }
       set.add(item);
+      this.sorted.delete(g);
     }
   }
 
@@ -49,6 +58,7 @@ export class GramIndex<T extends { readonly folded: string }> {
       const set = this.postings.get(g);
       if (set === undefined) continue;
       set.delete(item);
+      this.sorted.delete(g);
       if (set.size === 0) this.postings.delete(g);
     }
   }
@@ -69,6 +79,31 @@ export class GramIndex<T extends { readonly folded: string }> {
       if (rarest === undefined || set.size < rarest.size) rarest = set;
     }
     return { items: rarest!, check: fq.length !== GRAM };
+  }
+
+  /**
+   * As candidates, for a query of at least GRAM code units, with the rarest gram's posting set as an
+   * array sorted by `compare` (the same order on every call: it is kept until the set changes).
+   */
+  sortedCandidates(fq: string, compare: (x: T, y: T) => number): { items: readonly T[]; check: boolean } {
+    let rarest: string | undefined;
+    let size = 0;
+    for (let i = 0; i + GRAM <= fq.length; i++) {
+      const g = fq.slice(i, i + GRAM);
+      const set = this.postings.get(g);
+      // A gram no item has: nothing can match.
+      if (set === undefined) return { items: NONE, check: false };
+      if (rarest === undefined || set.size < size) {
+        rarest = g;
+        size = set.size;
+      }
+    }
+    let list = this.sorted.get(rarest!);
+    if (list === undefined) {
+      list = [...this.postings.get(rarest!)!].sort(compare);
+      this.sorted.set(rarest!, list);
+    }
+    return { items: list, check: fq.length !== GRAM };
   }
 
   /**

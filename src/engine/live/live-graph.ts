@@ -20,10 +20,15 @@
  *    3-grams, gram-index.ts, and kept by a bounded insertion, not sorted whole), by tier.
  *  - statements: the base's pages for the same filters, less the tombstoned statements, and the
  *    delta's range for the filters (every filter shape is a prefix of its order's key).
- * When the delta has nothing for a query (no delta item and no tombstone matches it; for statements
- * a bitmap of the first key components, key-filter.ts, says so without a search), the base's page is
- * the answer as it is (raw identifiers of replaced entities patched): a read then costs what a base
- * read costs plus the check.
+ * The base's page from the key is read first (one item longer, its cursor not sealed, when a
+ * tombstone may lie ahead: graph.ts unsealedRead), and it is the answer as it is (raw identifiers of
+ * replaced entities patched) when no delta item comes before its last item and none of its items is
+ * tombstoned: a read then costs a base read plus O(log D) (statements: one binary search per delta
+ * list from the key; search order "name": the delta's first page after the key, exact and prefix
+ * matches from the list by folded identifier, infix ones from the rarest gram's sorted posting
+ * list, and the page's dense ids against the tombstone bitmap). Otherwise that page is the merge's
+ * first round. When no delta statement or tombstone starts with a statements query's first filter
+ * (a bitmap of the first key components, key-filter.ts), the base's page is the answer unchecked.
  *
  * Scores (order=score): an entity's score is the one its line gave, else its count of statements
  * now: the base's count plus what the delta's statements add and take (by dense id for base
@@ -66,6 +71,8 @@ import {
   lastSearchPage,
   lastStatementsPage,
   searchHint,
+  UNSEALED_MORE,
+  unsealedRead,
 } from "../graph.js";
 import { MAX_SCORE, SEARCH_MAX_LIMIT, STATEMENTS_MAX_LIMIT } from "../limits.js";
 import { quote } from "../quote.js";
@@ -86,7 +93,7 @@ import type {
 } from "../types.js";
 import { checkSearchParams, checkStatementsParams } from "../validate.js";
 import { BaseFingerprints, type BaseFingerprintsState } from "./base-fingerprints.js";
-import { GramIndex } from "./gram-index.js";
+import { GRAM, GramIndex } from "./gram-index.js";
 import { KeyFilter } from "./key-filter.js";
 import { type ChangeBatch, type LiveEntityInput, type LiveStatementInput, parseChangeBatch } from "./change-batch.js";
 import type { ReadGraph } from "../read-graph.js";
@@ -98,8 +105,10 @@ import {
   mergeSorted,
   type Order,
   ORDERS,
+  inPrefix,
   prefixRange,
   seekAfter,
+  seekPrefix,
   statementKey,
 } from "./sorted-delta.js";
 
@@ -282,8 +291,12 @@ export class LiveGraph implements ReadGraph {
   /** Base statements deleted, by fingerprint and in each order. */
   #hiddenStatements = new Map<string, DeltaStatement>();
   #hiddenLists: Record<Order, DeltaStatement[]> = { SPO: [], POS: [], OSP: [] };
-  /** Per order, the first key components of its delta statements and tombstones (a quick "none"). */
+  /**
+   * Per order, the first key components of its delta statements, and of its tombstones (a quick
+   * "none" for each list: a query skips the binary search of a list that has nothing for it).
+   */
   #firstKeys: Record<Order, KeyFilter> = { SPO: new KeyFilter(), POS: new KeyFilter(), OSP: new KeyFilter() };
+  #firstHiddenKeys: Record<Order, KeyFilter> = { SPO: new KeyFilter(), POS: new KeyFilter(), OSP: new KeyFilter() };
 
   constructor(base: Graph, options: LiveGraphOptions = {}) {
     // A secret of our own when none is given: the base must share it, and a Graph's default is not readable.
@@ -608,8 +621,8 @@ export class LiveGraph implements ReadGraph {
         this.adjustCounts(st, 1);
       }
     }
-    for (const st of addedStatements) this.noteFirstKeys(st);
-    for (const st of hidden) this.noteFirstKeys(st);
+    for (const st of addedStatements) noteFirstKeys(this.#firstKeys, st);
+    for (const st of hidden) noteFirstKeys(this.#firstHiddenKeys, st);
     for (const order of ORDERS) {
       const compare = compareStatements(order);
       this.#statementLists[order] = mergeSorted(
@@ -632,13 +645,6 @@ export class LiveGraph implements ReadGraph {
     }
     this.#sequence = prepared.sequence;
     return prepared.result;
-  }
-
-  /** Enters a delta statement's (or tombstone's) first key component of each order. */
-  private noteFirstKeys(st: DeltaStatement): void {
-    this.#firstKeys.SPO.add(st.s);
-    this.#firstKeys.POS.add(st.p);
-    this.#firstKeys.OSP.add(st.o);
   }
 
   /** Counts `sign` (1 or -1) for each entity a statement names, each once. */
@@ -777,11 +783,6 @@ export class LiveGraph implements ReadGraph {
     return this.#base.getEntity(id);
   }
 
-  /** Whether an entity with this id is there now (no object made). */
-  private exists(id: string): boolean {
-    return this.#entities.has(id) || (!this.#hiddenEntities.has(id) && this.#parts.dictionary.idOf(id) >= 0);
-  }
-
   /** The statement with this fingerprint now, or undefined. */
   private currentStatement(fp: string): DeltaStatement | undefined {
     const mine = this.#statements.get(fp);
@@ -880,8 +881,6 @@ export class LiveGraph implements ReadGraph {
     const fq = this.#fold(q);
     const typeName = params.type;
     // The tombstoned base entities that match: what the base's pages hold that must be skipped.
-    const hidden = this.#hiddenGrams.candidates(fq);
-    const hiddenMatches = countMatches(hidden.items, hidden.check, fq, typeName);
     const tag = queryTag(this.searchTagParts(q, type, order));
     // The cursor's key, read when first needed (a read that the base answers alone leaves it to the base).
     let after: SearchItem | undefined;
@@ -906,7 +905,17 @@ export class LiveGraph implements ReadGraph {
       };
       return after;
     };
-    const compare = byScore ? compareByScore : compareByName;
+    /** An item's folded identifier, folded on first need ("" until then: a match is never empty). */
+    const foldOf = (x: SearchItem): string => {
+      if (x.folded === "") x.folded = this.#fold(x.entity.rawIdentifier);
+      return x.folded;
+    };
+    // Under order "score" a base item's identifier is folded only when a comparison reaches it (a tie
+    // on tier and score): most of the items read ahead are placed by their scores alone.
+    const compare = byScore
+      ? (x: SearchItem, y: SearchItem) =>
+          x.tier - y.tier || y.score - x.score || cmp(foldOf(x), foldOf(y)) || cmp(x.entity.entityId, y.entity.entityId)
+      : compareByName;
     const want = limit + 1;
     // The delta's matches, in one pass over each candidate list (no copy of it): its entities, and
     // under order "score" the base entities whose score the delta's statements moved far (rescored:
@@ -931,36 +940,97 @@ export class LiveGraph implements ReadGraph {
       }
       insertSorted(found, { tier: probe.tier, score, folded: x.folded, entity }, compare);
     };
-    const delta = this.#entityGrams.candidates(fq);
     let deltaMatches = 0;
-    for (const x of delta.items)
-      if (matches(x, delta.check, fq, typeName)) {
-        deltaMatches++;
-        select(x, x, byScore ? (x.score ?? this.countNow(x.entityId, x.baseId)) : 0);
-      }
     let rescoredMatches = 0;
+    let hiddenMatches = 0;
     const rescored = byScore ? this.rescored() : undefined;
-    if (rescored !== undefined && rescored.byId.size > 0) {
-      const moved = rescored.grams.candidates(fq);
-      for (const r of moved.items)
-        if (matches(r, moved.check, fq, typeName)) {
-          rescoredMatches++;
-          select(r, r.entity, this.countNow(r.entityId, r.baseId));
+    // Each branch: order "score" scans the delta's candidates (a page's worth by score needs them
+    // all); order "name" walks them in order from the key and stops after a page, and counts them
+    // only for a total.
+    if (byScore) {
+      const delta = this.#entityGrams.candidates(fq);
+      for (const x of delta.items)
+        if (matches(x, delta.check, fq, typeName)) {
+          deltaMatches++;
+          select(x, x, x.score ?? this.countNow(x.entityId, x.baseId));
         }
-    }
+      if (rescored !== undefined && rescored.byId.size > 0) {
+        const moved = rescored.grams.candidates(fq);
+        for (const r of moved.items)
+          if (matches(r, moved.check, fq, typeName)) {
+            rescoredMatches++;
+            select(r, r.entity, this.countNow(r.entityId, r.baseId));
+          }
+      }
+    } else this.deltaByName(fq, typeName, keyAfter(), want, found);
+    // The tombstoned base entities that match: what the base's pages hold that must be left out
+    // (under order "name", told by the bitmap as the base's items come; counted for a total).
+    if (byScore || count) hiddenMatches = countMatches(this.#hiddenGrams.candidates(fq), fq, typeName);
+    if (!byScore && count) deltaMatches = countMatches(this.#entityGrams.candidates(fq), fq, typeName);
     const skipped = hiddenMatches + rescoredMatches;
     // How far the base's stream may be out of order: under order "score", base entities whose counted
     // score the delta moved a little are read where the base puts them and placed by their score now.
     const raise = byScore ? this.#maxRaise : 0;
     const drop = byScore ? this.#maxDrop : 0;
     // Nothing of the delta touches this query: the base's page is the answer (its total too).
-    if (deltaMatches === 0 && skipped === 0 && raise === 0 && drop === 0) return this.#base.search(params);
+    if (byScore && deltaMatches === 0 && skipped === 0 && raise === 0 && drop === 0) return this.#base.search(params);
     // The delta has nothing from the key on, and the base's stream needs nothing left out or put
     // right: the base's page is the rest of the walk (its total less nothing, plus the delta's).
-    if (found.length === 0 && skipped === 0 && raise === 0 && drop === 0) {
+    if (byScore && found.length === 0 && skipped === 0 && raise === 0 && drop === 0) {
       const page = this.#base.search(params);
       if (page.total !== undefined) page.total += deltaMatches;
       return page;
+    }
+    /** Under order "name", the base's page read first (the answer, or the merge's first round). */
+    let prefetched: Page<Entity> | undefined;
+    const hiddenBase = this.#hiddenBase;
+    if (!byScore) {
+      // The base's page from the key (the cursor as given: its hint resumes a base-issued key); when
+      // some base entity is tombstoned, one item longer (that item says whether the page is the
+      // last) and its cursor not sealed (UNSEALED_MORE says a next page exists): this graph seals
+      // its own.
+      const firstParams = { q, type: params.type, order, limit, cursor, count };
+      if (hiddenBase === undefined) prefetched = this.#base.search(firstParams);
+      else {
+        firstParams.limit = Math.min(SEARCH_MAX_LIMIT, limit + 1);
+        prefetched = unsealedRead(this.#base, () => this.#base.search(firstParams));
+      }
+      const got = prefetched.items;
+      const k = got.length;
+      const keys = lastSearchPage(this.#base);
+      const keyOf = (i: number): SearchItem => {
+        const e = got[i]!;
+        return { tier: keys.tiers[i]!, score: 0, folded: this.#fold(e.rawIdentifier), entity: e };
+      };
+      const totalNow = (baseTotal: number) => baseTotal - hiddenMatches + deltaMatches;
+      const firstDelta = found[0];
+      // No base entity tombstoned: the base's page, cursor and all, is the page when no delta item
+      // comes before its last (or, on the base's last page, none is left at all).
+      if (
+        hiddenBase === undefined &&
+        (firstDelta === undefined || (prefetched.nextCursor !== null && compareByName(keyOf(k - 1), firstDelta) < 0))
+      ) {
+        if (count) prefetched.total = totalNow(prefetched.total!);
+        return prefetched;
+      }
+      // Some: the page is the first `limit` items when none of the items read is tombstoned and no
+      // delta item comes before the page's last (the extra item, if any, is the next page's).
+      if (
+        hiddenBase !== undefined &&
+        noneMarked(hiddenBase, keys.ids, k) &&
+        (firstDelta === undefined || (k > limit && compareByName(keyOf(limit - 1), firstDelta) < 0))
+      ) {
+        const items = k > limit ? got.slice(0, limit) : got;
+        const nextCursor =
+          k > limit
+            ? this.#cursors.encode(ENDPOINT_SEARCH, tag, keys.tiers[limit - 1]!, [
+                items[limit - 1]!.rawIdentifier,
+                items[limit - 1]!.entityId,
+                searchHint(this.#base, keys.ranks[limit - 1]!),
+              ])
+            : null;
+        return count ? { items, nextCursor, total: totalNow(prefetched.total!) } : { items, nextCursor };
+      }
     }
     keyAfter();
     let m = 0;
@@ -996,7 +1066,9 @@ export class LiveGraph implements ReadGraph {
      * plus `raise` (what it or anything after it in the base's order can reach now).
      */
     let bound: SearchItem | undefined;
-    let pageLimit = want + Math.min(skipped, TOMBSTONE_SLACK);
+    // Tombstones in the way: counted under order "score"; under "name", any base entity tombstoned.
+    let pageLimit =
+      want + (byScore ? Math.min(skipped, TOMBSTONE_SLACK) : hiddenBase === undefined ? 0 : TOMBSTONE_SLACK);
     /**
      * Whether the base's stream is in the order now (no score moved within it): its items then come
      * sorted and after the key, and one is folded (its key made) only when it meets a delta item
@@ -1042,15 +1114,19 @@ export class LiveGraph implements ReadGraph {
         }
         continue;
       }
-      // The page and a few more, for tombstones in the way; each further round asks twice as many.
-      const page = this.#base.search({
-        q,
-        type: params.type,
-        order,
-        limit: Math.min(SEARCH_MAX_LIMIT, pageLimit),
-        cursor: baseCursor,
-        count: count && baseTotal === undefined,
-      });
+      // The first round's page is the one read above (order "name"); then the page and a few more,
+      // for tombstones in the way; each further round asks twice as many.
+      const page =
+        prefetched ??
+        this.#base.search({
+          q,
+          type: params.type,
+          order,
+          limit: Math.min(SEARCH_MAX_LIMIT, pageLimit),
+          cursor: baseCursor,
+          count: count && baseTotal === undefined,
+        });
+      prefetched = undefined;
       // The base's total comes with its first page read (a base page's total is its whole walk's).
       if (page.total !== undefined) baseTotal = page.total;
       pageLimit *= 2;
@@ -1063,7 +1139,6 @@ export class LiveGraph implements ReadGraph {
       const keys = lastSearchPage(this.#base);
       const ids = keys.ids;
       const tiers = keys.tiers;
-      const hiddenBase = this.#hiddenBase;
       if (inOrder) {
         const items = page.items;
         for (let k = 0; k < items.length; k++) {
@@ -1073,11 +1148,22 @@ export class LiveGraph implements ReadGraph {
           const item: SearchItem = { tier: UNKEYED, score: byScore ? scores.at(d) : 0, folded: "", entity: e };
           if (!byScore) item.rank = keys.ranks[k]!;
           if (k === items.length - 1) bound = keyed(item);
-          if (hiddenMatches > 0 && hiddenBase![d] === 1) continue;
+          if (hiddenBase !== undefined && hiddenBase[d] === 1) continue;
           if (rescoredMatches > 0 && rescoredById!.has(d)) continue;
           pending.push(item);
         }
-        baseCursor = page.nextCursor ?? undefined;
+        // Each branch: the base's last page; a next one from the base's cursor; or (an unsealed
+        // page) from a cursor of its last item's key, sealed here with the base's hint.
+        if (page.nextCursor === null) baseCursor = undefined;
+        else if (page.nextCursor !== UNSEALED_MORE) baseCursor = page.nextCursor;
+        else {
+          const last = items.length - 1;
+          baseCursor = this.#cursors.encode(ENDPOINT_SEARCH, tag, tiers[last]!, [
+            items[last]!.rawIdentifier,
+            items[last]!.entityId,
+            searchHint(this.#base, keys.ranks[last]!),
+          ]);
+        }
         baseDone = baseCursor === undefined;
         continue;
       }
@@ -1085,7 +1171,7 @@ export class LiveGraph implements ReadGraph {
       for (let k = 0; k < items.length; k++) {
         const e = items[k]!;
         const d = ids[k]!;
-        const folded = this.#fold(e.rawIdentifier);
+        const folded = "";
         const tier = tiers[k]!;
         let score = 0;
         let now = 0;
@@ -1095,7 +1181,7 @@ export class LiveGraph implements ReadGraph {
         }
         bound = { tier, score: score + raise, folded, entity: e };
         // Each check only when some entity of its kind matches the query (a look-up per item otherwise).
-        if (hiddenMatches > 0 && hiddenBase![d] === 1) continue;
+        if (hiddenBase !== undefined && hiddenBase[d] === 1) continue;
         if (rescoredMatches > 0 && rescoredById!.has(d)) continue;
         const item: SearchItem = { tier, score: now, folded, entity: e };
         if (after !== undefined && compare(item, after) <= 0) continue;
@@ -1124,6 +1210,59 @@ export class LiveGraph implements ReadGraph {
   }
 
   /**
+   * Under order "name": the delta's first `want` matches of `fq` (and `type`) after the key
+   * `after`, in the contract's order, into `out`. Exact and prefix matches are one range of the
+   * delta's list by folded identifier (exact first: the shortest), found by a binary search; infix
+   * matches are walked in the same order in the rarest gram's sorted posting list from the key,
+   * checked one by one, until the page is full: O(log D + what is walked), not O(candidates).
+   */
+  private deltaByName(
+    fq: string,
+    type: EntityType | undefined,
+    after: SearchItem | undefined,
+    want: number,
+    out: SearchItem[],
+  ): void {
+    const list = this.#entityList;
+    // Each branch: a key in tier 2 passed the first two tiers; else they are walked from the key
+    // (or their start, the first folded identifier at or above fq).
+    if (after === undefined || after.tier <= TIER_PREFIX) {
+      let i =
+        after === undefined
+          ? seekEntity(list, fq, "", true)
+          : seekEntity(list, after.folded, after.entity.entityId, false);
+      for (; i < list.length && out.length < want; i++) {
+        const e = list[i]!;
+        // Past the range of identifiers that start with fq: no more of the first two tiers.
+        if (!e.folded.startsWith(fq)) break;
+        if (type !== undefined && e.type !== type) continue;
+        out.push({
+          tier: e.folded.length === fq.length ? TIER_EXACT : TIER_PREFIX,
+          score: 0,
+          folded: e.folded,
+          entity: e,
+        });
+      }
+    }
+    if (out.length >= want) return;
+    // Each branch: a query of a gram or more walks its rarest gram's posting list; a shorter one every delta entity.
+    const { items, check } =
+      fq.length >= GRAM ? this.#entityGrams.sortedCandidates(fq, compareEntities) : { items: list, check: true };
+    let j =
+      after !== undefined && after.tier === TIER_INFIX
+        ? seekEntity(items, after.folded, after.entity.entityId, false)
+        : 0;
+    for (; j < items.length && out.length < want; j++) {
+      const e = items[j]!;
+      // Each check: the type asked, fq inside (unless the list holds only such), and not a prefix (tiers 0-1 above).
+      if (type !== undefined && e.type !== type) continue;
+      if (check && !e.folded.includes(fq)) continue;
+      if (e.folded.startsWith(fq)) continue;
+      out.push({ tier: TIER_INFIX, score: 0, folded: e.folded, entity: e });
+    }
+  }
+
+  /**
    * What binds a search cursor to its query, as the base Graph binds it (so cursors of either are
    * followable on both): q and type, and the order and the fold mode when not the defaults.
    */
@@ -1141,21 +1280,14 @@ export class LiveGraph implements ReadGraph {
     // No delta statement or tombstone of this order starts with the first filter: the base's page
     // (and total) as it is, names brought up to date. (An id that names no entity now is not the
     // first component of a tombstone only when no base statement names it: the base finds none.)
-    if (prefix.length > 0 && !this.#firstKeys[order].mayHave(prefix[0]!)) return this.patchedBasePage(params);
+    // Each list may have something for the query: always without a filter; else as its key filter says.
+    const puts = prefix.length === 0 || this.#firstKeys[order].mayHave(prefix[0]!);
+    const tombstones = prefix.length === 0 || this.#firstHiddenKeys[order].mayHave(prefix[0]!);
+    if (!puts && !tombstones) return this.patchedBasePage(params);
     const tag = queryTag(["statements", s ?? "", p ?? "", o ?? ""]);
-    // An id that names no entity now is not an error: nothing can match it.
-    for (const id of [s, p, o]) {
-      if (id !== undefined && !this.exists(id)) {
-        if (cursor !== undefined) this.#cursors.decode(cursor, ENDPOINT_STATEMENTS, tag);
-        return count ? { items: [], nextCursor: null, total: 0 } : { items: [], nextCursor: null };
-      }
-    }
-    const list = this.#statementLists[order];
-    const [lo, hi] = prefixRange(list, order, prefix);
-    const hiddenList = this.#hiddenLists[order];
-    const [hlo, hhi] = prefixRange(hiddenList, order, prefix);
-    // Nothing of the delta touches these filters: the base's page (and total), its names brought up to date.
-    if (lo === hi && hlo === hhi) return this.patchedBasePage(params);
+    // A list its key filter rules out is left out (as an empty one).
+    const list = puts ? this.#statementLists[order] : NO_STATEMENTS;
+    const hiddenList = tombstones ? this.#hiddenLists[order] : NO_STATEMENTS;
     let after: [string, string, string, string] | undefined;
     if (cursor !== undefined) {
       const content = this.#cursors.decode(cursor, ENDPOINT_STATEMENTS, tag);
@@ -1164,48 +1296,113 @@ export class LiveGraph implements ReadGraph {
     }
     const afterKey =
       after === undefined ? undefined : statementKey(order, { s: after[0], p: after[1], o: after[2], fp: after[3] });
-    let m = afterKey === undefined ? lo : seekAfter(list, order, afterKey, lo, hi);
+    // The first delta item and the first tombstone after the key (the key starts with the prefix, so
+    // one binary search each); whether an index holds an item of the range is one comparison.
+    // (An id that names no entity now needs no check: the base has no statement naming it that is
+    // not tombstoned, and the delta none.)
+    let m = afterKey === undefined ? seekPrefix(list, order, prefix) : seekAfter(list, order, afterKey, 0, list.length);
+    const h0 =
+      afterKey === undefined
+        ? seekPrefix(hiddenList, order, prefix)
+        : seekAfter(hiddenList, order, afterKey, 0, hiddenList.length);
+    const inRange = (i: number) => inPrefix(list, order, prefix, i);
+    const filters = { subjectEntityId: s, predicateEntityId: p, objectEntityId: o };
+    /** The walk's total: the base's, less its tombstones in the range, plus the delta's range. */
+    const totalNow = (baseTotal: number) => {
+      const [lo, hi] = prefixRange(list, order, prefix);
+      const [hlo, hhi] = prefixRange(hiddenList, order, prefix);
+      return baseTotal - (hhi - hlo) + (hi - lo);
+    };
+    // The base's page from the key (the cursor as given: a base-issued one resumes at its hint), one
+    // item longer when a tombstone lies ahead (that item says whether the page is the last). Each
+    // branch: the delta changes nothing of the page (it is the answer, a delta item or tombstone
+    // only after its last item), or the page starts the merge below.
+    const hiddenAhead = inPrefix(hiddenList, order, prefix, h0);
+    const firstParams = { ...filters, limit, cursor, count };
+    // Each branch: the base's page may be the answer, cursor and all; or this graph seals its own
+    // cursor (the base's is not sealed: UNSEALED_MORE says a next page exists).
+    let first: Page<Statement>;
+    if (!hiddenAhead) first = this.#base.statements(firstParams);
+    else {
+      firstParams.limit = Math.min(STATEMENTS_MAX_LIMIT, limit + 1);
+      first = unsealedRead(this.#base, () => this.#base.statements(firstParams));
+    }
+    this.patchNames(first.items);
+    {
+      const got = first.items;
+      const k = got.length;
+      const deltaAhead = inRange(m);
+      // With no tombstone ahead, the base's page is the page when no delta item comes before its last
+      // (or, on the base's last page, none is left at all).
+      if (
+        !hiddenAhead &&
+        (!deltaAhead || (first.nextCursor !== null && compareItem(order, got[k - 1]!, list[m]!) < 0))
+      ) {
+        if (count) first.total = totalNow(first.total!);
+        return first;
+      }
+      // With one: the page is the first `limit` items when no tombstone is among the items read and
+      // no delta item comes before the page's last (the extra item, if any, is the next page's).
+      if (
+        hiddenAhead &&
+        (k === 0 || compareItem(order, got[k - 1]!, hiddenList[h0]!) < 0) &&
+        (!deltaAhead || (k > limit && compareItem(order, got[limit - 1]!, list[m]!) < 0))
+      ) {
+        const items = k > limit ? got.slice(0, limit) : got;
+        const nextCursor = k > limit ? this.statementsCursor(tag, items[limit - 1]!) : null;
+        return count ? { items, nextCursor, total: totalNow(first.total!) } : { items, nextCursor };
+      }
+    }
     const want = limit + 1;
     const base: Statement[] = [];
     let b = 0;
-    let baseCursor =
-      after === undefined ? undefined : this.#cursors.encode(ENDPOINT_STATEMENTS, tag, 0, [...after, ""]);
+    let prefetched: Page<Statement> | undefined = first;
+    let baseCursor: string | undefined;
     let baseDone = false;
     /** The first tombstone of the range not before the base items read so far. */
-    let h = hlo;
+    let h = h0;
     let baseTotal: number | undefined;
     const out: Statement[] = [];
-    const filters = { subjectEntityId: s, predicateEntityId: p, objectEntityId: o };
     while (out.length < want) {
       if (b === base.length && !baseDone) {
         base.length = 0;
         b = 0;
-        // The page and a few more, for tombstones in the way (more come in another round).
-        const page = this.#base.statements({
-          ...filters,
-          limit: Math.min(STATEMENTS_MAX_LIMIT, want + Math.min(hhi - hlo, TOMBSTONE_SLACK)),
-          cursor: baseCursor,
-          count: count && baseTotal === undefined,
-        });
-        this.patchNames(page.items);
+        // The first round's page is the one read above; then the page and a few more, for
+        // tombstones in the way (more come in another round).
+        let page = prefetched;
+        prefetched = undefined;
+        if (page === undefined) {
+          page = this.#base.statements({
+            ...filters,
+            limit: Math.min(STATEMENTS_MAX_LIMIT, want + TOMBSTONE_SLACK),
+            cursor: baseCursor,
+            count: count && baseTotal === undefined,
+          });
+          this.patchNames(page.items);
+        }
         // The base's total comes with its first page read (a base page's total is its whole walk's).
         if (page.total !== undefined) baseTotal = page.total;
         // Each branch: with no tombstone in the range the page is kept as it is; else its items and
         // the range's tombstones (sorted alike) are walked together and the tombstoned left out (a
         // comparison or two an item, no hash of its fingerprint).
-        if (hlo === hhi) for (const item of page.items) base.push(item);
+        if (!hiddenAhead) for (const item of page.items) base.push(item);
         else
           for (const item of page.items) {
-            while (h < hhi && compareItem(order, item, hiddenList[h]!) > 0) h++;
-            if (h < hhi && hiddenList[h]!.fp === item.statementFingerprint) continue;
+            // A tombstone past the range compares after every item of it: the walk stops there.
+            while (h < hiddenList.length && compareItem(order, item, hiddenList[h]!) > 0) h++;
+            if (h < hiddenList.length && hiddenList[h]!.fp === item.statementFingerprint) continue;
             base.push(item);
           }
-        baseCursor = page.nextCursor ?? undefined;
+        // Each branch: the base's last page; a next one from the base's cursor; or (an unsealed
+        // page) from a cursor of its last item's key, sealed here.
+        if (page.nextCursor === null) baseCursor = undefined;
+        else if (page.nextCursor !== UNSEALED_MORE) baseCursor = page.nextCursor;
+        else baseCursor = this.statementsCursor(tag, page.items[page.items.length - 1]!);
         baseDone = baseCursor === undefined;
         continue;
       }
       const x = base[b];
-      const y = m < hi ? list[m] : undefined;
+      const y = inRange(m) ? list[m] : undefined;
       if (x === undefined && y === undefined) break;
       if (y === undefined || (x !== undefined && compareItem(order, x, y) < 0)) {
         out.push(x!);
@@ -1219,21 +1416,21 @@ export class LiveGraph implements ReadGraph {
     // Base items' names were brought up to date as read; the delta's are current.
     const items = out.slice(0, n);
     let nextCursor: string | null = null;
-    if (out.length > limit) {
-      const last = items[n - 1]!;
-      nextCursor = this.#cursors.encode(ENDPOINT_STATEMENTS, tag, 0, [
-        last.subjectEntityId,
-        last.predicateEntityId,
-        last.objectEntityId,
-        last.statementFingerprint,
-        "",
-      ]);
-    }
+    if (out.length > limit) nextCursor = this.statementsCursor(tag, items[n - 1]!);
     if (!count) return { items, nextCursor };
-    // The walk's total: the base's, less its tombstones in the range, plus the delta's range.
-    // Each branch: counted with a page read, or (no page read) asked now.
-    baseTotal ??= this.#base.statements({ ...filters, limit: 1, count: true }).total!;
-    return { items, nextCursor, total: baseTotal - (hhi - hlo) + (hi - lo) };
+    // The walk's total: the base's (read with the first page), less its tombstones in the range, plus the delta's range.
+    return { items, nextCursor, total: totalNow(baseTotal!) };
+  }
+
+  /** A statements cursor after `last` (its key, no position hint: followable across batches and bases). */
+  private statementsCursor(tag: ReturnType<typeof queryTag>, last: Statement): string {
+    return this.#cursors.encode(ENDPOINT_STATEMENTS, tag, 0, [
+      last.subjectEntityId,
+      last.predicateEntityId,
+      last.objectEntityId,
+      last.statementFingerprint,
+      "",
+    ]);
   }
 
   /** The base's page for `params`, its items' names of replaced entities brought up to date. */
@@ -1263,21 +1460,22 @@ export class LiveGraph implements ReadGraph {
   }
 
   /** The rawIdentifier of an entity there now (a statement's): the delta's, else the base's. */
-  private rawOf(id: string): string {
-    const mine = this.#entities.get(id);
-    if (mine !== undefined) return mine.rawIdentifier;
-    return this.#parts.entities.rawIdentifier(this.#parts.dictionary.idOf(id));
+  private rawOf(id: string, d: number): string {
+    const replaced = this.#replacedBase;
+    // Each branch: a base entity not replaced (by its dense id: no look-up by entityId), or the delta's.
+    if (d >= 0 && (replaced === undefined || replaced[d] !== 1)) return this.#parts.entities.rawIdentifier(d);
+    return this.#entities.get(id)!.rawIdentifier;
   }
 
   private statementItem(st: DeltaStatement): Statement {
     return {
       statementFingerprint: st.fp,
       subjectEntityId: st.s,
-      subjectRawIdentifier: this.rawOf(st.s),
+      subjectRawIdentifier: this.rawOf(st.s, st.sd),
       predicateEntityId: st.p,
-      predicateRawIdentifier: this.rawOf(st.p),
+      predicateRawIdentifier: this.rawOf(st.p, st.pd),
       objectEntityId: st.o,
-      objectRawIdentifier: this.rawOf(st.o),
+      objectRawIdentifier: this.rawOf(st.o, st.od),
     };
   }
 
@@ -1415,6 +1613,7 @@ export class LiveGraph implements ReadGraph {
     this.#hiddenStatements = next.#hiddenStatements;
     this.#hiddenLists = next.#hiddenLists;
     this.#firstKeys = next.#firstKeys;
+    this.#firstHiddenKeys = next.#firstHiddenKeys;
     this.#fold = next.#fold;
     this.#baseCounts = next.#baseCounts;
     this.#baseAdjust = next.#baseAdjust;
@@ -1435,6 +1634,16 @@ function builtAtSequence(
   origin: { contentTag: string; sequence: number },
 ): { build(): Graph } {
   return { build: () => graphAtSequence(builder.build(), sequence, origin) };
+}
+
+/** An empty statement list (a delta list that a key filter rules out for a query). */
+const NO_STATEMENTS: readonly DeltaStatement[] = [];
+
+/** Enters a delta statement's (or tombstone's) first key component of each order into `filters`. */
+function noteFirstKeys(filters: Record<Order, KeyFilter>, st: DeltaStatement): void {
+  filters.SPO.add(st.s);
+  filters.POS.add(st.p);
+  filters.OSP.add(st.o);
 }
 
 function deltaEntity(e: LiveEntityInput, foldText: (s: string) => string, baseId: number): DeltaEntity {
@@ -1458,16 +1667,40 @@ function matches(x: { folded: string; type: EntityType }, check: boolean, fq: st
   return (type === undefined || x.type === type) && (!check || x.folded.includes(fq));
 }
 
-/** How many of `items` match (see `matches`). */
+/**
+ * How many of a gram index's candidates (see `matches`) match: the posting set's size when every
+ * item of it does (a query of one gram, no type), else one check an item.
+ */
 function countMatches(
-  items: Iterable<{ folded: string; type: EntityType }>,
-  check: boolean,
+  candidates: { items: Iterable<{ folded: string; type: EntityType }>; check: boolean },
   fq: string,
   type: EntityType | undefined,
 ): number {
+  const { items, check } = candidates;
+  if (!check && type === undefined && items instanceof Set) return items.size;
   let n = 0;
   for (const x of items) if (matches(x, check, fq, type)) n++;
   return n;
+}
+
+/** Whether none of the first `n` dense ids of `ids` is marked (1) in `marks`. */
+function noneMarked(marks: Uint8Array, ids: ArrayLike<number>, n: number): boolean {
+  for (let i = 0; i < n; i++) if (marks[ids[i]!] === 1) return false;
+  return true;
+}
+
+/** The first index of `list` (sorted by folded identifier, then entityId) whose key is above (folded, entityId), or at/above when `inclusive`. */
+function seekEntity(list: readonly DeltaEntity[], folded: string, entityId: string, inclusive: boolean): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const e = list[mid]!;
+    const c = cmp(e.folded, folded) || cmp(e.entityId, entityId);
+    if (c < 0 || (c === 0 && !inclusive)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** Puts `item` into `list` (ascending in `compare`), after its equals; the common case, at the end, costs one comparison. */
@@ -1499,11 +1732,6 @@ function tierOf(folded: string, fq: string): number {
 /** Search order "name": tier, folded identifier, entityId. */
 function compareByName(x: SearchItem, y: SearchItem): number {
   return x.tier - y.tier || cmp(x.folded, y.folded) || cmp(x.entity.entityId, y.entity.entityId);
-}
-
-/** Search order "score": tier, score highest first, folded identifier, entityId. */
-function compareByScore(x: SearchItem, y: SearchItem): number {
-  return x.tier - y.tier || y.score - x.score || cmp(x.folded, y.folded) || cmp(x.entity.entityId, y.entity.entityId);
 }
 
 /** A cursor's score part: decimal digits of a score (sealed by this service: damage is a bug). */

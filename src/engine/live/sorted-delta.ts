@@ -253,6 +253,16 @@ export function prefixRange(
   return [bound(list, order, prefix, prefix.length, false), bound(list, order, prefix, prefix.length, true)];
 }
 
+/** The first index of `list` (sorted in `order`) whose key is at or after `prefix` (the start of its range). */
+export function seekPrefix(list: readonly DeltaStatement[], order: Order, prefix: readonly string[]): number {
+  return bound(list, order, prefix, prefix.length, false);
+}
+
+/** Whether `list[i]` exists and its key starts with `prefix` (a range's item, found by one comparison). */
+export function inPrefix(list: readonly DeltaStatement[], order: Order, prefix: readonly string[], i: number): boolean {
+  return i < list.length && compareWithKey(order, list[i]!, prefix, prefix.length) === 0;
+}
+
 /** The first index in [lo, hi) whose full key is strictly after `key` (four parts). */
 export function seekAfter(
   list: readonly DeltaStatement[],

@@ -3,8 +3,8 @@
  * =====================
  * The live graph's small structures against brute force on seeded random data: mergeSorted (both
  * of its ways, a few changes spliced in place and many merged) equals a sort of the list's new
- * content; prefixRange and seekAfter equal a filter; GramIndex.matching equals includes() over the
- * items, as items come and go.
+ * content; prefixRange, seekAfter, seekPrefix and inPrefix equal a filter; GramIndex.matching
+ * equals includes() over the items, and sortedCandidates holds them sorted, as items come and go.
  */
 
 import { test } from "uvu";
@@ -17,7 +17,9 @@ import {
   type DeltaStatement,
   mergeSorted,
   ORDERS,
+  inPrefix,
   prefixRange,
+  seekPrefix,
   seekAfter,
   SPLICE_MAX_CHANGES,
   statementKey,
@@ -54,7 +56,7 @@ test("compareStatements by dense ids (some entities in the base, some not) equal
   }
 });
 
-test("mergeSorted, prefixRange and seekAfter equal brute force", () => {
+test("mergeSorted, prefixRange, seekAfter, seekPrefix and inPrefix equal brute force", () => {
   const rng = new Rng(31);
   for (const order of ORDERS) {
     const compare = compareStatements(order);
@@ -83,6 +85,10 @@ test("mergeSorted, prefixRange and seekAfter equal brute force", () => {
           list.slice(at, hi),
           inRange.filter((s) => compareKey(statementKey(order, s), key, 4) > 0),
         );
+        // The range's start by one binary search, and its items told one by one.
+        assert.is(seekPrefix(list, order, prefix), lo, `${order} seekPrefix ${JSON.stringify(prefix)}`);
+        for (let i = 0; i <= list.length; i++)
+          assert.is(inPrefix(list, order, prefix, i), i >= lo && i < hi, `${order} inPrefix ${i}`);
       }
     }
   }
@@ -134,6 +140,19 @@ test("GramIndex.matching equals includes() over the items, as they come and go",
       assert.is(got, undefined);
       continue;
     }
+    // In order: every match among the candidates (checked when `check` says so), sorted by n.
+    const byN = (a: { n: number }, b: { n: number }) => a.n - b.n;
+    const sorted = index.sortedCandidates(q, byN);
+    for (let i = 1; i < sorted.items.length; i++)
+      assert.ok(sorted.items[i - 1]!.n < sorted.items[i]!.n, `round ${round} q=${JSON.stringify(q)} not sorted`);
+    assert.equal(
+      sorted.items.filter((i) => !sorted.check || i.folded.includes(q)).map((i) => i.n),
+      live
+        .filter((i) => i.folded.includes(q))
+        .map((i) => i.n)
+        .sort((a, b) => a - b),
+      `round ${round} q=${JSON.stringify(q)} sortedCandidates`,
+    );
     const want = live.filter((i) => i.folded.includes(q)).map((i) => i.n);
     assert.equal(
       got!.map((i) => i.n).sort((a, b) => a - b),

@@ -251,6 +251,68 @@ function scoreGraph(rng: Rng, entities: number, statements: number): GraphData {
 }
 
 /**
+ * A batch of entity changes over syllable names (queries match many, in every tier): new entities,
+ * replacements (a new name, maybe another type) and deletes with cascade, some of them of the base
+ * entities whose names are exactly a query or start with one (tier boundaries).
+ */
+function entityBatch(rng: Rng, oracle: LiveOracle, next: () => number): Change[] {
+  const syllables = ["ka", "ri", "no", "ka ri", "mo"];
+  const name = () => `${rng.pick(syllables)}${rng.chance(0.4) ? "" : rng.pick(syllables)}`;
+  const ids = [...oracle.entities.keys()];
+  const out: Change[] = [];
+  for (let k = rng.range(1, 8); k > 0; k--) {
+    const r = rng.int(10);
+    const type = String(rng.int(2)) as EntityType;
+    if (r < 4) out.push({ op: "put", entity: { entityId: `n${next()}`, rawIdentifier: name(), type, sourceType: "" } });
+    else if (r < 7)
+      out.push({ op: "put", entity: { entityId: rng.pick(ids), rawIdentifier: name(), type, sourceType: "" } });
+    else out.push({ op: "delete", entityId: rng.pick(ids), cascade: true });
+  }
+  return out;
+}
+
+for (const seed of [41, 42]) {
+  test(`order=name over entity churn: small pages equal the oracle, tombstones and delta entities at page and tier boundaries (seed ${seed})`, () => {
+    const rng = new Rng(seed);
+    const data = scoreGraph(rng, 80, 120);
+    const live = new LiveGraph(buildGraph(data), { cursorSecret: "name-test" });
+    const oracle = new LiveOracle(data);
+    let n = 0;
+    const queries = ["ka", "ri", "a", "ka ri", "o", "kari", "mo", "nok"];
+    for (let batch = 0; batch < 30; batch++) {
+      const changes = entityBatch(rng, oracle, () => n++);
+      if (!oracle.apply(changes).ok) continue;
+      live.apply(changes);
+      const o = oracle.oracle();
+      const ctx = `seed ${seed} batch ${batch}`;
+      for (const q of queries) {
+        const type = rng.chance(0.3) ? ("0" as EntityType) : undefined;
+        walkPages<Entity>({
+          fetch: (limit, cursor, count) => live.search({ q, type, limit, cursor, ...(count ? { count } : {}) }),
+          expected: o.search(q, type),
+          nextLimit: () => rng.range(1, 4),
+          defaultLimit: 20,
+          countPolicy: () => rng.chance(0.3),
+          ctx: `${ctx} search q=${show(q)} type=${show(type)}`,
+        });
+      }
+      // Statements naming the churned entities (their tombstones in the ranges), in small pages.
+      for (let mask = 0; mask < 8; mask++) {
+        const f = randomFilters(rng, mask, o);
+        walkPages<Statement>({
+          fetch: (limit, cursor, count) => live.statements({ ...f, limit, cursor, ...(count ? { count } : {}) }),
+          expected: o.statementsFor(f),
+          nextLimit: () => rng.range(1, 4),
+          defaultLimit: 50,
+          countPolicy: () => rng.chance(0.3),
+          ctx: `${ctx} statements ${show(f)}`,
+        });
+      }
+    }
+  });
+}
+
+/**
  * A batch of statement puts and deletes only (scores move, nothing else): most name any entity,
  * some name one of a few hubs (their counts move far), so both small and large moves occur.
  */
