@@ -155,6 +155,8 @@ export interface ScoreIndexOptions {
    * (tests reach every path; "scan" a few sranks at a time, so it alternates with the bands).
    */
   fallback?: "auto" | "bands" | "names" | "scan" | "runs";
+  /** Tiers of at most this many name ranks are read in a row (default TIER_READ_MAX; 0: always walked). */
+  tierReadMax?: number;
 }
 
 /** What the index takes from the search index (ScoreIndex.ranksOf), by name rank. */
@@ -168,6 +170,12 @@ export interface ScoreRanks {
 
 /** The memo's part when it holds the whole infix tier (bands are 0..BAND_COUNT - 1). */
 const MEMO_WHOLE = BAND_COUNT;
+/**
+ * A tier of at most this many name ranks is read in a row (its sranks, a few cache lines, the
+ * smallest kept) rather than walked in the names array (a dependent cache miss or more for each of
+ * its levels): at 1M entities 256 ranks are 640 bytes of sranks.
+ */
+const TIER_READ_MAX = 256;
 /** Sranks listed at least per round of the filtered infix listing (prefix-tier entities skipped). */
 const INFIX_BATCH_MIN = 32;
 /**
@@ -205,9 +213,12 @@ export class ScoreIndex {
   /** Each band's share of the text's positions (derived), for the fallback's cost. */
   private readonly bandShares: Float64Array;
   private readonly fallback: "auto" | "bands" | "names" | "scan" | "runs";
+  private readonly tierReadMax: number;
   /** Scratch of one listing (search is synchronous). */
   private readonly batch: number[] = [];
   private readonly wholeRanks: number[] = [];
+  /** The smallest sranks of a short tier read in a row (readTier). */
+  private tierTop = new Int32Array(64);
   private readonly wholeSranks: number[] = [];
   private positions = new Int32Array(256);
   private decoded = new Int32Array(256);
@@ -234,6 +245,7 @@ export class ScoreIndex {
     bandStarts: Uint32Array,
     infix: DocumentArray,
     fallback: "auto" | "bands" | "names" | "scan" | "runs" = "auto",
+    tierReadMax = TIER_READ_MAX,
   ) {
     this.rankOfSrank = rankOfSrank;
     this.srankOfRank = srankOfRank;
@@ -242,6 +254,7 @@ export class ScoreIndex {
     this.bandStarts = bandStarts;
     this.infix = infix;
     this.fallback = fallback;
+    this.tierReadMax = tierReadMax;
     // One pass over the band words: the sampled band-0 counts and every band's size.
     const n = bands.length;
     const words = bands.words;
@@ -343,7 +356,16 @@ export class ScoreIndex {
       if (band === 0) values[m++] = (((v >>> R) << keptR) | srank) >>> 0;
     }
     const infix = DocumentArray.fromValues(values.subarray(0, m), keptR);
-    return new ScoreIndex(rankOfSrank, srankOfRank, names, bands, bandStarts, infix, options.fallback);
+    return new ScoreIndex(
+      rankOfSrank,
+      srankOfRank,
+      names,
+      bands,
+      bandStarts,
+      infix,
+      options.fallback,
+      options.tierReadMax,
+    );
   }
 
   /** The name rank of the entity at `srank`. */
@@ -416,9 +438,9 @@ export class ScoreIndex {
     const fromTier = after === null ? TIER_EXACT : after.tier;
     const docType = type < 0 ? ANY_TYPE : type;
     if (fromTier <= TIER_EXACT)
-      this.listTier(a, e, fromTier === TIER_EXACT ? from : 0, docType, TIER_EXACT, count, hits);
+      this.listTier(search, a, e, fromTier === TIER_EXACT ? from : 0, docType, TIER_EXACT, count, hits);
     if (fromTier <= TIER_PREFIX && hits.sranks.length < count)
-      this.listTier(e, b, fromTier === TIER_PREFIX ? from : 0, docType, TIER_PREFIX, count, hits);
+      this.listTier(search, e, b, fromTier === TIER_PREFIX ? from : 0, docType, TIER_PREFIX, count, hits);
     // An empty pattern's matches are all in tiers 0 and 1 ([a, b) is every rank).
     if (hits.sranks.length < count && pattern.length > 0 && !(a === 0 && b === N))
       this.listInfix(search, scores, pattern, bounds, fromTier === TIER_INFIX ? from : 0, type, count, hits, matches);
@@ -427,6 +449,7 @@ export class ScoreIndex {
 
   /** Tier 0 or 1: the sranks >= lo of positions [x, y) (name ranks), by srank. */
   private listTier(
+    search: SearchIndex,
     x: number,
     y: number,
     lo: number,
@@ -437,8 +460,38 @@ export class ScoreIndex {
   ) {
     if (x >= y) return;
     const before = hits.sranks.length;
-    this.names.list(x, y, lo, this.entityCount, type, count - before, hits.sranks);
+    // Each branch: a short tier's sranks read in a row (a few cache lines) and the smallest kept,
+    // else the names array's walk (a dependent miss or more per level).
+    if (y - x <= this.tierReadMax) this.readTier(search, x, y, lo, type, count - before, hits.sranks);
+    else this.names.list(x, y, lo, this.entityCount, type, count - before, hits.sranks);
     for (let i = before; i < hits.sranks.length; i++) hits.tiers.push(tier);
+  }
+
+  /**
+   * The `need` smallest sranks >= lo of name ranks [x, y) (of the type; ANY_TYPE: all), appended
+   * ascending: each rank's srank read in rank order (a typed tier's ranks from the search index's
+   * ranks by type), kept in a sorted buffer of at most `need`.
+   */
+  private readTier(search: SearchIndex, x: number, y: number, lo: number, type: number, need: number, out: RankSink) {
+    if (need <= 0) return;
+    const top = this.tierTop.length >= need ? this.tierTop : (this.tierTop = new Int32Array(need));
+    let size = 0;
+    // Each branch: all ranks of [x, y), or the type's (ascending in typeRanks).
+    const typed = type !== ANY_TYPE;
+    const i0 = typed ? search.lowerBoundInType(type, x) : x;
+    const i1 = typed ? search.lowerBoundInType(type, y) : y;
+    for (let i = i0; i < i1; i++) {
+      const s = this.srankOfRank.get(typed ? search.typeRanks.get(i) : i);
+      if (s < lo || (size === need && s >= top[size - 1]!)) continue;
+      // Insertion into the sorted buffer (the last one drops out when it is full).
+      let j = size < need ? size++ : size - 1;
+      while (j > 0 && top[j - 1]! > s) {
+        top[j] = top[j - 1]!;
+        j--;
+      }
+      top[j] = s;
+    }
+    for (let i = 0; i < size; i++) out.push(top[i]!);
   }
 
   /**

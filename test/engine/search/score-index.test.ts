@@ -54,12 +54,17 @@ function scoreOrder(
   );
 }
 
-/** Band ends (cumulative shares of the text) and fallbacks the oracle builds with. */
+/**
+ * Band ends (cumulative shares of the text), fallbacks and short tiers read in a row (tierReadMax:
+ * 0 walks every tier in the names array, 4 reads the short ones and walks the rest) the oracle
+ * builds with.
+ */
 const VARIANTS: ScoreIndexOptions[] = [
   { bandEnds: [0, 0, 0] },
-  { bandEnds: [0, 0.2, 0.5], fallback: "bands" },
+  { bandEnds: [0, 0.2, 0.5], fallback: "bands", tierReadMax: 0 },
   { bandEnds: [0.05, 0.1, 0.3] },
-  { bandEnds: [0.05, 0.1, 0.3], fallback: "bands" },
+  { bandEnds: [0.05, 0.1, 0.3], tierReadMax: 4 },
+  { bandEnds: [0.05, 0.1, 0.3], fallback: "bands", tierReadMax: 0 },
   { bandEnds: [0.05, 0.1, 0.3], fallback: "names" },
   { bandEnds: [0.3, 0.3, 0.9], fallback: "bands" },
   { bandEnds: [0.05, 0.1, 0.3], fallback: "scan" },
