@@ -140,6 +140,16 @@ const BAND_POSITIONS_PER_ENTITY = 2;
  * size: decoding this many costs about what the document count does.
  */
 const BAND_DECODE_ALWAYS = 256;
+/**
+ * An interval of at most this many positions counts its band-0 positions on from its start's count
+ * (the words of one or two cache lines, mostly loaded already) instead of a second sampled count.
+ */
+const KEPT_COUNT_ON = 128;
+/**
+ * Bands after a decoded one are decoded with it while band 0's density on the page says the page
+ * needs them: while the entities expected of the bands so far are under this many times the need.
+ */
+const BAND_MERGE_MARGIN = 2;
 /** A rank listed by name over a run of equal scores (a walk step, then its srank read) against a position decoded. */
 const RUN_COST = 2;
 /** A srank checked by `matches` (an identifier read and searched) against a position decoded. */
@@ -234,6 +244,8 @@ export class ScoreIndex {
   private memoB = -1;
   private memoType = -2;
   private memoPart = -1;
+  /** The last band the memo holds (bands memoPart..memoLast, decoded together), or MEMO_WHOLE. */
+  private memoLast = -1;
   private memoSranks: ArrayLike<number> = [];
   private memoLength = 0;
 
@@ -389,6 +401,20 @@ export class ScoreIndex {
     return count;
   }
 
+  /** Band-0 positions among suffix-array positions [l, r), word by word. */
+  keptBetween(l: number, r: number): number {
+    const words = this.bands.words;
+    let count = 0;
+    for (let w = Math.floor(l / BANDS_PER_WORD), base = w * BANDS_PER_WORD; base < r; w++, base += BANDS_PER_WORD) {
+      let hits = fieldsEqual(words[w]!, 0);
+      // The first and last words: only the fields inside [l, r).
+      if (base < l) hits &= ~lowFields(l - base);
+      if (base + BANDS_PER_WORD > r) hits &= lowFields(r - base);
+      count += popcount32(hits);
+    }
+    return count;
+  }
+
   /**
    * Up to `count` matches of the folded query `pattern` (type -1: any) strictly after `after` in
    * order "score" (null: from the start), as sranks and tiers.
@@ -512,7 +538,8 @@ export class ScoreIndex {
   ) {
     const { l, r, a, b } = bounds;
     const docType = type < 0 ? ANY_TYPE : type;
-    const prefix = search.countRanks(a, b, type);
+    // Each branch: no prefix tier (most queries) needs no count (a typed count is two binary searches).
+    const prefix = a < b ? search.countRanks(a, b, type) : 0;
     const out = hits.sranks;
     const before = out.length;
     const K = this.keptEntities;
@@ -522,6 +549,8 @@ export class ScoreIndex {
     // `next`: the first srank not listed yet; `whole`: the rest of the tier goes by name.
     let next = lo;
     let whole = false;
+    // The infix-tier entities band 0 gave this page (-1: the page resumed past band 0).
+    let found0 = -1;
     if (next < K) {
       // Each branch: band 0 from the kept array; with a prefix tier, skipping its entities reads
       // about need * (infix + prefix) / infix of them, and the whole tier by name reads `infix`:
@@ -530,10 +559,13 @@ export class ScoreIndex {
       if (prefix > 0) infix = search.count(pattern, type, bounds) - prefix;
       if (prefix === 0 || this.fallback === "bands" || need * (infix + prefix) <= infix * infix) {
         const kl = this.keptRank(l);
-        const kr = this.keptRank(r);
+        // Each branch: an interval within a few words counts on from l (the words kl read), else
+        // r's own count.
+        const kr = r - l <= KEPT_COUNT_ON ? kl + this.keptBetween(l, r) : this.keptRank(r);
         // Each branch: no prefix tier, nothing to skip: the kept listing is the tier's band 0.
         if (prefix === 0) this.infix.list(kl, kr, next, K, docType, need, out);
         else this.listInfixSkipping(kl, kr, a, b, next, docType, need, out);
+        found0 = out.length - before;
         next = K;
       } else whole = true;
     }
@@ -553,14 +585,15 @@ export class ScoreIndex {
       }
       if (this.memoHolds(bounds, type, v)) {
         this.listMemo(next, count - out.length, out);
-        next = end;
+        next = this.bandStarts[this.memoLast + 1]!;
         continue;
       }
       // A band of few positions is decoded without counting the tier (the count costs more).
       const positions = (r - l) * this.bandShares[v]!;
       if (this.fallback === "bands" || (this.fallback === "auto" && positions <= BAND_DECODE_ALWAYS)) {
-        this.listBand(search, bounds, v, next, type, count - out.length, out);
-        next = end;
+        const last = this.fallback === "auto" ? this.lastBandWith(v, r - l, found0, count - out.length) : v;
+        this.listBand(search, bounds, v, last, next, type, count - out.length, out);
+        next = this.bandStarts[last + 1]!;
         continue;
       }
       if (infix < 0) infix = search.count(pattern, type, bounds) - prefix;
@@ -594,7 +627,7 @@ export class ScoreIndex {
         scanHits += out.length - had;
         next = stop;
       } else if (this.fallback === "auto" && positions <= BAND_POSITIONS_PER_ENTITY * infix) {
-        this.listBand(search, bounds, v, next, type, need, out);
+        this.listBand(search, bounds, v, v, next, type, need, out);
         next = end;
       } else whole = true;
     }
@@ -691,36 +724,61 @@ export class ScoreIndex {
   }
 
   /**
-   * Band v's infix-tier entities (type -1: any) with sranks >= lo, the `need` first by srank: its
-   * positions in [l, r) found in the band words (16 a word), their values read from the search
-   * index's document array (level by level over all of them), deduplicated and sorted.
+   * The last band to decode with band v (v..last in one pass: one access level by level over all
+   * their positions instead of one per band, the cost of a decode being its levels' rounds of
+   * cache misses more than its positions): the bands after v while the page is expected to need
+   * them (band 0 gave `found0` entities for its share of the text: a band is expected to give as
+   * many per share; -1, unknown: v alone), up to BAND_DECODE_ALWAYS positions expected in all.
+   */
+  private lastBandWith(v: number, positions: number, found0: number, need: number): number {
+    if (found0 < 0) return v;
+    const shares = this.bandShares;
+    const density = shares[0]! > 0 ? found0 / shares[0]! : 0;
+    let share = shares[v]!;
+    let last = v;
+    while (
+      last + 1 < BAND_COUNT &&
+      density * share < BAND_MERGE_MARGIN * need &&
+      positions * (share + shares[last + 1]!) <= BAND_DECODE_ALWAYS
+    )
+      share += shares[++last]!;
+    return last;
+  }
+
+  /**
+   * Bands v..last's infix-tier entities (type -1: any) with sranks >= lo, the `need` first by
+   * srank: their positions in [l, r) found in the band words (16 a word), their values read from
+   * the search index's document array (level by level over all of them), deduplicated and sorted.
    */
   private listBand(
     search: SearchIndex,
     bounds: SearchBounds,
     v: number,
+    last: number,
     lo: number,
     type: number,
     need: number,
     out: RankSink,
   ) {
-    // Each branch: the band kept from an earlier page of the query, else decoded (and kept).
-    if (!this.memoHolds(bounds, type, v)) this.decodeBand(search, bounds, v, type);
+    // Each branch: the bands kept from an earlier page of the query, else decoded (and kept).
+    if (!this.memoHolds(bounds, type, v)) this.decodeBand(search, bounds, v, last, type);
     this.listMemo(lo, need, out);
   }
 
   /**
-   * Band v's infix-tier entities (type -1: any), all of them: their sranks distinct and ascending,
-   * kept as the memo.
+   * Bands v..last's infix-tier entities (type -1: any), all of them: their sranks distinct and
+   * ascending (the bands are consecutive srank ranges), kept as the memo.
    */
-  private decodeBand(search: SearchIndex, bounds: SearchBounds, v: number, type: number) {
+  private decodeBand(search: SearchIndex, bounds: SearchBounds, v: number, last: number, type: number) {
     const { l, r, a, b } = bounds;
     // The scratch is the memo's: it is overwritten here.
     this.memoPart = -1;
+    this.memoLast = -1;
     const words = this.bands.words;
     let n = 0;
     for (let w = Math.floor(l / BANDS_PER_WORD), base = w * BANDS_PER_WORD; base < r; w++, base += BANDS_PER_WORD) {
       let hits = fieldsEqual(words[w]!, v);
+      for (let u = v + 1; u <= last; u++) hits |= fieldsEqual(words[w]!, u);
       // The first and last words: only the fields inside [l, r).
       if (base < l) hits &= ~lowFields(l - base);
       if (base + BANDS_PER_WORD > r) hits &= lowFields(r - base);
@@ -747,13 +805,14 @@ export class ScoreIndex {
     let distinct = 0;
     for (let j = 0; j < m; j++)
       if (distinct === 0 || sranks[j]! !== sranks[distinct - 1]!) sranks[distinct++] = sranks[j]!;
-    this.keepMemo(bounds, type, v, sranks, distinct);
+    this.keepMemo(bounds, type, v, last, sranks, distinct);
   }
 
   /** Whether the memo holds `part` (a band, or MEMO_WHOLE) of this query's tier of this type. */
   private memoHolds(bounds: SearchBounds, type: number, part: number): boolean {
     return (
-      this.memoPart === part &&
+      this.memoPart <= part &&
+      part <= this.memoLast &&
       this.memoL === bounds.l &&
       this.memoR === bounds.r &&
       this.memoA === bounds.a &&
@@ -762,13 +821,21 @@ export class ScoreIndex {
     );
   }
 
-  private keepMemo(bounds: SearchBounds, type: number, part: number, sranks: ArrayLike<number>, length: number) {
+  private keepMemo(
+    bounds: SearchBounds,
+    type: number,
+    part: number,
+    last: number,
+    sranks: ArrayLike<number>,
+    length: number,
+  ) {
     this.memoL = bounds.l;
     this.memoR = bounds.r;
     this.memoA = bounds.a;
     this.memoB = bounds.b;
     this.memoType = type;
     this.memoPart = part;
+    this.memoLast = last;
     this.memoSranks = sranks;
     this.memoLength = length;
   }
@@ -851,7 +918,7 @@ export class ScoreIndex {
       listAll(search.documents, l, r, b, this.entityCount, docType, ranks);
       for (const rank of ranks) sranks.push(this.srankOfRank.get(rank));
       sranks.sort(ascending);
-      this.keepMemo(bounds, type, MEMO_WHOLE, sranks, sranks.length);
+      this.keepMemo(bounds, type, MEMO_WHOLE, MEMO_WHOLE, sranks, sranks.length);
     }
     this.listMemo(lo, need, out);
   }
