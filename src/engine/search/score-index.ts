@@ -13,7 +13,8 @@
  *    type * 2^R + srank. The exact and prefix tiers are name-rank ranges [a, e) and [e, b), so the
  *    next k of a tier by score, of a type or of all, is a listing of the k smallest sranks >= the
  *    resume point among positions [a, e): the document array's walk (range successors, level by
- *    level), not a scan;
+ *    level), not a scan; a tier of at most TIER_READ_MAX ranks is read in a row instead (its
+ *    sranks over consecutive ranks are a few cache lines; the walk, a dependent miss a level);
  *  - `bands`: for each suffix-array position, 2 bits: the band of the entity the suffix lies in.
  *    Entities in srank order fill band 0 while their suffixes stay within BAND_ENDS[0] of the
  *    text's positions (a tenth), then bands 1 and 2 up to the next shares (two and four tenths),
@@ -33,7 +34,9 @@
  * words (16 a word, compared at once), their entities read from the search index's document array
  * (an access, level by level over all of them at once so the loads overlap; with a type filter
  * the other types' positions are dropped after the 3 type levels), those outside the prefix tier
- * mapped to sranks, sorted and deduplicated. Why bands: a query whose band
+ * mapped to sranks, sorted and deduplicated; the bands after it that band 0's density on the page
+ * says the page needs are decoded in the same pass (a decode costs its levels' rounds of cache
+ * misses more than its positions), kept together. Why bands: a query whose band
  * 0 gave fewer than k entities holds few matches among the best-scored tenth, so the next band of
  * about the same size holds about as few positions in [l, r): at 1M generated entities a decoded
  * band is about a dozen positions on average over the distinct queries, rarely more than 64. A
