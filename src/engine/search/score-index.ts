@@ -88,7 +88,7 @@
 import type { SerialReader, SerialWriter } from "../serial.js";
 import { IntVector } from "../succinct/int-vector.js";
 import { popcount32 } from "../succinct/bit-vector.js";
-import { ANY_TYPE, DocumentArray } from "./document-array.js";
+import { ANY_TYPE, DocumentArray, PLAIN_BITS } from "./document-array.js";
 import type { RankSink } from "./rank-list.js";
 import type { Scores } from "./scores.js";
 import { type SearchBounds, type SearchIndex, TIER_EXACT, TIER_INFIX, TIER_PREFIX } from "./search-index.js";
@@ -121,6 +121,14 @@ export interface ScoreHits<L extends RankSink = number[]> {
  * each tenth of the text costs about 0.28 B per code unit of identifiers.
  */
 export const BAND_ENDS: readonly number[] = [1 / 10, 2 / 10, 4 / 10];
+/**
+ * Rank levels of band 0's array at least. Its buckets are as wide in sranks as the search index's
+ * in name ranks (PLAIN_BITS): band 0 holds a tenth of the positions and about a tenth of the
+ * entities, so a bucket holds about as many positions as one of the search index's, and a page is
+ * found in as few nodes (the document array's default, MIN_RANK_LEVELS, would make them 8 times
+ * narrower at 1M entities: about three times the nodes a page expands, and 3 levels more).
+ */
+const KEPT_RANK_LEVELS = 5;
 /** Bits of a position's band: 4 bands. */
 const BAND_BITS = 2;
 const BAND_COUNT = 1 << BAND_BITS;
@@ -370,7 +378,11 @@ export class ScoreIndex {
       // Band 0's positions go to the kept array, name ranks replaced by sranks.
       if (band === 0) values[m++] = (((v >>> R) << keptR) | srank) >>> 0;
     }
-    const infix = DocumentArray.fromValues(values.subarray(0, m), keptR);
+    const infix = DocumentArray.fromValues(
+      values.subarray(0, m),
+      keptR,
+      Math.max(1, Math.min(PLAIN_BITS, keptR - KEPT_RANK_LEVELS)),
+    );
     return new ScoreIndex(
       rankOfSrank,
       srankOfRank,
