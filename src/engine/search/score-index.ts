@@ -79,7 +79,7 @@
  * Space: 2 N R bits for the two directions, a document array over N positions, 2.125 bits per text
  * position for the bands and their counts, and band 0's array over a tenth of the text's positions
  * (about (3 + R' - P') * 1.125 + P' bits each). Measured at 1M generated entities (15.5M code units
- * of identifiers; graph.stats().bytes): scoreRanks 0.32, scoreNames 0.20, scoreInfix 0.57 B per
+ * of identifiers; graph.stats().bytes): scoreRanks 0.32, scoreNames 0.20, scoreInfix 0.56 B per
  * code unit (with scores 0.08 and searchCounts 0.30: 1.46 together, the issue's budget 1.5); the
  * full infix array it replaces was 3.25.
  * Build: 17 s at 1M entities on a loaded 2-core machine (`npm run bench:stream`, score-index phase).
