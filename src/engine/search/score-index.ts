@@ -13,7 +13,8 @@
  *    type * 2^R + srank. The exact and prefix tiers are name-rank ranges [a, e) and [e, b), so the
  *    next k of a tier by score, of a type or of all, is a listing of the k smallest sranks >= the
  *    resume point among positions [a, e): the document array's walk (range successors, level by
- *    level), not a scan;
+ *    level), not a scan; a tier of at most TIER_READ_MAX ranks is read in a row instead (its
+ *    sranks over consecutive ranks are a few cache lines; the walk, a dependent miss a level);
  *  - `bands`: for each suffix-array position, 2 bits: the band of the entity the suffix lies in.
  *    Entities in srank order fill band 0 while their suffixes stay within BAND_ENDS[0] of the
  *    text's positions (a tenth), then bands 1 and 2 up to the next shares (two and four tenths),
@@ -33,7 +34,9 @@
  * words (16 a word, compared at once), their entities read from the search index's document array
  * (an access, level by level over all of them at once so the loads overlap; with a type filter
  * the other types' positions are dropped after the 3 type levels), those outside the prefix tier
- * mapped to sranks, sorted and deduplicated. Why bands: a query whose band
+ * mapped to sranks, sorted and deduplicated; the bands after it that band 0's density on the page
+ * says the page needs are decoded in the same pass (a decode costs its levels' rounds of cache
+ * misses more than its positions), kept together. Why bands: a query whose band
  * 0 gave fewer than k entities holds few matches among the best-scored tenth, so the next band of
  * about the same size holds about as few positions in [l, r): at 1M generated entities a decoded
  * band is about a dozen positions on average over the distinct queries, rarely more than 64. A
@@ -76,7 +79,7 @@
  * Space: 2 N R bits for the two directions, a document array over N positions, 2.125 bits per text
  * position for the bands and their counts, and band 0's array over a tenth of the text's positions
  * (about (3 + R' - P') * 1.125 + P' bits each). Measured at 1M generated entities (15.5M code units
- * of identifiers; graph.stats().bytes): scoreRanks 0.32, scoreNames 0.20, scoreInfix 0.57 B per
+ * of identifiers; graph.stats().bytes): scoreRanks 0.32, scoreNames 0.20, scoreInfix 0.56 B per
  * code unit (with scores 0.08 and searchCounts 0.30: 1.46 together, the issue's budget 1.5); the
  * full infix array it replaces was 3.25.
  * Build: 17 s at 1M entities on a loaded 2-core machine (`npm run bench:stream`, score-index phase).
@@ -85,7 +88,7 @@
 import type { SerialReader, SerialWriter } from "../serial.js";
 import { IntVector } from "../succinct/int-vector.js";
 import { popcount32 } from "../succinct/bit-vector.js";
-import { ANY_TYPE, DocumentArray } from "./document-array.js";
+import { ANY_TYPE, DocumentArray, PLAIN_BITS } from "./document-array.js";
 import type { RankSink } from "./rank-list.js";
 import type { Scores } from "./scores.js";
 import { type SearchBounds, type SearchIndex, TIER_EXACT, TIER_INFIX, TIER_PREFIX } from "./search-index.js";
@@ -118,6 +121,14 @@ export interface ScoreHits<L extends RankSink = number[]> {
  * each tenth of the text costs about 0.28 B per code unit of identifiers.
  */
 export const BAND_ENDS: readonly number[] = [1 / 10, 2 / 10, 4 / 10];
+/**
+ * Rank levels of band 0's array at least. Its buckets are as wide in sranks as the search index's
+ * in name ranks (PLAIN_BITS): band 0 holds a tenth of the positions and about a tenth of the
+ * entities, so a bucket holds about as many positions as one of the search index's, and a page is
+ * found in as few nodes (the document array's default, MIN_RANK_LEVELS, would make them 8 times
+ * narrower at 1M entities: about three times the nodes a page expands, and 3 levels more).
+ */
+const KEPT_RANK_LEVELS = 5;
 /** Bits of a position's band: 4 bands. */
 const BAND_BITS = 2;
 const BAND_COUNT = 1 << BAND_BITS;
@@ -140,6 +151,16 @@ const BAND_POSITIONS_PER_ENTITY = 2;
  * size: decoding this many costs about what the document count does.
  */
 const BAND_DECODE_ALWAYS = 256;
+/**
+ * An interval of at most this many positions counts its band-0 positions on from its start's count
+ * (the words of one or two cache lines, mostly loaded already) instead of a second sampled count.
+ */
+const KEPT_COUNT_ON = 128;
+/**
+ * Bands after a decoded one are decoded with it while band 0's density on the page says the page
+ * needs them: while the entities expected of the bands so far are under this many times the need.
+ */
+const BAND_MERGE_MARGIN = 2;
 /** A rank listed by name over a run of equal scores (a walk step, then its srank read) against a position decoded. */
 const RUN_COST = 2;
 /** A srank checked by `matches` (an identifier read and searched) against a position decoded. */
@@ -155,6 +176,8 @@ export interface ScoreIndexOptions {
    * (tests reach every path; "scan" a few sranks at a time, so it alternates with the bands).
    */
   fallback?: "auto" | "bands" | "names" | "scan" | "runs";
+  /** Tiers of at most this many name ranks are read in a row (default TIER_READ_MAX; 0: always walked). */
+  tierReadMax?: number;
 }
 
 /** What the index takes from the search index (ScoreIndex.ranksOf), by name rank. */
@@ -168,6 +191,12 @@ export interface ScoreRanks {
 
 /** The memo's part when it holds the whole infix tier (bands are 0..BAND_COUNT - 1). */
 const MEMO_WHOLE = BAND_COUNT;
+/**
+ * A tier of at most this many name ranks is read in a row (its sranks, a few cache lines, the
+ * smallest kept) rather than walked in the names array (a dependent cache miss or more for each of
+ * its levels): at 1M entities 256 ranks are 640 bytes of sranks.
+ */
+const TIER_READ_MAX = 256;
 /** Sranks listed at least per round of the filtered infix listing (prefix-tier entities skipped). */
 const INFIX_BATCH_MIN = 32;
 /**
@@ -205,9 +234,12 @@ export class ScoreIndex {
   /** Each band's share of the text's positions (derived), for the fallback's cost. */
   private readonly bandShares: Float64Array;
   private readonly fallback: "auto" | "bands" | "names" | "scan" | "runs";
+  private readonly tierReadMax: number;
   /** Scratch of one listing (search is synchronous). */
   private readonly batch: number[] = [];
   private readonly wholeRanks: number[] = [];
+  /** The smallest sranks of a short tier read in a row (readTier). */
+  private tierTop = new Int32Array(64);
   private readonly wholeSranks: number[] = [];
   private positions = new Int32Array(256);
   private decoded = new Int32Array(256);
@@ -223,6 +255,8 @@ export class ScoreIndex {
   private memoB = -1;
   private memoType = -2;
   private memoPart = -1;
+  /** The last band the memo holds (bands memoPart..memoLast, decoded together), or MEMO_WHOLE. */
+  private memoLast = -1;
   private memoSranks: ArrayLike<number> = [];
   private memoLength = 0;
 
@@ -234,6 +268,7 @@ export class ScoreIndex {
     bandStarts: Uint32Array,
     infix: DocumentArray,
     fallback: "auto" | "bands" | "names" | "scan" | "runs" = "auto",
+    tierReadMax = TIER_READ_MAX,
   ) {
     this.rankOfSrank = rankOfSrank;
     this.srankOfRank = srankOfRank;
@@ -242,6 +277,7 @@ export class ScoreIndex {
     this.bandStarts = bandStarts;
     this.infix = infix;
     this.fallback = fallback;
+    this.tierReadMax = tierReadMax;
     // One pass over the band words: the sampled band-0 counts and every band's size.
     const n = bands.length;
     const words = bands.words;
@@ -342,8 +378,21 @@ export class ScoreIndex {
       // Band 0's positions go to the kept array, name ranks replaced by sranks.
       if (band === 0) values[m++] = (((v >>> R) << keptR) | srank) >>> 0;
     }
-    const infix = DocumentArray.fromValues(values.subarray(0, m), keptR);
-    return new ScoreIndex(rankOfSrank, srankOfRank, names, bands, bandStarts, infix, options.fallback);
+    const infix = DocumentArray.fromValues(
+      values.subarray(0, m),
+      keptR,
+      Math.max(1, Math.min(PLAIN_BITS, keptR - KEPT_RANK_LEVELS)),
+    );
+    return new ScoreIndex(
+      rankOfSrank,
+      srankOfRank,
+      names,
+      bands,
+      bandStarts,
+      infix,
+      options.fallback,
+      options.tierReadMax,
+    );
   }
 
   /** The name rank of the entity at `srank`. */
@@ -364,6 +413,20 @@ export class ScoreIndex {
     const partial = i - last * BANDS_PER_WORD;
     // A partial word counts its first fields only.
     if (partial > 0) count += popcount32(fieldsEqual(words[last]!, 0) & lowFields(partial));
+    return count;
+  }
+
+  /** Band-0 positions among suffix-array positions [l, r), word by word. */
+  keptBetween(l: number, r: number): number {
+    const words = this.bands.words;
+    let count = 0;
+    for (let w = Math.floor(l / BANDS_PER_WORD), base = w * BANDS_PER_WORD; base < r; w++, base += BANDS_PER_WORD) {
+      let hits = fieldsEqual(words[w]!, 0);
+      // The first and last words: only the fields inside [l, r).
+      if (base < l) hits &= ~lowFields(l - base);
+      if (base + BANDS_PER_WORD > r) hits &= lowFields(r - base);
+      count += popcount32(hits);
+    }
     return count;
   }
 
@@ -416,9 +479,9 @@ export class ScoreIndex {
     const fromTier = after === null ? TIER_EXACT : after.tier;
     const docType = type < 0 ? ANY_TYPE : type;
     if (fromTier <= TIER_EXACT)
-      this.listTier(a, e, fromTier === TIER_EXACT ? from : 0, docType, TIER_EXACT, count, hits);
+      this.listTier(search, a, e, fromTier === TIER_EXACT ? from : 0, docType, TIER_EXACT, count, hits);
     if (fromTier <= TIER_PREFIX && hits.sranks.length < count)
-      this.listTier(e, b, fromTier === TIER_PREFIX ? from : 0, docType, TIER_PREFIX, count, hits);
+      this.listTier(search, e, b, fromTier === TIER_PREFIX ? from : 0, docType, TIER_PREFIX, count, hits);
     // An empty pattern's matches are all in tiers 0 and 1 ([a, b) is every rank).
     if (hits.sranks.length < count && pattern.length > 0 && !(a === 0 && b === N))
       this.listInfix(search, scores, pattern, bounds, fromTier === TIER_INFIX ? from : 0, type, count, hits, matches);
@@ -427,6 +490,7 @@ export class ScoreIndex {
 
   /** Tier 0 or 1: the sranks >= lo of positions [x, y) (name ranks), by srank. */
   private listTier(
+    search: SearchIndex,
     x: number,
     y: number,
     lo: number,
@@ -437,8 +501,38 @@ export class ScoreIndex {
   ) {
     if (x >= y) return;
     const before = hits.sranks.length;
-    this.names.list(x, y, lo, this.entityCount, type, count - before, hits.sranks);
+    // Each branch: a short tier's sranks read in a row (a few cache lines) and the smallest kept,
+    // else the names array's walk (a dependent miss or more per level).
+    if (y - x <= this.tierReadMax) this.readTier(search, x, y, lo, type, count - before, hits.sranks);
+    else this.names.list(x, y, lo, this.entityCount, type, count - before, hits.sranks);
     for (let i = before; i < hits.sranks.length; i++) hits.tiers.push(tier);
+  }
+
+  /**
+   * The `need` smallest sranks >= lo of name ranks [x, y) (of the type; ANY_TYPE: all), appended
+   * ascending: each rank's srank read in rank order (a typed tier's ranks from the search index's
+   * ranks by type), kept in a sorted buffer of at most `need`.
+   */
+  private readTier(search: SearchIndex, x: number, y: number, lo: number, type: number, need: number, out: RankSink) {
+    if (need <= 0) return;
+    const top = this.tierTop.length >= need ? this.tierTop : (this.tierTop = new Int32Array(need));
+    let size = 0;
+    // Each branch: all ranks of [x, y), or the type's (ascending in typeRanks).
+    const typed = type !== ANY_TYPE;
+    const i0 = typed ? search.lowerBoundInType(type, x) : x;
+    const i1 = typed ? search.lowerBoundInType(type, y) : y;
+    for (let i = i0; i < i1; i++) {
+      const s = this.srankOfRank.get(typed ? search.typeRanks.get(i) : i);
+      if (s < lo || (size === need && s >= top[size - 1]!)) continue;
+      // Insertion into the sorted buffer (the last one drops out when it is full).
+      let j = size < need ? size++ : size - 1;
+      while (j > 0 && top[j - 1]! > s) {
+        top[j] = top[j - 1]!;
+        j--;
+      }
+      top[j] = s;
+    }
+    for (let i = 0; i < size; i++) out.push(top[i]!);
   }
 
   /**
@@ -459,7 +553,8 @@ export class ScoreIndex {
   ) {
     const { l, r, a, b } = bounds;
     const docType = type < 0 ? ANY_TYPE : type;
-    const prefix = search.countRanks(a, b, type);
+    // Each branch: no prefix tier (most queries) needs no count (a typed count is two binary searches).
+    const prefix = a < b ? search.countRanks(a, b, type) : 0;
     const out = hits.sranks;
     const before = out.length;
     const K = this.keptEntities;
@@ -469,6 +564,8 @@ export class ScoreIndex {
     // `next`: the first srank not listed yet; `whole`: the rest of the tier goes by name.
     let next = lo;
     let whole = false;
+    // The infix-tier entities band 0 gave this page (-1: the page resumed past band 0).
+    let found0 = -1;
     if (next < K) {
       // Each branch: band 0 from the kept array; with a prefix tier, skipping its entities reads
       // about need * (infix + prefix) / infix of them, and the whole tier by name reads `infix`:
@@ -477,10 +574,13 @@ export class ScoreIndex {
       if (prefix > 0) infix = search.count(pattern, type, bounds) - prefix;
       if (prefix === 0 || this.fallback === "bands" || need * (infix + prefix) <= infix * infix) {
         const kl = this.keptRank(l);
-        const kr = this.keptRank(r);
+        // Each branch: an interval within a few words counts on from l (the words kl read), else
+        // r's own count.
+        const kr = r - l <= KEPT_COUNT_ON ? kl + this.keptBetween(l, r) : this.keptRank(r);
         // Each branch: no prefix tier, nothing to skip: the kept listing is the tier's band 0.
         if (prefix === 0) this.infix.list(kl, kr, next, K, docType, need, out);
         else this.listInfixSkipping(kl, kr, a, b, next, docType, need, out);
+        found0 = out.length - before;
         next = K;
       } else whole = true;
     }
@@ -500,14 +600,15 @@ export class ScoreIndex {
       }
       if (this.memoHolds(bounds, type, v)) {
         this.listMemo(next, count - out.length, out);
-        next = end;
+        next = this.bandStarts[this.memoLast + 1]!;
         continue;
       }
       // A band of few positions is decoded without counting the tier (the count costs more).
       const positions = (r - l) * this.bandShares[v]!;
       if (this.fallback === "bands" || (this.fallback === "auto" && positions <= BAND_DECODE_ALWAYS)) {
-        this.listBand(search, bounds, v, next, type, count - out.length, out);
-        next = end;
+        const last = this.fallback === "auto" ? this.lastBandWith(v, r - l, found0, count - out.length) : v;
+        this.listBand(search, bounds, v, last, next, type, count - out.length, out);
+        next = this.bandStarts[last + 1]!;
         continue;
       }
       if (infix < 0) infix = search.count(pattern, type, bounds) - prefix;
@@ -541,7 +642,7 @@ export class ScoreIndex {
         scanHits += out.length - had;
         next = stop;
       } else if (this.fallback === "auto" && positions <= BAND_POSITIONS_PER_ENTITY * infix) {
-        this.listBand(search, bounds, v, next, type, need, out);
+        this.listBand(search, bounds, v, v, next, type, need, out);
         next = end;
       } else whole = true;
     }
@@ -638,36 +739,61 @@ export class ScoreIndex {
   }
 
   /**
-   * Band v's infix-tier entities (type -1: any) with sranks >= lo, the `need` first by srank: its
-   * positions in [l, r) found in the band words (16 a word), their values read from the search
-   * index's document array (level by level over all of them), deduplicated and sorted.
+   * The last band to decode with band v (v..last in one pass: one access level by level over all
+   * their positions instead of one per band, the cost of a decode being its levels' rounds of
+   * cache misses more than its positions): the bands after v while the page is expected to need
+   * them (band 0 gave `found0` entities for its share of the text: a band is expected to give as
+   * many per share; -1, unknown: v alone), up to BAND_DECODE_ALWAYS positions expected in all.
+   */
+  private lastBandWith(v: number, positions: number, found0: number, need: number): number {
+    if (found0 < 0) return v;
+    const shares = this.bandShares;
+    const density = shares[0]! > 0 ? found0 / shares[0]! : 0;
+    let share = shares[v]!;
+    let last = v;
+    while (
+      last + 1 < BAND_COUNT &&
+      density * share < BAND_MERGE_MARGIN * need &&
+      positions * (share + shares[last + 1]!) <= BAND_DECODE_ALWAYS
+    )
+      share += shares[++last]!;
+    return last;
+  }
+
+  /**
+   * Bands v..last's infix-tier entities (type -1: any) with sranks >= lo, the `need` first by
+   * srank: their positions in [l, r) found in the band words (16 a word), their values read from
+   * the search index's document array (level by level over all of them), deduplicated and sorted.
    */
   private listBand(
     search: SearchIndex,
     bounds: SearchBounds,
     v: number,
+    last: number,
     lo: number,
     type: number,
     need: number,
     out: RankSink,
   ) {
-    // Each branch: the band kept from an earlier page of the query, else decoded (and kept).
-    if (!this.memoHolds(bounds, type, v)) this.decodeBand(search, bounds, v, type);
+    // Each branch: the bands kept from an earlier page of the query, else decoded (and kept).
+    if (!this.memoHolds(bounds, type, v)) this.decodeBand(search, bounds, v, last, type);
     this.listMemo(lo, need, out);
   }
 
   /**
-   * Band v's infix-tier entities (type -1: any), all of them: their sranks distinct and ascending,
-   * kept as the memo.
+   * Bands v..last's infix-tier entities (type -1: any), all of them: their sranks distinct and
+   * ascending (the bands are consecutive srank ranges), kept as the memo.
    */
-  private decodeBand(search: SearchIndex, bounds: SearchBounds, v: number, type: number) {
+  private decodeBand(search: SearchIndex, bounds: SearchBounds, v: number, last: number, type: number) {
     const { l, r, a, b } = bounds;
     // The scratch is the memo's: it is overwritten here.
     this.memoPart = -1;
+    this.memoLast = -1;
     const words = this.bands.words;
     let n = 0;
     for (let w = Math.floor(l / BANDS_PER_WORD), base = w * BANDS_PER_WORD; base < r; w++, base += BANDS_PER_WORD) {
       let hits = fieldsEqual(words[w]!, v);
+      for (let u = v + 1; u <= last; u++) hits |= fieldsEqual(words[w]!, u);
       // The first and last words: only the fields inside [l, r).
       if (base < l) hits &= ~lowFields(l - base);
       if (base + BANDS_PER_WORD > r) hits &= lowFields(r - base);
@@ -694,13 +820,14 @@ export class ScoreIndex {
     let distinct = 0;
     for (let j = 0; j < m; j++)
       if (distinct === 0 || sranks[j]! !== sranks[distinct - 1]!) sranks[distinct++] = sranks[j]!;
-    this.keepMemo(bounds, type, v, sranks, distinct);
+    this.keepMemo(bounds, type, v, last, sranks, distinct);
   }
 
   /** Whether the memo holds `part` (a band, or MEMO_WHOLE) of this query's tier of this type. */
   private memoHolds(bounds: SearchBounds, type: number, part: number): boolean {
     return (
-      this.memoPart === part &&
+      this.memoPart <= part &&
+      part <= this.memoLast &&
       this.memoL === bounds.l &&
       this.memoR === bounds.r &&
       this.memoA === bounds.a &&
@@ -709,13 +836,21 @@ export class ScoreIndex {
     );
   }
 
-  private keepMemo(bounds: SearchBounds, type: number, part: number, sranks: ArrayLike<number>, length: number) {
+  private keepMemo(
+    bounds: SearchBounds,
+    type: number,
+    part: number,
+    last: number,
+    sranks: ArrayLike<number>,
+    length: number,
+  ) {
     this.memoL = bounds.l;
     this.memoR = bounds.r;
     this.memoA = bounds.a;
     this.memoB = bounds.b;
     this.memoType = type;
     this.memoPart = part;
+    this.memoLast = last;
     this.memoSranks = sranks;
     this.memoLength = length;
   }
@@ -798,7 +933,7 @@ export class ScoreIndex {
       listAll(search.documents, l, r, b, this.entityCount, docType, ranks);
       for (const rank of ranks) sranks.push(this.srankOfRank.get(rank));
       sranks.sort(ascending);
-      this.keepMemo(bounds, type, MEMO_WHOLE, sranks, sranks.length);
+      this.keepMemo(bounds, type, MEMO_WHOLE, MEMO_WHOLE, sranks, sranks.length);
     }
     this.listMemo(lo, need, out);
   }

@@ -54,12 +54,17 @@ function scoreOrder(
   );
 }
 
-/** Band ends (cumulative shares of the text) and fallbacks the oracle builds with. */
+/**
+ * Band ends (cumulative shares of the text), fallbacks and short tiers read in a row (tierReadMax:
+ * 0 walks every tier in the names array, 4 reads the short ones and walks the rest) the oracle
+ * builds with.
+ */
 const VARIANTS: ScoreIndexOptions[] = [
   { bandEnds: [0, 0, 0] },
-  { bandEnds: [0, 0.2, 0.5], fallback: "bands" },
+  { bandEnds: [0, 0.2, 0.5], fallback: "bands", tierReadMax: 0 },
   { bandEnds: [0.05, 0.1, 0.3] },
-  { bandEnds: [0.05, 0.1, 0.3], fallback: "bands" },
+  { bandEnds: [0.05, 0.1, 0.3], tierReadMax: 4 },
+  { bandEnds: [0.05, 0.1, 0.3], fallback: "bands", tierReadMax: 0 },
   { bandEnds: [0.05, 0.1, 0.3], fallback: "names" },
   { bandEnds: [0.3, 0.3, 0.9], fallback: "bands" },
   { bandEnds: [0.05, 0.1, 0.3], fallback: "scan" },
@@ -176,6 +181,12 @@ test("the bands hold the best-scored entities within their shares of positions, 
       if (band === 0) kept++;
     }
     assert.is(index.keptRank(values.length), kept);
+    // keptBetween counts the same as the difference of two keptRanks, across words and blocks.
+    for (let t = 0; t < 200; t++) {
+      const l = rng.int(values.length + 1);
+      const r = Math.min(values.length, l + rng.int(300));
+      assert.is(index.keptBetween(l, r), index.keptRank(r) - index.keptRank(l), `ends ${ends} [${l}, ${r})`);
+    }
     assert.is(index.infix.top.length, kept);
     for (let v = 0; v < 3; v++) assert.ok(upTo[v]! <= Math.floor(values.length * ends[v]!), `ends ${ends} band ${v}`);
     if (ends[0] === 1) assert.is(index.keptEntities, n);
