@@ -18,10 +18,13 @@
  * constructor, before any item.
  *
  * Growing columns are mnemonist typed vectors, so a statement costs a few words while loading.
- * build(): sort entityIds (dense ids: the dictionary), fold identifiers and build the search index,
- * remap the statements to dense ids and build the statement index; only the fingerprints the input
- * gave are kept (derived ones are made again when a page is written). Cost O(n log n) for the entities, linear
- * passes for the statements.
+ * The statement columns hold insertion indexes until the entities are sorted (dense ids: the
+ * dictionary), and dense ids from then on: the sort remaps the rows already added in place, and every
+ * later row is added with dense ids (the loader seals the entities before the first statement, so
+ * nothing is remapped there). build(): sort the entityIds (unless sealed), fold identifiers and build
+ * the search index, and build the statement index on the columns themselves (its working space: no
+ * copy); only the fingerprints the input gave are kept (derived ones are made again when a page is
+ * written). Cost O(n log n) for the entities, linear passes for the statements.
  */
 
 import { Uint32Vector, Uint8Vector } from "mnemonist";
@@ -97,12 +100,10 @@ interface BuildParts {
   scores: Scores;
 }
 
-/** The entities in dense-id order and what is made of them before the statements are remapped. */
+/** The entities in dense-id order and what is made of them. */
 interface SortedEntities {
   /** Insertion index -> dense id. */
   denseOf: Uint32Array;
-  /** Dense id -> insertion index (a statement's entityId is found through the dictionary once sorted). */
-  insertionOf: Uint32Array;
   /** Types by dense id (the search index is built from them and the raw identifiers). */
   types: Uint8Array;
   entities: EntityTable;
@@ -134,7 +135,7 @@ type AddStatementStrings = (
   source: SourcePosition,
 ) => void;
 let addStrings: AddStatementStrings;
-/** Adds a statement whose entities a parser thread already looked up (insertion indexes): see engine/internal.ts. */
+/** Adds a statement whose entities a parser thread already looked up (column indexes): see engine/internal.ts. */
 type AddStatementRefs = (
   builder: GraphBuilder,
   s: number,
@@ -204,12 +205,15 @@ export class GraphBuilder {
       builder.addStatementRefs(s, p, o, hexGiven, hi, lo, source);
   }
 
-  /** The entityIds in insertion order (the indexes the statement columns hold): for the loader's parser threads. */
-  get insertionEntityIds(): readonly string[] {
+  /**
+   * The entityIds by the index the statement columns hold for them (insertion order before the
+   * entities are sorted, dense-id order after): for the loader's parser threads.
+   */
+  get columnEntityIds(): readonly string[] {
     // Each branch: once sorted, the builder keeps no strings of its own; they are read from the entity table.
     const sorted = this.sorted;
     if (sorted === undefined) return this.entityIds;
-    return Array.from(sorted.denseOf, (d) => sorted.entities.entityId(d));
+    return Array.from({ length: sorted.entities.size }, (_, d) => sorted.entities.entityId(d));
   }
 
   /**
@@ -361,7 +365,7 @@ export class GraphBuilder {
 
   /**
    * A statement whose fields a parser thread checked and looked up (load/statement-threads.ts): its
-   * entities as insertion indexes, and its given fingerprint as the halves of 16 lowercase hex digits
+   * entities as column indexes (columnEntityIds), and its given fingerprint as the halves of 16 lowercase hex digits
    * (hexGiven) or none. The rest is what addStatementFields does, so the outcome is the same.
    */
   private addStatementRefs(
@@ -507,19 +511,13 @@ export class GraphBuilder {
       );
     this.readyIndex = undefined;
 
-    // Duplicates and conflicts were settled at add time: every row is kept. One column at a time is
-    // remapped to dense ids and the builder's column (by insertion index, not read again: the builder
-    // is closed) let go at once, so at most one column of M words is made beside the three.
+    // Duplicates and conflicts were settled at add time: every row is kept. The columns hold dense ids
+    // (sortEntities) and are handed over as they are: the statement index works in them (the builder
+    // is closed, nothing reads them again).
     const m = this.subject.length;
-    const dense = (column: Uint32Vector): Uint32Array => {
-      const rows = new Uint32Array(m);
-      for (let row = 0; row < m; row++) rows[row] = denseOf[column.get(row)]!;
-      column.reallocate(0);
-      return rows;
-    };
-    const subject = dense(this.subject);
-    const predicate = dense(this.predicate);
-    const object = dense(this.object);
+    const subject = columnRows(this.subject);
+    const predicate = columnRows(this.predicate);
+    const object = columnRows(this.object);
     // Scores: the given ones, else each entity's count of statements.
     const scoreValues = statementCounts(
       n,
@@ -565,7 +563,9 @@ export class GraphBuilder {
     // The dense rows were the statement index's working space and the fingerprints are in it now:
     // their memory goes before the score index and the content tag, not with the builder.
     parts.subject = parts.predicate = parts.object = EMPTY_ROWS;
-    for (const column of [this.fpHi, this.fpLo, this.fpGiven]) column.reallocate(0);
+    for (const column of [this.subject, this.predicate, this.object, this.fpHi, this.fpLo, this.fpGiven]) {
+      column.reallocate(0);
+    }
     return index;
   }
 
@@ -665,8 +665,14 @@ export class GraphBuilder {
     this.entityIndex.clear();
     this.entityIds = [];
     this.rawIdentifiers = [];
+    // From now on the columns hold dense ids: the rows already added are remapped in place, and the
+    // hashes are put in dense order for derive().
+    for (const column of [this.subject, this.predicate, this.object]) {
+      for (let row = 0; row < column.length; row++) column.set(row, denseOf[column.get(row)]!);
+    }
+    for (let k = 0; k < 2 * n; k++) this.entityHashes.set(k, sortedHashes[k]!);
     progress?.("sort-entities", 1, 1);
-    this.sorted = { denseOf, insertionOf: Uint32Array.from(order), types, entities, dictionary };
+    this.sorted = { denseOf, types, entities, dictionary };
     return this.sorted;
   }
 
@@ -688,7 +694,7 @@ export class GraphBuilder {
     // Each branch: before the sort the Map answers; after it, the dictionary (the Map is emptied then).
     const sorted = this.sorted;
     const d = sorted === undefined ? -1 : sorted.dictionary.idOf(entityId);
-    const i = sorted === undefined ? this.entityIndex.get(entityId) : d < 0 ? undefined : sorted.insertionOf[d];
+    const i = sorted === undefined ? this.entityIndex.get(entityId) : d < 0 ? undefined : d;
     if (i === undefined) {
       // No entity can have an id that breaks the entityId rules: say what is wrong with it instead.
       checkText(entityId, name, ENTITY_ID_MAX_BYTES, source);
@@ -847,6 +853,14 @@ function checkText(v: string, name: string, maxBytes: number, source: SourcePosi
   }
 }
 
+/**
+ * A column's rows as one array, without a copy: the vector's own array (mnemonist's TypedVector keeps
+ * it in `array`, which its typings leave out), cut to its length.
+ */
+function columnRows(column: Uint32Vector): Uint32Array {
+  return (column as unknown as { array: Uint32Array }).array.subarray(0, column.length);
+}
+
 /** The raw identifiers of `entities` by dense id (what a search index is built from). */
 function rawIdentifiersOf(entities: EntityTable): string[] {
   return Array.from({ length: entities.size }, (_, d) => entities.rawIdentifier(d));
@@ -870,8 +884,8 @@ export const addStatementStrings: AddStatementStrings = (builder, subjectId, pre
   addStrings(builder, subjectId, predicateId, objectId, given, source);
 
 /**
- * Adds a statement whose entities a parser thread looked up (insertion indexes, as
- * GraphBuilder.insertionEntityIds lists them) and whose fingerprint it read (16 lowercase hex digits
+ * Adds a statement whose entities a parser thread looked up (column indexes, as
+ * GraphBuilder.columnEntityIds lists them: dense ids once the entities are sealed) and whose fingerprint it read (16 lowercase hex digits
  * as halves, or none), checked for duplicates and conflicts like any statement: for the package's loader.
  */
 export const addStatementRefs: AddStatementRefs = (builder, s, p, o, hexGiven, hi, lo, source) =>

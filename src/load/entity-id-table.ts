@@ -1,8 +1,9 @@
 /**
  * Entity id table, shared by the parser threads
  * ==============================================
- * Owns finding an entityId's insertion index from the bytes of a statement line, in any thread: the
- * builder's entityIds (insertion order) as UTF-8 bytes in one SharedArrayBuffer, and an open-addressing
+ * Owns finding an entityId's column index (GraphBuilder.columnEntityIds: its dense id, once the
+ * entities are sealed) from the bytes of a statement line, in any thread: the builder's entityIds in
+ * that order as UTF-8 bytes in one SharedArrayBuffer, and an open-addressing
  * table over them in another, made once on the loading thread and read by every parser thread
  * (statement-threads.ts) without a copy. A thread resolves the three ids of a line from the line's own
  * bytes: no string is made and no per-thread Map is built.

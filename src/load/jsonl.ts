@@ -307,7 +307,7 @@ export async function loadJsonLinesFile(
       closeSync(fd);
     }
     // One table of the entityIds for every parser thread, in shared memory (entity-id-table.ts).
-    const table = makeEntityIdTable(builder.insertionEntityIds);
+    const table = makeEntityIdTable(builder.columnEntityIds);
     // Range r goes to thread r mod T: the main thread adds them in file order, each thread in turn.
     const ranges = cuts.length - 1;
     const parsers: ParserThread[] = [];

@@ -8,31 +8,39 @@
  * (at 1M entities / 10M statements, about 14 s of search index beside about 40 s of statement lines,
  * `npm run bench -- --only build`).
  *
- *   main -> worker   workerData { kind, rawIdentifiers, types, fold } (structured clone: a copy)
+ *   main -> worker   workerData { kind: index, rawIdentifiers, types, fold } (structured clone: a copy)
  *   worker -> main   { kind: "progress", done, total }              (at most every PROGRESS_MS)
- *   worker -> main   { kind: "index", fields }                      (the index's serial form; its
- *                                                                     arrays transferred, not copied)
+ *   worker -> main   { kind: "index", fields, ranks }               (the index's serial form and the
+ *                                                                     ranks the score index is built
+ *                                                                     from; arrays transferred)
  *   worker -> main   { kind: "error", message }                     (the build threw)
- *   main -> worker   { kind: "scores", values, givenAtCount }       (once the statements are read)
+ *   then the worker ends: its whole heap (the identifiers' copy, the folded strings, the suffix array's
+ *   working arrays) is given back at once, while the statements are still being read.
+ *   main -> worker   workerData { kind: score, ranks, scores }      (a second worker, once the
+ *                                                                     statements are read; the ranks
+ *                                                                     transferred, the scores copied)
  *   worker -> main   { kind: "score-index", fields }                (the score index's serial form,
- *                                                                     transferred)
+ *                                                                     transferred) | { kind: "error" }
  *
  * The score index (engine/search/score-index.ts) is built from the search index's ranks and the
- * scores, which count the statements: before sending the index the worker keeps what the score
- * index takes of it (ScoreIndex.ranksOf, with the document values the build made: no decoding), and
- * once the loader has the scores it builds the score index here while the loading thread builds the
- * statement index (GraphBuilder's buildWithScoreIndex): the build's two last long phases overlap.
+ * scores, which count the statements: the index's worker sends what the score index takes of the
+ * index (ScoreIndex.ranksOf, with the document values the build made: no decoding) beside it and
+ * ends; once the loader has the scores, a second worker builds the score index from them while the
+ * loading thread builds the statement index (GraphBuilder's buildWithScoreIndex): the build's two
+ * last long phases overlap. Why two workers and not one that waits: a worker that waits idle keeps
+ * everything its build left behind (its heap is collected only when it allocates again), about as
+ * much as the index itself, through the whole reading of the statements, where the load peaks.
  *
  * The main thread restores the index from its serial form without the linear-time checks (the
  * worker made it with the engine itself; only shapes are checked). `stop()` ends the worker: the
  * loader calls it when reading the statements fails, so a bad line never leaves a thread running.
  *
  * Cost on the loading thread: cloning the raw identifiers into the worker (about 0.2 s for a
- * million), copying the scores (4 bytes an entity) and restoring O(1) per array. Memory: the worker's
- * copy of the identifiers and its working arrays, while the statements are read (the peak is higher
- * than building one after the other by about the search index's build space), then the ranks the
- * score index is built from (4 bytes a text position and 5 an entity) until it is built. The worker
- * gets the loading thread's heap limit.
+ * million), copying the scores (4 bytes an entity), starting the second worker (tens of
+ * milliseconds) and restoring O(1) per array. Memory: the worker's copy of the identifiers and its
+ * working arrays while it builds; then the ranks the score index is built from (4 bytes a text
+ * position and 5 an entity) on the loading thread until it is built. Each worker gets the loading
+ * thread's heap limit.
  * This file is also the worker's entry point (it runs when loaded as a worker with its workerData).
  */
 
@@ -42,32 +50,34 @@ import { type FoldMode, folder } from "../engine/search/fold.js";
 import { ScoreIndex, type ScoreRanks, Scores, SearchIndex } from "../engine/internal.js";
 import { MemorySerialReader, MemorySerialWriter, type SerialField } from "../engine/serial.js";
 
-/** workerData's kind: the one this file answers to (other workers of the package carry others). */
-const WORKER_KIND = "quiver.search-index";
+/** workerData's kind of the index's worker (other workers of the package carry others). */
+const INDEX_KIND = "quiver.search-index";
+/** workerData's kind of the score index's worker. */
+const SCORE_KIND = "quiver.score-index";
 /** Shortest time between two progress messages of the worker. */
 const PROGRESS_MS = 250;
 const MIB = 1024 * 1024;
 
-interface Request {
-  kind: typeof WORKER_KIND;
+interface IndexRequest {
+  kind: typeof INDEX_KIND;
   rawIdentifiers: string[];
   types: Uint8Array;
   fold: FoldMode;
 }
 
-type Reply =
-  | { kind: "progress"; done: number; total: number }
-  | { kind: "index"; fields: Map<string, SerialField> }
-  | { kind: "score-index"; fields: Map<string, SerialField> }
-  | { kind: "error"; message: string };
-
-/** The scores, sent once the statements are read (Scores' two arrays). */
-interface ScoresMessage {
-  kind: "scores";
+interface ScoreRequest {
+  kind: typeof SCORE_KIND;
+  ranks: ScoreRanks;
   /** The scores' serial form (Scores.serialize), copied: the graph keeps its scores. */
-  fields: MemorySerialWriter["fields"];
+  scores: MemorySerialWriter["fields"];
   entityCount: number;
 }
+
+type Reply =
+  | { kind: "progress"; done: number; total: number }
+  | { kind: "index"; fields: Map<string, SerialField>; ranks: ScoreRanks }
+  | { kind: "score-index"; fields: Map<string, SerialField> }
+  | { kind: "error"; message: string };
 
 /** A search index being built in a worker thread. */
 export interface SearchIndexThread {
@@ -76,11 +86,12 @@ export interface SearchIndexThread {
   /** Where the build's progress goes from now on (none until set). */
   onProgress: ((done: number, total: number) => void) | undefined;
   /**
-   * The score index of the index's entities under `scores`, built in the worker from what it kept of
-   * the index (call once, after `index` resolved). Rejects if the build fails or the worker dies.
+   * The score index of the index's entities under `scores`, built in a second worker from what the
+   * first sent of the index (call once, after `index` resolved). Rejects if the build fails or the
+   * worker dies.
    */
   scoreIndex(scores: Scores): Promise<ScoreIndex>;
-  /** Ends the worker. */
+  /** Ends the worker running now, if any. */
   stop(): void;
 }
 
@@ -90,6 +101,56 @@ let running = 0;
 /** How many search index threads are alive: what a test checks after a failed load, and a diagnostic. */
 export function runningSearchIndexThreads(): number {
   return running;
+}
+
+/** A worker of this file that answers once: `reply` settles with its answer, or rejects naming `what`. */
+interface OneReply<T extends Reply> {
+  worker: Worker;
+  reply: Promise<T>;
+}
+
+/**
+ * Starts a worker of this file with `request` and waits for its one answer of kind `kind`; progress
+ * goes to `onProgress`. The worker ends by itself after answering: its exit then is no failure.
+ */
+function startWorker<K extends "index" | "score-index">(
+  request: IndexRequest | ScoreRequest,
+  transferList: ArrayBuffer[],
+  kind: K,
+  what: string,
+  onProgress: (done: number, total: number) => void,
+): OneReply<Extract<Reply, { kind: K }>> {
+  const worker = new Worker(new URL(import.meta.url), {
+    workerData: request,
+    transferList,
+    resourceLimits: { maxOldGenerationSizeMb: Math.floor(getHeapStatistics().heap_size_limit / MIB) },
+  });
+  running++;
+  worker.once("exit", () => running--);
+  const reply = new Promise<Extract<Reply, { kind: K }>>((resolve, reject) => {
+    let settled = false;
+    const fail = (error: Error): void => {
+      if (settled) return;
+      settled = true;
+      void worker.terminate();
+      reject(new Error(`${what}: ${error.message}`));
+    };
+    worker.on("message", (m: Reply) => {
+      // Each branch: progress is passed on; the answer settles; an error fails the build.
+      if (m.kind === "progress") onProgress(m.done, m.total);
+      else if (m.kind === "error") fail(new Error(m.message));
+      else if (m.kind === kind && !settled) {
+        settled = true;
+        resolve(m as Extract<Reply, { kind: K }>);
+      }
+    });
+    worker.on("error", fail);
+    // After the answer the worker ends by itself; before it, its end is a failure.
+    worker.on("exit", (code) => fail(new Error(`the worker thread exited with code ${code}`)));
+  });
+  // Awaited only once the statements are read: a failure before then is not an unhandled rejection.
+  reply.catch(() => undefined);
+  return { worker, reply };
 }
 
 /** Starts building the search index of entities with these raw identifiers and types (by dense id). */
@@ -102,64 +163,45 @@ export function startSearchIndexThread({
   types: Uint8Array;
   fold: FoldMode;
 }): SearchIndexThread {
-  const request: Request = { kind: WORKER_KIND, rawIdentifiers, types, fold };
-  const worker = new Worker(new URL(import.meta.url), {
-    workerData: request,
-    resourceLimits: { maxOldGenerationSizeMb: Math.floor(getHeapStatistics().heap_size_limit / MIB) },
-  });
-  running++;
-  worker.once("exit", () => running--);
-  let stopped = false;
-  /** What the next reply of the worker settles: the index, then the score index. */
-  let awaited: { resolve: (fields: Map<string, SerialField>) => void; reject: (error: Error) => void } | undefined;
-  let failure: Error | undefined;
-  const fail = (error: Error): void => {
-    if (stopped || failure !== undefined) return;
-    failure = error;
-    void worker.terminate();
-    awaited?.reject(error);
-    awaited = undefined;
-  };
-  const reply = (what: string): Promise<Map<string, SerialField>> =>
-    new Promise((resolve, reject) => {
-      const rejectWith = (e: Error): void => reject(new Error(`${what}: ${e.message}`));
-      if (failure !== undefined) rejectWith(failure);
-      else awaited = { resolve, reject: rejectWith };
-    });
-  worker.on("message", (m: Reply) => {
-    // Each branch: progress is passed on; an index ends a step of the worker's job; an error fails it.
-    if (m.kind === "progress") thread.onProgress?.(m.done, m.total);
-    else if (m.kind === "error") fail(new Error(m.message));
-    else {
-      const waiting = awaited;
-      awaited = undefined;
-      waiting?.resolve(m.fields);
-    }
-  });
-  worker.on("error", fail);
-  worker.on("exit", (code) => fail(new Error(`the worker thread exited with code ${code}`)));
   const entityCount = rawIdentifiers.length;
+  let stopped = false;
+  let current: Worker | undefined;
+  const started = startWorker(
+    { kind: INDEX_KIND, rawIdentifiers, types, fold },
+    [],
+    "index",
+    "search index build",
+    (done, total) => thread.onProgress?.(done, total),
+  );
+  current = started.worker;
+  let ranks: ScoreRanks | undefined;
   let positions = 0;
   const thread: SearchIndexThread = {
     onProgress: undefined,
     stop: () => {
-      if (!stopped) void worker.terminate();
+      if (!stopped) void current?.terminate();
       stopped = true;
     },
-    index: reply("search index build").then((fields) => {
-      const index = SearchIndex.deserialize(new MemorySerialReader(fields, { verify: false }), entityCount);
+    index: started.reply.then((m) => {
+      const index = SearchIndex.deserialize(new MemorySerialReader(m.fields, { verify: false }), entityCount);
       positions = index.documents.top.length;
+      ranks = m.ranks;
       return index;
     }),
     scoreIndex: (scores) => {
-      const pending = reply("score index build");
+      if (ranks === undefined) return Promise.reject(new Error("score index build: the index is not there yet"));
       const writer = new MemorySerialWriter();
       scores.serialize(writer);
-      const message: ScoresMessage = { kind: "scores", fields: writer.fields, entityCount };
-      // A copy (no transfer list): the graph keeps its scores.
-      worker.postMessage(message);
-      return pending.then((fields) =>
-        ScoreIndex.deserialize(new MemorySerialReader(fields, { verify: false }), entityCount, positions),
+      const request: ScoreRequest = { kind: SCORE_KIND, ranks, scores: writer.fields, entityCount };
+      // The ranks move to the worker (transferred: they are not needed here again); the scores are
+      // copied, the graph keeps them.
+      const transfer = [ranks.idOfRank.buffer, ranks.typeOfRank.buffer, ranks.documentValues.buffer] as ArrayBuffer[];
+      ranks = undefined;
+      const second = startWorker(request, transfer, "score-index", "score index build", () => undefined);
+      current = second.worker;
+      if (stopped) void second.worker.terminate();
+      return second.reply.then((m) =>
+        ScoreIndex.deserialize(new MemorySerialReader(m.fields, { verify: false }), entityCount, positions),
       );
     },
   };
@@ -168,44 +210,48 @@ export function startSearchIndexThread({
   return thread;
 }
 
-/** The worker's side: build, then hand the serial form over. */
-function runWorker(request: Request): void {
+/** The index's worker: build, hand the serial form and the ranks over, and end. */
+function runIndexWorker(request: IndexRequest): void {
   const port = parentPort!;
   try {
     let lastReport = 0;
-    const { index, documentValues } = SearchIndex.buildWithValues(
-      request.rawIdentifiers.map(folder(request.fold)),
-      request.types,
-      (done, total) => {
-        const now = performance.now();
-        if (now - lastReport < PROGRESS_MS) return;
-        lastReport = now;
-        port.postMessage({ kind: "progress", done, total } satisfies Reply);
-      },
-    );
+    // Folded in place: each raw identifier (this worker's own copy) is let go as its folded form
+    // replaces it, so the two lists are never both held.
+    const names = request.rawIdentifiers;
+    const fold = folder(request.fold);
+    for (let i = 0; i < names.length; i++) names[i] = fold(names[i]!);
+    const { index, documentValues } = SearchIndex.buildWithValues(names, request.types, (done, total) => {
+      const now = performance.now();
+      if (now - lastReport < PROGRESS_MS) return;
+      lastReport = now;
+      port.postMessage({ kind: "progress", done, total } satisfies Reply);
+    });
     // Read before the index's arrays leave with it.
-    let ranks: ScoreRanks | undefined = ScoreIndex.ranksOf(index, documentValues);
+    const ranks = ScoreIndex.ranksOf(index, documentValues);
     const writer = new MemorySerialWriter();
     index.serialize(writer);
-    port.postMessage({ kind: "index", fields: writer.fields } satisfies Reply, writer.transferables());
-    port.on("message", (m: ScoresMessage) => {
-      try {
-        if (ranks === undefined) throw new Error("the scores were sent twice");
-        const scoreIndex = ScoreIndex.fromRanks(
-          ranks,
-          Scores.deserialize(new MemorySerialReader(m.fields, { verify: false }), m.entityCount),
-        );
-        ranks = undefined;
-        const scoreWriter = new MemorySerialWriter();
-        scoreIndex.serialize(scoreWriter);
-        port.postMessage(
-          { kind: "score-index", fields: scoreWriter.fields } satisfies Reply,
-          scoreWriter.transferables(),
-        );
-      } catch (e) {
-        postError(port, e);
-      }
-    });
+    const transfer = [...writer.transferables()];
+    for (const a of [ranks.idOfRank, ranks.typeOfRank, ranks.documentValues]) {
+      // documentValues may share no buffer with the index (it is the build's own array); never list one twice.
+      if (!transfer.includes(a.buffer as ArrayBuffer)) transfer.push(a.buffer as ArrayBuffer);
+    }
+    port.postMessage({ kind: "index", fields: writer.fields, ranks } satisfies Reply, transfer);
+  } catch (e) {
+    postError(port, e);
+  }
+}
+
+/** The score index's worker: build from the ranks and the scores, hand the serial form over, and end. */
+function runScoreWorker(request: ScoreRequest): void {
+  const port = parentPort!;
+  try {
+    const scoreIndex = ScoreIndex.fromRanks(
+      request.ranks,
+      Scores.deserialize(new MemorySerialReader(request.scores, { verify: false }), request.entityCount),
+    );
+    const writer = new MemorySerialWriter();
+    scoreIndex.serialize(writer);
+    port.postMessage({ kind: "score-index", fields: writer.fields } satisfies Reply, writer.transferables());
   } catch (e) {
     postError(port, e);
   }
@@ -215,4 +261,7 @@ function postError(port: NonNullable<typeof parentPort>, e: unknown): void {
   port.postMessage({ kind: "error", message: e instanceof Error ? e.message : String(e) } satisfies Reply);
 }
 
-if (!isMainThread && (workerData as Partial<Request> | null)?.kind === WORKER_KIND) runWorker(workerData as Request);
+// Each branch: this file runs as one of its two workers when loaded with that workerData, else as a module.
+const request = isMainThread ? undefined : (workerData as Partial<IndexRequest | ScoreRequest> | null);
+if (request?.kind === INDEX_KIND) runIndexWorker(request as IndexRequest);
+else if (request?.kind === SCORE_KIND) runScoreWorker(request as ScoreRequest);

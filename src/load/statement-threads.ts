@@ -7,7 +7,7 @@
  * (range r to thread r mod T). Each worker thread reads its ranges in order, splits lines on
  * LF, and reads each line of the common shape (statement-line.ts) whose three entityIds it finds and
  * whose fingerprint is absent or 16 lowercase hex digits: such a line becomes a row of Uint32 columns
- * (subject, predicate, object as the builder's insertion indexes; the fingerprint's halves). Every
+ * (subject, predicate, object as the builder's column indexes, dense ids once sealed; the fingerprint's halves). Every
  * other line (a blank one, another shape, an unknown entity, another fingerprint text, the file's
  * first line, which may carry a BOM) goes back as its bytes, and the main thread reads it the
  * one-thread way. A line is read from its bytes (readRow: the shape's literal keys compared byte by

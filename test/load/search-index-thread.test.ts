@@ -4,7 +4,9 @@
  * src/load/search-index-thread.ts through loadGraph: a graph loaded with the index built beside
  * the statements' reading is the same graph as one built after them (content tag, bytes, every page
  * of a set of searches walked to the end); progress names the phases in their new order; a bad
- * statement line rejects as before and ends the thread; a sealed builder refuses more entities.
+ * statement line rejects as before and ends the thread; a sealed builder refuses more entities, and
+ * statements added before and after the seal (insertion indexes, then dense ids) build the graph of a
+ * builder never sealed, duplicates and conflicts across the seal included.
  */
 
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -20,6 +22,7 @@ import type { Entity, SearchParams } from "../../src/engine/types.js";
 import { loadGraph, type LoadProgress } from "../../src/load/jsonl.js";
 import { runningSearchIndexThreads, startSearchIndexThread } from "../../src/load/search-index-thread.js";
 import { writeGraphJsonl } from "../../tools/generator.js";
+import { Rng, TYPES } from "../support/oracle.js";
 import { snapshotBytes } from "../support/snapshot.js";
 
 let root = "";
@@ -170,6 +173,54 @@ test("a sealed builder refuses another entity", () => {
   // Statements still go in, and build() uses the sorted entities.
   builder.addStatement({ subjectEntityId: "a", predicateEntityId: "a", objectEntityId: "a" });
   assert.is(builder.build().search({ q: "a" }).items.length, 1);
+});
+
+test("statements added before and after sealing build the graph of a builder never sealed", () => {
+  const rng = new Rng(31);
+  // Entities in an order unlike entityId order, so that insertion indexes and dense ids differ.
+  const ids = Array.from({ length: 300 }, (_, i) => `e${(i * 7919) % 1000}`);
+  const statements = Array.from({ length: 4_000 }, () => ({
+    subjectEntityId: rng.pick(ids),
+    predicateEntityId: rng.pick(ids.slice(0, 12)),
+    objectEntityId: rng.pick(ids),
+    ...(rng.chance(0.3)
+      ? {
+          statementFingerprint: rng
+            .int(2 ** 32)
+            .toString(16)
+            .padStart(16, "0"),
+        }
+      : {}),
+  }));
+  // Exact copies of earlier statements, so duplicates meet across the seal.
+  for (let k = 0; k < 400; k++) statements.push({ ...statements[rng.int(2_000)]! });
+  const fill = (builder: GraphBuilder, sealAt: number): GraphBuilder => {
+    for (const [i, entityId] of ids.entries()) {
+      builder.addEntity({ entityId, rawIdentifier: `name ${entityId}`, type: TYPES[i % 8]!, sourceType: "t" });
+    }
+    for (const [i, statement] of statements.entries()) {
+      if (i === sealAt) sealEntities(builder);
+      builder.addStatement(statement, { file: "s", line: i + 1 });
+    }
+    return builder;
+  };
+  const plain = fill(new GraphBuilder({ cursorSecret: "s" }), -1).build();
+  for (const sealAt of [0, 1_700, statements.length]) {
+    const sealed = fill(new GraphBuilder({ cursorSecret: "s" }), sealAt).build();
+    assert.is(sealed.stats().contentTag, plain.stats().contentTag, `sealed at ${sealAt}`);
+    assert.ok(sameBytes(snapshotBytes(sealed), snapshotBytes(plain)), `sealed at ${sealAt}: the snapshots differ`);
+  }
+  // A conflict after the seal names the line before it that used the fingerprint first.
+  const builder = fill(new GraphBuilder(), 1_700);
+  const first = statements.findIndex((st) => st.statementFingerprint !== undefined);
+  const other = {
+    ...statements[first]!,
+    objectEntityId: statements[first]!.objectEntityId === ids[0] ? ids[1]! : ids[0]!,
+  };
+  assert.throws(
+    () => builder.addStatement(other, { file: "s", line: 9_999 }),
+    new RegExp(`already used by a different statement at s:${first + 1}`),
+  );
 });
 
 test.run();

@@ -37,6 +37,7 @@
 import type { SerialReader, SerialWriter } from "../serial.js";
 import { UnarySums } from "../succinct/unary-sums.js";
 import { type DocumentArray, TYPE_COUNT } from "./document-array.js";
+import type { SymbolText } from "./fm-index.js";
 
 export class DocumentCounts {
   /** Marks per type-subsequence coordinate (document-array.ts's order below the type levels). */
@@ -54,7 +55,7 @@ export class DocumentCounts {
    * [starts[r], starts[r + 1]) (later positions belong to none), `documents` its document array.
    */
   static build(
-    text: Int32Array,
+    text: SymbolText,
     suffixArray: Uint32Array,
     starts: Uint32Array,
     typeOfRank: Uint8Array,
@@ -165,7 +166,7 @@ export class DocumentCounts {
 }
 
 /** LCP[i] = longest common prefix of the suffixes at SA[i - 1] and SA[i] (LCP[0] = 0): Kasai et al. */
-function kasai(text: Int32Array, suffixArray: Uint32Array): Int32Array {
+function kasai(text: SymbolText, suffixArray: Uint32Array): Int32Array {
   const n = suffixArray.length;
   const rank = new Int32Array(n);
   for (let i = 0; i < n; i++) rank[suffixArray[i]!] = i;

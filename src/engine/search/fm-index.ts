@@ -73,7 +73,24 @@ export interface FMBuild {
   /** starts[r] = position in T of the `$` before id_r; starts[N] = position of the final `$`. */
   starts: Uint32Array;
   /** T as symbols (document counting reads it once for the LCP array; then it is dropped). */
-  text: Int32Array;
+  text: SymbolText;
+}
+
+/**
+ * Symbols of a text under construction: two bytes each when the alphabet fits (every text but one
+ * using nearly all 65,536 code units), four otherwise. Halves the build's largest arrays but the
+ * suffix array (text and BWT: 4 of the about 35 bytes a text position the search index's build
+ * holds at its peak).
+ */
+export type SymbolText = Uint16Array | Int32Array;
+
+/** Largest alphabet whose symbols fit a Uint16Array. */
+const UINT16_SYMBOLS = 0x10000;
+
+/** `length` zeroed symbols for an alphabet of `sigma`, as narrow as it allows. */
+function symbolArray(length: number, sigma: number): SymbolText {
+  // Each branch: two bytes a symbol when every symbol fits them, else four.
+  return sigma <= UINT16_SYMBOLS ? new Uint16Array(length) : new Int32Array(length);
 }
 
 /** One wavelet matrix plus the bottom start of each value's node (rank by final position). */
@@ -205,7 +222,7 @@ export class FMIndex {
     }
     const sigma = FIRST_UNIT_SYMBOL + units.length;
 
-    const text = new Int32Array(length);
+    const text = symbolArray(length, sigma);
     const starts = new Uint32Array(N + 1);
     let at = 0;
     for (let r = 0; r < N; r++) {
@@ -219,7 +236,7 @@ export class FMIndex {
     text[at++] = TERMINATOR;
 
     const suffixArray = buildSuffixArray(text, sigma);
-    const bwt = new Int32Array(length);
+    const bwt = symbolArray(length, sigma);
     const counts = new Float64Array(sigma);
     for (let i = 0; i < length; i++) {
       const p = suffixArray[i]!;
@@ -494,7 +511,7 @@ class KGramTable {
   }
 
   /** The table of the K_GRAM-symbol prefixes of the suffixes of `text` (most frequent MAX_K_GRAMS). */
-  static build(text: Int32Array, suffixArray: Uint32Array, sigma: number): KGramTable {
+  static build(text: SymbolText, suffixArray: Uint32Array, sigma: number): KGramTable {
     const n = text.length;
     // Groups of suffixes sharing their first K_GRAM symbols are runs of the suffix array.
     const groups: [key: number, sp: number, ep: number][] = [];

@@ -1,7 +1,9 @@
 /**
  * FM-index tests: intervals and lower bounds against a naive suffix sort of the same text, on random
  * identifier lists (tiny alphabets for many repeats, Unicode and astral code units, empty
- * identifiers), and the alphabet partitioning on a skewed alphabet (rare symbols in their own matrix).
+ * identifiers), and the alphabet partitioning on a skewed alphabet (rare symbols in their own matrix);
+ * the build's text is two bytes a symbol when the alphabet fits them and four when every code unit
+ * occurs, with the same suffix array either way.
  */
 
 import { test } from "uvu";
@@ -89,6 +91,32 @@ test("intervals and lower bounds equal a naive suffix sort", () => {
         const expected = naiveCounts(t, sa, keyOf(head, q, tail)).below;
         assert.is(index.lowerBound(head, q, tail), expected, `round ${round} lb(${head},${JSON.stringify(q)},${tail})`);
       }
+    }
+  }
+});
+
+test("the text is two bytes a symbol up to 65,536 symbols, four past them; the suffix array is the naive one", () => {
+  const rng = new Rng(17);
+  // Every code unit once, in blocks, and short repeats of a few: 65,538 symbols with # and $.
+  const every = Array.from({ length: 256 }, (_, b) =>
+    String.fromCharCode(...Array.from({ length: 256 }, (_, k) => b * 256 + k)),
+  );
+  const repeats = Array.from({ length: 200 }, () => rng.pick(["ab", "abc", "b", "\uffff\u0000", "\uffffa"]));
+  const sorted = (ids: string[]): string[] => ids.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  // Without the two highest units: exactly 65,536 symbols, the most that fit two bytes.
+  const fitting = sorted([...every, ...repeats].map((s) => s.replace(/[\ufffe\uffff]/g, "")));
+  for (const [ids, wide] of [
+    [sorted([...every, ...repeats]), true],
+    [fitting, false],
+  ] as const) {
+    const { index, suffixArray, text } = FMIndex.build(ids);
+    assert.is(text instanceof Int32Array, wide);
+    assert.is(text instanceof Uint16Array, !wide);
+    const t = textOf(ids);
+    assert.equal(Array.from(suffixArray), naiveSuffixArray(t));
+    for (const q of ["ab", "abc", "\uffff", "\u00ff\u0100", "a"]) {
+      const iv = index.interval(q);
+      assert.is(iv.ep - iv.sp, naiveCounts(t, naiveSuffixArray(t), keyOf(-1, q, -1)).starting, JSON.stringify(q));
     }
   }
 });
