@@ -29,6 +29,7 @@
  */
 
 import { FingerprintColumn, type GivenFingerprint } from "./fingerprint-column.js";
+import { KeySample } from "./key-sample.js";
 import { IntVector, readBits, writeBits } from "../succinct/int-vector.js";
 import type { SerialReader, SerialWriter } from "../serial.js";
 
@@ -116,6 +117,12 @@ export class StatementIndex {
   private readonly objectStarts: Uint32Array;
   /** First POS position of predicate index i, for each i, then M. */
   private readonly predicateStarts: Uint32Array;
+  /** The object at every KEY_SAMPLE-th POS position (key-sample.ts): narrows a predicate-object search. */
+  private readonly posObjects: KeySample;
+  /** The subject at every KEY_SAMPLE-th OSP position: narrows an object-subject search. */
+  private readonly ospSubjects: KeySample;
+  /** Where a key sample writes its narrowed range (reused: plans are synchronous). */
+  private readonly narrowed = new Int32Array(2);
   /** What the last touchRows read, folded: written (public) only so that its reads cannot be optimized away. */
   touched = 0;
 
@@ -145,6 +152,19 @@ export class StatementIndex {
     this.subjectStarts = p.subjectStarts;
     this.objectStarts = p.objectStarts;
     this.predicateStarts = p.predicateStarts;
+    const touchRows = (rows: Uint32Array, count: number) => this.touchRows(rows, count);
+    this.posObjects = new KeySample({
+      length: this.length,
+      rowAt: (at) => this.pos.get(at),
+      touchRows,
+      valueOf: (row) => this.objectOf(row),
+    });
+    this.ospSubjects = new KeySample({
+      length: this.length,
+      rowAt: (at) => this.osp.get(at),
+      touchRows,
+      valueOf: (row) => this.subjectOf(row),
+    });
   }
 
   /**
@@ -391,6 +411,16 @@ export class StatementIndex {
    * upper bound then costs two or three probes instead of log2(hi - first).
    */
   private equalRange(order: IndexOrder, lo: number, hi: number, c: Component, value: number): [number, number] {
+    // Each branch: the two searches of a permuted order over a range that can be long (a
+    // predicate's, a heavy object's) start from their key sample; the others' ranges are a
+    // sampled window or a subject's rows already.
+    const sample =
+      order === "POS" && c === OBJECT ? this.posObjects : order === "OSP" && c === SUBJECT ? this.ospSubjects : null;
+    if (sample !== null) {
+      sample.narrow(lo, hi, value, this.narrowed);
+      lo = this.narrowed[0]!;
+      hi = this.narrowed[1]!;
+    }
     this.touchRange(order, lo, hi);
     let a = lo;
     let b = hi;
@@ -470,7 +500,9 @@ export class StatementIndex {
       this.predicates.byteLength +
       this.subjectStarts.byteLength +
       this.objectStarts.byteLength +
-      this.predicateStarts.byteLength
+      this.predicateStarts.byteLength +
+      this.posObjects.byteLength +
+      this.ospSubjects.byteLength
     );
   }
 
