@@ -327,15 +327,32 @@ export class DocumentArray {
 
   /**
    * Appends to `out` up to `k` ranks, ascending and distinct, of the entities of type `type`
-   * (ANY_TYPE: all) that have a suffix among positions [l, r) and whose rank lies in [lo, hi).
-   * Returns how many were appended.
+   * (ANY_TYPE: all) that have a suffix among positions [l, r) and whose rank lies in [lo, hi) but
+   * not in the gap [gapLo, gapHi) (none when empty). The gap lets the search index list its infix
+   * tier, the ranks on both sides of the prefix tier, in one walk: two walks one after the other
+   * would pay the levels' chain of dependent cache misses twice. Returns how many were appended.
    */
-  list(l: number, r: number, lo: number, hi: number, type: number, k: number, out: RankSink): number {
+  list(
+    l: number,
+    r: number,
+    lo: number,
+    hi: number,
+    type: number,
+    k: number,
+    out: RankSink,
+    gapLo = 0,
+    gapHi = 0,
+  ): number {
     const maxRank = 1 << this.rankBits;
     if (hi > maxRank) hi = maxRank;
+    // An empty gap excludes nothing: one that never matches a node or a rank.
+    if (gapLo >= gapHi) gapLo = gapHi = 0;
     const before = out.length;
     while (out.length - before < k && lo < hi && l < r) {
-      const resume = this.listRound(l, r, lo, hi, type, k - (out.length - before), out);
+      // Resuming inside the gap: its first rank after it is the next candidate.
+      if (lo >= gapLo && lo < gapHi) lo = gapHi;
+      if (lo >= hi) break;
+      const resume = this.listRound(l, r, lo, hi, gapLo, gapHi, type, k - (out.length - before), out);
       // The round kept every node that could matter: what it found is all there is. (A resume point
       // that does not move forward only comes from damaged arrays: stop rather than loop.)
       if (resume <= lo) break;
@@ -348,7 +365,17 @@ export class DocumentArray {
    * One level-by-level walk. Appends what its kept buckets hold (at most `k`); returns the rank to
    * start again from when it kept only part of a level and may have missed entities, else -1.
    */
-  private listRound(l: number, r: number, lo: number, hi: number, type: number, k: number, out: RankSink): number {
+  private listRound(
+    l: number,
+    r: number,
+    lo: number,
+    hi: number,
+    gapLo: number,
+    gapHi: number,
+    type: number,
+    k: number,
+    out: RankSink,
+  ): number {
     const topBits = this.top.bits;
     const R = this.rankBits;
     // Types in play: one band, or all eight side by side.
@@ -364,11 +391,11 @@ export class DocumentArray {
     let size = 1;
     let resume = -1;
     for (let d = 0; d < topBits; d++) {
-      let count = this.expandLevel(d, current, size, next, lo, hi, type);
+      let count = this.expandLevel(d, current, size, next, lo, hi, gapLo, gapHi, type);
       // Type levels keep every node; rank levels keep the first ones in rank order, and remember
       // where the dropped part starts.
       if (d >= TYPE_BITS && count > 1) {
-        const kept = this.keepFirst(d, next, count, lo, hi, keep, enough);
+        const kept = this.keepFirst(d, next, count, lo, hi, gapLo, gapHi, keep, enough);
         if (kept < count) {
           const known = d + 1 - TYPE_BITS;
           const firstDropped = (next.paths[kept]! & ((1 << known) - 1)) << (R - known);
@@ -382,7 +409,7 @@ export class DocumentArray {
       size = count;
       if (size === 0) break;
     }
-    const appended = this.readBuckets(current, size, lo, hi, k, out);
+    const appended = this.readBuckets(current, size, lo, hi, gapLo, gapHi, k, out);
     // Buckets kept but not read (the page filled up) need no restart; only dropped nodes do.
     return appended < k ? resume : -1;
   }
@@ -390,8 +417,8 @@ export class DocumentArray {
   /**
    * Expands the first `size` nodes of `current` (level `d`) into their children, written to `next`,
    * and returns how many: empty children, children of other types than `type`'s, and children whose
-   * rank range lies wholly outside [lo, hi) are left out. On a rank level the children come out in
-   * rank order.
+   * rank range lies wholly outside [lo, hi) or wholly inside the gap [gapLo, gapHi) are left out. On
+   * a rank level the children come out in rank order.
    */
   private expandLevel(
     d: number,
@@ -400,6 +427,8 @@ export class DocumentArray {
     next: Frontier,
     lo: number,
     hi: number,
+    gapLo: number,
+    gapHi: number,
     type: number,
   ): number {
     const { levelBlocks, zeros } = this.top;
@@ -424,14 +453,14 @@ export class DocumentArray {
           // A type bit: follow only the filter's type (when there is one).
           if (type !== ANY_TYPE && ((type >>> (TYPE_BITS - 1 - d)) & 1) !== bit) continue;
         } else {
-          // A rank bit: drop children wholly outside [lo, hi).
+          // A rank bit: drop children wholly outside [lo, hi), or wholly inside the gap.
           // Shifts, not 2 ** x: a variable power is a call to Math.pow, and this runs for every
           // child of every node. R <= 28: no overflow.
           const rankBitsKnown = d + 1 - TYPE_BITS;
           const rp = cp & ((1 << rankBitsKnown) - 1);
           const first = rp << (R - rankBitsKnown);
           const last = first + (1 << (R - rankBitsKnown));
-          if (last <= lo || first >= hi) continue;
+          if (last <= lo || first >= hi || (first >= gapLo && last <= gapHi)) continue;
         }
         nextStarts[count] = cs;
         nextEnds[count] = ce;
@@ -465,9 +494,9 @@ export class DocumentArray {
   /**
    * How many of the first `count` nodes of `frontier` (rank level `d`, in rank order) to keep: the
    * first groups of equal rank range (the types side by side) until `keep` nodes, or until the
-   * groups wholly inside [lo, hi) hold `enough` positions. A dense query's nodes each hold many
-   * entities, and walking `keep` of them down every level would be most of a deep unfiltered page
-   * (q="i" page 1,000).
+   * groups wholly inside [lo, hi) and clear of the gap [gapLo, gapHi) hold `enough` positions. A
+   * dense query's nodes each hold many entities, and walking `keep` of them down every level would
+   * be most of a deep unfiltered page (q="i" page 1,000).
    */
   private keepFirst(
     d: number,
@@ -475,6 +504,8 @@ export class DocumentArray {
     count: number,
     lo: number,
     hi: number,
+    gapLo: number,
+    gapHi: number,
     keep: number,
     enough: number,
   ): number {
@@ -488,7 +519,8 @@ export class DocumentArray {
     while (cut < count && cut < keep && inside < enough) {
       const key = paths[cut]! & mask;
       const first = key << (R - known);
-      const whole = first >= lo && first + width <= hi;
+      // Positions of a node that reaches into the gap may all be the gap's: not counted.
+      const whole = first >= lo && first + width <= hi && (first + width <= gapLo || first >= gapHi);
       for (; cut < count && (paths[cut]! & mask) === key; cut++) if (whole) inside += ends[cut]! - starts[cut]!;
     }
     return cut;
@@ -497,9 +529,19 @@ export class DocumentArray {
   /**
    * Reads the buckets of the first `size` nodes of `frontier` (the last level), in order: the low bits of each group of
    * equal rank range (different types) marked in one bit set, then emitted ascending, those in
-   * [lo, hi) and at most `k` in all. Returns how many were appended to `out`.
+   * [lo, hi) and outside the gap [gapLo, gapHi), at most `k` in all. Returns how many were appended
+   * to `out`.
    */
-  private readBuckets(frontier: Frontier, size: number, lo: number, hi: number, k: number, out: RankSink): number {
+  private readBuckets(
+    frontier: Frontier,
+    size: number,
+    lo: number,
+    hi: number,
+    gapLo: number,
+    gapHi: number,
+    k: number,
+    out: RankSink,
+  ): number {
     const P = this.plainBits;
     const rankMask = (1 << (this.rankBits - P)) - 1;
     const lowMask = (1 << P) - 1;
@@ -514,6 +556,9 @@ export class DocumentArray {
       const base = bucket << P;
       const from = Math.max(lo - base, 0);
       const to = Math.min(hi - base, 1 << P);
+      // The gap in the bucket's low bits (empty, or outside [0, 2^P), when it misses the bucket).
+      const gapFrom = gapLo - base;
+      const gapTo = gapHi - base;
       // Mark the bucket's ranks in `seen`, noting each word marked first: only those are read
       // and cleared again (a bucket of a sparse query marks a few words of the 2^P / 32).
       let marked = 0;
@@ -535,7 +580,7 @@ export class DocumentArray {
             if (shift > 0) v |= word << (P - shift);
           }
           v &= lowMask;
-          if (v >= from && v < to) {
+          if (v >= from && v < to && (v < gapFrom || v >= gapTo)) {
             const seenWord = v >>> 5;
             if (seen[seenWord] === 0) touched[marked++] = seenWord;
             seen[seenWord]! |= 1 << (v & 31);

@@ -18,7 +18,7 @@
  *  - document-counts.ts: how many distinct entities (of a type) have a suffix in [l, r), the total
  *    of a query in every tier at once.
  * Tier 2 is every entity of [l, r) whose rank lies outside [a, b): two rank segments, [x, a) and
- * [max(x, b), N). An empty folded query (combining marks alone, under accent folding) is in every
+ * [max(x, b), N), listed by one walk of the document array with [a, b) as its gap. An empty folded query (combining marks alone, under accent folding) is in every
  * identifier: [a, b) is then every rank, the empty identifiers tier 0 and no tier 2.
  *
  * Resuming after a key: a key (tier, folded identifier, entityId) from a cursor is placed by the
@@ -224,9 +224,12 @@ export class SearchIndex {
     if (fromTier <= TIER_PREFIX) this.listRanks(e, b, fromTier === TIER_PREFIX ? x : e, type, TIER_PREFIX, count, hits);
     const from = fromTier === TIER_INFIX ? x : 0;
     const docType = type < 0 ? ANY_TYPE : type;
-    // Tier 2 ranks lie in two segments: below the prefix range [a, b), and above it.
-    if (hits.ranks.length < count && from < a) this.listInfix(l, r, from, a, docType, count, hits);
-    if (hits.ranks.length < count) this.listInfix(l, r, Math.max(from, b), this.entityCount, docType, count, hits);
+    // Tier 2 ranks lie in two segments: below the prefix range [a, b), and above it. Each branch:
+    // from below a, both segments in one walk with [a, b) as its gap; else the one above.
+    if (hits.ranks.length < count) {
+      if (from < a) this.listInfix(l, r, from, this.entityCount, a, b, docType, count, hits);
+      else this.listInfix(l, r, Math.max(from, b), this.entityCount, 0, 0, docType, count, hits);
+    }
     return hits;
   }
 
@@ -281,12 +284,14 @@ export class SearchIndex {
     r: number,
     lo: number,
     hi: number,
+    gapLo: number,
+    gapHi: number,
     type: number,
     count: number,
     hits: SearchHits<RankSink>,
   ): void {
     const before = hits.ranks.length;
-    this.documents.list(l, r, lo, hi, type, count - before, hits.ranks);
+    this.documents.list(l, r, lo, hi, type, count - before, hits.ranks, gapLo, gapHi);
     for (let i = before; i < hits.ranks.length; i++) hits.tiers.push(TIER_INFIX);
   }
 
@@ -330,10 +335,26 @@ export class SearchIndex {
     return lo;
   }
 
-  /** End of tier 0 within [a, b): identifiers of exactly `length` code units sort first there. */
+  /**
+   * End of tier 0 within [a, b): identifiers of exactly `length` code units sort first there. By
+   * galloping from a (probes a, a + 1, a + 3, a + 7, ...), then a binary search inside the last
+   * step: the exact tier is most often empty or a few identifiers at the head of a prefix range of
+   * thousands, and each probe of `lengths` is a dependent cache miss, so this takes one or a few
+   * instead of log2(b - a).
+   */
   private exactEnd(a: number, b: number, length: number): number {
     let lo = a;
     let hi = b;
+    // Invariants: ranks in [a, lo) have the length; ranks in [hi, b) do not.
+    for (let step = 1; lo < hi; step *= 2) {
+      const probe = lo + step - 1;
+      if (probe >= hi) break;
+      if (this.lengths[probe] !== length) {
+        hi = probe;
+        break;
+      }
+      lo = probe + 1;
+    }
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       if (this.lengths[mid] === length) lo = mid + 1;

@@ -2,7 +2,8 @@
  * Document array tests: every listing (any interval, any resume point and upper bound, any type or
  * none, any page size) equals the naive answer: the distinct ranks of the positions' entities,
  * filtered, sorted, cut to k. Small plain widths are forced through many ranks so that buckets,
- * the frontier cut and the restart are all exercised.
+ * the frontier cut and the restart are all exercised. Half the listings exclude a random gap of
+ * ranks (the search index's prefix tier, between the two segments of its infix tier).
  */
 
 import { test } from "uvu";
@@ -19,10 +20,13 @@ function naiveList(
   hi: number,
   type: number,
   k: number,
+  gapLo: number,
+  gapHi: number,
 ): number[] {
   const set = new Set<number>();
   for (let i = l; i < r; i++) {
     const d = docOf[i]!;
+    if (d >= gapLo && d < gapHi) continue;
     if (d >= lo && d < hi && (type === ANY_TYPE || typeOf[d] === type)) set.add(d);
   }
   return [...set].sort((a, b) => a - b).slice(0, k);
@@ -68,13 +72,16 @@ function checkRandomListings(seed: number, rounds: number, maxLength: number): v
       const hi = rng.chance(0.5) ? N : lo + rng.int(N - lo + 1);
       const type = rng.chance(0.4) ? ANY_TYPE : rng.int(8);
       const want = 1 + rng.int(rng.chance(0.2) ? 300 : 25);
+      // A gap anywhere in the rank space (empty at times), or none.
+      const gapLo = rng.int(N + 1);
+      const gapHi = rng.chance(0.5) ? 0 : gapLo + rng.int(N - gapLo + 1);
       const out: number[] = [];
-      docs.list(l, r, lo, hi, type, want, out);
-      const expected = naiveList(docOf, typeOf, l, r, lo, hi, type, want);
+      docs.list(l, r, lo, hi, type, want, out, gapLo, gapHi);
+      const expected = naiveList(docOf, typeOf, l, r, lo, hi, type, want, gapLo, gapHi);
       assert.equal(
         out,
         expected,
-        `round ${round} N=${N} P=${docs.plainBits} [${l},${r}) lo=${lo} hi=${hi} type=${type} k=${want}`,
+        `round ${round} N=${N} P=${docs.plainBits} [${l},${r}) lo=${lo} hi=${hi} gap [${gapLo},${gapHi}) type=${type} k=${want}`,
       );
     }
   }
