@@ -17,6 +17,7 @@ export {
   type LiveGraphOptions,
   type ChangeResult,
   type PreparedBatch,
+  type BaseWarmth,
 } from "./engine/live/live-graph.js";
 export {
   parseChangeBatch,

@@ -217,7 +217,9 @@ const SEARCH_SCORE_PARTS = 4;
  * (base-fingerprints.ts) and each base entity's count of statements.
  */
 export interface BaseWarmth {
+  /** @internal */
   fingerprints: BaseFingerprintsState;
+  /** @internal */
   counts: Uint32Array;
 }
 
