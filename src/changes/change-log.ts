@@ -291,11 +291,7 @@ export class ChangeLogWriter {
    * any failure nothing is left in the log (the temporary file removed) and the error is thrown.
    */
   append(sequence: number, text: string): void {
-    this.checkNext(sequence);
-    const name = batchFileName(sequence);
-    const temp = join(this.dir, `.${name}.${process.pid}.tmp`);
-    const final = join(this.dir, name);
-    const bytes = encodeBatch(sequence, text);
+    const { temp, final, bytes } = this.prepare(sequence, text);
     let created = false;
     let renamed = false;
     try {
@@ -333,11 +329,7 @@ export class ChangeLogWriter {
    * error thrown. One append at a time: the caller awaits each before the next (LiveStore queues).
    */
   async appendAsync(sequence: number, text: string): Promise<void> {
-    this.checkNext(sequence);
-    const name = batchFileName(sequence);
-    const temp = join(this.dir, `.${name}.${process.pid}.tmp`);
-    const final = join(this.dir, name);
-    const bytes = encodeBatch(sequence, text);
+    const { temp, final, bytes } = this.prepare(sequence, text);
     let created = false;
     let renamed = false;
     let fd = -1;
@@ -358,6 +350,17 @@ export class ChangeLogWriter {
       if (fd >= 0) close(fd, () => {});
     }
     this.#last = sequence;
+  }
+
+  /** What an append writes: batch `sequence`'s bytes, its temporary name and its own (throws unless it is the next). */
+  private prepare(sequence: number, text: string): { temp: string; final: string; bytes: Uint8Array } {
+    this.checkNext(sequence);
+    const name = batchFileName(sequence);
+    return {
+      temp: join(this.dir, `.${name}.${process.pid}.tmp`),
+      final: join(this.dir, name),
+      bytes: encodeBatch(sequence, text),
+    };
   }
 
   /** Throws unless `sequence` is the next batch of an open log. */
