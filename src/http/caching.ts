@@ -159,20 +159,9 @@ export function entityKey(entityId: string): string {
 
 /** The digest part of a tag: the canonical parameters hashed on from the graph's seed, 20 characters. */
 export function tagDigest(seed: TagSeed, key: string): string {
-  let a1 = seed.a1;
-  let a2 = seed.a2;
-  let b1 = seed.b1;
-  let b2 = seed.b2;
-  for (let i = 0; i < key.length; i++) {
-    const c = key.charCodeAt(i);
-    a1 = Math.imul(a1 ^ c, 2654435761);
-    a2 = Math.imul(a2 ^ c, 1597334677);
-    b1 = Math.imul(b1 ^ c, 2246822519);
-    b2 = Math.imul(b2 ^ c, 3266489917);
-  }
-  finishInto(a1, a2, 0);
-  finishInto(b1, b2, LANE_CHARS);
-  return digestString();
+  startDigest(seed);
+  absorbText(key);
+  return endDigest();
 }
 
 /** The digest's characters in digestCodes as one string. */
