@@ -581,23 +581,31 @@ function readError(error: unknown, file: string, line: number): unknown {
   return new QuiverError("UNREADABLE_INPUT", `Cannot read ${JSON.stringify(file)}: ${message}.`, { cause: error });
 }
 
-/** Forwards the builder's progress at most every PROGRESS_INTERVAL_MS per phase, always its first and last. */
-function throttledBuildProgress(
+/**
+ * Forwards the builder's progress at most every PROGRESS_INTERVAL_MS per phase, always its first and
+ * last, and a phase's finish once (the search index's worker reports its own 100%, then the loader
+ * reports the phase done once it holds the index).
+ */
+export function throttledBuildProgress(
   onProgress: (progress: BuildProgress) => void,
 ): (phase: BuildPhase, done: number, total: number) => void {
   let currentPhase: BuildPhase | undefined;
   let phaseStartedAt = 0;
   let lastReportAt = 0;
+  let phaseFinished = false;
   return (phase, done, total) => {
     const now = performance.now();
     const finished = done >= total;
-    // A new phase restarts the clock and is always reported, so the CLI shows each phase by name.
+    // A new phase restarts the clock and is always reported, so the CLI shows each phase by name;
+    // within a phase, nothing follows its finish, and steps come at most every interval.
     if (phase !== currentPhase) {
       currentPhase = phase;
       phaseStartedAt = now;
-    } else if (!finished && now - lastReportAt < PROGRESS_INTERVAL_MS) {
+      phaseFinished = false;
+    } else if (phaseFinished || (!finished && now - lastReportAt < PROGRESS_INTERVAL_MS)) {
       return;
     }
+    phaseFinished = finished;
     lastReportAt = now;
     onProgress({ phase, done, total, elapsedMs: now - phaseStartedAt, finished });
   };

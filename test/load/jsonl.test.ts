@@ -18,7 +18,13 @@ import * as assert from "uvu/assert";
 import { QuiverError, type QuiverErrorCode } from "../../src/engine/errors.js";
 import { deriveFingerprint } from "../../src/engine/statements/fingerprint.js";
 import { GraphBuilder } from "../../src/engine/graph-builder.js";
-import { loadGraph, loadJsonLinesFile, type LoadProgress, type ReadProgress } from "../../src/load/jsonl.js";
+import {
+  loadGraph,
+  loadJsonLinesFile,
+  throttledBuildProgress,
+  type LoadProgress,
+  type ReadProgress,
+} from "../../src/load/jsonl.js";
 
 let root = "";
 let caseNumber = 0;
@@ -175,6 +181,22 @@ test("progress: a final report per file with the totals, then the build phases",
   const firstBuild = reports.findIndex((p) => p.phase !== "entities" && p.phase !== "statements");
   const lastRead = reports.map((p) => p.phase === "entities" || p.phase === "statements").lastIndexOf(true);
   assert.ok(firstBuild === -1 || firstBuild > lastRead);
+});
+
+test("build progress: each phase reported finished once, also when a worker and the loader both finish it", () => {
+  const seen: [string, boolean][] = [];
+  const report = throttledBuildProgress((p) => seen.push([p.phase, p.finished]));
+  report("search-index", 0, 10);
+  report("search-index", 10, 10); // the search index's worker reaches 100%
+  report("search-index", 1, 1); // the loader holds the index: the same phase, finished again
+  report("score-index", 1, 1);
+  report("search-index", 1, 1); // a later phase of the same name is a new phase
+  assert.equal(seen, [
+    ["search-index", false],
+    ["search-index", true],
+    ["score-index", true],
+    ["search-index", true],
+  ]);
 });
 
 test("a missing file or a directory is UNREADABLE_INPUT naming the path, before any reading", async () => {
