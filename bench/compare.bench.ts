@@ -5,9 +5,9 @@
  * tens of percent (other tenants come and go), often more than the change. This bench removes most
  * of that: it loads this checkout's Quiver and the one built in DIR (another worktree or clone, its
  * `dist/src` compiled), builds the same generated graph with each, and times the distinct-query
- * stream (bench/stream.bench.ts draws the queries) on both, interleaved: batches of BATCH queries,
- * one build then the other, the order alternating from batch to batch. Whatever the machine does
- * meanwhile falls on both about equally. Each query is timed on its own (one call, page built and
+ * stream (bench/stream.bench.ts draws the queries) on both, interleaved (sample.ts timeInterleaved):
+ * batches of queries, one build then the other, the order alternating from batch to batch.
+ * Whatever the machine does meanwhile falls on both about equally. Each query is timed on its own (one call, page built and
  * cursor sealed), `rounds` rounds, the first a warm-up not kept.
  *
  * It also checks the two builds agree: every page's items must be equal (the contract leaves no
@@ -30,13 +30,12 @@ import { count, heading, num, printTable, progress } from "./format.js";
 import { makeHostHeap } from "./host-heap.js";
 import { benchOptions } from "./options.js";
 import { SCORE_AND_TOTALS_PARTS } from "./goals.js";
-import { distribution, shuffled } from "./sample.js";
+import { distribution, INTERLEAVE_BATCH, timeInterleaved } from "./sample.js";
 import { SEARCH_LIMIT } from "./search.bench.js";
 import { STATEMENTS_LIMIT } from "./statements.bench.js";
 import { drawFilters, drawSearchQueries, STREAM_SHAPES, type SearchQuery } from "./stream.bench.js";
 
-/** Queries of one build timed before the other build's turn. */
-const BATCH = 100;
+/** The seed of the queries drawn. */
 const QUERY_SEED = 20261124;
 /** Disagreements listed at most. */
 const MAX_LISTED = 10;
@@ -171,31 +170,6 @@ function cases(builds: readonly Build[], queries: number, rand: () => number): C
   return out;
 }
 
-/** Samples (ms) per build: rounds x the case's queries in a fresh order, batches interleaved. */
-function timeCase(c: Case, rounds: number, rand: () => number): [number[], number[]] {
-  const samples: [number[], number[]] = [[], []];
-  let turn = 0;
-  for (let round = 0; round < rounds; round++) {
-    const order = shuffled(
-      Array.from({ length: c.queries }, (_, i) => i),
-      rand,
-    );
-    for (let at = 0; at < order.length; at += BATCH) {
-      // The build that goes first alternates, so neither always meets the other's leftovers.
-      for (const b of turn++ % 2 === 0 ? [0, 1] : [1, 0]) {
-        for (let k = at; k < Math.min(order.length, at + BATCH); k++) {
-          const t = performance.now();
-          c.ask(b, order[k]!);
-          const ms = performance.now() - t;
-          // The first round warms both up and is not kept.
-          if (round > 0) samples[b]!.push(ms);
-        }
-      }
-    }
-  }
-  return samples;
-}
-
 /** Queries of the case whose pages differ between the builds. */
 function disagreements(c: Case): string[] {
   const out: string[] = [];
@@ -251,14 +225,14 @@ async function main(): Promise<void> {
   const rows: (string | number)[][] = [];
   for (const c of all) {
     progress(`timing ${c.name} (${c.queries} queries, ${rounds} rounds)`);
-    const [mine, theirs] = timeCase(c, rounds, rand);
+    const [mine, theirs] = timeInterleaved(c.queries, c.ask, rounds, rand).samples;
     const a = distribution(mine, false);
     const b = distribution(theirs, false);
     rows.push([c.name, c.queries, a.p50us, a.p99us, b.p50us, b.p99us, a.p50us / b.p50us]);
   }
   host?.release();
   heading(
-    `Side by side, interleaved in batches of ${BATCH}, ${rounds - 1} rounds kept, µs${host === undefined ? "" : `, host heap of ${num(host.bytes / 1e6, 0)} MB held`}`,
+    `Side by side, interleaved in batches of ${INTERLEAVE_BATCH}, ${rounds - 1} rounds kept, µs${host === undefined ? "" : `, host heap of ${num(host.bytes / 1e6, 0)} MB held`}`,
   );
   process.stdout.write(`A = ${labels[0]}, B = ${labels[1]}\n`);
   printTable(

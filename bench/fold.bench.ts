@@ -9,8 +9,8 @@
  *  - speed: the distinct-query search stream (bench/stream.bench.ts draws the queries, from the
  *    plain graph's entities: the same queries ask both graphs, as users would) in both orders,
  *    with and without type, pages 1 and 2, and page 1 with count=true, timed interleaved as
- *    bench/compare.bench.ts does (batches of BATCH queries, one graph then the other, the order
- *    alternating), each query on its own, `rounds` rounds, the first a warm-up not kept; beside the
+ *    bench/compare.bench.ts does (sample.ts timeInterleaved: batches of queries, one graph then
+ *    the other, the order alternating), each query on its own, `rounds` rounds, the first a warm-up not kept; beside the
  *    percentiles, each graph's CPU time per query (process.cpuUsage over its batches), which other
  *    tenants of a shared machine disturb less than wall-clock time.
  * The pages differ where folding finds more ("malmo" finds "Malmö"): the bench counts the queries
@@ -19,18 +19,14 @@
  * Cost: two graphs in memory; 10 cases x queries x rounds x 2 calls.
  */
 
-import { cpuUsage } from "node:process";
-
 import { type Graph, openSnapshot } from "../src/index.js";
 import { mulberry32 } from "../tools/prng.js";
 import { count, heading, num, printTable, progress } from "./format.js";
 import { benchOptions } from "./options.js";
-import { distribution, shuffled } from "./sample.js";
+import { distribution, INTERLEAVE_BATCH, timeInterleaved } from "./sample.js";
 import { SEARCH_LIMIT } from "./search.bench.js";
 import { drawSearchQueries, QUERY_SEED, type SearchQuery } from "./stream.bench.js";
 
-/** Queries of one graph timed before the other's turn. */
-const BATCH = 100;
 /** The structures search reads (graph.stats().bytes), compared per code unit of identifiers. */
 const SEARCH_PARTS = ["search", "searchCounts", "scores", "scoreRanks", "scoreNames", "scoreInfix"] as const;
 
@@ -101,35 +97,6 @@ function cases(graphs: readonly Graph[], plain: readonly SearchQuery[], typed: r
   return out;
 }
 
-/** Samples (ms) and CPU µs per graph: rounds x the case's queries in a fresh order, batches interleaved. */
-function timeCase(c: Case, rounds: number, rand: () => number): { samples: number[][]; cpuUs: number[] } {
-  const samples: number[][] = [[], []];
-  const cpuUs = [0, 0];
-  let turn = 0;
-  for (let round = 0; round < rounds; round++) {
-    const order = shuffled(
-      Array.from({ length: c.queries }, (_, i) => i),
-      rand,
-    );
-    for (let at = 0; at < order.length; at += BATCH) {
-      // The graph that goes first alternates, so neither always meets the other's leftovers.
-      for (const g of turn++ % 2 === 0 ? [0, 1] : [1, 0]) {
-        const cpu = cpuUsage();
-        for (let k = at; k < Math.min(order.length, at + BATCH); k++) {
-          const t = performance.now();
-          c.ask(g, order[k]!);
-          const ms = performance.now() - t;
-          // The first round warms both up and is not kept.
-          if (round > 0) samples[g]!.push(ms);
-        }
-        const used = cpuUsage(cpu);
-        if (round > 0) cpuUs[g]! += used.user + used.system;
-      }
-    }
-  }
-  return { samples, cpuUs };
-}
-
 async function main(): Promise<void> {
   const values = benchOptions(process.argv.slice(2), OPTIONS, USAGE);
   if (values.plain === undefined || values.folded === undefined) {
@@ -174,7 +141,7 @@ async function main(): Promise<void> {
   const rows: string[][] = [];
   for (const c of cases(graphs, plain, typed)) {
     progress(`timing ${c.name} (${c.queries} queries, ${rounds} rounds)`);
-    const { samples, cpuUs } = timeCase(c, rounds, rand);
+    const { samples, cpuUs } = timeInterleaved(c.queries, c.ask, rounds, rand);
     const [a, b] = samples.map((s) => distribution(s, false));
     const kept = c.queries * (rounds - 1);
     rows.push([
@@ -190,7 +157,7 @@ async function main(): Promise<void> {
     ]);
   }
   heading(
-    `Search stream, interleaved in batches of ${BATCH}, ${rounds - 1} rounds kept, µs (fold: with accent folding; CPU: per query)`,
+    `Search stream, interleaved in batches of ${INTERLEAVE_BATCH}, ${rounds - 1} rounds kept, µs (fold: with accent folding; CPU: per query)`,
   );
   printTable(
     ["search", "queries", "p50", "p99", "CPU", "fold p50", "fold p99", "fold CPU", "CPU ratio"].map((header) => ({

@@ -90,6 +90,46 @@ export function shuffled<T>(xs: readonly T[], rand: () => number): T[] {
   return out;
 }
 
+/** Queries two sides take turns on in timeInterleaved: a batch of this many on one, then on the other. */
+export const INTERLEAVE_BATCH = 100;
+
+/**
+ * Times `ask(side, i)` for sides 0 and 1 on queries 0..queries-1: each round a fresh order, cut in
+ * batches of INTERLEAVE_BATCH asked of one side then the other, the side that goes first alternating
+ * (so neither always meets the other's leftovers in the caches); round 0 warms both and is not kept.
+ * Returns each side's kept samples (ms) and its CPU time over its kept batches (µs, process.cpuUsage).
+ */
+export function timeInterleaved(
+  queries: number,
+  ask: (side: 0 | 1, i: number) => unknown,
+  rounds: number,
+  rand: () => number,
+): { samples: [number[], number[]]; cpuUs: [number, number] } {
+  const samples: [number[], number[]] = [[], []];
+  const cpuUs: [number, number] = [0, 0];
+  let turn = 0;
+  for (let round = 0; round < rounds; round++) {
+    const order = shuffled(
+      Array.from({ length: queries }, (_, i) => i),
+      rand,
+    );
+    for (let at = 0; at < order.length; at += INTERLEAVE_BATCH) {
+      for (const side of turn++ % 2 === 0 ? ([0, 1] as const) : ([1, 0] as const)) {
+        const cpu = process.cpuUsage();
+        for (let k = at; k < Math.min(order.length, at + INTERLEAVE_BATCH); k++) {
+          const t = performance.now();
+          ask(side, order[k]!);
+          const ms = performance.now() - t;
+          if (round > 0) samples[side].push(ms);
+        }
+        const used = process.cpuUsage(cpu);
+        if (round > 0) cpuUs[side] += used.user + used.system;
+      }
+    }
+  }
+  return { samples, cpuUs };
+}
+
 /**
  * Times `call` once per item per round, items in a fresh random order each round; round 0 is a
  * warm-up and is not kept. Returns the kept samples in milliseconds. `gc` false: no full GC before
