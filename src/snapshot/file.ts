@@ -53,6 +53,8 @@ import { readGraph, writeGraph, type WriteGraphOptions } from "./graph-manifest.
 
 /** Bytes per read or write call. */
 export const IO_CHUNK_BYTES = 64 * 1024 * 1024;
+/** Reads of a snapshot's pieces in flight at once when opening (see readSnapshotFile). */
+export const READS_IN_FLIGHT = 2;
 /** Bytes written between two progress reports. */
 export const PROGRESS_STEP_BYTES = 16 * 1024 * 1024;
 /** The largest section table read ahead to find the transient cut; past it the file is read whole. */
@@ -163,8 +165,9 @@ export async function openSnapshot(path: string, options: OpenSnapshotOptions = 
 /**
  * The file's bytes in two fresh (8-aligned) ArrayBuffers, cut at transientSplit (the head, kept as
  * the graph's memory; the tail, transient sections only, dropped after decoding), and the snapshot
- * checksum of bytes [CHECKSUM_FROM, size). Each piece of `pieceBytes` is summed while the next one is
- * being read (reads run on libuv's thread pool), so the checksum costs almost no time of its own.
+ * checksum of bytes [CHECKSUM_FROM, size). READS_IN_FLIGHT pieces of `pieceBytes` are read at once
+ * (on libuv's thread pool, so on as many cores), and each is summed, in file order, while later
+ * ones are being read, so the checksum costs almost no time of its own.
  * Exported for tests (small pieces) and benchmarks; openSnapshot is the way to open a snapshot.
  */
 export async function readSnapshotFile(
@@ -185,19 +188,33 @@ export async function readSnapshotFile(
       for (let at = 0; at < into.length; at += pieceBytes)
         pieces.push({ into, at, length: Math.min(pieceBytes, into.length - at), fileOffset: base + at });
     }
-    const readPiece = (k: number) => {
+    // A read settles to its failure (or null) so that one failing while an earlier one is awaited
+    // is never an unhandled rejection; it is rethrown in file order.
+    const readPiece = (k: number): Promise<{ failure: unknown } | null> => {
       const p = pieces[k]!;
-      return readFully(handle, p.into.subarray(p.at, p.at + p.length), p.fileOffset, path, size);
+      return readFully(handle, p.into.subarray(p.at, p.at + p.length), p.fileOffset, path, size).then(
+        () => null,
+        (failure: unknown) => ({ failure }),
+      );
     };
+    // READS_IN_FLIGHT reads at once, each on a thread of libuv's pool: the kernel's copy into this
+    // process (and its page faults) then runs on that many cores, while this thread sums each piece
+    // in file order (CRC-32 runs in order) as soon as it is in.
+    const pending: Promise<{ failure: unknown } | null>[] = [];
+    for (let k = 0; k < Math.min(READS_IN_FLIGHT, pieces.length); k++) pending.push(readPiece(k));
     let checksum = 0;
-    let pending = pieces.length > 0 ? readPiece(0) : undefined;
-    for (let k = 0; pending !== undefined; k++) {
-      await pending;
-      // Start the next read first, then sum this piece meanwhile.
-      pending = k + 1 < pieces.length ? readPiece(k + 1) : undefined;
-      const p = pieces[k]!;
-      const skip = Math.max(0, CHECKSUM_FROM - p.fileOffset);
-      if (skip < p.length) checksum = snapshotChecksum(p.into.subarray(p.at + skip, p.at + p.length), checksum);
+    try {
+      for (let k = 0; k < pieces.length; k++) {
+        const outcome = await pending[k]!;
+        if (outcome !== null) throw outcome.failure;
+        if (k + READS_IN_FLIGHT < pieces.length) pending.push(readPiece(k + READS_IN_FLIGHT));
+        const p = pieces[k]!;
+        const skip = Math.max(0, CHECKSUM_FROM - p.fileOffset);
+        if (skip < p.length) checksum = snapshotChecksum(p.into.subarray(p.at + skip, p.at + p.length), checksum);
+      }
+    } finally {
+      // A failure leaves later reads in flight: they end before the handle closes.
+      await Promise.all(pending);
     }
     return { bytes: { head, tail }, checksum };
   } catch (e) {
