@@ -80,6 +80,46 @@ export function hash64(parts: readonly string[], out: Hash64 = [0, 0]): Hash64 {
 }
 
 /**
+ * hash64([s]) where `s` is the `length` code units of `units` from `from` on (a Latin-1 store's
+ * bytes or a UTF-16 store's units): the same value, without making the string, for a restore that
+ * checks stored hashes against stored text. A Latin-1 unit's high byte is 0, and xor with 0 changes
+ * nothing: its second step is the multiply alone.
+ */
+export function hash64Units(units: Uint8Array | Uint16Array, from: number, length: number, out: Hash64): Hash64 {
+  let hi = OFFSET_HI;
+  let lo = OFFSET_LO;
+  for (let k = 0; k < 4; k++) {
+    lo ^= (length >>> (8 * k)) & 0xff;
+    hi = hiTimesPrime(hi, lo);
+    lo = Math.imul(lo, PRIME_LO) >>> 0;
+  }
+  const end = from + length;
+  // Each branch: one loop per array type, so each loop's loads see one kind of array.
+  if (units instanceof Uint8Array) {
+    for (let i = from; i < end; i++) {
+      lo ^= units[i]!;
+      hi = hiTimesPrime(hi, lo);
+      lo = Math.imul(lo, PRIME_LO) >>> 0;
+      hi = hiTimesPrime(hi, lo);
+      lo = Math.imul(lo, PRIME_LO) >>> 0;
+    }
+  } else {
+    for (let i = from; i < end; i++) {
+      const c = units[i]!;
+      lo ^= c & 0xff;
+      hi = hiTimesPrime(hi, lo);
+      lo = Math.imul(lo, PRIME_LO) >>> 0;
+      lo ^= c >>> 8;
+      hi = hiTimesPrime(hi, lo);
+      lo = Math.imul(lo, PRIME_LO) >>> 0;
+    }
+  }
+  out[0] = hi >>> 0;
+  out[1] = lo >>> 0;
+  return out;
+}
+
+/**
  * The high word of (hi, lo) x (2^40 + 0x1b3) mod 2^64: hi x 0x1b3, lo shifted up 40 bits, and the
  * carry out of lo x 0x1b3, found from lo's two 16-bit halves in integer arithmetic (no floating-point
  * product and division: queryTag and the dictionary's lookups run it on every request).

@@ -7,13 +7,13 @@
  * first checked on the published FNV-1a-64 test vectors, so the two cannot share a mistake. Then:
  * literals, seeded random strings (lone surrogates, U+0000, astral, lengths past 255 and 65,535 so
  * every byte of the length prefix is used), hex64's zero padding (and HexPage against it), and
- * deriveFingerprint's shape, order sensitivity and length prefix. And fastRange against the exact
- * product in BigInt.
+ * deriveFingerprint's shape, order sensitivity and length prefix. hash64Units (stored code units)
+ * against the same reference. And fastRange against the exact product in BigInt.
  */
 
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { fastRange, hash64, hash64Words, hex64, type Hash64 } from "../../src/engine/hash64.js";
+import { fastRange, hash64, hash64Units, hash64Words, hex64, type Hash64 } from "../../src/engine/hash64.js";
 import { deriveFingerprint, HexPage, readHexFingerprint } from "../../src/engine/statements/fingerprint.js";
 import { Rng, show } from "../support/oracle.js";
 
@@ -147,6 +147,30 @@ test("oracle: hash64 equals the reference on seeded random strings (lone surroga
       const want = reference(parts);
       if (got !== want)
         assert.unreachable(`seed ${seed}: hash64(${show(parts)}) = ${hex(got)}, reference ${hex(want)}`);
+    }
+  }
+});
+
+test("oracle: hash64Units over stored code units (Latin-1 bytes or UTF-16 units, at an offset) equals the reference", () => {
+  for (let seed = 1; seed <= 40; seed++) {
+    const rng = new Rng(seed);
+    for (let k = 0; k < 50; k++) {
+      // Half the strings Latin-1 only (stored as bytes), half any code units (stored as 16-bit units).
+      const latin1 = rng.chance(0.5);
+      const s = latin1
+        ? Array.from({ length: rng.chance(0.1) ? rng.range(256, 700) : rng.int(14) }, () =>
+            String.fromCharCode(rng.int(0x100)),
+          ).join("")
+        : randomString(rng);
+      const from = rng.int(5);
+      const units = latin1 ? new Uint8Array(from + s.length + 3) : new Uint16Array(from + s.length + 3);
+      for (let i = 0; i < s.length; i++) units[from + i] = s.charCodeAt(i);
+      const got = asBigInt(hash64Units(units, from, s.length, [0, 0]));
+      const want = reference([s]);
+      if (got !== want)
+        assert.unreachable(
+          `seed ${seed}: hash64Units(${show(s)}, latin1 ${latin1}) = ${hex(got)}, reference ${hex(want)}`,
+        );
     }
   }
 });

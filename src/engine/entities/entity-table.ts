@@ -33,7 +33,7 @@
 
 import { hash64, type Hash64 } from "../hash64.js";
 import { checkLength, type SerialReader, type SerialWriter } from "../serial.js";
-import { TextStore, TextStoreBuilder } from "./text-store.js";
+import { StoredUnits, TextStore, TextStoreBuilder } from "./text-store.js";
 import { ENTITY_TYPES, type Entity } from "../types.js";
 
 export type IndexArray = Uint8Array | Uint16Array | Uint32Array;
@@ -285,23 +285,37 @@ export class EntityTable {
       if (!texts.holds(records[at]!, span)) r.corrupt(`entity ${at / RECORD_WORDS} lies outside its text store`);
     }
     const table = new EntityTable(records, texts, sourceTypes, column);
-    if (r.verify) table.verify(r);
+    if (r.verify) table.verify(r, new StoredUnits(r));
     return table;
   }
 
-  /** The checks that cost a pass over the data: id order, hashes, sourceType indexes (a type's 3 bits are always 0..7). */
-  private verify(r: SerialReader): void {
+  /**
+   * The checks that cost a pass over the data: id order, hashes, sourceType indexes (a type's 3 bits
+   * are always 0..7). Order and hashes are read from the stored code units (`units`, this table's
+   * text as the file holds it), not from strings: no string is made, and a Latin-1 code unit costs
+   * one multiply of the hash (hash64Units).
+   */
+  private verify(r: SerialReader, units: StoredUnits): void {
     const h: Hash64 = [0, 0];
     const column = this.sourceTypeColumn;
+    const records = this.records;
+    let previous = 0;
+    let previousLength = 0;
     for (let d = 0; d < this.size; d++) {
-      const id = this.entityId(d);
-      if (d > 0 && this.compareId(d - 1, id) >= 0) r.corrupt("the entityIds are not in strictly ascending order");
-      hash64([id], h);
-      if (this.hashHi(d) !== h[0] || this.hashLo(d) !== h[1]) r.corrupt(`the hash of entityId ${d} is wrong`);
-      if (column !== null && this.records[RECORD_WORDS * d + SHAPE]! >>> SOURCE_SHIFT !== 0)
+      const at = RECORD_WORDS * d;
+      const word = records[at]!;
+      const length = records[at + SHAPE]! & ID_LENGTH_MASK;
+      if (d > 0 && units.compare(previous, previousLength, word, length) >= 0)
+        r.corrupt("the entityIds are not in strictly ascending order");
+      units.hash(word, length, h);
+      if (records[at + HASH_HI] !== h[0] || records[at + HASH_LO] !== h[1])
+        r.corrupt(`the hash of entityId ${d} is wrong`);
+      if (column !== null && records[at + SHAPE]! >>> SOURCE_SHIFT !== 0)
         r.corrupt(`entity ${d} has a sourceType in its record and in the column`);
       const index = this.sourceTypeIndexOf(d);
       if (index >= this.sourceTypes.length) r.corrupt(`entity ${d} has sourceType index ${index}, past sourceTypes`);
+      previous = word;
+      previousLength = length;
     }
   }
 }

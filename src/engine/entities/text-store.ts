@@ -24,6 +24,7 @@
  * transient: restoring decodes each chunk with one Buffer call.
  */
 
+import { type Hash64, hash64Units } from "../hash64.js";
 import type { SerialReader, SerialWriter } from "../serial.js";
 
 /** Code units per chunk: 2^26 (64 Mi), far below V8's string length limit (2^29 - 24). */
@@ -177,6 +178,49 @@ export class TextStore {
 
   static deserialize(r: SerialReader): TextStore {
     return new TextStore(decodeStore(r.uint8("narrow"), "latin1"), decodeStore(r.uint16("wide"), "utf16le"));
+  }
+}
+
+/**
+ * A store's serial form read in place, as its code units (chunk c at c * CHUNK_UNITS of each array):
+ * what a restore checks stored text by (hashes, order) without making a string of each span. Valid
+ * only while the restore runs (the arrays are transient sections); spans must have passed `holds`.
+ */
+export class StoredUnits {
+  private readonly narrow: Uint8Array;
+  private readonly wide: Uint16Array;
+
+  constructor(r: SerialReader) {
+    this.narrow = r.uint8("narrow");
+    this.wide = r.uint16("wide");
+  }
+
+  /** hash64 of the `length` code units at `word` (see hash64Units). */
+  hash(word: number, length: number, out: Hash64): Hash64 {
+    return hash64Units(word >= WIDE ? this.wide : this.narrow, word & 0x7fffffff, length, out);
+  }
+
+  /** Compares the spans at `a` and `b` in JavaScript order (code units): negative, 0 or positive. */
+  compare(a: number, aLength: number, b: number, bLength: number): number {
+    const ua = a >= WIDE ? this.wide : this.narrow;
+    const ub = b >= WIDE ? this.wide : this.narrow;
+    const pa = a & 0x7fffffff;
+    const pb = b & 0x7fffffff;
+    const m = Math.min(aLength, bLength);
+    // Each branch: both spans Latin-1 (nearly every pair: one array, one kind of load), or any mix.
+    if (ua === this.narrow && ub === this.narrow) {
+      const units = this.narrow;
+      for (let k = 0; k < m; k++) {
+        const d = units[pa + k]! - units[pb + k]!;
+        if (d !== 0) return d;
+      }
+    } else {
+      for (let k = 0; k < m; k++) {
+        const d = ua[pa + k]! - ub[pb + k]!;
+        if (d !== 0) return d;
+      }
+    }
+    return aLength - bLength;
   }
 }
 
