@@ -16,42 +16,46 @@
  * positions of the whole order: inside any range sorted on the component, the samples that fall in
  * it are sorted too.
  *
- * Not stored: computed when the index is made (built or opened), one read of the order and one of
- * the row a sample (M / KEY_SAMPLE of each), in chunks: the chunk's rows first, then one read of
- * each row in a short loop (the statement index's touchRows, so that the misses overlap), then the
- * values from the cache. Cost: narrow O(log(range / S)). Space: 4 bytes per KEY_SAMPLE statements
- * (0.0625 bytes a statement).
+ * Not stored, and not computed ahead: a sample is read from the order (the permutation's entry, then
+ * the row it names) the first time a search probes it, and kept. Computing all of them when the
+ * index is made would read two scattered words for each of M / KEY_SAMPLE samples of each of two
+ * orders before the first query (about 0.3 s at 100M statements, at every snapshot open); read on
+ * demand, a search's probe of a sample not yet read costs what the same probe of the order costs
+ * without a sample (the same two reads), so the first searches run as they would unsampled, and the
+ * samples the workload touches (the upper levels of its binary searches first) are read once.
+ * Cost: narrow O(log(range / S)) probes, each one array read once the sample is kept. Space: 4 bytes
+ * per KEY_SAMPLE statements (0.0625 bytes a statement), allocated (zero pages) when the index is made.
  */
 
 /** Positions between two samples (a power of two is not needed; 64 keeps the rest of a search to 6 probes). */
 export const KEY_SAMPLE = 64;
-/** Samples whose rows are read together when the sample is made. */
-const CHUNK = 4096;
 
-/** How a key sample reads its order: the row at a position, a batch of rows touched, a row's component. */
+/** How a key sample reads its order: the row at a position, a row's component. */
 export interface SampledOrder {
   length: number;
   rowAt(position: number): number;
-  touchRows(rows: Uint32Array, count: number): void;
   valueOf(row: number): number;
 }
 
 export class KeySample {
-  /** values[j] = the component at position j * KEY_SAMPLE. */
-  readonly values: Uint32Array;
+  /** values[j] = 1 + the component at position j * KEY_SAMPLE once read, 0 until then. */
+  private readonly values: Uint32Array;
+  private readonly order: SampledOrder;
 
-  /** The sample of `order`: the component of the row at every KEY_SAMPLE-th position. */
+  /** The sample of `order`, every value unread (see the banner). */
   constructor(order: SampledOrder) {
-    const n = Math.ceil(order.length / KEY_SAMPLE);
-    const values = new Uint32Array(n);
-    const rows = new Uint32Array(Math.min(n, CHUNK));
-    for (let from = 0; from < n; from += CHUNK) {
-      const count = Math.min(CHUNK, n - from);
-      for (let j = 0; j < count; j++) rows[j] = order.rowAt((from + j) * KEY_SAMPLE);
-      order.touchRows(rows, count);
-      for (let j = 0; j < count; j++) values[from + j] = order.valueOf(rows[j]!);
-    }
-    this.values = values;
+    this.order = order;
+    this.values = new Uint32Array(Math.ceil(order.length / KEY_SAMPLE));
+  }
+
+  /** Sample j: read from the order the first time, kept after. */
+  private valueAt(j: number): number {
+    const kept = this.values[j]!;
+    // Each branch: kept (stored plus one, so that 0 means unread), or read now and kept.
+    if (kept !== 0) return kept - 1;
+    const value = this.order.valueOf(this.order.rowAt(j * KEY_SAMPLE));
+    this.values[j] = value + 1;
+    return value;
   }
 
   /**
@@ -60,7 +64,6 @@ export class KeySample {
    * inserted at (positions before out[0] hold less, positions from out[1] on more).
    */
   narrow(lo: number, hi: number, value: number, out: Int32Array): void {
-    const values = this.values;
     // Samples j0 .. j1 - 1 are the ones at positions inside [lo, hi).
     const j0 = Math.ceil(lo / KEY_SAMPLE);
     const j1 = hi > 0 ? Math.floor((hi - 1) / KEY_SAMPLE) + 1 : 0;
@@ -73,14 +76,14 @@ export class KeySample {
     let b = j1;
     while (a < b) {
       const mid = (a + b) >>> 1;
-      if (values[mid]! < value) a = mid + 1;
+      if (this.valueAt(mid) < value) a = mid + 1;
       else b = mid;
     }
     const jl = a;
     b = j1;
     while (a < b) {
       const mid = (a + b) >>> 1;
-      if (values[mid]! <= value) a = mid + 1;
+      if (this.valueAt(mid) <= value) a = mid + 1;
       else b = mid;
     }
     const ju = a;

@@ -152,17 +152,14 @@ export class StatementIndex {
     this.subjectStarts = p.subjectStarts;
     this.objectStarts = p.objectStarts;
     this.predicateStarts = p.predicateStarts;
-    const touchRows = (rows: Uint32Array, count: number) => this.touchRows(rows, count);
     this.posObjects = new KeySample({
       length: this.length,
       rowAt: (at) => this.pos.get(at),
-      touchRows,
       valueOf: (row) => this.objectOf(row),
     });
     this.ospSubjects = new KeySample({
       length: this.length,
       rowAt: (at) => this.osp.get(at),
-      touchRows,
       valueOf: (row) => this.subjectOf(row),
     });
   }

@@ -24,7 +24,7 @@ test("narrow: a range inside [lo, hi) around every position equal to the value, 
     const run = values.slice(lo, hi).sort((a, b) => a - b);
     values.splice(lo, hi - lo, ...run);
     // The order's "rows" are its positions.
-    const sample = new KeySample({ length, rowAt: (p) => p, touchRows: () => {}, valueOf: (p) => values[p]! });
+    const sample = new KeySample({ length, rowAt: (p) => p, valueOf: (p) => values[p]! });
     for (let k = 0; k < 50; k++) {
       const value = rng.chance(0.8) && run.length > 0 ? rng.pick(run) + rng.int(3) - 1 : rng.int(1001);
       sample.narrow(lo, hi, value, out);
