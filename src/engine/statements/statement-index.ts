@@ -30,7 +30,7 @@
 
 import { FingerprintColumn, type GivenFingerprint } from "./fingerprint-column.js";
 import { KeySample } from "./key-sample.js";
-import { IntVector, fieldsBelow, readBits, writeBits } from "../succinct/int-vector.js";
+import { IntVector, readBits, threeFieldsBelow, writeBits } from "../succinct/int-vector.js";
 import type { SerialReader, SerialWriter } from "../serial.js";
 
 export type IndexOrder = "SPO" | "POS" | "OSP";
@@ -582,14 +582,11 @@ export class StatementIndex {
       }
     }
     if (!r.verify) return;
-    // Each column's range by a scan of its packed words (fieldsBelow: a few integer operations a
-    // value, no decode of whole rows). Only a column that fails is walked row by row, to name the
-    // first bad row.
+    // Each column's range by one scan of the packed rows (threeFieldsBelow: a few integer operations
+    // a value, no decode of whole rows). Only when one fails are the rows walked one by one, to name
+    // the first bad row.
     const { rows, rowBits, subjectBits: sBits, predicateBits: pBits } = this;
-    const inRange =
-      fieldsBelow(rows, m, rowBits, 0, sBits, N) &&
-      fieldsBelow(rows, m, rowBits, sBits, pBits, predicates.length) &&
-      fieldsBelow(rows, m, rowBits, sBits + pBits, sBits, N);
+    const inRange = threeFieldsBelow(rows, m, rowBits, sBits, N, pBits, predicates.length, sBits, N);
     if (!inRange) {
       for (let j = 0; j < m; j++) {
         if (this.subjectOf(j) >= N || this.objectOf(j) >= N || this.predicateIndexOf(j) >= predicates.length)

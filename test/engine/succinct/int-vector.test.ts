@@ -1,14 +1,20 @@
 /**
  * Packed integer vector tests: every width 0..32 against a plain array (values that straddle two
  * words, the largest value of each width), `from` picking the narrowest width, the serial form
- * round trip and its shape check, and fieldsBelow (a column of packed records in range) against a
- * scan of readBits, for every width, strides of one to three words and limits either side of the
- * largest value.
+ * round trip and its shape check, fieldsBelow (a column of packed records in range) and
+ * threeFieldsBelow (three adjacent fields) against a scan of readBits, for every width, strides of
+ * one to three words and limits either side of the largest value.
  */
 
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { fieldsBelow, IntVector, readBits, writeBits } from "../../../src/engine/succinct/int-vector.js";
+import {
+  fieldsBelow,
+  IntVector,
+  readBits,
+  threeFieldsBelow,
+  writeBits,
+} from "../../../src/engine/succinct/int-vector.js";
 import { MemorySerialReader, MemorySerialWriter } from "../../../src/engine/serial.js";
 import { Rng } from "../../support/oracle.js";
 
@@ -90,6 +96,46 @@ test("fieldsBelow: a column of packed records against a scan, every width, limit
   const v = IntVector.from([5, 0, 9, 3]);
   assert.ok(v.allBelow(10));
   assert.not.ok(v.allBelow(9));
+});
+
+test("threeFieldsBelow: three adjacent fields of packed records against a scan of each, limits either side of each largest value", () => {
+  const rng = new Rng(11);
+  let failed = 0;
+  for (let round = 0; round < 400; round++) {
+    const widths = [rng.int(33), rng.int(33), rng.int(33)] as const;
+    const stride = widths[0] + widths[1] + widths[2] + rng.int(3) || 1;
+    const count = rng.range(0, 200);
+    const words = new Uint32Array(Math.ceil((count * stride) / 32) + 1);
+    const read: number[][] = [[], [], []];
+    for (let i = 0; i < count; i++) {
+      let at = i * stride;
+      for (let f = 0; f < 3; f++) {
+        const top = widths[f]! === 0 ? 0 : 2 ** widths[f]! - 1;
+        writeBits(words, at, widths[f]!, rng.chance(0.1) ? top : Math.floor(rng.float() * (top + 1)));
+        at += widths[f]!;
+      }
+    }
+    for (let i = 0; i < count; i++) {
+      let at = i * stride;
+      for (let f = 0; f < 3; f++) {
+        read[f]!.push(readBits(words, at, widths[f]!) >>> 0);
+        at += widths[f]!;
+      }
+    }
+    // Each limit: mostly one no value reaches (max + 1, 2^width), else any (0, max, random).
+    const limitOf = (f: number) => {
+      const max = read[f]!.length === 0 ? -1 : Math.max(...read[f]!);
+      return rng.chance(0.7)
+        ? rng.pick([max + 1, 2 ** widths[f]!])
+        : rng.pick([0, max, rng.int(2 ** Math.min(widths[f]!, 30) + 1)]);
+    };
+    const [l0, l1, l2] = [limitOf(0), limitOf(1), limitOf(2)];
+    const want = read[0]!.every((v) => v < l0) && read[1]!.every((v) => v < l1) && read[2]!.every((v) => v < l2);
+    const got = threeFieldsBelow(words, count, stride, widths[0], l0, widths[1], l1, widths[2], l2);
+    assert.is(got, want, `widths ${widths} stride ${stride} count ${count} limits ${l0} ${l1} ${l2}`);
+    if (!want) failed++;
+  }
+  assert.ok(failed > 50 && failed < 350, `${failed} of 400 rounds out of range`);
 });
 
 test.run();
