@@ -93,9 +93,15 @@ export class TextStore {
   private readonly narrow: readonly string[];
   private readonly wide: readonly string[];
 
+  /** Each store's extent in its space: where its last chunk ends (0 when empty), for `holds`. */
+  private readonly narrowUnits: number;
+  private readonly wideUnits: number;
+
   constructor(narrow: readonly string[], wide: readonly string[]) {
     this.narrow = narrow;
     this.wide = wide;
+    this.narrowUnits = extent(narrow);
+    this.wideUnits = extent(wide);
   }
 
   /** The `length` code units at `word` (a word this store gave, plus an offset inside its span). */
@@ -157,9 +163,11 @@ export class TextStore {
   holds(word: number, length: number): boolean {
     const pos = word & 0x7fffffff;
     const end = pos + length;
-    const store = word >= WIDE ? this.wide : this.narrow;
-    const size = store.length === 0 ? 0 : (store.length - 1) * CHUNK_UNITS + store[store.length - 1]!.length;
-    return end <= size && Math.floor(pos / CHUNK_UNITS) === Math.floor(Math.max(pos, end - 1) / CHUNK_UNITS);
+    // Positions and ends stay below 2^32: the chunk is a shift, not a division.
+    return (
+      end <= (word >= WIDE ? this.wideUnits : this.narrowUnits) &&
+      pos >>> CHUNK_BITS === Math.max(pos, end - 1) >>> CHUNK_BITS
+    );
   }
 
   /** Bytes of the characters: 1 a code unit in the Latin-1 store, 2 in the UTF-16 one. */
@@ -224,10 +232,14 @@ export class StoredUnits {
   }
 }
 
+/** Where a store's last chunk ends in its space (chunk c starts at c * CHUNK_UNITS). */
+function extent(chunks: readonly string[]): number {
+  return chunks.length === 0 ? 0 : (chunks.length - 1) * CHUNK_UNITS + chunks[chunks.length - 1]!.length;
+}
+
 /** A store's chunks as one array of code units (chunk c at c * CHUNK_UNITS; gaps are zeros). */
 function storeUnits<T extends Uint8Array | Uint16Array>(chunks: readonly string[], type: new (n: number) => T): T {
-  const size = chunks.length === 0 ? 0 : (chunks.length - 1) * CHUNK_UNITS + chunks[chunks.length - 1]!.length;
-  const out = new type(size);
+  const out = new type(extent(chunks));
   const bytes = Buffer.from(out.buffer, out.byteOffset, out.byteLength);
   const unitBytes = out.BYTES_PER_ELEMENT;
   // One Buffer write a chunk: latin1 for the one-byte store, UTF-16LE (code units as they are) for the other.
