@@ -15,6 +15,8 @@ import * as assert from "uvu/assert";
 import { BitVector } from "../../src/engine/succinct/bit-vector.js";
 import { EntityTable, RECORD_WORDS } from "../../src/engine/entities/entity-table.js";
 import { FingerprintColumn } from "../../src/engine/statements/fingerprint-column.js";
+import { ScoreIndex } from "../../src/engine/search/score-index.js";
+import { Scores } from "../../src/engine/search/scores.js";
 import { SearchIndex } from "../../src/engine/search/search-index.js";
 import {
   MemorySerialReader,
@@ -24,6 +26,7 @@ import {
   type SerialWriter,
 } from "../../src/engine/serial.js";
 import { StatementIndex } from "../../src/engine/statements/statement-index.js";
+import { readBits, writeBits } from "../../src/engine/succinct/int-vector.js";
 import { WaveletMatrix } from "../../src/engine/succinct/wavelet-matrix.js";
 import { hex64 } from "../../src/engine/hash64.js";
 import { fold, Rng, show } from "../support/oracle.js";
@@ -383,6 +386,33 @@ test("SearchIndex: round trip answers every query alike; shapes and ranks checke
   expectCorrupt(() => SearchIndex.deserialize(readerOf(grams, false), n), /k-gram slot/);
   const classes = withArray<Int32Array>(fields, "fm.classOf", (c) => (c[2] = 1 << 20));
   expectCorrupt(() => SearchIndex.deserialize(readerOf(classes, false), n), /not a value of the class matrix/);
+});
+
+test("ScoreIndex: round trip; with verify, the two rank arrays must be inverse, past the first chunk the check reads too", () => {
+  // More entities than one chunk of the check (4096), so that a damaged rank in the second is seen.
+  const rng = new Rng(23);
+  const n = 5000;
+  const folded = Array.from({ length: n }, (_, i) => `e${i.toString(36)}`);
+  const search = SearchIndex.build(folded, new Uint8Array(n));
+  const index = ScoreIndex.build(search, Scores.from(Uint32Array.from(folded, () => rng.int(100))));
+  const fields = fieldsOf((w) => index.serialize(w));
+  const positions = search.documents.top.length;
+  const back = ScoreIndex.deserialize(readerOf(fields), n, positions);
+  for (const s of [0, 4095, 4096, n - 1]) assert.is(back.rankAt(s), index.rankAt(s));
+  const width = index.rankOfSrank.width;
+  // Sranks 4500 and 4501 swapped: each names a rank whose srank is the other.
+  const swapped = withArray<Uint32Array>(fields, "rankOfSrank.words", (words) => {
+    const a = readBits(words, 4500 * width, width);
+    writeBits(words, 4500 * width, width, readBits(words, 4501 * width, width));
+    writeBits(words, 4501 * width, width, a);
+  });
+  expectCorrupt(() => ScoreIndex.deserialize(readerOf(swapped), n, positions), /score rank 4500 names no entity/);
+  ScoreIndex.deserialize(readerOf(swapped, false), n, positions);
+  // Srank 4097's rank past the entities.
+  const outside = withArray<Uint32Array>(fields, "rankOfSrank.words", (words) =>
+    writeBits(words, 4097 * width, width, 2 ** width - 1),
+  );
+  expectCorrupt(() => ScoreIndex.deserialize(readerOf(outside), n, positions), /score rank 4097 names no entity/);
 });
 
 test.run();
