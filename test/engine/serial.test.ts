@@ -386,6 +386,15 @@ test("SearchIndex: round trip answers every query alike; shapes and ranks checke
   expectCorrupt(() => SearchIndex.deserialize(readerOf(grams, false), n), /k-gram slot/);
   const classes = withArray<Int32Array>(fields, "fm.classOf", (c) => (c[2] = 1 << 20));
   expectCorrupt(() => SearchIndex.deserialize(readerOf(classes, false), n), /not a value of the class matrix/);
+  // Rank 7 of rankToId, then of typeRanks, past the entities: refused with verify, by rank.
+  for (const name of ["rankToId", "typeRanks"]) {
+    const width = fields.get(`${name}.width`) as number;
+    const past = withArray<Uint32Array>(fields, `${name}.words`, (words) =>
+      writeBits(words, 7 * width, width, 2 ** width - 1),
+    );
+    expectCorrupt(() => SearchIndex.deserialize(readerOf(past), n), /rank 7 names no entity/, name);
+    SearchIndex.deserialize(readerOf(past, false), n);
+  }
 });
 
 test("ScoreIndex: round trip; with verify, the two rank arrays must be inverse, past the first chunk the check reads too", () => {
