@@ -67,11 +67,13 @@ export const SNAPSHOT_MAGIC = Uint8Array.from([0x51, 0x55, 0x49, 0x56, 0x45, 0x5
  * where its change log's content tags start (graph-manifest.ts), and scores as a dictionary with a
  * score index of banded suffixes (search/scores.ts, search/score-index.ts): format 4's score
  * sections are not read (format 4 was never released; such a file is refused with the sentence
- * that says to rebuild it).
+ * that says to rebuild it). 6: every object's first OSP position as an Elias-Fano sequence
+ (statements.objectIndex, succinct/elias-fano.ts) in place of every 16th (statements.objectStarts);
+ a format 5 file is still read, the sequence then counted from its rows when it opens.
  */
-export const FORMAT_VERSION = 5;
+export const FORMAT_VERSION: number = 6;
 /** The oldest format this Quiver reads (graph-manifest.ts reads each format it accepts). */
-export const MIN_FORMAT_VERSION = 5;
+export const MIN_FORMAT_VERSION: number = 5;
 /** The formats this Quiver reads, as its refusals name them. */
 const READS =
   MIN_FORMAT_VERSION === FORMAT_VERSION
