@@ -128,7 +128,7 @@ export class StatementIndex {
   /** The subject at every KEY_SAMPLE-th OSP position: narrows an object-subject search. */
   private readonly ospSubjects: KeySample;
   /** Where a key sample writes its narrowed range (reused: plans are synchronous). */
-  private readonly narrowed = new Int32Array(2);
+  private readonly narrowed = new Int32Array(4);
   /** What the last touchRows read, folded: written (public) only so that its reads cannot be optimized away. */
   touched = 0;
 
@@ -433,15 +433,21 @@ export class StatementIndex {
    * upper bound then costs two or three probes instead of log2(hi - first).
    */
   private equalRange(order: IndexOrder, lo: number, hi: number, c: Component, value: number): [number, number] {
+    // Where each bound can lie: the whole range, or (with a key sample) at most KEY_SAMPLE positions each.
+    let lowerEnd = hi;
+    let upperFrom = lo;
     const sample = this.sampleFor(order, c);
     if (sample !== null) {
-      sample.narrow(lo, hi, value, this.narrowed);
-      lo = this.narrowed[0]!;
-      hi = this.narrowed[1]!;
+      const out = this.narrowed;
+      sample.narrow(lo, hi, value, out);
+      lo = out[0]!;
+      lowerEnd = out[1]!;
+      upperFrom = out[2]!;
+      hi = out[3]!;
     }
     this.touchRange(order, lo, hi);
     let a = lo;
-    let b = hi;
+    let b = lowerEnd;
     while (a < b) {
       const mid = (a + b) >>> 1;
       if (this.componentOf(this.rowAt(order, mid), c) < value) a = mid + 1;
@@ -449,6 +455,7 @@ export class StatementIndex {
     }
     const first = a;
     // Invariants: positions in [first, a) hold at most `value`; positions in [b, hi) more.
+    if (upperFrom > a) a = upperFrom;
     b = hi;
     for (let step = 1; a < b; step *= 2) {
       const probe = a + step - 1;
