@@ -118,7 +118,13 @@ export class StatementIndex {
   /** First SPO row of subject k * OFFSET_SAMPLE, for each k, then M. */
   private readonly subjectStarts: Uint32Array;
   /** First OSP position of every object, then M (N + 1 values): an Elias-Fano sequence. */
-  private readonly objectStarts: EliasFano;
+  private readonly objectStarts: EliasFano | null;
+  /**
+   * First OSP position of object k * OFFSET_SAMPLE, for each k, then M: what a format 5 snapshot
+   * kept instead of objectStarts (null otherwise). Such a graph searches each object's window, as
+   * those files were served, and opens as fast; the full sequence is counted when it is saved.
+   */
+  private readonly objectSampled: Uint32Array | null;
   /** Where objectStarts writes a pair or a window (reused: plans are synchronous). */
   private readonly objectPair = new Uint32Array(2);
   /** First POS position of predicate index i, for each i, then M. */
@@ -141,7 +147,8 @@ export class StatementIndex {
     pos: IntVector;
     osp: IntVector;
     subjectStarts: Uint32Array;
-    objectStarts: EliasFano;
+    objectStarts: EliasFano | null;
+    objectSampled: Uint32Array | null;
     predicateStarts: Uint32Array;
   }) {
     this.length = p.length;
@@ -157,6 +164,7 @@ export class StatementIndex {
     this.osp = p.osp;
     this.subjectStarts = p.subjectStarts;
     this.objectStarts = p.objectStarts;
+    this.objectSampled = p.objectSampled;
     this.predicateStarts = p.predicateStarts;
     const touchRows = (rows: Uint32Array, count: number) => this.touchRows(rows, count);
     this.posObjects = new KeySample({
@@ -284,6 +292,7 @@ export class StatementIndex {
       osp,
       subjectStarts,
       objectStarts,
+      objectSampled: null,
       predicateStarts,
     });
   }
@@ -410,12 +419,17 @@ export class StatementIndex {
    */
   private objectRange(o: number): [number, number] {
     const out = this.objectPair;
-    if (this.objectStarts.pair(o, out)) {
+    const starts = this.objectStarts;
+    if (starts === null) {
+      // A format 5 graph: its sampled window.
+      const k = Math.floor(o / OFFSET_SAMPLE);
+      out[0] = this.objectSampled![k]!;
+      out[1] = this.objectSampled![k + 1]!;
+    } else if (starts.pair(o, out)) {
       // Clamped: a damaged snapshot's values must not send a page past the statements.
       const hi = Math.min(out[1]!, this.length);
       return [Math.min(out[0]!, hi), hi];
-    }
-    this.objectStarts.window(o, out);
+    } else starts.window(o, out);
     return this.equalRange("OSP", out[0]!, Math.min(out[1]!, this.length), OBJECT, o);
   }
 
@@ -536,7 +550,8 @@ export class StatementIndex {
       this.osp.byteLength +
       this.predicates.byteLength +
       this.subjectStarts.byteLength +
-      this.objectStarts.byteLength +
+      (this.objectStarts?.byteLength ?? 0) +
+      (this.objectSampled?.byteLength ?? 0) +
       this.predicateStarts.byteLength +
       this.posObjects.byteLength +
       this.ospSubjects.byteLength
@@ -551,7 +566,10 @@ export class StatementIndex {
     this.pos.serialize(w.child("pos"));
     this.osp.serialize(w.child("osp"));
     w.array("subjectStarts", this.subjectStarts);
-    this.objectStarts.serialize(w.child("objectIndex"));
+    // Each branch: a graph opened from a format 5 file counts its sequence now (O(M + N)).
+    const starts =
+      this.objectStarts ?? objectStartsOfRows(this.rows, this.length, this.entityCount, this.predicates.length);
+    starts.serialize(w.child("objectIndex"));
     w.array("predicateStarts", this.predicateStarts);
     this.fingerprints.serialize(w.child("fingerprints"));
   }
@@ -567,14 +585,10 @@ export class StatementIndex {
     const osp = IntVector.deserialize(r.child("osp"));
     const subjectStarts = r.uint32("subjectStarts");
     // Each branch: format 6 keeps every object's start (objectIndex); format 5 kept every 16th
-    // (objectStarts), and the sequence is then counted from the rows once (O(M + N)).
-    let objectStarts: EliasFano;
-    if (r.has("objectIndex.length")) objectStarts = EliasFano.deserialize(r.child("objectIndex"));
-    else {
-      // Read (a section nobody reads is damage), then superseded by the full sequence.
-      r.uint32("objectStarts");
-      objectStarts = objectStartsOfRows(rows, length, entityCount, predicates.length);
-    }
+    // (objectStarts), served as it was (counting the rest here would cost seconds at 100M).
+    const format6 = r.has("objectIndex.length");
+    const objectStarts = format6 ? EliasFano.deserialize(r.child("objectIndex")) : null;
+    const objectSampled = format6 ? null : r.uint32("objectStarts");
     const predicateStarts = r.uint32("predicateStarts");
     const fingerprints = FingerprintColumn.deserialize(r.child("fingerprints"));
     const P = predicates.length;
@@ -585,7 +599,11 @@ export class StatementIndex {
     if (length > 0 && (P === 0 || entityCount === 0)) r.corrupt("statements without entities or predicates");
     if (rows.length !== Math.ceil((length * rowBits) / 32) + 2) r.corrupt("the statement rows have the wrong size");
     if (pos.length !== length || osp.length !== length) r.corrupt("a statement order has the wrong length");
-    if (subjectStarts.length !== sampled || objectStarts.length !== entityCount + 1 || objectStarts.universe !== length)
+    if (
+      subjectStarts.length !== sampled ||
+      (objectStarts !== null && (objectStarts.length !== entityCount + 1 || objectStarts.universe !== length)) ||
+      (objectSampled !== null && objectSampled.length !== sampled)
+    )
       r.corrupt("the statement offsets have the wrong size");
     if (predicateStarts.length !== P + 1 || fingerprints.length !== length)
       r.corrupt("the predicate offsets or fingerprints have the wrong size");
@@ -599,6 +617,7 @@ export class StatementIndex {
       osp,
       subjectStarts,
       objectStarts,
+      objectSampled,
       predicateStarts,
     });
     index.check(r);
@@ -615,7 +634,9 @@ export class StatementIndex {
       if (predicates[i]! >= N || (i > 0 && predicates[i]! <= predicates[i - 1]!))
         r.corrupt("the predicate list is out of order or range");
     }
-    for (const starts of [this.subjectStarts, this.predicateStarts]) {
+    const offsets = [this.subjectStarts, this.predicateStarts];
+    if (this.objectSampled !== null) offsets.push(this.objectSampled);
+    for (const starts of offsets) {
       for (let i = 0; i < starts.length; i++) {
         if (starts[i]! > m || (i > 0 && starts[i]! < starts[i - 1]!))
           r.corrupt("statement offsets out of order or range");
@@ -706,8 +727,9 @@ function orderRunsByFingerprint(
 }
 
 /**
- * Every object's first OSP position, then M, of a format 5 snapshot's rows (which kept only every
- * 16th): the objects counted in one pass over the rows, the counts summed as the sequence is built.
+ * Every object's first OSP position, then M, from the rows (a graph opened from a format 5
+ * snapshot, which kept only every 16th, when it is saved): the objects counted in one pass over the
+ * rows, the counts summed as the sequence is built.
  */
 function objectStartsOfRows(rows: Uint32Array, m: number, entityCount: number, predicateCount: number): EliasFano {
   const sBits = IntVector.widthFor(entityCount - 1);
