@@ -25,7 +25,8 @@
  *
  * `--stream` then runs the stream itself on the same graph (bench/stream.bench.ts's runStream, no
  * baselines: `--host-heap MB`, default 500, and --rounds), as `npm run bench -- --only stream` does
- * on a graph it builds: the same figures without the build.
+ * on a graph it builds: the same figures without the build. `--stream-only` times the stream alone
+ * (no byte counts: at 10M / 100M they take most of the run).
  */
 
 import { Session } from "node:inspector/promises";
@@ -65,6 +66,7 @@ Bytes allocated per query, for every case of the distinct-query stream, on a gra
   --cache-bytes N    the graph's cache budget (GraphOptions.cacheBytes; default the graph's)
   --kept             with --profile: only what the queries keep past two scavenges
   --stream           then time the stream on the same graph (no baselines)
+  --stream-only      time the stream only: no byte counts (at 10M / 100M they take most of the run)
   --host-heap MB     with --stream: the second run's host heap (default 500; 0: none)
   --rounds N         with --stream: rounds, the first a warm-up (default 3)
 `;
@@ -77,6 +79,7 @@ const OPTIONS = {
   kept: { type: "boolean", default: false },
   "cache-bytes": { type: "string" },
   stream: { type: "boolean", default: false },
+  "stream-only": { type: "boolean", default: false },
   "host-heap": { type: "string", default: "500" },
   rounds: { type: "string", default: "3" },
 } as const;
@@ -227,24 +230,26 @@ async function main(): Promise<void> {
   const data = new GraphData(graph);
   const cases = streamCases(data, Number(values.queries), mulberry32(QUERY_SEED));
   const rows: CaseBytes[] = [];
-  for (const c of cases) {
+  // --stream-only skips the byte counts (and their warm-up passes): the stream warms itself up.
+  for (const c of values["stream-only"] ? [] : cases) {
     progress(`measuring ${c.spec.name} (${c.queries} queries)`);
     rows.push(await measure(c));
   }
-  heading(`Bytes allocated per query (${values.quiver ?? "this checkout"}), batches of ${BATCH}`);
-  printTable(
-    ["case", "queries", "heap B / query", "kept B / query", "buffers B / query", "batches skipped (GC)"].map(
-      (header) => ({ header }),
-    ),
-    rows.map((r) => [
-      r.name,
-      count(r.queries),
-      num(r.heapPerQuery, 0),
-      num(r.keptPerQuery, 0),
-      num(r.buffersPerQuery, 0),
-      String(r.skipped),
-    ]),
-  );
+  if (rows.length > 0) heading(`Bytes allocated per query (${values.quiver ?? "this checkout"}), batches of ${BATCH}`);
+  if (rows.length > 0)
+    printTable(
+      ["case", "queries", "heap B / query", "kept B / query", "buffers B / query", "batches skipped (GC)"].map(
+        (header) => ({ header }),
+      ),
+      rows.map((r) => [
+        r.name,
+        count(r.queries),
+        num(r.heapPerQuery, 0),
+        num(r.keptPerQuery, 0),
+        num(r.buffersPerQuery, 0),
+        String(r.skipped),
+      ]),
+    );
   if (values.profile !== undefined) {
     const wanted = values.profile.split(",").map((s) => s.trim());
     const chosen = cases.filter((c) => wanted.includes("all") || wanted.some((w) => c.spec.name.includes(w)));
@@ -255,7 +260,7 @@ async function main(): Promise<void> {
     );
     for (const [site, bytes] of sites.slice(0, PROFILE_SITES)) console.log(`${num(bytes, 0).padStart(8)}  ${site}`);
   }
-  if (values.stream) {
+  if (values.stream || values["stream-only"]) {
     await runStream(data, {
       queries: Number(values.queries),
       rounds: Number(values.rounds),

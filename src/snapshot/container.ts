@@ -58,7 +58,7 @@ import type { SerialArray } from "../engine/serial.js";
 /** "QUIVERSN": Quiver snapshot. */
 export const SNAPSHOT_MAGIC = Uint8Array.from([0x51, 0x55, 0x49, 0x56, 0x45, 0x52, 0x53, 0x4e]);
 /**
- * The format this Quiver writes and the only one it reads. Bump it for any change of the layout or
+ * The format this Quiver writes (it reads MIN_FORMAT_VERSION to it). Bump it for any change of the layout or
  * of what a structure stores. 2: named sections, each structure's own serial form, and fold's
  * ß -> ss step (text folded by format 1's Quivers would be searched wrongly). 3: one entity table
  * (a record per entity, entityId and rawIdentifier side by side) instead of a dictionary section
@@ -67,11 +67,13 @@ export const SNAPSHOT_MAGIC = Uint8Array.from([0x51, 0x55, 0x49, 0x56, 0x45, 0x5
  * where its change log's content tags start (graph-manifest.ts), and scores as a dictionary with a
  * score index of banded suffixes (search/scores.ts, search/score-index.ts): format 4's score
  * sections are not read (format 4 was never released; such a file is refused with the sentence
- * that says to rebuild it).
+ * that says to rebuild it). 6: every object's first OSP position as an Elias-Fano sequence
+ (statements.objectIndex, succinct/elias-fano.ts) in place of every 16th (statements.objectStarts);
+ a format 5 file is still read and served as before (its windows searched), and saved as format 6.
  */
-export const FORMAT_VERSION = 5;
+export const FORMAT_VERSION: number = 6;
 /** The oldest format this Quiver reads (graph-manifest.ts reads each format it accepts). */
-export const MIN_FORMAT_VERSION = 5;
+export const MIN_FORMAT_VERSION: number = 5;
 /** The formats this Quiver reads, as its refusals name them. */
 const READS =
   MIN_FORMAT_VERSION === FORMAT_VERSION

@@ -16,6 +16,7 @@ import {
   encodeContainer,
   FORMAT_VERSION,
   HEADER_BYTES,
+  MIN_FORMAT_VERSION,
   openContainer,
   readHeader,
   readTable,
@@ -155,7 +156,7 @@ test("header: an older or a newer format is refused by its version, before anyth
     () => openContainer(older, "old.snap"),
     "old.snap",
     new RegExp(
-      `^old\\.snap: made with snapshot format 1 by an older Quiver \\(this one reads format ${FORMAT_VERSION}\\); rebuild it with quiver build$`,
+      `^old\\.snap: made with snapshot format 1 by an older Quiver \\(this one reads formats ${MIN_FORMAT_VERSION} to ${FORMAT_VERSION}\\); rebuild it with quiver build$`,
     ),
   );
   expectInvalid(() => openContainer(older.subarray(0, 12), "old.snap"), "old.snap", /format 1 by an older Quiver/);
@@ -165,7 +166,7 @@ test("header: an older or a newer format is refused by its version, before anyth
     () => openContainer(newer, "new.snap"),
     "new.snap",
     new RegExp(
-      `made with snapshot format ${FORMAT_VERSION + 1} by a newer Quiver \\(this one reads format ${FORMAT_VERSION}\\); upgrade Quiver or rebuild it with quiver build`,
+      `made with snapshot format ${FORMAT_VERSION + 1} by a newer Quiver \\(this one reads formats ${MIN_FORMAT_VERSION} to ${FORMAT_VERSION}\\); upgrade Quiver or rebuild it with quiver build`,
     ),
   );
   const zero = sampleFile();

@@ -264,7 +264,7 @@ test("format 5 keeps the change batch a compacted graph holds; a format 4 file (
   await expectInvalidAsync(
     () => openSnapshot(old, { cursorSecret: SECRET }),
     old,
-    /made with snapshot format 4 by an older Quiver \(this one reads format 5\); rebuild it with quiver build$/,
+    /made with snapshot format 4 by an older Quiver \(this one reads formats 5 to 6\); rebuild it with quiver build$/,
   );
   rmSync(dir, { recursive: true, force: true });
 });
@@ -285,7 +285,7 @@ test("open: a snapshot of an older or a newer format is refused by its version, 
     () => openSnapshot(older),
     older,
     new RegExp(
-      `made with snapshot format 3 by an older Quiver \\(this one reads format ${SNAPSHOT_FORMAT_VERSION}\\); rebuild it with quiver build$`,
+      `made with snapshot format 3 by an older Quiver \\(this one reads formats 5 to ${SNAPSHOT_FORMAT_VERSION}\\); rebuild it with quiver build$`,
     ),
   );
   await expectInvalidAsync(() => readSnapshotInfo(older), older, /format 3 by an older Quiver/);

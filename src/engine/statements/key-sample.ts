@@ -59,9 +59,14 @@ export class KeySample {
   }
 
   /**
-   * For [lo, hi), a range of positions sorted on the component: writes into out[0], out[1] a range
-   * inside it that holds every position whose component equals `value` and the place it would be
-   * inserted at (positions before out[0] hold less, positions from out[1] on more).
+   * For [lo, hi), a range of positions sorted on the component: writes where each bound of the
+   * positions equal to `value` can lie. The lower bound (the first position >= value, or the
+   * insertion point) lies in [out[0], out[1]]: positions before out[0] hold less, the one at out[1]
+   * (when < hi) holds at least `value`. The upper bound (the first position > value) lies in
+   * [out[2], out[3]]: positions before out[2] hold at most `value`, positions from out[3] on more.
+   * Each interval spans at most KEY_SAMPLE positions when samples fall on both of its sides, so a
+   * search of a heavy key's range (a million positions) probes each bound log2(KEY_SAMPLE) times,
+   * not log2 of the range.
    */
   narrow(lo: number, hi: number, value: number, out: Int32Array): void {
     // Samples j0 .. j1 - 1 are the ones at positions inside [lo, hi).
@@ -69,6 +74,8 @@ export class KeySample {
     const j1 = hi > 0 ? Math.floor((hi - 1) / KEY_SAMPLE) + 1 : 0;
     out[0] = lo;
     out[1] = hi;
+    out[2] = lo;
+    out[3] = hi;
     // Fewer than two samples inside: the range is already about one gap between samples.
     if (j1 - j0 < 2) return;
     // jl: the first sample >= value; ju: the first sample > value.
@@ -87,10 +94,13 @@ export class KeySample {
       else b = mid;
     }
     const ju = a;
-    // Each branch: a sample below value bounds the range from below (everything up to it is
-    // less); one above value bounds it from above; none on a side leaves that end as it was.
+    // Each branch: a sample below value bounds the lower bound from below (everything up to it is
+    // less), one at or above it from above; a sample at or below value bounds the upper bound from
+    // below, one above it from above; none on a side leaves that end as it was.
     if (jl > j0) out[0] = (jl - 1) * KEY_SAMPLE + 1;
-    if (ju < j1) out[1] = ju * KEY_SAMPLE;
+    if (jl < j1) out[1] = jl * KEY_SAMPLE;
+    if (ju > j0) out[2] = (ju - 1) * KEY_SAMPLE + 1;
+    if (ju < j1) out[3] = ju * KEY_SAMPLE;
   }
 
   get byteLength(): number {

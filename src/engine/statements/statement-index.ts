@@ -12,10 +12,13 @@
  *  - POS and OSP: permutations, ceil(log2 M) bits a position, giving the SPO row at each position of
  *    that order (M statements). From SPO order, a stable pass by object gives (o, s, p, fp) = OSP,
  *    and a stable pass of that by predicate gives (p, o, s, fp) = POS.
- *  - where each subject's rows start (SPO) and each object's positions start (OSP): sampled, one
- *    start every OFFSET_SAMPLE entities, the rest found by binary search inside a window of about
- *    OFFSET_SAMPLE * (statements per entity) positions (a few cache lines); each predicate's POS start
- *    exactly (P is small).
+ *  - where each subject's rows start (SPO): sampled, one start every OFFSET_SAMPLE entities, the
+ *    rest found by binary search inside a window of about OFFSET_SAMPLE * (statements per entity)
+ *    rows (a few cache lines, read in order); each object's OSP start exactly, as an Elias-Fano
+ *    sequence (succinct/elias-fano.ts: about 5 bits an entity and 1 bit per 8 statements, a cache
+ *    line or two a look-up, where a binary search of OSP through the permutation took some thirty
+ *    dependent misses on rows anywhere in memory, slower the larger the graph); each predicate's POS
+ *    start exactly (P is small).
  *  - fingerprints the input gave, by row (fingerprint-column.ts); the others are derived on output.
  *
  * Building: stable counting sorts on the dense ids, O(M + N) per pass; rows of one triple (the same
@@ -28,6 +31,7 @@
  * graph). Then a page is read position by position: O(log M + page).
  */
 
+import { EliasFano } from "../succinct/elias-fano.js";
 import { FingerprintColumn, type GivenFingerprint } from "./fingerprint-column.js";
 import { KeySample } from "./key-sample.js";
 import { IntVector, readBits, threeFieldsBelow, writeBits } from "../succinct/int-vector.js";
@@ -113,8 +117,16 @@ export class StatementIndex {
   private readonly osp: IntVector;
   /** First SPO row of subject k * OFFSET_SAMPLE, for each k, then M. */
   private readonly subjectStarts: Uint32Array;
-  /** First OSP position of object k * OFFSET_SAMPLE, for each k, then M. */
-  private readonly objectStarts: Uint32Array;
+  /** First OSP position of every object, then M (N + 1 values): an Elias-Fano sequence. */
+  private readonly objectStarts: EliasFano | null;
+  /**
+   * First OSP position of object k * OFFSET_SAMPLE, for each k, then M: what a format 5 snapshot
+   * kept instead of objectStarts (null otherwise). Such a graph searches each object's window, as
+   * those files were served, and opens as fast; the full sequence is counted when it is saved.
+   */
+  private readonly objectSampled: Uint32Array | null;
+  /** Where objectStarts writes a pair or a window (reused: plans are synchronous). */
+  private readonly objectPair = new Uint32Array(2);
   /** First POS position of predicate index i, for each i, then M. */
   private readonly predicateStarts: Uint32Array;
   /** The object at every KEY_SAMPLE-th POS position (key-sample.ts): narrows a predicate-object search. */
@@ -122,7 +134,7 @@ export class StatementIndex {
   /** The subject at every KEY_SAMPLE-th OSP position: narrows an object-subject search. */
   private readonly ospSubjects: KeySample;
   /** Where a key sample writes its narrowed range (reused: plans are synchronous). */
-  private readonly narrowed = new Int32Array(2);
+  private readonly narrowed = new Int32Array(4);
   /** What the last touchRows read, folded: written (public) only so that its reads cannot be optimized away. */
   touched = 0;
 
@@ -135,7 +147,8 @@ export class StatementIndex {
     pos: IntVector;
     osp: IntVector;
     subjectStarts: Uint32Array;
-    objectStarts: Uint32Array;
+    objectStarts: EliasFano | null;
+    objectSampled: Uint32Array | null;
     predicateStarts: Uint32Array;
   }) {
     this.length = p.length;
@@ -151,6 +164,7 @@ export class StatementIndex {
     this.osp = p.osp;
     this.subjectStarts = p.subjectStarts;
     this.objectStarts = p.objectStarts;
+    this.objectSampled = p.objectSampled;
     this.predicateStarts = p.predicateStarts;
     this.posObjects = new KeySample({
       length: this.length,
@@ -254,7 +268,12 @@ export class StatementIndex {
 
     const sampled = Math.floor(entityCount / OFFSET_SAMPLE) + 2;
     const subjectStarts = sampledStarts(m, sampled, (j) => subject[j]!);
-    const objectStarts = sampledStarts(m, sampled, (j) => object[ospOrder[j]!]!);
+    // Every object's first OSP position, in one walk of OSP order alongside the objects.
+    let at = 0;
+    const objectStarts = EliasFano.build(entityCount + 1, m, (o) => {
+      while (at < m && object[ospOrder[at]!]! < o) at++;
+      return at;
+    });
     const predicateStarts = new Uint32Array(P + 1);
     for (let j = 0, i = 0; i <= P; i++) {
       while (j < m && spoP[posOrder[j]!]! < i) j++;
@@ -270,6 +289,7 @@ export class StatementIndex {
       osp,
       subjectStarts,
       objectStarts,
+      objectSampled: null,
       predicateStarts,
     });
   }
@@ -388,10 +408,26 @@ export class StatementIndex {
     return this.equalRange("SPO", this.subjectStarts[k]!, this.subjectStarts[k + 1]!, SUBJECT, s);
   }
 
-  /** OSP positions of object o, the same way. */
+  /**
+   * OSP positions of object o: its start and the next object's, from the Elias-Fano sequence (a
+   * cache line or two, whatever the graph's size). Each branch: the sequence declines a pair whose
+   * scan is long (a heavy object nearby); then the window of its samples is searched as a
+   * subject's is.
+   */
   private objectRange(o: number): [number, number] {
-    const k = Math.floor(o / OFFSET_SAMPLE);
-    return this.equalRange("OSP", this.objectStarts[k]!, this.objectStarts[k + 1]!, OBJECT, o);
+    const out = this.objectPair;
+    const starts = this.objectStarts;
+    if (starts === null) {
+      // A format 5 graph: its sampled window.
+      const k = Math.floor(o / OFFSET_SAMPLE);
+      out[0] = this.objectSampled![k]!;
+      out[1] = this.objectSampled![k + 1]!;
+    } else if (starts.pair(o, out)) {
+      // Clamped: a damaged snapshot's values must not send a page past the statements.
+      const hi = Math.min(out[1]!, this.length);
+      return [Math.min(out[0]!, hi), hi];
+    } else starts.window(o, out);
+    return this.equalRange("OSP", out[0]!, Math.min(out[1]!, this.length), OBJECT, o);
   }
 
   /** The part of [lo, hi) of `order` whose component `c` equals `value` (sorted on c inside). */
@@ -408,15 +444,21 @@ export class StatementIndex {
    * upper bound then costs two or three probes instead of log2(hi - first).
    */
   private equalRange(order: IndexOrder, lo: number, hi: number, c: Component, value: number): [number, number] {
+    // Where each bound can lie: the whole range, or (with a key sample) at most KEY_SAMPLE positions each.
+    let lowerEnd = hi;
+    let upperFrom = lo;
     const sample = this.sampleFor(order, c);
     if (sample !== null) {
-      sample.narrow(lo, hi, value, this.narrowed);
-      lo = this.narrowed[0]!;
-      hi = this.narrowed[1]!;
+      const out = this.narrowed;
+      sample.narrow(lo, hi, value, out);
+      lo = out[0]!;
+      lowerEnd = out[1]!;
+      upperFrom = out[2]!;
+      hi = out[3]!;
     }
     this.touchRange(order, lo, hi);
     let a = lo;
-    let b = hi;
+    let b = lowerEnd;
     while (a < b) {
       const mid = (a + b) >>> 1;
       if (this.componentOf(this.rowAt(order, mid), c) < value) a = mid + 1;
@@ -424,6 +466,7 @@ export class StatementIndex {
     }
     const first = a;
     // Invariants: positions in [first, a) hold at most `value`; positions in [b, hi) more.
+    if (upperFrom > a) a = upperFrom;
     b = hi;
     for (let step = 1; a < b; step *= 2) {
       const probe = a + step - 1;
@@ -504,7 +547,8 @@ export class StatementIndex {
       this.osp.byteLength +
       this.predicates.byteLength +
       this.subjectStarts.byteLength +
-      this.objectStarts.byteLength +
+      (this.objectStarts?.byteLength ?? 0) +
+      (this.objectSampled?.byteLength ?? 0) +
       this.predicateStarts.byteLength +
       this.posObjects.byteLength +
       this.ospSubjects.byteLength
@@ -519,7 +563,10 @@ export class StatementIndex {
     this.pos.serialize(w.child("pos"));
     this.osp.serialize(w.child("osp"));
     w.array("subjectStarts", this.subjectStarts);
-    w.array("objectStarts", this.objectStarts);
+    // Each branch: a graph opened from a format 5 file counts its sequence now (O(M + N)).
+    const starts =
+      this.objectStarts ?? objectStartsOfRows(this.rows, this.length, this.entityCount, this.predicates.length);
+    starts.serialize(w.child("objectIndex"));
     w.array("predicateStarts", this.predicateStarts);
     this.fingerprints.serialize(w.child("fingerprints"));
   }
@@ -534,7 +581,11 @@ export class StatementIndex {
     const pos = IntVector.deserialize(r.child("pos"));
     const osp = IntVector.deserialize(r.child("osp"));
     const subjectStarts = r.uint32("subjectStarts");
-    const objectStarts = r.uint32("objectStarts");
+    // Each branch: format 6 keeps every object's start (objectIndex); format 5 kept every 16th
+    // (objectStarts), served as it was (counting the rest here would cost seconds at 100M).
+    const format6 = r.has("objectIndex.length");
+    const objectStarts = format6 ? EliasFano.deserialize(r.child("objectIndex")) : null;
+    const objectSampled = format6 ? null : r.uint32("objectStarts");
     const predicateStarts = r.uint32("predicateStarts");
     const fingerprints = FingerprintColumn.deserialize(r.child("fingerprints"));
     const P = predicates.length;
@@ -545,7 +596,11 @@ export class StatementIndex {
     if (length > 0 && (P === 0 || entityCount === 0)) r.corrupt("statements without entities or predicates");
     if (rows.length !== Math.ceil((length * rowBits) / 32) + 2) r.corrupt("the statement rows have the wrong size");
     if (pos.length !== length || osp.length !== length) r.corrupt("a statement order has the wrong length");
-    if (subjectStarts.length !== sampled || objectStarts.length !== sampled)
+    if (
+      subjectStarts.length !== sampled ||
+      (objectStarts !== null && (objectStarts.length !== entityCount + 1 || objectStarts.universe !== length)) ||
+      (objectSampled !== null && objectSampled.length !== sampled)
+    )
       r.corrupt("the statement offsets have the wrong size");
     if (predicateStarts.length !== P + 1 || fingerprints.length !== length)
       r.corrupt("the predicate offsets or fingerprints have the wrong size");
@@ -559,6 +614,7 @@ export class StatementIndex {
       osp,
       subjectStarts,
       objectStarts,
+      objectSampled,
       predicateStarts,
     });
     index.check(r);
@@ -575,7 +631,9 @@ export class StatementIndex {
       if (predicates[i]! >= N || (i > 0 && predicates[i]! <= predicates[i - 1]!))
         r.corrupt("the predicate list is out of order or range");
     }
-    for (const starts of [this.subjectStarts, this.objectStarts, this.predicateStarts]) {
+    const offsets = [this.subjectStarts, this.predicateStarts];
+    if (this.objectSampled !== null) offsets.push(this.objectSampled);
+    for (const starts of offsets) {
       for (let i = 0; i < starts.length; i++) {
         if (starts[i]! > m || (i > 0 && starts[i]! < starts[i - 1]!))
           r.corrupt("statement offsets out of order or range");
@@ -660,6 +718,28 @@ function orderRunsByFingerprint(
     }
     start = i;
   }
+}
+
+/**
+ * Every object's first OSP position, then M, from the rows (a graph opened from a format 5
+ * snapshot, which kept only every 16th, when it is saved): the objects counted in one pass over the
+ * rows, the counts summed as the sequence is built.
+ */
+function objectStartsOfRows(rows: Uint32Array, m: number, entityCount: number, predicateCount: number): EliasFano {
+  const sBits = IntVector.widthFor(entityCount - 1);
+  const rowBits = 2 * sBits + IntVector.widthFor(predicateCount - 1);
+  const counts = new Uint32Array(entityCount + 1);
+  for (let j = 0; j < m; j++) {
+    const o = readBits(rows, j * rowBits + rowBits - sBits, sBits);
+    // A damaged row's object is out of range: left for check() to name; counted nowhere here.
+    if (o < entityCount) counts[o]!++;
+  }
+  let sum = 0;
+  return EliasFano.build(entityCount + 1, m, (o) => {
+    const start = sum;
+    sum += counts[o]!;
+    return start;
+  });
 }
 
 /** starts[k] = the first position whose key is >= k * OFFSET_SAMPLE, for k < count - 1; then m. */
