@@ -110,6 +110,8 @@ import {
   seekAfter,
   seekPrefix,
   statementKey,
+  SPLICE_MAX_CHANGES,
+  sortStatements,
 } from "./sorted-delta.js";
 
 /**
@@ -421,6 +423,8 @@ export class LiveGraph implements ReadGraph {
     };
     // Existence and base dense id only (no entity object made: a statement put asks it three times).
     const entityAt = (id: string): number => {
+      // A batch that puts or deletes no entity has none to ask (a batch of statement puts asks three times a line).
+      if (entities.size === 0) return this.denseNow(id);
       const o = entities.get(id);
       if (o === null) return GONE;
       return o !== undefined ? o.baseId : this.denseNow(id);
@@ -601,13 +605,15 @@ export class LiveGraph implements ReadGraph {
     const addedStatements: DeltaStatement[] = [];
     const hidden: DeltaStatement[] = [];
     for (const [fp, st] of prepared.statements) {
-      const mine = this.#statements.get(fp);
+      // A fingerprint new to the delta and the base (prepare knows) is not looked for in either.
+      const fresh = prepared.fresh.has(fp);
+      const mine = fresh ? undefined : this.#statements.get(fp);
       if (mine !== undefined) {
         removedStatements.add(fp);
         removedStatementItems.push(mine);
         this.#statements.delete(fp);
         this.adjustCounts(mine, -1);
-      } else if (!prepared.fresh.has(fp) && !this.#hiddenStatements.has(fp)) {
+      } else if (!fresh && !this.#hiddenStatements.has(fp)) {
         // Not in the delta: a base statement the batch deleted (and perhaps put again with another
         // triple), hidden from now on; or a fingerprint new to both (nothing to hide).
         const base = this.baseStatement(fp);
@@ -625,6 +631,9 @@ export class LiveGraph implements ReadGraph {
     }
     for (const st of addedStatements) noteFirstKeys(this.#firstKeys, st);
     for (const st of hidden) noteFirstKeys(this.#firstHiddenKeys, st);
+    // Each list's new items sorted on their own (sortStatements: by dense ids), then merged in.
+    const idBound = this.#base.entityCount;
+    const few = removedStatementItems.length + addedStatements.length <= SPLICE_MAX_CHANGES;
     for (const order of ORDERS) {
       const compare = compareStatements(order);
       this.#statementLists[order] = mergeSorted(
@@ -632,8 +641,9 @@ export class LiveGraph implements ReadGraph {
         removedStatements,
         removedStatementItems,
         (s) => s.fp,
-        addedStatements.slice(),
+        few ? addedStatements.slice() : sortStatements(order, addedStatements.slice(), idBound),
         compare,
+        !few,
       );
       if (hidden.length > 0)
         this.#hiddenLists[order] = mergeSorted(
@@ -641,8 +651,9 @@ export class LiveGraph implements ReadGraph {
           new Set(),
           [],
           (s) => s.fp,
-          hidden.slice(),
+          hidden.length <= SPLICE_MAX_CHANGES ? hidden.slice() : sortStatements(order, hidden.slice(), idBound),
           compare,
+          hidden.length > SPLICE_MAX_CHANGES,
         );
     }
     this.#sequence = prepared.sequence;
@@ -770,9 +781,12 @@ export class LiveGraph implements ReadGraph {
 
   /** The base dense id of the entity with this id now (-1: a delta entity not in the base), or GONE. */
   private denseNow(id: string): number {
-    const mine = this.#entities.get(id);
-    if (mine !== undefined) return mine.baseId;
-    if (this.#hiddenEntities.has(id)) return GONE;
+    // Each branch: an empty map is not asked (a lookup hashes the id first; statement puts come three ids a line).
+    if (this.#entities.size > 0) {
+      const mine = this.#entities.get(id);
+      if (mine !== undefined) return mine.baseId;
+    }
+    if (this.#hiddenEntities.size > 0 && this.#hiddenEntities.has(id)) return GONE;
     const d = this.#parts.dictionary.idOf(id);
     return d >= 0 ? d : GONE;
   }
@@ -789,7 +803,8 @@ export class LiveGraph implements ReadGraph {
   private currentStatement(fp: string): DeltaStatement | undefined {
     const mine = this.#statements.get(fp);
     if (mine !== undefined) return mine;
-    if (this.#hiddenStatements.has(fp)) return undefined;
+    // An empty map is not asked (no hash of the fingerprint for it).
+    if (this.#hiddenStatements.size > 0 && this.#hiddenStatements.has(fp)) return undefined;
     return this.baseStatement(fp);
   }
 
