@@ -18,6 +18,9 @@
  * fsync'd, renamed to its number, and the directory fsync'd: only then does `append` return, and the
  * batch counts as durable (rename(2) is atomic: a reader sees the whole file or none). A crash
  * before the rename leaves a temporary file, which readers ignore and the next writer removes. A
+ * flush that fails after the rename leaves the batch's file (a follower may have applied it
+ * already) and stops the writer: it takes no more batches (CHANGE_LOG_UNAVAILABLE) until the log is
+ * opened again, so no number is ever taken back or used twice. A
  * numbered file that fails its checks can only be a torn last write (a copy made mid-write, a file
  * system that does not keep rename order); the last file of the log is then ignored whole (the
  * writer sets it aside as `N.batch.torn`); one before the last is damage (INVALID_CHANGE_LOG).
@@ -237,14 +240,26 @@ function fsyncOff(fd: number): Promise<void> {
   return new Promise((resolve, reject) => fsync(fd, (e) => (e === null ? resolve() : reject(e))));
 }
 
-/** fsyncDirectory off the event loop. */
-async function fsyncDirectoryOff(dir: string): Promise<void> {
+/** fsyncDirectory off the event loop, through `flush`. */
+async function fsyncDirectoryOff(dir: string, flush: Flush): Promise<void> {
   const fd = openSync(dir, "r");
   try {
-    await fsyncOff(fd);
+    await flush(fd);
   } finally {
     closeSync(fd);
   }
+}
+
+/** How a writer flushes a file descriptor to disk (fsync(2), settling when it returns). */
+export type Flush = (fd: number) => Promise<void>;
+
+/** Options of ChangeLogWriter.open. */
+export interface ChangeLogWriterOptions {
+  /**
+   * @internal The flush of appendAsync (default: fsync(2) on the thread pool). A test passes one
+   * that fails, to see the writer stop (a failing disk cannot be made on demand).
+   */
+  flush?: Flush | undefined;
 }
 
 /** The one writer of a change log directory (holds LOCK until `close`). */
@@ -252,17 +267,25 @@ export class ChangeLogWriter {
   readonly dir: string;
   #last: number;
   #closed = false;
+  readonly #flush: Flush;
+  /**
+   * Why the writer takes no more batches: a flush failed after a batch file was named, so that
+   * batch may be in the log (a follower may have applied it) or not; its number can be neither
+   * taken back nor used again. Undefined while the writer is sound.
+   */
+  #broken: string | undefined;
 
-  private constructor(dir: string, last: number) {
+  private constructor(dir: string, last: number, flush: Flush) {
     this.dir = dir;
     this.#last = last;
+    this.#flush = flush;
   }
 
   /**
    * Opens `dir` for writing (made when missing): takes LOCK (CHANGE_LOG_LOCKED when a live process
    * holds it), removes temporary files of crashed writes, sets a torn last file aside.
    */
-  static open(dir: string): ChangeLogWriter {
+  static open(dir: string, options: ChangeLogWriterOptions = {}): ChangeLogWriter {
     mkdirSync(dir, { recursive: true });
     takeLock(dir);
     try {
@@ -274,7 +297,7 @@ export class ChangeLogWriter {
         renameSync(join(dir, name), join(dir, `${name}.torn`));
       }
       fsyncDirectory(dir);
-      return new ChangeLogWriter(dir, sequences.at(-1) ?? 0);
+      return new ChangeLogWriter(dir, sequences.at(-1) ?? 0, options.flush ?? fsyncOff);
     } catch (e) {
       releaseLock(dir);
       throw e;
@@ -286,9 +309,15 @@ export class ChangeLogWriter {
     return this.#last;
   }
 
+  /** Why the writer takes no more batches (a flush failed after a rename), or undefined. */
+  get broken(): string | undefined {
+    return this.#broken;
+  }
+
   /**
-   * Writes batch `sequence` (the next number) durably: returns once it is on disk and named. On
-   * any failure nothing is left in the log (the temporary file removed) and the error is thrown.
+   * Writes batch `sequence` (the next number) durably: returns once it is on disk and named. A
+   * failure before the rename leaves nothing in the log (the temporary file removed); the
+   * directory's flush failing after it stops the writer (breakAfter); either way the error is thrown.
    */
   append(sequence: number, text: string): void {
     const { temp, final, bytes } = this.prepare(sequence, text);
@@ -308,9 +337,9 @@ export class ChangeLogWriter {
       renamed = true;
       fsyncDirectory(this.dir);
     } catch (e) {
-      // Each branch: whichever name our bytes have now is removed, so the log is as it was (and
-      // nothing is removed that this write did not make).
-      if (renamed) rmSync(final, { force: true });
+      // Each branch: named, the batch may be seen already (see breakAfter); else the temporary
+      // file is removed, so the log is as it was (nothing removed that this write did not make).
+      if (renamed) this.breakAfter(sequence, e);
       else if (created) rmSync(temp, { force: true });
       throw e;
     }
@@ -325,8 +354,10 @@ export class ChangeLogWriter {
    * row, and requests keep being answered meanwhile. The batch is durable when it resolves, as
    * with `append`. A crash before then can leave the last file unflushed: readers take a damaged
    * last file for a torn write and ignore it (the writer sets it aside at open), so the batch is
-   * absent, as one never answered must be. On any failure the batch's file is removed and the
-   * error thrown. One append at a time: the caller awaits each before the next (LiveStore queues).
+   * absent, as one never answered must be. A failure before the rename removes the temporary
+   * file and throws; a failed flush after it leaves the batch's file and stops the writer
+   * (breakAfter) before it throws. One append at a time: the caller awaits each before the next
+   * (LiveStore queues).
    */
   async appendAsync(sequence: number, text: string): Promise<void> {
     const { temp, final, bytes } = this.prepare(sequence, text);
@@ -340,10 +371,11 @@ export class ChangeLogWriter {
       while (at < bytes.length) at += writeSync(fd, bytes, at, bytes.length - at);
       renameSync(temp, final);
       renamed = true;
-      await Promise.all([fsyncOff(fd), fsyncDirectoryOff(this.dir)]);
+      await Promise.all([this.#flush(fd), fsyncDirectoryOff(this.dir, this.#flush)]);
     } catch (e) {
-      // Each branch: whichever name our bytes have now is removed, so the log is as it was.
-      if (renamed) rmSync(final, { force: true });
+      // Each branch: named, the batch may be seen already (see breakAfter); else the temporary
+      // file is removed, so the log is as it was.
+      if (renamed) this.breakAfter(sequence, e);
       else if (created) rmSync(temp, { force: true });
       throw e;
     } finally {
@@ -363,9 +395,26 @@ export class ChangeLogWriter {
     };
   }
 
-  /** Throws unless `sequence` is the next batch of an open log. */
+  /**
+   * Stops the writer after batch `sequence`'s file was named but its flush failed (`e`). The file
+   * stays: a reader (a follower, `quiver compact`) may have applied it the moment it was named, so
+   * removing it, or writing another batch under its number, would make the log say two things.
+   * Whether it survives a crash is unknown; a writer opened again reads the log as it finds it.
+   */
+  private breakAfter(sequence: number, e: unknown): void {
+    const reason = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+    this.#broken = `the flush of batch ${sequence} failed (${reason}) after it was named in the log`;
+  }
+
+  /** Throws unless `sequence` is the next batch of an open, sound log. */
   private checkNext(sequence: number): void {
     if (this.#closed) throw new Error("ChangeLogWriter.append: the log is closed");
+    // A broken writer takes nothing (CHANGE_LOG_UNAVAILABLE until a restart reopens the log).
+    if (this.#broken !== undefined)
+      throw new QuiverError(
+        "CHANGE_LOG_UNAVAILABLE",
+        `The change log takes no more batches: ${this.#broken}; restart the server, which reads the log again.`,
+      );
     // An empty log may start at any number (after a base that holds the batches before it).
     if (sequence !== this.#last + 1 && !(this.#last === 0 && sequence > 0))
       throw new Error(`ChangeLogWriter.append: batch ${sequence} after ${this.#last}; batches are numbered in order`);

@@ -5,7 +5,9 @@
  * opens the log for writing, applies the batches after the base's sequence, and from then on each
  * `apply` checks the batch against the graph (prepare), writes it to the log durably, and only then
  * makes it visible (commit). A batch refused by the graph (INVALID_CHANGE, CHANGE_CONFLICT) or by
- * the disk (the write throws) leaves both the graph and the log as they were. `followLive` does the
+ * the disk (the write throws) leaves both the graph and the log as they were; but a flush that
+ * fails once the batch's file is named leaves that file (a follower may have applied it) and stops
+ * the writer: that batch and every one after get CHANGE_LOG_UNAVAILABLE until a restart. `followLive` does the
  * reading half only, for replicas that take no writes: `catchUp()` applies what appeared since.
  *
  * Everything here is synchronous: a batch is prepared, written and committed with no other batch
@@ -19,9 +21,11 @@ import { QuiverError, isQuiverError } from "../engine/errors.js";
 import type { ChangeBatch } from "../engine/live/change-batch.js";
 import { type BaseWarmth, type ChangeResult, LiveGraph, type LiveGraphOptions } from "../engine/live/live-graph.js";
 import { saveSnapshot } from "../snapshot/file.js";
-import { ChangeLogWriter, readChangeLog } from "./change-log.js";
+import { ChangeLogWriter, type Flush, readChangeLog } from "./change-log.js";
 
 export interface OpenLiveOptions extends LiveGraphOptions {
+  /** @internal The log writer's flush (ChangeLogWriterOptions.flush): a test's failing disk. */
+  flush?: Flush | undefined;
   /**
    * Where the base came from (a snapshot, or JSON Lines): what compactInWorker loads again in a
    * worker thread. Without it, compaction runs on the calling thread (compact()).
@@ -53,8 +57,17 @@ function replay(graph: LiveGraph, dir: string): number {
 }
 
 /** CHANGE_LOG_UNAVAILABLE for batch `sequence`, which the disk refused (full, read-only, permissions). */
-function logUnavailable(sequence: number, e: unknown): QuiverError {
-  // The log and the graph are as they were (append removes what it wrote), so the caller may try again later.
+function logUnavailable(log: ChangeLogWriter, sequence: number, e: unknown): QuiverError {
+  // Each branch: the writer stopped already (its own error says why); this very batch stopped it
+  // (its file may be in the log: the graph does not show it, a restart reads the log again); or the
+  // log and the graph are as they were (append removed what it wrote), so the caller may try again.
+  if (isQuiverError(e) && e.code === "CHANGE_LOG_UNAVAILABLE") return e;
+  if (log.broken !== undefined)
+    return new QuiverError(
+      "CHANGE_LOG_UNAVAILABLE",
+      `The change log cannot be written: ${log.broken}. Batch ${sequence} may or may not be in the log; this server takes no more batches until it is restarted (it then reads the log again).`,
+      { cause: e },
+    );
   return new QuiverError(
     "CHANGE_LOG_UNAVAILABLE",
     `The change log could not take batch ${sequence} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); nothing was applied, try again later.`,
@@ -82,7 +95,7 @@ export class LiveStore {
 
   /** @internal use openLive. */
   static open(base: Graph, dir: string, options: OpenLiveOptions): LiveStore {
-    const log = ChangeLogWriter.open(dir);
+    const log = ChangeLogWriter.open(dir, { flush: options.flush });
     try {
       const graph = new LiveGraph(base, options);
       // What the first batch would build on its way (the base's fingerprint map, its counts) is
@@ -115,7 +128,7 @@ export class LiveStore {
     try {
       this.#log.append(prepared.sequence, prepared.text);
     } catch (e) {
-      throw logUnavailable(prepared.sequence, e);
+      throw logUnavailable(this.#log, prepared.sequence, e);
     }
     return this.graph.commit(prepared);
   }
@@ -133,7 +146,7 @@ export class LiveStore {
       try {
         await this.#log.appendAsync(prepared.sequence, prepared.text);
       } catch (e) {
-        throw logUnavailable(prepared.sequence, e);
+        throw logUnavailable(this.#log, prepared.sequence, e);
       }
       return this.graph.commit(prepared);
     });

@@ -8,7 +8,7 @@
  * line, a conflict, a failing disk) leave the graph and the log exactly as before.
  */
 
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { fsync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
@@ -256,6 +256,49 @@ test("applyAsync: batches queue in call order; a bad one or a refused write chan
     const reopened = openLive(buildGraph(stream.data), dir);
     assert.is(reopened.sequence, 4);
     assert.is(reopened.graph.buildCompacted().contentTag, buildGraph(stream.oracle.data()).contentTag);
+    reopened.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a flush that fails after a batch is named stops the writer: the file stays, its number is never used again", async () => {
+  const dir = tempDir();
+  try {
+    const stream = new BatchStream(12);
+    const batches = Array.from({ length: 3 }, () => stream.next());
+    // A disk whose flushes fail from batch 2 on (each batch flushes its file and the directory).
+    let flushes = 0;
+    const flush = (fd: number): Promise<void> =>
+      new Promise((resolve, reject) => {
+        flushes++;
+        if (flushes > 2) reject(Object.assign(new Error("EIO: i/o error, fsync"), { code: "EIO" }));
+        else fsync(fd, (e) => (e === null ? resolve() : reject(e)));
+      });
+    const store = openLive(buildGraph(stream.data), dir, { flush });
+    assert.is((await store.applyAsync(batches[0]!)).sequence, 1);
+    const unavailable = (e: unknown) => assert.is(isQuiverError(e) && e.code, "CHANGE_LOG_UNAVAILABLE");
+    await store.applyAsync(batches[1]!).then(() => assert.unreachable("the flush failed"), unavailable);
+    // Batch 2 was named before its flush failed: a follower may hold it already, so it stays as written.
+    const follower = new LiveFollower(buildGraph(stream.data), dir);
+    assert.is(follower.graph.sequence, 2);
+    assert.equal(
+      [...readChangeLog(dir)].map((b) => b.sequence),
+      [1, 2],
+    );
+    // The writer takes nothing more (batch 2's number is not used again), and its graph shows batch 1 only.
+    await store.applyAsync(batches[2]!).then(() => assert.unreachable("a broken writer wrote"), unavailable);
+    assert.is(store.sequence, 1);
+    assert.is(readdirSync(dir).filter((n) => n.endsWith(".batch")).length, 2);
+    assert.equal(
+      [...readChangeLog(dir, 1)].map((b) => b.text),
+      [batches[1]!.map((c) => JSON.stringify(c)).join("\n")],
+    );
+    // Restarted, the writer reads the log as it is: the same content as the follower's.
+    store.close();
+    const reopened = openLive(buildGraph(stream.data), dir);
+    assert.is(reopened.sequence, 2);
+    assert.is(reopened.graph.buildCompacted().contentTag, follower.graph.buildCompacted().contentTag);
     reopened.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -21,9 +21,10 @@
  *
  * Lines of a statement put as JSON.stringify writes one (`{"op":"put","statement":{"subjectEntityId":
  * "...","predicateEntityId":"...","objectEntityId":"..."}}`, no space, no escape, no fingerprint:
- * STATEMENT_PUT_LINE) are read by one regular expression instead of JSON.parse: for such a line
- * JSON.parse gives exactly the object built from its three captures (a string with no `"`, `\` or
- * control character is its characters), and the same checks follow. Any other line, a put with its
+ * STATEMENT_PUT_LINE) are read by one sticky regular expression at the line's start in the batch's
+ * text instead of JSON.parse: for such a line JSON.parse gives exactly the object made of its three
+ * captures (a string with no `"`, `\` or control character is its characters), and the same checks
+ * follow, on the captures themselves (no line copied, no object of the JSON made). Any other line, a put with its
  * keys in another order or spaced out included, goes through JSON.parse. The captured ids are slices
  * of the batch's text (V8 may keep that text while the delta holds them: until a compaction).
  *
@@ -49,7 +50,7 @@ import { fitsUtf8Bytes, loneSurrogateAt, utf8ByteLength } from "../utf8.js";
  * character U+0000 to U+001F, the characters a JSON string must escape).
  */
 const STATEMENT_PUT_LINE =
-  /^\{"op":"put","statement":\{"subjectEntityId":"([^"\\\x00-\x1f]*)","predicateEntityId":"([^"\\\x00-\x1f]*)","objectEntityId":"([^"\\\x00-\x1f]*)"\}\}$/;
+  /\{"op":"put","statement":\{"subjectEntityId":"([^"\\\x00-\x1f]*)","predicateEntityId":"([^"\\\x00-\x1f]*)","objectEntityId":"([^"\\\x00-\x1f]*)"\}\}(?=\n|$)/y;
 
 /** An entity as a change puts it: the input format's fields, and the score when the line gave one. */
 export interface LiveEntityInput {
@@ -97,27 +98,36 @@ export function parseChangeBatch(batch: ChangeBatch): ParsedChange[] {
     let line = 0;
     let start = 0;
     while (start <= batch.length) {
+      line++;
+      // Each branch: a statement put in JSON.stringify's form, read in place by the sticky
+      // expression (no copy of the line, no object of its JSON: this runs for every line of a
+      // big batch); or any other line, cut out and parsed.
+      STATEMENT_PUT_LINE.lastIndex = start;
+      const put = STATEMENT_PUT_LINE.exec(batch);
+      if (put !== null) {
+        start += put[0].length + 1;
+        out.push({
+          kind: "putStatement",
+          line,
+          statement: {
+            subjectEntityId: checked(put[1]!, "statement.subjectEntityId", ENTITY_ID_MAX_BYTES, true, line),
+            predicateEntityId: checked(put[2]!, "statement.predicateEntityId", ENTITY_ID_MAX_BYTES, true, line),
+            objectEntityId: checked(put[3]!, "statement.objectEntityId", ENTITY_ID_MAX_BYTES, true, line),
+          },
+        });
+        continue;
+      }
       let end = batch.indexOf("\n", start);
       if (end < 0) end = batch.length;
-      line++;
       const text = batch.slice(start, end);
       start = end + 1;
       // Blank lines (whitespace only, a CR of CRLF included) are skipped, as in the input files.
       if (text.trim().length === 0) continue;
-      const put = STATEMENT_PUT_LINE.exec(text);
       let value: unknown;
-      // Each branch: a statement put in JSON.stringify's form (its value from the captures), or any line.
-      if (put !== null)
-        value = {
-          op: "put",
-          statement: { subjectEntityId: put[1], predicateEntityId: put[2], objectEntityId: put[3] },
-        };
-      else {
-        try {
-          value = JSON.parse(text);
-        } catch (e) {
-          throw invalidChange(line, `not JSON (${e instanceof Error ? e.message : String(e)})`);
-        }
+      try {
+        value = JSON.parse(text);
+      } catch (e) {
+        throw invalidChange(line, `not JSON (${e instanceof Error ? e.message : String(e)})`);
       }
       out.push(parseChange(value, line));
     }
@@ -227,19 +237,24 @@ function text(
   prefix: string,
 ): string {
   const v = obj[name];
-  const field = `"${prefix}${name}"`;
-  if (v === undefined) throw invalidChange(line, `missing field ${field}`);
-  if (typeof v !== "string") throw invalidChange(line, `field ${field} must be a string, got ${describeValue(v)}`);
-  if (nonEmpty && v.length === 0) throw invalidChange(line, `field ${field} must not be empty`);
+  if (v === undefined) throw invalidChange(line, `missing field "${prefix}${name}"`);
+  if (typeof v !== "string")
+    throw invalidChange(line, `field "${prefix}${name}" must be a string, got ${describeValue(v)}`);
+  return checked(v, `${prefix}${name}`, maxBytes, nonEmpty, line);
+}
+
+/** A string of field `name` checked: non-empty when asked, well-formed, within its bytes. */
+function checked(v: string, name: string, maxBytes: number, nonEmpty: boolean, line: number): string {
+  if (nonEmpty && v.length === 0) throw invalidChange(line, `field "${name}" must not be empty`);
   const lone = loneSurrogateAt(v);
   if (lone >= 0) {
     const unit = v.charCodeAt(lone).toString(16).toUpperCase();
     throw invalidChange(
       line,
-      `field ${field} is not well-formed Unicode: a lone surrogate (U+${unit}) at code unit ${lone}`,
+      `field "${name}" is not well-formed Unicode: a lone surrogate (U+${unit}) at code unit ${lone}`,
     );
   }
   if (!fitsUtf8Bytes(v, maxBytes))
-    throw invalidChange(line, `field ${field} is ${utf8ByteLength(v)} bytes long in UTF-8; the limit is ${maxBytes}`);
+    throw invalidChange(line, `field "${name}" is ${utf8ByteLength(v)} bytes long in UTF-8; the limit is ${maxBytes}`);
   return v;
 }

@@ -95,7 +95,13 @@ import { checkSearchParams, checkStatementsParams } from "../validate.js";
 import { BaseFingerprints, type BaseFingerprintsState } from "./base-fingerprints.js";
 import { GRAM, GramIndex } from "./gram-index.js";
 import { KeyFilter } from "./key-filter.js";
-import { type ChangeBatch, type LiveEntityInput, type LiveStatementInput, parseChangeBatch } from "./change-batch.js";
+import {
+  type ChangeBatch,
+  type LiveEntityInput,
+  type LiveStatementInput,
+  type ParsedChange,
+  parseChangeBatch,
+} from "./change-batch.js";
 import type { ReadGraph } from "../read-graph.js";
 import {
   compareEntities,
@@ -110,6 +116,8 @@ import {
   seekAfter,
   seekPrefix,
   statementKey,
+  SPLICE_MAX_CHANGES,
+  sortStatements,
 } from "./sorted-delta.js";
 
 /**
@@ -132,6 +140,8 @@ const UNKEYED = -1;
 
 /** What denseNow says of an entity that is not there now. */
 const GONE = -2;
+/** denseNow's `known` when the caller has not looked the id up in the base's dictionary. */
+const UNKNOWN = -3;
 
 /** Match tiers (CONTRACT.md "GET /graph/v1/search"). */
 const TIER_EXACT = 0;
@@ -419,12 +429,19 @@ export class LiveGraph implements ReadGraph {
       entities: { put: 0, deleted: 0 },
       statements: { put: 0, deleted: 0 },
     };
-    // Existence and base dense id only (no entity object made: a statement put asks it three times).
-    const entityAt = (id: string): number => {
+    // Existence and base dense id only (no entity object made: a statement put asks it three
+    // times). `known`: the id's base dense id when found already (putIds), else UNKNOWN.
+    const entityAt = (id: string, known = UNKNOWN): number => {
+      // A batch that puts or deletes no entity has none to ask (a batch of statement puts asks three times a line).
+      if (entities.size === 0) return this.denseNow(id, known);
       const o = entities.get(id);
       if (o === null) return GONE;
-      return o !== undefined ? o.baseId : this.denseNow(id);
+      return o !== undefined ? o.baseId : this.denseNow(id, known);
     };
+    // The base dense ids of the statement puts' entities, three a put in line order, looked up all
+    // at once (Dictionary.idsOf: their cache misses overlap); the base does not change meanwhile.
+    const putIds = this.basePutIds(changes);
+    let put3 = 0;
     const entityThere = (id: string): boolean => entityAt(id) !== GONE;
     const fresh = new Set<string>();
     const statementNow = (fp: string): DeltaStatement | undefined => {
@@ -465,11 +482,12 @@ export class LiveGraph implements ReadGraph {
         }
         case "putStatement": {
           const st = c.statement;
-          const sd = entityAt(st.subjectEntityId);
+          const sd = entityAt(st.subjectEntityId, putIds[put3]);
           if (sd === GONE) throw missingEntity(c.line, "subjectEntityId", st.subjectEntityId);
-          const pd = entityAt(st.predicateEntityId);
+          const pd = entityAt(st.predicateEntityId, putIds[put3 + 1]);
           if (pd === GONE) throw missingEntity(c.line, "predicateEntityId", st.predicateEntityId);
-          const od = entityAt(st.objectEntityId);
+          const od = entityAt(st.objectEntityId, putIds[put3 + 2]);
+          put3 += 3;
           if (od === GONE) throw missingEntity(c.line, "objectEntityId", st.objectEntityId);
           const given = st.statementFingerprint;
           const fp = given ?? this.derivedFingerprint(st, sd, pd, od);
@@ -523,6 +541,18 @@ export class LiveGraph implements ReadGraph {
       }
     }
     return { sequence: result.sequence, result, text: batchText(batch), entities, statements, fresh };
+  }
+
+  /** The base dense ids of `changes`' statement puts' subject, predicate and object, in order (-1: not in the base). */
+  private basePutIds(changes: readonly ParsedChange[]): Int32Array {
+    const ids: string[] = [];
+    for (const c of changes) {
+      if (c.kind !== "putStatement") continue;
+      ids.push(c.statement.subjectEntityId, c.statement.predicateEntityId, c.statement.objectEntityId);
+    }
+    const out = new Int32Array(ids.length);
+    this.#parts.dictionary.idsOf(ids, out);
+    return out;
   }
 
   /**
@@ -601,13 +631,15 @@ export class LiveGraph implements ReadGraph {
     const addedStatements: DeltaStatement[] = [];
     const hidden: DeltaStatement[] = [];
     for (const [fp, st] of prepared.statements) {
-      const mine = this.#statements.get(fp);
+      // A fingerprint new to the delta and the base (prepare knows) is not looked for in either.
+      const fresh = prepared.fresh.has(fp);
+      const mine = fresh ? undefined : this.#statements.get(fp);
       if (mine !== undefined) {
         removedStatements.add(fp);
         removedStatementItems.push(mine);
         this.#statements.delete(fp);
         this.adjustCounts(mine, -1);
-      } else if (!prepared.fresh.has(fp) && !this.#hiddenStatements.has(fp)) {
+      } else if (!fresh && !this.#hiddenStatements.has(fp)) {
         // Not in the delta: a base statement the batch deleted (and perhaps put again with another
         // triple), hidden from now on; or a fingerprint new to both (nothing to hide).
         const base = this.baseStatement(fp);
@@ -625,6 +657,9 @@ export class LiveGraph implements ReadGraph {
     }
     for (const st of addedStatements) noteFirstKeys(this.#firstKeys, st);
     for (const st of hidden) noteFirstKeys(this.#firstHiddenKeys, st);
+    // Each list's new items sorted on their own (sortStatements: by dense ids), then merged in.
+    const idBound = this.#base.entityCount;
+    const few = removedStatementItems.length + addedStatements.length <= SPLICE_MAX_CHANGES;
     for (const order of ORDERS) {
       const compare = compareStatements(order);
       this.#statementLists[order] = mergeSorted(
@@ -632,8 +667,9 @@ export class LiveGraph implements ReadGraph {
         removedStatements,
         removedStatementItems,
         (s) => s.fp,
-        addedStatements.slice(),
+        few ? addedStatements.slice() : sortStatements(order, addedStatements.slice(), idBound),
         compare,
+        !few,
       );
       if (hidden.length > 0)
         this.#hiddenLists[order] = mergeSorted(
@@ -641,8 +677,9 @@ export class LiveGraph implements ReadGraph {
           new Set(),
           [],
           (s) => s.fp,
-          hidden.slice(),
+          hidden.length <= SPLICE_MAX_CHANGES ? hidden.slice() : sortStatements(order, hidden.slice(), idBound),
           compare,
+          hidden.length > SPLICE_MAX_CHANGES,
         );
     }
     this.#sequence = prepared.sequence;
@@ -768,12 +805,18 @@ export class LiveGraph implements ReadGraph {
     return { byId: this.#rescoredById, grams: this.#rescoredGrams };
   }
 
-  /** The base dense id of the entity with this id now (-1: a delta entity not in the base), or GONE. */
-  private denseNow(id: string): number {
-    const mine = this.#entities.get(id);
-    if (mine !== undefined) return mine.baseId;
-    if (this.#hiddenEntities.has(id)) return GONE;
-    const d = this.#parts.dictionary.idOf(id);
+  /**
+   * The base dense id of the entity with this id now (-1: a delta entity not in the base), or GONE.
+   * `known`: its id in the base's dictionary when the caller has it (else UNKNOWN: looked up).
+   */
+  private denseNow(id: string, known = UNKNOWN): number {
+    // Each branch: an empty map is not asked (a lookup hashes the id first; statement puts come three ids a line).
+    if (this.#entities.size > 0) {
+      const mine = this.#entities.get(id);
+      if (mine !== undefined) return mine.baseId;
+    }
+    if (this.#hiddenEntities.size > 0 && this.#hiddenEntities.has(id)) return GONE;
+    const d = known === UNKNOWN ? this.#parts.dictionary.idOf(id) : known;
     return d >= 0 ? d : GONE;
   }
 
@@ -789,7 +832,8 @@ export class LiveGraph implements ReadGraph {
   private currentStatement(fp: string): DeltaStatement | undefined {
     const mine = this.#statements.get(fp);
     if (mine !== undefined) return mine;
-    if (this.#hiddenStatements.has(fp)) return undefined;
+    // An empty map is not asked (no hash of the fingerprint for it).
+    if (this.#hiddenStatements.size > 0 && this.#hiddenStatements.has(fp)) return undefined;
     return this.baseStatement(fp);
   }
 

@@ -110,7 +110,8 @@ export const SPLICE_MAX_CHANGES = 16;
 
 /**
  * `old` less the items whose `keyOf` is in `removed` (`removedItems`: those items), with `added`
- * merged in, all in `compare`'s order (`added` is sorted here; `old` is sorted already). A few
+ * merged in, all in `compare`'s order (`added` is sorted here unless `addedSorted`; `old` is sorted
+ * already). A few
  * changes are made in place (each a binary search and a splice: a memmove of the list); more, by
  * one merge into a new list.
  */
@@ -121,6 +122,7 @@ export function mergeSorted<T>(
   keyOf: (item: T) => string,
   added: T[],
   compare: (x: T, y: T) => number,
+  addedSorted = false,
 ): T[] {
   if (removedItems.length + added.length <= SPLICE_MAX_CHANGES) {
     for (const item of removedItems) {
@@ -130,7 +132,8 @@ export function mergeSorted<T>(
     for (const item of added) old.splice(lowerBound(old, item, compare), 0, item);
     return old;
   }
-  added.sort(compare);
+  // Each branch: the caller sorted `added` already (sortStatements), or it is sorted here.
+  if (!addedSorted) added.sort(compare);
   // Nothing removed: each added item's place found by galloping from the last one's (a run of old
   // items between two added ones is copied without comparing its items).
   if (removedItems.length === 0) return gallopMerge(old, added, compare);
@@ -181,6 +184,89 @@ function gallopMerge<T>(old: readonly T[], added: readonly T[], compare: (x: T, 
     out[n++] = item;
   }
   while (i < old.length) out[n++] = old[i++]!;
+  return out;
+}
+
+/** Below this many statements sortStatements sorts by comparisons (a radix pass costs its buckets). */
+const RADIX_SORT_MIN = 256;
+/** Bits of a radix digit: 2^11 buckets, two or three passes per dense id of a graph of 2^22 to 2^33 entities. */
+const RADIX_BITS = 11;
+const RADIX_MASK = (1 << RADIX_BITS) - 1;
+
+/**
+ * `items` in `order` (compareStatements'), sorted on their base dense ids by an LSD radix sort
+ * when every id is in the base (`idBound`: the base's entity count, which bounds them), the
+ * fingerprint breaking ties; else, or for a few items, by comparisons. The radix sort: stable
+ * counting-sort passes of RADIX_BITS bits over the third component's id, then the second's, then
+ * the first's: O(n (bits / RADIX_BITS)) integer steps and no comparison of strings, where a sort by
+ * comparisons makes n log n calls of a comparator (the larger part of a big batch's commit).
+ * Ties (the same three ids: two given fingerprints on one triple, rare) are then sorted by
+ * fingerprint within their run.
+ */
+export function sortStatements(order: Order, items: DeltaStatement[], idBound: number): DeltaStatement[] {
+  const compare = compareStatements(order);
+  const n = items.length;
+  if (n < RADIX_SORT_MIN) return items.sort(compare);
+  // The order's components as ids, first to last: keys[3i], keys[3i + 1], keys[3i + 2].
+  const keys = new Int32Array(3 * n);
+  for (let i = 0; i < n; i++) {
+    const st = items[i]!;
+    let a: number;
+    let b: number;
+    let c: number;
+    // Each branch: the order's components, first to last (as compareStatements takes them).
+    if (order === "SPO") {
+      a = st.sd;
+      b = st.pd;
+      c = st.od;
+    } else if (order === "POS") {
+      a = st.pd;
+      b = st.od;
+      c = st.sd;
+    } else {
+      a = st.od;
+      b = st.sd;
+      c = st.pd;
+    }
+    // An entity new to the delta has no dense id: its place among the base's is by entityId.
+    if (a < 0 || b < 0 || c < 0) return items.sort(compare);
+    keys[3 * i] = a;
+    keys[3 * i + 1] = b;
+    keys[3 * i + 2] = c;
+  }
+  const bits = 32 - Math.clz32(Math.max(1, idBound - 1));
+  let from = new Uint32Array(n);
+  let to = new Uint32Array(n);
+  for (let i = 0; i < n; i++) from[i] = i;
+  const counts = new Uint32Array(RADIX_MASK + 2);
+  for (let component = 2; component >= 0; component--) {
+    for (let shift = 0; shift < bits; shift += RADIX_BITS) {
+      counts.fill(0);
+      for (let i = 0; i < n; i++) counts[((keys[3 * from[i]! + component]! >>> shift) & RADIX_MASK) + 1]!++;
+      for (let d = 1; d <= RADIX_MASK + 1; d++) counts[d]! += counts[d - 1]!;
+      for (let i = 0; i < n; i++) {
+        const at = from[i]!;
+        to[counts[(keys[3 * at + component]! >>> shift) & RADIX_MASK]!++] = at;
+      }
+      [from, to] = [to, from];
+    }
+  }
+  const out: DeltaStatement[] = new Array(n);
+  for (let i = 0; i < n; i++) out[i] = items[from[i]!]!;
+  // Runs of one triple (given fingerprints), in fingerprint order.
+  for (let i = 1, runStart = 0; i <= n; i++) {
+    const same =
+      i < n &&
+      keys[3 * from[i]!] === keys[3 * from[runStart]!] &&
+      keys[3 * from[i]! + 1] === keys[3 * from[runStart]! + 1] &&
+      keys[3 * from[i]! + 2] === keys[3 * from[runStart]! + 2];
+    if (same) continue;
+    if (i - runStart > 1) {
+      const run = out.slice(runStart, i).sort(compare);
+      for (let k = 0; k < run.length; k++) out[runStart + k] = run[k]!;
+    }
+    runStart = i;
+  }
   return out;
 }
 

@@ -4,7 +4,8 @@
  * src/engine/entities/dictionary.ts: a hand-checked sorted list whose UTF-16 code-unit order differs from
  * code-point order (an astral emoji's lead surrogate 0xD83D sorts before U+E000 and U+FF46), with
  * prefixes, then lowerBound / idOf for present ids, absent ids between each pair of neighbours, and
- * ids beyond both ends; then a seeded oracle against a linear scan; then the table's size (exactly
+ * ids beyond both ends; then a seeded oracle against a linear scan (idOf, and idsOf with every
+ * query at once); then the table's size (exactly
  * ceil(n / 0.5) slots, not a power of two) and idOf over every id at sizes whose buckets and
  * probe runs wrap around the table's end.
  */
@@ -126,6 +127,14 @@ test("oracle: lowerBound and idOf against a linear scan", () => {
       const id = d.idOf(q);
       if (id !== ids.indexOf(q)) assert.unreachable(`seed ${seed}: idOf(${show(q)}) = ${id}, want ${ids.indexOf(q)}`);
     }
+    // idsOf (all at once, in phases) answers as the scan does, for the same queries in one call.
+    const many = new Int32Array(queries.length);
+    d.idsOf(queries, many);
+    assert.equal(
+      [...many],
+      queries.map((q) => ids.indexOf(q)),
+      `seed ${seed}: idsOf`,
+    );
   }
 });
 

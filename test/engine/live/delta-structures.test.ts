@@ -3,7 +3,7 @@
  * =====================
  * The live graph's small structures against brute force on seeded random data: mergeSorted (both
  * of its ways, a few changes spliced in place and many merged) equals a sort of the list's new
- * content; prefixRange, seekAfter, seekPrefix and inPrefix equal a filter; GramIndex.matching
+ * content; sortStatements (its radix sort on dense ids, and its fallback) equals a sort by compareStatements; prefixRange, seekAfter, seekPrefix and inPrefix equal a filter; GramIndex.matching
  * equals includes() over the items, and sortedCandidates holds them sorted, as items come and go.
  */
 
@@ -22,6 +22,7 @@ import {
   seekPrefix,
   seekAfter,
   SPLICE_MAX_CHANGES,
+  sortStatements,
   statementKey,
 } from "../../../src/engine/live/sorted-delta.js";
 import { Rng } from "../../support/oracle.js";
@@ -52,6 +53,42 @@ test("compareStatements by dense ids (some entities in the base, some not) equal
       const y = rng.chance(0.2) ? { ...x, sd: rng.chance(0.5) ? -1 : x.sd } : make(rng.int(2));
       const want = Math.sign(compareKey(statementKey(order, x), statementKey(order, y)));
       assert.is(Math.sign(compare(x, y)), want, `${order} ${JSON.stringify(x)} ${JSON.stringify(y)}`);
+    }
+  }
+});
+
+test("sortStatements (radix on dense ids, ties by fingerprint; else by comparisons) equals a sort by compareStatements", () => {
+  const rng = new Rng(61);
+  for (let round = 0; round < 24; round++) {
+    // A base of up to 2^23 entities (one to three radix passes an id), whose entityIds sort as their ids.
+    const bound = rng.pick([2, 300, 5000, 1 << 23]);
+    const name = (d: number) => `e${String(d).padStart(8, "0")}`;
+    const pool = Array.from({ length: rng.range(1, 40) }, () => rng.int(bound));
+    const newOnes = rng.chance(0.25);
+    const n = rng.pick([1, 200, 256, 1000, 3000]);
+    const items: DeltaStatement[] = [];
+    for (let k = 0; k < n; k++) {
+      const id = (): [string, number] => {
+        // Some batches name an entity new to the delta (no dense id): the fallback's case.
+        if (newOnes && rng.chance(0.01)) return [`new${rng.int(5)}`, -1];
+        const d = rng.chance(0.5) ? rng.pick(pool) : rng.int(bound);
+        return [name(d), d];
+      };
+      // Some statements repeat a triple under another (given) fingerprint: a tie of the ids.
+      const twin = items.length > 0 && rng.chance(0.1) ? rng.pick(items) : undefined;
+      const [s, sd] = twin !== undefined ? [twin.s, twin.sd] : id();
+      const [p, pd] = twin !== undefined ? [twin.p, twin.pd] : id();
+      const [o, od] = twin !== undefined ? [twin.o, twin.od] : id();
+      items.push({ s, p, o, fp: `fp${rng.int(1000000)}-${k}`, given: twin !== undefined, sd, pd, od });
+    }
+    for (const order of ORDERS) {
+      const want = items.slice().sort(compareStatements(order));
+      const got = sortStatements(order, items.slice(), bound);
+      assert.equal(
+        got.map((x) => x.fp),
+        want.map((x) => x.fp),
+        `${order} bound ${bound} n ${n}`,
+      );
     }
   }
 });

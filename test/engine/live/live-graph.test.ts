@@ -166,6 +166,49 @@ for (const seed of [1, 2, 3, 4]) {
   });
 }
 
+test("big batches of statement puts over base entities (sorted into the delta by dense ids) equal the oracle", () => {
+  const rng = new Rng(21);
+  const data = generateGraph(rng, { entities: 60, statements: 150 });
+  const live = new LiveGraph(buildGraph(data), { cursorSecret: "live-test" });
+  const oracle = new LiveOracle(data);
+  const ids = data.entities.map((e) => e.entityId);
+  const there = () => [...oracle.statements.values()];
+  for (let batch = 0; batch < 6; batch++) {
+    const changes: Change[] = [];
+    for (let k = rng.range(300, 600); k > 0; k--) {
+      const r = rng.float();
+      // Each branch: a derived put (some repeat a triple), a given fingerprint on a triple, a delete.
+      if (r < 0.7)
+        changes.push({
+          op: "put",
+          statement: {
+            subjectEntityId: rng.pick(ids),
+            predicateEntityId: rng.pick(ids),
+            objectEntityId: rng.pick(ids),
+          },
+        });
+      else if (r < 0.9)
+        changes.push({
+          op: "put",
+          statement: {
+            subjectEntityId: rng.pick(ids),
+            predicateEntityId: rng.pick(ids),
+            objectEntityId: rng.pick(ids),
+            statementFingerprint: `given-${batch}-${k}`,
+          },
+        });
+      else if (there().length > 0)
+        changes.push({ op: "delete", statementFingerprint: rng.pick(there()).statementFingerprint });
+    }
+    const want = oracle.apply(changes);
+    assert.ok(want.ok, `batch ${batch}`);
+    const got = live.apply(changes.map((c) => JSON.stringify(c)).join("\n"));
+    assert.equal(got, { sequence: batch + 1, ...(want.ok ? want.result : {}) }, `batch ${batch}`);
+    compareAll(live, oracle.oracle(), rng, `big batch ${batch}`);
+  }
+  assert.is(live.buildCompacted().contentTag, buildGraph(oracle.data()).contentTag);
+});
+
 /** The oracle's sort key of an item for a query (search) or filters (statements). */
 function searchKey(q: string, e: Entity): (string | number)[] {
   const f = fold(e.rawIdentifier);
