@@ -248,7 +248,7 @@ function fedCompaction(take: () => Graph, request: CompactRequest): { build(): G
       "INVALID_CHANGE_LOG",
       `${request.logDir}: compaction up to batch ${request.upTo} found the log ending at ${live.sequence}`,
     );
-  return live.feedCompaction();
+  return live.feedCompaction({ last: true });
 }
 
 /** A reader of a change log (a follower: no lock, no writes). */

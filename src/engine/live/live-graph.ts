@@ -1544,8 +1544,12 @@ export class LiveGraph implements ReadGraph {
    * base's fingerprint map), ids renumbered through `newOf`, fingerprints read as halves from the
    * base's column; then the delta's, named by entityId (the new dictionary). O(statements), a few
    * words a statement beside the builder's columns, no string per base statement.
+   *
+   * `options.last`: this live graph is dropped right after (a compaction's worker thread): its
+   * base's fingerprint map (8 to 16 bytes a base statement) is let go before the builder's columns
+   * are made, so the two are never held at once; a later write would build it again.
    */
-  feedCompaction(): { build(): Graph } {
+  feedCompaction(options: { last?: boolean } = {}): { build(): Graph } {
     const builder = new GraphBuilder({ cursorSecret: this.#secret, fold: this.#parts.fold });
     const base = this.#parts;
     const table = base.entities;
@@ -1625,6 +1629,8 @@ export class LiveGraph implements ReadGraph {
         if (row >= 0) hiddenRows[row] = 1;
       }
     }
+    // Each branch: the live graph goes right after (the map is not needed again), or it stays.
+    if (options.last === true) this.#baseFingerprints = undefined;
     let hiddenCount = 0;
     if (hiddenRows !== undefined) for (let row = 0; row < baseM; row++) hiddenCount += hiddenRows[row]!;
     const m = baseM - hiddenCount + this.#statements.size;
