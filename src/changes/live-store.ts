@@ -237,10 +237,21 @@ export function openLive(base: Graph, dir: string, options: OpenLiveOptions = {}
  * The base `take()` gives (holding request.baseSequence) with the log's batches after it up to
  * request.upTo, built as one Graph: what a compaction's worker thread hands over. The base and the
  * delta are let go once the builder has them, before it builds (its peak): `take` hands the base
- * over so that the caller keeps no reference to it.
+ * over so that the caller keeps no reference to it, and the live graph lives in a frame of its own
+ * (fedCompaction) that has returned before the build starts.
  */
 export function compactedGraph(take: () => Graph, request: CompactRequest): Graph {
-  let live: LiveGraph | undefined = new LiveGraph(take(), { baseSequence: request.baseSequence });
+  return fedCompaction(take, request).build();
+}
+
+/**
+ * The builder of compactedGraph, fed. A function of its own so that nothing of this frame (the
+ * live graph, a temporary holding the base) is a root of the heap while the builder builds: an
+ * interpreter frame that stays on the stack under the build can keep a dead temporary, and with it
+ * the whole base, alive.
+ */
+function fedCompaction(take: () => Graph, request: CompactRequest): { build(): Graph } {
+  const live = new LiveGraph(take(), { baseSequence: request.baseSequence });
   for (const batch of readChangeLog(request.logDir, request.baseSequence)) {
     if (batch.sequence > request.upTo) break;
     live.apply(batch.text);
@@ -250,9 +261,7 @@ export function compactedGraph(take: () => Graph, request: CompactRequest): Grap
       "INVALID_CHANGE_LOG",
       `${request.logDir}: compaction up to batch ${request.upTo} found the log ending at ${live.sequence}`,
     );
-  const fed = live.feedCompaction();
-  live = undefined;
-  return fed.build();
+  return live.feedCompaction({ last: true });
 }
 
 /** A reader of a change log (a follower: no lock, no writes). */

@@ -32,7 +32,7 @@ import { checkCacheBytes, toSecretBytes } from "./cursor/cursor.js";
 import { checkObject } from "./validate.js";
 import { dataError, QuiverError, type QuiverErrorCode, type SourcePosition } from "./errors.js";
 import { Dictionary } from "./entities/dictionary.js";
-import { EntityTable, indexArray } from "./entities/entity-table.js";
+import { type EntityColumnsInput, EntityTable, indexArray } from "./entities/entity-table.js";
 import type { GivenFingerprint } from "./statements/fingerprint-column.js";
 import { derivedFingerprintHalves, readHexFingerprint } from "./statements/fingerprint.js";
 import { FingerprintTable } from "./statements/fingerprint-table.js";
@@ -123,6 +123,21 @@ let buildWith: (
 /** Gives a builder the search index of its sealed entities: see engine/internal.ts. */
 let useIndex: (builder: GraphBuilder, index: SearchIndex) => void;
 
+/**
+ * A graph's entities already checked, distinct and in entityId order (a live graph's compaction:
+ * live-graph.ts feedCompaction), by dense id: what the builder would otherwise sort out of added
+ * entities. `scores`: the score the content gives each entity, or -1 when none (counted).
+ */
+export interface DenseEntities extends EntityColumnsInput {
+  hashes: Uint32Array;
+  scores: Float64Array;
+}
+
+/** Feeds a builder dense entities and room for its statements: see engine/internal.ts. */
+let feedDense: (builder: GraphBuilder, entities: DenseEntities, statements: number) => Dictionary;
+/** Adds a statement of a dense feed: see engine/internal.ts. */
+let addDense: (builder: GraphBuilder, s: number, p: number, o: number, given: string | Hash64 | undefined) => void;
+
 /** Adds parsed JSON (anything) to a builder: for the package's own loader, see engine/internal.ts. */
 let addValue: (builder: GraphBuilder, kind: "entity" | "statement", value: unknown, source: SourcePosition) => void;
 /** Adds a statement line's field strings (the loader's fast path): see engine/internal.ts. */
@@ -197,6 +212,8 @@ export class GraphBuilder {
     seal = (builder, onProgress) => builder.sealEntities(onProgress);
     reserve = (builder, statements) => builder.reserveStatements(statements);
     useIndex = (builder, index) => builder.useSearchIndex(index);
+    feedDense = (builder, entities, statements) => builder.feedDenseEntities(entities, statements);
+    addDense = (builder, s, p, o, given) => builder.addDenseStatement(s, p, o, given);
     buildWith = (builder, options, makeScoreIndex) => builder.buildWithScoreIndex(options, makeScoreIndex);
     addValue = (builder, kind, value, source) =>
       kind === "entity" ? builder.addEntityValue(value, source) : builder.addStatementValue(value, source);
@@ -604,6 +621,59 @@ export class GraphBuilder {
   }
 
   /**
+   * The dense feed (a compaction's: the content comes from a graph and its checked delta, already
+   * in dense-id order): the entities as they are, no Map of ids, no sort; the statement columns sized
+   * to exactly `statements` rows; no fingerprint table (the content has no duplicate and no conflict,
+   * so there is nothing to look up). The statements follow with addDenseStatement. Returns the
+   * entities' dictionary (entityId -> dense id) for statements that name them by entityId.
+   */
+  private feedDenseEntities(input: DenseEntities, statements: number): Dictionary {
+    this.checkOpen();
+    if (this.entityTotal > 0 || this.subject.length > 0)
+      throw new Error("GraphBuilder: a dense feed starts on an empty builder");
+    const n = input.entityIds.length;
+    const entities = EntityTable.from(input);
+    const dictionary = new Dictionary(entities);
+    const denseOf = new Uint32Array(n);
+    for (let d = 0; d < n; d++) denseOf[d] = d;
+    const types = Uint8Array.from(input.types);
+    this.entityHashes.reallocate(2 * n);
+    for (let k = 0; k < 2 * n; k++) this.entityHashes.push(input.hashes[k]!);
+    for (let d = 0; d < n; d++) this.scores.push(input.scores[d]!);
+    for (const t of input.sourceTypes) {
+      this.sourceTypeIds.set(t, this.sourceTypes.length);
+      this.sourceTypes.push(t);
+    }
+    this.entityTotal = n;
+    this.sorted = { denseOf, types, entities, dictionary };
+    for (const column of [this.subject, this.predicate, this.object, this.fpHi, this.fpLo, this.fpGiven])
+      column.reallocate(statements);
+    return dictionary;
+  }
+
+  /**
+   * A statement of dense ids s, p, o (the dense feed's), with the fingerprint its content gives:
+   * text, the halves of 16 lowercase hex digits, or none (derived). Stored as addStatementResolved
+   * stores it, without the duplicate and conflict look-up (the feed's content has neither).
+   */
+  private addDenseStatement(s: number, p: number, o: number, given: string | Hash64 | undefined): void {
+    // Each branch: a text fingerprint other than 16 hex digits (kept as text), or a 64-bit one
+    // (hex given or derived), stored only when it differs from the derived one.
+    if (typeof given === "string" && !readHexFingerprint(given, this.givenHalves)) {
+      this.fpText.set(this.subject.length, given);
+      this.pushStatement(s, p, o, 0, 0, true);
+      return;
+    }
+    const [dhi, dlo] = this.derive(s, p, o);
+    if (given === undefined) {
+      this.pushStatement(s, p, o, dhi, dlo, false);
+      return;
+    }
+    const [hi, lo] = typeof given === "string" ? this.givenHalves : given;
+    this.pushStatement(s, p, o, hi, lo, hi !== dhi || lo !== dlo);
+  }
+
+  /**
    * Sorts the entities into dense-id order now (the sort-entities phase), so that their search index
    * can be built while statements are still being added: what it is built from is returned. Adding
    * an entity afterwards is an error. For the package's loader (engine/internal.ts).
@@ -923,4 +993,25 @@ export function useSearchIndex(builder: GraphBuilder, index: SearchIndex): void 
  */
 export function reserveStatements(builder: GraphBuilder, statements: number): void {
   reserve(builder, statements);
+}
+
+/**
+ * Starts a dense feed of `builder` (empty): its entities as given (checked, distinct, in entityId
+ * order) and room for exactly `statements` statements, added next with addDenseStatement; returns
+ * the entities' dictionary. For a live graph's compaction (live-graph.ts feedCompaction), whose
+ * content is checked already: no id Map, no sort, no fingerprint table.
+ */
+export function feedDenseEntities(builder: GraphBuilder, entities: DenseEntities, statements: number): Dictionary {
+  return feedDense(builder, entities, statements);
+}
+
+/** Adds a statement of dense ids to a dense feed (feedDenseEntities), with its given fingerprint or none. */
+export function addDenseStatement(
+  builder: GraphBuilder,
+  s: number,
+  p: number,
+  o: number,
+  given: string | Hash64 | undefined,
+): void {
+  addDense(builder, s, p, o, given);
 }

@@ -25,10 +25,13 @@ export {
   unsealedRead,
 } from "./graph.js";
 export {
+  addDenseStatement,
   addParsedItem,
   addStatementRefs,
   addStatementStrings,
   buildWithScoreIndex,
+  type DenseEntities,
+  feedDenseEntities,
   reserveStatements,
   sealEntities,
   useSearchIndex,

@@ -35,15 +35,26 @@ if (process.platform === "linux") {
   } catch {}
 }
 
-try {
-  let loaded: Graph | undefined = await loadGraphSource(request.source, {
+/**
+ * Loads the source into `holder.graph`. A function of its own, and the graph put in a holder rather
+ * than returned: an awaited value stays in a register of the awaiting frame, and this module's top
+ * level stays on the stack through the whole compaction, so a graph awaited here would be a root of
+ * the heap and keep the whole base (one ArrayBuffer a snapshot) alive through the build's peak.
+ */
+async function loadInto(holder: { graph: Graph | undefined }): Promise<void> {
+  holder.graph = await loadGraphSource(request.source, {
     onProgress: request.progress ? (progress) => post({ kind: "progress", progress }) : undefined,
   });
+}
+
+try {
+  const loaded: { graph: Graph | undefined } = { graph: undefined };
+  await loadInto(loaded);
   // A compaction: the base with the change log's batches up to the sequence asked, built as one
   // graph; the base is taken out of `loaded` so that it can go before the build's peak.
   const take = (): Graph => {
-    const base = loaded as Graph;
-    loaded = undefined;
+    const base = loaded.graph as Graph;
+    loaded.graph = undefined;
     return base;
   };
   const graph = request.compact === undefined ? take() : compactedGraph(take, request.compact);

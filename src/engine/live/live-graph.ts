@@ -61,7 +61,8 @@
 import { CursorCodec, ENDPOINT_SEARCH, ENDPOINT_STATEMENTS, queryTag, toSecretBytes } from "../cursor/cursor.js";
 import { randomBytes } from "node:crypto";
 import { QuiverError } from "../errors.js";
-import { GraphBuilder } from "../graph-builder.js";
+import { addDenseStatement, feedDenseEntities, GraphBuilder } from "../graph-builder.js";
+import { indexArray } from "../entities/entity-table.js";
 import {
   type Graph,
   graphAtSequence,
@@ -78,18 +79,19 @@ import { MAX_SCORE, SEARCH_MAX_LIMIT, STATEMENTS_MAX_LIMIT } from "../limits.js"
 import { quote } from "../quote.js";
 import { folder } from "../search/fold.js";
 import { statementCounts } from "../search/scores.js";
-import { hex64 } from "../hash64.js";
+import { hash64, hex64 } from "../hash64.js";
 import { deriveFingerprint, derivedFingerprintHalves } from "../statements/fingerprint.js";
-import type {
-  Entity,
-  EntityInput,
-  EntityType,
-  Page,
-  SearchOrder,
-  SearchParams,
-  Statement,
-  StatementInput,
-  StatementsParams,
+import {
+  ENTITY_TYPES,
+  type Entity,
+  type EntityInput,
+  type EntityType,
+  type Page,
+  type SearchOrder,
+  type SearchParams,
+  type Statement,
+  type StatementInput,
+  type StatementsParams,
 } from "../types.js";
 import { checkSearchParams, checkStatementsParams } from "../validate.js";
 import { BaseFingerprints, type BaseFingerprintsState } from "./base-fingerprints.js";
@@ -216,6 +218,9 @@ interface RescoredEntity {
 }
 
 /** The parts of a search cursor, by index, as the base Graph writes them (engine/graph.ts). */
+/** A compaction feed's mark of an entity with no given score (GraphBuilder's DenseEntities: counted). */
+const NO_GIVEN_SCORE = -1;
+
 const SEARCH_PART = { raw: 0, entityId: 1, hint: 2, score: 3 } as const;
 const SEARCH_NAME_PARTS = 3;
 const SEARCH_SCORE_PARTS = 4;
@@ -1561,10 +1566,9 @@ export class LiveGraph implements ReadGraph {
   }
 
   /**
-   * A new immutable Graph of the content now (base + delta), built here, synchronously: the base's
-   * entities and statements less the tombstoned ones, then the delta's, into a GraphBuilder (in no
-   * particular order: the builder sorts). A fingerprint is passed on only where one was given, as
-   * the base's export does, so the result is the graph a load of the same content builds.
+   * A new immutable Graph of the content now (base + delta), built here, synchronously: the graph a
+   * load of the same content builds (a fingerprint is passed on only where one was given, as the
+   * base's export does).
    */
   buildCompacted(): Graph {
     return this.feedCompaction().build();
@@ -1575,25 +1579,129 @@ export class LiveGraph implements ReadGraph {
    * step returned holds no reference to this live graph: a caller that drops the live graph (and
    * its base) before `build()` lets them go before the builder's peak (a compaction's worker
    * thread: live-store.ts compactedGraph).
+   *
+   * The feed is dense (GraphBuilder's feedDenseEntities): the content is checked and ordered
+   * already, so no string passes through an id Map and no fingerprint through a table. The
+   * entities: the base's in dense order less the hidden ones, merged with the delta's (sorted by
+   * entityId: few), O(entities) with the base's hashes reused; each base entity's new dense id is
+   * noted (`newOf`). The statements: the base's rows less the tombstoned ones (found through the
+   * base's fingerprint map), ids renumbered through `newOf`, fingerprints read as halves from the
+   * base's column; then the delta's, named by entityId (the new dictionary). O(statements), a few
+   * words a statement beside the builder's columns, no string per base statement.
+   *
+   * `options.last`: this live graph is dropped right after (a compaction's worker thread): its
+   * base's fingerprint map (8 to 16 bytes a base statement) is let go before the builder's columns
+   * are made, so the two are never held at once; a later write would build it again.
    */
-  feedCompaction(): { build(): Graph } {
-    // Given scores are passed on (equal to the count or not); counted ones are counted again.
+  feedCompaction(options: { last?: boolean } = {}): { build(): Graph } {
     const builder = new GraphBuilder({ cursorSecret: this.#secret, fold: this.#parts.fold });
-    for (const e of this.exportEntities()) builder.addEntity(e);
-    const hidden = this.#hiddenStatements;
-    for (const st of this.#base.exportStatements()) {
-      // Each branch: only with tombstones is a base statement's fingerprint needed (derived when not given).
-      if (hidden.size > 0) {
-        const fp =
-          st.statementFingerprint ?? deriveFingerprint(st.subjectEntityId, st.predicateEntityId, st.objectEntityId);
-        if (hidden.has(fp)) continue;
+    const base = this.#parts;
+    const table = base.entities;
+    const baseN = table.size;
+    const hiddenBase = this.#hiddenBase;
+    const counts = this.baseCounts();
+    const delta = [...this.#entities.values()].sort((x, y) =>
+      x.entityId < y.entityId ? -1 : x.entityId > y.entityId ? 1 : 0,
+    );
+    const n = baseN - this.#hiddenEntities.size + delta.length;
+    const entityIds = new Array<string>(n);
+    const rawIdentifiers = new Array<string>(n);
+    const types = new Uint8Array(n);
+    const sourceTypeOf = new Uint32Array(n);
+    const sourceTypes: string[] = [];
+    const sourceTypeIds = new Map<string, number>();
+    const hashes = new Uint32Array(2 * n);
+    const scores = new Float64Array(n);
+    /** Base dense id -> new dense id (-1: deleted). */
+    const newOf = new Int32Array(baseN).fill(-1);
+    const hash: [number, number] = [0, 0];
+    let k = 0;
+    // sourceTypes are numbered by first use in entityId order, as the builder numbers added ones.
+    const sourceTypeIndex = (t: string): number => {
+      let i = sourceTypeIds.get(t);
+      if (i === undefined) {
+        i = sourceTypes.length;
+        sourceTypes.push(t);
+        sourceTypeIds.set(t, i);
       }
-      builder.addStatement(st);
+      return i;
+    };
+    const emitDelta = (e: DeltaEntity): void => {
+      entityIds[k] = e.entityId;
+      rawIdentifiers[k] = e.rawIdentifier;
+      types[k] = (ENTITY_TYPES as readonly string[]).indexOf(e.type);
+      sourceTypeOf[k] = sourceTypeIndex(e.sourceType);
+      hash64([e.entityId], hash);
+      hashes[2 * k] = hash[0];
+      hashes[2 * k + 1] = hash[1];
+      // A delta entity's score is given or none (counted).
+      scores[k] = e.score ?? NO_GIVEN_SCORE;
+      if (e.baseId >= 0) newOf[e.baseId] = k;
+      k++;
+    };
+    let i = 0;
+    for (let d = 0; d < baseN; d++) {
+      const id = table.entityId(d);
+      while (i < delta.length && delta[i]!.entityId < id) emitDelta(delta[i++]!);
+      // A base entity replaced or deleted: its delta version (if any) comes from the delta.
+      if (hiddenBase !== undefined && hiddenBase[d] === 1) continue;
+      entityIds[k] = id;
+      rawIdentifiers[k] = table.rawIdentifier(d);
+      types[k] = table.typeOf(d);
+      sourceTypeOf[k] = sourceTypeIndex(table.sourceTypeOf(d));
+      hashes[2 * k] = table.hashHi(d);
+      hashes[2 * k + 1] = table.hashLo(d);
+      // Each branch: a counted score is counted again; a given one is passed on.
+      scores[k] = base.scores.isCounted(d, counts[d]!) ? NO_GIVEN_SCORE : base.scores.at(d);
+      newOf[d] = k;
+      k++;
     }
-    for (const st of this.#statements.values()) {
-      const input: StatementInput = { subjectEntityId: st.s, predicateEntityId: st.p, objectEntityId: st.o };
-      if (st.given) input.statementFingerprint = st.fp;
-      builder.addStatement(input);
+    while (i < delta.length) emitDelta(delta[i++]!);
+    if (k !== n) throw new Error(`LiveGraph.feedCompaction: ${k} entities merged, ${n} expected`);
+    const sourceTypeColumn = indexArray(n, sourceTypes.length - 1);
+    sourceTypeColumn.set(sourceTypeOf);
+
+    // Tombstoned base rows, by the base's fingerprint map.
+    const st = base.statementIndex;
+    const baseM = st.length;
+    let hiddenRows: Uint8Array | undefined;
+    if (this.#hiddenStatements.size > 0) {
+      this.#baseFingerprints ??= new BaseFingerprints(base);
+      hiddenRows = new Uint8Array(baseM);
+      for (const fp of this.#hiddenStatements.keys()) {
+        const row = this.#baseFingerprints.rowOf(fp);
+        if (row >= 0) hiddenRows[row] = 1;
+      }
+    }
+    // Each branch: the live graph goes right after (the map is not needed again), or it stays.
+    if (options.last === true) this.#baseFingerprints = undefined;
+    let hiddenCount = 0;
+    if (hiddenRows !== undefined) for (let row = 0; row < baseM; row++) hiddenCount += hiddenRows[row]!;
+    const m = baseM - hiddenCount + this.#statements.size;
+
+    const dictionary = feedDenseEntities(
+      builder,
+      { entityIds, rawIdentifiers, types, sourceTypeIndex: sourceTypeColumn, sourceTypes, hashes, scores },
+      m,
+    );
+    const fingerprints = st.fingerprints;
+    const halves: [number, number] = [0, 0];
+    for (let row = 0; row < baseM; row++) {
+      if (hiddenRows !== undefined && hiddenRows[row] === 1) continue;
+      const s = newOf[st.subjectOf(row)]!;
+      const p = newOf[st.predicateOf(row)]!;
+      const o = newOf[st.objectOf(row)]!;
+      // A statement naming a deleted entity was deleted with it (cascade) or the batch was refused.
+      if (s < 0 || p < 0 || o < 0) throw new Error(`LiveGraph.feedCompaction: base row ${row} names a deleted entity`);
+      // Each branch: a given hex fingerprint (as halves), a given text one, or none (derived).
+      addDenseStatement(builder, s, p, o, fingerprints.hexHalves(row, halves) ? halves : fingerprints.given(row));
+    }
+    for (const ds of this.#statements.values()) {
+      const s = dictionary.idOf(ds.s);
+      const p = dictionary.idOf(ds.p);
+      const o = dictionary.idOf(ds.o);
+      if (s < 0 || p < 0 || o < 0) throw new Error(`LiveGraph.feedCompaction: statement ${ds.fp} names no entity`);
+      addDenseStatement(builder, s, p, o, ds.given ? ds.fp : undefined);
     }
     // The result says which batch it holds and where this log's tags start (snapshots keep both).
     return builtAtSequence(builder, this.#sequence, { contentTag: this.#originTag, sequence: this.#originSequence });

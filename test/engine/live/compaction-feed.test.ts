@@ -1,0 +1,65 @@
+/**
+ * The compaction's dense feed (LiveGraph.feedCompaction over GraphBuilder's feedDenseEntities):
+ * a compacted graph equals the graph built from scratch from the same content, item for item and
+ * tag for tag, on seeded random bases and batches that reach every branch of the feed: given
+ * fingerprints (16 hex digits equal to the derived one or not, upper case and other text, edge
+ * values), given scores (some equal to the count), more sourceTypes than a record packs (a column
+ * of their own), replaced and deleted entities, tombstoned statements, and a compaction of a
+ * compaction.
+ */
+
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { type Graph, LiveGraph } from "../../../src/index.js";
+import { LiveOracle, randomBatch } from "../../support/live-oracle.js";
+import { buildGraph, type FoldMode, type GraphData, generateGraph, Rng, withScores } from "../../support/oracle.js";
+
+/** Distinct sourceTypes in the "many" bases: over the 256 an entity record packs. */
+const MANY_SOURCE_TYPES = 300;
+
+/** Every entity, every statement (with its fingerprint) and the counts and tag of `graph`. */
+function content(graph: Graph): unknown {
+  return {
+    tag: graph.contentTag,
+    entities: [...graph.exportEntities()],
+    statements: [...graph.exportStatements()],
+    counts: [graph.entityCount, graph.statementCount],
+  };
+}
+
+for (const seed of [21, 22, 23, 24, 25, 26]) {
+  const foldMode: FoldMode = seed % 2 === 0 ? "accents" : "case";
+  const many = seed % 3 === 0;
+  test(`a compaction equals a build from scratch (seed ${seed}, fold ${foldMode}, ${many ? "many" : "few"} sourceTypes)`, () => {
+    const rng = new Rng(seed);
+    const generated = withScores(
+      rng,
+      generateGraph(rng, { entities: rng.range(300, 500), statements: rng.range(300, 900), edgeFingerprints: true }),
+      0.3,
+    );
+    const data: GraphData = many
+      ? {
+          entities: generated.entities.map((e, i) => ({ ...e, sourceType: `source-${i % MANY_SOURCE_TYPES}` })),
+          statements: generated.statements,
+        }
+      : generated;
+    const live = new LiveGraph(buildGraph(data, undefined, foldMode), { cursorSecret: "feed-test" });
+    const oracle = new LiveOracle(data, foldMode);
+    let applied = 0;
+    for (let batch = 0; batch < 40; batch++) {
+      const changes = randomBatch(rng, oracle, { lines: rng.range(1, 16), conflicts: 0 });
+      if (!oracle.apply(changes).ok) continue;
+      live.apply(changes);
+      applied++;
+      // Now and then a compaction midway: the next ones compact a compacted base.
+      if (batch % 13 === 12) live.compact();
+    }
+    assert.ok(applied > 20, `seed ${seed}: only ${applied} batches applied`);
+    const scratch = buildGraph(oracle.data(), "feed-test", foldMode);
+    const compacted = live.buildCompacted();
+    assert.equal(content(compacted), content(scratch), `seed ${seed}`);
+    assert.equal(compacted.stats(), scratch.stats(), `seed ${seed} stats`);
+  });
+}
+
+test.run();
