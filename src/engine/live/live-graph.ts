@@ -59,7 +59,7 @@
  * base's matches up to the largest raise (at most SCORE_DRIFT_MAX) below the page's last.
  */
 
-import { CursorCodec, ENDPOINT_SEARCH, ENDPOINT_STATEMENTS, queryTag, toSecretBytes } from "../cursor/cursor.js";
+import { type CursorCodec, ENDPOINT_SEARCH, ENDPOINT_STATEMENTS, queryTag, toSecretBytes } from "../cursor/cursor.js";
 import { randomBytes } from "node:crypto";
 import { QuiverError } from "../errors.js";
 import { GraphBuilder } from "../graph-builder.js";
@@ -68,12 +68,12 @@ import {
   graphAtSequence,
   graphParts,
   type GraphParts,
-  DEFAULT_CACHE_BYTES,
   lastSearchPage,
   lastStatementsPage,
   searchHint,
   UNSEALED_MORE,
   unsealedRead,
+  cursorCodecOf,
 } from "../graph.js";
 import { MAX_SCORE, SEARCH_MAX_LIMIT, STATEMENTS_MAX_LIMIT } from "../limits.js";
 import { quote } from "../quote.js";
@@ -287,7 +287,13 @@ export class LiveGraph implements ReadGraph {
   readonly #originSequence: number;
   readonly #secret: Uint8Array;
   readonly #cacheBytes: number | undefined;
-  readonly #cursors: CursorCodec;
+  /**
+   * What seals and opens this graph's cursors: the base's codec (the same secret), so a cursor that
+   * either issued is opened by the other from the codec's cache, without a second HMAC.
+   */
+  get #cursors(): CursorCodec {
+    return cursorCodecOf(this.#base);
+  }
   /** Entities put since the base, by entityId and in search order. */
   #entities = new Map<string, DeltaEntity>();
   #entityList: DeltaEntity[] = [];
@@ -319,7 +325,6 @@ export class LiveGraph implements ReadGraph {
     // A secret of our own when none is given: the base must share it, and a Graph's default is not readable.
     this.#secret = options.cursorSecret === undefined ? randomBytes(32) : toSecretBytes(options.cursorSecret);
     this.#cacheBytes = options.cacheBytes;
-    this.#cursors = new CursorCodec(this.#secret, options.cacheBytes ?? DEFAULT_CACHE_BYTES);
     const baseSequence = options.baseSequence ?? base.sequence;
     if (!Number.isSafeInteger(baseSequence) || baseSequence < 0)
       throw new QuiverError(
