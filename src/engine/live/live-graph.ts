@@ -26,9 +26,8 @@
  * tombstoned: a read then costs a base read plus O(log D) (statements: one binary search per delta
  * list from the key; search order "name": whether the delta has a match after the key and before
  * the page's last item, found in the rarest gram's sorted posting list by two binary searches
- * (the first two tiers a range of it), and, only when some tombstoned base entity matches the query
- * (by its 3-grams), the page's dense ids against the tombstone bitmap). Otherwise that page is the merge's
- * first round. When no delta statement or tombstone starts with a statements query's first filter
+ * (the first two tiers a range of it), and the page's dense ids against the tombstone bitmap).
+ * Otherwise that page is the merge's first round. When no delta statement or tombstone starts with a statements query's first filter
  * (a bitmap of the first key components, key-filter.ts), the base's page is the answer unchecked.
  *
  * Scores (order=score): an entity's score is the one its line gave, else its count of statements
@@ -1224,12 +1223,7 @@ export class LiveGraph implements ReadGraph {
     tag: Hash64,
   ): Page<Entity> | NameRead {
     const key = cursor === undefined ? undefined : this.searchKey(cursor, tag, false);
-    // The tombstone bitmap only when some tombstoned base entity matches the query: else the base's
-    // pages hold none (most queries: a look-up per gram of the query, no check of the page's items).
-    const hiddenBase =
-      this.#hiddenBase !== undefined && anyMatch(this.#hiddenGrams.candidates(fq), fq, type)
-        ? this.#hiddenBase
-        : undefined;
+    const hiddenBase = this.#hiddenBase;
     const params = { q, type, limit, cursor, count };
     let page: Page<Entity>;
     // Each branch: no base entity tombstoned (the base's page and cursor as they are), or some (one item more, unsealed).
@@ -1766,16 +1760,6 @@ function countMatches(
   let n = 0;
   for (const x of items) if (matches(x, check, fq, type)) n++;
   return n;
-}
-
-/** Whether any of a gram index's candidates (see `matches`) matches. */
-function anyMatch(
-  candidates: { items: Iterable<{ folded: string; type: EntityType }>; check: boolean },
-  fq: string,
-  type: EntityType | undefined,
-): boolean {
-  for (const x of candidates.items) if (matches(x, candidates.check, fq, type)) return true;
-  return false;
 }
 
 /** Whether none of the first `n` dense ids of `ids` is marked (1) in `marks`. */
