@@ -182,6 +182,7 @@ let readSearchPage: (graph: Graph) => SearchPageKeys;
 let readStatementsPage: (graph: Graph) => ArrayLike<number>;
 let readSearchHint: (graph: Graph, rank: number) => string;
 let readUnsealed: <T>(graph: Graph, read: () => T) => T;
+let readCursors: (graph: Graph) => CursorCodec;
 
 /** What an unsealed read (unsealedRead) gives as nextCursor when a next page exists. */
 export const UNSEALED_MORE = "";
@@ -265,6 +266,7 @@ export class Graph {
     readSearchPage = (graph) => ({ ids: graph.pageIds, tiers: graph.pageTiers, ranks: graph.pageNameRanks });
     readSearchHint = (graph, rank) => graph.hint(rank);
     readStatementsPage = (graph) => graph.pageIds;
+    readCursors = (graph) => graph.cursors;
     readUnsealed = (graph, read) => {
       graph.sealCursors = false;
       try {
@@ -931,6 +933,15 @@ export function lastStatementsPage(graph: Graph): ArrayLike<number> {
  */
 export function unsealedRead<T>(graph: Graph, read: () => T): T {
   return readUnsealed(graph, read);
+}
+
+/**
+ * The codec that seals and opens `graph`'s cursors, with its cache of the cursors it issued
+ * (package-internal: engine/internal.ts; a live graph seals its cursors with its base's codec, so
+ * that a cursor either issues is opened by the other from the cache, without a second HMAC).
+ */
+export function cursorCodecOf(graph: Graph): CursorCodec {
+  return readCursors(graph);
 }
 
 /**

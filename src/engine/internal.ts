@@ -23,6 +23,7 @@ export {
   searchHint,
   UNSEALED_MORE,
   unsealedRead,
+  cursorCodecOf,
 } from "./graph.js";
 export {
   addDenseStatement,

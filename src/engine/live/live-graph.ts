@@ -24,10 +24,10 @@
  * tombstone may lie ahead: graph.ts unsealedRead), and it is the answer as it is (raw identifiers of
  * replaced entities patched) when no delta item comes before its last item and none of its items is
  * tombstoned: a read then costs a base read plus O(log D) (statements: one binary search per delta
- * list from the key; search order "name": the delta's first page after the key, exact and prefix
- * matches from the list by folded identifier, infix ones from the rarest gram's sorted posting
- * list, and the page's dense ids against the tombstone bitmap). Otherwise that page is the merge's
- * first round. When no delta statement or tombstone starts with a statements query's first filter
+ * list from the key; search order "name": whether the delta has a match after the key and before
+ * the page's last item, found in the rarest gram's sorted posting list by two binary searches
+ * (the first two tiers a range of it), and the page's dense ids against the tombstone bitmap).
+ * Otherwise that page is the merge's first round. When no delta statement or tombstone starts with a statements query's first filter
  * (a bitmap of the first key components, key-filter.ts), the base's page is the answer unchecked.
  *
  * Scores (order=score): an entity's score is the one its line gave, else its count of statements
@@ -58,7 +58,7 @@
  * base's matches up to the largest raise (at most SCORE_DRIFT_MAX) below the page's last.
  */
 
-import { CursorCodec, ENDPOINT_SEARCH, ENDPOINT_STATEMENTS, queryTag, toSecretBytes } from "../cursor/cursor.js";
+import { type CursorCodec, ENDPOINT_SEARCH, ENDPOINT_STATEMENTS, queryTag, toSecretBytes } from "../cursor/cursor.js";
 import { randomBytes } from "node:crypto";
 import { QuiverError } from "../errors.js";
 import { addDenseStatement, feedDenseEntities, GraphBuilder } from "../graph-builder.js";
@@ -68,18 +68,18 @@ import {
   graphAtSequence,
   graphParts,
   type GraphParts,
-  DEFAULT_CACHE_BYTES,
   lastSearchPage,
   lastStatementsPage,
   searchHint,
   UNSEALED_MORE,
   unsealedRead,
+  cursorCodecOf,
 } from "../graph.js";
 import { MAX_SCORE, SEARCH_MAX_LIMIT, STATEMENTS_MAX_LIMIT } from "../limits.js";
 import { quote } from "../quote.js";
 import { folder } from "../search/fold.js";
 import { statementCounts } from "../search/scores.js";
-import { hash64, hex64 } from "../hash64.js";
+import { type Hash64, hash64, hex64 } from "../hash64.js";
 import { deriveFingerprint, derivedFingerprintHalves } from "../statements/fingerprint.js";
 import {
   ENTITY_TYPES,
@@ -207,6 +207,20 @@ interface SearchItem {
   rank?: number;
 }
 
+/** A search cursor's key as search merges by it, with the raw identifier and position hint it carries. */
+interface SearchKey {
+  readonly item: SearchItem;
+  readonly raw: string;
+  readonly hint: string;
+}
+
+/** What the order "name" merge starts from when the base's page is not the answer as it is. */
+interface NameRead {
+  /** The base's page from the key, read by basePageByName (its keys still lastSearchPage's). */
+  readonly prefetched: Page<Entity>;
+  readonly key: SearchKey | undefined;
+}
+
 /** A base entity whose score the delta's statements changed (a counted score): where order "score" puts it now. */
 interface RescoredEntity {
   readonly entityId: string;
@@ -287,7 +301,13 @@ export class LiveGraph implements ReadGraph {
   readonly #originSequence: number;
   readonly #secret: Uint8Array;
   readonly #cacheBytes: number | undefined;
-  readonly #cursors: CursorCodec;
+  /**
+   * What seals and opens this graph's cursors: the base's codec (the same secret), so a cursor that
+   * either issued is opened by the other from the codec's cache, without a second HMAC.
+   */
+  get #cursors(): CursorCodec {
+    return cursorCodecOf(this.#base);
+  }
   /** Entities put since the base, by entityId and in search order. */
   #entities = new Map<string, DeltaEntity>();
   #entityList: DeltaEntity[] = [];
@@ -319,7 +339,6 @@ export class LiveGraph implements ReadGraph {
     // A secret of our own when none is given: the base must share it, and a Graph's default is not readable.
     this.#secret = options.cursorSecret === undefined ? randomBytes(32) : toSecretBytes(options.cursorSecret);
     this.#cacheBytes = options.cacheBytes;
-    this.#cursors = new CursorCodec(this.#secret, options.cacheBytes ?? DEFAULT_CACHE_BYTES);
     const baseSequence = options.baseSequence ?? base.sequence;
     if (!Number.isSafeInteger(baseSequence) || baseSequence < 0)
       throw new QuiverError(
@@ -933,28 +952,22 @@ export class LiveGraph implements ReadGraph {
     const typeName = params.type;
     // The tombstoned base entities that match: what the base's pages hold that must be skipped.
     const tag = queryTag(this.searchTagParts(q, type, order));
+    // Under order "name" the base's page is read first: most often it is the answer as it is.
+    let nameRead: NameRead | undefined;
+    if (!byScore) {
+      const r = this.basePageByName(q, fq, typeName, limit, cursor, count, tag);
+      if (!("prefetched" in r)) return r;
+      nameRead = r;
+    }
     // The cursor's key, read when first needed (a read that the base answers alone leaves it to the base).
-    let after: SearchItem | undefined;
-    let afterRaw = "";
-    let afterHint = "";
-    let afterRead = cursor === undefined;
+    let key = nameRead?.key;
+    let afterRead = cursor === undefined || nameRead !== undefined;
     const keyAfter = (): SearchItem | undefined => {
-      if (afterRead) return after;
-      afterRead = true;
-      const content = this.#cursors.decode(cursor!, ENDPOINT_SEARCH, tag);
-      if (content.count !== (byScore ? SEARCH_SCORE_PARTS : SEARCH_NAME_PARTS) || content.extra > TIER_INFIX)
-        throw unknownCursorShape();
-      afterRaw = content.part(SEARCH_PART.raw);
-      afterHint = content.part(SEARCH_PART.hint);
-      const entityId = content.part(SEARCH_PART.entityId);
-      const score = byScore ? parseScore(content.part(SEARCH_PART.score)) : 0;
-      after = {
-        tier: content.extra,
-        score,
-        folded: this.#fold(afterRaw),
-        entity: { entityId, rawIdentifier: afterRaw, type: "0", sourceType: "" },
-      };
-      return after;
+      if (!afterRead) {
+        afterRead = true;
+        key = this.searchKey(cursor!, tag, byScore);
+      }
+      return key?.item;
     };
     /** An item's folded identifier, folded on first need ("" until then: a match is never empty). */
     const foldOf = (x: SearchItem): string => {
@@ -1013,7 +1026,9 @@ export class LiveGraph implements ReadGraph {
             select(r, r.entity, this.countNow(r.entityId, r.baseId));
           }
       }
-    } else this.deltaByName(fq, typeName, keyAfter(), want, found);
+    }
+    // Under order "name" the delta's matches are looked for once the base's page is read (below):
+    // most pages need only to know that none comes before the base page's last item.
     // The tombstoned base entities that match: what the base's pages hold that must be left out
     // (under order "name", told by the bitmap as the base's items come; counted for a total).
     if (byScore || count) hiddenMatches = countMatches(this.#hiddenGrams.candidates(fq), fq, typeName);
@@ -1032,58 +1047,14 @@ export class LiveGraph implements ReadGraph {
       if (page.total !== undefined) page.total += deltaMatches;
       return page;
     }
-    /** Under order "name", the base's page read first (the answer, or the merge's first round). */
-    let prefetched: Page<Entity> | undefined;
+    /** Under order "name", the base's page read first: the merge's first round. */
+    let prefetched = nameRead?.prefetched;
     const hiddenBase = this.#hiddenBase;
-    if (!byScore) {
-      // The base's page from the key (the cursor as given: its hint resumes a base-issued key); when
-      // some base entity is tombstoned, one item longer (that item says whether the page is the
-      // last) and its cursor not sealed (UNSEALED_MORE says a next page exists): this graph seals
-      // its own.
-      const firstParams = { q, type: params.type, order, limit, cursor, count };
-      if (hiddenBase === undefined) prefetched = this.#base.search(firstParams);
-      else {
-        firstParams.limit = Math.min(SEARCH_MAX_LIMIT, limit + 1);
-        prefetched = unsealedRead(this.#base, () => this.#base.search(firstParams));
-      }
-      const got = prefetched.items;
-      const k = got.length;
-      const keys = lastSearchPage(this.#base);
-      const keyOf = (i: number): SearchItem => {
-        const e = got[i]!;
-        return { tier: keys.tiers[i]!, score: 0, folded: this.#fold(e.rawIdentifier), entity: e };
-      };
-      const totalNow = (baseTotal: number) => baseTotal - hiddenMatches + deltaMatches;
-      const firstDelta = found[0];
-      // No base entity tombstoned: the base's page, cursor and all, is the page when no delta item
-      // comes before its last (or, on the base's last page, none is left at all).
-      if (
-        hiddenBase === undefined &&
-        (firstDelta === undefined || (prefetched.nextCursor !== null && compareByName(keyOf(k - 1), firstDelta) < 0))
-      ) {
-        if (count) prefetched.total = totalNow(prefetched.total!);
-        return prefetched;
-      }
-      // Some: the page is the first `limit` items when none of the items read is tombstoned and no
-      // delta item comes before the page's last (the extra item, if any, is the next page's).
-      if (
-        hiddenBase !== undefined &&
-        noneMarked(hiddenBase, keys.ids, k) &&
-        (firstDelta === undefined || (k > limit && compareByName(keyOf(limit - 1), firstDelta) < 0))
-      ) {
-        const items = k > limit ? got.slice(0, limit) : got;
-        const nextCursor =
-          k > limit
-            ? this.#cursors.encode(ENDPOINT_SEARCH, tag, keys.tiers[limit - 1]!, [
-                items[limit - 1]!.rawIdentifier,
-                items[limit - 1]!.entityId,
-                searchHint(this.#base, keys.ranks[limit - 1]!),
-              ])
-            : null;
-        return count ? { items, nextCursor, total: totalNow(prefetched.total!) } : { items, nextCursor };
-      }
-    }
-    keyAfter();
+    // Under order "name", the merge takes the delta's first page after the key.
+    if (!byScore) this.deltaByName(fq, typeName, keyAfter(), want, found, undefined);
+    const after = keyAfter();
+    const afterRaw = key?.raw ?? "";
+    const afterHint = key?.hint ?? "";
     let m = 0;
     // The base's stream: its pages from the key, tombstoned (and rescored) entities left out. An
     // entity whose score fell by up to `drop` may sit before the key in the base's order and after
@@ -1261,11 +1232,108 @@ export class LiveGraph implements ReadGraph {
   }
 
   /**
+   * The key of a search cursor of this query (`tag`) in either order: the last item's sort key (its
+   * identifier folded), with the raw identifier and the base's position hint it carries.
+   */
+  private searchKey(cursor: string, tag: Hash64, byScore: boolean): SearchKey {
+    const content = this.#cursors.decode(cursor, ENDPOINT_SEARCH, tag);
+    if (content.count !== (byScore ? SEARCH_SCORE_PARTS : SEARCH_NAME_PARTS) || content.extra > TIER_INFIX)
+      throw unknownCursorShape();
+    const raw = content.part(SEARCH_PART.raw);
+    const entityId = content.part(SEARCH_PART.entityId);
+    return {
+      item: {
+        tier: content.extra,
+        score: byScore ? parseScore(content.part(SEARCH_PART.score)) : 0,
+        folded: this.#fold(raw),
+        entity: { entityId, rawIdentifier: raw, type: "0", sourceType: "" },
+      },
+      raw,
+      hint: content.part(SEARCH_PART.hint),
+    };
+  }
+
+  /**
+   * Under order "name": the base's page from the key, when it is the answer as it is (its first
+   * `limit` items): none of the items read is tombstoned and no delta match comes before the page's
+   * last item (or, on the base's last page, after the key at all). O(log D) beside the base read,
+   * and no merge state made. Else what the merge starts from: the page read and the cursor's key.
+   * The page is asked from the key as the cursor gives it (its hint resumes a base-issued key);
+   * when some base entity is tombstoned, one item longer (that item says whether the page is the
+   * last) and its cursor not sealed (UNSEALED_MORE says a next page exists): this graph seals its own.
+   */
+  private basePageByName(
+    q: string,
+    fq: string,
+    type: EntityType | undefined,
+    limit: number,
+    cursor: string | undefined,
+    count: boolean,
+    tag: Hash64,
+  ): Page<Entity> | NameRead {
+    const key = cursor === undefined ? undefined : this.searchKey(cursor, tag, false);
+    const hiddenBase = this.#hiddenBase;
+    const params = { q, type, limit, cursor, count };
+    let page: Page<Entity>;
+    // Each branch: no base entity tombstoned (the base's page and cursor as they are), or some (one item more, unsealed).
+    if (hiddenBase === undefined) page = this.#base.search(params);
+    else {
+      params.limit = Math.min(SEARCH_MAX_LIMIT, limit + 1);
+      page = unsealedRead(this.#base, () => this.#base.search(params));
+    }
+    const got = page.items;
+    const k = got.length;
+    const keys = lastSearchPage(this.#base);
+    // Where the page ends (its last item's index) and whether a next one exists. Each branch: the
+    // base's page as it is; or with tombstones, the extra item says so, and without one (a page of
+    // SEARCH_MAX_LIMIT) the items after the page could all be tombstoned: the merge finds out.
+    let last: number;
+    let more: boolean;
+    if (hiddenBase === undefined) {
+      last = k - 1;
+      more = page.nextCursor !== null;
+    } else {
+      if (!noneMarked(hiddenBase, keys.ids, k) || (k <= limit && page.nextCursor !== null))
+        return { prefetched: page, key };
+      last = Math.min(k, limit) - 1;
+      more = k > limit;
+    }
+    // The delta's first match after the key, looked for only up to the page's last item.
+    let bound: SearchItem | undefined;
+    if (more) {
+      const e = got[last]!;
+      bound = { tier: keys.tiers[last]!, score: 0, folded: this.#fold(e.rawIdentifier), entity: e };
+    }
+    const first: SearchItem[] = [];
+    this.deltaByName(fq, type, key?.item, 1, first, bound);
+    if (first.length > 0) return { prefetched: page, key };
+    // The walk's total: the base's, less its tombstoned matches, plus the delta's entities that match.
+    if (count)
+      page.total =
+        page.total! -
+        countMatches(this.#hiddenGrams.candidates(fq), fq, type) +
+        countMatches(this.#entityGrams.candidates(fq), fq, type);
+    // Each branch: the base's page is the page; or its first `limit` items, with this graph's cursor
+    // after the last when a next page exists.
+    if (hiddenBase === undefined) return page;
+    if (!more) return page;
+    got.length = limit;
+    page.nextCursor = this.#cursors.encode(ENDPOINT_SEARCH, tag, keys.tiers[last]!, [
+      got[last]!.rawIdentifier,
+      got[last]!.entityId,
+      searchHint(this.#base, keys.ranks[last]!),
+    ]);
+    return page;
+  }
+
+  /**
    * Under order "name": the delta's first `want` matches of `fq` (and `type`) after the key
    * `after`, in the contract's order, into `out`. Exact and prefix matches are one range of the
    * delta's list by folded identifier (exact first: the shortest), found by a binary search; infix
    * matches are walked in the same order in the rarest gram's sorted posting list from the key,
    * checked one by one, until the page is full: O(log D + what is walked), not O(candidates).
+   * With `before`, only matches that come before that key (whose infix candidates are a range of the
+   * posting list found by a second binary search, and none when the key is in an earlier tier).
    */
   private deltaByName(
     fq: string,
@@ -1273,37 +1341,46 @@ export class LiveGraph implements ReadGraph {
     after: SearchItem | undefined,
     want: number,
     out: SearchItem[],
+    before: SearchItem | undefined,
   ): void {
-    const list = this.#entityList;
+    // The items to walk, in the delta's order: for a query of a gram or more its rarest gram's posting
+    // list (every match is in it, those that start with fq a range of it), else every delta entity.
+    const { items, check } =
+      fq.length >= GRAM
+        ? this.#entityGrams.sortedCandidates(fq, compareEntities)
+        : { items: this.#entityList, check: true };
     // Each branch: a key in tier 2 passed the first two tiers; else they are walked from the key
     // (or their start, the first folded identifier at or above fq).
     if (after === undefined || after.tier <= TIER_PREFIX) {
       let i =
         after === undefined
-          ? seekEntity(list, fq, "", true)
-          : seekEntity(list, after.folded, after.entity.entityId, false);
-      for (; i < list.length && out.length < want; i++) {
-        const e = list[i]!;
+          ? seekEntity(items, fq, "", true)
+          : seekEntity(items, after.folded, after.entity.entityId, false);
+      for (; i < items.length && out.length < want; i++) {
+        const e = items[i]!;
         // Past the range of identifiers that start with fq: no more of the first two tiers.
         if (!e.folded.startsWith(fq)) break;
         if (type !== undefined && e.type !== type) continue;
-        out.push({
+        const x: SearchItem = {
           tier: e.folded.length === fq.length ? TIER_EXACT : TIER_PREFIX,
           score: 0,
           folded: e.folded,
           entity: e,
-        });
+        };
+        // At or past the bound: so is every later item of this walk and of the infix tier.
+        if (before !== undefined && compareByName(x, before) >= 0) return;
+        out.push(x);
       }
     }
-    if (out.length >= want) return;
-    // Each branch: a query of a gram or more walks its rarest gram's posting list; a shorter one every delta entity.
-    const { items, check } =
-      fq.length >= GRAM ? this.#entityGrams.sortedCandidates(fq, compareEntities) : { items: list, check: true };
+    // Each branch: the page is full, or the bound lies in the first two tiers (no infix match comes before it).
+    if (out.length >= want || (before !== undefined && before.tier < TIER_INFIX)) return;
     let j =
       after !== undefined && after.tier === TIER_INFIX
         ? seekEntity(items, after.folded, after.entity.entityId, false)
         : 0;
-    for (; j < items.length && out.length < want; j++) {
+    // Each branch: the walk ends at the bound's place in the posting list, or at its end.
+    const end = before === undefined ? items.length : seekEntity(items, before.folded, before.entity.entityId, true);
+    for (; j < end && out.length < want; j++) {
       const e = items[j]!;
       // Each check: the type asked, fq inside (unless the list holds only such), and not a prefix (tiers 0-1 above).
       if (type !== undefined && e.type !== type) continue;

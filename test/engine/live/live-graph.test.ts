@@ -429,6 +429,40 @@ for (const seed of [21, 22, 23]) {
   });
 }
 
+test("order=name pages of the largest limit walk on past a tombstone after the page (the base's page has no extra item then)", () => {
+  // 150 matches of "item"; the last is deleted, so the base has a tombstone, but none in the first page.
+  const entities = Array.from({ length: 150 }, (_, i) => ({
+    entityId: `e${String(i).padStart(3, "0")}`,
+    rawIdentifier: `item ${String(i).padStart(3, "0")}`,
+    type: "0" as EntityType,
+    sourceType: "",
+  }));
+  const live = new LiveGraph(buildGraph({ entities, statements: [] }), { cursorSecret: "limit-test" });
+  live.apply([{ op: "delete", entityId: "e149" }]);
+  const ids: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = live.search({ q: "item", limit: 100, cursor });
+    ids.push(...page.items.map((e) => e.entityId));
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor !== undefined);
+  assert.equal(
+    ids,
+    entities.slice(0, 149).map((e) => e.entityId),
+  );
+  // With a tombstone among the matches of the first page too, and one in the delta after it.
+  live.apply([
+    { op: "delete", entityId: "e010" },
+    { op: "put", entity: { entityId: "z", rawIdentifier: "item 120b", type: "0", sourceType: "" } },
+  ]);
+  const first = live.search({ q: "item", limit: 100, count: true });
+  assert.is(first.total, 149);
+  assert.is(first.items.length, 100);
+  const second = live.search({ q: "item", limit: 100, cursor: first.nextCursor! });
+  assert.is(second.items.length, 49);
+  assert.is(second.nextCursor, null);
+});
+
 test("conflicts name the line and the statement; the same statement again is a no-op", () => {
   const data = {
     entities: [
