@@ -50,6 +50,14 @@ export class Dictionary {
   /** Dense id + 1 per slot, 0 = empty; ceil(size / MAX_LOAD) slots (at least 2). */
   private readonly table: Uint32Array;
   private readonly scratch: Hash64 = [0, 0];
+  /**
+   * The last two entityIds looked up and their ids: a live graph resolves a statements query's
+   * first filter, then its base resolves the same string again (a hit here, no hash and probe).
+   */
+  private recentKey0: string | undefined;
+  private recentId0 = -1;
+  private recentKey1: string | undefined;
+  private recentId1 = -1;
 
   /**
    * The dictionary of the entityIds `entities` holds; `table`: the `table` of a dictionary of these
@@ -84,6 +92,18 @@ export class Dictionary {
 
   /** The dense id of `entityId`, or -1 when the graph has no such entity. */
   idOf(entityId: string): number {
+    // Each branch: one of the last two looked up (the same string object compares in O(1)), or the table.
+    if (entityId === this.recentKey0) return this.recentId0;
+    if (entityId === this.recentKey1) return this.recentId1;
+    const d = this.lookUp(entityId);
+    this.recentKey1 = this.recentKey0;
+    this.recentId1 = this.recentId0;
+    this.recentKey0 = entityId;
+    this.recentId0 = d;
+    return d;
+  }
+
+  private lookUp(entityId: string): number {
     const h = hash64([entityId], this.scratch);
     const table = this.table;
     const entities = this.entities;

@@ -27,8 +27,10 @@
  * list from the key; search order "name": whether the delta has a match after the key and before
  * the page's last item, found in the rarest gram's sorted posting list by two binary searches
  * (the first two tiers a range of it), and the page's dense ids against the tombstone bitmap).
- * Otherwise that page is the merge's first round. When no delta statement or tombstone starts with a statements query's first filter
- * (a bitmap of the first key components, key-filter.ts), the base's page is the answer unchecked.
+ * Otherwise that page is the merge's first round. When no delta statement or tombstone starts with
+ * a statements query's first filter (per order, a byte per base entity marks the first key
+ * components, read by the filter's dense id, which the base's read then finds in the dictionary's
+ * memo), the base's page is the answer unchecked.
  *
  * Scores (order=score): an entity's score is the one its line gave, else its count of statements
  * now: the base's count plus what the delta's statements add and take (by dense id for base
@@ -96,7 +98,6 @@ import {
 import { checkSearchParams, checkStatementsParams } from "../validate.js";
 import { BaseFingerprints, type BaseFingerprintsState } from "./base-fingerprints.js";
 import { GRAM, GramIndex } from "./gram-index.js";
-import { KeyFilter } from "./key-filter.js";
 import {
   type ChangeBatch,
   type LiveEntityInput,
@@ -329,11 +330,13 @@ export class LiveGraph implements ReadGraph {
   #hiddenStatements = new Map<string, DeltaStatement>();
   #hiddenLists: Record<Order, DeltaStatement[]> = { SPO: [], POS: [], OSP: [] };
   /**
-   * Per order, the first key components of its delta statements, and of its tombstones (a quick
-   * "none" for each list: a query skips the binary search of a list that has nothing for it).
+   * Per order, by base dense id, whether a delta statement (FIRST_PUT) and whether a tombstone
+   * (FIRST_HIDDEN) of that order has that entity first (an exact "none" for each list: a query
+   * skips the binary search of a list that has nothing for it), made at the first statement put or
+   * deleted. Delta statements whose first entity is not in the base are not marked: a query by
+   * such an id searches the delta list (the base has nothing for it, and tombstones are the base's).
    */
-  #firstKeys: Record<Order, KeyFilter> = { SPO: new KeyFilter(), POS: new KeyFilter(), OSP: new KeyFilter() };
-  #firstHiddenKeys: Record<Order, KeyFilter> = { SPO: new KeyFilter(), POS: new KeyFilter(), OSP: new KeyFilter() };
+  #firstMarks: Record<Order, Uint8Array> | undefined;
 
   constructor(base: Graph, options: LiveGraphOptions = {}) {
     // A secret of our own when none is given: the base must share it, and a Graph's default is not readable.
@@ -679,8 +682,12 @@ export class LiveGraph implements ReadGraph {
         this.adjustCounts(st, 1);
       }
     }
-    for (const st of addedStatements) noteFirstKeys(this.#firstKeys, st);
-    for (const st of hidden) noteFirstKeys(this.#firstHiddenKeys, st);
+    if (addedStatements.length + hidden.length > 0) {
+      const n = this.#base.entityCount;
+      this.#firstMarks ??= { SPO: new Uint8Array(n), POS: new Uint8Array(n), OSP: new Uint8Array(n) };
+      for (const st of addedStatements) markFirst(this.#firstMarks, st, FIRST_PUT);
+      for (const st of hidden) markFirst(this.#firstMarks, st, FIRST_HIDDEN);
+    }
     // Each list's new items sorted on their own (sortStatements: by dense ids), then merged in.
     const idBound = this.#base.entityCount;
     const few = removedStatementItems.length + addedStatements.length <= SPLICE_MAX_CHANGES;
@@ -1405,15 +1412,27 @@ export class LiveGraph implements ReadGraph {
   statements(params: StatementsParams = {}): Page<Statement> {
     const { s, p, o, limit, cursor, count } = checkStatementsParams(params);
     const { order, prefix } = planOf(s, p, o);
+    // The first filter's base dense id (-1: none; the dictionary keeps it for the base's read that
+    // follows), and what starts with it: an entity not in the base may start delta statements
+    // (none of the base's, so no tombstone); one in the base, as its marks say.
+    const firstId = prefix.length === 0 ? -1 : this.#parts.dictionary.idOf(prefix[0]!);
+    const marks = this.#firstMarks;
+    let puts: boolean;
+    let tombstones: boolean;
+    if (prefix.length === 0) puts = tombstones = marks !== undefined;
+    else if (firstId < 0) {
+      puts = true;
+      tombstones = false;
+    } else {
+      const mark = marks === undefined ? 0 : marks[order][firstId]!;
+      puts = (mark & FIRST_PUT) !== 0;
+      tombstones = (mark & FIRST_HIDDEN) !== 0;
+    }
     // No delta statement or tombstone of this order starts with the first filter: the base's page
-    // (and total) as it is, names brought up to date. (An id that names no entity now is not the
-    // first component of a tombstone only when no base statement names it: the base finds none.)
-    // Each list may have something for the query: always without a filter; else as its key filter says.
-    const puts = prefix.length === 0 || this.#firstKeys[order].mayHave(prefix[0]!);
-    const tombstones = prefix.length === 0 || this.#firstHiddenKeys[order].mayHave(prefix[0]!);
+    // (and total) as it is, names brought up to date.
     if (!puts && !tombstones) return this.patchedBasePage(params);
     const tag = queryTag(["statements", s ?? "", p ?? "", o ?? ""]);
-    // A list its key filter rules out is left out (as an empty one).
+    // A list the marks rule out is left out (as an empty one).
     const list = puts ? this.#statementLists[order] : NO_STATEMENTS;
     const hiddenList = tombstones ? this.#hiddenLists[order] : NO_STATEMENTS;
     let after: [string, string, string, string] | undefined;
@@ -1428,24 +1447,27 @@ export class LiveGraph implements ReadGraph {
     // one binary search each); whether an index holds an item of the range is one comparison.
     // (An id that names no entity now needs no check: the base has no statement naming it that is
     // not tombstoned, and the delta none.)
-    let m = afterKey === undefined ? seekPrefix(list, order, prefix) : seekAfter(list, order, afterKey, 0, list.length);
+    let m =
+      afterKey === undefined
+        ? seekPrefix(list, order, prefix, firstId)
+        : seekAfter(list, order, afterKey, 0, list.length, firstId);
     const h0 =
       afterKey === undefined
-        ? seekPrefix(hiddenList, order, prefix)
-        : seekAfter(hiddenList, order, afterKey, 0, hiddenList.length);
-    const inRange = (i: number) => inPrefix(list, order, prefix, i);
+        ? seekPrefix(hiddenList, order, prefix, firstId)
+        : seekAfter(hiddenList, order, afterKey, 0, hiddenList.length, firstId);
+    const inRange = (i: number) => inPrefix(list, order, prefix, i, firstId);
     const filters = { subjectEntityId: s, predicateEntityId: p, objectEntityId: o };
     /** The walk's total: the base's, less its tombstones in the range, plus the delta's range. */
     const totalNow = (baseTotal: number) => {
-      const [lo, hi] = prefixRange(list, order, prefix);
-      const [hlo, hhi] = prefixRange(hiddenList, order, prefix);
+      const [lo, hi] = prefixRange(list, order, prefix, firstId);
+      const [hlo, hhi] = prefixRange(hiddenList, order, prefix, firstId);
       return baseTotal - (hhi - hlo) + (hi - lo);
     };
     // The base's page from the key (the cursor as given: a base-issued one resumes at its hint), one
     // item longer when a tombstone lies ahead (that item says whether the page is the last). Each
     // branch: the delta changes nothing of the page (it is the answer, a delta item or tombstone
     // only after its last item), or the page starts the merge below.
-    const hiddenAhead = inPrefix(hiddenList, order, prefix, h0);
+    const hiddenAhead = inPrefix(hiddenList, order, prefix, h0, firstId);
     const firstParams = { ...filters, limit, cursor, count };
     // Each branch: the base's page may be the answer, cursor and all; or this graph seals its own
     // cursor (the base's is not sealed: UNSEALED_MORE says a next page exists).
@@ -1843,8 +1865,7 @@ export class LiveGraph implements ReadGraph {
     this.#statementLists = next.#statementLists;
     this.#hiddenStatements = next.#hiddenStatements;
     this.#hiddenLists = next.#hiddenLists;
-    this.#firstKeys = next.#firstKeys;
-    this.#firstHiddenKeys = next.#firstHiddenKeys;
+    this.#firstMarks = next.#firstMarks;
     this.#fold = next.#fold;
     this.#baseCounts = next.#baseCounts;
     this.#baseAdjust = next.#baseAdjust;
@@ -1867,14 +1888,20 @@ function builtAtSequence(
   return { build: () => graphAtSequence(builder.build(), sequence, origin) };
 }
 
-/** An empty statement list (a delta list that a key filter rules out for a query). */
+/** An empty statement list (a delta list that the first components' marks rule out for a query). */
 const NO_STATEMENTS: readonly DeltaStatement[] = [];
 
 /** Enters a delta statement's (or tombstone's) first key component of each order into `filters`. */
-function noteFirstKeys(filters: Record<Order, KeyFilter>, st: DeltaStatement): void {
-  filters.SPO.add(st.s);
-  filters.POS.add(st.p);
-  filters.OSP.add(st.o);
+/** #firstMarks' bits: a delta statement, a tombstone. */
+const FIRST_PUT = 1;
+const FIRST_HIDDEN = 2;
+
+/** Marks `st`'s first entity in each order with `bit` (an entity not in the base is not marked). */
+function markFirst(marks: Record<Order, Uint8Array>, st: DeltaStatement, bit: number): void {
+  // Each check: the entity is in the base (it has a dense id).
+  if (st.sd >= 0) marks.SPO[st.sd]! |= bit;
+  if (st.pd >= 0) marks.POS[st.pd]! |= bit;
+  if (st.od >= 0) marks.OSP[st.od]! |= bit;
 }
 
 function deltaEntity(e: LiveEntityInput, foldText: (s: string) => string, baseId: number): DeltaEntity {

@@ -13,7 +13,9 @@
  * and a batch of b (a sort of the whole delta would be O(D log D) string comparisons a batch); when
  * the batch removes nothing, the merge gallops (O(b log(D / b)) comparisons, the D moves plain copies).
  * A filter's items are a contiguous range (every filter shape of the table is a prefix of its
- * order's key), found by two binary searches; a resume point by one more.
+ * order's key), found by two binary searches; a resume point by one more. The searches compare
+ * the first components by base dense id when both are in the base (a number read from the item,
+ * no string read), as the sort does.
  */
 
 import type { EntityType } from "../types.js";
@@ -281,28 +283,41 @@ function lowerBound<T>(list: readonly T[], item: T, compare: (x: T, y: T) => num
   return lo;
 }
 
-/** The first index in [lo, hi) of `list` whose key compares above `key` on its first `length` parts (or at/above when `inclusive` is false). */
-/** A statement's key in `order` against the first `length` parts of `key` (no key array is made). */
-function compareWithKey(order: Order, st: DeltaStatement, key: readonly string[], length: number): number {
+/**
+ * A statement's key in `order` against the first `length` parts of `key` (no key array is made).
+ * `firstDense`: the base dense id of key[0] (-1: none, or not known): the first components then
+ * compare as numbers when the statement's is in the base too (no string read), as the lists' sort.
+ */
+function compareWithKey(
+  order: Order,
+  st: DeltaStatement,
+  key: readonly string[],
+  length: number,
+  firstDense: number,
+): number {
   if (length === 0) return 0;
   // Each branch: the order's first three components (no array made: this runs in every binary search).
   let a: string;
+  let ad: number;
   let b: string;
   let c: string;
   if (order === "SPO") {
     a = st.s;
+    ad = st.sd;
     b = st.p;
     c = st.o;
   } else if (order === "POS") {
     a = st.p;
+    ad = st.pd;
     b = st.o;
     c = st.s;
   } else {
     a = st.o;
+    ad = st.od;
     b = st.s;
     c = st.p;
   }
-  const x = cmp(a, key[0]!);
+  const x = byId(ad, firstDense, a, key[0]!);
   if (x !== 0 || length === 1) return x;
   const y = cmp(b, key[1]!);
   if (y !== 0 || length === 2) return y;
@@ -317,36 +332,53 @@ function bound(
   key: readonly string[],
   length: number,
   strictlyAfter: boolean,
+  firstDense: number,
   lo = 0,
   hi = list.length,
 ): number {
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const c = compareWithKey(order, list[mid]!, key, length);
+    const c = compareWithKey(order, list[mid]!, key, length, firstDense);
     if (c < 0 || (strictlyAfter && c === 0)) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 }
 
-/** The range [lo, hi) of `list` (sorted in `order`) whose key starts with `prefix`. */
+/**
+ * The range [lo, hi) of `list` (sorted in `order`) whose key starts with `prefix` (`firstDense`:
+ * prefix[0]'s base dense id, -1 when none or not known, as for each function below).
+ */
 export function prefixRange(
   list: readonly DeltaStatement[],
   order: Order,
   prefix: readonly string[],
+  firstDense = -1,
 ): [number, number] {
   if (prefix.length === 0) return [0, list.length];
-  return [bound(list, order, prefix, prefix.length, false), bound(list, order, prefix, prefix.length, true)];
+  const lo = bound(list, order, prefix, prefix.length, false, firstDense);
+  return [lo, bound(list, order, prefix, prefix.length, true, firstDense, lo)];
 }
 
 /** The first index of `list` (sorted in `order`) whose key is at or after `prefix` (the start of its range). */
-export function seekPrefix(list: readonly DeltaStatement[], order: Order, prefix: readonly string[]): number {
-  return bound(list, order, prefix, prefix.length, false);
+export function seekPrefix(
+  list: readonly DeltaStatement[],
+  order: Order,
+  prefix: readonly string[],
+  firstDense = -1,
+): number {
+  return bound(list, order, prefix, prefix.length, false, firstDense);
 }
 
 /** Whether `list[i]` exists and its key starts with `prefix` (a range's item, found by one comparison). */
-export function inPrefix(list: readonly DeltaStatement[], order: Order, prefix: readonly string[], i: number): boolean {
-  return i < list.length && compareWithKey(order, list[i]!, prefix, prefix.length) === 0;
+export function inPrefix(
+  list: readonly DeltaStatement[],
+  order: Order,
+  prefix: readonly string[],
+  i: number,
+  firstDense = -1,
+): boolean {
+  return i < list.length && compareWithKey(order, list[i]!, prefix, prefix.length, firstDense) === 0;
 }
 
 /** The first index in [lo, hi) whose full key is strictly after `key` (four parts). */
@@ -356,6 +388,7 @@ export function seekAfter(
   key: readonly string[],
   lo: number,
   hi: number,
+  firstDense = -1,
 ): number {
-  return bound(list, order, key, 4, true, lo, hi);
+  return bound(list, order, key, 4, true, firstDense, lo, hi);
 }

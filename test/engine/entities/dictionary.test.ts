@@ -150,3 +150,15 @@ test("the lookup table is sized exactly (8 bytes an entity), and idOf finds ever
 });
 
 test.run();
+
+test("idOf: looked up again, interleaved, and as new strings of the same text, each gives its own id (the memo of the last two)", () => {
+  const d = dictionaryOf(SORTED);
+  const rng = new Rng(41);
+  const ids = [...SORTED, "aa", "c", "\uD83D"];
+  for (let i = 0; i < 2_000; i++) {
+    const id = rng.pick(ids);
+    // A copy of the same text half the time (another string object: the memo compares by content).
+    const asked = rng.chance(0.5) ? id : [...id].join("");
+    assert.is(d.idOf(asked), SORTED.indexOf(id), show(id));
+  }
+});
