@@ -50,7 +50,8 @@ import {
   STATEMENT_FINGERPRINT_MAX_BYTES,
 } from "./limits.js";
 import { SearchIndex } from "./search/search-index.js";
-import { StatementIndex } from "./statements/statement-index.js";
+import type { OrderSorter } from "./statements/counting-sort.js";
+import { StatementIndex, type StatementRows } from "./statements/statement-index.js";
 import { ENTITY_TYPES, type EntityInput, type StatementInput } from "./types.js";
 import { fitsUtf8Bytes, loneSurrogateAt, utf8ByteLength } from "./utf8.js";
 
@@ -119,6 +120,7 @@ let buildWith: (
   builder: GraphBuilder,
   options: BuildOptions,
   makeScoreIndex: (scores: Scores) => Promise<ScoreIndex>,
+  sorter: OrderSorter | undefined,
 ) => Promise<Graph>;
 /** Gives a builder the search index of its sealed entities: see engine/internal.ts. */
 let useIndex: (builder: GraphBuilder, index: SearchIndex) => void;
@@ -197,7 +199,8 @@ export class GraphBuilder {
     seal = (builder, onProgress) => builder.sealEntities(onProgress);
     reserve = (builder, statements) => builder.reserveStatements(statements);
     useIndex = (builder, index) => builder.useSearchIndex(index);
-    buildWith = (builder, options, makeScoreIndex) => builder.buildWithScoreIndex(options, makeScoreIndex);
+    buildWith = (builder, options, makeScoreIndex, sorter) =>
+      builder.buildWithScoreIndex(options, makeScoreIndex, sorter);
     addValue = (builder, kind, value, source) =>
       kind === "entity" ? builder.addEntityValue(value, source) : builder.addStatementValue(value, source);
     addStrings = (builder, s, p, o, given, source) => builder.addStatementStrings(s, p, o, given, source);
@@ -476,17 +479,21 @@ export class GraphBuilder {
   /**
    * build(), the score index made by `makeScoreIndex` from the scores (in a worker thread: the
    * loader's, load/search-index-thread.ts) while this thread builds the statement index: the two
-   * phases overlap on two cores. The graph is the one build() makes.
+   * phases overlap on two cores. The statement index's sort passes are run by `sorter` when given
+   * (on several threads), else here. The graph is the one build() makes.
    */
   private async buildWithScoreIndex(
     options: BuildOptions,
     makeScoreIndex: (scores: Scores) => Promise<ScoreIndex>,
+    sorter: OrderSorter | undefined,
   ): Promise<Graph> {
     const parts = this.buildStart(options);
     const pending = makeScoreIndex(parts.scores);
     // Awaited once the statement index is built: a failure before then is not an unhandled rejection.
     pending.catch(() => undefined);
-    const statementIndex = this.buildStatementIndex(parts);
+    // Each branch: the passes on the sorter's threads, or all on this one.
+    const statementIndex =
+      sorter === undefined ? this.buildStatementIndex(parts) : await this.buildStatementIndexSorted(parts, sorter);
     parts.progress?.("score-index", 0, 1);
     const scoreIndex = await pending;
     parts.progress?.("score-index", 1, 1);
@@ -540,6 +547,36 @@ export class GraphBuilder {
 
   /** The statement index of the dense rows, with the fingerprints the input gave. */
   private buildStatementIndex(parts: BuildParts): StatementIndex {
+    const { input, fingerprintOf, onProgress } = this.statementInput(parts);
+    const index = StatementIndex.build(input, parts.entityCount, fingerprintOf, onProgress);
+    this.releaseStatementRows(parts);
+    return index;
+  }
+
+  /**
+   * buildStatementIndex with the sort passes run by `sorter` (several threads: load/order-threads.ts).
+   * A sorter that wants shared arrays gets the dense rows moved to SharedArrayBuffers first, one
+   * column at a time, each column's own array let go as soon as it is copied (one column's worth of
+   * memory more, for a moment, not three). The index is the one buildStatementIndex makes.
+   */
+  private async buildStatementIndexSorted(parts: BuildParts, sorter: OrderSorter): Promise<StatementIndex> {
+    if (sorter.shared) {
+      parts.subject = sharedCopy(this.subject);
+      parts.predicate = sharedCopy(this.predicate);
+      parts.object = sharedCopy(this.object);
+    }
+    const { input, fingerprintOf, onProgress } = this.statementInput(parts);
+    const index = await StatementIndex.buildSorted(input, parts.entityCount, fingerprintOf, sorter, onProgress);
+    this.releaseStatementRows(parts);
+    return index;
+  }
+
+  /** What the statement index is built from: the dense rows, what each row gave, and the fingerprint texts. */
+  private statementInput(parts: BuildParts): {
+    input: StatementRows;
+    fingerprintOf: (row: number) => string;
+    onProgress: (done: number, total: number) => void;
+  } {
     const { subject, predicate, object, progress } = parts;
     // One object for every hex answer (GivenFingerprint: read before the next call), and the Map of
     // text fingerprints asked only when there are any: this runs twice for every statement.
@@ -554,19 +591,22 @@ export class GraphBuilder {
       halves.lo = this.fpLo.get(row);
       return halves;
     };
-    const index = StatementIndex.build(
-      { subject, predicate, object, given },
-      parts.entityCount,
-      (row) => this.fpText.get(row) ?? hex64(this.fpHi.get(row), this.fpLo.get(row)),
-      (done, total) => progress?.("statement-index", done, total),
-    );
-    // The dense rows were the statement index's working space and the fingerprints are in it now:
-    // their memory goes before the score index and the content tag, not with the builder.
+    return {
+      input: { subject, predicate, object, given },
+      fingerprintOf: (row) => this.fpText.get(row) ?? hex64(this.fpHi.get(row), this.fpLo.get(row)),
+      onProgress: (done, total) => progress?.("statement-index", done, total),
+    };
+  }
+
+  /**
+   * The dense rows were the statement index's working space and the fingerprints are in it now:
+   * their memory goes before the score index and the content tag, not with the builder.
+   */
+  private releaseStatementRows(parts: BuildParts): void {
     parts.subject = parts.predicate = parts.object = EMPTY_ROWS;
     for (const column of [this.subject, this.predicate, this.object, this.fpHi, this.fpLo, this.fpGiven]) {
       column.reallocate(0);
     }
-    return index;
   }
 
   /** The graph of the parts and both indexes. */
@@ -854,6 +894,17 @@ function checkText(v: string, name: string, maxBytes: number, source: SourcePosi
 }
 
 /**
+ * A column's rows copied to a SharedArrayBuffer (for a sorter's threads), the column's own array let
+ * go at once (reallocated to nothing).
+ */
+function sharedCopy(column: Uint32Vector): Uint32Array {
+  const copy = new Uint32Array(new SharedArrayBuffer(4 * column.length));
+  copy.set(columnRows(column));
+  column.reallocate(0);
+  return copy;
+}
+
+/**
  * A column's rows as one array, without a copy: the vector's own array (mnemonist's TypedVector keeps
  * it in `array`, which its typings leave out), cut to its length.
  */
@@ -902,14 +953,16 @@ export function sealEntities(builder: GraphBuilder, onProgress?: BuildOptions["o
 
 /**
  * Builds `builder`'s graph as build() does, the score index made by `makeScoreIndex` from the scores
- * while the statement index is built here (the loader makes it in the search index's worker thread).
+ * while the statement index is built here (the loader makes it in the search index's worker thread),
+ * its sort passes run by `sorter` when given (the loader's sort threads, load/order-threads.ts).
  */
 export function buildWithScoreIndex(
   builder: GraphBuilder,
   options: BuildOptions,
   makeScoreIndex: (scores: Scores) => Promise<ScoreIndex>,
+  sorter?: OrderSorter,
 ): Promise<Graph> {
-  return buildWith(builder, options, makeScoreIndex);
+  return buildWith(builder, options, makeScoreIndex, sorter);
 }
 
 /** Gives `builder` the search index built from what sealEntities returned; build() then uses it. */

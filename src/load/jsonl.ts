@@ -77,6 +77,7 @@ import {
   splitRanges,
   startParserThread,
 } from "./statement-threads.js";
+import { type OrderThreads, startOrderThreads } from "./order-threads.js";
 
 /** Bytes per read from disk: large enough that per-chunk overhead vanishes, small enough to stay in cache. */
 export const READ_CHUNK_BYTES = 1 << 20;
@@ -507,6 +508,7 @@ export async function loadGraph(options: LoadGraphOptions): Promise<Graph> {
       ? startSearchIndexThread(sealEntities(builder, buildProgress))
       : undefined;
   const buildOptions = buildProgress === undefined ? {} : { onProgress: buildProgress };
+  let sorter: OrderThreads | undefined;
   try {
     await loadJsonLinesFile(options.statements, "statements", builder, { ...readOptions, threads });
     // Each branch: with the thread, the rest of the search index is waited for and the score index
@@ -516,10 +518,14 @@ export async function loadGraph(options: LoadGraphOptions): Promise<Graph> {
     if (buildProgress !== undefined) thread.onProgress = (done, total) => buildProgress("search-index", done, total);
     useSearchIndex(builder, await thread.index);
     buildProgress?.("search-index", 1, 1);
-    return await buildWithScoreIndex(builder, buildOptions, (scores) => thread.scoreIndex(scores));
+    // Each branch: with more than one thread, the statement orders' sort passes are shared by
+    // `threads` threads (order-threads.ts), else sorted here.
+    sorter = threads > 1 ? startOrderThreads(threads, builder.entityCount) : undefined;
+    return await buildWithScoreIndex(builder, buildOptions, (scores) => thread.scoreIndex(scores), sorter);
   } finally {
-    // A bad statement line (or a failed index) must not leave the thread running.
+    // A bad statement line (or a failed index) must not leave the threads running.
     thread?.stop();
+    sorter?.stop();
   }
 }
 
