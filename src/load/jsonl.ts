@@ -429,9 +429,11 @@ export interface LoadGraphOptions {
    */
   searchIndexThread?: boolean;
   /**
-   * Threads that parse statements.jsonl (statement-threads.ts): default the available cores, at most
-   * MAX_DEFAULT_THREADS, for a file of THREADS_MIN_STATEMENT_BYTES or more; 1 reads it on this thread. A gzip file or stdin is always read on one thread.
-   * The graph and the first error named are the same for every count.
+   * Threads that parse statements.jsonl (statement-threads.ts) and, with the search index's thread,
+   * share the statement orders' sorts (order-threads.ts): default the available cores, at most
+   * MAX_DEFAULT_THREADS, for a file of THREADS_MIN_STATEMENT_BYTES or more; 1 reads and sorts on this
+   * thread. A gzip file or stdin is always read on one thread. The graph and the first error named
+   * are the same for every count.
    */
   threads?: number;
 }
