@@ -125,6 +125,17 @@ let buildWith: (
 /** Gives a builder the search index of its sealed entities: see engine/internal.ts. */
 let useIndex: (builder: GraphBuilder, index: SearchIndex) => void;
 
+/**
+ * What a parser thread tells of a statement's fingerprint (hi, lo: its 64-bit value in every case):
+ * none was given (the value is the derived one the thread made from the entities' hashes,
+ * GraphBuilder.columnEntityHashes), 16 hex digits were given that differ from the derived one, or
+ * were given and equal it.
+ */
+export const REF_DERIVED = 0;
+export const REF_GIVEN = 1;
+export const REF_GIVEN_DERIVED = 2;
+export type RefFingerprint = typeof REF_DERIVED | typeof REF_GIVEN | typeof REF_GIVEN_DERIVED;
+
 /** Adds parsed JSON (anything) to a builder: for the package's own loader, see engine/internal.ts. */
 let addValue: (builder: GraphBuilder, kind: "entity" | "statement", value: unknown, source: SourcePosition) => void;
 /** Adds a statement line's field strings (the loader's fast path): see engine/internal.ts. */
@@ -143,7 +154,7 @@ type AddStatementRefs = (
   s: number,
   p: number,
   o: number,
-  hexGiven: boolean,
+  fingerprint: RefFingerprint,
   hi: number,
   lo: number,
   source: SourcePosition,
@@ -204,8 +215,8 @@ export class GraphBuilder {
     addValue = (builder, kind, value, source) =>
       kind === "entity" ? builder.addEntityValue(value, source) : builder.addStatementValue(value, source);
     addStrings = (builder, s, p, o, given, source) => builder.addStatementStrings(s, p, o, given, source);
-    addRefs = (builder, s, p, o, hexGiven, hi, lo, source) =>
-      builder.addStatementRefs(s, p, o, hexGiven, hi, lo, source);
+    addRefs = (builder, s, p, o, fingerprint, hi, lo, source) =>
+      builder.addStatementRefs(s, p, o, fingerprint, hi, lo, source);
   }
 
   /**
@@ -217,6 +228,18 @@ export class GraphBuilder {
     const sorted = this.sorted;
     if (sorted === undefined) return this.entityIds;
     return Array.from({ length: sorted.entities.size }, (_, d) => sorted.entities.entityId(d));
+  }
+
+  /**
+   * Each entity's entityId hash (hi, lo) by the index the statement columns hold for it, as
+   * columnEntityIds lists them, copied to a SharedArrayBuffer: the loader's parser threads derive
+   * fingerprints from them (REF_DERIVED), as the builder itself does.
+   */
+  get columnEntityHashes(): Uint32Array {
+    const words = this.entityHashes.length;
+    const copy = new Uint32Array(new SharedArrayBuffer(4 * Math.max(words, 1))).subarray(0, words);
+    copy.set((this.entityHashes as unknown as { array: Uint32Array }).array.subarray(0, words));
+    return copy;
   }
 
   /**
@@ -363,41 +386,45 @@ export class GraphBuilder {
     const s = this.entityRef(subjectId, "subjectEntityId", source);
     const p = this.entityRef(predicateId, "predicateEntityId", source);
     const o = this.entityRef(objectId, "objectEntityId", source);
-    this.addStatementResolved(s, p, o, given, false, source);
+    this.addStatementResolved(s, p, o, given, source);
   }
 
   /**
    * A statement whose fields a parser thread checked and looked up (load/statement-threads.ts): its
-   * entities as column indexes (columnEntityIds), and its given fingerprint as the halves of 16 lowercase hex digits
-   * (hexGiven) or none. The rest is what addStatementFields does, so the outcome is the same.
+   * entities as column indexes (columnEntityIds), and its fingerprint's 64-bit value, derived by the
+   * thread or given as 16 lowercase hex digits and compared there with the derived one (`fingerprint`
+   * says which). The rest is what addStatementResolved does with a fingerprint's halves (the same
+   * table, the same duplicate, conflict and storing rules), so the outcome is the same.
    */
   private addStatementRefs(
     s: number,
     p: number,
     o: number,
-    hexGiven: boolean,
+    fingerprint: RefFingerprint,
     hi: number,
     lo: number,
     source: SourcePosition,
   ): void {
     this.checkOpen();
-    if (hexGiven) {
-      this.givenHalves[0] = hi;
-      this.givenHalves[1] = lo;
+    const row = this.subject.length;
+    const first = this.fingerprintRows.findOrAdd(hi, lo, row);
+    if (first >= 0) {
+      // The table has not entered `row`: nothing was added for this line.
+      if (this.sameTriple(first, s, p, o)) return; // the same statement again: kept once
+      throw this.conflict(hex64(hi, lo), first, source, fingerprint === REF_DERIVED);
     }
-    this.addStatementResolved(s, p, o, undefined, hexGiven, source);
+    // Stored only when given and not the derived one (as addStatementResolved decides).
+    this.pushStatement(s, p, o, hi, lo, fingerprint === REF_GIVEN, source);
   }
 
   /**
-   * Adds the statement of entities s, p, o with its given fingerprint text (or none). `halvesRead`:
-   * the caller put a given 16-hex fingerprint's halves in givenHalves (and no text: none is made).
+   * Adds the statement of entities s, p, o with its given fingerprint text (or none).
    */
   private addStatementResolved(
     s: number,
     p: number,
     o: number,
     given: string | undefined,
-    halvesRead: boolean,
     source: SourcePosition | undefined,
   ): void {
     const row = this.subject.length;
@@ -406,11 +433,11 @@ export class GraphBuilder {
     // Stored only when the input gave a fingerprint other than the one derived from the triple: a
     // given one equal to it is written the same way on output, so it costs nothing to forget.
     let stored = false;
-    const derived = given === undefined && !halvesRead;
+    const derived = given === undefined;
     if (derived) {
       // Derived: the 64-bit value straight from the entities' hashes, no hex string made.
       [hi, lo] = this.derive(s, p, o);
-    } else if (given === undefined || readHexFingerprint(given, this.givenHalves)) {
+    } else if (readHexFingerprint(given, this.givenHalves)) {
       [hi, lo] = this.givenHalves;
       const [dhi, dlo] = this.derive(s, p, o);
       stored = hi !== dhi || lo !== dlo;
@@ -936,11 +963,12 @@ export const addStatementStrings: AddStatementStrings = (builder, subjectId, pre
 
 /**
  * Adds a statement whose entities a parser thread looked up (column indexes, as
- * GraphBuilder.columnEntityIds lists them: dense ids once the entities are sealed) and whose fingerprint it read (16 lowercase hex digits
- * as halves, or none), checked for duplicates and conflicts like any statement: for the package's loader.
+ * GraphBuilder.columnEntityIds lists them: dense ids once the entities are sealed) and whose
+ * fingerprint's value it read or derived (`fingerprint`: RefFingerprint), checked for duplicates and
+ * conflicts like any statement: for the package's loader.
  */
-export const addStatementRefs: AddStatementRefs = (builder, s, p, o, hexGiven, hi, lo, source) =>
-  addRefs(builder, s, p, o, hexGiven, hi, lo, source);
+export const addStatementRefs: AddStatementRefs = (builder, s, p, o, fingerprint, hi, lo, source) =>
+  addRefs(builder, s, p, o, fingerprint, hi, lo, source);
 
 /**
  * Sorts the entities of `builder` into dense-id order now and returns the raw identifiers and types

@@ -52,7 +52,7 @@ import { createGunzip } from "node:zlib";
 
 import { QuiverError, dataError, type SourcePosition } from "../engine/errors.js";
 import { checkObject } from "../engine/validate.js";
-import { GraphBuilder, type BuildPhase } from "../engine/graph-builder.js";
+import { GraphBuilder, type BuildPhase, REF_DERIVED, REF_GIVEN, REF_GIVEN_DERIVED } from "../engine/graph-builder.js";
 import type { FoldMode } from "../engine/search/fold.js";
 import type { Graph } from "../engine/graph.js";
 import {
@@ -72,6 +72,7 @@ import {
   MAX_DEFAULT_THREADS,
   type ParserThread,
   RANGES_PER_THREAD,
+  ROW_DERIVED,
   ROW_HEX,
   ROW_RAW,
   splitRanges,
@@ -276,7 +277,7 @@ export async function loadJsonLinesFile(
           batch.s[i]!,
           batch.p[i]!,
           batch.o[i]!,
-          flag === ROW_HEX,
+          flag === ROW_DERIVED ? REF_DERIVED : flag === ROW_HEX ? REF_GIVEN : REF_GIVEN_DERIVED,
           batch.hi[i]!,
           batch.lo[i]!,
           source,
@@ -309,13 +310,14 @@ export async function loadJsonLinesFile(
     }
     // One table of the entityIds for every parser thread, in shared memory (entity-id-table.ts).
     const table = makeEntityIdTable(builder.columnEntityIds);
+    const hashes = builder.columnEntityHashes;
     // Range r goes to thread r mod T: the main thread adds them in file order, each thread in turn.
     const ranges = cuts.length - 1;
     const parsers: ParserThread[] = [];
     for (let t = 0; t < Math.min(threads, ranges); t++) {
       const own: number[] = [];
       for (let r = t; r < ranges; r += threads) own.push(cuts[r]!, cuts[r + 1]!);
-      parsers.push(startParserThread(path, own, table, maxLineBytes));
+      parsers.push(startParserThread(path, own, table, hashes, maxLineBytes));
     }
     try {
       for (let r = 0; r < ranges; r++) {
