@@ -11,8 +11,9 @@ import { MAX_THREADS } from "../load/jsonl.js";
 import { UsageError } from "./graph-source.js";
 
 /** The help line of the option. */
-export const THREADS_HELP = `  --threads N         threads that parse the statements file (default: the cores, at most 8, for
-                      a file of 16 MB or more); a .gz file or stdin is read on one thread`;
+export const THREADS_HELP = `  --threads N         threads that parse the statements file and sort the statement orders
+                      (default: the cores, at most 8, for a file of 16 MB or more); a .gz file
+                      or stdin is read on one thread`;
 
 /** The count `--threads` gives, or undefined when it is absent; a usage error for any other value. */
 export function threadsOption(value: string | undefined): number | undefined {

@@ -50,7 +50,8 @@ import {
   STATEMENT_FINGERPRINT_MAX_BYTES,
 } from "./limits.js";
 import { SearchIndex } from "./search/search-index.js";
-import { StatementIndex } from "./statements/statement-index.js";
+import type { OrderSorter } from "./statements/counting-sort.js";
+import { StatementIndex, type StatementRows } from "./statements/statement-index.js";
 import { ENTITY_TYPES, type EntityInput, type StatementInput } from "./types.js";
 import { fitsUtf8Bytes, loneSurrogateAt, utf8ByteLength } from "./utf8.js";
 
@@ -119,6 +120,7 @@ let buildWith: (
   builder: GraphBuilder,
   options: BuildOptions,
   makeScoreIndex: (scores: Scores) => Promise<ScoreIndex>,
+  sorter: OrderSorter | undefined,
 ) => Promise<Graph>;
 /** Gives a builder the search index of its sealed entities: see engine/internal.ts. */
 let useIndex: (builder: GraphBuilder, index: SearchIndex) => void;
@@ -138,6 +140,17 @@ let feedDense: (builder: GraphBuilder, entities: DenseEntities, statements: numb
 /** Adds a statement of a dense feed: see engine/internal.ts. */
 let addDense: (builder: GraphBuilder, s: number, p: number, o: number, given: string | Hash64 | undefined) => void;
 
+/**
+ * What a parser thread tells of a statement's fingerprint (hi, lo: its 64-bit value in every case):
+ * none was given (the value is the derived one the thread made from the entities' hashes,
+ * GraphBuilder.columnEntityHashes), 16 hex digits were given that differ from the derived one, or
+ * were given and equal it.
+ */
+export const REF_DERIVED = 0;
+export const REF_GIVEN = 1;
+export const REF_GIVEN_DERIVED = 2;
+export type RefFingerprint = typeof REF_DERIVED | typeof REF_GIVEN | typeof REF_GIVEN_DERIVED;
+
 /** Adds parsed JSON (anything) to a builder: for the package's own loader, see engine/internal.ts. */
 let addValue: (builder: GraphBuilder, kind: "entity" | "statement", value: unknown, source: SourcePosition) => void;
 /** Adds a statement line's field strings (the loader's fast path): see engine/internal.ts. */
@@ -156,7 +169,7 @@ type AddStatementRefs = (
   s: number,
   p: number,
   o: number,
-  hexGiven: boolean,
+  fingerprint: RefFingerprint,
   hi: number,
   lo: number,
   source: SourcePosition,
@@ -214,12 +227,13 @@ export class GraphBuilder {
     useIndex = (builder, index) => builder.useSearchIndex(index);
     feedDense = (builder, entities, statements) => builder.feedDenseEntities(entities, statements);
     addDense = (builder, s, p, o, given) => builder.addDenseStatement(s, p, o, given);
-    buildWith = (builder, options, makeScoreIndex) => builder.buildWithScoreIndex(options, makeScoreIndex);
+    buildWith = (builder, options, makeScoreIndex, sorter) =>
+      builder.buildWithScoreIndex(options, makeScoreIndex, sorter);
     addValue = (builder, kind, value, source) =>
       kind === "entity" ? builder.addEntityValue(value, source) : builder.addStatementValue(value, source);
     addStrings = (builder, s, p, o, given, source) => builder.addStatementStrings(s, p, o, given, source);
-    addRefs = (builder, s, p, o, hexGiven, hi, lo, source) =>
-      builder.addStatementRefs(s, p, o, hexGiven, hi, lo, source);
+    addRefs = (builder, s, p, o, fingerprint, hi, lo, source) =>
+      builder.addStatementRefs(s, p, o, fingerprint, hi, lo, source);
   }
 
   /**
@@ -231,6 +245,18 @@ export class GraphBuilder {
     const sorted = this.sorted;
     if (sorted === undefined) return this.entityIds;
     return Array.from({ length: sorted.entities.size }, (_, d) => sorted.entities.entityId(d));
+  }
+
+  /**
+   * Each entity's entityId hash (hi, lo) by the index the statement columns hold for it, as
+   * columnEntityIds lists them, copied to a SharedArrayBuffer: the loader's parser threads derive
+   * fingerprints from them (REF_DERIVED), as the builder itself does.
+   */
+  get columnEntityHashes(): Uint32Array {
+    const words = this.entityHashes.length;
+    const copy = new Uint32Array(new SharedArrayBuffer(4 * Math.max(words, 1))).subarray(0, words);
+    copy.set((this.entityHashes as unknown as { array: Uint32Array }).array.subarray(0, words));
+    return copy;
   }
 
   /**
@@ -377,41 +403,45 @@ export class GraphBuilder {
     const s = this.entityRef(subjectId, "subjectEntityId", source);
     const p = this.entityRef(predicateId, "predicateEntityId", source);
     const o = this.entityRef(objectId, "objectEntityId", source);
-    this.addStatementResolved(s, p, o, given, false, source);
+    this.addStatementResolved(s, p, o, given, source);
   }
 
   /**
    * A statement whose fields a parser thread checked and looked up (load/statement-threads.ts): its
-   * entities as column indexes (columnEntityIds), and its given fingerprint as the halves of 16 lowercase hex digits
-   * (hexGiven) or none. The rest is what addStatementFields does, so the outcome is the same.
+   * entities as column indexes (columnEntityIds), and its fingerprint's 64-bit value, derived by the
+   * thread or given as 16 lowercase hex digits and compared there with the derived one (`fingerprint`
+   * says which). The rest is what addStatementResolved does with a fingerprint's halves (the same
+   * table, the same duplicate, conflict and storing rules), so the outcome is the same.
    */
   private addStatementRefs(
     s: number,
     p: number,
     o: number,
-    hexGiven: boolean,
+    fingerprint: RefFingerprint,
     hi: number,
     lo: number,
     source: SourcePosition,
   ): void {
     this.checkOpen();
-    if (hexGiven) {
-      this.givenHalves[0] = hi;
-      this.givenHalves[1] = lo;
+    const row = this.subject.length;
+    const first = this.fingerprintRows.findOrAdd(hi, lo, row);
+    if (first >= 0) {
+      // The table has not entered `row`: nothing was added for this line.
+      if (this.sameTriple(first, s, p, o)) return; // the same statement again: kept once
+      throw this.conflict(hex64(hi, lo), first, source, fingerprint === REF_DERIVED);
     }
-    this.addStatementResolved(s, p, o, undefined, hexGiven, source);
+    // Stored only when given and not the derived one (as addStatementResolved decides).
+    this.pushStatement(s, p, o, hi, lo, fingerprint === REF_GIVEN, source);
   }
 
   /**
-   * Adds the statement of entities s, p, o with its given fingerprint text (or none). `halvesRead`:
-   * the caller put a given 16-hex fingerprint's halves in givenHalves (and no text: none is made).
+   * Adds the statement of entities s, p, o with its given fingerprint text (or none).
    */
   private addStatementResolved(
     s: number,
     p: number,
     o: number,
     given: string | undefined,
-    halvesRead: boolean,
     source: SourcePosition | undefined,
   ): void {
     const row = this.subject.length;
@@ -420,11 +450,11 @@ export class GraphBuilder {
     // Stored only when the input gave a fingerprint other than the one derived from the triple: a
     // given one equal to it is written the same way on output, so it costs nothing to forget.
     let stored = false;
-    const derived = given === undefined && !halvesRead;
+    const derived = given === undefined;
     if (derived) {
       // Derived: the 64-bit value straight from the entities' hashes, no hex string made.
       [hi, lo] = this.derive(s, p, o);
-    } else if (given === undefined || readHexFingerprint(given, this.givenHalves)) {
+    } else if (readHexFingerprint(given, this.givenHalves)) {
       [hi, lo] = this.givenHalves;
       const [dhi, dlo] = this.derive(s, p, o);
       stored = hi !== dhi || lo !== dlo;
@@ -493,17 +523,21 @@ export class GraphBuilder {
   /**
    * build(), the score index made by `makeScoreIndex` from the scores (in a worker thread: the
    * loader's, load/search-index-thread.ts) while this thread builds the statement index: the two
-   * phases overlap on two cores. The graph is the one build() makes.
+   * phases overlap on two cores. The statement index's sort passes are run by `sorter` when given
+   * (on several threads), else here. The graph is the one build() makes.
    */
   private async buildWithScoreIndex(
     options: BuildOptions,
     makeScoreIndex: (scores: Scores) => Promise<ScoreIndex>,
+    sorter: OrderSorter | undefined,
   ): Promise<Graph> {
     const parts = this.buildStart(options);
     const pending = makeScoreIndex(parts.scores);
     // Awaited once the statement index is built: a failure before then is not an unhandled rejection.
     pending.catch(() => undefined);
-    const statementIndex = this.buildStatementIndex(parts);
+    // Each branch: the passes on the sorter's threads, or all on this one.
+    const statementIndex =
+      sorter === undefined ? this.buildStatementIndex(parts) : await this.buildStatementIndexSorted(parts, sorter);
     parts.progress?.("score-index", 0, 1);
     const scoreIndex = await pending;
     parts.progress?.("score-index", 1, 1);
@@ -557,6 +591,36 @@ export class GraphBuilder {
 
   /** The statement index of the dense rows, with the fingerprints the input gave. */
   private buildStatementIndex(parts: BuildParts): StatementIndex {
+    const { input, fingerprintOf, onProgress } = this.statementInput(parts);
+    const index = StatementIndex.build(input, parts.entityCount, fingerprintOf, onProgress);
+    this.releaseStatementRows(parts);
+    return index;
+  }
+
+  /**
+   * buildStatementIndex with the sort passes run by `sorter` (several threads: load/order-threads.ts).
+   * A sorter that wants shared arrays gets the dense rows moved to SharedArrayBuffers first, one
+   * column at a time, each column's own array let go as soon as it is copied (one column's worth of
+   * memory more, for a moment, not three). The index is the one buildStatementIndex makes.
+   */
+  private async buildStatementIndexSorted(parts: BuildParts, sorter: OrderSorter): Promise<StatementIndex> {
+    if (sorter.shared) {
+      parts.subject = sharedCopy(this.subject);
+      parts.predicate = sharedCopy(this.predicate);
+      parts.object = sharedCopy(this.object);
+    }
+    const { input, fingerprintOf, onProgress } = this.statementInput(parts);
+    const index = await StatementIndex.buildSorted(input, parts.entityCount, fingerprintOf, sorter, onProgress);
+    this.releaseStatementRows(parts);
+    return index;
+  }
+
+  /** What the statement index is built from: the dense rows, what each row gave, and the fingerprint texts. */
+  private statementInput(parts: BuildParts): {
+    input: StatementRows;
+    fingerprintOf: (row: number) => string;
+    onProgress: (done: number, total: number) => void;
+  } {
     const { subject, predicate, object, progress } = parts;
     // One object for every hex answer (GivenFingerprint: read before the next call), and the Map of
     // text fingerprints asked only when there are any: this runs twice for every statement.
@@ -571,19 +635,22 @@ export class GraphBuilder {
       halves.lo = this.fpLo.get(row);
       return halves;
     };
-    const index = StatementIndex.build(
-      { subject, predicate, object, given },
-      parts.entityCount,
-      (row) => this.fpText.get(row) ?? hex64(this.fpHi.get(row), this.fpLo.get(row)),
-      (done, total) => progress?.("statement-index", done, total),
-    );
-    // The dense rows were the statement index's working space and the fingerprints are in it now:
-    // their memory goes before the score index and the content tag, not with the builder.
+    return {
+      input: { subject, predicate, object, given },
+      fingerprintOf: (row) => this.fpText.get(row) ?? hex64(this.fpHi.get(row), this.fpLo.get(row)),
+      onProgress: (done, total) => progress?.("statement-index", done, total),
+    };
+  }
+
+  /**
+   * The dense rows were the statement index's working space and the fingerprints are in it now:
+   * their memory goes before the score index and the content tag, not with the builder.
+   */
+  private releaseStatementRows(parts: BuildParts): void {
     parts.subject = parts.predicate = parts.object = EMPTY_ROWS;
     for (const column of [this.subject, this.predicate, this.object, this.fpHi, this.fpLo, this.fpGiven]) {
       column.reallocate(0);
     }
-    return index;
   }
 
   /** The graph of the parts and both indexes. */
@@ -924,6 +991,17 @@ function checkText(v: string, name: string, maxBytes: number, source: SourcePosi
 }
 
 /**
+ * A column's rows copied to a SharedArrayBuffer (for a sorter's threads), the column's own array let
+ * go at once (reallocated to nothing).
+ */
+function sharedCopy(column: Uint32Vector): Uint32Array {
+  const copy = new Uint32Array(new SharedArrayBuffer(4 * column.length));
+  copy.set(columnRows(column));
+  column.reallocate(0);
+  return copy;
+}
+
+/**
  * A column's rows as one array, without a copy: the vector's own array (mnemonist's TypedVector keeps
  * it in `array`, which its typings leave out), cut to its length.
  */
@@ -955,11 +1033,12 @@ export const addStatementStrings: AddStatementStrings = (builder, subjectId, pre
 
 /**
  * Adds a statement whose entities a parser thread looked up (column indexes, as
- * GraphBuilder.columnEntityIds lists them: dense ids once the entities are sealed) and whose fingerprint it read (16 lowercase hex digits
- * as halves, or none), checked for duplicates and conflicts like any statement: for the package's loader.
+ * GraphBuilder.columnEntityIds lists them: dense ids once the entities are sealed) and whose
+ * fingerprint's value it read or derived (`fingerprint`: RefFingerprint), checked for duplicates and
+ * conflicts like any statement: for the package's loader.
  */
-export const addStatementRefs: AddStatementRefs = (builder, s, p, o, hexGiven, hi, lo, source) =>
-  addRefs(builder, s, p, o, hexGiven, hi, lo, source);
+export const addStatementRefs: AddStatementRefs = (builder, s, p, o, fingerprint, hi, lo, source) =>
+  addRefs(builder, s, p, o, fingerprint, hi, lo, source);
 
 /**
  * Sorts the entities of `builder` into dense-id order now and returns the raw identifiers and types
@@ -972,14 +1051,16 @@ export function sealEntities(builder: GraphBuilder, onProgress?: BuildOptions["o
 
 /**
  * Builds `builder`'s graph as build() does, the score index made by `makeScoreIndex` from the scores
- * while the statement index is built here (the loader makes it in the search index's worker thread).
+ * while the statement index is built here (the loader makes it in the search index's worker thread),
+ * its sort passes run by `sorter` when given (the loader's sort threads, load/order-threads.ts).
  */
 export function buildWithScoreIndex(
   builder: GraphBuilder,
   options: BuildOptions,
   makeScoreIndex: (scores: Scores) => Promise<ScoreIndex>,
+  sorter?: OrderSorter,
 ): Promise<Graph> {
-  return buildWith(builder, options, makeScoreIndex);
+  return buildWith(builder, options, makeScoreIndex, sorter);
 }
 
 /** Gives `builder` the search index built from what sealEntities returned; build() then uses it. */

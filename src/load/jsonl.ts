@@ -52,7 +52,7 @@ import { createGunzip } from "node:zlib";
 
 import { QuiverError, dataError, type SourcePosition } from "../engine/errors.js";
 import { checkObject } from "../engine/validate.js";
-import { GraphBuilder, type BuildPhase } from "../engine/graph-builder.js";
+import { GraphBuilder, type BuildPhase, REF_DERIVED, REF_GIVEN, REF_GIVEN_DERIVED } from "../engine/graph-builder.js";
 import type { FoldMode } from "../engine/search/fold.js";
 import type { Graph } from "../engine/graph.js";
 import {
@@ -72,11 +72,13 @@ import {
   MAX_DEFAULT_THREADS,
   type ParserThread,
   RANGES_PER_THREAD,
+  ROW_DERIVED,
   ROW_HEX,
   ROW_RAW,
   splitRanges,
   startParserThread,
 } from "./statement-threads.js";
+import { type OrderThreads, startOrderThreads } from "./order-threads.js";
 
 /** Bytes per read from disk: large enough that per-chunk overhead vanishes, small enough to stay in cache. */
 export const READ_CHUNK_BYTES = 1 << 20;
@@ -275,7 +277,7 @@ export async function loadJsonLinesFile(
           batch.s[i]!,
           batch.p[i]!,
           batch.o[i]!,
-          flag === ROW_HEX,
+          flag === ROW_DERIVED ? REF_DERIVED : flag === ROW_HEX ? REF_GIVEN : REF_GIVEN_DERIVED,
           batch.hi[i]!,
           batch.lo[i]!,
           source,
@@ -308,13 +310,14 @@ export async function loadJsonLinesFile(
     }
     // One table of the entityIds for every parser thread, in shared memory (entity-id-table.ts).
     const table = makeEntityIdTable(builder.columnEntityIds);
+    const hashes = builder.columnEntityHashes;
     // Range r goes to thread r mod T: the main thread adds them in file order, each thread in turn.
     const ranges = cuts.length - 1;
     const parsers: ParserThread[] = [];
     for (let t = 0; t < Math.min(threads, ranges); t++) {
       const own: number[] = [];
       for (let r = t; r < ranges; r += threads) own.push(cuts[r]!, cuts[r + 1]!);
-      parsers.push(startParserThread(path, own, table, maxLineBytes));
+      parsers.push(startParserThread(path, own, table, hashes, maxLineBytes));
     }
     try {
       for (let r = 0; r < ranges; r++) {
@@ -428,9 +431,11 @@ export interface LoadGraphOptions {
    */
   searchIndexThread?: boolean;
   /**
-   * Threads that parse statements.jsonl (statement-threads.ts): default the available cores, at most
-   * MAX_DEFAULT_THREADS, for a file of THREADS_MIN_STATEMENT_BYTES or more; 1 reads it on this thread. A gzip file or stdin is always read on one thread.
-   * The graph and the first error named are the same for every count.
+   * Threads that parse statements.jsonl (statement-threads.ts) and, with the search index's thread,
+   * share the statement orders' sorts (order-threads.ts): default the available cores, at most
+   * MAX_DEFAULT_THREADS, for a file of THREADS_MIN_STATEMENT_BYTES or more; 1 reads and sorts on this
+   * thread. A gzip file or stdin is always read on one thread. The graph and the first error named
+   * are the same for every count.
    */
   threads?: number;
 }
@@ -507,6 +512,7 @@ export async function loadGraph(options: LoadGraphOptions): Promise<Graph> {
       ? startSearchIndexThread(sealEntities(builder, buildProgress))
       : undefined;
   const buildOptions = buildProgress === undefined ? {} : { onProgress: buildProgress };
+  let sorter: OrderThreads | undefined;
   try {
     await loadJsonLinesFile(options.statements, "statements", builder, { ...readOptions, threads });
     // Each branch: with the thread, the rest of the search index is waited for and the score index
@@ -516,10 +522,14 @@ export async function loadGraph(options: LoadGraphOptions): Promise<Graph> {
     if (buildProgress !== undefined) thread.onProgress = (done, total) => buildProgress("search-index", done, total);
     useSearchIndex(builder, await thread.index);
     buildProgress?.("search-index", 1, 1);
-    return await buildWithScoreIndex(builder, buildOptions, (scores) => thread.scoreIndex(scores));
+    // Each branch: with more than one thread, the statement orders' sort passes are shared by
+    // `threads` threads (order-threads.ts), else sorted here.
+    sorter = threads > 1 ? startOrderThreads(threads, builder.entityCount) : undefined;
+    return await buildWithScoreIndex(builder, buildOptions, (scores) => thread.scoreIndex(scores), sorter);
   } finally {
-    // A bad statement line (or a failed index) must not leave the thread running.
+    // A bad statement line (or a failed index) must not leave the threads running.
     thread?.stop();
+    sorter?.stop();
   }
 }
 

@@ -38,6 +38,7 @@
 import { closeSync, openSync, readSync } from "node:fs";
 import { getHeapStatistics } from "node:v8";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import { derivedFingerprintHalves } from "../engine/statements/fingerprint.js";
 import { type EntityIdTable, findEntityId } from "./entity-id-table.js";
 
 /** workerData's kind: the one this file answers to. */
@@ -60,10 +61,14 @@ const MIB = 1024 * 1024;
 const LF = 0x0a;
 const CR = 0x0d;
 
-/** A row's flag: no fingerprint, a 16-hex fingerprint (in hi, lo), or a line left to the main thread. */
+/**
+ * A row's flag: no fingerprint (hi, lo: the derived one), a 16-hex fingerprint (in hi, lo) that is
+ * not the derived one, one that is, or a line left to the main thread.
+ */
 export const ROW_DERIVED = 0;
 export const ROW_HEX = 1;
 export const ROW_RAW = 2;
+export const ROW_HEX_DERIVED = 3;
 
 interface Request {
   kind: typeof WORKER_KIND;
@@ -71,6 +76,8 @@ interface Request {
   /** The worker's ranges in order, as start, end pairs. A range that starts at 0 begins the file: its line 1 may carry a BOM. */
   ranges: number[];
   table: EntityIdTable;
+  /** Each entity's entityId hash (hi, lo) by column index (GraphBuilder.columnEntityHashes, shared). */
+  hashes: Uint32Array;
   /** consumed[0]: this worker's batches the main thread has added (on a SharedArrayBuffer). */
   consumed: Int32Array;
   maxLineBytes: number;
@@ -143,10 +150,11 @@ export function startParserThread(
   path: string,
   ranges: number[],
   table: EntityIdTable,
+  hashes: Uint32Array,
   maxLineBytes: number,
 ): ParserThread {
   const consumed = new Int32Array(new SharedArrayBuffer(4));
-  const request: Request = { kind: WORKER_KIND, path, ranges, table, consumed, maxLineBytes };
+  const request: Request = { kind: WORKER_KIND, path, ranges, table, hashes, consumed, maxLineBytes };
   const worker = new Worker(new URL(import.meta.url), {
     workerData: request,
     resourceLimits: { maxOldGenerationSizeMb: Math.floor(getHeapStatistics().heap_size_limit / MIB) },
@@ -266,7 +274,14 @@ function hexDigit(b: number): number {
  * common shape whose three entities the table holds and whose fingerprint is absent or 16 lowercase
  * hex digits; false for any other line (the main thread reads it the one-thread way).
  */
-function readRow(line: Uint8Array, end: number, table: EntityIdTable, batch: BatchWriter, at: number): boolean {
+function readRow(
+  line: Uint8Array,
+  end: number,
+  table: EntityIdTable,
+  hashes: Uint32Array,
+  batch: BatchWriter,
+  at: number,
+): boolean {
   if (!literalAt(line, 0, end, OPEN_SUBJECT)) return false;
   const s0 = OPEN_SUBJECT.length;
   const s1 = plainEnd(line, s0, end);
@@ -303,6 +318,21 @@ function readRow(line: Uint8Array, end: number, table: EntityIdTable, batch: Bat
   if (p < 0) return false;
   const o = findEntityId(table, line, o0, o1);
   if (o < 0) return false;
+  // The derived fingerprint, made here rather than on the main thread (its three hash reads miss the
+  // cache in a large graph). Each branch: it is the row's value when none was given; a given one is
+  // compared with it, so the main thread knows whether to store the given one (it does not when equal).
+  const derived = derivedFingerprintHalves(
+    hashes[2 * s]!,
+    hashes[2 * s + 1]!,
+    hashes[2 * p]!,
+    hashes[2 * p + 1]!,
+    hashes[2 * o]!,
+    hashes[2 * o + 1]!,
+  );
+  if (flag === ROW_DERIVED) {
+    batch.hi[at] = derived[0];
+    batch.lo[at] = derived[1];
+  } else if (batch.hi[at] === derived[0] && batch.lo[at] === derived[1]) flag = ROW_HEX_DERIVED;
   batch.s[at] = s;
   batch.p[at] = p;
   batch.o[at] = o;
@@ -327,7 +357,10 @@ function runWorker(request: Request): void {
     let end = raw.length;
     if (end > 0 && raw[end - 1] === CR) end--;
     // Each test below leaves a line to the main thread, whose one-thread reading gives its outcome.
-    const fast = !(first && local === 1) && end <= request.maxLineBytes && readRow(raw, end, request.table, batch, at);
+    const fast =
+      !(first && local === 1) &&
+      end <= request.maxLineBytes &&
+      readRow(raw, end, request.table, request.hashes, batch, at);
     if (!fast) {
       // Blank lines too: the main thread skips them as one thread does.
       batch.flags[at] = ROW_RAW;

@@ -5,7 +5,8 @@
  * Buffer of 4 bytes, each string Buffer.from(s, "utf16le"), a derived fingerprint as the string
  * hex64 makes, all concatenated and hashed once) on seeded random content: Latin-1, wide and astral
  * text, empty strings, given and derived fingerprints, enough statements that the 1 MiB batch
- * fills in the middle of a field, and a string longer than the batch. And the tag of the demo
+ * fills in the middle of a field (and of a run of statements written a word at a time), and a string
+ * longer than the batch. And the tag of the demo
  * fixtures, pinned: the bytes must not change between versions (replicas and snapshots made by
  * another version compare tags).
  */
@@ -65,7 +66,8 @@ function naiveTag(c: Content): string {
   return createHash("sha256").update(Buffer.concat(parts)).digest("hex");
 }
 
-function randomContent(seed: number, entities: number, statements: number): Content {
+/** `textShare`: the share of statements whose fingerprint is a text (the rest are 16 hex digits). */
+function randomContent(seed: number, entities: number, statements: number, textShare = 0.3): Content {
   const rand = mulberry32(seed);
   const int = (n: number) => Math.floor(rand() * n);
   const alphabets = ["abcxyz_:", "éüßñ", "Ω語日本", "😀𝄞"];
@@ -83,20 +85,22 @@ function randomContent(seed: number, entities: number, statements: number): Cont
     })),
     statements: Array.from({ length: statements }, () => ({
       ids: [u32(), int(entities), u32()] as [number, number, number],
-      given: rand() < 0.3 ? text(20) : undefined,
+      given: rand() < textShare ? text(20) : undefined,
       halves: [u32(), u32()] as Hash64,
     })),
   };
 }
 
 test("the same digest as the naive canonical bytes, on random content", () => {
-  for (const [seed, entities, statements] of [
-    [1, 0, 0],
-    [2, 1, 1],
-    [3, 50, 200],
-    [4, 2_000, 30_000], // about 2 MiB of bytes: the batch is flushed mid-field
+  for (const [seed, entities, statements, textShare] of [
+    [1, 0, 0, 0.3],
+    [2, 1, 1, 0.3],
+    [3, 50, 200, 0.3],
+    [4, 2_000, 30_000, 0.3], // about 2 MiB of bytes: the batch is flushed mid-field
+    [6, 2_001, 60_000, 0], // hex fingerprints only: written a word at a time, the batch full mid-run
+    [7, 333, 60_000, 0.001], // a rare text fingerprint between runs of words
   ] as const) {
-    const c = randomContent(seed, entities, statements);
+    const c = randomContent(seed, entities, statements, textShare);
     assert.is(contentTag(tagged(c)), naiveTag(c), `seed ${seed}`);
   }
 });

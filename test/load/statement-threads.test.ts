@@ -3,7 +3,8 @@
  * =============================
  * src/load/statement-threads.ts through loadGraph: the same seeded generated graph read with 1 and
  * with 3 threads gives the same content tag and the same snapshot bytes (lines of every shape:
- * other key orders, escapes, non-ASCII text, blank lines, duplicates, CRLF, no last LF); a bad line
+ * other key orders, escapes, non-ASCII text, blank lines, duplicates, CRLF, no last LF, a given
+ * fingerprint equal to the derived one); a bad line
  * in the middle of a later range is named with the same file:line: reason as one thread names it;
  * a range cut that falls inside a multi-byte character moves to the line's end.
  */
@@ -15,6 +16,7 @@ import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 
+import { deriveFingerprint } from "../../src/engine/statements/fingerprint.js";
 import { loadGraph } from "../../src/load/jsonl.js";
 import { splitRanges } from "../../src/load/statement-threads.js";
 import { generateGraph, type GraphData, Rng } from "../support/oracle.js";
@@ -38,8 +40,15 @@ async function writeData(rng: Rng, data: GraphData, eol: string, lastEol: boolea
   for (const st of data.statements) {
     const r = rng.float();
     // Each shape takes a different path: the threads' fast rows, or the lines left to the main thread.
-    if (r < 0.7) statements.push(JSON.stringify(st));
-    else if (r < 0.8) statements.push(JSON.stringify(st, null, 1).replace(/\n/g, ""));
+    if (r < 0.65) statements.push(JSON.stringify(st));
+    else if (r < 0.7) {
+      // The derived fingerprint given: kept as derived (not stored), as one thread decides.
+      const { subjectEntityId: s, predicateEntityId: p, objectEntityId: o } = st;
+      const statementFingerprint = deriveFingerprint(s, p, o);
+      statements.push(
+        JSON.stringify({ subjectEntityId: s, predicateEntityId: p, objectEntityId: o, statementFingerprint }),
+      );
+    } else if (r < 0.8) statements.push(JSON.stringify(st, null, 1).replace(/\n/g, ""));
     else if (r < 0.85) statements.push("");
     else if (r < 0.9) statements.push(JSON.stringify({ extra: "é", ...st }));
     else statements.push(JSON.stringify(st), JSON.stringify(st)); // the same statement twice: kept once

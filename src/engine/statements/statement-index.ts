@@ -21,7 +21,9 @@
  *    start exactly (P is small).
  *  - fingerprints the input gave, by row (fingerprint-column.ts); the others are derived on output.
  *
- * Building: stable counting sorts on the dense ids, O(M + N) per pass; rows of one triple (the same
+ * Building: stable counting sorts on the dense ids, O(M + N) per pass (counting-sort.ts: five
+ * passes, run on this thread by build, or shared by several threads through a sorter by
+ * buildSorted, load/order-threads.ts; the same index either way); rows of one triple (the same
  * triple under several given fingerprints, rare) are then ordered by fingerprint. No comparison sort
  * touches the statements.
  *
@@ -34,6 +36,7 @@
 import { EliasFano } from "../succinct/elias-fano.js";
 import { FingerprintColumn, type GivenFingerprint } from "./fingerprint-column.js";
 import { KeySample } from "./key-sample.js";
+import { type OrderSorter, type SortPass, sortPass } from "./counting-sort.js";
 import { IntVector, readBits, threeFieldsBelow, writeBits } from "../succinct/int-vector.js";
 import type { SerialReader, SerialWriter } from "../serial.js";
 
@@ -179,10 +182,10 @@ export class StatementIndex {
   }
 
   /**
-   * Sorts `input` into the three orders. `fingerprintOf(inputRow)` gives each row's fingerprint text
-   * (given or derived); it is asked only to order the rows of one triple, which are rare. Consumes
-   * `input`: its three columns are overwritten as working space (the build makes two arrays of M
-   * words of its own, not five), so the caller must not read them afterwards.
+   * Sorts `input` into the three orders on this thread. `fingerprintOf(inputRow)` gives each row's
+   * fingerprint text (given or derived); it is asked only to order the rows of one triple, which are
+   * rare. Consumes `input`: its three columns are overwritten as working space (the build makes two
+   * arrays of M words of its own, not five), so the caller must not read them afterwards.
    */
   static build(
     input: StatementRows,
@@ -190,6 +193,49 @@ export class StatementIndex {
     fingerprintOf: (inputRow: number) => string,
     onProgress?: (done: number, total: number) => void,
   ): StatementIndex {
+    const counts = new Uint32Array(Math.max(entityCount, 1));
+    const steps = StatementIndex.steps(input, entityCount, fingerprintOf, onProgress, (m) => new Uint32Array(m));
+    for (let step = steps.next(); ; step = steps.next()) {
+      if (step.done === true) return step.value;
+      sortPass(step.value, counts);
+    }
+  }
+
+  /**
+   * build(), each sort pass run by `sorter` (load/order-threads.ts: on several threads at once). The
+   * index is the one build() makes, word for word: a stable sort has one answer. When the sorter
+   * wants shared arrays, `input`'s columns must be on SharedArrayBuffers and the build's own working
+   * arrays are made there too.
+   */
+  static async buildSorted(
+    input: StatementRows,
+    entityCount: number,
+    fingerprintOf: (inputRow: number) => string,
+    sorter: OrderSorter,
+    onProgress?: (done: number, total: number) => void,
+  ): Promise<StatementIndex> {
+    // Each branch: the other threads read and write the working arrays, so they are shared then.
+    const allocate = sorter.shared
+      ? (m: number) => new Uint32Array(new SharedArrayBuffer(4 * m))
+      : (m: number) => new Uint32Array(m);
+    const steps = StatementIndex.steps(input, entityCount, fingerprintOf, onProgress, allocate);
+    for (let step = steps.next(); ; step = steps.next()) {
+      if (step.done === true) return step.value;
+      await sorter.sort(step.value);
+    }
+  }
+
+  /**
+   * The build, as steps: yields each stable counting sort for its driver to run (build on this
+   * thread, buildSorted through a sorter) and resumes once it is done; returns the index.
+   */
+  private static *steps(
+    input: StatementRows,
+    entityCount: number,
+    fingerprintOf: (inputRow: number) => string,
+    onProgress: ((done: number, total: number) => void) | undefined,
+    allocate: (m: number) => Uint32Array,
+  ): Generator<SortPass, StatementIndex, void> {
     const m = input.subject.length;
     const total = 6;
     // Predicates: the entities used as one, in dense-id order.
@@ -209,17 +255,16 @@ export class StatementIndex {
     for (let i = 0; i < m; i++) pIndex[i] = predicateIndex[pIndex[i]!]!;
 
     // SPO order: least significant key first (object, predicate, subject); then runs of one triple by fingerprint.
-    let order = new Uint32Array(m);
+    let order = allocate(m);
     for (let i = 0; i < m; i++) order[i] = i;
-    let other = new Uint32Array(m);
-    const counts = new Uint32Array(Math.max(entityCount, P) + 1);
+    let other = allocate(m);
     const passes: [Uint32Array, number][] = [
       [input.object, entityCount],
       [pIndex, P],
       [input.subject, entityCount],
     ];
     for (const [step, [key, range]] of passes.entries()) {
-      stableCountingSort(order, key, range, counts, other);
+      yield { order, key, range, out: other };
       [order, other] = [other, order];
       onProgress?.(step + 1, total);
     }
@@ -253,10 +298,10 @@ export class StatementIndex {
     const identity = spare;
     for (let j = 0; j < m; j++) identity[j] = j;
     const ospOrder = order;
-    stableCountingSort(identity, object, entityCount, counts, ospOrder);
+    yield { order: identity, key: object, range: entityCount, out: ospOrder };
     onProgress?.(5, total);
     const posOrder = identity;
-    stableCountingSort(ospOrder, spoP, P, counts, posOrder);
+    yield { order: ospOrder, key: spoP, range: P, out: posOrder };
     onProgress?.(6, total);
     const positionBits = IntVector.widthFor(m - 1);
     const osp = new IntVector(m, positionBits);
@@ -673,26 +718,6 @@ function gather(into: Uint32Array, column: Uint32Array, order: Uint32Array): Uin
   const m = order.length;
   for (let j = 0; j < m; j++) into[j] = column[order[j]!]!;
   return into;
-}
-
-/** out = `order` stably sorted by key[row] (keys < range). `counts` is scratch of length >= range + 1. */
-function stableCountingSort(
-  order: Uint32Array,
-  key: Uint32Array,
-  range: number,
-  counts: Uint32Array,
-  out: Uint32Array,
-): void {
-  counts.fill(0, 0, range + 1);
-  const n = order.length;
-  for (let i = 0; i < n; i++) counts[key[order[i]!]! + 1]!++;
-  for (let k = 1; k <= range; k++) counts[k] = counts[k]! + counts[k - 1]!;
-  for (let i = 0; i < n; i++) {
-    const row = order[i]!;
-    const k = key[row]!;
-    out[counts[k]!] = row;
-    counts[k]!++;
-  }
 }
 
 /** Sorts each run of one triple in `order` by fingerprint text. */
