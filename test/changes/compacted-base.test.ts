@@ -18,8 +18,8 @@ import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { LiveFollower, openLive } from "../../src/changes/live-store.js";
-import { type Graph, openSnapshot, saveSnapshot } from "../../src/index.js";
-import { openSharedSnapshot, openSnapshotShared } from "../../src/snapshot/file.js";
+import { type Graph, openSharedSnapshot, openSnapshot, openSnapshotShared, saveSnapshot } from "../../src/index.js";
+
 import { BatchStream } from "../support/live-oracle.js";
 import { buildGraph } from "../support/oracle.js";
 
