@@ -57,6 +57,9 @@ export {
 export {
   saveSnapshot,
   openSnapshot,
+  openSnapshotShared,
+  openSharedSnapshot,
+  type SharedSnapshot,
   type SaveSnapshotOptions,
   type SaveSnapshotResult,
   type SaveProgress,

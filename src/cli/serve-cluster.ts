@@ -53,7 +53,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Graph } from "../engine/graph.js";
-import { openSnapshot } from "../snapshot/file.js";
+import { openSnapshot, openSnapshotShared } from "../snapshot/file.js";
 import type { EventLog } from "../serving/event-log.js";
 import type { GraphSource } from "../serving/graph-source.js";
 import { pickPort, startServing } from "../serving/listen.js";
@@ -272,8 +272,13 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
   if (args.changes !== undefined) {
     try {
       tempDir ??= await mkdtemp(join(tmpdir(), "quiver-serve-"));
+      // Each branch: the source's snapshot, its head shared with the compaction's worker; or the one built from JSON Lines.
+      const opened =
+        "snapshot" in source
+          ? await openSnapshotShared(source.snapshot)
+          : { graph: await openSnapshot(first.snapshot), shared: undefined };
       live = openLiveServing(
-        await openSnapshot(first.snapshot),
+        opened.graph,
         {
           changes: args.changes,
           follow: undefined,
@@ -282,7 +287,7 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
           compactAfter: args.compactAfter ?? DEFAULT_COMPACT_AFTER,
           compactDir: tempDir,
         },
-        source,
+        opened.shared === undefined ? source : { snapshot: opened.shared.path, shared: opened.shared },
         process.env,
         () => {},
         {

@@ -24,6 +24,7 @@ import cluster from "node:cluster";
 import type { Graph } from "../engine/graph.js";
 import { createEventLog, type EventLog } from "../serving/event-log.js";
 import { checkSourceReadable, loadGraphSource, sourceFiles, type GraphSource } from "../serving/graph-source.js";
+import { openSnapshotShared } from "../snapshot/file.js";
 import { loadGraphInWorker } from "../serving/load-in-worker.js";
 import { probePort, startServing, type Serving } from "../serving/listen.js";
 import { createServerMetrics } from "../serving/metrics.js";
@@ -237,8 +238,15 @@ async function runSingle(
   const explorer = args.ui ? openExplorer(events, err) : undefined;
   const started = performance.now();
   let graph: Graph;
+  /** The source a compaction loads its base from: a snapshot's opened head, shared (no second copy). */
+  let liveSource: GraphSource = source;
   try {
-    graph = await loadGraphSource(source, { onProgress: progressOutput(err) });
+    // Each branch: a snapshot under a change log (its head shared with the compaction's worker), or any other source.
+    if ("snapshot" in source && args.changes !== undefined) {
+      const opened = await openSnapshotShared(source.snapshot);
+      graph = opened.graph;
+      liveSource = { snapshot: source.snapshot, shared: opened.shared };
+    } else graph = await loadGraphSource(source, { onProgress: progressOutput(err) });
   } catch (e) {
     // The loader's message already reads "file:line: reason"; a snapshot's names its file.
     const message = (e as Error).message;
@@ -259,7 +267,7 @@ async function runSingle(
         cacheBytes: args.cacheBytes,
         compactAfter: args.compactAfter ?? DEFAULT_COMPACT_AFTER,
       },
-      source,
+      liveSource,
       process.env,
       (e) => {
         events.error("follow-failed", { error: (e as Error).message });

@@ -16,13 +16,17 @@ import { access, stat } from "node:fs/promises";
 import type { Graph, GraphOptions } from "../engine/graph.js";
 import type { FoldMode } from "../engine/search/fold.js";
 import { loadGraph, type LoadProgress } from "../load/jsonl.js";
-import { openSnapshot } from "../snapshot/file.js";
+import { openSharedSnapshot, openSnapshot, type SharedSnapshot } from "../snapshot/file.js";
 
 export type GraphSource =
   /** JSON Lines, built on load; `fold` as GraphBuilderOptions.fold (default "case"). */
   | { entities: string; statements: string; fold?: FoldMode | undefined; threads?: number | undefined }
-  /** A snapshot: it keeps the fold mode it was built with. */
-  | { snapshot: string };
+  /**
+   * A snapshot: it keeps the fold mode it was built with. `shared`: this process opened it already
+   * (openSnapshotShared), and another thread opens the same graph from that memory (a compaction's
+   * worker: no second copy of the base); absent, the file is read.
+   */
+  | { snapshot: string; shared?: SharedSnapshot | undefined };
 
 export interface LoadGraphSourceOptions extends GraphOptions {
   onProgress?: ((progress: LoadProgress) => void) | undefined;
@@ -69,7 +73,11 @@ export async function loadGraphSource(source: GraphSource, options: LoadGraphSou
   if (options.cacheBytes !== undefined) graphOptions.cacheBytes = options.cacheBytes;
   // Each branch: a snapshot holds the built graph (typed arrays straight from the file, nothing to
   // report on the way); JSON Lines are read and built, with progress.
-  if ("snapshot" in source) return openSnapshot(source.snapshot, graphOptions);
+  if ("snapshot" in source)
+    // Each branch: the head this process holds already, shared; or the file, read whole.
+    return source.shared === undefined
+      ? openSnapshot(source.snapshot, graphOptions)
+      : openSharedSnapshot(source.shared, graphOptions);
   const graph = await loadGraph({
     entities: source.entities,
     statements: source.statements,

@@ -89,6 +89,8 @@ export function encodeSnapshot(graph: Graph, options: WriteGraphOptions = {}): U
 export interface DecodeSnapshotOptions extends GraphOptions {
   /** The checksum when the caller computed it while reading (see openContainer). */
   checksum?: number | undefined;
+  /** Check every structure (default); false only for bytes checked once already (openSharedSnapshot). */
+  verify?: boolean | undefined;
 }
 
 /**
@@ -101,9 +103,9 @@ export function decodeSnapshot(
   fileName: string,
   options: DecodeSnapshotOptions = {},
 ): Graph {
-  const { checksum, ...graphOptions } = options;
+  const { checksum, verify, ...graphOptions } = options;
   const { values } = openContainer(bytes, fileName, { checksum });
-  const reader = new ContainerReader(values, { fileName, verify: true });
+  const reader = new ContainerReader(values, { fileName, verify: verify ?? true });
   const graph = readGraph(reader, graphOptions);
   const unread = reader.unread();
   if (unread.length > 0)
@@ -163,6 +165,70 @@ export async function openSnapshot(path: string, options: OpenSnapshotOptions = 
 }
 
 /**
+ * A snapshot opened once, its head in shared memory: what another thread of this process opens the
+ * same graph from (openSharedSnapshot) without reading the head from the file again. `headChecksum`
+ * is the running checksum at the end of the head, `checksum` the file's, `size` its length.
+ */
+export interface SharedSnapshot {
+  path: string;
+  head: SharedArrayBuffer;
+  size: number;
+  headChecksum: number;
+  checksum: number;
+}
+
+/**
+ * Opens the snapshot at `path` as openSnapshot does, with the head (every typed array of the graph
+ * is a view of it) in a SharedArrayBuffer, returned with it: posted to a worker thread (a
+ * compaction's), it is shared, not copied, and openSharedSnapshot opens the same graph there.
+ */
+export async function openSnapshotShared(
+  path: string,
+  options: OpenSnapshotOptions = {},
+): Promise<{ graph: Graph; shared: SharedSnapshot }> {
+  const { bytes, checksum, headChecksum, size } = await readSnapshotFile(path, IO_CHUNK_BYTES, true);
+  const graph = decodeSnapshot(bytes, path, { ...options, checksum });
+  const head = bytes.head.buffer as SharedArrayBuffer;
+  return { graph, shared: { path, head, size, headChecksum, checksum } };
+}
+
+/**
+ * The graph openSnapshotShared opened, opened again (on another thread) from its shared head: only
+ * the tail (the transient string sections) is read from the file, and its checksum continued from
+ * the head's must give the file's, else the file changed since (INVALID_SNAPSHOT). The structures
+ * are not checked again: they were when the head was first opened, and the head has not changed
+ * since, as a graph's arrays are never written after it is built or opened (the base of a live graph
+ * is immutable; changes go to its delta), and the tail is the same bytes by its checksum.
+ */
+export async function openSharedSnapshot(shared: SharedSnapshot, options: OpenSnapshotOptions = {}): Promise<Graph> {
+  const { path, size } = shared;
+  const { handle, size: now } = await openForReading(path);
+  let tail: Uint8Array;
+  try {
+    if (now !== size)
+      throw new QuiverError(
+        "INVALID_SNAPSHOT",
+        `${path}: the file changed since it was opened (${size} bytes, now ${now})`,
+      );
+    tail = new Uint8Array(new ArrayBuffer(size - shared.head.byteLength));
+    for (let at = 0; at < tail.length; at += IO_CHUNK_BYTES) {
+      const piece = tail.subarray(at, Math.min(tail.length, at + IO_CHUNK_BYTES));
+      await readFully(handle, piece, shared.head.byteLength + at, path, size);
+    }
+  } catch (e) {
+    throw e instanceof QuiverError ? e : cannotRead(path, e);
+  } finally {
+    await handle.close();
+  }
+  const skip = Math.max(0, CHECKSUM_FROM - shared.head.byteLength);
+  const checksum =
+    skip < tail.length ? snapshotChecksum(tail.subarray(skip), shared.headChecksum) : shared.headChecksum;
+  if (checksum !== shared.checksum)
+    throw new QuiverError("INVALID_SNAPSHOT", `${path}: the file changed since it was opened (its checksum differs)`);
+  return decodeSnapshot({ head: new Uint8Array(shared.head), tail }, path, { ...options, checksum, verify: false });
+}
+
+/**
  * The file's bytes in two fresh (8-aligned) ArrayBuffers, cut at transientSplit (the head, kept as
  * the graph's memory; the tail, transient sections only, dropped after decoding), and the snapshot
  * checksum of bytes [CHECKSUM_FROM, size). READS_IN_FLIGHT pieces of `pieceBytes` are read at once
@@ -173,11 +239,13 @@ export async function openSnapshot(path: string, options: OpenSnapshotOptions = 
 export async function readSnapshotFile(
   path: string,
   pieceBytes: number = IO_CHUNK_BYTES,
-): Promise<{ bytes: SnapshotBytes; checksum: number }> {
+  shareHead = false,
+): Promise<{ bytes: SnapshotBytes; checksum: number; headChecksum: number; size: number }> {
   const { handle, size } = await openForReading(path);
   try {
     const split = transientSplit(await readStart(handle, path, size), size);
-    const head = new Uint8Array(new ArrayBuffer(split));
+    // Each branch: a head other threads may open the graph from (openSnapshotShared), or one of this thread's.
+    const head = new Uint8Array(shareHead ? new SharedArrayBuffer(split) : new ArrayBuffer(split));
     const tail = new Uint8Array(new ArrayBuffer(size - split));
     // The file in pieces, in file order, each within one of the two buffers.
     const pieces: { into: Uint8Array; at: number; length: number; fileOffset: number }[] = [];
@@ -203,6 +271,7 @@ export async function readSnapshotFile(
     const pending: Promise<{ failure: unknown } | null>[] = [];
     for (let k = 0; k < Math.min(READS_IN_FLIGHT, pieces.length); k++) pending.push(readPiece(k));
     let checksum = 0;
+    let headChecksum = 0;
     try {
       for (let k = 0; k < pieces.length; k++) {
         const outcome = await pending[k]!;
@@ -211,12 +280,13 @@ export async function readSnapshotFile(
         const p = pieces[k]!;
         const skip = Math.max(0, CHECKSUM_FROM - p.fileOffset);
         if (skip < p.length) checksum = snapshotChecksum(p.into.subarray(p.at + skip, p.at + p.length), checksum);
+        if (p.into === head) headChecksum = checksum;
       }
     } finally {
       // A failure leaves later reads in flight: they end before the handle closes.
       await Promise.all(pending);
     }
-    return { bytes: { head, tail }, checksum };
+    return { bytes: { head, tail }, checksum, headChecksum, size };
   } catch (e) {
     throw e instanceof QuiverError ? e : cannotRead(path, e);
   } finally {

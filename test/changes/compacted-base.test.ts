@@ -8,16 +8,18 @@
  * too, since a cursor's bytes may differ between bases). A follower swaps a
  * compaction in as its base (rebase) without losing a batch or a cursor's place. A background
  * compaction that saves its graph (compactInWorker with saveTo) writes that snapshot, and the next
- * compaction starts from it.
+ * compaction starts from it. A base opened with its head shared (openSnapshotShared) is opened by
+ * the worker from that memory; a file changed since is refused.
  */
 
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { LiveFollower, openLive } from "../../src/changes/live-store.js";
-import { type Graph, openSnapshot, saveSnapshot } from "../../src/index.js";
+import { type Graph, openSharedSnapshot, openSnapshot, openSnapshotShared, saveSnapshot } from "../../src/index.js";
+
 import { BatchStream } from "../support/live-oracle.js";
 import { buildGraph } from "../support/oracle.js";
 
@@ -213,6 +215,67 @@ test("compactInWorker hands the new base's fingerprint map and counts over: the 
         fresh.search({ q, order: "score", limit: 50 }).items,
         q,
       );
+    store.close();
+  } finally {
+    for (const f of [dir, baseFile]) rmSync(f, { recursive: true, force: true });
+  }
+});
+
+test("compactInWorker from a shared head (openSnapshotShared): the worker opens the base from the serving thread's memory, the compaction equals a graph built from scratch, and a second compaction after the swap reads its file", async () => {
+  const dir = tempDir();
+  const baseFile = `${dir}-base.snap`;
+  const saved = `${dir}-1.snap`;
+  try {
+    const stream = new BatchStream(35);
+    await saveSnapshot(buildGraph(stream.data), baseFile);
+    const { graph: base, shared } = await openSnapshotShared(baseFile);
+    assert.ok(shared.head instanceof SharedArrayBuffer);
+    const store = openLive(base, dir, { cursorSecret: SECRET, source: { snapshot: baseFile, shared } });
+    for (let i = 0; i < 4; i++) store.apply(stream.next());
+    const graph = await store.compactInWorker({ saveTo: saved });
+    assert.is(graph.contentTag, buildGraph(stream.oracle.data()).contentTag);
+    assert.equal(walk(store.graph), walk(buildGraph(stream.oracle.data())));
+    // The serving thread's base is untouched by the worker's open of the same memory.
+    assert.equal(walk(base), walk(await openSnapshot(baseFile)));
+    for (let i = 0; i < 3; i++) store.apply(stream.next());
+    const second = await store.compactInWorker();
+    assert.is(second.contentTag, buildGraph(stream.oracle.data()).contentTag);
+    store.close();
+  } finally {
+    for (const f of [dir, baseFile, saved]) rmSync(f, { recursive: true, force: true });
+  }
+});
+
+/** Fails unless `run` rejects with a QuiverError INVALID_SNAPSHOT whose message matches `pattern`. */
+async function assertRejects(run: () => Promise<unknown>, pattern: RegExp): Promise<void> {
+  const outcome = await run().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  assert.ok(outcome instanceof Error, "it rejects");
+  assert.is((outcome as { code?: unknown }).code, "INVALID_SNAPSHOT");
+  assert.match((outcome as Error).message, pattern);
+}
+
+test("openSharedSnapshot refuses a file changed since the head was opened (INVALID_SNAPSHOT), and a compaction from it rejects with the live graph as it was", async () => {
+  const dir = tempDir();
+  const baseFile = `${dir}-base.snap`;
+  try {
+    const stream = new BatchStream(36);
+    await saveSnapshot(buildGraph(stream.data), baseFile);
+    const { graph: base, shared } = await openSnapshotShared(baseFile);
+    // Same size, other bytes in the tail: the checksum continued from the head's tells.
+    const bytes = readFileSync(baseFile);
+    bytes[bytes.length - 1] = (bytes[bytes.length - 1] as number) ^ 0xff;
+    writeFileSync(baseFile, bytes);
+    await assertRejects(() => openSharedSnapshot(shared), /changed since it was opened/);
+    writeFileSync(baseFile, bytes.subarray(0, bytes.length - 8));
+    await assertRejects(() => openSharedSnapshot(shared), /changed since it was opened/);
+    const store = openLive(base, dir, { cursorSecret: SECRET, source: { snapshot: baseFile, shared } });
+    store.apply(stream.next());
+    const tag = store.graph.contentTag;
+    await assertRejects(() => store.compactInWorker(), /changed since it was opened/);
+    assert.is(store.graph.contentTag, tag);
     store.close();
   } finally {
     for (const f of [dir, baseFile]) rmSync(f, { recursive: true, force: true });

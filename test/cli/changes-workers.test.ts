@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { post, request, type Reply } from "../support/http.js";
-import { eventOf, events, listening, runQuiver, stop, tempFiles } from "../support/cli.js";
+import { eventOf, events, listening, quiverRun, runQuiver, stop, tempFiles } from "../support/cli.js";
 
 const READ_KEY = "sk_read_0123456789";
 const WRITE_KEY = "sk_write_0123456789";
@@ -107,69 +107,77 @@ test("--workers 2 --changes: a batch posted to any worker is in every worker's a
   }
 });
 
-test("--workers 2 --changes --compact-after: every worker swaps in the primary's compaction (its delta empties) while serving; answers and cursor walks carry on", async () => {
-  const files = await tempFiles({
-    "entities.jsonl": [entityLine("a", "Alpha"), entityLine("b", "Beta")]
-      .map((l) => JSON.stringify(JSON.parse(l).entity))
-      .join("\n"),
-    "statements.jsonl": "",
+for (const from of ["JSON Lines", "a snapshot"] as const)
+  test(`--workers 2 --changes --compact-after from ${from}: every worker swaps in the primary's compaction (its delta empties) while serving; answers and cursor walks carry on`, async () => {
+    const files = await tempFiles({
+      "entities.jsonl": [entityLine("a", "Alpha"), entityLine("b", "Beta")]
+        .map((l) => JSON.stringify(JSON.parse(l).entity))
+        .join("\n"),
+      "statements.jsonl": "",
+    });
+    const dir = mkdtempSync(join(tmpdir(), "quiver-cli-changes-rebase-"));
+    let source = ["--entities", files["entities.jsonl"]!, "--statements", files["statements.jsonl"]!];
+    // Each branch: the primary's compaction loads the JSON Lines again, or opens the snapshot from the head it holds (shared).
+    if (from === "a snapshot") {
+      const built = await quiverRun(["build", ...source, "--out", `${dir}.qvr`, "--quiet"]);
+      assert.is(built.code, 0, built.stderr);
+      source = ["--snapshot", `${dir}.qvr`];
+    }
+    const writer = runQuiver(
+      ["serve", ...source, "--port", "0", "--no-ui", "--workers", "2", "--changes", dir, "--compact-after", "4"],
+      ENV,
+    );
+    try {
+      const port = Number(new URL(await listening(writer, 30000)).port);
+      const lines = (from: number, n: number): string =>
+        Array.from({ length: n }, (_, i) => entityLine(`n${from + i}`, `Alphanumeric ${from + i}`)).join("\n");
+      const first = await post(port, "/graph/v1/changes", lines(0, 2), { key: WRITE_KEY });
+      assert.is(first.status, 200, first.body);
+      // A walk begun on base + delta, two items a page.
+      const page1 = JSON.parse((await request(port, "/graph/v1/search?q=alph&limit=2", { key: READ_KEY })).body);
+      assert.is(page1.items.length, 2);
+      const second = await post(port, "/graph/v1/changes", lines(2, 3), { key: WRITE_KEY });
+      assert.is(second.status, 200, second.body);
+      const compacted = await eventOf(writer, "compacted", 20000);
+      assert.ok(compacted !== undefined, writer.stderr());
+      assert.is(compacted.sequence, 2);
+      for (const until = Date.now() + 20000; ; ) {
+        const rebased = events(writer).filter((e) => e.event === "worker-rebased");
+        if (new Set(rebased.map((e) => e.pid)).size >= 2) {
+          for (const e of rebased) assert.is(e.sequence, 2);
+          break;
+        }
+        assert.ok(Date.now() < until, `both workers rebase:\n${writer.stdout()}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.not.ok(events(writer).some((e) => e.event === "rebase-failed"));
+      // Writes go on; every worker answers with each batch right after its 200, one tag on all.
+      for (let n = 3; n <= 4; n++) {
+        const r = await post(port, "/graph/v1/changes", lines(10 * n, 1), { key: WRITE_KEY });
+        assert.is(JSON.parse(r.body).sequence, n, r.body);
+        const answers = await reads(port);
+        for (const a of answers) {
+          assert.is(a.headers["x-quiver-sequence"], String(n));
+          assert.is(a.headers.etag, answers[0]!.headers.etag);
+        }
+      }
+      // The walk from before the compaction ends with every item there all along exactly once.
+      const seen: string[] = page1.items.map((e: { entityId: string }) => e.entityId);
+      for (let cursor = page1.nextCursor; cursor !== null; ) {
+        const r = await request(port, `/graph/v1/search?q=alph&limit=2&cursor=${cursor}`, { key: READ_KEY });
+        assert.is(r.status, 200, r.body);
+        const page = JSON.parse(r.body);
+        seen.push(...page.items.map((e: { entityId: string }) => e.entityId));
+        cursor = page.nextCursor;
+      }
+      for (const id of ["a", "n0", "n1", "n2", "n3", "n4"]) assert.is(seen.filter((x) => x === id).length, 1, id);
+      assert.is(new Set(seen).size, seen.length);
+    } finally {
+      assert.is(await stop(writer), 0);
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(`${dir}.qvr`, { force: true });
+    }
   });
-  const dir = mkdtempSync(join(tmpdir(), "quiver-cli-changes-rebase-"));
-  const source = ["--entities", files["entities.jsonl"]!, "--statements", files["statements.jsonl"]!];
-  const writer = runQuiver(
-    ["serve", ...source, "--port", "0", "--no-ui", "--workers", "2", "--changes", dir, "--compact-after", "4"],
-    ENV,
-  );
-  try {
-    const port = Number(new URL(await listening(writer, 30000)).port);
-    const lines = (from: number, n: number): string =>
-      Array.from({ length: n }, (_, i) => entityLine(`n${from + i}`, `Alphanumeric ${from + i}`)).join("\n");
-    const first = await post(port, "/graph/v1/changes", lines(0, 2), { key: WRITE_KEY });
-    assert.is(first.status, 200, first.body);
-    // A walk begun on base + delta, two items a page.
-    const page1 = JSON.parse((await request(port, "/graph/v1/search?q=alph&limit=2", { key: READ_KEY })).body);
-    assert.is(page1.items.length, 2);
-    const second = await post(port, "/graph/v1/changes", lines(2, 3), { key: WRITE_KEY });
-    assert.is(second.status, 200, second.body);
-    const compacted = await eventOf(writer, "compacted", 20000);
-    assert.ok(compacted !== undefined, writer.stderr());
-    assert.is(compacted.sequence, 2);
-    for (const until = Date.now() + 20000; ; ) {
-      const rebased = events(writer).filter((e) => e.event === "worker-rebased");
-      if (new Set(rebased.map((e) => e.pid)).size >= 2) {
-        for (const e of rebased) assert.is(e.sequence, 2);
-        break;
-      }
-      assert.ok(Date.now() < until, `both workers rebase:\n${writer.stdout()}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    assert.not.ok(events(writer).some((e) => e.event === "rebase-failed"));
-    // Writes go on; every worker answers with each batch right after its 200, one tag on all.
-    for (let n = 3; n <= 4; n++) {
-      const r = await post(port, "/graph/v1/changes", lines(10 * n, 1), { key: WRITE_KEY });
-      assert.is(JSON.parse(r.body).sequence, n, r.body);
-      const answers = await reads(port);
-      for (const a of answers) {
-        assert.is(a.headers["x-quiver-sequence"], String(n));
-        assert.is(a.headers.etag, answers[0]!.headers.etag);
-      }
-    }
-    // The walk from before the compaction ends with every item there all along exactly once.
-    const seen: string[] = page1.items.map((e: { entityId: string }) => e.entityId);
-    for (let cursor = page1.nextCursor; cursor !== null; ) {
-      const r = await request(port, `/graph/v1/search?q=alph&limit=2&cursor=${cursor}`, { key: READ_KEY });
-      assert.is(r.status, 200, r.body);
-      const page = JSON.parse(r.body);
-      seen.push(...page.items.map((e: { entityId: string }) => e.entityId));
-      cursor = page.nextCursor;
-    }
-    for (const id of ["a", "n0", "n1", "n2", "n3", "n4"]) assert.is(seen.filter((x) => x === id).length, 1, id);
-    assert.is(new Set(seen).size, seen.length);
-  } finally {
-    assert.is(await stop(writer), 0);
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
 
 test("--workers 2 --changes: a worker replacing a killed one holds every batch answered 200 from its first answer (batches land while it starts)", async () => {
   const files = await tempFiles({

@@ -201,45 +201,55 @@ test("serve refuses a second writer on a held log, naming the holder", async () 
   }
 });
 
-test("serve --changes --compact-after: the delta is compacted in the background while serving; the answers stay, writes go on", async () => {
-  const b = await base();
-  const source = ["--entities", b.entities, "--statements", b.statements, "--port", "0", "--no-ui"];
-  const writer = runQuiver(["serve", ...source, "--changes", b.dir, "--compact-after", "3"], {
-    ...ENV,
-    QUIVER_API_KEYS: READ_KEY,
+for (const from of ["JSON Lines", "a snapshot"] as const)
+  test(`serve --changes --compact-after from ${from}: the delta is compacted in the background while serving; the answers stay, writes go on`, async () => {
+    const b = await base();
+    // Each branch: the worker loads the JSON Lines again, or opens the snapshot from the head the server holds (shared).
+    let input = ["--entities", b.entities, "--statements", b.statements];
+    if (from === "a snapshot") {
+      const snapshot = `${b.dir}.qvr`;
+      const built = await quiverRun(["build", ...input, "--out", snapshot, "--quiet"]);
+      assert.is(built.code, 0, built.stderr);
+      input = ["--snapshot", snapshot];
+    }
+    const source = [...input, "--port", "0", "--no-ui"];
+    const writer = runQuiver(["serve", ...source, "--changes", b.dir, "--compact-after", "3"], {
+      ...ENV,
+      QUIVER_API_KEYS: READ_KEY,
+    });
+    try {
+      const port = Number(new URL(await listening(writer)).port);
+      const r = await post(port, "/graph/v1/changes", BATCH_1, { key: WRITE_KEY });
+      assert.is(r.status, 200, r.body);
+      const query = "/graph/v1/search?q=alph&limit=10";
+      const before = await request(port, query, { key: READ_KEY });
+      const more = await post(port, "/graph/v1/changes", '{"op":"delete","entityId":"b","cascade":true}', {
+        key: WRITE_KEY,
+      });
+      assert.is(more.status, 200, more.body);
+      // Sequence 2, most likely still base + delta (the compaction has just started in its worker).
+      const atTwo = await request(port, query, { key: READ_KEY });
+      const compacted = await eventOf(writer, "compacted", 60_000);
+      assert.ok(compacted !== undefined, writer.stderr());
+      assert.is(compacted.sequence, 2);
+      const after = await request(port, "/graph/v1/statements?limit=10", { key: READ_KEY });
+      assert.is(JSON.parse(after.body).items.length, 1);
+      const search = await request(port, query, { key: READ_KEY });
+      assert.is(search.headers["x-quiver-sequence"], "2");
+      assert.is(JSON.parse(search.body).items.length, JSON.parse(before.body).items.length);
+      // One content, the same items before and after the swap (the tag names the base too).
+      assert.is(search.body, atTwo.body);
+      const third = await post(port, "/graph/v1/changes", '{"op":"delete","entityId":"c","cascade":true}', {
+        key: WRITE_KEY,
+      });
+      assert.is(JSON.parse(third.body).sequence, 3);
+      const gone = await request(port, "/graph/v1/entities/c", { key: READ_KEY });
+      assert.is(gone.status, 404);
+    } finally {
+      assert.is(await stop(writer), 0);
+      rmSync(b.dir, { recursive: true, force: true });
+      rmSync(`${b.dir}.qvr`, { force: true });
+    }
   });
-  try {
-    const port = Number(new URL(await listening(writer)).port);
-    const r = await post(port, "/graph/v1/changes", BATCH_1, { key: WRITE_KEY });
-    assert.is(r.status, 200, r.body);
-    const query = "/graph/v1/search?q=alph&limit=10";
-    const before = await request(port, query, { key: READ_KEY });
-    const more = await post(port, "/graph/v1/changes", '{"op":"delete","entityId":"b","cascade":true}', {
-      key: WRITE_KEY,
-    });
-    assert.is(more.status, 200, more.body);
-    // Sequence 2, most likely still base + delta (the compaction has just started in its worker).
-    const atTwo = await request(port, query, { key: READ_KEY });
-    const compacted = await eventOf(writer, "compacted", 60_000);
-    assert.ok(compacted !== undefined, writer.stderr());
-    assert.is(compacted.sequence, 2);
-    const after = await request(port, "/graph/v1/statements?limit=10", { key: READ_KEY });
-    assert.is(JSON.parse(after.body).items.length, 1);
-    const search = await request(port, query, { key: READ_KEY });
-    assert.is(search.headers["x-quiver-sequence"], "2");
-    assert.is(JSON.parse(search.body).items.length, JSON.parse(before.body).items.length);
-    // One content, the same items before and after the swap (the tag names the base too).
-    assert.is(search.body, atTwo.body);
-    const third = await post(port, "/graph/v1/changes", '{"op":"delete","entityId":"c","cascade":true}', {
-      key: WRITE_KEY,
-    });
-    assert.is(JSON.parse(third.body).sequence, 3);
-    const gone = await request(port, "/graph/v1/entities/c", { key: READ_KEY });
-    assert.is(gone.status, 404);
-  } finally {
-    assert.is(await stop(writer), 0);
-    rmSync(b.dir, { recursive: true, force: true });
-  }
-});
 
 test.run();

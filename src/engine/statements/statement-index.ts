@@ -182,15 +182,16 @@ export class StatementIndex {
   }
 
   /**
-   * Sorts `input` into the three orders on this thread. `fingerprintOf(inputRow)` gives each row's
-   * fingerprint text (given or derived); it is asked only to order the rows of one triple, which are
-   * rare. Consumes `input`: its three columns are overwritten as working space (the build makes two
-   * arrays of M words of its own, not five), so the caller must not read them afterwards.
+   * Sorts `input` into the three orders on this thread. `fingerprintOf(inputRow, s, p, o)` gives
+   * each row's fingerprint text (given or derived; s, p, o: its triple's dense ids); it is asked only
+   * to order the rows of one triple, which are rare. Consumes `input`: its three columns are
+   * overwritten as working space (the build makes two arrays of M words of its own, not five), so
+   * the caller must not read them afterwards.
    */
   static build(
     input: StatementRows,
     entityCount: number,
-    fingerprintOf: (inputRow: number) => string,
+    fingerprintOf: (inputRow: number, s: number, p: number, o: number) => string,
     onProgress?: (done: number, total: number) => void,
   ): StatementIndex {
     const counts = new Uint32Array(Math.max(entityCount, 1));
@@ -210,7 +211,7 @@ export class StatementIndex {
   static async buildSorted(
     input: StatementRows,
     entityCount: number,
-    fingerprintOf: (inputRow: number) => string,
+    fingerprintOf: (inputRow: number, s: number, p: number, o: number) => string,
     sorter: OrderSorter,
     onProgress?: (done: number, total: number) => void,
   ): Promise<StatementIndex> {
@@ -232,7 +233,7 @@ export class StatementIndex {
   private static *steps(
     input: StatementRows,
     entityCount: number,
-    fingerprintOf: (inputRow: number) => string,
+    fingerprintOf: (inputRow: number, s: number, p: number, o: number) => string,
     onProgress: ((done: number, total: number) => void) | undefined,
     allocate: (m: number) => Uint32Array,
   ): Generator<SortPass, StatementIndex, void> {
@@ -277,7 +278,7 @@ export class StatementIndex {
     const object = gather(pIndex, input.object, order);
     const spare = input.object;
     // Reordering a run of one triple changes only which input row is where, not the ids.
-    orderRunsByFingerprint(order, subject, spoP, object, fingerprintOf);
+    orderRunsByFingerprint(order, subject, spoP, object, (row, s, p, o) => fingerprintOf(row, s, predicates[p]!, o));
 
     // The packed rows, in SPO order.
     const sBits = IntVector.widthFor(entityCount - 1);
@@ -720,13 +721,13 @@ function gather(into: Uint32Array, column: Uint32Array, order: Uint32Array): Uin
   return into;
 }
 
-/** Sorts each run of one triple in `order` by fingerprint text. */
+/** Sorts each run of one triple in `order` by fingerprint text (`fingerprintOf` given the run's triple too). */
 function orderRunsByFingerprint(
   order: Uint32Array,
   s: Uint32Array,
   p: Uint32Array,
   o: Uint32Array,
-  fingerprintOf: (row: number) => string,
+  fingerprintOf: (row: number, s: number, p: number, o: number) => string,
 ): void {
   const m = order.length;
   let start = 0;
@@ -734,7 +735,8 @@ function orderRunsByFingerprint(
     // s, p, o are in the order's positions: a run of one triple is a run of equal (s, p, o) here.
     if (i < m && s[start] === s[i] && p[start] === p[i] && o[start] === o[i]) continue;
     if (i - start > 1) {
-      const run = Array.from(order.subarray(start, i), (row) => [row, fingerprintOf(row)] as const);
+      const [rs, rp, ro] = [s[start]!, p[start]!, o[start]!];
+      const run = Array.from(order.subarray(start, i), (row) => [row, fingerprintOf(row, rs, rp, ro)] as const);
       run.sort((x, y) => (x[1] < y[1] ? -1 : x[1] > y[1] ? 1 : 0));
       order.set(
         run.map((x) => x[0]),
