@@ -122,6 +122,7 @@ import {
   SPLICE_MAX_CHANGES,
   sortStatements,
 } from "./sorted-delta.js";
+import { FingerprintFilter } from "./fingerprint-filter.js";
 
 /**
  * Items a base page is asked for beyond the page's own, when tombstones lie in its range: a few
@@ -325,6 +326,8 @@ export class LiveGraph implements ReadGraph {
   #hiddenBase: Uint8Array | undefined;
   /** Statements put since the base, by fingerprint and in each order. */
   #statements = new Map<string, DeltaStatement>();
+  /** Every key of `#statements` (and some removed since): a fingerprint not in it is not asked of the map. */
+  #statementFilter = new FingerprintFilter();
   #statementLists: Record<Order, DeltaStatement[]> = { SPO: [], POS: [], OSP: [] };
   /** Base statements deleted, by fingerprint and in each order. */
   #hiddenStatements = new Map<string, DeltaStatement>();
@@ -660,7 +663,7 @@ export class LiveGraph implements ReadGraph {
     for (const [fp, st] of prepared.statements) {
       // A fingerprint new to the delta and the base (prepare knows) is not looked for in either.
       const fresh = prepared.fresh.has(fp);
-      const mine = fresh ? undefined : this.#statements.get(fp);
+      const mine = fresh || !this.#statementFilter.mayHold(fp) ? undefined : this.#statements.get(fp);
       if (mine !== undefined) {
         removedStatements.add(fp);
         removedStatementItems.push(mine);
@@ -678,6 +681,7 @@ export class LiveGraph implements ReadGraph {
       }
       if (st !== null) {
         this.#statements.set(fp, st);
+        this.#statementFilter.add(fp);
         addedStatements.push(st);
         this.adjustCounts(st, 1);
       }
@@ -861,7 +865,8 @@ export class LiveGraph implements ReadGraph {
 
   /** The statement with this fingerprint now, or undefined. */
   private currentStatement(fp: string): DeltaStatement | undefined {
-    const mine = this.#statements.get(fp);
+    // A fingerprint the filter never saw is not in the delta's map (no probe of a large map).
+    const mine = this.#statementFilter.mayHold(fp) ? this.#statements.get(fp) : undefined;
     if (mine !== undefined) return mine;
     // An empty map is not asked (no hash of the fingerprint for it).
     if (this.#hiddenStatements.size > 0 && this.#hiddenStatements.has(fp)) return undefined;
@@ -1862,6 +1867,7 @@ export class LiveGraph implements ReadGraph {
     this.#hiddenGrams = next.#hiddenGrams;
     this.#hiddenBase = next.#hiddenBase;
     this.#statements = next.#statements;
+    this.#statementFilter = next.#statementFilter;
     this.#statementLists = next.#statementLists;
     this.#hiddenStatements = next.#hiddenStatements;
     this.#hiddenLists = next.#hiddenLists;
