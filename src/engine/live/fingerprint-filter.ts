@@ -19,7 +19,6 @@
 
 /** Log2 of the filter's bits (2^22 bits, 512 KiB). */
 const FILTER_BITS_LOG2 = 22;
-const FILTER_MASK = (1 << FILTER_BITS_LOG2) - 1;
 /** Characters of a fingerprint's end that choose its bit (16 hex digits a derived one: the last 8 give 32 bits). */
 const HASHED_CHARS = 8;
 
@@ -39,10 +38,11 @@ export class FingerprintFilter {
   }
 }
 
-/** The bit of `fp`: a multiplicative hash of its last HASHED_CHARS characters, mixed down to the filter's bits. */
+/** The bit of `fp`: a multiplicative hash of its last HASHED_CHARS characters, its top FILTER_BITS_LOG2 bits. */
 function bitOf(fp: string): number {
   let h = 0;
   for (let i = Math.max(0, fp.length - HASHED_CHARS); i < fp.length; i++)
     h = Math.imul(h ^ fp.charCodeAt(i), 0x9e3779b1);
-  return (h ^ (h >>> 15)) & FILTER_MASK;
+  // The top bits: a product's high bits depend on all of its inputs' bits, its low ones only on their low ones.
+  return Math.imul(h ^ (h >>> 16), 0x85ebca6b) >>> (32 - FILTER_BITS_LOG2);
 }

@@ -521,9 +521,11 @@ export class LiveGraph implements ReadGraph {
           if (od === GONE) throw missingEntity(c.line, "objectEntityId", st.objectEntityId);
           const given = st.statementFingerprint;
           const fp = given ?? this.derivedFingerprint(st, sd, pd, od);
-          const there = statementNow(fp);
+          // statementNow's look-ups, the batch's map asked once (its answer also says whether the batch knows fp).
+          const inBatch = statements.get(fp);
+          const there = inBatch === null ? undefined : (inBatch ?? this.currentStatement(fp));
           // Neither the batch, the delta nor the base knows the fingerprint: commit has no base statement to hide.
-          if (there === undefined && !statements.has(fp)) fresh.add(fp);
+          if (there === undefined && inBatch === undefined) fresh.add(fp);
           if (there !== undefined) {
             // The same statement again is a no-op; another statement with its fingerprint is a conflict.
             if (there.s === st.subjectEntityId && there.p === st.predicateEntityId && there.o === st.objectEntityId)
