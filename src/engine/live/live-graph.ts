@@ -1329,8 +1329,7 @@ export class LiveGraph implements ReadGraph {
         countMatches(this.#entityGrams.candidates(fq), fq, type);
     // Each branch: the base's page is the page; or its first `limit` items, with this graph's cursor
     // after the last when a next page exists.
-    if (hiddenBase === undefined) return page;
-    if (!more) return page;
+    if (hiddenBase === undefined || !more) return page;
     got.length = limit;
     page.nextCursor = this.#cursors.encode(ENDPOINT_SEARCH, tag, keys.tiers[last]!, [
       got[last]!.rawIdentifier,

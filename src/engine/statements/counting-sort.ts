@@ -27,7 +27,7 @@ export interface SortPass {
   out: Uint32Array;
 }
 
-/** Runs sort passes: one thread (sortOnThisThread) or several (load/order-threads.ts). */
+/** Runs sort passes on several threads (load/order-threads.ts); one thread calls sortPass itself. */
 export interface OrderSorter {
   /** Whether the arrays of a pass must be on SharedArrayBuffers (the other threads read them). */
   readonly shared: boolean;
@@ -84,16 +84,4 @@ export function sortPass(pass: SortPass, counts: Uint32Array): void {
   countChunk(order, key, 0, order.length, c);
   chunkOffsets([c], range);
   scatterChunk(order, key, 0, order.length, c, out);
-}
-
-/** An OrderSorter of this thread alone (resolved at once: the pass is done when sort returns). */
-export function sortOnThisThread(maxRange: number): OrderSorter {
-  const counts = new Uint32Array(maxRange);
-  return {
-    shared: false,
-    sort(pass) {
-      sortPass(pass, counts);
-      return Promise.resolve();
-    },
-  };
 }
