@@ -21,6 +21,7 @@
  * Serial form: `length`, `universe`, `low` (IntVector), `high`, `sampled`.
  */
 
+import { popcount32 } from "./bit-vector.js";
 import { IntVector } from "./int-vector.js";
 import type { SerialReader, SerialWriter } from "../serial.js";
 
@@ -108,7 +109,7 @@ export class EliasFano {
     let found = 0;
     let hi0 = 0;
     for (;;) {
-      const ones = popcount(word);
+      const ones = popcount32(word);
       // Each branch: the wanted one is in this word (clear the ones before it), or skip the word.
       if (skip < ones) {
         for (let s = 0; s < skip; s++) word = (word & (word - 1)) >>> 0;
@@ -154,7 +155,7 @@ export class EliasFano {
     let w = Math.floor(from / 32);
     let word = (this.high[w]! & (-1 << (from & 31))) >>> 0;
     for (;;) {
-      const ones = popcount(word);
+      const ones = popcount32(word);
       if (skip < ones) {
         for (let s = 0; s < skip; s++) word = (word & (word - 1)) >>> 0;
         const bit = w * 32 + (31 - Math.clz32(word & -word));
@@ -193,7 +194,7 @@ export class EliasFano {
     if (high.length !== EliasFano.highWords(length, universe) || sampled.length !== Math.ceil(length / SAMPLE))
       r.corrupt("the Elias-Fano high bits or samples have the wrong size");
     let ones = 0;
-    for (let w = 0; w < high.length; w++) ones += popcount(high[w]!);
+    for (let w = 0; w < high.length; w++) ones += popcount32(high[w]!);
     if (ones !== length) r.corrupt("the Elias-Fano high bits hold the wrong number of values");
     for (let k = 0; k < sampled.length; k++) {
       if (sampled[k]! > universe || (k > 0 && sampled[k]! < sampled[k - 1]!))
@@ -207,11 +208,4 @@ export class EliasFano {
     }
     return ef;
   }
-}
-
-/** Set bits of a 32-bit word (SWAR). */
-function popcount(x: number): number {
-  x = x - ((x >>> 1) & 0x55555555);
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 0xff;
 }
