@@ -108,10 +108,10 @@ import {
 import type { ReadGraph } from "../read-graph.js";
 import {
   compareEntities,
-  compareStatements,
   type DeltaEntity,
   type DeltaStatement,
   mergeSorted,
+  mergeStatements,
   type Order,
   ORDERS,
   inPrefix,
@@ -138,6 +138,9 @@ const TOMBSTONE_SLACK = 8;
  * one sends more entities to the delta.
  */
 const SCORE_DRIFT_MAX = 8;
+
+/** An empty set of fingerprints (a tombstone list's merge removes nothing). */
+const NO_KEYS: ReadonlySet<string> = new Set();
 
 /** The tier of a base search item whose key (fold, tier) is not made yet. */
 const UNKEYED = -1;
@@ -698,24 +701,23 @@ export class LiveGraph implements ReadGraph {
     const idBound = this.#base.entityCount;
     const few = removedStatementItems.length + addedStatements.length <= SPLICE_MAX_CHANGES;
     for (const order of ORDERS) {
-      const compare = compareStatements(order);
-      this.#statementLists[order] = mergeSorted(
+      this.#statementLists[order] = mergeStatements(
         this.#statementLists[order],
+        order,
         removedStatements,
         removedStatementItems,
-        (s) => s.fp,
         few ? addedStatements.slice() : sortStatements(order, addedStatements.slice(), idBound),
-        compare,
+        idBound,
         !few,
       );
       if (hidden.length > 0)
-        this.#hiddenLists[order] = mergeSorted(
+        this.#hiddenLists[order] = mergeStatements(
           this.#hiddenLists[order],
-          new Set(),
+          order,
+          NO_KEYS,
           [],
-          (s) => s.fp,
           hidden.length <= SPLICE_MAX_CHANGES ? hidden.slice() : sortStatements(order, hidden.slice(), idBound),
-          compare,
+          idBound,
           hidden.length > SPLICE_MAX_CHANGES,
         );
     }

@@ -12,6 +12,14 @@
  * batch's new items sorted on their own, merged in one pass: O(D + b log b) for a delta of D items
  * and a batch of b (a sort of the whole delta would be O(D log D) string comparisons a batch); when
  * the batch removes nothing, the merge gallops (O(b log(D / b)) comparisons, the D moves plain copies).
+ * A statement list (mergeStatements) keeps beside it each item's merge key, a number packing its
+ * first two components' dense ids (mergeKey), in a Float64Array: the merge's comparisons read that
+ * array in order instead of an item object each (a cache miss apiece, the larger part of a big
+ * batch's commit), and ask the items only on a tie or for an entity not in the base. With nothing
+ * removed it merges in place from the back (the list and its keys grow by the batch; no new array
+ * of D items a batch for the collector). The keys live in a WeakMap by the list's identity, so a
+ * statement list is changed by mergeStatements only (a list replaced whole gets its keys made
+ * again, O(D), at its first merge).
  * A filter's items are a contiguous range (every filter shape of the table is a prefix of its
  * order's key), found by two binary searches; a resume point by one more. The searches compare
  * the first components by base dense id when both are in the base (a number read from the item,
@@ -187,6 +195,227 @@ function gallopMerge<T>(old: readonly T[], added: readonly T[], compare: (x: T, 
   }
   while (i < old.length) out[n++] = old[i++]!;
   return out;
+}
+
+/**
+ * Largest base entity count whose dense-id pairs pack into one double exactly (a * bound + b, below
+ * 2^52): above it a merge key holds the first component alone (ties on it ask the items).
+ */
+const PAIR_KEY_MAX_BOUND = 2 ** 26;
+
+/** A statement list's merge keys: `keys[i]` is mergeKey of the list's item i, for its first `length` items. */
+interface MergeKeys {
+  keys: Float64Array;
+  length: number;
+  order: Order;
+  bound: number;
+}
+
+/** Each statement list's merge keys, by the list's identity (mergeStatements keeps them). */
+const listKeys = new WeakMap<DeltaStatement[], MergeKeys>();
+
+/**
+ * A statement's merge key in `order` over a base of `idBound` entities: its first two components'
+ * dense ids packed (first * idBound + second), or the first's alone when pairs do not fit; NaN when
+ * a component it needs is not in the base (its place among base ids is by its entityId). Two items
+ * with different numeric keys compare as compareStatements says; equal keys or a NaN tell nothing.
+ */
+export function mergeKey(order: Order, st: DeltaStatement, idBound: number): number {
+  let a: number;
+  let b: number;
+  // Each branch: the order's first two components (as compareStatements takes them).
+  if (order === "SPO") {
+    a = st.sd;
+    b = st.pd;
+  } else if (order === "POS") {
+    a = st.pd;
+    b = st.od;
+  } else {
+    a = st.od;
+    b = st.sd;
+  }
+  // Each branch: a first entity new to the base has no numeric place; a large base keys the first id
+  // alone; a second entity new to the base leaves the pair unknown.
+  if (a < 0) return Number.NaN;
+  if (idBound > PAIR_KEY_MAX_BOUND) return a;
+  return b < 0 ? Number.NaN : a * idBound + b;
+}
+
+/** The merge keys of `list` (made when it has none, or ones of another shape: O(D) item reads). */
+function keysOf(list: DeltaStatement[], order: Order, idBound: number): MergeKeys {
+  const held = listKeys.get(list);
+  // Keys made for this very list and base are current (mergeStatements is its only writer).
+  if (held !== undefined && held.length === list.length && held.order === order && held.bound === idBound) return held;
+  const keys = new Float64Array(Math.max(1, list.length));
+  for (let i = 0; i < list.length; i++) keys[i] = mergeKey(order, list[i]!, idBound);
+  const made: MergeKeys = { keys, length: list.length, order, bound: idBound };
+  listKeys.set(list, made);
+  return made;
+}
+
+/** Makes room in `held` for `need` keys (grown by KEYS_GROWTH, its keys kept). */
+function reserveKeys(held: MergeKeys, need: number): Float64Array {
+  if (held.keys.length >= need) return held.keys;
+  const keys = new Float64Array(Math.max(need, Math.ceil(held.keys.length * KEYS_GROWTH)));
+  keys.set(held.keys.subarray(0, held.length));
+  held.keys = keys;
+  return keys;
+}
+
+/** How much a list's key array grows when full (amortized O(1) a key, at most this much spare). */
+const KEYS_GROWTH = 1.5;
+
+/**
+ * Where item (of merge key `key`) goes in `list` (keys `keys`) among [lo, hi): the first index
+ * whose item is after it (`after`: strictly after; else at or after). Keys decide when they differ.
+ */
+function placeKeyed(
+  list: readonly DeltaStatement[],
+  keys: Float64Array,
+  item: DeltaStatement,
+  key: number,
+  compare: (x: DeltaStatement, y: DeltaStatement) => number,
+  after: boolean,
+  lo: number,
+  hi: number,
+): number {
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const k = keys[mid]!;
+    // Each branch: the keys decide (a NaN compares neither way), else the items.
+    const c = k < key ? -1 : k > key ? 1 : compare(list[mid]!, item);
+    if (c < 0 || (after && c === 0)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * mergeSorted for a statement list of `order` over a base of `idBound` entities, with its merge
+ * keys (see the banner): `list` less `removedItems` (their fingerprints `removed`), with `added`
+ * merged in (sorted here unless `addedSorted`). Returns the list: `list` itself, changed in place,
+ * unless the batch removes items and adds many (then a new one). Same result as mergeSorted.
+ */
+export function mergeStatements(
+  list: DeltaStatement[],
+  order: Order,
+  removed: ReadonlySet<string>,
+  removedItems: readonly DeltaStatement[],
+  added: DeltaStatement[],
+  idBound: number,
+  addedSorted = false,
+): DeltaStatement[] {
+  const compare = compareStatements(order);
+  const held = keysOf(list, order, idBound);
+  // Each branch: a few changes spliced in place (list and keys); many, merged.
+  if (removedItems.length + added.length <= SPLICE_MAX_CHANGES) {
+    for (const item of removedItems) {
+      const at = placeKeyed(list, held.keys, item, mergeKey(order, item, idBound), compare, false, 0, held.length);
+      if (at >= held.length || list[at]!.fp !== item.fp) continue;
+      list.splice(at, 1);
+      held.keys.copyWithin(at, at + 1, held.length);
+      held.length--;
+    }
+    for (const item of added) {
+      const key = mergeKey(order, item, idBound);
+      const at = placeKeyed(list, held.keys, item, key, compare, false, 0, held.length);
+      list.splice(at, 0, item);
+      const keys = reserveKeys(held, held.length + 1);
+      keys.copyWithin(at + 1, at, held.length);
+      keys[at] = key;
+      held.length++;
+    }
+    return list;
+  }
+  if (!addedSorted) added.sort(compare);
+  const addedKeys = new Float64Array(added.length);
+  for (let j = 0; j < added.length; j++) addedKeys[j] = mergeKey(order, added[j]!, idBound);
+  if (removedItems.length === 0) {
+    gallopMergeInPlace(list, held, added, addedKeys, compare);
+    return list;
+  }
+  // Items removed: one pass into a new list (and keys), old before added on a tie (no two share a key).
+  const n = held.length - removedItems.length + added.length;
+  const out: DeltaStatement[] = new Array(n);
+  const outKeys = new Float64Array(Math.max(1, n));
+  const keys = held.keys;
+  let w = 0;
+  let i = 0;
+  let j = 0;
+  while (i < held.length || j < added.length) {
+    const x = list[i];
+    if (x !== undefined && removed.has(x.fp)) {
+      i++;
+      continue;
+    }
+    const takeOld =
+      j >= added.length ||
+      (x !== undefined && (keys[i]! < addedKeys[j]! || (!(keys[i]! > addedKeys[j]!) && compare(x, added[j]!) <= 0)));
+    // Each branch: the smaller head goes first.
+    if (takeOld) {
+      out[w] = x!;
+      outKeys[w++] = keys[i++]!;
+    } else {
+      out[w] = added[j]!;
+      outKeys[w++] = addedKeys[j++]!;
+    }
+  }
+  out.length = w;
+  listKeys.set(out, { keys: outKeys, length: w, order, bound: idBound });
+  return out;
+}
+
+/**
+ * `added` (sorted, keys `addedKeys`, no key shared with `list`) merged into `list` (keys `held`)
+ * in place, from the back: the list and its keys grow by added.length, then each added item, last
+ * first, finds its place by an exponential then a binary search back from the previous one's (the
+ * keys compared, the items only on a tie), and the old items after it move up once. O(b log(D / b))
+ * comparisons and at most D moves for b items into D; no array of D items is made.
+ */
+function gallopMergeInPlace(
+  list: DeltaStatement[],
+  held: MergeKeys,
+  added: readonly DeltaStatement[],
+  addedKeys: Float64Array,
+  compare: (x: DeltaStatement, y: DeltaStatement) => number,
+): void {
+  const d = held.length;
+  const b = added.length;
+  // The list grows by b (pushing items keeps its elements packed; every slot is written below).
+  for (let j = 0; j < b; j++) list.push(added[j]!);
+  const keys = reserveKeys(held, d + b);
+  // Whether old item `at` goes after the added item (key `key`): old before added on a tie.
+  const after = (at: number, item: DeltaStatement, key: number): boolean => {
+    const k = keys[at]!;
+    return k > key || (!(k < key) && compare(list[at]!, item) > 0);
+  };
+  let i = d - 1;
+  let w = d + b - 1;
+  for (let j = b - 1; j >= 0; j--) {
+    const item = added[j]!;
+    const key = addedKeys[j]!;
+    // Old items [hi, i] go after the item: the exponential search back, then a binary search in the last step.
+    let hi = i + 1;
+    let step = 1;
+    while (hi - step >= 0 && after(hi - step, item, key)) {
+      hi -= step;
+      step *= 2;
+    }
+    let lo = Math.max(0, hi - step + 1);
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (after(mid, item, key)) hi = mid;
+      else lo = mid + 1;
+    }
+    // Old items [lo, i] move up past the item (w > i throughout: nothing unread is overwritten).
+    for (; i >= lo; i--, w--) {
+      list[w] = list[i]!;
+      keys[w] = keys[i]!;
+    }
+    list[w] = item;
+    keys[w--] = key;
+  }
+  held.length = d + b;
 }
 
 /** Below this many statements sortStatements sorts by comparisons (a radix pass costs its buckets). */

@@ -3,7 +3,8 @@
  * =====================
  * The live graph's small structures against brute force on seeded random data: mergeSorted (both
  * of its ways, a few changes spliced in place and many merged) equals a sort of the list's new
- * content; sortStatements (its radix sort on dense ids, and its fallback) equals a sort by compareStatements; prefixRange, seekAfter, seekPrefix and inPrefix equal a filter; GramIndex.matching
+ * content, and so does mergeStatements (its merge keys: in place, spliced, or into a new list) over
+ * statements whose entities are in a base or not; mergeKey orders as compareStatements; sortStatements (its radix sort on dense ids, and its fallback) equals a sort by compareStatements; prefixRange, seekAfter, seekPrefix and inPrefix equal a filter; GramIndex.matching
  * equals includes() over the items, and sortedCandidates holds them sorted, as items come and go.
  */
 
@@ -14,7 +15,9 @@ import {
   compareKey,
   compareStatements,
   type DeltaStatement,
+  mergeKey,
   mergeSorted,
+  mergeStatements,
   ORDERS,
   inPrefix,
   prefixRange,
@@ -125,6 +128,55 @@ test("mergeSorted, prefixRange, seekAfter, seekPrefix and inPrefix equal brute f
         assert.is(seekPrefix(list, order, prefix), lo, `${order} seekPrefix ${JSON.stringify(prefix)}`);
         for (let i = 0; i <= list.length; i++)
           assert.is(inPrefix(list, order, prefix, i), i >= lo && i < hi, `${order} inPrefix ${i}`);
+      }
+    }
+  }
+});
+
+test("mergeStatements (merge keys; in place, spliced, or a new list) equals a sort of the new content", () => {
+  const rng = new Rng(37);
+  const name = (d: number) => `e${String(d).padStart(9, "0")}`;
+  for (const bound of [50, 1 << 20, 2 ** 26 + 5]) {
+    for (const order of ORDERS) {
+      const compare = compareStatements(order);
+      let list: DeltaStatement[] = [];
+      let next = 0;
+      // Entities of a base (dense ids in entityId order), and a few new to it (their ids sort among the base's).
+      const id = (): [string, number] => {
+        const d = rng.int(Math.min(bound, 40));
+        return rng.chance(0.05) ? [`${name(d)}x`, -1] : [name(d), d];
+      };
+      const make = (): DeltaStatement => {
+        const [s, sd] = id();
+        const [p, pd] = id();
+        const [o, od] = id();
+        return { s, p, o, fp: `fp${String(next++).padStart(6, "0")}`, given: false, sd, pd, od };
+      };
+      for (let round = 0; round < 80; round++) {
+        // Sometimes a few changes (spliced), sometimes many added (in place), sometimes many with removals (a new list).
+        const many = rng.chance(0.6);
+        const changes = many ? rng.range(SPLICE_MAX_CHANGES + 1, 120) : rng.range(0, SPLICE_MAX_CHANGES);
+        const removing = rng.chance(0.4);
+        const removedItems = removing
+          ? list.filter(() => rng.chance(changes / Math.max(1, 2 * list.length))).slice(0, changes)
+          : [];
+        const removed = new Set(removedItems.map((s) => s.fp));
+        const added = Array.from({ length: Math.max(0, changes - removedItems.length) }, make);
+        const want = [...list.filter((s) => !removed.has(s.fp)), ...added].sort(compare);
+        // Now and then the list is replaced by a copy (its keys made again at the next merge).
+        if (rng.chance(0.1)) list = list.slice();
+        list = mergeStatements(list, order, removed, removedItems, added.slice(), bound);
+        assert.equal(
+          list.map((s) => s.fp),
+          want.map((s) => s.fp),
+          `${order} bound ${bound} round ${round}`,
+        );
+      }
+      // Two items whose keys differ compare as their keys do.
+      for (let k = 1; k < list.length; k++) {
+        const a = mergeKey(order, list[k - 1]!, bound);
+        const b = mergeKey(order, list[k]!, bound);
+        assert.ok(!(a > b), `${order} keys out of order at ${k}`);
       }
     }
   }
