@@ -9,7 +9,8 @@
  * Algorithm: every row's 64-bit fingerprint (a given 16-hex one, or the one derived from its
  * entities' hashes) is entered into a FingerprintTable (open addressing over one Uint32Array of
  * slots, statements/fingerprint-table.ts); the keys are not stored but recomputed from the row when
- * a probe compares them (one 24-byte hash, or a read of the given halves). Given fingerprints that
+ * a probe compares them (one 24-byte hash, or a read of the given halves), and only for a slot whose
+ * tag (bits of the key's mix, in the slot's bits the row number leaves) matches. Given fingerprints that
  * are not 16 lowercase hex digits (rare) go into a Map by text.
  *
  * Cost: O(statements) to build (about a hash a row); 8 to 16 bytes a statement (the slots) plus the
@@ -44,8 +45,10 @@ export class BaseFingerprints {
     this.parts = parts;
     const hi: KeyColumn = { get: (row) => this.keyOf(row)[0] };
     const lo: KeyColumn = { get: (row) => this.keyOf(row)[1] };
-    this.table = new FingerprintTable(hi, lo, state?.table);
     const st = parts.statementIndex;
+    // The rows are the graph's: the slots' spare bits hold tags (a probe for an absent key, what
+    // most of a batch of puts asks, then reads almost no row's key).
+    this.table = new FingerprintTable(hi, lo, state?.table, st.length);
     // Each branch: a map handed over is taken as it is (O(1) but the text ones), or one is built.
     if (state !== undefined) {
       for (const [text, row] of state.texts) this.texts.set(text, row);

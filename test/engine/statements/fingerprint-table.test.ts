@@ -3,7 +3,8 @@
  * =======================
  * src/engine/statements/fingerprint-table.ts against a Map of the 64-bit keys (as strings) on seeded random
  * keys with repeats, through its doublings and with the room reserved up front; `reserve` sizes the
- * table once, so the adds after it never double.
+ * table once, so the adds after it never double. A table told its most rows (tags in the slots'
+ * spare bits) gives the same answers, reads far fewer keys for absent ones, and hands over whole.
  */
 
 import { test } from "uvu";
@@ -20,13 +21,13 @@ function columns() {
 }
 
 /** Adds `n` keys drawn (with repeats) from a pool; checks every answer against a Map; returns the table. */
-function run(n: number, reserve: number | undefined, seed: number): FingerprintTable {
+function run(n: number, reserve: number | undefined, seed: number, maxRows?: number): FingerprintTable {
   const rand = mulberry32(seed);
   const pool = Array.from({ length: Math.ceil(n / 3) }, () => [(rand() * 2 ** 32) >>> 0, (rand() * 2 ** 32) >>> 0]);
   // Keys that differ in one half only, so a probe must compare both halves.
   pool.push([1, 2], [1, 3], [4, 2]);
   const c = columns();
-  const table = new FingerprintTable(c.keyHi, c.keyLo);
+  const table = new FingerprintTable(c.keyHi, c.keyLo, undefined, maxRows);
   if (reserve !== undefined) table.reserve(reserve);
   const bytesAfterReserve = table.byteLength;
   const oracle = new Map<string, number>();
@@ -71,6 +72,37 @@ test("reserve: the same answers, sized once for what it was told", () => {
   table.reserve(100_000);
   for (let row = 0; row < 300; row++) assert.is(table.findOrAdd(row, row * 7, 1_000), row);
   assert.is(table.size, 300);
+});
+
+test("tags (a table told its most rows): the same answers, few key reads for absent keys, handed over whole", () => {
+  // Rows up to 20,000 leave 17 bits of tag; up to 2^31 - 1, one bit.
+  for (const [maxRows, seed] of [
+    [20_000, 5],
+    [2 ** 31 - 1, 6],
+  ] as const) {
+    run(20_000, undefined, seed, maxRows);
+    run(20_000, 20_000, seed + 10, maxRows);
+  }
+  const c = columns();
+  const rand = mulberry32(7);
+  const n = 50_000;
+  const table = new FingerprintTable(c.keyHi, c.keyLo, undefined, n);
+  for (let row = 0; row < n; row++) {
+    c.hi.push((rand() * 2 ** 32) >>> 0);
+    c.lo.push((rand() * 2 ** 32) >>> 0);
+    assert.is(table.findOrAdd(c.hi[row]!, c.lo[row]!, row), -1);
+  }
+  // Absent keys: about 1.5 full slots probed each, a key read only on a tag match (1 in 2^16 here).
+  const probes = table.probes;
+  const reads = table.keyReads;
+  for (let k = 0; k < 10_000; k++) assert.is(table.find((rand() * 2 ** 32) >>> 0, (rand() * 2 ** 32) >>> 0), -1);
+  assert.ok(table.probes - probes > 10_000, "probes");
+  assert.ok(table.keyReads - reads < 20, `key reads ${table.keyReads - reads}`);
+  // Handed over (another thread's table over the same keys): the same answers.
+  const other = new FingerprintTable(c.keyHi, c.keyLo, table.state());
+  for (let row = 0; row < n; row += 7) assert.is(other.find(c.hi[row]!, c.lo[row]!), row);
+  // A row beyond what the table was told does not fit its bits.
+  assert.throws(() => table.findOrAdd(1, 2, 2 ** 17), /does not fit/);
 });
 
 test.run();
