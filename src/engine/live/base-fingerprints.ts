@@ -79,6 +79,27 @@ export class BaseFingerprints {
     return this.texts.get(fingerprint) ?? -1;
   }
 
+  /**
+   * rowOf for many at once: `out[i]` is the row that holds `fingerprints[i]`, or -1. The 64-bit ones
+   * are looked up together (FingerprintTable.findMany: their cache misses overlap).
+   */
+  rowsOf(fingerprints: readonly string[], out: Int32Array): void {
+    const n = fingerprints.length;
+    const his = new Uint32Array(n);
+    const los = new Uint32Array(n);
+    const text = new Uint8Array(n);
+    const h = this.halves;
+    for (let i = 0; i < n; i++) {
+      // Each branch: a 64-bit key for the table; a text one, by text (its halves left 0, its answer set after).
+      if (readHexFingerprint(fingerprints[i]!, h)) {
+        his[i] = h[0];
+        los[i] = h[1];
+      } else text[i] = 1;
+    }
+    this.table.findMany(his, los, n, out);
+    for (let i = 0; i < n; i++) if (text[i] === 1) out[i] = this.texts.get(fingerprints[i]!) ?? -1;
+  }
+
   /** A row's given fingerprint when it is text (not 16 lowercase hex digits); else undefined. */
   private givenText(row: number): string | undefined {
     const column = this.parts.statementIndex.fingerprints;

@@ -147,7 +147,7 @@ const UNKEYED = -1;
 
 /** What denseNow says of an entity that is not there now. */
 const GONE = -2;
-/** denseNow's `known` when the caller has not looked the id up in the base's dictionary. */
+/** denseNow's `known` (baseStatement's) when the caller has not looked the id (fingerprint) up in the base. */
 const UNKNOWN = -3;
 
 /** Match tiers (CONTRACT.md "GET /graph/v1/search"). */
@@ -475,6 +475,9 @@ export class LiveGraph implements ReadGraph {
     // at once (Dictionary.idsOf: their cache misses overlap); the base does not change meanwhile.
     const putIds = this.basePutIds(changes);
     let put3 = 0;
+    // Their fingerprints (a derived one names the same triple whatever the entities' state), and
+    // the base rows that hold them, looked up all at once too (BaseFingerprints.rowsOf).
+    const { fingerprints: putFingerprints, rows: putRows } = this.basePutRows(changes, putIds);
     const entityThere = (id: string): boolean => entityAt(id) !== GONE;
     const fresh = new Set<string>();
     const statementNow = (fp: string): DeltaStatement | undefined => {
@@ -515,6 +518,8 @@ export class LiveGraph implements ReadGraph {
         }
         case "putStatement": {
           const st = c.statement;
+          // This put's place among the batch's puts (putIds holds three ids a put, putRows one row).
+          const putAt = put3 / 3;
           const sd = entityAt(st.subjectEntityId, putIds[put3]);
           if (sd === GONE) throw missingEntity(c.line, "subjectEntityId", st.subjectEntityId);
           const pd = entityAt(st.predicateEntityId, putIds[put3 + 1]);
@@ -523,10 +528,10 @@ export class LiveGraph implements ReadGraph {
           put3 += 3;
           if (od === GONE) throw missingEntity(c.line, "objectEntityId", st.objectEntityId);
           const given = st.statementFingerprint;
-          const fp = given ?? this.derivedFingerprint(st, sd, pd, od);
+          const fp = putFingerprints[putAt]!;
           // statementNow's look-ups, the batch's map asked once (its answer also says whether the batch knows fp).
           const inBatch = statements.get(fp);
-          const there = inBatch === null ? undefined : (inBatch ?? this.currentStatement(fp));
+          const there = inBatch === null ? undefined : (inBatch ?? this.currentStatement(fp, putRows[putAt]));
           // Neither the batch, the delta nor the base knows the fingerprint: commit has no base statement to hide.
           if (there === undefined && inBatch === undefined) fresh.add(fp);
           if (there !== undefined) {
@@ -588,6 +593,30 @@ export class LiveGraph implements ReadGraph {
     const out = new Int32Array(ids.length);
     this.#parts.dictionary.idsOf(ids, out);
     return out;
+  }
+
+  /**
+   * The fingerprints of `changes`' statement puts, in order (given, or derived: `putIds` are their
+   * entities' base dense ids, basePutIds), and the base row that holds each (-1: none).
+   */
+  private basePutRows(
+    changes: readonly ParsedChange[],
+    putIds: Int32Array,
+  ): { fingerprints: string[]; rows: Int32Array } {
+    const fingerprints: string[] = [];
+    let k = 0;
+    for (const c of changes) {
+      if (c.kind !== "putStatement") continue;
+      const st = c.statement;
+      fingerprints.push(
+        st.statementFingerprint ?? this.derivedFingerprint(st, putIds[k]!, putIds[k + 1]!, putIds[k + 2]!),
+      );
+      k += 3;
+    }
+    const rows = new Int32Array(fingerprints.length);
+    this.#baseFingerprints ??= new BaseFingerprints(this.#parts);
+    this.#baseFingerprints.rowsOf(fingerprints, rows);
+    return { fingerprints, rows };
   }
 
   /**
@@ -867,20 +896,27 @@ export class LiveGraph implements ReadGraph {
     return this.#base.getEntity(id);
   }
 
-  /** The statement with this fingerprint now, or undefined. */
-  private currentStatement(fp: string): DeltaStatement | undefined {
+  /**
+   * The statement with this fingerprint now, or undefined. `baseRow`: the base row that holds it
+   * (-1: none) when the caller looked it up already (BaseFingerprints.rowsOf), else UNKNOWN.
+   */
+  private currentStatement(fp: string, baseRow = UNKNOWN): DeltaStatement | undefined {
     // A fingerprint the filter never saw is not in the delta's map (no probe of a large map).
     const mine = this.#statementFilter.mayHold(fp) ? this.#statements.get(fp) : undefined;
     if (mine !== undefined) return mine;
     // An empty map is not asked (no hash of the fingerprint for it).
     if (this.#hiddenStatements.size > 0 && this.#hiddenStatements.has(fp)) return undefined;
-    return this.baseStatement(fp);
+    return this.baseStatement(fp, baseRow);
   }
 
-  /** The base's statement with this fingerprint (hidden or not), or undefined. */
-  private baseStatement(fp: string): DeltaStatement | undefined {
-    this.#baseFingerprints ??= new BaseFingerprints(this.#parts);
-    const row = this.#baseFingerprints.rowOf(fp);
+  /** The base's statement with this fingerprint (hidden or not), or undefined; `known`: its row, as currentStatement's. */
+  private baseStatement(fp: string, known = UNKNOWN): DeltaStatement | undefined {
+    // Each branch: the row looked up already, or looked up now.
+    let row = known;
+    if (row === UNKNOWN) {
+      this.#baseFingerprints ??= new BaseFingerprints(this.#parts);
+      row = this.#baseFingerprints.rowOf(fp);
+    }
     if (row < 0) return undefined;
     const st = this.#parts.statementIndex;
     const dict = this.#parts.dictionary;

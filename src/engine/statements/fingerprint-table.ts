@@ -160,6 +160,50 @@ export class FingerprintTable {
     }
   }
 
+  /**
+   * find for many keys at once: `out[i]` is the row of key (his[i], los[i]), or -1, for every i
+   * below `n`. In rounds over the keys still unresolved: each reads every one's slot (their cache
+   * misses overlap, where one find waits for each of its own in turn), then settles it (empty, or
+   * its key) or moves it to the next slot for the next round. Same answers as find.
+   */
+  findMany(his: Uint32Array, los: Uint32Array, n: number, out: Int32Array): void {
+    const slots = this.slots;
+    const size = slots.length;
+    const at = new Uint32Array(n);
+    const tags = new Uint32Array(n);
+    const todo = new Int32Array(n);
+    const entries = new Uint32Array(n);
+    for (let i = 0; i < n; i++) {
+      const mix = this.mix(his[i]!, los[i]!);
+      tags[i] = mix & this.tagMask;
+      at[i] = fastRange(mix, size);
+      todo[i] = i;
+    }
+    for (let count = n; count > 0; ) {
+      for (let k = 0; k < count; k++) entries[k] = slots[at[todo[k]!]!]!;
+      this.probes += count;
+      let next = 0;
+      for (let k = 0; k < count; k++) {
+        const i = todo[k]!;
+        const entry = entries[k]!;
+        // Each branch: an empty slot (absent), the key's holder (found), another key's (the next slot, next round).
+        if (entry === EMPTY) {
+          out[i] = -1;
+          continue;
+        }
+        const other = this.holder(entry, tags[i]!);
+        if (other >= 0 && this.keyLo.get(other) === los[i] && this.keyHi.get(other) === his[i]) {
+          out[i] = other;
+          continue;
+        }
+        const slot = at[i]! + 1;
+        at[i] = slot === size ? 0 : slot;
+        todo[next++] = i;
+      }
+      count = next;
+    }
+  }
+
   /** The row of a full slot `entry` when its tag is `tag` (its key may be the one sought; counted), else -1. */
   private holder(entry: number, tag: number): number {
     // Each branch: another tag is another key (no key read), the same tag asks the key.

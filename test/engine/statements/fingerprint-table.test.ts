@@ -4,7 +4,8 @@
  * src/engine/statements/fingerprint-table.ts against a Map of the 64-bit keys (as strings) on seeded random
  * keys with repeats, through its doublings and with the room reserved up front; `reserve` sizes the
  * table once, so the adds after it never double. A table told its most rows (tags in the slots'
- * spare bits) gives the same answers, reads far fewer keys for absent ones, and hands over whole.
+ * spare bits) gives the same answers, reads far fewer keys for absent ones, and hands over whole;
+ * findMany answers as find.
  */
 
 import { test } from "uvu";
@@ -98,6 +99,22 @@ test("tags (a table told its most rows): the same answers, few key reads for abs
   for (let k = 0; k < 10_000; k++) assert.is(table.find((rand() * 2 ** 32) >>> 0, (rand() * 2 ** 32) >>> 0), -1);
   assert.ok(table.probes - probes > 10_000, "probes");
   assert.ok(table.keyReads - reads < 20, `key reads ${table.keyReads - reads}`);
+  // findMany (all at once, in rounds) answers as find, for present and absent keys, with and without tags.
+  const untagged = new FingerprintTable(c.keyHi, c.keyLo);
+  for (let row = 0; row < n; row++) untagged.findOrAdd(c.hi[row]!, c.lo[row]!, row);
+  const m = 5_000;
+  const his = new Uint32Array(m);
+  const los = new Uint32Array(m);
+  for (let i = 0; i < m; i++) {
+    const row = rand() < 0.5 ? Math.floor(rand() * n) : -1;
+    his[i] = row >= 0 ? c.hi[row]! : (rand() * 2 ** 32) >>> 0;
+    los[i] = row >= 0 ? c.lo[row]! : (rand() * 2 ** 32) >>> 0;
+  }
+  for (const t of [table, untagged]) {
+    const many = new Int32Array(m);
+    t.findMany(his, los, m, many);
+    for (let i = 0; i < m; i++) assert.is(many[i], t.find(his[i]!, los[i]!), `findMany ${i}`);
+  }
   // Handed over (another thread's table over the same keys): the same answers.
   const other = new FingerprintTable(c.keyHi, c.keyLo, table.state());
   for (let row = 0; row < n; row += 7) assert.is(other.find(c.hi[row]!, c.lo[row]!), row);
