@@ -22,14 +22,21 @@
  * `npm run docs:performance` add the latest changes.json when it is there.
  *
  * Usage: npm run bench:changes -- [--entities N] [--statements N] [--seed N] [--delta N] [--cpu] [--no-http]
- *                                 [--snapshot FILE] [--compaction-only]
+ *                                 [--snapshot FILE] [--compaction-only] [--reads-only] [--cases TEXT]
+ *                                 [--queries N]
  *   --no-http: the engine's rows only (no `quiver serve` children).
  *   --snapshot: the base opened from this snapshot instead of generated (--entities and --statements ignored).
  *   --compaction-only: the apply rows (they make the delta) and the compaction under load only; no
  *   results file is written.
  *   --delta: statement puts in the delta before the reads (default 100,000, in batches of 10,000).
+ *   --reads-only: the delta made on a live graph without a change log (the same delta: the same
+ *   batches), then the reads only: no apply rows, no compaction, no HTTP, no results file.
+ *   --cases: only the read cases whose name contains TEXT (e.g. "statements").
+ *   --queries: distinct queries per read case (default 400; more for a profile of the reads).
  *   --cpu: reads timed in this process's CPU time (process.cpuUsage) instead of wall-clock time:
- *   on a loaded machine a wall-clock p99 is mostly the scheduler's.
+ *   on a loaded machine a wall-clock p99 is mostly the scheduler's; but getrusage counts in whole
+ *   microseconds (a 3 µs read moves in steps of 30%), so figures of a few µs want the wall clock
+ *   (the default: process.hrtime.bigint, in ns) on a quiet machine.
  * The reads are paired: a query asked of the base and another of the live graph one after the
  * other (which goes first alternating by pair), so both see the same load and neither finds the
  * other's data in the CPU's caches. The engine's part of a batch
@@ -63,8 +70,10 @@ import { CHANGES_RESULTS, type ChangesReadRow, type ChangesResults, type Changes
 import { summarize } from "./sample.js";
 
 const USAGE = `npm run bench:changes -- [--entities N] [--statements N] [--seed N] [--delta N] [--cpu] [--no-http]
-                              [--snapshot FILE] [--compaction-only]`;
+                              [--snapshot FILE] [--compaction-only] [--reads-only] [--cases TEXT]
+                              [--queries N]`;
 const SMALL_BATCHES = 300;
+/** Distinct queries per read case (--queries). */
 const QUERIES = 400;
 const READ_ROUNDS = 3;
 
@@ -103,6 +112,9 @@ async function main(): Promise<void> {
       cpu: { type: "boolean", default: false },
       snapshot: { type: "string" },
       "compaction-only": { type: "boolean", default: false },
+      "reads-only": { type: "boolean", default: false },
+      cases: { type: "string", default: "" },
+      queries: { type: "string", default: String(QUERIES) },
     },
     USAGE,
   );
@@ -110,6 +122,9 @@ async function main(): Promise<void> {
   const loadAtStart = loadavg();
   const deltaStatements = Number(options.delta);
   const compactionOnly = options["compaction-only"] === true;
+  const readsOnly = options["reads-only"] === true;
+  const cases = String(options.cases);
+  const queryCount = Number(options.queries);
   const rand = mulberry32(Number(options.seed));
   let t0 = performance.now();
   let base: Graph;
@@ -136,7 +151,11 @@ async function main(): Promise<void> {
   const rows: ChangesRow[] = [];
   const readResults: ChangesReadRow[] = [];
   try {
-    const store = openLive(base, dir, { cursorSecret: "bench" });
+    // Each branch: the reads alone (the delta applied to a live graph with no change log: no fsync, no
+    // apply rows), or every row (a change log in `dir`).
+    const store: Pick<ReturnType<typeof openLive>, "apply" | "graph" | "close"> = readsOnly
+      ? withoutLog(new LiveGraph(base, { cursorSecret: "bench" }))
+      : openLive(base, dir, { cursorSecret: "bench" });
     const putStatement = (): Change => ({
       op: "put",
       statement: { subjectEntityId: pick(), predicateEntityId: pick(), objectEntityId: pick() },
@@ -163,10 +182,11 @@ async function main(): Promise<void> {
     rows.push(changesRow("batch of 1 statement put", small));
     const big: number[] = [];
     // The engine's part of each batch (prepare + commit, no log), on a live graph of its own.
-    const engine = new LiveGraph(base, { cursorSecret: "bench" });
-    engine.warm();
+    // (Not made for --reads-only: the same batches are drawn, so the delta is the same.)
+    const engine = readsOnly ? undefined : new LiveGraph(base, { cursorSecret: "bench" });
+    engine?.warm();
     const engineSmall: number[] = [];
-    for (const batch of smallBatches) engineSmall.push(cpuMs(() => engine.apply(batch)));
+    if (engine !== undefined) for (const batch of smallBatches) engineSmall.push(cpuMs(() => engine.apply(batch)));
     const engineBig: number[] = [];
     let put = 0;
     while (put < deltaStatements) {
@@ -175,7 +195,7 @@ async function main(): Promise<void> {
       const r = store.apply(batch);
       big.push(performance.now() - t);
       put += r.statements.put;
-      engineBig.push(cpuMs(() => engine.apply(batch)));
+      if (engine !== undefined) engineBig.push(cpuMs(() => engine.apply(batch)));
     }
     rows.push(changesRow("engine: batch of 1 statement put, CPU", engineSmall));
     rows.push(changesRow(`engine: batch of ${count(BIG_BATCH)} statement puts, CPU`, engineBig));
@@ -211,13 +231,13 @@ async function main(): Promise<void> {
     rows.push(
       changesRow(`batch of ${count(BIG_BATCH)} entity changes`, [performance.now() - t0], JSON.stringify(er.entities)),
     );
-    printRows(rows);
+    if (!readsOnly) printRows(rows);
     const live = store.graph;
     const size = live.deltaSize;
     progress(`delta: ${JSON.stringify(size)}`);
 
     const names = [...live.exportEntities()].filter((e) => e.rawIdentifier.length >= 3);
-    const queries = Array.from({ length: QUERIES }, () => {
+    const queries = Array.from({ length: queryCount }, () => {
       const e: Entity = names[Math.floor(rand() * names.length)]!;
       const at = Math.floor(rand() * Math.max(1, e.rawIdentifier.length - 3));
       return e.rawIdentifier.slice(at, at + 3 + Math.floor(rand() * 4));
@@ -246,15 +266,16 @@ async function main(): Promise<void> {
     // Statements to draw filters from: the first of a random subject's (no copy of every statement:
     // a heap of a million objects would make every collection of the timed loops slower).
     const sample: Statement[] = [];
-    while (sample.length < QUERIES) {
+    while (sample.length < queryCount) {
       const first = live.statements({ subjectEntityId: pick(), limit: 1 }).items[0];
       if (first !== undefined) sample.push(first);
     }
     const readRows: string[][] = [];
-    const clock = options.cpu ? cpuNow : () => performance.now();
+    const clock = options.cpu ? cpuNow : wallNow;
     const compare = (name: string, call: (g: Graph | LiveGraph, i: number) => unknown) => {
+      if (!name.includes(cases)) return;
       const [bs, ls] = timePaired(
-        QUERIES,
+        queryCount,
         READ_ROUNDS,
         rand,
         clock,
@@ -289,8 +310,12 @@ async function main(): Promise<void> {
       return (g: Graph | LiveGraph, i: number) =>
         g.search({ q: queries[i]!, order, limit: 10, cursor: cursors.get(g)![i] });
     };
-    compare("search page 2 (limit 10)", secondPage("name"));
-    compare("search order=score page 2 (limit 10)", secondPage("score"));
+    // Each page-2 case only when --cases keeps it (its page-1 cursors cost a pass of reads).
+    for (const [name, order] of [
+      ["search page 2 (limit 10)", "name"],
+      ["search order=score page 2 (limit 10)", "score"],
+    ] as const)
+      if (name.includes(cases)) compare(name, secondPage(order));
     const shapes: [string, (i: number) => object][] = [
       ["statements (all)", () => ({})],
       ["statements S", (i) => ({ subjectEntityId: sample[i]!.subjectEntityId })],
@@ -333,6 +358,10 @@ async function main(): Promise<void> {
       ],
       readRows,
     );
+    if (readsOnly) {
+      console.log(`load average ${num(loadAtStart[0]!)} at the start, ${num(loadavg()[0]!)} at the end`);
+      return;
+    }
 
     heading("compaction");
     // In a worker thread (the base loaded again from its snapshot, the log replayed there), while
@@ -415,6 +444,18 @@ async function main(): Promise<void> {
 function cpuNow(): number {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
+}
+
+const WALL_ORIGIN = process.hrtime.bigint();
+
+/** A monotonic wall clock in ms since this module loaded, from process.hrtime.bigint (ns: no rounding to µs). */
+function wallNow(): number {
+  return Number(process.hrtime.bigint() - WALL_ORIGIN) / 1e6;
+}
+
+/** A live graph as the part of a LiveStore the reads need: apply with no change log. */
+function withoutLog(graph: LiveGraph) {
+  return { graph, apply: (batch: readonly Change[]) => graph.apply(batch), close: () => {} };
 }
 
 /** The CPU time `f` takes, in ms. */
