@@ -72,7 +72,10 @@ import {
   type GraphParts,
   lastSearchPage,
   lastStatementsPage,
+  lastStatementsRest,
   searchHint,
+  type StatementsKey,
+  statementsAfterKey,
   UNSEALED_MORE,
   unsealedRead,
   cursorCodecOf,
@@ -107,10 +110,13 @@ import {
 } from "./change-batch.js";
 import type { ReadGraph } from "../read-graph.js";
 import {
+  buildFence,
   compareEntities,
   compareStatements,
   type DeltaEntity,
   type DeltaStatement,
+  fenceHi,
+  fenceLo,
   mergeSorted,
   type Order,
   ORDERS,
@@ -340,6 +346,8 @@ export class LiveGraph implements ReadGraph {
    * such an id searches the delta list (the base has nothing for it, and tombstones are the base's).
    */
   #firstMarks: Record<Order, Uint8Array> | undefined;
+  /** Each statements list's fence (sorted-delta.ts buildFence), with the batch and base it was made at. */
+  #fences = new WeakMap<readonly DeltaStatement[], { sequence: number; base: Graph; fence: Int32Array }>();
 
   constructor(base: Graph, options: LiveGraphOptions = {}) {
     // A secret of our own when none is given: the base must share it, and a Graph's default is not readable.
@@ -1417,11 +1425,24 @@ export class LiveGraph implements ReadGraph {
   /** Statements matching every given filter, in the order of the index that serves the filters. */
   statements(params: StatementsParams = {}): Page<Statement> {
     const { s, p, o, limit, cursor, count } = checkStatementsParams(params);
+    // Checked once here: the base is read through its entry for checked parameters
+    // (statementsAfterKey), with this query's tag and the filters' dense ids.
+    const tag = queryTag(["statements", s ?? "", p ?? "", o ?? ""]);
+    let after: StatementsKey | null = null;
+    if (cursor !== undefined) {
+      const content = this.#cursors.decode(cursor, ENDPOINT_STATEMENTS, tag);
+      if (content.count !== 5) throw unknownCursorShape();
+      after = [content.part(0), content.part(1), content.part(2), content.part(3), content.part(4)];
+    }
+    const dictionary = this.#parts.dictionary;
+    const sd = s === undefined ? undefined : dictionary.idOf(s);
+    const pd = p === undefined ? undefined : dictionary.idOf(p);
+    const od = o === undefined ? undefined : dictionary.idOf(o);
     const { order, prefix } = planOf(s, p, o);
-    // The first filter's base dense id (-1: none; the dictionary keeps it for the base's read that
-    // follows), and what starts with it: an entity not in the base may start delta statements
-    // (none of the base's, so no tombstone); one in the base, as its marks say.
-    const firstId = prefix.length === 0 ? -1 : this.#parts.dictionary.idOf(prefix[0]!);
+    // The first filter's base dense id (-1: none), and what starts with it: an entity not in the
+    // base may start delta statements (none of the base's, so no tombstone); one in the base, as
+    // its marks say.
+    const firstId = prefix.length === 0 ? -1 : (order === "SPO" ? sd : order === "POS" ? pd : od)!;
     const marks = this.#firstMarks;
     let puts: boolean;
     let tombstones: boolean;
@@ -1434,131 +1455,117 @@ export class LiveGraph implements ReadGraph {
       puts = (mark & FIRST_PUT) !== 0;
       tombstones = (mark & FIRST_HIDDEN) !== 0;
     }
+    const base = this.#base;
     // No delta statement or tombstone of this order starts with the first filter: the base's page
     // (and total) as it is, names brought up to date.
-    if (!puts && !tombstones) return this.patchedBasePage(params);
-    const tag = queryTag(["statements", s ?? "", p ?? "", o ?? ""]);
+    if (!puts && !tombstones) {
+      const page = statementsAfterKey(base, tag, after, sd, pd, od, limit, count, true);
+      this.patchNames(page.items);
+      return page;
+    }
     // A list the marks rule out is left out (as an empty one).
     const list = puts ? this.#statementLists[order] : NO_STATEMENTS;
     const hiddenList = tombstones ? this.#hiddenLists[order] : NO_STATEMENTS;
-    let after: [string, string, string, string] | undefined;
-    if (cursor !== undefined) {
-      const content = this.#cursors.decode(cursor, ENDPOINT_STATEMENTS, tag);
-      if (content.count !== 5) throw unknownCursorShape();
-      after = [content.part(0), content.part(1), content.part(2), content.part(3)];
-    }
     const afterKey =
-      after === undefined ? undefined : statementKey(order, { s: after[0], p: after[1], o: after[2], fp: after[3] });
+      after === null ? undefined : statementKey(order, { s: after[0], p: after[1], o: after[2], fp: after[3] });
+    // Each list searched in the window its fence gives the first filter (a base entity's: the rank
+    // 2 firstId); with no filter, or a first filter not in the base, the whole list.
+    let lo = 0;
+    let hi = list.length;
+    let hlo = 0;
+    let hhi = hiddenList.length;
+    if (firstId >= 0 && list.length > 0) {
+      const fence = this.fenceOf(list, order);
+      lo = fenceLo(fence, 2 * firstId);
+      hi = fenceHi(fence, 2 * firstId, list.length);
+    }
+    if (firstId >= 0 && hiddenList.length > 0) {
+      const fence = this.fenceOf(hiddenList, order);
+      hlo = fenceLo(fence, 2 * firstId);
+      hhi = fenceHi(fence, 2 * firstId, hiddenList.length);
+    }
     // The first delta item and the first tombstone after the key (the key starts with the prefix, so
     // one binary search each); whether an index holds an item of the range is one comparison.
     // (An id that names no entity now needs no check: the base has no statement naming it that is
     // not tombstoned, and the delta none.)
     let m =
       afterKey === undefined
-        ? seekPrefix(list, order, prefix, firstId)
-        : seekAfter(list, order, afterKey, 0, list.length, firstId);
+        ? seekPrefix(list, order, prefix, firstId, lo, hi)
+        : seekAfter(list, order, afterKey, lo, hi, firstId);
     const h0 =
       afterKey === undefined
-        ? seekPrefix(hiddenList, order, prefix, firstId)
-        : seekAfter(hiddenList, order, afterKey, 0, hiddenList.length, firstId);
-    const inRange = (i: number) => inPrefix(list, order, prefix, i, firstId);
-    const filters = { subjectEntityId: s, predicateEntityId: p, objectEntityId: o };
-    /** The walk's total: the base's, less its tombstones in the range, plus the delta's range. */
-    const totalNow = (baseTotal: number) => {
-      const [lo, hi] = prefixRange(list, order, prefix, firstId);
-      const [hlo, hhi] = prefixRange(hiddenList, order, prefix, firstId);
-      return baseTotal - (hhi - hlo) + (hi - lo);
-    };
-    // The base's page from the key (the cursor as given: a base-issued one resumes at its hint), one
-    // item longer when a tombstone lies ahead (that item says whether the page is the last). Each
-    // branch: the delta changes nothing of the page (it is the answer, a delta item or tombstone
-    // only after its last item), or the page starts the merge below.
+        ? seekPrefix(hiddenList, order, prefix, firstId, hlo, hhi)
+        : seekAfter(hiddenList, order, afterKey, hlo, hhi, firstId);
     const hiddenAhead = inPrefix(hiddenList, order, prefix, h0, firstId);
-    const firstParams = { ...filters, limit, cursor, count };
-    // Each branch: the base's page may be the answer, cursor and all; or this graph seals its own
-    // cursor (the base's is not sealed: UNSEALED_MORE says a next page exists).
-    let first: Page<Statement>;
-    if (!hiddenAhead) first = this.#base.statements(firstParams);
-    else {
-      firstParams.limit = Math.min(STATEMENTS_MAX_LIMIT, limit + 1);
-      first = unsealedRead(this.#base, () => this.#base.statements(firstParams));
-    }
+    const deltaAhead = inPrefix(list, order, prefix, m, firstId);
+    // The base's page from the key (a base-issued cursor resumes at its hint), its cursor sealed by
+    // the base: the answer as it is when the delta changes nothing of it.
+    const first = statementsAfterKey(base, tag, after, sd, pd, od, limit, count, true);
+    const rest = lastStatementsRest(base);
     this.patchNames(first.items);
-    {
-      const got = first.items;
-      const k = got.length;
-      const deltaAhead = inRange(m);
-      // With no tombstone ahead, the base's page is the page when no delta item comes before its last
-      // (or, on the base's last page, none is left at all).
-      if (
-        !hiddenAhead &&
-        (!deltaAhead || (first.nextCursor !== null && compareItem(order, got[k - 1]!, list[m]!) < 0))
-      ) {
-        if (count) first.total = totalNow(first.total!);
-        return first;
+    const got = first.items;
+    const k = got.length;
+    // The page is the answer when no tombstone is among its items and no delta item comes before its
+    // last (or, on the base's last page, none is left at all).
+    if (
+      (!hiddenAhead || k === 0 || compareItem(order, got[k - 1]!, hiddenList[h0]!) < 0) &&
+      (!deltaAhead || (first.nextCursor !== null && compareItem(order, got[k - 1]!, list[m]!) < 0))
+    ) {
+      // Each branch: base items follow the page, and no delta item does: some of them must not be
+      // tombstoned (the tombstones after the page are all the range's from h0) for a next page to
+      // exist; else no next page. (The window's end bounds the range's: a count only when needed.)
+      if (first.nextCursor !== null && !deltaAhead && hiddenAhead && rest <= hhi - h0) {
+        const [, end] = prefixRange(hiddenList, order, prefix, firstId, h0, hhi);
+        if (rest <= end - h0) first.nextCursor = null;
       }
-      // With one: the page is the first `limit` items when no tombstone is among the items read and
-      // no delta item comes before the page's last (the extra item, if any, is the next page's).
-      if (
-        hiddenAhead &&
-        (k === 0 || compareItem(order, got[k - 1]!, hiddenList[h0]!) < 0) &&
-        (!deltaAhead || (k > limit && compareItem(order, got[limit - 1]!, list[m]!) < 0))
-      ) {
-        const items = k > limit ? got.slice(0, limit) : got;
-        const nextCursor = k > limit ? this.statementsCursor(tag, items[limit - 1]!) : null;
-        return count ? { items, nextCursor, total: totalNow(first.total!) } : { items, nextCursor };
-      }
+      if (count)
+        first.total = this.statementsTotal(first.total!, order, prefix, firstId, list, lo, hi, hiddenList, hlo, hhi);
+      return first;
     }
     const want = limit + 1;
-    const base: Statement[] = [];
+    const fromBase: Statement[] = [];
     let b = 0;
-    let prefetched: Page<Statement> | undefined = first;
-    let baseCursor: string | undefined;
+    let page: Page<Statement> | undefined = first;
+    /** Where the base's next page starts (after its last item read), when one is to be read. */
+    let nextKey: StatementsKey | undefined;
     let baseDone = false;
     /** The first tombstone of the range not before the base items read so far. */
     let h = h0;
-    let baseTotal: number | undefined;
+    const baseTotal = first.total;
     const out: Statement[] = [];
     while (out.length < want) {
-      if (b === base.length && !baseDone) {
-        base.length = 0;
+      if (b === fromBase.length && !baseDone) {
+        fromBase.length = 0;
         b = 0;
-        // The first round's page is the one read above; then the page and a few more, for
-        // tombstones in the way (more come in another round).
-        let page = prefetched;
-        prefetched = undefined;
+        // The first round's page is the one read above; then the items after its last (unsealed:
+        // this graph seals its own cursor), the page and a few more for tombstones in the way (more
+        // come in another round).
         if (page === undefined) {
-          page = this.#base.statements({
-            ...filters,
-            limit: Math.min(STATEMENTS_MAX_LIMIT, want + TOMBSTONE_SLACK),
-            cursor: baseCursor,
-            count: count && baseTotal === undefined,
-          });
+          const n = Math.min(STATEMENTS_MAX_LIMIT, want + TOMBSTONE_SLACK);
+          page = statementsAfterKey(base, tag, nextKey!, sd, pd, od, n, false, false);
           this.patchNames(page.items);
         }
-        // The base's total comes with its first page read (a base page's total is its whole walk's).
-        if (page.total !== undefined) baseTotal = page.total;
         // Each branch: with no tombstone in the range the page is kept as it is; else its items and
         // the range's tombstones (sorted alike) are walked together and the tombstoned left out (a
         // comparison or two an item, no hash of its fingerprint).
-        if (!hiddenAhead) for (const item of page.items) base.push(item);
+        if (!hiddenAhead) for (const item of page.items) fromBase.push(item);
         else
           for (const item of page.items) {
             // A tombstone past the range compares after every item of it: the walk stops there.
             while (h < hiddenList.length && compareItem(order, item, hiddenList[h]!) > 0) h++;
             if (h < hiddenList.length && hiddenList[h]!.fp === item.statementFingerprint) continue;
-            base.push(item);
+            fromBase.push(item);
           }
-        // Each branch: the base's last page; a next one from the base's cursor; or (an unsealed
-        // page) from a cursor of its last item's key, sealed here.
-        if (page.nextCursor === null) baseCursor = undefined;
-        else if (page.nextCursor !== UNSEALED_MORE) baseCursor = page.nextCursor;
-        else baseCursor = this.statementsCursor(tag, page.items[page.items.length - 1]!);
-        baseDone = baseCursor === undefined;
+        // Each branch: the base's last page; or the next from its last item's key.
+        const last = page.items[page.items.length - 1];
+        if (page.nextCursor === null || last === undefined) baseDone = true;
+        else
+          nextKey = [last.subjectEntityId, last.predicateEntityId, last.objectEntityId, last.statementFingerprint, ""];
+        page = undefined;
         continue;
       }
-      const x = base[b];
-      const y = inRange(m) ? list[m] : undefined;
+      const x = fromBase[b];
+      const y = inPrefix(list, order, prefix, m, firstId) ? list[m] : undefined;
       if (x === undefined && y === undefined) break;
       if (y === undefined || (x !== undefined && compareItem(order, x, y) < 0)) {
         out.push(x!);
@@ -1574,8 +1581,46 @@ export class LiveGraph implements ReadGraph {
     let nextCursor: string | null = null;
     if (out.length > limit) nextCursor = this.statementsCursor(tag, items[n - 1]!);
     if (!count) return { items, nextCursor };
-    // The walk's total: the base's (read with the first page), less its tombstones in the range, plus the delta's range.
-    return { items, nextCursor, total: totalNow(baseTotal!) };
+    return {
+      items,
+      nextCursor,
+      total: this.statementsTotal(baseTotal!, order, prefix, firstId, list, lo, hi, hiddenList, hlo, hhi),
+    };
+  }
+
+  /**
+   * A statements walk's total: the base's, less its tombstones in the range, plus the delta's range
+   * (each list's range searched in its fence window [lo, hi)).
+   */
+  private statementsTotal(
+    baseTotal: number,
+    order: Order,
+    prefix: readonly string[],
+    firstId: number,
+    list: readonly DeltaStatement[],
+    lo: number,
+    hi: number,
+    hiddenList: readonly DeltaStatement[],
+    hlo: number,
+    hhi: number,
+  ): number {
+    const [plo, phi] = prefixRange(list, order, prefix, firstId, lo, hi);
+    const [hplo, hphi] = prefixRange(hiddenList, order, prefix, firstId, hlo, hhi);
+    return baseTotal - (hphi - hplo) + (phi - plo);
+  }
+
+  /**
+   * The fence of a statements list (sorted-delta.ts buildFence), made at its first read since the
+   * list last changed (a batch, or a new base: ranks are the base's dense ids).
+   */
+  private fenceOf(list: readonly DeltaStatement[], order: Order): Int32Array {
+    const kept = this.#fences.get(list);
+    // Each branch: the list as it was when its fence was made (same batch, same base), or a fence made now.
+    if (kept !== undefined && kept.sequence === this.#sequence && kept.base === this.#base) return kept.fence;
+    const dictionary = this.#parts.dictionary;
+    const fence = buildFence(list, order, (id) => 2 * dictionary.lowerBound(id) - 1);
+    this.#fences.set(list, { sequence: this.#sequence, base: this.#base, fence });
+    return fence;
   }
 
   /** A statements cursor after `last` (its key, no position hint: followable across batches and bases). */
@@ -1587,13 +1632,6 @@ export class LiveGraph implements ReadGraph {
       last.statementFingerprint,
       "",
     ]);
-  }
-
-  /** The base's page for `params`, its items' names of replaced entities brought up to date. */
-  private patchedBasePage(params: StatementsParams): Page<Statement> {
-    const page = this.#base.statements(params);
-    this.patchNames(page.items);
-    return page;
   }
 
   /**
