@@ -181,6 +181,7 @@ let replaceParts: (graph: Graph, parts: Partial<GraphParts>) => Graph;
 let readSearchPage: (graph: Graph) => SearchPageKeys;
 let readStatementsPage: (graph: Graph) => ArrayLike<number>;
 let readStatementsRest: (graph: Graph) => number;
+let readStatementsHint: (graph: Graph) => string;
 let readSearchHint: (graph: Graph, rank: number) => string;
 let readUnsealed: <T>(graph: Graph, read: () => T) => T;
 let readStatementsAfter: (
@@ -226,6 +227,8 @@ export class Graph {
   private readonly pageIds = new Uint32Array(3 * Math.max(STATEMENTS_MAX_LIMIT, SEARCH_MAX_LIMIT));
   /** How many of the filters' statements follow the last statements page (its range's rest). */
   private pageRest = 0;
+  /** The position after the last statements page's last item in its index. */
+  private pageEnd = 0;
   /** Name ranks of a search page in order "score" (reused). */
   private readonly pageRanks = new Uint32Array(SEARCH_MAX_LIMIT);
   /** The match tiers of the last search page's items (the search index's list, valid until the next search). */
@@ -281,6 +284,7 @@ export class Graph {
     readSearchHint = (graph, rank) => graph.hint(rank);
     readStatementsPage = (graph) => graph.pageIds;
     readStatementsRest = (graph) => graph.pageRest;
+    readStatementsHint = (graph) => graph.hint(graph.pageEnd - 1);
     readStatementsAfter = (graph, tag, after, subject, predicate, object, limit, count, seal) =>
       graph.statementsAfter(tag, after, subject, predicate, object, limit, count, seal);
     readCursors = (graph) => graph.cursors;
@@ -663,6 +667,7 @@ export class Graph {
     const end = Math.min(hi, start + limit);
     const n = end - start;
     this.pageRest = hi - end;
+    this.pageEnd = end;
     // The page is read in stages, each a small loop of independent reads (see EntityTable.touch):
     // positions to rows, rows to the three dense ids, the entities' records and text; then the items.
     const rows = this.pageRows;
@@ -971,6 +976,16 @@ export function lastStatementsPage(graph: Graph): ArrayLike<number> {
  */
 export function lastStatementsRest(graph: Graph): number {
   return readStatementsRest(graph);
+}
+
+/**
+ * The position hint of the last item of `graph`'s last statements page (package-internal:
+ * engine/internal.ts): what the graph's own cursor after that page carries, so that a live graph
+ * that seals the cursor of an unsealed base page the graph answers as it is issues the same
+ * cursor. Read it right after the read (of a page with items), as lastStatementsPage.
+ */
+export function lastStatementsHint(graph: Graph): string {
+  return readStatementsHint(graph);
 }
 
 /**

@@ -19,6 +19,7 @@ export {
   type GraphParts,
   lastSearchPage,
   lastStatementsPage,
+  lastStatementsHint,
   lastStatementsRest,
   type SearchPageKeys,
   searchHint,

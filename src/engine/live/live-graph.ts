@@ -71,6 +71,7 @@ import {
   graphParts,
   type GraphParts,
   lastSearchPage,
+  lastStatementsHint,
   lastStatementsPage,
   lastStatementsRest,
   searchHint,
@@ -1498,10 +1499,10 @@ export class LiveGraph implements ReadGraph {
         : seekAfter(hiddenList, order, afterKey, hlo, hhi, firstId);
     const hiddenAhead = inPrefix(hiddenList, order, prefix, h0, firstId);
     const deltaAhead = inPrefix(list, order, prefix, m, firstId);
-    // The base's page from the key (a base-issued cursor resumes at its hint), its cursor sealed by
-    // the base: the answer as it is when the delta changes nothing of it.
-    const first = statementsAfterKey(base, tag, after, sd, pd, od, limit, count, true);
-    const rest = lastStatementsRest(base);
+    // The base's page from the key (a base-issued cursor resumes at its hint), its cursor not sealed
+    // (this graph seals one cursor, whichever page it answers).
+    const first = statementsAfterKey(base, tag, after, sd, pd, od, limit, count, false);
+    let rest = lastStatementsRest(base);
     this.patchNames(first.items);
     const got = first.items;
     const k = got.length;
@@ -1511,18 +1512,21 @@ export class LiveGraph implements ReadGraph {
       (!hiddenAhead || k === 0 || compareItem(order, got[k - 1]!, hiddenList[h0]!) < 0) &&
       (!deltaAhead || (first.nextCursor !== null && compareItem(order, got[k - 1]!, list[m]!) < 0))
     ) {
-      // Each branch: base items follow the page, and no delta item does: some of them must not be
-      // tombstoned (the tombstones after the page are all the range's from h0) for a next page to
-      // exist; else no next page. (The window's end bounds the range's: a count only when needed.)
-      if (first.nextCursor !== null && !deltaAhead && hiddenAhead && rest <= hhi - h0) {
-        const [, end] = prefixRange(hiddenList, order, prefix, firstId, h0, hhi);
-        if (rest <= end - h0) first.nextCursor = null;
+      // Each branch: a next page when base items follow that are not all tombstoned (the
+      // tombstones after the page are the range's from h0) or a delta item does, its cursor the
+      // one the base would have sealed (its position hint kept); else none.
+      if (first.nextCursor !== null) {
+        const more =
+          deltaAhead || !hiddenAhead || this.baseItemsLeft(rest, order, prefix, firstId, hiddenList, h0, hhi);
+        first.nextCursor = more ? this.statementsCursor(tag, got[k - 1]!, lastStatementsHint(base)) : null;
       }
       if (count)
         first.total = this.statementsTotal(first.total!, order, prefix, firstId, list, lo, hi, hiddenList, hlo, hhi);
       return first;
     }
-    const want = limit + 1;
+    // The merge: base items (less the tombstoned) and the delta's, `limit` of them; then whether any
+    // item follows the page's last (a delta item, a base item read, or one of the base's rest that
+    // is not tombstoned), so that the base is read no further than the page.
     const fromBase: Statement[] = [];
     let b = 0;
     let page: Page<Statement> | undefined = first;
@@ -1531,18 +1535,20 @@ export class LiveGraph implements ReadGraph {
     let baseDone = false;
     /** The first tombstone of the range not before the base items read so far. */
     let h = h0;
+    /** Whether the base item read last was tombstoned (then h is its tombstone). */
+    let lastHidden = false;
     const baseTotal = first.total;
-    const out: Statement[] = [];
-    while (out.length < want) {
+    const items: Statement[] = [];
+    while (items.length < limit) {
       if (b === fromBase.length && !baseDone) {
         fromBase.length = 0;
         b = 0;
-        // The first round's page is the one read above; then the items after its last (unsealed:
-        // this graph seals its own cursor), the page and a few more for tombstones in the way (more
-        // come in another round).
+        // The first round's page is the one read above; then the items after its last read (a
+        // page and a few more for tombstones in the way; more come in another round).
         if (page === undefined) {
-          const n = Math.min(STATEMENTS_MAX_LIMIT, want + TOMBSTONE_SLACK);
+          const n = Math.min(STATEMENTS_MAX_LIMIT, limit - items.length + TOMBSTONE_SLACK);
           page = statementsAfterKey(base, tag, nextKey!, sd, pd, od, n, false, false);
+          rest = lastStatementsRest(base);
           this.patchNames(page.items);
         }
         // Each branch: with no tombstone in the range the page is kept as it is; else its items and
@@ -1553,8 +1559,8 @@ export class LiveGraph implements ReadGraph {
           for (const item of page.items) {
             // A tombstone past the range compares after every item of it: the walk stops there.
             while (h < hiddenList.length && compareItem(order, item, hiddenList[h]!) > 0) h++;
-            if (h < hiddenList.length && hiddenList[h]!.fp === item.statementFingerprint) continue;
-            fromBase.push(item);
+            lastHidden = h < hiddenList.length && hiddenList[h]!.fp === item.statementFingerprint;
+            if (!lastHidden) fromBase.push(item);
           }
         // Each branch: the base's last page; or the next from its last item's key.
         const last = page.items[page.items.length - 1];
@@ -1568,24 +1574,46 @@ export class LiveGraph implements ReadGraph {
       const y = inPrefix(list, order, prefix, m, firstId) ? list[m] : undefined;
       if (x === undefined && y === undefined) break;
       if (y === undefined || (x !== undefined && compareItem(order, x, y) < 0)) {
-        out.push(x!);
+        items.push(x!);
         b++;
       } else {
-        out.push(this.statementItem(y));
+        items.push(this.statementItem(y));
         m++;
       }
     }
-    const n = Math.min(limit, out.length);
-    // Base items' names were brought up to date as read; the delta's are current.
-    const items = out.slice(0, n);
-    let nextCursor: string | null = null;
-    if (out.length > limit) nextCursor = this.statementsCursor(tag, items[n - 1]!);
+    // Base items' names were brought up to date as read; the delta's are current. Each branch of
+    // `more`: a delta item or a base item read is left; else the base's rest, less its tombstones
+    // after the last item read (from h, or the one after h when that item was tombstoned).
+    let more = inPrefix(list, order, prefix, m, firstId) || b < fromBase.length;
+    if (!more && !baseDone)
+      more = !hiddenAhead || this.baseItemsLeft(rest, order, prefix, firstId, hiddenList, lastHidden ? h + 1 : h, hhi);
+    const nextCursor = items.length > 0 && more ? this.statementsCursor(tag, items[items.length - 1]!, "") : null;
     if (!count) return { items, nextCursor };
     return {
       items,
       nextCursor,
       total: this.statementsTotal(baseTotal!, order, prefix, firstId, list, lo, hi, hiddenList, hlo, hhi),
     };
+  }
+
+  /**
+   * Whether any of the `rest` base items of a range after some item is not tombstoned, the range's
+   * tombstones after that item being those from `from` (in a window ending at `to`): every
+   * tombstone of the range is one of its base items.
+   */
+  private baseItemsLeft(
+    rest: number,
+    order: Order,
+    prefix: readonly string[],
+    firstId: number,
+    hiddenList: readonly DeltaStatement[],
+    from: number,
+    to: number,
+  ): boolean {
+    // More items than the window holds tombstones: some is not tombstoned (no search needed).
+    if (rest > to - from) return true;
+    const [, end] = prefixRange(hiddenList, order, prefix, firstId, from, to);
+    return rest > end - from;
   }
 
   /**
@@ -1623,14 +1651,17 @@ export class LiveGraph implements ReadGraph {
     return fence;
   }
 
-  /** A statements cursor after `last` (its key, no position hint: followable across batches and bases). */
-  private statementsCursor(tag: ReturnType<typeof queryTag>, last: Statement): string {
+  /**
+   * A statements cursor after `last`: its key, followable across batches and bases, and `hint` (the
+   * base's position hint when the page is the base's as it is, else "": none).
+   */
+  private statementsCursor(tag: ReturnType<typeof queryTag>, last: Statement, hint: string): string {
     return this.#cursors.encode(ENDPOINT_STATEMENTS, tag, 0, [
       last.subjectEntityId,
       last.predicateEntityId,
       last.objectEntityId,
       last.statementFingerprint,
-      "",
+      hint,
     ]);
   }
 
