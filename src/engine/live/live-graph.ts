@@ -324,8 +324,11 @@ export class LiveGraph implements ReadGraph {
   #entityGrams = new GramIndex<DeltaEntity>();
   /** Base entities replaced (put again, not deleted): their rawIdentifier now, for base statements naming them. */
   #replaced = new Map<string, string>();
-  /** The same base entities by dense id (1: replaced), made at the first; a base page's items are checked by it. */
-  #replacedBase: Uint8Array | undefined;
+  /**
+   * The same base entities by dense id, a bit each (replacedBit), made at the first; a base page's
+   * items are checked by it (a bit, not a byte, an entity: 8 times fewer cache lines to miss).
+   */
+  #replacedBase: Uint32Array | undefined;
   /** Base entities replaced or deleted, by entityId and by 3-grams. */
   #hiddenEntities = new Map<string, HiddenEntity>();
   #hiddenGrams = new GramIndex<HiddenEntity>();
@@ -646,11 +649,11 @@ export class LiveGraph implements ReadGraph {
       // Each branch: a base entity put again shows its new name on base statements; deleted, none name it.
       if (d >= 0 && entity !== null) {
         this.#replaced.set(id, entity.rawIdentifier);
-        this.#replacedBase ??= new Uint8Array(this.#base.entityCount);
-        this.#replacedBase[d] = 1;
+        this.#replacedBase ??= new Uint32Array(Math.ceil(this.#base.entityCount / 32));
+        this.#replacedBase[d >>> 5]! |= 1 << (d & 31);
       } else if (d >= 0) {
         this.#replaced.delete(id);
-        if (this.#replacedBase !== undefined) this.#replacedBase[d] = 0;
+        if (this.#replacedBase !== undefined) this.#replacedBase[d >>> 5]! &= ~(1 << (d & 31));
       }
       if (entity === null) this.#entities.delete(id);
       else {
@@ -1555,13 +1558,19 @@ export class LiveGraph implements ReadGraph {
         // the range's tombstones (sorted alike) are walked together and the tombstoned left out (a
         // comparison or two an item, no hash of its fingerprint).
         if (!hiddenAhead) for (const item of page.items) fromBase.push(item);
-        else
-          for (const item of page.items) {
+        else {
+          // By the page's dense ids (the base's page read last: no base read since), integers.
+          const ids = lastStatementsPage(base);
+          const pageItems = page.items;
+          for (let j = 0; j < pageItems.length; j++) {
+            const item = pageItems[j]!;
+            const fp = item.statementFingerprint;
             // A tombstone past the range compares after every item of it: the walk stops there.
-            while (h < hiddenList.length && compareItem(order, item, hiddenList[h]!) > 0) h++;
-            lastHidden = h < hiddenList.length && hiddenList[h]!.fp === item.statementFingerprint;
+            while (h < hiddenList.length && compareRow(order, ids, j, fp, hiddenList[h]!) > 0) h++;
+            lastHidden = h < hiddenList.length && hiddenList[h]!.fp === fp;
             if (!lastHidden) fromBase.push(item);
           }
+        }
         // Each branch: the base's last page; or the next from its last item's key.
         const last = page.items[page.items.length - 1];
         if (page.nextCursor === null || last === undefined) baseDone = true;
@@ -1678,9 +1687,9 @@ export class LiveGraph implements ReadGraph {
     const replaced = this.#replaced;
     for (let k = 0; k < items.length; k++) {
       const item = items[k]!;
-      if (marked[ids[3 * k]!] === 1) item.subjectRawIdentifier = replaced.get(item.subjectEntityId)!;
-      if (marked[ids[3 * k + 1]!] === 1) item.predicateRawIdentifier = replaced.get(item.predicateEntityId)!;
-      if (marked[ids[3 * k + 2]!] === 1) item.objectRawIdentifier = replaced.get(item.objectEntityId)!;
+      if (replacedBit(marked, ids[3 * k]!)) item.subjectRawIdentifier = replaced.get(item.subjectEntityId)!;
+      if (replacedBit(marked, ids[3 * k + 1]!)) item.predicateRawIdentifier = replaced.get(item.predicateEntityId)!;
+      if (replacedBit(marked, ids[3 * k + 2]!)) item.objectRawIdentifier = replaced.get(item.objectEntityId)!;
     }
   }
 
@@ -1688,7 +1697,7 @@ export class LiveGraph implements ReadGraph {
   private rawOf(id: string, d: number): string {
     const replaced = this.#replacedBase;
     // Each branch: a base entity not replaced (by its dense id: no look-up by entityId), or the delta's.
-    if (d >= 0 && (replaced === undefined || replaced[d] !== 1)) return this.#parts.entities.rawIdentifier(d);
+    if (d >= 0 && (replaced === undefined || !replacedBit(replaced, d))) return this.#parts.entities.rawIdentifier(d);
     return this.#entities.get(id)!.rawIdentifier;
   }
 
@@ -2090,6 +2099,26 @@ function planOf(
   if (p !== undefined) return { order: "POS", prefix: o === undefined ? [p] : [p, o] };
   if (o !== undefined) return { order: "OSP", prefix: [o] };
   return { order: "SPO", prefix: [] };
+}
+
+/** Whether bit `d` of `bits` is set (LiveGraph's #replacedBase). */
+function replacedBit(bits: Uint32Array, d: number): boolean {
+  return (bits[d >>> 5]! & (1 << (d & 31))) !== 0;
+}
+
+/**
+ * Item k of the base's last statements page (its dense ids at ids[3k], ids[3k + 1], ids[3k + 2],
+ * its fingerprint `fp`) against a tombstone (a base statement: all three dense ids), in `order`:
+ * integers (dense ids follow entityId order), the fingerprint only on a tie of the three.
+ */
+function compareRow(order: Order, ids: ArrayLike<number>, k: number, fp: string, y: DeltaStatement): number {
+  const s = ids[3 * k]! - y.sd;
+  const p = ids[3 * k + 1]! - y.pd;
+  const o = ids[3 * k + 2]! - y.od;
+  // Each branch: the order's components in its key order, the fingerprint last.
+  if (order === "SPO") return s || p || o || cmp(fp, y.fp);
+  if (order === "POS") return p || o || s || cmp(fp, y.fp);
+  return o || s || p || cmp(fp, y.fp);
 }
 
 /** A base page's item against a delta statement, in `order` (field by field, no key arrays). */

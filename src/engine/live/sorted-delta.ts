@@ -281,7 +281,7 @@ export function sortStatements(order: Order, items: DeltaStatement[], idBound: n
 }
 
 /** Items of a list per fence entry: a fence's window is about two strides, searched item by item. */
-export const FENCE_STRIDE = 32;
+export const FENCE_STRIDE = 16;
 
 /**
  * The fence of `list` (sorted in `order`): the rank of list[j FENCE_STRIDE]'s first component at j.
