@@ -1447,6 +1447,10 @@ export class LiveGraph implements ReadGraph {
     // base may start delta statements (none of the base's, so no tombstone); one in the base, as
     // its marks say.
     const firstId = prefix.length === 0 ? -1 : (order === "SPO" ? sd : order === "POS" ? pd : od)!;
+    // The prefix's other components' dense ids (-1: none): the delta lists' searches compare
+    // integers where both sides are in the base, not entityId strings.
+    const secondId = prefix.length < 2 ? -1 : (order === "SPO" ? pd : order === "POS" ? od : sd)!;
+    const thirdId = prefix.length < 3 ? -1 : od!;
     const marks = this.#firstMarks;
     let puts: boolean;
     let tombstones: boolean;
@@ -1494,14 +1498,14 @@ export class LiveGraph implements ReadGraph {
     // not tombstoned, and the delta none.)
     let m =
       afterKey === undefined
-        ? seekPrefix(list, order, prefix, firstId, lo, hi)
-        : seekAfter(list, order, afterKey, lo, hi, firstId);
+        ? seekPrefix(list, order, prefix, firstId, lo, hi, secondId, thirdId)
+        : seekAfter(list, order, afterKey, lo, hi, firstId, secondId, thirdId);
     const h0 =
       afterKey === undefined
-        ? seekPrefix(hiddenList, order, prefix, firstId, hlo, hhi)
-        : seekAfter(hiddenList, order, afterKey, hlo, hhi, firstId);
-    const hiddenAhead = inPrefix(hiddenList, order, prefix, h0, firstId);
-    const deltaAhead = inPrefix(list, order, prefix, m, firstId);
+        ? seekPrefix(hiddenList, order, prefix, firstId, hlo, hhi, secondId, thirdId)
+        : seekAfter(hiddenList, order, afterKey, hlo, hhi, firstId, secondId, thirdId);
+    const hiddenAhead = inPrefix(hiddenList, order, prefix, h0, firstId, secondId, thirdId);
+    const deltaAhead = inPrefix(list, order, prefix, m, firstId, secondId, thirdId);
     // The base's page from the key (a base-issued cursor resumes at its hint), its cursor not sealed
     // (this graph seals one cursor, whichever page it answers).
     const first = statementsAfterKey(base, tag, after, sd, pd, od, limit, count, false);
@@ -1509,11 +1513,12 @@ export class LiveGraph implements ReadGraph {
     this.patchNames(first.items);
     const got = first.items;
     const k = got.length;
+    const ids = lastStatementsPage(base);
     // The page is the answer when no tombstone is among its items and no delta item comes before its
     // last (or, on the base's last page, none is left at all).
     if (
-      (!hiddenAhead || k === 0 || compareItem(order, got[k - 1]!, hiddenList[h0]!) < 0) &&
-      (!deltaAhead || (first.nextCursor !== null && compareItem(order, got[k - 1]!, list[m]!) < 0))
+      (!hiddenAhead || k === 0 || compareRow(order, ids, k - 1, got[k - 1]!, hiddenList[h0]!) < 0) &&
+      (!deltaAhead || (first.nextCursor !== null && compareRow(order, ids, k - 1, got[k - 1]!, list[m]!) < 0))
     ) {
       // Each branch: a next page when base items follow that are not all tombstoned (the
       // tombstones after the page are the range's from h0) or a delta item does, its cursor the
@@ -1560,14 +1565,13 @@ export class LiveGraph implements ReadGraph {
         if (!hiddenAhead) for (const item of page.items) fromBase.push(item);
         else {
           // By the page's dense ids (the base's page read last: no base read since), integers.
-          const ids = lastStatementsPage(base);
+          const pageIds = lastStatementsPage(base);
           const pageItems = page.items;
           for (let j = 0; j < pageItems.length; j++) {
             const item = pageItems[j]!;
-            const fp = item.statementFingerprint;
             // A tombstone past the range compares after every item of it: the walk stops there.
-            while (h < hiddenList.length && compareRow(order, ids, j, fp, hiddenList[h]!) > 0) h++;
-            lastHidden = h < hiddenList.length && hiddenList[h]!.fp === fp;
+            while (h < hiddenList.length && compareRow(order, pageIds, j, item, hiddenList[h]!) > 0) h++;
+            lastHidden = h < hiddenList.length && hiddenList[h]!.fp === item.statementFingerprint;
             if (!lastHidden) fromBase.push(item);
           }
         }
@@ -1580,7 +1584,7 @@ export class LiveGraph implements ReadGraph {
         continue;
       }
       const x = fromBase[b];
-      const y = inPrefix(list, order, prefix, m, firstId) ? list[m] : undefined;
+      const y = inPrefix(list, order, prefix, m, firstId, secondId, thirdId) ? list[m] : undefined;
       if (x === undefined && y === undefined) break;
       if (y === undefined || (x !== undefined && compareItem(order, x, y) < 0)) {
         items.push(x!);
@@ -1593,7 +1597,7 @@ export class LiveGraph implements ReadGraph {
     // Base items' names were brought up to date as read; the delta's are current. Each branch of
     // `more`: a delta item or a base item read is left; else the base's rest, less its tombstones
     // after the last item read (from h, or the one after h when that item was tombstoned).
-    let more = inPrefix(list, order, prefix, m, firstId) || b < fromBase.length;
+    let more = inPrefix(list, order, prefix, m, firstId, secondId, thirdId) || b < fromBase.length;
     if (!more && !baseDone)
       more = !hiddenAhead || this.baseItemsLeft(rest, order, prefix, firstId, hiddenList, lastHidden ? h + 1 : h, hhi);
     const nextCursor = items.length > 0 && more ? this.statementsCursor(tag, items[items.length - 1]!, "") : null;
@@ -2107,18 +2111,19 @@ function replacedBit(bits: Uint32Array, d: number): boolean {
 }
 
 /**
- * Item k of the base's last statements page (its dense ids at ids[3k], ids[3k + 1], ids[3k + 2],
- * its fingerprint `fp`) against a tombstone (a base statement: all three dense ids), in `order`:
- * integers (dense ids follow entityId order), the fingerprint only on a tie of the three.
+ * Item k of the base's last statements page (`x`, its dense ids at ids[3k], ids[3k + 1],
+ * ids[3k + 2]) against a delta statement or tombstone, in `order`: a component by integers when
+ * `y`'s is in the base too (dense ids follow entityId order; a tombstone's always are), else by
+ * entityId; the fingerprint only on a tie of the three.
  */
-function compareRow(order: Order, ids: ArrayLike<number>, k: number, fp: string, y: DeltaStatement): number {
-  const s = ids[3 * k]! - y.sd;
-  const p = ids[3 * k + 1]! - y.pd;
-  const o = ids[3 * k + 2]! - y.od;
+function compareRow(order: Order, ids: ArrayLike<number>, k: number, x: Statement, y: DeltaStatement): number {
+  const s = y.sd >= 0 ? ids[3 * k]! - y.sd : cmpEq(x.subjectEntityId, y.s);
+  const p = y.pd >= 0 ? ids[3 * k + 1]! - y.pd : cmpEq(x.predicateEntityId, y.p);
+  const o = y.od >= 0 ? ids[3 * k + 2]! - y.od : cmpEq(x.objectEntityId, y.o);
   // Each branch: the order's components in its key order, the fingerprint last.
-  if (order === "SPO") return s || p || o || cmp(fp, y.fp);
-  if (order === "POS") return p || o || s || cmp(fp, y.fp);
-  return o || s || p || cmp(fp, y.fp);
+  if (order === "SPO") return s || p || o || cmp(x.statementFingerprint, y.fp);
+  if (order === "POS") return p || o || s || cmp(x.statementFingerprint, y.fp);
+  return o || s || p || cmp(x.statementFingerprint, y.fp);
 }
 
 /** A base page's item against a delta statement, in `order` (field by field, no key arrays). */

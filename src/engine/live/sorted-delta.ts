@@ -344,7 +344,8 @@ function lowerBound<T>(list: readonly T[], item: T, compare: (x: T, y: T) => num
 /**
  * A statement's key in `order` against the first `length` parts of `key` (no key array is made).
  * `firstDense`: the base dense id of key[0] (-1: none, or not known): the first components then
- * compare as numbers when the statement's is in the base too (no string read), as the lists' sort.
+ * compare as numbers when the statement's is in the base too (no string read), as the lists' sort;
+ * `secondDense` and `thirdDense` the same for key[1] and key[2].
  */
 function compareWithKey(
   order: Order,
@@ -352,34 +353,44 @@ function compareWithKey(
   key: readonly string[],
   length: number,
   firstDense: number,
+  secondDense: number,
+  thirdDense: number,
 ): number {
   if (length === 0) return 0;
   // Each branch: the order's first three components (no array made: this runs in every binary search).
   let a: string;
   let ad: number;
   let b: string;
+  let bd: number;
   let c: string;
+  let cd: number;
   if (order === "SPO") {
     a = st.s;
     ad = st.sd;
     b = st.p;
+    bd = st.pd;
     c = st.o;
+    cd = st.od;
   } else if (order === "POS") {
     a = st.p;
     ad = st.pd;
     b = st.o;
+    bd = st.od;
     c = st.s;
+    cd = st.sd;
   } else {
     a = st.o;
     ad = st.od;
     b = st.s;
+    bd = st.sd;
     c = st.p;
+    cd = st.pd;
   }
   const x = byId(ad, firstDense, a, key[0]!);
   if (x !== 0 || length === 1) return x;
-  const y = cmp(b, key[1]!);
+  const y = byId(bd, secondDense, b, key[1]!);
   if (y !== 0 || length === 2) return y;
-  const z = cmp(c, key[2]!);
+  const z = byId(cd, thirdDense, c, key[2]!);
   if (z !== 0 || length === 3) return z;
   return cmp(st.fp, key[3]!);
 }
@@ -391,12 +402,14 @@ function bound(
   length: number,
   strictlyAfter: boolean,
   firstDense: number,
-  lo = 0,
-  hi = list.length,
+  lo: number,
+  hi: number,
+  secondDense: number,
+  thirdDense: number,
 ): number {
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const c = compareWithKey(order, list[mid]!, key, length, firstDense);
+    const c = compareWithKey(order, list[mid]!, key, length, firstDense, secondDense, thirdDense);
     if (c < 0 || (strictlyAfter && c === 0)) lo = mid + 1;
     else hi = mid;
   }
@@ -404,8 +417,9 @@ function bound(
 }
 
 /**
- * The range [lo, hi) of `list` (sorted in `order`) whose key starts with `prefix` (`firstDense`:
- * prefix[0]'s base dense id, -1 when none or not known, as for each function below), searched in
+ * The range [lo, hi) of `list` (sorted in `order`) whose key starts with `prefix` (`firstDense`,
+ * `secondDense`, `thirdDense`: the base dense ids of prefix[0], [1] and [2], -1 when none or not
+ * known, as for each function below), searched in
  * [from, to] (a window known to hold it: fenceLo / fenceHi).
  */
 export function prefixRange(
@@ -415,10 +429,12 @@ export function prefixRange(
   firstDense = -1,
   from = 0,
   to = list.length,
+  secondDense = -1,
+  thirdDense = -1,
 ): [number, number] {
   if (prefix.length === 0) return [0, list.length];
-  const lo = bound(list, order, prefix, prefix.length, false, firstDense, from, to);
-  return [lo, bound(list, order, prefix, prefix.length, true, firstDense, lo, to)];
+  const lo = bound(list, order, prefix, prefix.length, false, firstDense, from, to, secondDense, thirdDense);
+  return [lo, bound(list, order, prefix, prefix.length, true, firstDense, lo, to, secondDense, thirdDense)];
 }
 
 /**
@@ -432,8 +448,10 @@ export function seekPrefix(
   firstDense = -1,
   from = 0,
   to = list.length,
+  secondDense = -1,
+  thirdDense = -1,
 ): number {
-  return bound(list, order, prefix, prefix.length, false, firstDense, from, to);
+  return bound(list, order, prefix, prefix.length, false, firstDense, from, to, secondDense, thirdDense);
 }
 
 /** Whether `list[i]` exists and its key starts with `prefix` (a range's item, found by one comparison). */
@@ -443,8 +461,12 @@ export function inPrefix(
   prefix: readonly string[],
   i: number,
   firstDense = -1,
+  secondDense = -1,
+  thirdDense = -1,
 ): boolean {
-  return i < list.length && compareWithKey(order, list[i]!, prefix, prefix.length, firstDense) === 0;
+  return (
+    i < list.length && compareWithKey(order, list[i]!, prefix, prefix.length, firstDense, secondDense, thirdDense) === 0
+  );
 }
 
 /** The first index in [lo, hi) whose full key is strictly after `key` (four parts). */
@@ -455,6 +477,8 @@ export function seekAfter(
   lo: number,
   hi: number,
   firstDense = -1,
+  secondDense = -1,
+  thirdDense = -1,
 ): number {
-  return bound(list, order, key, 4, true, firstDense, lo, hi);
+  return bound(list, order, key, 4, true, firstDense, lo, hi, secondDense, thirdDense);
 }

@@ -186,6 +186,30 @@ test("a fence's window holds its first component's range, and seekPrefix / prefi
             `${order} prefixRange in the window`,
           );
           assert.is(seekPrefix(list, order, prefix, firstDense, lo, hi), whole[0], `${order} seekPrefix in the window`);
+          // With the key's other components' dense ids too (integers compared where both are in the base).
+          const second = inBase.indexOf(key[1]!);
+          const third = inBase.indexOf(key[2]!);
+          assert.is(
+            seekPrefix(list, order, prefix, firstDense, lo, hi, second, third),
+            whole[0],
+            `${order} seekPrefix by ids`,
+          );
+          assert.equal(
+            prefixRange(list, order, prefix, firstDense, lo, hi, second, third),
+            whole,
+            `${order} prefixRange by ids`,
+          );
+          for (let i = lo; i <= hi; i++)
+            assert.is(
+              inPrefix(list, order, prefix, i, firstDense, second, third),
+              i >= whole[0] && i < whole[1],
+              `${order} inPrefix by ids ${i}`,
+            );
+          assert.is(
+            seekAfter(list, order, key, lo, hi, firstDense, second, third),
+            seekAfter(list, order, key, 0, list.length),
+            `${order} seekAfter by ids`,
+          );
           assert.is(
             seekAfter(list, order, key, lo, hi, firstDense),
             seekAfter(list, order, key, 0, list.length, firstDense),
