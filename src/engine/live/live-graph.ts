@@ -1569,9 +1569,11 @@ export class LiveGraph implements ReadGraph {
           const pageItems = page.items;
           for (let j = 0; j < pageItems.length; j++) {
             const item = pageItems[j]!;
-            // A tombstone past the range compares after every item of it: the walk stops there.
-            while (h < hiddenList.length && compareRow(order, pageIds, j, item, hiddenList[h]!) > 0) h++;
-            lastHidden = h < hiddenList.length && hiddenList[h]!.fp === item.statementFingerprint;
+            // A tombstone past the range compares after every item of it: the walk stops there. The
+            // item is tombstoned when the first tombstone not before it has its key (c = 0).
+            let c = 1;
+            while (h < hiddenList.length && (c = compareRow(order, pageIds, j, item, hiddenList[h]!)) > 0) h++;
+            lastHidden = h < hiddenList.length && c === 0;
             if (!lastHidden) fromBase.push(item);
           }
         }
