@@ -1577,11 +1577,18 @@ export class LiveGraph implements ReadGraph {
             if (!lastHidden) fromBase.push(item);
           }
         }
-        // Each branch: the base's last page; or the next from its last item's key.
+        // Each branch: the base's last page; or the next from its last item's key, with its position
+        // hint (the base resumes there without placing the key; no base read since this page's).
         const last = page.items[page.items.length - 1];
         if (page.nextCursor === null || last === undefined) baseDone = true;
         else
-          nextKey = [last.subjectEntityId, last.predicateEntityId, last.objectEntityId, last.statementFingerprint, ""];
+          nextKey = [
+            last.subjectEntityId,
+            last.predicateEntityId,
+            last.objectEntityId,
+            last.statementFingerprint,
+            lastStatementsHint(base),
+          ];
         page = undefined;
         continue;
       }
