@@ -31,6 +31,11 @@
  * a statements query's first filter (per order, a byte per base entity marks the first key
  * components, read by the filter's dense id, which the base's read then finds in the dictionary's
  * memo), the base's page is the answer unchecked.
+ * Statements read the base through its entry for checked parameters (graph.ts statementsAfterKey:
+ * the tag, the resume key and the filters' dense ids, no second check) with `limit` items, not one
+ * more: past the page, a next one exists when the range's base statements after it outnumber its
+ * tombstones after it (graph.ts lastStatementsRest); a merge resumes the base at its last page's
+ * position hint. Each delta list's search runs in the window its fence gives (sorted-delta.ts).
  *
  * Scores (order=score): an entity's score is the one its line gave, else its count of statements
  * now: the base's count plus what the delta's statements add and take (by dense id for base
