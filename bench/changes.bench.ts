@@ -22,14 +22,26 @@
  * `npm run docs:performance` add the latest changes.json when it is there.
  *
  * Usage: npm run bench:changes -- [--entities N] [--statements N] [--seed N] [--delta N] [--cpu] [--no-http]
- *                                 [--snapshot FILE] [--compaction-only]
+ *                                 [--snapshot FILE] [--compaction-only] [--reads-only] [--cases TEXT]
+ *                                 [--queries N] [--drop-preempted]
  *   --no-http: the engine's rows only (no `quiver serve` children).
  *   --snapshot: the base opened from this snapshot instead of generated (--entities and --statements ignored).
  *   --compaction-only: the apply rows (they make the delta) and the compaction under load only; no
  *   results file is written.
  *   --delta: statement puts in the delta before the reads (default 100,000, in batches of 10,000).
+ *   --reads-only: the delta made on a live graph without a change log (the same delta: the same
+ *   batches), then the reads only: no apply rows, no compaction, no HTTP, no results file.
+ *   --cases: only the read cases whose name contains TEXT (e.g. "statements").
+ *   --queries: distinct queries per read case (default 400; more for a profile of the reads).
+ *   --drop-preempted: a pair of reads during which this process was preempted (its count of
+ *   involuntary context switches, getrusage, read before and after the pair, outside the timed
+ *   calls) is left out of both sides (how many: the table's last column): wall-clock figures with
+ *   the scheduler's slices taken out, for a loaded machine. A longer read is a little likelier to be
+ *   preempted, so the longest are slightly under-sampled (a 100 µs read in a 4 ms slice: 2.5%).
  *   --cpu: reads timed in this process's CPU time (process.cpuUsage) instead of wall-clock time:
- *   on a loaded machine a wall-clock p99 is mostly the scheduler's.
+ *   on a loaded machine a wall-clock p99 is mostly the scheduler's; but getrusage counts in whole
+ *   microseconds (a 3 µs read moves in steps of 30%), so figures of a few µs want the wall clock
+ *   (the default: process.hrtime.bigint, in ns) on a quiet machine.
  * The reads are paired: a query asked of the base and another of the live graph one after the
  * other (which goes first alternating by pair), so both see the same load and neither finds the
  * other's data in the CPU's caches. The engine's part of a batch
@@ -63,8 +75,10 @@ import { CHANGES_RESULTS, type ChangesReadRow, type ChangesResults, type Changes
 import { summarize } from "./sample.js";
 
 const USAGE = `npm run bench:changes -- [--entities N] [--statements N] [--seed N] [--delta N] [--cpu] [--no-http]
-                              [--snapshot FILE] [--compaction-only]`;
+                              [--snapshot FILE] [--compaction-only] [--reads-only] [--cases TEXT]
+                              [--queries N] [--drop-preempted]`;
 const SMALL_BATCHES = 300;
+/** Distinct queries per read case (--queries). */
 const QUERIES = 400;
 const READ_ROUNDS = 3;
 
@@ -103,6 +117,10 @@ async function main(): Promise<void> {
       cpu: { type: "boolean", default: false },
       snapshot: { type: "string" },
       "compaction-only": { type: "boolean", default: false },
+      "reads-only": { type: "boolean", default: false },
+      "drop-preempted": { type: "boolean", default: false },
+      cases: { type: "string", default: "" },
+      queries: { type: "string", default: String(QUERIES) },
     },
     USAGE,
   );
@@ -110,6 +128,9 @@ async function main(): Promise<void> {
   const loadAtStart = loadavg();
   const deltaStatements = Number(options.delta);
   const compactionOnly = options["compaction-only"] === true;
+  const readsOnly = options["reads-only"] === true;
+  const cases = String(options.cases);
+  const queryCount = Number(options.queries);
   const rand = mulberry32(Number(options.seed));
   let t0 = performance.now();
   let base: Graph;
@@ -136,7 +157,11 @@ async function main(): Promise<void> {
   const rows: ChangesRow[] = [];
   const readResults: ChangesReadRow[] = [];
   try {
-    const store = openLive(base, dir, { cursorSecret: "bench" });
+    // Each branch: the reads alone (the delta applied to a live graph with no change log: no fsync, no
+    // apply rows), or every row (a change log in `dir`).
+    const store: Pick<ReturnType<typeof openLive>, "apply" | "graph" | "close"> = readsOnly
+      ? withoutLog(new LiveGraph(base, { cursorSecret: "bench" }))
+      : openLive(base, dir, { cursorSecret: "bench" });
     const putStatement = (): Change => ({
       op: "put",
       statement: { subjectEntityId: pick(), predicateEntityId: pick(), objectEntityId: pick() },
@@ -163,10 +188,11 @@ async function main(): Promise<void> {
     rows.push(changesRow("batch of 1 statement put", small));
     const big: number[] = [];
     // The engine's part of each batch (prepare + commit, no log), on a live graph of its own.
-    const engine = new LiveGraph(base, { cursorSecret: "bench" });
-    engine.warm();
+    // (Not made for --reads-only: the same batches are drawn, so the delta is the same.)
+    const engine = readsOnly ? undefined : new LiveGraph(base, { cursorSecret: "bench" });
+    engine?.warm();
     const engineSmall: number[] = [];
-    for (const batch of smallBatches) engineSmall.push(cpuMs(() => engine.apply(batch)));
+    if (engine !== undefined) for (const batch of smallBatches) engineSmall.push(cpuMs(() => engine.apply(batch)));
     const engineBig: number[] = [];
     let put = 0;
     while (put < deltaStatements) {
@@ -175,7 +201,7 @@ async function main(): Promise<void> {
       const r = store.apply(batch);
       big.push(performance.now() - t);
       put += r.statements.put;
-      engineBig.push(cpuMs(() => engine.apply(batch)));
+      if (engine !== undefined) engineBig.push(cpuMs(() => engine.apply(batch)));
     }
     rows.push(changesRow("engine: batch of 1 statement put, CPU", engineSmall));
     rows.push(changesRow(`engine: batch of ${count(BIG_BATCH)} statement puts, CPU`, engineBig));
@@ -211,13 +237,13 @@ async function main(): Promise<void> {
     rows.push(
       changesRow(`batch of ${count(BIG_BATCH)} entity changes`, [performance.now() - t0], JSON.stringify(er.entities)),
     );
-    printRows(rows);
+    if (!readsOnly) printRows(rows);
     const live = store.graph;
     const size = live.deltaSize;
     progress(`delta: ${JSON.stringify(size)}`);
 
     const names = [...live.exportEntities()].filter((e) => e.rawIdentifier.length >= 3);
-    const queries = Array.from({ length: QUERIES }, () => {
+    const queries = Array.from({ length: queryCount }, () => {
       const e: Entity = names[Math.floor(rand() * names.length)]!;
       const at = Math.floor(rand() * Math.max(1, e.rawIdentifier.length - 3));
       return e.rawIdentifier.slice(at, at + 3 + Math.floor(rand() * 4));
@@ -246,20 +272,23 @@ async function main(): Promise<void> {
     // Statements to draw filters from: the first of a random subject's (no copy of every statement:
     // a heap of a million objects would make every collection of the timed loops slower).
     const sample: Statement[] = [];
-    while (sample.length < QUERIES) {
+    while (sample.length < queryCount) {
       const first = live.statements({ subjectEntityId: pick(), limit: 1 }).items[0];
       if (first !== undefined) sample.push(first);
     }
     const readRows: string[][] = [];
-    const clock = options.cpu ? cpuNow : () => performance.now();
+    const clock = options.cpu ? cpuNow : wallNow;
+    const preemptions = options["drop-preempted"] === true ? involuntarySwitches : undefined;
     const compare = (name: string, call: (g: Graph | LiveGraph, i: number) => unknown) => {
-      const [bs, ls] = timePaired(
-        QUERIES,
+      if (!name.includes(cases)) return;
+      const [bs, ls, dropped] = timePaired(
+        queryCount,
         READ_ROUNDS,
         rand,
         clock,
         (i) => call(base, i),
         (i) => call(live, i),
+        preemptions,
       );
       const b = summarize(bs);
       const l = summarize(ls);
@@ -272,6 +301,7 @@ async function main(): Promise<void> {
         num(b.p99us, 1),
         num(l.p99us, 1),
         num(l.p99us / b.p99us, 2),
+        String(dropped),
       ]);
     };
     compare("search", (g, i) => g.search({ q: queries[i]! }));
@@ -289,8 +319,12 @@ async function main(): Promise<void> {
       return (g: Graph | LiveGraph, i: number) =>
         g.search({ q: queries[i]!, order, limit: 10, cursor: cursors.get(g)![i] });
     };
-    compare("search page 2 (limit 10)", secondPage("name"));
-    compare("search order=score page 2 (limit 10)", secondPage("score"));
+    // Each page-2 case only when --cases keeps it (its page-1 cursors cost a pass of reads).
+    for (const [name, order] of [
+      ["search page 2 (limit 10)", "name"],
+      ["search order=score page 2 (limit 10)", "score"],
+    ] as const)
+      if (name.includes(cases)) compare(name, secondPage(order));
     const shapes: [string, (i: number) => object][] = [
       ["statements (all)", () => ({})],
       ["statements S", (i) => ({ subjectEntityId: sample[i]!.subjectEntityId })],
@@ -330,9 +364,14 @@ async function main(): Promise<void> {
         { header: "base p99 µs", align: "right" },
         { header: "live p99 µs", align: "right" },
         { header: "x", align: "right" },
+        { header: "dropped", align: "right" },
       ],
       readRows,
     );
+    if (readsOnly) {
+      console.log(`load average ${num(loadAtStart[0]!)} at the start, ${num(loadavg()[0]!)} at the end`);
+      return;
+    }
 
     heading("compaction");
     // In a worker thread (the base loaded again from its snapshot, the log replayed there), while
@@ -417,6 +456,23 @@ function cpuNow(): number {
   return (u.user + u.system) / 1000;
 }
 
+const WALL_ORIGIN = process.hrtime.bigint();
+
+/** A monotonic wall clock in ms since this module loaded, from process.hrtime.bigint (ns: no rounding to µs). */
+function wallNow(): number {
+  return Number(process.hrtime.bigint() - WALL_ORIGIN) / 1e6;
+}
+
+/** This process's count of involuntary context switches (preemptions by the scheduler). */
+function involuntarySwitches(): number {
+  return process.resourceUsage().involuntaryContextSwitches;
+}
+
+/** A live graph as the part of a LiveStore the reads need: apply with no change log. */
+function withoutLog(graph: LiveGraph) {
+  return { graph, apply: (batch: readonly Change[]) => graph.apply(batch), close: () => {} };
+}
+
 /** The CPU time `f` takes, in ms. */
 function cpuMs(f: () => unknown): number {
   const t = cpuNow();
@@ -429,7 +485,9 @@ function cpuMs(f: () => unknown): number {
  * load), each round in two fresh random orders: a pair asks two different queries, since a query
  * asked right after the same one finds its data in the CPU's caches (about twice as fast at p50, on
  * the same graph asked twice), and which of the two goes first alternates by pair; round 0 is a
- * warm-up (JIT), not kept. Returns the samples of each, in ms of `clock`.
+ * warm-up (JIT), not kept. With `preemptions` (a count of this process's preemptions, read around
+ * each pair outside the timed calls), a pair during which it grew is not kept. Returns the samples of
+ * each, in ms of `clock`, and how many pairs were left out so.
  */
 function timePaired(
   n: number,
@@ -438,7 +496,9 @@ function timePaired(
   clock: () => number,
   a: (i: number) => unknown,
   b: (i: number) => unknown,
-): [number[], number[]] {
+  preemptions?: () => number,
+): [number[], number[], number] {
+  let dropped = 0;
   const as: number[] = [];
   const bs: number[] = [];
   const orderA = Array.from({ length: n }, (_, i) => i);
@@ -458,6 +518,7 @@ function timePaired(
     shuffle(orderA);
     shuffle(orderB);
     for (let k = 0; k < n; k++) {
+      const switches = preemptions?.();
       // Each branch: the first of the pair alternates by pair.
       let ta: number;
       let tb: number;
@@ -469,11 +530,16 @@ function timePaired(
         ta = time(a, orderA[k]!);
       }
       if (round === 0) continue;
+      // Preempted during the pair: neither sample is the read's own time.
+      if (preemptions !== undefined && preemptions() !== switches) {
+        dropped++;
+        continue;
+      }
       as.push(ta);
       bs.push(tb);
     }
   }
-  return [as, bs];
+  return [as, bs, dropped];
 }
 
 if (isMainModule(import.meta.url)) await main();

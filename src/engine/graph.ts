@@ -180,8 +180,21 @@ let readParts: (graph: Graph) => GraphParts;
 let replaceParts: (graph: Graph, parts: Partial<GraphParts>) => Graph;
 let readSearchPage: (graph: Graph) => SearchPageKeys;
 let readStatementsPage: (graph: Graph) => ArrayLike<number>;
+let readStatementsRest: (graph: Graph) => number;
+let readStatementsHint: (graph: Graph) => string;
 let readSearchHint: (graph: Graph, rank: number) => string;
 let readUnsealed: <T>(graph: Graph, read: () => T) => T;
+let readStatementsAfter: (
+  graph: Graph,
+  tag: Hash64,
+  after: StatementsKey | null,
+  subject: number | undefined,
+  predicate: number | undefined,
+  object: number | undefined,
+  limit: number,
+  count: boolean,
+  seal: boolean,
+) => Page<Statement>;
 let readCursors: (graph: Graph) => CursorCodec;
 
 /** What an unsealed read (unsealedRead) gives as nextCursor when a next page exists. */
@@ -212,6 +225,10 @@ export class Graph {
   /** Scratch of one page (a query runs to its end before the next starts): SPO rows, dense ids. */
   private readonly pageRows = new Uint32Array(STATEMENTS_MAX_LIMIT);
   private readonly pageIds = new Uint32Array(3 * Math.max(STATEMENTS_MAX_LIMIT, SEARCH_MAX_LIMIT));
+  /** How many of the filters' statements follow the last statements page (its range's rest). */
+  private pageRest = 0;
+  /** The position after the last statements page's last item in its index. */
+  private pageEnd = 0;
   /** Name ranks of a search page in order "score" (reused). */
   private readonly pageRanks = new Uint32Array(SEARCH_MAX_LIMIT);
   /** The match tiers of the last search page's items (the search index's list, valid until the next search). */
@@ -266,6 +283,10 @@ export class Graph {
     readSearchPage = (graph) => ({ ids: graph.pageIds, tiers: graph.pageTiers, ranks: graph.pageNameRanks });
     readSearchHint = (graph, rank) => graph.hint(rank);
     readStatementsPage = (graph) => graph.pageIds;
+    readStatementsRest = (graph) => graph.pageRest;
+    readStatementsHint = (graph) => graph.hint(graph.pageEnd - 1);
+    readStatementsAfter = (graph, tag, after, subject, predicate, object, limit, count, seal) =>
+      graph.statementsAfter(tag, after, subject, predicate, object, limit, count, seal);
     readCursors = (graph) => graph.cursors;
     readUnsealed = (graph, read) => {
       graph.sealCursors = false;
@@ -601,22 +622,42 @@ export class Graph {
     const { s, p, o, limit, cursor, count } = checkStatementsParams(params);
     // Absent filters hash as "": a given filter is never empty, so the two cannot be confused.
     const tag = queryTag(["statements", s ?? "", p ?? "", o ?? ""]);
-    let after: CursorContent | null = null;
+    let after: StatementsKey | null = null;
     if (cursor !== undefined) {
-      after = this.cursors.decode(cursor, ENDPOINT_STATEMENTS, tag);
-      if (after.count !== 5) throw unknownCursorShape();
+      const content = this.cursors.decode(cursor, ENDPOINT_STATEMENTS, tag);
+      if (content.count !== 5) throw unknownCursorShape();
+      after = statementsKeyOf(content);
     }
-    const subject = this.resolve(s);
-    const predicate = this.resolve(p);
-    const object = this.resolve(o);
+    const sealed = this.sealCursors;
+    return this.statementsAfter(tag, after, this.resolve(s), this.resolve(p), this.resolve(o), limit, count, sealed);
+  }
+
+  /**
+   * statements() once its parameters are checked (the live graph's entry, which has checked them
+   * and resolved the filters already: statementsAfterKey): `tag` the query's, `after` the key to
+   * resume after (null: the first page), the filters' dense ids (undefined: not given; -1: no such
+   * entity), `seal`: whether a next page's cursor is sealed (else UNSEALED_MORE).
+   */
+  private statementsAfter(
+    tag: Hash64,
+    after: StatementsKey | null,
+    subject: number | undefined,
+    predicate: number | undefined,
+    object: number | undefined,
+    limit: number,
+    count: boolean,
+    seal: boolean,
+  ): Page<Statement> {
     // An id that names no entity is not an error: nothing can match it.
-    if (subject === -1 || predicate === -1 || object === -1)
+    if (subject === -1 || predicate === -1 || object === -1) {
+      this.pageRest = 0;
       return count ? { items: [], nextCursor: null, total: 0 } : { items: [], nextCursor: null };
+    }
     const index = this.statementIndex;
     const { order, lo, hi } = index.plan({ subject, predicate, object });
     let start = lo;
     if (after !== null) {
-      const at = this.positionHint(after.part(4));
+      const at = this.positionHint(after[4]);
       // Issued by a graph of this content for this filter: the next position. Else place the key.
       start =
         at >= lo && at < hi
@@ -625,6 +666,8 @@ export class Graph {
     }
     const end = Math.min(hi, start + limit);
     const n = end - start;
+    this.pageRest = hi - end;
+    this.pageEnd = end;
     // The page is read in stages, each a small loop of independent reads (see EntityTable.touch):
     // positions to rows, rows to the three dense ids, the entities' records and text; then the items.
     const rows = this.pageRows;
@@ -644,7 +687,7 @@ export class Graph {
     for (let k = 0; k < n; k++) items[k] = this.statementAt(k, ids[3 * k]!, ids[3 * k + 1]!, ids[3 * k + 2]!);
     let nextCursor: string | null = null;
     // Each branch: a next page and a caller that reads the cursor (sealed), or only needs to know of one.
-    if (end < hi && !this.sealCursors) nextCursor = UNSEALED_MORE;
+    if (end < hi && !seal) nextCursor = UNSEALED_MORE;
     else if (end < hi) {
       const last = items[items.length - 1]!;
       nextCursor = this.cursors.encode(ENDPOINT_STATEMENTS, tag, 0, [
@@ -746,8 +789,8 @@ export class Graph {
   }
 
   /** A statements cursor's (s, p, o, fingerprint), placed among this graph's ids. */
-  private seekKey(after: CursorContent): SeekKey {
-    const [s, p, o, fingerprint] = [after.part(0), after.part(1), after.part(2), after.part(3)];
+  private seekKey(after: StatementsKey): SeekKey {
+    const [s, p, o, fingerprint] = after;
     const at: [number, number, number] = [0, 0, 0];
     const exact: [boolean, boolean, boolean] = [false, false, false];
     for (const [component, id] of [
@@ -924,6 +967,56 @@ export function lastSearchPage(graph: Graph): SearchPageKeys {
  */
 export function lastStatementsPage(graph: Graph): ArrayLike<number> {
   return readStatementsPage(graph);
+}
+
+/**
+ * How many statements of its filters follow `graph`'s last statements page (package-internal:
+ * engine/internal.ts; the live graph tells from it whether base items are left that are not
+ * tombstoned). Read it right after the read, as lastStatementsPage.
+ */
+export function lastStatementsRest(graph: Graph): number {
+  return readStatementsRest(graph);
+}
+
+/**
+ * The position hint of the last item of `graph`'s last statements page (package-internal:
+ * engine/internal.ts): what the graph's own cursor after that page carries, so that a live graph
+ * that seals the cursor of an unsealed base page the graph answers as it is issues the same
+ * cursor. Read it right after the read (of a page with items), as lastStatementsPage.
+ */
+export function lastStatementsHint(graph: Graph): string {
+  return readStatementsHint(graph);
+}
+
+/**
+ * A statements page's resume key: the last item's subject, predicate and object entityIds and
+ * fingerprint, and a position hint ("" for none: the key is placed by a binary search).
+ */
+export type StatementsKey = readonly [string, string, string, string, string];
+
+function statementsKeyOf(content: CursorContent): StatementsKey {
+  return [content.part(0), content.part(1), content.part(2), content.part(3), content.part(4)];
+}
+
+/**
+ * `graph`'s statements page after its checks (package-internal: engine/internal.ts; the live graph,
+ * which checked the parameters, made the query's tag and resolved the filters itself): the page of
+ * `limit` items after `after` (null: the first) for the filters' dense ids (undefined: not given;
+ * -1: no such entity), its nextCursor sealed when `seal` (else UNSEALED_MORE when a next page
+ * exists), with `total` when `count`. Reads and names as Graph.statements.
+ */
+export function statementsAfterKey(
+  graph: Graph,
+  tag: Hash64,
+  after: StatementsKey | null,
+  subject: number | undefined,
+  predicate: number | undefined,
+  object: number | undefined,
+  limit: number,
+  count: boolean,
+  seal: boolean,
+): Page<Statement> {
+  return readStatementsAfter(graph, tag, after, subject, predicate, object, limit, count, seal);
 }
 
 /**

@@ -4,7 +4,8 @@
  * The live graph's small structures against brute force on seeded random data: mergeSorted (both
  * of its ways, a few changes spliced in place and many merged) equals a sort of the list's new
  * content, and so does mergeStatements (its merge keys: in place, spliced, or into a new list) over
- * statements whose entities are in a base or not; mergeKey orders as compareStatements; sortStatements (its radix sort on dense ids, and its fallback) equals a sort by compareStatements; prefixRange, seekAfter, seekPrefix and inPrefix equal a filter; GramIndex.matching
+ * statements whose entities are in a base or not; mergeKey orders as compareStatements; sortStatements (its radix sort on dense ids, and its fallback) equals a sort by compareStatements; prefixRange, seekAfter, seekPrefix and inPrefix equal a filter; a fence's window
+ * (buildFence, fenceLo, fenceHi) holds its first component's range and a search in it finds the same; GramIndex.matching
  * equals includes() over the items, and sortedCandidates holds them sorted, as items come and go.
  */
 
@@ -12,10 +13,14 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { GRAM, GramIndex } from "../../../src/engine/live/gram-index.js";
 import {
+  buildFence,
   compareKey,
   compareStatements,
   type DeltaStatement,
   mergeKey,
+  FENCE_STRIDE,
+  fenceHi,
+  fenceLo,
   mergeSorted,
   mergeStatements,
   ORDERS,
@@ -177,6 +182,87 @@ test("mergeStatements (merge keys; in place, spliced, or a new list) equals a so
         const a = mergeKey(order, list[k - 1]!, bound);
         const b = mergeKey(order, list[k]!, bound);
         assert.ok(!(a > b), `${order} keys out of order at ${k}`);
+test("a fence's window holds its first component's range, and seekPrefix / prefixRange / seekAfter in it equal a whole search", () => {
+  const rng = new Rng(34);
+  // A base of `size` entities named in entityId order; some statements name entities not in it
+  // (ranks 2 lowerBound - 1, ties among them broken by strings), some first components crowd.
+  const name = (d: number) => `e${String(d).padStart(5, "0")}`;
+  for (let round = 0; round < 40; round++) {
+    const size = rng.pick([3, 50, 2000]);
+    const inBase = Array.from({ length: size }, (_, d) => name(d));
+    const lowerBound = (id: string) => inBase.filter((x) => x < id).length;
+    const entity = (): [string, number] => {
+      // Each branch: an entity not in the base (sorting between two of its ids, or before all), or a base one.
+      if (rng.chance(0.15))
+        return [`${name(rng.int(size))}${rng.pick(["-new", "-x", ""])}`.replace(/^e/, rng.pick(["e", "d"])), -1];
+      const d = rng.chance(0.4) ? rng.int(Math.min(size, 3)) : rng.int(size);
+      return [name(d), d];
+    };
+    const fix = ([id, d]: [string, number]): [string, number] => [
+      id,
+      inBase.indexOf(id) >= 0 ? inBase.indexOf(id) : d === -1 ? -1 : d,
+    ];
+    for (const order of ORDERS) {
+      const n = rng.pick([0, 1, FENCE_STRIDE - 1, FENCE_STRIDE, FENCE_STRIDE + 1, 200, 1500]);
+      const list: DeltaStatement[] = Array.from({ length: n }, (_, k) => {
+        const [s, sd] = fix(entity());
+        const [p, pd] = fix(entity());
+        const [o, od] = fix(entity());
+        return { s, p, o, fp: `fp${k}`, given: false, sd, pd, od };
+      }).sort(compareStatements(order));
+      const fence = buildFence(list, order, (id) => 2 * lowerBound(id) - 1);
+      for (let probe = 0; probe < 30; probe++) {
+        const st = rng.pick(
+          list.length > 0
+            ? list
+            : [{ s: name(0), p: name(0), o: name(0), fp: "fp", given: false, sd: 0, pd: 0, od: 0 }],
+        );
+        const key = statementKey(order, st);
+        const firstDense = inBase.indexOf(key[0]!);
+        // The fence is used for base entities only (a rank of its own, no tie with another entity).
+        if (firstDense < 0) continue;
+        const lo = fenceLo(fence, 2 * firstDense);
+        const hi = fenceHi(fence, 2 * firstDense, list.length);
+        for (let length = 1; length <= 3; length++) {
+          const prefix = key.slice(0, length);
+          const whole = prefixRange(list, order, prefix, firstDense);
+          assert.ok(lo <= whole[0] && whole[1] <= hi, `${order} window [${lo}, ${hi}) holds ${whole}`);
+          assert.equal(
+            prefixRange(list, order, prefix, firstDense, lo, hi),
+            whole,
+            `${order} prefixRange in the window`,
+          );
+          assert.is(seekPrefix(list, order, prefix, firstDense, lo, hi), whole[0], `${order} seekPrefix in the window`);
+          // With the key's other components' dense ids too (integers compared where both are in the base).
+          const second = inBase.indexOf(key[1]!);
+          const third = inBase.indexOf(key[2]!);
+          assert.is(
+            seekPrefix(list, order, prefix, firstDense, lo, hi, second, third),
+            whole[0],
+            `${order} seekPrefix by ids`,
+          );
+          assert.equal(
+            prefixRange(list, order, prefix, firstDense, lo, hi, second, third),
+            whole,
+            `${order} prefixRange by ids`,
+          );
+          for (let i = lo; i <= hi; i++)
+            assert.is(
+              inPrefix(list, order, prefix, i, firstDense, second, third),
+              i >= whole[0] && i < whole[1],
+              `${order} inPrefix by ids ${i}`,
+            );
+          assert.is(
+            seekAfter(list, order, key, lo, hi, firstDense, second, third),
+            seekAfter(list, order, key, 0, list.length),
+            `${order} seekAfter by ids`,
+          );
+          assert.is(
+            seekAfter(list, order, key, lo, hi, firstDense),
+            seekAfter(list, order, key, 0, list.length, firstDense),
+            `${order} seekAfter in the window`,
+          );
+        }
       }
     }
   }

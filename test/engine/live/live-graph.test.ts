@@ -496,6 +496,71 @@ test("order=name pages of the largest limit walk on past a tombstone after the p
   assert.is(second.nextCursor, null);
 });
 
+test("statements pages with tombstones just past the page, or every base item after it tombstoned, equal the oracle", () => {
+  // A hub heads many statements in each role; each round deletes the hub's statements (in one
+  // filter's order) from some position on, or just the one right after a page's end, sometimes
+  // puts one after them: the base's page is then the answer, whose next page exists only if a base
+  // item after it is not tombstoned (or a delta item follows).
+  const rng = new Rng(73);
+  const name = (i: number) => `e${String(i).padStart(2, "0")}`;
+  const entities = Array.from({ length: 40 }, (_, i) => ({
+    entityId: name(i),
+    rawIdentifier: `entity ${i}`,
+    type: "0" as EntityType,
+    sourceType: "",
+  }));
+  const hub = name(7);
+  const statements = [];
+  for (let i = 0; i < 40; i++)
+    for (let j = 0; j < 3; j++) {
+      const other = name((i * 3 + j) % 40);
+      statements.push({ subjectEntityId: hub, predicateEntityId: name(i), objectEntityId: other });
+      statements.push({ subjectEntityId: name(i), predicateEntityId: hub, objectEntityId: other });
+      statements.push({ subjectEntityId: other, predicateEntityId: name(i), objectEntityId: hub });
+    }
+  const data: GraphData = { entities, statements };
+  const shapes: Filters[] = [
+    { subjectEntityId: hub },
+    { predicateEntityId: hub },
+    { objectEntityId: hub },
+    { subjectEntityId: hub, predicateEntityId: name(3) },
+    { objectEntityId: hub, subjectEntityId: name(5) },
+  ];
+  for (let round = 0; round < 24; round++) {
+    const live = new LiveGraph(buildGraph(data), { cursorSecret: "tombstone-test" });
+    const oracle = new LiveOracle(data);
+    const f = rng.pick(shapes.slice(0, 3));
+    const limit = rng.pick([1, 2, 5, 10, 30]);
+    const before = oracle.oracle().statementsFor(f);
+    // Each branch: every item from a page's end on, or from a random place on, or the one item
+    // right after a page's end.
+    const from = rng.chance(0.4) ? limit * rng.range(1, 3) : rng.int(before.length);
+    const to = rng.chance(0.3) ? Math.min(before.length, from + 1) : before.length;
+    const changes: Change[] = before
+      .slice(from, to)
+      .map((st) => ({ op: "delete" as const, statementFingerprint: st.statementFingerprint }));
+    // Sometimes a statement of the hub put after them (a delta item after the tombstones).
+    if (rng.chance(0.3))
+      changes.push({
+        op: "put",
+        statement: { subjectEntityId: hub, predicateEntityId: name(39), objectEntityId: hub },
+      });
+    if (changes.length === 0) continue;
+    assert.ok(oracle.apply(changes).ok);
+    live.apply(changes);
+    const now = oracle.oracle();
+    for (const g of shapes)
+      walkPages<Statement>({
+        fetch: (l, cursor, count) => live.statements({ ...g, limit: l, cursor, ...(count ? { count } : {}) }),
+        expected: now.statementsFor(g),
+        nextLimit: () => limit,
+        defaultLimit: 50,
+        countPolicy: () => rng.chance(0.3),
+        ctx: `round ${round} deleted ${from}..${to} of ${show(f)}, limit ${limit}: statements ${show(g)}`,
+      });
+  }
+});
+
 test("conflicts name the line and the statement; the same statement again is a no-op", () => {
   const data = {
     entities: [
