@@ -20,10 +20,11 @@
  *    3-grams, gram-index.ts, and kept by a bounded insertion, not sorted whole), by tier.
  *  - statements: the base's pages for the same filters, less the tombstoned statements, and the
  *    delta's range for the filters (every filter shape is a prefix of its order's key).
- * The base's page from the key is read first (one item longer, its cursor not sealed, when a
- * tombstone may lie ahead: graph.ts unsealedRead), and it is the answer as it is (raw identifiers of
- * replaced entities patched) when no delta item comes before its last item and none of its items is
- * tombstoned: a read then costs a base read plus O(log D) (statements: one binary search per delta
+ * The base's page from the key is read first, and it is the answer as it is when no delta item
+ * comes before its last item and none of its items is tombstoned (search: tombstoned items are made
+ * up for by a longer read of the same page, the base's look-ahead item telling whether a visible one
+ * follows; statements: one item longer, its cursor not sealed, when a tombstone may lie ahead:
+ * graph.ts unsealedRead): a read then costs a base read plus O(log D) (statements: one binary search per delta
  * list from the key; search order "name": whether the delta has a match after the key and before
  * the page's last item, found in the rarest gram's sorted posting list by two binary searches
  * (the first two tiers a range of it), and the page's dense ids against the tombstone bitmap).
@@ -1268,13 +1269,15 @@ export class LiveGraph implements ReadGraph {
   }
 
   /**
-   * Under order "name": the base's page from the key, when it is the answer as it is (its first
-   * `limit` items): none of the items read is tombstoned and no delta match comes before the page's
-   * last item (or, on the base's last page, after the key at all). O(log D) beside the base read,
-   * and no merge state made. Else what the merge starts from: the page read and the cursor's key.
-   * The page is asked from the key as the cursor gives it (its hint resumes a base-issued key);
-   * when some base entity is tombstoned, one item longer (that item says whether the page is the
-   * last) and its cursor not sealed (UNSEALED_MORE says a next page exists): this graph seals its own.
+   * Under order "name": the base's page from the key, when it is the answer as it is less its
+   * tombstoned items: no delta match comes before the page's last item (or, on the base's last
+   * page, after the key at all). The base's page is read as the base alone reads it (its own
+   * cursor, sealed with the query's bounds attached, so a next page skips the backward search).
+   * Tombstoned items on it are made up for by reading the page again that many items longer (the
+   * base's cursor then names the longer page's last item: a position, whatever entity it names),
+   * and the base's look-ahead item (the first after the page) says whether a visible item follows.
+   * O(log D) beside the base read, and no merge state made. Else what the merge starts from: the
+   * page read last (lastSearchPage still its keys) and the cursor's key.
    */
   private basePageByName(
     q: string,
@@ -1288,35 +1291,33 @@ export class LiveGraph implements ReadGraph {
     const key = cursor === undefined ? undefined : this.searchKey(cursor, tag, false);
     const hiddenBase = this.#hiddenBase;
     const params = { q, type, limit, cursor, count };
-    let page: Page<Entity>;
-    // Each branch: no base entity tombstoned (the base's page and cursor as they are), or some (one item more, unsealed).
-    if (hiddenBase === undefined) page = this.#base.search(params);
-    else {
-      params.limit = Math.min(SEARCH_MAX_LIMIT, limit + 1);
-      page = unsealedRead(this.#base, () => this.#base.search(params));
-    }
-    const got = page.items;
-    const k = got.length;
-    const keys = lastSearchPage(this.#base);
-    // Where the page ends (its last item's index) and whether a next one exists. Each branch: the
-    // base's page as it is; or with tombstones, the extra item says so, and without one (a page of
-    // SEARCH_MAX_LIMIT) the items after the page could all be tombstoned: the merge finds out.
-    let last: number;
-    let more: boolean;
-    if (hiddenBase === undefined) {
-      last = k - 1;
-      more = page.nextCursor !== null;
-    } else {
-      if (!noneMarked(hiddenBase, keys.ids, k) || (k <= limit && page.nextCursor !== null))
+    let page = this.#base.search(params);
+    let keys = lastSearchPage(this.#base);
+    let k = page.items.length;
+    let hidden = 0;
+    // Each branch: no base entity tombstoned (nothing to check); or the page's items against the bitmap.
+    if (hiddenBase !== undefined) {
+      hidden = countMarked(hiddenBase, keys.ids, k);
+      // Made up for: each round reads the page `hidden` items longer, until its visible items fill
+      // it (the longer part may hold tombstones of its own) or the base has no more; a page that
+      // would pass the base's limit is left to the merge.
+      while (hidden > 0 && page.nextCursor !== null && k - hidden < limit) {
+        if (limit + hidden > SEARCH_MAX_LIMIT) return { prefetched: page, key };
+        params.limit = limit + hidden;
+        page = this.#base.search(params);
+        keys = lastSearchPage(this.#base);
+        k = page.items.length;
+        hidden = countMarked(hiddenBase, keys.ids, k);
+      }
+      // The base's look-ahead tombstoned: whether any visible base item follows is the merge's to find.
+      if (page.nextCursor !== null && hiddenBase[this.#parts.searchIndex.idAt(keys.ranks[k]!)] === 1)
         return { prefetched: page, key };
-      last = Math.min(k, limit) - 1;
-      more = k > limit;
     }
     // The delta's first match after the key, looked for only up to the page's last item.
     let bound: SearchItem | undefined;
-    if (more) {
-      const e = got[last]!;
-      bound = { tier: keys.tiers[last]!, score: 0, folded: this.#fold(e.rawIdentifier), entity: e };
+    if (page.nextCursor !== null) {
+      const e = page.items[k - 1]!;
+      bound = { tier: keys.tiers[k - 1]!, score: 0, folded: this.#fold(e.rawIdentifier), entity: e };
     }
     const first: SearchItem[] = [];
     this.deltaByName(fq, type, key?.item, 1, first, bound);
@@ -1327,15 +1328,7 @@ export class LiveGraph implements ReadGraph {
         page.total! -
         countMatches(this.#hiddenGrams.candidates(fq), fq, type) +
         countMatches(this.#entityGrams.candidates(fq), fq, type);
-    // Each branch: the base's page is the page; or its first `limit` items, with this graph's cursor
-    // after the last when a next page exists.
-    if (hiddenBase === undefined || !more) return page;
-    got.length = limit;
-    page.nextCursor = this.#cursors.encode(ENDPOINT_SEARCH, tag, keys.tiers[last]!, [
-      got[last]!.rawIdentifier,
-      got[last]!.entityId,
-      searchHint(this.#base, keys.ranks[last]!),
-    ]);
+    if (hidden > 0) dropMarked(page.items, hiddenBase!, keys.ids);
     return page;
   }
 
@@ -1948,10 +1941,18 @@ function countMatches(
   return n;
 }
 
-/** Whether none of the first `n` dense ids of `ids` is marked (1) in `marks`. */
-function noneMarked(marks: Uint8Array, ids: ArrayLike<number>, n: number): boolean {
-  for (let i = 0; i < n; i++) if (marks[ids[i]!] === 1) return false;
-  return true;
+/** How many of the first `n` dense ids of `ids` are marked (1) in `marks`. */
+function countMarked(marks: Uint8Array, ids: ArrayLike<number>, n: number): number {
+  let marked = 0;
+  for (let i = 0; i < n; i++) marked += marks[ids[i]!]!;
+  return marked;
+}
+
+/** Removes from `items` (item i of dense id `ids[i]`) the items marked in `marks`, in place. */
+function dropMarked<T>(items: T[], marks: Uint8Array, ids: ArrayLike<number>): void {
+  let kept = 0;
+  for (let i = 0; i < items.length; i++) if (marks[ids[i]!] !== 1) items[kept++] = items[i]!;
+  items.length = kept;
 }
 
 /** The first index of `list` (sorted by folded identifier, then entityId) whose key is above (folded, entityId), or at/above when `inclusive`. */
