@@ -1047,7 +1047,7 @@ export class LiveGraph implements ReadGraph {
     // The tombstoned base entities that match: what the base's pages hold that must be left out
     // (under order "name", told by the bitmap as the base's items come; counted for a total).
     if (byScore || count) hiddenMatches = countMatches(this.#hiddenGrams.candidates(fq), fq, typeName);
-    if (!byScore && count) deltaMatches = countMatches(this.#entityGrams.candidates(fq), fq, typeName);
+    if (!byScore && count) deltaMatches = countListed(this.deltaCandidates(fq), fq, typeName);
     const skipped = hiddenMatches + rescoredMatches;
     // How far the base's stream may be out of order: under order "score", base entities whose counted
     // score the delta moved a little are read where the base puts them and placed by their score now.
@@ -1313,23 +1313,43 @@ export class LiveGraph implements ReadGraph {
       if (page.nextCursor !== null && hiddenBase[this.#parts.searchIndex.idAt(keys.ranks[k]!)] === 1)
         return { prefetched: page, key };
     }
-    // The delta's first match after the key, looked for only up to the page's last item.
-    let bound: SearchItem | undefined;
-    if (page.nextCursor !== null) {
-      const e = page.items[k - 1]!;
-      bound = { tier: keys.tiers[k - 1]!, score: 0, folded: this.#fold(e.rawIdentifier), entity: e };
+    // The delta's first match after the key, looked for only up to the page's last item (folded
+    // only when a delta candidate meets it), and not at all when no delta entity has every gram of fq.
+    const delta = this.deltaCandidates(fq);
+    if (delta.length > 0) {
+      let bound: SearchItem | undefined;
+      if (page.nextCursor !== null)
+        bound = { tier: keys.tiers[k - 1]!, score: 0, folded: "", entity: page.items[k - 1]! };
+      const first: SearchItem[] = [];
+      this.deltaByName(fq, type, key?.item, 1, first, bound, delta);
+      if (first.length > 0) return { prefetched: page, key };
     }
-    const first: SearchItem[] = [];
-    this.deltaByName(fq, type, key?.item, 1, first, bound);
-    if (first.length > 0) return { prefetched: page, key };
     // The walk's total: the base's, less its tombstoned matches, plus the delta's entities that match.
-    if (count)
-      page.total =
-        page.total! -
-        countMatches(this.#hiddenGrams.candidates(fq), fq, type) +
-        countMatches(this.#entityGrams.candidates(fq), fq, type);
+    if (count) page.total = page.total! - this.hiddenMatches(fq, type) + countListed(delta, fq, type);
     if (hidden > 0) dropMarked(page.items, hiddenBase!, keys.ids);
     return page;
+  }
+
+  /**
+   * The delta entities that may match `fq`, sorted by folded identifier then entityId: for a query of
+   * a gram or more its rarest gram's posting list (every match is in it, those that start with fq a
+   * range of it; empty when some gram of fq is in no delta entity), else every delta entity.
+   */
+  private deltaCandidates(fq: string): readonly DeltaEntity[] {
+    return fq.length >= GRAM ? this.#entityGrams.sortedList(fq, compareEntities) : this.#entityList;
+  }
+
+  /** How many tombstoned base entities match `fq` (and `type`): what a base total counts that is gone. */
+  private hiddenMatches(fq: string, type: EntityType | undefined): number {
+    // Each branch: a query of a gram or more walks its rarest gram's list; a shorter one every tombstone.
+    if (fq.length >= GRAM) return countListed(this.#hiddenGrams.sortedList(fq, compareByKey), fq, type);
+    return countMatches(this.#hiddenGrams.candidates(fq), fq, type);
+  }
+
+  /** `item` with its folded identifier, folded now if the item was made without it (""). */
+  private keyed(item: SearchItem): SearchItem {
+    if (item.folded === "") item.folded = this.#fold(item.entity.rawIdentifier);
+    return item;
   }
 
   /**
@@ -1348,13 +1368,10 @@ export class LiveGraph implements ReadGraph {
     want: number,
     out: SearchItem[],
     before: SearchItem | undefined,
+    items: readonly DeltaEntity[] = this.deltaCandidates(fq),
   ): void {
-    // The items to walk, in the delta's order: for a query of a gram or more its rarest gram's posting
-    // list (every match is in it, those that start with fq a range of it), else every delta entity.
-    const { items, check } =
-      fq.length >= GRAM
-        ? this.#entityGrams.sortedCandidates(fq, compareEntities)
-        : { items: this.#entityList, check: true };
+    // Each item of the list holds fq when fq is one gram (its posting list); else checked with includes().
+    const check = fq.length !== GRAM;
     // Each branch: a key in tier 2 passed the first two tiers; else they are walked from the key
     // (or their start, the first folded identifier at or above fq).
     if (after === undefined || after.tier <= TIER_PREFIX) {
@@ -1374,7 +1391,7 @@ export class LiveGraph implements ReadGraph {
           entity: e,
         };
         // At or past the bound: so is every later item of this walk and of the infix tier.
-        if (before !== undefined && compareByName(x, before) >= 0) return;
+        if (before !== undefined && compareByName(x, this.keyed(before)) >= 0) return;
         out.push(x);
       }
     }
@@ -1385,7 +1402,8 @@ export class LiveGraph implements ReadGraph {
         ? seekEntity(items, after.folded, after.entity.entityId, false)
         : 0;
     // Each branch: the walk ends at the bound's place in the posting list, or at its end.
-    const end = before === undefined ? items.length : seekEntity(items, before.folded, before.entity.entityId, true);
+    const end =
+      before === undefined ? items.length : seekEntity(items, this.keyed(before).folded, before.entity.entityId, true);
     for (; j < end && out.length < want; j++) {
       const e = items[j]!;
       // Each check: the type asked, fq inside (unless the list holds only such), and not a prefix (tiers 0-1 above).
@@ -1939,6 +1957,27 @@ function countMatches(
   let n = 0;
   for (const x of items) if (matches(x, check, fq, type)) n++;
   return n;
+}
+
+/**
+ * How many items of a gram index's sorted list for `fq` (GramIndex.sortedList, or every item for a
+ * query shorter than a gram) match `fq` and `type`: the list's length when each holds fq (fq is
+ * one gram) and no type is asked, else one check an item.
+ */
+function countListed(list: readonly { folded: string; type: EntityType }[], fq: string, type: EntityType | undefined) {
+  const check = fq.length !== GRAM;
+  if (!check && type === undefined) return list.length;
+  let n = 0;
+  for (let i = 0; i < list.length; i++) {
+    const x = list[i]!;
+    if ((type === undefined || x.type === type) && (!check || x.folded.includes(fq))) n++;
+  }
+  return n;
+}
+
+/** Folded identifier, then entityId (a tombstone's sorted lists: the delta entities' order). */
+function compareByKey(x: { folded: string; entityId: string }, y: { folded: string; entityId: string }): number {
+  return cmp(x.folded, y.folded) || cmp(x.entityId, y.entityId);
 }
 
 /** How many of the first `n` dense ids of `ids` are marked (1) in `marks`. */
