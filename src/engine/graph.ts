@@ -182,6 +182,15 @@ let readSearchPage: (graph: Graph) => SearchPageKeys;
 let readStatementsPage: (graph: Graph) => ArrayLike<number>;
 let readSearchHint: (graph: Graph, rank: number) => string;
 let readUnsealed: <T>(graph: Graph, read: () => T) => T;
+let readSearchByName: (
+  graph: Graph,
+  folded: string,
+  type: number,
+  limit: number,
+  content: CursorContent | undefined,
+  count: boolean,
+  tag: Hash64,
+) => Page<Entity>;
 let readCursors: (graph: Graph) => CursorCodec;
 
 /** What an unsealed read (unsealedRead) gives as nextCursor when a next page exists. */
@@ -267,6 +276,8 @@ export class Graph {
     readSearchHint = (graph, rank) => graph.hint(rank);
     readStatementsPage = (graph) => graph.pageIds;
     readCursors = (graph) => graph.cursors;
+    readSearchByName = (graph, folded, type, limit, content, count, tag) =>
+      graph.searchByNameCounted(folded, type, limit, content, count, tag);
     readUnsealed = (graph, read) => {
       graph.sealCursors = false;
       try {
@@ -448,10 +459,24 @@ export class Graph {
     const tag = queryTag(this.searchTagParts(q, type, order));
     const folded = this.foldText(q);
     const content = cursor === undefined ? undefined : this.cursors.decode(cursor, ENDPOINT_SEARCH, tag);
-    const page =
-      order === "score"
-        ? this.searchByScore(folded, type, limit, content, tag)
-        : this.searchByName(folded, type, limit, content, tag);
+    if (order !== "score") return this.searchByNameCounted(folded, type, limit, content, count, tag);
+    const page = this.searchByScore(folded, type, limit, content, tag);
+    // The page's bounds, when it found them, spare the count its backward search.
+    if (count) page.total = this.searchIndex.count(folded, type, this.pageBounds);
+    this.pageBounds = undefined;
+    return page;
+  }
+
+  /** search's order "name" from its checked parameters: the page, and its total when counted. */
+  private searchByNameCounted(
+    folded: string,
+    type: number,
+    limit: number,
+    content: CursorContent | undefined,
+    count: boolean,
+    tag: Hash64,
+  ): Page<Entity> {
+    const page = this.searchByName(folded, type, limit, content, tag);
     // The page's bounds, when it found them, spare the count its backward search.
     if (count) page.total = this.searchIndex.count(folded, type, this.pageBounds);
     this.pageBounds = undefined;
@@ -924,6 +949,25 @@ export function lastSearchPage(graph: Graph): SearchPageKeys {
  */
 export function lastStatementsPage(graph: Graph): ArrayLike<number> {
   return readStatementsPage(graph);
+}
+
+/**
+ * `graph.search` under order "name" from parameters its caller checked already (package-internal:
+ * engine/internal.ts; the live graph, which checks, folds and tags the query and opens the cursor
+ * for its own merge, spares the base doing it all again): `folded` the query folded with the
+ * graph's fold, `type` a type number or -1 for none, `content` the cursor opened by the graph's own
+ * codec (cursorCodecOf) for the query's `tag`, as search opens it.
+ */
+export function searchByNameChecked(
+  graph: Graph,
+  folded: string,
+  type: number,
+  limit: number,
+  content: CursorContent | undefined,
+  count: boolean,
+  tag: Hash64,
+): Page<Entity> {
+  return readSearchByName(graph, folded, type, limit, content, count, tag);
 }
 
 /**

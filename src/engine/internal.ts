@@ -20,6 +20,7 @@ export {
   lastSearchPage,
   lastStatementsPage,
   type SearchPageKeys,
+  searchByNameChecked,
   searchHint,
   UNSEALED_MORE,
   unsealedRead,

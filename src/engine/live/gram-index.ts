@@ -55,6 +55,8 @@ export class GramIndex<T extends { readonly folded: string }> {
   /** Posting sets sorted by sortedList's order, until the set changes. */
   private readonly sorted = new Map<GramKey, T[]>();
   readonly items = new Set<T>();
+  /** `items` as an array (list()), until an item comes or goes. */
+  private listed: T[] | undefined;
 
   get size(): number {
     return this.items.size;
@@ -62,6 +64,7 @@ export class GramIndex<T extends { readonly folded: string }> {
 
   add(item: T): void {
     this.items.add(item);
+    this.listed = undefined;
     for (const g of grams(item.folded)) {
       let set = this.postings.get(g);
       if (set === undefined) {
@@ -75,6 +78,7 @@ export class GramIndex<T extends { readonly folded: string }> {
 
   remove(item: T): void {
     if (!this.items.delete(item)) return;
+    this.listed = undefined;
     for (const g of grams(item.folded)) {
       const set = this.postings.get(g);
       if (set === undefined) continue;
@@ -134,6 +138,12 @@ export class GramIndex<T extends { readonly folded: string }> {
       this.sorted.set(rarest!, list);
     }
     return list;
+  }
+
+  /** Every item, as an array (made at the first call after an item came or went; no order). */
+  list(): readonly T[] {
+    this.listed ??= [...this.items];
+    return this.listed;
   }
 
   /**

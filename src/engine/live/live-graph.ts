@@ -61,7 +61,14 @@
  * base's matches up to the largest raise (at most SCORE_DRIFT_MAX) below the page's last.
  */
 
-import { type CursorCodec, ENDPOINT_SEARCH, ENDPOINT_STATEMENTS, queryTag, toSecretBytes } from "../cursor/cursor.js";
+import {
+  type CursorCodec,
+  type CursorContent,
+  ENDPOINT_SEARCH,
+  ENDPOINT_STATEMENTS,
+  queryTag,
+  toSecretBytes,
+} from "../cursor/cursor.js";
 import { randomBytes } from "node:crypto";
 import { QuiverError } from "../errors.js";
 import { addDenseStatement, feedDenseEntities, GraphBuilder } from "../graph-builder.js";
@@ -72,6 +79,7 @@ import {
   graphParts,
   type GraphParts,
   lastSearchPage,
+  searchByNameChecked,
   lastStatementsPage,
   searchHint,
   UNSEALED_MORE,
@@ -215,6 +223,8 @@ interface SearchKey {
   readonly item: SearchItem;
   readonly raw: string;
   readonly hint: string;
+  /** The cursor as the base's codec opened it (what the base's read takes: searchByNameChecked). */
+  readonly content: CursorContent;
 }
 
 /** What the order "name" merge starts from when the base's page is not the answer as it is. */
@@ -970,7 +980,7 @@ export class LiveGraph implements ReadGraph {
     // Under order "name" the base's page is read first: most often it is the answer as it is.
     let nameRead: NameRead | undefined;
     if (!byScore) {
-      const r = this.basePageByName(q, fq, typeName, limit, cursor, count, tag);
+      const r = this.basePageByName(fq, type, typeName, limit, cursor, count, tag);
       if (!("prefetched" in r)) return r;
       nameRead = r;
     }
@@ -1265,6 +1275,7 @@ export class LiveGraph implements ReadGraph {
       },
       raw,
       hint: content.part(SEARCH_PART.hint),
+      content,
     };
   }
 
@@ -1280,8 +1291,8 @@ export class LiveGraph implements ReadGraph {
    * page read last (lastSearchPage still its keys) and the cursor's key.
    */
   private basePageByName(
-    q: string,
     fq: string,
+    typeNumber: number,
     type: EntityType | undefined,
     limit: number,
     cursor: string | undefined,
@@ -1290,21 +1301,25 @@ export class LiveGraph implements ReadGraph {
   ): Page<Entity> | NameRead {
     const key = cursor === undefined ? undefined : this.searchKey(cursor, tag, false);
     const hiddenBase = this.#hiddenBase;
-    const params = { q, type, limit, cursor, count };
-    let page = this.#base.search(params);
+    // The base's read from the parameters checked, folded, tagged and opened here (not again).
+    const base = this.#base;
+    const content = key?.content;
+    let page = searchByNameChecked(base, fq, typeNumber, limit, content, count, tag);
     let keys = lastSearchPage(this.#base);
     let k = page.items.length;
     let hidden = 0;
-    // Each branch: no base entity tombstoned (nothing to check); or the page's items against the bitmap.
-    if (hiddenBase !== undefined) {
+    // The tombstones that may match fq: none when some gram of fq is in no tombstone (a query of a
+    // gram or more); then the page's items need no look-up in the bitmap (a cache miss each).
+    const hiddenList = this.hiddenCandidates(fq);
+    // Each branch: no tombstone can be on the page (nothing to check); or the page's items against the bitmap.
+    if (hiddenBase !== undefined && hiddenList.length > 0) {
       hidden = countMarked(hiddenBase, keys.ids, k);
       // Made up for: each round reads the page `hidden` items longer, until its visible items fill
       // it (the longer part may hold tombstones of its own) or the base has no more; a page that
       // would pass the base's limit is left to the merge.
       while (hidden > 0 && page.nextCursor !== null && k - hidden < limit) {
         if (limit + hidden > SEARCH_MAX_LIMIT) return { prefetched: page, key };
-        params.limit = limit + hidden;
-        page = this.#base.search(params);
+        page = searchByNameChecked(base, fq, typeNumber, limit + hidden, content, count, tag);
         keys = lastSearchPage(this.#base);
         k = page.items.length;
         hidden = countMarked(hiddenBase, keys.ids, k);
@@ -1325,7 +1340,7 @@ export class LiveGraph implements ReadGraph {
       if (first.length > 0) return { prefetched: page, key };
     }
     // The walk's total: the base's, less its tombstoned matches, plus the delta's entities that match.
-    if (count) page.total = page.total! - this.hiddenMatches(fq, type) + countListed(delta, fq, type);
+    if (count) page.total = page.total! - countListed(hiddenList, fq, type) + countListed(delta, fq, type);
     if (hidden > 0) dropMarked(page.items, hiddenBase!, keys.ids);
     return page;
   }
@@ -1339,11 +1354,13 @@ export class LiveGraph implements ReadGraph {
     return fq.length >= GRAM ? this.#entityGrams.sortedList(fq, compareEntities) : this.#entityList;
   }
 
-  /** How many tombstoned base entities match `fq` (and `type`): what a base total counts that is gone. */
-  private hiddenMatches(fq: string, type: EntityType | undefined): number {
-    // Each branch: a query of a gram or more walks its rarest gram's list; a shorter one every tombstone.
-    if (fq.length >= GRAM) return countListed(this.#hiddenGrams.sortedList(fq, compareByKey), fq, type);
-    return countMatches(this.#hiddenGrams.candidates(fq), fq, type);
+  /**
+   * The tombstoned base entities that may match `fq`, as deltaCandidates: its rarest gram's sorted
+   * list (empty when some gram of fq is in no tombstone), or every tombstone for a shorter query.
+   */
+  private hiddenCandidates(fq: string): readonly HiddenEntity[] {
+    // Each branch: a query of a gram or more, its rarest gram's list; a shorter one, every tombstone.
+    return fq.length >= GRAM ? this.#hiddenGrams.sortedList(fq, compareByKey) : this.#hiddenGrams.list();
   }
 
   /** `item` with its folded identifier, folded now if the item was made without it (""). */
