@@ -159,7 +159,7 @@ const HINT_POSITION_DIGITS = 8;
  * What a search cursor's kept bounds (SearchBounds: an object of five small integers) are charged in
  * the cursor cache: its header and five fields, rounded up.
  */
-const SEARCH_BOUNDS_BYTES = 64;
+export const SEARCH_BOUNDS_BYTES = 64;
 
 /**
  * The parts of a search cursor, by index: the last item's raw identifier and entityId (its key on
@@ -225,6 +225,8 @@ export class Graph {
   private readonly pageRanks = new Uint32Array(SEARCH_MAX_LIMIT);
   /** The match tiers of the last search page's items (the search index's list, valid until the next search). */
   private pageTiers: ArrayLike<number> = [];
+  /** The last order "name" read's bounds (lastSearchPage: a live graph's cursors carry them too). */
+  private nameBounds: SearchBounds | null | undefined;
   /** The search index ranks of the last order "name" search page's items (what its cursors' hints record). */
   private pageNameRanks: ArrayLike<number> = [];
   /** Whether a page's nextCursor is sealed (false only inside unsealedRead: UNSEALED_MORE instead). */
@@ -272,7 +274,12 @@ export class Graph {
   static {
     readParts = (graph) => graph.#parts;
     replaceParts = (graph, parts) => new Graph({ ...graph.#parts, ...parts }, graph.#options);
-    readSearchPage = (graph) => ({ ids: graph.pageIds, tiers: graph.pageTiers, ranks: graph.pageNameRanks });
+    readSearchPage = (graph) => ({
+      ids: graph.pageIds,
+      tiers: graph.pageTiers,
+      ranks: graph.pageNameRanks,
+      bounds: graph.nameBounds,
+    });
     readSearchHint = (graph, rank) => graph.hint(rank);
     readStatementsPage = (graph) => graph.pageIds;
     readCursors = (graph) => graph.cursors;
@@ -479,6 +486,7 @@ export class Graph {
     const page = this.searchByName(folded, type, limit, content, tag);
     // The page's bounds, when it found them, spare the count its backward search.
     if (count) page.total = this.searchIndex.count(folded, type, this.pageBounds);
+    this.nameBounds = this.pageBounds;
     this.pageBounds = undefined;
     return page;
   }
@@ -922,6 +930,12 @@ export interface SearchPageKeys {
   readonly tiers: ArrayLike<number>;
   /** Under order "name": the items' search index ranks (what searchHint takes). */
   readonly ranks: ArrayLike<number>;
+  /**
+   * Under order "name": the query's bounds as the read found them (null: no match), what a cursor
+   * this graph's codec seals for a rank of the same query may carry as its attachment (with
+   * SEARCH_BOUNDS_BYTES), so that the read it resumes skips the backward search.
+   */
+  readonly bounds: object | null | undefined;
 }
 
 /**

@@ -20,6 +20,7 @@ export {
   lastSearchPage,
   lastStatementsPage,
   type SearchPageKeys,
+  SEARCH_BOUNDS_BYTES,
   searchByNameChecked,
   searchHint,
   UNSEALED_MORE,

@@ -79,6 +79,7 @@ import {
   graphParts,
   type GraphParts,
   lastSearchPage,
+  SEARCH_BOUNDS_BYTES,
   searchByNameChecked,
   lastStatementsPage,
   searchHint,
@@ -1103,6 +1104,8 @@ export class LiveGraph implements ReadGraph {
       ]);
     let baseDone = false;
     let baseTotal: number | undefined;
+    /** Under order "name", the query's bounds in the base, as its reads found them (a cursor's attachment). */
+    let nameBounds: object | null | undefined;
     const rescoredById = rescored?.byId;
     const scores = this.#parts.scores;
     /** Base items read and not yet placed, in the order of their keys now (ascending). */
@@ -1186,6 +1189,7 @@ export class LiveGraph implements ReadGraph {
       const keys = lastSearchPage(this.#base);
       const ids = keys.ids;
       const tiers = keys.tiers;
+      if (!byScore) nameBounds = keys.bounds;
       if (inOrder) {
         const items = page.items;
         for (let k = 0; k < items.length; k++) {
@@ -1242,12 +1246,28 @@ export class LiveGraph implements ReadGraph {
     let nextCursor: string | null = null;
     if (out.length > limit) {
       const last = keyed(out[n - 1]!);
-      nextCursor = this.#cursors.encode(
-        ENDPOINT_SEARCH,
-        tag,
-        last.tier,
-        cursorParts(last, last.entity.rawIdentifier, last.rank === undefined ? "" : searchHint(this.#base, last.rank)),
-      );
+      // Each branch: a base item under order "name" (its rank the hint: the base's bounds go with
+      // it, so the base's read of the next page skips its backward search); else the key alone.
+      nextCursor =
+        last.rank !== undefined && nameBounds != null
+          ? this.#cursors.encode(
+              ENDPOINT_SEARCH,
+              tag,
+              last.tier,
+              cursorParts(last, last.entity.rawIdentifier, searchHint(this.#base, last.rank)),
+              nameBounds,
+              SEARCH_BOUNDS_BYTES,
+            )
+          : this.#cursors.encode(
+              ENDPOINT_SEARCH,
+              tag,
+              last.tier,
+              cursorParts(
+                last,
+                last.entity.rawIdentifier,
+                last.rank === undefined ? "" : searchHint(this.#base, last.rank),
+              ),
+            );
     }
     if (!count) return { items, nextCursor };
     // The walk's total: the base's, less its tombstoned matches, plus the delta's entities that match.
