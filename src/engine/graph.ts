@@ -159,7 +159,7 @@ const HINT_POSITION_DIGITS = 8;
  * What a search cursor's kept bounds (SearchBounds: an object of five small integers) are charged in
  * the cursor cache: its header and five fields, rounded up.
  */
-const SEARCH_BOUNDS_BYTES = 64;
+export const SEARCH_BOUNDS_BYTES = 64;
 
 /**
  * The parts of a search cursor, by index: the last item's raw identifier and entityId (its key on
@@ -195,6 +195,15 @@ let readStatementsAfter: (
   count: boolean,
   seal: boolean,
 ) => Page<Statement>;
+let readSearchByName: (
+  graph: Graph,
+  folded: string,
+  type: number,
+  limit: number,
+  content: CursorContent | undefined,
+  count: boolean,
+  tag: Hash64,
+) => Page<Entity>;
 let readCursors: (graph: Graph) => CursorCodec;
 
 /** What an unsealed read (unsealedRead) gives as nextCursor when a next page exists. */
@@ -233,6 +242,8 @@ export class Graph {
   private readonly pageRanks = new Uint32Array(SEARCH_MAX_LIMIT);
   /** The match tiers of the last search page's items (the search index's list, valid until the next search). */
   private pageTiers: ArrayLike<number> = [];
+  /** The last order "name" read's bounds (lastSearchPage: a live graph's cursors carry them too). */
+  private nameBounds: SearchBounds | null | undefined;
   /** The search index ranks of the last order "name" search page's items (what its cursors' hints record). */
   private pageNameRanks: ArrayLike<number> = [];
   /** Whether a page's nextCursor is sealed (false only inside unsealedRead: UNSEALED_MORE instead). */
@@ -280,7 +291,12 @@ export class Graph {
   static {
     readParts = (graph) => graph.#parts;
     replaceParts = (graph, parts) => new Graph({ ...graph.#parts, ...parts }, graph.#options);
-    readSearchPage = (graph) => ({ ids: graph.pageIds, tiers: graph.pageTiers, ranks: graph.pageNameRanks });
+    readSearchPage = (graph) => ({
+      ids: graph.pageIds,
+      tiers: graph.pageTiers,
+      ranks: graph.pageNameRanks,
+      bounds: graph.nameBounds,
+    });
     readSearchHint = (graph, rank) => graph.hint(rank);
     readStatementsPage = (graph) => graph.pageIds;
     readStatementsRest = (graph) => graph.pageRest;
@@ -288,6 +304,8 @@ export class Graph {
     readStatementsAfter = (graph, tag, after, subject, predicate, object, limit, count, seal) =>
       graph.statementsAfter(tag, after, subject, predicate, object, limit, count, seal);
     readCursors = (graph) => graph.cursors;
+    readSearchByName = (graph, folded, type, limit, content, count, tag) =>
+      graph.searchByNameCounted(folded, type, limit, content, count, tag);
     readUnsealed = (graph, read) => {
       graph.sealCursors = false;
       try {
@@ -469,12 +487,27 @@ export class Graph {
     const tag = queryTag(this.searchTagParts(q, type, order));
     const folded = this.foldText(q);
     const content = cursor === undefined ? undefined : this.cursors.decode(cursor, ENDPOINT_SEARCH, tag);
-    const page =
-      order === "score"
-        ? this.searchByScore(folded, type, limit, content, tag)
-        : this.searchByName(folded, type, limit, content, tag);
+    if (order !== "score") return this.searchByNameCounted(folded, type, limit, content, count, tag);
+    const page = this.searchByScore(folded, type, limit, content, tag);
     // The page's bounds, when it found them, spare the count its backward search.
     if (count) page.total = this.searchIndex.count(folded, type, this.pageBounds);
+    this.pageBounds = undefined;
+    return page;
+  }
+
+  /** search's order "name" from its checked parameters: the page, and its total when counted. */
+  private searchByNameCounted(
+    folded: string,
+    type: number,
+    limit: number,
+    content: CursorContent | undefined,
+    count: boolean,
+    tag: Hash64,
+  ): Page<Entity> {
+    const page = this.searchByName(folded, type, limit, content, tag);
+    // The page's bounds, when it found them, spare the count its backward search.
+    if (count) page.total = this.searchIndex.count(folded, type, this.pageBounds);
+    this.nameBounds = this.pageBounds;
     this.pageBounds = undefined;
     return page;
   }
@@ -940,6 +973,12 @@ export interface SearchPageKeys {
   readonly tiers: ArrayLike<number>;
   /** Under order "name": the items' search index ranks (what searchHint takes). */
   readonly ranks: ArrayLike<number>;
+  /**
+   * Under order "name": the query's bounds as the read found them (null: no match), what a cursor
+   * this graph's codec seals for a rank of the same query may carry as its attachment (with
+   * SEARCH_BOUNDS_BYTES), so that the read it resumes skips the backward search.
+   */
+  readonly bounds: object | null | undefined;
 }
 
 /**
@@ -1017,6 +1056,25 @@ export function statementsAfterKey(
   seal: boolean,
 ): Page<Statement> {
   return readStatementsAfter(graph, tag, after, subject, predicate, object, limit, count, seal);
+}
+
+/**
+ * `graph.search` under order "name" from parameters its caller checked already (package-internal:
+ * engine/internal.ts; the live graph, which checks, folds and tags the query and opens the cursor
+ * for its own merge, spares the base doing it all again): `folded` the query folded with the
+ * graph's fold, `type` a type number or -1 for none, `content` the cursor opened by the graph's own
+ * codec (cursorCodecOf) for the query's `tag`, as search opens it.
+ */
+export function searchByNameChecked(
+  graph: Graph,
+  folded: string,
+  type: number,
+  limit: number,
+  content: CursorContent | undefined,
+  count: boolean,
+  tag: Hash64,
+): Page<Entity> {
+  return readSearchByName(graph, folded, type, limit, content, count, tag);
 }
 
 /**

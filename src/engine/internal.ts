@@ -22,6 +22,8 @@ export {
   lastStatementsHint,
   lastStatementsRest,
   type SearchPageKeys,
+  SEARCH_BOUNDS_BYTES,
+  searchByNameChecked,
   searchHint,
   type StatementsKey,
   statementsAfterKey,

@@ -16,6 +16,11 @@
  * also kept as an array sorted by the caller's order, made on the first query that asks after the
  * set changed (sortedCandidates): a read then binary-searches to its key and stops after a page.
  *
+ * A gram of three code units below GRAM_UNIT_LIMIT is keyed by the number that packs them (a small
+ * integer: a Map probe without a string made and hashed per gram of the query); any other by its
+ * text. Reads probe every gram of the query, so this is most of a read's cost when the delta holds
+ * no match (its first gram that no item has ends the probe).
+ *
  * Cost: a query O(grams of q + candidates), or O(grams of q + log candidates + what it walks) in
  * order (plus O(P log P) once for a posting set of P items changed since it was last sorted);
  * memory a Set entry per distinct gram per item (about 25 for a 25-character identifier) and an
@@ -29,11 +34,29 @@
 /** Code units per gram. */
 export const GRAM = 3;
 
+/** Code units below this (ten bits each) make a gram keyed by a number: three fit a small integer. */
+const GRAM_UNIT_LIMIT = 1 << 10;
+
+/** A gram's key: its three code units packed into a number, or its text when one is GRAM_UNIT_LIMIT or above. */
+type GramKey = number | string;
+
+/** The key of the gram of `s` at `i` (i + GRAM <= s.length). */
+function gramAt(s: string, i: number): GramKey {
+  const a = s.charCodeAt(i);
+  const b = s.charCodeAt(i + 1);
+  const c = s.charCodeAt(i + 2);
+  // Each branch: three units of ten bits packed (no string made), or the gram's text.
+  if ((a | b | c) < GRAM_UNIT_LIMIT) return (a << 20) | (b << 10) | c;
+  return s.slice(i, i + GRAM);
+}
+
 export class GramIndex<T extends { readonly folded: string }> {
-  private readonly postings = new Map<string, Set<T>>();
-  /** Posting sets sorted by sortedCandidates' order, until the set changes. */
-  private readonly sorted = new Map<string, T[]>();
+  private readonly postings = new Map<GramKey, Set<T>>();
+  /** Posting sets sorted by sortedList's order, until the set changes. */
+  private readonly sorted = new Map<GramKey, T[]>();
   readonly items = new Set<T>();
+  /** `items` as an array (list()), until an item comes or goes. */
+  private listed: T[] | undefined;
 
   get size(): number {
     return this.items.size;
@@ -41,6 +64,7 @@ export class GramIndex<T extends { readonly folded: string }> {
 
   add(item: T): void {
     this.items.add(item);
+    this.listed = undefined;
     for (const g of grams(item.folded)) {
       let set = this.postings.get(g);
       if (set === undefined) {
@@ -54,6 +78,7 @@ export class GramIndex<T extends { readonly folded: string }> {
 
   remove(item: T): void {
     if (!this.items.delete(item)) return;
+    this.listed = undefined;
     for (const g of grams(item.folded)) {
       const set = this.postings.get(g);
       if (set === undefined) continue;
@@ -74,7 +99,7 @@ export class GramIndex<T extends { readonly folded: string }> {
     if (fq.length < GRAM) return { items: this.items, check: true };
     let rarest: Set<T> | undefined;
     for (let i = 0; i + GRAM <= fq.length; i++) {
-      const set = this.postings.get(fq.slice(i, i + GRAM));
+      const set = this.postings.get(gramAt(fq, i));
       if (set === undefined) return { items: NONE, check: false };
       if (rarest === undefined || set.size < rarest.size) rarest = set;
     }
@@ -86,13 +111,22 @@ export class GramIndex<T extends { readonly folded: string }> {
    * array sorted by `compare` (the same order on every call: it is kept until the set changes).
    */
   sortedCandidates(fq: string, compare: (x: T, y: T) => number): { items: readonly T[]; check: boolean } {
-    let rarest: string | undefined;
+    const items = this.sortedList(fq, compare);
+    return { items, check: items !== NONE && fq.length !== GRAM };
+  }
+
+  /**
+   * sortedCandidates' items alone (no object made): the caller checks each with includes() when
+   * `fq` is longer than a gram. An empty list when some gram of `fq` is in no item.
+   */
+  sortedList(fq: string, compare: (x: T, y: T) => number): readonly T[] {
+    let rarest: GramKey | undefined;
     let size = 0;
     for (let i = 0; i + GRAM <= fq.length; i++) {
-      const g = fq.slice(i, i + GRAM);
+      const g = gramAt(fq, i);
       const set = this.postings.get(g);
       // A gram no item has: nothing can match.
-      if (set === undefined) return { items: NONE, check: false };
+      if (set === undefined) return NONE;
       if (rarest === undefined || set.size < size) {
         rarest = g;
         size = set.size;
@@ -103,7 +137,13 @@ export class GramIndex<T extends { readonly folded: string }> {
       list = [...this.postings.get(rarest!)!].sort(compare);
       this.sorted.set(rarest!, list);
     }
-    return { items: list, check: fq.length !== GRAM };
+    return list;
+  }
+
+  /** Every item, as an array (made at the first call after an item came or went; no order). */
+  list(): readonly T[] {
+    this.listed ??= [...this.items];
+    return this.listed;
   }
 
   /**
@@ -114,7 +154,7 @@ export class GramIndex<T extends { readonly folded: string }> {
     if (fq.length < GRAM) return undefined;
     let rarest: Set<T> | undefined;
     for (let i = 0; i + GRAM <= fq.length; i++) {
-      const set = this.postings.get(fq.slice(i, i + GRAM));
+      const set = this.postings.get(gramAt(fq, i));
       // A gram no item has: nothing can match.
       if (set === undefined) return [];
       if (rarest === undefined || set.size < rarest.size) rarest = set;
@@ -130,9 +170,9 @@ export class GramIndex<T extends { readonly folded: string }> {
 /** An empty candidate list (a query with a gram that no item has). */
 const NONE: readonly never[] = [];
 
-/** The distinct grams of `s`. */
-function grams(s: string): Set<string> {
-  const out = new Set<string>();
-  for (let i = 0; i + GRAM <= s.length; i++) out.add(s.slice(i, i + GRAM));
+/** The distinct grams of `s`, by key. */
+function grams(s: string): Set<GramKey> {
+  const out = new Set<GramKey>();
+  for (let i = 0; i + GRAM <= s.length; i++) out.add(gramAt(s, i));
   return out;
 }

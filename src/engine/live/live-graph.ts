@@ -20,10 +20,11 @@
  *    3-grams, gram-index.ts, and kept by a bounded insertion, not sorted whole), by tier.
  *  - statements: the base's pages for the same filters, less the tombstoned statements, and the
  *    delta's range for the filters (every filter shape is a prefix of its order's key).
- * The base's page from the key is read first (one item longer, its cursor not sealed, when a
- * tombstone may lie ahead: graph.ts unsealedRead), and it is the answer as it is (raw identifiers of
- * replaced entities patched) when no delta item comes before its last item and none of its items is
- * tombstoned: a read then costs a base read plus O(log D) (statements: one binary search per delta
+ * The base's page from the key is read first, and it is the answer as it is when no delta item
+ * comes before its last item and none of its items is tombstoned (search: tombstoned items are made
+ * up for by a longer read of the same page, the base's look-ahead item telling whether a visible one
+ * follows; statements: one item longer, its cursor not sealed, when a tombstone may lie ahead:
+ * graph.ts unsealedRead): a read then costs a base read plus O(log D) (statements: one binary search per delta
  * list from the key; search order "name": whether the delta has a match after the key and before
  * the page's last item, found in the rarest gram's sorted posting list by two binary searches
  * (the first two tiers a range of it), and the page's dense ids against the tombstone bitmap).
@@ -65,7 +66,14 @@
  * base's matches up to the largest raise (at most SCORE_DRIFT_MAX) below the page's last.
  */
 
-import { type CursorCodec, ENDPOINT_SEARCH, ENDPOINT_STATEMENTS, queryTag, toSecretBytes } from "../cursor/cursor.js";
+import {
+  type CursorCodec,
+  type CursorContent,
+  ENDPOINT_SEARCH,
+  ENDPOINT_STATEMENTS,
+  queryTag,
+  toSecretBytes,
+} from "../cursor/cursor.js";
 import { randomBytes } from "node:crypto";
 import { QuiverError } from "../errors.js";
 import { addDenseStatement, feedDenseEntities, GraphBuilder } from "../graph-builder.js";
@@ -77,13 +85,14 @@ import {
   type GraphParts,
   lastSearchPage,
   lastStatementsHint,
+  SEARCH_BOUNDS_BYTES,
+  searchByNameChecked,
   lastStatementsPage,
   lastStatementsRest,
   searchHint,
   type StatementsKey,
   statementsAfterKey,
   UNSEALED_MORE,
-  unsealedRead,
   cursorCodecOf,
 } from "../graph.js";
 import { MAX_SCORE, SEARCH_MAX_LIMIT, STATEMENTS_MAX_LIMIT } from "../limits.js";
@@ -229,6 +238,8 @@ interface SearchKey {
   readonly item: SearchItem;
   readonly raw: string;
   readonly hint: string;
+  /** The cursor as the base's codec opened it (what the base's read takes: searchByNameChecked). */
+  readonly content: CursorContent;
 }
 
 /** What the order "name" merge starts from when the base's page is not the answer as it is. */
@@ -1024,7 +1035,7 @@ export class LiveGraph implements ReadGraph {
     // Under order "name" the base's page is read first: most often it is the answer as it is.
     let nameRead: NameRead | undefined;
     if (!byScore) {
-      const r = this.basePageByName(q, fq, typeName, limit, cursor, count, tag);
+      const r = this.basePageByName(fq, type, typeName, limit, cursor, count, tag);
       if (!("prefetched" in r)) return r;
       nameRead = r;
     }
@@ -1101,7 +1112,7 @@ export class LiveGraph implements ReadGraph {
     // The tombstoned base entities that match: what the base's pages hold that must be left out
     // (under order "name", told by the bitmap as the base's items come; counted for a total).
     if (byScore || count) hiddenMatches = countMatches(this.#hiddenGrams.candidates(fq), fq, typeName);
-    if (!byScore && count) deltaMatches = countMatches(this.#entityGrams.candidates(fq), fq, typeName);
+    if (!byScore && count) deltaMatches = countListed(this.deltaCandidates(fq), fq, typeName);
     const skipped = hiddenMatches + rescoredMatches;
     // How far the base's stream may be out of order: under order "score", base entities whose counted
     // score the delta moved a little are read where the base puts them and placed by their score now.
@@ -1147,6 +1158,8 @@ export class LiveGraph implements ReadGraph {
       ]);
     let baseDone = false;
     let baseTotal: number | undefined;
+    /** Under order "name", the query's bounds in the base, as its reads found them (a cursor's attachment). */
+    let nameBounds: object | null | undefined;
     const rescoredById = rescored?.byId;
     const scores = this.#parts.scores;
     /** Base items read and not yet placed, in the order of their keys now (ascending). */
@@ -1230,6 +1243,7 @@ export class LiveGraph implements ReadGraph {
       const keys = lastSearchPage(this.#base);
       const ids = keys.ids;
       const tiers = keys.tiers;
+      if (!byScore) nameBounds = keys.bounds;
       if (inOrder) {
         const items = page.items;
         for (let k = 0; k < items.length; k++) {
@@ -1286,12 +1300,28 @@ export class LiveGraph implements ReadGraph {
     let nextCursor: string | null = null;
     if (out.length > limit) {
       const last = keyed(out[n - 1]!);
-      nextCursor = this.#cursors.encode(
-        ENDPOINT_SEARCH,
-        tag,
-        last.tier,
-        cursorParts(last, last.entity.rawIdentifier, last.rank === undefined ? "" : searchHint(this.#base, last.rank)),
-      );
+      // Each branch: a base item under order "name" (its rank the hint: the base's bounds go with
+      // it, so the base's read of the next page skips its backward search); else the key alone.
+      nextCursor =
+        last.rank !== undefined && nameBounds != null
+          ? this.#cursors.encode(
+              ENDPOINT_SEARCH,
+              tag,
+              last.tier,
+              cursorParts(last, last.entity.rawIdentifier, searchHint(this.#base, last.rank)),
+              nameBounds,
+              SEARCH_BOUNDS_BYTES,
+            )
+          : this.#cursors.encode(
+              ENDPOINT_SEARCH,
+              tag,
+              last.tier,
+              cursorParts(
+                last,
+                last.entity.rawIdentifier,
+                last.rank === undefined ? "" : searchHint(this.#base, last.rank),
+              ),
+            );
     }
     if (!count) return { items, nextCursor };
     // The walk's total: the base's, less its tombstoned matches, plus the delta's entities that match.
@@ -1319,21 +1349,24 @@ export class LiveGraph implements ReadGraph {
       },
       raw,
       hint: content.part(SEARCH_PART.hint),
+      content,
     };
   }
 
   /**
-   * Under order "name": the base's page from the key, when it is the answer as it is (its first
-   * `limit` items): none of the items read is tombstoned and no delta match comes before the page's
-   * last item (or, on the base's last page, after the key at all). O(log D) beside the base read,
-   * and no merge state made. Else what the merge starts from: the page read and the cursor's key.
-   * The page is asked from the key as the cursor gives it (its hint resumes a base-issued key);
-   * when some base entity is tombstoned, one item longer (that item says whether the page is the
-   * last) and its cursor not sealed (UNSEALED_MORE says a next page exists): this graph seals its own.
+   * Under order "name": the base's page from the key, when it is the answer as it is less its
+   * tombstoned items: no delta match comes before the page's last item (or, on the base's last
+   * page, after the key at all). The base's page is read as the base alone reads it (its own
+   * cursor, sealed with the query's bounds attached, so a next page skips the backward search).
+   * Tombstoned items on it are made up for by reading the page again that many items longer (the
+   * base's cursor then names the longer page's last item: a position, whatever entity it names),
+   * and the base's look-ahead item (the first after the page) says whether a visible item follows.
+   * O(log D) beside the base read, and no merge state made. Else what the merge starts from: the
+   * page read last (lastSearchPage still its keys) and the cursor's key.
    */
   private basePageByName(
-    q: string,
     fq: string,
+    typeNumber: number,
     type: EntityType | undefined,
     limit: number,
     cursor: string | undefined,
@@ -1342,56 +1375,72 @@ export class LiveGraph implements ReadGraph {
   ): Page<Entity> | NameRead {
     const key = cursor === undefined ? undefined : this.searchKey(cursor, tag, false);
     const hiddenBase = this.#hiddenBase;
-    const params = { q, type, limit, cursor, count };
-    let page: Page<Entity>;
-    // Each branch: no base entity tombstoned (the base's page and cursor as they are), or some (one item more, unsealed).
-    if (hiddenBase === undefined) page = this.#base.search(params);
-    else {
-      params.limit = Math.min(SEARCH_MAX_LIMIT, limit + 1);
-      page = unsealedRead(this.#base, () => this.#base.search(params));
-    }
-    const got = page.items;
-    const k = got.length;
-    const keys = lastSearchPage(this.#base);
-    // Where the page ends (its last item's index) and whether a next one exists. Each branch: the
-    // base's page as it is; or with tombstones, the extra item says so, and without one (a page of
-    // SEARCH_MAX_LIMIT) the items after the page could all be tombstoned: the merge finds out.
-    let last: number;
-    let more: boolean;
-    if (hiddenBase === undefined) {
-      last = k - 1;
-      more = page.nextCursor !== null;
-    } else {
-      if (!noneMarked(hiddenBase, keys.ids, k) || (k <= limit && page.nextCursor !== null))
+    // The base's read from the parameters checked, folded, tagged and opened here (not again).
+    const base = this.#base;
+    const content = key?.content;
+    let page = searchByNameChecked(base, fq, typeNumber, limit, content, count, tag);
+    let keys = lastSearchPage(this.#base);
+    let k = page.items.length;
+    let hidden = 0;
+    // The tombstones that may match fq: none when some gram of fq is in no tombstone (a query of a
+    // gram or more); then the page's items need no look-up in the bitmap (a cache miss each).
+    const hiddenList = this.hiddenCandidates(fq);
+    // Each branch: no tombstone can be on the page (nothing to check); or the page's items against the bitmap.
+    if (hiddenBase !== undefined && hiddenList.length > 0) {
+      hidden = countMarked(hiddenBase, keys.ids, k);
+      // Made up for: each round reads the page `hidden` items longer, until its visible items fill
+      // it (the longer part may hold tombstones of its own) or the base has no more; a page that
+      // would pass the base's limit is left to the merge.
+      while (hidden > 0 && page.nextCursor !== null && k - hidden < limit) {
+        if (limit + hidden > SEARCH_MAX_LIMIT) return { prefetched: page, key };
+        page = searchByNameChecked(base, fq, typeNumber, limit + hidden, content, count, tag);
+        keys = lastSearchPage(this.#base);
+        k = page.items.length;
+        hidden = countMarked(hiddenBase, keys.ids, k);
+      }
+      // The base's look-ahead tombstoned: whether any visible base item follows is the merge's to find.
+      if (page.nextCursor !== null && hiddenBase[this.#parts.searchIndex.idAt(keys.ranks[k]!)] === 1)
         return { prefetched: page, key };
-      last = Math.min(k, limit) - 1;
-      more = k > limit;
     }
-    // The delta's first match after the key, looked for only up to the page's last item.
-    let bound: SearchItem | undefined;
-    if (more) {
-      const e = got[last]!;
-      bound = { tier: keys.tiers[last]!, score: 0, folded: this.#fold(e.rawIdentifier), entity: e };
+    // The delta's first match after the key, looked for only up to the page's last item (folded
+    // only when a delta candidate meets it), and not at all when no delta entity has every gram of fq.
+    const delta = this.deltaCandidates(fq);
+    if (delta.length > 0) {
+      let bound: SearchItem | undefined;
+      if (page.nextCursor !== null)
+        bound = { tier: keys.tiers[k - 1]!, score: 0, folded: "", entity: page.items[k - 1]! };
+      const first: SearchItem[] = [];
+      this.deltaByName(fq, type, key?.item, 1, first, bound, delta);
+      if (first.length > 0) return { prefetched: page, key };
     }
-    const first: SearchItem[] = [];
-    this.deltaByName(fq, type, key?.item, 1, first, bound);
-    if (first.length > 0) return { prefetched: page, key };
     // The walk's total: the base's, less its tombstoned matches, plus the delta's entities that match.
-    if (count)
-      page.total =
-        page.total! -
-        countMatches(this.#hiddenGrams.candidates(fq), fq, type) +
-        countMatches(this.#entityGrams.candidates(fq), fq, type);
-    // Each branch: the base's page is the page; or its first `limit` items, with this graph's cursor
-    // after the last when a next page exists.
-    if (hiddenBase === undefined || !more) return page;
-    got.length = limit;
-    page.nextCursor = this.#cursors.encode(ENDPOINT_SEARCH, tag, keys.tiers[last]!, [
-      got[last]!.rawIdentifier,
-      got[last]!.entityId,
-      searchHint(this.#base, keys.ranks[last]!),
-    ]);
+    if (count) page.total = page.total! - countListed(hiddenList, fq, type) + countListed(delta, fq, type);
+    if (hidden > 0) dropMarked(page.items, hiddenBase!, keys.ids);
     return page;
+  }
+
+  /**
+   * The delta entities that may match `fq`, sorted by folded identifier then entityId: for a query of
+   * a gram or more its rarest gram's posting list (every match is in it, those that start with fq a
+   * range of it; empty when some gram of fq is in no delta entity), else every delta entity.
+   */
+  private deltaCandidates(fq: string): readonly DeltaEntity[] {
+    return fq.length >= GRAM ? this.#entityGrams.sortedList(fq, compareEntities) : this.#entityList;
+  }
+
+  /**
+   * The tombstoned base entities that may match `fq`, as deltaCandidates: its rarest gram's sorted
+   * list (empty when some gram of fq is in no tombstone), or every tombstone for a shorter query.
+   */
+  private hiddenCandidates(fq: string): readonly HiddenEntity[] {
+    // Each branch: a query of a gram or more, its rarest gram's list; a shorter one, every tombstone.
+    return fq.length >= GRAM ? this.#hiddenGrams.sortedList(fq, compareByKey) : this.#hiddenGrams.list();
+  }
+
+  /** `item` with its folded identifier, folded now if the item was made without it (""). */
+  private keyed(item: SearchItem): SearchItem {
+    if (item.folded === "") item.folded = this.#fold(item.entity.rawIdentifier);
+    return item;
   }
 
   /**
@@ -1410,13 +1459,10 @@ export class LiveGraph implements ReadGraph {
     want: number,
     out: SearchItem[],
     before: SearchItem | undefined,
+    items: readonly DeltaEntity[] = this.deltaCandidates(fq),
   ): void {
-    // The items to walk, in the delta's order: for a query of a gram or more its rarest gram's posting
-    // list (every match is in it, those that start with fq a range of it), else every delta entity.
-    const { items, check } =
-      fq.length >= GRAM
-        ? this.#entityGrams.sortedCandidates(fq, compareEntities)
-        : { items: this.#entityList, check: true };
+    // Each item of the list holds fq when fq is one gram (its posting list); else checked with includes().
+    const check = fq.length !== GRAM;
     // Each branch: a key in tier 2 passed the first two tiers; else they are walked from the key
     // (or their start, the first folded identifier at or above fq).
     if (after === undefined || after.tier <= TIER_PREFIX) {
@@ -1436,7 +1482,7 @@ export class LiveGraph implements ReadGraph {
           entity: e,
         };
         // At or past the bound: so is every later item of this walk and of the infix tier.
-        if (before !== undefined && compareByName(x, before) >= 0) return;
+        if (before !== undefined && compareByName(x, this.keyed(before)) >= 0) return;
         out.push(x);
       }
     }
@@ -1447,7 +1493,8 @@ export class LiveGraph implements ReadGraph {
         ? seekEntity(items, after.folded, after.entity.entityId, false)
         : 0;
     // Each branch: the walk ends at the bound's place in the posting list, or at its end.
-    const end = before === undefined ? items.length : seekEntity(items, before.folded, before.entity.entityId, true);
+    const end =
+      before === undefined ? items.length : seekEntity(items, this.keyed(before).folded, before.entity.entityId, true);
     for (; j < end && out.length < want; j++) {
       const e = items[j]!;
       // Each check: the type asked, fq inside (unless the list holds only such), and not a prefix (tiers 0-1 above).
@@ -2082,10 +2129,39 @@ function countMatches(
   return n;
 }
 
-/** Whether none of the first `n` dense ids of `ids` is marked (1) in `marks`. */
-function noneMarked(marks: Uint8Array, ids: ArrayLike<number>, n: number): boolean {
-  for (let i = 0; i < n; i++) if (marks[ids[i]!] === 1) return false;
-  return true;
+/**
+ * How many items of a gram index's sorted list for `fq` (GramIndex.sortedList, or every item for a
+ * query shorter than a gram) match `fq` and `type`: the list's length when each holds fq (fq is
+ * one gram) and no type is asked, else one check an item.
+ */
+function countListed(list: readonly { folded: string; type: EntityType }[], fq: string, type: EntityType | undefined) {
+  const check = fq.length !== GRAM;
+  if (!check && type === undefined) return list.length;
+  let n = 0;
+  for (let i = 0; i < list.length; i++) {
+    const x = list[i]!;
+    if ((type === undefined || x.type === type) && (!check || x.folded.includes(fq))) n++;
+  }
+  return n;
+}
+
+/** Folded identifier, then entityId (a tombstone's sorted lists: the delta entities' order). */
+function compareByKey(x: { folded: string; entityId: string }, y: { folded: string; entityId: string }): number {
+  return cmp(x.folded, y.folded) || cmp(x.entityId, y.entityId);
+}
+
+/** How many of the first `n` dense ids of `ids` are marked (1) in `marks`. */
+function countMarked(marks: Uint8Array, ids: ArrayLike<number>, n: number): number {
+  let marked = 0;
+  for (let i = 0; i < n; i++) marked += marks[ids[i]!]!;
+  return marked;
+}
+
+/** Removes from `items` (item i of dense id `ids[i]`) the items marked in `marks`, in place. */
+function dropMarked<T>(items: T[], marks: Uint8Array, ids: ArrayLike<number>): void {
+  let kept = 0;
+  for (let i = 0; i < items.length; i++) if (marks[ids[i]!] !== 1) items[kept++] = items[i]!;
+  items.length = kept;
 }
 
 /** The first index of `list` (sorted by folded identifier, then entityId) whose key is above (folded, entityId), or at/above when `inclusive`. */

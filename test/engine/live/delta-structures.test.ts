@@ -182,6 +182,11 @@ test("mergeStatements (merge keys; in place, spliced, or a new list) equals a so
         const a = mergeKey(order, list[k - 1]!, bound);
         const b = mergeKey(order, list[k]!, bound);
         assert.ok(!(a > b), `${order} keys out of order at ${k}`);
+      }
+    }
+  }
+});
+
 test("a fence's window holds its first component's range, and seekPrefix / prefixRange / seekAfter in it equal a whole search", () => {
   const rng = new Rng(34);
   // A base of `size` entities named in entityId order; some statements name entities not in it

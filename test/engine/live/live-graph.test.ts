@@ -561,6 +561,60 @@ test("statements pages with tombstones just past the page, or every base item af
   }
 });
 
+test("order=name pages with tombstones on them, in the pages read longer to make up for them, and after the last visible item, equal the oracle", () => {
+  // 40 matches of "item"; runs of deletes inside pages, in the longer reads, and every item after
+  // the 30th: the page before the gone tail must end its walk (its look-ahead is a tombstone).
+  const entities = Array.from({ length: 40 }, (_, i) => ({
+    entityId: `e${String(i).padStart(2, "0")}`,
+    rawIdentifier: `item ${String(i).padStart(2, "0")}`,
+    type: String(i % 2) as EntityType,
+    sourceType: "",
+  }));
+  const live = new LiveGraph(buildGraph({ entities, statements: [] }), { cursorSecret: "refill-test" });
+  const gone = [1, 2, 5, 6, 7, 8, 12, 13, 14, 15, 16, 17, 22, ...Array.from({ length: 10 }, (_, i) => 30 + i)];
+  live.apply(gone.map((i) => ({ op: "delete" as const, entityId: entities[i]!.entityId })));
+  const left = entities.filter((_, i) => !gone.includes(i));
+  for (const type of [undefined, "0" as EntityType, "1" as EntityType])
+    for (let limit = 1; limit <= 8; limit++) {
+      const expected = left.filter((e) => type === undefined || e.type === type);
+      const got: Entity[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = live.search({ q: "item", type, limit, cursor, count: true });
+        assert.is(page.total, expected.length, `type ${show(type)} limit ${limit} total`);
+        assert.ok(
+          page.items.length > 0 || pages === 0,
+          `type ${show(type)} limit ${limit}: an empty page after a cursor`,
+        );
+        got.push(...page.items);
+        cursor = page.nextCursor ?? undefined;
+        pages++;
+      } while (cursor !== undefined);
+      assert.equal(got, expected, `type ${show(type)} limit ${limit}`);
+    }
+  // The cursor of a page read longer (past e01 and e02, tombstoned) resumes after its last item
+  // once a tombstoned entity before it is put back, and after a compaction.
+  const first = live.search({ q: "item", limit: 2 });
+  assert.equal(
+    first.items.map((e) => e.entityId),
+    ["e00", "e03"],
+  );
+  live.apply([{ op: "put", entity: entities[2]! }]);
+  live.compact();
+  const rest: string[] = [];
+  let cursor = first.nextCursor ?? undefined;
+  while (cursor !== undefined) {
+    const page = live.search({ q: "item", limit: 3, cursor });
+    rest.push(...page.items.map((e) => e.entityId));
+    cursor = page.nextCursor ?? undefined;
+  }
+  assert.equal(
+    rest,
+    left.slice(2).map((e) => e.entityId),
+  );
+});
+
 test("conflicts name the line and the statement; the same statement again is a no-op", () => {
   const data = {
     entities: [
