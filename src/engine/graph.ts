@@ -159,7 +159,7 @@ const HINT_POSITION_DIGITS = 8;
  * What a search cursor's kept bounds (SearchBounds: an object of five small integers) are charged in
  * the cursor cache: its header and five fields, rounded up.
  */
-const SEARCH_BOUNDS_BYTES = 64;
+export const SEARCH_BOUNDS_BYTES = 64;
 
 /**
  * The parts of a search cursor, by index: the last item's raw identifier and entityId (its key on
@@ -181,6 +181,8 @@ let replaceParts: (graph: Graph, parts: Partial<GraphParts>) => Graph;
 let readSearchPage: (graph: Graph) => SearchPageKeys;
 let readStatementsPage: (graph: Graph) => ArrayLike<number>;
 let readSearchHint: (graph: Graph, rank: number) => string;
+let readHintPosition: (graph: Graph, hint: string) => number;
+let readSearchItem: (graph: Graph, d: number) => Entity;
 let readUnsealed: <T>(graph: Graph, read: () => T) => T;
 let readCursors: (graph: Graph) => CursorCodec;
 
@@ -265,6 +267,8 @@ export class Graph {
     replaceParts = (graph, parts) => new Graph({ ...graph.#parts, ...parts }, graph.#options);
     readSearchPage = (graph) => ({ ids: graph.pageIds, tiers: graph.pageTiers, ranks: graph.pageNameRanks });
     readSearchHint = (graph, rank) => graph.hint(rank);
+    readHintPosition = (graph, hint) => graph.positionHint(hint);
+    readSearchItem = (graph, d) => graph.searchItem(d);
     readStatementsPage = (graph) => graph.pageIds;
     readCursors = (graph) => graph.cursors;
     readUnsealed = (graph, read) => {
@@ -906,6 +910,19 @@ export interface SearchPageKeys {
  */
 export function searchHint(graph: Graph, rank: number): string {
   return readSearchHint(graph, rank);
+}
+
+/**
+ * The position a cursor's hint records when a graph of `graph`'s content wrote it (searchHint), else
+ * -1 (package-internal: engine/internal.ts; the live graph resumes its base's score order by it).
+ */
+export function searchHintPosition(graph: Graph, hint: string): number {
+  return readHintPosition(graph, hint);
+}
+
+/** Entity of dense id `d` as `graph`'s pages give it, its names from the graph's cache (package-internal). */
+export function searchItemOf(graph: Graph, d: number): Entity {
+  return readSearchItem(graph, d);
 }
 
 /**
