@@ -34,15 +34,19 @@
  *
  * Scores (order=score): an entity's score is the one its line gave, else its count of statements
  * now: the base's count plus what the delta's statements add and take (by dense id for base
- * entities). A base entity whose counted score the delta moved by at most SCORE_DRIFT_MAX stays a
- * base entity: the merge reads the base's stream ahead far enough (every item up to the largest
- * raise below the last one read cannot come before it) and places such entities by their score now,
- * and a cursor resumes the base the largest drop above its key. Only entities moved further leave
- * the base's stream and join the delta's (by 3-grams). order=name, totals and look-ups ignore scores.
+ * entities). A base entity whose counted score the delta raised by at most SCORE_RAISE_MAX stays in
+ * the base's stream: the merge lists the base's score index by score rank (sranks, no base page
+ * made) a look-ahead past the page, places such entities by their score now, and lists on while an
+ * item not listed yet (at most the largest raise above its base score) could come first. Nothing
+ * in the stream is lowered, so a cursor resumes the base right after its key (at its hint's srank
+ * when its item is a base item at its base score). Entities lowered or raised further leave the
+ * stream and join the delta's (rescored(), by 3-grams: a query's list kept sorted by score, walked
+ * while it can reach the page). order=name, totals and look-ups ignore scores.
  *
  * Cursors carry the last item's sort key, in the base Graph's cursor shape (a search cursor: tier,
  * rawIdentifier, entityId; a statements cursor: the three entityIds and the fingerprint) with an empty
- * position hint, so a walk continues across batches and compactions, and a cursor of this graph
+ * position hint, or the base's own when the item is a base item whose key is its base key (its base
+ * page's rank, its srank in order=score), so a walk continues across batches and compactions, and a cursor of this graph
  * and one of its base (the same secret) are followable on either: an item unchanged from the first
  * page to the last of a walk is returned exactly once.
  *
@@ -57,7 +61,8 @@
  * comparisons and O(D) moves for a delta of D items and a batch of b. A read with a delta that
  * matches it: the base page(s), one fold a base search item, the delta's candidates of the query's
  * rarest 3-gram (O(candidates)), two binary searches a list for statements; under order=score, the
- * base's matches up to the largest raise (at most SCORE_DRIFT_MAX) below the page's last.
+ * base's matches up to the largest raise (at most SCORE_RAISE_MAX) below the page's last, and the
+ * rescored candidates as high as the page's last.
  */
 
 import { type CursorCodec, ENDPOINT_SEARCH, ENDPOINT_STATEMENTS, queryTag, toSecretBytes } from "../cursor/cursor.js";
@@ -326,11 +331,11 @@ export class LiveGraph implements ReadGraph {
   #dirtyFlag: Uint8Array | undefined;
   /**
    * The most a base entity's counted score rose (fell) by, over those that stay in the base's stream
-   * (at most SCORE_DRIFT_MAX; a bound kept since the base, never lowered).
+   * (at most SCORE_RAISE_MAX; a bound kept since the base, never lowered).
    */
   #maxRaise = 0;
   #maxDrop = 0;
-  /** Base entities with a counted score that the delta moved by more than SCORE_DRIFT_MAX: by id and by 3-grams. */
+  /** Base entities with a counted score the delta lowered, or raised by more than SCORE_RAISE_MAX: by id and by 3-grams. */
   #rescoredById = new Map<number, RescoredEntity>();
   #rescoredGrams = new GramIndex<RescoredEntity>();
   /**
@@ -341,12 +346,21 @@ export class LiveGraph implements ReadGraph {
   #streamState: Uint8Array | undefined;
   /** The score index's listing scratch for order=score reads (a read is synchronous). */
   readonly #scoreHits: ScoreHits = { sranks: [], tiers: [], bounds: null };
+  /**
+   * Per 3-gram, the delta entities that hold it sorted by score now (highest first, then search
+   * order), with their scores: made on first need, for the content at #deltaByScoreAt over
+   * #deltaByScoreOf (a batch or a swap since empties it).
+   */
+  #deltaByScore = new Map<string, { items: DeltaEntity[]; scores: Float64Array }>();
+  #deltaByScoreAt = -1;
+  #deltaByScoreOf: Graph | undefined;
   /** The order=score stream's stages (name ranks, dense ids, base scores of a listing), grown as needed. */
   #streamRanks = new Int32Array(64);
   #streamIds = new Uint32Array(64);
   #streamScores = new Float64Array(64);
   /** Rescored entities by their score now, highest first (the order of their gram index's sorted lists). */
-  readonly #byScoreNow = (x: RescoredEntity, y: RescoredEntity): number => y.score - x.score;
+  readonly #byScoreNow = (x: RescoredEntity, y: RescoredEntity): number =>
+    y.score - x.score || cmp(x.folded, y.folded) || cmp(x.entityId, y.entityId);
   #sequence: number;
   #baseSequence: number;
   /** The first base's content tag and sequence: with `#sequence` they name the content (contentTag). */
@@ -1301,10 +1315,73 @@ export class LiveGraph implements ReadGraph {
   }
 
   /**
+   * Order "score": the delta's entities that can enter the page, selected into `found`. The query's
+   * candidates (its rarest 3-gram's, sorted by score now, highest first, for the content as it is:
+   * made again after a batch) are walked while not after the page's last item so far in that order
+   * (or the page not full); past it only a better tier can still enter: the delta's entities whose identifiers
+   * start with the query (a range of its search-order list). A query shorter than a gram weighs
+   * every delta entity.
+   */
+  private deltaByScore(
+    fq: string,
+    typeName: EntityType | undefined,
+    pending: readonly ScoreItem[],
+    found: readonly ScoreItem[],
+    want: number,
+    compare: (x: ScoreItem, y: ScoreItem) => number,
+    select: (x: DeltaEntity, entity: Entity, score: number, d: number) => void,
+  ): void {
+    if (this.#entities.size === 0) return;
+    const scoreOf = (x: DeltaEntity): number => x.score ?? this.countNow(x.entityId, x.baseId);
+    if (fq.length < GRAM) {
+      for (const x of this.#entities.values()) if (matches(x, true, fq, typeName)) select(x, x, scoreOf(x), -1);
+      return;
+    }
+    const gram = this.#entityGrams.rarest(fq);
+    if (gram === undefined) return;
+    // The sorted lists are for one content: a batch or a swap since makes them again.
+    if (this.#deltaByScoreAt !== this.#sequence || this.#deltaByScoreOf !== this.#base) {
+      this.#deltaByScore.clear();
+      this.#deltaByScoreAt = this.#sequence;
+      this.#deltaByScoreOf = this.#base;
+    }
+    let sorted = this.#deltaByScore.get(gram.gram);
+    if (sorted === undefined) {
+      const byScore = [...gram.items].map((e) => ({ e, score: scoreOf(e) }));
+      byScore.sort((x, y) => y.score - x.score || compareEntities(x.e, y.e));
+      sorted = { items: byScore.map((x) => x.e), scores: Float64Array.from(byScore, (x) => x.score) };
+      this.#deltaByScore.set(gram.gram, sorted);
+    }
+    const { items, scores } = sorted;
+    const check = fq.length !== GRAM;
+    /** The page's last item so far (undefined: the page is not full), told again after each match. */
+    let last = nthOfTwo(pending, found, want, compare);
+    let i = 0;
+    for (; i < items.length; i++) {
+      const x = items[i]!;
+      if (last !== undefined && after(x, scores[i]!, last, compare)) break;
+      if (!matches(x, check, fq, typeName)) continue;
+      select(x, x, scores[i]!, -1);
+      last = nthOfTwo(pending, found, want, compare);
+    }
+    // Each branch: all walked, or nothing past the exact tier is better; else the better tiers'
+    // entities (their identifiers start with the query: a range of the search-order list).
+    if (i === items.length || last === undefined || last.tier === TIER_EXACT) return;
+    const list = this.#entityList;
+    for (let k = seekEntity(list, fq, "", true); k < list.length && list[k]!.folded.startsWith(fq); k++) {
+      const x = list[k]!;
+      if (typeName !== undefined && x.type !== typeName) continue;
+      // One walked already may be on the page: not selected twice.
+      if (found.some((y) => y.entity === x)) continue;
+      select(x, x, scoreOf(x), -1);
+    }
+  }
+
+  /**
    * Order "score": the rescored entities (base entities out of the base's stream) that can enter
    * the page, selected into `found`. The query's candidates (its rarest 3-gram's, kept sorted by
-   * score now) are walked from the highest score while as high as the page's last item so far (or
-   * the page not full); below it only a better tier can still enter: those of a tier of few name
+   * score now, then name) are walked while not after the page's last item so far in that order (or
+   * the page not full); past it only a better tier can still enter: those of a tier of few name
    * ranks are found by rank, else the walk goes on for them alone.
    */
   private rescoredByScore(
@@ -1331,7 +1408,7 @@ export class LiveGraph implements ReadGraph {
     let i = 0;
     for (; i < list.length; i++) {
       const r = list[i]!;
-      if (last !== undefined && r.score < last.score) break;
+      if (last !== undefined && after(r, r.score, last, compare)) break;
       if (!matches(r, side.check, fq, typeName)) continue;
       select(r, r.entity, r.score, r.baseId);
       last = nthOfTwo(pending, found, want, compare);
@@ -1450,25 +1527,21 @@ export class LiveGraph implements ReadGraph {
       }
       insertSorted(found, item, compare);
     };
-    let deltaMatches = 0;
-    const delta = this.#entityGrams.candidates(fq);
-    for (const x of delta.items)
-      if (matches(x, delta.check, fq, typeName)) {
-        deltaMatches++;
-        select(x, x, x.score ?? this.countNow(x.entityId, x.baseId), -1);
-      }
+    // The delta's entities that match: counted only for a total (the page takes them by score, below).
+    const deltaMatches = count ? countMatches(this.#entityGrams.candidates(fq), fq, typeName) : 0;
     const rescored = this.rescored();
     const rescoredById = rescored.byId;
     const raise = this.#maxRaise;
+    // No score in the stream moved and no delta entity matches: the base's page may be the answer.
+    const quiet =
+      raise === 0 && (count ? deltaMatches === 0 : !anyMatch(this.#entityGrams.candidates(fq), fq, typeName));
     // The tombstoned base entities that match: counted for a total, and (with the rescored ones)
     // to tell whether the base's page is the answer as it is.
-    const hiddenMatches =
-      count || (deltaMatches === 0 && raise === 0) ? countMatches(this.#hiddenGrams.candidates(fq), fq, typeName) : 0;
+    const hiddenMatches = count || quiet ? countMatches(this.#hiddenGrams.candidates(fq), fq, typeName) : 0;
     // Nothing of the delta touches this query and no score in the stream moved: the base's page is
     // the answer (its total too).
     if (
-      deltaMatches === 0 &&
-      raise === 0 &&
+      quiet &&
       hiddenMatches === 0 &&
       (rescoredById.size === 0 || countMatches(rescored.grams.candidates(fq), fq, typeName) === 0)
     )
@@ -1536,6 +1609,7 @@ export class LiveGraph implements ReadGraph {
       resume = { tier, srank, bounds: bounds ?? undefined };
       chunk = Math.min(SEARCH_MAX_LIMIT * 4, chunk * 2);
     }
+    this.deltaByScore(fq, typeName, pending, found, want, compare, select);
     if (rescoredById.size > 0)
       this.rescoredByScore(rescored.grams, fq, typeName, bounds, pending, found, want, compare, select);
     // The page: the first `want` of the two streams.
@@ -1555,6 +1629,7 @@ export class LiveGraph implements ReadGraph {
     const n = Math.min(limit, out.length);
     const items: Entity[] = new Array(n);
     // The stream items' records read together first (their cache misses overlap), as a base page's.
+    if (this.#streamIds.length < n) this.#streamIds = new Uint32Array(n);
     const ids = this.#streamIds;
     let bases = 0;
     for (let i = 0; i < n; i++) if (out[i]!.entity === undefined) ids[bases++] = out[i]!.d;
@@ -2277,6 +2352,16 @@ function matches(x: { folded: string; type: EntityType }, check: boolean, fq: st
  * How many of a gram index's candidates (see `matches`) match: the posting set's size when every
  * item of it does (a query of one gram, no type), else one check an item.
  */
+/** Whether some candidate matches (countMatches' candidates, stopping at the first). */
+function anyMatch(
+  candidates: { items: Iterable<{ folded: string; type: EntityType }>; check: boolean },
+  fq: string,
+  type: EntityType | undefined,
+): boolean {
+  for (const x of candidates.items) if (matches(x, candidates.check, fq, type)) return true;
+  return false;
+}
+
 function countMatches(
   candidates: { items: Iterable<{ folded: string; type: EntityType }>; check: boolean },
   fq: string,
@@ -2323,6 +2408,30 @@ function insertSorted<T>(list: T[], item: T, compare: (x: T, y: T) => number): v
     else hi = mid;
   }
   list.splice(lo, 0, item);
+}
+
+/**
+ * Whether a candidate of a list sorted by (score descending, folded identifier, entityId), of
+ * this score, comes after `last` in that order (its tier taken as `last`'s): then so does every
+ * candidate after it in the list, unless of a better tier.
+ */
+function after(
+  x: { folded: string; entityId: string },
+  score: number,
+  last: ScoreItem,
+  compare: (x: ScoreItem, y: ScoreItem) => number,
+): boolean {
+  if (score !== last.score) return score < last.score;
+  const probe: ScoreItem = {
+    tier: last.tier,
+    score,
+    folded: x.folded,
+    entity: { entityId: x.entityId, rawIdentifier: "", type: "0", sourceType: "" },
+    d: -1,
+    rank: -1,
+    srank: -1,
+  };
+  return compare(probe, last) > 0;
 }
 
 /** The `n`th smallest (1-based) of two sorted lists together, or undefined when they hold fewer. */
