@@ -158,10 +158,11 @@ const SCORE_READ_AHEAD = 8;
 /** A base entity's #streamState when it left the stream (rescored). */
 const LEFT_STREAM = 255;
 /**
- * A tier of at most this many name ranks has its rescored entities found by rank (each rank's
- * entity asked of the rescored map) instead of by a walk of the query's rescored candidates.
+ * What a name rank asked of the rescored map costs (its dense id and the map: two cache misses)
+ * against a rescored candidate checked by the rest of the walk (a prefix compared): the better
+ * tiers' rescored entities are found the cheaper way.
  */
-const SIDE_RANKS_MAX = 64;
+const SIDE_RANK_COST = 8;
 
 /** The tier of a base search item whose key (fold, tier) is not made yet. */
 const UNKEYED = -1;
@@ -1359,7 +1360,7 @@ export class LiveGraph implements ReadGraph {
     let i = 0;
     for (; i < items.length; i++) {
       const x = items[i]!;
-      if (last !== undefined && after(x, scores[i]!, last, compare)) break;
+      if (last !== undefined && pastLast(x, scores[i]!, last, compare)) break;
       if (!matches(x, check, fq, typeName)) continue;
       select(x, x, scores[i]!, -1);
       last = nthOfTwo(pending, found, want, compare);
@@ -1381,8 +1382,9 @@ export class LiveGraph implements ReadGraph {
    * Order "score": the rescored entities (base entities out of the base's stream) that can enter
    * the page, selected into `found`. The query's candidates (its rarest 3-gram's, kept sorted by
    * score now, then name) are walked while not after the page's last item so far in that order (or
-   * the page not full); past it only a better tier can still enter: those of a tier of few name
-   * ranks are found by rank, else the walk goes on for them alone.
+   * the page not full); past it only a better tier can still enter: found by rank (the tiers are
+   * ranges of name ranks) when they are few beside the candidates left, else by the walk going on
+   * for them alone.
    */
   private rescoredByScore(
     grams: GramIndex<RescoredEntity>,
@@ -1408,7 +1410,7 @@ export class LiveGraph implements ReadGraph {
     let i = 0;
     for (; i < list.length; i++) {
       const r = list[i]!;
-      if (last !== undefined && after(r, r.score, last, compare)) break;
+      if (last !== undefined && pastLast(r, r.score, last, compare)) break;
       if (!matches(r, side.check, fq, typeName)) continue;
       select(r, r.entity, r.score, r.baseId);
       last = nthOfTwo(pending, found, want, compare);
@@ -1419,7 +1421,7 @@ export class LiveGraph implements ReadGraph {
     if (i === list.length || last === undefined || last.tier === TIER_EXACT || bounds === null) return;
     const lo = bounds.a;
     const hi = last.tier === TIER_PREFIX ? bounds.e : bounds.b;
-    if (hi - lo <= SIDE_RANKS_MAX) {
+    if ((hi - lo) * SIDE_RANK_COST <= list.length - i) {
       const search = this.#parts.searchIndex;
       for (let rank = lo; rank < hi; rank++) {
         const r = this.#rescoredById.get(search.idAt(rank));
@@ -2415,7 +2417,7 @@ function insertSorted<T>(list: T[], item: T, compare: (x: T, y: T) => number): v
  * this score, comes after `last` in that order (its tier taken as `last`'s): then so does every
  * candidate after it in the list, unless of a better tier.
  */
-function after(
+function pastLast(
   x: { folded: string; entityId: string },
   score: number,
   last: ScoreItem,

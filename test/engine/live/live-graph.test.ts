@@ -498,7 +498,7 @@ function churnBatch(rng: Rng, oracle: LiveOracle, hubs: readonly string[], next:
 for (const seed of [31, 32]) {
   test(`order=score over churn: scores raised and lowered across the stream's bound, given scores replaced, entities deleted; walks equal the oracle (seed ${seed})`, () => {
     const rng = new Rng(seed);
-    // Enough entities that a prefix tier ("ka", "ri") passes SIDE_RANKS_MAX ranks.
+    // Enough entities that a prefix tier ("ka", "ri") is long beside the query's rescored candidates.
     const data = scoreGraph(rng, 240, 300);
     const live = new LiveGraph(buildGraph(data), { cursorSecret: "churn-test" });
     const oracle = new LiveOracle(data);
@@ -530,7 +530,7 @@ for (const seed of [31, 32]) {
 }
 
 test("order=score: an entity of a long prefix tier whose score fell below the page's last (an infix item) is still on the page", () => {
-  // 80 entities "ka NN" (the prefix tier of "ka ", a query of one 3-gram: more ranks than the rescored map is asked by), 30
+  // 80 entities "ka NN" (the prefix tier of "ka ", a query of one 3-gram: too many ranks to ask the rescored map by), 30
   // "x ka NN" (infix) with higher given scores; p05 and i03 have counted scores, both lowered.
   const entities: EntityData[] = [];
   for (let i = 0; i < 80; i++)
@@ -580,6 +580,74 @@ test("order=score: an entity of a long prefix tier whose score fell below the pa
     countPolicy: () => false,
     ctx: "q=ka ",
   });
+});
+
+test("order=score: an entity of a short prefix tier whose score fell below the page's last is found by rank among many rescored candidates", () => {
+  // "ka 0" (counted, lowered) and "ka 1" (counted, raised far: rescored, walked before the others
+  // and on the page) make the prefix tier of "ka "; 40 "x ka NN" (counted, each lowered: rescored
+  // candidates of the query) and 30 "y ka NN" (given, higher) the infix tier.
+  const entities: EntityData[] = [
+    { entityId: "p0", rawIdentifier: "ka 0", type: "0", sourceType: "" },
+    { entityId: "p1", rawIdentifier: "ka 1", type: "0", sourceType: "" },
+  ];
+  for (let i = 0; i < 40; i++)
+    entities.push({
+      entityId: `x${String(i).padStart(2, "0")}`,
+      rawIdentifier: `x ka ${i}`,
+      type: "0",
+      sourceType: "",
+    });
+  for (let i = 0; i < 30; i++)
+    entities.push({
+      entityId: `y${String(i).padStart(2, "0")}`,
+      rawIdentifier: `y ka ${i}`,
+      type: "0",
+      sourceType: "",
+      score: 6 + (i % 4),
+    });
+  const objects = ["o1", "o2", "o3", "o4", "o5", "o6"];
+  for (const id of ["zz", ...objects])
+    entities.push({ entityId: id, rawIdentifier: id, type: "1", sourceType: "", score: 0 });
+  const statements = [
+    { subjectEntityId: "p0", predicateEntityId: "zz", objectEntityId: "o1" },
+    { subjectEntityId: "p0", predicateEntityId: "zz", objectEntityId: "o2" },
+  ];
+  for (let i = 0; i < 40; i++)
+    for (const o of objects)
+      statements.push({
+        subjectEntityId: `x${String(i).padStart(2, "0")}`,
+        predicateEntityId: "zz",
+        objectEntityId: o,
+      });
+  const data: GraphData = { entities, statements };
+  const live = new LiveGraph(buildGraph(data), { cursorSecret: "tier-test" });
+  const oracle = new LiveOracle(data);
+  const fp = (s: string, o: string) =>
+    live.statements({ subjectEntityId: s, objectEntityId: o }).items[0]!.statementFingerprint;
+  const changes: Change[] = ["p0", ...entities.filter((e) => e.entityId.startsWith("x")).map((e) => e.entityId)].map(
+    (id) => ({ op: "delete", statementFingerprint: fp(id, "o1") }),
+  );
+  for (let k = 0; k < 12; k++)
+    changes.push({
+      op: "put",
+      statement: {
+        subjectEntityId: "p1",
+        predicateEntityId: objects[k % 6]!,
+        objectEntityId: objects[(k + 1 + (k >> 1)) % 6]!,
+      },
+    });
+  assert.ok(oracle.apply(changes).ok);
+  live.apply(changes);
+  const o = oracle.oracle();
+  for (const limit of [5, 10, 30])
+    walkPages<Entity>({
+      fetch: (n, cursor) => live.search({ q: "ka ", limit: n, cursor, order: "score" }),
+      expected: o.search("ka ", undefined, "score"),
+      nextLimit: () => limit,
+      defaultLimit: limit,
+      countPolicy: () => false,
+      ctx: `q=ka limit ${limit}`,
+    });
 });
 
 test("order=name pages of the largest limit walk on past a tombstone after the page (the base's page has no extra item then)", () => {
