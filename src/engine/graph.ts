@@ -183,6 +183,8 @@ let readStatementsPage: (graph: Graph) => ArrayLike<number>;
 let readStatementsRest: (graph: Graph) => number;
 let readStatementsHint: (graph: Graph) => string;
 let readSearchHint: (graph: Graph, rank: number) => string;
+let readHintPosition: (graph: Graph, hint: string) => number;
+let readSearchItem: (graph: Graph, d: number) => Entity;
 let readUnsealed: <T>(graph: Graph, read: () => T) => T;
 let readStatementsAfter: (
   graph: Graph,
@@ -298,6 +300,8 @@ export class Graph {
       bounds: graph.nameBounds,
     });
     readSearchHint = (graph, rank) => graph.hint(rank);
+    readHintPosition = (graph, hint) => graph.positionHint(hint);
+    readSearchItem = (graph, d) => graph.searchItem(d);
     readStatementsPage = (graph) => graph.pageIds;
     readStatementsRest = (graph) => graph.pageRest;
     readStatementsHint = (graph) => graph.hint(graph.pageEnd - 1);
@@ -988,6 +992,19 @@ export interface SearchPageKeys {
  */
 export function searchHint(graph: Graph, rank: number): string {
   return readSearchHint(graph, rank);
+}
+
+/**
+ * The position a cursor's hint records when a graph of `graph`'s content wrote it (searchHint), else
+ * -1 (package-internal: engine/internal.ts; the live graph resumes its base's score order by it).
+ */
+export function searchHintPosition(graph: Graph, hint: string): number {
+  return readHintPosition(graph, hint);
+}
+
+/** Entity of dense id `d` as `graph`'s pages give it, its names from the graph's cache (package-internal). */
+export function searchItemOf(graph: Graph, d: number): Entity {
+  return readSearchItem(graph, d);
 }
 
 /**

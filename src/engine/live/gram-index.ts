@@ -107,6 +107,25 @@ export class GramIndex<T extends { readonly folded: string }> {
   }
 
   /**
+   * The rarest of the grams of `fq` (at least GRAM code units) and its posting set, or undefined when
+   * one of its grams is in no item (nothing matches).
+   */
+  rarest(fq: string): { gram: string; items: ReadonlySet<T> } | undefined {
+    let gram = "";
+    let rarest: Set<T> | undefined;
+    for (let i = 0; i + GRAM <= fq.length; i++) {
+      const g = fq.slice(i, i + GRAM);
+      const set = this.postings.get(g);
+      if (set === undefined) return undefined;
+      if (rarest === undefined || set.size < rarest.size) {
+        rarest = set;
+        gram = g;
+      }
+    }
+    return rarest === undefined ? undefined : { gram, items: rarest };
+  }
+
+  /**
    * As candidates, for a query of at least GRAM code units, with the rarest gram's posting set as an
    * array sorted by `compare` (the same order on every call: it is kept until the set changes).
    */

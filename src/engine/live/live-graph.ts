@@ -40,15 +40,19 @@
  *
  * Scores (order=score): an entity's score is the one its line gave, else its count of statements
  * now: the base's count plus what the delta's statements add and take (by dense id for base
- * entities). A base entity whose counted score the delta moved by at most SCORE_DRIFT_MAX stays a
- * base entity: the merge reads the base's stream ahead far enough (every item up to the largest
- * raise below the last one read cannot come before it) and places such entities by their score now,
- * and a cursor resumes the base the largest drop above its key. Only entities moved further leave
- * the base's stream and join the delta's (by 3-grams). order=name, totals and look-ups ignore scores.
+ * entities). A base entity whose counted score the delta raised by at most SCORE_RAISE_MAX stays in
+ * the base's stream: the merge lists the base's score index by score rank (sranks, no base page
+ * made) a look-ahead past the page, places such entities by their score now, and lists on while an
+ * item not listed yet (at most the largest raise above its base score) could come first. Nothing
+ * in the stream is lowered, so a cursor resumes the base right after its key (at its hint's srank
+ * when its item is a base item at its base score). Entities lowered or raised further leave the
+ * stream and join the delta's (rescored(), by 3-grams: a query's list kept sorted by score, walked
+ * while it can reach the page). order=name, totals and look-ups ignore scores.
  *
  * Cursors carry the last item's sort key, in the base Graph's cursor shape (a search cursor: tier,
  * rawIdentifier, entityId; a statements cursor: the three entityIds and the fingerprint) with an empty
- * position hint, so a walk continues across batches and compactions, and a cursor of this graph
+ * position hint, or the base's own when the item is a base item whose key is its base key (its base
+ * page's rank, its srank in order=score), so a walk continues across batches and compactions, and a cursor of this graph
  * and one of its base (the same secret) are followable on either: an item unchanged from the first
  * page to the last of a walk is returned exactly once.
  *
@@ -63,7 +67,8 @@
  * comparisons and O(D) moves for a delta of D items and a batch of b. A read with a delta that
  * matches it: the base page(s), one fold a base search item, the delta's candidates of the query's
  * rarest 3-gram (O(candidates)), two binary searches a list for statements; under order=score, the
- * base's matches up to the largest raise (at most SCORE_DRIFT_MAX) below the page's last.
+ * base's matches up to the largest raise (at most SCORE_RAISE_MAX) below the page's last, and the
+ * rescored candidates as high as the page's last.
  */
 
 import {
@@ -90,6 +95,8 @@ import {
   lastStatementsPage,
   lastStatementsRest,
   searchHint,
+  searchHintPosition,
+  searchItemOf,
   type StatementsKey,
   statementsAfterKey,
   UNSEALED_MORE,
@@ -99,6 +106,8 @@ import { MAX_SCORE, SEARCH_MAX_LIMIT, STATEMENTS_MAX_LIMIT } from "../limits.js"
 import { quote } from "../quote.js";
 import { folder } from "../search/fold.js";
 import { statementCounts } from "../search/scores.js";
+import type { ScoreHits, ScoreResume } from "../search/score-index.js";
+import type { SearchBounds } from "../search/search-index.js";
 import { type Hash64, hash64, hex64 } from "../hash64.js";
 import { deriveFingerprint, derivedFingerprintHalves } from "../statements/fingerprint.js";
 import {
@@ -152,13 +161,28 @@ import { FingerprintFilter } from "./fingerprint-filter.js";
 const TOMBSTONE_SLACK = 8;
 
 /**
- * How far (up or down) the delta's statements may move a base entity's counted score while it stays
- * in the base's order=score stream, read out of place and put right by the merge's look-ahead; an
- * entity moved further joins the delta's stream (its gram index). A larger bound makes reads look
- * further ahead (every base match up to this many score points below the page's last); a smaller
- * one sends more entities to the delta.
+ * How far the delta's statements may raise a base entity's counted score while it stays in the
+ * base's order=score stream, read out of place and put right by the merge's look-ahead (every base
+ * match up to this many score points below the last one read); an entity raised further, or
+ * lowered at all, leaves the stream and joins the delta's (its gram index). A larger bound makes
+ * every read look further ahead (in the low scores' long runs of equal scores, about a run of the
+ * query's matches a point); a smaller one sends more entities to the delta. At 1M entities a delta
+ * of 100,000 random statements raises about 250,000 entities by 1 or 2 and 3,600 by more.
  */
-const SCORE_DRIFT_MAX = 8;
+const SCORE_RAISE_MAX = 2;
+/**
+ * Base matches an order=score read lists beyond its page when some score in the base's stream was
+ * raised: about what the look-ahead of SCORE_RAISE_MAX points needs, so one listing is enough.
+ */
+const SCORE_READ_AHEAD = 8;
+/** A base entity's #streamState when it left the stream (rescored). */
+const LEFT_STREAM = 255;
+/**
+ * What a name rank asked of the rescored map costs (its dense id and the map: two cache misses)
+ * against a rescored candidate checked by the rest of the walk (a prefix compared): the better
+ * tiers' rescored entities are found the cheaper way.
+ */
+const SIDE_RANK_COST = 8;
 
 /** An empty set of fingerprints (a tombstone list's merge removes nothing). */
 const NO_KEYS: ReadonlySet<string> = new Set();
@@ -233,6 +257,22 @@ interface SearchItem {
   rank?: number;
 }
 
+/**
+ * An item of an order "score" merge: a base stream item (`d` its dense id, `rank` and `srank` its
+ * name and score ranks in the base; `entity` made when it is on the page) or a delta item (`entity`
+ * given; `rank` and `srank` -1, `d` its base dense id when it has one).
+ */
+interface ScoreItem {
+  tier: number;
+  score: number;
+  /** Its folded identifier ("" until a comparison needs it: a match is never empty). */
+  folded: string;
+  entity: Entity | undefined;
+  d: number;
+  rank: number;
+  srank: number;
+}
+
 /** A search cursor's key as search merges by it, with the raw identifier and position hint it carries. */
 interface SearchKey {
   readonly item: SearchItem;
@@ -257,6 +297,8 @@ interface RescoredEntity {
   readonly folded: string;
   readonly type: EntityType;
   readonly entity: Entity;
+  /** Its score now (an entity whose count changes is made again). */
+  readonly score: number;
 }
 
 /** The parts of a search cursor, by index, as the base Graph writes them (engine/graph.ts). */
@@ -315,13 +357,36 @@ export class LiveGraph implements ReadGraph {
   #dirtyFlag: Uint8Array | undefined;
   /**
    * The most a base entity's counted score rose (fell) by, over those that stay in the base's stream
-   * (at most SCORE_DRIFT_MAX; a bound kept since the base, never lowered).
+   * (at most SCORE_RAISE_MAX; a bound kept since the base, never lowered).
    */
   #maxRaise = 0;
   #maxDrop = 0;
-  /** Base entities with a counted score that the delta moved by more than SCORE_DRIFT_MAX: by id and by 3-grams. */
+  /** Base entities with a counted score the delta lowered, or raised by more than SCORE_RAISE_MAX: by id and by 3-grams. */
   #rescoredById = new Map<number, RescoredEntity>();
   #rescoredGrams = new GramIndex<RescoredEntity>();
+  /**
+   * Each base entity's place in the base's order=score stream, by dense id (made at the first
+   * change of a count): 0 there at its base score, 1..SCORE_RAISE_MAX there and raised by that much,
+   * LEFT_STREAM rescored (the delta places it).
+   */
+  #streamState: Uint8Array | undefined;
+  /** The score index's listing scratch for order=score reads (a read is synchronous). */
+  readonly #scoreHits: ScoreHits = { sranks: [], tiers: [], bounds: null };
+  /**
+   * Per 3-gram, the delta entities that hold it sorted by score now (highest first, then search
+   * order), with their scores: made on first need, for the content at #deltaByScoreAt over
+   * #deltaByScoreOf (a batch or a swap since empties it).
+   */
+  #deltaByScore = new Map<string, { items: DeltaEntity[]; scores: Float64Array }>();
+  #deltaByScoreAt = -1;
+  #deltaByScoreOf: Graph | undefined;
+  /** The order=score stream's stages (name ranks, dense ids, base scores of a listing), grown as needed. */
+  #streamRanks = new Int32Array(64);
+  #streamIds = new Uint32Array(64);
+  #streamScores = new Float64Array(64);
+  /** Rescored entities by their score now, highest first (the order of their gram index's sorted lists). */
+  readonly #byScoreNow = (x: RescoredEntity, y: RescoredEntity): number =>
+    y.score - x.score || cmp(x.folded, y.folded) || cmp(x.entityId, y.entityId);
   #sequence: number;
   #baseSequence: number;
   /** The first base's content tag and sequence: with `#sequence` they name the content (contentTag). */
@@ -857,15 +922,19 @@ export class LiveGraph implements ReadGraph {
   }
 
   /**
-   * The base entities that order "score" must take from the delta (moved by more than
-   * SCORE_DRIFT_MAX), brought up to date first with the drift bounds.
+   * The base entities that order "score" must take from the delta (lowered, or raised by more than
+   * SCORE_RAISE_MAX), and each base entity's place in the base's stream (#streamState), brought up
+   * to date first with the raise bound. O(entities marked since the last call).
    */
   private rescored(): { byId: ReadonlyMap<number, RescoredEntity>; grams: GramIndex<RescoredEntity> } {
     if (this.#dirty.length > 0) {
       const adjustments = this.adjustments();
       const flags = this.#dirtyFlag!;
+      this.#streamState ??= new Uint8Array(this.#base.entityCount);
+      const state = this.#streamState;
       for (const d of this.#dirty) {
         flags[d] = 0;
+        state[d] = 0;
         const old = this.#rescoredById.get(d);
         if (old !== undefined) {
           this.#rescoredGrams.remove(old);
@@ -874,13 +943,11 @@ export class LiveGraph implements ReadGraph {
         const adjust = adjustments[d]!;
         // An unchanged count moves nothing; a given score does not follow the count.
         if (adjust === 0 || !this.#parts.scores.isCounted(d, this.baseCounts()[d]!)) continue;
-        // Each branch: a small move stays in the base's stream (the bounds grow to cover it); a large one leaves it.
-        if (adjust > 0 && adjust <= SCORE_DRIFT_MAX) {
+        // Each branch: a small raise stays in the base's stream (the bound grows to cover it); a
+        // drop (a resumed read would have to look back for it) or a large raise leaves it.
+        if (adjust > 0 && adjust <= SCORE_RAISE_MAX) {
           this.#maxRaise = Math.max(this.#maxRaise, adjust);
-          continue;
-        }
-        if (adjust < 0 && -adjust <= SCORE_DRIFT_MAX) {
-          this.#maxDrop = Math.max(this.#maxDrop, -adjust);
+          state[d] = adjust;
           continue;
         }
         // A replaced or deleted base entity is not the base's to place (the delta's copy, if any, is).
@@ -892,7 +959,9 @@ export class LiveGraph implements ReadGraph {
           folded: this.#fold(entity.rawIdentifier),
           type: entity.type,
           entity,
+          score: this.#parts.scores.at(d) + adjust,
         };
+        state[d] = LEFT_STREAM;
         this.#rescoredById.set(d, r);
         this.#rescoredGrams.add(r);
       }
@@ -1030,8 +1099,8 @@ export class LiveGraph implements ReadGraph {
     const byScore = order === "score";
     const fq = this.#fold(q);
     const typeName = params.type;
-    // The tombstoned base entities that match: what the base's pages hold that must be skipped.
     const tag = queryTag(this.searchTagParts(q, type, order));
+    if (byScore) return this.searchByScore(params, fq, type, limit, cursor, count, tag);
     // Under order "name" the base's page is read first: most often it is the answer as it is.
     let nameRead: NameRead | undefined;
     if (!byScore) {
@@ -1328,6 +1397,353 @@ export class LiveGraph implements ReadGraph {
     // Each branch: counted with a page read, or (no page read) asked now.
     baseTotal ??= this.#base.search({ q, type: params.type, limit: 1, count: true }).total!;
     return { items, nextCursor, total: baseTotal - hiddenMatches + deltaMatches };
+  }
+
+  /**
+   * Order "score": the delta's entities that can enter the page, selected into `found`. The query's
+   * candidates (its rarest 3-gram's, sorted by score now, highest first, for the content as it is:
+   * made again after a batch) are walked while not after the page's last item so far in that order
+   * (or the page not full); past it only a better tier can still enter: the delta's entities whose identifiers
+   * start with the query (a range of its search-order list). A query shorter than a gram weighs
+   * every delta entity.
+   */
+  private deltaByScore(
+    fq: string,
+    typeName: EntityType | undefined,
+    pending: readonly ScoreItem[],
+    found: readonly ScoreItem[],
+    want: number,
+    compare: (x: ScoreItem, y: ScoreItem) => number,
+    select: (x: DeltaEntity, entity: Entity, score: number, d: number) => void,
+  ): void {
+    if (this.#entities.size === 0) return;
+    const scoreOf = (x: DeltaEntity): number => x.score ?? this.countNow(x.entityId, x.baseId);
+    if (fq.length < GRAM) {
+      for (const x of this.#entities.values()) if (matches(x, true, fq, typeName)) select(x, x, scoreOf(x), -1);
+      return;
+    }
+    const gram = this.#entityGrams.rarest(fq);
+    if (gram === undefined) return;
+    // The sorted lists are for one content: a batch or a swap since makes them again.
+    if (this.#deltaByScoreAt !== this.#sequence || this.#deltaByScoreOf !== this.#base) {
+      this.#deltaByScore.clear();
+      this.#deltaByScoreAt = this.#sequence;
+      this.#deltaByScoreOf = this.#base;
+    }
+    let sorted = this.#deltaByScore.get(gram.gram);
+    if (sorted === undefined) {
+      const byScore = [...gram.items].map((e) => ({ e, score: scoreOf(e) }));
+      byScore.sort((x, y) => y.score - x.score || compareEntities(x.e, y.e));
+      sorted = { items: byScore.map((x) => x.e), scores: Float64Array.from(byScore, (x) => x.score) };
+      this.#deltaByScore.set(gram.gram, sorted);
+    }
+    const { items, scores } = sorted;
+    const check = fq.length !== GRAM;
+    /** The page's last item so far (undefined: the page is not full), told again after each match. */
+    let last = nthOfTwo(pending, found, want, compare);
+    let i = 0;
+    for (; i < items.length; i++) {
+      const x = items[i]!;
+      if (last !== undefined && pastLast(x, scores[i]!, last, compare)) break;
+      if (!matches(x, check, fq, typeName)) continue;
+      select(x, x, scores[i]!, -1);
+      last = nthOfTwo(pending, found, want, compare);
+    }
+    // Each branch: all walked, or nothing past the exact tier is better; else the better tiers'
+    // entities (their identifiers start with the query: a range of the search-order list).
+    if (i === items.length || last === undefined || last.tier === TIER_EXACT) return;
+    const list = this.#entityList;
+    for (let k = seekEntity(list, fq, "", true); k < list.length && list[k]!.folded.startsWith(fq); k++) {
+      const x = list[k]!;
+      if (typeName !== undefined && x.type !== typeName) continue;
+      // One walked already may be on the page: not selected twice.
+      if (found.some((y) => y.entity === x)) continue;
+      select(x, x, scoreOf(x), -1);
+    }
+  }
+
+  /**
+   * Order "score": the rescored entities (base entities out of the base's stream) that can enter
+   * the page, selected into `found`. The query's candidates (its rarest 3-gram's, kept sorted by
+   * score now, then name) are walked while not after the page's last item so far in that order (or
+   * the page not full); past it only a better tier can still enter: found by rank (the tiers are
+   * ranges of name ranks) when they are few beside the candidates left, else by the walk going on
+   * for them alone.
+   */
+  private rescoredByScore(
+    grams: GramIndex<RescoredEntity>,
+    fq: string,
+    typeName: EntityType | undefined,
+    bounds: SearchBounds | null,
+    pending: readonly ScoreItem[],
+    found: readonly ScoreItem[],
+    want: number,
+    compare: (x: ScoreItem, y: ScoreItem) => number,
+    select: (x: RescoredEntity, entity: Entity, score: number, d: number) => void,
+  ): void {
+    // Each branch: a query shorter than a gram has no sorted list (every rescored entity, checked).
+    if (fq.length < GRAM) {
+      const all = grams.candidates(fq);
+      for (const r of all.items) if (matches(r, all.check, fq, typeName)) select(r, r.entity, r.score, r.baseId);
+      return;
+    }
+    const side = grams.sortedCandidates(fq, this.#byScoreNow);
+    const list = side.items;
+    /** The page's last item so far (undefined: the page is not full), told again after each match. */
+    let last = nthOfTwo(pending, found, want, compare);
+    let i = 0;
+    for (; i < list.length; i++) {
+      const r = list[i]!;
+      if (last !== undefined && pastLast(r, r.score, last, compare)) break;
+      if (!matches(r, side.check, fq, typeName)) continue;
+      select(r, r.entity, r.score, r.baseId);
+      last = nthOfTwo(pending, found, want, compare);
+    }
+    // Each branch: all walked; nothing past the exact tier is better; the better tiers' ranks
+    // (exact, or exact and prefix: a range of name ranks) asked of the rescored map when few; else
+    // the rest of the walk, for identifiers equal to (or starting with) the query.
+    if (i === list.length || last === undefined || last.tier === TIER_EXACT || bounds === null) return;
+    const lo = bounds.a;
+    const hi = last.tier === TIER_PREFIX ? bounds.e : bounds.b;
+    if ((hi - lo) * SIDE_RANK_COST <= list.length - i) {
+      const search = this.#parts.searchIndex;
+      for (let rank = lo; rank < hi; rank++) {
+        const r = this.#rescoredById.get(search.idAt(rank));
+        // One walked already may be on the page: not selected twice.
+        if (r === undefined || (typeName !== undefined && r.type !== typeName)) continue;
+        if (found.some((x) => x.entity === r.entity)) continue;
+        select(r, r.entity, r.score, r.baseId);
+      }
+      return;
+    }
+    const exactOnly = last.tier === TIER_PREFIX;
+    for (; i < list.length; i++) {
+      const r = list[i]!;
+      if (exactOnly ? r.folded !== fq : !r.folded.startsWith(fq)) continue;
+      if (matches(r, side.check, fq, typeName)) select(r, r.entity, r.score, r.baseId);
+    }
+  }
+
+  /**
+   * A page in order "score" (search() with order "score"): the delta's matches after the key (its
+   * entities, and the base entities whose scores left the base's stream: rescored()) merged with
+   * the base's stream, read from the base's score index by score rank (no base page made), less
+   * the tombstoned entities. Base entities raised by at most SCORE_RAISE_MAX stay in the stream at
+   * their base score rank and are placed by their score now: the stream is read until its last
+   * item, raised by the largest raise, comes after the page. No entity in the stream was lowered,
+   * so a cursor resumes the base right after its key: at the score rank its hint names (an item
+   * whose key is its base key), else where the key's place is (the score index's binary searches).
+   * Two stream items tie on score by name rank, so an identifier is folded only to meet a delta item.
+   */
+  private searchByScore(
+    params: SearchParams,
+    fq: string,
+    type: number,
+    limit: number,
+    cursor: string | undefined,
+    count: boolean,
+    tag: Hash64,
+  ): Page<Entity> {
+    const typeName = params.type;
+    const parts = this.#parts;
+    const entities = parts.entities;
+    const search = parts.searchIndex;
+    const scores = parts.scores;
+    const index = parts.scoreIndex;
+    const want = limit + 1;
+    /** The name of an item: its folded identifier and entityId, read from the base on first need. */
+    const foldOf = (x: ScoreItem): string => {
+      if (x.folded === "") x.folded = this.#fold(x.entity?.rawIdentifier ?? entities.rawIdentifier(x.d));
+      return x.folded;
+    };
+    const idOf = (x: ScoreItem): string => x.entity?.entityId ?? entities.entityId(x.d);
+    const compare = (x: ScoreItem, y: ScoreItem): number =>
+      x.tier - y.tier ||
+      y.score - x.score ||
+      (x.rank >= 0 && y.rank >= 0 ? x.rank - y.rank : cmp(foldOf(x), foldOf(y)) || cmp(idOf(x), idOf(y)));
+    // The cursor's key, and where it resumes the base: right after a score rank (its hint), or a key to place.
+    let after: ScoreItem | undefined;
+    let resume: ScoreResume = null;
+    if (cursor !== undefined) {
+      const content = this.#cursors.decode(cursor, ENDPOINT_SEARCH, tag);
+      if (content.count !== SEARCH_SCORE_PARTS || content.extra > TIER_INFIX) throw unknownCursorShape();
+      const raw = content.part(SEARCH_PART.raw);
+      const entityId = content.part(SEARCH_PART.entityId);
+      const tier = content.extra;
+      const score = parseScore(content.part(SEARCH_PART.score));
+      const folded = this.#fold(raw);
+      after = {
+        tier,
+        score,
+        folded,
+        entity: { entityId, rawIdentifier: raw, type: "0", sourceType: "" },
+        d: -1,
+        rank: -1,
+        srank: -1,
+      };
+      const srank = searchHintPosition(this.#base, content.part(SEARCH_PART.hint));
+      // Each branch: a hint of this base names the key's own base score rank (hints are written
+      // only for items whose key is their base key); else the key is placed.
+      if (srank >= 0 && srank < index.entityCount)
+        resume = { tier, srank, bounds: content.attachment as SearchBounds | undefined };
+      else {
+        const entityAt = parts.dictionary.lowerBound(entityId);
+        const entityExact = entityAt < this.#base.entityCount && parts.dictionary.is(entityAt, entityId);
+        resume = { tier, score, folded, entityAt, entityExact };
+      }
+    }
+    // The delta's matches after the key, the first `want` kept in order: its entities, and the base
+    // entities that left the base's stream (rescored), each counted.
+    const found: ScoreItem[] = [];
+    const select = (x: { folded: string; type: EntityType }, entity: Entity, score: number, d: number) => {
+      const item: ScoreItem = {
+        tier: matchTier(x.folded, fq),
+        score,
+        folded: x.folded,
+        entity,
+        d,
+        rank: -1,
+        srank: -1,
+      };
+      if (after !== undefined && compare(item, after) <= 0) return;
+      // Each branch: the page is full and this is not better than its last (left out), or it is kept.
+      if (found.length === want) {
+        if (compare(item, found[want - 1]!) >= 0) return;
+        found.pop();
+      }
+      insertSorted(found, item, compare);
+    };
+    // The delta's entities that match: counted only for a total (the page takes them by score, below).
+    const deltaMatches = count ? countMatches(this.#entityGrams.candidates(fq), fq, typeName) : 0;
+    const rescored = this.rescored();
+    const rescoredById = rescored.byId;
+    const raise = this.#maxRaise;
+    // No score in the stream moved and no delta entity matches: the base's page may be the answer.
+    const quiet =
+      raise === 0 && (count ? deltaMatches === 0 : !anyMatch(this.#entityGrams.candidates(fq), fq, typeName));
+    // The tombstoned base entities that match: counted for a total, and (with the rescored ones)
+    // to tell whether the base's page is the answer as it is.
+    const hiddenMatches = count || quiet ? countMatches(this.#hiddenGrams.candidates(fq), fq, typeName) : 0;
+    // Nothing of the delta touches this query and no score in the stream moved: the base's page is
+    // the answer (its total too).
+    if (
+      quiet &&
+      hiddenMatches === 0 &&
+      (rescoredById.size === 0 || countMatches(rescored.grams.candidates(fq), fq, typeName) === 0)
+    )
+      return this.#base.search(params);
+    // The base's stream, by score rank from the resume point: its items after the key (tombstoned
+    // and rescored entities left out) in `pending`, in order now.
+    const hiddenBase = this.#hiddenBase;
+    const hits = this.#scoreHits;
+    const matchesRank = (rank: number): boolean => {
+      const d = search.idAt(rank);
+      return (type < 0 || entities.typeOf(d) === type) && this.#fold(entities.rawIdentifier(d)).includes(fq);
+    };
+    const pending: ScoreItem[] = [];
+    /** Every base item not listed yet comes after it: the last one listed, at its base score plus `raise`. */
+    let bound: ScoreItem | undefined;
+    let bounds: SearchBounds | null = null;
+    const state = this.#streamState;
+    // The look-ahead a raise needs, asked with the page at once (tombstones in the way ask a second round).
+    let chunk = want + (raise > 0 ? SCORE_READ_AHEAD : 0);
+    for (;;) {
+      index.find(search, scores, fq, type, resume, chunk, matchesRank, hits);
+      bounds ??= hits.bounds;
+      const n = hits.sranks.length;
+      // In stages, each a loop of independent reads (their cache misses overlap): score ranks to
+      // name ranks, to dense ids, to base scores; then the items.
+      if (this.#streamRanks.length < n) {
+        this.#streamRanks = new Int32Array(2 * n);
+        this.#streamIds = new Uint32Array(2 * n);
+        this.#streamScores = new Float64Array(2 * n);
+      }
+      const ranks = this.#streamRanks;
+      const ids = this.#streamIds;
+      const baseScores = this.#streamScores;
+      for (let i = 0; i < n; i++) ranks[i] = index.rankAt(hits.sranks[i]!);
+      for (let i = 0; i < n; i++) ids[i] = search.idAt(ranks[i]!);
+      for (let i = 0; i < n; i++) baseScores[i] = scores.at(ids[i]!);
+      for (let i = 0; i < n; i++) {
+        const d = ids[i]!;
+        if (hiddenBase !== undefined && hiddenBase[d] === 1) continue;
+        // Each branch: no count changed yet; a rescored entity (the delta's to place); one in the
+        // stream, at its base score raised by its state.
+        const moved = state === undefined ? 0 : state[d]!;
+        if (moved === LEFT_STREAM) continue;
+        const item: ScoreItem = {
+          tier: hits.tiers[i]!,
+          score: baseScores[i]! + moved,
+          folded: "",
+          entity: undefined,
+          d,
+          rank: ranks[i]!,
+          srank: hits.sranks[i]!,
+        };
+        if (after !== undefined && compare(item, after) <= 0) continue;
+        insertSorted(pending, item, compare);
+      }
+      // Each branch: the base's stream ends here, or the page is known once its first `want` items
+      // (the stream's and the delta's) come before every base item not listed yet.
+      if (n < chunk) break;
+      const srank = hits.sranks[n - 1]!;
+      const tier = hits.tiers[n - 1]!;
+      const d = ids[n - 1]!;
+      bound = { tier, score: baseScores[n - 1]! + raise, folded: "", entity: undefined, d, rank: ranks[n - 1]!, srank };
+      const last = nthOfTwo(pending, found, want, compare);
+      if (last !== undefined && compare(last, bound) <= 0) break;
+      resume = { tier, srank, bounds: bounds ?? undefined };
+      chunk = Math.min(SEARCH_MAX_LIMIT * 4, chunk * 2);
+    }
+    this.deltaByScore(fq, typeName, pending, found, want, compare, select);
+    if (rescoredById.size > 0)
+      this.rescoredByScore(rescored.grams, fq, typeName, bounds, pending, found, want, compare, select);
+    // The page: the first `want` of the two streams.
+    const out: ScoreItem[] = [];
+    for (let p = 0, m = 0; out.length < want && (p < pending.length || m < found.length); ) {
+      const x = pending[p];
+      const y = found[m];
+      // Each branch: the smaller head (no entity is in both: the delta's base copies are left out of the stream).
+      if (y === undefined || (x !== undefined && compare(x, y) < 0)) {
+        out.push(x!);
+        p++;
+      } else {
+        out.push(y);
+        m++;
+      }
+    }
+    const n = Math.min(limit, out.length);
+    const items: Entity[] = new Array(n);
+    // The stream items' records read together first (their cache misses overlap), as a base page's.
+    if (this.#streamIds.length < n) this.#streamIds = new Uint32Array(n);
+    const ids = this.#streamIds;
+    let bases = 0;
+    for (let i = 0; i < n; i++) if (out[i]!.entity === undefined) ids[bases++] = out[i]!.d;
+    if (bases > 0) entities.touch(ids, bases);
+    // Each branch: a stream item made from the base (its names from the base's cache); a delta's
+    // (or a rescored base entity's shared record) copied.
+    for (let i = 0; i < n; i++) {
+      const x = out[i]!;
+      items[i] = x.entity === undefined ? searchItemOf(this.#base, x.d) : itemOf(x.entity);
+    }
+    let nextCursor: string | null = null;
+    if (out.length > limit) {
+      const last = out[n - 1]!;
+      const e = items[n - 1]!;
+      // A stream item whose score did not move has its base key: its score rank resumes the base.
+      const hint = last.srank >= 0 && last.score === scores.at(last.d) ? searchHint(this.#base, last.srank) : "";
+      nextCursor = this.#cursors.encode(
+        ENDPOINT_SEARCH,
+        tag,
+        last.tier,
+        [e.rawIdentifier, e.entityId, hint, String(last.score)],
+        bounds ?? undefined,
+        SEARCH_BOUNDS_BYTES,
+      );
+    }
+    if (!count) return { items, nextCursor };
+    // The walk's total: the base's, less its tombstoned matches, plus the delta's entities that match.
+    return { items, nextCursor, total: search.count(fq, type, bounds) - hiddenMatches + deltaMatches };
   }
 
   /**
@@ -2064,6 +2480,7 @@ export class LiveGraph implements ReadGraph {
     this.#maxDrop = next.#maxDrop;
     this.#rescoredById = next.#rescoredById;
     this.#rescoredGrams = next.#rescoredGrams;
+    this.#streamState = next.#streamState;
   }
 }
 
@@ -2117,6 +2534,16 @@ function matches(x: { folded: string; type: EntityType }, check: boolean, fq: st
  * How many of a gram index's candidates (see `matches`) match: the posting set's size when every
  * item of it does (a query of one gram, no type), else one check an item.
  */
+/** Whether some candidate matches (countMatches' candidates, stopping at the first). */
+function anyMatch(
+  candidates: { items: Iterable<{ folded: string; type: EntityType }>; check: boolean },
+  fq: string,
+  type: EntityType | undefined,
+): boolean {
+  for (const x of candidates.items) if (matches(x, candidates.check, fq, type)) return true;
+  return false;
+}
+
 function countMatches(
   candidates: { items: Iterable<{ folded: string; type: EntityType }>; check: boolean },
   fq: string,
@@ -2179,7 +2606,7 @@ function seekEntity(list: readonly DeltaEntity[], folded: string, entityId: stri
 }
 
 /** Puts `item` into `list` (ascending in `compare`), after its equals; the common case, at the end, costs one comparison. */
-function insertSorted(list: SearchItem[], item: SearchItem, compare: (x: SearchItem, y: SearchItem) => number): void {
+function insertSorted<T>(list: T[], item: T, compare: (x: T, y: T) => number): void {
   let lo = 0;
   let hi = list.length;
   if (hi === 0 || compare(list[hi - 1]!, item) <= 0) {
@@ -2192,6 +2619,44 @@ function insertSorted(list: SearchItem[], item: SearchItem, compare: (x: SearchI
     else hi = mid;
   }
   list.splice(lo, 0, item);
+}
+
+/**
+ * Whether a candidate of a list sorted by (score descending, folded identifier, entityId), of
+ * this score, comes after `last` in that order (its tier taken as `last`'s): then so does every
+ * candidate after it in the list, unless of a better tier.
+ */
+function pastLast(
+  x: { folded: string; entityId: string },
+  score: number,
+  last: ScoreItem,
+  compare: (x: ScoreItem, y: ScoreItem) => number,
+): boolean {
+  if (score !== last.score) return score < last.score;
+  const probe: ScoreItem = {
+    tier: last.tier,
+    score,
+    folded: x.folded,
+    entity: { entityId: x.entityId, rawIdentifier: "", type: "0", sourceType: "" },
+    d: -1,
+    rank: -1,
+    srank: -1,
+  };
+  return compare(probe, last) > 0;
+}
+
+/** The `n`th smallest (1-based) of two sorted lists together, or undefined when they hold fewer. */
+function nthOfTwo<T>(a: readonly T[], b: readonly T[], n: number, compare: (x: T, y: T) => number): T | undefined {
+  if (a.length + b.length < n) return undefined;
+  let i = 0;
+  let j = 0;
+  let last: T | undefined;
+  for (let k = 0; k < n; k++) {
+    // Each branch: the smaller head of the two.
+    if (j >= b.length || (i < a.length && compare(a[i]!, b[j]!) < 0)) last = a[i++];
+    else last = b[j++];
+  }
+  return last;
 }
 
 /** tierOf for a `folded` known to contain `fq`. */

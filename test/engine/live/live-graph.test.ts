@@ -462,6 +462,194 @@ for (const seed of [21, 22, 23]) {
   });
 }
 
+/**
+ * A batch that moves scores every way order=score's merge tells apart: statement puts and deletes
+ * (raises of 1 or 2 stay in the base's stream, larger raises and every drop leave it), some naming
+ * hubs (far moves); entity puts with and without a given score (new, or replacing a counted or a
+ * given one), and deletes with cascade (an entity that left the stream deleted).
+ */
+function churnBatch(rng: Rng, oracle: LiveOracle, hubs: readonly string[], next: () => number): Change[] {
+  const syllables = ["ka", "ri", "no", "ka ri", "mo"];
+  const name = () => `${rng.pick(syllables)}${rng.chance(0.4) ? "" : rng.pick(syllables)}`;
+  const ids = [...oracle.entities.keys()];
+  const out: Change[] = [];
+  for (let k = rng.range(1, 12); k > 0; k--) {
+    const r = rng.int(20);
+    const score = rng.chance(0.5) ? { score: rng.int(14) } : {};
+    if (r < 2)
+      out.push({
+        op: "put",
+        entity: { entityId: `n${next()}`, rawIdentifier: name(), type: "0", sourceType: "", ...score },
+      });
+    else if (r < 4) {
+      const e = oracle.entities.get(rng.pick(ids))!;
+      // Its name kept or not: a replacement moves it out of the base either way.
+      const raw = rng.chance(0.5) ? e.rawIdentifier : name();
+      out.push({
+        op: "put",
+        entity: { entityId: e.entityId, rawIdentifier: raw, type: e.type, sourceType: "", ...score },
+      });
+    } else if (r < 5) out.push({ op: "delete", entityId: rng.pick(ids), cascade: true });
+    else out.push(...scoreBatch(rng, oracle, hubs).slice(0, 1));
+  }
+  return out;
+}
+
+for (const seed of [31, 32]) {
+  test(`order=score over churn: scores raised and lowered across the stream's bound, given scores replaced, entities deleted; walks equal the oracle (seed ${seed})`, () => {
+    const rng = new Rng(seed);
+    // Enough entities that a prefix tier ("ka", "ri") is long beside the query's rescored candidates.
+    const data = scoreGraph(rng, 240, 300);
+    const live = new LiveGraph(buildGraph(data), { cursorSecret: "churn-test" });
+    const oracle = new LiveOracle(data);
+    const hubs = data.entities.slice(0, 4).map((e) => e.entityId);
+    let n = 0;
+    const queries = ["ka", "ri", "a", "ka ri", "kari", "no 1", "mo", "rika", "k"];
+    for (let batch = 0; batch < 25; batch++) {
+      const changes = churnBatch(rng, oracle, hubs, () => n++);
+      if (!oracle.apply(changes).ok) continue;
+      live.apply(changes);
+      if (rng.chance(0.04)) live.compact();
+      const o = oracle.oracle();
+      const ctx = `seed ${seed} batch ${batch}`;
+      for (const q of queries) {
+        const type = rng.chance(0.2) ? ("0" as EntityType) : undefined;
+        walkPages<Entity>({
+          fetch: (limit, cursor, count) =>
+            live.search({ q, type, limit, cursor, order: "score", ...(count ? { count } : {}) }),
+          expected: o.search(q, type, "score"),
+          // Small pages, and large ones that pass a whole prefix tier into the infix tier.
+          nextLimit: () => (rng.chance(0.3) ? rng.range(60, 100) : rng.range(1, 12)),
+          defaultLimit: 20,
+          countPolicy: () => rng.chance(0.2),
+          ctx: `${ctx} search q=${show(q)} type=${show(type)}`,
+        });
+      }
+    }
+  });
+}
+
+test("order=score: an entity of a long prefix tier whose score fell below the page's last (an infix item) is still on the page", () => {
+  // 80 entities "ka NN" (the prefix tier of "ka ", a query of one 3-gram: too many ranks to ask the rescored map by), 30
+  // "x ka NN" (infix) with higher given scores; p05 and i03 have counted scores, both lowered.
+  const entities: EntityData[] = [];
+  for (let i = 0; i < 80; i++)
+    entities.push({
+      entityId: `p${String(i).padStart(2, "0")}`,
+      rawIdentifier: `ka ${i}`,
+      type: "0",
+      sourceType: "",
+      ...(i === 5 ? {} : { score: 3 }),
+    });
+  for (let i = 0; i < 30; i++)
+    entities.push({
+      entityId: `i${String(i).padStart(2, "0")}`,
+      rawIdentifier: `x ka ${i}`,
+      type: "0",
+      sourceType: "",
+      ...(i === 3 ? {} : { score: 5 + (i % 5) }),
+    });
+  for (const id of ["zz", "o1", "o2", "o3", "o4", "o5"])
+    entities.push({ entityId: id, rawIdentifier: id, type: "1", sourceType: "", score: 0 });
+  const statements = [
+    { subjectEntityId: "p05", predicateEntityId: "zz", objectEntityId: "o1" },
+    { subjectEntityId: "p05", predicateEntityId: "zz", objectEntityId: "o2" },
+    ...["o1", "o2", "o3", "o4", "o5"].map((o) => ({
+      subjectEntityId: "i03",
+      predicateEntityId: "zz",
+      objectEntityId: o,
+    })),
+  ];
+  const data: GraphData = { entities, statements };
+  const live = new LiveGraph(buildGraph(data), { cursorSecret: "tier-test" });
+  const oracle = new LiveOracle(data);
+  const fp = (s: string, o: string) =>
+    live.statements({ subjectEntityId: s, objectEntityId: o }).items[0]!.statementFingerprint;
+  const changes: Change[] = [
+    { op: "delete", statementFingerprint: fp("p05", "o1") },
+    { op: "delete", statementFingerprint: fp("i03", "o1") },
+  ];
+  assert.ok(oracle.apply(changes).ok);
+  live.apply(changes);
+  const o = oracle.oracle();
+  walkPages<Entity>({
+    fetch: (limit, cursor) => live.search({ q: "ka ", limit, cursor, order: "score" }),
+    expected: o.search("ka ", undefined, "score"),
+    nextLimit: () => 100,
+    defaultLimit: 100,
+    countPolicy: () => false,
+    ctx: "q=ka ",
+  });
+});
+
+test("order=score: an entity of a short prefix tier whose score fell below the page's last is found by rank among many rescored candidates", () => {
+  // "ka 0" (counted, lowered) and "ka 1" (counted, raised far: rescored, walked before the others
+  // and on the page) make the prefix tier of "ka "; 40 "x ka NN" (counted, each lowered: rescored
+  // candidates of the query) and 30 "y ka NN" (given, higher) the infix tier.
+  const entities: EntityData[] = [
+    { entityId: "p0", rawIdentifier: "ka 0", type: "0", sourceType: "" },
+    { entityId: "p1", rawIdentifier: "ka 1", type: "0", sourceType: "" },
+  ];
+  for (let i = 0; i < 40; i++)
+    entities.push({
+      entityId: `x${String(i).padStart(2, "0")}`,
+      rawIdentifier: `x ka ${i}`,
+      type: "0",
+      sourceType: "",
+    });
+  for (let i = 0; i < 30; i++)
+    entities.push({
+      entityId: `y${String(i).padStart(2, "0")}`,
+      rawIdentifier: `y ka ${i}`,
+      type: "0",
+      sourceType: "",
+      score: 6 + (i % 4),
+    });
+  const objects = ["o1", "o2", "o3", "o4", "o5", "o6"];
+  for (const id of ["zz", ...objects])
+    entities.push({ entityId: id, rawIdentifier: id, type: "1", sourceType: "", score: 0 });
+  const statements = [
+    { subjectEntityId: "p0", predicateEntityId: "zz", objectEntityId: "o1" },
+    { subjectEntityId: "p0", predicateEntityId: "zz", objectEntityId: "o2" },
+  ];
+  for (let i = 0; i < 40; i++)
+    for (const o of objects)
+      statements.push({
+        subjectEntityId: `x${String(i).padStart(2, "0")}`,
+        predicateEntityId: "zz",
+        objectEntityId: o,
+      });
+  const data: GraphData = { entities, statements };
+  const live = new LiveGraph(buildGraph(data), { cursorSecret: "tier-test" });
+  const oracle = new LiveOracle(data);
+  const fp = (s: string, o: string) =>
+    live.statements({ subjectEntityId: s, objectEntityId: o }).items[0]!.statementFingerprint;
+  const changes: Change[] = ["p0", ...entities.filter((e) => e.entityId.startsWith("x")).map((e) => e.entityId)].map(
+    (id) => ({ op: "delete", statementFingerprint: fp(id, "o1") }),
+  );
+  for (let k = 0; k < 12; k++)
+    changes.push({
+      op: "put",
+      statement: {
+        subjectEntityId: "p1",
+        predicateEntityId: objects[k % 6]!,
+        objectEntityId: objects[(k + 1 + (k >> 1)) % 6]!,
+      },
+    });
+  assert.ok(oracle.apply(changes).ok);
+  live.apply(changes);
+  const o = oracle.oracle();
+  for (const limit of [5, 10, 30])
+    walkPages<Entity>({
+      fetch: (n, cursor) => live.search({ q: "ka ", limit: n, cursor, order: "score" }),
+      expected: o.search("ka ", undefined, "score"),
+      nextLimit: () => limit,
+      defaultLimit: limit,
+      countPolicy: () => false,
+      ctx: `q=ka limit ${limit}`,
+    });
+});
+
 test("order=name pages of the largest limit walk on past a tombstone after the page (the base's page has no extra item then)", () => {
   // 150 matches of "item"; the last is deleted, so the base has a tombstone, but none in the first page.
   const entities = Array.from({ length: 150 }, (_, i) => ({
