@@ -38,7 +38,7 @@ export const GRAM = 3;
 const GRAM_UNIT_LIMIT = 1 << 10;
 
 /** A gram's key: its three code units packed into a number, or its text when one is GRAM_UNIT_LIMIT or above. */
-type GramKey = number | string;
+export type GramKey = number | string;
 
 /** The key of the gram of `s` at `i` (i + GRAM <= s.length). */
 function gramAt(s: string, i: number): GramKey {
@@ -110,11 +110,11 @@ export class GramIndex<T extends { readonly folded: string }> {
    * The rarest of the grams of `fq` (at least GRAM code units) and its posting set, or undefined when
    * one of its grams is in no item (nothing matches).
    */
-  rarest(fq: string): { gram: string; items: ReadonlySet<T> } | undefined {
-    let gram = "";
+  rarest(fq: string): { gram: GramKey; items: ReadonlySet<T> } | undefined {
+    let gram: GramKey = "";
     let rarest: Set<T> | undefined;
     for (let i = 0; i + GRAM <= fq.length; i++) {
-      const g = fq.slice(i, i + GRAM);
+      const g = gramAt(fq, i);
       const set = this.postings.get(g);
       if (set === undefined) return undefined;
       if (rarest === undefined || set.size < rarest.size) {

@@ -124,7 +124,7 @@ import {
 } from "../types.js";
 import { checkSearchParams, checkStatementsParams } from "../validate.js";
 import { BaseFingerprints, type BaseFingerprintsState } from "./base-fingerprints.js";
-import { GRAM, GramIndex } from "./gram-index.js";
+import { GRAM, GramIndex, type GramKey } from "./gram-index.js";
 import {
   type ChangeBatch,
   type LiveEntityInput,
@@ -377,7 +377,7 @@ export class LiveGraph implements ReadGraph {
    * order), with their scores: made on first need, for the content at #deltaByScoreAt over
    * #deltaByScoreOf (a batch or a swap since empties it).
    */
-  #deltaByScore = new Map<string, { items: DeltaEntity[]; scores: Float64Array }>();
+  #deltaByScore = new Map<GramKey, { items: DeltaEntity[]; scores: Float64Array }>();
   #deltaByScoreAt = -1;
   #deltaByScoreOf: Graph | undefined;
   /** The order=score stream's stages (name ranks, dense ids, base scores of a listing), grown as needed. */
