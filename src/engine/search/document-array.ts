@@ -496,7 +496,8 @@ export class DocumentArray {
   /**
    * How many of the first `count` nodes of `frontier` (rank level `d`, in rank order) to keep: the
    * first groups of equal rank range (the types side by side) until `keep` nodes, or until the
-   * groups wholly inside [lo, hi) and clear of the gap [gapLo, gapHi) hold `enough` positions. A
+   * groups wholly inside [lo, hi) and clear of the gap [gapLo, gapHi) are k nodes or hold `enough`
+   * positions. A
    * dense query's nodes each hold many entities, and walking `keep` of them down every level would
    * be most of a deep unfiltered page (q="i" page 1,000).
    */
