@@ -38,7 +38,8 @@
  * The table also holds, derived from its trigrams by one LF step each (when the index is made or
  * opened, so a table saved without them gets them too), the intervals of the 2-grams of code units
  * and of "$" + each trigram of code units (identifiers that start with it): a query of 2 or 3 code
- * units, and the prefix tier of one, then costs table probes and no LF step. Every step is a chain
+ * units, and the prefix tier of one, then costs table probes and no LF step (so does the empty
+ * prefix tier of a longer query whose first three no identifier starts with). Every step is a chain
  * of h dependent cache misses, and one more on a larger text (at 10M entities the levels no longer
  * fit the cache). Keys of different lengths never meet: a key of K symbols lies in
  * [sigma^(K-1), sigma^K), its last symbol being at least the separator.
@@ -369,15 +370,20 @@ export class FMIndex {
   /**
    * The interval of the suffixes that start with SEPARATOR + `pattern` (the identifiers that start
    * with it), from [sp, ep), the interval of `pattern` (non-empty): a table probe for a pattern of
-   * K_GRAM - 1 or K_GRAM code units when the table has it, else one LF step.
+   * K_GRAM - 1 or K_GRAM code units when the table has it; for a longer one whose first K_GRAM no
+   * identifier starts with, that trigram's empty interval, which is the pattern's too (no suffix
+   * lies between "$" + the trigram and "$" + the pattern, so both insert at the same place); else
+   * one LF step.
    */
   headed(pattern: string, sp: number, ep: number, out: SuffixInterval): SuffixInterval {
     const m = pattern.length;
-    // Each branch: a short pattern's key (its symbols, then the separator) is probed; a longer one,
-    // or one the table lacks, takes the step.
-    if (m >= K_GRAM - 1 && m <= K_GRAM) {
-      const key = this.gramKey(pattern, 0, m);
-      if (key >= 0 && this.grams.find(key * this.sigma + SEPARATOR, out)) return out;
+    // Each branch: a pattern of 2 or 3 code units is probed; a longer one probes its first
+    // K_GRAM, answered only when empty; one the table lacks, or a longer one whose first K_GRAM
+    // start identifiers, takes the step.
+    if (m >= K_GRAM - 1) {
+      const key = this.gramKey(pattern, 0, Math.min(m, K_GRAM));
+      if (key >= 0 && this.grams.find(key * this.sigma + SEPARATOR, out) && (m <= K_GRAM || out.sp === out.ep))
+        return out;
     }
     return this.extendLeft(sp, ep, SEPARATOR, out);
   }
