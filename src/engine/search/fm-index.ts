@@ -35,9 +35,18 @@
  * starts from the interval of the pattern's last K_GRAM code units and walks only the rest. Names
  * have few distinct trigrams (24k in 1M generated names); on text with very many, the table keeps
  * the most frequent, up to MAX_K_GRAMS, and a pattern that ends with another one walks from scratch.
+ * The table also holds, derived from its trigrams by one LF step each (when the index is made or
+ * opened, so a table saved without them gets them too), the intervals of the 2-grams of code units
+ * and of "$" + each trigram of code units (identifiers that start with it): a query of 2 or 3 code
+ * units, and the prefix tier of one, then costs table probes and no LF step (so does the empty
+ * prefix tier of a longer query whose first three no identifier starts with). Every step is a chain
+ * of h dependent cache misses, and one more on a larger text (at 10M entities the levels no longer
+ * fit the cache). Keys of different lengths never meet: a key of K symbols lies in
+ * [sigma^(K-1), sigma^K), its last symbol being at least the separator.
  *
  * Cost: a pattern of m code units takes m - K_GRAM LF steps after one table probe (m steps when its
- * last K_GRAM are not in the table), each h levels (rare symbols: + the rare matrix's levels). Space: about (h + rare share * h2) * 1.125 bits per text symbol, plus 4 bytes
+ * last K_GRAM are not in the table; none for m = 2), each h levels (rare symbols: + the rare
+ * matrix's levels); its identifiers' interval, one step more (a probe for m <= K_GRAM). Space: about (h + rare share * h2) * 1.125 bits per text symbol, plus 4 bytes
  * per alphabet symbol (C) and a 256 KB code-unit map. Build: SA-IS (linear), the BWT (one pass),
  * two wavelet matrices.
  */
@@ -58,6 +67,8 @@ const MAX_CLASS_BITS = 12;
 export const K_GRAM = 3;
 /** Most k-grams kept, whatever the text: 2^18 (4 MiB of table at most). */
 export const MAX_K_GRAMS = 1 << 18;
+/** Keys are exact in a double up to 2^53: the derived 4-symbol keys ("$" + a trigram) need sigma^4 below it. */
+const MAX_EXACT_KEY = 2 ** 53;
 
 /** A half-open interval [sp, ep) of suffix-array positions. */
 export interface SuffixInterval {
@@ -185,7 +196,6 @@ export class FMIndex {
     this.rareClass = parts.rareClass;
     this.classes = new RankedMatrix(parts.classes);
     this.rare = parts.rare === null ? null : new RankedMatrix(parts.rare);
-    this.grams = parts.grams;
     const sigma = parts.C.length - 1;
     this.symbolAtOrAbove = new Int32Array(UNITS);
     let next = sigma;
@@ -193,6 +203,7 @@ export class FMIndex {
       while (s >= FIRST_UNIT_SYMBOL && parts.unitOf[s - FIRST_UNIT_SYMBOL]! >= u) next = s--;
       this.symbolAtOrAbove[u] = next;
     }
+    this.grams = parts.grams.widened(sigma, (sp, ep, s, out) => this.extendLeft(sp, ep, s, out), parts.C);
   }
 
   /** Number of symbols (# and $ included). */
@@ -336,10 +347,12 @@ export class FMIndex {
       out.ep = this.C[tail + 1]!;
     }
     let k = pattern.length - 1;
-    // The last K_GRAM code units from the table, when there is no tail and the table has them.
-    if (tail < 0 && pattern.length >= K_GRAM) {
-      const key = this.gramKey(pattern, pattern.length - K_GRAM);
-      if (key >= 0 && this.grams.find(key, out)) k = pattern.length - K_GRAM - 1;
+    // The last K_GRAM code units (or the whole pattern of K_GRAM - 1) from the table, when there is
+    // no tail and the table has them.
+    const tabled = Math.min(pattern.length, K_GRAM);
+    if (tail < 0 && tabled >= K_GRAM - 1) {
+      const key = this.gramKey(pattern, pattern.length - tabled, tabled);
+      if (key >= 0 && this.grams.find(key, out)) k = pattern.length - tabled - 1;
     }
     for (; k >= 0; k--) {
       const s = this.symbolOf(pattern.charCodeAt(k));
@@ -354,10 +367,31 @@ export class FMIndex {
     return out;
   }
 
-  /** The table key of the K_GRAM code units of `pattern` from `at` on; -1 when one does not occur. */
-  private gramKey(pattern: string, at: number): number {
+  /**
+   * The interval of the suffixes that start with SEPARATOR + `pattern` (the identifiers that start
+   * with it), from [sp, ep), the interval of `pattern` (non-empty): a table probe for a pattern of
+   * K_GRAM - 1 or K_GRAM code units when the table has it; for a longer one whose first K_GRAM no
+   * identifier starts with, that trigram's empty interval, which is the pattern's too (no suffix
+   * lies between "$" + the trigram and "$" + the pattern, so both insert at the same place); else
+   * one LF step.
+   */
+  headed(pattern: string, sp: number, ep: number, out: SuffixInterval): SuffixInterval {
+    const m = pattern.length;
+    // Each branch: a pattern of 2 or 3 code units is probed; a longer one probes its first
+    // K_GRAM, answered only when empty; one the table lacks, or a longer one whose first K_GRAM
+    // start identifiers, takes the step.
+    if (m >= K_GRAM - 1) {
+      const key = this.gramKey(pattern, 0, Math.min(m, K_GRAM));
+      if (key >= 0 && this.grams.find(key * this.sigma + SEPARATOR, out) && (m <= K_GRAM || out.sp === out.ep))
+        return out;
+    }
+    return this.extendLeft(sp, ep, SEPARATOR, out);
+  }
+
+  /** The table key of the `length` code units of `pattern` from `at` on; -1 when one does not occur. */
+  private gramKey(pattern: string, at: number, length: number): number {
     let key = 0;
-    for (let k = at + K_GRAM - 1; k >= at; k--) {
+    for (let k = at + length - 1; k >= at; k--) {
       const s = this.symbolOf(pattern.charCodeAt(k));
       if (s < 0) return -1;
       key = key * this.sigma + s;
@@ -550,6 +584,76 @@ class KGramTable {
     const intervals = new Uint32Array(2 * size);
     const table = new KGramTable(keys, intervals);
     for (const [key, sp, ep] of groups) table.insert(key, sp, ep);
+    return table;
+  }
+
+  /**
+   * This table with the derived short keys (see FMIndex's banner) added where missing: for each
+   * trigram of code units, the 2-gram of its last two and "$" + the trigram (when non-empty and
+   * its key exact), each one `extend` step (an LF step: the suffixes starting with symbol s + the
+   * interval's string) from the intervals the table holds or C gives. No more entries than
+   * MAX_K_GRAMS in all (on a text with that many trigrams, the first ones in slot order get them).
+   * Returns this table when nothing is missing (a table saved with them, or one with no trigram of
+   * code units), else a new one: the old entries in slot order, then the new ones, so that the same
+   * table gives the same slots however it was made.
+   */
+  widened(
+    sigma: number,
+    extend: (sp: number, ep: number, s: number, out: SuffixInterval) => SuffixInterval,
+    C: Uint32Array,
+  ): KGramTable {
+    const sigma2 = sigma * sigma;
+    const sigma3 = sigma2 * sigma;
+    const headedKeys = sigma3 * sigma <= MAX_EXACT_KEY;
+    const added: number[] = [];
+    const intervals: number[] = [];
+    const adding = new Set<number>();
+    let entries = 0;
+    for (const key of this.keys) if (key !== -1) entries++;
+    const iv: SuffixInterval = { sp: 0, ep: 0 };
+    const add = (key: number, sp: number, ep: number) => {
+      added.push(key);
+      intervals.push(sp, ep);
+      adding.add(key);
+    };
+    for (let slot = 0; slot < this.keys.length && entries + added.length + 3 <= MAX_K_GRAMS; slot++) {
+      const key = this.keys[slot]!;
+      // Trigrams only, and of code units where a key is derived: no query holds a separator.
+      if (!(key >= sigma2 && key < sigma3)) continue;
+      const first = key % sigma;
+      const second = Math.floor(key / sigma) % sigma;
+      const third = Math.floor(key / sigma2);
+      if (second < FIRST_UNIT_SYMBOL || third < FIRST_UNIT_SYMBOL) continue;
+      // The 2-gram of its last two (whatever precedes them: every code unit follows some symbol),
+      // and "$" + that 2-gram (a trigram: the table has it when some identifier starts with it).
+      const pair = third * sigma + second;
+      if (!adding.has(pair) && !this.find(pair, iv)) {
+        extend(C[third]!, C[third + 1]!, second, iv);
+        const { sp, ep } = iv;
+        add(pair, sp, ep);
+        const headedPair = pair * sigma + SEPARATOR;
+        if (!this.find(headedPair, iv)) {
+          extend(sp, ep, SEPARATOR, iv);
+          add(headedPair, iv.sp, iv.ep);
+        }
+      }
+      // "$" + the trigram, when it is three code units. Empty intervals too: most queries' prefix
+      // tier is empty, and a key the table lacks costs the step.
+      const headed = key * sigma + SEPARATOR;
+      if (first >= FIRST_UNIT_SYMBOL && headedKeys && !adding.has(headed) && !this.find(headed, iv)) {
+        extend(this.intervals[2 * slot]!, this.intervals[2 * slot + 1]!, SEPARATOR, iv);
+        add(headed, iv.sp, iv.ep);
+      }
+    }
+    if (added.length === 0) return this;
+    let size = 2;
+    while (size < 2 * (entries + added.length)) size *= 2;
+    const table = new KGramTable(new Float64Array(size).fill(-1), new Uint32Array(2 * size));
+    for (let slot = 0; slot < this.keys.length; slot++) {
+      const key = this.keys[slot]!;
+      if (key !== -1) table.insert(key, this.intervals[2 * slot]!, this.intervals[2 * slot + 1]!);
+    }
+    for (let i = 0; i < added.length; i++) table.insert(added[i]!, intervals[2 * i]!, intervals[2 * i + 1]!);
     return table;
   }
 

@@ -266,8 +266,9 @@ export class SearchIndex {
     const l = iv.sp;
     const r = iv.ep;
     if (l >= r) return null;
-    // The identifiers that start with the pattern: one more step, with the separator.
-    const pre = this.fm.extendLeft(l, r, SEPARATOR, this.prefix);
+    // The identifiers that start with the pattern: one more step, with the separator (a table
+    // probe for a short pattern).
+    const pre = this.fm.headed(pattern, l, r, this.prefix);
     const a = pre.sp - SEPARATOR_BLOCK_OFFSET;
     const b = pre.ep - SEPARATOR_BLOCK_OFFSET;
     return { l, r, a, b, e: this.exactEnd(a, b, pattern.length) };
