@@ -18,7 +18,7 @@
  *
  * A gram of three code units below GRAM_UNIT_LIMIT is keyed by the number that packs them (a small
  * integer: a Map probe without a string made and hashed per gram of the query); any other by its
- * text. Reads probe every gram of the query, so this is most of a read's cost when the delta holds
+ * text. Reads probe every gram of the query: most of what a read adds to the base's when the delta holds
  * no match (its first gram that no item has ends the probe).
  *
  * Cost: a query O(grams of q + candidates), or O(grams of q + log candidates + what it walks) in

@@ -1798,11 +1798,12 @@ export class LiveGraph implements ReadGraph {
     let keys = lastSearchPage(this.#base);
     let k = page.items.length;
     let hidden = 0;
-    // The tombstones that may match fq: none when some gram of fq is in no tombstone (a query of a
-    // gram or more); then the page's items need no look-up in the bitmap (a cache miss each).
-    const hiddenList = this.hiddenCandidates(fq);
+    // For a total, the tombstones that may match fq (they are counted): none when some gram of fq is
+    // in no tombstone (a query of a gram or more), and then the page's items need no look-up in the
+    // bitmap. Without a total the bitmap alone is asked: its look-ups cost less than the probe.
+    const hiddenList = count ? this.hiddenCandidates(fq) : undefined;
     // Each branch: no tombstone can be on the page (nothing to check); or the page's items against the bitmap.
-    if (hiddenBase !== undefined && hiddenList.length > 0) {
+    if (hiddenBase !== undefined && (hiddenList === undefined || hiddenList.length > 0)) {
       hidden = countMarked(hiddenBase, keys.ids, k);
       // Made up for: each round reads the page `hidden` items longer, until its visible items fill
       // it (the longer part may hold tombstones of its own) or the base has no more; a page that
@@ -1829,8 +1830,9 @@ export class LiveGraph implements ReadGraph {
       this.deltaByName(fq, type, key?.item, 1, first, bound, delta);
       if (first.length > 0) return { prefetched: page, key };
     }
-    // The walk's total: the base's, less its tombstoned matches, plus the delta's entities that match.
-    if (count) page.total = page.total! - countListed(hiddenList, fq, type) + countListed(delta, fq, type);
+    // The walk's total (asked: the tombstones were probed): the base's, less its tombstoned matches, plus the delta's.
+    if (hiddenList !== undefined)
+      page.total = page.total! - countListed(hiddenList, fq, type) + countListed(delta, fq, type);
     if (hidden > 0) dropMarked(page.items, hiddenBase!, keys.ids);
     return page;
   }

@@ -287,6 +287,15 @@ test("GramIndex.matching equals includes() over the items, as they come and go",
       live.push(item);
       index.add(item);
     }
+    // Every item, as an array made again after each change.
+    assert.equal(
+      index
+        .list()
+        .map((i) => i.n)
+        .sort((a, b) => a - b),
+      live.map((i) => i.n).sort((a, b) => a - b),
+      `round ${round} list`,
+    );
     const q = Array.from({ length: rng.range(1, 3) }, () => rng.pick(pieces))
       .join("")
       .slice(0, rng.range(1, 6));
