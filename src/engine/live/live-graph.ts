@@ -1972,11 +1972,12 @@ export class LiveGraph implements ReadGraph {
       tombstones = (mark & FIRST_HIDDEN) !== 0;
     }
     const base = this.#base;
+    const fixed = this.fixedNames(sd, pd, od);
     // No delta statement or tombstone of this order starts with the first filter: the base's page
     // (and total) as it is, names brought up to date.
     if (!puts && !tombstones) {
       const page = statementsAfterKey(base, tag, after, sd, pd, od, limit, count, true);
-      this.patchNames(page.items);
+      this.patchNames(page.items, fixed);
       return page;
     }
     // A list the marks rule out is left out (as an empty one).
@@ -2018,7 +2019,7 @@ export class LiveGraph implements ReadGraph {
     // (this graph seals one cursor, whichever page it answers).
     const first = statementsAfterKey(base, tag, after, sd, pd, od, limit, count, false);
     let rest = lastStatementsRest(base);
-    this.patchNames(first.items);
+    this.patchNames(first.items, fixed);
     const got = first.items;
     const k = got.length;
     const ids = lastStatementsPage(base);
@@ -2065,7 +2066,7 @@ export class LiveGraph implements ReadGraph {
           const n = Math.min(STATEMENTS_MAX_LIMIT, limit - items.length + TOMBSTONE_SLACK);
           page = statementsAfterKey(base, tag, nextKey!, sd, pd, od, n, false, false);
           rest = lastStatementsRest(base);
-          this.patchNames(page.items);
+          this.patchNames(page.items, fixed);
         }
         // Each branch: with no tombstone in the range the page is kept as it is; else its items and
         // the range's tombstones (sorted alike) are walked together and the tombstoned left out (a
@@ -2200,18 +2201,38 @@ export class LiveGraph implements ReadGraph {
    * each replaced entity they name, found by the dense ids the base read (a bitmap, no look-up by
    * entityId unless replaced).
    */
-  private patchNames(items: Statement[]): void {
+  private patchNames(items: Statement[], fixed: number): void {
     const marked = this.#replacedBase;
     // No base entity replaced: every name is current.
     if (marked === undefined || items.length === 0) return;
     const ids = lastStatementsPage(this.#base);
     const replaced = this.#replaced;
+    // Each check: a role a filter fixes to an entity not replaced is current on every item.
     for (let k = 0; k < items.length; k++) {
       const item = items[k]!;
-      if (replacedBit(marked, ids[3 * k]!)) item.subjectRawIdentifier = replaced.get(item.subjectEntityId)!;
-      if (replacedBit(marked, ids[3 * k + 1]!)) item.predicateRawIdentifier = replaced.get(item.predicateEntityId)!;
-      if (replacedBit(marked, ids[3 * k + 2]!)) item.objectRawIdentifier = replaced.get(item.objectEntityId)!;
+      if ((fixed & 1) === 0 && replacedBit(marked, ids[3 * k]!))
+        item.subjectRawIdentifier = replaced.get(item.subjectEntityId)!;
+      if ((fixed & 2) === 0 && replacedBit(marked, ids[3 * k + 1]!))
+        item.predicateRawIdentifier = replaced.get(item.predicateEntityId)!;
+      if ((fixed & 4) === 0 && replacedBit(marked, ids[3 * k + 2]!))
+        item.objectRawIdentifier = replaced.get(item.objectEntityId)!;
     }
+  }
+
+  /**
+   * The roles (1 subject, 2 predicate, 4 object) that a statements query's filters fix to a base
+   * entity not replaced (dense ids `sd`, `pd`, `od`; undefined: not given): patchNames skips them.
+   */
+  private fixedNames(sd: number | undefined, pd: number | undefined, od: number | undefined): number {
+    const marked = this.#replacedBase;
+    // No base entity replaced: patchNames checks nothing anyway.
+    if (marked === undefined) return 0;
+    // Each term: the role given, its entity in the base and not replaced.
+    return (
+      (sd !== undefined && sd >= 0 && !replacedBit(marked, sd) ? 1 : 0) |
+      (pd !== undefined && pd >= 0 && !replacedBit(marked, pd) ? 2 : 0) |
+      (od !== undefined && od >= 0 && !replacedBit(marked, od) ? 4 : 0)
+    );
   }
 
   /** The rawIdentifier of an entity there now (a statement's): the delta's, else the base's. */
