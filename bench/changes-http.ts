@@ -111,7 +111,23 @@ export interface Answer {
   sequence: number;
 }
 
+/**
+ * One request and its whole answer. A request on a kept-alive socket that the server closed as idle
+ * just as it was sent (ECONNRESET or EPIPE on a reused socket: the server never read it) is sent
+ * once more on a new socket, as Node's http documentation advises; any other error rejects.
+ */
 export function send(agent: Agent, port: number, method: string, path: string, body?: string): Promise<Answer> {
+  return sendOnce(agent, port, method, path, body, true);
+}
+
+function sendOnce(
+  agent: Agent,
+  port: number,
+  method: string,
+  path: string,
+  body: string | undefined,
+  retry: boolean,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -137,7 +153,12 @@ export function send(agent: Agent, port: number, method: string, path: string, b
         );
       },
     );
-    req.on("error", reject);
+    req.on("error", (err: NodeJS.ErrnoException) => {
+      // Each branch: the idle-close race on a reused socket (sent again), or a real error.
+      if (retry && req.reusedSocket && (err.code === "ECONNRESET" || err.code === "EPIPE"))
+        sendOnce(agent, port, method, path, body, false).then(resolve, reject);
+      else reject(err);
+    });
     req.end(body);
   });
 }
