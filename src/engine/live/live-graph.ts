@@ -14,10 +14,11 @@
  * replaced base entity stay base statements and show its new rawIdentifier (patched on the page).
  *
  * Reads merge two streams on the contract's key order and keep the page's first limit + 1 items:
- *  - search: the base's own pages (Graph.search, resumed at any key through a cursor this graph
- *    seals with the base's secret: the base places a key it did not issue), less the tombstoned
- *    entities, and the delta's first limit + 1 matches after the key (its entities found by their
- *    3-grams, gram-index.ts, and kept by a bounded insertion, not sorted whole), by tier.
+ *  - search in order "name": the base's own pages (Graph.search, resumed at any key through a
+ *    cursor this graph seals with the base's secret: the base places a key it did not issue), less
+ *    the tombstoned entities, and the delta's first limit + 1 matches after the key (its entities
+ *    found by their 3-grams, gram-index.ts, walked in order in a sorted posting list), by tier;
+ *    in order "score", the base's score index and the delta's matches (Scores, below).
  *  - statements: the base's pages for the same filters, less the tombstoned statements, and the
  *    delta's range for the filters (every filter shape is a prefix of its order's key).
  * The base's page from the key is read first, and it is the answer as it is when no delta item
@@ -244,16 +245,12 @@ interface HiddenEntity {
 /** A statement as a cascade or a conflict message needs it: its triple and fingerprint. */
 type StatementTriple = Pick<DeltaStatement, "s" | "p" | "o" | "fp">;
 
-/** A placeholder entity for a search item being reused before it holds one. */
-const PROBE_ENTITY: Entity = { entityId: "", rawIdentifier: "", type: "0", sourceType: "" };
-
-/** A search item with its sort key, on its way through the merge (score 0 under order "name"). */
+/** An order "name" search item with its sort key, on its way through the merge. */
 interface SearchItem {
   tier: number;
-  score: number;
   folded: string;
   entity: Entity;
-  /** Under order "name", a base page's item: its base search index rank (its cursor's hint). */
+  /** A base page's item: its base search index rank (its cursor's hint). */
   rank?: number;
 }
 
@@ -273,7 +270,7 @@ interface ScoreItem {
   srank: number;
 }
 
-/** A search cursor's key as search merges by it, with the raw identifier and position hint it carries. */
+/** An order "name" cursor's key as the merge compares it, with the raw identifier and position hint it carries. */
 interface SearchKey {
   readonly item: SearchItem;
   readonly raw: string;
@@ -301,10 +298,10 @@ interface RescoredEntity {
   readonly score: number;
 }
 
-/** The parts of a search cursor, by index, as the base Graph writes them (engine/graph.ts). */
 /** A compaction feed's mark of an entity with no given score (GraphBuilder's DenseEntities: counted). */
 const NO_GIVEN_SCORE = -1;
 
+/** The parts of a search cursor, by index, as the base Graph writes them (engine/graph.ts). */
 const SEARCH_PART = { raw: 0, entityId: 1, hint: 2, score: 3 } as const;
 const SEARCH_NAME_PARTS = 3;
 const SEARCH_SCORE_PARTS = 4;
@@ -356,11 +353,10 @@ export class LiveGraph implements ReadGraph {
   #dirty: number[] = [];
   #dirtyFlag: Uint8Array | undefined;
   /**
-   * The most a base entity's counted score rose (fell) by, over those that stay in the base's stream
-   * (at most SCORE_RAISE_MAX; a bound kept since the base, never lowered).
+   * The most a base entity's counted score rose by, over those that stay in the base's stream (at
+   * most SCORE_RAISE_MAX; a bound kept since the base, never lowered).
    */
   #maxRaise = 0;
-  #maxDrop = 0;
   /** Base entities with a counted score the delta lowered, or raised by more than SCORE_RAISE_MAX: by id and by 3-grams. */
   #rescoredById = new Map<number, RescoredEntity>();
   #rescoredGrams = new GramIndex<RescoredEntity>();
@@ -911,17 +907,6 @@ export class LiveGraph implements ReadGraph {
   }
 
   /**
-   * A base entity's score now, from its base score (`baseScore`, of dense id `d`): moved by the
-   * delta's statements when it is counted.
-   */
-  private baseScoreNow(d: number, baseScore: number): number {
-    const adjust = this.adjustments()[d]!;
-    // Each branch: no statement of the delta names it (the common case), or it does and the score is counted.
-    if (adjust === 0) return baseScore;
-    return this.#parts.scores.isCounted(d, this.baseCounts()[d]!) ? baseScore + adjust : baseScore;
-  }
-
-  /**
    * The base entities that order "score" must take from the delta (lowered, or raised by more than
    * SCORE_RAISE_MAX), and each base entity's place in the base's stream (#streamState), brought up
    * to date first with the raise bound. O(entities marked since the last call).
@@ -1096,158 +1081,63 @@ export class LiveGraph implements ReadGraph {
    */
   search(params: SearchParams): Page<Entity> {
     const { q, type, limit, cursor, order, count } = checkSearchParams(params);
-    const byScore = order === "score";
     const fq = this.#fold(q);
-    const typeName = params.type;
     const tag = queryTag(this.searchTagParts(q, type, order));
-    if (byScore) return this.searchByScore(params, fq, type, limit, cursor, count, tag);
-    // Under order "name" the base's page is read first: most often it is the answer as it is.
-    let nameRead: NameRead | undefined;
-    if (!byScore) {
-      const r = this.basePageByName(fq, type, typeName, limit, cursor, count, tag);
-      if (!("prefetched" in r)) return r;
-      nameRead = r;
-    }
-    // The cursor's key, read when first needed (a read that the base answers alone leaves it to the base).
-    let key = nameRead?.key;
-    let afterRead = cursor === undefined || nameRead !== undefined;
-    const keyAfter = (): SearchItem | undefined => {
-      if (!afterRead) {
-        afterRead = true;
-        key = this.searchKey(cursor!, tag, byScore);
-      }
-      return key?.item;
-    };
-    /** An item's folded identifier, folded on first need ("" until then: a match is never empty). */
-    const foldOf = (x: SearchItem): string => {
-      if (x.folded === "") x.folded = this.#fold(x.entity.rawIdentifier);
-      return x.folded;
-    };
-    // Under order "score" a base item's identifier is folded only when a comparison reaches it (a tie
-    // on tier and score): most of the items read ahead are placed by their scores alone.
-    const compare = byScore
-      ? (x: SearchItem, y: SearchItem) =>
-          x.tier - y.tier || y.score - x.score || cmp(foldOf(x), foldOf(y)) || cmp(x.entity.entityId, y.entity.entityId)
-      : compareByName;
+    // Each branch: an order's own read (its base stream, cursor and merge are the order's alone).
+    if (order === "score") return this.searchByScore(params, fq, type, limit, cursor, count, tag);
+    return this.searchByName(params, fq, type, limit, cursor, count, tag);
+  }
+
+  /**
+   * A page in order "name" (search() with order "name"): the base's page from the key, read first
+   * (basePageByName: most often the answer as it is, less its tombstoned items); else a merge of the
+   * base's stream (that page, then its next ones, tombstoned entities left out) with the delta's
+   * first page after the key (deltaByName). The base's stream comes in order and after the key, so
+   * a base item is folded (its key made) only to meet a delta item that the last base item read
+   * does not already precede.
+   */
+  private searchByName(
+    params: SearchParams,
+    fq: string,
+    type: number,
+    limit: number,
+    cursor: string | undefined,
+    count: boolean,
+    tag: Hash64,
+  ): Page<Entity> {
+    const typeName = params.type;
+    const read = this.basePageByName(fq, type, typeName, limit, cursor, count, tag);
+    if (!("prefetched" in read)) return read;
+    const key = read.key;
     const want = limit + 1;
-    // The delta's matches, in one pass over each candidate list (no copy of it): its entities, and
-    // under order "score" the base entities whose score the delta's statements moved far (rescored:
-    // they leave the base's stream). Each is counted (what a total and the choice below need), and
-    // only the page's worth after the key is kept, in order.
-    const found: SearchItem[] = [];
-    /** The candidate in hand, weighed before an item is made of it (most are not kept). */
-    const probe: SearchItem = { tier: 0, score: 0, folded: "", entity: PROBE_ENTITY };
-    /** Keeps match `x` (its folded identifier contains the query) if it is among the first `want` after the key. */
-    const select = (x: { folded: string; type: EntityType; entityId: string }, entity: Entity, score: number) => {
-      probe.tier = matchTier(x.folded, fq);
-      probe.score = score;
-      probe.folded = x.folded;
-      probe.entity = entity;
-      const a = keyAfter();
-      if (a !== undefined && compare(probe, a) <= 0) return;
-      // Each branch: the page is full and this is not better than its last (left out), or it is kept
-      // (the last dropping out of a full page).
-      if (found.length === want) {
-        if (compare(probe, found[want - 1]!) >= 0) return;
-        found.pop();
-      }
-      insertSorted(found, { tier: probe.tier, score, folded: x.folded, entity }, compare);
-    };
-    let deltaMatches = 0;
-    let rescoredMatches = 0;
+    // The tombstoned base entities and the delta's entities that match, counted only for a total
+    // (the base's items that must be left out are told by the bitmap as they come).
     let hiddenMatches = 0;
-    const rescored = byScore ? this.rescored() : undefined;
-    // Each branch: order "score" scans the delta's candidates (a page's worth by score needs them
-    // all); order "name" walks them in order from the key and stops after a page, and counts them
-    // only for a total.
-    if (byScore) {
-      const delta = this.#entityGrams.candidates(fq);
-      for (const x of delta.items)
-        if (matches(x, delta.check, fq, typeName)) {
-          deltaMatches++;
-          select(x, x, x.score ?? this.countNow(x.entityId, x.baseId));
-        }
-      if (rescored !== undefined && rescored.byId.size > 0) {
-        const moved = rescored.grams.candidates(fq);
-        for (const r of moved.items)
-          if (matches(r, moved.check, fq, typeName)) {
-            rescoredMatches++;
-            select(r, r.entity, this.countNow(r.entityId, r.baseId));
-          }
-      }
+    let deltaMatches = 0;
+    if (count) {
+      hiddenMatches = countMatches(this.#hiddenGrams.candidates(fq), fq, typeName);
+      deltaMatches = countListed(this.deltaCandidates(fq), fq, typeName);
     }
-    // Under order "name" the delta's matches are looked for once the base's page is read (below):
-    // most pages need only to know that none comes before the base page's last item.
-    // The tombstoned base entities that match: what the base's pages hold that must be left out
-    // (under order "name", told by the bitmap as the base's items come; counted for a total).
-    if (byScore || count) hiddenMatches = countMatches(this.#hiddenGrams.candidates(fq), fq, typeName);
-    if (!byScore && count) deltaMatches = countListed(this.deltaCandidates(fq), fq, typeName);
-    const skipped = hiddenMatches + rescoredMatches;
-    // How far the base's stream may be out of order: under order "score", base entities whose counted
-    // score the delta moved a little are read where the base puts them and placed by their score now.
-    const raise = byScore ? this.#maxRaise : 0;
-    const drop = byScore ? this.#maxDrop : 0;
-    // Nothing of the delta touches this query: the base's page is the answer (its total too).
-    if (byScore && deltaMatches === 0 && skipped === 0 && raise === 0 && drop === 0) return this.#base.search(params);
-    // The delta has nothing from the key on, and the base's stream needs nothing left out or put
-    // right: the base's page is the rest of the walk (its total less nothing, plus the delta's).
-    if (byScore && found.length === 0 && skipped === 0 && raise === 0 && drop === 0) {
-      const page = this.#base.search(params);
-      if (page.total !== undefined) page.total += deltaMatches;
-      return page;
-    }
-    /** Under order "name", the base's page read first: the merge's first round. */
-    let prefetched = nameRead?.prefetched;
+    /** The base's page read first (basePageByName's): the merge's first round. */
+    let prefetched: Page<Entity> | undefined = read.prefetched;
     const hiddenBase = this.#hiddenBase;
-    // Under order "name", the merge takes the delta's first page after the key.
-    if (!byScore) this.deltaByName(fq, typeName, keyAfter(), want, found, undefined);
-    const after = keyAfter();
-    const afterRaw = key?.raw ?? "";
-    const afterHint = key?.hint ?? "";
+    // The delta's first page after the key: the merge's other stream.
+    const found: SearchItem[] = [];
+    this.deltaByName(fq, typeName, key?.item, want, found, undefined);
     let m = 0;
-    // The base's stream: its pages from the key, tombstoned (and rescored) entities left out. An
-    // entity whose score fell by up to `drop` may sit before the key in the base's order and after
-    // it now: the base is resumed `drop` points higher (before every entity of that score), and what
-    // is not after the key now is left out as it comes.
-    // Under order "name", a base item's key carries the base's hint (the base resumes at the next
-    // rank instead of placing the key; a later base refuses the hint and places the key).
-    const cursorParts = (k: SearchItem, raw: string, hint: string): string[] =>
-      byScore ? [raw, k.entity.entityId, "", String(k.score)] : [raw, k.entity.entityId, hint];
+    /** The base's next page's cursor, from the page read last (none while the first round's is in hand). */
     let baseCursor: string | undefined;
-    // Each branch: from the start; from the key itself (the base's order holds); from `drop` above it.
-    if (after === undefined) baseCursor = undefined;
-    else if (drop === 0)
-      baseCursor = this.#cursors.encode(ENDPOINT_SEARCH, tag, after.tier, cursorParts(after, afterRaw, afterHint));
-    else
-      baseCursor = this.#cursors.encode(ENDPOINT_SEARCH, tag, after.tier, [
-        "",
-        "",
-        "",
-        String(Math.min(MAX_SCORE, after.score + drop)),
-      ]);
     let baseDone = false;
     let baseTotal: number | undefined;
-    /** Under order "name", the query's bounds in the base, as its reads found them (a cursor's attachment). */
+    /** The query's bounds in the base, as its reads found them (a cursor's attachment). */
     let nameBounds: object | null | undefined;
-    const rescoredById = rescored?.byId;
-    const scores = this.#parts.scores;
-    /** Base items read and not yet placed, in the order of their keys now (ascending). */
+    /** Base items read and not yet placed, in order (ascending). */
     const pending: SearchItem[] = [];
     let p = 0;
-    /**
-     * Every base item not read yet comes after this key: the last item read, at its base score
-     * plus `raise` (what it or anything after it in the base's order can reach now).
-     */
+    /** Every base item not read yet comes after this key: the last item read. */
     let bound: SearchItem | undefined;
-    // Tombstones in the way: counted under order "score"; under "name", any base entity tombstoned.
-    let pageLimit =
-      want + (byScore ? Math.min(skipped, TOMBSTONE_SLACK) : hiddenBase === undefined ? 0 : TOMBSTONE_SLACK);
-    /**
-     * Whether the base's stream is in the order now (no score moved within it): its items then come
-     * sorted and after the key, and one is folded (its key made) only when it meets a delta item
-     * that the page's last item does not already precede.
-     */
-    const inOrder = raise === 0 && drop === 0;
+    // Tombstones in the way (any base entity tombstoned): each base page is read a few items longer.
+    let pageLimit = want + (hiddenBase === undefined ? 0 : TOMBSTONE_SLACK);
     const keyed = (item: SearchItem): SearchItem => {
       if (item.tier === UNKEYED) {
         item.folded = this.#fold(item.entity.rawIdentifier);
@@ -1255,9 +1145,9 @@ export class LiveGraph implements ReadGraph {
       }
       return item;
     };
-    /** Whether base item `x` comes before delta item `y`. */
+    /** Whether base item `x` comes before delta item `y` (at once when the last base item read does). */
     const before = (x: SearchItem, y: SearchItem): boolean =>
-      (inOrder && bound !== undefined && compare(bound, y) < 0) || compare(keyed(x), y) < 0;
+      (bound !== undefined && compareByName(bound, y) < 0) || compareByName(keyed(x), y) < 0;
     const out: SearchItem[] = [];
     /** The entities of `out`, as items. */
     const entities: Entity[] = [];
@@ -1265,19 +1155,19 @@ export class LiveGraph implements ReadGraph {
       const x = pending[p];
       const y = found[m];
       // The smaller head of the two streams (no entityId is in both: the base's copies of the
-      // delta's entities are tombstoned, of rescored ones skipped).
+      // delta's entities are tombstoned).
       const next = y === undefined || (x !== undefined && before(x, y)) ? x : y;
-      // Each branch: the head is final (the base is done, a base item read in order, or nothing
-      // unread can come before it), or more of the base is read first.
+      // Each branch: the head is final (the base is done, a base item read (the base's stream is in
+      // order), or nothing unread can come before it), or more of the base is read first.
       if (
         baseDone ||
-        (next !== undefined && next === x && inOrder) ||
-        (next !== undefined && bound !== undefined && compare(keyed(next), bound) <= 0)
+        (next !== undefined && next === x) ||
+        (next !== undefined && bound !== undefined && compareByName(keyed(next), bound) <= 0)
       ) {
         if (next === undefined) break;
         out.push(next);
         // Each branch: a base page's item is the base's own new object (handed on as it is); a
-        // delta's (or a rescored base entity's shared record) is copied into an item.
+        // delta's is copied into an item.
         if (next === x) {
           entities.push(x.entity);
           p++;
@@ -1287,14 +1177,14 @@ export class LiveGraph implements ReadGraph {
         }
         continue;
       }
-      // The first round's page is the one read above (order "name"); then the page and a few more,
-      // for tombstones in the way; each further round asks twice as many.
+      // The first round's page is the one read above; then the page and a few more, for tombstones
+      // in the way; each further round asks twice as many.
       const page =
         prefetched ??
         this.#base.search({
-          q,
+          q: params.q,
           type: params.type,
-          order,
+          order: "name",
           limit: Math.min(SEARCH_MAX_LIMIT, pageLimit),
           cursor: baseCursor,
           count: count && baseTotal === undefined,
@@ -1307,61 +1197,32 @@ export class LiveGraph implements ReadGraph {
         pending.splice(0, p);
         p = 0;
       }
-      // In order: the page's items as they come, only the last one keyed (the bound).
-      // The page's items' dense ids and tiers, as the base found them (no look-up by entityId).
+      // The page's items as they come, only the last one keyed (the bound); their dense ids, tiers
+      // and ranks as the base found them (no look-up by entityId).
       const keys = lastSearchPage(this.#base);
       const ids = keys.ids;
-      const tiers = keys.tiers;
-      if (!byScore) nameBounds = keys.bounds;
-      if (inOrder) {
-        const items = page.items;
-        for (let k = 0; k < items.length; k++) {
-          const e = items[k]!;
-          const d = ids[k]!;
-          // No score moved in the stream: an item's score now is its base score.
-          const item: SearchItem = { tier: UNKEYED, score: byScore ? scores.at(d) : 0, folded: "", entity: e };
-          if (!byScore) item.rank = keys.ranks[k]!;
-          if (k === items.length - 1) bound = keyed(item);
-          if (hiddenBase !== undefined && hiddenBase[d] === 1) continue;
-          if (rescoredMatches > 0 && rescoredById!.has(d)) continue;
-          pending.push(item);
-        }
-        // Each branch: the base's last page; a next one from the base's cursor; or (an unsealed
-        // page) from a cursor of its last item's key, sealed here with the base's hint.
-        if (page.nextCursor === null) baseCursor = undefined;
-        else if (page.nextCursor !== UNSEALED_MORE) baseCursor = page.nextCursor;
-        else {
-          const last = items.length - 1;
-          baseCursor = this.#cursors.encode(ENDPOINT_SEARCH, tag, tiers[last]!, [
-            items[last]!.rawIdentifier,
-            items[last]!.entityId,
-            searchHint(this.#base, keys.ranks[last]!),
-          ]);
-        }
-        baseDone = baseCursor === undefined;
-        continue;
-      }
+      nameBounds = keys.bounds;
       const items = page.items;
       for (let k = 0; k < items.length; k++) {
         const e = items[k]!;
         const d = ids[k]!;
-        const folded = "";
-        const tier = tiers[k]!;
-        let score = 0;
-        let now = 0;
-        if (byScore) {
-          score = scores.at(d);
-          now = this.baseScoreNow(d, score);
-        }
-        bound = { tier, score: score + raise, folded, entity: e };
-        // Each check only when some entity of its kind matches the query (a look-up per item otherwise).
+        const item: SearchItem = { tier: UNKEYED, folded: "", entity: e, rank: keys.ranks[k]! };
+        if (k === items.length - 1) bound = keyed(item);
         if (hiddenBase !== undefined && hiddenBase[d] === 1) continue;
-        if (rescoredMatches > 0 && rescoredById!.has(d)) continue;
-        const item: SearchItem = { tier, score: now, folded, entity: e };
-        if (after !== undefined && compare(item, after) <= 0) continue;
-        insertSorted(pending, item, compare);
+        pending.push(item);
       }
-      baseCursor = page.nextCursor ?? undefined;
+      // Each branch: the base's last page; a next one from the base's cursor; or (an unsealed
+      // page) from a cursor of its last item's key, sealed here with the base's hint.
+      if (page.nextCursor === null) baseCursor = undefined;
+      else if (page.nextCursor !== UNSEALED_MORE) baseCursor = page.nextCursor;
+      else {
+        const last = items.length - 1;
+        baseCursor = this.#cursors.encode(ENDPOINT_SEARCH, tag, keys.tiers[last]!, [
+          items[last]!.rawIdentifier,
+          items[last]!.entityId,
+          searchHint(this.#base, keys.ranks[last]!),
+        ]);
+      }
       baseDone = baseCursor === undefined;
     }
     const n = Math.min(limit, out.length);
@@ -1369,33 +1230,24 @@ export class LiveGraph implements ReadGraph {
     let nextCursor: string | null = null;
     if (out.length > limit) {
       const last = keyed(out[n - 1]!);
-      // Each branch: a base item under order "name" (its rank the hint: the base's bounds go with
-      // it, so the base's read of the next page skips its backward search); else the key alone.
+      // A base item's key carries the base's hint (the base resumes at the next rank instead of
+      // placing the key; a later base refuses the hint and places the key).
+      const parts = [
+        last.entity.rawIdentifier,
+        last.entity.entityId,
+        last.rank === undefined ? "" : searchHint(this.#base, last.rank),
+      ];
+      // Each branch: a base item with the base's bounds (they go with its hint, so the base's read
+      // of the next page skips its backward search); else the key alone.
       nextCursor =
         last.rank !== undefined && nameBounds != null
-          ? this.#cursors.encode(
-              ENDPOINT_SEARCH,
-              tag,
-              last.tier,
-              cursorParts(last, last.entity.rawIdentifier, searchHint(this.#base, last.rank)),
-              nameBounds,
-              SEARCH_BOUNDS_BYTES,
-            )
-          : this.#cursors.encode(
-              ENDPOINT_SEARCH,
-              tag,
-              last.tier,
-              cursorParts(
-                last,
-                last.entity.rawIdentifier,
-                last.rank === undefined ? "" : searchHint(this.#base, last.rank),
-              ),
-            );
+          ? this.#cursors.encode(ENDPOINT_SEARCH, tag, last.tier, parts, nameBounds, SEARCH_BOUNDS_BYTES)
+          : this.#cursors.encode(ENDPOINT_SEARCH, tag, last.tier, parts);
     }
     if (!count) return { items, nextCursor };
     // The walk's total: the base's, less its tombstoned matches, plus the delta's entities that match.
     // Each branch: counted with a page read, or (no page read) asked now.
-    baseTotal ??= this.#base.search({ q, type: params.type, limit: 1, count: true }).total!;
+    baseTotal ??= this.#base.search({ q: params.q, type: params.type, limit: 1, count: true }).total!;
     return { items, nextCursor, total: baseTotal - hiddenMatches + deltaMatches };
   }
 
@@ -1747,19 +1599,17 @@ export class LiveGraph implements ReadGraph {
   }
 
   /**
-   * The key of a search cursor of this query (`tag`) in either order: the last item's sort key (its
+   * The key of an order "name" search cursor of this query (`tag`): the last item's sort key (its
    * identifier folded), with the raw identifier and the base's position hint it carries.
    */
-  private searchKey(cursor: string, tag: Hash64, byScore: boolean): SearchKey {
+  private searchKey(cursor: string, tag: Hash64): SearchKey {
     const content = this.#cursors.decode(cursor, ENDPOINT_SEARCH, tag);
-    if (content.count !== (byScore ? SEARCH_SCORE_PARTS : SEARCH_NAME_PARTS) || content.extra > TIER_INFIX)
-      throw unknownCursorShape();
+    if (content.count !== SEARCH_NAME_PARTS || content.extra > TIER_INFIX) throw unknownCursorShape();
     const raw = content.part(SEARCH_PART.raw);
     const entityId = content.part(SEARCH_PART.entityId);
     return {
       item: {
         tier: content.extra,
-        score: byScore ? parseScore(content.part(SEARCH_PART.score)) : 0,
         folded: this.#fold(raw),
         entity: { entityId, rawIdentifier: raw, type: "0", sourceType: "" },
       },
@@ -1789,7 +1639,7 @@ export class LiveGraph implements ReadGraph {
     count: boolean,
     tag: Hash64,
   ): Page<Entity> | NameRead {
-    const key = cursor === undefined ? undefined : this.searchKey(cursor, tag, false);
+    const key = cursor === undefined ? undefined : this.searchKey(cursor, tag);
     const hiddenBase = this.#hiddenBase;
     // The base's read from the parameters checked, folded, tagged and opened here (not again).
     const base = this.#base;
@@ -1824,8 +1674,7 @@ export class LiveGraph implements ReadGraph {
     const delta = this.deltaCandidates(fq);
     if (delta.length > 0) {
       let bound: SearchItem | undefined;
-      if (page.nextCursor !== null)
-        bound = { tier: keys.tiers[k - 1]!, score: 0, folded: "", entity: page.items[k - 1]! };
+      if (page.nextCursor !== null) bound = { tier: keys.tiers[k - 1]!, folded: "", entity: page.items[k - 1]! };
       const first: SearchItem[] = [];
       this.deltaByName(fq, type, key?.item, 1, first, bound, delta);
       if (first.length > 0) return { prefetched: page, key };
@@ -1895,7 +1744,6 @@ export class LiveGraph implements ReadGraph {
         if (type !== undefined && e.type !== type) continue;
         const x: SearchItem = {
           tier: e.folded.length === fq.length ? TIER_EXACT : TIER_PREFIX,
-          score: 0,
           folded: e.folded,
           entity: e,
         };
@@ -1919,7 +1767,7 @@ export class LiveGraph implements ReadGraph {
       if (type !== undefined && e.type !== type) continue;
       if (check && !e.folded.includes(fq)) continue;
       if (e.folded.startsWith(fq)) continue;
-      out.push({ tier: TIER_INFIX, score: 0, folded: e.folded, entity: e });
+      out.push({ tier: TIER_INFIX, folded: e.folded, entity: e });
     }
   }
 
@@ -2500,7 +2348,6 @@ export class LiveGraph implements ReadGraph {
     this.#dirty = next.#dirty;
     this.#dirtyFlag = next.#dirtyFlag;
     this.#maxRaise = next.#maxRaise;
-    this.#maxDrop = next.#maxDrop;
     this.#rescoredById = next.#rescoredById;
     this.#rescoredGrams = next.#rescoredGrams;
     this.#streamState = next.#streamState;
@@ -2553,10 +2400,6 @@ function matches(x: { folded: string; type: EntityType }, check: boolean, fq: st
   return (type === undefined || x.type === type) && (!check || x.folded.includes(fq));
 }
 
-/**
- * How many of a gram index's candidates (see `matches`) match: the posting set's size when every
- * item of it does (a query of one gram, no type), else one check an item.
- */
 /** Whether some candidate matches (countMatches' candidates, stopping at the first). */
 function anyMatch(
   candidates: { items: Iterable<{ folded: string; type: EntityType }>; check: boolean },
@@ -2567,6 +2410,10 @@ function anyMatch(
   return false;
 }
 
+/**
+ * How many of a gram index's candidates (see `matches`) match: the posting set's size when every
+ * item of it does (a query of one gram, no type), else one check an item.
+ */
 function countMatches(
   candidates: { items: Iterable<{ folded: string; type: EntityType }>; check: boolean },
   fq: string,
