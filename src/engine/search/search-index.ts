@@ -169,7 +169,7 @@ export class SearchIndex {
     const documentValues = DocumentArray.valuesOf(suffixArray, starts, typeOfRank);
     const documents = DocumentArray.fromValues(documentValues, DocumentArray.rankBitsFor(n));
     onProgress?.(3, total);
-    const counts = DocumentCounts.build(text, suffixArray, starts, typeOfRank, documents);
+    const counts = DocumentCounts.build(text, suffixArray, starts, documentValues, documents);
     onProgress?.(4, total);
     const typeStarts = new Uint32Array(TYPE_COUNT + 1);
     for (let r = 0; r < n; r++) typeStarts[typeOfRank[r]! + 1]!++;
