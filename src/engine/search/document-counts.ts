@@ -39,7 +39,7 @@
 
 import type { SerialReader, SerialWriter } from "../serial.js";
 import { UnarySums } from "../succinct/unary-sums.js";
-import { DocumentArray, TYPE_COUNT } from "./document-array.js";
+import { DocumentArray, TYPE_BITS, TYPE_COUNT } from "./document-array.js";
 import type { SymbolText } from "./fm-index.js";
 
 export class DocumentCounts {
@@ -57,15 +57,10 @@ export class DocumentCounts {
    * The counts of a text whose suffix array is `suffixArray`, entity rank r owning text positions
    * [starts[r], starts[r + 1]) (later positions belong to none), `values` the document array's values
    * by suffix-array position (DocumentArray.valuesOf: type * 2^R + rank; the two positions past the
-   * last entity read rank 0 there), `documents` its document array.
+   * last entity read rank 0 there). Built before the document array of those values (the search
+   * index's build then lets the suffix array and text go before that one's working arrays exist).
    */
-  static build(
-    text: SymbolText,
-    suffixArray: Uint32Array,
-    starts: Uint32Array,
-    values: Uint32Array,
-    documents: DocumentArray,
-  ): DocumentCounts {
+  static build(text: SymbolText, suffixArray: Uint32Array, starts: Uint32Array, values: Uint32Array): DocumentCounts {
     const n = suffixArray.length;
     const N = starts.length - 1;
     const rankBits = DocumentArray.rankBitsFor(N);
@@ -75,12 +70,7 @@ export class DocumentCounts {
     // Coordinates: where each type's subsequence starts below the type levels, and the SA position
     // at each coordinate (ascending within a type). Positions of no entity take rank 0's type, as
     // the document array gives them (and `values` holds).
-    const offsets = new Int32Array(TYPE_COUNT);
-    const range = new Int32Array(2);
-    for (let t = 0; t < TYPE_COUNT; t++) {
-      documents.typeRange(0, n, t, range);
-      offsets[t] = range[0]!;
-    }
+    const offsets = typeOffsets(values, rankBits);
     const fill = offsets.slice();
     const positionAt = new Int32Array(n);
     for (let i = 0; i < n; i++) positionAt[fill[values[i]! >>> rankBits]!++] = i;
@@ -172,6 +162,26 @@ export class DocumentCounts {
     if (marks.bits.ones >= Math.max(1, positions)) r.corrupt("more marks than positions");
     return new DocumentCounts(marks);
   }
+}
+
+/**
+ * Where each type's subsequence starts below the document array's type levels (what its
+ * typeRange(0, n, t) gives): the wavelet matrix puts zeros first at each level, stably, from the
+ * type's top bit down, so the subsequences lie in the order of their types' bits reversed.
+ */
+function typeOffsets(values: Uint32Array, rankBits: number): Int32Array {
+  const perType = new Int32Array(TYPE_COUNT);
+  for (let i = 0; i < values.length; i++) perType[values[i]! >>> rankBits]!++;
+  const reversed = (t: number): number => {
+    let r = 0;
+    for (let b = 0; b < TYPE_BITS; b++) r |= ((t >>> b) & 1) << (TYPE_BITS - 1 - b);
+    return r;
+  };
+  const offsets = new Int32Array(TYPE_COUNT);
+  for (let t = 0; t < TYPE_COUNT; t++) {
+    for (let u = 0; u < TYPE_COUNT; u++) if (reversed(u) < reversed(t)) offsets[t]! += perType[u]!;
+  }
+  return offsets;
 }
 
 /** The stack's first size (it doubles when full). */
