@@ -719,6 +719,9 @@ export class GraphBuilder {
    * (8 to 12 bytes a statement) go before the index makes its last arrays, not after it.
    */
   private releaseFingerprints(): void {
+    // The sparse columns' arrays themselves: the build's closures over them (given, fingerprintOf)
+    // live as long as the statement index's build does.
+    for (const column of Object.values(this.denseGiven ?? {})) column.reallocate(0);
     this.denseGiven = undefined;
     this.fpText.clear();
     for (const column of [this.fpHi, this.fpLo, this.fpGiven]) column.reallocate(0);
