@@ -131,12 +131,25 @@ let useIndex: (builder: GraphBuilder, index: SearchIndex) => void;
  * entities. `scores`: the score the content gives each entity, or -1 when none (counted).
  */
 export interface DenseEntities extends EntityColumnsInput {
+  /** Emptied by the feed (the builder's entity table holds them then). */
+  entityIds: string[];
+  /** Emptied by the feed (after its search index is built from them). */
+  rawIdentifiers: string[];
   hashes: Uint32Array;
   scores: Float64Array;
 }
 
+/**
+ * Room a dense feed makes for its statements: exactly `count` rows, at most `given` of them with a
+ * given 64-bit fingerprint stored.
+ */
+export interface DenseStatementRoom {
+  count: number;
+  given: number;
+}
+
 /** Feeds a builder dense entities and room for its statements: see engine/internal.ts. */
-let feedDense: (builder: GraphBuilder, entities: DenseEntities, statements: number) => Dictionary;
+let feedDense: (builder: GraphBuilder, entities: DenseEntities, statements: DenseStatementRoom) => Dictionary;
 /** Adds a statement of a dense feed: see engine/internal.ts. */
 let addDense: (builder: GraphBuilder, s: number, p: number, o: number, given: string | Hash64 | undefined) => void;
 
@@ -685,7 +698,7 @@ export class GraphBuilder {
       return hex64(hi, lo);
     };
     return {
-      input: { subject, predicate, object, given },
+      input: { subject, predicate, object, given, releaseGiven: () => this.releaseFingerprints() },
       fingerprintOf,
       onProgress: (done, total) => progress?.("statement-index", done, total),
     };
@@ -696,11 +709,22 @@ export class GraphBuilder {
    * their memory goes before the score index and the content tag, not with the builder.
    */
   private releaseStatementRows(parts: BuildParts): void {
-    this.denseGiven = undefined;
+    this.releaseFingerprints();
     parts.subject = parts.predicate = parts.object = EMPTY_ROWS;
-    for (const column of [this.subject, this.predicate, this.object, this.fpHi, this.fpLo, this.fpGiven]) {
-      column.reallocate(0);
-    }
+    for (const column of [this.subject, this.predicate, this.object]) column.reallocate(0);
+  }
+
+  /**
+   * The statement index has read every row's given fingerprint into its own column: the builder's
+   * (8 to 12 bytes a statement) go before the index makes its last arrays, not after it.
+   */
+  private releaseFingerprints(): void {
+    // The sparse columns' arrays themselves: the build's closures over them (given, fingerprintOf)
+    // live as long as the statement index's build does.
+    for (const column of Object.values(this.denseGiven ?? {})) column.reallocate(0);
+    this.denseGiven = undefined;
+    this.fpText.clear();
+    for (const column of [this.fpHi, this.fpLo, this.fpGiven]) column.reallocate(0);
   }
 
   /** The graph of the parts and both indexes. */
@@ -740,11 +764,17 @@ export class GraphBuilder {
   /**
    * The dense feed (a compaction's: the content comes from a graph and its checked delta, already
    * in dense-id order): the entities as they are, no Map of ids, no sort; the statement columns sized
-   * to exactly `statements` rows; no fingerprint table (the content has no duplicate and no conflict,
-   * so there is nothing to look up). The statements follow with addDenseStatement. Returns the
-   * entities' dictionary (entityId -> dense id) for statements that name them by entityId.
+   * to exactly `statements.count` rows and the given fingerprints' to `statements.given` (no growth
+   * by half, no copy while growing); no fingerprint table (the content has no duplicate and no
+   * conflict, so there is nothing to look up). `input` is consumed: its lists of entityIds and raw
+   * identifiers are emptied. The search index is built here, before those columns
+   * exist: its build's working arrays (the suffix array and its companions, several words a code unit
+   * of identifiers) and the statement columns (12 to 24 bytes a statement) are then never held at
+   * once, which is a compaction's peak of memory otherwise. The statements follow with
+   * addDenseStatement. Returns the entities' dictionary (entityId -> dense id) for statements that
+   * name them by entityId.
    */
-  private feedDenseEntities(input: DenseEntities, statements: number): Dictionary {
+  private feedDenseEntities(input: DenseEntities, statements: DenseStatementRoom): Dictionary {
     this.checkOpen();
     if (this.entityTotal > 0 || this.subject.length > 0)
       throw new Error("GraphBuilder: a dense feed starts on an empty builder");
@@ -763,8 +793,18 @@ export class GraphBuilder {
     }
     this.entityTotal = n;
     this.sorted = { denseOf, types, entities, dictionary };
-    for (const column of [this.subject, this.predicate, this.object]) column.reallocate(statements);
-    this.denseGiven = { rows: new Uint32Vector(0), hi: new Uint32Vector(0), lo: new Uint32Vector(0) };
+    // The entity table holds the strings now: the input's lists are emptied (the entityIds go, and
+    // the raw identifiers are folded in place), so the search index is built beside one list of a
+    // million strings, not three.
+    const folded = input.rawIdentifiers;
+    const fold = folder(this.foldMode);
+    input.entityIds.length = 0;
+    for (let d = 0; d < n; d++) folded[d] = fold(folded[d]!);
+    this.readyIndex = SearchIndex.build(folded, types);
+    folded.length = 0;
+    for (const column of [this.subject, this.predicate, this.object]) column.reallocate(statements.count);
+    const given = statements.given;
+    this.denseGiven = { rows: new Uint32Vector(given), hi: new Uint32Vector(given), lo: new Uint32Vector(given) };
     return dictionary;
   }
 
@@ -1128,11 +1168,16 @@ export function reserveStatements(builder: GraphBuilder, statements: number): vo
 
 /**
  * Starts a dense feed of `builder` (empty): its entities as given (checked, distinct, in entityId
- * order) and room for exactly `statements` statements, added next with addDenseStatement; returns
+ * order), their search index, and room for exactly `statements.count` statements (at most
+ * `statements.given` of them with a stored fingerprint), added next with addDenseStatement; returns
  * the entities' dictionary. For a live graph's compaction (live-graph.ts feedCompaction), whose
  * content is checked already: no id Map, no sort, no fingerprint table.
  */
-export function feedDenseEntities(builder: GraphBuilder, entities: DenseEntities, statements: number): Dictionary {
+export function feedDenseEntities(
+  builder: GraphBuilder,
+  entities: DenseEntities,
+  statements: DenseStatementRoom,
+): Dictionary {
   return feedDense(builder, entities, statements);
 }
 

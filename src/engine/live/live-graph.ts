@@ -2252,12 +2252,14 @@ export class LiveGraph implements ReadGraph {
     if (hiddenRows !== undefined) for (let row = 0; row < baseM; row++) hiddenCount += hiddenRows[row]!;
     const m = baseM - hiddenCount + this.#statements.size;
 
+    const fingerprints = st.fingerprints;
+    // Room for the given fingerprints: at most the base's (tombstoned rows included) and every delta statement.
     const dictionary = feedDenseEntities(
       builder,
       { entityIds, rawIdentifiers, types, sourceTypeIndex: sourceTypeColumn, sourceTypes, hashes, scores },
-      m,
+      { count: m, given: fingerprints.hexCount + this.#statements.size },
     );
-    const fingerprints = st.fingerprints;
+    // (The feed emptied entityIds and rawIdentifiers: the builder holds the entities now.)
     const halves: [number, number] = [0, 0];
     for (let row = 0; row < baseM; row++) {
       if (hiddenRows !== undefined && hiddenRows[row] === 1) continue;

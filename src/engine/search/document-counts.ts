@@ -22,10 +22,13 @@
  * rank steps on the document array, and the unfiltered count is the sum over the eight types.
  * The marks per coordinate are kept in unary (unary-sums.ts): 2n + o(n) bits in all.
  *
- * Build: the LCP array by Kasai et al. (CPM 2001); for each position j, the previous position of
- * its entity, and the minimum LCP between them from a stack of increasing LCPs (the leftmost stack
- * entry after the previous position); a binary search in the type's positions for k_t. O(n log n)
- * time, about five n-word arrays at the peak.
+ * Build: the LCP array, permuted (PLCP by Kärkkäinen, Manzini and Puglisi's Phi, CPM 2009: one
+ * n-word array where Kasai et al.'s takes two); for each position j, the previous position of its
+ * entity, and the minimum LCP between them from a stack of increasing LCPs (the leftmost stack
+ * entry after the previous position); a binary search in the type's positions for k_t. Each
+ * position's rank and type are read from the document array's values (the search index's build
+ * holds them anyway), not from arrays of their own. O(n log n) time; three n-word arrays of its own
+ * at the peak (PLCP, the positions by type, the marks), besides the text, suffix array and values.
  *
  * Cost of a count: with a type, 3 levels x 2 ranks + 2 selects; without, 14 nodes x 2 ranks +
  * 16 selects (two or three cache misses each at a million entities): what count=true adds to a
@@ -36,7 +39,7 @@
 
 import type { SerialReader, SerialWriter } from "../serial.js";
 import { UnarySums } from "../succinct/unary-sums.js";
-import { type DocumentArray, TYPE_COUNT } from "./document-array.js";
+import { DocumentArray, TYPE_BITS, TYPE_COUNT } from "./document-array.js";
 import type { SymbolText } from "./fm-index.js";
 
 export class DocumentCounts {
@@ -52,53 +55,49 @@ export class DocumentCounts {
 
   /**
    * The counts of a text whose suffix array is `suffixArray`, entity rank r owning text positions
-   * [starts[r], starts[r + 1]) (later positions belong to none), `documents` its document array.
+   * [starts[r], starts[r + 1]) (later positions belong to none), `values` the document array's values
+   * by suffix-array position (DocumentArray.valuesOf: type * 2^R + rank; the two positions past the
+   * last entity read rank 0 there). Built before the document array of those values (the search
+   * index's build then lets the suffix array and text go before that one's working arrays exist).
    */
-  static build(
-    text: SymbolText,
-    suffixArray: Uint32Array,
-    starts: Uint32Array,
-    typeOfRank: Uint8Array,
-    documents: DocumentArray,
-  ): DocumentCounts {
+  static build(text: SymbolText, suffixArray: Uint32Array, starts: Uint32Array, values: Uint32Array): DocumentCounts {
     const n = suffixArray.length;
-    const N = typeOfRank.length;
-    // Entity of every text position (-1: none), then the LCP array (Kasai).
-    const rankAt = new Int32Array(n).fill(-1);
-    for (let r = 0; r < N; r++) rankAt.fill(r, starts[r]!, starts[r + 1]!);
-    const lcp = kasai(text, suffixArray);
+    const N = starts.length - 1;
+    const rankBits = DocumentArray.rankBitsFor(N);
+    const rankMask = 2 ** rankBits - 1;
+    const end = starts[N]!;
+    const lcp = permutedLcp(text, suffixArray);
     // Coordinates: where each type's subsequence starts below the type levels, and the SA position
     // at each coordinate (ascending within a type). Positions of no entity take rank 0's type, as
-    // the document array gives them.
-    const offsets = new Int32Array(TYPE_COUNT);
-    const range = new Int32Array(2);
-    for (let t = 0; t < TYPE_COUNT; t++) {
-      documents.typeRange(0, n, t, range);
-      offsets[t] = range[0]!;
-    }
+    // the document array gives them (and `values` holds).
+    const offsets = typeOffsets(values, rankBits);
     const fill = offsets.slice();
     const positionAt = new Int32Array(n);
-    const typeAt = new Uint8Array(n);
-    for (let i = 0; i < n; i++) {
-      const r = rankAt[suffixArray[i]!]!;
-      // (An empty graph has no rank 0: its two positions take type 0.)
-      const t = typeOfRank[Math.max(r, 0)] ?? 0;
-      typeAt[i] = t;
-      positionAt[fill[t]!++] = i;
-    }
+    for (let i = 0; i < n; i++) positionAt[fill[values[i]! >>> rankBits]!++] = i;
     const counts = new Uint32Array(n);
     const previous = new Int32Array(N).fill(-1);
-    // Stack of positions with strictly increasing LCP, bottom to top.
-    const stack = new Int32Array(n + 1);
+    // Stack of positions with strictly increasing LCP, bottom to top, each with its LCP (so that
+    // popping reads no LCP at a random place); it grows by doubling (it is as deep as the longest
+    // common prefix, short unless identifiers repeat).
+    let stack = new Int32Array(STACK_START);
+    let stackLcp = new Int32Array(STACK_START);
     let top = 0;
     for (let j = 0; j < n; j++) {
+      const p = suffixArray[j]!;
       if (j > 0) {
-        const v = lcp[j]!;
-        while (top > 0 && lcp[stack[top - 1]!]! >= v) top--;
-        stack[top++] = j;
+        const v = lcp[p]!;
+        while (top > 0 && stackLcp[top - 1]! >= v) top--;
+        // A full stack: twice the room, its entries kept.
+        if (top === stack.length) {
+          stack = grown(stack);
+          stackLcp = grown(stackLcp);
+        }
+        stack[top] = j;
+        stackLcp[top++] = v;
       }
-      const r = rankAt[suffixArray[j]!]!;
-      if (r < 0) continue;
+      // Each branch: the two positions past the last entity belong to none.
+      if (p >= end) continue;
+      const r = values[j]! & rankMask;
       const i = previous[r]!;
       previous[r] = j;
       if (i < 0) continue;
@@ -112,7 +111,7 @@ export class DocumentCounts {
       }
       const k = stack[lo]!;
       // k_t: the type's positions before k, as a coordinate.
-      const t = typeAt[j]!;
+      const t = values[j]! >>> rankBits;
       let a = offsets[t]!;
       let b = fill[t]!;
       while (a < b) {
@@ -165,23 +164,62 @@ export class DocumentCounts {
   }
 }
 
-/** LCP[i] = longest common prefix of the suffixes at SA[i - 1] and SA[i] (LCP[0] = 0): Kasai et al. */
-function kasai(text: SymbolText, suffixArray: Uint32Array): Int32Array {
+/**
+ * Where each type's subsequence starts below the document array's type levels (what its
+ * typeRange(0, n, t) gives): the wavelet matrix puts zeros first at each level, stably, from the
+ * type's top bit down, so the subsequences lie in the order of their types' bits reversed.
+ */
+function typeOffsets(values: Uint32Array, rankBits: number): Int32Array {
+  const perType = new Int32Array(TYPE_COUNT);
+  for (let i = 0; i < values.length; i++) perType[values[i]! >>> rankBits]!++;
+  const reversed = (t: number): number => {
+    let r = 0;
+    for (let b = 0; b < TYPE_BITS; b++) r |= ((t >>> b) & 1) << (TYPE_BITS - 1 - b);
+    return r;
+  };
+  const offsets = new Int32Array(TYPE_COUNT);
+  for (let t = 0; t < TYPE_COUNT; t++) {
+    for (let u = 0; u < TYPE_COUNT; u++) if (reversed(u) < reversed(t)) offsets[t]! += perType[u]!;
+  }
+  return offsets;
+}
+
+/** The stack's first size (it doubles when full). */
+const STACK_START = 1024;
+
+/** A copy of `a` in an array twice as long. */
+function grown(a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
+  const b = new Int32Array(2 * a.length);
+  b.set(a);
+  return b;
+}
+
+/**
+ * The permuted LCP array: PLCP[p] = longest common prefix of the suffix at text position p and the
+ * one before it in suffix-array order (0 for the first), so LCP[i] = PLCP[SA[i]]. Kärkkäinen,
+ * Manzini and Puglisi's Phi algorithm ("Permuted Longest-Common-Prefix Array", CPM 2009): Phi[p] =
+ * SA[SA^-1[p] - 1], then Kasai's argument in text order (PLCP[p + 1] >= PLCP[p] - 1), each Phi
+ * entry overwritten by its PLCP once read. One n-word array, where Kasai's needs two (the inverse
+ * suffix array and LCP); the counts' pass reads it at SA[j], a position it reads anyway.
+ */
+function permutedLcp(text: SymbolText, suffixArray: Uint32Array): Int32Array {
   const n = suffixArray.length;
-  const rank = new Int32Array(n);
-  for (let i = 0; i < n; i++) rank[suffixArray[i]!] = i;
-  const lcp = new Int32Array(n);
+  const plcp = new Int32Array(n);
+  if (n === 0) return plcp;
+  plcp[suffixArray[0]!] = -1;
+  for (let i = 1; i < n; i++) plcp[suffixArray[i]!] = suffixArray[i - 1]!;
   let h = 0;
   for (let p = 0; p < n; p++) {
-    const i = rank[p]!;
-    if (i === 0) {
+    const q = plcp[p]!;
+    // The first suffix in SA order has none before it.
+    if (q < 0) {
       h = 0;
+      plcp[p] = 0;
       continue;
     }
-    const q = suffixArray[i - 1]!;
     while (p + h < n && q + h < n && text[p + h] === text[q + h]) h++;
-    lcp[i] = h;
+    plcp[p] = h;
     if (h > 0) h--;
   }
-  return lcp;
+  return plcp;
 }

@@ -247,7 +247,7 @@ export class FMIndex {
     text[at++] = TERMINATOR;
 
     const suffixArray = buildSuffixArray(text, sigma);
-    const bwt = symbolArray(length, sigma);
+    let bwt = symbolArray(length, sigma);
     const counts = new Float64Array(sigma);
     for (let i = 0; i < length; i++) {
       const p = suffixArray[i]!;
@@ -296,13 +296,17 @@ export class FMIndex {
       classValues[i] = c;
       if (c === rareClass) rareCount++;
     }
-    const classes = WaveletMatrix.build(classValues, h);
     let rare: WaveletMatrix | null = null;
     if (!allFit) {
       const rareValues = new Uint32Array(rareCount);
       for (let i = 0, j = 0; i < length; i++) if (classValues[i] === rareClass) rareValues[j++] = rareOf[bwt[i]!]!;
-      rare = WaveletMatrix.build(rareValues, Math.max(1, Math.ceil(Math.log2(Math.max(2, rareSymbols)))));
+      rare = WaveletMatrix.build(rareValues, Math.max(1, Math.ceil(Math.log2(Math.max(2, rareSymbols)))), true);
     }
+    // The rare symbols first: the class values are then read for the last time by their matrix's
+    // build, which reorders them in place instead of in a copy (four bytes a code unit less), and
+    // the BWT, read for the last time above, goes before it.
+    bwt = symbolArray(0, sigma);
+    const classes = WaveletMatrix.build(classValues, h, true);
     const index = new FMIndex({
       length,
       count: N,

@@ -35,7 +35,7 @@
 import { checkLength, type SerialReader, type SerialWriter } from "../serial.js";
 import { ANY_TYPE, DocumentArray, TYPE_COUNT } from "./document-array.js";
 import { DocumentCounts } from "./document-counts.js";
-import { FMIndex, SEPARATOR, type SuffixInterval } from "./fm-index.js";
+import { type FMBuild, FMIndex, SEPARATOR, type SuffixInterval } from "./fm-index.js";
 import { IntVector } from "../succinct/int-vector.js";
 import type { RankSink } from "./rank-list.js";
 
@@ -164,12 +164,17 @@ export class SearchIndex {
       return folded[d]!;
     });
     onProgress?.(1, total);
-    const { index: fm, suffixArray, starts, text } = FMIndex.build(inRankOrder);
+    let built: FMBuild | undefined = FMIndex.build(inRankOrder);
+    const fm = built.index;
     onProgress?.(2, total);
-    const documentValues = DocumentArray.valuesOf(suffixArray, starts, typeOfRank);
-    const documents = DocumentArray.fromValues(documentValues, DocumentArray.rankBitsFor(n));
+    const documentValues = DocumentArray.valuesOf(built.suffixArray, built.starts, typeOfRank);
+    // The counts before the document array: the suffix array and the text (about six bytes a code
+    // unit) are read for the last time there, and go before the document array's build makes its
+    // working arrays (three words a code unit), so the two are never held at once.
+    const counts = DocumentCounts.build(built.text, built.suffixArray, built.starts, documentValues);
+    built = undefined;
     onProgress?.(3, total);
-    const counts = DocumentCounts.build(text, suffixArray, starts, typeOfRank, documents);
+    const documents = DocumentArray.fromValues(documentValues, DocumentArray.rankBitsFor(n));
     onProgress?.(4, total);
     const typeStarts = new Uint32Array(TYPE_COUNT + 1);
     for (let r = 0; r < n; r++) typeStarts[typeOfRank[r]! + 1]!++;

@@ -167,6 +167,11 @@ export class FingerprintColumn {
     return this.layout !== NONE;
   }
 
+  /** How many rows have a given fingerprint of 16 hex digits (the halves kept), text ones not counted. */
+  get hexCount(): number {
+    return this.hi.length;
+  }
+
   get byteLength(): number {
     return (
       this.hi.byteLength +

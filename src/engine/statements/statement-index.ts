@@ -68,6 +68,8 @@ export const OFFSET_SAMPLE = 16;
 export const TOUCH_RANGE_WORDS = 512;
 /** 32-bit words per cache line. */
 const LINE_WORDS = 16;
+/** What the build's variable for a working array it is done with holds instead (the array can go). */
+const EMPTY_COLUMN = new Uint32Array(0);
 
 /** A filter as dense entity ids; undefined = not filtered on. */
 export interface DenseFilter {
@@ -103,6 +105,12 @@ export interface StatementRows {
   predicate: Uint32Array;
   object: Uint32Array;
   given: (row: number) => GivenFingerprint;
+  /**
+   * Called once the build has read every row's given fingerprint (`given` and the fingerprint
+   * texts are not asked again): the caller may let its copy of them go then, before the build's
+   * last arrays are made, rather than after the build.
+   */
+  releaseGiven?: () => void;
 }
 
 export class StatementIndex {
@@ -273,12 +281,16 @@ export class StatementIndex {
     // the runs of one triple and the packed rows below read them in order. Each is gathered into
     // the array the one before it left free (the sort's spare first, then each input column once
     // read): five arrays of M words at once, not eight.
-    const subject = gather(other, input.subject, order);
+    let subject = gather(other, input.subject, order);
     const spoP = gather(input.subject, pIndex, order);
     const object = gather(pIndex, input.object, order);
     const spare = input.object;
     // Reordering a run of one triple changes only which input row is where, not the ids.
     orderRunsByFingerprint(order, subject, spoP, object, (row, s, p, o) => fingerprintOf(row, s, predicates[p]!, o));
+    // The given fingerprints in SPO order, before the packed rows: the caller's copy of them goes
+    // once they are read, so the two copies are held at once beside the working arrays only.
+    const fingerprints = FingerprintColumn.build(m, (j) => input.given(order[j]!));
+    input.releaseGiven?.();
 
     // The packed rows, in SPO order.
     const sBits = IntVector.widthFor(entityCount - 1);
@@ -291,7 +303,12 @@ export class StatementIndex {
       writeBits(rows, bit + sBits, pBits, spoP[j]!);
       writeBits(rows, bit + sBits + pBits, sBits, object[j]!);
     }
-    const fingerprints = FingerprintColumn.build(m, (j) => input.given(order[j]!));
+    const sampled = Math.floor(entityCount / OFFSET_SAMPLE) + 2;
+    const subjectStarts = sampledStarts(m, sampled, (j) => subject[j]!);
+    // The subjects in SPO order are read for the last time: their array goes before the two
+    // permutations are made (the sorts below need the objects and predicates only).
+    subject = EMPTY_COLUMN;
+    other = EMPTY_COLUMN;
     onProgress?.(4, total);
 
     // OSP: SPO positions stably by object. POS: OSP positions stably by predicate. Both are sorted
@@ -312,8 +329,6 @@ export class StatementIndex {
       pos.set(j, posOrder[j]!);
     }
 
-    const sampled = Math.floor(entityCount / OFFSET_SAMPLE) + 2;
-    const subjectStarts = sampledStarts(m, sampled, (j) => subject[j]!);
     // Every object's first OSP position, in one walk of OSP order alongside the objects.
     let at = 0;
     const objectStarts = EliasFano.build(entityCount + 1, m, (o) => {

@@ -86,8 +86,12 @@ export class WaveletMatrix {
     this.stack = new Int32Array(STACK_FRAME * (bits + 2));
   }
 
-  /** Builds the matrix of `values`, each an integer < 2^bits (RangeError otherwise), 0 <= bits <= 31. */
-  static build(values: Uint32Array, bits: number): WaveletMatrix {
+  /**
+   * Builds the matrix of `values`, each an integer < 2^bits (RangeError otherwise), 0 <= bits <= 31.
+   * `consume`: the caller is done with `values`, and the build reorders them in place (one array of
+   * n words fewer at its peak) rather than in a copy.
+   */
+  static build(values: Uint32Array, bits: number, consume = false): WaveletMatrix {
     const n = values.length;
     checkShape(n, bits);
     const limit = 2 ** bits;
@@ -98,8 +102,9 @@ export class WaveletMatrix {
     const levelBlocks = new Int32Array(bits * stride);
     const zeros = new Int32Array(bits);
     // cur: the values in level d's order; next: the same after the stable 0s-then-1s partition.
-    let cur = values.slice();
-    let next = new Uint32Array(n);
+    // Each branch: the caller's array as the first level's order (it gives it up), or a copy.
+    let cur: Uint32Array = consume ? values : values.slice();
+    let next: Uint32Array = new Uint32Array(n);
     for (let d = 0; d < bits; d++) {
       const shift = bits - 1 - d;
       const level = new BitVector(n, levelBlocks.subarray(d * stride, (d + 1) * stride));

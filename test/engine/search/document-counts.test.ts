@@ -55,6 +55,22 @@ test("count: distinct entities per pattern, any type or none, small alphabets", 
   for (let seed = 91; seed <= 95; seed++) check(seed, 2000, "ab", 20);
 });
 
+test("count: one identifier repeated thousands of times (a stack of increasing LCPs deeper than its first size)", () => {
+  // "ab" 3,000 times, ranked last (the others sort before it), ends the text with "#ab" repeated:
+  // those suffixes come shortest first, each one's LCP with the one before it three units longer,
+  // so the build's stack of increasing LCPs is thousands deep.
+  const names = [...Array.from({ length: 3000 }, () => "ab"), "a", "aa", "aab"];
+  const types = Uint8Array.from(names, (_, i) => i % 5);
+  const index = SearchIndex.build(names, types);
+  for (const p of ["a", "ab", "b", "aa", "aab", "ba", "bab", "c"]) {
+    for (let type = -1; type < 8; type++) {
+      let want = 0;
+      for (let d = 0; d < names.length; d++) if ((type < 0 || types[d] === type) && names[d]!.includes(p)) want++;
+      assert.is(index.count(p, type), want, `count(${JSON.stringify(p)}, ${type})`);
+    }
+  }
+});
+
 test("count: an empty graph and a graph of empty names", () => {
   const empty = SearchIndex.build([], new Uint8Array(0));
   assert.is(empty.count("a", -1), 0);
