@@ -255,14 +255,12 @@ export class GraphBuilder {
 
   /**
    * Each entity's entityId hash (hi, lo) by the index the statement columns hold for it, as
-   * columnEntityIds lists them, copied to a SharedArrayBuffer: the loader's parser threads derive
+   * columnEntityIds lists them (a view of the builder's column, not a copy: read it before adding
+   * anything): the loader's entity id table keeps them for the parser threads, which derive
    * fingerprints from them (REF_DERIVED), as the builder itself does.
    */
   get columnEntityHashes(): Uint32Array {
-    const words = this.entityHashes.length;
-    const copy = new Uint32Array(new SharedArrayBuffer(4 * Math.max(words, 1))).subarray(0, words);
-    copy.set((this.entityHashes as unknown as { array: Uint32Array }).array.subarray(0, words));
-    return copy;
+    return (this.entityHashes as unknown as { array: Uint32Array }).array.subarray(0, this.entityHashes.length);
   }
 
   /**

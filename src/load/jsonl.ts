@@ -309,15 +309,14 @@ export async function loadJsonLinesFile(
       closeSync(fd);
     }
     // One table of the entityIds for every parser thread, in shared memory (entity-id-table.ts).
-    const table = makeEntityIdTable(builder.columnEntityIds);
-    const hashes = builder.columnEntityHashes;
+    const table = makeEntityIdTable(builder.columnEntityIds, builder.columnEntityHashes);
     // Range r goes to thread r mod T: the main thread adds them in file order, each thread in turn.
     const ranges = cuts.length - 1;
     const parsers: ParserThread[] = [];
     for (let t = 0; t < Math.min(threads, ranges); t++) {
       const own: number[] = [];
       for (let r = t; r < ranges; r += threads) own.push(cuts[r]!, cuts[r + 1]!);
-      parsers.push(startParserThread(path, own, table, hashes, maxLineBytes));
+      parsers.push(startParserThread(path, own, table, maxLineBytes));
     }
     try {
       for (let r = 0; r < ranges; r++) {

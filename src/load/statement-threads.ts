@@ -39,7 +39,7 @@ import { closeSync, openSync, readSync } from "node:fs";
 import { getHeapStatistics } from "node:v8";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { derivedFingerprintHalves } from "../engine/statements/fingerprint.js";
-import { type EntityIdTable, findEntityId } from "./entity-id-table.js";
+import { type EntityIdTable, entityHashHi, entityHashLo, entityIndex, findEntitySlot } from "./entity-id-table.js";
 
 /** workerData's kind: the one this file answers to. */
 const WORKER_KIND = "quiver.statement-parser";
@@ -75,9 +75,8 @@ interface Request {
   path: string;
   /** The worker's ranges in order, as start, end pairs. A range that starts at 0 begins the file: its line 1 may carry a BOM. */
   ranges: number[];
+  /** The entityIds' table (with each one's entityId hash), shared. */
   table: EntityIdTable;
-  /** Each entity's entityId hash (hi, lo) by column index (GraphBuilder.columnEntityHashes, shared). */
-  hashes: Uint32Array;
   /** consumed[0]: this worker's batches the main thread has added (on a SharedArrayBuffer). */
   consumed: Int32Array;
   maxLineBytes: number;
@@ -150,11 +149,10 @@ export function startParserThread(
   path: string,
   ranges: number[],
   table: EntityIdTable,
-  hashes: Uint32Array,
   maxLineBytes: number,
 ): ParserThread {
   const consumed = new Int32Array(new SharedArrayBuffer(4));
-  const request: Request = { kind: WORKER_KIND, path, ranges, table, hashes, consumed, maxLineBytes };
+  const request: Request = { kind: WORKER_KIND, path, ranges, table, consumed, maxLineBytes };
   const worker = new Worker(new URL(import.meta.url), {
     workerData: request,
     resourceLimits: { maxOldGenerationSizeMb: Math.floor(getHeapStatistics().heap_size_limit / MIB) },
@@ -270,20 +268,20 @@ function hexDigit(b: number): number {
 }
 
 /**
- * Reads bytes [0, end) of `line` into row `at` of `batch` when they are a statement line of the
+ * Reads bytes [start, end) of `line` into row `at` of `batch` when they are a statement line of the
  * common shape whose three entities the table holds and whose fingerprint is absent or 16 lowercase
  * hex digits; false for any other line (the main thread reads it the one-thread way).
  */
 function readRow(
   line: Uint8Array,
+  start: number,
   end: number,
   table: EntityIdTable,
-  hashes: Uint32Array,
   batch: BatchWriter,
   at: number,
 ): boolean {
-  if (!literalAt(line, 0, end, OPEN_SUBJECT)) return false;
-  const s0 = OPEN_SUBJECT.length;
+  if (!literalAt(line, start, end, OPEN_SUBJECT)) return false;
+  const s0 = start + OPEN_SUBJECT.length;
   const s1 = plainEnd(line, s0, end);
   if (s1 < 0 || !literalAt(line, s1, end, THEN_PREDICATE)) return false;
   const p0 = s1 + THEN_PREDICATE.length;
@@ -312,30 +310,31 @@ function readRow(
     batch.lo[at] = lo >>> 0;
     flag = ROW_HEX;
   }
-  const s = findEntityId(table, line, s0, s1);
+  const s = findEntitySlot(table, line, s0, s1);
   if (s < 0) return false;
-  const p = findEntityId(table, line, p0, p1);
+  const p = findEntitySlot(table, line, p0, p1);
   if (p < 0) return false;
-  const o = findEntityId(table, line, o0, o1);
+  const o = findEntitySlot(table, line, o0, o1);
   if (o < 0) return false;
-  // The derived fingerprint, made here rather than on the main thread (its three hash reads miss the
-  // cache in a large graph). Each branch: it is the row's value when none was given; a given one is
-  // compared with it, so the main thread knows whether to store the given one (it does not when equal).
+  // The derived fingerprint, made here rather than on the main thread, from the hashes the table's
+  // slots hold beside the ids (no other array read). Each branch: it is the row's value when none was
+  // given; a given one is compared with it, so the main thread knows whether to store the given one
+  // (it does not when equal).
   const derived = derivedFingerprintHalves(
-    hashes[2 * s]!,
-    hashes[2 * s + 1]!,
-    hashes[2 * p]!,
-    hashes[2 * p + 1]!,
-    hashes[2 * o]!,
-    hashes[2 * o + 1]!,
+    entityHashHi(table, s),
+    entityHashLo(table, s),
+    entityHashHi(table, p),
+    entityHashLo(table, p),
+    entityHashHi(table, o),
+    entityHashLo(table, o),
   );
   if (flag === ROW_DERIVED) {
     batch.hi[at] = derived[0];
     batch.lo[at] = derived[1];
   } else if (batch.hi[at] === derived[0] && batch.lo[at] === derived[1]) flag = ROW_HEX_DERIVED;
-  batch.s[at] = s;
-  batch.p[at] = p;
-  batch.o[at] = o;
+  batch.s[at] = entityIndex(table, s);
+  batch.p[at] = entityIndex(table, p);
+  batch.o[at] = entityIndex(table, o);
   batch.flags[at] = flag;
   return true;
 }
@@ -350,21 +349,21 @@ function runWorker(request: Request): void {
   let lineCount = 0;
   let offset = 0;
 
-  /** One line's bytes, its LF gone. */
-  const line = (raw: Buffer): void => {
+  /** One line's bytes, [start, lf) of `raw`, its LF gone (no view made for it: one less object a line). */
+  const line = (raw: Buffer, start: number, lf: number): void => {
     const at = batch.count;
     const local = lineCount;
-    let end = raw.length;
-    if (end > 0 && raw[end - 1] === CR) end--;
+    let end = lf;
+    if (end > start && raw[end - 1] === CR) end--;
     // Each test below leaves a line to the main thread, whose one-thread reading gives its outcome.
     const fast =
       !(first && local === 1) &&
-      end <= request.maxLineBytes &&
-      readRow(raw, end, request.table, request.hashes, batch, at);
+      end - start <= request.maxLineBytes &&
+      readRow(raw, start, end, request.table, batch, at);
     if (!fast) {
       // Blank lines too: the main thread skips them as one thread does.
       batch.flags[at] = ROW_RAW;
-      batch.raw.push(Uint8Array.from(raw));
+      batch.raw.push(Uint8Array.from(raw.subarray(start, lf)));
     }
     batch.lines[at] = local;
     batch.count++;
@@ -400,13 +399,13 @@ function runWorker(request: Request): void {
         let start = 0;
         for (let lf = chunk.indexOf(LF, start); lf !== -1; lf = chunk.indexOf(LF, start)) {
           lineCount++;
-          if (pendingBytes === 0) line(chunk.subarray(start, lf));
+          if (pendingBytes === 0) line(chunk, start, lf);
           else {
             pending.push(chunk.subarray(start, lf));
             const joined = Buffer.concat(pending, pendingBytes + (lf - start));
             pending = [];
             pendingBytes = 0;
-            line(joined);
+            line(joined, 0, joined.length);
           }
           start = lf + 1;
           if (batch.full) flush(false);
@@ -425,7 +424,8 @@ function runWorker(request: Request): void {
       // A last line without LF (only the file's last range can end so) is still a line.
       if (pendingBytes > 0) {
         lineCount++;
-        line(Buffer.concat(pending, pendingBytes));
+        const joined = Buffer.concat(pending, pendingBytes);
+        line(joined, 0, joined.length);
       }
       flush(true);
     }
