@@ -28,7 +28,7 @@ export {
 export {
   addDenseStatement,
   addParsedItem,
-  addStatementRefs,
+  addStatementRefRows,
   addStatementStrings,
   buildWithScoreIndex,
   type DenseEntities,

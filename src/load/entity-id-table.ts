@@ -120,7 +120,7 @@ export function findEntitySlot(table: EntityIdTable, line: Uint8Array, start: nu
   const { slots, slotBytes } = table;
   const mask = slots.length / SLOT_WORDS - 1;
   const length = end - start;
-  const inline = length < INLINE_BYTES ? length : INLINE_BYTES;
+  const inline = Math.min(length, INLINE_BYTES);
   let at = hashBytes(line, start, end, table.seed) & mask;
   for (;;) {
     const word = SLOT_WORDS * at;

@@ -63,12 +63,15 @@ const CR = 0x0d;
 
 /**
  * A row's flag: no fingerprint (hi, lo: the derived one), a 16-hex fingerprint (in hi, lo) that is
- * not the derived one, one that is, or a line left to the main thread.
+ * not the derived one, one that is, or a line left to the main thread. The first three are the
+ * builder's RefFingerprint values (REF_DERIVED, REF_GIVEN, REF_GIVEN_DERIVED; the loader checks they
+ * agree), so a run of rows goes to the builder as it is; written here, not imported, so that a parser
+ * thread does not load the builder's modules.
  */
 export const ROW_DERIVED = 0;
 export const ROW_HEX = 1;
-export const ROW_RAW = 2;
-export const ROW_HEX_DERIVED = 3;
+export const ROW_HEX_DERIVED = 2;
+export const ROW_RAW = 3;
 
 interface Request {
   kind: typeof WORKER_KIND;
@@ -97,7 +100,7 @@ export interface Batch {
   raw: Uint8Array[];
   /** Lines of the range read so far (its last line number). */
   lineCount: number;
-  /** The file offset read up to. */
+  /** The file offset just past the batch's last line (what is read of the file, and the lines' bytes from a range's start). */
   bytes: number;
   /** True on the range's last batch. */
   last: boolean;
@@ -348,6 +351,8 @@ function runWorker(request: Request): void {
   let first = false;
   let lineCount = 0;
   let offset = 0;
+  /** The file offset just past the last line read. */
+  let lineEnd = 0;
 
   /** One line's bytes, [start, lf) of `raw`, its LF gone (no view made for it: one less object a line). */
   const line = (raw: Buffer, start: number, lf: number): void => {
@@ -376,7 +381,7 @@ function runWorker(request: Request): void {
       if (posted - added < MAX_BATCHES_AHEAD) break;
       Atomics.wait(consumed, 0, added);
     }
-    const [message, transfer] = batch.take(lineCount, offset, last);
+    const [message, transfer] = batch.take(lineCount, lineEnd, last);
     port.postMessage(message, transfer);
     posted++;
   };
@@ -389,6 +394,7 @@ function runWorker(request: Request): void {
       offset = request.ranges[k]!;
       first = offset === 0;
       lineCount = 0;
+      lineEnd = offset;
       let pending: Buffer[] = [];
       let pendingBytes = 0;
       while (offset < rangeEnd) {
@@ -408,6 +414,7 @@ function runWorker(request: Request): void {
             line(joined, 0, joined.length);
           }
           start = lf + 1;
+          lineEnd = offset - n + start;
           if (batch.full) flush(false);
         }
         if (start < n) {
@@ -427,6 +434,7 @@ function runWorker(request: Request): void {
         const joined = Buffer.concat(pending, pendingBytes);
         line(joined, 0, joined.length);
       }
+      lineEnd = offset;
       flush(true);
     }
     port.postMessage({ kind: "done" } satisfies ParserReply);
