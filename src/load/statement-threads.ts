@@ -39,7 +39,15 @@ import { closeSync, openSync, readSync } from "node:fs";
 import { getHeapStatistics } from "node:v8";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { derivedFingerprintHalves } from "../engine/statements/fingerprint.js";
-import { type EntityIdTable, entityHashHi, entityHashLo, entityIndex, findEntitySlot } from "./entity-id-table.js";
+import {
+  type EntityIdTable,
+  entityHashHi,
+  entityHashLo,
+  entityIndex,
+  homeSlot,
+  probeEntitySlot,
+  slotEntry,
+} from "./entity-id-table.js";
 
 /** workerData's kind: the one this file answers to. */
 const WORKER_KIND = "quiver.statement-parser";
@@ -313,11 +321,18 @@ function readRow(
     batch.lo[at] = lo >>> 0;
     flag = ROW_HEX;
   }
-  const s = findEntitySlot(table, line, s0, s1);
+  // The three home slots are read together before any is compared: their cache misses overlap.
+  const sHome = homeSlot(table, line, s0, s1);
+  const pHome = homeSlot(table, line, p0, p1);
+  const oHome = homeSlot(table, line, o0, o1);
+  const sEntry = slotEntry(table, sHome);
+  const pEntry = slotEntry(table, pHome);
+  const oEntry = slotEntry(table, oHome);
+  const s = probeEntitySlot(table, line, s0, s1, sHome, sEntry);
   if (s < 0) return false;
-  const p = findEntitySlot(table, line, p0, p1);
+  const p = probeEntitySlot(table, line, p0, p1, pHome, pEntry);
   if (p < 0) return false;
-  const o = findEntitySlot(table, line, o0, o1);
+  const o = probeEntitySlot(table, line, o0, o1, oHome, oEntry);
   if (o < 0) return false;
   // The derived fingerprint, made here rather than on the main thread, from the hashes the table's
   // slots hold beside the ids (no other array read). Each branch: it is the row's value when none was
