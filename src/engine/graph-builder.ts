@@ -176,18 +176,30 @@ type AddStatementStrings = (
   source: SourcePosition,
 ) => void;
 let addStrings: AddStatementStrings;
-/** Adds a statement whose entities a parser thread already looked up (column indexes): see engine/internal.ts. */
-type AddStatementRefs = (
+/**
+ * Statements whose entities a parser thread looked up (column indexes) and whose fingerprints it read
+ * or derived, as columns: row i is entities s[i], p[i], o[i], fingerprint (hi[i], lo[i]) of the kind
+ * fingerprints[i] (a RefFingerprint), from line `lines[i]` after a base.
+ */
+export interface StatementRefRows {
+  lines: Uint32Array;
+  fingerprints: Uint8Array;
+  s: Uint32Array;
+  p: Uint32Array;
+  o: Uint32Array;
+  hi: Uint32Array;
+  lo: Uint32Array;
+}
+/** Adds rows [from, to) of StatementRefRows: see engine/internal.ts. */
+type AddStatementRefRows = (
   builder: GraphBuilder,
-  s: number,
-  p: number,
-  o: number,
-  fingerprint: RefFingerprint,
-  hi: number,
-  lo: number,
-  source: SourcePosition,
+  rows: StatementRefRows,
+  from: number,
+  to: number,
+  file: string,
+  base: number,
 ) => void;
-let addRefs: AddStatementRefs;
+let addRefRows: AddStatementRefRows;
 
 /**
  * Makes a {@link Graph}: add the entities, then the statements that name them, then call
@@ -251,8 +263,7 @@ export class GraphBuilder {
     addValue = (builder, kind, value, source) =>
       kind === "entity" ? builder.addEntityValue(value, source) : builder.addStatementValue(value, source);
     addStrings = (builder, s, p, o, given, source) => builder.addStatementStrings(s, p, o, given, source);
-    addRefs = (builder, s, p, o, fingerprint, hi, lo, source) =>
-      builder.addStatementRefs(s, p, o, fingerprint, hi, lo, source);
+    addRefRows = (builder, rows, from, to, file, base) => builder.addStatementRefRows(rows, from, to, file, base);
   }
 
   /**
@@ -268,14 +279,12 @@ export class GraphBuilder {
 
   /**
    * Each entity's entityId hash (hi, lo) by the index the statement columns hold for it, as
-   * columnEntityIds lists them, copied to a SharedArrayBuffer: the loader's parser threads derive
+   * columnEntityIds lists them (a view of the builder's column, not a copy: read it before adding
+   * anything): the loader's entity id table keeps them for the parser threads, which derive
    * fingerprints from them (REF_DERIVED), as the builder itself does.
    */
   get columnEntityHashes(): Uint32Array {
-    const words = this.entityHashes.length;
-    const copy = new Uint32Array(new SharedArrayBuffer(4 * Math.max(words, 1))).subarray(0, words);
-    copy.set((this.entityHashes as unknown as { array: Uint32Array }).array.subarray(0, words));
-    return copy;
+    return (this.entityHashes as unknown as { array: Uint32Array }).array.subarray(0, this.entityHashes.length);
   }
 
   /**
@@ -426,31 +435,31 @@ export class GraphBuilder {
   }
 
   /**
-   * A statement whose fields a parser thread checked and looked up (load/statement-threads.ts): its
-   * entities as column indexes (columnEntityIds), and its fingerprint's 64-bit value, derived by the
-   * thread or given as 16 lowercase hex digits and compared there with the derived one (`fingerprint`
-   * says which). The rest is what addStatementResolved does with a fingerprint's halves (the same
-   * table, the same duplicate, conflict and storing rules), so the outcome is the same.
+   * Statements whose fields a parser thread checked and looked up (load/statement-threads.ts), rows
+   * [from, to) of `rows`, line base + rows.lines[i] of `file`: their entities as column indexes
+   * (columnEntityIds), and their fingerprints' 64-bit values, derived by the thread or given as 16
+   * lowercase hex digits and compared there with the derived one (rows.fingerprints says which). Each
+   * row gets what addStatementResolved does with a fingerprint's halves (the same table, the same
+   * duplicate, conflict and storing rules), so the outcome is the same; a run of rows costs no object
+   * a row (the position is made only for an error).
    */
-  private addStatementRefs(
-    s: number,
-    p: number,
-    o: number,
-    fingerprint: RefFingerprint,
-    hi: number,
-    lo: number,
-    source: SourcePosition,
-  ): void {
+  private addStatementRefRows(rows: StatementRefRows, from: number, to: number, file: string, base: number): void {
     this.checkOpen();
-    const row = this.subject.length;
-    const first = this.fingerprintRows.findOrAdd(hi, lo, row);
-    if (first >= 0) {
-      // The table has not entered `row`: nothing was added for this line.
-      if (this.sameTriple(first, s, p, o)) return; // the same statement again: kept once
-      throw this.conflict(hex64(hi, lo), first, source, fingerprint === REF_DERIVED);
+    const { fingerprints, s, p, o, hi, lo, lines } = rows;
+    const table = this.fingerprintRows;
+    for (let i = from; i < to; i++) {
+      const row = this.subject.length;
+      const first = table.findOrAdd(hi[i]!, lo[i]!, row);
+      if (first >= 0) {
+        // The table has not entered `row`: nothing was added for this line.
+        if (this.sameTriple(first, s[i]!, p[i]!, o[i]!)) continue; // the same statement again: kept once
+        const source = { file, line: base + lines[i]! };
+        throw this.conflict(hex64(hi[i]!, lo[i]!), first, source, fingerprints[i] === REF_DERIVED);
+      }
+      // Stored only when given and not the derived one (as addStatementResolved decides).
+      this.pushRow(s[i]!, p[i]!, o[i]!, hi[i]!, lo[i]!, fingerprints[i] === REF_GIVEN);
+      this.statementSource.pushAt(file, base + lines[i]!);
     }
-    // Stored only when given and not the derived one (as addStatementResolved decides).
-    this.pushStatement(s, p, o, hi, lo, fingerprint === REF_GIVEN, source);
   }
 
   /**
@@ -520,10 +529,15 @@ export class GraphBuilder {
     given: boolean,
     source?: SourcePosition,
   ): void {
+    this.pushRow(s, p, o, hi, lo, given);
+    this.statementSource.push(source);
+  }
+
+  /** A statement's row in the columns (its position is pushed by the caller). */
+  private pushRow(s: number, p: number, o: number, hi: number, lo: number, given: boolean): void {
     this.subject.push(s);
     this.predicate.push(p);
     this.object.push(o);
-    this.statementSource.push(source);
     const sparse = this.denseGiven;
     // Each branch: a dense feed keeps the given fingerprints only, sparse; any other feed every row's.
     if (sparse !== undefined) {
@@ -955,20 +969,37 @@ class SourceColumn {
   private readonly runLine = new Uint32Vector(RUN_CAPACITY);
   private items = 0;
   private lastFile = NO_FILE;
+  /** The name of the last item's file, undefined when it had none. */
+  private lastName: string | undefined;
   private lastLine = 0;
 
   push(source: SourcePosition | undefined): void {
-    let f = NO_FILE;
-    let line = 0;
-    if (source !== undefined) {
-      line = source.line;
-      const known = this.fileIds.get(source.file);
-      if (known === undefined) {
-        f = this.files.length;
-        this.files.push(source.file);
-        this.fileIds.set(source.file, f);
-      } else f = known;
+    // Each branch: an item without a position, or with one.
+    if (source === undefined) {
+      this.lastName = undefined;
+      this.pushFile(NO_FILE, 0);
+    } else this.pushAt(source.file, source.line);
+  }
+
+  /** An item from `line` of `file`. */
+  pushAt(file: string, line: number): void {
+    // Each branch: the same file as the last item's needs no look-up (a file's items come in a row).
+    if (file === this.lastName) {
+      this.pushFile(this.lastFile, line);
+      return;
     }
+    let f = this.fileIds.get(file);
+    if (f === undefined) {
+      f = this.files.length;
+      this.files.push(file);
+      this.fileIds.set(file, f);
+    }
+    this.lastName = file;
+    this.pushFile(f, line);
+  }
+
+  /** An item of file f (NO_FILE: no position). */
+  private pushFile(f: number, line: number): void {
     // Each branch: the item extends the last run (the same file, the next line; or no position after
     // none), or starts a run of its own.
     const continues = this.items > 0 && f === this.lastFile && (f === NO_FILE || line === this.lastLine + 1);
@@ -1122,13 +1153,13 @@ export const addStatementStrings: AddStatementStrings = (builder, subjectId, pre
   addStrings(builder, subjectId, predicateId, objectId, given, source);
 
 /**
- * Adds a statement whose entities a parser thread looked up (column indexes, as
+ * Adds rows [from, to) of statements whose entities a parser thread looked up (column indexes, as
  * GraphBuilder.columnEntityIds lists them: dense ids once the entities are sealed) and whose
- * fingerprint's value it read or derived (`fingerprint`: RefFingerprint), checked for duplicates and
- * conflicts like any statement: for the package's loader.
+ * fingerprints' values it read or derived (RefFingerprint), from lines base + rows.lines[i] of
+ * `file`, each checked for duplicates and conflicts like any statement: for the package's loader.
  */
-export const addStatementRefs: AddStatementRefs = (builder, s, p, o, fingerprint, hi, lo, source) =>
-  addRefs(builder, s, p, o, fingerprint, hi, lo, source);
+export const addStatementRefRows: AddStatementRefRows = (builder, rows, from, to, file, base) =>
+  addRefRows(builder, rows, from, to, file, base);
 
 /**
  * Sorts the entities of `builder` into dense-id order now and returns the raw identifiers and types

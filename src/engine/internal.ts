@@ -34,7 +34,7 @@ export {
 export {
   addDenseStatement,
   addParsedItem,
-  addStatementRefs,
+  addStatementRefRows,
   addStatementStrings,
   buildWithScoreIndex,
   type DenseEntities,

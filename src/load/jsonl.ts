@@ -57,7 +57,7 @@ import type { FoldMode } from "../engine/search/fold.js";
 import type { Graph } from "../engine/graph.js";
 import {
   addParsedItem,
-  addStatementRefs,
+  addStatementRefRows,
   addStatementStrings,
   buildWithScoreIndex,
   reserveStatements,
@@ -74,6 +74,7 @@ import {
   RANGES_PER_THREAD,
   ROW_DERIVED,
   ROW_HEX,
+  ROW_HEX_DERIVED,
   ROW_RAW,
   splitRanges,
   startParserThread,
@@ -91,6 +92,13 @@ export const PROGRESS_INTERVAL_MS = 250;
  * and its LF. What a file's size can hold at most, for the estimate of its statements.
  */
 const MIN_STATEMENT_LINE_BYTES = 69;
+/**
+ * The statements reserved over the estimate from the first lines: a file whose later lines are a
+ * little shorter must not outgrow the columns and the fingerprint table near its end, where a doubling
+ * copies every column and rehashes every fingerprint (at 100M statements, tens of seconds and twice the
+ * memory for a moment); 5% more costs 5% of what is reserved, most of it never touched.
+ */
+const ESTIMATE_SLACK = 1.05;
 /** The path that means standard input. */
 export const STDIN_PATH = "-";
 /** How stdin is named in errors and progress, unless a displayName says otherwise. */
@@ -107,6 +115,11 @@ const TAB = 0x09;
 const BOM_0 = 0xef;
 const BOM_1 = 0xbb;
 const BOM_2 = 0xbf;
+
+// A parser thread's row flags are handed to the builder as its RefFingerprint values: they must agree.
+if (ROW_DERIVED !== REF_DERIVED || ROW_HEX !== REF_GIVEN || ROW_HEX_DERIVED !== REF_GIVEN_DERIVED) {
+  throw new Error("statement-threads.ts's row flags differ from the builder's RefFingerprint values");
+}
 
 /** Which file is being read: it decides whether a line goes to addEntity or addStatement. */
 export type InputKind = "entities" | "statements";
@@ -259,33 +272,33 @@ export async function loadJsonLinesFile(
     return value;
   };
 
-  /** A parser thread's batch (statement-threads.ts), its local line numbers after `base`, into the builder. */
+  /**
+   * A parser thread's batch (statement-threads.ts), its local line numbers after `base`, into the
+   * builder: each run of rows the thread read goes in at once (its flags are the builder's
+   * RefFingerprint values), each line it left is read here the one-thread way, in order.
+   */
   const addBatch = (batch: Batch, base: number): void => {
+    const rows = { ...batch, fingerprints: batch.flags };
+    const count = batch.lines.length;
     let raw = 0;
-    for (let i = 0; i < batch.lines.length; i++) {
-      const line = base + batch.lines[i]!;
-      const flag = batch.flags[i]!;
-      if (flag === ROW_RAW) {
-        const bytes = batch.raw[raw++]!;
-        handleLine(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), line);
+    let from = 0;
+    while (from < count) {
+      let to = from;
+      while (to < count && batch.flags[to] !== ROW_RAW) to++;
+      // Each branch: a run of rows (a statement's own error names its line; another names the run's first), or a line left here.
+      if (to > from) {
+        try {
+          addStatementRefRows(builder, rows, from, to, file, base);
+        } catch (e) {
+          throw withPosition(e, { file, line: base + batch.lines[from]! });
+        }
+        items += to - from;
+        from = to;
         continue;
       }
-      const source: SourcePosition = { file, line };
-      try {
-        addStatementRefs(
-          builder,
-          batch.s[i]!,
-          batch.p[i]!,
-          batch.o[i]!,
-          flag === ROW_DERIVED ? REF_DERIVED : flag === ROW_HEX ? REF_GIVEN : REF_GIVEN_DERIVED,
-          batch.hi[i]!,
-          batch.lo[i]!,
-          source,
-        );
-      } catch (e) {
-        throw withPosition(e, source);
-      }
-      items++;
+      const bytes = batch.raw[raw++]!;
+      handleLine(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), base + batch.lines[from]!);
+      from++;
     }
   };
 
@@ -309,15 +322,14 @@ export async function loadJsonLinesFile(
       closeSync(fd);
     }
     // One table of the entityIds for every parser thread, in shared memory (entity-id-table.ts).
-    const table = makeEntityIdTable(builder.columnEntityIds);
-    const hashes = builder.columnEntityHashes;
+    const table = makeEntityIdTable(builder.columnEntityIds, builder.columnEntityHashes);
     // Range r goes to thread r mod T: the main thread adds them in file order, each thread in turn.
     const ranges = cuts.length - 1;
     const parsers: ParserThread[] = [];
     for (let t = 0; t < Math.min(threads, ranges); t++) {
       const own: number[] = [];
       for (let r = t; r < ranges; r += threads) own.push(cuts[r]!, cuts[r + 1]!);
-      parsers.push(startParserThread(path, own, table, hashes, maxLineBytes));
+      parsers.push(startParserThread(path, own, table, maxLineBytes));
     }
     try {
       for (let r = 0; r < ranges; r++) {
@@ -343,7 +355,10 @@ export async function loadJsonLinesFile(
             estimated = true;
             const most = Math.floor((totalBytes as number) / MIN_STATEMENT_LINE_BYTES);
             if (reply.bytes > 0) {
-              reserveStatements(builder, Math.min(most, Math.ceil((reply.lineCount * totalBytes) / reply.bytes)));
+              reserveStatements(
+                builder,
+                Math.min(most, Math.ceil((ESTIMATE_SLACK * reply.lineCount * totalBytes) / reply.bytes)),
+              );
             }
           }
           if (onProgress !== undefined && performance.now() - lastReportAt >= PROGRESS_INTERVAL_MS) report(false);
@@ -384,7 +399,10 @@ export async function loadJsonLinesFile(
         // the estimate (and what is reserved with it) larger than the file could ever hold.
         const most = Math.floor((totalBytes as number) / MIN_STATEMENT_LINE_BYTES);
         if (lineNumber > 0)
-          reserveStatements(builder, Math.min(most, Math.ceil((lineNumber * (totalBytes as number)) / start)));
+          reserveStatements(
+            builder,
+            Math.min(most, Math.ceil((ESTIMATE_SLACK * lineNumber * (totalBytes as number)) / start)),
+          );
       }
       if (start < chunk.length) {
         pending.push(chunk.subarray(start));

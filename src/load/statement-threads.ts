@@ -39,7 +39,15 @@ import { closeSync, openSync, readSync } from "node:fs";
 import { getHeapStatistics } from "node:v8";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { derivedFingerprintHalves } from "../engine/statements/fingerprint.js";
-import { type EntityIdTable, findEntityId } from "./entity-id-table.js";
+import {
+  type EntityIdTable,
+  entityHashHi,
+  entityHashLo,
+  entityIndex,
+  homeSlot,
+  probeEntitySlot,
+  slotEntry,
+} from "./entity-id-table.js";
 
 /** workerData's kind: the one this file answers to. */
 const WORKER_KIND = "quiver.statement-parser";
@@ -63,21 +71,23 @@ const CR = 0x0d;
 
 /**
  * A row's flag: no fingerprint (hi, lo: the derived one), a 16-hex fingerprint (in hi, lo) that is
- * not the derived one, one that is, or a line left to the main thread.
+ * not the derived one, one that is, or a line left to the main thread. The first three are the
+ * builder's RefFingerprint values (REF_DERIVED, REF_GIVEN, REF_GIVEN_DERIVED; the loader checks they
+ * agree), so a run of rows goes to the builder as it is; written here, not imported, so that a parser
+ * thread does not load the builder's modules.
  */
 export const ROW_DERIVED = 0;
 export const ROW_HEX = 1;
-export const ROW_RAW = 2;
-export const ROW_HEX_DERIVED = 3;
+export const ROW_HEX_DERIVED = 2;
+export const ROW_RAW = 3;
 
 interface Request {
   kind: typeof WORKER_KIND;
   path: string;
   /** The worker's ranges in order, as start, end pairs. A range that starts at 0 begins the file: its line 1 may carry a BOM. */
   ranges: number[];
+  /** The entityIds' table (with each one's entityId hash), shared. */
   table: EntityIdTable;
-  /** Each entity's entityId hash (hi, lo) by column index (GraphBuilder.columnEntityHashes, shared). */
-  hashes: Uint32Array;
   /** consumed[0]: this worker's batches the main thread has added (on a SharedArrayBuffer). */
   consumed: Int32Array;
   maxLineBytes: number;
@@ -98,7 +108,7 @@ export interface Batch {
   raw: Uint8Array[];
   /** Lines of the range read so far (its last line number). */
   lineCount: number;
-  /** The file offset read up to. */
+  /** The file offset just past the batch's last line (what is read of the file, and the lines' bytes from a range's start). */
   bytes: number;
   /** True on the range's last batch. */
   last: boolean;
@@ -150,11 +160,10 @@ export function startParserThread(
   path: string,
   ranges: number[],
   table: EntityIdTable,
-  hashes: Uint32Array,
   maxLineBytes: number,
 ): ParserThread {
   const consumed = new Int32Array(new SharedArrayBuffer(4));
-  const request: Request = { kind: WORKER_KIND, path, ranges, table, hashes, consumed, maxLineBytes };
+  const request: Request = { kind: WORKER_KIND, path, ranges, table, consumed, maxLineBytes };
   const worker = new Worker(new URL(import.meta.url), {
     workerData: request,
     resourceLimits: { maxOldGenerationSizeMb: Math.floor(getHeapStatistics().heap_size_limit / MIB) },
@@ -270,20 +279,20 @@ function hexDigit(b: number): number {
 }
 
 /**
- * Reads bytes [0, end) of `line` into row `at` of `batch` when they are a statement line of the
+ * Reads bytes [start, end) of `line` into row `at` of `batch` when they are a statement line of the
  * common shape whose three entities the table holds and whose fingerprint is absent or 16 lowercase
  * hex digits; false for any other line (the main thread reads it the one-thread way).
  */
 function readRow(
   line: Uint8Array,
+  start: number,
   end: number,
   table: EntityIdTable,
-  hashes: Uint32Array,
   batch: BatchWriter,
   at: number,
 ): boolean {
-  if (!literalAt(line, 0, end, OPEN_SUBJECT)) return false;
-  const s0 = OPEN_SUBJECT.length;
+  if (!literalAt(line, start, end, OPEN_SUBJECT)) return false;
+  const s0 = start + OPEN_SUBJECT.length;
   const s1 = plainEnd(line, s0, end);
   if (s1 < 0 || !literalAt(line, s1, end, THEN_PREDICATE)) return false;
   const p0 = s1 + THEN_PREDICATE.length;
@@ -312,30 +321,38 @@ function readRow(
     batch.lo[at] = lo >>> 0;
     flag = ROW_HEX;
   }
-  const s = findEntityId(table, line, s0, s1);
+  // The three home slots are read together before any is compared: their cache misses overlap.
+  const sHome = homeSlot(table, line, s0, s1);
+  const pHome = homeSlot(table, line, p0, p1);
+  const oHome = homeSlot(table, line, o0, o1);
+  const sEntry = slotEntry(table, sHome);
+  const pEntry = slotEntry(table, pHome);
+  const oEntry = slotEntry(table, oHome);
+  const s = probeEntitySlot(table, line, s0, s1, sHome, sEntry);
   if (s < 0) return false;
-  const p = findEntityId(table, line, p0, p1);
+  const p = probeEntitySlot(table, line, p0, p1, pHome, pEntry);
   if (p < 0) return false;
-  const o = findEntityId(table, line, o0, o1);
+  const o = probeEntitySlot(table, line, o0, o1, oHome, oEntry);
   if (o < 0) return false;
-  // The derived fingerprint, made here rather than on the main thread (its three hash reads miss the
-  // cache in a large graph). Each branch: it is the row's value when none was given; a given one is
-  // compared with it, so the main thread knows whether to store the given one (it does not when equal).
+  // The derived fingerprint, made here rather than on the main thread, from the hashes the table's
+  // slots hold beside the ids (no other array read). Each branch: it is the row's value when none was
+  // given; a given one is compared with it, so the main thread knows whether to store the given one
+  // (it does not when equal).
   const derived = derivedFingerprintHalves(
-    hashes[2 * s]!,
-    hashes[2 * s + 1]!,
-    hashes[2 * p]!,
-    hashes[2 * p + 1]!,
-    hashes[2 * o]!,
-    hashes[2 * o + 1]!,
+    entityHashHi(table, s),
+    entityHashLo(table, s),
+    entityHashHi(table, p),
+    entityHashLo(table, p),
+    entityHashHi(table, o),
+    entityHashLo(table, o),
   );
   if (flag === ROW_DERIVED) {
     batch.hi[at] = derived[0];
     batch.lo[at] = derived[1];
   } else if (batch.hi[at] === derived[0] && batch.lo[at] === derived[1]) flag = ROW_HEX_DERIVED;
-  batch.s[at] = s;
-  batch.p[at] = p;
-  batch.o[at] = o;
+  batch.s[at] = entityIndex(table, s);
+  batch.p[at] = entityIndex(table, p);
+  batch.o[at] = entityIndex(table, o);
   batch.flags[at] = flag;
   return true;
 }
@@ -349,22 +366,24 @@ function runWorker(request: Request): void {
   let first = false;
   let lineCount = 0;
   let offset = 0;
+  /** The file offset just past the last line read. */
+  let lineEnd = 0;
 
-  /** One line's bytes, its LF gone. */
-  const line = (raw: Buffer): void => {
+  /** One line's bytes, [start, lf) of `raw`, its LF gone (no view made for it: one less object a line). */
+  const line = (raw: Buffer, start: number, lf: number): void => {
     const at = batch.count;
     const local = lineCount;
-    let end = raw.length;
-    if (end > 0 && raw[end - 1] === CR) end--;
+    let end = lf;
+    if (end > start && raw[end - 1] === CR) end--;
     // Each test below leaves a line to the main thread, whose one-thread reading gives its outcome.
     const fast =
       !(first && local === 1) &&
-      end <= request.maxLineBytes &&
-      readRow(raw, end, request.table, request.hashes, batch, at);
+      end - start <= request.maxLineBytes &&
+      readRow(raw, start, end, request.table, batch, at);
     if (!fast) {
       // Blank lines too: the main thread skips them as one thread does.
       batch.flags[at] = ROW_RAW;
-      batch.raw.push(Uint8Array.from(raw));
+      batch.raw.push(Uint8Array.from(raw.subarray(start, lf)));
     }
     batch.lines[at] = local;
     batch.count++;
@@ -377,7 +396,7 @@ function runWorker(request: Request): void {
       if (posted - added < MAX_BATCHES_AHEAD) break;
       Atomics.wait(consumed, 0, added);
     }
-    const [message, transfer] = batch.take(lineCount, offset, last);
+    const [message, transfer] = batch.take(lineCount, lineEnd, last);
     port.postMessage(message, transfer);
     posted++;
   };
@@ -390,6 +409,7 @@ function runWorker(request: Request): void {
       offset = request.ranges[k]!;
       first = offset === 0;
       lineCount = 0;
+      lineEnd = offset;
       let pending: Buffer[] = [];
       let pendingBytes = 0;
       while (offset < rangeEnd) {
@@ -400,15 +420,16 @@ function runWorker(request: Request): void {
         let start = 0;
         for (let lf = chunk.indexOf(LF, start); lf !== -1; lf = chunk.indexOf(LF, start)) {
           lineCount++;
-          if (pendingBytes === 0) line(chunk.subarray(start, lf));
+          if (pendingBytes === 0) line(chunk, start, lf);
           else {
             pending.push(chunk.subarray(start, lf));
             const joined = Buffer.concat(pending, pendingBytes + (lf - start));
             pending = [];
             pendingBytes = 0;
-            line(joined);
+            line(joined, 0, joined.length);
           }
           start = lf + 1;
+          lineEnd = offset - n + start;
           if (batch.full) flush(false);
         }
         if (start < n) {
@@ -425,8 +446,10 @@ function runWorker(request: Request): void {
       // A last line without LF (only the file's last range can end so) is still a line.
       if (pendingBytes > 0) {
         lineCount++;
-        line(Buffer.concat(pending, pendingBytes));
+        const joined = Buffer.concat(pending, pendingBytes);
+        line(joined, 0, joined.length);
       }
+      lineEnd = offset;
       flush(true);
     }
     port.postMessage({ kind: "done" } satisfies ParserReply);
