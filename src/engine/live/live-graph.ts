@@ -46,7 +46,8 @@
  * made) a look-ahead past the page, places such entities by their score now, and lists on while an
  * item not listed yet (at most the largest raise above its base score) could come first. Nothing
  * in the stream is lowered, so a cursor resumes the base right after its key (at its hint's srank
- * when its item is a base item at its base score). Entities lowered or raised further leave the
+ * when its item is a base item at its base score; a raised one's hint bounds the key's placing).
+ * Entities lowered or raised further leave the
  * stream and join the delta's (rescored(), by 3-grams: a query's list kept sorted by score, walked
  * while it can reach the page). order=name, totals and look-ups ignore scores.
  *
@@ -1384,7 +1385,8 @@ export class LiveGraph implements ReadGraph {
    * their base score rank and are placed by their score now: the stream is read until its last
    * item, raised by the largest raise, comes after the page. No entity in the stream was lowered,
    * so a cursor resumes the base right after its key: at the score rank its hint names (an item
-   * whose key is its base key), else where the key's place is (the score index's binary searches).
+   * whose key is its base key), else where the key's place is (the score index's binary searches:
+   * below the hint's score rank, the name rank known, when the item was a raised stream item).
    * Two stream items tie on score by name rank, so an identifier is folded only to meet a delta item.
    */
   private searchByScore(
@@ -1434,11 +1436,16 @@ export class LiveGraph implements ReadGraph {
         srank: -1,
       };
       const srank = searchHintPosition(this.#base, content.part(SEARCH_PART.hint));
-      // Each branch: a hint of this base names the key's own base score rank (hints are written
-      // only for items whose key is their base key); else the key is placed.
-      if (srank >= 0 && srank < index.entityCount)
-        resume = { tier, srank, bounds: content.attachment as SearchBounds | undefined };
-      else {
+      // Each branch: a hint of this base names the key's entity's base score rank (hints are written
+      // for stream items): the key is its base key (resume right after it), or the entity was raised
+      // (its key placed before it, no name looked up); else the key is placed.
+      if (srank >= 0 && srank < index.entityCount) {
+        const bounds = content.attachment as SearchBounds | undefined;
+        resume =
+          score > scores.at(search.idAt(index.rankAt(srank)))
+            ? { tier, at: srank, score, bounds }
+            : { tier, srank, bounds };
+      } else {
         const entityAt = parts.dictionary.lowerBound(entityId);
         const entityExact = entityAt < this.#base.entityCount && parts.dictionary.is(entityAt, entityId);
         resume = { tier, score, folded, entityAt, entityExact };
@@ -1582,8 +1589,9 @@ export class LiveGraph implements ReadGraph {
     if (out.length > limit) {
       const last = out[n - 1]!;
       const e = items[n - 1]!;
-      // A stream item whose score did not move has its base key: its score rank resumes the base.
-      const hint = last.srank >= 0 && last.score === scores.at(last.d) ? searchHint(this.#base, last.srank) : "";
+      // A stream item's score rank resumes the base: right after it (its base key), or, raised, past
+      // the base's items of higher score or of its score and a name before it (see the cursor's decoding).
+      const hint = last.srank >= 0 ? searchHint(this.#base, last.srank) : "";
       nextCursor = this.#cursors.encode(
         ENDPOINT_SEARCH,
         tag,
