@@ -177,7 +177,7 @@ const SCORE_RAISE_MAX = 2;
  * raised: about what the look-ahead of SCORE_RAISE_MAX points needs, so one listing is enough.
  */
 const SCORE_READ_AHEAD = 8;
-/** A base entity's #streamState when it left the stream (rescored). */
+/** A base entity's #streamState when it left the stream: rescored, or replaced or deleted (the delta's). */
 const LEFT_STREAM = 255;
 /**
  * What a name rank asked of the rescored map costs (its dense id and the map: two cache misses)
@@ -926,6 +926,12 @@ export class LiveGraph implements ReadGraph {
           this.#rescoredGrams.remove(old);
           this.#rescoredById.delete(d);
         }
+        // A replaced or deleted base entity is not the base's to place (the delta's copy, if any, is):
+        // out of the stream, so a stream read tells it by the one byte it reads anyway.
+        if (this.#hiddenBase !== undefined && this.#hiddenBase[d] === 1) {
+          state[d] = LEFT_STREAM;
+          continue;
+        }
         const adjust = adjustments[d]!;
         // An unchanged count moves nothing; a given score does not follow the count.
         if (adjust === 0 || !this.#parts.scores.isCounted(d, this.baseCounts()[d]!)) continue;
@@ -936,9 +942,7 @@ export class LiveGraph implements ReadGraph {
           state[d] = adjust;
           continue;
         }
-        // A replaced or deleted base entity is not the base's to place (the delta's copy, if any, is).
         const entity = this.#parts.entities.entity(d);
-        if (this.#hiddenEntities.has(entity.entityId)) continue;
         const r: RescoredEntity = {
           entityId: entity.entityId,
           baseId: d,
@@ -1493,7 +1497,6 @@ export class LiveGraph implements ReadGraph {
       return this.#base.search(params);
     // The base's stream, by score rank from the resume point: its items after the key (tombstoned
     // and rescored entities left out) in `pending`, in order now.
-    const hiddenBase = this.#hiddenBase;
     const hits = this.#scoreHits;
     const matchesRank = (rank: number): boolean => {
       const d = search.idAt(rank);
@@ -1525,9 +1528,8 @@ export class LiveGraph implements ReadGraph {
       for (let i = 0; i < n; i++) baseScores[i] = scores.at(ids[i]!);
       for (let i = 0; i < n; i++) {
         const d = ids[i]!;
-        if (hiddenBase !== undefined && hiddenBase[d] === 1) continue;
-        // Each branch: no count changed yet; a rescored entity (the delta's to place); one in the
-        // stream, at its base score raised by its state.
+        // Each branch: no base entity changed yet; a rescored, replaced or deleted entity (the
+        // delta's to place, if any); one in the stream, at its base score raised by its state.
         const moved = state === undefined ? 0 : state[d]!;
         if (moved === LEFT_STREAM) continue;
         const item: ScoreItem = {
