@@ -174,9 +174,11 @@ const TOMBSTONE_SLACK = 8;
 const SCORE_RAISE_MAX = 2;
 /**
  * Base matches an order=score read lists beyond its page when some score in the base's stream was
- * raised: about what the look-ahead of SCORE_RAISE_MAX points needs, so one listing is enough.
+ * raised: about what the look-ahead of SCORE_RAISE_MAX points needs, so one listing is mostly
+ * enough (a second one lists twice the first; at 1M entities with 100,000 statements of delta it
+ * costs more than a few more items listed by every read).
  */
-const SCORE_READ_AHEAD = 8;
+const SCORE_READ_AHEAD = 12;
 /** A base entity's #streamState when it left the stream: rescored, or replaced or deleted (the delta's). */
 const LEFT_STREAM = 255;
 /**
