@@ -599,8 +599,15 @@ export class Graph {
       if (content.count !== SEARCH_SCORE_PARTS || tier > TIER_INFIX) throw unknownCursorShape();
       const srank = this.positionHint(content.part(SEARCH_PART.hint));
       if (srank >= 0 && srank < this.entityCount) {
-        // Issued by a graph of this content: resume at the next srank (the bounds, when still cached).
-        after = { tier, srank, bounds: content.attachment as SearchBounds | undefined };
+        // Issued over a graph of this content: each branch: the key is its entity's key here (resume
+        // at the next srank), or a live graph over this one raised its score (the key placed before
+        // it); the bounds go along, when still cached.
+        const bounds = content.attachment as SearchBounds | undefined;
+        const score = parseScore(content.part(SEARCH_PART.score));
+        after =
+          score > scores.at(this.searchIndex.idAt(index.rankAt(srank)))
+            ? { tier, at: srank, score, bounds }
+            : { tier, srank, bounds };
       } else {
         // Other content: place the key (tier, score, folded identifier, entityId) among this graph's.
         const score = parseScore(content.part(SEARCH_PART.score));

@@ -46,7 +46,8 @@
  * made) a look-ahead past the page, places such entities by their score now, and lists on while an
  * item not listed yet (at most the largest raise above its base score) could come first. Nothing
  * in the stream is lowered, so a cursor resumes the base right after its key (at its hint's srank
- * when its item is a base item at its base score). Entities lowered or raised further leave the
+ * when its item is a base item at its base score; a raised one's hint bounds the key's placing).
+ * Entities lowered or raised further leave the
  * stream and join the delta's (rescored(), by 3-grams: a query's list kept sorted by score, walked
  * while it can reach the page). order=name, totals and look-ups ignore scores.
  *
@@ -173,10 +174,12 @@ const TOMBSTONE_SLACK = 8;
 const SCORE_RAISE_MAX = 2;
 /**
  * Base matches an order=score read lists beyond its page when some score in the base's stream was
- * raised: about what the look-ahead of SCORE_RAISE_MAX points needs, so one listing is enough.
+ * raised: about what the look-ahead of SCORE_RAISE_MAX points needs, so one listing is mostly
+ * enough (a second one lists twice the first; at 1M entities with 100,000 statements of delta it
+ * costs more than a few more items listed by every read).
  */
-const SCORE_READ_AHEAD = 8;
-/** A base entity's #streamState when it left the stream (rescored). */
+const SCORE_READ_AHEAD = 12;
+/** A base entity's #streamState when it left the stream: rescored, or replaced or deleted (the delta's). */
 const LEFT_STREAM = 255;
 /**
  * What a name rank asked of the rescored map costs (its dense id and the map: two cache misses)
@@ -925,6 +928,12 @@ export class LiveGraph implements ReadGraph {
           this.#rescoredGrams.remove(old);
           this.#rescoredById.delete(d);
         }
+        // A replaced or deleted base entity is not the base's to place (the delta's copy, if any, is):
+        // out of the stream, so a stream read tells it by the one byte it reads anyway.
+        if (this.#hiddenBase !== undefined && this.#hiddenBase[d] === 1) {
+          state[d] = LEFT_STREAM;
+          continue;
+        }
         const adjust = adjustments[d]!;
         // An unchanged count moves nothing; a given score does not follow the count.
         if (adjust === 0 || !this.#parts.scores.isCounted(d, this.baseCounts()[d]!)) continue;
@@ -935,9 +944,7 @@ export class LiveGraph implements ReadGraph {
           state[d] = adjust;
           continue;
         }
-        // A replaced or deleted base entity is not the base's to place (the delta's copy, if any, is).
         const entity = this.#parts.entities.entity(d);
-        if (this.#hiddenEntities.has(entity.entityId)) continue;
         const r: RescoredEntity = {
           entityId: entity.entityId,
           baseId: d,
@@ -1384,7 +1391,8 @@ export class LiveGraph implements ReadGraph {
    * their base score rank and are placed by their score now: the stream is read until its last
    * item, raised by the largest raise, comes after the page. No entity in the stream was lowered,
    * so a cursor resumes the base right after its key: at the score rank its hint names (an item
-   * whose key is its base key), else where the key's place is (the score index's binary searches).
+   * whose key is its base key), else where the key's place is (the score index's binary searches:
+   * below the hint's score rank, the name rank known, when the item was a raised stream item).
    * Two stream items tie on score by name rank, so an identifier is folded only to meet a delta item.
    */
   private searchByScore(
@@ -1434,11 +1442,16 @@ export class LiveGraph implements ReadGraph {
         srank: -1,
       };
       const srank = searchHintPosition(this.#base, content.part(SEARCH_PART.hint));
-      // Each branch: a hint of this base names the key's own base score rank (hints are written
-      // only for items whose key is their base key); else the key is placed.
-      if (srank >= 0 && srank < index.entityCount)
-        resume = { tier, srank, bounds: content.attachment as SearchBounds | undefined };
-      else {
+      // Each branch: a hint of this base names the key's entity's base score rank (hints are written
+      // for stream items): the key is its base key (resume right after it), or the entity was raised
+      // (its key placed before it, no name looked up); else the key is placed.
+      if (srank >= 0 && srank < index.entityCount) {
+        const bounds = content.attachment as SearchBounds | undefined;
+        resume =
+          score > scores.at(search.idAt(index.rankAt(srank)))
+            ? { tier, at: srank, score, bounds }
+            : { tier, srank, bounds };
+      } else {
         const entityAt = parts.dictionary.lowerBound(entityId);
         const entityExact = entityAt < this.#base.entityCount && parts.dictionary.is(entityAt, entityId);
         resume = { tier, score, folded, entityAt, entityExact };
@@ -1486,7 +1499,6 @@ export class LiveGraph implements ReadGraph {
       return this.#base.search(params);
     // The base's stream, by score rank from the resume point: its items after the key (tombstoned
     // and rescored entities left out) in `pending`, in order now.
-    const hiddenBase = this.#hiddenBase;
     const hits = this.#scoreHits;
     const matchesRank = (rank: number): boolean => {
       const d = search.idAt(rank);
@@ -1518,9 +1530,8 @@ export class LiveGraph implements ReadGraph {
       for (let i = 0; i < n; i++) baseScores[i] = scores.at(ids[i]!);
       for (let i = 0; i < n; i++) {
         const d = ids[i]!;
-        if (hiddenBase !== undefined && hiddenBase[d] === 1) continue;
-        // Each branch: no count changed yet; a rescored entity (the delta's to place); one in the
-        // stream, at its base score raised by its state.
+        // Each branch: no base entity changed yet; a rescored, replaced or deleted entity (the
+        // delta's to place, if any); one in the stream, at its base score raised by its state.
         const moved = state === undefined ? 0 : state[d]!;
         if (moved === LEFT_STREAM) continue;
         const item: ScoreItem = {
@@ -1582,8 +1593,9 @@ export class LiveGraph implements ReadGraph {
     if (out.length > limit) {
       const last = out[n - 1]!;
       const e = items[n - 1]!;
-      // A stream item whose score did not move has its base key: its score rank resumes the base.
-      const hint = last.srank >= 0 && last.score === scores.at(last.d) ? searchHint(this.#base, last.srank) : "";
+      // A stream item's score rank resumes the base: right after it (its base key), or, raised, past
+      // the base's items of higher score or of its score and a name before it (see the cursor's decoding).
+      const hint = last.srank >= 0 ? searchHint(this.#base, last.srank) : "";
       nextCursor = this.#cursors.encode(
         ENDPOINT_SEARCH,
         tag,

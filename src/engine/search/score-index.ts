@@ -102,7 +102,13 @@ export type ScoreResume =
    * A key: the last item's tier, score, folded identifier, and where its entityId sits among this
    * graph's (the first dense id >= it, and whether it is there exactly).
    */
-  | { tier: number; score: number; folded: string; entityAt: number; entityExact: boolean };
+  | { tier: number; score: number; folded: string; entityAt: number; entityExact: boolean }
+  /**
+   * A key of this graph's entity at srank `at` whose score was raised to `score` (above its score
+   * here) by a merge layer: placed among the sranks before `at`, its name rank known (a cursor of
+   * this content), with the query's bounds when kept.
+   */
+  | { tier: number; at: number; score: number; bounds: SearchBounds | undefined };
 
 /** Sranks and tiers of a page's items (plus the look-ahead), and the query's bounds. */
 export interface ScoreHits<L extends RankSink = number[]> {
@@ -470,14 +476,22 @@ export class ScoreIndex {
     hits.sranks.length = 0;
     hits.tiers.length = 0;
     hits.bounds = null;
-    const kept = after !== null && "srank" in after ? after.bounds : undefined;
+    const kept = after !== null && "bounds" in after ? after.bounds : undefined;
     const bounds = kept !== undefined && search.fits(kept) ? kept : search.bounds(pattern);
     if (bounds === null || count <= 0) return hits;
     hits.bounds = bounds;
     const { a, b, e } = bounds;
     const N = this.entityCount;
     // The first srank to list in the resume point's tier (an absent one: every tier from its start).
-    const from = after === null ? 0 : "srank" in after ? after.srank + 1 : this.srankAfter(search, scores, after);
+    // Each branch: from the start; right after an srank; after a raised key of a known srank; after a key.
+    const from =
+      after === null
+        ? 0
+        : "srank" in after
+          ? after.srank + 1
+          : "at" in after
+            ? this.srankAfterRaised(scores, search, after.at, after.score)
+            : this.srankAfter(search, scores, after);
     const fromTier = after === null ? TIER_EXACT : after.tier;
     const docType = type < 0 ? ANY_TYPE : type;
     if (fromTier <= TIER_EXACT)
@@ -956,21 +970,37 @@ export class ScoreIndex {
       entityAt: key.entityAt,
       entityExact: key.entityExact,
     });
+    return this.srankAfterAt(scores, search, key.score, x, this.entityCount);
+  }
+
+  /**
+   * srankAfter for the key of the entity at srank `at` raised to `score` (above its score here):
+   * its name rank is known (the first rank after the key's is the next one), and every srank of
+   * `score` or more lies before `at` (scores descend along sranks), so the searches stay below it.
+   */
+  srankAfterRaised(scores: Scores, search: SearchIndex, at: number, score: number): number {
+    return this.srankAfterAt(scores, search, score, this.rankOfSrank.get(at) + 1, at);
+  }
+
+  /**
+   * The first srank among [0, limit) after the entities of score above `score` and those of
+   * `score` whose name rank is below `x` (every srank from `limit` on scores below `score`).
+   */
+  private srankAfterAt(scores: Scores, search: SearchIndex, score: number, x: number, limit: number): number {
     const scoreAt = (srank: number): number => scores.at(search.idAt(this.rankOfSrank.get(srank)));
-    const N = this.entityCount;
-    // The sranks of the key's score: [lo, hi) (scores descend along sranks).
+    // The sranks of the key's score: [lo, end) (scores descend along sranks).
     let lo = 0;
-    let hi = N;
+    let hi = limit;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (scoreAt(mid) > key.score) lo = mid + 1;
+      if (scoreAt(mid) > score) lo = mid + 1;
       else hi = mid;
     }
     let end = lo;
-    hi = N;
+    hi = limit;
     while (end < hi) {
       const mid = (end + hi) >>> 1;
-      if (scoreAt(mid) >= key.score) end = mid + 1;
+      if (scoreAt(mid) >= score) end = mid + 1;
       else hi = mid;
     }
     // Inside the group, name ranks ascend: the first at or after x.

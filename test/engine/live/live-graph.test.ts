@@ -529,6 +529,41 @@ for (const seed of [31, 32]) {
   });
 }
 
+test("order=score: a cursor whose last item is a raised stream item resumes before its base score rank, on the live graph and on its base", () => {
+  // Ten "ka N" of one counted score; "ka 5" raised by one statement (it stays in the base's stream)
+  // comes first. Its cursor's hint names its base score rank: the items of its base score named
+  // before it come after its key too, on the live graph and on the base (the same secret).
+  const entities: EntityData[] = [];
+  for (let i = 0; i < 10; i++)
+    entities.push({ entityId: `k${i}`, rawIdentifier: `ka ${i}`, type: "0", sourceType: "" });
+  for (const id of ["zz", "o1", "o2", "o3"])
+    entities.push({ entityId: id, rawIdentifier: id, type: "1", sourceType: "", score: 0 });
+  const statements = [];
+  for (let i = 0; i < 10; i++)
+    for (const o of ["o1", "o2"])
+      statements.push({ subjectEntityId: `k${i}`, predicateEntityId: "zz", objectEntityId: o });
+  const data: GraphData = { entities, statements };
+  const base = buildGraph(data, "raise-test");
+  const live = new LiveGraph(base, { cursorSecret: "raise-test" });
+  const baseOracle = new LiveOracle(data).oracle();
+  const oracle = new LiveOracle(data);
+  const changes: Change[] = [
+    { op: "put", statement: { subjectEntityId: "k5", predicateEntityId: "zz", objectEntityId: "o3" } },
+  ];
+  assert.ok(oracle.apply(changes).ok);
+  live.apply(changes);
+  const expected = oracle.oracle().search("ka", undefined, "score");
+  assert.is(expected[0]!.entityId, "k5");
+  const first = live.search({ q: "ka", order: "score", limit: 1 });
+  assert.equal(first.items, expected.slice(0, 1));
+  assert.ok(first.nextCursor !== null);
+  const onLive = live.search({ q: "ka", order: "score", limit: 100, cursor: first.nextCursor });
+  assert.equal(onLive.items, expected.slice(1), "the rest on the live graph");
+  // On the base "ka 5" has the others' score: every item comes after the raised key, itself too.
+  const onBase = base.search({ q: "ka", order: "score", limit: 100, cursor: first.nextCursor });
+  assert.equal(onBase.items, baseOracle.search("ka", undefined, "score"), "the rest on the base");
+});
+
 test("order=score: an entity of a long prefix tier whose score fell below the page's last (an infix item) is still on the page", () => {
   // 80 entities "ka NN" (the prefix tier of "ka ", a query of one 3-gram: too many ranks to ask the rescored map by), 30
   // "x ka NN" (infix) with higher given scores; p05 and i03 have counted scores, both lowered.
