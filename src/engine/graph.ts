@@ -181,7 +181,7 @@ let replaceParts: (graph: Graph, parts: Partial<GraphParts>) => Graph;
 let readSearchPage: (graph: Graph) => SearchPageKeys;
 let readStatementsPage: (graph: Graph) => ArrayLike<number>;
 let readStatementsRest: (graph: Graph) => number;
-let readStatementsHint: (graph: Graph) => string;
+let readStatementsHint: (graph: Graph, item: number) => string;
 let readSearchHint: (graph: Graph, rank: number) => string;
 let readHintPosition: (graph: Graph, hint: string) => number;
 let readSearchItem: (graph: Graph, d: number) => Entity;
@@ -238,8 +238,8 @@ export class Graph {
   private readonly pageIds = new Uint32Array(3 * Math.max(STATEMENTS_MAX_LIMIT, SEARCH_MAX_LIMIT));
   /** How many of the filters' statements follow the last statements page (its range's rest). */
   private pageRest = 0;
-  /** The position after the last statements page's last item in its index. */
-  private pageEnd = 0;
+  /** The position of the last statements page's first item in its index. */
+  private pageStart = 0;
   /** Name ranks of a search page in order "score" (reused). */
   private readonly pageRanks = new Uint32Array(SEARCH_MAX_LIMIT);
   /** The match tiers of the last search page's items (the search index's list, valid until the next search). */
@@ -304,7 +304,7 @@ export class Graph {
     readSearchItem = (graph, d) => graph.searchItem(d);
     readStatementsPage = (graph) => graph.pageIds;
     readStatementsRest = (graph) => graph.pageRest;
-    readStatementsHint = (graph) => graph.hint(graph.pageEnd - 1);
+    readStatementsHint = (graph, item) => graph.hint(graph.pageStart + item);
     readStatementsAfter = (graph, tag, after, subject, predicate, object, limit, count, seal) =>
       graph.statementsAfter(tag, after, subject, predicate, object, limit, count, seal);
     readCursors = (graph) => graph.cursors;
@@ -704,7 +704,7 @@ export class Graph {
     const end = Math.min(hi, start + limit);
     const n = end - start;
     this.pageRest = hi - end;
-    this.pageEnd = end;
+    this.pageStart = start;
     // The page is read in stages, each a small loop of independent reads (see EntityTable.touch):
     // positions to rows, rows to the three dense ids, the entities' records and text; then the items.
     const rows = this.pageRows;
@@ -1035,13 +1035,14 @@ export function lastStatementsRest(graph: Graph): number {
 }
 
 /**
- * The position hint of the last item of `graph`'s last statements page (package-internal:
- * engine/internal.ts): what the graph's own cursor after that page carries, so that a live graph
- * that seals the cursor of an unsealed base page the graph answers as it is issues the same
- * cursor. Read it right after the read (of a page with items), as lastStatementsPage.
+ * The position hint of item `item` of `graph`'s last statements page
+ * (package-internal: engine/internal.ts): what the graph's own cursor after that item carries, so
+ * that a live graph that seals the cursor of a page whose last item is a base item issues the
+ * cursor the base would. Read it right after the read (of a page with items), as
+ * lastStatementsPage.
  */
-export function lastStatementsHint(graph: Graph): string {
-  return readStatementsHint(graph);
+export function lastStatementsHint(graph: Graph, item: number): string {
+  return readStatementsHint(graph, item);
 }
 
 /**

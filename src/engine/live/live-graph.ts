@@ -432,6 +432,8 @@ export class LiveGraph implements ReadGraph {
   #firstMarks: Record<Order, Uint8Array> | undefined;
   /** Each statements list's fence (sorted-delta.ts buildFence), with the batch and base it was made at. */
   #fences = new WeakMap<readonly DeltaStatement[], { sequence: number; base: Graph; fence: Int32Array }>();
+  /** A statements merge's scratch: each base item kept's place in the base's page (a page is at most the maximum limit). */
+  readonly #fromBaseAt = new Int32Array(STATEMENTS_MAX_LIMIT);
 
   constructor(base: Graph, options: LiveGraphOptions = {}) {
     // A secret of our own when none is given: the base must share it, and a Graph's default is not readable.
@@ -1853,14 +1855,33 @@ export class LiveGraph implements ReadGraph {
     // one binary search each); whether an index holds an item of the range is one comparison.
     // (An id that names no entity now needs no check: the base has no statement naming it that is
     // not tombstoned, and the delta none.)
+    // With no filter, a key's searches are windowed by its own first entity (SPO: its subject) and
+    // compare it as a dense id, as a first filter's.
+    let keyFirst = firstId;
+    let [slo, shi, shlo, shhi] = [lo, hi, hlo, hhi];
+    if (prefix.length === 0 && afterKey !== undefined) {
+      keyFirst = dictionary.idOf(afterKey[0]);
+      // Each branch: the key's first entity is a base one (rank 2 id), or ranks between two (2 lowerBound - 1).
+      const rank = keyFirst >= 0 ? 2 * keyFirst : 2 * dictionary.lowerBound(afterKey[0]) - 1;
+      if (list.length > 0) {
+        const fence = this.fenceOf(list, order);
+        slo = fenceLo(fence, rank);
+        shi = fenceHi(fence, rank, list.length);
+      }
+      if (hiddenList.length > 0) {
+        const fence = this.fenceOf(hiddenList, order);
+        shlo = fenceLo(fence, rank);
+        shhi = fenceHi(fence, rank, hiddenList.length);
+      }
+    }
     let m =
       afterKey === undefined
         ? seekPrefix(list, order, prefix, firstId, lo, hi, secondId, thirdId)
-        : seekAfter(list, order, afterKey, lo, hi, firstId, secondId, thirdId);
+        : seekAfter(list, order, afterKey, slo, shi, keyFirst, secondId, thirdId);
     const h0 =
       afterKey === undefined
         ? seekPrefix(hiddenList, order, prefix, firstId, hlo, hhi, secondId, thirdId)
-        : seekAfter(hiddenList, order, afterKey, hlo, hhi, firstId, secondId, thirdId);
+        : seekAfter(hiddenList, order, afterKey, shlo, shhi, keyFirst, secondId, thirdId);
     const hiddenAhead = inPrefix(hiddenList, order, prefix, h0, firstId, secondId, thirdId);
     const deltaAhead = inPrefix(list, order, prefix, m, firstId, secondId, thirdId);
     // The base's page from the key (a base-issued cursor resumes at its hint), its cursor not sealed
@@ -1883,7 +1904,7 @@ export class LiveGraph implements ReadGraph {
       if (first.nextCursor !== null) {
         const more =
           deltaAhead || !hiddenAhead || this.baseItemsLeft(rest, order, prefix, firstId, hiddenList, h0, hhi);
-        first.nextCursor = more ? this.statementsCursor(tag, got[k - 1]!, lastStatementsHint(base)) : null;
+        first.nextCursor = more ? this.statementsCursor(tag, got[k - 1]!, lastStatementsHint(base, k - 1)) : null;
       }
       if (count)
         first.total = this.statementsTotal(first.total!, order, prefix, firstId, list, lo, hi, hiddenList, hlo, hhi);
@@ -1893,7 +1914,11 @@ export class LiveGraph implements ReadGraph {
     // item follows the page's last (a delta item, a base item read, or one of the base's rest that
     // is not tombstoned), so that the base is read no further than the page.
     const fromBase: Statement[] = [];
+    /** The place of fromBase[i] in the base's page it came from (the base's page read last). */
+    const fromBaseAt = this.#fromBaseAt;
     let b = 0;
+    /** The place in the base's page read last of the page's last item so far, when it is one of its items; else -1. */
+    let lastAt = -1;
     let page: Page<Statement> | undefined = first;
     /** Where the base's next page starts (after its last item read), when one is to be read. */
     let nextKey: StatementsKey | undefined;
@@ -1913,13 +1938,18 @@ export class LiveGraph implements ReadGraph {
         if (page === undefined) {
           const n = Math.min(STATEMENTS_MAX_LIMIT, limit - items.length + TOMBSTONE_SLACK);
           page = statementsAfterKey(base, tag, nextKey!, sd, pd, od, n, false, false);
+          lastAt = -1;
           rest = lastStatementsRest(base);
           this.patchNames(page.items, fixed);
         }
         // Each branch: with no tombstone in the range the page is kept as it is; else its items and
         // the range's tombstones (sorted alike) are walked together and the tombstoned left out (a
         // comparison or two an item, no hash of its fingerprint).
-        if (!hiddenAhead) for (const item of page.items) fromBase.push(item);
+        if (!hiddenAhead)
+          for (let j = 0; j < page.items.length; j++) {
+            fromBaseAt[j] = j;
+            fromBase.push(page.items[j]!);
+          }
         else {
           // By the page's dense ids (the base's page read last: no base read since), integers.
           const pageIds = lastStatementsPage(base);
@@ -1931,7 +1961,9 @@ export class LiveGraph implements ReadGraph {
             let c = 1;
             while (h < hiddenList.length && (c = compareRow(order, pageIds, j, item, hiddenList[h]!)) > 0) h++;
             lastHidden = h < hiddenList.length && c === 0;
-            if (!lastHidden) fromBase.push(item);
+            if (lastHidden) continue;
+            fromBaseAt[fromBase.length] = j;
+            fromBase.push(item);
           }
         }
         // Each branch: the base's last page; or the next from its last item's key, with its position
@@ -1944,7 +1976,7 @@ export class LiveGraph implements ReadGraph {
             last.predicateEntityId,
             last.objectEntityId,
             last.statementFingerprint,
-            lastStatementsHint(base),
+            lastStatementsHint(base, page.items.length - 1),
           ];
         page = undefined;
         continue;
@@ -1954,9 +1986,11 @@ export class LiveGraph implements ReadGraph {
       if (x === undefined && y === undefined) break;
       if (y === undefined || (x !== undefined && compareItem(order, x, y) < 0)) {
         items.push(x!);
+        lastAt = fromBaseAt[b]!;
         b++;
       } else {
         items.push(this.statementItem(y));
+        lastAt = -1;
         m++;
       }
     }
@@ -1966,7 +2000,10 @@ export class LiveGraph implements ReadGraph {
     let more = inPrefix(list, order, prefix, m, firstId, secondId, thirdId) || b < fromBase.length;
     if (!more && !baseDone)
       more = !hiddenAhead || this.baseItemsLeft(rest, order, prefix, firstId, hiddenList, lastHidden ? h + 1 : h, hhi);
-    const nextCursor = items.length > 0 && more ? this.statementsCursor(tag, items[items.length - 1]!, "") : null;
+    // The cursor carries the base's position hint when the last item is a base item of the base's
+    // page read last (the next page resumes the base there without placing the key); else none.
+    const hint = lastAt < 0 ? "" : lastStatementsHint(base, lastAt);
+    const nextCursor = items.length > 0 && more ? this.statementsCursor(tag, items[items.length - 1]!, hint) : null;
     if (!count) return { items, nextCursor };
     return {
       items,
