@@ -1916,6 +1916,8 @@ export class LiveGraph implements ReadGraph {
     const fromBase: Statement[] = [];
     /** The place of fromBase[i] in the base's page it came from (the base's page read last). */
     const fromBaseAt = this.#fromBaseAt;
+    /** The dense ids of the base's page read last (the base's scratch: the same array for every page). */
+    const baseIds = lastStatementsPage(base);
     let b = 0;
     /** The place in the base's page read last of the page's last item so far, when it is one of its items; else -1. */
     let lastAt = -1;
@@ -1984,7 +1986,9 @@ export class LiveGraph implements ReadGraph {
       const x = fromBase[b];
       const y = inPrefix(list, order, prefix, m, firstId, secondId, thirdId) ? list[m] : undefined;
       if (x === undefined && y === undefined) break;
-      if (y === undefined || (x !== undefined && compareItem(order, x, y) < 0)) {
+      // x is of the base's page read last (fromBase is refilled from each page read): compared by
+      // the dense ids the base read for it.
+      if (y === undefined || (x !== undefined && compareRow(order, baseIds, fromBaseAt[b]!, x, y) < 0)) {
         items.push(x!);
         lastAt = fromBaseAt[b]!;
         b++;
@@ -2624,18 +2628,6 @@ function compareRow(order: Order, ids: ArrayLike<number>, k: number, x: Statemen
   if (order === "SPO") return s || p || o || cmp(x.statementFingerprint, y.fp);
   if (order === "POS") return p || o || s || cmp(x.statementFingerprint, y.fp);
   return o || s || p || cmp(x.statementFingerprint, y.fp);
-}
-
-/** A base page's item against a delta statement, in `order` (field by field, no key arrays). */
-function compareItem(order: Order, x: Statement, y: DeltaStatement): number {
-  const s = x.subjectEntityId;
-  const p = x.predicateEntityId;
-  const o = x.objectEntityId;
-  // Each branch: the order's components in its key order, the fingerprint last; a later one is
-  // compared only when the earlier are equal (a filter's prefix always is: equality checked first).
-  if (order === "SPO") return cmpEq(s, y.s) || cmpEq(p, y.p) || cmpEq(o, y.o) || cmp(x.statementFingerprint, y.fp);
-  if (order === "POS") return cmpEq(p, y.p) || cmpEq(o, y.o) || cmpEq(s, y.s) || cmp(x.statementFingerprint, y.fp);
-  return cmpEq(o, y.o) || cmpEq(s, y.s) || cmpEq(p, y.p) || cmp(x.statementFingerprint, y.fp);
 }
 
 /** cmp with equality tested first (one comparison of two equal strings instead of two). */
