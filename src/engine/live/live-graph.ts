@@ -36,8 +36,11 @@
  * Statements read the base through its entry for checked parameters (graph.ts statementsAfterKey:
  * the tag, the resume key and the filters' dense ids, no second check) with `limit` items, not one
  * more: past the page, a next one exists when the range's base statements after it outnumber its
- * tombstones after it (graph.ts lastStatementsRest); a merge resumes the base at its last page's
- * position hint. Each delta list's search runs in the window its fence gives (sorted-delta.ts).
+ * tombstones after it (graph.ts lastStatementsRest); a merge compares a base item with a delta item
+ * by the dense ids the base read for it, resumes the base at its last page's position hint, and
+ * gives its cursor the base's hint when its last item is of the base's page read last. Each delta
+ * list's search runs in the window its fence gives (sorted-delta.ts): the first filter's, or with
+ * no filter the cursor key's first entity's.
  *
  * Scores (order=score): an entity's score is the one its line gave, else its count of statements
  * now: the base's count plus what the delta's statements add and take (by dense id for base
@@ -1858,7 +1861,10 @@ export class LiveGraph implements ReadGraph {
     // With no filter, a key's searches are windowed by its own first entity (SPO: its subject) and
     // compare it as a dense id, as a first filter's.
     let keyFirst = firstId;
-    let [slo, shi, shlo, shhi] = [lo, hi, hlo, hhi];
+    let slo = lo;
+    let shi = hi;
+    let shlo = hlo;
+    let shhi = hhi;
     if (prefix.length === 0 && afterKey !== undefined) {
       keyFirst = dictionary.idOf(afterKey[0]);
       // Each branch: the key's first entity is a base one (rank 2 id), or ranks between two (2 lowerBound - 1).
