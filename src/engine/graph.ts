@@ -54,6 +54,7 @@ import {
   PREDICATE,
   SUBJECT,
   type IndexOrder,
+  type QueryPlan,
   type SeekKey,
   type StatementIndex,
 } from "./statements/statement-index.js";
@@ -240,6 +241,12 @@ export class Graph {
   private pageRest = 0;
   /** The position of the last statements page's first item in its index. */
   private pageStart = 0;
+  /**
+   * The last statements read's plan and the filters' dense ids it is for: a read of the same
+   * filters again (a walk's next page; a live graph's merge reading on) takes it, not a search.
+   */
+  private lastPlan: QueryPlan | null = null;
+  private lastPlanFilters = [-1, -1, -1];
   /** Name ranks of a search page in order "score" (reused). */
   private readonly pageRanks = new Uint32Array(SEARCH_MAX_LIMIT);
   /** The match tiers of the last search page's items (the search index's list, valid until the next search). */
@@ -691,7 +698,21 @@ export class Graph {
       return count ? { items: [], nextCursor: null, total: 0 } : { items: [], nextCursor: null };
     }
     const index = this.statementIndex;
-    const { order, lo, hi } = index.plan({ subject, predicate, object });
+    // Filters as dense ids, -2 for none (a filter's id is >= 0 here).
+    const fs = subject ?? -2;
+    const fp = predicate ?? -2;
+    const fo = object ?? -2;
+    const kept = this.lastPlanFilters;
+    // Each branch: the same filters as the last read's (its plan), or a plan made now and kept.
+    let plan = this.lastPlan;
+    if (plan === null || kept[0] !== fs || kept[1] !== fp || kept[2] !== fo) {
+      plan = index.plan({ subject, predicate, object });
+      this.lastPlan = plan;
+      kept[0] = fs;
+      kept[1] = fp;
+      kept[2] = fo;
+    }
+    const { order, lo, hi } = plan;
     let start = lo;
     if (after !== null) {
       const at = this.positionHint(after[4]);
