@@ -183,6 +183,7 @@ let readSearchPage: (graph: Graph) => SearchPageKeys;
 let readStatementsPage: (graph: Graph) => ArrayLike<number>;
 let readStatementsRest: (graph: Graph) => number;
 let readStatementsHint: (graph: Graph, item: number) => string;
+let readRawIdentifier: (graph: Graph, d: number) => string;
 let readSearchHint: (graph: Graph, rank: number) => string;
 let readHintPosition: (graph: Graph, hint: string) => number;
 let readSearchItem: (graph: Graph, d: number) => Entity;
@@ -312,6 +313,7 @@ export class Graph {
     readStatementsPage = (graph) => graph.pageIds;
     readStatementsRest = (graph) => graph.pageRest;
     readStatementsHint = (graph, item) => graph.hint(graph.pageStart + item);
+    readRawIdentifier = (graph, d) => graph.names.raw(d);
     readStatementsAfter = (graph, tag, after, subject, predicate, object, limit, count, seal) =>
       graph.statementsAfter(tag, after, subject, predicate, object, limit, count, seal);
     readCursors = (graph) => graph.cursors;
@@ -1064,6 +1066,15 @@ export function lastStatementsRest(graph: Graph): number {
  */
 export function lastStatementsHint(graph: Graph, item: number): string {
   return readStatementsHint(graph, item);
+}
+
+/**
+ * The rawIdentifier of `graph`'s entity of dense id `d` (package-internal: engine/internal.ts), from
+ * the graph's name cache when it holds it (a predicate, an entity of pages read lately), else made
+ * from the entity table: a live graph's delta items name base entities too.
+ */
+export function rawIdentifierOf(graph: Graph, d: number): string {
+  return readRawIdentifier(graph, d);
 }
 
 /**

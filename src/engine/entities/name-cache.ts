@@ -73,6 +73,16 @@ export class NameCache {
   }
 
   /**
+   * Dense id d's rawIdentifier: its slot's string when the slot holds d, else one made from the
+   * table (nothing admitted: a caller outside the page's stages, such as a live graph's delta item).
+   */
+  raw(d: number): string {
+    const slot = d & SLOT_MASK;
+    // Each branch: d's slot holds it (no string made), or the table makes one.
+    return this.ids[slot] === d ? this.raws[slot]! : this.entities.rawIdentifier(d);
+  }
+
+  /**
    * The slot that holds dense id d's strings (entityIds[slot], raws[slot]): its own slot, filled now
    * if it held another entity and d was that slot's last miss too; else SPARE_SLOT (see the banner).
    * Read them before the next call: it may take the same slot.

@@ -98,6 +98,7 @@ import {
   searchByNameChecked,
   lastStatementsPage,
   lastStatementsRest,
+  rawIdentifierOf,
   searchHint,
   searchHintPosition,
   searchItemOf,
@@ -2134,7 +2135,7 @@ export class LiveGraph implements ReadGraph {
   private rawOf(id: string, d: number): string {
     const replaced = this.#replacedBase;
     // Each branch: a base entity not replaced (by its dense id: no look-up by entityId), or the delta's.
-    if (d >= 0 && (replaced === undefined || !replacedBit(replaced, d))) return this.#parts.entities.rawIdentifier(d);
+    if (d >= 0 && (replaced === undefined || !replacedBit(replaced, d))) return rawIdentifierOf(this.#base, d);
     return this.#entities.get(id)!.rawIdentifier;
   }
 
