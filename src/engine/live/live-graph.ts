@@ -2628,13 +2628,44 @@ function replacedBit(bits: Uint32Array, d: number): boolean {
  * entityId; the fingerprint only on a tie of the three.
  */
 function compareRow(order: Order, ids: ArrayLike<number>, k: number, x: Statement, y: DeltaStatement): number {
-  const s = y.sd >= 0 ? ids[3 * k]! - y.sd : cmpEq(x.subjectEntityId, y.s);
-  const p = y.pd >= 0 ? ids[3 * k + 1]! - y.pd : cmpEq(x.predicateEntityId, y.p);
-  const o = y.od >= 0 ? ids[3 * k + 2]! - y.od : cmpEq(x.objectEntityId, y.o);
-  // Each branch: the order's components in its key order, the fingerprint last.
-  if (order === "SPO") return s || p || o || cmp(x.statementFingerprint, y.fp);
-  if (order === "POS") return p || o || s || cmp(x.statementFingerprint, y.fp);
-  return o || s || p || cmp(x.statementFingerprint, y.fp);
+  const at = 3 * k;
+  // Each branch: the order's components in its key order, each compared only on a tie of those
+  // before it, the fingerprint last.
+  if (order === "SPO")
+    return (
+      subjectVs(ids, at, x, y) ||
+      predicateVs(ids, at, x, y) ||
+      objectVs(ids, at, x, y) ||
+      cmp(x.statementFingerprint, y.fp)
+    );
+  if (order === "POS")
+    return (
+      predicateVs(ids, at, x, y) ||
+      objectVs(ids, at, x, y) ||
+      subjectVs(ids, at, x, y) ||
+      cmp(x.statementFingerprint, y.fp)
+    );
+  return (
+    objectVs(ids, at, x, y) ||
+    subjectVs(ids, at, x, y) ||
+    predicateVs(ids, at, x, y) ||
+    cmp(x.statementFingerprint, y.fp)
+  );
+}
+
+/** compareRow's subject (ids[at] x's dense id): as integers when y's is in the base too, else as entityIds. */
+function subjectVs(ids: ArrayLike<number>, at: number, x: Statement, y: DeltaStatement): number {
+  return y.sd >= 0 ? ids[at]! - y.sd : cmpEq(x.subjectEntityId, y.s);
+}
+
+/** compareRow's predicate (ids[at + 1]), as subjectVs. */
+function predicateVs(ids: ArrayLike<number>, at: number, x: Statement, y: DeltaStatement): number {
+  return y.pd >= 0 ? ids[at + 1]! - y.pd : cmpEq(x.predicateEntityId, y.p);
+}
+
+/** compareRow's object (ids[at + 2]), as subjectVs. */
+function objectVs(ids: ArrayLike<number>, at: number, x: Statement, y: DeltaStatement): number {
+  return y.od >= 0 ? ids[at + 2]! - y.od : cmpEq(x.objectEntityId, y.o);
 }
 
 /** cmp with equality tested first (one comparison of two equal strings instead of two). */
