@@ -54,6 +54,7 @@ import {
   PREDICATE,
   SUBJECT,
   type IndexOrder,
+  type QueryPlan,
   type SeekKey,
   type StatementIndex,
 } from "./statements/statement-index.js";
@@ -181,7 +182,8 @@ let replaceParts: (graph: Graph, parts: Partial<GraphParts>) => Graph;
 let readSearchPage: (graph: Graph) => SearchPageKeys;
 let readStatementsPage: (graph: Graph) => ArrayLike<number>;
 let readStatementsRest: (graph: Graph) => number;
-let readStatementsHint: (graph: Graph) => string;
+let readStatementsHint: (graph: Graph, item: number) => string;
+let readRawIdentifier: (graph: Graph, d: number) => string;
 let readSearchHint: (graph: Graph, rank: number) => string;
 let readHintPosition: (graph: Graph, hint: string) => number;
 let readSearchItem: (graph: Graph, d: number) => Entity;
@@ -238,8 +240,14 @@ export class Graph {
   private readonly pageIds = new Uint32Array(3 * Math.max(STATEMENTS_MAX_LIMIT, SEARCH_MAX_LIMIT));
   /** How many of the filters' statements follow the last statements page (its range's rest). */
   private pageRest = 0;
-  /** The position after the last statements page's last item in its index. */
-  private pageEnd = 0;
+  /** The position of the last statements page's first item in its index. */
+  private pageStart = 0;
+  /**
+   * The last statements read's plan and the filters' dense ids it is for: a read of the same
+   * filters again (a walk's next page; a live graph's merge reading on) takes it, not a search.
+   */
+  private lastPlan: QueryPlan | null = null;
+  private lastPlanFilters = [-1, -1, -1];
   /** Name ranks of a search page in order "score" (reused). */
   private readonly pageRanks = new Uint32Array(SEARCH_MAX_LIMIT);
   /** The match tiers of the last search page's items (the search index's list, valid until the next search). */
@@ -304,7 +312,8 @@ export class Graph {
     readSearchItem = (graph, d) => graph.searchItem(d);
     readStatementsPage = (graph) => graph.pageIds;
     readStatementsRest = (graph) => graph.pageRest;
-    readStatementsHint = (graph) => graph.hint(graph.pageEnd - 1);
+    readStatementsHint = (graph, item) => graph.hint(graph.pageStart + item);
+    readRawIdentifier = (graph, d) => graph.names.raw(d);
     readStatementsAfter = (graph, tag, after, subject, predicate, object, limit, count, seal) =>
       graph.statementsAfter(tag, after, subject, predicate, object, limit, count, seal);
     readCursors = (graph) => graph.cursors;
@@ -698,7 +707,21 @@ export class Graph {
       return count ? { items: [], nextCursor: null, total: 0 } : { items: [], nextCursor: null };
     }
     const index = this.statementIndex;
-    const { order, lo, hi } = index.plan({ subject, predicate, object });
+    // Filters as dense ids, -2 for none (a filter's id is >= 0 here).
+    const fs = subject ?? -2;
+    const fp = predicate ?? -2;
+    const fo = object ?? -2;
+    const kept = this.lastPlanFilters;
+    // Each branch: the same filters as the last read's (its plan), or a plan made now and kept.
+    let plan = this.lastPlan;
+    if (plan === null || kept[0] !== fs || kept[1] !== fp || kept[2] !== fo) {
+      plan = index.plan({ subject, predicate, object });
+      this.lastPlan = plan;
+      kept[0] = fs;
+      kept[1] = fp;
+      kept[2] = fo;
+    }
+    const { order, lo, hi } = plan;
     let start = lo;
     if (after !== null) {
       const at = this.positionHint(after[4]);
@@ -711,7 +734,7 @@ export class Graph {
     const end = Math.min(hi, start + limit);
     const n = end - start;
     this.pageRest = hi - end;
-    this.pageEnd = end;
+    this.pageStart = start;
     // The page is read in stages, each a small loop of independent reads (see EntityTable.touch):
     // positions to rows, rows to the three dense ids, the entities' records and text; then the items.
     const rows = this.pageRows;
@@ -1042,13 +1065,23 @@ export function lastStatementsRest(graph: Graph): number {
 }
 
 /**
- * The position hint of the last item of `graph`'s last statements page (package-internal:
- * engine/internal.ts): what the graph's own cursor after that page carries, so that a live graph
- * that seals the cursor of an unsealed base page the graph answers as it is issues the same
- * cursor. Read it right after the read (of a page with items), as lastStatementsPage.
+ * The position hint of item `item` of `graph`'s last statements page
+ * (package-internal: engine/internal.ts): what the graph's own cursor after that item carries, so
+ * that a live graph that seals the cursor of a page whose last item is a base item issues the
+ * cursor the base would. Read it right after the read (of a page with items), as
+ * lastStatementsPage.
  */
-export function lastStatementsHint(graph: Graph): string {
-  return readStatementsHint(graph);
+export function lastStatementsHint(graph: Graph, item: number): string {
+  return readStatementsHint(graph, item);
+}
+
+/**
+ * The rawIdentifier of `graph`'s entity of dense id `d` (package-internal: engine/internal.ts), from
+ * the graph's name cache when it holds it (a predicate, an entity of pages read lately), else made
+ * from the entity table: a live graph's delta items name base entities too.
+ */
+export function rawIdentifierOf(graph: Graph, d: number): string {
+  return readRawIdentifier(graph, d);
 }
 
 /**

@@ -21,6 +21,7 @@ export {
   lastStatementsPage,
   lastStatementsHint,
   lastStatementsRest,
+  rawIdentifierOf,
   type SearchPageKeys,
   SEARCH_BOUNDS_BYTES,
   searchByNameChecked,

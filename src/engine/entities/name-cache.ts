@@ -24,6 +24,10 @@
  * host's whole heap too, comes sooner. An entity named again (a predicate, the subject of an S page,
  * a heavy object) is admitted at its second miss in a row in its slot.
  *
+ * `raw` reads one rawIdentifier for a caller outside a page's stages (a live graph's delta items,
+ * which name base entities): the slot's string when it holds the entity, else one made; it admits
+ * nothing, so such reads do not take slots from the pages' entities.
+ *
  * Cost: O(1) a name. Space: NAME_CACHE_SLOTS x (two 4-byte ids and two string pointers) plus the
  * strings held: at most about 2 x NAME_CACHE_SLOTS strings of entity names (a slice of 13 code units
  * or more is a view on the store's chunk: 20 bytes; a shorter one a copy of at most 40 bytes), a
@@ -70,6 +74,16 @@ export class NameCache {
       m += this.ids[d & SLOT_MASK] !== d ? 1 : 0;
     }
     this.entities.touch(missing, m);
+  }
+
+  /**
+   * Dense id d's rawIdentifier: its slot's string when the slot holds d, else one made from the
+   * table (nothing admitted: a caller outside the page's stages, such as a live graph's delta item).
+   */
+  raw(d: number): string {
+    const slot = d & SLOT_MASK;
+    // Each branch: d's slot holds it (no string made), or the table makes one.
+    return this.ids[slot] === d ? this.raws[slot]! : this.entities.rawIdentifier(d);
   }
 
   /**

@@ -36,8 +36,11 @@
  * Statements read the base through its entry for checked parameters (graph.ts statementsAfterKey:
  * the tag, the resume key and the filters' dense ids, no second check) with `limit` items, not one
  * more: past the page, a next one exists when the range's base statements after it outnumber its
- * tombstones after it (graph.ts lastStatementsRest); a merge resumes the base at its last page's
- * position hint. Each delta list's search runs in the window its fence gives (sorted-delta.ts).
+ * tombstones after it (graph.ts lastStatementsRest); a merge compares a base item with a delta item
+ * by the dense ids the base read for it, resumes the base at its last page's position hint, and
+ * gives its cursor the base's hint when its last item is of the base's page read last. Each delta
+ * list's search runs in the window its fence gives (sorted-delta.ts): the first filter's, or with
+ * no filter the cursor key's first entity's.
  *
  * Scores (order=score): an entity's score is the one its line gave, else its count of statements
  * now: the base's count plus what the delta's statements add and take (by dense id for base
@@ -96,6 +99,7 @@ import {
   searchByNameChecked,
   lastStatementsPage,
   lastStatementsRest,
+  rawIdentifierOf,
   searchHint,
   searchHintPosition,
   searchItemOf,
@@ -435,6 +439,8 @@ export class LiveGraph implements ReadGraph {
   #firstMarks: Record<Order, Uint8Array> | undefined;
   /** Each statements list's fence (sorted-delta.ts buildFence), with the batch and base it was made at. */
   #fences = new WeakMap<readonly DeltaStatement[], { sequence: number; base: Graph; fence: Int32Array }>();
+  /** A statements merge's scratch: each base item kept's place in the base's page (a page is at most the maximum limit). */
+  readonly #fromBaseAt = new Int32Array(STATEMENTS_MAX_LIMIT);
 
   constructor(base: Graph, options: LiveGraphOptions = {}) {
     // A secret of our own when none is given: the base must share it, and a Graph's default is not readable.
@@ -1865,14 +1871,36 @@ export class LiveGraph implements ReadGraph {
     // one binary search each); whether an index holds an item of the range is one comparison.
     // (An id that names no entity now needs no check: the base has no statement naming it that is
     // not tombstoned, and the delta none.)
+    // With no filter, a key's searches are windowed by its own first entity (SPO: its subject) and
+    // compare it as a dense id, as a first filter's.
+    let keyFirst = firstId;
+    let slo = lo;
+    let shi = hi;
+    let shlo = hlo;
+    let shhi = hhi;
+    if (prefix.length === 0 && afterKey !== undefined) {
+      keyFirst = dictionary.idOf(afterKey[0]);
+      // Each branch: the key's first entity is a base one (rank 2 id), or ranks between two (2 lowerBound - 1).
+      const rank = keyFirst >= 0 ? 2 * keyFirst : 2 * dictionary.lowerBound(afterKey[0]) - 1;
+      if (list.length > 0) {
+        const fence = this.fenceOf(list, order);
+        slo = fenceLo(fence, rank);
+        shi = fenceHi(fence, rank, list.length);
+      }
+      if (hiddenList.length > 0) {
+        const fence = this.fenceOf(hiddenList, order);
+        shlo = fenceLo(fence, rank);
+        shhi = fenceHi(fence, rank, hiddenList.length);
+      }
+    }
     let m =
       afterKey === undefined
         ? seekPrefix(list, order, prefix, firstId, lo, hi, secondId, thirdId)
-        : seekAfter(list, order, afterKey, lo, hi, firstId, secondId, thirdId);
+        : seekAfter(list, order, afterKey, slo, shi, keyFirst, secondId, thirdId);
     const h0 =
       afterKey === undefined
         ? seekPrefix(hiddenList, order, prefix, firstId, hlo, hhi, secondId, thirdId)
-        : seekAfter(hiddenList, order, afterKey, hlo, hhi, firstId, secondId, thirdId);
+        : seekAfter(hiddenList, order, afterKey, shlo, shhi, keyFirst, secondId, thirdId);
     const hiddenAhead = inPrefix(hiddenList, order, prefix, h0, firstId, secondId, thirdId);
     const deltaAhead = inPrefix(list, order, prefix, m, firstId, secondId, thirdId);
     // The base's page from the key (a base-issued cursor resumes at its hint), its cursor not sealed
@@ -1895,7 +1923,7 @@ export class LiveGraph implements ReadGraph {
       if (first.nextCursor !== null) {
         const more =
           deltaAhead || !hiddenAhead || this.baseItemsLeft(rest, order, prefix, firstId, hiddenList, h0, hhi);
-        first.nextCursor = more ? this.statementsCursor(tag, got[k - 1]!, lastStatementsHint(base)) : null;
+        first.nextCursor = more ? this.statementsCursor(tag, got[k - 1]!, lastStatementsHint(base, k - 1)) : null;
       }
       if (count)
         first.total = this.statementsTotal(first.total!, order, prefix, firstId, list, lo, hi, hiddenList, hlo, hhi);
@@ -1905,7 +1933,13 @@ export class LiveGraph implements ReadGraph {
     // item follows the page's last (a delta item, a base item read, or one of the base's rest that
     // is not tombstoned), so that the base is read no further than the page.
     const fromBase: Statement[] = [];
+    /** The place of fromBase[i] in the base's page it came from (the base's page read last). */
+    const fromBaseAt = this.#fromBaseAt;
+    /** The dense ids of the base's page read last (the base's scratch: the same array for every page). */
+    const baseIds = lastStatementsPage(base);
     let b = 0;
+    /** The place in the base's page read last of the page's last item so far, when it is one of its items; else -1. */
+    let lastAt = -1;
     let page: Page<Statement> | undefined = first;
     /** Where the base's next page starts (after its last item read), when one is to be read. */
     let nextKey: StatementsKey | undefined;
@@ -1925,13 +1959,18 @@ export class LiveGraph implements ReadGraph {
         if (page === undefined) {
           const n = Math.min(STATEMENTS_MAX_LIMIT, limit - items.length + TOMBSTONE_SLACK);
           page = statementsAfterKey(base, tag, nextKey!, sd, pd, od, n, false, false);
+          lastAt = -1;
           rest = lastStatementsRest(base);
           this.patchNames(page.items, fixed);
         }
         // Each branch: with no tombstone in the range the page is kept as it is; else its items and
         // the range's tombstones (sorted alike) are walked together and the tombstoned left out (a
         // comparison or two an item, no hash of its fingerprint).
-        if (!hiddenAhead) for (const item of page.items) fromBase.push(item);
+        if (!hiddenAhead)
+          for (let j = 0; j < page.items.length; j++) {
+            fromBaseAt[j] = j;
+            fromBase.push(page.items[j]!);
+          }
         else {
           // By the page's dense ids (the base's page read last: no base read since), integers.
           const pageIds = lastStatementsPage(base);
@@ -1943,7 +1982,9 @@ export class LiveGraph implements ReadGraph {
             let c = 1;
             while (h < hiddenList.length && (c = compareRow(order, pageIds, j, item, hiddenList[h]!)) > 0) h++;
             lastHidden = h < hiddenList.length && c === 0;
-            if (!lastHidden) fromBase.push(item);
+            if (lastHidden) continue;
+            fromBaseAt[fromBase.length] = j;
+            fromBase.push(item);
           }
         }
         // Each branch: the base's last page; or the next from its last item's key, with its position
@@ -1956,7 +1997,7 @@ export class LiveGraph implements ReadGraph {
             last.predicateEntityId,
             last.objectEntityId,
             last.statementFingerprint,
-            lastStatementsHint(base),
+            lastStatementsHint(base, page.items.length - 1),
           ];
         page = undefined;
         continue;
@@ -1964,11 +2005,15 @@ export class LiveGraph implements ReadGraph {
       const x = fromBase[b];
       const y = inPrefix(list, order, prefix, m, firstId, secondId, thirdId) ? list[m] : undefined;
       if (x === undefined && y === undefined) break;
-      if (y === undefined || (x !== undefined && compareItem(order, x, y) < 0)) {
+      // x is of the base's page read last (fromBase is refilled from each page read): compared by
+      // the dense ids the base read for it.
+      if (y === undefined || (x !== undefined && compareRow(order, baseIds, fromBaseAt[b]!, x, y) < 0)) {
         items.push(x!);
+        lastAt = fromBaseAt[b]!;
         b++;
       } else {
         items.push(this.statementItem(y));
+        lastAt = -1;
         m++;
       }
     }
@@ -1978,7 +2023,10 @@ export class LiveGraph implements ReadGraph {
     let more = inPrefix(list, order, prefix, m, firstId, secondId, thirdId) || b < fromBase.length;
     if (!more && !baseDone)
       more = !hiddenAhead || this.baseItemsLeft(rest, order, prefix, firstId, hiddenList, lastHidden ? h + 1 : h, hhi);
-    const nextCursor = items.length > 0 && more ? this.statementsCursor(tag, items[items.length - 1]!, "") : null;
+    // The cursor carries the base's position hint when the last item is a base item of the base's
+    // page read last (the next page resumes the base there without placing the key); else none.
+    const hint = lastAt < 0 ? "" : lastStatementsHint(base, lastAt);
+    const nextCursor = items.length > 0 && more ? this.statementsCursor(tag, items[items.length - 1]!, hint) : null;
     if (!count) return { items, nextCursor };
     return {
       items,
@@ -2099,7 +2147,7 @@ export class LiveGraph implements ReadGraph {
   private rawOf(id: string, d: number): string {
     const replaced = this.#replacedBase;
     // Each branch: a base entity not replaced (by its dense id: no look-up by entityId), or the delta's.
-    if (d >= 0 && (replaced === undefined || !replacedBit(replaced, d))) return this.#parts.entities.rawIdentifier(d);
+    if (d >= 0 && (replaced === undefined || !replacedBit(replaced, d))) return rawIdentifierOf(this.#base, d);
     return this.#entities.get(id)!.rawIdentifier;
   }
 
@@ -2594,25 +2642,44 @@ function replacedBit(bits: Uint32Array, d: number): boolean {
  * entityId; the fingerprint only on a tie of the three.
  */
 function compareRow(order: Order, ids: ArrayLike<number>, k: number, x: Statement, y: DeltaStatement): number {
-  const s = y.sd >= 0 ? ids[3 * k]! - y.sd : cmpEq(x.subjectEntityId, y.s);
-  const p = y.pd >= 0 ? ids[3 * k + 1]! - y.pd : cmpEq(x.predicateEntityId, y.p);
-  const o = y.od >= 0 ? ids[3 * k + 2]! - y.od : cmpEq(x.objectEntityId, y.o);
-  // Each branch: the order's components in its key order, the fingerprint last.
-  if (order === "SPO") return s || p || o || cmp(x.statementFingerprint, y.fp);
-  if (order === "POS") return p || o || s || cmp(x.statementFingerprint, y.fp);
-  return o || s || p || cmp(x.statementFingerprint, y.fp);
+  const at = 3 * k;
+  // Each branch: the order's components in its key order, each compared only on a tie of those
+  // before it, the fingerprint last.
+  if (order === "SPO")
+    return (
+      subjectVs(ids, at, x, y) ||
+      predicateVs(ids, at, x, y) ||
+      objectVs(ids, at, x, y) ||
+      cmp(x.statementFingerprint, y.fp)
+    );
+  if (order === "POS")
+    return (
+      predicateVs(ids, at, x, y) ||
+      objectVs(ids, at, x, y) ||
+      subjectVs(ids, at, x, y) ||
+      cmp(x.statementFingerprint, y.fp)
+    );
+  return (
+    objectVs(ids, at, x, y) ||
+    subjectVs(ids, at, x, y) ||
+    predicateVs(ids, at, x, y) ||
+    cmp(x.statementFingerprint, y.fp)
+  );
 }
 
-/** A base page's item against a delta statement, in `order` (field by field, no key arrays). */
-function compareItem(order: Order, x: Statement, y: DeltaStatement): number {
-  const s = x.subjectEntityId;
-  const p = x.predicateEntityId;
-  const o = x.objectEntityId;
-  // Each branch: the order's components in its key order, the fingerprint last; a later one is
-  // compared only when the earlier are equal (a filter's prefix always is: equality checked first).
-  if (order === "SPO") return cmpEq(s, y.s) || cmpEq(p, y.p) || cmpEq(o, y.o) || cmp(x.statementFingerprint, y.fp);
-  if (order === "POS") return cmpEq(p, y.p) || cmpEq(o, y.o) || cmpEq(s, y.s) || cmp(x.statementFingerprint, y.fp);
-  return cmpEq(o, y.o) || cmpEq(s, y.s) || cmpEq(p, y.p) || cmp(x.statementFingerprint, y.fp);
+/** compareRow's subject (ids[at] x's dense id): as integers when y's is in the base too, else as entityIds. */
+function subjectVs(ids: ArrayLike<number>, at: number, x: Statement, y: DeltaStatement): number {
+  return y.sd >= 0 ? ids[at]! - y.sd : cmpEq(x.subjectEntityId, y.s);
+}
+
+/** compareRow's predicate (ids[at + 1]), as subjectVs. */
+function predicateVs(ids: ArrayLike<number>, at: number, x: Statement, y: DeltaStatement): number {
+  return y.pd >= 0 ? ids[at + 1]! - y.pd : cmpEq(x.predicateEntityId, y.p);
+}
+
+/** compareRow's object (ids[at + 2]), as subjectVs. */
+function objectVs(ids: ArrayLike<number>, at: number, x: Statement, y: DeltaStatement): number {
+  return y.od >= 0 ? ids[at + 2]! - y.od : cmpEq(x.objectEntityId, y.o);
 }
 
 /** cmp with equality tested first (one comparison of two equal strings instead of two). */

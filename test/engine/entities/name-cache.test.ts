@@ -3,7 +3,8 @@
  * over more entities than slots (so slots are taken over again and again, ids of one slot back to
  * back), each slot's strings read right after it is found: always the entity's own names. The
  * admission (an id is admitted at its second miss in a row in its slot, else its names go to the
- * spare slot), and touchMissing touches exactly the ids no slot holds.
+ * spare slot), and touchMissing touches exactly the ids no slot holds; raw gives any entity's
+ * rawIdentifier and admits nothing.
  */
 
 import { test } from "uvu";
@@ -34,6 +35,26 @@ test("a slot's strings are always its entity's, across collisions", () => {
     const slot = cache.slot(d);
     assert.is(cache.entityIds[slot], t.entityId(d), `id ${d}`);
     assert.is(cache.raws[slot], t.rawIdentifier(d), `id ${d}`);
+  }
+});
+
+test("raw gives every entity's rawIdentifier, held or not, and admits nothing", () => {
+  const n = 2 * NAME_CACHE_SLOTS + 5;
+  const t = table(n);
+  const cache = new NameCache(t);
+  const rng = new Rng(23);
+  for (let k = 0; k < 20000; k++) {
+    const d = rng.int(n);
+    // Each branch: a slot taken (twice in a row: admitted), then raw of any id, held or not.
+    if (rng.chance(0.3)) {
+      cache.slot(d);
+      cache.slot(d);
+    }
+    const e = rng.int(n);
+    const held = cache.entityIds[e % NAME_CACHE_SLOTS] === t.entityId(e);
+    assert.is(cache.raw(e), t.rawIdentifier(e), `id ${e}`);
+    // raw admits nothing: whether the slot holds e is as it was.
+    assert.is(cache.entityIds[e % NAME_CACHE_SLOTS] === t.entityId(e), held, `id ${e} admitted`);
   }
 });
 

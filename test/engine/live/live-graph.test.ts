@@ -242,6 +242,44 @@ test("statements by every entity ever there (base, put since, deleted) as first 
   }
 });
 
+test("unfiltered statements pages after a cursor (searched from the key's own entity; a merged page's cursor with the base's position hint) equal the oracle, across batches", () => {
+  // Delta lists longer than a few fence strides, new entities ranking between base ones, and
+  // tombstones: every page of every walk, then each cursor issued before a batch followed after it.
+  const rng = new Rng(79);
+  const data = generateGraph(rng, { entities: 60, statements: 700 });
+  const live = new LiveGraph(buildGraph(data), { cursorSecret: "unfiltered-test" });
+  const oracle = new LiveOracle(data);
+  let issued: { cursor: string; last: string[] }[] = [];
+  for (let batch = 0; batch < 8; batch++) {
+    const changes = randomBatch(rng, oracle, { lines: rng.range(30, 90) });
+    if (!oracle.apply(changes).ok) continue;
+    live.apply(changes);
+    const expected = oracle.oracle().statementsFor({});
+    for (const { cursor, last } of issued) {
+      const want = expected.filter((st) => compareKeys(statementKey("SPO", st), last) > 0).slice(0, 7);
+      assert.equal(live.statements({ limit: 7, cursor }).items, want, `batch ${batch}: a cursor after ${show(last)}`);
+    }
+    issued = [];
+    for (const limit of [1, 3, 16, 50, 200]) {
+      let cursor: string | undefined;
+      walkPages<Statement>({
+        fetch: (l, c, count) => {
+          const page = live.statements({ limit: l, cursor: c, ...(count ? { count } : {}) });
+          cursor = page.nextCursor ?? undefined;
+          if (cursor !== undefined && rng.chance(0.2))
+            issued.push({ cursor, last: statementKey("SPO", page.items[page.items.length - 1]!) });
+          return page;
+        },
+        expected,
+        nextLimit: () => limit,
+        defaultLimit: 50,
+        countPolicy: () => rng.chance(0.3),
+        ctx: `batch ${batch} unfiltered, limit ${limit}`,
+      });
+    }
+  }
+});
+
 /** The oracle's sort key of an item for a query (search) or filters (statements). */
 function searchKey(q: string, e: Entity): (string | number)[] {
   const f = fold(e.rawIdentifier);
