@@ -1151,9 +1151,19 @@ export class LiveGraph implements ReadGraph {
     const out: SearchItem[] = [];
     /** The entities of `out`, as items. */
     const entities: Entity[] = [];
+    /** The base page read last has a look-ahead item (the first after it) that is not tombstoned. */
+    let lookAhead = false;
+    /** An item follows the page's `limit` (known without placing it). */
+    let more = false;
     while (out.length < want) {
       const x = pending[p];
       const y = found[m];
+      // The page full: only whether an item follows is left to know, not which (a head of either
+      // stream, or the base's visible look-ahead), so no base page is read to place it.
+      if (out.length === limit && (x !== undefined || y !== undefined || lookAhead)) {
+        more = true;
+        break;
+      }
       // The smaller head of the two streams (no entityId is in both: the base's copies of the
       // delta's entities are tombstoned).
       const next = y === undefined || (x !== undefined && before(x, y)) ? x : y;
@@ -1213,6 +1223,9 @@ export class LiveGraph implements ReadGraph {
       }
       // Each branch: the base's last page; a next one from the base's cursor; or (an unsealed
       // page) from a cursor of its last item's key, sealed here with the base's hint.
+      lookAhead =
+        page.nextCursor !== null &&
+        (hiddenBase === undefined || hiddenBase[this.#parts.searchIndex.idAt(keys.ranks[items.length]!)] !== 1);
       if (page.nextCursor === null) baseCursor = undefined;
       else if (page.nextCursor !== UNSEALED_MORE) baseCursor = page.nextCursor;
       else {
@@ -1228,7 +1241,7 @@ export class LiveGraph implements ReadGraph {
     const n = Math.min(limit, out.length);
     const items = entities.slice(0, n);
     let nextCursor: string | null = null;
-    if (out.length > limit) {
+    if (more || out.length > limit) {
       const last = keyed(out[n - 1]!);
       // A base item's key carries the base's hint (the base resumes at the next rank instead of
       // placing the key; a later base refuses the hint and places the key).
