@@ -54,6 +54,8 @@ export class GramIndex<T extends { readonly folded: string }> {
   private readonly postings = new Map<GramKey, Set<T>>();
   /** Posting sets sorted by sortedList's order, until the set changes. */
   private readonly sorted = new Map<GramKey, T[]>();
+  /** sharedPrefixes' arrays, by the sorted list they describe (let go with it). */
+  private readonly prefixes = new WeakMap<readonly T[], Int32Array>();
   readonly items = new Set<T>();
   /** `items` as an array (list()), until an item comes or goes. */
   private listed: T[] | undefined;
@@ -157,6 +159,31 @@ export class GramIndex<T extends { readonly folded: string }> {
       this.sorted.set(rarest!, list);
     }
     return list;
+  }
+
+  /**
+   * For a list sortedList returned: at i, how many code units item i's folded identifier shares as a
+   * prefix with item i - 1's (0 at 0). Made at the first call for that list (O(the prefixes
+   * shared)) and kept with it: a list is never changed, a set that changes gets a new one. A
+   * count of a query's matches skips the check of an item whose shared prefix holds the
+   * previous item's first occurrence of the query (runs of names that differ only in their ends,
+   * such as numbered ones, cost an integer comparison an item).
+   */
+  sharedPrefixes(list: readonly T[]): Int32Array {
+    let shared = this.prefixes.get(list);
+    if (shared === undefined) {
+      shared = new Int32Array(list.length);
+      for (let i = 1; i < list.length; i++) {
+        const a = list[i - 1]!.folded;
+        const b = list[i]!.folded;
+        const n = Math.min(a.length, b.length);
+        let k = 0;
+        while (k < n && a.charCodeAt(k) === b.charCodeAt(k)) k++;
+        shared[i] = k;
+      }
+      this.prefixes.set(list, shared);
+    }
+    return shared;
   }
 
   /** Every item, as an array (made at the first call after an item came or went; no order). */

@@ -1115,8 +1115,8 @@ export class LiveGraph implements ReadGraph {
     let hiddenMatches = 0;
     let deltaMatches = 0;
     if (count) {
-      hiddenMatches = countMatches(this.#hiddenGrams.candidates(fq), fq, typeName);
-      deltaMatches = countListed(this.deltaCandidates(fq), fq, typeName);
+      hiddenMatches = countCandidates(this.#hiddenGrams, this.hiddenCandidates(fq), fq, typeName);
+      deltaMatches = countCandidates(this.#entityGrams, this.deltaCandidates(fq), fq, typeName);
     }
     /** The base's page read first (basePageByName's): the merge's first round. */
     let prefetched: Page<Entity> | undefined = read.prefetched;
@@ -1694,7 +1694,10 @@ export class LiveGraph implements ReadGraph {
     }
     // The walk's total (asked: the tombstones were probed): the base's, less its tombstoned matches, plus the delta's.
     if (hiddenList !== undefined)
-      page.total = page.total! - countListed(hiddenList, fq, type) + countListed(delta, fq, type);
+      page.total =
+        page.total! -
+        countCandidates(this.#hiddenGrams, hiddenList, fq, type) +
+        countCandidates(this.#entityGrams, delta, fq, type);
     if (hidden > 0) dropMarked(page.items, hiddenBase!, keys.ids);
     return page;
   }
@@ -2442,17 +2445,60 @@ function countMatches(
 /**
  * How many items of a gram index's sorted list for `fq` (GramIndex.sortedList, or every item for a
  * query shorter than a gram) match `fq` and `type`: the list's length when each holds fq (fq is
- * one gram) and no type is asked, else one check an item.
+ * one gram) and no type is asked, else one check an item. With `shared` (the list's
+ * GramIndex.sharedPrefixes), an item whose prefix shared with the previous item holds that item's
+ * first occurrence of fq holds it too (unchecked, not even read when no type is asked), and any
+ * other is searched from the end of its shared prefix less fq's length (an occurrence ending in
+ * it would have been the previous item's, earlier than its first or where it had none).
  */
-function countListed(list: readonly { folded: string; type: EntityType }[], fq: string, type: EntityType | undefined) {
+function countListed(
+  list: readonly { folded: string; type: EntityType }[],
+  fq: string,
+  type: EntityType | undefined,
+  shared?: Int32Array,
+) {
   const check = fq.length !== GRAM;
   if (!check && type === undefined) return list.length;
   let n = 0;
+  // Each branch: by the shared prefixes; or one includes() an item.
+  if (check && shared !== undefined) {
+    const len = fq.length;
+    /** Where the previous item's first occurrence of fq ends (-1: it has none). */
+    let end = -1;
+    for (let i = 0; i < list.length; i++) {
+      const k = shared[i]!;
+      // Each branch: the previous item's first occurrence is inside the shared prefix (so it is
+      // this item's first), or this item is searched past what the previous one settled.
+      if (end >= 0 && k >= end) {
+        if (type === undefined || list[i]!.type === type) n++;
+        continue;
+      }
+      const x = list[i]!;
+      const at = x.folded.indexOf(fq, k < len ? 0 : k - len + 1);
+      end = at < 0 ? -1 : at + len;
+      if (at >= 0 && (type === undefined || x.type === type)) n++;
+    }
+    return n;
+  }
   for (let i = 0; i < list.length; i++) {
     const x = list[i]!;
     if ((type === undefined || x.type === type) && (!check || x.folded.includes(fq))) n++;
   }
   return n;
+}
+
+/**
+ * countListed of `list`, the candidates of `fq` in `grams` (sortedList's for a query of a gram or
+ * more, else every item): a query longer than a gram is counted by its sorted list's shared prefixes.
+ */
+function countCandidates<T extends { readonly folded: string; readonly type: EntityType }>(
+  grams: GramIndex<T>,
+  list: readonly T[],
+  fq: string,
+  type: EntityType | undefined,
+): number {
+  // Each branch: a gram's sorted list of a query that must be checked; else each item as it is.
+  return countListed(list, fq, type, fq.length > GRAM && list.length > 1 ? grams.sharedPrefixes(list) : undefined);
 }
 
 /** Folded identifier, then entityId (a tombstone's sorted lists: the delta entities' order). */
