@@ -14,7 +14,7 @@
  *
  * For a walk in order (search order "name" needs only a page's worth after a key), a posting set is
  * also kept as an array sorted by the caller's order, made on the first query that asks after the
- * set changed (sortedCandidates): a read then binary-searches to its key and stops after a page.
+ * set changed (sortedCandidates), kept in the gram's posting object beside the set and its size: a read then binary-searches to its key and stops after a page.
  *
  * A gram of three code units below GRAM_UNIT_LIMIT is keyed by the number that packs them (a small
  * integer: a Map probe without a string made and hashed per gram of the query); any other by its
@@ -50,10 +50,18 @@ function gramAt(s: string, i: number): GramKey {
   return s.slice(i, i + GRAM);
 }
 
+/**
+ * A gram's posting set with what a read asks of it beside its items, in one object (one Map probe a
+ * gram, one object read): its size, and the set sorted by sortedList's order (until the set changes).
+ */
+interface Posting<T> {
+  readonly items: Set<T>;
+  size: number;
+  sorted: T[] | undefined;
+}
+
 export class GramIndex<T extends { readonly folded: string }> {
-  private readonly postings = new Map<GramKey, Set<T>>();
-  /** Posting sets sorted by sortedList's order, until the set changes. */
-  private readonly sorted = new Map<GramKey, T[]>();
+  private readonly postings = new Map<GramKey, Posting<T>>();
   /** sharedPrefixes' arrays, by the sorted list they describe (let go with it). */
   private readonly prefixes = new WeakMap<readonly T[], Int32Array>();
   readonly items = new Set<T>();
@@ -68,13 +76,14 @@ export class GramIndex<T extends { readonly folded: string }> {
     this.items.add(item);
     this.listed = undefined;
     for (const g of grams(item.folded)) {
-      let set = this.postings.get(g);
-      if (set === undefined) {
-        set = new Set();
-        this.postings.set(g, set);
+      let posting = this.postings.get(g);
+      if (posting === undefined) {
+        posting = { items: new Set(), size: 0, sorted: undefined };
+        this.postings.set(g, posting);
       }
-      set.add(item);
-      this.sorted.delete(g);
+      posting.items.add(item);
+      posting.size = posting.items.size;
+      posting.sorted = undefined;
     }
   }
 
@@ -82,11 +91,12 @@ export class GramIndex<T extends { readonly folded: string }> {
     if (!this.items.delete(item)) return;
     this.listed = undefined;
     for (const g of grams(item.folded)) {
-      const set = this.postings.get(g);
-      if (set === undefined) continue;
-      set.delete(item);
-      this.sorted.delete(g);
-      if (set.size === 0) this.postings.delete(g);
+      const posting = this.postings.get(g);
+      if (posting === undefined) continue;
+      posting.items.delete(item);
+      posting.size = posting.items.size;
+      posting.sorted = undefined;
+      if (posting.size === 0) this.postings.delete(g);
     }
   }
 
@@ -99,13 +109,13 @@ export class GramIndex<T extends { readonly folded: string }> {
   candidates(fq: string): { items: Iterable<T>; check: boolean } {
     // Each branch: too short to filter (every item, checked); a gram no item has (nothing); the rarest gram's set.
     if (fq.length < GRAM) return { items: this.items, check: true };
-    let rarest: Set<T> | undefined;
+    let rarest: Posting<T> | undefined;
     for (let i = 0; i + GRAM <= fq.length; i++) {
-      const set = this.postings.get(gramAt(fq, i));
-      if (set === undefined) return { items: NONE, check: false };
-      if (rarest === undefined || set.size < rarest.size) rarest = set;
+      const posting = this.postings.get(gramAt(fq, i));
+      if (posting === undefined) return { items: NONE, check: false };
+      if (rarest === undefined || posting.size < rarest.size) rarest = posting;
     }
-    return { items: rarest!, check: fq.length !== GRAM };
+    return { items: rarest!.items, check: fq.length !== GRAM };
   }
 
   /**
@@ -114,17 +124,17 @@ export class GramIndex<T extends { readonly folded: string }> {
    */
   rarest(fq: string): { gram: GramKey; items: ReadonlySet<T> } | undefined {
     let gram: GramKey = "";
-    let rarest: Set<T> | undefined;
+    let rarest: Posting<T> | undefined;
     for (let i = 0; i + GRAM <= fq.length; i++) {
       const g = gramAt(fq, i);
-      const set = this.postings.get(g);
-      if (set === undefined) return undefined;
-      if (rarest === undefined || set.size < rarest.size) {
-        rarest = set;
+      const posting = this.postings.get(g);
+      if (posting === undefined) return undefined;
+      if (rarest === undefined || posting.size < rarest.size) {
+        rarest = posting;
         gram = g;
       }
     }
-    return rarest === undefined ? undefined : { gram, items: rarest };
+    return rarest === undefined ? undefined : { gram, items: rarest.items };
   }
 
   /**
@@ -141,24 +151,15 @@ export class GramIndex<T extends { readonly folded: string }> {
    * `fq` is longer than a gram. An empty list when some gram of `fq` is in no item.
    */
   sortedList(fq: string, compare: (x: T, y: T) => number): readonly T[] {
-    let rarest: GramKey | undefined;
-    let size = 0;
+    let rarest: Posting<T> | undefined;
     for (let i = 0; i + GRAM <= fq.length; i++) {
-      const g = gramAt(fq, i);
-      const set = this.postings.get(g);
+      const posting = this.postings.get(gramAt(fq, i));
       // A gram no item has: nothing can match.
-      if (set === undefined) return NONE;
-      if (rarest === undefined || set.size < size) {
-        rarest = g;
-        size = set.size;
-      }
+      if (posting === undefined) return NONE;
+      if (rarest === undefined || posting.size < rarest.size) rarest = posting;
     }
-    let list = this.sorted.get(rarest!);
-    if (list === undefined) {
-      list = [...this.postings.get(rarest!)!].sort(compare);
-      this.sorted.set(rarest!, list);
-    }
-    return list;
+    rarest!.sorted ??= [...rarest!.items].sort(compare);
+    return rarest!.sorted;
   }
 
   /**
@@ -198,17 +199,17 @@ export class GramIndex<T extends { readonly folded: string }> {
    */
   matching(fq: string): T[] | undefined {
     if (fq.length < GRAM) return undefined;
-    let rarest: Set<T> | undefined;
+    let rarest: Posting<T> | undefined;
     for (let i = 0; i + GRAM <= fq.length; i++) {
-      const set = this.postings.get(gramAt(fq, i));
+      const posting = this.postings.get(gramAt(fq, i));
       // A gram no item has: nothing can match.
-      if (set === undefined) return [];
-      if (rarest === undefined || set.size < rarest.size) rarest = set;
+      if (posting === undefined) return [];
+      if (rarest === undefined || posting.size < rarest.size) rarest = posting;
     }
     // Each branch: a query of one gram is in every item of its posting set; a longer one is checked.
-    if (fq.length === GRAM) return [...rarest!];
+    if (fq.length === GRAM) return [...rarest!.items];
     const out: T[] = [];
-    for (const item of rarest!) if (item.folded.includes(fq)) out.push(item);
+    for (const item of rarest!.items) if (item.folded.includes(fq)) out.push(item);
     return out;
   }
 }
