@@ -96,6 +96,7 @@ import {
   lastStatementsPage,
   lastStatementsRest,
   searchHint,
+  type SearchPageKeys,
   searchHintPosition,
   searchItemOf,
   type StatementsKey,
@@ -1665,9 +1666,15 @@ export class LiveGraph implements ReadGraph {
     // in no tombstone (a query of a gram or more), and then the page's items need no look-up in the
     // bitmap. Without a total the bitmap alone is asked: its look-ups cost less than the probe.
     const hiddenList = count ? this.hiddenCandidates(fq) : undefined;
+    const delta = this.deltaCandidates(fq);
     // Each branch: no tombstone can be on the page (nothing to check); or the page's items against the bitmap.
     if (hiddenBase !== undefined && (hiddenList === undefined || hiddenList.length > 0)) {
       hidden = countMarked(hiddenBase, keys.ids, k);
+      // A delta match before the page's last item makes it a merge whatever a longer page would
+      // hold: the merge starts from this page, not read again longer (a replaced entity's new name
+      // often sorts next to its tombstoned base one).
+      if (hidden > 0 && page.nextCursor !== null && this.deltaAhead(fq, type, key, page, keys, delta))
+        return { prefetched: page, key };
       // Made up for: each round reads the page `hidden` items longer, until its visible items fill
       // it (the longer part may hold tombstones of its own) or the base has no more; a page that
       // would pass the base's limit is left to the merge.
@@ -1682,16 +1689,7 @@ export class LiveGraph implements ReadGraph {
       if (page.nextCursor !== null && hiddenBase[this.#parts.searchIndex.idAt(keys.ranks[k]!)] === 1)
         return { prefetched: page, key };
     }
-    // The delta's first match after the key, looked for only up to the page's last item (folded
-    // only when a delta candidate meets it), and not at all when no delta entity has every gram of fq.
-    const delta = this.deltaCandidates(fq);
-    if (delta.length > 0) {
-      let bound: SearchItem | undefined;
-      if (page.nextCursor !== null) bound = { tier: keys.tiers[k - 1]!, folded: "", entity: page.items[k - 1]! };
-      const first: SearchItem[] = [];
-      this.deltaByName(fq, type, key?.item, 1, first, bound, delta);
-      if (first.length > 0) return { prefetched: page, key };
-    }
+    if (this.deltaAhead(fq, type, key, page, keys, delta)) return { prefetched: page, key };
     // The walk's total (asked: the tombstones were probed): the base's, less its tombstoned matches, plus the delta's.
     if (hiddenList !== undefined)
       page.total =
@@ -1700,6 +1698,30 @@ export class LiveGraph implements ReadGraph {
         countCandidates(this.#entityGrams, delta, fq, type);
     if (hidden > 0) dropMarked(page.items, hiddenBase!, keys.ids);
     return page;
+  }
+
+  /**
+   * Whether the delta has a match of `fq` (and `type`) after the key and before the base page's
+   * last item (anywhere after the key on the base's last page): looked for in `delta` (its
+   * candidates, deltaCandidates), the page's last item folded only when a candidate meets it, and
+   * not at all when no delta entity has every gram of fq.
+   */
+  private deltaAhead(
+    fq: string,
+    type: EntityType | undefined,
+    key: SearchKey | undefined,
+    page: Page<Entity>,
+    keys: SearchPageKeys,
+    delta: readonly DeltaEntity[],
+  ): boolean {
+    if (delta.length === 0) return false;
+    const k = page.items.length;
+    let bound: SearchItem | undefined;
+    // Each branch: a next page (its last item bounds the walk), or the base's last (none).
+    if (page.nextCursor !== null) bound = { tier: keys.tiers[k - 1]!, folded: "", entity: page.items[k - 1]! };
+    const first: SearchItem[] = [];
+    this.deltaByName(fq, type, key?.item, 1, first, bound, delta);
+    return first.length > 0;
   }
 
   /**

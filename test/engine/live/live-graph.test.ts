@@ -803,6 +803,41 @@ test("order=name pages with tombstones on them, in the pages read longer to make
   );
 });
 
+test("order=name pages where a replaced entity's new name sorts next to its tombstoned base one (the merge from the page first read) equal the oracle", () => {
+  const entities = Array.from({ length: 30 }, (_, i) => ({
+    entityId: `e${String(i).padStart(2, "0")}`,
+    rawIdentifier: `item ${String(i).padStart(2, "0")}`,
+    type: String(i % 2) as EntityType,
+    sourceType: "",
+  }));
+  const live = new LiveGraph(buildGraph({ entities, statements: [] }), { cursorSecret: "renamed-test" });
+  // Renamed in place ("item 03" -> "item 03 (renamed)"), some in runs, one deleted beside them.
+  const renamed = [0, 3, 4, 9, 10, 11, 17, 29].map((i) => ({
+    ...entities[i]!,
+    rawIdentifier: `${entities[i]!.rawIdentifier} (renamed)`,
+  }));
+  live.apply([
+    ...renamed.map((entity) => ({ op: "put" as const, entity })),
+    { op: "delete" as const, entityId: "e12" },
+  ]);
+  const byId = new Map(renamed.map((e) => [e.entityId, e]));
+  const content = entities.filter((e) => e.entityId !== "e12").map((e) => byId.get(e.entityId) ?? e);
+  for (const q of ["item", "tem 1", "item 0"])
+    for (const type of [undefined, "0" as EntityType, "1" as EntityType])
+      for (let limit = 1; limit <= 8; limit++) {
+        const expected = content.filter((e) => e.rawIdentifier.includes(q) && (type === undefined || e.type === type));
+        const got: Entity[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = live.search({ q, type, limit, cursor, count: true });
+          assert.is(page.total, expected.length, `q=${show(q)} type=${show(type)} limit ${limit} total`);
+          got.push(...page.items);
+          cursor = page.nextCursor ?? undefined;
+        } while (cursor !== undefined);
+        assert.equal(got, expected, `q=${show(q)} type=${show(type)} limit ${limit}`);
+      }
+});
+
 test("order=name totals of queries longer than a gram over names sharing long prefixes (numbered, renamed, deleted) equal a count by includes()", () => {
   // Base "item NN" and "gem item NN"; the delta puts "new entity N" (runs that share all but their
   // last digits), renames some base entities "... (renamed)" and deletes others: the delta's and
