@@ -66,6 +66,8 @@ export class GramIndex<T extends { readonly folded: string }> {
   private readonly postings = new Map<GramKey, Posting<T>>();
   /** sharedPrefixes' arrays, by the sorted list they describe (let go with it). */
   private readonly prefixes = new WeakMap<readonly T[], Int32Array>();
+  /** headsOf's arrays, likewise. */
+  private readonly heads = new WeakMap<readonly T[], Float64Array>();
   readonly items = new Set<T>();
   /** `items` as an array (list()), until an item comes or goes. */
   private listed: T[] | undefined;
@@ -189,6 +191,21 @@ export class GramIndex<T extends { readonly folded: string }> {
     return shared;
   }
 
+  /**
+   * For a list sortedList returned in an order by folded identifier first: at i, packedHead of item
+   * i's folded identifier, so that a binary search compares numbers read in order and reads an
+   * item (and its string) only where two heads tie. Made at the first call for that list, kept with it.
+   */
+  headsOf(list: readonly T[]): Float64Array {
+    let heads = this.heads.get(list);
+    if (heads === undefined) {
+      heads = new Float64Array(list.length);
+      for (let i = 0; i < list.length; i++) heads[i] = packedHead(list[i]!.folded);
+      this.heads.set(list, heads);
+    }
+    return heads;
+  }
+
   /** Every item, as an array (made at the first call after an item came or went; no order). */
   list(): readonly T[] {
     this.listed ??= [...this.items];
@@ -214,6 +231,17 @@ export class GramIndex<T extends { readonly folded: string }> {
     for (const item of rarest!.items) if (item.folded.includes(fq)) out.push(item);
     return out;
   }
+}
+
+/**
+ * The first three code units of `s` packed into one number (16 bits each, exact in a double; a
+ * missing unit counts 0): two strings whose heads differ compare as their heads do.
+ */
+export function packedHead(s: string): number {
+  const a = s.length > 0 ? s.charCodeAt(0) : 0;
+  const b = s.length > 1 ? s.charCodeAt(1) : 0;
+  const c = s.length > 2 ? s.charCodeAt(2) : 0;
+  return (a * 65536 + b) * 65536 + c;
 }
 
 /** An empty candidate list (a query with a gram that no item has). */

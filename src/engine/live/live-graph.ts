@@ -126,7 +126,7 @@ import {
 } from "../types.js";
 import { checkSearchParams, checkStatementsParams } from "../validate.js";
 import { BaseFingerprints, type BaseFingerprintsState } from "./base-fingerprints.js";
-import { GRAM, GramIndex, type GramKey } from "./gram-index.js";
+import { GRAM, GramIndex, type GramKey, packedHead } from "./gram-index.js";
 import {
   type ChangeBatch,
   type LiveEntityInput,
@@ -1768,13 +1768,15 @@ export class LiveGraph implements ReadGraph {
   ): void {
     // Each item of the list holds fq when fq is one gram (its posting list); else checked with includes().
     const check = fq.length !== GRAM;
+    // Each branch: a gram's sorted list, searched by its items' heads; every delta entity's, by its items.
+    const heads = fq.length >= GRAM && items.length > 1 ? this.#entityGrams.headsOf(items) : undefined;
     // Each branch: a key in tier 2 passed the first two tiers; else they are walked from the key
     // (or their start, the first folded identifier at or above fq).
     if (after === undefined || after.tier <= TIER_PREFIX) {
       let i =
         after === undefined
-          ? seekEntity(items, fq, "", true)
-          : seekEntity(items, after.folded, after.entity.entityId, false);
+          ? seekEntity(items, fq, "", true, heads)
+          : seekEntity(items, after.folded, after.entity.entityId, false, heads);
       for (; i < items.length && out.length < want; i++) {
         const e = items[i]!;
         // Past the range of identifiers that start with fq: no more of the first two tiers.
@@ -1794,11 +1796,13 @@ export class LiveGraph implements ReadGraph {
     if (out.length >= want || (before !== undefined && before.tier < TIER_INFIX)) return;
     let j =
       after !== undefined && after.tier === TIER_INFIX
-        ? seekEntity(items, after.folded, after.entity.entityId, false)
+        ? seekEntity(items, after.folded, after.entity.entityId, false, heads)
         : 0;
     // Each branch: the walk ends at the bound's place in the posting list, or at its end.
     const end =
-      before === undefined ? items.length : seekEntity(items, this.keyed(before).folded, before.entity.entityId, true);
+      before === undefined
+        ? items.length
+        : seekEntity(items, this.keyed(before).folded, before.entity.entityId, true, heads);
     for (; j < end && out.length < want; j++) {
       const e = items[j]!;
       // Each check: the type asked, fq inside (unless the list holds only such), and not a prefix (tiers 0-1 above).
@@ -2542,14 +2546,29 @@ function dropMarked<T>(items: T[], marks: Uint8Array, ids: ArrayLike<number>): v
   items.length = kept;
 }
 
-/** The first index of `list` (sorted by folded identifier, then entityId) whose key is above (folded, entityId), or at/above when `inclusive`. */
-function seekEntity(list: readonly DeltaEntity[], folded: string, entityId: string, inclusive: boolean): number {
+/**
+ * The first index of `list` (sorted by folded identifier, then entityId) whose key is above
+ * (folded, entityId), or at/above when `inclusive`; `heads`, the list's GramIndex.headsOf.
+ */
+function seekEntity(
+  list: readonly DeltaEntity[],
+  folded: string,
+  entityId: string,
+  inclusive: boolean,
+  heads?: Float64Array,
+): number {
   let lo = 0;
   let hi = list.length;
+  const head = heads === undefined ? 0 : packedHead(folded);
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const e = list[mid]!;
-    const c = cmp(e.folded, folded) || cmp(e.entityId, entityId);
+    let c: number;
+    // Each branch: the heads differ (they decide, no item read); else the item's key compared.
+    if (heads !== undefined && heads[mid] !== head) c = heads[mid]! < head ? -1 : 1;
+    else {
+      const e = list[mid]!;
+      c = cmp(e.folded, folded) || cmp(e.entityId, entityId);
+    }
     if (c < 0 || (c === 0 && !inclusive)) lo = mid + 1;
     else hi = mid;
   }
