@@ -14,7 +14,9 @@
  *
  * For a walk in order (search order "name" needs only a page's worth after a key), a posting set is
  * also kept as an array sorted by the caller's order, made on the first query that asks after the
- * set changed (sortedCandidates): a read then binary-searches to its key and stops after a page.
+ * set changed (sortedCandidates) and kept in the gram's posting object beside the set and its size:
+ * a read then binary-searches to its key and stops after a page. A count of a query's matches in
+ * such a list reads the prefix each item shares with the one before (sharedPrefixes).
  *
  * A gram of three code units below GRAM_UNIT_LIMIT is keyed by the number that packs them (a small
  * integer: a Map probe without a string made and hashed per gram of the query); any other by its
@@ -50,10 +52,22 @@ function gramAt(s: string, i: number): GramKey {
   return s.slice(i, i + GRAM);
 }
 
+/**
+ * A gram's posting set with what a read asks of it beside its items, in one object (one Map probe a
+ * gram, one object read): its size, and the set sorted by sortedList's order (until the set changes).
+ */
+interface Posting<T> {
+  readonly items: Set<T>;
+  size: number;
+  sorted: T[] | undefined;
+}
+
 export class GramIndex<T extends { readonly folded: string }> {
-  private readonly postings = new Map<GramKey, Set<T>>();
-  /** Posting sets sorted by sortedList's order, until the set changes. */
-  private readonly sorted = new Map<GramKey, T[]>();
+  private readonly postings = new Map<GramKey, Posting<T>>();
+  /** sharedPrefixes' arrays, by the sorted list they describe (let go with it). */
+  private readonly prefixes = new WeakMap<readonly T[], Int32Array>();
+  /** headsOf's arrays, likewise. */
+  private readonly heads = new WeakMap<readonly T[], Float64Array>();
   readonly items = new Set<T>();
   /** `items` as an array (list()), until an item comes or goes. */
   private listed: T[] | undefined;
@@ -66,13 +80,14 @@ export class GramIndex<T extends { readonly folded: string }> {
     this.items.add(item);
     this.listed = undefined;
     for (const g of grams(item.folded)) {
-      let set = this.postings.get(g);
-      if (set === undefined) {
-        set = new Set();
-        this.postings.set(g, set);
+      let posting = this.postings.get(g);
+      if (posting === undefined) {
+        posting = { items: new Set(), size: 0, sorted: undefined };
+        this.postings.set(g, posting);
       }
-      set.add(item);
-      this.sorted.delete(g);
+      posting.items.add(item);
+      posting.size = posting.items.size;
+      posting.sorted = undefined;
     }
   }
 
@@ -80,11 +95,12 @@ export class GramIndex<T extends { readonly folded: string }> {
     if (!this.items.delete(item)) return;
     this.listed = undefined;
     for (const g of grams(item.folded)) {
-      const set = this.postings.get(g);
-      if (set === undefined) continue;
-      set.delete(item);
-      this.sorted.delete(g);
-      if (set.size === 0) this.postings.delete(g);
+      const posting = this.postings.get(g);
+      if (posting === undefined) continue;
+      posting.items.delete(item);
+      posting.size = posting.items.size;
+      posting.sorted = undefined;
+      if (posting.size === 0) this.postings.delete(g);
     }
   }
 
@@ -97,13 +113,13 @@ export class GramIndex<T extends { readonly folded: string }> {
   candidates(fq: string): { items: Iterable<T>; check: boolean } {
     // Each branch: too short to filter (every item, checked); a gram no item has (nothing); the rarest gram's set.
     if (fq.length < GRAM) return { items: this.items, check: true };
-    let rarest: Set<T> | undefined;
+    let rarest: Posting<T> | undefined;
     for (let i = 0; i + GRAM <= fq.length; i++) {
-      const set = this.postings.get(gramAt(fq, i));
-      if (set === undefined) return { items: NONE, check: false };
-      if (rarest === undefined || set.size < rarest.size) rarest = set;
+      const posting = this.postings.get(gramAt(fq, i));
+      if (posting === undefined) return { items: NONE, check: false };
+      if (rarest === undefined || posting.size < rarest.size) rarest = posting;
     }
-    return { items: rarest!, check: fq.length !== GRAM };
+    return { items: rarest!.items, check: fq.length !== GRAM };
   }
 
   /**
@@ -112,17 +128,17 @@ export class GramIndex<T extends { readonly folded: string }> {
    */
   rarest(fq: string): { gram: GramKey; items: ReadonlySet<T> } | undefined {
     let gram: GramKey = "";
-    let rarest: Set<T> | undefined;
+    let rarest: Posting<T> | undefined;
     for (let i = 0; i + GRAM <= fq.length; i++) {
       const g = gramAt(fq, i);
-      const set = this.postings.get(g);
-      if (set === undefined) return undefined;
-      if (rarest === undefined || set.size < rarest.size) {
-        rarest = set;
+      const posting = this.postings.get(g);
+      if (posting === undefined) return undefined;
+      if (rarest === undefined || posting.size < rarest.size) {
+        rarest = posting;
         gram = g;
       }
     }
-    return rarest === undefined ? undefined : { gram, items: rarest };
+    return rarest === undefined ? undefined : { gram, items: rarest.items };
   }
 
   /**
@@ -139,24 +155,55 @@ export class GramIndex<T extends { readonly folded: string }> {
    * `fq` is longer than a gram. An empty list when some gram of `fq` is in no item.
    */
   sortedList(fq: string, compare: (x: T, y: T) => number): readonly T[] {
-    let rarest: GramKey | undefined;
-    let size = 0;
+    let rarest: Posting<T> | undefined;
     for (let i = 0; i + GRAM <= fq.length; i++) {
-      const g = gramAt(fq, i);
-      const set = this.postings.get(g);
+      const posting = this.postings.get(gramAt(fq, i));
       // A gram no item has: nothing can match.
-      if (set === undefined) return NONE;
-      if (rarest === undefined || set.size < size) {
-        rarest = g;
-        size = set.size;
+      if (posting === undefined) return NONE;
+      if (rarest === undefined || posting.size < rarest.size) rarest = posting;
+    }
+    rarest!.sorted ??= [...rarest!.items].sort(compare);
+    return rarest!.sorted;
+  }
+
+  /**
+   * For a list sortedList returned: at i, how many code units item i's folded identifier shares as a
+   * prefix with item i - 1's (0 at 0). Made at the first call for that list (O(the prefixes
+   * shared)) and kept with it: a list is never changed, a set that changes gets a new one. A
+   * count of a query's matches skips the check of an item whose shared prefix holds the
+   * previous item's first occurrence of the query (runs of names that differ only in their ends,
+   * such as numbered ones, cost an integer comparison an item).
+   */
+  sharedPrefixes(list: readonly T[]): Int32Array {
+    let shared = this.prefixes.get(list);
+    if (shared === undefined) {
+      shared = new Int32Array(list.length);
+      for (let i = 1; i < list.length; i++) {
+        const a = list[i - 1]!.folded;
+        const b = list[i]!.folded;
+        const n = Math.min(a.length, b.length);
+        let k = 0;
+        while (k < n && a.charCodeAt(k) === b.charCodeAt(k)) k++;
+        shared[i] = k;
       }
+      this.prefixes.set(list, shared);
     }
-    let list = this.sorted.get(rarest!);
-    if (list === undefined) {
-      list = [...this.postings.get(rarest!)!].sort(compare);
-      this.sorted.set(rarest!, list);
+    return shared;
+  }
+
+  /**
+   * For a list sortedList returned in an order by folded identifier first: at i, packedHead of item
+   * i's folded identifier, so that a binary search compares numbers read in order and reads an
+   * item (and its string) only where two heads tie. Made at the first call for that list, kept with it.
+   */
+  headsOf(list: readonly T[]): Float64Array {
+    let heads = this.heads.get(list);
+    if (heads === undefined) {
+      heads = new Float64Array(list.length);
+      for (let i = 0; i < list.length; i++) heads[i] = packedHead(list[i]!.folded);
+      this.heads.set(list, heads);
     }
-    return list;
+    return heads;
   }
 
   /** Every item, as an array (made at the first call after an item came or went; no order). */
@@ -171,19 +218,30 @@ export class GramIndex<T extends { readonly folded: string }> {
    */
   matching(fq: string): T[] | undefined {
     if (fq.length < GRAM) return undefined;
-    let rarest: Set<T> | undefined;
+    let rarest: Posting<T> | undefined;
     for (let i = 0; i + GRAM <= fq.length; i++) {
-      const set = this.postings.get(gramAt(fq, i));
+      const posting = this.postings.get(gramAt(fq, i));
       // A gram no item has: nothing can match.
-      if (set === undefined) return [];
-      if (rarest === undefined || set.size < rarest.size) rarest = set;
+      if (posting === undefined) return [];
+      if (rarest === undefined || posting.size < rarest.size) rarest = posting;
     }
     // Each branch: a query of one gram is in every item of its posting set; a longer one is checked.
-    if (fq.length === GRAM) return [...rarest!];
+    if (fq.length === GRAM) return [...rarest!.items];
     const out: T[] = [];
-    for (const item of rarest!) if (item.folded.includes(fq)) out.push(item);
+    for (const item of rarest!.items) if (item.folded.includes(fq)) out.push(item);
     return out;
   }
+}
+
+/**
+ * The first three code units of `s` packed into one number (16 bits each, exact in a double; a
+ * missing unit counts 0): two strings whose heads differ compare as their heads do.
+ */
+export function packedHead(s: string): number {
+  const a = s.length > 0 ? s.charCodeAt(0) : 0;
+  const b = s.length > 1 ? s.charCodeAt(1) : 0;
+  const c = s.length > 2 ? s.charCodeAt(2) : 0;
+  return (a * 65536 + b) * 65536 + c;
 }
 
 /** An empty candidate list (a query with a gram that no item has). */

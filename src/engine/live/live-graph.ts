@@ -101,6 +101,7 @@ import {
   lastStatementsRest,
   rawIdentifierOf,
   searchHint,
+  type SearchPageKeys,
   searchHintPosition,
   searchItemOf,
   type StatementsKey,
@@ -130,7 +131,7 @@ import {
 } from "../types.js";
 import { checkSearchParams, checkStatementsParams } from "../validate.js";
 import { BaseFingerprints, type BaseFingerprintsState } from "./base-fingerprints.js";
-import { GRAM, GramIndex, type GramKey } from "./gram-index.js";
+import { GRAM, GramIndex, type GramKey, packedHead } from "./gram-index.js";
 import {
   type ChangeBatch,
   type LiveEntityInput,
@@ -1128,8 +1129,8 @@ export class LiveGraph implements ReadGraph {
     let hiddenMatches = 0;
     let deltaMatches = 0;
     if (count) {
-      hiddenMatches = countMatches(this.#hiddenGrams.candidates(fq), fq, typeName);
-      deltaMatches = countListed(this.deltaCandidates(fq), fq, typeName);
+      hiddenMatches = countCandidates(this.#hiddenGrams, this.hiddenCandidates(fq), fq, typeName);
+      deltaMatches = countCandidates(this.#entityGrams, this.deltaCandidates(fq), fq, typeName);
     }
     /** The base's page read first (basePageByName's): the merge's first round. */
     let prefetched: Page<Entity> | undefined = read.prefetched;
@@ -1164,9 +1165,19 @@ export class LiveGraph implements ReadGraph {
     const out: SearchItem[] = [];
     /** The entities of `out`, as items. */
     const entities: Entity[] = [];
+    /** The base page read last has a look-ahead item (the first after it) that is not tombstoned. */
+    let lookAhead = false;
+    /** An item follows the page's `limit` (known without placing it). */
+    let more = false;
     while (out.length < want) {
       const x = pending[p];
       const y = found[m];
+      // The page full: only whether an item follows is left to know, not which (a head of either
+      // stream, or the base's visible look-ahead), so no base page is read to place it.
+      if (out.length === limit && (x !== undefined || y !== undefined || lookAhead)) {
+        more = true;
+        break;
+      }
       // The smaller head of the two streams (no entityId is in both: the base's copies of the
       // delta's entities are tombstoned).
       const next = y === undefined || (x !== undefined && before(x, y)) ? x : y;
@@ -1226,6 +1237,9 @@ export class LiveGraph implements ReadGraph {
       }
       // Each branch: the base's last page; a next one from the base's cursor; or (an unsealed
       // page) from a cursor of its last item's key, sealed here with the base's hint.
+      lookAhead =
+        page.nextCursor !== null &&
+        (hiddenBase === undefined || hiddenBase[this.#parts.searchIndex.idAt(keys.ranks[items.length]!)] !== 1);
       if (page.nextCursor === null) baseCursor = undefined;
       else if (page.nextCursor !== UNSEALED_MORE) baseCursor = page.nextCursor;
       else {
@@ -1241,7 +1255,7 @@ export class LiveGraph implements ReadGraph {
     const n = Math.min(limit, out.length);
     const items = entities.slice(0, n);
     let nextCursor: string | null = null;
-    if (out.length > limit) {
+    if (more || out.length > limit) {
       const last = keyed(out[n - 1]!);
       // A base item's key carries the base's hint (the base resumes at the next rank instead of
       // placing the key; a later base refuses the hint and places the key).
@@ -1670,9 +1684,15 @@ export class LiveGraph implements ReadGraph {
     // in no tombstone (a query of a gram or more), and then the page's items need no look-up in the
     // bitmap. Without a total the bitmap alone is asked: its look-ups cost less than the probe.
     const hiddenList = count ? this.hiddenCandidates(fq) : undefined;
+    const delta = this.deltaCandidates(fq);
     // Each branch: no tombstone can be on the page (nothing to check); or the page's items against the bitmap.
     if (hiddenBase !== undefined && (hiddenList === undefined || hiddenList.length > 0)) {
       hidden = countMarked(hiddenBase, keys.ids, k);
+      // A delta match before the page's last item makes it a merge whatever a longer page would
+      // hold: the merge starts from this page, not read again longer (a replaced entity's new name
+      // often sorts next to its tombstoned base one).
+      if (hidden > 0 && page.nextCursor !== null && this.deltaAhead(fq, type, key, page, keys, delta))
+        return { prefetched: page, key };
       // Made up for: each round reads the page `hidden` items longer, until its visible items fill
       // it (the longer part may hold tombstones of its own) or the base has no more; a page that
       // would pass the base's limit is left to the merge.
@@ -1687,21 +1707,39 @@ export class LiveGraph implements ReadGraph {
       if (page.nextCursor !== null && hiddenBase[this.#parts.searchIndex.idAt(keys.ranks[k]!)] === 1)
         return { prefetched: page, key };
     }
-    // The delta's first match after the key, looked for only up to the page's last item (folded
-    // only when a delta candidate meets it), and not at all when no delta entity has every gram of fq.
-    const delta = this.deltaCandidates(fq);
-    if (delta.length > 0) {
-      let bound: SearchItem | undefined;
-      if (page.nextCursor !== null) bound = { tier: keys.tiers[k - 1]!, folded: "", entity: page.items[k - 1]! };
-      const first: SearchItem[] = [];
-      this.deltaByName(fq, type, key?.item, 1, first, bound, delta);
-      if (first.length > 0) return { prefetched: page, key };
-    }
+    if (this.deltaAhead(fq, type, key, page, keys, delta)) return { prefetched: page, key };
     // The walk's total (asked: the tombstones were probed): the base's, less its tombstoned matches, plus the delta's.
     if (hiddenList !== undefined)
-      page.total = page.total! - countListed(hiddenList, fq, type) + countListed(delta, fq, type);
+      page.total =
+        page.total! -
+        countCandidates(this.#hiddenGrams, hiddenList, fq, type) +
+        countCandidates(this.#entityGrams, delta, fq, type);
     if (hidden > 0) dropMarked(page.items, hiddenBase!, keys.ids);
     return page;
+  }
+
+  /**
+   * Whether the delta has a match of `fq` (and `type`) after the key and before the base page's
+   * last item (anywhere after the key on the base's last page): looked for in `delta` (its
+   * candidates, deltaCandidates), the page's last item folded only when a candidate meets it, and
+   * not at all when no delta entity has every gram of fq.
+   */
+  private deltaAhead(
+    fq: string,
+    type: EntityType | undefined,
+    key: SearchKey | undefined,
+    page: Page<Entity>,
+    keys: SearchPageKeys,
+    delta: readonly DeltaEntity[],
+  ): boolean {
+    if (delta.length === 0) return false;
+    const k = page.items.length;
+    let bound: SearchItem | undefined;
+    // Each branch: a next page (its last item bounds the walk), or the base's last (none).
+    if (page.nextCursor !== null) bound = { tier: keys.tiers[k - 1]!, folded: "", entity: page.items[k - 1]! };
+    const first: SearchItem[] = [];
+    this.deltaByName(fq, type, key?.item, 1, first, bound, delta);
+    return first.length > 0;
   }
 
   /**
@@ -1748,13 +1786,15 @@ export class LiveGraph implements ReadGraph {
   ): void {
     // Each item of the list holds fq when fq is one gram (its posting list); else checked with includes().
     const check = fq.length !== GRAM;
+    // Each branch: a gram's sorted list, searched by its items' heads; every delta entity's, by its items.
+    const heads = fq.length >= GRAM && items.length > 1 ? this.#entityGrams.headsOf(items) : undefined;
     // Each branch: a key in tier 2 passed the first two tiers; else they are walked from the key
     // (or their start, the first folded identifier at or above fq).
     if (after === undefined || after.tier <= TIER_PREFIX) {
       let i =
         after === undefined
-          ? seekEntity(items, fq, "", true)
-          : seekEntity(items, after.folded, after.entity.entityId, false);
+          ? seekEntity(items, fq, "", true, heads)
+          : seekEntity(items, after.folded, after.entity.entityId, false, heads);
       for (; i < items.length && out.length < want; i++) {
         const e = items[i]!;
         // Past the range of identifiers that start with fq: no more of the first two tiers.
@@ -1774,11 +1814,13 @@ export class LiveGraph implements ReadGraph {
     if (out.length >= want || (before !== undefined && before.tier < TIER_INFIX)) return;
     let j =
       after !== undefined && after.tier === TIER_INFIX
-        ? seekEntity(items, after.folded, after.entity.entityId, false)
+        ? seekEntity(items, after.folded, after.entity.entityId, false, heads)
         : 0;
     // Each branch: the walk ends at the bound's place in the posting list, or at its end.
     const end =
-      before === undefined ? items.length : seekEntity(items, this.keyed(before).folded, before.entity.entityId, true);
+      before === undefined
+        ? items.length
+        : seekEntity(items, this.keyed(before).folded, before.entity.entityId, true, heads);
     for (; j < end && out.length < want; j++) {
       const e = items[j]!;
       // Each check: the type asked, fq inside (unless the list holds only such), and not a prefix (tiers 0-1 above).
@@ -2491,17 +2533,60 @@ function countMatches(
 /**
  * How many items of a gram index's sorted list for `fq` (GramIndex.sortedList, or every item for a
  * query shorter than a gram) match `fq` and `type`: the list's length when each holds fq (fq is
- * one gram) and no type is asked, else one check an item.
+ * one gram) and no type is asked, else one check an item. With `shared` (the list's
+ * GramIndex.sharedPrefixes), an item whose prefix shared with the previous item holds that item's
+ * first occurrence of fq holds it too (unchecked, not even read when no type is asked), and any
+ * other is searched from the end of its shared prefix less fq's length (an occurrence ending in
+ * it would have been the previous item's, earlier than its first or where it had none).
  */
-function countListed(list: readonly { folded: string; type: EntityType }[], fq: string, type: EntityType | undefined) {
+function countListed(
+  list: readonly { folded: string; type: EntityType }[],
+  fq: string,
+  type: EntityType | undefined,
+  shared?: Int32Array,
+) {
   const check = fq.length !== GRAM;
   if (!check && type === undefined) return list.length;
   let n = 0;
+  // Each branch: by the shared prefixes; or one includes() an item.
+  if (check && shared !== undefined) {
+    const len = fq.length;
+    /** Where the previous item's first occurrence of fq ends (-1: it has none). */
+    let end = -1;
+    for (let i = 0; i < list.length; i++) {
+      const k = shared[i]!;
+      // Each branch: the previous item's first occurrence is inside the shared prefix (so it is
+      // this item's first), or this item is searched past what the previous one settled.
+      if (end >= 0 && k >= end) {
+        if (type === undefined || list[i]!.type === type) n++;
+        continue;
+      }
+      const x = list[i]!;
+      const at = x.folded.indexOf(fq, k < len ? 0 : k - len + 1);
+      end = at < 0 ? -1 : at + len;
+      if (at >= 0 && (type === undefined || x.type === type)) n++;
+    }
+    return n;
+  }
   for (let i = 0; i < list.length; i++) {
     const x = list[i]!;
     if ((type === undefined || x.type === type) && (!check || x.folded.includes(fq))) n++;
   }
   return n;
+}
+
+/**
+ * countListed of `list`, the candidates of `fq` in `grams` (sortedList's for a query of a gram or
+ * more, else every item): a query longer than a gram is counted by its sorted list's shared prefixes.
+ */
+function countCandidates<T extends { readonly folded: string; readonly type: EntityType }>(
+  grams: GramIndex<T>,
+  list: readonly T[],
+  fq: string,
+  type: EntityType | undefined,
+): number {
+  // Each branch: a gram's sorted list of a query that must be checked; else each item as it is.
+  return countListed(list, fq, type, fq.length > GRAM && list.length > 1 ? grams.sharedPrefixes(list) : undefined);
 }
 
 /** Folded identifier, then entityId (a tombstone's sorted lists: the delta entities' order). */
@@ -2523,14 +2608,29 @@ function dropMarked<T>(items: T[], marks: Uint8Array, ids: ArrayLike<number>): v
   items.length = kept;
 }
 
-/** The first index of `list` (sorted by folded identifier, then entityId) whose key is above (folded, entityId), or at/above when `inclusive`. */
-function seekEntity(list: readonly DeltaEntity[], folded: string, entityId: string, inclusive: boolean): number {
+/**
+ * The first index of `list` (sorted by folded identifier, then entityId) whose key is above
+ * (folded, entityId), or at/above when `inclusive`; `heads`, the list's GramIndex.headsOf.
+ */
+function seekEntity(
+  list: readonly DeltaEntity[],
+  folded: string,
+  entityId: string,
+  inclusive: boolean,
+  heads?: Float64Array,
+): number {
   let lo = 0;
   let hi = list.length;
+  const head = heads === undefined ? 0 : packedHead(folded);
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const e = list[mid]!;
-    const c = cmp(e.folded, folded) || cmp(e.entityId, entityId);
+    let c: number;
+    // Each branch: the heads differ (they decide, no item read); else the item's key compared.
+    if (heads !== undefined && heads[mid] !== head) c = heads[mid]! < head ? -1 : 1;
+    else {
+      const e = list[mid]!;
+      c = cmp(e.folded, folded) || cmp(e.entityId, entityId);
+    }
     if (c < 0 || (c === 0 && !inclusive)) lo = mid + 1;
     else hi = mid;
   }

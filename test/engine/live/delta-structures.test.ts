@@ -11,7 +11,7 @@
 
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { GRAM, GramIndex } from "../../../src/engine/live/gram-index.js";
+import { GRAM, GramIndex, packedHead } from "../../../src/engine/live/gram-index.js";
 import {
   buildFence,
   compareKey,
@@ -324,6 +324,39 @@ test("GramIndex.matching equals includes() over the items, as they come and go",
       `round ${round} q=${JSON.stringify(q)}`,
     );
     assert.is(index.size, live.length);
+  }
+});
+
+test("GramIndex: sharedPrefixes and headsOf of a sorted list equal their definitions; heads that differ order strings as they do", () => {
+  const rng = new Rng(33);
+  const index = new GramIndex<{ folded: string }>();
+  const pieces = ["ab", "abc", "b", "\u0000", "😀", "é", "ab ", "x"];
+  const items = Array.from({ length: 200 }, () => ({
+    folded: Array.from({ length: rng.range(1, 5) }, () => rng.pick(pieces)).join(""),
+  }));
+  for (const item of items) index.add(item);
+  const byFolded = (x: { folded: string }, y: { folded: string }) =>
+    x.folded < y.folded ? -1 : x.folded > y.folded ? 1 : 0;
+  for (const q of ["abc", "bab", "ab ", "b\u0000a"]) {
+    const list = index.sortedList(q, byFolded);
+    const shared = index.sharedPrefixes(list);
+    const heads = index.headsOf(list);
+    assert.is(index.sharedPrefixes(list), shared, "kept with the list");
+    for (let i = 0; i < list.length; i++) {
+      const a = i === 0 ? "" : list[i - 1]!.folded;
+      const b = list[i]!.folded;
+      let k = 0;
+      while (k < a.length && k < b.length && a[k] === b[k]) k++;
+      assert.is(shared[i], k, `q=${JSON.stringify(q)} shared ${i}`);
+      assert.is(heads[i], packedHead(b), `q=${JSON.stringify(q)} head ${i}`);
+    }
+  }
+  for (let n = 0; n < 2000; n++) {
+    const a = items[rng.int(items.length)]!.folded;
+    const b = items[rng.int(items.length)]!.folded;
+    const ha = packedHead(a);
+    const hb = packedHead(b);
+    if (ha !== hb) assert.is(Math.sign(ha - hb), a < b ? -1 : 1, `${JSON.stringify(a)} ${JSON.stringify(b)}`);
   }
 });
 

@@ -876,6 +876,89 @@ test("order=name pages with tombstones on them, in the pages read longer to make
   );
 });
 
+test("order=name pages where a replaced entity's new name sorts next to its tombstoned base one (the merge from the page first read) equal the oracle", () => {
+  const entities = Array.from({ length: 30 }, (_, i) => ({
+    entityId: `e${String(i).padStart(2, "0")}`,
+    rawIdentifier: `item ${String(i).padStart(2, "0")}`,
+    type: String(i % 2) as EntityType,
+    sourceType: "",
+  }));
+  const live = new LiveGraph(buildGraph({ entities, statements: [] }), { cursorSecret: "renamed-test" });
+  // Renamed in place ("item 03" -> "item 03 (renamed)"), some in runs, one deleted beside them.
+  const renamed = [0, 3, 4, 9, 10, 11, 17, 29].map((i) => ({
+    ...entities[i]!,
+    rawIdentifier: `${entities[i]!.rawIdentifier} (renamed)`,
+  }));
+  live.apply([
+    ...renamed.map((entity) => ({ op: "put" as const, entity })),
+    { op: "delete" as const, entityId: "e12" },
+  ]);
+  const byId = new Map(renamed.map((e) => [e.entityId, e]));
+  const content = entities.filter((e) => e.entityId !== "e12").map((e) => byId.get(e.entityId) ?? e);
+  for (const q of ["item", "tem 1", "item 0"])
+    for (const type of [undefined, "0" as EntityType, "1" as EntityType])
+      for (let limit = 1; limit <= 8; limit++) {
+        const expected = content.filter((e) => e.rawIdentifier.includes(q) && (type === undefined || e.type === type));
+        const got: Entity[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = live.search({ q, type, limit, cursor, count: true });
+          assert.is(page.total, expected.length, `q=${show(q)} type=${show(type)} limit ${limit} total`);
+          got.push(...page.items);
+          cursor = page.nextCursor ?? undefined;
+        } while (cursor !== undefined);
+        assert.equal(got, expected, `q=${show(q)} type=${show(type)} limit ${limit}`);
+      }
+});
+
+test("order=name totals of queries longer than a gram over names sharing long prefixes (numbered, renamed, deleted) equal a count by includes()", () => {
+  // Base "item NN" and "gem item NN"; the delta puts "new entity N" (runs that share all but their
+  // last digits), renames some base entities "... (renamed)" and deletes others: the delta's and
+  // the tombstones' gram lists hold runs whose shared prefixes do and do not hold the query.
+  const base = Array.from({ length: 80 }, (_, i) => ({
+    entityId: `b${String(i).padStart(2, "0")}`,
+    rawIdentifier: `${i % 2 === 0 ? "" : "gem "}item ${String(i >> 1).padStart(2, "0")}`,
+    type: String(i % 3) as EntityType,
+    sourceType: "",
+  }));
+  const live = new LiveGraph(buildGraph({ entities: base, statements: [] }), { cursorSecret: "shared-test" });
+  const puts = Array.from({ length: 150 }, (_, i) => ({
+    entityId: `n${i}`,
+    rawIdentifier: `New entity ${i}${i % 7 === 0 ? " item" : ""}`,
+    type: String(i % 3) as EntityType,
+    sourceType: "",
+  }));
+  const renamed = base
+    .filter((_, i) => i % 5 === 1 || i % 5 === 2)
+    .map((e) => ({ ...e, rawIdentifier: `${e.rawIdentifier} (renamed)` }));
+  const deleted = base.filter((_, i) => i % 5 === 3).map((e) => e.entityId);
+  live.apply([
+    ...puts.map((entity) => ({ op: "put" as const, entity })),
+    ...renamed.map((entity) => ({ op: "put" as const, entity })),
+    ...deleted.map((entityId) => ({ op: "delete" as const, entityId })),
+  ]);
+  const gone = new Set([...deleted, ...renamed.map((e) => e.entityId)]);
+  const content = [...base.filter((e) => !gone.has(e.entityId)), ...puts, ...renamed];
+  const names = ["new entity 140 item", "gem item 07 (renamed)", "item 13", "new entity 99", "gem item 21"];
+  const queries = new Set(["ntity 1", "y 1", "tem 0", "m 1", "(renamed)", "item 1", "em item", "entity", "ty 14"]);
+  for (const name of names)
+    for (let len = 4; len <= 7; len++)
+      for (let at = 0; at + len <= name.length; at++) queries.add(name.slice(at, at + len));
+  for (const q of queries)
+    for (const type of [undefined, "0" as EntityType, "2" as EntityType]) {
+      const expected = content.filter(
+        (e) => e.rawIdentifier.toLowerCase().includes(q) && (type === undefined || e.type === type),
+      ).length;
+      const first = live.search({ q, type, limit: 3, count: true });
+      assert.is(first.total, expected, `q=${show(q)} type=${show(type)} page 1`);
+      // A later page's total too (read from the cursor's key: the merge, or the base's page as it is).
+      if (first.nextCursor !== null) {
+        const next = live.search({ q, type, limit: 3, count: true, cursor: first.nextCursor });
+        assert.is(next.total, expected, `q=${show(q)} type=${show(type)} page 2`);
+      }
+    }
+});
+
 test("conflicts name the line and the statement; the same statement again is a no-op", () => {
   const data = {
     entities: [
