@@ -1531,6 +1531,7 @@ export class LiveGraph implements ReadGraph {
     const state = this.#streamState;
     // The look-ahead a raise needs, asked with the page at once (tombstones in the way ask a second round).
     let chunk = want + (raise > 0 ? SCORE_READ_AHEAD : 0);
+    let sided = false;
     for (;;) {
       index.find(search, scores, fq, type, resume, chunk, matchesRank, hits);
       bounds ??= hits.bounds;
@@ -1566,6 +1567,15 @@ export class LiveGraph implements ReadGraph {
         if (after !== undefined && compare(item, after) <= 0) continue;
         insertSorted(pending, item, compare);
       }
+      // The delta's side, once, after the first listing: its walks stop at the page's last so far
+      // (a later listing only moves that last earlier), and its matches then count in the stop
+      // below, so a page that takes delta or rescored entities lists fewer base items.
+      if (!sided) {
+        sided = true;
+        this.deltaByScore(fq, typeName, pending, found, want, compare, select);
+        if (rescoredById.size > 0)
+          this.rescoredByScore(rescored.grams, fq, typeName, bounds, pending, found, want, compare, select);
+      }
       // Each branch: the base's stream ends here, or the page is known once its first `want` items
       // (the stream's and the delta's) come before every base item not listed yet.
       if (n < chunk) break;
@@ -1578,9 +1588,6 @@ export class LiveGraph implements ReadGraph {
       resume = { tier, srank, bounds: bounds ?? undefined };
       chunk = Math.min(SEARCH_MAX_LIMIT * 4, chunk * 2);
     }
-    this.deltaByScore(fq, typeName, pending, found, want, compare, select);
-    if (rescoredById.size > 0)
-      this.rescoredByScore(rescored.grams, fq, typeName, bounds, pending, found, want, compare, select);
     // The page: the first `want` of the two streams.
     const out: ScoreItem[] = [];
     for (let p = 0, m = 0; out.length < want && (p < pending.length || m < found.length); ) {
