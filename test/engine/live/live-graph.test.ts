@@ -723,6 +723,64 @@ test("order=score: an entity of a short prefix tier whose score fell below the p
     });
 });
 
+test("order=score: a delta entity of a better tier scored below the page's last is on the page, found among the few candidates left or by the search-order list", () => {
+  // The base: "y ka NN" (infix of "ka ", given scores). The delta: `infix` entities "x ka NN" of
+  // high given scores (walked first, filling the page), and prefix entities "ka N" of low scores
+  // (past the page's last by score, before it by tier), of two types: few candidates left after
+  // the walk (checked one by one) or many (the prefix found by a binary search).
+  for (const infix of [6, 40]) {
+    const entities: EntityData[] = [];
+    for (let i = 0; i < 20; i++)
+      entities.push({
+        entityId: `y${String(i).padStart(2, "0")}`,
+        rawIdentifier: `y ka ${i}`,
+        type: "0",
+        sourceType: "",
+        score: 4 + (i % 3),
+      });
+    const data: GraphData = { entities, statements: [] };
+    const live = new LiveGraph(buildGraph(data), { cursorSecret: "tier-test" });
+    const oracle = new LiveOracle(data);
+    const changes: Change[] = [];
+    for (let i = 0; i < infix; i++)
+      changes.push({
+        op: "put",
+        entity: {
+          entityId: `x${String(i).padStart(2, "0")}`,
+          rawIdentifier: `x ka ${i}`,
+          type: "0",
+          sourceType: "",
+          score: 10 + (i % 4),
+        },
+      });
+    for (let i = 0; i < 4; i++)
+      changes.push({
+        op: "put",
+        entity: {
+          entityId: `p${i}`,
+          rawIdentifier: `ka ${i}`,
+          type: i % 2 === 0 ? "0" : "1",
+          sourceType: "",
+          score: i,
+        },
+      });
+    assert.ok(oracle.apply(changes).ok);
+    live.apply(changes);
+    const o = oracle.oracle();
+    for (const type of [undefined, "0", "1"] as const)
+      for (const limit of [3, 5, 30])
+        walkPages<Entity>({
+          fetch: (n, cursor) =>
+            live.search({ q: "ka ", limit: n, cursor, order: "score", ...(type === undefined ? {} : { type }) }),
+          expected: o.search("ka ", type, "score"),
+          nextLimit: () => limit,
+          defaultLimit: limit,
+          countPolicy: () => false,
+          ctx: `${infix} infix, type ${type}, limit ${limit}`,
+        });
+  }
+});
+
 test("order=name pages of the largest limit walk on past a tombstone after the page (the base's page has no extra item then)", () => {
   // 150 matches of "item"; the last is deleted, so the base has a tombstone, but none in the first page.
   const entities = Array.from({ length: 150 }, (_, i) => ({
