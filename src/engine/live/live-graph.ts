@@ -1290,8 +1290,8 @@ export class LiveGraph implements ReadGraph {
    * candidates (its rarest 3-gram's, sorted by score now, highest first, for the content as it is:
    * made again after a batch) are walked while not after the page's last item so far in that order
    * (or the page not full); past it only a better tier can still enter: the delta's entities whose identifiers
-   * start with the query (a range of its search-order list). A query shorter than a gram weighs
-   * every delta entity.
+   * start with the query (among the candidates left when few, else a range of its search-order
+   * list). A query shorter than a gram weighs every delta entity.
    */
   private deltaByScore(
     fq: string,
