@@ -57,6 +57,7 @@ function gramAt(s: string, i: number): GramKey {
  * gram, one object read): its size, and the set sorted by sortedList's order (until the set changes).
  */
 interface Posting<T> {
+  readonly gram: GramKey;
   readonly items: Set<T>;
   size: number;
   sorted: T[] | undefined;
@@ -82,7 +83,7 @@ export class GramIndex<T extends { readonly folded: string }> {
     for (const g of grams(item.folded)) {
       let posting = this.postings.get(g);
       if (posting === undefined) {
-        posting = { items: new Set(), size: 0, sorted: undefined };
+        posting = { gram: g, items: new Set(), size: 0, sorted: undefined };
         this.postings.set(g, posting);
       }
       posting.items.add(item);
@@ -113,13 +114,9 @@ export class GramIndex<T extends { readonly folded: string }> {
   candidates(fq: string): { items: Iterable<T>; check: boolean } {
     // Each branch: too short to filter (every item, checked); a gram no item has (nothing); the rarest gram's set.
     if (fq.length < GRAM) return { items: this.items, check: true };
-    let rarest: Posting<T> | undefined;
-    for (let i = 0; i + GRAM <= fq.length; i++) {
-      const posting = this.postings.get(gramAt(fq, i));
-      if (posting === undefined) return { items: NONE, check: false };
-      if (rarest === undefined || posting.size < rarest.size) rarest = posting;
-    }
-    return { items: rarest!.items, check: fq.length !== GRAM };
+    const rarest = this.rarestPosting(fq);
+    if (rarest === undefined) return { items: NONE, check: false };
+    return { items: rarest.items, check: fq.length !== GRAM };
   }
 
   /**
@@ -127,18 +124,23 @@ export class GramIndex<T extends { readonly folded: string }> {
    * one of its grams is in no item (nothing matches).
    */
   rarest(fq: string): { gram: GramKey; items: ReadonlySet<T> } | undefined {
-    let gram: GramKey = "";
+    const rarest = this.rarestPosting(fq);
+    return rarest === undefined ? undefined : { gram: rarest.gram, items: rarest.items };
+  }
+
+  /**
+   * The posting of the rarest gram of `fq` (at least GRAM code units: a shorter one has none), or
+   * undefined when one of its grams is in no item (nothing matches): the one probe of the query's
+   * grams that every read above shares.
+   */
+  private rarestPosting(fq: string): Posting<T> | undefined {
     let rarest: Posting<T> | undefined;
     for (let i = 0; i + GRAM <= fq.length; i++) {
-      const g = gramAt(fq, i);
-      const posting = this.postings.get(g);
+      const posting = this.postings.get(gramAt(fq, i));
       if (posting === undefined) return undefined;
-      if (rarest === undefined || posting.size < rarest.size) {
-        rarest = posting;
-        gram = g;
-      }
+      if (rarest === undefined || posting.size < rarest.size) rarest = posting;
     }
-    return rarest === undefined ? undefined : { gram, items: rarest.items };
+    return rarest;
   }
 
   /**
@@ -155,15 +157,11 @@ export class GramIndex<T extends { readonly folded: string }> {
    * `fq` is longer than a gram. An empty list when some gram of `fq` is in no item.
    */
   sortedList(fq: string, compare: (x: T, y: T) => number): readonly T[] {
-    let rarest: Posting<T> | undefined;
-    for (let i = 0; i + GRAM <= fq.length; i++) {
-      const posting = this.postings.get(gramAt(fq, i));
-      // A gram no item has: nothing can match.
-      if (posting === undefined) return NONE;
-      if (rarest === undefined || posting.size < rarest.size) rarest = posting;
-    }
-    rarest!.sorted ??= [...rarest!.items].sort(compare);
-    return rarest!.sorted;
+    const rarest = this.rarestPosting(fq);
+    // A gram no item has: nothing can match.
+    if (rarest === undefined) return NONE;
+    rarest.sorted ??= [...rarest.items].sort(compare);
+    return rarest.sorted;
   }
 
   /**
@@ -218,17 +216,13 @@ export class GramIndex<T extends { readonly folded: string }> {
    */
   matching(fq: string): T[] | undefined {
     if (fq.length < GRAM) return undefined;
-    let rarest: Posting<T> | undefined;
-    for (let i = 0; i + GRAM <= fq.length; i++) {
-      const posting = this.postings.get(gramAt(fq, i));
-      // A gram no item has: nothing can match.
-      if (posting === undefined) return [];
-      if (rarest === undefined || posting.size < rarest.size) rarest = posting;
-    }
+    const rarest = this.rarestPosting(fq);
+    // A gram no item has: nothing can match.
+    if (rarest === undefined) return [];
     // Each branch: a query of one gram is in every item of its posting set; a longer one is checked.
-    if (fq.length === GRAM) return [...rarest!.items];
+    if (fq.length === GRAM) return [...rarest.items];
     const out: T[] = [];
-    for (const item of rarest!.items) if (item.folded.includes(fq)) out.push(item);
+    for (const item of rarest.items) if (item.folded.includes(fq)) out.push(item);
     return out;
   }
 }
