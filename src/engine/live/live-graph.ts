@@ -112,7 +112,7 @@ import {
 import { MAX_SCORE, SEARCH_MAX_LIMIT, STATEMENTS_MAX_LIMIT } from "../limits.js";
 import { quote } from "../quote.js";
 import { folder } from "../search/fold.js";
-import { statementCounts } from "../search/scores.js";
+import { type Scores, statementCounts } from "../search/scores.js";
 import type { ScoreHits, ScoreResume } from "../search/score-index.js";
 import type { SearchBounds } from "../search/search-index.js";
 import { type Hash64, hash64, hex64 } from "../hash64.js";
@@ -160,6 +160,7 @@ import {
   sortStatements,
 } from "./sorted-delta.js";
 import { FingerprintFilter } from "./fingerprint-filter.js";
+import { mayContain, signatureInto, signaturesOf } from "./gram-signature.js";
 
 /**
  * Items a base page is asked for beyond the page's own, when tombstones lie in its range: a few
@@ -301,6 +302,44 @@ interface NameRead {
   readonly key: SearchKey | undefined;
 }
 
+/**
+ * A gram's candidates sorted by score now (highest first, then search order), with columns read in
+ * order by a walk: their scores, and their gram signatures (gram-signature.ts) that rule most
+ * non-matches out without reading an item.
+ */
+interface ScoreList<T> {
+  readonly items: readonly T[];
+  readonly scores: Float64Array;
+  readonly signatures: Int32Array;
+}
+
+/**
+ * A base's scores over its score ranks: run i (one per distinct score, highest first) holds score
+ * `scores[i]` and ends before srank `ends[i]`.
+ */
+interface SrankRuns {
+  readonly ends: Uint32Array;
+  readonly scores: Float64Array;
+}
+
+/** The runs of `scores` over the score ranks of its `n` entities (SrankRuns): each distinct score counted, O(n). */
+function srankRuns(scores: Scores, n: number): SrankRuns {
+  const distinct = scores.distinct;
+  const counts = new Uint32Array(distinct.length);
+  for (let d = 0; d < n; d++) counts[scores.indexes.get(d)]!++;
+  const kept: number[] = [];
+  for (let k = distinct.length - 1; k >= 0; k--) if (counts[k]! > 0) kept.push(k);
+  const ends = new Uint32Array(kept.length);
+  const values = new Float64Array(kept.length);
+  let end = 0;
+  kept.forEach((k, i) => {
+    end += counts[k]!;
+    ends[i] = end;
+    values[i] = distinct[k]!;
+  });
+  return { ends, scores: values };
+}
+
 /** A base entity whose score the delta's statements changed (a counted score): where order "score" puts it now. */
 interface RescoredEntity {
   readonly entityId: string;
@@ -381,6 +420,8 @@ export class LiveGraph implements ReadGraph {
    * LEFT_STREAM rescored (the delta places it).
    */
   #streamState: Uint8Array | undefined;
+  /** The base's scores over its score ranks, as runs (scoreOfSrank), made on first need. */
+  #srankRuns: SrankRuns | undefined;
   /** The score index's listing scratch for order=score reads (a read is synchronous). */
   readonly #scoreHits: ScoreHits = { sranks: [], tiers: [], bounds: null };
   /**
@@ -388,13 +429,18 @@ export class LiveGraph implements ReadGraph {
    * order), with their scores: made on first need, for the content at #deltaByScoreAt over
    * #deltaByScoreOf (a batch or a swap since empties it).
    */
-  #deltaByScore = new Map<GramKey, { items: DeltaEntity[]; scores: Float64Array }>();
+  #deltaByScore = new Map<GramKey, ScoreList<DeltaEntity>>();
   #deltaByScoreAt = -1;
   #deltaByScoreOf: Graph | undefined;
-  /** The order=score stream's stages (name ranks, dense ids, base scores of a listing), grown as needed. */
+  /** The order=score stream's stages (name ranks, dense ids, base scores, stream states of a listing), grown as needed. */
   #streamRanks = new Int32Array(64);
   #streamIds = new Uint32Array(64);
   #streamScores = new Float64Array(64);
+  #streamMoved = new Uint8Array(64);
+  /** The rescored gram index's sorted lists' columns (scores, gram signatures), made on a list's first walk. */
+  #rescoredColumns = new WeakMap<readonly RescoredEntity[], ScoreList<RescoredEntity>>();
+  /** A read's query's gram signature (gram-signature.ts; a read is synchronous). */
+  readonly #querySignature = new Int32Array(2);
   /** Rescored entities by their score now, highest first (the order of their gram index's sorted lists). */
   readonly #byScoreNow = (x: RescoredEntity, y: RescoredEntity): number =>
     y.score - x.score || cmp(x.folded, y.folded) || cmp(x.entityId, y.entityId);
@@ -539,13 +585,15 @@ export class LiveGraph implements ReadGraph {
   /**
    * Builds now what the first batch and the first order=score read would otherwise build on the way:
    * the base's fingerprint map (base-fingerprints.ts, O(base statements): seconds at 10M) and each
-   * base entity's count of statements. A server calls it once at open, before it answers; calling
+   * base entity's count of statements, and the base's scores over its score ranks (scoreOfSrank,
+   * O(base entities)). A server calls it once at open, before it answers; calling
    * it again costs nothing.
    */
   warm(): void {
     this.#baseFingerprints ??= new BaseFingerprints(this.#parts);
     this.adjustments();
     this.rescored();
+    this.#srankRuns ??= srankRuns(this.#parts.scores, this.#base.entityCount);
   }
 
   // Changes -----------------------------------------------------------------------------------
@@ -885,6 +933,25 @@ export class LiveGraph implements ReadGraph {
   private adjustments(): Int32Array {
     this.#baseAdjust ??= new Int32Array(this.#base.entityCount);
     return this.#baseAdjust;
+  }
+
+  /**
+   * The base score of the entity at score rank `srank`: sranks go by score, highest first, so the
+   * scores over them are runs, one per distinct score (#srankRuns, made on first need from the
+   * count of each: O(base entities) once), and a run is found by a binary search of a few hundred
+   * numbers that stay in cache, where the entity's own score is a read at random.
+   */
+  private scoreOfSrank(srank: number): number {
+    const runs = (this.#srankRuns ??= srankRuns(this.#parts.scores, this.#base.entityCount));
+    const ends = runs.ends;
+    let lo = 0;
+    let hi = ends.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (ends[mid]! <= srank) lo = mid + 1;
+      else hi = mid;
+    }
+    return runs.scores[lo]!;
   }
 
   /** Marks base entity `d` for rescored() to look at again (once until it does). */
@@ -1320,19 +1387,26 @@ export class LiveGraph implements ReadGraph {
     if (sorted === undefined) {
       const byScore = [...gram.items].map((e) => ({ e, score: scoreOf(e) }));
       byScore.sort((x, y) => y.score - x.score || compareEntities(x.e, y.e));
-      sorted = { items: byScore.map((x) => x.e), scores: Float64Array.from(byScore, (x) => x.score) };
+      const list = byScore.map((x) => x.e);
+      sorted = { items: list, scores: Float64Array.from(byScore, (x) => x.score), signatures: signaturesOf(list) };
       this.#deltaByScore.set(gram.gram, sorted);
     }
-    const { items, scores } = sorted;
+    const { items, scores, signatures } = sorted;
     const check = fq.length !== GRAM;
+    const query = this.#querySignature;
+    signatureInto(fq, query, 0);
     /** The page's last item so far (undefined: the page is not full), told again after each match. */
     let last = nthOfTwo(pending, found, want, compare);
     let i = 0;
     for (; i < items.length; i++) {
+      // The columns first (read in order): the candidate's object only when its score ties the
+      // last's or its signature may hold the query.
+      const score = scores[i]!;
+      if (last !== undefined && score <= last.score && pastLast(items[i]!, score, last, compare)) break;
+      if (check && !mayContain(signatures, i, query)) continue;
       const x = items[i]!;
-      if (last !== undefined && pastLast(x, scores[i]!, last, compare)) break;
       if (!matches(x, check, fq, typeName)) continue;
-      select(x, x, scores[i]!, -1);
+      select(x, x, score, -1);
       last = nthOfTwo(pending, found, want, compare);
     }
     // Each branch: all walked, or nothing past the exact tier is better; else the better tiers'
@@ -1386,14 +1460,26 @@ export class LiveGraph implements ReadGraph {
     }
     const side = grams.sortedCandidates(fq, this.#byScoreNow);
     const list = side.items;
+    let columns = this.#rescoredColumns.get(list);
+    if (columns === undefined) {
+      columns = { items: list, scores: Float64Array.from(list, (r) => r.score), signatures: signaturesOf(list) };
+      this.#rescoredColumns.set(list, columns);
+    }
+    const { scores, signatures } = columns;
+    const query = this.#querySignature;
+    signatureInto(fq, query, 0);
     /** The page's last item so far (undefined: the page is not full), told again after each match. */
     let last = nthOfTwo(pending, found, want, compare);
     let i = 0;
     for (; i < list.length; i++) {
+      // The columns first (read in order): the candidate's object only when its score ties the
+      // last's or its signature may hold the query.
+      const score = scores[i]!;
+      if (last !== undefined && score <= last.score && pastLast(list[i]!, score, last, compare)) break;
+      if (side.check && !mayContain(signatures, i, query)) continue;
       const r = list[i]!;
-      if (last !== undefined && pastLast(r, r.score, last, compare)) break;
       if (!matches(r, side.check, fq, typeName)) continue;
-      select(r, r.entity, r.score, r.baseId);
+      select(r, r.entity, score, r.baseId);
       last = nthOfTwo(pending, found, want, compare);
     }
     // Each branch: all walked; nothing past the exact tier is better; the better tiers' ranks
@@ -1485,10 +1571,10 @@ export class LiveGraph implements ReadGraph {
       // (its key placed before it, no name looked up); else the key is placed.
       if (srank >= 0 && srank < index.entityCount) {
         const bounds = content.attachment as SearchBounds | undefined;
-        resume =
-          score > scores.at(search.idAt(index.rankAt(srank)))
-            ? { tier, at: srank, score, bounds }
-            : { tier, srank, bounds };
+        // The key is that base entity's (its name unchanged): a stream item of the key's tier and
+        // score is placed against it by name rank, no identifier folded.
+        after.rank = index.rankAt(srank);
+        resume = score > this.scoreOfSrank(srank) ? { tier, at: srank, score, bounds } : { tier, srank, bounds };
       } else {
         const entityAt = parts.dictionary.lowerBound(entityId);
         const entityExact = entityAt < this.#base.entityCount && parts.dictionary.is(entityAt, entityId);
@@ -1560,18 +1646,23 @@ export class LiveGraph implements ReadGraph {
         this.#streamRanks = new Int32Array(2 * n);
         this.#streamIds = new Uint32Array(2 * n);
         this.#streamScores = new Float64Array(2 * n);
+        this.#streamMoved = new Uint8Array(2 * n);
       }
       const ranks = this.#streamRanks;
       const ids = this.#streamIds;
       const baseScores = this.#streamScores;
+      const states = this.#streamMoved;
       for (let i = 0; i < n; i++) ranks[i] = index.rankAt(hits.sranks[i]!);
       for (let i = 0; i < n; i++) ids[i] = search.idAt(ranks[i]!);
-      for (let i = 0; i < n; i++) baseScores[i] = scores.at(ids[i]!);
+      for (let i = 0; i < n; i++) baseScores[i] = this.scoreOfSrank(hits.sranks[i]!);
+      // Each branch: no base entity changed yet (all at their base scores), or each one's state.
+      if (state === undefined) states.fill(0, 0, n);
+      else for (let i = 0; i < n; i++) states[i] = state[ids[i]!]!;
       for (let i = 0; i < n; i++) {
         const d = ids[i]!;
-        // Each branch: no base entity changed yet; a rescored, replaced or deleted entity (the
-        // delta's to place, if any); one in the stream, at its base score raised by its state.
-        const moved = state === undefined ? 0 : state[d]!;
+        // Each branch: a rescored, replaced or deleted entity (the delta's to place, if any); one in
+        // the stream, at its base score raised by its state.
+        const moved = states[i]!;
         if (moved === LEFT_STREAM) continue;
         const item: ScoreItem = {
           tier: hits.tiers[i]!,
@@ -2480,6 +2571,7 @@ export class LiveGraph implements ReadGraph {
     this.#rescoredById = next.#rescoredById;
     this.#rescoredGrams = next.#rescoredGrams;
     this.#streamState = next.#streamState;
+    this.#srankRuns = next.#srankRuns;
   }
 }
 
