@@ -112,7 +112,7 @@ import {
 import { MAX_SCORE, SEARCH_MAX_LIMIT, STATEMENTS_MAX_LIMIT } from "../limits.js";
 import { quote } from "../quote.js";
 import { folder } from "../search/fold.js";
-import { type Scores, statementCounts } from "../search/scores.js";
+import { statementCounts } from "../search/scores.js";
 import type { ScoreHits, ScoreResume } from "../search/score-index.js";
 import type { SearchBounds } from "../search/search-index.js";
 import { type Hash64, hash64, hex64 } from "../hash64.js";
@@ -313,33 +313,6 @@ interface ScoreList<T> {
   readonly signatures: Int32Array;
 }
 
-/**
- * A base's scores over its score ranks: run i (one per distinct score, highest first) holds score
- * `scores[i]` and ends before srank `ends[i]`.
- */
-interface SrankRuns {
-  readonly ends: Uint32Array;
-  readonly scores: Float64Array;
-}
-
-/** The runs of `scores` over the score ranks of its `n` entities (SrankRuns): each distinct score counted, O(n). */
-function srankRuns(scores: Scores, n: number): SrankRuns {
-  const distinct = scores.distinct;
-  const counts = new Uint32Array(distinct.length);
-  for (let d = 0; d < n; d++) counts[scores.indexes.get(d)]!++;
-  const kept: number[] = [];
-  for (let k = distinct.length - 1; k >= 0; k--) if (counts[k]! > 0) kept.push(k);
-  const ends = new Uint32Array(kept.length);
-  const values = new Float64Array(kept.length);
-  let end = 0;
-  kept.forEach((k, i) => {
-    end += counts[k]!;
-    ends[i] = end;
-    values[i] = distinct[k]!;
-  });
-  return { ends, scores: values };
-}
-
 /** A base entity whose score the delta's statements changed (a counted score): where order "score" puts it now. */
 interface RescoredEntity {
   readonly entityId: string;
@@ -420,8 +393,6 @@ export class LiveGraph implements ReadGraph {
    * LEFT_STREAM rescored (the delta places it).
    */
   #streamState: Uint8Array | undefined;
-  /** The base's scores over its score ranks, as runs (scoreOfSrank), made on first need. */
-  #srankRuns: SrankRuns | undefined;
   /** The score index's listing scratch for order=score reads (a read is synchronous). */
   readonly #scoreHits: ScoreHits = { sranks: [], tiers: [], bounds: null };
   /**
@@ -585,15 +556,15 @@ export class LiveGraph implements ReadGraph {
   /**
    * Builds now what the first batch and the first order=score read would otherwise build on the way:
    * the base's fingerprint map (base-fingerprints.ts, O(base statements): seconds at 10M) and each
-   * base entity's count of statements, and the base's scores over its score ranks (scoreOfSrank,
-   * O(base entities)). A server calls it once at open, before it answers; calling
+   * base entity's count of statements, and the base's scores over its score ranks (ScoreIndex
+   * scoreAt's runs, O(base entities)). A server calls it once at open, before it answers; calling
    * it again costs nothing.
    */
   warm(): void {
     this.#baseFingerprints ??= new BaseFingerprints(this.#parts);
     this.adjustments();
     this.rescored();
-    this.#srankRuns ??= srankRuns(this.#parts.scores, this.#base.entityCount);
+    this.#parts.scoreIndex.scoreAt(this.#parts.scores, 0);
   }
 
   // Changes -----------------------------------------------------------------------------------
@@ -933,25 +904,6 @@ export class LiveGraph implements ReadGraph {
   private adjustments(): Int32Array {
     this.#baseAdjust ??= new Int32Array(this.#base.entityCount);
     return this.#baseAdjust;
-  }
-
-  /**
-   * The base score of the entity at score rank `srank`: sranks go by score, highest first, so the
-   * scores over them are runs, one per distinct score (#srankRuns, made on first need from the
-   * count of each: O(base entities) once), and a run is found by a binary search of a few hundred
-   * numbers that stay in cache, where the entity's own score is a read at random.
-   */
-  private scoreOfSrank(srank: number): number {
-    const runs = (this.#srankRuns ??= srankRuns(this.#parts.scores, this.#base.entityCount));
-    const ends = runs.ends;
-    let lo = 0;
-    let hi = ends.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (ends[mid]! <= srank) lo = mid + 1;
-      else hi = mid;
-    }
-    return runs.scores[lo]!;
   }
 
   /** Marks base entity `d` for rescored() to look at again (once until it does). */
@@ -1574,7 +1526,7 @@ export class LiveGraph implements ReadGraph {
         // The key is that base entity's (its name unchanged): a stream item of the key's tier and
         // score is placed against it by name rank, no identifier folded.
         after.rank = index.rankAt(srank);
-        resume = score > this.scoreOfSrank(srank) ? { tier, at: srank, score, bounds } : { tier, srank, bounds };
+        resume = score > index.scoreAt(scores, srank) ? { tier, at: srank, score, bounds } : { tier, srank, bounds };
       } else {
         const entityAt = parts.dictionary.lowerBound(entityId);
         const entityExact = entityAt < this.#base.entityCount && parts.dictionary.is(entityAt, entityId);
@@ -1654,7 +1606,7 @@ export class LiveGraph implements ReadGraph {
       const states = this.#streamMoved;
       for (let i = 0; i < n; i++) ranks[i] = index.rankAt(hits.sranks[i]!);
       for (let i = 0; i < n; i++) ids[i] = search.idAt(ranks[i]!);
-      for (let i = 0; i < n; i++) baseScores[i] = this.scoreOfSrank(hits.sranks[i]!);
+      for (let i = 0; i < n; i++) baseScores[i] = index.scoreAt(scores, hits.sranks[i]!);
       // Each branch: no base entity changed yet (all at their base scores), or each one's state.
       if (state === undefined) states.fill(0, 0, n);
       else for (let i = 0; i < n; i++) states[i] = state[ids[i]!]!;
@@ -2571,7 +2523,6 @@ export class LiveGraph implements ReadGraph {
     this.#rescoredById = next.#rescoredById;
     this.#rescoredGrams = next.#rescoredGrams;
     this.#streamState = next.#streamState;
-    this.#srankRuns = next.#srankRuns;
   }
 }
 

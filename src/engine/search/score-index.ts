@@ -93,6 +93,33 @@ import type { RankSink } from "./rank-list.js";
 import type { Scores } from "./scores.js";
 import { type SearchBounds, type SearchIndex, TIER_EXACT, TIER_INFIX, TIER_PREFIX } from "./search-index.js";
 
+/**
+ * Scores over sranks: run i (one per distinct score, highest first) holds score `scores[i]` and
+ * ends before srank `ends[i]`.
+ */
+interface SrankRuns {
+  readonly ends: Uint32Array;
+  readonly scores: Float64Array;
+}
+
+/** The runs of `scores` over the sranks of its `n` entities (SrankRuns): each distinct score counted, O(n). */
+function srankRuns(scores: Scores, n: number): SrankRuns {
+  const distinct = scores.distinct;
+  const counts = new Uint32Array(distinct.length);
+  for (let d = 0; d < n; d++) counts[scores.indexes.get(d)]!++;
+  const kept: number[] = [];
+  for (let k = distinct.length - 1; k >= 0; k--) if (counts[k]! > 0) kept.push(k);
+  const ends = new Uint32Array(kept.length);
+  const values = new Float64Array(kept.length);
+  let end = 0;
+  kept.forEach((k, i) => {
+    end += counts[k]!;
+    ends[i] = end;
+    values[i] = distinct[k]!;
+  });
+  return { ends, scores: values };
+}
+
 /** Where a page in order "score" resumes. */
 export type ScoreResume =
   | null
@@ -265,6 +292,9 @@ export class ScoreIndex {
   private memoPart = -1;
   /** The last band the memo holds (bands memoPart..memoLast, decoded together), or MEMO_WHOLE. */
   private memoLast = -1;
+  /** The scores over the sranks as runs (scoreAt), for `runsOf`: made on first need. */
+  private runs: SrankRuns | undefined;
+  private runsOf: Scores | undefined;
   private memoSranks: ArrayLike<number> = [];
   private memoLength = 0;
 
@@ -406,6 +436,39 @@ export class ScoreIndex {
   /** The name rank of the entity at `srank`. */
   rankAt(srank: number): number {
     return this.rankOfSrank.get(srank);
+  }
+
+  /**
+   * The score (of `scores`, the index's own) of the entity at `srank`: sranks go by score, highest
+   * first, so the scores over them are runs, one per distinct score, and the run is found by a
+   * binary search of a few hundred numbers that stay in cache, where the entity's own score is
+   * three reads at random (its name rank, dense id and score).
+   */
+  scoreAt(scores: Scores, srank: number): number {
+    const runs = this.runsFor(scores);
+    return runs.scores[this.runAt(runs, srank)]!;
+  }
+
+  /** The runs of `scores` over the sranks (SrankRuns), made at the first call for them: O(N) once. */
+  private runsFor(scores: Scores): SrankRuns {
+    // Each branch: the runs made already for these scores, or made now.
+    if (this.runs !== undefined && this.runsOf === scores) return this.runs;
+    this.runs = srankRuns(scores, this.entityCount);
+    this.runsOf = scores;
+    return this.runs;
+  }
+
+  /** The run that holds `srank`: the first whose end is past it. */
+  private runAt(runs: SrankRuns, srank: number): number {
+    const ends = runs.ends;
+    let lo = 0;
+    let hi = ends.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (ends[mid]! <= srank) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   /** Band-0 positions among suffix-array positions [0, i): the sampled count, then at most a block's words. */
@@ -987,24 +1050,22 @@ export class ScoreIndex {
    * `score` whose name rank is below `x` (every srank from `limit` on scores below `score`).
    */
   private srankAfterAt(scores: Scores, search: SearchIndex, score: number, x: number, limit: number): number {
-    const scoreAt = (srank: number): number => scores.at(search.idAt(this.rankOfSrank.get(srank)));
-    // The sranks of the key's score: [lo, end) (scores descend along sranks).
-    let lo = 0;
-    let hi = limit;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (scoreAt(mid) > score) lo = mid + 1;
-      else hi = mid;
+    // The sranks of the key's score: [lo, end) (scores descend along sranks), from the runs: the
+    // first run of `score` or less starts at lo, and ends at end when of `score` (else none is).
+    const runs = this.runsFor(scores);
+    const values = runs.scores;
+    let k = 0;
+    let top = values.length;
+    while (k < top) {
+      const mid = (k + top) >>> 1;
+      if (values[mid]! > score) k = mid + 1;
+      else top = mid;
     }
-    let end = lo;
-    hi = limit;
-    while (end < hi) {
-      const mid = (end + hi) >>> 1;
-      if (scoreAt(mid) >= score) end = mid + 1;
-      else hi = mid;
-    }
+    let lo = Math.min(limit, k === 0 ? 0 : runs.ends[k - 1]!);
+    // Each branch: the run holds the key's score (its sranks), or no entity has it (an empty group).
+    const end = k < values.length && values[k] === score ? Math.min(limit, runs.ends[k]!) : lo;
     // Inside the group, name ranks ascend: the first at or after x.
-    hi = end;
+    let hi = end;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       if (this.rankOfSrank.get(mid) < x) lo = mid + 1;
