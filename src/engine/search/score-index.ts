@@ -553,7 +553,7 @@ export class ScoreIndex {
         : "srank" in after
           ? after.srank + 1
           : "at" in after
-            ? this.srankAfterRaised(scores, search, after.at, after.score)
+            ? this.srankAfterRaised(scores, after.at, after.score)
             : this.srankAfter(search, scores, after);
     const fromTier = after === null ? TIER_EXACT : after.tier;
     const docType = type < 0 ? ANY_TYPE : type;
@@ -1033,7 +1033,7 @@ export class ScoreIndex {
       entityAt: key.entityAt,
       entityExact: key.entityExact,
     });
-    return this.srankAfterAt(scores, search, key.score, x, this.entityCount);
+    return this.srankAfterAt(scores, key.score, x, this.entityCount);
   }
 
   /**
@@ -1041,15 +1041,15 @@ export class ScoreIndex {
    * its name rank is known (the first rank after the key's is the next one), and every srank of
    * `score` or more lies before `at` (scores descend along sranks), so the searches stay below it.
    */
-  srankAfterRaised(scores: Scores, search: SearchIndex, at: number, score: number): number {
-    return this.srankAfterAt(scores, search, score, this.rankOfSrank.get(at) + 1, at);
+  srankAfterRaised(scores: Scores, at: number, score: number): number {
+    return this.srankAfterAt(scores, score, this.rankOfSrank.get(at) + 1, at);
   }
 
   /**
    * The first srank among [0, limit) after the entities of score above `score` and those of
    * `score` whose name rank is below `x` (every srank from `limit` on scores below `score`).
    */
-  private srankAfterAt(scores: Scores, search: SearchIndex, score: number, x: number, limit: number): number {
+  private srankAfterAt(scores: Scores, score: number, x: number, limit: number): number {
     // The sranks of the key's score: [lo, end) (scores descend along sranks), from the runs: the
     // first run of `score` or less starts at lo, and ends at end when of `score` (else none is).
     const runs = this.runsFor(scores);
