@@ -2745,18 +2745,26 @@ function pastLast(
   return compare(probe, last) > 0;
 }
 
-/** The `n`th smallest (1-based) of two sorted lists together, or undefined when they hold fewer. */
+/**
+ * The `n`th smallest (1-based) of two sorted lists together (no item of one equal to one of the
+ * other), or undefined when they hold fewer: the split (i of `a`, n - i of `b`) found by a binary
+ * search, O(log n) comparisons.
+ */
 function nthOfTwo<T>(a: readonly T[], b: readonly T[], n: number, compare: (x: T, y: T) => number): T | undefined {
   if (a.length + b.length < n) return undefined;
-  let i = 0;
-  let j = 0;
-  let last: T | undefined;
-  for (let k = 0; k < n; k++) {
-    // Each branch: the smaller head of the two.
-    if (j >= b.length || (i < a.length && compare(a[i]!, b[j]!) < 0)) last = a[i++];
-    else last = b[j++];
+  // The fewest items of `a` in the first n: none of a's next is smaller than b's last taken.
+  let lo = Math.max(0, n - b.length);
+  let hi = Math.min(n, a.length);
+  while (lo < hi) {
+    const i = (lo + hi) >>> 1;
+    if (compare(a[i]!, b[n - i - 1]!) < 0) lo = i + 1;
+    else hi = i;
   }
-  return last;
+  const j = n - lo;
+  // Each branch: one list gave none of the first n (the other's last), else the larger of the two lasts.
+  if (lo === 0) return b[j - 1];
+  if (j === 0) return a[lo - 1];
+  return compare(a[lo - 1]!, b[j - 1]!) < 0 ? b[j - 1] : a[lo - 1];
 }
 
 /** tierOf for a `folded` known to contain `fq`. */
