@@ -239,4 +239,42 @@ test("walks of several queries interleaved page by page: a band or tier kept fro
   }
 });
 
+test("scoreAt (runs of equal scores over the sranks) and the resume after a raised key, against brute force", () => {
+  let checks = 0;
+  for (let seed = 1; seed <= 60; seed++) {
+    const rng = new Rng(seed);
+    const n = rng.chance(0.2) ? rng.int(3) : rng.range(3, 150);
+    const idSet = new Set<string>();
+    while (idSet.size < n) idSet.add(`${rng.pick(["a", "b", "é"])}${rng.int(1000)}`);
+    const ids = [...idSet].sort();
+    const folded = ids.map(() => randomText(rng, 4));
+    const types = Uint8Array.from(ids, () => 0);
+    // Few distinct scores (long runs), or many (runs of one), some large.
+    const spread = rng.pick([2, 5, 40, 4_000_000_000]);
+    const scoreValues = Uint32Array.from(ids, () => rng.int(spread));
+    const search = SearchIndex.build(folded, types);
+    const scores = Scores.from(scoreValues);
+    const index = ScoreIndex.build(search, scores);
+    const scoreOf = (srank: number) => scores.at(search.idAt(index.rankAt(srank)));
+    for (let s = 0; s < n; s++) {
+      if (index.scoreAt(scores, s) !== scoreOf(s))
+        assert.unreachable(`seed ${seed} srank ${s}: ${index.scoreAt(scores, s)}`);
+      checks++;
+    }
+    // A key of the entity at srank `at` raised to `score`: the first srank after it is the first
+    // whose (score descending, name rank) comes after (score, the entity's name rank).
+    for (let k = 0; k < 20 && n > 0; k++) {
+      const at = rng.int(n);
+      const score = scoreOf(at) + rng.range(1, 4);
+      const rank = index.rankAt(at);
+      let want = 0;
+      while (want < n && (scoreOf(want) > score || (scoreOf(want) === score && index.rankAt(want) <= rank))) want++;
+      const got = index.srankAfterRaised(scores, at, score);
+      assert.is(got, want, `seed ${seed} at ${at} score ${score}`);
+      checks++;
+    }
+  }
+  assert.ok(checks > 3000, `only ${checks} checks`);
+});
+
 test.run();
