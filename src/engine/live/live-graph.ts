@@ -196,8 +196,9 @@ const LEFT_STREAM = 255;
 const SIDE_RANK_COST = 8;
 /**
  * Order "score": the most delta candidates left after the walk that are checked for the query's
- * prefix one by one, rather than found by a binary search of every delta entity's folded
- * identifier (about 13 comparisons at 10,000 delta entities, each a string read at random).
+ * prefix one by one (a string read at random each), rather than found by a binary search of the
+ * candidates in search order (their packed heads compared, a string read only where two tie; the
+ * first read after a change of the candidates sorts them).
  */
 const PREFIX_WALK_MAX = 16;
 
@@ -1309,8 +1310,8 @@ export class LiveGraph implements ReadGraph {
    * candidates (its rarest 3-gram's, sorted by score now, highest first, for the content as it is:
    * made again after a batch) are walked while not after the page's last item so far in that order
    * (or the page not full); past it only a better tier can still enter: the delta's entities whose identifiers
-   * start with the query (among the candidates left when few, else a range of its search-order
-   * list). A query shorter than a gram weighs every delta entity.
+   * start with the query (among the candidates left when few, else a range of the candidates in
+   * search order). A query shorter than a gram weighs every delta entity.
    */
   private deltaByScore(
     fq: string,
@@ -1366,7 +1367,7 @@ export class LiveGraph implements ReadGraph {
     if (i === items.length || last === undefined || last.tier === TIER_EXACT) return;
     // Each branch: the candidates left are few (they hold every delta entity that starts with the
     // query, all past the page's last by score): checked for the prefix one by one; else found in
-    // the search-order list (a binary search over every delta entity).
+    // the candidates in search order (a binary search).
     if (items.length - i <= PREFIX_WALK_MAX) {
       for (; i < items.length; i++) {
         const x = items[i]!;
@@ -1375,8 +1376,11 @@ export class LiveGraph implements ReadGraph {
       }
       return;
     }
-    const list = this.#entityList;
-    for (let k = seekEntity(list, fq, "", true); k < list.length && list[k]!.folded.startsWith(fq); k++) {
+    // The rarest gram's candidates in search order (the order "name" read's list, made once per
+    // change of the set): those that start with the query are a range of it, found by heads.
+    const list = this.#entityGrams.sortedList(fq, compareEntities);
+    const heads = this.#entityGrams.headsOf(list);
+    for (let k = seekEntity(list, fq, "", true, heads); k < list.length && list[k]!.folded.startsWith(fq); k++) {
       const x = list[k]!;
       if (typeName !== undefined && x.type !== typeName) continue;
       // One walked already may be on the page: not selected twice.
