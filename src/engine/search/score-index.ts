@@ -70,8 +70,10 @@
  *
  * Resuming after a key: (tier, score, folded identifier, entityId), from a cursor of other content
  * or from a merge layer over a live delta, is placed as the srank after it: the entities of higher
- * score, then those of equal score whose name rank is below the key's (binary searches over sranks).
- * A cursor of this content carries its srank and skips that.
+ * score, then those of equal score whose name rank is below the key's. The scores over the sranks
+ * are runs, one per distinct score (scoreAt: made once per Scores, O(N), a few hundred numbers that
+ * stay in cache), so the key's score group is a binary search of the runs, and its name rank a
+ * binary search inside the group. A cursor of this content carries its srank and skips that.
  *
  * Cost of a page of k: the search index's bounds (|q| LF steps, or none when kept), then per tier a
  * listing of k (document-array.ts: about (levels) x (k + types) rank operations in as many rounds),
