@@ -175,7 +175,8 @@ const TOMBSTONE_SLACK = 8;
  * lowered at all, leaves the stream and joins the delta's (its gram index). A larger bound makes
  * every read look further ahead (in the low scores' long runs of equal scores, about a run of the
  * query's matches a point); a smaller one sends more entities to the delta. At 1M entities a delta
- * of 100,000 random statements raises about 250,000 entities by 1 or 2 and 3,600 by more.
+ * of 100,000 random statements raises about 250,000 entities by 1 or 2 and 3,600 by more. At most
+ * 2: a state of #streamState takes two bits (streamStateOf).
  */
 const SCORE_RAISE_MAX = 2;
 /**
@@ -187,7 +188,21 @@ const SCORE_RAISE_MAX = 2;
  */
 const SCORE_READ_AHEAD = 6;
 /** A base entity's #streamState when it left the stream: rescored, or replaced or deleted (the delta's). */
-const LEFT_STREAM = 255;
+const LEFT_STREAM = 3;
+
+/**
+ * A base entity's state in #streamState (two bits, four to a byte: SCORE_RAISE_MAX is at most 2,
+ * so that the states of 1M entities, 256 KB, stay in the CPU's caches more than a byte each would).
+ */
+function streamStateOf(states: Uint8Array, d: number): number {
+  return (states[d >>> 2]! >>> ((d & 3) << 1)) & 3;
+}
+
+/** Sets base entity `d`'s state in #streamState (see streamStateOf). */
+function setStreamState(states: Uint8Array, d: number, state: number): void {
+  const shift = (d & 3) << 1;
+  states[d >>> 2] = (states[d >>> 2]! & ~(3 << shift)) | (state << shift);
+}
 /**
  * What a name rank asked of the rescored map costs (its dense id and the map: two cache misses)
  * against a rescored candidate checked by the rest of the walk (a prefix compared): the better
@@ -389,9 +404,9 @@ export class LiveGraph implements ReadGraph {
   #rescoredById = new Map<number, RescoredEntity>();
   #rescoredGrams = new GramIndex<RescoredEntity>();
   /**
-   * Each base entity's place in the base's order=score stream, by dense id (made at the first
-   * change of a count): 0 there at its base score, 1..SCORE_RAISE_MAX there and raised by that much,
-   * LEFT_STREAM rescored (the delta places it).
+   * Each base entity's place in the base's order=score stream, by dense id, two bits each
+   * (streamStateOf; made at the first change of a count): 0 there at its base score,
+   * 1..SCORE_RAISE_MAX there and raised by that much, LEFT_STREAM rescored (the delta places it).
    */
   #streamState: Uint8Array | undefined;
   /** The score index's listing scratch for order=score reads (a read is synchronous). */
@@ -952,11 +967,11 @@ export class LiveGraph implements ReadGraph {
     if (this.#dirty.length > 0) {
       const adjustments = this.adjustments();
       const flags = this.#dirtyFlag!;
-      this.#streamState ??= new Uint8Array(this.#base.entityCount);
+      this.#streamState ??= new Uint8Array(Math.ceil(this.#base.entityCount / 4));
       const state = this.#streamState;
       for (const d of this.#dirty) {
         flags[d] = 0;
-        state[d] = 0;
+        setStreamState(state, d, 0);
         const old = this.#rescoredById.get(d);
         if (old !== undefined) {
           this.#rescoredGrams.remove(old);
@@ -965,7 +980,7 @@ export class LiveGraph implements ReadGraph {
         // A replaced or deleted base entity is not the base's to place (the delta's copy, if any, is):
         // out of the stream, so a stream read tells it by the one byte it reads anyway.
         if (this.#hiddenBase !== undefined && this.#hiddenBase[d] === 1) {
-          state[d] = LEFT_STREAM;
+          setStreamState(state, d, LEFT_STREAM);
           continue;
         }
         const adjust = adjustments[d]!;
@@ -975,7 +990,7 @@ export class LiveGraph implements ReadGraph {
         // drop (a resumed read would have to look back for it) or a large raise leaves it.
         if (adjust > 0 && adjust <= SCORE_RAISE_MAX) {
           this.#maxRaise = Math.max(this.#maxRaise, adjust);
-          state[d] = adjust;
+          setStreamState(state, d, adjust);
           continue;
         }
         const entity = this.#parts.entities.entity(d);
@@ -987,7 +1002,7 @@ export class LiveGraph implements ReadGraph {
           entity,
           score: this.#parts.scores.at(d) + adjust,
         };
-        state[d] = LEFT_STREAM;
+        setStreamState(state, d, LEFT_STREAM);
         this.#rescoredById.set(d, r);
         this.#rescoredGrams.add(r);
       }
@@ -1613,7 +1628,7 @@ export class LiveGraph implements ReadGraph {
       for (let i = 0; i < n; i++) baseScores[i] = index.scoreAt(scores, hits.sranks[i]!);
       // Each branch: no base entity changed yet (all at their base scores), or each one's state.
       if (state === undefined) states.fill(0, 0, n);
-      else for (let i = 0; i < n; i++) states[i] = state[ids[i]!]!;
+      else for (let i = 0; i < n; i++) states[i] = streamStateOf(state, ids[i]!);
       for (let i = 0; i < n; i++) {
         const d = ids[i]!;
         // Each branch: a rescored, replaced or deleted entity (the delta's to place, if any); one in
