@@ -1526,11 +1526,12 @@ export class LiveGraph implements ReadGraph {
       const entityId = content.part(SEARCH_PART.entityId);
       const tier = content.extra;
       const score = parseScore(content.part(SEARCH_PART.score));
-      const folded = this.#fold(raw);
+      // Its identifier folded when a comparison needs it (foldOf: a key of a hint of this base
+      // meets the stream's items by name rank, so mostly none does).
       after = {
         tier,
         score,
-        folded,
+        folded: "",
         entity: { entityId, rawIdentifier: raw, type: "0", sourceType: "" },
         d: -1,
         rank: -1,
@@ -1549,7 +1550,7 @@ export class LiveGraph implements ReadGraph {
       } else {
         const entityAt = parts.dictionary.lowerBound(entityId);
         const entityExact = entityAt < this.#base.entityCount && parts.dictionary.is(entityAt, entityId);
-        resume = { tier, score, folded, entityAt, entityExact };
+        resume = { tier, score, folded: foldOf(after), entityAt, entityExact };
       }
     }
     // The delta's matches after the key, the first `want` kept in order: its entities, and the base
