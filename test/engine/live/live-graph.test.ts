@@ -567,6 +567,72 @@ for (const seed of [31, 32]) {
   });
 }
 
+/**
+ * A name over many letters (the query's other grams often missing: gram signatures rule most
+ * candidates out) around a few shared stems (queries of a stem match in every tier).
+ */
+function wordName(rng: Rng): string {
+  const stems = ["kar", "rin", "nok", "mol", "tes", "vax", "quo", "zel"];
+  let s = rng.pick(stems);
+  for (let k = rng.range(0, 3); k > 0; k--)
+    s += rng.chance(0.3) ? ` ${rng.pick(stems)}` : String.fromCharCode(97 + rng.int(26));
+  return s;
+}
+
+for (const seed of [51, 52]) {
+  test(`order=score over varied names: the delta's and the rescored walks by their score and signature columns, a better tier's delta entities among many candidates; every page equals the oracle (seed ${seed})`, () => {
+    const rng = new Rng(seed);
+    const data = scoreGraph(rng, 200, 320);
+    for (const e of data.entities) e.rawIdentifier = wordName(rng);
+    const live = new LiveGraph(buildGraph(data), { cursorSecret: "words-test" });
+    const oracle = new LiveOracle(data);
+    const hubs = data.entities.slice(0, 4).map((e) => e.entityId);
+    let n = 0;
+    for (let batch = 0; batch < 14; batch++) {
+      const ids = [...oracle.entities.keys()];
+      const changes: Change[] = [];
+      // Many new entities of a stem (more than the few candidates checked one by one), names
+      // replaced, deletes with cascade, and statements that raise and lower scores.
+      for (let k = rng.range(10, 30); k > 0; k--) {
+        const r = rng.int(10);
+        const score = rng.chance(0.3) ? { score: rng.int(14) } : {};
+        if (r < 4)
+          changes.push({
+            op: "put",
+            entity: { entityId: `w${n++}`, rawIdentifier: wordName(rng), type: "0", sourceType: "", ...score },
+          });
+        else if (r < 5) {
+          const e = oracle.entities.get(rng.pick(ids))!;
+          changes.push({ op: "put", entity: { ...e, rawIdentifier: wordName(rng), ...score } });
+        } else if (r < 6) changes.push({ op: "delete", entityId: rng.pick(ids), cascade: true });
+        else changes.push(...scoreBatch(rng, oracle, hubs).slice(0, 1));
+      }
+      if (!oracle.apply(changes).ok) continue;
+      live.apply(changes);
+      const o = oracle.oracle();
+      const names = [...oracle.entities.values()].map((e) => e.rawIdentifier);
+      // Stems (every tier, a single gram), and cuts of current names of 3 to 7 code units.
+      const queries = ["kar", "quo", rng.pick(names).slice(0, 4)];
+      for (let k = 0; k < 4; k++) {
+        const name = rng.pick(names);
+        const at = rng.int(Math.max(1, name.length - 3));
+        queries.push(name.slice(at, at + rng.range(3, 7)));
+      }
+      for (const q of queries) {
+        walkPages<Entity>({
+          fetch: (limit, cursor, count) =>
+            live.search({ q, limit, cursor, order: "score", ...(count ? { count } : {}) }),
+          expected: o.search(q, undefined, "score"),
+          nextLimit: () => (rng.chance(0.3) ? rng.range(20, 40) : rng.range(1, 6)),
+          defaultLimit: 20,
+          countPolicy: () => rng.chance(0.2),
+          ctx: `seed ${seed} batch ${batch} search q=${show(q)}`,
+        });
+      }
+    }
+  });
+}
+
 test("order=score: a cursor whose last item is a raised stream item resumes before its base score rank, on the live graph and on its base", () => {
   // Ten "ka N" of one counted score; "ka 5" raised by one statement (it stays in the base's stream)
   // comes first. Its cursor's hint names its base score rank: the items of its base score named
