@@ -1,0 +1,699 @@
+/**
+ * Live order=score search
+ * =======================
+ * The live graph's read of `search` in order "score" (CONTRACT.md "GET /graph/v1/search": tier,
+ * score highest first, folded identifier, entityId): a merge of the base's stream, read from its
+ * score index, with the delta's matches and the rescored base entities. LiveGraph (live-graph.ts)
+ * keeps the state this reads (counts, the rescored entities, the stream states: rescored()) and
+ * dispatches to ScoreSearch.search; this file owns the read, its scratch and caches, and the
+ * stream's state encoding (SCORE_RAISE_MAX, LEFT_STREAM, streamStateOf, setStreamState).
+ *
+ * Scores: an entity's score is the one its line gave, else its count of statements now: the base's
+ * count plus what the delta's statements add and take (by dense id for base entities). A base
+ * entity whose counted score the delta raised by at most SCORE_RAISE_MAX stays in the base's
+ * stream: the merge lists the base's score index by score rank (sranks, no base page made) a
+ * look-ahead (SCORE_READ_AHEAD) past the page, places such entities by their score now (a stream
+ * item's base score read from the score runs, its state from two bits an entity), and lists on
+ * while an item not listed yet (at most the largest raise above its base score) could come first.
+ * Nothing in the stream is lowered, so a cursor resumes the base right after its key (at its
+ * hint's srank when its item is a base item at its base score; a raised one's hint bounds the
+ * key's placing and gives its name rank, so no identifier is searched). Entities lowered or raised
+ * further leave the stream and join the delta's (rescored(): a 3-gram index). The delta's and the
+ * rescored candidates of the query's rarest 3-gram are kept sorted by score and weighed once, after
+ * the base's first listing, walked while they can reach the page: their columns (scores, and 64-bit
+ * gram signatures, gram-signature.ts) are read in order, a candidate's object only when its score
+ * ties the page's last or its signature may hold the query; past the page's last only a better
+ * tier can still enter (found by a range of the candidates in search order, or of name ranks).
+ *
+ * Interface: the read sees LiveGraph through LiveScoreView, a small object of getters the graph
+ * makes once (its fields read at each call: a batch or a swap changes them). The graph's state is
+ * in `#` fields; opening them (non-private, @internal) would rename them through the whole graph
+ * and show every one to the engine, where the view names only the dozen the read takes. The
+ * helpers the order "name" read shares (matches, countMatches, insertSorted, seekEntity, tiers,
+ * the cursor's parts) stay in live-graph.ts, which exports them for this file.
+ *
+ * Costs: a read with no delta touching the query and no raised score is the base's read. Else the
+ * base's matches up to the largest raise (at most SCORE_RAISE_MAX) below the page's last (a
+ * listing of want + SCORE_READ_AHEAD, doubled while short), the delta's and rescored candidates of
+ * the rarest 3-gram as high as the page's last (a gram's list sorted once per content, O(c log c)),
+ * and O(log n) comparisons per match for the page's last so far (nthOfTwo). docs/changes.md
+ * "Scores" describes the same for users.
+ */
+
+import { type CursorCodec, ENDPOINT_SEARCH } from "../cursor/cursor.js";
+import {
+  type Graph,
+  type GraphParts,
+  SEARCH_BOUNDS_BYTES,
+  searchHint,
+  searchHintPosition,
+  searchItemOf,
+} from "../graph.js";
+import type { Hash64 } from "../hash64.js";
+import { MAX_SCORE, SEARCH_MAX_LIMIT } from "../limits.js";
+import type { ScoreHits, ScoreResume } from "../search/score-index.js";
+import type { SearchBounds } from "../search/search-index.js";
+import type { Entity, EntityType, Page, SearchParams } from "../types.js";
+import { GRAM, type GramIndex, type GramKey } from "./gram-index.js";
+import { mayContain, signatureInto, signaturesOf } from "./gram-signature.js";
+import {
+  anyMatch,
+  cmp,
+  countMatches,
+  type HiddenEntity,
+  itemOf,
+  matches,
+  SEARCH_PART,
+  seekEntity,
+  TIER_EXACT,
+  TIER_INFIX,
+  TIER_PREFIX,
+  unknownCursorShape,
+} from "./live-graph.js";
+import { compareEntities, type DeltaEntity } from "./sorted-delta.js";
+
+/**
+ * How far the delta's statements may raise a base entity's counted score while it stays in the
+ * base's order=score stream, read out of place and put right by the merge's look-ahead (every base
+ * match up to this many score points below the last one read); an entity raised further, or
+ * lowered at all, leaves the stream and joins the delta's (its gram index). A larger bound makes
+ * every read look further ahead (in the low scores' long runs of equal scores, about a run of the
+ * query's matches a point); a smaller one sends more entities to the delta. At 1M entities a delta
+ * of 100,000 random statements raises about 250,000 entities by 1 or 2 and 3,600 by more. At most
+ * 2: a stream state takes two bits (streamStateOf).
+ */
+export const SCORE_RAISE_MAX = 2;
+/**
+ * Base matches an order=score read lists beyond its page when some score in the base's stream was
+ * raised: about what the look-ahead of SCORE_RAISE_MAX points needs once the delta's and the
+ * rescored matches (weighed after the first listing) have taken their places on the page, so one
+ * listing is mostly enough (a second one lists twice the first; at 1M entities with 100,000
+ * statements of delta, 4 to 6 cost the least, 12 lists more than it saves).
+ */
+const SCORE_READ_AHEAD = 6;
+/** A base entity's stream state when it left the stream: rescored, or replaced or deleted (the delta's). */
+export const LEFT_STREAM = 3;
+
+/**
+ * A base entity's state in the stream states (LiveScoreView.streamState: two bits, four to a byte: SCORE_RAISE_MAX is at most 2,
+ * so that the states of 1M entities, 256 KB, stay in the CPU's caches more than a byte each would).
+ */
+function streamStateOf(states: Uint8Array, d: number): number {
+  return (states[d >>> 2]! >>> ((d & 3) << 1)) & 3;
+}
+
+/** Sets base entity `d`'s state in the stream states (see streamStateOf). */
+export function setStreamState(states: Uint8Array, d: number, state: number): void {
+  const shift = (d & 3) << 1;
+  states[d >>> 2] = (states[d >>> 2]! & ~(3 << shift)) | (state << shift);
+}
+
+/**
+ * What a name rank asked of the rescored map costs (its dense id and the map: two cache misses)
+ * against a rescored candidate checked by the rest of the walk (a prefix compared): the better
+ * tiers' rescored entities are found the cheaper way.
+ */
+const SIDE_RANK_COST = 8;
+/**
+ * Order "score": the most delta candidates left after the walk that are checked for the query's
+ * prefix one by one (a string read at random each), rather than found by a binary search of the
+ * candidates in search order (their packed heads compared, a string read only where two tie; the
+ * first read after a change of the candidates sorts them).
+ */
+const PREFIX_WALK_MAX = 16;
+
+/**
+ * An item of an order "score" merge: a base stream item (`d` its dense id, `rank` and `srank` its
+ * name and score ranks in the base; `entity` made when it is on the page) or a delta item (`entity`
+ * given; `rank` and `srank` -1, `d` its base dense id when it has one).
+ */
+interface ScoreItem {
+  tier: number;
+  score: number;
+  /** Its folded identifier ("" until a comparison needs it: a match is never empty). */
+  folded: string;
+  entity: Entity | undefined;
+  d: number;
+  rank: number;
+  srank: number;
+}
+
+/**
+ * A gram's candidates sorted by score now (highest first, then search order), with columns read in
+ * order by a walk: their scores, and their gram signatures (gram-signature.ts) that rule most
+ * non-matches out without reading an item.
+ */
+interface ScoreList<T> {
+  readonly items: readonly T[];
+  readonly scores: Float64Array;
+  readonly signatures: Int32Array;
+}
+
+/** A base entity whose score the delta's statements changed (a counted score): where order "score" puts it now. */
+export interface RescoredEntity {
+  readonly entityId: string;
+  /** Its dense id in the base. */
+  readonly baseId: number;
+  readonly folded: string;
+  readonly type: EntityType;
+  readonly entity: Entity;
+  /** Its score now (an entity whose count changes is made again). */
+  readonly score: number;
+}
+
+/** The rescored base entities (LiveGraph's rescored()): by dense id and by 3-grams. */
+export interface RescoredSet {
+  readonly byId: ReadonlyMap<number, RescoredEntity>;
+  readonly grams: GramIndex<RescoredEntity>;
+}
+
+/** What the order=score read takes of a LiveGraph, read at each call (see the banner). */
+export interface LiveScoreView {
+  readonly base: Graph;
+  readonly parts: GraphParts;
+  /** The base's fold. */
+  readonly fold: (s: string) => string;
+  /** The codec that seals and opens the graph's cursors. */
+  readonly cursors: CursorCodec;
+  readonly sequence: number;
+  /** The delta's entities, by entityId and by 3-grams. */
+  readonly entities: ReadonlyMap<string, DeltaEntity>;
+  readonly entityGrams: GramIndex<DeltaEntity>;
+  /** Base entities replaced or deleted, by 3-grams. */
+  readonly hiddenGrams: GramIndex<HiddenEntity>;
+  /** The most a score in the base's stream was raised (at most SCORE_RAISE_MAX); read after rescored(). */
+  readonly maxRaise: number;
+  /** Each base entity's stream state (streamStateOf), undefined while no count changed; read after rescored(). */
+  readonly streamState: Uint8Array | undefined;
+  /** An entity's count of statements now (its score when its line gave none). */
+  countNow(id: string, d: number): number;
+  /** The rescored entities, brought up to date with the delta (and the stream states with them). */
+  rescored(): RescoredSet;
+}
+
+/** The parts of an order "score" search cursor (SEARCH_PART: raw, entityId, hint, score). */
+const SEARCH_SCORE_PARTS = 4;
+
+/** The order=score read of one LiveGraph, with its scratch and its sorted lists (a read is synchronous). */
+export class ScoreSearch {
+  readonly #live: LiveScoreView;
+
+  constructor(live: LiveScoreView) {
+    this.#live = live;
+  }
+
+  /** The score index's listing scratch for order=score reads (a read is synchronous). */
+  readonly #scoreHits: ScoreHits = { sranks: [], tiers: [], bounds: null };
+  /**
+   * Per 3-gram, the delta entities that hold it sorted by score now (highest first, then search
+   * order), with their scores: made on first need, for the content at #deltaByScoreAt over
+   * #deltaByScoreOf (a batch or a swap since empties it).
+   */
+  #deltaByScore = new Map<GramKey, ScoreList<DeltaEntity>>();
+  #deltaByScoreAt = -1;
+  #deltaByScoreOf: Graph | undefined;
+  /** The order=score stream's stages (name ranks, dense ids, base scores, stream states of a listing), grown as needed. */
+  #streamRanks = new Int32Array(64);
+  #streamIds = new Uint32Array(64);
+  #streamScores = new Float64Array(64);
+  #streamMoved = new Uint8Array(64);
+  /** The rescored gram index's sorted lists' columns (scores, gram signatures), made on a list's first walk. */
+  #rescoredColumns = new WeakMap<readonly RescoredEntity[], ScoreList<RescoredEntity>>();
+  /** A read's query's gram signature (gram-signature.ts; a read is synchronous). */
+  readonly #querySignature = new Int32Array(2);
+  /** Rescored entities by their score now, highest first (the order of their gram index's sorted lists). */
+  readonly #byScoreNow = (x: RescoredEntity, y: RescoredEntity): number =>
+    y.score - x.score || cmp(x.folded, y.folded) || cmp(x.entityId, y.entityId);
+
+  /**
+   * Order "score": the delta's entities that can enter the page, selected into `found`. The query's
+   * candidates (its rarest 3-gram's, sorted by score now, highest first, for the content as it is:
+   * made again after a batch) are walked while not after the page's last item so far in that order
+   * (or the page not full); past it only a better tier can still enter: the delta's entities whose identifiers
+   * start with the query (among the candidates left when few, else a range of the candidates in
+   * search order). A query shorter than a gram weighs every delta entity.
+   */
+  private deltaByScore(
+    fq: string,
+    typeName: EntityType | undefined,
+    pending: readonly ScoreItem[],
+    found: readonly ScoreItem[],
+    want: number,
+    compare: (x: ScoreItem, y: ScoreItem) => number,
+    select: (x: DeltaEntity, entity: Entity, score: number, d: number) => void,
+  ): void {
+    if (this.#live.entities.size === 0) return;
+    const scoreOf = (x: DeltaEntity): number => x.score ?? this.#live.countNow(x.entityId, x.baseId);
+    if (fq.length < GRAM) {
+      for (const x of this.#live.entities.values()) if (matches(x, true, fq, typeName)) select(x, x, scoreOf(x), -1);
+      return;
+    }
+    const gram = this.#live.entityGrams.rarest(fq);
+    if (gram === undefined) return;
+    // The sorted lists are for one content: a batch or a swap since makes them again.
+    if (this.#deltaByScoreAt !== this.#live.sequence || this.#deltaByScoreOf !== this.#live.base) {
+      this.#deltaByScore.clear();
+      this.#deltaByScoreAt = this.#live.sequence;
+      this.#deltaByScoreOf = this.#live.base;
+    }
+    let sorted = this.#deltaByScore.get(gram.gram);
+    if (sorted === undefined) {
+      const byScore = [...gram.items].map((e) => ({ e, score: scoreOf(e) }));
+      byScore.sort((x, y) => y.score - x.score || compareEntities(x.e, y.e));
+      const list = byScore.map((x) => x.e);
+      sorted = { items: list, scores: Float64Array.from(byScore, (x) => x.score), signatures: signaturesOf(list) };
+      this.#deltaByScore.set(gram.gram, sorted);
+    }
+    const { items, scores, signatures } = sorted;
+    const check = fq.length !== GRAM;
+    const query = this.#querySignature;
+    signatureInto(fq, query, 0);
+    /** The page's last item so far (undefined: the page is not full), told again after each match. */
+    let last = nthOfTwo(pending, found, want, compare);
+    let i = 0;
+    for (; i < items.length; i++) {
+      // The columns first (read in order): the candidate's object only when its score ties the
+      // last's or its signature may hold the query.
+      const score = scores[i]!;
+      if (last !== undefined && score <= last.score && pastLast(items[i]!, score, last, compare)) break;
+      if (check && !mayContain(signatures, i, query)) continue;
+      const x = items[i]!;
+      if (!matches(x, check, fq, typeName)) continue;
+      select(x, x, score, -1);
+      last = nthOfTwo(pending, found, want, compare);
+    }
+    // Each branch: all walked, or nothing past the exact tier is better; else the better tiers'
+    // entities (their identifiers start with the query: a range of the search-order list).
+    if (i === items.length || last === undefined || last.tier === TIER_EXACT) return;
+    // Each branch: the candidates left are few (they hold every delta entity that starts with the
+    // query, all past the page's last by score): checked for the prefix one by one; else found in
+    // the candidates in search order (a binary search).
+    if (items.length - i <= PREFIX_WALK_MAX) {
+      for (; i < items.length; i++) {
+        const x = items[i]!;
+        if (!x.folded.startsWith(fq) || (typeName !== undefined && x.type !== typeName)) continue;
+        select(x, x, scores[i]!, -1);
+      }
+      return;
+    }
+    // The rarest gram's candidates in search order (the order "name" read's list, made once per
+    // change of the set): those that start with the query are a range of it, found by heads.
+    const list = this.#live.entityGrams.sortedList(fq, compareEntities);
+    const heads = this.#live.entityGrams.headsOf(list);
+    for (let k = seekEntity(list, fq, "", true, heads); k < list.length && list[k]!.folded.startsWith(fq); k++) {
+      const x = list[k]!;
+      if (typeName !== undefined && x.type !== typeName) continue;
+      // One walked already may be on the page: not selected twice.
+      if (found.some((y) => y.entity === x)) continue;
+      select(x, x, scoreOf(x), -1);
+    }
+  }
+
+  /**
+   * Order "score": the rescored entities (base entities out of the base's stream) that can enter
+   * the page, selected into `found`. The query's candidates (its rarest 3-gram's, kept sorted by
+   * score now, then name) are walked while not after the page's last item so far in that order (or
+   * the page not full); past it only a better tier can still enter: found by rank (the tiers are
+   * ranges of name ranks) when they are few beside the candidates left, else by the walk going on
+   * for them alone.
+   */
+  private rescoredByScore(
+    rescored: RescoredSet,
+    fq: string,
+    typeName: EntityType | undefined,
+    bounds: SearchBounds | null,
+    pending: readonly ScoreItem[],
+    found: readonly ScoreItem[],
+    want: number,
+    compare: (x: ScoreItem, y: ScoreItem) => number,
+    select: (x: RescoredEntity, entity: Entity, score: number, d: number) => void,
+  ): void {
+    // Each branch: a query shorter than a gram has no sorted list (every rescored entity, checked).
+    if (fq.length < GRAM) {
+      const all = rescored.grams.candidates(fq);
+      for (const r of all.items) if (matches(r, all.check, fq, typeName)) select(r, r.entity, r.score, r.baseId);
+      return;
+    }
+    const side = rescored.grams.sortedCandidates(fq, this.#byScoreNow);
+    const list = side.items;
+    let columns = this.#rescoredColumns.get(list);
+    if (columns === undefined) {
+      columns = { items: list, scores: Float64Array.from(list, (r) => r.score), signatures: signaturesOf(list) };
+      this.#rescoredColumns.set(list, columns);
+    }
+    const { scores, signatures } = columns;
+    const query = this.#querySignature;
+    signatureInto(fq, query, 0);
+    /** The page's last item so far (undefined: the page is not full), told again after each match. */
+    let last = nthOfTwo(pending, found, want, compare);
+    let i = 0;
+    for (; i < list.length; i++) {
+      // The columns first (read in order): the candidate's object only when its score ties the
+      // last's or its signature may hold the query.
+      const score = scores[i]!;
+      if (last !== undefined && score <= last.score && pastLast(list[i]!, score, last, compare)) break;
+      if (side.check && !mayContain(signatures, i, query)) continue;
+      const r = list[i]!;
+      if (!matches(r, side.check, fq, typeName)) continue;
+      select(r, r.entity, score, r.baseId);
+      last = nthOfTwo(pending, found, want, compare);
+    }
+    // Each branch: all walked; nothing past the exact tier is better; the better tiers' ranks
+    // (exact, or exact and prefix: a range of name ranks) asked of the rescored map when few; else
+    // the rest of the walk, for identifiers equal to (or starting with) the query.
+    if (i === list.length || last === undefined || last.tier === TIER_EXACT || bounds === null) return;
+    const lo = bounds.a;
+    const hi = last.tier === TIER_PREFIX ? bounds.e : bounds.b;
+    if ((hi - lo) * SIDE_RANK_COST <= list.length - i) {
+      const search = this.#live.parts.searchIndex;
+      for (let rank = lo; rank < hi; rank++) {
+        const r = rescored.byId.get(search.idAt(rank));
+        // One walked already may be on the page: not selected twice.
+        if (r === undefined || (typeName !== undefined && r.type !== typeName)) continue;
+        if (found.some((x) => x.entity === r.entity)) continue;
+        select(r, r.entity, r.score, r.baseId);
+      }
+      return;
+    }
+    const exactOnly = last.tier === TIER_PREFIX;
+    for (; i < list.length; i++) {
+      const r = list[i]!;
+      if (exactOnly ? r.folded !== fq : !r.folded.startsWith(fq)) continue;
+      if (matches(r, side.check, fq, typeName)) select(r, r.entity, r.score, r.baseId);
+    }
+  }
+
+  /**
+   * A page in order "score" (LiveGraph.search() with order "score"): the delta's matches after the key (its
+   * entities, and the base entities whose scores left the base's stream: rescored()) merged with
+   * the base's stream, read from the base's score index by score rank (no base page made), less
+   * the tombstoned entities. Base entities raised by at most SCORE_RAISE_MAX stay in the stream at
+   * their base score rank and are placed by their score now: the stream is read until its last
+   * item, raised by the largest raise, comes after the page. No entity in the stream was lowered,
+   * so a cursor resumes the base right after its key: at the score rank its hint names (an item
+   * whose key is its base key), else where the key's place is (the score index's binary searches:
+   * below the hint's score rank, the name rank known, when the item was a raised stream item).
+   * Two stream items tie on score by name rank, so an identifier is folded only to meet a delta item.
+   */
+  search(
+    params: SearchParams,
+    fq: string,
+    type: number,
+    limit: number,
+    cursor: string | undefined,
+    count: boolean,
+    tag: Hash64,
+  ): Page<Entity> {
+    const typeName = params.type;
+    const parts = this.#live.parts;
+    const entities = parts.entities;
+    const search = parts.searchIndex;
+    const scores = parts.scores;
+    const index = parts.scoreIndex;
+    const want = limit + 1;
+    /** The name of an item: its folded identifier and entityId, read from the base on first need. */
+    const foldOf = (x: ScoreItem): string => {
+      if (x.folded === "") x.folded = this.#live.fold(x.entity?.rawIdentifier ?? entities.rawIdentifier(x.d));
+      return x.folded;
+    };
+    const idOf = (x: ScoreItem): string => x.entity?.entityId ?? entities.entityId(x.d);
+    const compare = (x: ScoreItem, y: ScoreItem): number =>
+      x.tier - y.tier ||
+      y.score - x.score ||
+      (x.rank >= 0 && y.rank >= 0 ? x.rank - y.rank : cmp(foldOf(x), foldOf(y)) || cmp(idOf(x), idOf(y)));
+    // The cursor's key, and where it resumes the base: right after a score rank (its hint), or a key to place.
+    let after: ScoreItem | undefined;
+    let resume: ScoreResume = null;
+    if (cursor !== undefined) {
+      const content = this.#live.cursors.decode(cursor, ENDPOINT_SEARCH, tag);
+      if (content.count !== SEARCH_SCORE_PARTS || content.extra > TIER_INFIX) throw unknownCursorShape();
+      const raw = content.part(SEARCH_PART.raw);
+      const entityId = content.part(SEARCH_PART.entityId);
+      const tier = content.extra;
+      const score = parseScore(content.part(SEARCH_PART.score));
+      // Its identifier folded when a comparison needs it (foldOf: a key of a hint of this base
+      // meets the stream's items by name rank, so mostly none does).
+      after = {
+        tier,
+        score,
+        folded: "",
+        entity: { entityId, rawIdentifier: raw, type: "0", sourceType: "" },
+        d: -1,
+        rank: -1,
+        srank: -1,
+      };
+      const srank = searchHintPosition(this.#live.base, content.part(SEARCH_PART.hint));
+      // Each branch: a hint of this base names the key's entity's base score rank (hints are written
+      // for stream items): the key is its base key (resume right after it), or the entity was raised
+      // (its key placed before it, no name looked up); else the key is placed.
+      if (srank >= 0 && srank < index.entityCount) {
+        const bounds = content.attachment as SearchBounds | undefined;
+        // The key is that base entity's (its name unchanged): a stream item of the key's tier and
+        // score is placed against it by name rank, no identifier folded.
+        after.rank = index.rankAt(srank);
+        resume = score > index.scoreAt(scores, srank) ? { tier, at: srank, score, bounds } : { tier, srank, bounds };
+      } else {
+        const entityAt = parts.dictionary.lowerBound(entityId);
+        const entityExact = entityAt < this.#live.base.entityCount && parts.dictionary.is(entityAt, entityId);
+        resume = { tier, score, folded: foldOf(after), entityAt, entityExact };
+      }
+    }
+    // The delta's matches after the key, the first `want` kept in order: its entities, and the base
+    // entities that left the base's stream (rescored), each counted.
+    const found: ScoreItem[] = [];
+    const select = (x: { folded: string; type: EntityType }, entity: Entity, score: number, d: number) => {
+      const item: ScoreItem = {
+        tier: matchTier(x.folded, fq),
+        score,
+        folded: x.folded,
+        entity,
+        d,
+        rank: -1,
+        srank: -1,
+      };
+      if (after !== undefined && compare(item, after) <= 0) return;
+      // Each branch: the page is full and this is not better than its last (left out), or it is kept.
+      if (found.length === want) {
+        if (compare(item, found[want - 1]!) >= 0) return;
+        found.pop();
+      }
+      insertSorted(found, item, compare);
+    };
+    // The delta's entities that match: counted only for a total (the page takes them by score, below).
+    const deltaMatches = count ? countMatches(this.#live.entityGrams.candidates(fq), fq, typeName) : 0;
+    const rescored = this.#live.rescored();
+    const rescoredById = rescored.byId;
+    const raise = this.#live.maxRaise;
+    // No score in the stream moved and no delta entity matches: the base's page may be the answer.
+    const quiet =
+      raise === 0 && (count ? deltaMatches === 0 : !anyMatch(this.#live.entityGrams.candidates(fq), fq, typeName));
+    // The tombstoned base entities that match: counted for a total, and (with the rescored ones)
+    // to tell whether the base's page is the answer as it is.
+    const hiddenMatches = count || quiet ? countMatches(this.#live.hiddenGrams.candidates(fq), fq, typeName) : 0;
+    // Nothing of the delta touches this query and no score in the stream moved: the base's page is
+    // the answer (its total too).
+    if (
+      quiet &&
+      hiddenMatches === 0 &&
+      (rescoredById.size === 0 || countMatches(rescored.grams.candidates(fq), fq, typeName) === 0)
+    )
+      return this.#live.base.search(params);
+    // The base's stream, by score rank from the resume point: its items after the key (tombstoned
+    // and rescored entities left out) in `pending`, in order now.
+    const hits = this.#scoreHits;
+    const matchesRank = (rank: number): boolean => {
+      const d = search.idAt(rank);
+      return (type < 0 || entities.typeOf(d) === type) && this.#live.fold(entities.rawIdentifier(d)).includes(fq);
+    };
+    const pending: ScoreItem[] = [];
+    /** Every base item not listed yet comes after it: the last one listed, at its base score plus `raise`. */
+    let bound: ScoreItem | undefined;
+    let bounds: SearchBounds | null = null;
+    const state = this.#live.streamState;
+    // The look-ahead a raise needs, asked with the page at once (tombstones in the way ask a second round).
+    let chunk = want + (raise > 0 ? SCORE_READ_AHEAD : 0);
+    let sided = false;
+    for (;;) {
+      index.find(search, scores, fq, type, resume, chunk, matchesRank, hits);
+      bounds ??= hits.bounds;
+      const n = hits.sranks.length;
+      // In stages, each a loop of independent reads (their cache misses overlap): score ranks to
+      // name ranks, to dense ids, to base scores; then the items.
+      if (this.#streamRanks.length < n) {
+        this.#streamRanks = new Int32Array(2 * n);
+        this.#streamIds = new Uint32Array(2 * n);
+        this.#streamScores = new Float64Array(2 * n);
+        this.#streamMoved = new Uint8Array(2 * n);
+      }
+      const ranks = this.#streamRanks;
+      const ids = this.#streamIds;
+      const baseScores = this.#streamScores;
+      const states = this.#streamMoved;
+      for (let i = 0; i < n; i++) ranks[i] = index.rankAt(hits.sranks[i]!);
+      for (let i = 0; i < n; i++) ids[i] = search.idAt(ranks[i]!);
+      for (let i = 0; i < n; i++) baseScores[i] = index.scoreAt(scores, hits.sranks[i]!);
+      // Each branch: no base entity changed yet (all at their base scores), or each one's state.
+      if (state === undefined) states.fill(0, 0, n);
+      else for (let i = 0; i < n; i++) states[i] = streamStateOf(state, ids[i]!);
+      for (let i = 0; i < n; i++) {
+        const d = ids[i]!;
+        // Each branch: a rescored, replaced or deleted entity (the delta's to place, if any); one in
+        // the stream, at its base score raised by its state.
+        const moved = states[i]!;
+        if (moved === LEFT_STREAM) continue;
+        const item: ScoreItem = {
+          tier: hits.tiers[i]!,
+          score: baseScores[i]! + moved,
+          folded: "",
+          entity: undefined,
+          d,
+          rank: ranks[i]!,
+          srank: hits.sranks[i]!,
+        };
+        if (after !== undefined && compare(item, after) <= 0) continue;
+        insertSorted(pending, item, compare);
+      }
+      // The delta's side, once, after the first listing: its walks stop at the page's last so far
+      // (a later listing only moves that last earlier), and its matches then count in the stop
+      // below, so a page that takes delta or rescored entities lists fewer base items.
+      if (!sided) {
+        sided = true;
+        this.deltaByScore(fq, typeName, pending, found, want, compare, select);
+        if (rescoredById.size > 0)
+          this.rescoredByScore(rescored, fq, typeName, bounds, pending, found, want, compare, select);
+      }
+      // Each branch: the base's stream ends here, or the page is known once its first `want` items
+      // (the stream's and the delta's) come before every base item not listed yet.
+      if (n < chunk) break;
+      const srank = hits.sranks[n - 1]!;
+      const tier = hits.tiers[n - 1]!;
+      const d = ids[n - 1]!;
+      bound = { tier, score: baseScores[n - 1]! + raise, folded: "", entity: undefined, d, rank: ranks[n - 1]!, srank };
+      const last = nthOfTwo(pending, found, want, compare);
+      if (last !== undefined && compare(last, bound) <= 0) break;
+      resume = { tier, srank, bounds: bounds ?? undefined };
+      chunk = Math.min(SEARCH_MAX_LIMIT * 4, chunk * 2);
+    }
+    // The page: the first `want` of the two streams.
+    const out: ScoreItem[] = [];
+    for (let p = 0, m = 0; out.length < want && (p < pending.length || m < found.length); ) {
+      const x = pending[p];
+      const y = found[m];
+      // Each branch: the smaller head (no entity is in both: the delta's base copies are left out of the stream).
+      if (y === undefined || (x !== undefined && compare(x, y) < 0)) {
+        out.push(x!);
+        p++;
+      } else {
+        out.push(y);
+        m++;
+      }
+    }
+    const n = Math.min(limit, out.length);
+    const items: Entity[] = new Array(n);
+    // The stream items' records read together first (their cache misses overlap), as a base page's.
+    if (this.#streamIds.length < n) this.#streamIds = new Uint32Array(n);
+    const ids = this.#streamIds;
+    let bases = 0;
+    for (let i = 0; i < n; i++) if (out[i]!.entity === undefined) ids[bases++] = out[i]!.d;
+    if (bases > 0) entities.touch(ids, bases);
+    // Each branch: a stream item made from the base (its names from the base's cache); a delta's
+    // (or a rescored base entity's shared record) copied.
+    for (let i = 0; i < n; i++) {
+      const x = out[i]!;
+      items[i] = x.entity === undefined ? searchItemOf(this.#live.base, x.d) : itemOf(x.entity);
+    }
+    let nextCursor: string | null = null;
+    if (out.length > limit) {
+      const last = out[n - 1]!;
+      const e = items[n - 1]!;
+      // A stream item's score rank resumes the base: right after it (its base key), or, raised, past
+      // the base's items of higher score or of its score and a name before it (see the cursor's decoding).
+      const hint = last.srank >= 0 ? searchHint(this.#live.base, last.srank) : "";
+      nextCursor = this.#live.cursors.encode(
+        ENDPOINT_SEARCH,
+        tag,
+        last.tier,
+        [e.rawIdentifier, e.entityId, hint, String(last.score)],
+        bounds ?? undefined,
+        SEARCH_BOUNDS_BYTES,
+      );
+    }
+    if (!count) return { items, nextCursor };
+    // The walk's total: the base's, less its tombstoned matches, plus the delta's entities that match.
+    return { items, nextCursor, total: search.count(fq, type, bounds) - hiddenMatches + deltaMatches };
+  }
+}
+
+/** Puts `item` into `list` (ascending in `compare`), after its equals; the common case, at the end, costs one comparison. */
+function insertSorted<T>(list: T[], item: T, compare: (x: T, y: T) => number): void {
+  let lo = 0;
+  let hi = list.length;
+  if (hi === 0 || compare(list[hi - 1]!, item) <= 0) {
+    list.push(item);
+    return;
+  }
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compare(list[mid]!, item) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  list.splice(lo, 0, item);
+}
+
+/**
+ * Whether a candidate of a list sorted by (score descending, folded identifier, entityId), of
+ * this score, comes after `last` in that order (its tier taken as `last`'s): then so does every
+ * candidate after it in the list, unless of a better tier.
+ */
+function pastLast(
+  x: { folded: string; entityId: string },
+  score: number,
+  last: ScoreItem,
+  compare: (x: ScoreItem, y: ScoreItem) => number,
+): boolean {
+  if (score !== last.score) return score < last.score;
+  const probe: ScoreItem = {
+    tier: last.tier,
+    score,
+    folded: x.folded,
+    entity: { entityId: x.entityId, rawIdentifier: "", type: "0", sourceType: "" },
+    d: -1,
+    rank: -1,
+    srank: -1,
+  };
+  return compare(probe, last) > 0;
+}
+
+/**
+ * The `n`th smallest (1-based) of two sorted lists together (no item of one equal to one of the
+ * other), or undefined when they hold fewer: the split (i of `a`, n - i of `b`) found by a binary
+ * search, O(log n) comparisons.
+ */
+function nthOfTwo<T>(a: readonly T[], b: readonly T[], n: number, compare: (x: T, y: T) => number): T | undefined {
+  if (a.length + b.length < n) return undefined;
+  // The fewest items of `a` in the first n: none of a's next is smaller than b's last taken.
+  let lo = Math.max(0, n - b.length);
+  let hi = Math.min(n, a.length);
+  while (lo < hi) {
+    const i = (lo + hi) >>> 1;
+    if (compare(a[i]!, b[n - i - 1]!) < 0) lo = i + 1;
+    else hi = i;
+  }
+  const j = n - lo;
+  // Each branch: one list gave none of the first n (the other's last), else the larger of the two lasts.
+  if (lo === 0) return b[j - 1];
+  if (j === 0) return a[lo - 1];
+  return compare(a[lo - 1]!, b[j - 1]!) < 0 ? b[j - 1] : a[lo - 1];
+}
+
+/** tierOf for a `folded` known to contain `fq`. */
+function matchTier(folded: string, fq: string): number {
+  return folded.length === fq.length ? TIER_EXACT : folded.startsWith(fq) ? TIER_PREFIX : TIER_INFIX;
+}
+
+/** A cursor's score part: decimal digits of a score (sealed by this service: damage is a bug). */
+function parseScore(text: string): number {
+  const score = Number(text);
+  if (!/^(0|[1-9][0-9]{0,9})$/.test(text) || score > MAX_SCORE) throw unknownCursorShape();
+  return score;
+}
