@@ -454,8 +454,11 @@ export class LiveGraph implements ReadGraph {
    * one look-up (a cache miss in a distinct query's stream) more often finds its line in the caches.
    */
   #firstMarks: Record<Order, Uint32Array> | undefined;
-  /** #replacedBase's filter (replacedFilterOf), with the batch and base it was made at. */
-  #replacedFilter: { sequence: number; base: Graph; bits: Uint32Array; mask: number } | undefined;
+  /** #replacedBase's filter (replacedFilterOf): its bits and mask, and the batch and base it was made at. */
+  #replacedFilterBits: Uint32Array = new Uint32Array(0);
+  #replacedFilterMask = 0;
+  #replacedFilterSequence = -1;
+  #replacedFilterBase: Graph | undefined;
   /** Each statements list's fence (sorted-delta.ts buildFence), with the batch and base it was made at. */
   #fences = new WeakMap<readonly DeltaStatement[], { sequence: number; base: Graph; fence: Int32Array }>();
   /** A statements merge's scratch: each base item kept's place in the base's page (a page is at most the maximum limit). */
@@ -2238,40 +2241,36 @@ export class LiveGraph implements ReadGraph {
     // No base entity replaced: every name is current.
     if (marked === undefined || items.length === 0) return;
     const ids = lastStatementsPage(this.#base);
-    const { bits, mask } = this.replacedFilterOf(marked);
-    // Each role a filter does not fix (fixed: current on every item): its ids checked against the
-    // filter first (a few KB, in the caches), the exact bitmap only for those it lets through.
-    for (let role = 0; role < 3; role++) {
-      if ((fixed & (1 << role)) !== 0) continue;
-      for (let k = 0; k < items.length; k++) {
-        const d = ids[3 * k + role]!;
-        if ((bits[(d & mask) >>> 5]! & (1 << (d & 31))) === 0 || !replacedBit(marked, d)) continue;
-        this.patchName(items[k]!, role);
-      }
-    }
-  }
-
-  /** Item `item`'s name of `role` (0 subject, 1 predicate, 2 object), a replaced base entity's: its rawIdentifier now. */
-  private patchName(item: Statement, role: number): void {
+    const bits = this.replacedFilterOf(marked);
+    const mask = this.#replacedFilterMask;
     const replaced = this.#replaced;
-    // Each branch: the role's fields.
-    if (role === 0) item.subjectRawIdentifier = replaced.get(item.subjectEntityId)!;
-    else if (role === 1) item.predicateRawIdentifier = replaced.get(item.predicateEntityId)!;
-    else item.objectRawIdentifier = replaced.get(item.objectEntityId)!;
+    // Each check: a role a filter fixes to an entity not replaced is current on every item; an id
+    // is checked against the filter first (a few KB, in the caches), the exact bitmap only when the
+    // filter lets it through.
+    for (let k = 0; k < items.length; k++) {
+      const item = items[k]!;
+      if ((fixed & 1) === 0 && mayBeReplaced(bits, mask, marked, ids[3 * k]!))
+        item.subjectRawIdentifier = replaced.get(item.subjectEntityId)!;
+      if ((fixed & 2) === 0 && mayBeReplaced(bits, mask, marked, ids[3 * k + 1]!))
+        item.predicateRawIdentifier = replaced.get(item.predicateEntityId)!;
+      if ((fixed & 4) === 0 && mayBeReplaced(bits, mask, marked, ids[3 * k + 2]!))
+        item.objectRawIdentifier = replaced.get(item.objectEntityId)!;
+    }
   }
 
   /**
    * A filter in front of `marked` (#replacedBase): bit (d & mask) is set for every replaced base
-   * entity d, in REPLACED_FILTER_BITS bits per replaced entity (at least REPLACED_FILTER_MIN_BITS),
-   * so a page's checks of 150 ids read a few KB that stay in the CPU's caches, not 150 lines of a
-   * bitmap of every base entity; about 1 in REPLACED_FILTER_BITS passes to the exact bitmap. Made at
-   * the first read after a batch (a pass over the bitmap, O(base entities / 32)); when it would be
-   * no smaller than the bitmap, the bitmap itself (mask: every bit).
+   * entity d (the mask in #replacedFilterMask), REPLACED_FILTER_BITS bits per replaced entity (at
+   * least REPLACED_FILTER_MIN_BITS), so a page's checks of up to 150 ids read a few KB that stay in
+   * the CPU's caches, not a line each of a bitmap of every base entity; about 1 in
+   * REPLACED_FILTER_BITS passes on to the exact bitmap. Made at the first read after a batch (a pass
+   * over the bitmap, O(base entities / 32)); when it would be no smaller than the bitmap, the bitmap
+   * itself (mask: every bit).
    */
-  private replacedFilterOf(marked: Uint32Array): { bits: Uint32Array; mask: number } {
-    const kept = this.#replacedFilter;
-    // Each branch: the filter of this batch and base, or one made now.
-    if (kept !== undefined && kept.sequence === this.#sequence && kept.base === this.#base) return kept;
+  private replacedFilterOf(marked: Uint32Array): Uint32Array {
+    // The filter of this batch and base, or one made now.
+    if (this.#replacedFilterSequence === this.#sequence && this.#replacedFilterBase === this.#base)
+      return this.#replacedFilterBits;
     let count = 0;
     for (let w = 0; w < marked.length; w++) if (marked[w] !== 0) count += bitCount(marked[w]!);
     let size = REPLACED_FILTER_MIN_BITS;
@@ -2292,9 +2291,11 @@ export class LiveGraph implements ReadGraph {
         }
       }
     }
-    const made = { sequence: this.#sequence, base: this.#base, bits, mask };
-    this.#replacedFilter = made;
-    return made;
+    this.#replacedFilterBits = bits;
+    this.#replacedFilterMask = mask;
+    this.#replacedFilterSequence = this.#sequence;
+    this.#replacedFilterBase = this.#base;
+    return bits;
   }
 
   /**
@@ -2305,14 +2306,13 @@ export class LiveGraph implements ReadGraph {
     const marked = this.#replacedBase;
     // No base entity replaced: patchNames checks nothing anyway.
     if (marked === undefined) return 0;
-    const { bits, mask } = this.replacedFilterOf(marked);
-    // An entity the filter lets through is asked of the bitmap.
-    const current = (d: number) => (bits[(d & mask) >>> 5]! & (1 << (d & 31))) === 0 || !replacedBit(marked, d);
+    const bits = this.replacedFilterOf(marked);
+    const mask = this.#replacedFilterMask;
     // Each term: the role given, its entity in the base and not replaced.
     return (
-      (sd !== undefined && sd >= 0 && current(sd) ? 1 : 0) |
-      (pd !== undefined && pd >= 0 && current(pd) ? 2 : 0) |
-      (od !== undefined && od >= 0 && current(od) ? 4 : 0)
+      (sd !== undefined && sd >= 0 && !mayBeReplaced(bits, mask, marked, sd) ? 1 : 0) |
+      (pd !== undefined && pd >= 0 && !mayBeReplaced(bits, mask, marked, pd) ? 2 : 0) |
+      (od !== undefined && od >= 0 && !mayBeReplaced(bits, mask, marked, od) ? 4 : 0)
     );
   }
 
@@ -2617,6 +2617,14 @@ function markFirst(marks: Record<Order, Uint32Array>, st: DeltaStatement, bit: n
 /** Base entity d's two mark bits (FIRST_PUT, FIRST_HIDDEN) in one order's packed marks. */
 function firstMark(marks: Uint32Array, d: number): number {
   return (marks[d >>> 4]! >>> ((d & 15) << 1)) & 3;
+}
+
+/**
+ * Whether base entity `d` is replaced: its bit in the filter `bits` (bit d & mask: LiveGraph's
+ * replacedFilterOf), then, only when set, in the exact bitmap `marked`.
+ */
+function mayBeReplaced(bits: Uint32Array, mask: number, marked: Uint32Array, d: number): boolean {
+  return (bits[(d & mask) >>> 5]! & (1 << (d & 31))) !== 0 && replacedBit(marked, d);
 }
 
 /** How many bits of `word` are set. */
