@@ -1987,17 +1987,29 @@ export class LiveGraph implements ReadGraph {
         : seekAfter(hiddenList, order, afterKey, shlo, shhi, keyFirst, secondId, thirdId);
     const hiddenAhead = inPrefix(hiddenList, order, prefix, h0, firstId, secondId, thirdId);
     const deltaAhead = inPrefix(list, order, prefix, m, firstId, secondId, thirdId);
+    // Unfiltered, the first tombstone after the key likely on the page (its subject within the
+    // subjects a page spans, at the base's mean statements a subject, from the key's subject, a base
+    // entity, or the first): the base's first page is read
+    // TOMBSTONE_SLACK items longer, so that the merge needs no second base read (a second read is
+    // the walk's slowest page).
+    const longer =
+      prefix.length === 0 &&
+      hiddenAhead &&
+      (afterKey === undefined || keyFirst >= 0) &&
+      (hiddenList[h0]!.sd - Math.max(0, keyFirst)) * base.statementCount < limit * base.entityCount;
+    const firstLimit = longer ? Math.min(STATEMENTS_MAX_LIMIT, limit + TOMBSTONE_SLACK) : limit;
     // The base's page from the key (a base-issued cursor resumes at its hint), its cursor not sealed
     // (this graph seals one cursor, whichever page it answers).
-    const first = statementsAfterKey(base, tag, after, sd, pd, od, limit, count, false);
+    const first = statementsAfterKey(base, tag, after, sd, pd, od, firstLimit, count, false);
     let rest = lastStatementsRest(base);
     this.patchNames(first.items, fixed);
     const got = first.items;
     const k = got.length;
     const ids = lastStatementsPage(base);
-    // The page is the answer when no tombstone is among its items and no delta item comes before its
-    // last (or, on the base's last page, none is left at all).
+    // The page is the answer when it was read `limit` long, no tombstone is among its items and no
+    // delta item comes before its last (or, on the base's last page, none is left at all).
     if (
+      firstLimit === limit &&
       (!hiddenAhead || k === 0 || compareRow(order, ids, k - 1, got[k - 1]!, hiddenList[h0]!) < 0) &&
       (!deltaAhead || (first.nextCursor !== null && compareRow(order, ids, k - 1, got[k - 1]!, list[m]!) < 0))
     ) {
