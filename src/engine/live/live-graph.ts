@@ -30,15 +30,18 @@
  * the page's last item, found in the rarest gram's sorted posting list by two binary searches
  * (the first two tiers a range of it), and the page's dense ids against the tombstone bitmap).
  * Otherwise that page is the merge's first round. When no delta statement or tombstone starts with
- * a statements query's first filter (per order, a byte per base entity marks the first key
+ * a statements query's first filter (per order, two bits per base entity mark the first key
  * components, read by the filter's dense id, which the base's read then finds in the dictionary's
- * memo), the base's page is the answer unchecked.
+ * memo), the base's page is the answer unchecked (its names brought up to date: its ids checked
+ * against a cache-sized filter of the replaced base entities, then their exact bitmap).
  * Statements read the base through its entry for checked parameters (graph.ts statementsAfterKey:
  * the tag, the resume key and the filters' dense ids, no second check) with `limit` items, not one
  * more: past the page, a next one exists when the range's base statements after it outnumber its
  * tombstones after it (graph.ts lastStatementsRest); a merge compares a base item with a delta item
  * by the dense ids the base read for it, resumes the base at its last page's position hint, and
- * gives its cursor the base's hint when its last item is of the base's page read last. Each delta
+ * gives its cursor the base's hint when its last item is of the base's page read last (on a delta
+ * item, that of the base's last item before it). Unfiltered, a page whose first tombstone is
+ * likely on it reads the base a few items longer at once (no second base read). Each delta
  * list's search runs in the window its fence gives (sorted-delta.ts): the first filter's, or with
  * no filter the cursor key's first entity's.
  *
