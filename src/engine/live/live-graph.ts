@@ -32,7 +32,8 @@
  * Otherwise that page is the merge's first round. When no delta statement or tombstone starts with
  * a statements query's first filter (per order, two bits per base entity mark the first key
  * components, read by the filter's dense id, which the base's read then finds in the dictionary's
- * memo), the base's page is the answer unchecked (its names brought up to date: its ids checked
+ * memo; with two filters or more, a bit of each list's pair filter, pairsOf, for the first two),
+ * the base's page is the answer unchecked (its names brought up to date: its ids checked
  * against a cache-sized filter of the replaced base entities, then their exact bitmap).
  * Statements read the base through its entry for checked parameters (graph.ts statementsAfterKey:
  * the tag, the resume key and the filters' dense ids, no second check) with `limit` items, not one
