@@ -30,15 +30,19 @@
  * the page's last item, found in the rarest gram's sorted posting list by two binary searches
  * (the first two tiers a range of it), and the page's dense ids against the tombstone bitmap).
  * Otherwise that page is the merge's first round. When no delta statement or tombstone starts with
- * a statements query's first filter (per order, a byte per base entity marks the first key
+ * a statements query's first filter (per order, two bits per base entity mark the first key
  * components, read by the filter's dense id, which the base's read then finds in the dictionary's
- * memo), the base's page is the answer unchecked.
+ * memo; with two filters or more, a bit of each list's pair filter, pairsOf, for the first two),
+ * the base's page is the answer unchecked (its names brought up to date: its ids checked
+ * against a cache-sized filter of the replaced base entities, then their exact bitmap).
  * Statements read the base through its entry for checked parameters (graph.ts statementsAfterKey:
  * the tag, the resume key and the filters' dense ids, no second check) with `limit` items, not one
  * more: past the page, a next one exists when the range's base statements after it outnumber its
  * tombstones after it (graph.ts lastStatementsRest); a merge compares a base item with a delta item
  * by the dense ids the base read for it, resumes the base at its last page's position hint, and
- * gives its cursor the base's hint when its last item is of the base's page read last. Each delta
+ * gives its cursor the base's hint when its last item is of the base's page read last (on a delta
+ * item, that of the base's last item before it). Unfiltered, a page whose first tombstone is
+ * likely on it reads the base a few items longer at once (no second base read). Each delta
  * list's search runs in the window its fence gives (sorted-delta.ts): the first filter's, or with
  * no filter the cursor key's first entity's.
  *
@@ -165,6 +169,20 @@ import {
  * tombstones cost no second round, and a range full of them does not make every page a long one.
  */
 const TOMBSTONE_SLACK = 8;
+/**
+ * Bits of the replaced entities' filter (replacedFilterOf) per replaced base entity: about 1 in 16
+ * of the other ids a page checks passes it to the exact bitmap. 3,000 replaced: 8 KB.
+ */
+const REPLACED_FILTER_BITS = 16;
+/** The smallest filter, in bits (a few replaced entities: 128 bytes). */
+const REPLACED_FILTER_MIN_BITS = 1024;
+/**
+ * Bits of a statements list's pair filter (pairsOf) per item: about 1 in 16 of the pairs a list
+ * lacks pass it to the list's search. 100,000 delta statements: 256 KB an order.
+ */
+const PAIR_FILTER_BITS = 16;
+/** The smallest pair filter, in bits. */
+const PAIR_FILTER_MIN_BITS = 1024;
 
 /** @internal What the order=score read (score-search.ts) shares with the rest of the graph's reads. */
 export {
@@ -381,10 +399,19 @@ export class LiveGraph implements ReadGraph {
    * skips the binary search of a list that has nothing for it), made at the first statement put or
    * deleted. Delta statements whose first entity is not in the base are not marked: a query by
    * such an id searches the delta list (the base has nothing for it, and tombstones are the base's).
+   * Two bits an entity, packed 16 to a word (firstMark): a quarter of a byte each, so that a query's
+   * one look-up (a cache miss in a distinct query's stream) more often finds its line in the caches.
    */
-  #firstMarks: Record<Order, Uint8Array> | undefined;
+  #firstMarks: Record<Order, Uint32Array> | undefined;
+  /** #replacedBase's filter (replacedFilterOf): its bits and mask, and the batch and base it was made at. */
+  #replacedFilterBits: Uint32Array = new Uint32Array(0);
+  #replacedFilterMask = 0;
+  #replacedFilterSequence = -1;
+  #replacedFilterBase: Graph | undefined;
   /** Each statements list's fence (sorted-delta.ts buildFence), with the batch and base it was made at. */
   #fences = new WeakMap<readonly DeltaStatement[], { sequence: number; base: Graph; fence: Int32Array }>();
+  /** Each statements list's pair filter (pairsOf), with the batch and base it was made at. */
+  #pairs = new WeakMap<readonly DeltaStatement[], { sequence: number; base: Graph; bits: Uint32Array }>();
   /** A statements merge's scratch: each base item kept's place in the base's page (a page is at most the maximum limit). */
   readonly #fromBaseAt = new Int32Array(STATEMENTS_MAX_LIMIT);
 
@@ -768,7 +795,8 @@ export class LiveGraph implements ReadGraph {
     }
     if (addedStatements.length + hidden.length > 0) {
       const n = this.#base.entityCount;
-      this.#firstMarks ??= { SPO: new Uint8Array(n), POS: new Uint8Array(n), OSP: new Uint8Array(n) };
+      const words = Math.ceil(n / 16);
+      this.#firstMarks ??= { SPO: new Uint32Array(words), POS: new Uint32Array(words), OSP: new Uint32Array(words) };
       for (const st of addedStatements) markFirst(this.#firstMarks, st, FIRST_PUT);
       for (const st of hidden) markFirst(this.#firstMarks, st, FIRST_HIDDEN);
     }
@@ -1495,36 +1523,47 @@ export class LiveGraph implements ReadGraph {
     const sd = s === undefined ? undefined : dictionary.idOf(s);
     const pd = p === undefined ? undefined : dictionary.idOf(p);
     const od = o === undefined ? undefined : dictionary.idOf(o);
-    const { order, prefix } = planOf(s, p, o);
+    const order = orderOf(s, p, o);
+    const unfiltered = s === undefined && p === undefined && o === undefined;
     // The first filter's base dense id (-1: none), and what starts with it: an entity not in the
     // base may start delta statements (none of the base's, so no tombstone); one in the base, as
     // its marks say.
-    const firstId = prefix.length === 0 ? -1 : (order === "SPO" ? sd : order === "POS" ? pd : od)!;
-    // The prefix's other components' dense ids (-1: none): the delta lists' searches compare
-    // integers where both sides are in the base, not entityId strings.
-    const secondId = prefix.length < 2 ? -1 : (order === "SPO" ? pd : order === "POS" ? od : sd)!;
-    const thirdId = prefix.length < 3 ? -1 : od!;
+    const firstId = unfiltered ? -1 : (order === "SPO" ? sd : order === "POS" ? pd : od)!;
     const marks = this.#firstMarks;
     let puts: boolean;
     let tombstones: boolean;
-    if (prefix.length === 0) puts = tombstones = marks !== undefined;
+    if (unfiltered) puts = tombstones = marks !== undefined;
     else if (firstId < 0) {
       puts = true;
       tombstones = false;
     } else {
-      const mark = marks === undefined ? 0 : marks[order][firstId]!;
+      const mark = marks === undefined ? 0 : firstMark(marks[order], firstId);
       puts = (mark & FIRST_PUT) !== 0;
       tombstones = (mark & FIRST_HIDDEN) !== 0;
     }
+    // Two filters or more, both first ones base entities: a list whose pair filter has no item of
+    // that pair has nothing for the query either (one bit read, where the list's search reads a
+    // few items).
+    const second = order === "SPO" ? pd : order === "POS" ? od : sd;
+    if ((puts || tombstones) && firstId >= 0 && second !== undefined && second >= 0) {
+      if (puts && !pairMayHold(this.pairsOf(this.#statementLists[order], order), firstId, second)) puts = false;
+      if (tombstones && !pairMayHold(this.pairsOf(this.#hiddenLists[order], order), firstId, second))
+        tombstones = false;
+    }
     const base = this.#base;
     const fixed = this.fixedNames(sd, pd, od);
-    // No delta statement or tombstone of this order starts with the first filter: the base's page
-    // (and total) as it is, names brought up to date.
+    // No delta statement or tombstone of this order starts with the first filter (or the first two): the base's page
+    // (and total) as it is, names brought up to date (nothing else made: this is most queries).
     if (!puts && !tombstones) {
       const page = statementsAfterKey(base, tag, after, sd, pd, od, limit, count, true);
       this.patchNames(page.items, fixed);
       return page;
     }
+    const prefix = prefixOf(order, s, p, o);
+    // The prefix's other components' dense ids (-1: none): the delta lists' searches compare
+    // integers where both sides are in the base, not entityId strings.
+    const secondId = prefix.length < 2 ? -1 : (order === "SPO" ? pd : order === "POS" ? od : sd)!;
+    const thirdId = prefix.length < 3 ? -1 : od!;
     // A list the marks rule out is left out (as an empty one).
     const list = puts ? this.#statementLists[order] : NO_STATEMENTS;
     const hiddenList = tombstones ? this.#hiddenLists[order] : NO_STATEMENTS;
@@ -1582,17 +1621,29 @@ export class LiveGraph implements ReadGraph {
         : seekAfter(hiddenList, order, afterKey, shlo, shhi, keyFirst, secondId, thirdId);
     const hiddenAhead = inPrefix(hiddenList, order, prefix, h0, firstId, secondId, thirdId);
     const deltaAhead = inPrefix(list, order, prefix, m, firstId, secondId, thirdId);
+    // Unfiltered, the first tombstone after the key likely on the page (its subject within the
+    // subjects a page spans, at the base's mean statements a subject, from the key's subject, a base
+    // entity, or the first): the base's first page is read
+    // TOMBSTONE_SLACK items longer, so that the merge needs no second base read (a second read is
+    // the walk's slowest page).
+    const longer =
+      prefix.length === 0 &&
+      hiddenAhead &&
+      (afterKey === undefined || keyFirst >= 0) &&
+      (hiddenList[h0]!.sd - Math.max(0, keyFirst)) * base.statementCount < limit * base.entityCount;
+    const firstLimit = longer ? Math.min(STATEMENTS_MAX_LIMIT, limit + TOMBSTONE_SLACK) : limit;
     // The base's page from the key (a base-issued cursor resumes at its hint), its cursor not sealed
     // (this graph seals one cursor, whichever page it answers).
-    const first = statementsAfterKey(base, tag, after, sd, pd, od, limit, count, false);
+    const first = statementsAfterKey(base, tag, after, sd, pd, od, firstLimit, count, false);
     let rest = lastStatementsRest(base);
     this.patchNames(first.items, fixed);
     const got = first.items;
     const k = got.length;
     const ids = lastStatementsPage(base);
-    // The page is the answer when no tombstone is among its items and no delta item comes before its
-    // last (or, on the base's last page, none is left at all).
+    // The page is the answer when it was read `limit` long, no tombstone is among its items and no
+    // delta item comes before its last (or, on the base's last page, none is left at all).
     if (
+      firstLimit === limit &&
       (!hiddenAhead || k === 0 || compareRow(order, ids, k - 1, got[k - 1]!, hiddenList[h0]!) < 0) &&
       (!deltaAhead || (first.nextCursor !== null && compareRow(order, ids, k - 1, got[k - 1]!, list[m]!) < 0))
     ) {
@@ -1620,6 +1671,10 @@ export class LiveGraph implements ReadGraph {
     /** The place in the base's page read last of the page's last item so far, when it is one of its items; else -1. */
     let lastAt = -1;
     let page: Page<Statement> | undefined = first;
+    /** The items of the base's page read last. */
+    let pageItems = first.items;
+    /** The query's own key's position hint while the base's page read last is the first read ("" after). */
+    let keyHint = after === null ? "" : after[4];
     /** Where the base's next page starts (after its last item read), when one is to be read. */
     let nextKey: StatementsKey | undefined;
     let baseDone = false;
@@ -1638,10 +1693,12 @@ export class LiveGraph implements ReadGraph {
         if (page === undefined) {
           const n = Math.min(STATEMENTS_MAX_LIMIT, limit - items.length + TOMBSTONE_SLACK);
           page = statementsAfterKey(base, tag, nextKey!, sd, pd, od, n, false, false);
+          keyHint = "";
           lastAt = -1;
           rest = lastStatementsRest(base);
           this.patchNames(page.items, fixed);
         }
+        pageItems = page.items;
         // Each branch: with no tombstone in the range the page is kept as it is; else its items and
         // the range's tombstones (sorted alike) are walked together and the tombstoned left out (a
         // comparison or two an item, no hash of its fingerprint).
@@ -1702,16 +1759,53 @@ export class LiveGraph implements ReadGraph {
     let more = inPrefix(list, order, prefix, m, firstId, secondId, thirdId) || b < fromBase.length;
     if (!more && !baseDone)
       more = !hiddenAhead || this.baseItemsLeft(rest, order, prefix, firstId, hiddenList, lastHidden ? h + 1 : h, hhi);
-    // The cursor carries the base's position hint when the last item is a base item of the base's
-    // page read last (the next page resumes the base there without placing the key); else none.
-    const hint = lastAt < 0 ? "" : lastStatementsHint(base, lastAt);
-    const nextCursor = items.length > 0 && more ? this.statementsCursor(tag, items[items.length - 1]!, hint) : null;
+    // The cursor carries a base position hint (the next page resumes the base after it without
+    // placing the key): the last item's own when it is a base item of the base's page read last;
+    // for a delta item, that of the base's last item before it (below).
+    let nextCursor: string | null = null;
+    if (items.length > 0 && more) {
+      const last = items[items.length - 1]!;
+      const hint =
+        lastAt >= 0
+          ? lastStatementsHint(base, lastAt)
+          : this.hintBefore(
+              order,
+              list[m - 1]!,
+              pageItems,
+              b < fromBase.length ? fromBaseAt[b]! : pageItems.length,
+              keyHint,
+            );
+      nextCursor = this.statementsCursor(tag, last, hint);
+    }
     if (!count) return { items, nextCursor };
     return {
       items,
       nextCursor,
       total: this.statementsTotal(baseTotal!, order, prefix, firstId, list, lo, hi, hiddenList, hlo, hhi),
     };
+  }
+
+  /**
+   * The position hint of the base's last item before delta item `y` (a merged page's last item):
+   * every item of the base's page read last (`pageItems`) before place `next` (its first item kept
+   * and not taken, or its length) was taken before `y` or tombstoned, so the last of them not after
+   * `y` is found walking back (tombstoned items after `y` are not skipped: the base alone, or a
+   * live graph of an earlier batch, shows them). None on the page: the query's key when the page
+   * is the first read after it (`keyHint`: its hint, or "" for none), else "" (the key is placed:
+   * the items before this page's are not at hand).
+   */
+  private hintBefore(
+    order: Order,
+    y: DeltaStatement,
+    pageItems: readonly Statement[],
+    next: number,
+    keyHint: string,
+  ): string {
+    const ids = lastStatementsPage(this.#base);
+    let k = next - 1;
+    while (k >= 0 && compareRow(order, ids, k, pageItems[k]!, y) > 0) k--;
+    // Each branch: a base item of the page, or the key the page was read after.
+    return k >= 0 ? lastStatementsHint(this.#base, k) : keyHint;
   }
 
   /**
@@ -1770,6 +1864,35 @@ export class LiveGraph implements ReadGraph {
   }
 
   /**
+   * The pair filter of a statements list of `order`: bit pairHash(first, second) & mask (mask: the
+   * bits' count - 1) set for each item whose first two components are base entities (an item
+   * naming another entity there is never in the range of a query by two base entities),
+   * PAIR_FILTER_BITS bits per item (at least PAIR_FILTER_MIN_BITS): a query by two filters or more
+   * reads one bit, not the list's binary search, to know that it has nothing (about 1 in
+   * PAIR_FILTER_BITS of the pairs it lacks pass). Made at its first read since the list last
+   * changed (O(D) items read, as the fence).
+   */
+  private pairsOf(list: readonly DeltaStatement[], order: Order): Uint32Array {
+    const kept = this.#pairs.get(list);
+    // Each branch: the list as it was when its filter was made (same batch, same base), or one made now.
+    if (kept !== undefined && kept.sequence === this.#sequence && kept.base === this.#base) return kept.bits;
+    let size = PAIR_FILTER_MIN_BITS;
+    while (size < list.length * PAIR_FILTER_BITS) size *= 2;
+    const bits = new Uint32Array(size / 32);
+    const mask = size - 1;
+    for (const st of list) {
+      // Each branch: the order's first two components.
+      const a = order === "SPO" ? st.sd : order === "POS" ? st.pd : st.od;
+      const b = order === "SPO" ? st.pd : order === "POS" ? st.od : st.sd;
+      if (a < 0 || b < 0) continue;
+      const h = pairHash(a, b) & mask;
+      bits[h >>> 5]! |= 1 << (h & 31);
+    }
+    this.#pairs.set(list, { sequence: this.#sequence, base: this.#base, bits });
+    return bits;
+  }
+
+  /**
    * A statements cursor after `last`: its key, followable across batches and bases, and `hint` (the
    * base's position hint when the page is the base's as it is, else "": none).
    */
@@ -1793,17 +1916,61 @@ export class LiveGraph implements ReadGraph {
     // No base entity replaced: every name is current.
     if (marked === undefined || items.length === 0) return;
     const ids = lastStatementsPage(this.#base);
+    const bits = this.replacedFilterOf(marked);
+    const mask = this.#replacedFilterMask;
     const replaced = this.#replaced;
-    // Each check: a role a filter fixes to an entity not replaced is current on every item.
+    // Each check: a role a filter fixes to an entity not replaced is current on every item; an id
+    // is checked against the filter first (a few KB, in the caches), the exact bitmap only when the
+    // filter lets it through.
     for (let k = 0; k < items.length; k++) {
       const item = items[k]!;
-      if ((fixed & 1) === 0 && replacedBit(marked, ids[3 * k]!))
+      if ((fixed & 1) === 0 && mayBeReplaced(bits, mask, marked, ids[3 * k]!))
         item.subjectRawIdentifier = replaced.get(item.subjectEntityId)!;
-      if ((fixed & 2) === 0 && replacedBit(marked, ids[3 * k + 1]!))
+      if ((fixed & 2) === 0 && mayBeReplaced(bits, mask, marked, ids[3 * k + 1]!))
         item.predicateRawIdentifier = replaced.get(item.predicateEntityId)!;
-      if ((fixed & 4) === 0 && replacedBit(marked, ids[3 * k + 2]!))
+      if ((fixed & 4) === 0 && mayBeReplaced(bits, mask, marked, ids[3 * k + 2]!))
         item.objectRawIdentifier = replaced.get(item.objectEntityId)!;
     }
+  }
+
+  /**
+   * A filter in front of `marked` (#replacedBase): bit (d & mask) is set for every replaced base
+   * entity d (the mask in #replacedFilterMask), REPLACED_FILTER_BITS bits per replaced entity (at
+   * least REPLACED_FILTER_MIN_BITS), so a page's checks of up to 150 ids read a few KB that stay in
+   * the CPU's caches, not a line each of a bitmap of every base entity; about 1 in
+   * REPLACED_FILTER_BITS passes on to the exact bitmap. Made at the first read after a batch (a pass
+   * over the bitmap, O(base entities / 32)); when it would be no smaller than the bitmap, the bitmap
+   * itself (mask: every bit).
+   */
+  private replacedFilterOf(marked: Uint32Array): Uint32Array {
+    // The filter of this batch and base, or one made now.
+    if (this.#replacedFilterSequence === this.#sequence && this.#replacedFilterBase === this.#base)
+      return this.#replacedFilterBits;
+    let count = 0;
+    for (let w = 0; w < marked.length; w++) if (marked[w] !== 0) count += bitCount(marked[w]!);
+    let size = REPLACED_FILTER_MIN_BITS;
+    while (size < count * REPLACED_FILTER_BITS) size *= 2;
+    let bits = marked;
+    let mask = -1;
+    // Smaller than the bitmap: the filter (else the bitmap serves as its own filter).
+    if (size < marked.length * 32) {
+      bits = new Uint32Array(size / 32);
+      mask = size - 1;
+      for (let w = 0; w < marked.length; w++) {
+        let word = marked[w]!;
+        while (word !== 0) {
+          const low = word & -word;
+          const d = w * 32 + (31 - Math.clz32(low));
+          bits[(d & mask) >>> 5]! |= 1 << (d & 31);
+          word ^= low;
+        }
+      }
+    }
+    this.#replacedFilterBits = bits;
+    this.#replacedFilterMask = mask;
+    this.#replacedFilterSequence = this.#sequence;
+    this.#replacedFilterBase = this.#base;
+    return bits;
   }
 
   /**
@@ -1814,11 +1981,13 @@ export class LiveGraph implements ReadGraph {
     const marked = this.#replacedBase;
     // No base entity replaced: patchNames checks nothing anyway.
     if (marked === undefined) return 0;
+    const bits = this.replacedFilterOf(marked);
+    const mask = this.#replacedFilterMask;
     // Each term: the role given, its entity in the base and not replaced.
     return (
-      (sd !== undefined && sd >= 0 && !replacedBit(marked, sd) ? 1 : 0) |
-      (pd !== undefined && pd >= 0 && !replacedBit(marked, pd) ? 2 : 0) |
-      (od !== undefined && od >= 0 && !replacedBit(marked, od) ? 4 : 0)
+      (sd !== undefined && sd >= 0 && !mayBeReplaced(bits, mask, marked, sd) ? 1 : 0) |
+      (pd !== undefined && pd >= 0 && !mayBeReplaced(bits, mask, marked, pd) ? 2 : 0) |
+      (od !== undefined && od >= 0 && !mayBeReplaced(bits, mask, marked, od) ? 4 : 0)
     );
   }
 
@@ -2113,11 +2282,44 @@ const FIRST_PUT = 1;
 const FIRST_HIDDEN = 2;
 
 /** Marks `st`'s first entity in each order with `bit` (an entity not in the base is not marked). */
-function markFirst(marks: Record<Order, Uint8Array>, st: DeltaStatement, bit: number): void {
+function markFirst(marks: Record<Order, Uint32Array>, st: DeltaStatement, bit: number): void {
   // Each check: the entity is in the base (it has a dense id).
-  if (st.sd >= 0) marks.SPO[st.sd]! |= bit;
-  if (st.pd >= 0) marks.POS[st.pd]! |= bit;
-  if (st.od >= 0) marks.OSP[st.od]! |= bit;
+  if (st.sd >= 0) marks.SPO[st.sd >>> 4]! |= bit << ((st.sd & 15) << 1);
+  if (st.pd >= 0) marks.POS[st.pd >>> 4]! |= bit << ((st.pd & 15) << 1);
+  if (st.od >= 0) marks.OSP[st.od >>> 4]! |= bit << ((st.od & 15) << 1);
+}
+
+/** Base entity d's two mark bits (FIRST_PUT, FIRST_HIDDEN) in one order's packed marks. */
+function firstMark(marks: Uint32Array, d: number): number {
+  return (marks[d >>> 4]! >>> ((d & 15) << 1)) & 3;
+}
+
+/** A pair of base dense ids mixed into 32 bits (the pair filter's hash: LiveGraph's pairsOf). */
+function pairHash(a: number, b: number): number {
+  let h = Math.imul(a, 0x9e3779b1) ^ b;
+  h = Math.imul(h ^ (h >>> 15), 0x85ebca77);
+  return (h ^ (h >>> 13)) >>> 0;
+}
+
+/** Whether the pair filter `bits` (pairsOf) may hold an item whose first two components are base entities `a` and `b`. */
+function pairMayHold(bits: Uint32Array, a: number, b: number): boolean {
+  const h = pairHash(a, b) & (bits.length * 32 - 1);
+  return (bits[h >>> 5]! & (1 << (h & 31))) !== 0;
+}
+
+/**
+ * Whether base entity `d` is replaced: its bit in the filter `bits` (bit d & mask: LiveGraph's
+ * replacedFilterOf), then, only when set, in the exact bitmap `marked`.
+ */
+function mayBeReplaced(bits: Uint32Array, mask: number, marked: Uint32Array, d: number): boolean {
+  return (bits[(d & mask) >>> 5]! & (1 << (d & 31))) !== 0 && replacedBit(marked, d);
+}
+
+/** How many bits of `word` are set. */
+function bitCount(word: number): number {
+  let x = word - ((word >>> 1) & 0x55555555);
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
 
 function deltaEntity(e: LiveEntityInput, foldText: (s: string) => string, baseId: number): DeltaEntity {
@@ -2284,21 +2486,23 @@ function compareByName(x: SearchItem, y: SearchItem): number {
   return x.tier - y.tier || cmp(x.folded, y.folded) || cmp(x.entity.entityId, y.entity.entityId);
 }
 
-/** CONTRACT.md's table: the order that serves the filters, and the filters as a prefix of its key. */
-function planOf(
-  s: string | undefined,
-  p: string | undefined,
-  o: string | undefined,
-): { order: Order; prefix: string[] } {
-  // Each branch is a row of the table; the prefix is the given filters in the order's key order.
-  if (s !== undefined) {
-    if (p === undefined && o !== undefined) return { order: "OSP", prefix: [o, s] };
-    if (p === undefined) return { order: "SPO", prefix: [s] };
-    return { order: "SPO", prefix: o === undefined ? [s, p] : [s, p, o] };
+/** CONTRACT.md's table: the order (index) that serves the filters given. */
+function orderOf(s: string | undefined, p: string | undefined, o: string | undefined): Order {
+  // Each branch is a row of the table.
+  if (s !== undefined) return p === undefined && o !== undefined ? "OSP" : "SPO";
+  if (p !== undefined) return "POS";
+  return o !== undefined ? "OSP" : "SPO";
+}
+
+/** The given filters in `order`'s key order (orderOf's order for them): the key prefix a query's items share. */
+function prefixOf(order: Order, s: string | undefined, p: string | undefined, o: string | undefined): string[] {
+  const parts = order === "SPO" ? [s, p, o] : order === "POS" ? [p, o, s] : [o, s, p];
+  const prefix: string[] = [];
+  for (const part of parts) {
+    if (part === undefined) break;
+    prefix.push(part);
   }
-  if (p !== undefined) return { order: "POS", prefix: o === undefined ? [p] : [p, o] };
-  if (o !== undefined) return { order: "OSP", prefix: [o] };
-  return { order: "SPO", prefix: [] };
+  return prefix;
 }
 
 /** Whether bit `d` of `bits` is set (LiveGraph's #replacedBase). */

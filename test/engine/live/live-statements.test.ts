@@ -1,0 +1,171 @@
+/**
+ * Live statements reads on a larger base
+ * ======================================
+ * The live graph's statements paths that a base of a few dozen entities never takes: a base of
+ * thousands of entities with some replaced (names checked through the replaced entities' filter,
+ * not only its exact bitmap), delta items and tombstones dense in a few ranges (hub entities), so
+ * that merged pages end on delta items (their cursors carry the base's position before that item)
+ * and take in tombstones; every filter shape walked to the end against the brute-force oracle after
+ * each batch, and cursors issued before a batch followed after it.
+ */
+
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { type Change, LiveGraph, type Statement } from "../../../src/index.js";
+import { LiveOracle, randomBatch } from "../../support/live-oracle.js";
+import {
+  buildGraph,
+  compareKeys,
+  type Filters,
+  generateGraph,
+  limitPolicy,
+  orderFor,
+  randomFilters,
+  Rng,
+  show,
+  statementKey,
+  walkPages,
+} from "../../support/oracle.js";
+
+/** A batch of statement puts and deletes around a few hub entities, and replacements of some entities. */
+function hubBatch(rng: Rng, oracle: LiveOracle, hubs: readonly string[]): Change[] {
+  const ids = [...oracle.entities.keys()];
+  const live = hubs.filter((h) => oracle.entities.has(h));
+  const out: Change[] = [];
+  if (live.length === 0 || ids.length === 0) return out;
+  for (let k = 0; k < 60; k++) {
+    const hub = rng.pick(live);
+    const [a, b] = [rng.pick(ids), rng.pick(ids)];
+    // Each branch: the hub as subject, predicate or object.
+    const r = rng.int(3);
+    out.push({
+      op: "put",
+      statement:
+        r === 0
+          ? { subjectEntityId: hub, predicateEntityId: a, objectEntityId: b }
+          : r === 1
+            ? { subjectEntityId: a, predicateEntityId: hub, objectEntityId: b }
+            : { subjectEntityId: a, predicateEntityId: b, objectEntityId: hub },
+    });
+  }
+  const naming = [...oracle.statements.values()].filter((st) =>
+    live.some((h) => st.subjectEntityId === h || st.predicateEntityId === h || st.objectEntityId === h),
+  );
+  for (let k = 0; k < 25 && naming.length > 0; k++)
+    out.push({ op: "delete", statementFingerprint: rng.pick(naming).statementFingerprint });
+  for (let k = 0; k < 5; k++) {
+    const e = oracle.entities.get(rng.pick(ids))!;
+    out.push({ op: "put", entity: { ...e, rawIdentifier: `${e.rawIdentifier} v${k}` } });
+  }
+  return out;
+}
+
+test("statements of a base of 3,000 entities with dense delta ranges equal the oracle after every batch: every filter shape walked to the end, cursors issued before a batch followed after it", () => {
+  const rng = new Rng(2501);
+  const data = generateGraph(rng, { entities: 3000, statements: 9000 });
+  const live = new LiveGraph(buildGraph(data), { cursorSecret: "live-statements-test" });
+  const oracle = new LiveOracle(data);
+  const hubs = Array.from({ length: 4 }, () => rng.pick(data.entities).entityId);
+  let issued: { filters: Filters; cursor: string; last: string[] }[] = [];
+  for (let batch = 0; batch < 8; batch++) {
+    const changes =
+      batch % 2 === 0 ? randomBatch(rng, oracle, { lines: rng.range(60, 160) }) : hubBatch(rng, oracle, hubs);
+    if (!oracle.apply(changes).ok) continue;
+    live.apply(changes);
+    const now = oracle.oracle();
+    // Cursors of the last batch's walks, followed now: the items after their key, as the content is now.
+    for (const { filters, cursor, last } of issued) {
+      const order = orderFor(filters);
+      const want = now
+        .statementsFor(filters)
+        .filter((st) => compareKeys(statementKey(order, st), last) > 0)
+        .slice(0, 9);
+      assert.equal(
+        live.statements({ ...filters, limit: 9, cursor }).items,
+        want,
+        `batch ${batch}: ${show(filters)} after ${show(last)}`,
+      );
+    }
+    issued = [];
+    const shapes: Filters[] = [{}];
+    for (const hub of hubs) shapes.push({ subjectEntityId: hub }, { predicateEntityId: hub }, { objectEntityId: hub });
+    for (let mask = 1; mask < 8; mask++) for (let k = 0; k < 3; k++) shapes.push(randomFilters(rng, mask, now));
+    for (const filters of shapes) {
+      const order = orderFor(filters);
+      walkPages<Statement>({
+        fetch: (limit, cursor, count) => {
+          const page = live.statements({ ...filters, limit, cursor, ...(count ? { count } : {}) });
+          if (page.nextCursor !== null && rng.chance(0.1))
+            issued.push({
+              filters,
+              cursor: page.nextCursor,
+              last: statementKey(order, page.items[page.items.length - 1]!),
+            });
+          return page;
+        },
+        expected: now.statementsFor(filters),
+        nextLimit: limitPolicy(rng, 200),
+        defaultLimit: 50,
+        countPolicy: () => rng.chance(0.3),
+        ctx: `batch ${batch} statements ${show(filters)}`,
+      });
+    }
+  }
+});
+
+test("a merged page that ends on a delta item: its cursor resumes the live graph and its base right after that item", () => {
+  // The hub's statements as subject: base items, with delta items put between them and some of
+  // the base items deleted; every limit, every page; each cursor also followed by the base alone
+  // (the same secret), which must give its own items after the key.
+  const name = (i: number) => `e${String(i).padStart(3, "0")}`;
+  const entities = Array.from({ length: 200 }, (_, i) => ({
+    entityId: name(i),
+    rawIdentifier: `entity ${i}`,
+    type: "0" as const,
+    sourceType: "",
+  }));
+  const hub = name(100);
+  const statements = [];
+  for (let i = 0; i < 200; i += 2)
+    statements.push({ subjectEntityId: hub, predicateEntityId: name(i), objectEntityId: name(i) });
+  const data = { entities, statements };
+  const base = buildGraph(data, "merge-hint-test");
+  const live = new LiveGraph(base, { cursorSecret: "merge-hint-test" });
+  const oracle = new LiveOracle(data);
+  const rng = new Rng(25);
+  const changes: Change[] = [];
+  for (let i = 1; i < 200; i += 2)
+    if (rng.chance(0.5))
+      changes.push({
+        op: "put",
+        statement: { subjectEntityId: hub, predicateEntityId: name(i), objectEntityId: name(i) },
+      });
+  const baseItems = base.statements({ subjectEntityId: hub, limit: 200 }).items;
+  for (const st of baseItems)
+    if (rng.chance(0.2)) changes.push({ op: "delete", statementFingerprint: st.statementFingerprint });
+  assert.ok(oracle.apply(changes).ok);
+  live.apply(changes);
+  const expected = oracle.oracle().statementsFor({ subjectEntityId: hub });
+  for (let limit = 1; limit <= 12; limit++) {
+    let cursor: string | undefined;
+    let at = 0;
+    do {
+      const page = live.statements({ subjectEntityId: hub, limit, cursor });
+      assert.equal(page.items, expected.slice(at, at + limit), `limit ${limit} at ${at}`);
+      at += page.items.length;
+      cursor = page.nextCursor ?? undefined;
+      if (cursor !== undefined) {
+        const last = statementKey("SPO", page.items[page.items.length - 1]!);
+        const want = baseItems.filter((st) => compareKeys(statementKey("SPO", st), last) > 0).slice(0, 5);
+        assert.equal(
+          base.statements({ subjectEntityId: hub, limit: 5, cursor }).items,
+          want,
+          `base after ${show(last)}`,
+        );
+      }
+    } while (cursor !== undefined);
+    assert.is(at, expected.length, `limit ${limit}: the whole walk`);
+  }
+});
+
+test.run();
