@@ -108,10 +108,11 @@ import {
   statementsAfterKey,
   UNSEALED_MORE,
   cursorCodecOf,
+  unsealedRead,
 } from "../graph.js";
 import { MAX_SCORE, SEARCH_MAX_LIMIT, STATEMENTS_MAX_LIMIT } from "../limits.js";
 import { quote } from "../quote.js";
-import { folder } from "../search/fold.js";
+import { compareFoldedToRaw, folder } from "../search/fold.js";
 import { statementCounts } from "../search/scores.js";
 import type { ScoreHits, ScoreResume } from "../search/score-index.js";
 import type { SearchBounds } from "../search/search-index.js";
@@ -202,9 +203,6 @@ const PREFIX_WALK_MAX = 16;
 
 /** An empty set of fingerprints (a tombstone list's merge removes nothing). */
 const NO_KEYS: ReadonlySet<string> = new Set();
-
-/** The tier of a base search item whose key (fold, tier) is not made yet. */
-const UNKEYED = -1;
 
 /** What denseNow says of an entity that is not there now. */
 const GONE = -2;
@@ -299,6 +297,10 @@ interface NameRead {
   /** The base's page from the key, read by basePageByName (its keys still lastSearchPage's). */
   readonly prefetched: Page<Entity>;
   readonly key: SearchKey | undefined;
+  /** The delta's candidates for the query (deltaCandidates), probed once for the read and the merge. */
+  readonly delta: readonly DeltaEntity[];
+  /** The tombstones' candidates (hiddenCandidates), when a total was asked. */
+  readonly hidden: readonly HiddenEntity[] | undefined;
 }
 
 /** A base entity whose score the delta's statements changed (a counted score): where order "score" puts it now. */
@@ -1131,20 +1133,22 @@ export class LiveGraph implements ReadGraph {
     if (!("prefetched" in read)) return read;
     const key = read.key;
     const want = limit + 1;
+    // The delta's candidates as basePageByName probed them (one probe of the gram index a query).
+    const delta = read.delta;
     // The tombstoned base entities and the delta's entities that match, counted only for a total
     // (the base's items that must be left out are told by the bitmap as they come).
     let hiddenMatches = 0;
     let deltaMatches = 0;
     if (count) {
-      hiddenMatches = countCandidates(this.#hiddenGrams, this.hiddenCandidates(fq), fq, typeName);
-      deltaMatches = countCandidates(this.#entityGrams, this.deltaCandidates(fq), fq, typeName);
+      hiddenMatches = countCandidates(this.#hiddenGrams, read.hidden ?? this.hiddenCandidates(fq), fq, typeName);
+      deltaMatches = countCandidates(this.#entityGrams, delta, fq, typeName);
     }
     /** The base's page read first (basePageByName's): the merge's first round. */
     let prefetched: Page<Entity> | undefined = read.prefetched;
     const hiddenBase = this.#hiddenBase;
     // The delta's first page after the key: the merge's other stream.
     const found: SearchItem[] = [];
-    this.deltaByName(fq, typeName, key?.item, want, found, undefined);
+    this.deltaByName(fq, typeName, key?.item, want, found, undefined, delta);
     let m = 0;
     /** The base's next page's cursor, from the page read last (none while the first round's is in hand). */
     let baseCursor: string | undefined;
@@ -1159,16 +1163,15 @@ export class LiveGraph implements ReadGraph {
     let bound: SearchItem | undefined;
     // Tombstones in the way (any base entity tombstoned): each base page is read a few items longer.
     let pageLimit = want + (hiddenBase === undefined ? 0 : TOMBSTONE_SLACK);
-    const keyed = (item: SearchItem): SearchItem => {
-      if (item.tier === UNKEYED) {
-        item.folded = this.#fold(item.entity.rawIdentifier);
-        item.tier = tierOf(item.folded, fq);
-      }
-      return item;
-    };
+    /**
+     * Search order "name" (tier, folded identifier, entityId) of a base item and a delta item: a base
+     * item comes with its tier, as the base found it, and its folded identifier "" (compareItems
+     * reads its raw identifier, folding it only when that does not decide).
+     */
+    const order = (x: SearchItem, y: SearchItem): number => this.compareItems(x, y);
     /** Whether base item `x` comes before delta item `y` (at once when the last base item read does). */
     const before = (x: SearchItem, y: SearchItem): boolean =>
-      (bound !== undefined && compareByName(bound, y) < 0) || compareByName(keyed(x), y) < 0;
+      (bound !== undefined && order(bound, y) < 0) || order(x, y) < 0;
     const out: SearchItem[] = [];
     /** The entities of `out`, as items. */
     const entities: Entity[] = [];
@@ -1193,7 +1196,7 @@ export class LiveGraph implements ReadGraph {
       if (
         baseDone ||
         (next !== undefined && next === x) ||
-        (next !== undefined && bound !== undefined && compareByName(keyed(next), bound) <= 0)
+        (next !== undefined && bound !== undefined && order(next, bound) <= 0)
       ) {
         if (next === undefined) break;
         out.push(next);
@@ -1228,8 +1231,8 @@ export class LiveGraph implements ReadGraph {
         pending.splice(0, p);
         p = 0;
       }
-      // The page's items as they come, only the last one keyed (the bound); their dense ids, tiers
-      // and ranks as the base found them (no look-up by entityId).
+      // The page's items as they come, none folded yet (order folds one when it meets a delta item
+      // of its tier); their dense ids, tiers and ranks as the base found them (no look-up by entityId).
       const keys = lastSearchPage(this.#base);
       const ids = keys.ids;
       nameBounds = keys.bounds;
@@ -1237,8 +1240,8 @@ export class LiveGraph implements ReadGraph {
       for (let k = 0; k < items.length; k++) {
         const e = items[k]!;
         const d = ids[k]!;
-        const item: SearchItem = { tier: UNKEYED, folded: "", entity: e, rank: keys.ranks[k]! };
-        if (k === items.length - 1) bound = keyed(item);
+        const item: SearchItem = { tier: keys.tiers[k]!, folded: "", entity: e, rank: keys.ranks[k]! };
+        if (k === items.length - 1) bound = item;
         if (hiddenBase !== undefined && hiddenBase[d] === 1) continue;
         pending.push(item);
       }
@@ -1251,11 +1254,14 @@ export class LiveGraph implements ReadGraph {
       else if (page.nextCursor !== UNSEALED_MORE) baseCursor = page.nextCursor;
       else {
         const last = items.length - 1;
-        baseCursor = this.#cursors.encode(ENDPOINT_SEARCH, tag, keys.tiers[last]!, [
-          items[last]!.rawIdentifier,
-          items[last]!.entityId,
-          searchHint(this.#base, keys.ranks[last]!),
-        ]);
+        baseCursor = this.#cursors.encode(
+          ENDPOINT_SEARCH,
+          tag,
+          keys.tiers[last]!,
+          [items[last]!.rawIdentifier, items[last]!.entityId, searchHint(this.#base, keys.ranks[last]!)],
+          keys.bounds ?? undefined,
+          SEARCH_BOUNDS_BYTES,
+        );
       }
       baseDone = baseCursor === undefined;
     }
@@ -1263,7 +1269,7 @@ export class LiveGraph implements ReadGraph {
     const items = entities.slice(0, n);
     let nextCursor: string | null = null;
     if (more || out.length > limit) {
-      const last = keyed(out[n - 1]!);
+      const last = out[n - 1]!;
       // A base item's key carries the base's hint (the base resumes at the next rank instead of
       // placing the key; a later base refuses the hint and places the key).
       const parts = [
@@ -1698,10 +1704,14 @@ export class LiveGraph implements ReadGraph {
   ): Page<Entity> | NameRead {
     const key = cursor === undefined ? undefined : this.searchKey(cursor, tag);
     const hiddenBase = this.#hiddenBase;
-    // The base's read from the parameters checked, folded, tagged and opened here (not again).
+    // The base's read from the parameters checked, folded, tagged and opened here (not again), its
+    // next page's cursor left unsealed: sealed below when the page is the answer (as the base
+    // seals it), so a page read again longer or handed to the merge costs no HMAC of its own.
     const base = this.#base;
     const content = key?.content;
-    let page = searchByNameChecked(base, fq, typeNumber, limit, content, count, tag);
+    const read = (n: number) =>
+      unsealedRead(base, () => searchByNameChecked(base, fq, typeNumber, n, content, count, tag));
+    let page = read(limit);
     let keys = lastSearchPage(this.#base);
     let k = page.items.length;
     let hidden = 0;
@@ -1717,22 +1727,35 @@ export class LiveGraph implements ReadGraph {
       // hold: the merge starts from this page, not read again longer (a replaced entity's new name
       // often sorts next to its tombstoned base one).
       if (hidden > 0 && page.nextCursor !== null && this.deltaAhead(fq, type, key, page, keys, delta))
-        return { prefetched: page, key };
+        return { prefetched: page, key, delta, hidden: hiddenList };
       // Made up for: each round reads the page `hidden` items longer, until its visible items fill
       // it (the longer part may hold tombstones of its own) or the base has no more; a page that
       // would pass the base's limit is left to the merge.
       while (hidden > 0 && page.nextCursor !== null && k - hidden < limit) {
-        if (limit + hidden > SEARCH_MAX_LIMIT) return { prefetched: page, key };
-        page = searchByNameChecked(base, fq, typeNumber, limit + hidden, content, count, tag);
+        if (limit + hidden > SEARCH_MAX_LIMIT) return { prefetched: page, key, delta, hidden: hiddenList };
+        page = read(limit + hidden);
         keys = lastSearchPage(this.#base);
         k = page.items.length;
         hidden = countMarked(hiddenBase, keys.ids, k);
       }
       // The base's look-ahead tombstoned: whether any visible base item follows is the merge's to find.
       if (page.nextCursor !== null && hiddenBase[this.#parts.searchIndex.idAt(keys.ranks[k]!)] === 1)
-        return { prefetched: page, key };
+        return { prefetched: page, key, delta, hidden: hiddenList };
     }
-    if (this.deltaAhead(fq, type, key, page, keys, delta)) return { prefetched: page, key };
+    if (this.deltaAhead(fq, type, key, page, keys, delta)) return { prefetched: page, key, delta, hidden: hiddenList };
+    // The answer: its next page's cursor sealed as the base seals it (the base page's last item,
+    // tombstoned or not: a position), with the query's bounds attached.
+    if (page.nextCursor !== null) {
+      const last = page.items[k - 1]!;
+      page.nextCursor = this.#cursors.encode(
+        ENDPOINT_SEARCH,
+        tag,
+        keys.tiers[k - 1]!,
+        [last.rawIdentifier, last.entityId, searchHint(base, keys.ranks[k - 1]!)],
+        keys.bounds ?? undefined,
+        SEARCH_BOUNDS_BYTES,
+      );
+    }
     // The walk's total (asked: the tombstones were probed): the base's, less its tombstoned matches, plus the delta's.
     if (hiddenList !== undefined)
       page.total =
@@ -1785,6 +1808,33 @@ export class LiveGraph implements ReadGraph {
     return fq.length >= GRAM ? this.#hiddenGrams.sortedList(fq, compareByKey) : this.#hiddenGrams.list();
   }
 
+  /**
+   * Search order "name" (tier, folded identifier, entityId) of two items of which one may be a base
+   * item not keyed yet (its folded identifier ""): compared by tier first, then to its raw identifier (compareToItem), folded only when that
+   * does not decide.
+   */
+  private compareItems(x: SearchItem, y: SearchItem): number {
+    const t = x.tier - y.tier;
+    if (t !== 0) return t;
+    // Each branch: x not keyed and y keyed (y's key against x); else x's key (made if need be) against y.
+    if (x.folded === "" && y.folded !== "") return -this.compareToItem(y.folded, y.entity.entityId, x);
+    return this.compareToItem(this.keyed(x).folded, x.entity.entityId, y);
+  }
+
+  /**
+   * The order of the key (folded, entityId) against item `y`'s of the same tier: against `y`'s raw
+   * identifier when `y` is not keyed yet (compareFoldedToRaw: most often decided by its first
+   * characters, no fold made), `y` keyed when the fold is needed after all.
+   */
+  private compareToItem(folded: string, entityId: string, y: SearchItem): number {
+    // Each branch: y keyed (its key compared), or its raw identifier read in place.
+    const c =
+      y.folded !== ""
+        ? cmp(folded, y.folded)
+        : compareFoldedToRaw(folded, y.entity.rawIdentifier, () => this.keyed(y).folded);
+    return c || cmp(entityId, y.entity.entityId);
+  }
+
   /** `item` with its folded identifier, folded now if the item was made without it (""). */
   private keyed(item: SearchItem): SearchItem {
     if (item.folded === "") item.folded = this.#fold(item.entity.rawIdentifier);
@@ -1831,7 +1881,7 @@ export class LiveGraph implements ReadGraph {
           entity: e,
         };
         // At or past the bound: so is every later item of this walk and of the infix tier.
-        if (before !== undefined && compareByName(x, this.keyed(before)) >= 0) return;
+        if (before !== undefined && this.compareItems(x, before) >= 0) return;
         out.push(x);
       }
     }
@@ -1841,13 +1891,10 @@ export class LiveGraph implements ReadGraph {
       after !== undefined && after.tier === TIER_INFIX
         ? seekEntity(items, after.folded, after.entity.entityId, false, heads)
         : 0;
-    // Each branch: the walk ends at the bound's place in the posting list, or at its end.
-    const end =
-      before === undefined
-        ? items.length
-        : seekEntity(items, this.keyed(before).folded, before.entity.entityId, true, heads);
-    for (; j < end && out.length < want; j++) {
+    for (; j < items.length && out.length < want; j++) {
       const e = items[j]!;
+      // At or past the bound (an infix item: the list is in its order): so is every later item.
+      if (before !== undefined && this.compareToItem(e.folded, e.entityId, before) >= 0) return;
       // Each check: the type asked, fq inside (unless the list holds only such), and not a prefix (tiers 0-1 above).
       if (type !== undefined && e.type !== type) continue;
       if (check && !e.folded.includes(fq)) continue;
@@ -2716,19 +2763,9 @@ function nthOfTwo<T>(a: readonly T[], b: readonly T[], n: number, compare: (x: T
   return last;
 }
 
-/** tierOf for a `folded` known to contain `fq`. */
+/** The match tier of a `folded` identifier known to contain `fq`. */
 function matchTier(folded: string, fq: string): number {
   return folded.length === fq.length ? TIER_EXACT : folded.startsWith(fq) ? TIER_PREFIX : TIER_INFIX;
-}
-
-function tierOf(folded: string, fq: string): number {
-  if (!folded.includes(fq)) return -1;
-  return folded.length === fq.length ? TIER_EXACT : folded.startsWith(fq) ? TIER_PREFIX : TIER_INFIX;
-}
-
-/** Search order "name": tier, folded identifier, entityId. */
-function compareByName(x: SearchItem, y: SearchItem): number {
-  return x.tier - y.tier || cmp(x.folded, y.folded) || cmp(x.entity.entityId, y.entity.entityId);
 }
 
 /** A cursor's score part: decimal digits of a score (sealed by this service: damage is a bug). */
