@@ -1191,24 +1191,34 @@ export class LiveGraph implements ReadGraph {
       // The smaller head of the two streams (no entityId is in both: the base's copies of the
       // delta's entities are tombstoned).
       const next = y === undefined || (x !== undefined && before(x, y)) ? x : y;
-      // Each branch: the head is final (the base is done, a base item read (the base's stream is in
-      // order), or nothing unread can come before it), or more of the base is read first.
-      if (
-        baseDone ||
-        (next !== undefined && next === x) ||
-        (next !== undefined && bound !== undefined && order(next, bound) <= 0)
-      ) {
+      // A base item first: the run of base items read that come before the delta's head, placed at
+      // once (all of them when there is no delta head or it comes after the last one read; else up
+      // to its place, found by a binary search), as far as the page goes.
+      if (next !== undefined && next === x) {
+        let end = pending.length;
+        if (y !== undefined && !(bound !== undefined && order(bound, y) < 0)) {
+          let lo = p + 1;
+          while (lo < end) {
+            const mid = (lo + end) >>> 1;
+            if (order(pending[mid]!, y) < 0) lo = mid + 1;
+            else end = mid;
+          }
+        }
+        end = Math.min(end, p + limit - out.length);
+        for (; p < end; p++) {
+          out.push(pending[p]!);
+          entities.push(pending[p]!.entity);
+        }
+        continue;
+      }
+      // Each branch: the delta's head is final (the base is done, or nothing unread can come before
+      // it), or more of the base is read first.
+      if (baseDone || (next !== undefined && bound !== undefined && order(next, bound) <= 0)) {
         if (next === undefined) break;
         out.push(next);
-        // Each branch: a base page's item is the base's own new object (handed on as it is); a
-        // delta's is copied into an item.
-        if (next === x) {
-          entities.push(x.entity);
-          p++;
-        } else {
-          entities.push(itemOf(next.entity));
-          m++;
-        }
+        // A delta item, copied into an entity (a base page's item is the base's own new object, handed on as it is).
+        entities.push(itemOf(next.entity));
+        m++;
         continue;
       }
       // The first round's page is the one read above; then the page and a few more, for tombstones

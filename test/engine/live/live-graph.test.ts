@@ -513,6 +513,45 @@ test("order=name: a page the base's page answers as it is carries the cursor the
   assert.is(l.nextCursor, b.nextCursor);
 });
 
+test("order=name merges that place runs of base items around delta items (at a page's start, middle and end, and past the base page read) equal the oracle at every limit", () => {
+  const entities = Array.from({ length: 60 }, (_, i) => ({
+    entityId: `e${String(i).padStart(2, "0")}`,
+    rawIdentifier: `${i % 3 === 0 ? "Item" : "item"} ${String(i).padStart(2, "0")}`,
+    type: String(i % 2) as EntityType,
+    sourceType: "",
+  }));
+  const data = { entities, statements: [] };
+  const live = new LiveGraph(buildGraph(data), { cursorSecret: "runs-test" });
+  const oracle = new LiveOracle(data);
+  // Delta names between base ones, alone and in runs, a prefix-tier one and an infix-tier one, and tombstones.
+  const changes: Change[] = [
+    ...["00a", "04a", "04b", "04c", "17a", "39a", "59a", "59b"].map((n, i) => ({
+      op: "put" as const,
+      entity: { entityId: `d${i}`, rawIdentifier: `ITEM ${n}`, type: String(i % 2) as EntityType, sourceType: "" },
+    })),
+    { op: "put", entity: { entityId: "d9", rawIdentifier: "an item", type: "0", sourceType: "" } },
+    { op: "put", entity: { entityId: "d10", rawIdentifier: "item", type: "1", sourceType: "" } },
+    { op: "delete", entityId: "e05" },
+    { op: "delete", entityId: "e18" },
+    { op: "delete", entityId: "e40" },
+  ];
+  assert.ok(oracle.apply(changes).ok);
+  live.apply(changes);
+  const o = oracle.oracle();
+  for (const q of ["item", "item 0", "tem", "m 5"])
+    for (const type of [undefined, "0" as EntityType])
+      for (let limit = 1; limit <= 25; limit++) {
+        const got: Entity[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = live.search({ q, type, limit, cursor });
+          got.push(...page.items);
+          cursor = page.nextCursor ?? undefined;
+        } while (cursor !== undefined);
+        assert.equal(got, o.search(q, type), `q ${show(q)} type ${show(type)} limit ${limit}`);
+      }
+});
+
 /**
  * A batch of statement puts and deletes only (scores move, nothing else): most name any entity,
  * some name one of a few hubs (their counts move far), so both small and large moves occur.
