@@ -69,6 +69,8 @@ export class GramIndex<T extends { readonly folded: string }> {
   private readonly prefixes = new WeakMap<readonly T[], Int32Array>();
   /** headsOf's arrays, likewise. */
   private readonly heads = new WeakMap<readonly T[], Float64Array>();
+  /** joinedOf's texts, likewise. */
+  private readonly joined = new WeakMap<readonly T[], JoinedList>();
   readonly items = new Set<T>();
   /** `items` as an array (list()), until an item comes or goes. */
   private listed: T[] | undefined;
@@ -204,6 +206,31 @@ export class GramIndex<T extends { readonly folded: string }> {
     return heads;
   }
 
+  /**
+   * For a list sortedList returned: its items' folded identifiers in one string, each followed by
+   * JOIN_SEPARATOR, and where each starts (`starts[i]`; `starts[length]` the text's length). A count
+   * of a query's matches then searches one string from match to match (indexOf) instead of reading
+   * every item and its string at random. Made at the first call for that list, kept with it.
+   */
+  joinedOf(list: readonly T[]): JoinedList {
+    let joined = this.joined.get(list);
+    if (joined === undefined) {
+      const starts = new Int32Array(list.length + 1);
+      const parts: string[] = [];
+      let at = 0;
+      for (let i = 0; i < list.length; i++) {
+        starts[i] = at;
+        parts.push(list[i]!.folded);
+        at += list[i]!.folded.length + 1;
+      }
+      starts[list.length] = at;
+      parts.push("");
+      joined = { text: parts.join(JOIN_SEPARATOR), starts };
+      this.joined.set(list, joined);
+    }
+    return joined;
+  }
+
   /** Every item, as an array (made at the first call after an item came or went; no order). */
   list(): readonly T[] {
     this.listed ??= [...this.items];
@@ -236,6 +263,19 @@ export function packedHead(s: string): number {
   const b = s.length > 1 ? s.charCodeAt(1) : 0;
   const c = s.length > 2 ? s.charCodeAt(2) : 0;
   return (a * 65536 + b) * 65536 + c;
+}
+
+/**
+ * What follows each folded identifier in a joined list's text (joinedOf): a match that spans it is
+ * no item's (its reader checks that a match ends inside its item).
+ */
+export const JOIN_SEPARATOR = "\u0000";
+
+/** A sorted list's folded identifiers in one text (joinedOf). */
+export interface JoinedList {
+  readonly text: string;
+  /** Where item i's identifier starts in `text`; the last entry, the text's length. */
+  readonly starts: Int32Array;
 }
 
 /** An empty candidate list (a query with a gram that no item has). */

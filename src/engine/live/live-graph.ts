@@ -132,7 +132,7 @@ import {
 } from "../types.js";
 import { checkSearchParams, checkStatementsParams } from "../validate.js";
 import { BaseFingerprints, type BaseFingerprintsState } from "./base-fingerprints.js";
-import { GRAM, GramIndex, type GramKey, packedHead } from "./gram-index.js";
+import { GRAM, GramIndex, type GramKey, type JoinedList, packedHead } from "./gram-index.js";
 import {
   type ChangeBatch,
   type LiveEntityInput,
@@ -2615,41 +2615,12 @@ function countMatches(
 /**
  * How many items of a gram index's sorted list for `fq` (GramIndex.sortedList, or every item for a
  * query shorter than a gram) match `fq` and `type`: the list's length when each holds fq (fq is
- * one gram) and no type is asked, else one check an item. With `shared` (the list's
- * GramIndex.sharedPrefixes), an item whose prefix shared with the previous item holds that item's
- * first occurrence of fq holds it too (unchecked, not even read when no type is asked), and any
- * other is searched from the end of its shared prefix less fq's length (an occurrence ending in
- * it would have been the previous item's, earlier than its first or where it had none).
+ * one gram) and no type is asked, else one check an item.
  */
-function countListed(
-  list: readonly { folded: string; type: EntityType }[],
-  fq: string,
-  type: EntityType | undefined,
-  shared?: Int32Array,
-) {
+function countListed(list: readonly { folded: string; type: EntityType }[], fq: string, type: EntityType | undefined) {
   const check = fq.length !== GRAM;
   if (!check && type === undefined) return list.length;
   let n = 0;
-  // Each branch: by the shared prefixes; or one includes() an item.
-  if (check && shared !== undefined) {
-    const len = fq.length;
-    /** Where the previous item's first occurrence of fq ends (-1: it has none). */
-    let end = -1;
-    for (let i = 0; i < list.length; i++) {
-      const k = shared[i]!;
-      // Each branch: the previous item's first occurrence is inside the shared prefix (so it is
-      // this item's first), or this item is searched past what the previous one settled.
-      if (end >= 0 && k >= end) {
-        if (type === undefined || list[i]!.type === type) n++;
-        continue;
-      }
-      const x = list[i]!;
-      const at = x.folded.indexOf(fq, k < len ? 0 : k - len + 1);
-      end = at < 0 ? -1 : at + len;
-      if (at >= 0 && (type === undefined || x.type === type)) n++;
-    }
-    return n;
-  }
   for (let i = 0; i < list.length; i++) {
     const x = list[i]!;
     if ((type === undefined || x.type === type) && (!check || x.folded.includes(fq))) n++;
@@ -2658,8 +2629,53 @@ function countListed(
 }
 
 /**
- * countListed of `list`, the candidates of `fq` in `grams` (sortedList's for a query of a gram or
- * more, else every item): a query longer than a gram is counted by its sorted list's shared prefixes.
+ * How many items of `list` (a gram index's sorted list for `fq`, longer than a gram) hold `fq` and
+ * have `type`, found in the list's joined text (GramIndex.joinedOf) from match to match: each
+ * indexOf passes over the items without a match in one read of the text, and a match is the first
+ * occurrence of its item (the item holding its start, by `starts`; one that runs into the item's
+ * separator is none, and the search goes on after its start). An item after a matched one whose
+ * prefix shared with it (`shared`, GramIndex.sharedPrefixes) holds that occurrence holds it too
+ * (counted unchecked: runs of numbered names cost an integer comparison each). An item is read only
+ * to check its type.
+ */
+function countJoined(
+  list: readonly { folded: string; type: EntityType }[],
+  fq: string,
+  type: EntityType | undefined,
+  joined: JoinedList,
+  shared: Int32Array,
+): number {
+  const { text, starts } = joined;
+  const len = fq.length;
+  let n = 0;
+  let i = 0;
+  let from = 0;
+  for (;;) {
+    const at = text.indexOf(fq, from);
+    if (at < 0) return n;
+    while (starts[i + 1]! <= at) i++;
+    /** Where the occurrence ends, from its item's start. */
+    const end = at + len - starts[i]!;
+    // Past the item's end (into its separator): no item's; the search goes on after its start.
+    if (at + len >= starts[i + 1]!) {
+      from = at + 1;
+      continue;
+    }
+    if (type === undefined || list[i]!.type === type) n++;
+    // Each next item sharing a prefix that holds this first occurrence: its first occurrence too.
+    while (i + 1 < list.length && shared[i + 1]! >= end) {
+      i++;
+      if (type === undefined || list[i]!.type === type) n++;
+    }
+    i++;
+    if (i >= list.length) return n;
+    from = starts[i]!;
+  }
+}
+
+/**
+ * How many of `list`, the candidates of `fq` in `grams` (sortedList's for a query of a gram or
+ * more, else every item), match `fq` and `type`.
  */
 function countCandidates<T extends { readonly folded: string; readonly type: EntityType }>(
   grams: GramIndex<T>,
@@ -2667,8 +2683,11 @@ function countCandidates<T extends { readonly folded: string; readonly type: Ent
   fq: string,
   type: EntityType | undefined,
 ): number {
-  // Each branch: a gram's sorted list of a query that must be checked; else each item as it is.
-  return countListed(list, fq, type, fq.length > GRAM && list.length > 1 ? grams.sharedPrefixes(list) : undefined);
+  // Each branch: a gram's sorted list of a query that must be checked, searched in its joined text;
+  // else each item as it is.
+  if (fq.length > GRAM && list.length > 1)
+    return countJoined(list, fq, type, grams.joinedOf(list), grams.sharedPrefixes(list));
+  return countListed(list, fq, type);
 }
 
 /** Folded identifier, then entityId (a tombstone's sorted lists: the delta entities' order). */

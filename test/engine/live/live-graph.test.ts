@@ -552,6 +552,27 @@ test("order=name merges that place runs of base items around delta items (at a p
       }
 });
 
+test("order=name totals over names holding U+0000 (the joined list's separator): a match across two names is no name's", () => {
+  const live = new LiveGraph(
+    buildGraph({ entities: [{ entityId: "a", rawIdentifier: "base", type: "0", sourceType: "" }], statements: [] }),
+    { cursorSecret: "nul-test" },
+  );
+  const names = ["zzab", "czz", "qab\u0000cq", "zzab\u0000c", "ab", "cab\u0000\u0000c", "\u0000cab"];
+  live.apply(
+    names.map((rawIdentifier, i) => ({
+      op: "put" as const,
+      entity: { entityId: `d${i}`, rawIdentifier, type: String(i % 2) as EntityType, sourceType: "" },
+    })),
+  );
+  for (const q of ["ab\u0000c", "zab\u0000", "b\u0000cq", "\u0000\u0000c", "b\u0000\u0000", "zzab", "\u0000cab"])
+    for (const type of [undefined, "0" as EntityType, "1" as EntityType]) {
+      const expected = names.filter((n, i) => n.includes(q) && (type === undefined || String(i % 2) === type));
+      const page = live.search({ q, type, count: true });
+      assert.is(page.total, expected.length, `q=${show(q)} type=${show(type)}`);
+      assert.is(page.items.length, expected.length, `q=${show(q)} type=${show(type)} items`);
+    }
+});
+
 /**
  * A batch of statement puts and deletes only (scores move, nothing else): most name any entity,
  * some name one of a few hubs (their counts move far), so both small and large moves occur.
