@@ -16,7 +16,8 @@
  * also kept as an array sorted by the caller's order, made on the first query that asks after the
  * set changed (sortedCandidates) and kept in the gram's posting object beside the set and its size:
  * a read then binary-searches to its key and stops after a page. A count of a query's matches in
- * such a list reads the prefix each item shares with the one before (sharedPrefixes).
+ * such a list searches its identifiers joined in one text (joinedOf) and reads the prefix each item
+ * shares with the one before (sharedPrefixes).
  *
  * A gram of three code units below GRAM_UNIT_LIMIT is keyed by the number that packs them (a small
  * integer: a Map probe without a string made and hashed per gram of the query); any other by its
