@@ -132,6 +132,7 @@ import {
 } from "../types.js";
 import { checkSearchParams, checkStatementsParams } from "../validate.js";
 import { BaseFingerprints, type BaseFingerprintsState } from "./base-fingerprints.js";
+import { countBits, denseBits, dropBits, hasBit, markBit } from "./dense-bits.js";
 import { GRAM, GramIndex, type GramKey, type JoinedList, packedHead } from "./gram-index.js";
 import {
   type ChangeBatch,
@@ -429,8 +430,13 @@ export class LiveGraph implements ReadGraph {
   /** Base entities replaced or deleted, by entityId and by 3-grams. */
   #hiddenEntities = new Map<string, HiddenEntity>();
   #hiddenGrams = new GramIndex<HiddenEntity>();
-  /** The same base entities by dense id (1: hidden), made at the first; a search page's items are checked by it. */
+  /** The same base entities by dense id (1: hidden), made at the first. */
   #hiddenBase: Uint8Array | undefined;
+  /**
+   * The same again, a bit each (dense-bits.ts), made at the first: an order "name" search page's
+   * items are checked by it (8 times fewer cache lines to miss than #hiddenBase's bytes).
+   */
+  #hiddenBits: Uint32Array | undefined;
   /** Statements put since the base, by fingerprint and in each order. */
   #statements = new Map<string, DeltaStatement>();
   /** Every key of `#statements` (and some removed since): a fingerprint not in it is not asked of the map. */
@@ -773,6 +779,8 @@ export class LiveGraph implements ReadGraph {
         this.#hiddenGrams.add(hidden);
         this.#hiddenBase ??= new Uint8Array(this.#base.entityCount);
         this.#hiddenBase[d] = 1;
+        this.#hiddenBits ??= denseBits(this.#base.entityCount);
+        markBit(this.#hiddenBits, d);
       }
       // Each branch: a base entity put again shows its new name on base statements; deleted, none name it.
       if (d >= 0 && entity !== null) {
@@ -1145,7 +1153,7 @@ export class LiveGraph implements ReadGraph {
     }
     /** The base's page read first (basePageByName's): the merge's first round. */
     let prefetched: Page<Entity> | undefined = read.prefetched;
-    const hiddenBase = this.#hiddenBase;
+    const hiddenBits = this.#hiddenBits;
     // The delta's first page after the key: the merge's other stream.
     const found: SearchItem[] = [];
     this.deltaByName(fq, typeName, key?.item, want, found, undefined, delta);
@@ -1162,7 +1170,7 @@ export class LiveGraph implements ReadGraph {
     /** Every base item not read yet comes after this key: the last item read. */
     let bound: SearchItem | undefined;
     // Tombstones in the way (any base entity tombstoned): each base page is read a few items longer.
-    let pageLimit = want + (hiddenBase === undefined ? 0 : TOMBSTONE_SLACK);
+    let pageLimit = want + (hiddenBits === undefined ? 0 : TOMBSTONE_SLACK);
     /**
      * Search order "name" (tier, folded identifier, entityId) of a base item and a delta item: a base
      * item comes with its tier, as the base found it, and its folded identifier "" (compareItems
@@ -1252,14 +1260,14 @@ export class LiveGraph implements ReadGraph {
         const d = ids[k]!;
         const item: SearchItem = { tier: keys.tiers[k]!, folded: "", entity: e, rank: keys.ranks[k]! };
         if (k === items.length - 1) bound = item;
-        if (hiddenBase !== undefined && hiddenBase[d] === 1) continue;
+        if (hiddenBits !== undefined && hasBit(hiddenBits, d)) continue;
         pending.push(item);
       }
       // Each branch: the base's last page; a next one from the base's cursor; or (an unsealed
       // page) from a cursor of its last item's key, sealed here with the base's hint.
       lookAhead =
         page.nextCursor !== null &&
-        (hiddenBase === undefined || hiddenBase[this.#parts.searchIndex.idAt(keys.ranks[items.length]!)] !== 1);
+        (hiddenBits === undefined || !hasBit(hiddenBits, this.#parts.searchIndex.idAt(keys.ranks[items.length]!)));
       if (page.nextCursor === null) baseCursor = undefined;
       else if (page.nextCursor !== UNSEALED_MORE) baseCursor = page.nextCursor;
       else {
@@ -1713,7 +1721,7 @@ export class LiveGraph implements ReadGraph {
     tag: Hash64,
   ): Page<Entity> | NameRead {
     const key = cursor === undefined ? undefined : this.searchKey(cursor, tag);
-    const hiddenBase = this.#hiddenBase;
+    const hiddenBits = this.#hiddenBits;
     // The base's read from the parameters checked, folded, tagged and opened here (not again), its
     // next page's cursor left unsealed: sealed below when the page is the answer (as the base
     // seals it), so a page read again longer or handed to the merge costs no HMAC of its own.
@@ -1731,8 +1739,8 @@ export class LiveGraph implements ReadGraph {
     const hiddenList = count ? this.hiddenCandidates(fq) : undefined;
     const delta = this.deltaCandidates(fq);
     // Each branch: no tombstone can be on the page (nothing to check); or the page's items against the bitmap.
-    if (hiddenBase !== undefined && (hiddenList === undefined || hiddenList.length > 0)) {
-      hidden = countMarked(hiddenBase, keys.ids, k);
+    if (hiddenBits !== undefined && (hiddenList === undefined || hiddenList.length > 0)) {
+      hidden = countBits(hiddenBits, keys.ids, k);
       // A delta match before the page's last item makes it a merge whatever a longer page would
       // hold: the merge starts from this page, not read again longer (a replaced entity's new name
       // often sorts next to its tombstoned base one).
@@ -1746,10 +1754,10 @@ export class LiveGraph implements ReadGraph {
         page = read(limit + hidden);
         keys = lastSearchPage(this.#base);
         k = page.items.length;
-        hidden = countMarked(hiddenBase, keys.ids, k);
+        hidden = countBits(hiddenBits, keys.ids, k);
       }
       // The base's look-ahead tombstoned: whether any visible base item follows is the merge's to find.
-      if (page.nextCursor !== null && hiddenBase[this.#parts.searchIndex.idAt(keys.ranks[k]!)] === 1)
+      if (page.nextCursor !== null && hasBit(hiddenBits, this.#parts.searchIndex.idAt(keys.ranks[k]!)))
         return { prefetched: page, key, delta, hidden: hiddenList };
     }
     if (this.deltaAhead(fq, type, key, page, keys, delta)) return { prefetched: page, key, delta, hidden: hiddenList };
@@ -1772,7 +1780,7 @@ export class LiveGraph implements ReadGraph {
         page.total! -
         countCandidates(this.#hiddenGrams, hiddenList, fq, type) +
         countCandidates(this.#entityGrams, delta, fq, type);
-    if (hidden > 0) dropMarked(page.items, hiddenBase!, keys.ids);
+    if (hidden > 0) dropBits(page.items, hiddenBits!, keys.ids);
     return page;
   }
 
@@ -2521,6 +2529,7 @@ export class LiveGraph implements ReadGraph {
     this.#hiddenEntities = next.#hiddenEntities;
     this.#hiddenGrams = next.#hiddenGrams;
     this.#hiddenBase = next.#hiddenBase;
+    this.#hiddenBits = next.#hiddenBits;
     this.#statements = next.#statements;
     this.#statementFilter = next.#statementFilter;
     this.#statementLists = next.#statementLists;
@@ -2693,20 +2702,6 @@ function countCandidates<T extends { readonly folded: string; readonly type: Ent
 /** Folded identifier, then entityId (a tombstone's sorted lists: the delta entities' order). */
 function compareByKey(x: { folded: string; entityId: string }, y: { folded: string; entityId: string }): number {
   return cmp(x.folded, y.folded) || cmp(x.entityId, y.entityId);
-}
-
-/** How many of the first `n` dense ids of `ids` are marked (1) in `marks`. */
-function countMarked(marks: Uint8Array, ids: ArrayLike<number>, n: number): number {
-  let marked = 0;
-  for (let i = 0; i < n; i++) marked += marks[ids[i]!]!;
-  return marked;
-}
-
-/** Removes from `items` (item i of dense id `ids[i]`) the items marked in `marks`, in place. */
-function dropMarked<T>(items: T[], marks: Uint8Array, ids: ArrayLike<number>): void {
-  let kept = 0;
-  for (let i = 0; i < items.length; i++) if (marks[ids[i]!] !== 1) items[kept++] = items[i]!;
-  items.length = kept;
 }
 
 /**
