@@ -1681,7 +1681,7 @@ export class LiveGraph implements ReadGraph {
 
   /**
    * The key of an order "name" search cursor of this query (`tag`): the last item's sort key (its
-   * identifier folded), with the raw identifier and the base's position hint it carries.
+   * identifier folded when first needed: keyed), with the raw identifier and the base's position hint it carries.
    */
   private searchKey(cursor: string, tag: Hash64): SearchKey {
     const content = this.#cursors.decode(cursor, ENDPOINT_SEARCH, tag);
@@ -1689,9 +1689,11 @@ export class LiveGraph implements ReadGraph {
     const raw = content.part(SEARCH_PART.raw);
     const entityId = content.part(SEARCH_PART.entityId);
     return {
+      // Not keyed yet (folded ""): folded by deltaByName only when the delta has candidates to seek
+      // among, most reads' case being none.
       item: {
         tier: content.extra,
-        folded: this.#fold(raw),
+        folded: "",
         entity: { entityId, rawIdentifier: raw, type: "0", sourceType: "" },
       },
       raw,
@@ -1887,7 +1889,7 @@ export class LiveGraph implements ReadGraph {
       let i =
         after === undefined
           ? seekEntity(items, fq, "", true, heads)
-          : seekEntity(items, after.folded, after.entity.entityId, false, heads);
+          : seekEntity(items, this.keyed(after).folded, after.entity.entityId, false, heads);
       for (; i < items.length && out.length < want; i++) {
         const e = items[i]!;
         // Past the range of identifiers that start with fq: no more of the first two tiers.
@@ -1907,7 +1909,7 @@ export class LiveGraph implements ReadGraph {
     if (out.length >= want || (before !== undefined && before.tier < TIER_INFIX)) return;
     let j =
       after !== undefined && after.tier === TIER_INFIX
-        ? seekEntity(items, after.folded, after.entity.entityId, false, heads)
+        ? seekEntity(items, this.keyed(after).folded, after.entity.entityId, false, heads)
         : 0;
     for (; j < items.length && out.length < want; j++) {
       const e = items[j]!;
