@@ -16,7 +16,9 @@
  * also kept as an array sorted by the caller's order, made on the first query that asks after the
  * set changed (sortedCandidates) and kept in the gram's posting object beside the set and its size:
  * a read then binary-searches to its key and stops after a page. A count of a query's matches in
- * such a list reads the prefix each item shares with the one before (sharedPrefixes).
+ * such a list searches its identifiers joined in one text (joinedOf) and reads the prefix each item
+ * shares with the one before (sharedPrefixes). These arrays (and headsOf's) are kept in the posting
+ * object too, so a read that asks them of the list sortedList just returned reads a field, no map.
  *
  * A gram of three code units below GRAM_UNIT_LIMIT is keyed by the number that packs them (a small
  * integer: a Map probe without a string made and hashed per gram of the query); any other by its
@@ -61,14 +63,25 @@ interface Posting<T> {
   readonly items: Set<T>;
   size: number;
   sorted: T[] | undefined;
+  /** `sorted`'s headsOf, joinedOf and sharedPrefixes, made at their first call (let go with it). */
+  heads: Float64Array | undefined;
+  joined: JoinedList | undefined;
+  prefixes: Int32Array | undefined;
 }
 
 export class GramIndex<T extends { readonly folded: string }> {
   private readonly postings = new Map<GramKey, Posting<T>>();
-  /** sharedPrefixes' arrays, by the sorted list they describe (let go with it). */
+  /**
+   * The posting whose sorted list sortedList returned last: headsOf, joinedOf and sharedPrefixes of
+   * that list (the one a read asks them of, right after) read its fields, no map probed.
+   */
+  private last: Posting<T> | undefined;
+  /** sharedPrefixes' arrays of any other list, by the list they describe (let go with it). */
   private readonly prefixes = new WeakMap<readonly T[], Int32Array>();
-  /** headsOf's arrays, likewise. */
+  /** headsOf's arrays of any other list, likewise. */
   private readonly heads = new WeakMap<readonly T[], Float64Array>();
+  /** joinedOf's texts of any other list, likewise. */
+  private readonly joined = new WeakMap<readonly T[], JoinedList>();
   readonly items = new Set<T>();
   /** `items` as an array (list()), until an item comes or goes. */
   private listed: T[] | undefined;
@@ -83,12 +96,20 @@ export class GramIndex<T extends { readonly folded: string }> {
     for (const g of grams(item.folded)) {
       let posting = this.postings.get(g);
       if (posting === undefined) {
-        posting = { gram: g, items: new Set(), size: 0, sorted: undefined };
+        posting = {
+          gram: g,
+          items: new Set(),
+          size: 0,
+          sorted: undefined,
+          heads: undefined,
+          joined: undefined,
+          prefixes: undefined,
+        };
         this.postings.set(g, posting);
       }
       posting.items.add(item);
       posting.size = posting.items.size;
-      posting.sorted = undefined;
+      unsort(posting);
     }
   }
 
@@ -100,7 +121,7 @@ export class GramIndex<T extends { readonly folded: string }> {
       if (posting === undefined) continue;
       posting.items.delete(item);
       posting.size = posting.items.size;
-      posting.sorted = undefined;
+      unsort(posting);
       if (posting.size === 0) this.postings.delete(g);
     }
   }
@@ -161,6 +182,7 @@ export class GramIndex<T extends { readonly folded: string }> {
     // A gram no item has: nothing can match.
     if (rarest === undefined) return NONE;
     rarest.sorted ??= [...rarest.items].sort(compare);
+    this.last = rarest;
     return rarest.sorted;
   }
 
@@ -173,7 +195,9 @@ export class GramIndex<T extends { readonly folded: string }> {
    * such as numbered ones, cost an integer comparison an item).
    */
   sharedPrefixes(list: readonly T[]): Int32Array {
-    let shared = this.prefixes.get(list);
+    const posting = this.postingOf(list);
+    // Each branch: the list of the posting sortedList returned last (its field), or any other (the map).
+    let shared = posting !== undefined ? posting.prefixes : this.prefixes.get(list);
     if (shared === undefined) {
       shared = new Int32Array(list.length);
       for (let i = 1; i < list.length; i++) {
@@ -184,7 +208,8 @@ export class GramIndex<T extends { readonly folded: string }> {
         while (k < n && a.charCodeAt(k) === b.charCodeAt(k)) k++;
         shared[i] = k;
       }
-      this.prefixes.set(list, shared);
+      if (posting !== undefined) posting.prefixes = shared;
+      else this.prefixes.set(list, shared);
     }
     return shared;
   }
@@ -195,13 +220,53 @@ export class GramIndex<T extends { readonly folded: string }> {
    * item (and its string) only where two heads tie. Made at the first call for that list, kept with it.
    */
   headsOf(list: readonly T[]): Float64Array {
-    let heads = this.heads.get(list);
+    const posting = this.postingOf(list);
+    // Each branch: as sharedPrefixes.
+    let heads = posting !== undefined ? posting.heads : this.heads.get(list);
     if (heads === undefined) {
       heads = new Float64Array(list.length);
       for (let i = 0; i < list.length; i++) heads[i] = packedHead(list[i]!.folded);
-      this.heads.set(list, heads);
+      if (posting !== undefined) posting.heads = heads;
+      else this.heads.set(list, heads);
     }
     return heads;
+  }
+
+  /**
+   * For a list sortedList returned: its items' folded identifiers in one string, each followed by
+   * JOIN_SEPARATOR, and where each starts (`starts[i]`; `starts[length]` the text's length). A count
+   * of a query's matches then searches one string from match to match (indexOf) instead of reading
+   * every item and its string at random. Made at the first call for that list, kept with it.
+   */
+  joinedOf(list: readonly T[]): JoinedList {
+    const posting = this.postingOf(list);
+    // Each branch: as sharedPrefixes.
+    let joined = posting !== undefined ? posting.joined : this.joined.get(list);
+    if (joined === undefined) {
+      const starts = new Int32Array(list.length + 1);
+      const parts: string[] = [];
+      let at = 0;
+      for (let i = 0; i < list.length; i++) {
+        starts[i] = at;
+        parts.push(list[i]!.folded);
+        at += list[i]!.folded.length + 1;
+      }
+      starts[list.length] = at;
+      parts.push("");
+      joined = { text: parts.join(JOIN_SEPARATOR), starts };
+      if (posting !== undefined) posting.joined = joined;
+      else this.joined.set(list, joined);
+    }
+    return joined;
+  }
+
+  /**
+   * The posting whose current sorted list is `list`, when it is the one sortedList returned last
+   * (a list of a set changed since is no posting's: its arrays go to the maps, and go with it).
+   */
+  private postingOf(list: readonly T[]): Posting<T> | undefined {
+    const last = this.last;
+    return last !== undefined && last.sorted === list ? last : undefined;
   }
 
   /** Every item, as an array (made at the first call after an item came or went; no order). */
@@ -238,8 +303,29 @@ export function packedHead(s: string): number {
   return (a * 65536 + b) * 65536 + c;
 }
 
+/**
+ * What follows each folded identifier in a joined list's text (joinedOf): a match that spans it is
+ * no item's (its reader checks that a match ends inside its item).
+ */
+export const JOIN_SEPARATOR = "\u0000";
+
+/** A sorted list's folded identifiers in one text (joinedOf). */
+export interface JoinedList {
+  readonly text: string;
+  /** Where item i's identifier starts in `text`; the last entry, the text's length. */
+  readonly starts: Int32Array;
+}
+
 /** An empty candidate list (a query with a gram that no item has). */
 const NONE: readonly never[] = [];
+
+/** A posting's set changed: its sorted list and what describes it are made again when next asked. */
+function unsort<T>(posting: Posting<T>): void {
+  posting.sorted = undefined;
+  posting.heads = undefined;
+  posting.joined = undefined;
+  posting.prefixes = undefined;
+}
 
 /** The distinct grams of `s`, by key. */
 function grams(s: string): Set<GramKey> {

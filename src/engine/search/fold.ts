@@ -72,3 +72,33 @@ export function foldWith(s: string, mode: FoldMode): string {
 export function isFoldMode(value: unknown): value is FoldMode {
   return value === "case" || value === "accents";
 }
+
+/**
+ * The order of `folded` (a folded identifier) and `foldText(raw)`, as `<` orders strings (-1, 0 or
+ * 1), read from `raw` in place as long as its ASCII characters decide: an ASCII character followed
+ * by another ASCII one (or ending the text) folds to its lower case where it stands in either mode
+ * (NFKC, the case steps and the marks' removal change no such pair; only the character right before
+ * a non-ASCII one can take what follows into it). So `raw` is folded (whole) only when the two agree
+ * up to a character that is not so: most comparisons of two names decide at their first characters.
+ * `foldText` is the graph's fold (fold or foldAccents), or what returns `raw`'s fold kept by the
+ * caller. Cost: O(the common prefix), no allocation unless it folds.
+ */
+export function compareFoldedToRaw(folded: string, raw: string, foldText: (s: string) => string): number {
+  const n = raw.length;
+  for (let i = 0; i < n; i++) {
+    const c = raw.charCodeAt(i);
+    // Each branch: a character whose fold may depend on what follows (itself or its next not ASCII):
+    // the whole fold decides; else its lower case, compared where it stands.
+    if (c >= 0x80 || (i + 1 < n && raw.charCodeAt(i + 1) >= 0x80)) {
+      const f = foldText(raw);
+      return folded < f ? -1 : folded > f ? 1 : 0;
+    }
+    // `folded` ends first: a proper prefix of the fold (which holds at least this character).
+    if (i === folded.length) return -1;
+    const lower = c >= 0x41 && c <= 0x5a ? c + 0x20 : c;
+    const f = folded.charCodeAt(i);
+    if (f !== lower) return f < lower ? -1 : 1;
+  }
+  // `raw` all ASCII: its fold is its lower case, `folded`'s first n units.
+  return folded.length === n ? 0 : 1;
+}

@@ -360,4 +360,50 @@ test("GramIndex: sharedPrefixes and headsOf of a sorted list equal their definit
   }
 });
 
+test("GramIndex: headsOf, joinedOf and sharedPrefixes describe the list asked, the last sorted or an older one, as items come and go", () => {
+  const rng = new Rng(34);
+  const index = new GramIndex<{ folded: string }>();
+  const live: { folded: string }[] = [];
+  const pieces = ["ab", "abc", "b", "ca", "é", "x"];
+  const byFolded = (x: { folded: string }, y: { folded: string }) =>
+    x.folded < y.folded ? -1 : x.folded > y.folded ? 1 : 0;
+  /** Lists sortedList returned in earlier rounds (most no longer the last one, some of sets changed since). */
+  const older: (readonly { folded: string }[])[] = [];
+  const describes = (list: readonly { folded: string }[], what: string) => {
+    const heads = index.headsOf(list);
+    const joined = index.joinedOf(list);
+    const shared = index.sharedPrefixes(list);
+    assert.is(heads.length, list.length, `${what} heads`);
+    assert.is(joined.text, list.map((i) => `${i.folded}\u0000`).join(""), `${what} joined`);
+    for (let i = 0; i < list.length; i++) {
+      const a = i === 0 ? "" : list[i - 1]!.folded;
+      const b = list[i]!.folded;
+      let k = 0;
+      while (k < a.length && k < b.length && a[k] === b[k]) k++;
+      assert.is(shared[i], k, `${what} shared ${i}`);
+      assert.is(heads[i], packedHead(b), `${what} head ${i}`);
+      assert.is(joined.text.slice(joined.starts[i]!, joined.starts[i]! + b.length), b, `${what} start ${i}`);
+    }
+    assert.is(joined.starts[list.length], joined.text.length, `${what} end`);
+  };
+  for (let round = 0; round < 400; round++) {
+    if (live.length > 0 && rng.chance(0.3)) index.remove(live.splice(rng.int(live.length), 1)[0]!);
+    else {
+      const item = { folded: Array.from({ length: rng.range(1, 5) }, () => rng.pick(pieces)).join("") };
+      live.push(item);
+      index.add(item);
+    }
+    const q = Array.from({ length: 2 }, () => rng.pick(pieces))
+      .join("")
+      .slice(0, GRAM);
+    if (q.length < GRAM) continue;
+    const list = index.sortedList(q, byFolded);
+    // Each order of asking: the list just returned first, or an older one between.
+    if (older.length > 0 && rng.chance(0.5)) describes(rng.pick(older), `round ${round} older`);
+    describes(list, `round ${round} q=${JSON.stringify(q)}`);
+    assert.is(index.sortedList(q, byFolded), list, `round ${round} kept`);
+    older.push(list);
+  }
+});
+
 test.run();

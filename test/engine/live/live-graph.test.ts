@@ -426,6 +426,205 @@ for (const seed of [41, 42]) {
   });
 }
 
+for (const [seed, foldMode] of [
+  [43, "case"],
+  [44, "accents"],
+] as const) {
+  test(`order=name over names whose fold is not their lower case (accents, ligatures, İ, ß, marks after ASCII letters): pages equal the oracle (seed ${seed}, fold ${foldMode})`, () => {
+    // Base and delta names share ASCII prefixes in mixed case and differ at, or right before, a
+    // character that folds with what follows, so the merge and the delta's check compare a delta
+    // name with a base name's raw identifier where its ASCII characters do not decide.
+    const rng = new Rng(seed);
+    const syllables = ["Ka", "ka", "KA", "kä", "ka\u0301", "ﬁ", "Fi", "ß", "SS", "İ", "i", "ri", "Ri ", "é", "e\u0301"];
+    const name = () =>
+      Array.from({ length: rng.range(1, 4) }, () => rng.pick(syllables)).join(rng.chance(0.3) ? " " : "");
+    const entities = Array.from({ length: 120 }, (_, i) => ({
+      entityId: `e${String(i).padStart(3, "0")}`,
+      rawIdentifier: name(),
+      type: String(rng.int(2)) as EntityType,
+      sourceType: "",
+    }));
+    const data = { entities, statements: [] };
+    const live = new LiveGraph(buildGraph(data, undefined, foldMode), { cursorSecret: "fold-test" });
+    const oracle = new LiveOracle(data, foldMode);
+    const queries = ["ka", "kä", "fi", "ss", "i", "ri", "a ", "é", "kak", "ka ri", "ssi", "fika"];
+    let n = 0;
+    for (let batch = 0; batch < 12; batch++) {
+      const ids = [...oracle.entities.keys()];
+      const changes: Change[] = [];
+      for (let k = rng.range(1, 10); k > 0; k--) {
+        const r = rng.int(10);
+        const type = String(rng.int(2)) as EntityType;
+        if (r < 5)
+          changes.push({ op: "put", entity: { entityId: `n${n++}`, rawIdentifier: name(), type, sourceType: "" } });
+        else if (r < 8)
+          changes.push({ op: "put", entity: { entityId: rng.pick(ids), rawIdentifier: name(), type, sourceType: "" } });
+        else changes.push({ op: "delete", entityId: rng.pick(ids), cascade: true });
+      }
+      if (!oracle.apply(changes).ok) continue;
+      live.apply(changes);
+      const o = oracle.oracle();
+      for (const q of queries) {
+        const type = rng.chance(0.3) ? ("1" as EntityType) : undefined;
+        walkPages<Entity>({
+          fetch: (limit, cursor, count) => live.search({ q, type, limit, cursor, ...(count ? { count } : {}) }),
+          expected: o.search(q, type),
+          nextLimit: () => rng.range(1, 6),
+          defaultLimit: 20,
+          countPolicy: () => rng.chance(0.3),
+          ctx: `seed ${seed} batch ${batch} search q=${show(q)} type=${show(type)}`,
+        });
+      }
+    }
+  });
+}
+
+test("order=name: a page the base's page answers as it is carries the cursor the base alone seals (same bytes), with tombstones on it too", () => {
+  const entities = Array.from({ length: 30 }, (_, i) => ({
+    entityId: `e${String(i).padStart(2, "0")}`,
+    rawIdentifier: `Item ${String(i).padStart(2, "0")}`,
+    type: "0" as EntityType,
+    sourceType: "",
+  }));
+  const base = buildGraph({ entities, statements: [] }, "same-secret");
+  const live = new LiveGraph(base, { cursorSecret: "same-secret" });
+  // Delta entities that do not match "item"; a tombstone past the first pages.
+  live.apply([
+    { op: "put", entity: { entityId: "x1", rawIdentifier: "other", type: "0", sourceType: "" } },
+    { op: "delete", entityId: "e22" },
+  ]);
+  let liveCursor: string | undefined;
+  let baseCursor: string | undefined;
+  for (let page = 0; page < 4; page++) {
+    const l = live.search({ q: "item", limit: 5, cursor: liveCursor });
+    const b = base.search({ q: "item", limit: 5, cursor: baseCursor });
+    assert.equal(l.items, b.items, `page ${page}`);
+    assert.is(l.nextCursor, b.nextCursor, `page ${page}: the base's cursor`);
+    liveCursor = l.nextCursor ?? undefined;
+    baseCursor = b.nextCursor ?? undefined;
+  }
+  // The page with the tombstone: read one longer, its cursor the longer base page's (as the base seals it).
+  const l = live.search({ q: "item", limit: 5, cursor: liveCursor });
+  const b = base.search({ q: "item", limit: 6, cursor: baseCursor });
+  assert.equal(
+    l.items,
+    b.items.filter((e) => e.entityId !== "e22"),
+  );
+  assert.is(l.nextCursor, b.nextCursor);
+});
+
+test("order=name walks resume after a key whose fourth character folds into its third (its head is not its first characters' lower case)", () => {
+  // Every item is a cursor's key at limit 1: base and delta names that start with three ASCII
+  // letters and then a combining mark (NFKC makes "e" + U+0301 one "é"), beside names of heads near theirs.
+  const names = [
+    "abe\u0301",
+    "abex",
+    "ab\u00e9",
+    "abf",
+    "abe",
+    "ABE\u0301z",
+    "abd",
+    "abe\u0301a",
+    "Abe\u0301b",
+    "abé c",
+  ];
+  for (const foldMode of ["case", "accents"] as const) {
+    const entities = names.map((rawIdentifier, i) => ({
+      entityId: `b${i}`,
+      rawIdentifier: `${rawIdentifier} zz`,
+      type: "0" as EntityType,
+      sourceType: "",
+    }));
+    const data = { entities, statements: [] };
+    const live = new LiveGraph(buildGraph(data, undefined, foldMode), { cursorSecret: "head-test" });
+    const oracle = new LiveOracle(data, foldMode);
+    const changes: Change[] = names.map((rawIdentifier, i) => ({
+      op: "put",
+      entity: {
+        entityId: `d${i}`,
+        rawIdentifier: `${rawIdentifier}${i % 2 === 0 ? "" : " x"} zz`,
+        type: "0",
+        sourceType: "",
+      },
+    }));
+    assert.ok(oracle.apply(changes).ok);
+    live.apply(changes);
+    const o = oracle.oracle();
+    // Queries of a gram or more hold every name in one posting list (its binary searches read heads).
+    for (const q of ["ab", "be", "abe", "b", " zz", "z"])
+      for (let limit = 1; limit <= 4; limit++) {
+        const got: Entity[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = live.search({ q, limit, cursor });
+          got.push(...page.items);
+          cursor = page.nextCursor ?? undefined;
+        } while (cursor !== undefined);
+        assert.equal(got, o.search(q, undefined), `${foldMode} q ${show(q)} limit ${limit}`);
+      }
+  }
+});
+
+test("order=name merges that place runs of base items around delta items (at a page's start, middle and end, and past the base page read) equal the oracle at every limit", () => {
+  const entities = Array.from({ length: 60 }, (_, i) => ({
+    entityId: `e${String(i).padStart(2, "0")}`,
+    rawIdentifier: `${i % 3 === 0 ? "Item" : "item"} ${String(i).padStart(2, "0")}`,
+    type: String(i % 2) as EntityType,
+    sourceType: "",
+  }));
+  const data = { entities, statements: [] };
+  const live = new LiveGraph(buildGraph(data), { cursorSecret: "runs-test" });
+  const oracle = new LiveOracle(data);
+  // Delta names between base ones, alone and in runs, a prefix-tier one and an infix-tier one, and tombstones.
+  const changes: Change[] = [
+    ...["00a", "04a", "04b", "04c", "17a", "39a", "59a", "59b"].map((n, i) => ({
+      op: "put" as const,
+      entity: { entityId: `d${i}`, rawIdentifier: `ITEM ${n}`, type: String(i % 2) as EntityType, sourceType: "" },
+    })),
+    { op: "put", entity: { entityId: "d9", rawIdentifier: "an item", type: "0", sourceType: "" } },
+    { op: "put", entity: { entityId: "d10", rawIdentifier: "item", type: "1", sourceType: "" } },
+    { op: "delete", entityId: "e05" },
+    { op: "delete", entityId: "e18" },
+    { op: "delete", entityId: "e40" },
+  ];
+  assert.ok(oracle.apply(changes).ok);
+  live.apply(changes);
+  const o = oracle.oracle();
+  for (const q of ["item", "item 0", "tem", "m 5"])
+    for (const type of [undefined, "0" as EntityType])
+      for (let limit = 1; limit <= 25; limit++) {
+        const got: Entity[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = live.search({ q, type, limit, cursor });
+          got.push(...page.items);
+          cursor = page.nextCursor ?? undefined;
+        } while (cursor !== undefined);
+        assert.equal(got, o.search(q, type), `q ${show(q)} type ${show(type)} limit ${limit}`);
+      }
+});
+
+test("order=name totals over names holding U+0000 (the joined list's separator): a match across two names is no name's", () => {
+  const live = new LiveGraph(
+    buildGraph({ entities: [{ entityId: "a", rawIdentifier: "base", type: "0", sourceType: "" }], statements: [] }),
+    { cursorSecret: "nul-test" },
+  );
+  const names = ["zzab", "czz", "qab\u0000cq", "zzab\u0000c", "ab", "cab\u0000\u0000c", "\u0000cab"];
+  live.apply(
+    names.map((rawIdentifier, i) => ({
+      op: "put" as const,
+      entity: { entityId: `d${i}`, rawIdentifier, type: String(i % 2) as EntityType, sourceType: "" },
+    })),
+  );
+  for (const q of ["ab\u0000c", "zab\u0000", "b\u0000cq", "\u0000\u0000c", "b\u0000\u0000", "zzab", "\u0000cab"])
+    for (const type of [undefined, "0" as EntityType, "1" as EntityType]) {
+      const expected = names.filter((n, i) => n.includes(q) && (type === undefined || String(i % 2) === type));
+      const page = live.search({ q, type, count: true });
+      assert.is(page.total, expected.length, `q=${show(q)} type=${show(type)}`);
+      assert.is(page.items.length, expected.length, `q=${show(q)} type=${show(type)} items`);
+    }
+});
+
 /**
  * A batch of statement puts and deletes only (scores move, nothing else): most name any entity,
  * some name one of a few hubs (their counts move far), so both small and large moves occur.

@@ -10,7 +10,7 @@
 
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { fold, foldAccents } from "../../../src/engine/search/fold.js";
+import { compareFoldedToRaw, fold, foldAccents } from "../../../src/engine/search/fold.js";
 import { GraphBuilder } from "../../../src/engine/graph-builder.js";
 import { fold as contractFold, Rng, show } from "../../support/oracle.js";
 
@@ -186,6 +186,36 @@ test("ASCII text (the fold's fast path) folds as the contract's definition, in b
     const accents = want.normalize("NFD").replace(/\p{M}/gu, "").normalize("NFC");
     if (foldAccents(s) !== accents) assert.unreachable(`foldAccents(${show(s)}) = ${show(foldAccents(s))}`);
   }
+});
+
+test("compareFoldedToRaw orders a folded name against a raw one as < orders the two folds, in both modes", () => {
+  // Pairs that share long ASCII prefixes (mixed case) and part after them, at, before or inside a
+  // character that folds with what follows (a combining mark, a ligature, İ, ß, jamo).
+  const ascii = ["a", "b", "A", "B", "z", "Z", "0", " ", "~", "i", "I", "s", "S"];
+  const pieces = [...ascii, ...ascii, ...ALPHABET];
+  for (const [mode, foldText] of [
+    ["case", fold],
+    ["accents", foldAccents],
+  ] as const)
+    for (let seed = 1; seed <= 10; seed++) {
+      const rng = new Rng(seed);
+      for (let k = 0; k < 1000; k++) {
+        const parts = Array.from({ length: rng.int(10) }, () => rng.pick(pieces));
+        const raw = parts.join("");
+        // The other: raw itself, a prefix of it, or a prefix with other characters after it.
+        const cut = rng.int(parts.length + 1);
+        const tail = Array.from({ length: rng.int(4) }, () => rng.pick(pieces));
+        const other = rng.chance(0.2) ? raw : [...parts.slice(0, cut), ...tail].join("");
+        const folded = foldText(other);
+        const f = foldText(raw);
+        const want = folded < f ? -1 : folded > f ? 1 : 0;
+        const got = compareFoldedToRaw(folded, raw, foldText);
+        if (got !== want)
+          assert.unreachable(
+            `${mode} seed ${seed}: compareFoldedToRaw(${show(folded)}, ${show(raw)}) = ${got}, folds say ${want}`,
+          );
+      }
+    }
 });
 
 test.run();
