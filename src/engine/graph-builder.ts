@@ -86,6 +86,11 @@ const RUN_CAPACITY = 16;
 const INITIAL_CAPACITY = 1024;
 /** What BuildParts' dense rows become once the statement index has consumed them. */
 const EMPTY_ROWS = new Uint32Array(0);
+/**
+ * Rows whose fingerprint slots are read at once (FingerprintTable.touch) before they are added: enough
+ * misses in flight to overlap, few enough that their cache lines (64 bytes each) stay in the L2 cache.
+ */
+const TOUCH_ROWS = 1024;
 
 /** What a build has made before the statement and score indexes (GraphBuilder.buildStart). */
 interface BuildParts {
@@ -115,6 +120,8 @@ interface SortedEntities {
 let seal: (builder: GraphBuilder, onProgress: BuildOptions["onProgress"]) => SealedEntities;
 /** Sizes a builder's statement columns for an expected count: see engine/internal.ts. */
 let reserve: (builder: GraphBuilder, statements: number) => void;
+/** Says that a builder's statements are all added (its fingerprint table goes): see engine/internal.ts. */
+let endAdding: (builder: GraphBuilder) => void;
 /** Builds with the score index made elsewhere from the scores: see engine/internal.ts. */
 let buildWith: (
   builder: GraphBuilder,
@@ -246,6 +253,8 @@ export class GraphBuilder {
   /** A given 16-hex fingerprint's halves, read once per statement (reused: no array per line). */
   private readonly givenHalves: Hash64 = [0, 0];
   private readonly statementSource = new SourceColumn();
+  /** True once endStatements was called: no statement may be added after (the fingerprint table is gone). */
+  private statementsEnded = false;
   /** The entities in dense order, once sorted (sealEntities or build): no entity may be added after. */
   private sorted: SortedEntities | undefined;
   /** A search index made elsewhere for the sorted entities (useSearchIndex): build() does not make one. */
@@ -255,6 +264,7 @@ export class GraphBuilder {
   static {
     seal = (builder, onProgress) => builder.sealEntities(onProgress);
     reserve = (builder, statements) => builder.reserveStatements(statements);
+    endAdding = (builder) => builder.endStatements();
     useIndex = (builder, index) => builder.useSearchIndex(index);
     feedDense = (builder, entities, statements) => builder.feedDenseEntities(entities, statements);
     addDense = (builder, s, p, o, given) => builder.addDenseStatement(s, p, o, given);
@@ -445,9 +455,12 @@ export class GraphBuilder {
    */
   private addStatementRefRows(rows: StatementRefRows, from: number, to: number, file: string, base: number): void {
     this.checkOpen();
+    this.checkStatementsOpen();
     const { fingerprints, s, p, o, hi, lo, lines } = rows;
     const table = this.fingerprintRows;
     for (let i = from; i < to; i++) {
+      // Each block's first slots are read at once (their misses overlap) before its rows are added.
+      if ((i - from) % TOUCH_ROWS === 0) table.touch(hi, lo, i, Math.min(to, i + TOUCH_ROWS));
       const row = this.subject.length;
       const first = table.findOrAdd(hi[i]!, lo[i]!, row);
       if (first >= 0) {
@@ -472,6 +485,7 @@ export class GraphBuilder {
     given: string | undefined,
     source: SourcePosition | undefined,
   ): void {
+    this.checkStatementsOpen();
     const row = this.subject.length;
     let hi: number;
     let lo: number;
@@ -768,6 +782,20 @@ export class GraphBuilder {
    * table are sized now instead of doubling as lines come (a doubling of the table reads every key
    * again, a cache miss each). An estimate: more or fewer statements than reserved are both fine.
    */
+  /**
+   * No statement comes after this: the fingerprint table (8 to 16 bytes a statement, needed only to
+   * check each one as it is added) goes now rather than at build, so that it is not held while the
+   * loader waits for the search index's thread, where a load's memory peaks.
+   */
+  private endStatements(): void {
+    this.statementsEnded = true;
+    this.fingerprintRows.release();
+  }
+
+  private checkStatementsOpen(): void {
+    if (this.statementsEnded) throw new Error("GraphBuilder: the statements were ended; add every statement first");
+  }
+
   private reserveStatements(statements: number): void {
     for (const column of [this.subject, this.predicate, this.object, this.fpHi, this.fpLo, this.fpGiven]) {
       if (column.capacity < statements) column.reallocate(statements);
@@ -1195,6 +1223,11 @@ export function useSearchIndex(builder: GraphBuilder, index: SearchIndex): void 
  */
 export function reserveStatements(builder: GraphBuilder, statements: number): void {
   reserve(builder, statements);
+}
+
+/** Ends the statements of `builder` (none may be added after): its fingerprint table goes before build. */
+export function endStatements(builder: GraphBuilder): void {
+  endAdding(builder);
 }
 
 /**

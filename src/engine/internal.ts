@@ -39,6 +39,7 @@ export {
   addStatementStrings,
   buildWithScoreIndex,
   type DenseEntities,
+  endStatements,
   feedDenseEntities,
   reserveStatements,
   sealEntities,

@@ -46,6 +46,8 @@ const INLINE_AT = 16;
 const INLINE_BYTES = SLOT_BYTES - INLINE_AT;
 const EMPTY = 0;
 const FNV_PRIME = 0x01000193;
+/** Ids whose home slots are read at once, ahead of their insertion: enough misses in flight to overlap. */
+const INSERT_BLOCK = 256;
 
 /** The table's arrays, each on a SharedArrayBuffer: what a parser thread is given. */
 export interface EntityIdTable {
@@ -59,6 +61,8 @@ export interface EntityIdTable {
   tailStarts: Uint32Array;
   /** The hash's random basis. */
   seed: number;
+  /** A fold of the slots read ahead while the table was made (kept so that those reads stay). */
+  touched?: number;
 }
 
 /**
@@ -69,46 +73,82 @@ export function makeEntityIdTable(ids: readonly string[], hashes: Uint32Array): 
   const n = ids.length;
   let size = 1;
   while (size * MAX_LOAD < n) size *= 2;
-  const shared = new SharedArrayBuffer(SLOT_BYTES * size);
-  const slots = new Uint32Array(shared);
-  const slotBytes = new Uint8Array(shared);
-  // The tails' sizes first, so that both arrays are made once at their size.
-  let tailBytes = 0;
+  const mask = size - 1;
+  const seed = randomBytes(4).readUInt32LE(0);
+  // Each id's UTF-8 length and home slot first, so that both arrays are made once at their size and
+  // the insertions below can read their home slots ahead.
   const lengths = new Uint32Array(n);
+  const homes = new Uint32Array(n);
+  let scratch = Buffer.allocUnsafe(64);
+  let tailBytes = 0;
   for (let i = 0; i < n; i++) {
-    const length = Buffer.byteLength(ids[i]!, "utf8");
+    const id = ids[i]!;
+    let length = id.length;
+    let h = seed;
+    let k = 0;
+    for (; k < length; k++) {
+      const c = id.charCodeAt(k);
+      if (c >= 0x80) break;
+      h = Math.imul(h ^ c, FNV_PRIME);
+    }
+    // Each branch: an ASCII id (nearly all) is its own UTF-8, read as code units; another is encoded.
+    if (k < length) {
+      length = Buffer.byteLength(id, "utf8");
+      if (length > scratch.length) scratch = Buffer.allocUnsafe(2 * length);
+      scratch.write(id, 0, "utf8");
+      homes[i] = hashBytes(scratch, 0, length, seed) & mask;
+    } else homes[i] = fmix32(h) & mask;
     lengths[i] = length;
     if (length > INLINE_BYTES) tailBytes += length - INLINE_BYTES;
   }
+  const shared = new SharedArrayBuffer(SLOT_BYTES * size);
+  const slots = new Uint32Array(shared);
+  const slotBytes = new Uint8Array(shared);
   // Each branch: tails only when some id is long (else an empty array: nothing to share).
   const tails = new Uint8Array(new SharedArrayBuffer(Math.max(1, tailBytes))).subarray(0, tailBytes);
   const tailStarts = new Uint32Array(new SharedArrayBuffer(tailBytes > 0 ? 4 * n : 4)).subarray(
     0,
     tailBytes > 0 ? n : 0,
   );
-  const table: EntityIdTable = { slots, slotBytes, tails, tailStarts, seed: randomBytes(4).readUInt32LE(0) };
-  const mask = size - 1;
-  let scratch = Buffer.allocUnsafe(64);
+  const table: EntityIdTable = { slots, slotBytes, tails, tailStarts, seed };
   let tailAt = 0;
+  let touched = 0;
   for (let i = 0; i < n; i++) {
+    // Each block's home slots are read at once (their cache misses overlap) before its ids go in.
+    if (i % INSERT_BLOCK === 0) {
+      for (let j = i; j < Math.min(n, i + INSERT_BLOCK); j++) touched ^= slots[SLOT_WORDS * homes[j]!]!;
+    }
+    const id = ids[i]!;
     const length = lengths[i]!;
-    if (length > scratch.length) scratch = Buffer.allocUnsafe(2 * length);
-    scratch.write(ids[i]!, 0, "utf8");
-    let at = hashBytes(scratch, 0, length, table.seed) & mask;
+    let at = homes[i]!;
     while (slots[SLOT_WORDS * at] !== EMPTY) at = (at + 1) & mask;
     const word = SLOT_WORDS * at;
     slots[word] = i + 1;
     slots[word + HASH_HI_WORD] = hashes[2 * i]!;
     slots[word + HASH_LO_WORD] = hashes[2 * i + 1]!;
     slots[word + LENGTH_WORD] = length;
-    slotBytes.set(scratch.subarray(0, Math.min(length, INLINE_BYTES)), SLOT_BYTES * at + INLINE_AT);
-    // Each branch: a long id keeps the rest of its bytes in the tails.
-    if (length > INLINE_BYTES) {
-      tailStarts[i] = tailAt;
-      tails.set(scratch.subarray(INLINE_BYTES, length), tailAt);
-      tailAt += length - INLINE_BYTES;
+    const inlineAt = SLOT_BYTES * at + INLINE_AT;
+    // Each branch: an ASCII id's bytes are its code units; another's are encoded. A long id keeps
+    // the rest of its bytes in the tails.
+    if (length === id.length) {
+      for (let k = 0; k < Math.min(length, INLINE_BYTES); k++) slotBytes[inlineAt + k] = id.charCodeAt(k);
+      if (length > INLINE_BYTES) {
+        tailStarts[i] = tailAt;
+        for (let k = INLINE_BYTES; k < length; k++) tails[tailAt++] = id.charCodeAt(k);
+      }
+    } else {
+      if (length > scratch.length) scratch = Buffer.allocUnsafe(2 * length);
+      scratch.write(id, 0, "utf8");
+      slotBytes.set(scratch.subarray(0, Math.min(length, INLINE_BYTES)), inlineAt);
+      if (length > INLINE_BYTES) {
+        tailStarts[i] = tailAt;
+        tails.set(scratch.subarray(INLINE_BYTES, length), tailAt);
+        tailAt += length - INLINE_BYTES;
+      }
     }
   }
+  // The reads above only warm the cache; their fold is kept where nothing can drop it.
+  table.touched = touched;
   return table;
 }
 

@@ -60,6 +60,7 @@ import {
   addStatementRefRows,
   addStatementStrings,
   buildWithScoreIndex,
+  endStatements,
   reserveStatements,
   sealEntities,
   useSearchIndex,
@@ -533,6 +534,8 @@ export async function loadGraph(options: LoadGraphOptions): Promise<Graph> {
   let sorter: OrderThreads | undefined;
   try {
     await loadJsonLinesFile(options.statements, "statements", builder, { ...readOptions, threads });
+    // Every statement is in: the builder's fingerprint table goes before the wait for the search index.
+    endStatements(builder);
     // Each branch: with the thread, the rest of the search index is waited for and the score index
     // is made there beside the statement index; without it, build() makes both here.
     if (thread === undefined) return builder.build(buildOptions);

@@ -244,19 +244,36 @@ class BatchWriter {
   }
 }
 
-/** The literal parts of a statement line of the common shape (statement-line.ts), as bytes. */
-const OPEN_SUBJECT = Buffer.from('{"subjectEntityId":"', "latin1");
-const THEN_PREDICATE = Buffer.from('","predicateEntityId":"', "latin1");
-const THEN_OBJECT = Buffer.from('","objectEntityId":"', "latin1");
-const THEN_FINGERPRINT = Buffer.from('","statementFingerprint":"', "latin1");
+/**
+ * A literal part of a statement line of the common shape (statement-line.ts): its bytes, and its
+ * whole 4-byte words as little-endian numbers (compared a word at a time: a quarter of the steps).
+ */
+interface Literal {
+  bytes: Uint8Array;
+  words: Uint32Array;
+}
+
+function literal(text: string): Literal {
+  const bytes = Buffer.from(text, "latin1");
+  const words = new Uint32Array(bytes.length >>> 2);
+  for (let w = 0; w < words.length; w++) words[w] = bytes.readUInt32LE(4 * w);
+  return { bytes, words };
+}
+
+const OPEN_SUBJECT = literal('{"subjectEntityId":"');
+const THEN_PREDICATE = literal('","predicateEntityId":"');
+const THEN_OBJECT = literal('","objectEntityId":"');
+const THEN_FINGERPRINT = literal('","statementFingerprint":"');
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const CLOSE_BRACE = 0x7d;
 
-/** Whether `literal` is at `line[at...]`, inside [0, end). */
-function literalAt(line: Uint8Array, at: number, end: number, literal: Uint8Array): boolean {
-  if (at + literal.length > end) return false;
-  for (let k = 0; k < literal.length; k++) if (line[at + k] !== literal[k]) return false;
+/** Whether `literal` is at `line[at...]`, inside [0, end); `view` is a DataView of `line`'s bytes. */
+function literalAt(line: Uint8Array, view: DataView, at: number, end: number, literal: Literal): boolean {
+  const { bytes, words } = literal;
+  if (at + bytes.length > end) return false;
+  for (let w = 0; w < words.length; w++) if (view.getUint32(at + 4 * w, true) !== words[w]) return false;
+  for (let k = 4 * words.length; k < bytes.length; k++) if (line[at + k] !== bytes[k]) return false;
   return true;
 }
 
@@ -279,41 +296,73 @@ function hexDigit(b: number): number {
 }
 
 /**
- * Reads bytes [start, end) of `line` into row `at` of `batch` when they are a statement line of the
- * common shape whose three entities the table holds and whose fingerprint is absent or 16 lowercase
- * hex digits; false for any other line (the main thread reads it the one-thread way).
+ * Lines read up to their look-ups and waiting for them (a worker's pipeline): per line, its batch row,
+ * its bytes, its three ids' bytes and home slots, and what its shape gave. readShape fills it, line
+ * after line, reading each home slot's first word as it goes (the reads do not wait for one another,
+ * so their cache misses overlap: at 10M ids the table is far larger than the cache and nearly every
+ * home slot is a miss); resolveRows then looks the ids up, in order, their slots now in the cache.
  */
-function readRow(
+class Pipeline {
+  /** Lines held at once: about 3 x 64 bytes of table each, so the slots read stay in the L2 cache. */
+  static readonly LINES = 256;
+  count = 0;
+  /** What the home slots' first words summed to: kept so that the reads are not optimized away. */
+  touched = 0;
+  /** The buffer each line's bytes are in, [start, lf) (its LF excluded, a CR kept): its bytes if it goes back raw. */
+  readonly buffers: Uint8Array[] = new Array(Pipeline.LINES);
+  readonly start = new Int32Array(Pipeline.LINES);
+  readonly lf = new Int32Array(Pipeline.LINES);
+  readonly at = new Int32Array(Pipeline.LINES);
+  /** ROW_DERIVED, ROW_HEX, or ROW_RAW when the shape already sends it back. */
+  readonly flag = new Uint8Array(Pipeline.LINES);
+  /** The three ids' bytes: [ids[6k], ids[6k + 1]) the subject's, then the predicate's, the object's. */
+  readonly ids = new Int32Array(6 * Pipeline.LINES);
+  readonly homes = new Int32Array(3 * Pipeline.LINES);
+
+  get full(): boolean {
+    return this.count === Pipeline.LINES;
+  }
+}
+
+/**
+ * Reads bytes [start, end) of `line` up to its look-ups into the pipeline's next line (row `at` of
+ * `batch`): the shape of a statement line of the common shape whose fingerprint is absent or 16
+ * lowercase hex digits, and its three ids' home slots; ROW_RAW for any other line (the main thread
+ * reads it the one-thread way). resolveRows finishes it.
+ */
+function readShape(
   line: Uint8Array,
+  view: DataView,
   start: number,
   end: number,
   table: EntityIdTable,
   batch: BatchWriter,
   at: number,
-): boolean {
-  if (!literalAt(line, start, end, OPEN_SUBJECT)) return false;
-  const s0 = start + OPEN_SUBJECT.length;
+  pipe: Pipeline,
+): number {
+  if (!literalAt(line, view, start, end, OPEN_SUBJECT)) return ROW_RAW;
+  const s0 = start + OPEN_SUBJECT.bytes.length;
   const s1 = plainEnd(line, s0, end);
-  if (s1 < 0 || !literalAt(line, s1, end, THEN_PREDICATE)) return false;
-  const p0 = s1 + THEN_PREDICATE.length;
+  if (s1 < 0 || !literalAt(line, view, s1, end, THEN_PREDICATE)) return ROW_RAW;
+  const p0 = s1 + THEN_PREDICATE.bytes.length;
   const p1 = plainEnd(line, p0, end);
-  if (p1 < 0 || !literalAt(line, p1, end, THEN_OBJECT)) return false;
-  const o0 = p1 + THEN_OBJECT.length;
+  if (p1 < 0 || !literalAt(line, view, p1, end, THEN_OBJECT)) return ROW_RAW;
+  const o0 = p1 + THEN_OBJECT.bytes.length;
   const o1 = plainEnd(line, o0, end);
-  if (o1 < 0) return false;
+  if (o1 < 0) return ROW_RAW;
   // Each branch: the line ends after the object (no fingerprint), or a fingerprint follows.
   let flag: number;
   if (o1 + 2 === end && line[o1 + 1] === CLOSE_BRACE) flag = ROW_DERIVED;
   else {
-    if (!literalAt(line, o1, end, THEN_FINGERPRINT)) return false;
-    const f0 = o1 + THEN_FINGERPRINT.length;
+    if (!literalAt(line, view, o1, end, THEN_FINGERPRINT)) return ROW_RAW;
+    const f0 = o1 + THEN_FINGERPRINT.bytes.length;
     const f1 = plainEnd(line, f0, end);
-    if (f1 < 0 || f1 + 2 !== end || line[f1 + 1] !== CLOSE_BRACE || f1 - f0 !== HEX_DIGITS) return false;
+    if (f1 < 0 || f1 + 2 !== end || line[f1 + 1] !== CLOSE_BRACE || f1 - f0 !== HEX_DIGITS) return ROW_RAW;
     let hi = 0;
     let lo = 0;
     for (let k = 0; k < HEX_DIGITS; k++) {
       const digit = hexDigit(line[f0 + k]!);
-      if (digit < 0) return false;
+      if (digit < 0) return ROW_RAW;
       if (k < HEX_DIGITS / 2) hi = (hi << 4) | digit;
       else lo = (lo << 4) | digit;
     }
@@ -321,46 +370,102 @@ function readRow(
     batch.lo[at] = lo >>> 0;
     flag = ROW_HEX;
   }
-  // The three home slots are read together before any is compared: their cache misses overlap.
+  const k = pipe.count;
+  const { ids, homes } = pipe;
+  ids[6 * k] = s0;
+  ids[6 * k + 1] = s1;
+  ids[6 * k + 2] = p0;
+  ids[6 * k + 3] = p1;
+  ids[6 * k + 4] = o0;
+  ids[6 * k + 5] = o1;
   const sHome = homeSlot(table, line, s0, s1);
   const pHome = homeSlot(table, line, p0, p1);
   const oHome = homeSlot(table, line, o0, o1);
-  const sEntry = slotEntry(table, sHome);
-  const pEntry = slotEntry(table, pHome);
-  const oEntry = slotEntry(table, oHome);
-  const s = probeEntitySlot(table, line, s0, s1, sHome, sEntry);
-  if (s < 0) return false;
-  const p = probeEntitySlot(table, line, p0, p1, pHome, pEntry);
-  if (p < 0) return false;
-  const o = probeEntitySlot(table, line, o0, o1, oHome, oEntry);
-  if (o < 0) return false;
-  // The derived fingerprint, made here rather than on the main thread, from the hashes the table's
-  // slots hold beside the ids (no other array read). Each branch: it is the row's value when none was
-  // given; a given one is compared with it, so the main thread knows whether to store the given one
-  // (it does not when equal).
-  const derived = derivedFingerprintHalves(
-    entityHashHi(table, s),
-    entityHashLo(table, s),
-    entityHashHi(table, p),
-    entityHashLo(table, p),
-    entityHashHi(table, o),
-    entityHashLo(table, o),
-  );
-  if (flag === ROW_DERIVED) {
-    batch.hi[at] = derived[0];
-    batch.lo[at] = derived[1];
-  } else if (batch.hi[at] === derived[0] && batch.lo[at] === derived[1]) flag = ROW_HEX_DERIVED;
-  batch.s[at] = entityIndex(table, s);
-  batch.p[at] = entityIndex(table, p);
-  batch.o[at] = entityIndex(table, o);
-  batch.flags[at] = flag;
-  return true;
+  homes[3 * k] = sHome;
+  homes[3 * k + 1] = pHome;
+  homes[3 * k + 2] = oHome;
+  pipe.touched ^= slotEntry(table, sHome) ^ slotEntry(table, pHome) ^ slotEntry(table, oHome);
+  return flag;
 }
+
+/**
+ * Finishes the pipeline's lines in order: looks their ids up (their home slots were read by
+ * readShape) and writes their rows; a line whose shape sent it back, or one with an unknown entity,
+ * goes back as its bytes (in order, so batch.raw holds them as the rows flag them). Empties the pipeline.
+ */
+function resolveRows(table: EntityIdTable, batch: BatchWriter, pipe: Pipeline): void {
+  const { ids, homes } = pipe;
+  for (let k = 0; k < pipe.count; k++) {
+    const at = pipe.at[k]!;
+    const line = pipe.buffers[k]!;
+    let flag = pipe.flag[k]!;
+    // Each branch: a line whose shape is read and whose three ids are known is a row; any other goes back.
+    const s =
+      flag === ROW_RAW
+        ? -1
+        : probeEntitySlot(table, line, ids[6 * k]!, ids[6 * k + 1]!, homes[3 * k]!, slotEntry(table, homes[3 * k]!));
+    const p =
+      s < 0
+        ? -1
+        : probeEntitySlot(
+            table,
+            line,
+            ids[6 * k + 2]!,
+            ids[6 * k + 3]!,
+            homes[3 * k + 1]!,
+            slotEntry(table, homes[3 * k + 1]!),
+          );
+    const o =
+      p < 0
+        ? -1
+        : probeEntitySlot(
+            table,
+            line,
+            ids[6 * k + 4]!,
+            ids[6 * k + 5]!,
+            homes[3 * k + 2]!,
+            slotEntry(table, homes[3 * k + 2]!),
+          );
+    if (o < 0) {
+      // Blank lines too: the main thread skips them as one thread does.
+      batch.flags[at] = ROW_RAW;
+      batch.raw.push(Uint8Array.from(line.subarray(pipe.start[k]!, pipe.lf[k]!)));
+      pipe.buffers[k] = EMPTY_LINE;
+      continue;
+    }
+    // The derived fingerprint, made here rather than on the main thread, from the hashes the table's
+    // slots hold beside the ids (no other array read). Each branch: it is the row's value when none was
+    // given; a given one is compared with it, so the main thread knows whether to store the given one
+    // (it does not when equal).
+    const derived = derivedFingerprintHalves(
+      entityHashHi(table, s),
+      entityHashLo(table, s),
+      entityHashHi(table, p),
+      entityHashLo(table, p),
+      entityHashHi(table, o),
+      entityHashLo(table, o),
+    );
+    if (flag === ROW_DERIVED) {
+      batch.hi[at] = derived[0];
+      batch.lo[at] = derived[1];
+    } else if (batch.hi[at] === derived[0] && batch.lo[at] === derived[1]) flag = ROW_HEX_DERIVED;
+    batch.s[at] = entityIndex(table, s);
+    batch.p[at] = entityIndex(table, p);
+    batch.o[at] = entityIndex(table, o);
+    batch.flags[at] = flag;
+    pipe.buffers[k] = EMPTY_LINE;
+  }
+  pipe.count = 0;
+}
+
+/** What a finished pipeline line's buffer is set to: the read buffer is not held past its line. */
+const EMPTY_LINE = new Uint8Array(0);
 
 /** The worker's side: read the ranges in turn, post batches. */
 function runWorker(request: Request): void {
   const port = parentPort!;
   const batch = new BatchWriter();
+  const pipe = new Pipeline();
   const { consumed } = request;
   let posted = 0;
   let first = false;
@@ -369,27 +474,45 @@ function runWorker(request: Request): void {
   /** The file offset just past the last line read. */
   let lineEnd = 0;
 
-  /** One line's bytes, [start, lf) of `raw`, its LF gone (no view made for it: one less object a line). */
+  /**
+   * One line's bytes, [start, lf) of `raw`, its LF gone (no view made for it: one less object a
+   * line), into the pipeline; the pipeline's lines are finished (resolveRows) when it is full, when
+   * the batch is, and before `raw` is read into again (the end of each read).
+   */
+  /** A DataView of the buffer lines are read from: made once a buffer (a read, or a joined line). */
+  let viewed: Uint8Array | undefined;
+  let view: DataView | undefined;
+  const viewOf = (raw: Uint8Array): DataView => {
+    if (raw !== viewed || view === undefined) {
+      viewed = raw;
+      view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+    }
+    return view;
+  };
+
   const line = (raw: Buffer, start: number, lf: number): void => {
     const at = batch.count;
     const local = lineCount;
     let end = lf;
     if (end > start && raw[end - 1] === CR) end--;
     // Each test below leaves a line to the main thread, whose one-thread reading gives its outcome.
-    const fast =
-      !(first && local === 1) &&
-      end - start <= request.maxLineBytes &&
-      readRow(raw, start, end, request.table, batch, at);
-    if (!fast) {
-      // Blank lines too: the main thread skips them as one thread does.
-      batch.flags[at] = ROW_RAW;
-      batch.raw.push(Uint8Array.from(raw.subarray(start, lf)));
-    }
+    const flag =
+      !(first && local === 1) && end - start <= request.maxLineBytes
+        ? readShape(raw, viewOf(raw), start, end, request.table, batch, at, pipe)
+        : ROW_RAW;
+    const k = pipe.count++;
+    pipe.buffers[k] = raw;
+    pipe.start[k] = start;
+    pipe.lf[k] = lf;
+    pipe.at[k] = at;
+    pipe.flag[k] = flag;
     batch.lines[at] = local;
     batch.count++;
+    if (pipe.full || batch.full) resolveRows(request.table, batch, pipe);
   };
 
   const flush = (last: boolean): void => {
+    resolveRows(request.table, batch, pipe);
     // Room first: at most MAX_BATCHES_AHEAD batches posted and not yet added by the main thread.
     for (;;) {
       const added = Atomics.load(consumed, 0);
@@ -432,6 +555,8 @@ function runWorker(request: Request): void {
           lineEnd = offset - n + start;
           if (batch.full) flush(false);
         }
+        // The read buffer is read into again next: its lines are finished first.
+        resolveRows(request.table, batch, pipe);
         if (start < n) {
           // The buffer is reused: a cut line's piece is copied.
           pending.push(Buffer.from(chunk.subarray(start)));

@@ -24,6 +24,7 @@ import {
   type Statement,
   type StatementInput,
 } from "../../src/index.js";
+import { endStatements, reserveStatements } from "../../src/engine/internal.js";
 import { expectCode, Rng, show, TYPES } from "../support/oracle.js";
 
 const FILE = "data/entities.jsonl";
@@ -722,5 +723,27 @@ for (const seed of [1, 2, 3]) {
     }
   });
 }
+
+test("endStatements: the fingerprint table goes before build, no statement may follow, the graph is the same", () => {
+  const statements: StatementInput[] = [
+    { subjectEntityId: "A", predicateEntityId: "P", objectEntityId: "B" },
+    { subjectEntityId: "B", predicateEntityId: "P", objectEntityId: "C", statementFingerprint: "00000000000000ff" },
+  ];
+  const ended = withEntities();
+  const plain = withEntities();
+  // Room for many: a table far larger than one released.
+  reserveStatements(ended, 100_000);
+  reserveStatements(plain, 100_000);
+  for (const st of statements) {
+    ended.addStatement(st);
+    plain.addStatement(st);
+  }
+  endStatements(ended);
+  const slots = (b: GraphBuilder): number =>
+    (b as unknown as { fingerprintRows: { byteLength: number } }).fingerprintRows.byteLength;
+  assert.ok(slots(ended) * 100 < slots(plain), `the table is released: ${slots(ended)} vs ${slots(plain)} bytes`);
+  assert.throws(() => ended.addStatement(statements[0]!), /statements were ended/);
+  assert.is(ended.build().stats().contentTag, plain.build().stats().contentTag);
+});
 
 test.run();

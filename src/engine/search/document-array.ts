@@ -150,27 +150,32 @@ export class DocumentArray {
     const topBits = TYPE_BITS + rankBits - plainBits;
     const high = new Uint32Array(n);
     for (let i = 0; i < n; i++) high[i] = values[i]! >>> plainBits;
-    const top = WaveletMatrix.build(high, topBits);
-    // The last level's order: the stable partitions of the build, by each top bit in turn.
-    let order = new Uint32Array(n);
-    for (let i = 0; i < n; i++) order[i] = i;
+    // The matrix takes `high` as its working array (it is not read again here).
+    const top = WaveletMatrix.build(high, topBits, true);
+    // The last level's order: the stable partitions of the build, by each top bit in turn, made on
+    // the values themselves, so their low bits arrive in that order with them (read and written in
+    // sequence: no array of positions to gather through, which misses the cache at each read).
+    let cur = values.slice();
     let next = new Uint32Array(n);
     for (let d = 0; d < topBits; d++) {
-      const shift = topBits - 1 - d;
+      const shift = plainBits + topBits - 1 - d;
       let zeros = 0;
-      for (let i = 0; i < n; i++) if (((high[order[i]!]! >>> shift) & 1) === 0) zeros++;
+      for (let i = 0; i < n; i++) zeros += 1 - ((cur[i]! >>> shift) & 1);
+      // Branch-free stable partition (as WaveletMatrix.build's): the slot is oi for a 1, zi for a 0.
       let zi = 0;
       let oi = zeros;
       for (let i = 0; i < n; i++) {
-        const p = order[i]!;
-        if ((high[p]! >>> shift) & 1) next[oi++] = p;
-        else next[zi++] = p;
+        const v = cur[i]!;
+        const bit = (v >>> shift) & 1;
+        next[zi + ((oi - zi) & -bit)] = v;
+        oi += bit;
+        zi += 1 - bit;
       }
-      [order, next] = [next, order];
+      [cur, next] = [next, cur];
     }
     const low = new IntVector(n, plainBits);
     const lowMask = (1 << plainBits) - 1;
-    for (let i = 0; i < n; i++) low.set(i, values[order[i]!]! & lowMask);
+    for (let i = 0; i < n; i++) low.set(i, cur[i]! & lowMask);
     return new DocumentArray(rankBits, plainBits, top, low);
   }
 

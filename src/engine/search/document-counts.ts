@@ -25,10 +25,12 @@
  * Build: the LCP array, permuted (PLCP by Kärkkäinen, Manzini and Puglisi's Phi, CPM 2009: one
  * n-word array where Kasai et al.'s takes two); for each position j, the previous position of its
  * entity, and the minimum LCP between them from a stack of increasing LCPs (the leftmost stack
- * entry after the previous position); a binary search in the type's positions for k_t. Each
- * position's rank and type are read from the document array's values (the search index's build
- * holds them anyway), not from arrays of their own. O(n log n) time; three n-word arrays of its own
- * at the peak (PLCP, the positions by type, the marks), besides the text, suffix array and values.
+ * entry after the previous position); then per type its marks sorted and merged with its positions
+ * for their k_t, in the room of the counts (countMarks: native sorts and one walk, where a binary
+ * search of each mark in the positions would miss the cache at each step). Each position's rank and
+ * type are read from the document array's values (the search index's build holds them anyway), not
+ * from arrays of their own. O(n log n) time; three n-word arrays of its own at the peak (PLCP, the
+ * positions by type, the marks), besides the text, suffix array and values.
  *
  * Cost of a count: with a type, 3 levels x 2 ranks + 2 selects; without, 14 nodes x 2 ranks +
  * 16 selects (two or three cache misses each at a million entities): what count=true adds to a
@@ -74,7 +76,11 @@ export class DocumentCounts {
     const fill = offsets.slice();
     const positionAt = new Int32Array(n);
     for (let i = 0; i < n; i++) positionAt[fill[values[i]! >>> rankBits]!++] = i;
+    // Until the counts are made from them, `counts` holds each type's marks as SA positions, in the
+    // type's own coordinates' room (a type has fewer marks than positions: one a position that has
+    // an earlier one of its entity).
     const counts = new Uint32Array(n);
+    const markFill = offsets.slice();
     const previous = new Int32Array(N).fill(-1);
     // Stack of positions with strictly increasing LCP, bottom to top, each with its LCP (so that
     // popping reads no LCP at a random place); it grows by doubling (it is as deep as the longest
@@ -109,18 +115,10 @@ export class DocumentCounts {
         if (stack[mid]! > i) hi = mid;
         else lo = mid + 1;
       }
-      const k = stack[lo]!;
-      // k_t: the type's positions before k, as a coordinate.
       const t = values[j]! >>> rankBits;
-      let a = offsets[t]!;
-      let b = fill[t]!;
-      while (a < b) {
-        const mid = (a + b) >>> 1;
-        if (positionAt[mid]! < k) a = mid + 1;
-        else b = mid;
-      }
-      counts[a]!++;
+      counts[markFill[t]!++] = stack[lo]!;
     }
+    for (let t = 0; t < TYPE_COUNT; t++) countMarks(counts, positionAt, offsets[t]!, markFill[t]!, fill[t]!);
     return new DocumentCounts(UnarySums.from(counts));
   }
 
@@ -182,6 +180,37 @@ function typeOffsets(values: Uint32Array, rankBits: number): Int32Array {
     for (let u = 0; u < TYPE_COUNT; u++) if (reversed(u) < reversed(t)) offsets[t]! += perType[u]!;
   }
   return offsets;
+}
+
+/**
+ * One type's marks into counts per coordinate, in place: `counts[s, m)` holds the type's marks as SA
+ * positions (in any order), `positionAt[s, e)` the type's SA positions ascending; afterwards
+ * `counts[s, e)` holds the marks per coordinate, a mark at SA position k counted at s + (the type's
+ * positions before k). The marks are sorted, then walked from the last down beside the positions (a
+ * merge: no binary search, no random read). In place because the mark of rank x (from 0) lands at a
+ * coordinate above s + x: the x + 1 marks up to it each come from a pair (i, j) of their own whose
+ * earlier position i lies before it, so the type has x + 1 positions or more before it; walking
+ * down, every slot written or cleared was already read.
+ *
+ * Cost: O((m - s) log(m - s) + (e - s)).
+ */
+function countMarks(counts: Uint32Array, positionAt: Int32Array, s: number, m: number, e: number): void {
+  counts.subarray(s, m).sort();
+  // Slots [w, e) hold their final counts; p is where the positions at or after the current mark begin.
+  let w = e;
+  let p = e;
+  for (let x = m - 1; x >= s; x--) {
+    const k = counts[x]!;
+    while (p > s && positionAt[p - 1]! >= k) p--;
+    // Each branch: the mark's coordinate p is below the slots done (those between are cleared), or
+    // is the lowest of them (one more mark there).
+    if (p < w) {
+      counts.fill(0, p + 1, w);
+      counts[p] = 1;
+      w = p;
+    } else counts[p]!++;
+  }
+  counts.fill(0, s, w);
 }
 
 /** The stack's first size (it doubles when full). */

@@ -16,11 +16,15 @@
  * (Lemire's fastrange), so the table need not be a power of two: `reserve` sizes it to the entries
  * it is told of over MAX_LOAD, not to the next power of two (at 10M statements 80 MB, not 134). The
  * table doubles when it is more than MAX_LOAD full.
- * A table told the most rows it will hold (`maxRows`: a built graph's, live/base-fingerprints.ts)
- * keeps a tag in each slot's bits that the row does not need (the low bits of the key's mix: 8 bits
+ * Each slot keeps a tag in the bits that its row does not need (the low bits of the key's mix: 8 bits
  * at 10M rows, 5 at 100M): a probe passes a slot whose tag differs without reading its row's key (a
- * key read there is a few cache misses: the row's entities and their hashes), so a look-up of a key
- * that is not there, at load 1/2, reads a key about once in 2^tag bits instead of 1.5 times.
+ * key read is a cache miss or more: the builder's column, or a built graph's entities and their
+ * hashes), so a look-up of a key that is not there, at load 1/2, reads a key about once in 2^tag bits
+ * instead of 1.5 times. A table told the most rows it will hold (`maxRows`: a built graph's,
+ * live/base-fingerprints.ts) keeps its row bits; one told nothing (the builder's) starts narrow and
+ * widens them as its rows grow (`reserve` widens them once for the rows it is told of), each time
+ * re-encoding its slots in place: the narrower tag is the wider one's low bits, so no key is read.
+ * `touch` reads many keys' first slots at once before their findOrAdd: their cache misses overlap.
  *
  * Cost: expected O(1) probes per look-up (about 1.5 for a hit, 2.5 for a miss at load 1/2). Memory: 4
  * bytes per slot and between 1/MAX_LOAD and 2/MAX_LOAD slots per distinct fingerprint: 8 to 16 bytes
@@ -70,11 +74,18 @@ export class FingerprintTable {
   private readonly keyHi: KeyColumn;
   private readonly keyLo: KeyColumn;
   /** Bits of a slot holding row + 1 (the low ones), the mask of them, and of the tag above them (0: none). */
-  private readonly rowBits: number;
-  private readonly rowMask: number;
-  private readonly tagMask: number;
+  private rowBits: number;
+  private rowMask: number;
+  private tagMask: number;
   /** rowBits mod 32: a slot shifted right by it, masked by tagMask, is its tag (0 when it has none). */
-  private readonly tagShift: number;
+  private tagShift: number;
+  /**
+   * True for a table told neither its most rows nor a state: its row bits follow the rows it is given
+   * (widen), so its slots carry as many bits of tag as the rows leave.
+   */
+  private readonly growingRows: boolean;
+  /** What `touch` read: kept so that the reads are not optimized away. */
+  private touched = 0;
   /** Slots looked at so far, over every call: the table's work, which tests compare. */
   probes = 0;
   /** Keys read by probes (a slot whose tag matched), over every call: what the tags save, which tests compare. */
@@ -98,8 +109,10 @@ export class FingerprintTable {
       const seed = randomBytes(8);
       this.seedHi = seed.readUInt32LE(0);
       this.seedLo = seed.readUInt32LE(4);
-      this.rowBits = maxRows === undefined ? 32 : Math.min(32, bitsFor(maxRows));
+      this.rowBits = maxRows === undefined ? bitsFor(INITIAL_SLOTS) : Math.min(32, bitsFor(maxRows));
     }
+    // Each branch: a table told nothing widens its row bits as rows come; a told or handed-over one keeps them.
+    this.growingRows = state === undefined && maxRows === undefined;
     this.rowMask = 2 ** this.rowBits - 1;
     this.tagMask = 2 ** (32 - this.rowBits) - 1;
     this.tagShift = this.rowBits & 31;
@@ -124,7 +137,11 @@ export class FingerprintTable {
    * its holder (the caller writes the key into its columns at `row`).
    */
   findOrAdd(hi: number, lo: number, row: number): number {
-    if (row + 1 > this.rowMask) throw new Error(`FingerprintTable: row ${row} does not fit its ${this.rowBits} bits`);
+    // Each branch: a table that follows its rows makes room for this one; a told one cannot.
+    if (row + 1 > this.rowMask) {
+      if (!this.growingRows) throw new Error(`FingerprintTable: row ${row} does not fit its ${this.rowBits} bits`);
+      this.widen(bitsFor(2 * (row + 1)));
+    }
     if (this.used + 1 > this.slots.length * MAX_LOAD) this.grow();
     const slots = this.slots;
     const mix = this.mix(hi, lo);
@@ -204,6 +221,20 @@ export class FingerprintTable {
     }
   }
 
+  /**
+   * Reads the first slot of keys (his[i], los[i]) for i in [from, to), and nothing else: the reads do
+   * not wait for one another, so their cache misses overlap, and findOrAdd of the same keys right
+   * after finds their slots in the cache instead of waiting for each miss in turn (a table far larger
+   * than the cache misses on nearly every key). Changes no answer.
+   */
+  touch(his: Uint32Array, los: Uint32Array, from: number, to: number): void {
+    const slots = this.slots;
+    const size = slots.length;
+    let sum = this.touched;
+    for (let i = from; i < to; i++) sum ^= slots[fastRange(this.mix(his[i]!, los[i]!), size)]!;
+    this.touched = sum;
+  }
+
   /** The row of a full slot `entry` when its tag is `tag` (its key may be the one sought; counted), else -1. */
   private holder(entry: number, tag: number): number {
     // Each branch: another tag is another key (no key read), the same tag asks the key.
@@ -217,6 +248,8 @@ export class FingerprintTable {
    * every key again, from the builder's columns: a cache miss each). Does nothing when there is room.
    */
   reserve(entries: number): void {
+    // A table that follows its rows is told here about how many come: its row bits are widened once.
+    if (this.growingRows && bitsFor(entries) > this.rowBits) this.widen(bitsFor(entries));
     const size = Math.ceil(entries / MAX_LOAD);
     if (size > this.slots.length) this.rehash(size);
   }
@@ -230,6 +263,27 @@ export class FingerprintTable {
   /** The mix of key (hi, lo): its first slot is the mix mapped onto the slots (fastRange), its tag the mix's low bits. */
   private mix(hi: number, lo: number): number {
     return fmix32(fmix32(lo ^ this.seedLo) ^ hi ^ this.seedHi);
+  }
+
+  /**
+   * Gives rows `bits` bits (at most 32), re-encoding every slot in place: a tag is the low bits of its
+   * key's mix, so the narrower tag is the old one's low bits and no key is read; no slot moves.
+   */
+  private widen(bits: number): void {
+    const rowBits = Math.min(32, bits);
+    if (rowBits <= this.rowBits) return;
+    const { rowMask, tagMask, tagShift } = this;
+    this.rowBits = rowBits;
+    this.rowMask = 2 ** rowBits - 1;
+    this.tagMask = 2 ** (32 - rowBits) - 1;
+    this.tagShift = rowBits & 31;
+    const slots = this.slots;
+    for (let i = 0; i < slots.length; i++) {
+      const entry = slots[i] as number;
+      if (entry === EMPTY) continue;
+      const tag = (entry >>> tagShift) & tagMask & this.tagMask;
+      slots[i] = ((entry & rowMask) >>> 0) + tag * (this.rowMask + 1);
+    }
   }
 
   private grow(): void {

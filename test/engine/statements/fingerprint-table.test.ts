@@ -5,7 +5,7 @@
  * keys with repeats, through its doublings and with the room reserved up front; `reserve` sizes the
  * table once, so the adds after it never double. A table told its most rows (tags in the slots'
  * spare bits) gives the same answers, reads far fewer keys for absent ones, and hands over whole;
- * findMany answers as find.
+ * findMany answers as find. A table told nothing widens its row bits as rows come, its tags kept.
  */
 
 import { test } from "uvu";
@@ -120,6 +120,35 @@ test("tags (a table told its most rows): the same answers, few key reads for abs
   for (let row = 0; row < n; row += 7) assert.is(other.find(c.hi[row]!, c.lo[row]!), row);
   // A row beyond what the table was told does not fit its bits.
   assert.throws(() => table.findOrAdd(1, 2, 2 ** 17), /does not fit/);
+});
+
+test("a table told nothing (the builder's) widens its row bits as rows come: same answers, tags kept", () => {
+  const c = columns();
+  const rand = mulberry32(8);
+  const table = new FingerprintTable(c.keyHi, c.keyLo);
+  // Rows spread out past the first rows' bits, so the row bits widen several times (each re-encodes
+  // the slots in place); below 2^21 in all, they leave 11 bits of tag.
+  const rows: number[] = [];
+  for (let k = 0; k < 30_000; k++) {
+    const row = k < 20_000 ? k : 20_000 + (k - 20_000) * 97;
+    rows.push(row);
+    c.hi[row] = (rand() * 2 ** 32) >>> 0;
+    c.lo[row] = (rand() * 2 ** 32) >>> 0;
+    assert.is(table.findOrAdd(c.hi[row]!, c.lo[row]!, row), -1);
+  }
+  for (const row of rows) assert.is(table.find(c.hi[row]!, c.lo[row]!), row, `row ${row}`);
+  // Absent keys: a key read only on a tag match (1 in 2^11 of the full slots probed; untagged, every one).
+  const probes = table.probes;
+  const reads = table.keyReads;
+  for (let k = 0; k < 10_000; k++) assert.is(table.find((rand() * 2 ** 32) >>> 0, (rand() * 2 ** 32) >>> 0), -1);
+  assert.ok(table.probes - probes > 10_000, "probes");
+  assert.ok(table.keyReads - reads < 50, `key reads ${table.keyReads - reads}`);
+  // reserve widens a new table's row bits at once; the answers stay.
+  const small = new FingerprintTable(c.keyHi, c.keyLo);
+  for (let row = 0; row < 500; row++) assert.is(small.findOrAdd(c.hi[row]!, c.lo[row]!, row), -1);
+  small.reserve(3_000_000);
+  for (let row = 0; row < 500; row++) assert.is(small.findOrAdd(c.hi[row]!, c.lo[row]!, 2_999_999), row);
+  assert.is(small.findOrAdd(1, 2, 2_999_999), -1);
 });
 
 test.run();
