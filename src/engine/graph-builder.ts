@@ -33,7 +33,7 @@ import { checkObject } from "./validate.js";
 import { dataError, QuiverError, type QuiverErrorCode, type SourcePosition } from "./errors.js";
 import { Dictionary } from "./entities/dictionary.js";
 import { type EntityColumnsInput, EntityTable, indexArray } from "./entities/entity-table.js";
-import type { GivenFingerprint } from "./statements/fingerprint-column.js";
+import { FingerprintColumn, type GivenFingerprint } from "./statements/fingerprint-column.js";
 import { derivedFingerprintHalves, readHexFingerprint } from "./statements/fingerprint.js";
 import { FingerprintTable } from "./statements/fingerprint-table.js";
 import { type FoldMode, folder, isFoldMode } from "./search/fold.js";
@@ -764,8 +764,20 @@ export class GraphBuilder {
       const [hi, lo] = this.derive(s, p, o);
       return hex64(hi, lo);
     };
+    // A dense feed in SPO order with no text fingerprint (its sparse rows then are the hex ones):
+    // its sparse given fingerprints are the column, as they are. Each branch: that, or row by row.
+    const spoFingerprints =
+      sparse !== undefined && this.spoOrdered && !anyText
+        ? () =>
+            FingerprintColumn.fromHexRows(
+              subject.length,
+              columnRows(sparse.rows),
+              columnRows(sparse.hi),
+              columnRows(sparse.lo),
+            )
+        : undefined;
     return {
-      input: { subject, predicate, object, given, releaseGiven: () => this.releaseFingerprints() },
+      input: { subject, predicate, object, given, releaseGiven: () => this.releaseFingerprints(), spoFingerprints },
       fingerprintOf,
       onProgress: (done, total) => progress?.("statement-index", done, total),
     };
@@ -877,10 +889,13 @@ export class GraphBuilder {
     this.betweenPhases = between;
     this.spoOrdered = statements.spoOrdered === true;
     // The search index's steps (the sort of the names, the FM-index, the counts, the document
-    // array) each leave working arrays dead: the phases' hook runs after each.
-    const { index, documentValues } = SearchIndex.buildWithValues(folded, types, () => between?.());
+    // array) each leave working arrays dead: the phases' hook runs after each. The folded names
+    // are read by the first step only: this list lets them go then (the FM-index's text holds them).
+    const { index, documentValues } = SearchIndex.buildWithValues(folded, types, (done) => {
+      if (done === 1) folded.length = 0;
+      between?.();
+    });
     this.readyIndex = index;
-    folded.length = 0;
     between?.();
     // The scores are known (statements.counts): the score index is built now, from the values the
     // search index was built from, while no statement column exists yet (its working arrays, a few

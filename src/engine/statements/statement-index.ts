@@ -112,6 +112,11 @@ export interface StatementRows {
    * last arrays are made, rather than after the build.
    */
   releaseGiven?: () => void;
+  /**
+   * The rows' fingerprint column, made by the caller from what it holds (FingerprintColumn.fromRows):
+   * read by buildFromSpo only, whose input rows are the SPO rows (else `given` is asked row by row).
+   */
+  spoFingerprints?: () => FingerprintColumn;
 }
 
 export class StatementIndex {
@@ -279,7 +284,8 @@ export class StatementIndex {
       }
       throw new Error(`StatementIndex.buildFromSpo: row ${j} does not follow row ${j - 1} in SPO order`);
     }
-    const fingerprints = FingerprintColumn.build(m, (j) => input.given(j));
+    // Each branch: the caller's column as it holds it, or one made row by row.
+    const fingerprints = input.spoFingerprints?.() ?? FingerprintColumn.build(m, (j) => input.given(j));
     input.releaseGiven?.();
     onProgress?.(1, total);
 
