@@ -238,10 +238,11 @@ export function openLive(base: Graph, dir: string, options: OpenLiveOptions = {}
  * request.upTo, built as one Graph: what a compaction's worker thread hands over. The base and the
  * delta are let go once the builder has them, before it builds (its peak): `take` hands the base
  * over so that the caller keeps no reference to it, and the live graph lives in a frame of its own
- * (fedCompaction) that has returned before the build starts.
+ * (fedCompaction) that has returned before the build starts. `betweenPhases`: called where a
+ * phase's working arrays are dead (LiveGraph.feedCompaction; the worker collects its garbage there).
  */
-export function compactedGraph(take: () => Graph, request: CompactRequest): Graph {
-  return fedCompaction(take, request).build();
+export function compactedGraph(take: () => Graph, request: CompactRequest, betweenPhases?: () => void): Graph {
+  return fedCompaction(take, request, betweenPhases).build();
 }
 
 /**
@@ -250,7 +251,11 @@ export function compactedGraph(take: () => Graph, request: CompactRequest): Grap
  * interpreter frame that stays on the stack under the build can keep a dead temporary, and with it
  * the whole base, alive.
  */
-function fedCompaction(take: () => Graph, request: CompactRequest): { build(): Graph } {
+function fedCompaction(
+  take: () => Graph,
+  request: CompactRequest,
+  betweenPhases: (() => void) | undefined,
+): { build(): Graph } {
   const live = new LiveGraph(take(), { baseSequence: request.baseSequence });
   for (const batch of readChangeLog(request.logDir, request.baseSequence)) {
     if (batch.sequence > request.upTo) break;
@@ -261,7 +266,7 @@ function fedCompaction(take: () => Graph, request: CompactRequest): { build(): G
       "INVALID_CHANGE_LOG",
       `${request.logDir}: compaction up to batch ${request.upTo} found the log ending at ${live.sequence}`,
     );
-  return live.feedCompaction({ last: true });
+  return live.feedCompaction({ last: true, betweenPhases });
 }
 
 /** A reader of a change log (a follower: no lock, no writes). */

@@ -33,7 +33,7 @@ import { checkObject } from "./validate.js";
 import { dataError, QuiverError, type QuiverErrorCode, type SourcePosition } from "./errors.js";
 import { Dictionary } from "./entities/dictionary.js";
 import { type EntityColumnsInput, EntityTable, indexArray } from "./entities/entity-table.js";
-import type { GivenFingerprint } from "./statements/fingerprint-column.js";
+import { FingerprintColumn, type GivenFingerprint } from "./statements/fingerprint-column.js";
 import { derivedFingerprintHalves, readHexFingerprint } from "./statements/fingerprint.js";
 import { FingerprintTable } from "./statements/fingerprint-table.js";
 import { type FoldMode, folder, isFoldMode } from "./search/fold.js";
@@ -153,10 +153,38 @@ export interface DenseEntities extends EntityColumnsInput {
 export interface DenseStatementRoom {
   count: number;
   given: number;
+  /**
+   * Each entity's count of statements over the rows the feed will add (statementCounts' rule: an
+   * entity is counted once a statement), by dense id: the scores are then known with the entities,
+   * so the score index is built right after the search index, before any statement column exists.
+   */
+  counts: Uint32Array;
+  /**
+   * The statements will be added in SPO order (subject, predicate, object by dense id, then a run
+   * of one triple by fingerprint text): the statement index then takes the rows as they are
+   * (StatementIndex.buildFromSpo), with no SPO sort and its working arrays.
+   */
+  spoOrdered?: boolean | undefined;
+}
+
+/** Options of a dense feed (feedDenseEntities). */
+export interface DenseFeedOptions {
+  /**
+   * Called between the feed's phases and the build's (after the search index, after the score
+   * index, before and after the statement index), when the working arrays of the one before are
+   * dead: a compaction's worker thread collects its garbage there, so that the next phase's arrays
+   * do not come on top of dead ones a collection would have freed.
+   */
+  betweenPhases?: (() => void) | undefined;
 }
 
 /** Feeds a builder dense entities and room for its statements: see engine/internal.ts. */
-let feedDense: (builder: GraphBuilder, entities: DenseEntities, statements: DenseStatementRoom) => Dictionary;
+let feedDense: (
+  builder: GraphBuilder,
+  entities: DenseEntities,
+  statements: DenseStatementRoom,
+  options: DenseFeedOptions,
+) => Dictionary;
 /** Adds a statement of a dense feed: see engine/internal.ts. */
 let addDense: (builder: GraphBuilder, s: number, p: number, o: number, given: string | Hash64 | undefined) => void;
 
@@ -259,6 +287,12 @@ export class GraphBuilder {
   private sorted: SortedEntities | undefined;
   /** A search index made elsewhere for the sorted entities (useSearchIndex): build() does not make one. */
   private readyIndex: SearchIndex | undefined;
+  /** A dense feed's scores and score index, made with its search index (feedDenseEntities). */
+  private readyScores: { scores: Scores; scoreIndex: ScoreIndex } | undefined;
+  /** A dense feed's DenseStatementRoom.spoOrdered. */
+  private spoOrdered = false;
+  /** A dense feed's DenseFeedOptions.betweenPhases. */
+  private betweenPhases: (() => void) | undefined;
   private built = false;
 
   static {
@@ -266,7 +300,7 @@ export class GraphBuilder {
     reserve = (builder, statements) => builder.reserveStatements(statements);
     endAdding = (builder) => builder.endStatements();
     useIndex = (builder, index) => builder.useSearchIndex(index);
-    feedDense = (builder, entities, statements) => builder.feedDenseEntities(entities, statements);
+    feedDense = (builder, entities, statements, options) => builder.feedDenseEntities(entities, statements, options);
     addDense = (builder, s, p, o, given) => builder.addDenseStatement(s, p, o, given);
     buildWith = (builder, options, makeScoreIndex, sorter) =>
       builder.buildWithScoreIndex(options, makeScoreIndex, sorter);
@@ -583,9 +617,13 @@ export class GraphBuilder {
   /** Builds the graph. The builder cannot be used afterwards. */
   build(options: BuildOptions = {}): Graph {
     const parts = this.buildStart(options);
+    this.betweenPhases?.();
     const statementIndex = this.buildStatementIndex(parts);
+    this.betweenPhases?.();
     parts.progress?.("score-index", 0, 1);
-    const scoreIndex = ScoreIndex.build(parts.searchIndex, parts.scores);
+    // Each branch: a dense feed made its score index with its search index; any other build makes it now.
+    const scoreIndex = this.readyScores?.scoreIndex ?? ScoreIndex.build(parts.searchIndex, parts.scores);
+    this.readyScores = undefined;
     parts.progress?.("score-index", 1, 1);
     return this.buildEnd(parts, statementIndex, scoreIndex);
   }
@@ -639,30 +677,45 @@ export class GraphBuilder {
     const subject = columnRows(this.subject);
     const predicate = columnRows(this.predicate);
     const object = columnRows(this.object);
-    // Scores: the given ones, else each entity's count of statements.
-    const scoreValues = statementCounts(
-      n,
-      m,
-      (row) => subject[row]!,
-      (row) => predicate[row]!,
-      (row) => object[row]!,
-    );
+    // Each branch: a dense feed's scores were made with its search index; else counted here.
+    const scores =
+      this.readyScores?.scores ??
+      this.scoresOf(
+        statementCounts(
+          n,
+          m,
+          (row) => subject[row]!,
+          (row) => predicate[row]!,
+          (row) => object[row]!,
+        ),
+        denseOf,
+      );
+    return { progress, entityCount: n, entities, dictionary, searchIndex, subject, predicate, object, scores };
+  }
+
+  /**
+   * The scores: the given ones, else each entity's count of statements (`counts`, by dense id,
+   * overwritten). `denseOf`: insertion index -> dense id.
+   */
+  private scoresOf(counts: Uint32Array, denseOf: Uint32Array): Scores {
     const givenAtCount: number[] = [];
-    for (let i = 0; i < n; i++) {
+    for (let i = 0; i < denseOf.length; i++) {
       const given = this.scores[i]!;
       if (given === NO_SCORE) continue;
       // A given score equal to the count is kept apart: it stays when the statements change (live graph).
-      if (scoreValues[denseOf[i]!] === given) givenAtCount.push(denseOf[i]!);
-      scoreValues[denseOf[i]!] = given;
+      if (counts[denseOf[i]!] === given) givenAtCount.push(denseOf[i]!);
+      counts[denseOf[i]!] = given;
     }
-    const scores = Scores.from(scoreValues, Uint32Array.from(givenAtCount.sort((a, b) => a - b)));
-    return { progress, entityCount: n, entities, dictionary, searchIndex, subject, predicate, object, scores };
+    return Scores.from(counts, Uint32Array.from(givenAtCount.sort((a, b) => a - b)));
   }
 
   /** The statement index of the dense rows, with the fingerprints the input gave. */
   private buildStatementIndex(parts: BuildParts): StatementIndex {
     const { input, fingerprintOf, onProgress } = this.statementInput(parts);
-    const index = StatementIndex.build(input, parts.entityCount, fingerprintOf, onProgress);
+    // Each branch: rows a dense feed added in SPO order are taken as they are; any others are sorted.
+    const index = this.spoOrdered
+      ? StatementIndex.buildFromSpo(input, parts.entityCount, fingerprintOf, onProgress)
+      : StatementIndex.build(input, parts.entityCount, fingerprintOf, onProgress);
     this.releaseStatementRows(parts);
     return index;
   }
@@ -725,8 +778,20 @@ export class GraphBuilder {
       const [hi, lo] = this.derive(s, p, o);
       return hex64(hi, lo);
     };
+    // A dense feed in SPO order with no text fingerprint (its sparse rows then are the hex ones):
+    // its sparse given fingerprints are the column, as they are. Each branch: that, or row by row.
+    const spoFingerprints =
+      sparse !== undefined && this.spoOrdered && !anyText
+        ? () =>
+            FingerprintColumn.fromHexRows(
+              subject.length,
+              columnRows(sparse.rows),
+              columnRows(sparse.hi),
+              columnRows(sparse.lo),
+            )
+        : undefined;
     return {
-      input: { subject, predicate, object, given, releaseGiven: () => this.releaseFingerprints() },
+      input: { subject, predicate, object, given, releaseGiven: () => this.releaseFingerprints(), spoFingerprints },
       fingerprintOf,
       onProgress: (done, total) => progress?.("statement-index", done, total),
     };
@@ -812,11 +877,17 @@ export class GraphBuilder {
    * identifiers are emptied. The search index is built here, before those columns
    * exist: its build's working arrays (the suffix array and its companions, several words a code unit
    * of identifiers) and the statement columns (12 to 24 bytes a statement) are then never held at
-   * once, which is a compaction's peak of memory otherwise. The statements follow with
-   * addDenseStatement. Returns the entities' dictionary (entityId -> dense id) for statements that
-   * name them by entityId.
+   * once, which is a compaction's peak of memory otherwise. The scores (from `statements.counts`)
+   * and the score index follow, for the same reason (the score index's working arrays are a few
+   * words a code unit too). The statements follow with addDenseStatement (in SPO order when
+   * `statements.spoOrdered`). Returns the entities' dictionary (entityId -> dense id) for statements
+   * that name them by entityId.
    */
-  private feedDenseEntities(input: DenseEntities, statements: DenseStatementRoom): Dictionary {
+  private feedDenseEntities(
+    input: DenseEntities,
+    statements: DenseStatementRoom,
+    options: DenseFeedOptions = {},
+  ): Dictionary {
     this.checkOpen();
     if (this.entityTotal > 0 || this.subject.length > 0)
       throw new Error("GraphBuilder: a dense feed starts on an empty builder");
@@ -842,8 +913,25 @@ export class GraphBuilder {
     const fold = folder(this.foldMode);
     input.entityIds.length = 0;
     for (let d = 0; d < n; d++) folded[d] = fold(folded[d]!);
-    this.readyIndex = SearchIndex.build(folded, types);
-    folded.length = 0;
+    const between = options.betweenPhases;
+    this.betweenPhases = between;
+    this.spoOrdered = statements.spoOrdered === true;
+    // The search index's steps (the sort of the names, the FM-index, the counts, the document
+    // array) each leave working arrays dead: the phases' hook runs after each. The folded names
+    // are read by the first step only: this list lets them go then (the FM-index's text holds them).
+    const { index, documentValues } = SearchIndex.buildWithValues(folded, types, (done) => {
+      if (done === 1) folded.length = 0;
+      between?.();
+    });
+    this.readyIndex = index;
+    between?.();
+    // The scores are known (statements.counts): the score index is built now, from the values the
+    // search index was built from, while no statement column exists yet (its working arrays, a few
+    // words a code unit of identifiers, would otherwise come on top of the statement index's).
+    const scores = this.scoresOf(statements.counts, denseOf);
+    const scoreIndex = ScoreIndex.fromRanks(ScoreIndex.ranksOf(index, documentValues), scores);
+    this.readyScores = { scores, scoreIndex };
+    between?.();
     for (const column of [this.subject, this.predicate, this.object]) column.reallocate(statements.count);
     const given = statements.given;
     this.denseGiven = { rows: new Uint32Vector(given), hi: new Uint32Vector(given), lo: new Uint32Vector(given) };
@@ -1241,8 +1329,9 @@ export function feedDenseEntities(
   builder: GraphBuilder,
   entities: DenseEntities,
   statements: DenseStatementRoom,
+  options: DenseFeedOptions = {},
 ): Dictionary {
-  return feedDense(builder, entities, statements);
+  return feedDense(builder, entities, statements, options);
 }
 
 /** Adds a statement of dense ids to a dense feed (feedDenseEntities), with its given fingerprint or none. */

@@ -2134,14 +2134,23 @@ export class LiveGraph implements ReadGraph {
    * entityId: few), O(entities) with the base's hashes reused; each base entity's new dense id is
    * noted (`newOf`). The statements: the base's rows less the tombstoned ones (found through the
    * base's fingerprint map), ids renumbered through `newOf`, fingerprints read as halves from the
-   * base's column; then the delta's, named by entityId (the new dictionary). O(statements), a few
-   * words a statement beside the builder's columns, no string per base statement.
+   * base's column; the delta's (their ids through `newOf`, or by entityId for added entities),
+   * sorted in SPO order and merged in, so that the builder's rows are in SPO order and its statement
+   * index sorts nothing there (StatementIndex.buildFromSpo: two working arrays of M words fewer).
+   * O(statements) plus O(d log d) for d delta statements, a few words a statement beside the
+   * builder's columns, no string per base statement.
+   *
+   * Each entity's count of statements is counted before the feed (one pass over the base's rows,
+   * through `newOf`, and the delta's), so that the builder makes the scores and the score index
+   * with the search index, before the statement columns exist (DenseStatementRoom.counts).
    *
    * `options.last`: this live graph is dropped right after (a compaction's worker thread): its
    * base's fingerprint map (8 to 16 bytes a base statement) is let go before the builder's columns
    * are made, so the two are never held at once; a later write would build it again.
+   * `options.betweenPhases`: called where the working arrays of a phase of the feed or the build
+   * are dead (DenseFeedOptions.betweenPhases; a worker thread collects its garbage there).
    */
-  feedCompaction(options: { last?: boolean } = {}): { build(): Graph } {
+  feedCompaction(options: { last?: boolean; betweenPhases?: () => void } = {}): { build(): Graph } {
     const builder = new GraphBuilder({ cursorSecret: this.#secret, fold: this.#parts.fold });
     const base = this.#parts;
     const table = base.entities;
@@ -2162,6 +2171,8 @@ export class LiveGraph implements ReadGraph {
     const scores = new Float64Array(n);
     /** Base dense id -> new dense id (-1: deleted). */
     const newOf = new Int32Array(baseN).fill(-1);
+    /** entityId -> new dense id of the delta's entities not in the base. */
+    const newOfAdded = new Map<string, number>();
     const hash: [number, number] = [0, 0];
     let k = 0;
     // sourceTypes are numbered by first use in entityId order, as the builder numbers added ones.
@@ -2184,7 +2195,9 @@ export class LiveGraph implements ReadGraph {
       hashes[2 * k + 1] = hash[1];
       // A delta entity's score is given or none (counted).
       scores[k] = e.score ?? NO_GIVEN_SCORE;
+      // Each branch: a replaced base entity keeps its row in newOf; an added one is found by entityId.
       if (e.baseId >= 0) newOf[e.baseId] = k;
+      else newOfAdded.set(e.entityId, k);
       k++;
     };
     let i = 0;
@@ -2223,19 +2236,68 @@ export class LiveGraph implements ReadGraph {
     }
     // Each branch: the live graph goes right after (the map is not needed again), or it stays.
     if (options.last === true) this.#baseFingerprints = undefined;
+    options.betweenPhases?.();
     let hiddenCount = 0;
     if (hiddenRows !== undefined) for (let row = 0; row < baseM; row++) hiddenCount += hiddenRows[row]!;
     const m = baseM - hiddenCount + this.#statements.size;
+    // The counts of statements by new dense id (statementCounts' rule: once a statement per entity).
+    const newCounts = new Uint32Array(n);
+    const count = (s: number, p: number, o: number): void => {
+      newCounts[s]!++;
+      if (p !== s) newCounts[p]!++;
+      if (o !== s && o !== p) newCounts[o]!++;
+    };
+    for (let row = 0; row < baseM; row++) {
+      if (hiddenRows !== undefined && hiddenRows[row] === 1) continue;
+      count(newOf[st.subjectOf(row)]!, newOf[st.predicateOf(row)]!, newOf[st.objectOf(row)]!);
+    }
+    const newId = (baseId: number, entityId: string): number =>
+      baseId >= 0 ? newOf[baseId]! : (newOfAdded.get(entityId) ?? -1);
+    // The delta's statements by new dense ids, in SPO order (then by fingerprint text, as a run of
+    // one triple is ordered): merged below with the base's rows, which are in SPO order already
+    // (newOf keeps the order of the entities it keeps, and predicate indexes follow dense ids), so
+    // the builder's rows come in SPO order and its statement index sorts nothing in SPO
+    // (DenseStatementRoom.spoOrdered).
+    const added: { s: number; p: number; o: number; ds: DeltaStatement }[] = [];
+    for (const ds of this.#statements.values()) {
+      const s = newId(ds.sd, ds.s);
+      const p = newId(ds.pd, ds.p);
+      const o = newId(ds.od, ds.o);
+      if (s < 0 || p < 0 || o < 0) throw new Error(`LiveGraph.feedCompaction: statement ${ds.fp} names no entity`);
+      count(s, p, o);
+      added.push({ s, p, o, ds });
+    }
+    added.sort((x, y) => x.s - y.s || x.p - y.p || x.o - y.o || (x.ds.fp < y.ds.fp ? -1 : x.ds.fp > y.ds.fp ? 1 : 0));
 
     const fingerprints = st.fingerprints;
     // Room for the given fingerprints: at most the base's (tombstoned rows included) and every delta statement.
-    const dictionary = feedDenseEntities(
+    feedDenseEntities(
       builder,
       { entityIds, rawIdentifiers, types, sourceTypeIndex: sourceTypeColumn, sourceTypes, hashes, scores },
-      { count: m, given: fingerprints.hexCount + this.#statements.size },
+      { count: m, given: fingerprints.hexCount + this.#statements.size, counts: newCounts, spoOrdered: true },
+      { betweenPhases: options.betweenPhases },
     );
     // (The feed emptied entityIds and rawIdentifiers: the builder holds the entities now.)
     const halves: [number, number] = [0, 0];
+    let next = 0;
+    const addDelta = (): void => {
+      const a = added[next++]!;
+      addDenseStatement(builder, a.s, a.p, a.o, a.ds.given ? a.ds.fp : undefined);
+    };
+    // A base row's fingerprint text (asked only when a delta statement has its triple: rare).
+    const baseText = (row: number, s: number, p: number, o: number): string => {
+      const given = fingerprints.given(row);
+      if (given !== undefined) return given;
+      const [hi, lo] = derivedFingerprintHalves(
+        hashes[2 * s]!,
+        hashes[2 * s + 1]!,
+        hashes[2 * p]!,
+        hashes[2 * p + 1]!,
+        hashes[2 * o]!,
+        hashes[2 * o + 1]!,
+      );
+      return hex64(hi, lo);
+    };
     for (let row = 0; row < baseM; row++) {
       if (hiddenRows !== undefined && hiddenRows[row] === 1) continue;
       const s = newOf[st.subjectOf(row)]!;
@@ -2243,16 +2305,17 @@ export class LiveGraph implements ReadGraph {
       const o = newOf[st.objectOf(row)]!;
       // A statement naming a deleted entity was deleted with it (cascade) or the batch was refused.
       if (s < 0 || p < 0 || o < 0) throw new Error(`LiveGraph.feedCompaction: base row ${row} names a deleted entity`);
+      // The delta's statements before this row in SPO order (then fingerprint text) come first.
+      while (next < added.length) {
+        const a = added[next]!;
+        const c = a.s - s || a.p - p || a.o - o;
+        if (c > 0 || (c === 0 && a.ds.fp > baseText(row, s, p, o))) break;
+        addDelta();
+      }
       // Each branch: a given hex fingerprint (as halves), a given text one, or none (derived).
       addDenseStatement(builder, s, p, o, fingerprints.hexHalves(row, halves) ? halves : fingerprints.given(row));
     }
-    for (const ds of this.#statements.values()) {
-      const s = dictionary.idOf(ds.s);
-      const p = dictionary.idOf(ds.p);
-      const o = dictionary.idOf(ds.o);
-      if (s < 0 || p < 0 || o < 0) throw new Error(`LiveGraph.feedCompaction: statement ${ds.fp} names no entity`);
-      addDenseStatement(builder, s, p, o, ds.given ? ds.fp : undefined);
-    }
+    while (next < added.length) addDelta();
     // The result says which batch it holds and where this log's tags start (snapshots keep both).
     return builtAtSequence(builder, this.#sequence, { contentTag: this.#originTag, sequence: this.#originSequence });
   }

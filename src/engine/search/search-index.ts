@@ -165,6 +165,9 @@ export class SearchIndex {
     });
     onProgress?.(1, total);
     let built: FMBuild | undefined = FMIndex.build(inRankOrder);
+    // The names are in the text now: this list's hold on them goes (a caller that let its own go at
+    // step 1, a compaction's feed, then has them collected before the document array's build).
+    inRankOrder.length = 0;
     const fm = built.index;
     onProgress?.(2, total);
     const documentValues = DocumentArray.valuesOf(built.suffixArray, built.starts, typeOfRank);

@@ -23,7 +23,8 @@
  *
  * Building: stable counting sorts on the dense ids, O(M + N) per pass (counting-sort.ts: five
  * passes, run on this thread by build, or shared by several threads through a sorter by
- * buildSorted, load/order-threads.ts; the same index either way); rows of one triple (the same
+ * buildSorted, load/order-threads.ts; the same index either way; rows already in SPO order, a
+ * compaction's, skip the three SPO passes: buildFromSpo); rows of one triple (the same
  * triple under several given fingerprints, rare) are then ordered by fingerprint. No comparison sort
  * touches the statements.
  *
@@ -111,6 +112,11 @@ export interface StatementRows {
    * last arrays are made, rather than after the build.
    */
   releaseGiven?: () => void;
+  /**
+   * The rows' fingerprint column, made by the caller from what it holds (FingerprintColumn.fromRows):
+   * read by buildFromSpo only, whose input rows are the SPO rows (else `given` is asked row by row).
+   */
+  spoFingerprints?: () => FingerprintColumn;
 }
 
 export class StatementIndex {
@@ -232,6 +238,110 @@ export class StatementIndex {
       if (step.done === true) return step.value;
       await sorter.sort(step.value);
     }
+  }
+
+  /**
+   * build() of rows already in SPO order (a compaction's: the base's rows merged with the delta's,
+   * live-graph.ts feedCompaction): input row j is SPO position j, so the three SPO passes, their two
+   * working arrays of M words and the gathers are skipped; the rows are packed from the input's
+   * columns as they are, and OSP and POS are sorted as build() sorts them, into one array of M words
+   * of its own and the subject column (read for the last time by then). The index is the one build()
+   * makes of the same rows in any order, word for word. The order is checked (one pass; fingerprint
+   * texts asked for runs of one triple only): rows out of order are an Error (a caller's fault).
+   * Consumes `input` as build() does.
+   */
+  static buildFromSpo(
+    input: StatementRows,
+    entityCount: number,
+    fingerprintOf: (inputRow: number, s: number, p: number, o: number) => string,
+    onProgress?: (done: number, total: number) => void,
+  ): StatementIndex {
+    const m = input.subject.length;
+    const total = 3;
+    // Predicates: the entities used as one, in dense-id order (as in steps).
+    const isPredicate = new Uint8Array(entityCount);
+    for (let i = 0; i < m; i++) isPredicate[input.predicate[i]!] = 1;
+    const predicateList: number[] = [];
+    const predicateIndex = new Int32Array(entityCount).fill(-1);
+    for (let d = 0; d < entityCount; d++) {
+      if (isPredicate[d] === 0) continue;
+      predicateIndex[d] = predicateList.length;
+      predicateList.push(d);
+    }
+    const predicates = Uint32Array.from(predicateList);
+    const P = predicates.length;
+    const subject = input.subject;
+    const spoP = input.predicate;
+    for (let i = 0; i < m; i++) spoP[i] = predicateIndex[spoP[i]!]!;
+    const object = input.object;
+    for (let j = 1; j < m; j++) {
+      const c = subject[j - 1]! - subject[j]! || spoP[j - 1]! - spoP[j]! || object[j - 1]! - object[j]!;
+      if (c < 0) continue;
+      // One triple twice: ordered by fingerprint text (two rows never share one).
+      if (c === 0) {
+        const [ts, tp, to] = [subject[j]!, predicates[spoP[j]!]!, object[j]!];
+        if (fingerprintOf(j - 1, ts, tp, to) < fingerprintOf(j, ts, tp, to)) continue;
+      }
+      throw new Error(`StatementIndex.buildFromSpo: row ${j} does not follow row ${j - 1} in SPO order`);
+    }
+    // Each branch: the caller's column as it holds it, or one made row by row.
+    const fingerprints = input.spoFingerprints?.() ?? FingerprintColumn.build(m, (j) => input.given(j));
+    input.releaseGiven?.();
+    onProgress?.(1, total);
+
+    // The packed rows, in SPO order.
+    const sBits = IntVector.widthFor(entityCount - 1);
+    const pBits = IntVector.widthFor(P - 1);
+    const rowBits = 2 * sBits + pBits;
+    const rows = new Uint32Array(Math.ceil((m * rowBits) / 32) + 2);
+    for (let j = 0; j < m; j++) {
+      const bit = j * rowBits;
+      writeBits(rows, bit, sBits, subject[j]!);
+      writeBits(rows, bit + sBits, pBits, spoP[j]!);
+      writeBits(rows, bit + sBits + pBits, sBits, object[j]!);
+    }
+    const subjectStarts = sampledStarts(m, Math.floor(entityCount / OFFSET_SAMPLE) + 2, (j) => subject[j]!);
+    onProgress?.(2, total);
+
+    // OSP: SPO positions stably by object; POS: OSP positions stably by predicate (as in steps).
+    const identity = subject;
+    for (let j = 0; j < m; j++) identity[j] = j;
+    const ospOrder = new Uint32Array(m);
+    const counts = new Uint32Array(Math.max(entityCount, 1));
+    sortPass({ order: identity, key: object, range: entityCount, out: ospOrder }, counts);
+    const posOrder = identity;
+    sortPass({ order: ospOrder, key: spoP, range: P, out: posOrder }, counts);
+    onProgress?.(3, total);
+    const positionBits = IntVector.widthFor(m - 1);
+    const osp = new IntVector(m, positionBits);
+    const pos = new IntVector(m, positionBits);
+    for (let j = 0; j < m; j++) {
+      osp.set(j, ospOrder[j]!);
+      pos.set(j, posOrder[j]!);
+    }
+    let at = 0;
+    const objectStarts = EliasFano.build(entityCount + 1, m, (o) => {
+      while (at < m && object[ospOrder[at]!]! < o) at++;
+      return at;
+    });
+    const predicateStarts = new Uint32Array(P + 1);
+    for (let j = 0, i = 0; i <= P; i++) {
+      while (j < m && spoP[posOrder[j]!]! < i) j++;
+      predicateStarts[i] = j;
+    }
+    return new StatementIndex({
+      length: m,
+      entityCount,
+      predicates,
+      fingerprints,
+      rows,
+      pos,
+      osp,
+      subjectStarts,
+      objectStarts,
+      objectSampled: null,
+      predicateStarts,
+    });
   }
 
   /**

@@ -2,7 +2,8 @@
  * Fingerprint column tests: src/engine/statements/fingerprint-column.ts on seeded random rows in each layout
  * (none given, every row hex, a mix of hex, text and derived rows): `given` and `hexHalves` read back
  * what the builder was given, row by row, and `touch` folds exactly the halves of the rows it is
- * given (every-row-hex layout) or reads nothing (the others).
+ * given (every-row-hex layout) or reads nothing (the others). fromHexRows makes the column build
+ * makes of hex-only rows, section for section.
  */
 
 import { test } from "uvu";
@@ -10,6 +11,7 @@ import * as assert from "uvu/assert";
 import { FingerprintColumn, type GivenFingerprint } from "../../../src/engine/statements/fingerprint-column.js";
 import { type Hash64, hex64 } from "../../../src/engine/hash64.js";
 import { Rng } from "../../support/oracle.js";
+import { ContainerWriter } from "../../../src/snapshot/container-serial.js";
 
 type Kind = "none" | "hex" | "mixed";
 
@@ -45,6 +47,38 @@ for (const kind of ["none", "hex", "mixed"] as const) {
         want ^= (given[row] as { hi: number; lo: number }).hi ^ (given[row] as { hi: number; lo: number }).lo;
     column.touch(rows, rows.length);
     assert.is(column.touched, want);
+  });
+}
+
+/** The serial sections of `column`, with their bytes. */
+function sections(column: FingerprintColumn): string {
+  const w = new ContainerWriter();
+  column.serialize(w);
+  return JSON.stringify(w.sections, (_, v: unknown) =>
+    ArrayBuffer.isView(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("hex") : v,
+  );
+}
+
+for (const share of [0, 0.4, 1]) {
+  test(`fromHexRows (${share * 100}% of the rows hex, the rest derived) makes the column build makes`, () => {
+    const rng = new Rng(31 + share * 10);
+    const n = 2000;
+    const given: GivenFingerprint[] = Array.from({ length: n }, () =>
+      rng.int(1000) < share * 1000 ? { hi: rng.int(0x100000000) >>> 0, lo: rng.int(0x100000000) >>> 0 } : undefined,
+    );
+    const rows: number[] = [];
+    const hi: number[] = [];
+    const lo: number[] = [];
+    given.forEach((g, row) => {
+      if (g === undefined || typeof g === "string") return;
+      rows.push(row);
+      hi.push(g.hi);
+      lo.push(g.lo);
+    });
+    const built = FingerprintColumn.build(n, (row) => given[row]);
+    const from = FingerprintColumn.fromHexRows(n, Uint32Array.from(rows), Uint32Array.from(hi), Uint32Array.from(lo));
+    assert.is(sections(from), sections(built));
+    for (let row = 0; row < n; row++) assert.is(from.given(row), built.given(row), `row ${row}`);
   });
 }
 
