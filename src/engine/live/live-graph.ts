@@ -1128,6 +1128,12 @@ export class LiveGraph implements ReadGraph {
     let m = 0;
     /** The base's next page's cursor, from the page read last (none while the first round's is in hand). */
     let baseCursor: string | undefined;
+    /**
+     * The last item of the base page read last when that page came unsealed (the first round's): its
+     * key is sealed into the next page's cursor only when a next base page is read, so a merge that
+     * the first round's page completes seals (and caches) no cursor of its own for the base.
+     */
+    let unsealedLast: SearchItem | undefined;
     let baseDone = false;
     let baseTotal: number | undefined;
     /** The query's bounds in the base, as its reads found them (a cursor's attachment). */
@@ -1206,7 +1212,8 @@ export class LiveGraph implements ReadGraph {
           type: params.type,
           order: "name",
           limit: Math.min(SEARCH_MAX_LIMIT, pageLimit),
-          cursor: baseCursor,
+          cursor:
+            baseCursor ?? (unsealedLast === undefined ? undefined : this.sealSearchKey(tag, unsealedLast, nameBounds)),
           count: count && baseTotal === undefined,
         });
       prefetched = undefined;
@@ -1232,24 +1239,13 @@ export class LiveGraph implements ReadGraph {
         pending.push(item);
       }
       // Each branch: the base's last page; a next one from the base's cursor; or (an unsealed
-      // page) from a cursor of its last item's key, sealed here with the base's hint.
+      // page) from a cursor of its last item's key, sealed with the base's hint when it is read.
       lookAhead =
         page.nextCursor !== null &&
         (hiddenBits === undefined || !hasBit(hiddenBits, this.#parts.searchIndex.idAt(keys.ranks[items.length]!)));
-      if (page.nextCursor === null) baseCursor = undefined;
-      else if (page.nextCursor !== UNSEALED_MORE) baseCursor = page.nextCursor;
-      else {
-        const last = items.length - 1;
-        baseCursor = this.#cursors.encode(
-          ENDPOINT_SEARCH,
-          tag,
-          keys.tiers[last]!,
-          [items[last]!.rawIdentifier, items[last]!.entityId, searchHint(this.#base, keys.ranks[last]!)],
-          keys.bounds ?? undefined,
-          SEARCH_BOUNDS_BYTES,
-        );
-      }
-      baseDone = baseCursor === undefined;
+      baseDone = page.nextCursor === null;
+      baseCursor = baseDone || page.nextCursor === UNSEALED_MORE ? undefined : (page.nextCursor ?? undefined);
+      unsealedLast = page.nextCursor === UNSEALED_MORE ? bound : undefined;
     }
     const n = Math.min(limit, out.length);
     const items = entities.slice(0, n);
@@ -1424,6 +1420,21 @@ export class LiveGraph implements ReadGraph {
         countCandidates(this.#entityGrams, delta, fq, type);
     if (hidden > 0) dropBits(page.items, hiddenBits!, keys.ids);
     return page;
+  }
+
+  /**
+   * A search cursor after base item `x` (a base page's last item, its tier and rank as the base
+   * found them), sealed as the base seals its own, with the query's bounds in the base attached.
+   */
+  private sealSearchKey(tag: Hash64, x: SearchItem, bounds: object | null | undefined): string {
+    return this.#cursors.encode(
+      ENDPOINT_SEARCH,
+      tag,
+      x.tier,
+      [x.entity.rawIdentifier, x.entity.entityId, searchHint(this.#base, x.rank!)],
+      bounds ?? undefined,
+      SEARCH_BOUNDS_BYTES,
+    );
   }
 
   /**
