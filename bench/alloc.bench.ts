@@ -26,7 +26,10 @@
  * `--stream` then runs the stream itself on the same graph (bench/stream.bench.ts's runStream, no
  * baselines: `--host-heap MB`, default 500, and --rounds), as `npm run bench -- --only stream` does
  * on a graph it builds: the same figures without the build. `--stream-only` times the stream alone
- * (no byte counts: at 10M / 100M they take most of the run).
+ * (no byte counts: at 10M / 100M they take most of the run). `--cases NAME,...` keeps only the
+ * named cases (exact names, as the tables print them): their queries are the same as in a full run,
+ * and the walks to later pages no kept case needs are skipped, so one case at 10M takes a minute or
+ * two (opening the graph and drawing the queries) instead of most of an hour.
  */
 
 import { Session } from "node:inspector/promises";
@@ -42,7 +45,7 @@ import { count, heading, num, printTable, progress } from "./format.js";
 import { GraphData } from "./graph-data.js";
 import { collectGarbage, gcAvailable } from "./memory.js";
 import { benchOptions } from "./options.js";
-import { QUERY_SEED, runStream, type StreamCase, streamCases } from "./stream.bench.js";
+import { QUERY_SEED, runStream, type StreamCase, streamCaseNames, streamCases } from "./stream.bench.js";
 
 /** How long a full GC's concurrent sweeping is given before the old generation is read. */
 const SWEEP_WAIT_MS = 200;
@@ -69,6 +72,7 @@ Bytes allocated per query, for every case of the distinct-query stream, on a gra
   --stream-only      time the stream only: no byte counts (at 10M / 100M they take most of the run)
   --host-heap MB     with --stream: the second run's host heap (default 500; 0: none)
   --rounds N         with --stream: rounds, the first a warm-up (default 3)
+  --cases NAMES      only these cases (comma-separated exact names, e.g. "O first page,search page 1")
 `;
 
 const OPTIONS = {
@@ -82,6 +86,7 @@ const OPTIONS = {
   "stream-only": { type: "boolean", default: false },
   "host-heap": { type: "string", default: "500" },
   rounds: { type: "string", default: "3" },
+  cases: { type: "string" },
 } as const;
 
 interface CaseBytes {
@@ -228,9 +233,19 @@ async function main(): Promise<void> {
     cacheBytes: values["cache-bytes"] === undefined ? undefined : Number(values["cache-bytes"]),
   })) as unknown as Graph;
   const data = new GraphData(graph);
-  const cases = streamCases(data, Number(values.queries), mulberry32(QUERY_SEED));
+  const only = values.cases === undefined ? undefined : new Set(values.cases.split(",").map((s) => s.trim()));
+  const unknown = [...(only ?? [])].filter((name) => !streamCaseNames().includes(name));
+  if (unknown.length > 0) {
+    process.stderr.write(
+      `--cases: no case named ${unknown.map((n) => JSON.stringify(n)).join(", ")}\n\n${USAGE.trim()}\n`,
+    );
+    process.exit(2);
+  }
+  // --stream-only skips the byte counts (and their warm-up passes): the stream warms itself up, and
+  // draws its own cases (the same queries), so none are drawn here.
+  const byteCounts = !values["stream-only"] || values.profile !== undefined;
+  const cases = byteCounts ? streamCases(data, Number(values.queries), mulberry32(QUERY_SEED), only) : [];
   const rows: CaseBytes[] = [];
-  // --stream-only skips the byte counts (and their warm-up passes): the stream warms itself up.
   for (const c of values["stream-only"] ? [] : cases) {
     progress(`measuring ${c.spec.name} (${c.queries} queries)`);
     rows.push(await measure(c));
@@ -267,6 +282,7 @@ async function main(): Promise<void> {
       naiveQueries: 0,
       goals: true,
       hostHeapMB: Number(values["host-heap"]),
+      only,
     });
   }
 }
