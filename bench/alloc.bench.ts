@@ -28,8 +28,9 @@
  * on a graph it builds: the same figures without the build. `--stream-only` times the stream alone
  * (no byte counts: at 10M / 100M they take most of the run). `--cases NAME,...` keeps only the
  * named cases (exact names, as the tables print them): their queries are the same as in a full run,
- * and the walks to later pages no kept case needs are skipped, so one case at 10M takes a minute or
- * two (opening the graph and drawing the queries) instead of most of an hour.
+ * and the walks to later pages no kept case needs are skipped (the deep-page walks are most of a
+ * full run): at 10M / 100M what is left is opening the graph and drawing the queries (exporting the
+ * entities and the statements), a few minutes on a busy machine.
  */
 
 import { Session } from "node:inspector/promises";
