@@ -195,7 +195,7 @@ export class EntityTable {
   }
 
   /**
-   * Reads the record and the first and last code units of the text of each of the `count` entities in `ids`,
+   * Reads the record and the first code unit of the text of each of the `count` entities in `ids`,
    * in two tight loops, and keeps nothing: a page calls it before it makes its items one by one.
    * At a million entities each of those reads is a cache miss; inside a loop this small the CPU
    * keeps many of them in flight at once (each read depends on nothing the loop computes), where
@@ -205,23 +205,13 @@ export class EntityTable {
    */
   touch(ids: Uint32Array, count: number): void {
     const records = this.records;
-    if (this.spans.length < 2 * count) this.spans = new Uint32Array(2 * count);
+    if (this.spans.length < count) this.spans = new Uint32Array(count);
     const spans = this.spans;
-    // The first loop reads each record (its text's word and lengths, in the record's line) and keeps
-    // where its text starts and where it ends; the second reads the code units there
-    // (TextStore.touch). Both ends: a span of 24 code units crosses into a second cache line about
-    // one time in three, and that line would otherwise be a miss of its own while the items are
-    // made, one entity after another (at 10M entities, where none of the text is in the cache).
-    for (let k = 0; k < count; k++) {
-      const at = RECORD_WORDS * ids[k]!;
-      const word = records[at]!;
-      const shape = records[at + SHAPE]!;
-      const units = (shape & ID_LENGTH_MASK) + ((shape >>> ID_LENGTH_BITS) & RAW_LENGTH_MASK);
-      spans[2 * k] = word;
-      spans[2 * k + 1] = word + Math.max(units, 1) - 1;
-    }
+    // The first loop reads each record (its text's word, in the record's line) and keeps the word;
+    // the second reads the first code unit of each text (TextStore.touch).
+    for (let k = 0; k < count; k++) spans[k] = records[RECORD_WORDS * ids[k]!]!;
     // Kept so that the compiler cannot drop the reads as unused.
-    this.touched = this.texts.touch(spans, 2 * count);
+    this.touched = this.texts.touch(spans, count);
   }
 
   /** High half of the entityId's hash64. */

@@ -358,12 +358,12 @@ export class StatementIndex {
   // Reading rows -------------------------------------------------------------------------------
 
   /**
-   * Reads the first and last words of each of the `count` rows in `rows` and keeps nothing but a fold of
+   * Reads the first word of each of the `count` rows in `rows` and keeps nothing but a fold of
    * them: a page calls it before decoding its rows' ids. Each row of a page is a miss of its own (a
    * POS or OSP page's rows are scattered over SPO order); one read a row in a loop this short keeps
    * many misses in flight, where the decoding loop (three bit-field reads a row) held a few. The
-   * decoding then reads from the cache: its first and last words are read, so a row that crosses a
-   * line's end is whole in the cache too (`npm run bench:stream` times the whole page).
+   * decoding then reads from the cache: a row's two or three words share its first word's cache
+   * line, but for the few rows that cross a line's end (`npm run bench:stream` times the whole page).
    */
   touchRows(rows: Uint32Array, count: number): void {
     const words = this.rows;
@@ -371,11 +371,7 @@ export class StatementIndex {
     let sink = 0;
     for (let k = 0; k < count; k++) {
       const bit = rows[k]! * rowBits;
-      // Both ends of the row: the one row in ten or so that crosses a cache line's end (a row of 49
-      // to 57 bits) would otherwise miss again while the page is decoded, one row after another.
-      const last = bit + rowBits - 1;
       sink ^= words[bit < 0x80000000 ? bit >>> 5 : Math.floor(bit / 32)]!;
-      sink ^= words[last < 0x80000000 ? last >>> 5 : Math.floor(last / 32)]!;
     }
     this.touched = sink;
   }

@@ -340,29 +340,4 @@ test("deserialize with verify: an id or a position out of range is refused, nami
   }
 });
 
-test("touchRows reads the first and the last word of each row, a row that crosses a word's end too", () => {
-  const rng = new Rng(31);
-  const entities = 1000;
-  const rows = Array.from({ length: 3000 }, () => ({
-    s: rng.int(entities),
-    p: rng.int(20),
-    o: rng.int(entities),
-    fp: hex(rng.int(1 << 30)),
-  }));
-  const index = build(rows, entities);
-  // The packed rows, as the index keeps them (private: this test checks which words a touch reads).
-  const { rows: words, rowBits } = index as unknown as { rows: Uint32Array; rowBits: number };
-  const picked = Uint32Array.from({ length: 200 }, () => rng.int(index.length));
-  const first = (r: number) => Math.floor((r * rowBits) / 32);
-  const last = (r: number) => Math.floor((r * rowBits + rowBits - 1) / 32);
-  let want = 0;
-  for (const r of picked) want ^= words[first(r)]! ^ words[last(r)]!;
-  index.touchRows(picked, picked.length);
-  assert.is(index.touched, want);
-  assert.ok(
-    [...picked].some((r) => first(r) !== last(r)),
-    "some picked row crosses a word's end",
-  );
-});
-
 test.run();
