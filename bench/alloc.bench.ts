@@ -26,11 +26,25 @@
  * `--stream` then runs the stream itself on the same graph (bench/stream.bench.ts's runStream, no
  * baselines: `--host-heap MB`, default 500, and --rounds), as `npm run bench -- --only stream` does
  * on a graph it builds: the same figures without the build. `--stream-only` times the stream alone
- * (no byte counts: at 10M / 100M they take most of the run).
+ * (no byte counts: at 10M / 100M they take most of the run). `--cases NAME,...` keeps only the
+ * named cases (exact names, as the tables print them): their queries are the same as in a full run,
+ * and the walks to later pages no kept case needs are skipped (the deep-page walks are most of a
+ * full run): at 10M / 100M what is left is opening the graph and drawing the queries (exporting the
+ * entities and the statements), a few minutes on a busy machine.
+ *
+ * Huge pages (bench/huge-pages.ts): the stream's report says whether the process has them (the
+ * transparent huge page mode, GLIBC_TUNABLES, the resident set in huge pages). `--huge-pages both`
+ * runs the stream twice, each run a child process of this bench with the same options, without and
+ * with GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (read at process start: one process cannot have both),
+ * and sets their percentiles side by side: what a deployment gains by setting it
+ * (docs/operations.md, "Huge pages").
  */
 
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
-import { resolve } from "node:path";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
 import { getHeapSpaceStatistics } from "node:v8";
 import { pathToFileURL } from "node:url";
@@ -40,9 +54,10 @@ import type { Graph } from "../src/index.js";
 import { mulberry32 } from "../tools/prng.js";
 import { count, heading, num, printTable, progress } from "./format.js";
 import { GraphData } from "./graph-data.js";
+import { describeHugePages, type HugePages, hugePages, withHugePages } from "./huge-pages.js";
 import { collectGarbage, gcAvailable } from "./memory.js";
 import { benchOptions } from "./options.js";
-import { QUERY_SEED, runStream, type StreamCase, streamCases } from "./stream.bench.js";
+import { QUERY_SEED, runStream, type StreamCase, streamCaseNames, streamCases } from "./stream.bench.js";
 
 /** How long a full GC's concurrent sweeping is given before the old generation is read. */
 const SWEEP_WAIT_MS = 200;
@@ -69,6 +84,10 @@ Bytes allocated per query, for every case of the distinct-query stream, on a gra
   --stream-only      time the stream only: no byte counts (at 10M / 100M they take most of the run)
   --host-heap MB     with --stream: the second run's host heap (default 500; 0: none)
   --rounds N         with --stream: rounds, the first a warm-up (default 3)
+  --cases NAMES      only these cases (comma-separated exact names, e.g. "O first page,search page 1")
+  --huge-pages both  with --stream(-only): the stream twice, in two child processes, without and with
+                     GLIBC_TUNABLES=glibc.malloc.hugetlb=1, side by side
+  --json FILE        with --stream(-only): also write the stream's rows and huge pages to FILE
 `;
 
 const OPTIONS = {
@@ -82,7 +101,16 @@ const OPTIONS = {
   "stream-only": { type: "boolean", default: false },
   "host-heap": { type: "string", default: "500" },
   rounds: { type: "string", default: "3" },
+  cases: { type: "string" },
+  "huge-pages": { type: "string" },
+  json: { type: "string" },
 } as const;
+
+/** What a run of the stream writes with --json (and --huge-pages both reads from its children). */
+interface StreamJson {
+  hugePages: HugePages;
+  rows: { case: string; p50us: number; p99us: number }[];
+}
 
 interface CaseBytes {
   name: string;
@@ -211,11 +239,73 @@ async function profile(cases: readonly StreamCase[], kept: boolean): Promise<[st
   return [...sites.entries()].sort((a, b) => b[1] - a[1]);
 }
 
+/**
+ * --huge-pages both: this bench's command line run twice as child processes (node's own flags
+ * kept), without and with the huge-page tunable, each writing its stream as JSON; then the two side
+ * by side. The children run one after the other: at 10M / 100M one graph is all a machine should
+ * hold (a caller holding the 10M lock holds it for both).
+ */
+function bothHugePages(argv: readonly string[]): void {
+  const dir = mkdtempSync(join(tmpdir(), "quiver-huge-pages-"));
+  const runs: [string, StreamJson][] = [];
+  try {
+    const rest: string[] = [];
+    // The child's options: this command line without --huge-pages (and its value) and --json.
+    for (let k = 0; k < argv.length; k++) {
+      if (argv[k] === "--huge-pages" || argv[k] === "--json") k++;
+      else if (!argv[k]!.startsWith("--huge-pages=") && !argv[k]!.startsWith("--json=")) rest.push(argv[k]!);
+    }
+    for (const [label, on] of [
+      ["4 KiB pages", false],
+      ["huge pages", true],
+    ] as const) {
+      const out = join(dir, `${on ? "on" : "off"}.json`);
+      progress(`--huge-pages both: the stream with ${label}`);
+      const child = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, ...rest, "--json", out], {
+        stdio: "inherit",
+        env: withHugePages(process.env, on),
+      });
+      if (child.status !== 0) throw new Error(`the run with ${label} failed (status ${child.status})`);
+      runs.push([label, JSON.parse(readFileSync(out, "utf8")) as StreamJson]);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const [[, off], [, on]] = runs as [[string, StreamJson], [string, StreamJson]];
+  heading("Distinct-query stream without and with huge pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=1), µs");
+  printTable(
+    ["case", "4 KiB p50", "4 KiB p99", "huge p50", "huge p99", "p50 huge / 4 KiB"].map((header) => ({ header })),
+    off.rows.map((r) => {
+      const h = on.rows.find((x) => x.case === r.case);
+      return [
+        r.case,
+        num(r.p50us),
+        num(r.p99us),
+        h === undefined ? "" : num(h.p50us),
+        h === undefined ? "" : num(h.p99us),
+        h === undefined ? "" : num(h.p50us / r.p50us, 2),
+      ];
+    }),
+  );
+  for (const [label, run] of runs) console.log(`run with ${label}: ${describeHugePages(run.hugePages)}`);
+}
+
 async function main(): Promise<void> {
-  const values = benchOptions(process.argv.slice(2), OPTIONS, USAGE);
+  const argv = process.argv.slice(2);
+  const values = benchOptions(argv, OPTIONS, USAGE);
   if (values.snapshot === undefined) {
     process.stderr.write(`--snapshot FILE is required\n\n${USAGE.trim()}\n`);
     process.exit(2);
+  }
+  const streamed = values.stream || values["stream-only"];
+  if (values["huge-pages"] !== undefined) {
+    // Each branch: the one value this option takes, asked with a stream to compare; else a usage error.
+    if (values["huge-pages"] !== "both" || !streamed) {
+      process.stderr.write(`--huge-pages takes "both", with --stream or --stream-only\n\n${USAGE.trim()}\n`);
+      process.exit(2);
+    }
+    bothHugePages(argv);
+    return;
   }
   if (!gcAvailable) progress("warning: run node with --expose-gc, or the batches start with garbage of the warm-up");
   const from =
@@ -228,9 +318,19 @@ async function main(): Promise<void> {
     cacheBytes: values["cache-bytes"] === undefined ? undefined : Number(values["cache-bytes"]),
   })) as unknown as Graph;
   const data = new GraphData(graph);
-  const cases = streamCases(data, Number(values.queries), mulberry32(QUERY_SEED));
+  const only = values.cases === undefined ? undefined : new Set(values.cases.split(",").map((s) => s.trim()));
+  const unknown = [...(only ?? [])].filter((name) => !streamCaseNames().includes(name));
+  if (unknown.length > 0) {
+    process.stderr.write(
+      `--cases: no case named ${unknown.map((n) => JSON.stringify(n)).join(", ")}\n\n${USAGE.trim()}\n`,
+    );
+    process.exit(2);
+  }
+  // --stream-only skips the byte counts (and their warm-up passes): the stream warms itself up, and
+  // draws its own cases (the same queries), so none are drawn here.
+  const byteCounts = !values["stream-only"] || values.profile !== undefined;
+  const cases = byteCounts ? streamCases(data, Number(values.queries), mulberry32(QUERY_SEED), only) : [];
   const rows: CaseBytes[] = [];
-  // --stream-only skips the byte counts (and their warm-up passes): the stream warms itself up.
   for (const c of values["stream-only"] ? [] : cases) {
     progress(`measuring ${c.spec.name} (${c.queries} queries)`);
     rows.push(await measure(c));
@@ -260,14 +360,24 @@ async function main(): Promise<void> {
     );
     for (const [site, bytes] of sites.slice(0, PROFILE_SITES)) console.log(`${num(bytes, 0).padStart(8)}  ${site}`);
   }
-  if (values.stream || values["stream-only"]) {
-    await runStream(data, {
+  if (streamed) {
+    const results = await runStream(data, {
       queries: Number(values.queries),
       rounds: Number(values.rounds),
       naiveQueries: 0,
       goals: true,
       hostHeapMB: Number(values["host-heap"]),
+      only,
     });
+    // Read after the stream: by then the graph and the queries' pages are resident.
+    const pages = hugePages();
+    console.log(`huge pages: ${describeHugePages(pages)}`);
+    if (values.json !== undefined) {
+      const rows = results.rows
+        .filter((r) => r.impl === "quiver")
+        .map((r) => ({ case: r.case, p50us: r.p50us, p99us: r.p99us }));
+      writeFileSync(values.json, `${JSON.stringify({ hugePages: pages, rows } satisfies StreamJson)}\n`);
+    }
   }
 }
 

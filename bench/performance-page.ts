@@ -331,7 +331,7 @@ Run the benchmarks on your own machine, and on your own data, before you rely on
 | \`npm run bench:stream\` | the distinct-query stream alone, at 1M entities and 2M statements |
 | \`npm run bench:yago\` | every part on YAGO3-10's real names (in \`$QUIVER_DATA_DIR/yago3-10\`) |
 | \`npm run bench -- --entities FILE --statements FILE\` | every part on your own JSON Lines |
-| \`npm run bench:alloc -- --snapshot FILE\` | bytes each case of the distinct stream allocates and keeps past a scavenge, per query, on a graph opened from a snapshot (\`--quiver DIR\`: another build's; \`--profile CASES\`: where; \`--stream\`: then the stream itself, with and without a 500 MB host heap) |
+| \`npm run bench:alloc -- --snapshot FILE\` | bytes each case of the distinct stream allocates and keeps past a scavenge, per query, on a graph opened from a snapshot (\`--quiver DIR\`: another build's; \`--profile CASES\`: where; \`--stream\`: then the stream itself, with and without a 500 MB host heap; \`--cases\`: only the named cases; \`--huge-pages both\`: the stream without and with huge pages) |
 | \`npm run bench:compare -- --against DIR\` | the distinct stream on this checkout and on the Quiver built in DIR, interleaved in one process; every page must agree |
 | \`npm run bench:databases\` | the distinct stream on Quiver, SQLite (FTS5 trigram) and PostgreSQL 15 (pg_trgm) at 200,000 entities and 1M statements; PostgreSQL runs in a throwaway local cluster when its server binaries are installed |
 | \`npm run bench:snapshot\` | saving and opening a snapshot |

@@ -77,6 +77,8 @@ export interface StreamOptions {
   goals: boolean;
   /** MB of the bench's own live objects held for a second run of Quiver's passes; 0: none. */
   hostHeapMB: number;
+  /** Only the cases of these names (bench:alloc's `--cases`); default every case. */
+  only?: ReadonlySet<string>;
 }
 
 export interface SearchQuery {
@@ -153,7 +155,7 @@ function substringOf(raw: string, rand: () => number): string | undefined {
 
 export async function runStream(data: GraphData, options: StreamOptions): Promise<StreamResults> {
   const rand = mulberry32(QUERY_SEED);
-  const cases = streamCases(data, options.queries, rand);
+  const cases = streamCases(data, options.queries, rand, options.only);
 
   // Quiver first, every pass, before any baseline exists: bare, then inside a host's heap.
   const bare = await timeQuiver(cases, options.rounds, rand, "", true);
@@ -335,7 +337,8 @@ function searchCases(
   data: GraphData,
   label: string,
   queries: readonly SearchQuery[],
-  order: "name" | "score" = "name",
+  order: "name" | "score",
+  wanted: (name: string) => boolean,
 ): StreamCase[] {
   const graph = data.graph;
   // Order "name" is asked as before (no order parameter), so its rows compare with earlier runs.
@@ -353,14 +356,16 @@ function searchCases(
       : data.naiveSearch().pageByScore(sq.q, sq.type, (page - 1) * SEARCH_LIMIT, SEARCH_LIMIT, data.scores());
 
   // Cursors to page 2 and to the deep page, found untimed: every query asks its pages in order.
+  // A page no case times is not walked to (the deep walks are most of the setup at 10M).
+  const walkTo = wanted(`${label} page ${DEEP_PAGE}`) ? DEEP_PAGE : wanted(`${label} page 2`) ? 2 : 1;
   const second: [SearchQuery, string][] = [];
   const deep: [SearchQuery, string][] = [];
-  for (const sq of queries) {
+  for (const sq of walkTo > 1 ? queries : []) {
     let cursor = ask(sq).nextCursor;
     if (cursor === null) continue;
     second.push([sq, cursor]);
-    for (let page = 2; page < DEEP_PAGE && cursor !== null; page++) cursor = ask(sq, cursor).nextCursor;
-    if (cursor !== null) deep.push([sq, cursor]);
+    for (let page = 2; page < walkTo && cursor !== null; page++) cursor = ask(sq, cursor).nextCursor;
+    if (walkTo === DEEP_PAGE && cursor !== null) deep.push([sq, cursor]);
   }
   const later = (page: number, list: [SearchQuery, string][]) =>
     streamCase({
@@ -456,7 +461,12 @@ function statementsCountCase(data: GraphData, shape: string, filters: readonly F
   });
 }
 
-function statementsCases(data: GraphData, shape: string, filters: readonly Filter[]): StreamCase[] {
+function statementsCases(
+  data: GraphData,
+  shape: string,
+  filters: readonly Filter[],
+  wanted: (name: string) => boolean,
+): StreamCase[] {
   const graph = data.graph;
   const ask = (f: Filter, cursor?: string) =>
     graph.statements({
@@ -468,7 +478,7 @@ function statementsCases(data: GraphData, shape: string, filters: readonly Filte
     });
   const map = (f: Filter, page: number) => data.mapStore().page(f, (page - 1) * STATEMENTS_LIMIT, STATEMENTS_LIMIT);
   const next: [Filter, string][] = [];
-  for (const f of filters) {
+  for (const f of wanted(`${shape} next page`) ? filters : []) {
     const cursor = ask(f).nextCursor;
     if (cursor !== null) next.push([f, cursor]);
   }
@@ -576,22 +586,44 @@ function printStream(r: StreamResults, goals: boolean): void {
 }
 
 /**
- * Every case of the stream, its queries drawn from `data` with `rand` (`queries` per case at most),
- * and the cursors of its later pages found (untimed).
+ * Every case of the stream (or those named in `only`), its queries drawn from `data` with `rand`
+ * (`queries` per case at most), and the cursors of its later pages found (untimed). The draws are
+ * the same whichever cases are kept: a case's queries do not depend on `only`.
  */
-export function streamCases(data: GraphData, queries: number, rand: () => number): StreamCase[] {
+export function streamCases(
+  data: GraphData,
+  queries: number,
+  rand: () => number,
+  only?: ReadonlySet<string>,
+): StreamCase[] {
   progress(`stream: drawing ${count(queries)} queries per case`);
+  const wanted = (name: string) => only === undefined || only.has(name);
   const { plain, typed } = drawSearchQueries(data.entities, queries, rand);
   const filters = drawFilters(data.graph, queries, rand);
   return [
-    ...searchCases(data, "search", plain),
-    ...searchCases(data, "search type=", typed),
-    ...searchCases(data, "search order=score", plain, "score"),
-    ...searchCases(data, "search order=score type=", typed, "score"),
+    ...searchCases(data, "search", plain, "name", wanted),
+    ...searchCases(data, "search type=", typed, "name", wanted),
+    ...searchCases(data, "search order=score", plain, "score", wanted),
+    ...searchCases(data, "search order=score type=", typed, "score", wanted),
     countCase(data, "search count=true", plain),
     countCase(data, "search count=true type=", typed),
     lookupCase(data, queries, rand),
-    ...STREAM_SHAPES.flatMap((shape) => statementsCases(data, shape, filters.get(shape) ?? [])),
+    ...STREAM_SHAPES.flatMap((shape) => statementsCases(data, shape, filters.get(shape) ?? [], wanted)),
     ...STREAM_SHAPES.map((shape) => statementsCountCase(data, shape, filters.get(shape) ?? [])),
-  ].filter((c) => c.queries > 0);
+  ].filter((c) => c.queries > 0 && wanted(c.spec.name));
+}
+
+/** Every case name the stream can have (`--cases` checks against it). */
+export function streamCaseNames(): string[] {
+  const search = ["search", "search type=", "search order=score", "search order=score type="].flatMap((label) =>
+    [1, 2, DEEP_PAGE].map((page) => `${label} page ${page}`),
+  );
+  return [
+    ...search,
+    "search count=true page 1",
+    "search count=true type= page 1",
+    "lookup getEntity",
+    ...STREAM_SHAPES.flatMap((shape) => [`${shape} first page`, `${shape} next page`]),
+    ...STREAM_SHAPES.map((shape) => `${shape} first page count=true`),
+  ];
 }
