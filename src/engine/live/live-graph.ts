@@ -128,7 +128,7 @@ import {
 import { checkSearchParams, checkStatementsParams } from "../validate.js";
 import { BaseFingerprints, type BaseFingerprintsState } from "./base-fingerprints.js";
 import { countBits, denseBits, dropBits, hasBit, markBit } from "./dense-bits.js";
-import { GRAM, GramIndex, type JoinedList, packedHead } from "./gram-index.js";
+import { GRAM, GramIndex, type JoinedList } from "./gram-index.js";
 import {
   type ChangeBatch,
   type LiveEntityInput,
@@ -158,6 +158,17 @@ import {
 } from "./sorted-delta.js";
 import { FingerprintFilter } from "./fingerprint-filter.js";
 import {
+  cmp,
+  type HiddenEntity,
+  itemOf,
+  SEARCH_PART,
+  seekEntity,
+  TIER_EXACT,
+  TIER_INFIX,
+  TIER_PREFIX,
+  unknownCursorShape,
+} from "./search-items.js";
+import {
   LEFT_STREAM,
   type LiveScoreView,
   type RescoredEntity,
@@ -186,22 +197,6 @@ const PAIR_FILTER_BITS = 16;
 /** The smallest pair filter, in bits. */
 const PAIR_FILTER_MIN_BITS = 1024;
 
-/** @internal What the order=score read (score-search.ts) shares with the rest of the graph's reads. */
-export {
-  anyMatch,
-  cmp,
-  countMatches,
-  type HiddenEntity,
-  itemOf,
-  matches,
-  SEARCH_PART,
-  seekEntity,
-  TIER_EXACT,
-  TIER_INFIX,
-  TIER_PREFIX,
-  unknownCursorShape,
-};
-
 /** An empty set of fingerprints (a tombstone list's merge removes nothing). */
 const NO_KEYS: ReadonlySet<string> = new Set();
 
@@ -209,11 +204,6 @@ const NO_KEYS: ReadonlySet<string> = new Set();
 const GONE = -2;
 /** denseNow's `known` (baseStatement's) when the caller has not looked the id (fingerprint) up in the base. */
 const UNKNOWN = -3;
-
-/** Match tiers (CONTRACT.md "GET /graph/v1/search"). */
-const TIER_EXACT = 0;
-const TIER_PREFIX = 1;
-const TIER_INFIX = 2;
 
 export interface LiveGraphOptions {
   /**
@@ -247,13 +237,6 @@ export interface PreparedBatch {
   readonly statements: ReadonlyMap<string, DeltaStatement | null>;
   /** @internal Fingerprints the batch puts that were in neither the delta nor the base (commit looks no further). */
   readonly fresh: ReadonlySet<string>;
-}
-
-/** A base entity replaced or deleted: what search matched it by. */
-interface HiddenEntity {
-  readonly entityId: string;
-  readonly folded: string;
-  readonly type: EntityType;
 }
 
 /** A statement as a cascade or a conflict message needs it: its triple and fingerprint. */
@@ -291,8 +274,6 @@ interface NameRead {
 /** A compaction feed's mark of an entity with no given score (GraphBuilder's DenseEntities: counted). */
 const NO_GIVEN_SCORE = -1;
 
-/** The parts of a search cursor, by index, as the base Graph writes them (engine/graph.ts). */
-const SEARCH_PART = { raw: 0, entityId: 1, hint: 2, score: 3 } as const;
 const SEARCH_NAME_PARTS = 3;
 
 /**
@@ -2476,41 +2457,6 @@ function deltaEntity(e: LiveEntityInput, foldText: (s: string) => string, baseId
   };
 }
 
-function itemOf(e: DeltaEntity | Entity): Entity {
-  return { entityId: e.entityId, rawIdentifier: e.rawIdentifier, type: e.type, sourceType: e.sourceType };
-}
-
-/** Whether `x` (a gram index's candidate, checked already unless `check`) matches the folded query and the type. */
-function matches(x: { folded: string; type: EntityType }, check: boolean, fq: string, type: EntityType | undefined) {
-  return (type === undefined || x.type === type) && (!check || x.folded.includes(fq));
-}
-
-/** Whether some candidate matches (countMatches' candidates, stopping at the first). */
-function anyMatch(
-  candidates: { items: Iterable<{ folded: string; type: EntityType }>; check: boolean },
-  fq: string,
-  type: EntityType | undefined,
-): boolean {
-  for (const x of candidates.items) if (matches(x, candidates.check, fq, type)) return true;
-  return false;
-}
-
-/**
- * How many of a gram index's candidates (see `matches`) match: the posting set's size when every
- * item of it does (a query of one gram, no type), else one check an item.
- */
-function countMatches(
-  candidates: { items: Iterable<{ folded: string; type: EntityType }>; check: boolean },
-  fq: string,
-  type: EntityType | undefined,
-): number {
-  const { items, check } = candidates;
-  if (!check && type === undefined && items instanceof Set) return items.size;
-  let n = 0;
-  for (const x of items) if (matches(x, check, fq, type)) n++;
-  return n;
-}
-
 /**
  * How many items of a gram index's sorted list for `fq` (GramIndex.sortedList, or every item for a
  * query shorter than a gram) match `fq` and `type`: the list's length when each holds fq (fq is
@@ -2594,35 +2540,6 @@ function compareByKey(x: { folded: string; entityId: string }, y: { folded: stri
   return cmp(x.folded, y.folded) || cmp(x.entityId, y.entityId);
 }
 
-/**
- * The first index of `list` (sorted by folded identifier, then entityId) whose key is above
- * (folded, entityId), or at/above when `inclusive`; `heads`, the list's GramIndex.headsOf.
- */
-function seekEntity(
-  list: readonly DeltaEntity[],
-  folded: string,
-  entityId: string,
-  inclusive: boolean,
-  heads?: Float64Array,
-): number {
-  let lo = 0;
-  let hi = list.length;
-  const head = heads === undefined ? 0 : packedHead(folded);
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    let c: number;
-    // Each branch: the heads differ (they decide, no item read); else the item's key compared.
-    if (heads !== undefined && heads[mid] !== head) c = heads[mid]! < head ? -1 : 1;
-    else {
-      const e = list[mid]!;
-      c = cmp(e.folded, folded) || cmp(e.entityId, entityId);
-    }
-    if (c < 0 || (c === 0 && !inclusive)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /** CONTRACT.md's table: the order (index) that serves the filters given. */
 function orderOf(s: string | undefined, p: string | undefined, o: string | undefined): Order {
   // Each branch is a row of the table.
@@ -2699,10 +2616,6 @@ function cmpEq(a: string, b: string): number {
   return a === b ? 0 : a < b ? -1 : 1;
 }
 
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 function describe(st: StatementTriple): string {
   return `${quote(st.fp)}: ${quote(st.s)} ${quote(st.p)} ${quote(st.o)}`;
 }
@@ -2725,12 +2638,4 @@ function conflict(line: number, reason: string): QuiverError {
 function batchText(batch: ChangeBatch): string {
   if (typeof batch === "string") return batch;
   return batch.map((c) => JSON.stringify(c)).join("\n");
-}
-
-function unknownCursorShape(): QuiverError {
-  return new QuiverError(
-    "INVALID_CURSOR",
-    "The cursor was issued by another version of this service; start again from the first page (leave cursor out).",
-    { parameter: "cursor" },
-  );
 }

@@ -29,8 +29,8 @@
  * makes once (its fields read at each call: a batch or a swap changes them). The graph's state is
  * in `#` fields; opening them (non-private, @internal) would rename them through the whole graph
  * and show every one to the engine, where the view names only the dozen the read takes. The
- * helpers the order "name" read shares (matches, countMatches, insertSorted, seekEntity, tiers,
- * the cursor's parts) stay in live-graph.ts, which exports them for this file.
+ * helpers both search reads share (tiers, the cursor's parts, seekEntity, itemOf, cmp)
+ * are search-items.ts: live-graph.ts imports this file, and this file nothing of live-graph.ts.
  *
  * Costs: a read with no delta touching the query and no raised score is the base's read. Else the
  * base's matches up to the largest raise (at most SCORE_RAISE_MAX) below the page's last (a
@@ -57,19 +57,16 @@ import type { Entity, EntityType, Page, SearchParams } from "../types.js";
 import { GRAM, type GramIndex, type GramKey } from "./gram-index.js";
 import { mayContain, signatureInto, signaturesOf } from "./gram-signature.js";
 import {
-  anyMatch,
   cmp,
-  countMatches,
   type HiddenEntity,
   itemOf,
-  matches,
   SEARCH_PART,
   seekEntity,
   TIER_EXACT,
   TIER_INFIX,
   TIER_PREFIX,
   unknownCursorShape,
-} from "./live-graph.js";
+} from "./search-items.js";
 import { compareEntities, type DeltaEntity } from "./sorted-delta.js";
 
 /**
@@ -696,4 +693,35 @@ function parseScore(text: string): number {
   const score = Number(text);
   if (!/^(0|[1-9][0-9]{0,9})$/.test(text) || score > MAX_SCORE) throw unknownCursorShape();
   return score;
+}
+
+/** Whether `x` (a gram index's candidate, checked already unless `check`) matches the folded query and the type. */
+function matches(x: { folded: string; type: EntityType }, check: boolean, fq: string, type: EntityType | undefined) {
+  return (type === undefined || x.type === type) && (!check || x.folded.includes(fq));
+}
+
+/** Whether some candidate matches (countMatches' candidates, stopping at the first). */
+function anyMatch(
+  candidates: { items: Iterable<{ folded: string; type: EntityType }>; check: boolean },
+  fq: string,
+  type: EntityType | undefined,
+): boolean {
+  for (const x of candidates.items) if (matches(x, candidates.check, fq, type)) return true;
+  return false;
+}
+
+/**
+ * How many of a gram index's candidates (see `matches`) match: the posting set's size when every
+ * item of it does (a query of one gram, no type), else one check an item.
+ */
+function countMatches(
+  candidates: { items: Iterable<{ folded: string; type: EntityType }>; check: boolean },
+  fq: string,
+  type: EntityType | undefined,
+): number {
+  const { items, check } = candidates;
+  if (!check && type === undefined && items instanceof Set) return items.size;
+  let n = 0;
+  for (const x of items) if (matches(x, check, fq, type)) n++;
+  return n;
 }
