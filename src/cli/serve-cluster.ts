@@ -113,6 +113,28 @@ const WORKER_EXIT_GRACE_MS = 500;
  * answered anyway (a worker stuck that long is late; it still catches up at its next poll).
  */
 export const CATCH_UP_TIMEOUT_MS = 5_000;
+/** glibc's list of tunables (`name=value`, separated by colons), read once when a process starts. */
+export const GLIBC_TUNABLES_ENV = "GLIBC_TUNABLES";
+/** The tunable by which glibc's malloc asks for transparent huge pages for the blocks it maps. */
+export const HUGE_PAGES_TUNABLE = "glibc.malloc.hugetlb";
+
+/**
+ * The GLIBC_TUNABLES a worker starts with, or undefined to leave it the primary's as it is. A
+ * worker is a fresh process, so it can have glibc's huge pages at no cost (docs/operations.md,
+ * "Huge pages"): the tunable is added after any others the user set.
+ */
+export function workerTunables(
+  current: string | undefined,
+  platform: NodeJS.Platform,
+  hugePages: boolean,
+): string | undefined {
+  // Each branch: opted out (--no-huge-pages); not Linux (no glibc to read it); the user chose a value.
+  if (!hugePages || platform !== "linux") return undefined;
+  const given = current === undefined || current === "" ? [] : current.split(":");
+  if (given.some((t) => t.startsWith(`${HUGE_PAGES_TUNABLE}=`))) return undefined;
+  return [...given, `${HUGE_PAGES_TUNABLE}=1`].join(":");
+}
+
 /** Compacted snapshots the primary keeps (the newest, and the one before for a worker still opening it). */
 const KEPT_COMPACTIONS = 2;
 
@@ -400,8 +422,10 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
     for (const entry of [...catchUps]) if (entry.worker === worker) entry.done();
     opened.delete(worker);
   };
+  const tunables = workerTunables(process.env[GLIBC_TUNABLES_ENV], process.platform, args.hugePages);
   const workerEnv = (config: WorkerConfig): Record<string, string> => ({
     [CLUSTER_WORKER_ENV]: JSON.stringify(config),
+    ...(tunables === undefined ? {} : { [GLIBC_TUNABLES_ENV]: tunables }),
     [API_KEYS_ENV]: keys.keys.join(","),
     [CURSOR_SECRET_ENV]: secret,
     ...(live?.writeKeys === undefined ? {} : { [WRITE_KEYS_ENV]: live.writeKeys.join(",") }),

@@ -43,6 +43,8 @@ export interface ServeArgs {
   cors: string | string[] | undefined;
   /** The explorer page at "/" (off with --no-ui). */
   ui: boolean;
+  /** --workers on Linux: start the workers with glibc's huge-page tunable (off with --no-huge-pages). */
+  hugePages: boolean;
   /** --changes DIR: the change log this server writes (POST /graph/v1/changes). */
   changes: string | undefined;
   /** --follow DIR: a change log this server reads as it grows (a replica; no writes). */
@@ -122,6 +124,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeArg
       "cache-mb": { type: "string" },
       cors: { type: "string" },
       "no-ui": { type: "boolean" },
+      "no-huge-pages": { type: "boolean" },
       changes: { type: "string" },
       follow: { type: "string" },
       "compact-after": { type: "string" },
@@ -160,6 +163,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeArg
     workers: values.workers === undefined ? 1 : parseWorkers(values.workers),
     cacheBytes: values["cache-mb"] === undefined ? undefined : parseCacheMegabytes(values["cache-mb"]),
     ui: values["no-ui"] !== true,
+    hugePages: values["no-huge-pages"] !== true,
     changes: values.changes,
     follow: values.follow,
     compactAfter: values["compact-after"] === undefined ? undefined : parseCompactAfter(values["compact-after"]),

@@ -63,7 +63,7 @@ import { DEFAULT_HOST, DEFAULT_PORT } from "../http/server.js";
 
 export const SERVE_HELP = `Usage: quiver serve [--entities FILE --statements FILE [--fold case|accents] [--threads N] | --snapshot FILE]
                     [--host H] [--port P] [--workers N|auto] [--metrics] [--cache-mb N] [--cors ORIGINS]
-                    [--cursor-secret S] [--quiet] [--no-ui] [--changes DIR [--compact-after N] | --follow DIR]
+                    [--cursor-secret S] [--quiet] [--no-ui] [--no-huge-pages] [--changes DIR [--compact-after N] | --follow DIR]
 
 Loads a graph from JSON Lines files or a snapshot and serves the Quiver HTTP API:
 GET ${ROUTES.search}, GET ${ROUTES.statements}, GET ${ROUTES.entity} (all need X-API-Key),
@@ -108,6 +108,9 @@ Options:
                         "openssl rand -hex 16" (16 random bytes); a weaker one is refused.
   --quiet               no request log on stdout
   --no-ui               do not serve the explorer page at / (its paths answer 404)
+  --no-huge-pages       with --workers on Linux: do not start the workers with
+                        GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (transparent huge pages for the
+                        graph's arrays; added by default unless GLIBC_TUNABLES already sets it)
   --version             print the version
   -h, --help            show this help
 

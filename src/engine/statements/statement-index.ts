@@ -257,22 +257,10 @@ export class StatementIndex {
     onProgress?: (done: number, total: number) => void,
   ): StatementIndex {
     const m = input.subject.length;
-    const total = 3;
-    // Predicates: the entities used as one, in dense-id order (as in steps).
-    const isPredicate = new Uint8Array(entityCount);
-    for (let i = 0; i < m; i++) isPredicate[input.predicate[i]!] = 1;
-    const predicateList: number[] = [];
-    const predicateIndex = new Int32Array(entityCount).fill(-1);
-    for (let d = 0; d < entityCount; d++) {
-      if (isPredicate[d] === 0) continue;
-      predicateIndex[d] = predicateList.length;
-      predicateList.push(d);
-    }
-    const predicates = Uint32Array.from(predicateList);
-    const P = predicates.length;
+    const total = 4;
+    const predicates = densePredicates(input, entityCount);
     const subject = input.subject;
     const spoP = input.predicate;
-    for (let i = 0; i < m; i++) spoP[i] = predicateIndex[spoP[i]!]!;
     const object = input.object;
     for (let j = 1; j < m; j++) {
       const c = subject[j - 1]! - subject[j]! || spoP[j - 1]! - spoP[j]! || object[j - 1]! - object[j]!;
@@ -289,59 +277,23 @@ export class StatementIndex {
     input.releaseGiven?.();
     onProgress?.(1, total);
 
-    // The packed rows, in SPO order.
-    const sBits = IntVector.widthFor(entityCount - 1);
-    const pBits = IntVector.widthFor(P - 1);
-    const rowBits = 2 * sBits + pBits;
-    const rows = new Uint32Array(Math.ceil((m * rowBits) / 32) + 2);
-    for (let j = 0; j < m; j++) {
-      const bit = j * rowBits;
-      writeBits(rows, bit, sBits, subject[j]!);
-      writeBits(rows, bit + sBits, pBits, spoP[j]!);
-      writeBits(rows, bit + sBits + pBits, sBits, object[j]!);
-    }
+    const rows = packRows(m, entityCount, predicates.length, subject, spoP, object);
     const subjectStarts = sampledStarts(m, Math.floor(entityCount / OFFSET_SAMPLE) + 2, (j) => subject[j]!);
     onProgress?.(2, total);
 
-    // OSP: SPO positions stably by object; POS: OSP positions stably by predicate (as in steps).
-    const identity = subject;
-    for (let j = 0; j < m; j++) identity[j] = j;
-    const ospOrder = new Uint32Array(m);
+    // The two permutations, sorted on this thread: into an array of M words of its own and the
+    // subject column (read for the last time above).
     const counts = new Uint32Array(Math.max(entityCount, 1));
-    sortPass({ order: identity, key: object, range: entityCount, out: ospOrder }, counts);
-    const posOrder = identity;
-    sortPass({ order: ospOrder, key: spoP, range: P, out: posOrder }, counts);
-    onProgress?.(3, total);
-    const positionBits = IntVector.widthFor(m - 1);
-    const osp = new IntVector(m, positionBits);
-    const pos = new IntVector(m, positionBits);
-    for (let j = 0; j < m; j++) {
-      osp.set(j, ospOrder[j]!);
-      pos.set(j, posOrder[j]!);
+    const tail = StatementIndex.permuted(
+      { m, entityCount, predicates, fingerprints, rows, subjectStarts, object, spoP },
+      subject,
+      new Uint32Array(m),
+      (sorted) => onProgress?.(2 + sorted, total),
+    );
+    for (let step = tail.next(); ; step = tail.next()) {
+      if (step.done === true) return step.value;
+      sortPass(step.value, counts);
     }
-    let at = 0;
-    const objectStarts = EliasFano.build(entityCount + 1, m, (o) => {
-      while (at < m && object[ospOrder[at]!]! < o) at++;
-      return at;
-    });
-    const predicateStarts = new Uint32Array(P + 1);
-    for (let j = 0, i = 0; i <= P; i++) {
-      while (j < m && spoP[posOrder[j]!]! < i) j++;
-      predicateStarts[i] = j;
-    }
-    return new StatementIndex({
-      length: m,
-      entityCount,
-      predicates,
-      fingerprints,
-      rows,
-      pos,
-      osp,
-      subjectStarts,
-      objectStarts,
-      objectSampled: null,
-      predicateStarts,
-    });
   }
 
   /**
@@ -357,21 +309,9 @@ export class StatementIndex {
   ): Generator<SortPass, StatementIndex, void> {
     const m = input.subject.length;
     const total = 6;
-    // Predicates: the entities used as one, in dense-id order.
-    const isPredicate = new Uint8Array(entityCount);
-    for (let i = 0; i < m; i++) isPredicate[input.predicate[i]!] = 1;
-    const predicateList: number[] = [];
-    const predicateIndex = new Int32Array(entityCount).fill(-1);
-    for (let d = 0; d < entityCount; d++) {
-      if (isPredicate[d] === 0) continue;
-      predicateIndex[d] = predicateList.length;
-      predicateList.push(d);
-    }
-    const predicates = Uint32Array.from(predicateList);
+    const predicates = densePredicates(input, entityCount);
     const P = predicates.length;
-    // The input's predicate column becomes the predicate indexes, in place (the input is consumed).
     const pIndex = input.predicate;
-    for (let i = 0; i < m; i++) pIndex[i] = predicateIndex[pIndex[i]!]!;
 
     // SPO order: least significant key first (object, predicate, subject); then runs of one triple by fingerprint.
     let order = allocate(m);
@@ -402,17 +342,7 @@ export class StatementIndex {
     const fingerprints = FingerprintColumn.build(m, (j) => input.given(order[j]!));
     input.releaseGiven?.();
 
-    // The packed rows, in SPO order.
-    const sBits = IntVector.widthFor(entityCount - 1);
-    const pBits = IntVector.widthFor(P - 1);
-    const rowBits = 2 * sBits + pBits;
-    const rows = new Uint32Array(Math.ceil((m * rowBits) / 32) + 2);
-    for (let j = 0; j < m; j++) {
-      const bit = j * rowBits;
-      writeBits(rows, bit, sBits, subject[j]!);
-      writeBits(rows, bit + sBits, pBits, spoP[j]!);
-      writeBits(rows, bit + sBits + pBits, sBits, object[j]!);
-    }
+    const rows = packRows(m, entityCount, P, subject, spoP, object);
     const sampled = Math.floor(entityCount / OFFSET_SAMPLE) + 2;
     const subjectStarts = sampledStarts(m, sampled, (j) => subject[j]!);
     // The subjects in SPO order are read for the last time: their array goes before the two
@@ -421,16 +351,48 @@ export class StatementIndex {
     other = EMPTY_COLUMN;
     onProgress?.(4, total);
 
-    // OSP: SPO positions stably by object. POS: OSP positions stably by predicate. Both are sorted
-    // into arrays read for the last time above (the input rows' order, then the identity).
-    const identity = spare;
+    // The two permutations, sorted into arrays read for the last time above (the input rows'
+    // order, then the input's object column).
+    return yield* StatementIndex.permuted(
+      { m, entityCount, predicates, fingerprints, rows, subjectStarts, object, spoP },
+      spare,
+      order,
+      (sorted) => onProgress?.(4 + sorted, total),
+    );
+  }
+
+  /**
+   * The end of every build, from the ids in SPO order (`object`, `spoP`: predicate indexes): OSP
+   * (SPO positions stably by object) and POS (OSP positions stably by predicate), each sort yielded
+   * for the caller's driver to run; then every object's first OSP position and every predicate's
+   * first POS position, one walk each. `identity` and `spare`, M words each, are overwritten: the
+   * identity is sorted from the first into the second (OSP), then from the second back into the
+   * first (POS). `onSorted(k)` after the k-th sort (1, 2). Cost: two counting sorts and O(M) walks.
+   */
+  private static *permuted(
+    p: {
+      m: number;
+      entityCount: number;
+      predicates: Uint32Array;
+      fingerprints: FingerprintColumn;
+      rows: Uint32Array;
+      subjectStarts: Uint32Array;
+      object: Uint32Array;
+      spoP: Uint32Array;
+    },
+    identity: Uint32Array,
+    spare: Uint32Array,
+    onSorted: (sorted: number) => void,
+  ): Generator<SortPass, StatementIndex, void> {
+    const { m, entityCount, object, spoP } = p;
+    const P = p.predicates.length;
     for (let j = 0; j < m; j++) identity[j] = j;
-    const ospOrder = order;
+    const ospOrder = spare;
     yield { order: identity, key: object, range: entityCount, out: ospOrder };
-    onProgress?.(5, total);
+    onSorted(1);
     const posOrder = identity;
     yield { order: ospOrder, key: spoP, range: P, out: posOrder };
-    onProgress?.(6, total);
+    onSorted(2);
     const positionBits = IntVector.widthFor(m - 1);
     const osp = new IntVector(m, positionBits);
     const pos = new IntVector(m, positionBits);
@@ -453,12 +415,12 @@ export class StatementIndex {
     return new StatementIndex({
       length: m,
       entityCount,
-      predicates,
-      fingerprints,
-      rows,
+      predicates: p.predicates,
+      fingerprints: p.fingerprints,
+      rows: p.rows,
       pos,
       osp,
-      subjectStarts,
+      subjectStarts: p.subjectStarts,
       objectStarts,
       objectSampled: null,
       predicateStarts,
@@ -840,6 +802,48 @@ function compareComponent(value: number, at: number, exact: boolean): number {
 }
 
 /** into[j] = column[order[j]] for every j; returns `into` (which must not be `column` or `order`). */
+/**
+ * The predicates: the entities used as one, in dense-id order. The input's predicate column becomes
+ * the predicate indexes, in place (the input is consumed). Cost: O(M + entityCount).
+ */
+function densePredicates(input: StatementRows, entityCount: number): Uint32Array {
+  const m = input.subject.length;
+  const isPredicate = new Uint8Array(entityCount);
+  for (let i = 0; i < m; i++) isPredicate[input.predicate[i]!] = 1;
+  const predicateList: number[] = [];
+  const predicateIndex = new Int32Array(entityCount).fill(-1);
+  for (let d = 0; d < entityCount; d++) {
+    if (isPredicate[d] === 0) continue;
+    predicateIndex[d] = predicateList.length;
+    predicateList.push(d);
+  }
+  const pIndex = input.predicate;
+  for (let i = 0; i < m; i++) pIndex[i] = predicateIndex[pIndex[i]!]!;
+  return Uint32Array.from(predicateList);
+}
+
+/** The rows packed in SPO order: subject, predicate index and object, each at its width, per row. */
+function packRows(
+  m: number,
+  entityCount: number,
+  predicateCount: number,
+  subject: Uint32Array,
+  spoP: Uint32Array,
+  object: Uint32Array,
+): Uint32Array {
+  const sBits = IntVector.widthFor(entityCount - 1);
+  const pBits = IntVector.widthFor(predicateCount - 1);
+  const rowBits = 2 * sBits + pBits;
+  const rows = new Uint32Array(Math.ceil((m * rowBits) / 32) + 2);
+  for (let j = 0; j < m; j++) {
+    const bit = j * rowBits;
+    writeBits(rows, bit, sBits, subject[j]!);
+    writeBits(rows, bit + sBits, pBits, spoP[j]!);
+    writeBits(rows, bit + sBits + pBits, sBits, object[j]!);
+  }
+  return rows;
+}
+
 function gather(into: Uint32Array, column: Uint32Array, order: Uint32Array): Uint32Array {
   const m = order.length;
   for (let j = 0; j < m; j++) into[j] = column[order[j]!]!;
