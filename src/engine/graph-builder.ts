@@ -790,8 +790,26 @@ export class GraphBuilder {
               columnRows(sparse.lo),
             )
         : undefined;
+    // Rows kept by row with no text fingerprint: the builder's own columns, as they are (no copy).
+    // Each branch: those, or `given` row by row (a dense feed's sparse rows, or texts in the Map).
+    const givenColumns =
+      sparse === undefined && !anyText
+        ? () => ({
+            given: byteColumnRows(this.fpGiven),
+            hi: columnRows(this.fpHi),
+            lo: columnRows(this.fpLo),
+          })
+        : undefined;
     return {
-      input: { subject, predicate, object, given, releaseGiven: () => this.releaseFingerprints(), spoFingerprints },
+      input: {
+        subject,
+        predicate,
+        object,
+        given,
+        releaseGiven: () => this.releaseFingerprints(),
+        spoFingerprints,
+        givenColumns,
+      },
       fingerprintOf,
       onProgress: (done, total) => progress?.("statement-index", done, total),
     };
@@ -1244,6 +1262,11 @@ function sharedCopy(column: Uint32Vector): Uint32Array {
  */
 function columnRows(column: Uint32Vector): Uint32Array {
   return (column as unknown as { array: Uint32Array }).array.subarray(0, column.length);
+}
+
+/** A byte column's rows as one array, without a copy (as columnRows). */
+function byteColumnRows(column: Uint8Vector): Uint8Array {
+  return (column as unknown as { array: Uint8Array }).array.subarray(0, column.length);
 }
 
 /** The raw identifiers of `entities` by dense id (what a search index is built from). */

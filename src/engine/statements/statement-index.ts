@@ -117,6 +117,12 @@ export interface StatementRows {
    * read by buildFromSpo only, whose input rows are the SPO rows (else `given` is asked row by row).
    */
   spoFingerprints?: () => FingerprintColumn;
+  /**
+   * What `given` answers, as columns by input row, when no row gave a text fingerprint: `given[r]`
+   * 1 when row r gave hex halves, `hi[r]` and `lo[r]` those (FingerprintColumn.gathered). Read by
+   * the sorting builds in place of asking `given` twice for every row.
+   */
+  givenColumns?: () => { given: Uint8Array; hi: Uint32Array; lo: Uint32Array };
 }
 
 export class StatementIndex {
@@ -339,7 +345,12 @@ export class StatementIndex {
     orderRunsByFingerprint(order, subject, spoP, object, (row, s, p, o) => fingerprintOf(row, s, predicates[p]!, o));
     // The given fingerprints in SPO order, before the packed rows: the caller's copy of them goes
     // once they are read, so the two copies are held at once beside the working arrays only.
-    const fingerprints = FingerprintColumn.build(m, (j) => input.given(order[j]!));
+    // Each branch: the caller's columns gathered in SPO order, or each row asked through `given`.
+    const columns = input.givenColumns?.();
+    const fingerprints =
+      columns === undefined
+        ? FingerprintColumn.build(m, (j) => input.given(order[j]!))
+        : FingerprintColumn.gathered(order, columns.given, columns.hi, columns.lo);
     input.releaseGiven?.();
 
     const rows = packRows(m, entityCount, P, subject, spoP, object);

@@ -3,7 +3,8 @@
  * (none given, every row hex, a mix of hex, text and derived rows): `given` and `hexHalves` read back
  * what the builder was given, row by row, and `touch` folds exactly the halves of the rows it is
  * given (every-row-hex layout) or reads nothing (the others). fromHexRows makes the column build
- * makes of hex-only rows, section for section.
+ * makes of hex-only rows, section for section, and so does gathered from columns by input row read
+ * in a shuffled order.
  */
 
 import { test } from "uvu";
@@ -79,6 +80,34 @@ for (const share of [0, 0.4, 1]) {
     const from = FingerprintColumn.fromHexRows(n, Uint32Array.from(rows), Uint32Array.from(hi), Uint32Array.from(lo));
     assert.is(sections(from), sections(built));
     for (let row = 0; row < n; row++) assert.is(from.given(row), built.given(row), `row ${row}`);
+  });
+}
+
+for (const share of [0, 0.4, 1]) {
+  test(`gathered (${share * 100}% of the rows hex, the rest derived, in a shuffled order) makes the column build makes`, () => {
+    const rng = new Rng(53 + share * 10);
+    const n = 2000;
+    const flags = new Uint8Array(n);
+    const hi = new Uint32Array(n);
+    const lo = new Uint32Array(n);
+    for (let row = 0; row < n; row++) {
+      // Derived rows keep halves too (the builder's columns do): gathered must not read them.
+      hi[row] = rng.int(0x100000000) >>> 0;
+      lo[row] = rng.int(0x100000000) >>> 0;
+      flags[row] = rng.int(1000) < share * 1000 ? 1 : 0;
+    }
+    const order = Uint32Array.from({ length: n }, (_, j) => j);
+    for (let j = n - 1; j > 0; j--) {
+      const k = rng.int(j + 1);
+      [order[j], order[k]] = [order[k]!, order[j]!];
+    }
+    const built = FingerprintColumn.build(n, (j) => {
+      const row = order[j]!;
+      return flags[row] === 1 ? { hi: hi[row]!, lo: lo[row]! } : undefined;
+    });
+    const gathered = FingerprintColumn.gathered(order, flags, hi, lo);
+    assert.is(sections(gathered), sections(built));
+    for (let j = 0; j < n; j++) assert.is(gathered.given(j), built.given(j), `row ${j}`);
   });
 }
 
