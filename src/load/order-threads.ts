@@ -11,6 +11,8 @@
  *   main -> worker   { op: "count", order, key, range, lo, hi, counts }    (counts: this chunk's
  *                                                                           `range` words)
  *   main -> worker   { op: "scatter", order, key, lo, hi, counts, out }    (counts: its offsets now)
+ *   main -> worker   { op: "gather", into, column, order, lo, hi }         (the statement index's
+ *                                                                           gathers, chunked alike)
  *   worker -> main   { ok: true } | { ok: false, message }                 (after each message)
  *
  * Cost on the loading thread per pass: two messages a worker and O(T * range) for the offsets
@@ -24,6 +26,8 @@ import {
   chunkBounds,
   chunkOffsets,
   countChunk,
+  type GatherPass,
+  gatherChunk,
   type OrderSorter,
   type SortPass,
   scatterChunk,
@@ -42,7 +46,8 @@ type Request =
       hi: number;
       counts: Uint32Array;
       out: Uint32Array;
-    };
+    }
+  | { op: "gather"; into: Uint32Array; column: Uint32Array; order: Uint32Array; lo: number; hi: number };
 
 type Reply = { ok: true } | { ok: false; message: string };
 
@@ -100,6 +105,19 @@ export function startOrderThreads(threads: number, maxRange: number): OrderThrea
       scatterChunk(order, key, 0, chunks[0]![1], views[0]!, out);
       await scattered;
     },
+    async gather(pass: GatherPass) {
+      if (failure !== undefined) throw failure;
+      const m = pass.order.length;
+      // The workers' chunks asked for first, as in a sort pass, so they run while this thread gathers chunk 0.
+      const gathered = Promise.all(
+        Array.from({ length: threads - 1 }, (_, i) => {
+          const [lo, hi] = chunkBounds(m, i + 1, threads);
+          return ask(i + 1, { op: "gather", ...pass, lo, hi });
+        }),
+      );
+      gatherChunk(pass, 0, chunkBounds(m, 0, threads)[1]);
+      await gathered;
+    },
     stop() {
       for (const worker of workers) {
         worker.removeAllListeners("exit");
@@ -114,9 +132,11 @@ function runWorker(): void {
   const port = parentPort!;
   port.on("message", (request: Request) => {
     try {
-      // Each branch: the two halves of a pass.
+      // Each branch: the two halves of a pass, or a gather's chunk.
       if (request.op === "count") countChunk(request.order, request.key, request.lo, request.hi, request.counts);
-      else scatterChunk(request.order, request.key, request.lo, request.hi, request.counts, request.out);
+      else if (request.op === "scatter")
+        scatterChunk(request.order, request.key, request.lo, request.hi, request.counts, request.out);
+      else gatherChunk(request, request.lo, request.hi);
       port.postMessage({ ok: true } satisfies Reply);
     } catch (e) {
       port.postMessage({ ok: false, message: (e as Error).message } satisfies Reply);

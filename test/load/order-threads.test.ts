@@ -3,7 +3,8 @@
  * =================================
  * src/load/order-threads.ts and engine/statements/counting-sort.ts: a sort pass cut into chunks
  * (on this thread, and on 2 and 3 threads) equals a stable sort of the rows by key, on seeded random
- * keys of a wide and a narrow range, and with fewer rows than threads; and loadGraph with 1 and with
+ * keys of a wide and a narrow range, and with fewer rows than threads; a gather on 2 and 3 threads
+ * reads each row's value; and loadGraph with 1 and with
  * 2 and 3 threads (the orders sorted by the threads) gives the same content tag and snapshot bytes,
  * on seeded generated graphs with runs of one triple under several fingerprints.
  */
@@ -20,6 +21,7 @@ import {
   chunkBounds,
   chunkOffsets,
   countChunk,
+  gatherChunk,
   scatterChunk,
   sortPass,
 } from "../../src/engine/statements/counting-sort.js";
@@ -94,6 +96,25 @@ for (const [seed, m, range] of [
         sorter.stop();
       }
     }
+  });
+
+  test(`seed ${seed}: ${m} rows: a gather in SPO order on 2 and 3 threads reads each row's value`, async () => {
+    const pass = randomPass(new Rng(seed + 100), m, range);
+    const gather = { into: pass.out, column: pass.key, order: pass.order };
+    const want = Array.from(pass.order, (row) => pass.key[row]!);
+    for (const threads of [2, 3]) {
+      const sorter = startOrderThreads(threads, range);
+      try {
+        pass.out.fill(0);
+        await sorter.gather(gather);
+        assert.equal(Array.from(pass.out), want, `${threads} threads`);
+      } finally {
+        sorter.stop();
+      }
+    }
+    pass.out.fill(0);
+    gatherChunk(gather, 0, m);
+    assert.equal(Array.from(pass.out), want, "this thread");
   });
 }
 

@@ -12,8 +12,10 @@
  *
  * Cost: O(M) reads and writes per pass and O(T * range) for the offsets. The random accesses (a
  * key per row, a count per key, an output position per row) dominate; T threads keep T times as
- * many misses in flight. The threads themselves are the loader's (load/order-threads.ts): this file
- * holds the arithmetic only, the same on every thread.
+ * many misses in flight. The statement index's three gathers of its ids in SPO order (one random
+ * read a row: GatherPass) are cut into the same chunks and share the threads alike. The threads
+ * themselves are the loader's (load/order-threads.ts): this file holds the arithmetic only, the
+ * same on every thread.
  */
 
 /** One stable counting sort the statement index asks for. */
@@ -27,11 +29,30 @@ export interface SortPass {
   out: Uint32Array;
 }
 
-/** Runs sort passes on several threads (load/order-threads.ts); one thread calls sortPass itself. */
+/**
+ * One gather the statement index asks for beside its sorts: into[j] = column[order[j]], every j
+ * (one random read a row; its rows cut into chunks as a sort pass's are, each written by one thread).
+ */
+export interface GatherPass {
+  into: Uint32Array;
+  /** Read only; not `into`. */
+  column: Uint32Array;
+  /** Read only; not `into`. */
+  order: Uint32Array;
+}
+
+/** Runs sort passes and gathers on several threads (load/order-threads.ts); one thread calls sortPass, gatherChunk itself. */
 export interface OrderSorter {
   /** Whether the arrays of a pass must be on SharedArrayBuffers (the other threads read them). */
   readonly shared: boolean;
   sort(pass: SortPass): Promise<void>;
+  gather(pass: GatherPass): Promise<void>;
+}
+
+/** into[j] = column[order[j]] for j in [lo, hi). */
+export function gatherChunk(pass: GatherPass, lo: number, hi: number): void {
+  const { into, column, order } = pass;
+  for (let j = lo; j < hi; j++) into[j] = column[order[j]!]!;
 }
 
 /** The chunk [lo, hi) of the M rows for thread t of T (consecutive, as even as can be). */

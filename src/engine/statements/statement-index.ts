@@ -37,7 +37,7 @@
 import { EliasFano } from "../succinct/elias-fano.js";
 import { FingerprintColumn, type GivenFingerprint } from "./fingerprint-column.js";
 import { KeySample } from "./key-sample.js";
-import { type OrderSorter, type SortPass, sortPass } from "./counting-sort.js";
+import { type GatherPass, gatherChunk, type OrderSorter, type SortPass, sortPass } from "./counting-sort.js";
 import { IntVector, readBits, threeFieldsBelow, writeBits } from "../succinct/int-vector.js";
 import type { SerialReader, SerialWriter } from "../serial.js";
 
@@ -218,7 +218,9 @@ export class StatementIndex {
     const steps = StatementIndex.steps(input, entityCount, fingerprintOf, onProgress, (m) => new Uint32Array(m));
     for (let step = steps.next(); ; step = steps.next()) {
       if (step.done === true) return step.value;
-      sortPass(step.value, counts);
+      // Each branch: the step is a gather or a sort pass.
+      if ("into" in step.value) gatherChunk(step.value, 0, step.value.order.length);
+      else sortPass(step.value, counts);
     }
   }
 
@@ -242,7 +244,9 @@ export class StatementIndex {
     const steps = StatementIndex.steps(input, entityCount, fingerprintOf, onProgress, allocate);
     for (let step = steps.next(); ; step = steps.next()) {
       if (step.done === true) return step.value;
-      await sorter.sort(step.value);
+      // Each branch: the step is a gather or a sort pass.
+      if ("into" in step.value) await sorter.gather(step.value);
+      else await sorter.sort(step.value);
     }
   }
 
@@ -312,7 +316,7 @@ export class StatementIndex {
     fingerprintOf: (inputRow: number, s: number, p: number, o: number) => string,
     onProgress: ((done: number, total: number) => void) | undefined,
     allocate: (m: number) => Uint32Array,
-  ): Generator<SortPass, StatementIndex, void> {
+  ): Generator<SortPass | GatherPass, StatementIndex, void> {
     const m = input.subject.length;
     const total = 6;
     const predicates = densePredicates(input, entityCount);
@@ -337,9 +341,14 @@ export class StatementIndex {
     // the runs of one triple and the packed rows below read them in order. Each is gathered into
     // the array the one before it left free (the sort's spare first, then each input column once
     // read): five arrays of M words at once, not eight.
-    let subject = gather(other, input.subject, order);
-    const spoP = gather(input.subject, pIndex, order);
-    const object = gather(pIndex, input.object, order);
+    // Each gather is yielded to the driver (on several threads when it has them); each must end
+    // before the next, which writes over the column the one before it read.
+    let subject = other;
+    yield { into: subject, column: input.subject, order };
+    const spoP = input.subject;
+    yield { into: spoP, column: pIndex, order };
+    const object = pIndex;
+    yield { into: object, column: input.object, order };
     const spare = input.object;
     // Reordering a run of one triple changes only which input row is where, not the ids.
     orderRunsByFingerprint(order, subject, spoP, object, (row, s, p, o) => fingerprintOf(row, s, predicates[p]!, o));
@@ -853,12 +862,6 @@ function packRows(
     writeBits(rows, bit + sBits + pBits, sBits, object[j]!);
   }
   return rows;
-}
-
-function gather(into: Uint32Array, column: Uint32Array, order: Uint32Array): Uint32Array {
-  const m = order.length;
-  for (let j = 0; j < m; j++) into[j] = column[order[j]!]!;
-  return into;
 }
 
 /** Sorts each run of one triple in `order` by fingerprint text (`fingerprintOf` given the run's triple too). */
