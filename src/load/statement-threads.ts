@@ -388,44 +388,33 @@ function readShape(
   return flag;
 }
 
+/** Line k's entity of `role` (0 subject, 1 predicate, 2 object) in the table, from its hashes and home slot read ahead; -1 when absent. */
+function probeRole(table: EntityIdTable, line: Uint8Array, pipe: Pipeline, k: number, role: number): number {
+  const home = pipe.homes[3 * k + role]!;
+  return probeEntitySlot(
+    table,
+    line,
+    pipe.ids[6 * k + 2 * role]!,
+    pipe.ids[6 * k + 2 * role + 1]!,
+    home,
+    slotEntry(table, home),
+  );
+}
+
 /**
  * Finishes the pipeline's lines in order: looks their ids up (their home slots were read by
  * readShape) and writes their rows; a line whose shape sent it back, or one with an unknown entity,
  * goes back as its bytes (in order, so batch.raw holds them as the rows flag them). Empties the pipeline.
  */
 function resolveRows(table: EntityIdTable, batch: BatchWriter, pipe: Pipeline): void {
-  const { ids, homes } = pipe;
   for (let k = 0; k < pipe.count; k++) {
     const at = pipe.at[k]!;
     const line = pipe.buffers[k]!;
     let flag = pipe.flag[k]!;
     // Each branch: a line whose shape is read and whose three ids are known is a row; any other goes back.
-    const s =
-      flag === ROW_RAW
-        ? -1
-        : probeEntitySlot(table, line, ids[6 * k]!, ids[6 * k + 1]!, homes[3 * k]!, slotEntry(table, homes[3 * k]!));
-    const p =
-      s < 0
-        ? -1
-        : probeEntitySlot(
-            table,
-            line,
-            ids[6 * k + 2]!,
-            ids[6 * k + 3]!,
-            homes[3 * k + 1]!,
-            slotEntry(table, homes[3 * k + 1]!),
-          );
-    const o =
-      p < 0
-        ? -1
-        : probeEntitySlot(
-            table,
-            line,
-            ids[6 * k + 4]!,
-            ids[6 * k + 5]!,
-            homes[3 * k + 2]!,
-            slotEntry(table, homes[3 * k + 2]!),
-          );
+    const s = flag === ROW_RAW ? -1 : probeRole(table, line, pipe, k, 0);
+    const p = s < 0 ? -1 : probeRole(table, line, pipe, k, 1);
+    const o = p < 0 ? -1 : probeRole(table, line, pipe, k, 2);
     if (o < 0) {
       // Blank lines too: the main thread skips them as one thread does.
       batch.flags[at] = ROW_RAW;
