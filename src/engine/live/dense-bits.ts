@@ -2,7 +2,7 @@
  * Dense bits
  * ==========
  * A set of a base's dense entity ids as one bit an id (a Uint32Array of ceil(n / 32) words): the
- * live graph's tombstoned base entities as its order "name" search reads them (live-graph.ts).
+ * live graph's tombstoned base entities and its replaced ones (live-graph.ts).
  * A page of the base's items is checked against it, item by item at ids spread over the whole
  * base: a bit, not a byte, an id makes the array 8 times smaller (128 KiB at a million entities,
  * where a byte an id takes 1 MiB), so those look-ups find it in the CPU's caches.
@@ -18,6 +18,11 @@ export function denseBits(n: number): Uint32Array {
 /** Puts `d` in `bits`. */
 export function markBit(bits: Uint32Array, d: number): void {
   bits[d >>> 5]! |= 1 << (d & 31);
+}
+
+/** Takes `d` out of `bits`. */
+export function clearBit(bits: Uint32Array, d: number): void {
+  bits[d >>> 5]! &= ~(1 << (d & 31));
 }
 
 /** Whether `d` is in `bits`. */

@@ -127,7 +127,7 @@ import {
 } from "../types.js";
 import { checkSearchParams, checkStatementsParams } from "../validate.js";
 import { BaseFingerprints, type BaseFingerprintsState } from "./base-fingerprints.js";
-import { countBits, denseBits, dropBits, hasBit, markBit } from "./dense-bits.js";
+import { clearBit, countBits, denseBits, dropBits, hasBit, markBit } from "./dense-bits.js";
 import { GRAM, GramIndex, type JoinedList } from "./gram-index.js";
 import {
   type ChangeBatch,
@@ -360,18 +360,16 @@ export class LiveGraph implements ReadGraph {
   /** Base entities replaced (put again, not deleted): their rawIdentifier now, for base statements naming them. */
   #replaced = new Map<string, string>();
   /**
-   * The same base entities by dense id, a bit each (replacedBit), made at the first; a base page's
+   * The same base entities by dense id, a bit each (dense-bits.ts), made at the first; a base page's
    * items are checked by it (a bit, not a byte, an entity: 8 times fewer cache lines to miss).
    */
   #replacedBase: Uint32Array | undefined;
   /** Base entities replaced or deleted, by entityId and by 3-grams. */
   #hiddenEntities = new Map<string, HiddenEntity>();
   #hiddenGrams = new GramIndex<HiddenEntity>();
-  /** The same base entities by dense id (1: hidden), made at the first. */
-  #hiddenBase: Uint8Array | undefined;
   /**
-   * The same again, a bit each (dense-bits.ts), made at the first: an order "name" search page's
-   * items are checked by it (8 times fewer cache lines to miss than #hiddenBase's bytes).
+   * The same base entities by dense id, a bit each (dense-bits.ts), made at the first: a search
+   * page's items are checked by it (a bit, not a byte, an entity: fewer cache lines to miss).
    */
   #hiddenBits: Uint32Array | undefined;
   /** Statements put since the base, by fingerprint and in each order. */
@@ -725,19 +723,17 @@ export class LiveGraph implements ReadGraph {
         const hidden = { entityId: id, folded: this.#fold(e.rawIdentifier(d)), type: e.entity(d).type };
         this.#hiddenEntities.set(id, hidden);
         this.#hiddenGrams.add(hidden);
-        this.#hiddenBase ??= new Uint8Array(this.#base.entityCount);
-        this.#hiddenBase[d] = 1;
         this.#hiddenBits ??= denseBits(this.#base.entityCount);
         markBit(this.#hiddenBits, d);
       }
       // Each branch: a base entity put again shows its new name on base statements; deleted, none name it.
       if (d >= 0 && entity !== null) {
         this.#replaced.set(id, entity.rawIdentifier);
-        this.#replacedBase ??= new Uint32Array(Math.ceil(this.#base.entityCount / 32));
-        this.#replacedBase[d >>> 5]! |= 1 << (d & 31);
+        this.#replacedBase ??= denseBits(this.#base.entityCount);
+        markBit(this.#replacedBase, d);
       } else if (d >= 0) {
         this.#replaced.delete(id);
-        if (this.#replacedBase !== undefined) this.#replacedBase[d >>> 5]! &= ~(1 << (d & 31));
+        if (this.#replacedBase !== undefined) clearBit(this.#replacedBase, d);
       }
       if (entity === null) this.#entities.delete(id);
       else {
@@ -903,7 +899,7 @@ export class LiveGraph implements ReadGraph {
         }
         // A replaced or deleted base entity is not the base's to place (the delta's copy, if any, is):
         // out of the stream, so a stream read tells it by the one byte it reads anyway.
-        if (this.#hiddenBase !== undefined && this.#hiddenBase[d] === 1) {
+        if (this.#hiddenBits !== undefined && hasBit(this.#hiddenBits, d)) {
           setStreamState(state, d, LEFT_STREAM);
           continue;
         }
@@ -2054,7 +2050,7 @@ export class LiveGraph implements ReadGraph {
   private rawOf(id: string, d: number): string {
     const replaced = this.#replacedBase;
     // Each branch: a base entity not replaced (by its dense id: no look-up by entityId), or the delta's.
-    if (d >= 0 && (replaced === undefined || !replacedBit(replaced, d))) return rawIdentifierOf(this.#base, d);
+    if (d >= 0 && (replaced === undefined || !hasBit(replaced, d))) return rawIdentifierOf(this.#base, d);
     return this.#entities.get(id)!.rawIdentifier;
   }
 
@@ -2147,7 +2143,7 @@ export class LiveGraph implements ReadGraph {
     const base = this.#parts;
     const table = base.entities;
     const baseN = table.size;
-    const hiddenBase = this.#hiddenBase;
+    const hiddenBits = this.#hiddenBits;
     const counts = this.baseCounts();
     const delta = [...this.#entities.values()].sort((x, y) =>
       x.entityId < y.entityId ? -1 : x.entityId > y.entityId ? 1 : 0,
@@ -2197,7 +2193,7 @@ export class LiveGraph implements ReadGraph {
       const id = table.entityId(d);
       while (i < delta.length && delta[i]!.entityId < id) emitDelta(delta[i++]!);
       // A base entity replaced or deleted: its delta version (if any) comes from the delta.
-      if (hiddenBase !== undefined && hiddenBase[d] === 1) continue;
+      if (hiddenBits !== undefined && hasBit(hiddenBits, d)) continue;
       entityIds[k] = id;
       rawIdentifiers[k] = table.rawIdentifier(d);
       types[k] = table.typeOf(d);
@@ -2366,7 +2362,6 @@ export class LiveGraph implements ReadGraph {
     this.#replacedBase = next.#replacedBase;
     this.#hiddenEntities = next.#hiddenEntities;
     this.#hiddenGrams = next.#hiddenGrams;
-    this.#hiddenBase = next.#hiddenBase;
     this.#hiddenBits = next.#hiddenBits;
     this.#statements = next.#statements;
     this.#statementFilter = next.#statementFilter;
@@ -2435,7 +2430,7 @@ function pairMayHold(bits: Uint32Array, a: number, b: number): boolean {
  * replacedFilterOf), then, only when set, in the exact bitmap `marked`.
  */
 function mayBeReplaced(bits: Uint32Array, mask: number, marked: Uint32Array, d: number): boolean {
-  return (bits[(d & mask) >>> 5]! & (1 << (d & 31))) !== 0 && replacedBit(marked, d);
+  return (bits[(d & mask) >>> 5]! & (1 << (d & 31))) !== 0 && hasBit(marked, d);
 }
 
 /** How many bits of `word` are set. */
@@ -2557,11 +2552,6 @@ function prefixOf(order: Order, s: string | undefined, p: string | undefined, o:
     prefix.push(part);
   }
   return prefix;
-}
-
-/** Whether bit `d` of `bits` is set (LiveGraph's #replacedBase). */
-function replacedBit(bits: Uint32Array, d: number): boolean {
-  return (bits[d >>> 5]! & (1 << (d & 31))) !== 0;
 }
 
 /**
