@@ -216,6 +216,13 @@ export class ScoreSearch {
   #streamMoved = new Uint8Array(64);
   /** The rescored gram index's sorted lists' columns (scores, gram signatures), made on a list's first walk. */
   #rescoredColumns = new WeakMap<readonly RescoredEntity[], ScoreList<RescoredEntity>>();
+  /**
+   * The base's score rank of each dense id (the inverse of the score index's rank to dense id), for
+   * the hint of a cursor whose last item is a rescored entity: made at the first such cursor over
+   * a base (two sequential reads an entity, 4 bytes each: about 10 ms at 1M entities), let go at a swap.
+   */
+  #srankOfId: Uint32Array | undefined;
+  #srankOfIdBase: Graph | undefined;
   /** A read's query's gram signature (gram-signature.ts; a read is synchronous). */
   readonly #querySignature = new Int32Array(2);
   /** Rescored entities by their score now, highest first (the order of their gram index's sorted lists). */
@@ -380,6 +387,19 @@ export class ScoreSearch {
     }
   }
 
+  /** Base entity `d`'s score rank in the base (see #srankOfId). */
+  private srankOf(d: number): number {
+    if (this.#srankOfIdBase !== this.#live.base || this.#srankOfId === undefined) {
+      const search = this.#live.parts.searchIndex;
+      const index = this.#live.parts.scoreIndex;
+      const srankOfId = new Uint32Array(index.entityCount);
+      for (let rank = 0; rank < srankOfId.length; rank++) srankOfId[search.idAt(rank)] = index.srankOfRank.get(rank);
+      this.#srankOfId = srankOfId;
+      this.#srankOfIdBase = this.#live.base;
+    }
+    return this.#srankOfId[d]!;
+  }
+
   /**
    * A page in order "score" (LiveGraph.search() with order "score"): the delta's matches after the key (its
    * entities, and the base entities whose scores left the base's stream: rescored()) merged with
@@ -439,16 +459,21 @@ export class ScoreSearch {
         rank: -1,
         srank: -1,
       };
-      const srank = searchHintPosition(this.#live.base, content.part(SEARCH_PART.hint));
-      // Each branch: a hint of this base names the key's entity's base score rank (hints are written
-      // for stream items): the key is its base key (resume right after it), or the entity was raised
-      // (its key placed before it, no name looked up); else the key is placed.
-      if (srank >= 0 && srank < index.entityCount) {
+      const position = searchHintPosition(this.#live.base, content.part(SEARCH_PART.hint));
+      const N = index.entityCount;
+      // Each branch: a hint of this base names the key's entity's base score rank: a stream item's
+      // (below N: its base key, resume right after it, or raised, its key placed before it) or a
+      // rescored entity's (N past it: its key placed by its score now, no name looked up); else the
+      // key is placed by its name.
+      if (position >= 0 && position < 2 * N) {
         const bounds = content.attachment as SearchBounds | undefined;
+        const moved = position >= N;
+        const srank = moved ? position - N : position;
         // The key is that base entity's (its name unchanged): a stream item of the key's tier and
         // score is placed against it by name rank, no identifier folded.
         after.rank = index.rankAt(srank);
-        resume = score > index.scoreAt(scores, srank) ? { tier, at: srank, score, bounds } : { tier, srank, bounds };
+        resume =
+          moved || score > index.scoreAt(scores, srank) ? { tier, at: srank, score, bounds } : { tier, srank, bounds };
       } else {
         const entityAt = parts.dictionary.lowerBound(entityId);
         const entityExact = entityAt < this.#live.base.entityCount && parts.dictionary.is(entityAt, entityId);
@@ -604,8 +629,16 @@ export class ScoreSearch {
       const last = out[n - 1]!;
       const e = items[n - 1]!;
       // A stream item's score rank resumes the base: right after it (its base key), or, raised, past
-      // the base's items of higher score or of its score and a name before it (see the cursor's decoding).
-      const hint = last.srank >= 0 ? searchHint(this.#live.base, last.srank) : "";
+      // the base's items of higher score or of its score and a name before it (see the cursor's
+      // decoding). Each branch: a stream item's score rank; a rescored base entity's, N past it (its
+      // score moved either way: a base that reads the cursor places its key by name, as it must a
+      // lowered one); a delta entity has none.
+      const hint =
+        last.srank >= 0
+          ? searchHint(this.#live.base, last.srank)
+          : last.d >= 0
+            ? searchHint(this.#live.base, index.entityCount + this.srankOf(last.d))
+            : "";
       nextCursor = this.#live.cursors.encode(
         ENDPOINT_SEARCH,
         tag,

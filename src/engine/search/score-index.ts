@@ -133,9 +133,9 @@ export type ScoreResume =
    */
   | { tier: number; score: number; folded: string; entityAt: number; entityExact: boolean }
   /**
-   * A key of this graph's entity at srank `at` whose score was raised to `score` (above its score
-   * here) by a merge layer: placed among the sranks before `at`, its name rank known (a cursor of
-   * this content), with the query's bounds when kept.
+   * A key of this graph's entity at srank `at` whose score a merge layer moved to `score` (raised:
+   * placed among the sranks before `at`; lowered: after it), its name rank known (a cursor of this
+   * content), with the query's bounds when kept.
    */
   | { tier: number; at: number; score: number; bounds: SearchBounds | undefined };
 
@@ -555,7 +555,7 @@ export class ScoreIndex {
         : "srank" in after
           ? after.srank + 1
           : "at" in after
-            ? this.srankAfterRaised(scores, after.at, after.score)
+            ? this.srankAfterMoved(scores, after.at, after.score)
             : this.srankAfter(search, scores, after);
     const fromTier = after === null ? TIER_EXACT : after.tier;
     const docType = type < 0 ? ANY_TYPE : type;
@@ -1039,12 +1039,14 @@ export class ScoreIndex {
   }
 
   /**
-   * srankAfter for the key of the entity at srank `at` raised to `score` (above its score here):
-   * its name rank is known (the first rank after the key's is the next one), and every srank of
-   * `score` or more lies before `at` (scores descend along sranks), so the searches stay below it.
+   * srankAfter for the key of the entity at srank `at` with its score moved to `score`: its name
+   * rank is known (the first rank after the key's is the next one), so no identifier is searched.
+   * Each branch: raised above its score here, every srank of `score` or more lies before `at`
+   * (scores descend along sranks: the searches stay below it); else anywhere from `at` on.
    */
-  srankAfterRaised(scores: Scores, at: number, score: number): number {
-    return this.srankAfterAt(scores, score, this.rankOfSrank.get(at) + 1, at);
+  srankAfterMoved(scores: Scores, at: number, score: number): number {
+    const limit = score > this.scoreAt(scores, at) ? at : this.entityCount;
+    return this.srankAfterAt(scores, score, this.rankOfSrank.get(at) + 1, limit);
   }
 
   /**

@@ -867,6 +867,68 @@ test("order=score: a cursor whose last item is a raised stream item resumes befo
   assert.equal(onBase.items, baseOracle.search("ka", undefined, "score"), "the rest on the base");
 });
 
+test("order=score: a cursor whose last item is a rescored entity (lowered, or raised past the stream's bound) resumes exactly, on the live graph and on its base", () => {
+  // Ten "ka N" of counted score 2; "ka 5" lowered to 1 and "ka 7" raised to 6 (both leave the
+  // base's stream: rescored). A walk of pages of one ends a page on each: its cursor's hint names
+  // the entity's base score rank past N, which the live graph resumes by and the base reads as a
+  // key of other content (placed by its score and name).
+  const entities: EntityData[] = [];
+  for (let i = 0; i < 10; i++)
+    entities.push({ entityId: `k${i}`, rawIdentifier: `ka ${i}`, type: "0", sourceType: "" });
+  for (const id of ["zz", "o1", "o2", "o3", "o4", "o5", "o6"])
+    entities.push({ entityId: id, rawIdentifier: id, type: "1", sourceType: "", score: 0 });
+  // An infix item after the prefix tier, so that a page can end on the last "ka N".
+  entities.push({ entityId: "zk", rawIdentifier: "z ka", type: "1", sourceType: "", score: 0 });
+  const statements = [];
+  for (let i = 0; i < 10; i++)
+    for (const o of ["o1", "o2"])
+      statements.push({ subjectEntityId: `k${i}`, predicateEntityId: "zz", objectEntityId: o });
+  const data: GraphData = { entities, statements };
+  const base = buildGraph(data, "rescored-test");
+  const live = new LiveGraph(base, { cursorSecret: "rescored-test" });
+  const baseOracle = new LiveOracle(data).oracle();
+  const oracle = new LiveOracle(data);
+  const lowered = [...oracle.statements.values()].find((x) => x.subjectEntityId === "k5")!;
+  const changes: Change[] = [{ op: "delete", statementFingerprint: lowered.statementFingerprint }];
+  for (const o of ["o3", "o4", "o5", "o6"])
+    changes.push({ op: "put", statement: { subjectEntityId: "k7", predicateEntityId: "zz", objectEntityId: o } });
+  assert.ok(oracle.apply(changes).ok);
+  live.apply(changes);
+  const expected = oracle.oracle().search("ka", undefined, "score");
+  assert.equal(
+    [expected[0]!.entityId, expected[9]!.entityId, expected[10]!.entityId],
+    ["k7", "k5", "zk"],
+    "k7 raised first, k5 lowered last of the prefix tier",
+  );
+  const cursors = new Map<string, string>();
+  let cursor: string | undefined;
+  const walked: Entity[] = [];
+  for (;;) {
+    const page = live.search({ q: "ka", order: "score", limit: 1, cursor });
+    walked.push(...page.items);
+    if (page.nextCursor === null) break;
+    cursor = page.nextCursor;
+    cursors.set(page.items[0]!.entityId, cursor);
+  }
+  assert.equal(walked, expected, "the walk in pages of one");
+  for (const [id, at] of [
+    ["k7", 1],
+    ["k5", 10],
+  ] as const)
+    assert.equal(
+      live.search({ q: "ka", order: "score", limit: 100, cursor: cursors.get(id)! }).items,
+      expected.slice(at),
+      `after ${id} on the live graph`,
+    );
+  // On the base every "ka N" scores 2: after the raised key (score 6) all of them, after the
+  // lowered one's (score 1) only the infix tier's.
+  const onBase = baseOracle.search("ka", undefined, "score");
+  const afterRaised = base.search({ q: "ka", order: "score", limit: 100, cursor: cursors.get("k7")! });
+  assert.equal(afterRaised.items, onBase, "after k7 on the base");
+  const afterLowered = base.search({ q: "ka", order: "score", limit: 100, cursor: cursors.get("k5")! });
+  assert.equal(afterLowered.items, onBase.slice(10), "after k5 on the base");
+});
+
 test("order=score: an entity of a long prefix tier whose score fell below the page's last (an infix item) is still on the page", () => {
   // 80 entities "ka NN" (the prefix tier of "ka ", a query of one 3-gram: too many ranks to ask the rescored map by), 30
   // "x ka NN" (infix) with higher given scores; p05 and i03 have counted scores, both lowered.

@@ -239,7 +239,7 @@ test("walks of several queries interleaved page by page: a band or tier kept fro
   }
 });
 
-test("scoreAt (runs of equal scores over the sranks) and the resume after a raised key, against brute force", () => {
+test("scoreAt (runs of equal scores over the sranks) and the resume after a raised or lowered key, against brute force", () => {
   let checks = 0;
   for (let seed = 1; seed <= 60; seed++) {
     const rng = new Rng(seed);
@@ -261,15 +261,15 @@ test("scoreAt (runs of equal scores over the sranks) and the resume after a rais
         assert.unreachable(`seed ${seed} srank ${s}: ${index.scoreAt(scores, s)}`);
       checks++;
     }
-    // A key of the entity at srank `at` raised to `score`: the first srank after it is the first
-    // whose (score descending, name rank) comes after (score, the entity's name rank).
-    for (let k = 0; k < 20 && n > 0; k++) {
+    // A key of the entity at srank `at` moved to `score` (raised, lowered, or kept): the first srank
+    // after it is the first whose (score descending, name rank) comes after (score, the entity's name rank).
+    for (let k = 0; k < 30 && n > 0; k++) {
       const at = rng.int(n);
-      const score = scoreOf(at) + rng.range(1, 4);
+      const score = Math.max(0, scoreOf(at) + rng.range(-3, 4));
       const rank = index.rankAt(at);
       let want = 0;
       while (want < n && (scoreOf(want) > score || (scoreOf(want) === score && index.rankAt(want) <= rank))) want++;
-      const got = index.srankAfterRaised(scores, at, score);
+      const got = index.srankAfterMoved(scores, at, score);
       assert.is(got, want, `seed ${seed} at ${at} score ${score}`);
       checks++;
     }
