@@ -172,6 +172,8 @@ import {
   LEFT_STREAM,
   type LiveScoreView,
   type RescoredEntity,
+  RescoredGrams,
+  type RescoredSet,
   SCORE_RAISE_MAX,
   ScoreSearch,
   setStreamState,
@@ -329,7 +331,7 @@ export class LiveGraph implements ReadGraph {
   #maxRaise = 0;
   /** Base entities with a counted score the delta lowered, or raised by more than SCORE_RAISE_MAX: by id and by 3-grams. */
   #rescoredById = new Map<number, RescoredEntity>();
-  #rescoredGrams = new GramIndex<RescoredEntity>();
+  #rescoredGrams = new RescoredGrams();
   /**
    * Each base entity's place in the base's order=score stream, by dense id, two bits each
    * (streamStateOf; made at the first change of a count): 0 there at its base score,
@@ -883,7 +885,7 @@ export class LiveGraph implements ReadGraph {
    * SCORE_RAISE_MAX), and each base entity's place in the base's stream (#streamState), brought up
    * to date first with the raise bound. O(entities marked since the last call).
    */
-  private rescored(): { byId: ReadonlyMap<number, RescoredEntity>; grams: GramIndex<RescoredEntity> } {
+  private rescored(): RescoredSet {
     if (this.#dirty.length > 0) {
       const adjustments = this.adjustments();
       const flags = this.#dirtyFlag!;
@@ -921,6 +923,7 @@ export class LiveGraph implements ReadGraph {
           type: entity.type,
           entity,
           score: this.#parts.scores.at(d) + adjust,
+          lowered: adjust < 0,
         };
         setStreamState(state, d, LEFT_STREAM);
         this.#rescoredById.set(d, r);

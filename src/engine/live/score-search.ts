@@ -54,7 +54,7 @@ import { MAX_SCORE, SEARCH_MAX_LIMIT } from "../limits.js";
 import type { ScoreHits, ScoreResume } from "../search/score-index.js";
 import type { SearchBounds } from "../search/search-index.js";
 import type { Entity, EntityType, Page, SearchParams } from "../types.js";
-import { GRAM, type GramIndex, type GramKey } from "./gram-index.js";
+import { GRAM, GramIndex, type GramKey } from "./gram-index.js";
 import { mayContain, signatureInto, signaturesOf } from "./gram-signature.js";
 import {
   cmp,
@@ -156,12 +156,36 @@ export interface RescoredEntity {
   readonly entity: Entity;
   /** Its score now (an entity whose count changes is made again). */
   readonly score: number;
+  /**
+   * Whether its score now is below its base score: the base's listing meets it before its place
+   * now, so a read from the start places it from the listing (its score from byId) and only a
+   * resumed read looks for those the listing left behind the resume point (RescoredGrams.lowered).
+   */
+  readonly lowered: boolean;
+}
+
+/**
+ * The rescored entities by 3-grams, in two indexes: those raised past SCORE_RAISE_MAX, which every
+ * read walks (the base's listing meets them after their place now, or not at all), and the lowered
+ * ones, which only a resumed read walks.
+ */
+export class RescoredGrams {
+  readonly raised = new GramIndex<RescoredEntity>();
+  readonly lowered = new GramIndex<RescoredEntity>();
+
+  add(r: RescoredEntity): void {
+    (r.lowered ? this.lowered : this.raised).add(r);
+  }
+
+  remove(r: RescoredEntity): void {
+    (r.lowered ? this.lowered : this.raised).remove(r);
+  }
 }
 
 /** The rescored base entities (LiveGraph's rescored()): by dense id and by 3-grams. */
 export interface RescoredSet {
   readonly byId: ReadonlyMap<number, RescoredEntity>;
-  readonly grams: GramIndex<RescoredEntity>;
+  readonly grams: RescoredGrams;
 }
 
 /** What the order=score read takes of a LiveGraph, read at each call (see the banner). */
@@ -243,6 +267,7 @@ export class ScoreSearch {
     pending: readonly ScoreItem[],
     found: readonly ScoreItem[],
     want: number,
+    after: ScoreItem | undefined,
     compare: (x: ScoreItem, y: ScoreItem) => number,
     select: (x: DeltaEntity, entity: Entity, score: number, d: number) => void,
   ): void {
@@ -274,7 +299,7 @@ export class ScoreSearch {
     signatureInto(fq, query, 0);
     /** The page's last item so far (undefined: the page is not full), told again after each match. */
     let last = nthOfTwo(pending, found, want, compare);
-    let i = 0;
+    let i = walkStart(scores, after);
     for (; i < items.length; i++) {
       // The columns first (read in order): the candidate's object only when its score ties the
       // last's or its signature may hold the query.
@@ -322,23 +347,28 @@ export class ScoreSearch {
    * for them alone.
    */
   private rescoredByScore(
-    rescored: RescoredSet,
+    grams: GramIndex<RescoredEntity>,
+    byId: ReadonlyMap<number, RescoredEntity>,
+    lowered: boolean,
+    skip: ((r: RescoredEntity) => boolean) | undefined,
     fq: string,
     typeName: EntityType | undefined,
     bounds: SearchBounds | null,
     pending: readonly ScoreItem[],
     found: readonly ScoreItem[],
     want: number,
+    after: ScoreItem | undefined,
     compare: (x: ScoreItem, y: ScoreItem) => number,
     select: (x: RescoredEntity, entity: Entity, score: number, d: number) => void,
   ): void {
     // Each branch: a query shorter than a gram has no sorted list (every rescored entity, checked).
     if (fq.length < GRAM) {
-      const all = rescored.grams.candidates(fq);
-      for (const r of all.items) if (matches(r, all.check, fq, typeName)) select(r, r.entity, r.score, r.baseId);
+      const all = grams.candidates(fq);
+      for (const r of all.items)
+        if (matches(r, all.check, fq, typeName) && skip?.(r) !== true) select(r, r.entity, r.score, r.baseId);
       return;
     }
-    const side = rescored.grams.sortedCandidates(fq, this.#byScoreNow);
+    const side = grams.sortedCandidates(fq, this.#byScoreNow);
     const list = side.items;
     let columns = this.#rescoredColumns.get(list);
     if (columns === undefined) {
@@ -350,7 +380,7 @@ export class ScoreSearch {
     signatureInto(fq, query, 0);
     /** The page's last item so far (undefined: the page is not full), told again after each match. */
     let last = nthOfTwo(pending, found, want, compare);
-    let i = 0;
+    let i = walkStart(scores, after);
     for (; i < list.length; i++) {
       // The columns first (read in order): the candidate's object only when its score ties the
       // last's or its signature may hold the query.
@@ -358,7 +388,7 @@ export class ScoreSearch {
       if (last !== undefined && score <= last.score && pastLast(list[i]!, score, last, compare)) break;
       if (side.check && !mayContain(signatures, i, query)) continue;
       const r = list[i]!;
-      if (!matches(r, side.check, fq, typeName)) continue;
+      if (!matches(r, side.check, fq, typeName) || skip?.(r) === true) continue;
       select(r, r.entity, score, r.baseId);
       last = nthOfTwo(pending, found, want, compare);
     }
@@ -371,10 +401,11 @@ export class ScoreSearch {
     if ((hi - lo) * SIDE_RANK_COST <= list.length - i) {
       const search = this.#live.parts.searchIndex;
       for (let rank = lo; rank < hi; rank++) {
-        const r = rescored.byId.get(search.idAt(rank));
-        // One walked already may be on the page: not selected twice.
-        if (r === undefined || (typeName !== undefined && r.type !== typeName)) continue;
-        if (found.some((x) => x.entity === r.entity)) continue;
+        const r = byId.get(search.idAt(rank));
+        // Only this index's entities (the other's walk asks them); one walked already may be on
+        // the page: not selected twice.
+        if (r === undefined || r.lowered !== lowered || (typeName !== undefined && r.type !== typeName)) continue;
+        if (skip?.(r) === true || found.some((x) => x.entity === r.entity)) continue;
         select(r, r.entity, r.score, r.baseId);
       }
       return;
@@ -383,7 +414,7 @@ export class ScoreSearch {
     for (; i < list.length; i++) {
       const r = list[i]!;
       if (exactOnly ? r.folded !== fq : !r.folded.startsWith(fq)) continue;
-      if (matches(r, side.check, fq, typeName)) select(r, r.entity, r.score, r.baseId);
+      if (matches(r, side.check, fq, typeName) && skip?.(r) !== true) select(r, r.entity, r.score, r.baseId);
     }
   }
 
@@ -441,6 +472,8 @@ export class ScoreSearch {
     // The cursor's key, and where it resumes the base: right after a score rank (its hint), or a key to place.
     let after: ScoreItem | undefined;
     let resume: ScoreResume = null;
+    /** With a cursor, the first score rank the base's listing takes in the key's tier (after.tier). */
+    let resumeAt = 0;
     if (cursor !== undefined) {
       const content = this.#live.cursors.decode(cursor, ENDPOINT_SEARCH, tag);
       if (content.count !== SEARCH_SCORE_PARTS || content.extra > TIER_INFIX) throw unknownCursorShape();
@@ -479,6 +512,15 @@ export class ScoreSearch {
         const entityExact = entityAt < this.#live.base.entityCount && parts.dictionary.is(entityAt, entityId);
         resume = { tier, score, folded: foldOf(after), entityAt, entityExact };
       }
+      // The first score rank the base's listing takes in the key's tier, found once here (the
+      // lowered rescored entities before it are the walk's, those from it on the listing's).
+      resumeAt =
+        "srank" in resume
+          ? resume.srank + 1
+          : "at" in resume
+            ? index.srankAfterMoved(scores, resume.at, resume.score)
+            : index.srankAfter(search, scores, resume);
+      resume = { tier, srank: resumeAt - 1, bounds: "bounds" in resume ? resume.bounds : undefined };
     }
     // The delta's matches after the key, the first `want` kept in order: its entities, and the base
     // entities that left the base's stream (rescored), each counted.
@@ -517,7 +559,10 @@ export class ScoreSearch {
     if (
       quiet &&
       hiddenMatches === 0 &&
-      (rescoredById.size === 0 || countMatches(rescored.grams.candidates(fq), fq, typeName) === 0)
+      (rescoredById.size === 0 ||
+        countMatches(rescored.grams.raised.candidates(fq), fq, typeName) +
+          countMatches(rescored.grams.lowered.candidates(fq), fq, typeName) ===
+          0)
     )
       return this.#live.base.search(params);
     // The base's stream, by score rank from the resume point: its items after the key (tombstoned
@@ -559,13 +604,19 @@ export class ScoreSearch {
       else for (let i = 0; i < n; i++) states[i] = streamStateOf(state, ids[i]!);
       for (let i = 0; i < n; i++) {
         const d = ids[i]!;
-        // Each branch: a rescored, replaced or deleted entity (the delta's to place, if any); one in
-        // the stream, at its base score raised by its state.
+        // Each branch: out of the stream, a lowered rescored entity (placed here by its score now:
+        // the listing meets it before its place), or a replaced, deleted or raised one (the delta's
+        // or the walk's, if any); one in the stream, at its base score raised by its state.
         const moved = states[i]!;
-        if (moved === LEFT_STREAM) continue;
+        let score = baseScores[i]! + moved;
+        if (moved === LEFT_STREAM) {
+          const r = rescoredById.get(d);
+          if (r === undefined || !r.lowered) continue;
+          score = r.score;
+        }
         const item: ScoreItem = {
           tier: hits.tiers[i]!,
-          score: baseScores[i]! + moved,
+          score,
           folded: "",
           entity: undefined,
           d,
@@ -580,9 +631,48 @@ export class ScoreSearch {
       // below, so a page that takes delta or rescored entities lists fewer base items.
       if (!sided) {
         sided = true;
-        this.deltaByScore(fq, typeName, pending, found, want, compare, select);
-        if (rescoredById.size > 0)
-          this.rescoredByScore(rescored, fq, typeName, bounds, pending, found, want, compare, select);
+        this.deltaByScore(fq, typeName, pending, found, want, after, compare, select);
+        const { raised, lowered } = rescored.grams;
+        if (raised.size > 0)
+          this.rescoredByScore(
+            raised,
+            rescoredById,
+            false,
+            undefined,
+            fq,
+            typeName,
+            bounds,
+            pending,
+            found,
+            want,
+            after,
+            compare,
+            select,
+          );
+        // Each branch: a read from the start lists every lowered entity that can be on its page; a
+        // resumed one, those from its resume point on (the walk takes the others after the key).
+        if (lowered.size > 0 && after !== undefined) {
+          const key = after;
+          const listed = (r: RescoredEntity): boolean => {
+            const tier = matchTier(r.folded, fq);
+            return tier > key.tier || (tier === key.tier && this.srankOf(r.baseId) >= resumeAt);
+          };
+          this.rescoredByScore(
+            lowered,
+            rescoredById,
+            true,
+            listed,
+            fq,
+            typeName,
+            bounds,
+            pending,
+            found,
+            want,
+            after,
+            compare,
+            select,
+          );
+        }
       }
       // Each branch: the base's stream ends here, or the page is known once its first `want` items
       // (the stream's and the delta's) come before every base item not listed yet.
@@ -635,7 +725,10 @@ export class ScoreSearch {
       // lowered one); a delta entity has none.
       const hint =
         last.srank >= 0
-          ? searchHint(this.#live.base, last.srank)
+          ? searchHint(
+              this.#live.base,
+              last.srank + (last.score < index.scoreAt(scores, last.srank) ? index.entityCount : 0),
+            )
           : last.d >= 0
             ? searchHint(this.#live.base, index.entityCount + this.srankOf(last.d))
             : "";
@@ -652,6 +745,24 @@ export class ScoreSearch {
     // The walk's total: the base's, less its tombstoned matches, plus the delta's entities that match.
     return { items, nextCursor, total: search.count(fq, type, bounds) - hiddenMatches + deltaMatches };
   }
+}
+
+/**
+ * Where a walk of candidates sorted by score (highest first) starts after the key `after`: at the
+ * first of the key's score or below when the key is of the infix tier (every candidate is of its
+ * tier or a better one, so one of a higher score comes before the key); else at the first (a
+ * candidate of a worse tier than the key's comes after it whatever its score).
+ */
+function walkStart(scores: Float64Array, after: ScoreItem | undefined): number {
+  if (after === undefined || after.tier !== TIER_INFIX) return 0;
+  let lo = 0;
+  let hi = scores.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (scores[mid]! > after.score) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** Puts `item` into `list` (ascending in `compare`), after its equals; the common case, at the end, costs one comparison. */
