@@ -867,7 +867,7 @@ test("order=score: a cursor whose last item is a raised stream item resumes befo
   assert.equal(onBase.items, baseOracle.search("ka", undefined, "score"), "the rest on the base");
 });
 
-test("order=score: a cursor whose last item is a rescored entity (lowered, or raised past the stream's bound) resumes exactly, on the live graph and on its base", () => {
+test("order=score: a cursor whose last item is a rescored entity (lowered: walked or listed; or raised past the stream's bound) resumes exactly, on the live graph and on its base", () => {
   // Ten "ka N" of counted score 2; "ka 5" lowered to 1 and "ka 7" raised to 6 (both leave the
   // base's stream: rescored). A walk of pages of one ends a page on each: its cursor's hint names
   // the entity's base score rank past N, which the live graph resumes by and the base reads as a
@@ -927,6 +927,16 @@ test("order=score: a cursor whose last item is a rescored entity (lowered, or ra
   assert.equal(afterRaised.items, onBase, "after k7 on the base");
   const afterLowered = base.search({ q: "ka", order: "score", limit: 100, cursor: cursors.get("k5")! });
   assert.equal(afterLowered.items, onBase.slice(10), "after k5 on the base");
+  // A page from the start that ends on k5: the base's listing met it (no walk), its hint all the same.
+  const ten = live.search({ q: "ka", order: "score", limit: 10 });
+  assert.equal(ten.items, expected.slice(0, 10));
+  const tenCursor = ten.nextCursor ?? undefined;
+  assert.equal(live.search({ q: "ka", order: "score", limit: 100, cursor: tenCursor }).items, expected.slice(10));
+  assert.equal(
+    base.search({ q: "ka", order: "score", limit: 100, cursor: tenCursor }).items,
+    onBase.slice(10),
+    "after k5 (listed) on the base",
+  );
 });
 
 test("order=score: an entity of a long prefix tier whose score fell below the page's last (an infix item) is still on the page", () => {
