@@ -159,26 +159,29 @@ export interface RescoredEntity {
   /**
    * Whether its score now is below its base score: the base's listing meets it before its place
    * now, so a read from the start places it from the listing (its score from byId) and only a
-   * resumed read looks for those the listing left behind the resume point (RescoredGrams.lowered).
+   * resumed read looks for those the listing left behind the resume point (in RescoredGrams.all).
    */
   readonly lowered: boolean;
 }
 
 /**
- * The rescored entities by 3-grams, in two indexes: those raised past SCORE_RAISE_MAX, which every
- * read walks (the base's listing meets them after their place now, or not at all), and the lowered
- * ones, which only a resumed read walks.
+ * The rescored entities by 3-grams, in two indexes: those raised past SCORE_RAISE_MAX, which a read
+ * from the start walks (the base's listing meets them after their place now, or not at all; the
+ * lowered ones it places from the listing), and all of them, which a resumed read walks (one walk:
+ * the lowered ones the listing meets from its resume point on are left to it).
  */
 export class RescoredGrams {
   readonly raised = new GramIndex<RescoredEntity>();
-  readonly lowered = new GramIndex<RescoredEntity>();
+  readonly all = new GramIndex<RescoredEntity>();
 
   add(r: RescoredEntity): void {
-    (r.lowered ? this.lowered : this.raised).add(r);
+    this.all.add(r);
+    if (!r.lowered) this.raised.add(r);
   }
 
   remove(r: RescoredEntity): void {
-    (r.lowered ? this.lowered : this.raised).remove(r);
+    this.all.remove(r);
+    if (!r.lowered) this.raised.remove(r);
   }
 }
 
@@ -349,7 +352,7 @@ export class ScoreSearch {
   private rescoredByScore(
     grams: GramIndex<RescoredEntity>,
     byId: ReadonlyMap<number, RescoredEntity>,
-    lowered: boolean,
+    raisedOnly: boolean,
     skip: ((r: RescoredEntity) => boolean) | undefined,
     fq: string,
     typeName: EntityType | undefined,
@@ -402,9 +405,8 @@ export class ScoreSearch {
       const search = this.#live.parts.searchIndex;
       for (let rank = lo; rank < hi; rank++) {
         const r = byId.get(search.idAt(rank));
-        // Only this index's entities (the other's walk asks them); one walked already may be on
-        // the page: not selected twice.
-        if (r === undefined || r.lowered !== lowered || (typeName !== undefined && r.type !== typeName)) continue;
+        // Only this index's entities; one walked already may be on the page: not selected twice.
+        if (r === undefined || (raisedOnly && r.lowered) || (typeName !== undefined && r.type !== typeName)) continue;
         if (skip?.(r) === true || found.some((x) => x.entity === r.entity)) continue;
         select(r, r.entity, r.score, r.baseId);
       }
@@ -559,10 +561,7 @@ export class ScoreSearch {
     if (
       quiet &&
       hiddenMatches === 0 &&
-      (rescoredById.size === 0 ||
-        countMatches(rescored.grams.raised.candidates(fq), fq, typeName) +
-          countMatches(rescored.grams.lowered.candidates(fq), fq, typeName) ===
-          0)
+      (rescoredById.size === 0 || countMatches(rescored.grams.all.candidates(fq), fq, typeName) === 0)
     )
       return this.#live.base.search(params);
     // The base's stream, by score rank from the resume point: its items after the key (tombstoned
@@ -632,35 +631,23 @@ export class ScoreSearch {
       if (!sided) {
         sided = true;
         this.deltaByScore(fq, typeName, pending, found, want, after, compare, select);
-        const { raised, lowered } = rescored.grams;
-        if (raised.size > 0)
-          this.rescoredByScore(
-            raised,
-            rescoredById,
-            false,
-            undefined,
-            fq,
-            typeName,
-            bounds,
-            pending,
-            found,
-            want,
-            after,
-            compare,
-            select,
-          );
-        // Each branch: a read from the start lists every lowered entity that can be on its page; a
-        // resumed one, those from its resume point on (the walk takes the others after the key).
-        if (lowered.size > 0 && after !== undefined) {
+        // Each branch: a read from the start walks the raised entities (its listing places every
+        // lowered one that can be on its page); a resumed one walks all, but the lowered ones its
+        // listing meets (from its resume point on in the key's tier, all of a worse tier).
+        if (rescoredById.size > 0) {
           const key = after;
-          const listed = (r: RescoredEntity): boolean => {
-            const tier = matchTier(r.folded, fq);
-            return tier > key.tier || (tier === key.tier && this.srankOf(r.baseId) >= resumeAt);
-          };
+          const listed =
+            key === undefined
+              ? undefined
+              : (r: RescoredEntity): boolean => {
+                  if (!r.lowered) return false;
+                  const tier = matchTier(r.folded, fq);
+                  return tier > key.tier || (tier === key.tier && this.srankOf(r.baseId) >= resumeAt);
+                };
           this.rescoredByScore(
-            lowered,
+            key === undefined ? rescored.grams.raised : rescored.grams.all,
             rescoredById,
-            true,
+            key === undefined,
             listed,
             fq,
             typeName,
