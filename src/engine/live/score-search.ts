@@ -18,7 +18,12 @@
  * Nothing in the stream is lowered, so a cursor resumes the base right after its key (at its
  * hint's srank when its item is a base item at its base score; a raised one's hint bounds the
  * key's placing and gives its name rank, so no identifier is searched). Entities lowered or raised
- * further leave the stream and join the delta's (rescored(): a 3-gram index). The delta's and the
+ * further leave the stream (rescored(): 3-gram indexes, RescoredGrams). A lowered one the base's
+ * listing meets before its place now: a read from the start places it from the listing (its score
+ * now from the rescored map) and walks only the raised ones; a resumed read walks them all but the
+ * lowered ones its listing meets (from its resume point on, found once as a score rank). A rescored
+ * item's cursor hint is its base score rank plus N (moved: its key placed by its score now, by
+ * name rank). The delta's and the
  * rescored candidates of the query's rarest 3-gram are kept sorted by score and weighed once, after
  * the base's first listing, walked while they can reach the page: their columns (scores, and 64-bit
  * gram signatures, gram-signature.ts) are read in order, a candidate's object only when its score
