@@ -240,6 +240,12 @@ export class ScoreSearch {
    */
   #deltaByScore = new Map<GramKey, ScoreList<DeltaEntity>>();
   #deltaByScoreAt = -1;
+  /**
+   * The first GRAM code units of every delta entity's folded identifier (all of a shorter one),
+   * for the content of #deltaByScore: a query none of them starts is no delta entity's prefix, so
+   * the walk's look for a better tier stops at one probe. Made on first need, O(delta entities).
+   */
+  #deltaStarts: Set<string> | undefined;
   #deltaByScoreOf: Graph | undefined;
   /** The order=score stream's stages (name ranks, dense ids, base scores, stream states of a listing), grown as needed. */
   #streamRanks = new Int32Array(64);
@@ -290,6 +296,7 @@ export class ScoreSearch {
     // The sorted lists are for one content: a batch or a swap since makes them again.
     if (this.#deltaByScoreAt !== this.#live.sequence || this.#deltaByScoreOf !== this.#live.base) {
       this.#deltaByScore.clear();
+      this.#deltaStarts = undefined;
       this.#deltaByScoreAt = this.#live.sequence;
       this.#deltaByScoreOf = this.#live.base;
     }
@@ -322,6 +329,8 @@ export class ScoreSearch {
     // Each branch: all walked, or nothing past the exact tier is better; else the better tiers'
     // entities (their identifiers start with the query: a range of the search-order list).
     if (i === items.length || last === undefined || last.tier === TIER_EXACT) return;
+    // No delta entity's identifier starts with the query's first gram: none starts with the query.
+    if (!this.deltaStarts().has(fq.slice(0, GRAM))) return;
     // Each branch: the candidates left are few (they hold every delta entity that starts with the
     // query, all past the page's last by score): checked for the prefix one by one; else found in
     // the candidates in search order (a binary search).
@@ -423,6 +432,15 @@ export class ScoreSearch {
       if (exactOnly ? r.folded !== fq : !r.folded.startsWith(fq)) continue;
       if (matches(r, side.check, fq, typeName) && skip?.(r) !== true) select(r, r.entity, r.score, r.baseId);
     }
+  }
+
+  /** The delta entities' first grams (#deltaStarts), for the content of #deltaByScore. */
+  private deltaStarts(): Set<string> {
+    if (this.#deltaStarts === undefined) {
+      this.#deltaStarts = new Set();
+      for (const x of this.#live.entities.values()) this.#deltaStarts.add(x.folded.slice(0, GRAM));
+    }
+    return this.#deltaStarts;
   }
 
   /** Base entity `d`'s score rank in the base (see #srankOfId). */
@@ -602,7 +620,7 @@ export class ScoreSearch {
       const states = this.#streamMoved;
       for (let i = 0; i < n; i++) ranks[i] = index.rankAt(hits.sranks[i]!);
       for (let i = 0; i < n; i++) ids[i] = search.idAt(ranks[i]!);
-      for (let i = 0; i < n; i++) baseScores[i] = index.scoreAt(scores, hits.sranks[i]!);
+      index.scoresAt(scores, hits.sranks, n, baseScores);
       // Each branch: no base entity changed yet (all at their base scores), or each one's state.
       if (state === undefined) states.fill(0, 0, n);
       else for (let i = 0; i < n; i++) states[i] = streamStateOf(state, ids[i]!);

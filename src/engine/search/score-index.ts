@@ -451,6 +451,39 @@ export class ScoreIndex {
     return runs.scores[this.runAt(runs, srank)]!;
   }
 
+  /**
+   * scoreAt for `n` sranks into `out`: a listing's sranks ascend within each tier, so each one's run
+   * is looked for from the previous one's on (a galloping search: the runs it passes, log of them),
+   * and a tier's restart (a smaller srank) searches from the first run.
+   */
+  scoresAt(scores: Scores, sranks: ArrayLike<number>, n: number, out: Float64Array): void {
+    const runs = this.runsFor(scores);
+    const ends = runs.ends;
+    const last = ends.length - 1;
+    let run = 0;
+    for (let i = 0; i < n; i++) {
+      const srank = sranks[i]!;
+      // Each branch: a smaller srank than the last one's run holds (a tier's restart) searches from
+      // the first run; else from the last one's, by steps that double, then a binary search.
+      if (run > 0 && srank < ends[run - 1]!) run = 0;
+      let lo = run;
+      let step = 1;
+      let hi = Math.min(last, lo);
+      while (ends[hi]! <= srank && hi < last) {
+        lo = hi + 1;
+        hi = Math.min(last, hi + step);
+        step *= 2;
+      }
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (ends[mid]! <= srank) lo = mid + 1;
+        else hi = mid;
+      }
+      run = lo;
+      out[i] = runs.scores[run]!;
+    }
+  }
+
   /** The runs of `scores` over the sranks (SrankRuns), made at the first call for them: O(N) once. */
   private runsFor(scores: Scores): SrankRuns {
     // Each branch: the runs made already for these scores, or made now.

@@ -239,7 +239,7 @@ test("walks of several queries interleaved page by page: a band or tier kept fro
   }
 });
 
-test("scoreAt (runs of equal scores over the sranks) and the resume after a raised or lowered key, against brute force", () => {
+test("scoreAt and scoresAt (runs of equal scores over the sranks) and the resume after a raised or lowered key, against brute force", () => {
   let checks = 0;
   for (let seed = 1; seed <= 60; seed++) {
     const rng = new Rng(seed);
@@ -260,6 +260,19 @@ test("scoreAt (runs of equal scores over the sranks) and the resume after a rais
       if (index.scoreAt(scores, s) !== scoreOf(s))
         assert.unreachable(`seed ${seed} srank ${s}: ${index.scoreAt(scores, s)}`);
       checks++;
+    }
+    // scoresAt over a listing's sranks: ascending stretches (tiers) that restart lower, gaps small and large.
+    if (n > 0) {
+      const sranks: number[] = [];
+      for (let tier = 0; tier < 3; tier++)
+        for (let s = rng.int(n); s < n && sranks.length < 60; s += 1 + (rng.chance(0.5) ? 0 : rng.int(n / 4 + 1)))
+          sranks.push(s);
+      const out = new Float64Array(sranks.length);
+      index.scoresAt(scores, sranks, sranks.length, out);
+      sranks.forEach((s, i) => {
+        if (out[i] !== scoreOf(s)) assert.unreachable(`seed ${seed} scoresAt srank ${s} (item ${i}): ${out[i]}`);
+        checks++;
+      });
     }
     // A key of the entity at srank `at` moved to `score` (raised, lowered, or kept): the first srank
     // after it is the first whose (score descending, name rank) comes after (score, the entity's name rank).
