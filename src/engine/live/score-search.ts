@@ -256,8 +256,8 @@ export class ScoreSearch {
   #rescoredColumns = new WeakMap<readonly RescoredEntity[], ScoreList<RescoredEntity>>();
   /**
    * The base's score rank of each dense id (the inverse of the score index's rank to dense id), for
-   * the hint of a cursor whose last item is a rescored entity: made at the first such cursor over
-   * a base (two sequential reads an entity, 4 bytes each: about 20 ms at 1M entities on the loaded
+   * the hint of a cursor whose last item is a rescored entity and for a resumed read's walk (which
+   * lowered entities its listing meets): made at the first need over a base (two sequential reads an entity, 4 bytes each: about 20 ms at 1M entities on the loaded
    * 2-core machine, once per base), let go at a swap.
    */
   #srankOfId: Uint32Array | undefined;
