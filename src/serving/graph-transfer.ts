@@ -97,7 +97,11 @@ export function describeGraph(
       dictionary.buffer as ArrayBuffer,
       ...(warmth === undefined
         ? []
-        : [warmth.fingerprints.table.slots.buffer as ArrayBuffer, warmth.counts.buffer as ArrayBuffer]),
+        : [
+            warmth.fingerprints.table.slots.buffer as ArrayBuffer,
+            warmth.counts.buffer as ArrayBuffer,
+            warmth.scoreRanks.buffer as ArrayBuffer,
+          ]),
     ],
     *slices() {
       for (const { name, list } of lists) {

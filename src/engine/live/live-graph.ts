@@ -176,6 +176,7 @@ import {
   type RescoredSet,
   SCORE_RAISE_MAX,
   ScoreSearch,
+  scoreRanksOf,
   setStreamState,
 } from "./score-search.js";
 
@@ -281,14 +282,17 @@ const SEARCH_NAME_PARTS = 3;
 /**
  * What `warm()` builds over a base, O(base statements) each, made beside the base where it was built
  * (a compaction's worker thread: `warmthOf`) and handed over with it, so that the thread that swaps
- * the base in (swapBase) does not build them on its first write: the fingerprint map
- * (base-fingerprints.ts) and each base entity's count of statements.
+ * the base in (swapBase) does not build them on its first write or read: the fingerprint map
+ * (base-fingerprints.ts), each base entity's count of statements, and each base entity's score
+ * rank (score-search.ts's scoreRanksOf, for order=score cursors).
  */
 export interface BaseWarmth {
   /** @internal */
   fingerprints: BaseFingerprintsState;
   /** @internal */
   counts: Uint32Array;
+  /** @internal */
+  scoreRanks: Uint32Array;
 }
 
 /** The warmth of `graph` (see BaseWarmth): O(statements), for the thread that built it. */
@@ -304,6 +308,7 @@ export function warmthOf(graph: Graph): BaseWarmth {
       (row) => st.predicateOf(row),
       (row) => st.objectOf(row),
     ),
+    scoreRanks: scoreRanksOf(parts),
   };
 }
 
@@ -502,6 +507,7 @@ export class LiveGraph implements ReadGraph {
     this.adjustments();
     this.rescored();
     this.#parts.scoreIndex.scoreAt(this.#parts.scores, 0);
+    this.#byScore.warm(this.#base);
   }
 
   // Changes -----------------------------------------------------------------------------------
@@ -2344,6 +2350,7 @@ export class LiveGraph implements ReadGraph {
         );
       next.#baseFingerprints = new BaseFingerprints(next.#parts, warmth.fingerprints);
       next.#baseCounts = warmth.counts;
+      next.#byScore.warm(graph, warmth.scoreRanks);
       next.warm();
     }
     for (const batch of batchesAfter) {
@@ -2382,6 +2389,8 @@ export class LiveGraph implements ReadGraph {
     this.#rescoredById = next.#rescoredById;
     this.#rescoredGrams = next.#rescoredGrams;
     this.#streamState = next.#streamState;
+    // The score ranks came with the warmth; without it they are made on the first read that needs them.
+    if (warmth !== undefined) this.#byScore.warm(graph, warmth.scoreRanks);
   }
 }
 
