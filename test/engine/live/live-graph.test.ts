@@ -25,6 +25,7 @@ import {
   saveSnapshot,
   type Statement,
 } from "../../../src/index.js";
+import { warmthOf } from "../../../src/engine/live/live-graph.js";
 import { randomQuery } from "../../support/graph-walks.js";
 import { LiveOracle, randomBatch } from "../../support/live-oracle.js";
 import {
@@ -47,6 +48,19 @@ import {
   walkPages,
   type Filters,
 } from "../../support/oracle.js";
+
+/**
+ * Compacts `live`: by compact() at an even sequence, else by a swap of the compacted base with its
+ * warmth (warmthOf: what a compaction's worker hands over beside the graph).
+ */
+function compactNow(live: LiveGraph): void {
+  if (live.sequence % 2 === 0) {
+    live.compact();
+    return;
+  }
+  const graph = live.buildCompacted();
+  live.swapBase(graph, live.sequence, [], warmthOf(graph));
+}
 
 /**
  * Every read of `live` against `oracle`: counts, getEntity, search walks in both orders, the eight
@@ -155,7 +169,7 @@ for (const seed of [1, 2, 3, 4]) {
           assert.is(live.sequence, before, ctx);
         }
       }
-      if (rng.chance(0.1)) live.compact();
+      if (rng.chance(0.1)) compactNow(live);
       compareAll(live, oracle.oracle(), rng, ctx);
     }
     assert.ok(applied > 10, `seed ${seed}: only ${applied} batches applied`);
@@ -867,7 +881,12 @@ test("order=score: a cursor whose last item is a raised stream item resumes befo
   assert.equal(onBase.items, baseOracle.search("ka", undefined, "score"), "the rest on the base");
 });
 
-test("order=score: a cursor whose last item is a rescored entity (lowered: walked or listed; or raised past the stream's bound) resumes exactly, on the live graph and on its base", () => {
+/**
+ * A walk of pages of one over rescored entities (see the two tests below), on a live graph whose
+ * base came by a swap with its warmth (warmthOf: the score ranks made where the base was) when
+ * `warmed`, else with the score ranks made at the first read that needs them.
+ */
+function rescoredCursorWalk(warmed: boolean): void {
   // Ten "ka N" of counted score 2; "ka 5" lowered to 1 and "ka 7" raised to 6 (both leave the
   // base's stream: rescored). A walk of pages of one ends a page on each: its cursor's hint names
   // the entity's base score rank past N, which the live graph resumes by and the base reads as a
@@ -886,6 +905,7 @@ test("order=score: a cursor whose last item is a rescored entity (lowered: walke
   const data: GraphData = { entities, statements };
   const base = buildGraph(data, "rescored-test");
   const live = new LiveGraph(base, { cursorSecret: "rescored-test" });
+  if (warmed) live.swapBase(base, 0, [], warmthOf(base));
   const baseOracle = new LiveOracle(data).oracle();
   const oracle = new LiveOracle(data);
   const lowered = [...oracle.statements.values()].find((x) => x.subjectEntityId === "k5")!;
@@ -937,6 +957,14 @@ test("order=score: a cursor whose last item is a rescored entity (lowered: walke
     onBase.slice(10),
     "after k5 (listed) on the base",
   );
+}
+
+test("order=score: a cursor whose last item is a rescored entity (lowered: walked or listed; or raised past the stream's bound) resumes exactly, on the live graph and on its base", () => {
+  rescoredCursorWalk(false);
+});
+
+test("order=score: the same walk over a base swapped in with its warmth (the score ranks a compaction's worker made)", () => {
+  rescoredCursorWalk(true);
 });
 
 test("order=score: an entity of a long prefix tier whose score fell below the page's last (an infix item) is still on the page", () => {
