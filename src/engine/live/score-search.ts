@@ -257,8 +257,8 @@ export class ScoreSearch {
   /**
    * The base's score rank of each dense id (the inverse of the score index's rank to dense id), for
    * the hint of a cursor whose last item is a rescored entity and for a resumed read's walk (which
-   * lowered entities its listing meets): made at the first need over a base (two sequential reads an entity, 4 bytes each: about 20 ms at 1M entities on the loaded
-   * 2-core machine, once per base), let go at a swap.
+   * lowered entities its listing meets): scoreRanksOf, 4 bytes an entity, taken from a swapped-in
+   * base's warmth or made by warm() (or at the first need) over a base, let go at a swap.
    */
   #srankOfId: Uint32Array | undefined;
   #srankOfIdBase: Graph | undefined;
