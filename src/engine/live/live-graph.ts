@@ -395,10 +395,13 @@ export class LiveGraph implements ReadGraph {
   #replacedFilterMask = 0;
   #replacedFilterSequence = -1;
   #replacedFilterBase: Graph | undefined;
-  /** Each statements list's fence (sorted-delta.ts buildFence), with the batch and base it was made at. */
-  #fences = new WeakMap<readonly DeltaStatement[], { sequence: number; base: Graph; fence: Int32Array }>();
-  /** Each statements list's pair filter (pairsOf), with the batch and base it was made at. */
-  #pairs = new WeakMap<readonly DeltaStatement[], { sequence: number; base: Graph; bits: Uint32Array }>();
+  /**
+   * The statements lists' read aids (fence, pair filter) made since the batch and base below: one
+   * record a list read, found by the list's identity among the few (at most the six lists).
+   */
+  #aids: ListAids[] = [];
+  #aidsSequence = -1;
+  #aidsBase: Graph | undefined;
   /** A statements merge's scratch: each base item kept's place in the base's page (a page is at most the maximum limit). */
   readonly #fromBaseAt = new Int32Array(STATEMENTS_MAX_LIMIT);
 
@@ -1909,13 +1912,31 @@ export class LiveGraph implements ReadGraph {
    * list last changed (a batch, or a new base: ranks are the base's dense ids).
    */
   private fenceOf(list: readonly DeltaStatement[], order: Order): Int32Array {
-    const kept = this.#fences.get(list);
-    // Each branch: the list as it was when its fence was made (same batch, same base), or a fence made now.
-    if (kept !== undefined && kept.sequence === this.#sequence && kept.base === this.#base) return kept.fence;
+    const aids = this.aidsOf(list);
+    // Each branch: the fence made since the list last changed, or one made now.
+    if (aids.fence !== undefined) return aids.fence;
     const dictionary = this.#parts.dictionary;
-    const fence = buildFence(list, order, (id) => 2 * dictionary.lowerBound(id) - 1);
-    this.#fences.set(list, { sequence: this.#sequence, base: this.#base, fence });
-    return fence;
+    aids.fence = buildFence(list, order, (id) => 2 * dictionary.lowerBound(id) - 1);
+    return aids.fence;
+  }
+
+  /**
+   * The read aids of statements list `list` (fenceOf, pairsOf), made since its last change (the
+   * batch and base now): all are dropped at the first read of a new batch or base, and a list's
+   * record is found by identity (a few comparisons, no hash of the list).
+   */
+  private aidsOf(list: readonly DeltaStatement[]): ListAids {
+    const aids = this.#aids;
+    // A batch or a base since the aids were made: none holds.
+    if (this.#aidsSequence !== this.#sequence || this.#aidsBase !== this.#base) {
+      aids.length = 0;
+      this.#aidsSequence = this.#sequence;
+      this.#aidsBase = this.#base;
+    }
+    for (let i = 0; i < aids.length; i++) if (aids[i]!.list === list) return aids[i]!;
+    const made = new ListAids(list);
+    aids.push(made);
+    return made;
   }
 
   /**
@@ -1928,23 +1949,12 @@ export class LiveGraph implements ReadGraph {
    * changed (O(D) items read, as the fence).
    */
   private pairsOf(list: readonly DeltaStatement[], order: Order): Uint32Array {
-    const kept = this.#pairs.get(list);
-    // Each branch: the list as it was when its filter was made (same batch, same base), or one made now.
-    if (kept !== undefined && kept.sequence === this.#sequence && kept.base === this.#base) return kept.bits;
-    let size = PAIR_FILTER_MIN_BITS;
-    while (size < list.length * PAIR_FILTER_BITS) size *= 2;
-    const bits = new Uint32Array(size / 32);
-    const mask = size - 1;
-    for (const st of list) {
-      // Each branch: the order's first two components.
-      const a = order === "SPO" ? st.sd : order === "POS" ? st.pd : st.od;
-      const b = order === "SPO" ? st.pd : order === "POS" ? st.od : st.sd;
-      if (a < 0 || b < 0) continue;
-      const h = pairHash(a, b) & mask;
-      bits[h >>> 5]! |= 1 << (h & 31);
-    }
-    this.#pairs.set(list, { sequence: this.#sequence, base: this.#base, bits });
-    return bits;
+    const aids = this.aidsOf(list);
+    // Each branch: the filter made since the list last changed, or one made now.
+    if (aids.pairs !== undefined) return aids.pairs;
+    // Made in a function of its own: this one, run at every query, stays small and optimized.
+    aids.pairs = pairFilter(list, order);
+    return aids.pairs;
   }
 
   /**
@@ -2049,8 +2059,13 @@ export class LiveGraph implements ReadGraph {
   /** The rawIdentifier of an entity there now (a statement's): the delta's, else the base's. */
   private rawOf(id: string, d: number): string {
     const replaced = this.#replacedBase;
-    // Each branch: a base entity not replaced (by its dense id: no look-up by entityId), or the delta's.
-    if (d >= 0 && (replaced === undefined || !hasBit(replaced, d))) return rawIdentifierOf(this.#base, d);
+    // Each branch: a base entity not replaced (by its dense id, the filter first: no look-up by
+    // entityId), or the delta's.
+    if (
+      d >= 0 &&
+      (replaced === undefined || !mayBeReplaced(this.replacedFilterOf(replaced), this.#replacedFilterMask, replaced, d))
+    )
+      return rawIdentifierOf(this.#base, d);
     return this.#entities.get(id)!.rawIdentifier;
   }
 
@@ -2391,6 +2406,13 @@ function builtAtSequence(
   return { build: () => graphAtSequence(builder.build(), sequence, origin) };
 }
 
+/** A statements list's read aids (LiveGraph's aidsOf), each made at its first use. */
+class ListAids {
+  fence: Int32Array | undefined = undefined;
+  pairs: Uint32Array | undefined = undefined;
+  constructor(readonly list: readonly DeltaStatement[]) {}
+}
+
 /** An empty statement list (a delta list that the first components' marks rule out for a query). */
 const NO_STATEMENTS: readonly DeltaStatement[] = [];
 
@@ -2417,6 +2439,23 @@ function pairHash(a: number, b: number): number {
   let h = Math.imul(a, 0x9e3779b1) ^ b;
   h = Math.imul(h ^ (h >>> 15), 0x85ebca77);
   return (h ^ (h >>> 13)) >>> 0;
+}
+
+/** The pair filter of statements list `list` of `order` (LiveGraph's pairsOf, which says what it holds). */
+function pairFilter(list: readonly DeltaStatement[], order: Order): Uint32Array {
+  let size = PAIR_FILTER_MIN_BITS;
+  while (size < list.length * PAIR_FILTER_BITS) size *= 2;
+  const bits = new Uint32Array(size / 32);
+  const mask = size - 1;
+  for (const st of list) {
+    // Each branch: the order's first two components.
+    const a = order === "SPO" ? st.sd : order === "POS" ? st.pd : st.od;
+    const b = order === "SPO" ? st.pd : order === "POS" ? st.od : st.sd;
+    if (a < 0 || b < 0) continue;
+    const h = pairHash(a, b) & mask;
+    bits[h >>> 5]! |= 1 << (h & 31);
+  }
+  return bits;
 }
 
 /** Whether the pair filter `bits` (pairsOf) may hold an item whose first two components are base entities `a` and `b`. */
