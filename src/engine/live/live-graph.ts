@@ -100,6 +100,7 @@ import {
   lastStatementsRest,
   rawIdentifierOf,
   searchHint,
+  searchHintPosition,
   type SearchPageKeys,
   type StatementsKey,
   statementsAfterKey,
@@ -149,6 +150,9 @@ import {
   type Order,
   ORDERS,
   inPrefix,
+  listMergeKeys,
+  mergeKeyHi,
+  mergeKeyLo,
   prefixRange,
   seekAfter,
   seekPrefix,
@@ -393,10 +397,12 @@ export class LiveGraph implements ReadGraph {
   /** #replacedBase's filter (replacedFilterOf): its bits and mask, and the batch and base it was made at. */
   #replacedFilterBits: Uint32Array = new Uint32Array(0);
   #replacedFilterMask = 0;
+  /** The replaced base entities' dense ids, ascending, behind the filter (replacedFilterOf). */
+  #replacedIds: Int32Array = NO_IDS;
   #replacedFilterSequence = -1;
   #replacedFilterBase: Graph | undefined;
   /**
-   * The statements lists' read aids (fence, pair filter) made since the batch and base below: one
+   * The statements lists' read aids (fence, pair filter, merge keys) made since the batch and base below: one
    * record a list read, found by the list's identity among the few (at most the six lists).
    */
   #aids: ListAids[] = [];
@@ -1655,7 +1661,7 @@ export class LiveGraph implements ReadGraph {
     let shlo = hlo;
     let shhi = hhi;
     if (prefix.length === 0 && afterKey !== undefined) {
-      keyFirst = dictionary.idOf(afterKey[0]);
+      keyFirst = this.keySubject(after!);
       // Each branch: the key's first entity is a base one (rank 2 id), or ranks between two (2 lowerBound - 1).
       const rank = keyFirst >= 0 ? 2 * keyFirst : 2 * dictionary.lowerBound(afterKey[0]) - 1;
       if (list.length > 0) {
@@ -1669,16 +1675,28 @@ export class LiveGraph implements ReadGraph {
         shhi = fenceHi(fence, rank, hiddenList.length);
       }
     }
+    // Each list's merge keys (sorted-delta.ts mergeKey: the first two components' dense ids in a
+    // number), and the ranges of them that the prefix, and the key's first entity (or the prefix),
+    // span: a search reads an item only where its key is in the range or none (an entity not in
+    // the base), else one number of a typed array.
+    const idBound = base.entityCount;
+    const keys = this.keysOf(list, order);
+    const hiddenKeys = this.keysOf(hiddenList, order);
+    const pLo = mergeKeyLo(firstId, secondId, idBound);
+    const pHi = mergeKeyHi(firstId, secondId, idBound);
+    // Each branch: an unfiltered key's own first entity; else the prefix's range.
+    const aLo = prefix.length === 0 ? mergeKeyLo(keyFirst, -1, idBound) : pLo;
+    const aHi = prefix.length === 0 ? mergeKeyHi(keyFirst, -1, idBound) : pHi;
     let m =
       afterKey === undefined
-        ? seekPrefix(list, order, prefix, firstId, lo, hi, secondId, thirdId)
-        : seekAfter(list, order, afterKey, slo, shi, keyFirst, secondId, thirdId);
+        ? seekPrefix(list, order, prefix, firstId, lo, hi, secondId, thirdId, keys, pLo, pHi)
+        : seekAfter(list, order, afterKey, slo, shi, keyFirst, secondId, thirdId, keys, aLo, aHi);
     const h0 =
       afterKey === undefined
-        ? seekPrefix(hiddenList, order, prefix, firstId, hlo, hhi, secondId, thirdId)
-        : seekAfter(hiddenList, order, afterKey, shlo, shhi, keyFirst, secondId, thirdId);
-    const hiddenAhead = inPrefix(hiddenList, order, prefix, h0, firstId, secondId, thirdId);
-    const deltaAhead = inPrefix(list, order, prefix, m, firstId, secondId, thirdId);
+        ? seekPrefix(hiddenList, order, prefix, firstId, hlo, hhi, secondId, thirdId, hiddenKeys, pLo, pHi)
+        : seekAfter(hiddenList, order, afterKey, shlo, shhi, keyFirst, secondId, thirdId, hiddenKeys, aLo, aHi);
+    const hiddenAhead = inPrefix(hiddenList, order, prefix, h0, firstId, secondId, thirdId, hiddenKeys, pLo, pHi);
+    const deltaAhead = inPrefix(list, order, prefix, m, firstId, secondId, thirdId, keys, pLo, pHi);
     // Unfiltered, the first tombstone after the key likely on the page (its subject within the
     // subjects a page spans, at the base's mean statements a subject, from the key's subject, a base
     // entity, or the first): the base's first page is read
@@ -1710,11 +1728,26 @@ export class LiveGraph implements ReadGraph {
       // one the base would have sealed (its position hint kept); else none.
       if (first.nextCursor !== null) {
         const more =
-          deltaAhead || !hiddenAhead || this.baseItemsLeft(rest, order, prefix, firstId, hiddenList, h0, hhi);
+          deltaAhead ||
+          !hiddenAhead ||
+          this.baseItemsLeft(rest, order, prefix, firstId, secondId, thirdId, hiddenList, h0, hhi);
         first.nextCursor = more ? this.statementsCursor(tag, got[k - 1]!, lastStatementsHint(base, k - 1)) : null;
       }
       if (count)
-        first.total = this.statementsTotal(first.total!, order, prefix, firstId, list, lo, hi, hiddenList, hlo, hhi);
+        first.total = this.statementsTotal(
+          first.total!,
+          order,
+          prefix,
+          firstId,
+          secondId,
+          thirdId,
+          list,
+          lo,
+          hi,
+          hiddenList,
+          hlo,
+          hhi,
+        );
       return first;
     }
     // The merge: base items (less the tombstoned) and the delta's, `limit` of them; then whether any
@@ -1797,7 +1830,7 @@ export class LiveGraph implements ReadGraph {
         continue;
       }
       const x = fromBase[b];
-      const y = inPrefix(list, order, prefix, m, firstId, secondId, thirdId) ? list[m] : undefined;
+      const y = inPrefix(list, order, prefix, m, firstId, secondId, thirdId, keys, pLo, pHi) ? list[m] : undefined;
       if (x === undefined && y === undefined) break;
       // x is of the base's page read last (fromBase is refilled from each page read): compared by
       // the dense ids the base read for it.
@@ -1814,9 +1847,11 @@ export class LiveGraph implements ReadGraph {
     // Base items' names were brought up to date as read; the delta's are current. Each branch of
     // `more`: a delta item or a base item read is left; else the base's rest, less its tombstones
     // after the last item read (from h, or the one after h when that item was tombstoned).
-    let more = inPrefix(list, order, prefix, m, firstId, secondId, thirdId) || b < fromBase.length;
+    let more = inPrefix(list, order, prefix, m, firstId, secondId, thirdId, keys, pLo, pHi) || b < fromBase.length;
     if (!more && !baseDone)
-      more = !hiddenAhead || this.baseItemsLeft(rest, order, prefix, firstId, hiddenList, lastHidden ? h + 1 : h, hhi);
+      more =
+        !hiddenAhead ||
+        this.baseItemsLeft(rest, order, prefix, firstId, secondId, thirdId, hiddenList, lastHidden ? h + 1 : h, hhi);
     // The cursor carries a base position hint (the next page resumes the base after it without
     // placing the key): the last item's own when it is a base item of the base's page read last;
     // for a delta item, that of the base's last item before it (below).
@@ -1839,8 +1874,41 @@ export class LiveGraph implements ReadGraph {
     return {
       items,
       nextCursor,
-      total: this.statementsTotal(baseTotal!, order, prefix, firstId, list, lo, hi, hiddenList, hlo, hhi),
+      total: this.statementsTotal(
+        baseTotal!,
+        order,
+        prefix,
+        firstId,
+        secondId,
+        thirdId,
+        list,
+        lo,
+        hi,
+        hiddenList,
+        hlo,
+        hhi,
+      ),
     };
+  }
+
+  /**
+   * The base dense id of an unfiltered walk's key's subject (`after`'s; -1: not in the base): the
+   * subject of the base's row at the position its hint names, when it names one and that row's
+   * subject is the key's (a cursor after a base item, or after a delta item of the same subject
+   * as the base item before it: one row read beside the page the base reads next, and one entityId
+   * compared); else looked up by entityId (a hash and a few cache misses).
+   */
+  private keySubject(after: StatementsKey): number {
+    const at = searchHintPosition(this.#base, after[4]);
+    const index = this.#parts.statementIndex;
+    const dictionary = this.#parts.dictionary;
+    // Each branch: a position of this base (unfiltered: the SPO order, whose position is the row)
+    // whose subject is the key's, or the look-up.
+    if (at >= 0 && at < index.length) {
+      const d = index.subjectOf(at);
+      if (dictionary.is(d, after[0])) return d;
+    }
+    return dictionary.idOf(after[0]);
   }
 
   /**
@@ -1876,13 +1944,28 @@ export class LiveGraph implements ReadGraph {
     order: Order,
     prefix: readonly string[],
     firstId: number,
+    secondId: number,
+    thirdId: number,
     hiddenList: readonly DeltaStatement[],
     from: number,
     to: number,
   ): boolean {
     // More items than the window holds tombstones: some is not tombstoned (no search needed).
     if (rest > to - from) return true;
-    const [, end] = prefixRange(hiddenList, order, prefix, firstId, from, to);
+    const idBound = this.#base.entityCount;
+    const [, end] = prefixRange(
+      hiddenList,
+      order,
+      prefix,
+      firstId,
+      from,
+      to,
+      secondId,
+      thirdId,
+      this.keysOf(hiddenList, order),
+      mergeKeyLo(firstId, secondId, idBound),
+      mergeKeyHi(firstId, secondId, idBound),
+    );
     return rest > end - from;
   }
 
@@ -1895,6 +1978,8 @@ export class LiveGraph implements ReadGraph {
     order: Order,
     prefix: readonly string[],
     firstId: number,
+    secondId: number,
+    thirdId: number,
     list: readonly DeltaStatement[],
     lo: number,
     hi: number,
@@ -1902,8 +1987,25 @@ export class LiveGraph implements ReadGraph {
     hlo: number,
     hhi: number,
   ): number {
-    const [plo, phi] = prefixRange(list, order, prefix, firstId, lo, hi);
-    const [hplo, hphi] = prefixRange(hiddenList, order, prefix, firstId, hlo, hhi);
+    const idBound = this.#base.entityCount;
+    const kLo = mergeKeyLo(firstId, secondId, idBound);
+    const kHi = mergeKeyHi(firstId, secondId, idBound);
+    const keys = this.keysOf(list, order);
+    const [plo, phi] = prefixRange(list, order, prefix, firstId, lo, hi, secondId, thirdId, keys, kLo, kHi);
+    const hiddenKeys = this.keysOf(hiddenList, order);
+    const [hplo, hphi] = prefixRange(
+      hiddenList,
+      order,
+      prefix,
+      firstId,
+      hlo,
+      hhi,
+      secondId,
+      thirdId,
+      hiddenKeys,
+      kLo,
+      kHi,
+    );
     return baseTotal - (hphi - hplo) + (phi - plo);
   }
 
@@ -1921,7 +2023,21 @@ export class LiveGraph implements ReadGraph {
   }
 
   /**
-   * The read aids of statements list `list` (fenceOf, pairsOf), made since its last change (the
+   * The merge keys of statements list `list` of `order` (sorted-delta.ts listMergeKeys), kept with
+   * its read aids; none for an empty list.
+   */
+  private keysOf(list: readonly DeltaStatement[], order: Order): Float64Array {
+    // An empty list: nothing to search (its keys are never read).
+    if (list.length === 0) return NO_MERGE_KEYS;
+    const aids = this.aidsOf(list);
+    // Each branch: the keys read since the list last changed, or read now.
+    if (aids.keys !== undefined) return aids.keys;
+    aids.keys = listMergeKeys(list, order, this.#base.entityCount);
+    return aids.keys;
+  }
+
+  /**
+   * The read aids of statements list `list` (fenceOf, pairsOf, keysOf), made since its last change (the
    * batch and base now): all are dropped at the first read of a new batch or base, and a list's
    * record is found by identity (a few comparisons, no hash of the list).
    */
@@ -1983,17 +2099,18 @@ export class LiveGraph implements ReadGraph {
     const ids = lastStatementsPage(this.#base);
     const bits = this.replacedFilterOf(marked);
     const mask = this.#replacedFilterMask;
+    const replacedIds = this.#replacedIds;
     const replaced = this.#replaced;
     // Each check: a role a filter fixes to an entity not replaced is current on every item; an id
-    // is checked against the filter first (a few KB, in the caches), the exact bitmap only when the
+    // is checked against the filter first (a few KB, in the caches), the sorted ids only when the
     // filter lets it through.
     for (let k = 0; k < items.length; k++) {
       const item = items[k]!;
-      if ((fixed & 1) === 0 && mayBeReplaced(bits, mask, marked, ids[3 * k]!))
+      if ((fixed & 1) === 0 && isReplaced(bits, mask, replacedIds, ids[3 * k]!))
         item.subjectRawIdentifier = replaced.get(item.subjectEntityId)!;
-      if ((fixed & 2) === 0 && mayBeReplaced(bits, mask, marked, ids[3 * k + 1]!))
+      if ((fixed & 2) === 0 && isReplaced(bits, mask, replacedIds, ids[3 * k + 1]!))
         item.predicateRawIdentifier = replaced.get(item.predicateEntityId)!;
-      if ((fixed & 4) === 0 && mayBeReplaced(bits, mask, marked, ids[3 * k + 2]!))
+      if ((fixed & 4) === 0 && isReplaced(bits, mask, replacedIds, ids[3 * k + 2]!))
         item.objectRawIdentifier = replaced.get(item.objectEntityId)!;
     }
   }
@@ -2003,9 +2120,11 @@ export class LiveGraph implements ReadGraph {
    * entity d (the mask in #replacedFilterMask), REPLACED_FILTER_BITS bits per replaced entity (at
    * least REPLACED_FILTER_MIN_BITS), so a page's checks of up to 150 ids read a few KB that stay in
    * the CPU's caches, not a line each of a bitmap of every base entity; about 1 in
-   * REPLACED_FILTER_BITS passes on to the exact bitmap. Made at the first read after a batch (a pass
-   * over the bitmap, O(base entities / 32)); when it would be no smaller than the bitmap, the bitmap
-   * itself (mask: every bit).
+   * REPLACED_FILTER_BITS passes on to the replaced entities' dense ids, sorted (#replacedIds, 4
+   * bytes each: 3,000 replaced, 12 KB), searched: they stay in the caches too, where a bitmap of
+   * every base entity (128 KB at 1M) was a cache miss a pass. Made at the first read after a batch
+   * (a pass over the bitmap, O(base entities / 32)); when it would be no smaller than the bitmap,
+   * the bitmap itself (mask: every bit; exact, no ids searched).
    */
   private replacedFilterOf(marked: Uint32Array): Uint32Array {
     // The filter of this batch and base, or one made now.
@@ -2031,8 +2150,20 @@ export class LiveGraph implements ReadGraph {
         }
       }
     }
+    // The ids, ascending (the bitmap's order), when the filter is not the bitmap itself.
+    const ids = mask === -1 ? NO_IDS : new Int32Array(count);
+    if (mask !== -1)
+      for (let w = 0, i = 0; w < marked.length; w++) {
+        let word = marked[w]!;
+        while (word !== 0) {
+          const low = word & -word;
+          ids[i++] = w * 32 + (31 - Math.clz32(low));
+          word ^= low;
+        }
+      }
     this.#replacedFilterBits = bits;
     this.#replacedFilterMask = mask;
+    this.#replacedIds = ids;
     this.#replacedFilterSequence = this.#sequence;
     this.#replacedFilterBase = this.#base;
     return bits;
@@ -2050,9 +2181,9 @@ export class LiveGraph implements ReadGraph {
     const mask = this.#replacedFilterMask;
     // Each term: the role given, its entity in the base and not replaced.
     return (
-      (sd !== undefined && sd >= 0 && !mayBeReplaced(bits, mask, marked, sd) ? 1 : 0) |
-      (pd !== undefined && pd >= 0 && !mayBeReplaced(bits, mask, marked, pd) ? 2 : 0) |
-      (od !== undefined && od >= 0 && !mayBeReplaced(bits, mask, marked, od) ? 4 : 0)
+      (sd !== undefined && sd >= 0 && !isReplaced(bits, mask, this.#replacedIds, sd) ? 1 : 0) |
+      (pd !== undefined && pd >= 0 && !isReplaced(bits, mask, this.#replacedIds, pd) ? 2 : 0) |
+      (od !== undefined && od >= 0 && !isReplaced(bits, mask, this.#replacedIds, od) ? 4 : 0)
     );
   }
 
@@ -2063,7 +2194,8 @@ export class LiveGraph implements ReadGraph {
     // entityId), or the delta's.
     if (
       d >= 0 &&
-      (replaced === undefined || !mayBeReplaced(this.replacedFilterOf(replaced), this.#replacedFilterMask, replaced, d))
+      (replaced === undefined ||
+        !isReplaced(this.replacedFilterOf(replaced), this.#replacedFilterMask, this.#replacedIds, d))
     )
       return rawIdentifierOf(this.#base, d);
     return this.#entities.get(id)!.rawIdentifier;
@@ -2410,11 +2542,16 @@ function builtAtSequence(
 class ListAids {
   fence: Int32Array | undefined = undefined;
   pairs: Uint32Array | undefined = undefined;
+  keys: Float64Array | undefined = undefined;
   constructor(readonly list: readonly DeltaStatement[]) {}
 }
 
 /** An empty statement list (a delta list that the first components' marks rule out for a query). */
 const NO_STATEMENTS: readonly DeltaStatement[] = [];
+/** No dense ids. */
+const NO_IDS = new Int32Array(0);
+/** The merge keys of an empty statement list. */
+const NO_MERGE_KEYS: Float64Array = new Float64Array(0);
 
 /** Enters a delta statement's (or tombstone's) first key component of each order into `filters`. */
 /** #firstMarks' bits: a delta statement, a tombstone. */
@@ -2466,10 +2603,21 @@ function pairMayHold(bits: Uint32Array, a: number, b: number): boolean {
 
 /**
  * Whether base entity `d` is replaced: its bit in the filter `bits` (bit d & mask: LiveGraph's
- * replacedFilterOf), then, only when set, in the exact bitmap `marked`.
+ * replacedFilterOf), then, only when set, among the sorted `ids` (a binary search in a few KB),
+ * unless the filter is the exact bitmap itself (mask -1).
  */
-function mayBeReplaced(bits: Uint32Array, mask: number, marked: Uint32Array, d: number): boolean {
-  return (bits[(d & mask) >>> 5]! & (1 << (d & 31))) !== 0 && hasBit(marked, d);
+function isReplaced(bits: Uint32Array, mask: number, ids: Int32Array, d: number): boolean {
+  if ((bits[(d & mask) >>> 5]! & (1 << (d & 31))) === 0) return false;
+  // Each branch: the bitmap itself answers; else the ids are searched.
+  if (mask === -1) return true;
+  let lo = 0;
+  let hi = ids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ids[mid]! < d) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < ids.length && ids[lo] === d;
 }
 
 /** How many bits of `word` are set. */
