@@ -153,6 +153,7 @@ import {
   listMergeKeys,
   mergeKeyHi,
   mergeKeyLo,
+  mergeKeyPinned,
   prefixRange,
   seekAfter,
   seekPrefix,
@@ -397,8 +398,6 @@ export class LiveGraph implements ReadGraph {
   /** #replacedBase's filter (replacedFilterOf): its bits and mask, and the batch and base it was made at. */
   #replacedFilterBits: Uint32Array = new Uint32Array(0);
   #replacedFilterMask = 0;
-  /** The replaced base entities' dense ids, ascending, behind the filter (replacedFilterOf). */
-  #replacedIds: Int32Array = NO_IDS;
   #replacedFilterSequence = -1;
   #replacedFilterBase: Graph | undefined;
   /**
@@ -1684,19 +1683,32 @@ export class LiveGraph implements ReadGraph {
     const hiddenKeys = this.keysOf(hiddenList, order);
     const pLo = mergeKeyLo(firstId, secondId, idBound);
     const pHi = mergeKeyHi(firstId, secondId, idBound);
+    const pPinned = mergeKeyPinned(firstId, secondId, idBound);
     // Each branch: an unfiltered key's own first entity; else the prefix's range.
     const aLo = prefix.length === 0 ? mergeKeyLo(keyFirst, -1, idBound) : pLo;
     const aHi = prefix.length === 0 ? mergeKeyHi(keyFirst, -1, idBound) : pHi;
     let m =
       afterKey === undefined
-        ? seekPrefix(list, order, prefix, firstId, lo, hi, secondId, thirdId, keys, pLo, pHi)
+        ? seekPrefix(list, order, prefix, firstId, lo, hi, secondId, thirdId, keys, pLo, pHi, pPinned)
         : seekAfter(list, order, afterKey, slo, shi, keyFirst, secondId, thirdId, keys, aLo, aHi);
     const h0 =
       afterKey === undefined
-        ? seekPrefix(hiddenList, order, prefix, firstId, hlo, hhi, secondId, thirdId, hiddenKeys, pLo, pHi)
+        ? seekPrefix(hiddenList, order, prefix, firstId, hlo, hhi, secondId, thirdId, hiddenKeys, pLo, pHi, pPinned)
         : seekAfter(hiddenList, order, afterKey, shlo, shhi, keyFirst, secondId, thirdId, hiddenKeys, aLo, aHi);
-    const hiddenAhead = inPrefix(hiddenList, order, prefix, h0, firstId, secondId, thirdId, hiddenKeys, pLo, pHi);
-    const deltaAhead = inPrefix(list, order, prefix, m, firstId, secondId, thirdId, keys, pLo, pHi);
+    const hiddenAhead = inPrefix(
+      hiddenList,
+      order,
+      prefix,
+      h0,
+      firstId,
+      secondId,
+      thirdId,
+      hiddenKeys,
+      pLo,
+      pHi,
+      pPinned,
+    );
+    const deltaAhead = inPrefix(list, order, prefix, m, firstId, secondId, thirdId, keys, pLo, pHi, pPinned);
     // Unfiltered, the first tombstone after the key likely on the page (its subject within the
     // subjects a page spans, at the base's mean statements a subject, from the key's subject, a base
     // entity, or the first): the base's first page is read
@@ -1830,7 +1842,9 @@ export class LiveGraph implements ReadGraph {
         continue;
       }
       const x = fromBase[b];
-      const y = inPrefix(list, order, prefix, m, firstId, secondId, thirdId, keys, pLo, pHi) ? list[m] : undefined;
+      const y = inPrefix(list, order, prefix, m, firstId, secondId, thirdId, keys, pLo, pHi, pPinned)
+        ? list[m]
+        : undefined;
       if (x === undefined && y === undefined) break;
       // x is of the base's page read last (fromBase is refilled from each page read): compared by
       // the dense ids the base read for it.
@@ -1847,7 +1861,8 @@ export class LiveGraph implements ReadGraph {
     // Base items' names were brought up to date as read; the delta's are current. Each branch of
     // `more`: a delta item or a base item read is left; else the base's rest, less its tombstones
     // after the last item read (from h, or the one after h when that item was tombstoned).
-    let more = inPrefix(list, order, prefix, m, firstId, secondId, thirdId, keys, pLo, pHi) || b < fromBase.length;
+    let more =
+      inPrefix(list, order, prefix, m, firstId, secondId, thirdId, keys, pLo, pHi, pPinned) || b < fromBase.length;
     if (!more && !baseDone)
       more =
         !hiddenAhead ||
@@ -1965,6 +1980,7 @@ export class LiveGraph implements ReadGraph {
       this.keysOf(hiddenList, order),
       mergeKeyLo(firstId, secondId, idBound),
       mergeKeyHi(firstId, secondId, idBound),
+      mergeKeyPinned(firstId, secondId, idBound),
     );
     return rest > end - from;
   }
@@ -1990,8 +2006,9 @@ export class LiveGraph implements ReadGraph {
     const idBound = this.#base.entityCount;
     const kLo = mergeKeyLo(firstId, secondId, idBound);
     const kHi = mergeKeyHi(firstId, secondId, idBound);
+    const kPinned = mergeKeyPinned(firstId, secondId, idBound);
     const keys = this.keysOf(list, order);
-    const [plo, phi] = prefixRange(list, order, prefix, firstId, lo, hi, secondId, thirdId, keys, kLo, kHi);
+    const [plo, phi] = prefixRange(list, order, prefix, firstId, lo, hi, secondId, thirdId, keys, kLo, kHi, kPinned);
     const hiddenKeys = this.keysOf(hiddenList, order);
     const [hplo, hphi] = prefixRange(
       hiddenList,
@@ -2005,6 +2022,7 @@ export class LiveGraph implements ReadGraph {
       hiddenKeys,
       kLo,
       kHi,
+      kPinned,
     );
     return baseTotal - (hphi - hplo) + (phi - plo);
   }
@@ -2099,18 +2117,17 @@ export class LiveGraph implements ReadGraph {
     const ids = lastStatementsPage(this.#base);
     const bits = this.replacedFilterOf(marked);
     const mask = this.#replacedFilterMask;
-    const replacedIds = this.#replacedIds;
     const replaced = this.#replaced;
     // Each check: a role a filter fixes to an entity not replaced is current on every item; an id
-    // is checked against the filter first (a few KB, in the caches), the sorted ids only when the
+    // is checked against the filter first (a few KB, in the caches), the exact bitmap only when the
     // filter lets it through.
     for (let k = 0; k < items.length; k++) {
       const item = items[k]!;
-      if ((fixed & 1) === 0 && isReplaced(bits, mask, replacedIds, ids[3 * k]!))
+      if ((fixed & 1) === 0 && mayBeReplaced(bits, mask, marked, ids[3 * k]!))
         item.subjectRawIdentifier = replaced.get(item.subjectEntityId)!;
-      if ((fixed & 2) === 0 && isReplaced(bits, mask, replacedIds, ids[3 * k + 1]!))
+      if ((fixed & 2) === 0 && mayBeReplaced(bits, mask, marked, ids[3 * k + 1]!))
         item.predicateRawIdentifier = replaced.get(item.predicateEntityId)!;
-      if ((fixed & 4) === 0 && isReplaced(bits, mask, replacedIds, ids[3 * k + 2]!))
+      if ((fixed & 4) === 0 && mayBeReplaced(bits, mask, marked, ids[3 * k + 2]!))
         item.objectRawIdentifier = replaced.get(item.objectEntityId)!;
     }
   }
@@ -2120,11 +2137,9 @@ export class LiveGraph implements ReadGraph {
    * entity d (the mask in #replacedFilterMask), REPLACED_FILTER_BITS bits per replaced entity (at
    * least REPLACED_FILTER_MIN_BITS), so a page's checks of up to 150 ids read a few KB that stay in
    * the CPU's caches, not a line each of a bitmap of every base entity; about 1 in
-   * REPLACED_FILTER_BITS passes on to the replaced entities' dense ids, sorted (#replacedIds, 4
-   * bytes each: 3,000 replaced, 12 KB), searched: they stay in the caches too, where a bitmap of
-   * every base entity (128 KB at 1M) was a cache miss a pass. Made at the first read after a batch
-   * (a pass over the bitmap, O(base entities / 32)); when it would be no smaller than the bitmap,
-   * the bitmap itself (mask: every bit; exact, no ids searched).
+   * REPLACED_FILTER_BITS passes on to the exact bitmap. Made at the first read after a batch (a pass
+   * over the bitmap, O(base entities / 32)); when it would be no smaller than the bitmap, the bitmap
+   * itself (mask: every bit).
    */
   private replacedFilterOf(marked: Uint32Array): Uint32Array {
     // The filter of this batch and base, or one made now.
@@ -2150,20 +2165,8 @@ export class LiveGraph implements ReadGraph {
         }
       }
     }
-    // The ids, ascending (the bitmap's order), when the filter is not the bitmap itself.
-    const ids = mask === -1 ? NO_IDS : new Int32Array(count);
-    if (mask !== -1)
-      for (let w = 0, i = 0; w < marked.length; w++) {
-        let word = marked[w]!;
-        while (word !== 0) {
-          const low = word & -word;
-          ids[i++] = w * 32 + (31 - Math.clz32(low));
-          word ^= low;
-        }
-      }
     this.#replacedFilterBits = bits;
     this.#replacedFilterMask = mask;
-    this.#replacedIds = ids;
     this.#replacedFilterSequence = this.#sequence;
     this.#replacedFilterBase = this.#base;
     return bits;
@@ -2181,9 +2184,9 @@ export class LiveGraph implements ReadGraph {
     const mask = this.#replacedFilterMask;
     // Each term: the role given, its entity in the base and not replaced.
     return (
-      (sd !== undefined && sd >= 0 && !isReplaced(bits, mask, this.#replacedIds, sd) ? 1 : 0) |
-      (pd !== undefined && pd >= 0 && !isReplaced(bits, mask, this.#replacedIds, pd) ? 2 : 0) |
-      (od !== undefined && od >= 0 && !isReplaced(bits, mask, this.#replacedIds, od) ? 4 : 0)
+      (sd !== undefined && sd >= 0 && !mayBeReplaced(bits, mask, marked, sd) ? 1 : 0) |
+      (pd !== undefined && pd >= 0 && !mayBeReplaced(bits, mask, marked, pd) ? 2 : 0) |
+      (od !== undefined && od >= 0 && !mayBeReplaced(bits, mask, marked, od) ? 4 : 0)
     );
   }
 
@@ -2194,8 +2197,7 @@ export class LiveGraph implements ReadGraph {
     // entityId), or the delta's.
     if (
       d >= 0 &&
-      (replaced === undefined ||
-        !isReplaced(this.replacedFilterOf(replaced), this.#replacedFilterMask, this.#replacedIds, d))
+      (replaced === undefined || !mayBeReplaced(this.replacedFilterOf(replaced), this.#replacedFilterMask, replaced, d))
     )
       return rawIdentifierOf(this.#base, d);
     return this.#entities.get(id)!.rawIdentifier;
@@ -2548,8 +2550,6 @@ class ListAids {
 
 /** An empty statement list (a delta list that the first components' marks rule out for a query). */
 const NO_STATEMENTS: readonly DeltaStatement[] = [];
-/** No dense ids. */
-const NO_IDS = new Int32Array(0);
 /** The merge keys of an empty statement list. */
 const NO_MERGE_KEYS: Float64Array = new Float64Array(0);
 
@@ -2603,21 +2603,10 @@ function pairMayHold(bits: Uint32Array, a: number, b: number): boolean {
 
 /**
  * Whether base entity `d` is replaced: its bit in the filter `bits` (bit d & mask: LiveGraph's
- * replacedFilterOf), then, only when set, among the sorted `ids` (a binary search in a few KB),
- * unless the filter is the exact bitmap itself (mask -1).
+ * replacedFilterOf), then, only when set, in the exact bitmap `marked`.
  */
-function isReplaced(bits: Uint32Array, mask: number, ids: Int32Array, d: number): boolean {
-  if ((bits[(d & mask) >>> 5]! & (1 << (d & 31))) === 0) return false;
-  // Each branch: the bitmap itself answers; else the ids are searched.
-  if (mask === -1) return true;
-  let lo = 0;
-  let hi = ids.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (ids[mid]! < d) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < ids.length && ids[lo] === d;
+function mayBeReplaced(bits: Uint32Array, mask: number, marked: Uint32Array, d: number): boolean {
+  return (bits[(d & mask) >>> 5]! & (1 << (d & 31))) !== 0 && hasBit(marked, d);
 }
 
 /** How many bits of `word` are set. */

@@ -638,18 +638,22 @@ function bound(
   keys: Float64Array,
   keyLo: number,
   keyHi: number,
+  keyPinned: number,
 ): number {
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     const k = keys[mid]!;
     // Each branch: a merge key below or above the key's range decides (an integer compared, no
-    // item read); in it, or none (NaN), the item.
+    // item read); in it, when the range pins every component compared (a key, not NaN), equal; else
+    // the item.
     const c =
       k < keyLo
         ? -1
         : k >= keyHi
           ? 1
-          : compareWithKey(order, list[mid]!, key, length, firstDense, secondDense, thirdDense);
+          : !Number.isNaN(k) && length <= keyPinned
+            ? 0
+            : compareWithKey(order, list[mid]!, key, length, firstDense, secondDense, thirdDense);
     if (c < 0 || (strictlyAfter && c === 0)) lo = mid + 1;
     else hi = mid;
   }
@@ -682,6 +686,17 @@ export function mergeKeyLo(first: number, second: number, idBound: number): numb
   return second < 0 ? first * idBound : first * idBound + second;
 }
 
+/**
+ * How many of the key's first components mergeKeyLo's range pins (0: no range; 1: the first; 2:
+ * the first two): an item keyed in the range has those of the key.
+ */
+export function mergeKeyPinned(first: number, second: number, idBound: number): number {
+  // Each branch: as mergeKeyLo's.
+  if (first < 0) return 0;
+  if (idBound > PAIR_KEY_MAX_BOUND) return 1;
+  return second < 0 ? 1 : 2;
+}
+
 /** The end (exclusive) of mergeKeyLo's range. */
 export function mergeKeyHi(first: number, second: number, idBound: number): number {
   // Each branch: as mergeKeyLo's.
@@ -708,6 +723,7 @@ export function prefixRange(
   keys = NO_MERGE_KEYS,
   keyLo = Number.NaN,
   keyHi = Number.NaN,
+  keyPinned = 0,
 ): [number, number] {
   if (prefix.length === 0) return [0, list.length];
   const lo = bound(
@@ -724,10 +740,26 @@ export function prefixRange(
     keys,
     keyLo,
     keyHi,
+    keyPinned,
   );
   return [
     lo,
-    bound(list, order, prefix, prefix.length, true, firstDense, lo, to, secondDense, thirdDense, keys, keyLo, keyHi),
+    bound(
+      list,
+      order,
+      prefix,
+      prefix.length,
+      true,
+      firstDense,
+      lo,
+      to,
+      secondDense,
+      thirdDense,
+      keys,
+      keyLo,
+      keyHi,
+      keyPinned,
+    ),
   ];
 }
 
@@ -747,6 +779,7 @@ export function seekPrefix(
   keys = NO_MERGE_KEYS,
   keyLo = Number.NaN,
   keyHi = Number.NaN,
+  keyPinned = 0,
 ): number {
   return bound(
     list,
@@ -762,6 +795,7 @@ export function seekPrefix(
     keys,
     keyLo,
     keyHi,
+    keyPinned,
   );
 }
 
@@ -777,11 +811,14 @@ export function inPrefix(
   keys = NO_MERGE_KEYS,
   keyLo = Number.NaN,
   keyHi = Number.NaN,
+  keyPinned = 0,
 ): boolean {
   if (i >= list.length) return false;
   const k = keys.length > i ? keys[i]! : Number.NaN;
-  // A merge key outside the prefix's range: not in it (no item read); else the item compared.
+  // Each check: a merge key outside the prefix's range: not in it; in it, pinning every component
+  // of the prefix (a key, not NaN): in it (no item read either way); else the item compared.
   if (k < keyLo || k >= keyHi) return false;
+  if (!Number.isNaN(k) && prefix.length <= keyPinned) return true;
   return compareWithKey(order, list[i]!, prefix, prefix.length, firstDense, secondDense, thirdDense) === 0;
 }
 
@@ -799,5 +836,5 @@ export function seekAfter(
   keyLo = Number.NaN,
   keyHi = Number.NaN,
 ): number {
-  return bound(list, order, key, 4, true, firstDense, lo, hi, secondDense, thirdDense, keys, keyLo, keyHi);
+  return bound(list, order, key, 4, true, firstDense, lo, hi, secondDense, thirdDense, keys, keyLo, keyHi, 0);
 }

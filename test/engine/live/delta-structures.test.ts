@@ -4,7 +4,7 @@
  * The live graph's small structures against brute force on seeded random data: mergeSorted (both
  * of its ways, a few changes spliced in place and many merged) equals a sort of the list's new
  * content, and so does mergeStatements (its merge keys: in place, spliced, or into a new list) over
- * statements whose entities are in a base or not; mergeKey orders as compareStatements; sortStatements (its radix sort on dense ids, and its fallback) equals a sort by compareStatements; prefixRange, seekAfter, seekPrefix and inPrefix equal a filter, and the same given the merge keys and a key range (mergeKeyLo, mergeKeyHi); a fence's window
+ * statements whose entities are in a base or not; mergeKey orders as compareStatements; sortStatements (its radix sort on dense ids, and its fallback) equals a sort by compareStatements; prefixRange, seekAfter, seekPrefix and inPrefix equal a filter, and the same given the merge keys and a key range (mergeKeyLo, mergeKeyHi, mergeKeyPinned); a fence's window
  * (buildFence, fenceLo, fenceHi) holds its first component's range and a search in it finds the same; GramIndex.matching
  * equals includes() over the items, and sortedCandidates holds them sorted, as items come and go.
  */
@@ -28,6 +28,7 @@ import {
   listMergeKeys,
   mergeKeyHi,
   mergeKeyLo,
+  mergeKeyPinned,
   prefixRange,
   seekPrefix,
   seekAfter,
@@ -226,14 +227,16 @@ test("seekPrefix, prefixRange, inPrefix and seekAfter given the merge keys and a
             const pairSecond = length >= 2 ? second : -1;
             const lo = mergeKeyLo(first, pairSecond, bound);
             const hi = mergeKeyHi(first, pairSecond, bound);
+            // The components the range pins (an item keyed in it is told in range unread), or none.
+            const pin = rng.chance(0.8) ? mergeKeyPinned(first, pairSecond, bound) : 0;
             const s2 = length >= 2 ? second : -1;
             const s3 = length >= 3 ? third : -1;
             const want = prefixRange(list, order, prefix, first, 0, list.length, s2, s3);
-            assert.equal(prefixRange(list, order, prefix, first, 0, list.length, s2, s3, keys, lo, hi), want);
-            assert.is(seekPrefix(list, order, prefix, first, 0, list.length, s2, s3, keys, lo, hi), want[0]);
+            assert.equal(prefixRange(list, order, prefix, first, 0, list.length, s2, s3, keys, lo, hi, pin), want);
+            assert.is(seekPrefix(list, order, prefix, first, 0, list.length, s2, s3, keys, lo, hi, pin), want[0]);
             for (let i = 0; i <= list.length; i++)
               assert.is(
-                inPrefix(list, order, prefix, i, first, s2, s3, keys, lo, hi),
+                inPrefix(list, order, prefix, i, first, s2, s3, keys, lo, hi, pin),
                 i >= want[0] && i < want[1],
                 `${order} inPrefix ${i}`,
               );
