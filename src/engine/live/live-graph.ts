@@ -154,6 +154,7 @@ import {
   mergeKeyHi,
   mergeKeyLo,
   mergeKeyPinned,
+  packedKey,
   prefixRange,
   seekAfter,
   seekPrefix,
@@ -1732,8 +1733,11 @@ export class LiveGraph implements ReadGraph {
     // delta item comes before its last (or, on the base's last page, none is left at all).
     if (
       firstLimit === limit &&
-      (!hiddenAhead || k === 0 || compareRow(order, ids, k - 1, got[k - 1]!, hiddenList[h0]!) < 0) &&
-      (!deltaAhead || (first.nextCursor !== null && compareRow(order, ids, k - 1, got[k - 1]!, list[m]!) < 0))
+      (!hiddenAhead ||
+        k === 0 ||
+        rowVs(order, ids, k - 1, got[k - 1]!, hiddenList[h0]!, hiddenKeys[h0]!, idBound) < 0) &&
+      (!deltaAhead ||
+        (first.nextCursor !== null && rowVs(order, ids, k - 1, got[k - 1]!, list[m]!, keys[m]!, idBound) < 0))
     ) {
       // Each branch: a next page when base items follow that are not all tombstoned (the
       // tombstones after the page are the range's from h0) or a delta item does, its cursor the
@@ -1819,7 +1823,11 @@ export class LiveGraph implements ReadGraph {
             // A tombstone past the range compares after every item of it: the walk stops there. The
             // item is tombstoned when the first tombstone not before it has its key (c = 0).
             let c = 1;
-            while (h < hiddenList.length && (c = compareRow(order, pageIds, j, item, hiddenList[h]!)) > 0) h++;
+            while (
+              h < hiddenList.length &&
+              (c = rowVs(order, pageIds, j, item, hiddenList[h]!, hiddenKeys[h]!, idBound)) > 0
+            )
+              h++;
             lastHidden = h < hiddenList.length && c === 0;
             if (lastHidden) continue;
             fromBaseAt[fromBase.length] = j;
@@ -1848,7 +1856,7 @@ export class LiveGraph implements ReadGraph {
       if (x === undefined && y === undefined) break;
       // x is of the base's page read last (fromBase is refilled from each page read): compared by
       // the dense ids the base read for it.
-      if (y === undefined || (x !== undefined && compareRow(order, baseIds, fromBaseAt[b]!, x, y) < 0)) {
+      if (y === undefined || (x !== undefined && rowVs(order, baseIds, fromBaseAt[b]!, x, y, keys[m]!, idBound) < 0)) {
         items.push(x!);
         lastAt = fromBaseAt[b]!;
         b++;
@@ -2728,6 +2736,31 @@ function prefixOf(order: Order, s: string | undefined, p: string | undefined, o:
     prefix.push(part);
   }
   return prefix;
+}
+
+/**
+ * compareRow, told by merge keys first: `yKey` is y's (sorted-delta.ts mergeKey over a base of
+ * `idBound` entities; NaN: none); base item k's is made from its dense ids. Keys that differ
+ * decide (no read of y); equal ones, or none, leave it to compareRow.
+ */
+function rowVs(
+  order: Order,
+  ids: ArrayLike<number>,
+  k: number,
+  x: Statement,
+  y: DeltaStatement,
+  yKey: number,
+  idBound: number,
+): number {
+  const at = 3 * k;
+  // Each branch: the order's first two components of item k.
+  const a = order === "SPO" ? ids[at]! : order === "POS" ? ids[at + 1]! : ids[at + 2]!;
+  const b = order === "SPO" ? ids[at + 1]! : order === "POS" ? ids[at + 2]! : ids[at]!;
+  const xKey = packedKey(a, b, idBound);
+  // Each branch: keys that differ decide; else the items.
+  if (xKey < yKey) return -1;
+  if (xKey > yKey) return 1;
+  return compareRow(order, ids, k, x, y);
 }
 
 /**

@@ -249,6 +249,12 @@ export function mergeKey(order: Order, st: DeltaStatement, idBound: number): num
   return b < 0 ? Number.NaN : a * idBound + b;
 }
 
+/** mergeKey of an item whose first two components are base entities `a` and `b` (a base statement's). */
+export function packedKey(a: number, b: number, idBound: number): number {
+  // Each branch: as mergeKey's.
+  return idBound > PAIR_KEY_MAX_BOUND ? a : a * idBound + b;
+}
+
 /** The merge keys of `list` (made when it has none, or ones of another shape: O(D) item reads). */
 function keysOf(list: DeltaStatement[], order: Order, idBound: number): MergeKeys {
   const held = listKeys.get(list);

@@ -4,7 +4,7 @@
  * The live graph's small structures against brute force on seeded random data: mergeSorted (both
  * of its ways, a few changes spliced in place and many merged) equals a sort of the list's new
  * content, and so does mergeStatements (its merge keys: in place, spliced, or into a new list) over
- * statements whose entities are in a base or not; mergeKey orders as compareStatements; sortStatements (its radix sort on dense ids, and its fallback) equals a sort by compareStatements; prefixRange, seekAfter, seekPrefix and inPrefix equal a filter, and the same given the merge keys and a key range (mergeKeyLo, mergeKeyHi, mergeKeyPinned); a fence's window
+ * statements whose entities are in a base or not; mergeKey orders as compareStatements (and packedKey makes a base statement's); sortStatements (its radix sort on dense ids, and its fallback) equals a sort by compareStatements; prefixRange, seekAfter, seekPrefix and inPrefix equal a filter, and the same given the merge keys and a key range (mergeKeyLo, mergeKeyHi, mergeKeyPinned); a fence's window
  * (buildFence, fenceLo, fenceHi) holds its first component's range and a search in it finds the same; GramIndex.matching
  * equals includes() over the items, and sortedCandidates holds them sorted, as items come and go.
  */
@@ -29,6 +29,7 @@ import {
   mergeKeyHi,
   mergeKeyLo,
   mergeKeyPinned,
+  packedKey,
   prefixRange,
   seekPrefix,
   seekAfter,
@@ -186,6 +187,12 @@ test("mergeStatements (merge keys; in place, spliced, or a new list) equals a so
         const a = mergeKey(order, list[k - 1]!, bound);
         const b = mergeKey(order, list[k]!, bound);
         assert.ok(!(a > b), `${order} keys out of order at ${k}`);
+      }
+      // A base statement's key made from its dense ids (packedKey) is its merge key.
+      for (const st of list) {
+        if (st.sd < 0 || st.pd < 0 || st.od < 0) continue;
+        const [a, b] = order === "SPO" ? [st.sd, st.pd] : order === "POS" ? [st.pd, st.od] : [st.od, st.sd];
+        assert.is(packedKey(a, b, bound), mergeKey(order, st, bound), `${order} packedKey`);
       }
     }
   }
