@@ -410,6 +410,11 @@ export class LiveGraph implements ReadGraph {
   #aidsBase: Graph | undefined;
   /** A statements merge's scratch: each base item kept's place in the base's page (a page is at most the maximum limit). */
   readonly #fromBaseAt = new Int32Array(STATEMENTS_MAX_LIMIT);
+  /**
+   * A statements merge's scratch: the base items of the page read last that are kept (emptied at
+   * each merge; its items are the base page's, returned on the merged page).
+   */
+  readonly #fromBase: Statement[] = [];
 
   constructor(base: Graph, options: LiveGraphOptions = {}) {
     // A secret of our own when none is given: the base must share it, and a Graph's default is not readable.
@@ -1769,7 +1774,8 @@ export class LiveGraph implements ReadGraph {
     // The merge: base items (less the tombstoned) and the delta's, `limit` of them; then whether any
     // item follows the page's last (a delta item, a base item read, or one of the base's rest that
     // is not tombstoned), so that the base is read no further than the page.
-    const fromBase: Statement[] = [];
+    const fromBase = this.#fromBase;
+    fromBase.length = 0;
     /** The place of fromBase[i] in the base's page it came from (the base's page read last). */
     const fromBaseAt = this.#fromBaseAt;
     /** The dense ids of the base's page read last (the base's scratch: the same array for every page). */
@@ -1887,6 +1893,7 @@ export class LiveGraph implements ReadGraph {
           : this.hintBefore(
               order,
               list[m - 1]!,
+              keys[m - 1]!,
               pageItems,
               b < fromBase.length ? fromBaseAt[b]! : pageItems.length,
               keyHint,
@@ -1935,7 +1942,8 @@ export class LiveGraph implements ReadGraph {
   }
 
   /**
-   * The position hint of the base's last item before delta item `y` (a merged page's last item):
+   * The position hint of the base's last item before delta item `y` (a merged page's last item;
+   * `yKey` its merge key):
    * every item of the base's page read last (`pageItems`) before place `next` (its first item kept
    * and not taken, or its length) was taken before `y` or tombstoned, so the last of them not after
    * `y` is found walking back (tombstoned items after `y` are not skipped: the base alone, or a
@@ -1946,13 +1954,15 @@ export class LiveGraph implements ReadGraph {
   private hintBefore(
     order: Order,
     y: DeltaStatement,
+    yKey: number,
     pageItems: readonly Statement[],
     next: number,
     keyHint: string,
   ): string {
     const ids = lastStatementsPage(this.#base);
+    const idBound = this.#base.entityCount;
     let k = next - 1;
-    while (k >= 0 && compareRow(order, ids, k, pageItems[k]!, y) > 0) k--;
+    while (k >= 0 && rowVs(order, ids, k, pageItems[k]!, y, yKey, idBound) > 0) k--;
     // Each branch: a base item of the page, or the key the page was read after.
     return k >= 0 ? lastStatementsHint(this.#base, k) : keyHint;
   }
