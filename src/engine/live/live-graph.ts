@@ -100,6 +100,7 @@ import {
   lastStatementsRest,
   rawIdentifierOf,
   searchHint,
+  searchHintPosition,
   type SearchPageKeys,
   type StatementsKey,
   statementsAfterKey,
@@ -149,6 +150,11 @@ import {
   type Order,
   ORDERS,
   inPrefix,
+  listMergeKeys,
+  mergeKeyHi,
+  mergeKeyLo,
+  mergeKeyPinned,
+  packedKey,
   prefixRange,
   seekAfter,
   seekPrefix,
@@ -402,12 +408,20 @@ export class LiveGraph implements ReadGraph {
   #replacedFilterMask = 0;
   #replacedFilterSequence = -1;
   #replacedFilterBase: Graph | undefined;
-  /** Each statements list's fence (sorted-delta.ts buildFence), with the batch and base it was made at. */
-  #fences = new WeakMap<readonly DeltaStatement[], { sequence: number; base: Graph; fence: Int32Array }>();
-  /** Each statements list's pair filter (pairsOf), with the batch and base it was made at. */
-  #pairs = new WeakMap<readonly DeltaStatement[], { sequence: number; base: Graph; bits: Uint32Array }>();
+  /**
+   * The statements lists' read aids (fence, pair filter, merge keys) made since the batch and base below: one
+   * record a list read, found by the list's identity among the few (at most the six lists).
+   */
+  #aids: ListAids[] = [];
+  #aidsSequence = -1;
+  #aidsBase: Graph | undefined;
   /** A statements merge's scratch: each base item kept's place in the base's page (a page is at most the maximum limit). */
   readonly #fromBaseAt = new Int32Array(STATEMENTS_MAX_LIMIT);
+  /**
+   * A statements merge's scratch: the base items of the page read last that are kept (emptied at
+   * each merge; its items are the base page's, returned on the merged page).
+   */
+  readonly #fromBase: Statement[] = [];
 
   constructor(base: Graph, options: LiveGraphOptions = {}) {
     // A secret of our own when none is given: the base must share it, and a Graph's default is not readable.
@@ -1661,7 +1675,7 @@ export class LiveGraph implements ReadGraph {
     let shlo = hlo;
     let shhi = hhi;
     if (prefix.length === 0 && afterKey !== undefined) {
-      keyFirst = dictionary.idOf(afterKey[0]);
+      keyFirst = this.keySubject(after!);
       // Each branch: the key's first entity is a base one (rank 2 id), or ranks between two (2 lowerBound - 1).
       const rank = keyFirst >= 0 ? 2 * keyFirst : 2 * dictionary.lowerBound(afterKey[0]) - 1;
       if (list.length > 0) {
@@ -1675,16 +1689,41 @@ export class LiveGraph implements ReadGraph {
         shhi = fenceHi(fence, rank, hiddenList.length);
       }
     }
+    // Each list's merge keys (sorted-delta.ts mergeKey: the first two components' dense ids in a
+    // number), and the ranges of them that the prefix, and the key's first entity (or the prefix),
+    // span: a search reads an item only where its key is in the range or none (an entity not in
+    // the base), else one number of a typed array.
+    const idBound = base.entityCount;
+    const keys = this.keysOf(list, order);
+    const hiddenKeys = this.keysOf(hiddenList, order);
+    const pLo = mergeKeyLo(firstId, secondId, idBound);
+    const pHi = mergeKeyHi(firstId, secondId, idBound);
+    const pPinned = mergeKeyPinned(firstId, secondId, idBound);
+    // Each branch: an unfiltered key's own first entity; else the prefix's range.
+    const aLo = prefix.length === 0 ? mergeKeyLo(keyFirst, -1, idBound) : pLo;
+    const aHi = prefix.length === 0 ? mergeKeyHi(keyFirst, -1, idBound) : pHi;
     let m =
       afterKey === undefined
-        ? seekPrefix(list, order, prefix, firstId, lo, hi, secondId, thirdId)
-        : seekAfter(list, order, afterKey, slo, shi, keyFirst, secondId, thirdId);
+        ? seekPrefix(list, order, prefix, firstId, lo, hi, secondId, thirdId, keys, pLo, pHi, pPinned)
+        : seekAfter(list, order, afterKey, slo, shi, keyFirst, secondId, thirdId, keys, aLo, aHi);
     const h0 =
       afterKey === undefined
-        ? seekPrefix(hiddenList, order, prefix, firstId, hlo, hhi, secondId, thirdId)
-        : seekAfter(hiddenList, order, afterKey, shlo, shhi, keyFirst, secondId, thirdId);
-    const hiddenAhead = inPrefix(hiddenList, order, prefix, h0, firstId, secondId, thirdId);
-    const deltaAhead = inPrefix(list, order, prefix, m, firstId, secondId, thirdId);
+        ? seekPrefix(hiddenList, order, prefix, firstId, hlo, hhi, secondId, thirdId, hiddenKeys, pLo, pHi, pPinned)
+        : seekAfter(hiddenList, order, afterKey, shlo, shhi, keyFirst, secondId, thirdId, hiddenKeys, aLo, aHi);
+    const hiddenAhead = inPrefix(
+      hiddenList,
+      order,
+      prefix,
+      h0,
+      firstId,
+      secondId,
+      thirdId,
+      hiddenKeys,
+      pLo,
+      pHi,
+      pPinned,
+    );
+    const deltaAhead = inPrefix(list, order, prefix, m, firstId, secondId, thirdId, keys, pLo, pHi, pPinned);
     // Unfiltered, the first tombstone after the key likely on the page (its subject within the
     // subjects a page spans, at the base's mean statements a subject, from the key's subject, a base
     // entity, or the first): the base's first page is read
@@ -1708,25 +1747,44 @@ export class LiveGraph implements ReadGraph {
     // delta item comes before its last (or, on the base's last page, none is left at all).
     if (
       firstLimit === limit &&
-      (!hiddenAhead || k === 0 || compareRow(order, ids, k - 1, got[k - 1]!, hiddenList[h0]!) < 0) &&
-      (!deltaAhead || (first.nextCursor !== null && compareRow(order, ids, k - 1, got[k - 1]!, list[m]!) < 0))
+      (!hiddenAhead ||
+        k === 0 ||
+        rowVs(order, ids, k - 1, got[k - 1]!, hiddenList[h0]!, hiddenKeys[h0]!, idBound) < 0) &&
+      (!deltaAhead ||
+        (first.nextCursor !== null && rowVs(order, ids, k - 1, got[k - 1]!, list[m]!, keys[m]!, idBound) < 0))
     ) {
       // Each branch: a next page when base items follow that are not all tombstoned (the
       // tombstones after the page are the range's from h0) or a delta item does, its cursor the
       // one the base would have sealed (its position hint kept); else none.
       if (first.nextCursor !== null) {
         const more =
-          deltaAhead || !hiddenAhead || this.baseItemsLeft(rest, order, prefix, firstId, hiddenList, h0, hhi);
+          deltaAhead ||
+          !hiddenAhead ||
+          this.baseItemsLeft(rest, order, prefix, firstId, secondId, thirdId, hiddenList, h0, hhi);
         first.nextCursor = more ? this.statementsCursor(tag, got[k - 1]!, lastStatementsHint(base, k - 1)) : null;
       }
       if (count)
-        first.total = this.statementsTotal(first.total!, order, prefix, firstId, list, lo, hi, hiddenList, hlo, hhi);
+        first.total = this.statementsTotal(
+          first.total!,
+          order,
+          prefix,
+          firstId,
+          secondId,
+          thirdId,
+          list,
+          lo,
+          hi,
+          hiddenList,
+          hlo,
+          hhi,
+        );
       return first;
     }
     // The merge: base items (less the tombstoned) and the delta's, `limit` of them; then whether any
     // item follows the page's last (a delta item, a base item read, or one of the base's rest that
     // is not tombstoned), so that the base is read no further than the page.
-    const fromBase: Statement[] = [];
+    const fromBase = this.#fromBase;
+    fromBase.length = 0;
     /** The place of fromBase[i] in the base's page it came from (the base's page read last). */
     const fromBaseAt = this.#fromBaseAt;
     /** The dense ids of the base's page read last (the base's scratch: the same array for every page). */
@@ -1780,7 +1838,11 @@ export class LiveGraph implements ReadGraph {
             // A tombstone past the range compares after every item of it: the walk stops there. The
             // item is tombstoned when the first tombstone not before it has its key (c = 0).
             let c = 1;
-            while (h < hiddenList.length && (c = compareRow(order, pageIds, j, item, hiddenList[h]!)) > 0) h++;
+            while (
+              h < hiddenList.length &&
+              (c = rowVs(order, pageIds, j, item, hiddenList[h]!, hiddenKeys[h]!, idBound)) > 0
+            )
+              h++;
             lastHidden = h < hiddenList.length && c === 0;
             if (lastHidden) continue;
             fromBaseAt[fromBase.length] = j;
@@ -1803,11 +1865,13 @@ export class LiveGraph implements ReadGraph {
         continue;
       }
       const x = fromBase[b];
-      const y = inPrefix(list, order, prefix, m, firstId, secondId, thirdId) ? list[m] : undefined;
+      const y = inPrefix(list, order, prefix, m, firstId, secondId, thirdId, keys, pLo, pHi, pPinned)
+        ? list[m]
+        : undefined;
       if (x === undefined && y === undefined) break;
       // x is of the base's page read last (fromBase is refilled from each page read): compared by
       // the dense ids the base read for it.
-      if (y === undefined || (x !== undefined && compareRow(order, baseIds, fromBaseAt[b]!, x, y) < 0)) {
+      if (y === undefined || (x !== undefined && rowVs(order, baseIds, fromBaseAt[b]!, x, y, keys[m]!, idBound) < 0)) {
         items.push(x!);
         lastAt = fromBaseAt[b]!;
         b++;
@@ -1820,9 +1884,12 @@ export class LiveGraph implements ReadGraph {
     // Base items' names were brought up to date as read; the delta's are current. Each branch of
     // `more`: a delta item or a base item read is left; else the base's rest, less its tombstones
     // after the last item read (from h, or the one after h when that item was tombstoned).
-    let more = inPrefix(list, order, prefix, m, firstId, secondId, thirdId) || b < fromBase.length;
+    let more =
+      inPrefix(list, order, prefix, m, firstId, secondId, thirdId, keys, pLo, pHi, pPinned) || b < fromBase.length;
     if (!more && !baseDone)
-      more = !hiddenAhead || this.baseItemsLeft(rest, order, prefix, firstId, hiddenList, lastHidden ? h + 1 : h, hhi);
+      more =
+        !hiddenAhead ||
+        this.baseItemsLeft(rest, order, prefix, firstId, secondId, thirdId, hiddenList, lastHidden ? h + 1 : h, hhi);
     // The cursor carries a base position hint (the next page resumes the base after it without
     // placing the key): the last item's own when it is a base item of the base's page read last;
     // for a delta item, that of the base's last item before it (below).
@@ -1835,6 +1902,7 @@ export class LiveGraph implements ReadGraph {
           : this.hintBefore(
               order,
               list[m - 1]!,
+              keys[m - 1]!,
               pageItems,
               b < fromBase.length ? fromBaseAt[b]! : pageItems.length,
               keyHint,
@@ -1845,12 +1913,46 @@ export class LiveGraph implements ReadGraph {
     return {
       items,
       nextCursor,
-      total: this.statementsTotal(baseTotal!, order, prefix, firstId, list, lo, hi, hiddenList, hlo, hhi),
+      total: this.statementsTotal(
+        baseTotal!,
+        order,
+        prefix,
+        firstId,
+        secondId,
+        thirdId,
+        list,
+        lo,
+        hi,
+        hiddenList,
+        hlo,
+        hhi,
+      ),
     };
   }
 
   /**
-   * The position hint of the base's last item before delta item `y` (a merged page's last item):
+   * The base dense id of an unfiltered walk's key's subject (`after`'s; -1: not in the base): the
+   * subject of the base's row at the position its hint names, when it names one and that row's
+   * subject is the key's (a cursor after a base item, or after a delta item of the same subject
+   * as the base item before it: one row read beside the page the base reads next, and one entityId
+   * compared); else looked up by entityId (a hash and a few cache misses).
+   */
+  private keySubject(after: StatementsKey): number {
+    const at = searchHintPosition(this.#base, after[4]);
+    const index = this.#parts.statementIndex;
+    const dictionary = this.#parts.dictionary;
+    // Each branch: a position of this base (unfiltered: the SPO order, whose position is the row)
+    // whose subject is the key's, or the look-up.
+    if (at >= 0 && at < index.length) {
+      const d = index.subjectOf(at);
+      if (dictionary.is(d, after[0])) return d;
+    }
+    return dictionary.idOf(after[0]);
+  }
+
+  /**
+   * The position hint of the base's last item before delta item `y` (a merged page's last item;
+   * `yKey` its merge key):
    * every item of the base's page read last (`pageItems`) before place `next` (its first item kept
    * and not taken, or its length) was taken before `y` or tombstoned, so the last of them not after
    * `y` is found walking back (tombstoned items after `y` are not skipped: the base alone, or a
@@ -1861,13 +1963,15 @@ export class LiveGraph implements ReadGraph {
   private hintBefore(
     order: Order,
     y: DeltaStatement,
+    yKey: number,
     pageItems: readonly Statement[],
     next: number,
     keyHint: string,
   ): string {
     const ids = lastStatementsPage(this.#base);
+    const idBound = this.#base.entityCount;
     let k = next - 1;
-    while (k >= 0 && compareRow(order, ids, k, pageItems[k]!, y) > 0) k--;
+    while (k >= 0 && rowVs(order, ids, k, pageItems[k]!, y, yKey, idBound) > 0) k--;
     // Each branch: a base item of the page, or the key the page was read after.
     return k >= 0 ? lastStatementsHint(this.#base, k) : keyHint;
   }
@@ -1882,13 +1986,29 @@ export class LiveGraph implements ReadGraph {
     order: Order,
     prefix: readonly string[],
     firstId: number,
+    secondId: number,
+    thirdId: number,
     hiddenList: readonly DeltaStatement[],
     from: number,
     to: number,
   ): boolean {
     // More items than the window holds tombstones: some is not tombstoned (no search needed).
     if (rest > to - from) return true;
-    const [, end] = prefixRange(hiddenList, order, prefix, firstId, from, to);
+    const idBound = this.#base.entityCount;
+    const [, end] = prefixRange(
+      hiddenList,
+      order,
+      prefix,
+      firstId,
+      from,
+      to,
+      secondId,
+      thirdId,
+      this.keysOf(hiddenList, order),
+      mergeKeyLo(firstId, secondId, idBound),
+      mergeKeyHi(firstId, secondId, idBound),
+      mergeKeyPinned(firstId, secondId, idBound),
+    );
     return rest > end - from;
   }
 
@@ -1901,6 +2021,8 @@ export class LiveGraph implements ReadGraph {
     order: Order,
     prefix: readonly string[],
     firstId: number,
+    secondId: number,
+    thirdId: number,
     list: readonly DeltaStatement[],
     lo: number,
     hi: number,
@@ -1908,8 +2030,27 @@ export class LiveGraph implements ReadGraph {
     hlo: number,
     hhi: number,
   ): number {
-    const [plo, phi] = prefixRange(list, order, prefix, firstId, lo, hi);
-    const [hplo, hphi] = prefixRange(hiddenList, order, prefix, firstId, hlo, hhi);
+    const idBound = this.#base.entityCount;
+    const kLo = mergeKeyLo(firstId, secondId, idBound);
+    const kHi = mergeKeyHi(firstId, secondId, idBound);
+    const kPinned = mergeKeyPinned(firstId, secondId, idBound);
+    const keys = this.keysOf(list, order);
+    const [plo, phi] = prefixRange(list, order, prefix, firstId, lo, hi, secondId, thirdId, keys, kLo, kHi, kPinned);
+    const hiddenKeys = this.keysOf(hiddenList, order);
+    const [hplo, hphi] = prefixRange(
+      hiddenList,
+      order,
+      prefix,
+      firstId,
+      hlo,
+      hhi,
+      secondId,
+      thirdId,
+      hiddenKeys,
+      kLo,
+      kHi,
+      kPinned,
+    );
     return baseTotal - (hphi - hplo) + (phi - plo);
   }
 
@@ -1918,13 +2059,45 @@ export class LiveGraph implements ReadGraph {
    * list last changed (a batch, or a new base: ranks are the base's dense ids).
    */
   private fenceOf(list: readonly DeltaStatement[], order: Order): Int32Array {
-    const kept = this.#fences.get(list);
-    // Each branch: the list as it was when its fence was made (same batch, same base), or a fence made now.
-    if (kept !== undefined && kept.sequence === this.#sequence && kept.base === this.#base) return kept.fence;
+    const aids = this.aidsOf(list);
+    // Each branch: the fence made since the list last changed, or one made now.
+    if (aids.fence !== undefined) return aids.fence;
     const dictionary = this.#parts.dictionary;
-    const fence = buildFence(list, order, (id) => 2 * dictionary.lowerBound(id) - 1);
-    this.#fences.set(list, { sequence: this.#sequence, base: this.#base, fence });
-    return fence;
+    aids.fence = buildFence(list, order, (id) => 2 * dictionary.lowerBound(id) - 1);
+    return aids.fence;
+  }
+
+  /**
+   * The merge keys of statements list `list` of `order` (sorted-delta.ts listMergeKeys), kept with
+   * its read aids; none for an empty list.
+   */
+  private keysOf(list: readonly DeltaStatement[], order: Order): Float64Array {
+    // An empty list: nothing to search (its keys are never read).
+    if (list.length === 0) return NO_MERGE_KEYS;
+    const aids = this.aidsOf(list);
+    // Each branch: the keys read since the list last changed, or read now.
+    if (aids.keys !== undefined) return aids.keys;
+    aids.keys = listMergeKeys(list, order, this.#base.entityCount);
+    return aids.keys;
+  }
+
+  /**
+   * The read aids of statements list `list` (fenceOf, pairsOf, keysOf), made since its last change (the
+   * batch and base now): all are dropped at the first read of a new batch or base, and a list's
+   * record is found by identity (a few comparisons, no hash of the list).
+   */
+  private aidsOf(list: readonly DeltaStatement[]): ListAids {
+    const aids = this.#aids;
+    // A batch or a base since the aids were made: none holds.
+    if (this.#aidsSequence !== this.#sequence || this.#aidsBase !== this.#base) {
+      aids.length = 0;
+      this.#aidsSequence = this.#sequence;
+      this.#aidsBase = this.#base;
+    }
+    for (let i = 0; i < aids.length; i++) if (aids[i]!.list === list) return aids[i]!;
+    const made = new ListAids(list);
+    aids.push(made);
+    return made;
   }
 
   /**
@@ -1937,23 +2110,12 @@ export class LiveGraph implements ReadGraph {
    * changed (O(D) items read, as the fence).
    */
   private pairsOf(list: readonly DeltaStatement[], order: Order): Uint32Array {
-    const kept = this.#pairs.get(list);
-    // Each branch: the list as it was when its filter was made (same batch, same base), or one made now.
-    if (kept !== undefined && kept.sequence === this.#sequence && kept.base === this.#base) return kept.bits;
-    let size = PAIR_FILTER_MIN_BITS;
-    while (size < list.length * PAIR_FILTER_BITS) size *= 2;
-    const bits = new Uint32Array(size / 32);
-    const mask = size - 1;
-    for (const st of list) {
-      // Each branch: the order's first two components.
-      const a = order === "SPO" ? st.sd : order === "POS" ? st.pd : st.od;
-      const b = order === "SPO" ? st.pd : order === "POS" ? st.od : st.sd;
-      if (a < 0 || b < 0) continue;
-      const h = pairHash(a, b) & mask;
-      bits[h >>> 5]! |= 1 << (h & 31);
-    }
-    this.#pairs.set(list, { sequence: this.#sequence, base: this.#base, bits });
-    return bits;
+    const aids = this.aidsOf(list);
+    // Each branch: the filter made since the list last changed, or one made now.
+    if (aids.pairs !== undefined) return aids.pairs;
+    // Made in a function of its own: this one, run at every query, stays small and optimized.
+    aids.pairs = pairFilter(list, order);
+    return aids.pairs;
   }
 
   /**
@@ -2058,8 +2220,13 @@ export class LiveGraph implements ReadGraph {
   /** The rawIdentifier of an entity there now (a statement's): the delta's, else the base's. */
   private rawOf(id: string, d: number): string {
     const replaced = this.#replacedBase;
-    // Each branch: a base entity not replaced (by its dense id: no look-up by entityId), or the delta's.
-    if (d >= 0 && (replaced === undefined || !hasBit(replaced, d))) return rawIdentifierOf(this.#base, d);
+    // Each branch: a base entity not replaced (by its dense id, the filter first: no look-up by
+    // entityId), or the delta's.
+    if (
+      d >= 0 &&
+      (replaced === undefined || !mayBeReplaced(this.replacedFilterOf(replaced), this.#replacedFilterMask, replaced, d))
+    )
+      return rawIdentifierOf(this.#base, d);
     return this.#entities.get(id)!.rawIdentifier;
   }
 
@@ -2403,8 +2570,18 @@ function builtAtSequence(
   return { build: () => graphAtSequence(builder.build(), sequence, origin) };
 }
 
+/** A statements list's read aids (LiveGraph's aidsOf), each made at its first use. */
+class ListAids {
+  fence: Int32Array | undefined = undefined;
+  pairs: Uint32Array | undefined = undefined;
+  keys: Float64Array | undefined = undefined;
+  constructor(readonly list: readonly DeltaStatement[]) {}
+}
+
 /** An empty statement list (a delta list that the first components' marks rule out for a query). */
 const NO_STATEMENTS: readonly DeltaStatement[] = [];
+/** The merge keys of an empty statement list. */
+const NO_MERGE_KEYS: Float64Array = new Float64Array(0);
 
 /** Enters a delta statement's (or tombstone's) first key component of each order into `filters`. */
 /** #firstMarks' bits: a delta statement, a tombstone. */
@@ -2429,6 +2606,23 @@ function pairHash(a: number, b: number): number {
   let h = Math.imul(a, 0x9e3779b1) ^ b;
   h = Math.imul(h ^ (h >>> 15), 0x85ebca77);
   return (h ^ (h >>> 13)) >>> 0;
+}
+
+/** The pair filter of statements list `list` of `order` (LiveGraph's pairsOf, which says what it holds). */
+function pairFilter(list: readonly DeltaStatement[], order: Order): Uint32Array {
+  let size = PAIR_FILTER_MIN_BITS;
+  while (size < list.length * PAIR_FILTER_BITS) size *= 2;
+  const bits = new Uint32Array(size / 32);
+  const mask = size - 1;
+  for (const st of list) {
+    // Each branch: the order's first two components.
+    const a = order === "SPO" ? st.sd : order === "POS" ? st.pd : st.od;
+    const b = order === "SPO" ? st.pd : order === "POS" ? st.od : st.sd;
+    if (a < 0 || b < 0) continue;
+    const h = pairHash(a, b) & mask;
+    bits[h >>> 5]! |= 1 << (h & 31);
+  }
+  return bits;
 }
 
 /** Whether the pair filter `bits` (pairsOf) may hold an item whose first two components are base entities `a` and `b`. */
@@ -2564,6 +2758,31 @@ function prefixOf(order: Order, s: string | undefined, p: string | undefined, o:
     prefix.push(part);
   }
   return prefix;
+}
+
+/**
+ * compareRow, told by merge keys first: `yKey` is y's (sorted-delta.ts mergeKey over a base of
+ * `idBound` entities; NaN: none); base item k's is made from its dense ids. Keys that differ
+ * decide (no read of y); equal ones, or none, leave it to compareRow.
+ */
+function rowVs(
+  order: Order,
+  ids: ArrayLike<number>,
+  k: number,
+  x: Statement,
+  y: DeltaStatement,
+  yKey: number,
+  idBound: number,
+): number {
+  const at = 3 * k;
+  // Each branch: the order's first two components of item k.
+  const a = order === "SPO" ? ids[at]! : order === "POS" ? ids[at + 1]! : ids[at + 2]!;
+  const b = order === "SPO" ? ids[at + 1]! : order === "POS" ? ids[at + 2]! : ids[at]!;
+  const xKey = packedKey(a, b, idBound);
+  // Each branch: keys that differ decide; else the items.
+  if (xKey < yKey) return -1;
+  if (xKey > yKey) return 1;
+  return compareRow(order, ids, k, x, y);
 }
 
 /**

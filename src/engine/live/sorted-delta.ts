@@ -249,6 +249,12 @@ export function mergeKey(order: Order, st: DeltaStatement, idBound: number): num
   return b < 0 ? Number.NaN : a * idBound + b;
 }
 
+/** mergeKey of an item whose first two components are base entities `a` and `b` (a base statement's). */
+export function packedKey(a: number, b: number, idBound: number): number {
+  // Each branch: as mergeKey's.
+  return idBound > PAIR_KEY_MAX_BOUND ? a : a * idBound + b;
+}
+
 /** The merge keys of `list` (made when it has none, or ones of another shape: O(D) item reads). */
 function keysOf(list: DeltaStatement[], order: Order, idBound: number): MergeKeys {
   const held = listKeys.get(list);
@@ -635,14 +641,74 @@ function bound(
   hi: number,
   secondDense: number,
   thirdDense: number,
+  keys: Float64Array,
+  keyLo: number,
+  keyHi: number,
+  keyPinned: number,
 ): number {
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const c = compareWithKey(order, list[mid]!, key, length, firstDense, secondDense, thirdDense);
+    const k = keys[mid]!;
+    // Each branch: a merge key below or above the key's range decides (an integer compared, no
+    // item read); in it, when the range pins every component compared (a key, not NaN), equal; else
+    // the item.
+    const c =
+      k < keyLo
+        ? -1
+        : k >= keyHi
+          ? 1
+          : !Number.isNaN(k) && length <= keyPinned
+            ? 0
+            : compareWithKey(order, list[mid]!, key, length, firstDense, secondDense, thirdDense);
     if (c < 0 || (strictlyAfter && c === 0)) lo = mid + 1;
     else hi = mid;
   }
   return lo;
+}
+
+/** No merge keys: a search given none compares every item it reads (its key range is NaN). */
+const NO_MERGE_KEYS: Float64Array = new Float64Array(0);
+
+/**
+ * The merge keys (mergeKey) of statement list `list` of `order` over a base of `idBound` entities,
+ * for the searches below: made when the list has none (O(D)), else the ones mergeStatements keeps.
+ * Read them right after: the list's next merge may move them to a new array.
+ */
+export function listMergeKeys(list: readonly DeltaStatement[], order: Order, idBound: number): Float64Array {
+  return keysOf(list as DeltaStatement[], order, idBound).keys;
+}
+
+/**
+ * The lowest merge key (mergeKey) of an item whose first component is base entity `first` (and,
+ * when >= 0, whose second is base entity `second`) over a base of `idBound` entities; NaN when
+ * `first` is not in the base (no range: a search compares every item it reads). With mergeKeyHi,
+ * the range [lo, hi) of such items' keys: an item keyed below it is before every key that starts
+ * with those components, one keyed at or above it after (an item with no key, NaN, is neither).
+ */
+export function mergeKeyLo(first: number, second: number, idBound: number): number {
+  // Each branch: no range; keys of the first component alone (a large base); of the first, or the pair.
+  if (first < 0) return Number.NaN;
+  if (idBound > PAIR_KEY_MAX_BOUND) return first;
+  return second < 0 ? first * idBound : first * idBound + second;
+}
+
+/**
+ * How many of the key's first components mergeKeyLo's range pins (0: no range; 1: the first; 2:
+ * the first two): an item keyed in the range has those of the key.
+ */
+export function mergeKeyPinned(first: number, second: number, idBound: number): number {
+  // Each branch: as mergeKeyLo's.
+  if (first < 0) return 0;
+  if (idBound > PAIR_KEY_MAX_BOUND) return 1;
+  return second < 0 ? 1 : 2;
+}
+
+/** The end (exclusive) of mergeKeyLo's range. */
+export function mergeKeyHi(first: number, second: number, idBound: number): number {
+  // Each branch: as mergeKeyLo's.
+  if (first < 0) return Number.NaN;
+  if (idBound > PAIR_KEY_MAX_BOUND) return first + 1;
+  return second < 0 ? (first + 1) * idBound : first * idBound + second + 1;
 }
 
 /**
@@ -660,10 +726,47 @@ export function prefixRange(
   to = list.length,
   secondDense = -1,
   thirdDense = -1,
+  keys = NO_MERGE_KEYS,
+  keyLo = Number.NaN,
+  keyHi = Number.NaN,
+  keyPinned = 0,
 ): [number, number] {
   if (prefix.length === 0) return [0, list.length];
-  const lo = bound(list, order, prefix, prefix.length, false, firstDense, from, to, secondDense, thirdDense);
-  return [lo, bound(list, order, prefix, prefix.length, true, firstDense, lo, to, secondDense, thirdDense)];
+  const lo = bound(
+    list,
+    order,
+    prefix,
+    prefix.length,
+    false,
+    firstDense,
+    from,
+    to,
+    secondDense,
+    thirdDense,
+    keys,
+    keyLo,
+    keyHi,
+    keyPinned,
+  );
+  return [
+    lo,
+    bound(
+      list,
+      order,
+      prefix,
+      prefix.length,
+      true,
+      firstDense,
+      lo,
+      to,
+      secondDense,
+      thirdDense,
+      keys,
+      keyLo,
+      keyHi,
+      keyPinned,
+    ),
+  ];
 }
 
 /**
@@ -679,8 +782,27 @@ export function seekPrefix(
   to = list.length,
   secondDense = -1,
   thirdDense = -1,
+  keys = NO_MERGE_KEYS,
+  keyLo = Number.NaN,
+  keyHi = Number.NaN,
+  keyPinned = 0,
 ): number {
-  return bound(list, order, prefix, prefix.length, false, firstDense, from, to, secondDense, thirdDense);
+  return bound(
+    list,
+    order,
+    prefix,
+    prefix.length,
+    false,
+    firstDense,
+    from,
+    to,
+    secondDense,
+    thirdDense,
+    keys,
+    keyLo,
+    keyHi,
+    keyPinned,
+  );
 }
 
 /** Whether `list[i]` exists and its key starts with `prefix` (a range's item, found by one comparison). */
@@ -692,10 +814,18 @@ export function inPrefix(
   firstDense = -1,
   secondDense = -1,
   thirdDense = -1,
+  keys = NO_MERGE_KEYS,
+  keyLo = Number.NaN,
+  keyHi = Number.NaN,
+  keyPinned = 0,
 ): boolean {
-  return (
-    i < list.length && compareWithKey(order, list[i]!, prefix, prefix.length, firstDense, secondDense, thirdDense) === 0
-  );
+  if (i >= list.length) return false;
+  const k = keys.length > i ? keys[i]! : Number.NaN;
+  // Each check: a merge key outside the prefix's range: not in it; in it, pinning every component
+  // of the prefix (a key, not NaN): in it (no item read either way); else the item compared.
+  if (k < keyLo || k >= keyHi) return false;
+  if (!Number.isNaN(k) && prefix.length <= keyPinned) return true;
+  return compareWithKey(order, list[i]!, prefix, prefix.length, firstDense, secondDense, thirdDense) === 0;
 }
 
 /** The first index in [lo, hi) whose full key is strictly after `key` (four parts). */
@@ -708,6 +838,9 @@ export function seekAfter(
   firstDense = -1,
   secondDense = -1,
   thirdDense = -1,
+  keys = NO_MERGE_KEYS,
+  keyLo = Number.NaN,
+  keyHi = Number.NaN,
 ): number {
-  return bound(list, order, key, 4, true, firstDense, lo, hi, secondDense, thirdDense);
+  return bound(list, order, key, 4, true, firstDense, lo, hi, secondDense, thirdDense, keys, keyLo, keyHi, 0);
 }

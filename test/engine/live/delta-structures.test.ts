@@ -4,7 +4,7 @@
  * The live graph's small structures against brute force on seeded random data: mergeSorted (both
  * of its ways, a few changes spliced in place and many merged) equals a sort of the list's new
  * content, and so does mergeStatements (its merge keys: in place, spliced, or into a new list) over
- * statements whose entities are in a base or not; mergeKey orders as compareStatements; sortStatements (its radix sort on dense ids, and its fallback) equals a sort by compareStatements; prefixRange, seekAfter, seekPrefix and inPrefix equal a filter; a fence's window
+ * statements whose entities are in a base or not; mergeKey orders as compareStatements (and packedKey makes a base statement's); sortStatements (its radix sort on dense ids, and its fallback) equals a sort by compareStatements; prefixRange, seekAfter, seekPrefix and inPrefix equal a filter, and the same given the merge keys and a key range (mergeKeyLo, mergeKeyHi, mergeKeyPinned); a fence's window
  * (buildFence, fenceLo, fenceHi) holds its first component's range and a search in it finds the same; GramIndex.matching
  * equals includes() over the items, and sortedCandidates holds them sorted, as items come and go.
  */
@@ -25,6 +25,11 @@ import {
   mergeStatements,
   ORDERS,
   inPrefix,
+  listMergeKeys,
+  mergeKeyHi,
+  mergeKeyLo,
+  mergeKeyPinned,
+  packedKey,
   prefixRange,
   seekPrefix,
   seekAfter,
@@ -182,6 +187,91 @@ test("mergeStatements (merge keys; in place, spliced, or a new list) equals a so
         const a = mergeKey(order, list[k - 1]!, bound);
         const b = mergeKey(order, list[k]!, bound);
         assert.ok(!(a > b), `${order} keys out of order at ${k}`);
+      }
+      // A base statement's key made from its dense ids (packedKey) is its merge key.
+      for (const st of list) {
+        if (st.sd < 0 || st.pd < 0 || st.od < 0) continue;
+        const [a, b] = order === "SPO" ? [st.sd, st.pd] : order === "POS" ? [st.pd, st.od] : [st.od, st.sd];
+        assert.is(packedKey(a, b, bound), mergeKey(order, st, bound), `${order} packedKey`);
+      }
+    }
+  }
+});
+
+test("seekPrefix, prefixRange, inPrefix and seekAfter given the merge keys and a key range equal them without", () => {
+  const rng = new Rng(38);
+  const name = (d: number) => `e${String(d).padStart(9, "0")}`;
+  // Bounds whose keys pack the pair, and one whose keys hold the first component alone.
+  for (const bound of [50, 1 << 20, 2 ** 26 + 5]) {
+    for (const order of ORDERS) {
+      let list: DeltaStatement[] = [];
+      let next = 0;
+      // Base entities crowding a few first components, and some new to the base (no key: NaN).
+      const id = (): [string, number] => {
+        const d = rng.chance(0.5) ? rng.int(3) : rng.int(Math.min(bound, 40));
+        return rng.chance(0.08) ? [`${name(d)}x`, -1] : [name(d), d];
+      };
+      const make = (): DeltaStatement => {
+        const [s, sd] = id();
+        const [p, pd] = id();
+        const [o, od] = id();
+        return { s, p, o, fp: `fp${String(next++).padStart(6, "0")}`, given: false, sd, pd, od };
+      };
+      for (let round = 0; round < 12; round++) {
+        const added = Array.from({ length: rng.range(1, 80) }, make);
+        list = mergeStatements(list, order, new Set(), [], added, bound);
+        const keys = listMergeKeys(list, order, bound);
+        for (let probe = 0; probe < 40; probe++) {
+          // A key of an item of the list, or of a new statement (its place among them).
+          const st = list.length > 0 && rng.chance(0.7) ? rng.pick(list) : make();
+          const key = statementKey(order, st);
+          const dense =
+            order === "SPO" ? [st.sd, st.pd, st.od] : order === "POS" ? [st.pd, st.od, st.sd] : [st.od, st.sd, st.pd];
+          const [first, second, third] = dense as [number, number, number];
+          for (let length = 1; length <= 3; length++) {
+            const prefix = key.slice(0, length);
+            // The range of the prefix's first (and second, given) components; NaN for a first not in the base.
+            const pairSecond = length >= 2 ? second : -1;
+            const lo = mergeKeyLo(first, pairSecond, bound);
+            const hi = mergeKeyHi(first, pairSecond, bound);
+            // The components the range pins (an item keyed in it is told in range unread), or none.
+            const pin = rng.chance(0.8) ? mergeKeyPinned(first, pairSecond, bound) : 0;
+            const s2 = length >= 2 ? second : -1;
+            const s3 = length >= 3 ? third : -1;
+            const want = prefixRange(list, order, prefix, first, 0, list.length, s2, s3);
+            assert.equal(prefixRange(list, order, prefix, first, 0, list.length, s2, s3, keys, lo, hi, pin), want);
+            assert.is(seekPrefix(list, order, prefix, first, 0, list.length, s2, s3, keys, lo, hi, pin), want[0]);
+            for (let i = 0; i <= list.length; i++)
+              assert.is(
+                inPrefix(list, order, prefix, i, first, s2, s3, keys, lo, hi, pin),
+                i >= want[0] && i < want[1],
+                `${order} inPrefix ${i}`,
+              );
+            assert.is(
+              seekAfter(list, order, key, 0, list.length, first, s2, s3, keys, lo, hi),
+              seekAfter(list, order, key, 0, list.length),
+              `${order} seekAfter by keys, prefix ${length}`,
+            );
+          }
+          // A walk's key with its first component's range only (an unfiltered resume point).
+          assert.is(
+            seekAfter(
+              list,
+              order,
+              key,
+              0,
+              list.length,
+              first,
+              -1,
+              -1,
+              keys,
+              mergeKeyLo(first, -1, bound),
+              mergeKeyHi(first, -1, bound),
+            ),
+            seekAfter(list, order, key, 0, list.length),
+            `${order} seekAfter by the first's range`,
+          );
+        }
       }
     }
   }
