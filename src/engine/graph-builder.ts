@@ -285,6 +285,8 @@ export class GraphBuilder {
   private statementsEnded = false;
   /** The entities in dense order, once sorted (sealEntities or build): no entity may be added after. */
   private sorted: SortedEntities | undefined;
+  /** The entities whose given score is not their count, (dense id, score) ascending, once scoresOf counted them. */
+  private scoreOverrides: [number, number][] | undefined;
   /** A search index made elsewhere for the sorted entities (useSearchIndex): build() does not make one. */
   private readyIndex: SearchIndex | undefined;
   /** A dense feed's scores and score index, made with its search index (feedDenseEntities). */
@@ -699,13 +701,17 @@ export class GraphBuilder {
    */
   private scoresOf(counts: Uint32Array, denseOf: Uint32Array): Scores {
     const givenAtCount: number[] = [];
+    const overrides: [number, number][] = [];
     for (let i = 0; i < denseOf.length; i++) {
       const given = this.scores[i]!;
       if (given === NO_SCORE) continue;
-      // A given score equal to the count is kept apart: it stays when the statements change (live graph).
+      // A given score equal to the count is kept apart: it stays when the statements change (live
+      // graph); one that differs is what the content tag lists (handed to the Graph in buildEnd).
       if (counts[denseOf[i]!] === given) givenAtCount.push(denseOf[i]!);
+      else overrides.push([denseOf[i]!, given]);
       counts[denseOf[i]!] = given;
     }
+    this.scoreOverrides = overrides.sort((a, b) => a[0] - b[0]);
     return Scores.from(counts, Uint32Array.from(givenAtCount.sort((a, b) => a - b)));
   }
 
@@ -855,6 +861,7 @@ export class GraphBuilder {
         fold: this.foldMode,
       },
       graphOptions,
+      this.scoreOverrides,
     );
     progress?.("content-tag", 1, 1);
     return graph;

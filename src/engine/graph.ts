@@ -329,8 +329,13 @@ export class Graph {
     };
   }
 
-  /** @internal Graphs come from GraphBuilder.build(), loadGraph() or openSnapshot(). */
-  constructor(parts: GraphParts, options: GraphOptions = {}) {
+  /**
+   * @internal Graphs come from GraphBuilder.build(), loadGraph() or openSnapshot(). `scoreOverrides`:
+   * the entities whose score is not their count of statements, as the content tag lists them, when
+   * the maker knows them already (a builder counts the statements for the scores): the tag then
+   * skips its own pass over the statements to find them.
+   */
+  constructor(parts: GraphParts, options: GraphOptions = {}, scoreOverrides?: [number, number][]) {
     this.#parts = parts;
     this.#options = options;
     this.dictionary = parts.dictionary;
@@ -344,12 +349,12 @@ export class Graph {
     this.names = new NameCache(this.entities);
     this.foldText = folder(parts.fold);
     // Once per built graph (a snapshot brings its own; withOptions shares the parts that hold it).
-    parts.contentTag ??= this.computeContentTag();
+    parts.contentTag ??= this.computeContentTag(scoreOverrides);
     this.#contentTag = parts.contentTag;
     this.#hintId = parts.contentTag.slice(0, HINT_ID_DIGITS);
   }
 
-  private computeContentTag(): string {
+  private computeContentTag(scoreOverrides = this.scoreOverrides()): string {
     const entities = this.entities;
     const st = this.statementIndex;
     return contentTag({
@@ -372,7 +377,7 @@ export class Graph {
         halves[1] = fp[1];
         return undefined;
       },
-      scoreOverrides: this.scoreOverrides(),
+      scoreOverrides,
       foldCode: FOLD_MODES.indexOf(this.#parts.fold),
     });
   }
