@@ -17,10 +17,14 @@
  * unit by code unit), so the hash sees few large updates and no string is encoded by a call into
  * C++ per field; a fingerprint of 16 hex digits (every derived one, and a given one stored as its
  * two 32-bit halves, fingerprint-column.ts) is written from its halves as digit codes, never made a
- * string. A string longer than the batch goes to the hash by itself. The statements, nearly all of
+ * string. A string longer than the batch is written across batches. The statements, nearly all of
  * the bytes (48 a statement), are written a 32-bit word at a time on a little-endian machine: the
  * batch is flushed where they start, so every word of them falls on a word of the batch, and a
  * fingerprint's byte becomes its two digits' UTF-16LE code units with one look-up (HEX_PAIRS).
+ *
+ * Where the batches go (TagHashing): a SHA-256 on this thread (localTagHashing), or one on another
+ * (load/tag-hash-thread.ts), which hashes each batch while this thread writes the next: the same
+ * bytes in the same order, so the same tag.
  *
  * Cost: one pass over the content; computed once at build and kept in snapshots. The build's
  * content-tag phase in `npm run bench -- --only build` times it.
@@ -31,7 +35,8 @@ import type { Hash64 } from "./hash64.js";
 import { hexDigit } from "./hash64.js";
 
 /** Bytes gathered before each hash update. */
-const BATCH_BYTES = 1 << 20;
+export const TAG_BATCH_BYTES = 1 << 20;
+const BATCH_BYTES = TAG_BATCH_BYTES;
 /** Hex digits of a 64-bit fingerprint. */
 const FINGERPRINT_DIGITS = 16;
 /** Bytes of a statement with a 16-hex fingerprint: three ids, the text's length, 16 UTF-16 code units. */
@@ -67,8 +72,36 @@ const HEX_PAIRS = Uint32Array.from({ length: 256 }, (_, b) => hexDigit(b >>> 4) 
 const SCORES_MARK = 1;
 const FOLD_MARK = 2;
 
-export function contentTag(content: TaggedContent): string {
-  const out = new TagWriter();
+/**
+ * Where the tag's bytes go, a batch at a time, in order. The writer fills `batch()` (TAG_BATCH_BYTES
+ * long) and hands its first bytes over with `update`; it asks `batch()` again before writing more
+ * (a hasher on another thread gives another batch while it hashes this one).
+ */
+export interface TagHashing {
+  /** The batch to write into next (TAG_BATCH_BYTES long, its length a multiple of 4 from a word boundary). */
+  batch(): Uint8Array;
+  /** Hands over the first `length` bytes of the batch last given. */
+  update(length: number): void;
+  /** The SHA-256 of every byte handed over, in hex; the hashing is done. */
+  digest(): string;
+}
+
+/** Hashing on this thread: one batch, hashed as it is handed over. */
+export function localTagHashing(): TagHashing {
+  const hash = createHash("sha256");
+  const batch = new Uint8Array(BATCH_BYTES);
+  return {
+    batch: () => batch,
+    update: (length) => {
+      hash.update(batch.subarray(0, length));
+    },
+    digest: () => hash.digest("hex"),
+  };
+}
+
+/** The tag of `content`, its bytes hashed by `hashing` (default: on this thread). */
+export function contentTag(content: TaggedContent, hashing: TagHashing = localTagHashing()): string {
+  const out = new TagWriter(hashing);
   out.word(content.entityCount);
   for (let id = 0; id < content.entityCount; id++) {
     for (const s of content.entityStrings(id)) out.text(s);
@@ -112,11 +145,17 @@ export function contentTag(content: TaggedContent): string {
 
 /** The canonical bytes, batched into the hash. */
 class TagWriter {
-  private readonly hash = createHash("sha256");
-  private readonly batch = new Uint8Array(BATCH_BYTES);
+  private readonly hashing: TagHashing;
+  private batch: Uint8Array;
   /** The batch as 32-bit words (used only when LITTLE_ENDIAN, at a multiple of 4). */
-  private readonly words = new Uint32Array(this.batch.buffer);
+  private words: Uint32Array;
   private at = 0;
+
+  constructor(hashing: TagHashing) {
+    this.hashing = hashing;
+    this.batch = hashing.batch();
+    this.words = new Uint32Array(this.batch.buffer, this.batch.byteOffset, BATCH_BYTES >>> 2);
+  }
 
   /** Flushes the batch unless it ends on a word: the next writes can then be whole words. */
   align(): void {
@@ -166,23 +205,24 @@ class TagWriter {
     this.at = at;
   }
 
-  /** A string: its length in code units, then the code units, UTF-16LE. */
+  /** A string: its length in code units, then the code units, UTF-16LE (across batches when it is long). */
   text(s: string): void {
     this.word(s.length);
-    const bytes = 2 * s.length;
-    if (this.at + bytes > BATCH_BYTES) this.flush();
-    if (bytes > BATCH_BYTES) {
-      this.hash.update(s, "utf16le");
-      return;
+    // A string that does not fit what is left of the batch starts a new one (whole, when it fits one).
+    if (this.at + 2 * s.length > BATCH_BYTES) this.flush();
+    for (let i = 0; i < s.length; ) {
+      // Each branch: a full batch (a string longer than one) goes before the next code units.
+      if (this.at + 2 > BATCH_BYTES) this.flush();
+      const b = this.batch;
+      let at = this.at;
+      const end = Math.min(s.length, i + ((BATCH_BYTES - at) >>> 1));
+      for (; i < end; i++) {
+        const c = s.charCodeAt(i);
+        b[at++] = c;
+        b[at++] = c >>> 8;
+      }
+      this.at = at;
     }
-    const b = this.batch;
-    let at = this.at;
-    for (let i = 0; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      b[at++] = c;
-      b[at++] = c >>> 8;
-    }
-    this.at = at;
   }
 
   /** The text of a 64-bit value as 16 lowercase hex digits, as `text` writes it: the same bytes, no string. */
@@ -206,11 +246,19 @@ class TagWriter {
 
   digest(): string {
     this.flush();
-    return this.hash.digest("hex");
+    return this.hashing.digest();
   }
 
+  /** Hands the batch's bytes over and takes the next batch to write into. */
   private flush(): void {
-    this.hash.update(this.batch.subarray(0, this.at));
+    if (this.at === 0) return;
+    this.hashing.update(this.at);
     this.at = 0;
+    const next = this.hashing.batch();
+    // Each branch: the same batch again (hashing here), or another (hashing on another thread).
+    if (next !== this.batch) {
+      this.batch = next;
+      this.words = new Uint32Array(next.buffer, next.byteOffset, BATCH_BYTES >>> 2);
+    }
   }
 }

@@ -50,6 +50,7 @@ import {
   STATEMENT_FINGERPRINT_MAX_BYTES,
 } from "./limits.js";
 import { SearchIndex } from "./search/search-index.js";
+import type { TagHashing } from "./content-tag.js";
 import type { OrderSorter } from "./statements/counting-sort.js";
 import { StatementIndex, type StatementRows } from "./statements/statement-index.js";
 import { ENTITY_TYPES, type EntityInput, type StatementInput } from "./types.js";
@@ -128,6 +129,7 @@ let buildWith: (
   options: BuildOptions,
   makeScoreIndex: (scores: Scores) => Promise<ScoreIndex>,
   sorter: OrderSorter | undefined,
+  tagHashing: (() => TagHashing) | undefined,
 ) => Promise<Graph>;
 /** Gives a builder the search index of its sealed entities: see engine/internal.ts. */
 let useIndex: (builder: GraphBuilder, index: SearchIndex) => void;
@@ -285,6 +287,8 @@ export class GraphBuilder {
   private statementsEnded = false;
   /** The entities in dense order, once sorted (sealEntities or build): no entity may be added after. */
   private sorted: SortedEntities | undefined;
+  /** The entities whose given score is not their count, (dense id, score) ascending, once scoresOf counted them. */
+  private scoreOverrides: [number, number][] | undefined;
   /** A search index made elsewhere for the sorted entities (useSearchIndex): build() does not make one. */
   private readyIndex: SearchIndex | undefined;
   /** A dense feed's scores and score index, made with its search index (feedDenseEntities). */
@@ -302,8 +306,8 @@ export class GraphBuilder {
     useIndex = (builder, index) => builder.useSearchIndex(index);
     feedDense = (builder, entities, statements, options) => builder.feedDenseEntities(entities, statements, options);
     addDense = (builder, s, p, o, given) => builder.addDenseStatement(s, p, o, given);
-    buildWith = (builder, options, makeScoreIndex, sorter) =>
-      builder.buildWithScoreIndex(options, makeScoreIndex, sorter);
+    buildWith = (builder, options, makeScoreIndex, sorter, tagHashing) =>
+      builder.buildWithScoreIndex(options, makeScoreIndex, sorter, tagHashing);
     addValue = (builder, kind, value, source) =>
       kind === "entity" ? builder.addEntityValue(value, source) : builder.addStatementValue(value, source);
     addStrings = (builder, s, p, o, given, source) => builder.addStatementStrings(s, p, o, given, source);
@@ -632,12 +636,14 @@ export class GraphBuilder {
    * build(), the score index made by `makeScoreIndex` from the scores (in a worker thread: the
    * loader's, load/search-index-thread.ts) while this thread builds the statement index: the two
    * phases overlap on two cores. The statement index's sort passes are run by `sorter` when given
-   * (on several threads), else here. The graph is the one build() makes.
+   * (on several threads), else here; the content tag's bytes hashed by `tagHashing`'s when given (on
+   * another thread). The graph is the one build() makes.
    */
   private async buildWithScoreIndex(
     options: BuildOptions,
     makeScoreIndex: (scores: Scores) => Promise<ScoreIndex>,
     sorter: OrderSorter | undefined,
+    tagHashing?: () => TagHashing,
   ): Promise<Graph> {
     const parts = this.buildStart(options);
     const pending = makeScoreIndex(parts.scores);
@@ -649,7 +655,7 @@ export class GraphBuilder {
     parts.progress?.("score-index", 0, 1);
     const scoreIndex = await pending;
     parts.progress?.("score-index", 1, 1);
-    return this.buildEnd(parts, statementIndex, scoreIndex);
+    return this.buildEnd(parts, statementIndex, scoreIndex, tagHashing);
   }
 
   /** What every build does before the statement and score indexes: entities, search index, dense rows, scores. */
@@ -699,13 +705,17 @@ export class GraphBuilder {
    */
   private scoresOf(counts: Uint32Array, denseOf: Uint32Array): Scores {
     const givenAtCount: number[] = [];
+    const overrides: [number, number][] = [];
     for (let i = 0; i < denseOf.length; i++) {
       const given = this.scores[i]!;
       if (given === NO_SCORE) continue;
-      // A given score equal to the count is kept apart: it stays when the statements change (live graph).
+      // A given score equal to the count is kept apart: it stays when the statements change (live
+      // graph); one that differs is what the content tag lists (handed to the Graph in buildEnd).
       if (counts[denseOf[i]!] === given) givenAtCount.push(denseOf[i]!);
+      else overrides.push([denseOf[i]!, given]);
       counts[denseOf[i]!] = given;
     }
+    this.scoreOverrides = overrides.sort((a, b) => a[0] - b[0]);
     return Scores.from(counts, Uint32Array.from(givenAtCount.sort((a, b) => a - b)));
   }
 
@@ -839,7 +849,12 @@ export class GraphBuilder {
   }
 
   /** The graph of the parts and both indexes. */
-  private buildEnd(parts: BuildParts, statementIndex: StatementIndex, scoreIndex: ScoreIndex): Graph {
+  private buildEnd(
+    parts: BuildParts,
+    statementIndex: StatementIndex,
+    scoreIndex: ScoreIndex,
+    tagHashing?: () => TagHashing,
+  ): Graph {
     const { progress, entities, dictionary, searchIndex, scores } = parts;
     // The Graph computes its content tag (content-tag.ts) as it is made: one pass over everything.
     progress?.("content-tag", 0, 1);
@@ -855,6 +870,7 @@ export class GraphBuilder {
         fold: this.foldMode,
       },
       graphOptions,
+      { scoreOverrides: this.scoreOverrides, tagHashing },
     );
     progress?.("content-tag", 1, 1);
     return graph;
@@ -1312,15 +1328,18 @@ export function sealEntities(builder: GraphBuilder, onProgress?: BuildOptions["o
 /**
  * Builds `builder`'s graph as build() does, the score index made by `makeScoreIndex` from the scores
  * while the statement index is built here (the loader makes it in the search index's worker thread),
- * its sort passes run by `sorter` when given (the loader's sort threads, load/order-threads.ts).
+ * its sort passes run by `sorter` when given (the loader's sort threads, load/order-threads.ts), the
+ * content tag's bytes hashed by `tagHashing`'s when given (the loader's hashing thread,
+ * load/tag-hash-thread.ts).
  */
 export function buildWithScoreIndex(
   builder: GraphBuilder,
   options: BuildOptions,
   makeScoreIndex: (scores: Scores) => Promise<ScoreIndex>,
   sorter?: OrderSorter,
+  tagHashing?: () => TagHashing,
 ): Promise<Graph> {
-  return buildWith(builder, options, makeScoreIndex, sorter);
+  return buildWith(builder, options, makeScoreIndex, sorter, tagHashing);
 }
 
 /** Gives `builder` the search index built from what sealEntities returned; build() then uses it. */

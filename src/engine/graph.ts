@@ -21,7 +21,7 @@
  * search and nothing measurable to statements.
  */
 
-import { contentTag } from "./content-tag.js";
+import { contentTag, localTagHashing, type TagHashing } from "./content-tag.js";
 import { QuiverError } from "./errors.js";
 import {
   checkCacheBytes,
@@ -329,8 +329,18 @@ export class Graph {
     };
   }
 
-  /** @internal Graphs come from GraphBuilder.build(), loadGraph() or openSnapshot(). */
-  constructor(parts: GraphParts, options: GraphOptions = {}) {
+  /**
+   * @internal Graphs come from GraphBuilder.build(), loadGraph() or openSnapshot(). `made`, what a
+   * builder hands over for the content tag: `scoreOverrides`, the entities whose score is not their
+   * count of statements, as the tag lists them, when the builder knows them already (it counts the
+   * statements for the scores; the tag then skips its own pass over the statements to find them);
+   * `tagHashing`, where the tag's bytes are hashed (content-tag.ts; default on this thread).
+   */
+  constructor(
+    parts: GraphParts,
+    options: GraphOptions = {},
+    made: { scoreOverrides?: [number, number][] | undefined; tagHashing?: (() => TagHashing) | undefined } = {},
+  ) {
     this.#parts = parts;
     this.#options = options;
     this.dictionary = parts.dictionary;
@@ -344,37 +354,41 @@ export class Graph {
     this.names = new NameCache(this.entities);
     this.foldText = folder(parts.fold);
     // Once per built graph (a snapshot brings its own; withOptions shares the parts that hold it).
-    parts.contentTag ??= this.computeContentTag();
+    parts.contentTag ??= this.computeContentTag(made.scoreOverrides, made.tagHashing);
     this.#contentTag = parts.contentTag;
     this.#hintId = parts.contentTag.slice(0, HINT_ID_DIGITS);
   }
 
-  private computeContentTag(): string {
+  private computeContentTag(scoreOverrides = this.scoreOverrides(), tagHashing?: () => TagHashing): string {
     const entities = this.entities;
     const st = this.statementIndex;
-    return contentTag({
-      entityCount: this.entityCount,
-      entityStrings: (id) => [entities.entityId(id), entities.rawIdentifier(id), entities.sourceTypeOf(id)],
-      typeOf: (id) => entities.typeOf(id),
-      statementCount: st.length,
-      statementIds: (row, out) => {
-        out[0] = st.subjectOf(row);
-        out[1] = st.predicateOf(row);
-        out[2] = st.objectOf(row);
+    return contentTag(
+      {
+        entityCount: this.entityCount,
+        entityStrings: (id) => [entities.entityId(id), entities.rawIdentifier(id), entities.sourceTypeOf(id)],
+        typeOf: (id) => entities.typeOf(id),
+        statementCount: st.length,
+        statementIds: (row, out) => {
+          out[0] = st.subjectOf(row);
+          out[1] = st.predicateOf(row);
+          out[2] = st.objectOf(row);
+        },
+        fingerprintTextOr: (row, halves) => {
+          // Each branch: a given hex fingerprint is its halves; a given text is itself; else derived.
+          if (st.fingerprints.hexHalves(row, halves)) return undefined;
+          const given = st.fingerprints.given(row);
+          if (given !== undefined) return given;
+          const fp = this.derivedHalves(st.subjectOf(row), st.predicateOf(row), st.objectOf(row));
+          halves[0] = fp[0];
+          halves[1] = fp[1];
+          return undefined;
+        },
+        scoreOverrides,
+        foldCode: FOLD_MODES.indexOf(this.#parts.fold),
       },
-      fingerprintTextOr: (row, halves) => {
-        // Each branch: a given hex fingerprint is its halves; a given text is itself; else derived.
-        if (st.fingerprints.hexHalves(row, halves)) return undefined;
-        const given = st.fingerprints.given(row);
-        if (given !== undefined) return given;
-        const fp = this.derivedHalves(st.subjectOf(row), st.predicateOf(row), st.objectOf(row));
-        halves[0] = fp[0];
-        halves[1] = fp[1];
-        return undefined;
-      },
-      scoreOverrides: this.scoreOverrides(),
-      foldCode: FOLD_MODES.indexOf(this.#parts.fold),
-    });
+      // Each branch: the builder's hashing (another thread), or this thread's.
+      tagHashing?.() ?? localTagHashing(),
+    );
   }
 
   /** Each entity's count of statements naming it (its default score), by dense id: one pass. */

@@ -67,6 +67,7 @@ import {
 } from "../engine/internal.js";
 import { makeEntityIdTable } from "./entity-id-table.js";
 import { startSearchIndexThread } from "./search-index-thread.js";
+import { startTagHashThread } from "./tag-hash-thread.js";
 import { readStatementLine } from "./statement-line.js";
 import {
   type Batch,
@@ -546,7 +547,10 @@ export async function loadGraph(options: LoadGraphOptions): Promise<Graph> {
     // Each branch: with more than one thread, the statement orders' sort passes are shared by
     // `threads` threads (order-threads.ts), else sorted here.
     sorter = threads > 1 ? startOrderThreads(threads, builder.entityCount) : undefined;
-    return await buildWithScoreIndex(builder, buildOptions, (scores) => thread.scoreIndex(scores), sorter);
+    // Each branch: with more than one thread, the content tag is hashed on a thread of its own
+    // (tag-hash-thread.ts) while this one writes its bytes, else here.
+    const tagHashing = threads > 1 ? startTagHashThread : undefined;
+    return await buildWithScoreIndex(builder, buildOptions, (scores) => thread.scoreIndex(scores), sorter, tagHashing);
   } finally {
     // A bad statement line (or a failed index) must not leave the threads running.
     thread?.stop();

@@ -16,6 +16,14 @@
  *   worker -> main   { kind: "error", message }                     (the build threw)
  *   then the worker ends: its whole heap (the identifiers' copy, the folded strings, the suffix array's
  *   working arrays) is given back at once, while the statements are still being read.
+ *   index worker -> a third worker   workerData { kind: documents, values, rankBits } (the document
+ *                                    array's values on a SharedArrayBuffer: read by both, not copied)
+ *   third worker -> index worker     { kind: "documents", fields } (the document array's serial form,
+ *                                    transferred) | { kind: "error" }
+ *   The index's worker makes the document counts while the third one builds the document array
+ *   (SearchIndex.buildWithValuesBeside): the index's two last long steps side by side, on two cores
+ *   once the statements are read (at 10M entities they outlast the reading). Only for a text of
+ *   DOCUMENT_THREAD_MIN_POSITIONS or more; a shorter one's array is built after the counts.
  *   main -> worker   workerData { kind: score, ranks, scores }      (a second worker, once the
  *                                                                     statements are read; the ranks
  *                                                                     transferred, the scores copied)
@@ -38,9 +46,10 @@
  * Cost on the loading thread: cloning the raw identifiers into the worker (about 0.2 s for a
  * million), copying the scores (4 bytes an entity), starting the second worker (tens of
  * milliseconds) and restoring O(1) per array. Memory: the worker's copy of the identifiers and its
- * working arrays while it builds; then the ranks the score index is built from (4 bytes a text
- * position and 5 an entity) on the loading thread until it is built. Each worker gets the loading
- * thread's heap limit.
+ * working arrays while it builds (with the third worker, the document array's two working arrays,
+ * 8 bytes a text position, beside the counts' instead of after them); then the ranks the score index
+ * is built from (4 bytes a text position and 5 an entity) on the loading thread until it is built.
+ * Each worker gets the loading thread's heap limit.
  * This file is also the worker's entry point (it runs when loaded as a worker with its workerData).
  */
 
@@ -48,12 +57,21 @@ import { getHeapStatistics } from "node:v8";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { type FoldMode, folder } from "../engine/search/fold.js";
 import { ScoreIndex, type ScoreRanks, Scores, SearchIndex } from "../engine/internal.js";
+import { DocumentArray } from "../engine/search/document-array.js";
 import { MemorySerialReader, MemorySerialWriter, type SerialField } from "../engine/serial.js";
 
 /** workerData's kind of the index's worker (other workers of the package carry others). */
 const INDEX_KIND = "quiver.search-index";
 /** workerData's kind of the score index's worker. */
 const SCORE_KIND = "quiver.score-index";
+/** workerData's kind of the document array's worker (started by the index's worker). */
+const DOCUMENTS_KIND = "quiver.document-array";
+/**
+ * Fewest text positions (code units of the identifiers, about 16 an entity in generated data) for
+ * which the index's worker has a worker of its own build the document array while it makes the
+ * counts: below it, the thread's start (tens of milliseconds) weighs more than the overlap saves.
+ */
+export const DOCUMENT_THREAD_MIN_POSITIONS = 1 << 20;
 /** Shortest time between two progress messages of the worker. */
 const PROGRESS_MS = 250;
 const MIB = 1024 * 1024;
@@ -63,6 +81,15 @@ interface IndexRequest {
   rawIdentifiers: string[];
   types: Uint8Array;
   fold: FoldMode;
+  /** Fewest text positions for which the document array is built in a worker of its own. */
+  documentThreadMinPositions: number;
+}
+
+interface DocumentsRequest {
+  kind: typeof DOCUMENTS_KIND;
+  /** The document array's values, on a SharedArrayBuffer the index's worker reads too. */
+  values: Uint32Array;
+  rankBits: number;
 }
 
 interface ScoreRequest {
@@ -77,6 +104,7 @@ type Reply =
   | { kind: "progress"; done: number; total: number }
   | { kind: "index"; fields: Map<string, SerialField>; ranks: ScoreRanks }
   | { kind: "score-index"; fields: Map<string, SerialField> }
+  | { kind: "documents"; fields: Map<string, SerialField> }
   | { kind: "error"; message: string };
 
 /** A search index being built in a worker thread. */
@@ -113,8 +141,8 @@ interface OneReply<T extends Reply> {
  * Starts a worker of this file with `request` and waits for its one answer of kind `kind`; progress
  * goes to `onProgress`. The worker ends by itself after answering: its exit then is no failure.
  */
-function startWorker<K extends "index" | "score-index">(
-  request: IndexRequest | ScoreRequest,
+function startWorker<K extends "index" | "score-index" | "documents">(
+  request: IndexRequest | ScoreRequest | DocumentsRequest,
   transferList: ArrayBuffer[],
   kind: K,
   what: string,
@@ -153,21 +181,28 @@ function startWorker<K extends "index" | "score-index">(
   return { worker, reply };
 }
 
-/** Starts building the search index of entities with these raw identifiers and types (by dense id). */
-export function startSearchIndexThread({
-  rawIdentifiers,
-  types,
-  fold,
-}: {
-  rawIdentifiers: string[];
-  types: Uint8Array;
-  fold: FoldMode;
-}): SearchIndexThread {
+/**
+ * Starts building the search index of entities with these raw identifiers and types (by dense id).
+ * `documentThreadMinPositions` (default DOCUMENT_THREAD_MIN_POSITIONS; tests lower it): fewest text
+ * positions for which the document array is built in a third thread beside the counts.
+ */
+export function startSearchIndexThread(
+  {
+    rawIdentifiers,
+    types,
+    fold,
+  }: {
+    rawIdentifiers: string[];
+    types: Uint8Array;
+    fold: FoldMode;
+  },
+  { documentThreadMinPositions = DOCUMENT_THREAD_MIN_POSITIONS }: { documentThreadMinPositions?: number } = {},
+): SearchIndexThread {
   const entityCount = rawIdentifiers.length;
   let stopped = false;
   let current: Worker | undefined;
   const started = startWorker(
-    { kind: INDEX_KIND, rawIdentifiers, types, fold },
+    { kind: INDEX_KIND, rawIdentifiers, types, fold, documentThreadMinPositions },
     [],
     "index",
     "search index build",
@@ -195,7 +230,11 @@ export function startSearchIndexThread({
       const request: ScoreRequest = { kind: SCORE_KIND, ranks, scores: writer.fields, entityCount };
       // The ranks move to the worker (transferred: they are not needed here again); the scores are
       // copied, the graph keeps them.
-      const transfer = [ranks.idOfRank.buffer, ranks.typeOfRank.buffer, ranks.documentValues.buffer] as ArrayBuffer[];
+      // Each branch: a SharedArrayBuffer (the document values, shared by the index's worker with
+      // its document array's) is shared by the message, never transferred.
+      const transfer = [ranks.idOfRank.buffer, ranks.typeOfRank.buffer, ranks.documentValues.buffer].filter(
+        (b): b is ArrayBuffer => b instanceof ArrayBuffer,
+      );
       ranks = undefined;
       const second = startWorker(request, transfer, "score-index", "score index build", () => undefined);
       current = second.worker;
@@ -210,9 +249,29 @@ export function startSearchIndexThread({
   return thread;
 }
 
-/** The index's worker: build, hand the serial form and the ranks over, and end. */
-function runIndexWorker(request: IndexRequest): void {
+/**
+ * The index's worker: build, hand the serial form and the ranks over, and end. The document array
+ * is built by a worker of its own (the values shared, not copied) while this one makes the counts,
+ * when the text is long enough to pay for the thread's start.
+ */
+async function runIndexWorker(request: IndexRequest): Promise<void> {
   const port = parentPort!;
+  let documentsWorker: Worker | undefined;
+  const documentsOf = (values: Uint32Array, rankBits: number): Promise<DocumentArray> => {
+    // Each branch: a short text's array is built here (after the counts), a long one's beside them.
+    if (values.length < request.documentThreadMinPositions) {
+      return Promise.resolve().then(() => DocumentArray.fromValues(values, rankBits));
+    }
+    const started = startWorker(
+      { kind: DOCUMENTS_KIND, values, rankBits },
+      [],
+      "documents",
+      "document array build",
+      () => undefined,
+    );
+    documentsWorker = started.worker;
+    return started.reply.then((m) => DocumentArray.deserialize(new MemorySerialReader(m.fields, { verify: false })));
+  };
   try {
     let lastReport = 0;
     // Folded in place: each raw identifier (this worker's own copy) is let go as its folded form
@@ -220,22 +279,44 @@ function runIndexWorker(request: IndexRequest): void {
     const names = request.rawIdentifiers;
     const fold = folder(request.fold);
     for (let i = 0; i < names.length; i++) names[i] = fold(names[i]!);
-    const { index, documentValues } = SearchIndex.buildWithValues(names, request.types, (done, total) => {
-      const now = performance.now();
-      if (now - lastReport < PROGRESS_MS) return;
-      lastReport = now;
-      port.postMessage({ kind: "progress", done, total } satisfies Reply);
-    });
+    const { index, documentValues } = await SearchIndex.buildWithValuesBeside(
+      names,
+      request.types,
+      documentsOf,
+      (done, total) => {
+        const now = performance.now();
+        if (now - lastReport < PROGRESS_MS) return;
+        lastReport = now;
+        port.postMessage({ kind: "progress", done, total } satisfies Reply);
+      },
+    );
     // Read before the index's arrays leave with it.
     const ranks = ScoreIndex.ranksOf(index, documentValues);
     const writer = new MemorySerialWriter();
     index.serialize(writer);
     const transfer = [...writer.transferables()];
     for (const a of [ranks.idOfRank, ranks.typeOfRank, ranks.documentValues]) {
-      // documentValues may share no buffer with the index (it is the build's own array); never list one twice.
-      if (!transfer.includes(a.buffer as ArrayBuffer)) transfer.push(a.buffer as ArrayBuffer);
+      // documentValues may share no buffer with the index (it is the build's own array); never list
+      // one twice. Each branch: a SharedArrayBuffer (the values shared with the document array's
+      // worker) is shared by the message, never transferred.
+      if (a.buffer instanceof ArrayBuffer && !transfer.includes(a.buffer)) transfer.push(a.buffer);
     }
     port.postMessage({ kind: "index", fields: writer.fields, ranks } satisfies Reply, transfer);
+  } catch (e) {
+    // A failed build leaves no thread of its own behind.
+    void documentsWorker?.terminate();
+    postError(port, e);
+  }
+}
+
+/** The document array's worker: build from the shared values, hand the serial form over, and end. */
+function runDocumentsWorker(request: DocumentsRequest): void {
+  const port = parentPort!;
+  try {
+    const documents = DocumentArray.fromValues(request.values, request.rankBits);
+    const writer = new MemorySerialWriter();
+    documents.serialize(writer);
+    port.postMessage({ kind: "documents", fields: writer.fields } satisfies Reply, writer.transferables());
   } catch (e) {
     postError(port, e);
   }
@@ -262,6 +343,9 @@ function postError(port: NonNullable<typeof parentPort>, e: unknown): void {
 }
 
 // Each branch: this file runs as one of its two workers when loaded with that workerData, else as a module.
-const request = isMainThread ? undefined : (workerData as Partial<IndexRequest | ScoreRequest> | null);
-if (request?.kind === INDEX_KIND) runIndexWorker(request as IndexRequest);
+const request = isMainThread
+  ? undefined
+  : (workerData as Partial<IndexRequest | ScoreRequest | DocumentsRequest> | null);
+if (request?.kind === INDEX_KIND) void runIndexWorker(request as IndexRequest);
 else if (request?.kind === SCORE_KIND) runScoreWorker(request as ScoreRequest);
+else if (request?.kind === DOCUMENTS_KIND) runDocumentsWorker(request as DocumentsRequest);

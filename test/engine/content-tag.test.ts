@@ -17,7 +17,9 @@ import * as assert from "uvu/assert";
 
 import { contentTag, type TaggedContent } from "../../src/engine/content-tag.js";
 import { hex64, type Hash64 } from "../../src/engine/hash64.js";
-import { loadGraph } from "../../src/index.js";
+import { Graph } from "../../src/engine/graph.js";
+import { graphParts } from "../../src/engine/internal.js";
+import { type EntityType, GraphBuilder, loadGraph } from "../../src/index.js";
 import { mulberry32 } from "../../tools/prng.js";
 
 interface Content {
@@ -110,6 +112,34 @@ test("a string longer than the batch, between short ones", () => {
   c.entities[1]!.strings[1] = "ab語".repeat(200_000); // 1.2 MiB of UTF-16
   c.statements[2]!.given = "x".repeat(600_000);
   assert.is(contentTag(tagged(c)), naiveTag(c));
+});
+
+test("a built graph's tag, the score overrides handed over by the builder, is the one the graph counts itself", () => {
+  const rand = mulberry32(0x5c0e);
+  const int = (n: number) => Math.floor(rand() * n);
+  for (const [entities, statements] of [
+    [1, 0],
+    [40, 300],
+    [500, 4_000],
+  ] as const) {
+    const b = new GraphBuilder();
+    const ids = Array.from({ length: entities }, (_, i) => `e${(i * 7919) % entities}`);
+    // Given scores: none, a small one (often equal to the count), or a large one (never equal).
+    for (const entityId of ids) {
+      const r = rand();
+      const score = r < 0.4 ? undefined : r < 0.7 ? int(4) : 1_000 + int(1_000);
+      b.addEntity({ entityId, rawIdentifier: entityId, type: String(int(8)) as EntityType, sourceType: "", score });
+    }
+    // Repeated roles and duplicate statements: each counted once.
+    for (let i = 0; i < statements; i++) {
+      const s = ids[int(entities)]!;
+      const o = rand() < 0.2 ? s : ids[int(entities)]!;
+      b.addStatement({ subjectEntityId: s, predicateEntityId: ids[int(Math.min(entities, 5))]!, objectEntityId: o });
+    }
+    const built = b.build();
+    const counted = new Graph({ ...graphParts(built), contentTag: undefined });
+    assert.is(built.stats().contentTag, counted.stats().contentTag, `${entities} entities`);
+  }
 });
 
 test("the demo fixtures' tag is the one every earlier version computed", async () => {

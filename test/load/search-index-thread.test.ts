@@ -17,7 +17,9 @@ import * as assert from "uvu/assert";
 
 import type { Graph } from "../../src/engine/graph.js";
 import { GraphBuilder } from "../../src/engine/graph-builder.js";
-import { sealEntities } from "../../src/engine/internal.js";
+import { SearchIndex, sealEntities } from "../../src/engine/internal.js";
+import { folder } from "../../src/engine/search/fold.js";
+import { MemorySerialWriter } from "../../src/engine/serial.js";
 import type { Entity, SearchParams } from "../../src/engine/types.js";
 import { loadGraph, type LoadProgress } from "../../src/load/jsonl.js";
 import { runningSearchIndexThreads, startSearchIndexThread } from "../../src/load/search-index-thread.js";
@@ -160,6 +162,40 @@ test("stop() ends a thread before its index arrives", async () => {
   const until = performance.now() + 500;
   while (runningSearchIndexThreads() > 0 && performance.now() < until) await new Promise((r) => setTimeout(r, 10));
   assert.is(runningSearchIndexThreads(), 0);
+});
+
+test("the document array built in a thread of its own beside the counts: the index a one-thread build makes", async () => {
+  const rng = new Rng(47);
+  const names = Array.from({ length: 20_000 }, (_, i) =>
+    rng.chance(0.1) ? `Name ${i % 50}` : `${rng.pick(["alpha", "Beta", "gämma", "delta"])} ${i} ${rng.int(1e6)}`,
+  );
+  const types = Uint8Array.from(names, () => rng.int(8));
+  for (const fold of ["case", "accents"] as const) {
+    const expected = new MemorySerialWriter();
+    SearchIndex.build(names.map(folder(fold)), types).serialize(expected);
+    // Positions 0: every build of this thread's index hands its document array to a third thread.
+    const thread = startSearchIndexThread(
+      { rawIdentifiers: names.slice(), types: types.slice(), fold },
+      { documentThreadMinPositions: 0 },
+    );
+    const got = new MemorySerialWriter();
+    (await thread.index).serialize(got);
+    assert.equal([...got.fields.keys()], [...expected.fields.keys()], fold);
+    for (const [name, value] of expected.fields) {
+      const other = got.fields.get(name);
+      // Each branch: arrays byte for byte, other fields as they are.
+      if (ArrayBuffer.isView(value)) {
+        const a = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+        const b = Buffer.from(
+          (other as ArrayBufferView).buffer,
+          (other as ArrayBufferView).byteOffset,
+          (other as ArrayBufferView).byteLength,
+        );
+        assert.ok(a.equals(b), `${fold}: ${name}`);
+      } else assert.equal(other, value, `${fold}: ${name}`);
+    }
+    thread.stop();
+  }
 });
 
 test("a sealed builder refuses another entity", () => {

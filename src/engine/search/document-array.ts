@@ -114,15 +114,19 @@ export class DocumentArray {
     return DocumentArray.fromValues(values, DocumentArray.rankBitsFor(typeOfRank.length), plainBitsWanted);
   }
 
-  /** The values `build` makes its array of (what `values()` decodes again): type * 2^R + rank per position. */
-  static valuesOf(suffixArray: Uint32Array, starts: Uint32Array, typeOfRank: Uint8Array): Uint32Array {
+  /**
+   * The values `build` makes its array of (what `values()` decodes again): type * 2^R + rank per
+   * position; on a SharedArrayBuffer when `shared` (another thread builds the array from them).
+   */
+  static valuesOf(suffixArray: Uint32Array, starts: Uint32Array, typeOfRank: Uint8Array, shared = false): Uint32Array {
     const N = typeOfRank.length;
     const n = suffixArray.length;
     const rankBits = DocumentArray.rankBitsFor(N);
     // The rank of every text position, then the value of every suffix-array position.
     const rankAt = new Uint32Array(n);
     for (let r = 0; r < N; r++) rankAt.fill(r, starts[r]!, starts[r + 1]!);
-    const values = new Uint32Array(n);
+    // Each branch: memory another thread can read, or this thread's own.
+    const values = shared ? new Uint32Array(new SharedArrayBuffer(4 * n)) : new Uint32Array(n);
     for (let i = 0; i < n; i++) {
       const r = rankAt[suffixArray[i]!]!;
       values[i] = (typeOfRank[r]! << rankBits) | r;
@@ -148,34 +152,13 @@ export class DocumentArray {
       Math.min(rankBits, plainBitsWanted ?? Math.min(rankBits - MIN_RANK_LEVELS, PLAIN_BITS)),
     );
     const topBits = TYPE_BITS + rankBits - plainBits;
-    const high = new Uint32Array(n);
-    for (let i = 0; i < n; i++) high[i] = values[i]! >>> plainBits;
-    // The matrix takes `high` as its working array (it is not read again here).
-    const top = WaveletMatrix.build(high, topBits, true);
-    // The last level's order: the stable partitions of the build, by each top bit in turn, made on
-    // the values themselves, so their low bits arrive in that order with them (read and written in
+    // The matrix of the values' top bits, made on a copy of the values themselves, so their low
+    // bits arrive in its last level's order with them (one set of partitions, read and written in
     // sequence: no array of positions to gather through, which misses the cache at each read).
-    let cur = values.slice();
-    let next = new Uint32Array(n);
-    for (let d = 0; d < topBits; d++) {
-      const shift = plainBits + topBits - 1 - d;
-      let zeros = 0;
-      for (let i = 0; i < n; i++) zeros += 1 - ((cur[i]! >>> shift) & 1);
-      // Branch-free stable partition (as WaveletMatrix.build's): the slot is oi for a 1, zi for a 0.
-      let zi = 0;
-      let oi = zeros;
-      for (let i = 0; i < n; i++) {
-        const v = cur[i]!;
-        const bit = (v >>> shift) & 1;
-        next[zi + ((oi - zi) & -bit)] = v;
-        oi += bit;
-        zi += 1 - bit;
-      }
-      [cur, next] = [next, cur];
-    }
+    const { matrix: top, order } = WaveletMatrix.buildAbove(values.slice(), topBits, plainBits);
     const low = new IntVector(n, plainBits);
     const lowMask = (1 << plainBits) - 1;
-    for (let i = 0; i < n; i++) low.set(i, cur[i]! & lowMask);
+    for (let i = 0; i < n; i++) low.set(i, order[i]! & lowMask);
     return new DocumentArray(rankBits, plainBits, top, low);
   }
 

@@ -46,6 +46,22 @@ export const TIER_EXACT = 0;
 export const TIER_PREFIX = 1;
 export const TIER_INFIX = 2;
 
+/** Steps of the build its progress counts: rank order, FM-index, counts, document array, type groups. */
+const BUILD_STEPS = 5;
+
+/** What the build's first steps made (buildFront), for its last ones. */
+interface BuildFront {
+  fm: FMIndex;
+  /** The FM-index's text, suffix array and starts, until the counts are made from them. */
+  built: FMBuild | undefined;
+  rankToId: IntVector;
+  /** Bits of a rank in rankToId and typeRanks. */
+  rankBits: number;
+  lengths: Uint16Array | Uint32Array;
+  typeOfRank: Uint8Array;
+  documentValues: Uint32Array;
+}
+
 /** SA positions before the `$id` suffixes: `#` and `$#`. */
 const SEPARATOR_BLOCK_OFFSET = 2;
 
@@ -145,8 +161,54 @@ export class SearchIndex {
     types: Uint8Array,
     onProgress?: (done: number, total: number) => void,
   ): { index: SearchIndex; documentValues: Uint32Array } {
+    const front = SearchIndex.buildFront(folded, types, onProgress, false);
+    // The counts before the document array: the suffix array and the text (about six bytes a code
+    // unit) are read for the last time there, and go before the document array's build makes its
+    // working arrays (three words a code unit), so the two are never held at once.
+    const counts = SearchIndex.buildCounts(front);
+    onProgress?.(3, BUILD_STEPS);
+    const documents = DocumentArray.fromValues(
+      front.documentValues,
+      DocumentArray.rankBitsFor(front.typeOfRank.length),
+    );
+    onProgress?.(4, BUILD_STEPS);
+    return SearchIndex.buildBack(front, documents, counts, onProgress);
+  }
+
+  /**
+   * `buildWithValues`, the document array made by `documentsOf` from the values (on a
+   * SharedArrayBuffer: another thread reads them, load/search-index-thread.ts) while this thread
+   * makes the counts: the build's two last long steps side by side, on two cores. The same index;
+   * the two steps' working arrays are held at once (about three words a code unit more at the peak).
+   */
+  static async buildWithValuesBeside(
+    folded: readonly string[],
+    types: Uint8Array,
+    documentsOf: (values: Uint32Array, rankBits: number) => Promise<DocumentArray>,
+    onProgress?: (done: number, total: number) => void,
+  ): Promise<{ index: SearchIndex; documentValues: Uint32Array }> {
+    const front = SearchIndex.buildFront(folded, types, onProgress, true);
+    const documents = documentsOf(front.documentValues, DocumentArray.rankBitsFor(front.typeOfRank.length));
+    // Awaited once the counts are made: a failure before then is not an unhandled rejection.
+    documents.catch(() => undefined);
+    const counts = SearchIndex.buildCounts(front);
+    onProgress?.(3, BUILD_STEPS);
+    const made = await documents;
+    onProgress?.(4, BUILD_STEPS);
+    return SearchIndex.buildBack(front, made, counts, onProgress);
+  }
+
+  /**
+   * The build's first steps: the rank order (folded identifier, dense id), the FM-index of the
+   * identifiers in it, and the document array's values (on a SharedArrayBuffer when `shared`).
+   */
+  private static buildFront(
+    folded: readonly string[],
+    types: Uint8Array,
+    onProgress: ((done: number, total: number) => void) | undefined,
+    shared: boolean,
+  ): BuildFront {
     const n = folded.length;
-    const total = 5;
     const byRank = Array.from({ length: n }, (_, i) => i).sort((x, y) => {
       const a = folded[x]!;
       const b = folded[y]!;
@@ -163,30 +225,41 @@ export class SearchIndex {
       typeOfRank[r] = types[d]!;
       return folded[d]!;
     });
-    onProgress?.(1, total);
-    let built: FMBuild | undefined = FMIndex.build(inRankOrder);
+    onProgress?.(1, BUILD_STEPS);
+    const built = FMIndex.build(inRankOrder);
     // The names are in the text now: this list's hold on them goes (a caller that let its own go at
     // step 1, a compaction's feed, then has them collected before the document array's build).
     inRankOrder.length = 0;
-    const fm = built.index;
-    onProgress?.(2, total);
-    const documentValues = DocumentArray.valuesOf(built.suffixArray, built.starts, typeOfRank);
-    // The counts before the document array: the suffix array and the text (about six bytes a code
-    // unit) are read for the last time there, and go before the document array's build makes its
-    // working arrays (three words a code unit), so the two are never held at once.
-    const counts = DocumentCounts.build(built.text, built.suffixArray, built.starts, documentValues);
-    built = undefined;
-    onProgress?.(3, total);
-    const documents = DocumentArray.fromValues(documentValues, DocumentArray.rankBitsFor(n));
-    onProgress?.(4, total);
+    onProgress?.(2, BUILD_STEPS);
+    const documentValues = DocumentArray.valuesOf(built.suffixArray, built.starts, typeOfRank, shared);
+    return { fm: built.index, built, rankToId, rankBits, lengths, typeOfRank, documentValues };
+  }
+
+  /** The document counts of the front's text; lets the text and the suffix array go (read for the last time). */
+  private static buildCounts(front: BuildFront): DocumentCounts {
+    const built = front.built!;
+    front.built = undefined;
+    return DocumentCounts.build(built.text, built.suffixArray, built.starts, front.documentValues);
+  }
+
+  /** The build's last step, the type groups, and the index of all its parts. */
+  private static buildBack(
+    front: BuildFront,
+    documents: DocumentArray,
+    counts: DocumentCounts,
+    onProgress: ((done: number, total: number) => void) | undefined,
+  ): { index: SearchIndex; documentValues: Uint32Array } {
+    const { typeOfRank, rankBits } = front;
+    const n = typeOfRank.length;
     const typeStarts = new Uint32Array(TYPE_COUNT + 1);
     for (let r = 0; r < n; r++) typeStarts[typeOfRank[r]! + 1]!++;
     for (let t = 1; t <= TYPE_COUNT; t++) typeStarts[t] = typeStarts[t]! + typeStarts[t - 1]!;
     const fill = typeStarts.slice(0, TYPE_COUNT);
     const typeRanks = new IntVector(n, rankBits);
     for (let r = 0; r < n; r++) typeRanks.set(fill[typeOfRank[r]!]!++, r);
-    onProgress?.(5, total);
-    return { index: new SearchIndex(fm, documents, counts, rankToId, lengths, typeRanks, typeStarts), documentValues };
+    onProgress?.(5, BUILD_STEPS);
+    const index = new SearchIndex(front.fm, documents, counts, front.rankToId, front.lengths, typeRanks, typeStarts);
+    return { index, documentValues: front.documentValues };
   }
 
   /** The dense id of the entity at `rank`. */

@@ -92,21 +92,50 @@ export class WaveletMatrix {
    * n words fewer at its peak) rather than in a copy.
    */
   static build(values: Uint32Array, bits: number, consume = false): WaveletMatrix {
+    // Each branch: the caller's array as the first level's order (it gives it up), or a copy.
+    return WaveletMatrix.buildLevels(consume ? values : values.slice(), bits, 0, false).matrix;
+  }
+
+  /**
+   * The matrix of every value's bits [below, below + bits) (each `values[i] >>> below` < 2^bits,
+   * RangeError otherwise), made on the whole values: `order` is then the values in the order below
+   * the last level (stably partitioned by every level's bit, the last one too), their low `below`
+   * bits with them. The caller gives `values` up: it is reordered in place and may come back as
+   * `order`. What a structure that keeps its low bits plain under a matrix of its high ones
+   * (document-array.ts) builds in one set of partitions, where the matrix's own build and a second
+   * partition of the values would make two.
+   */
+  static buildAbove(values: Uint32Array, bits: number, below: number): { matrix: WaveletMatrix; order: Uint32Array } {
+    return WaveletMatrix.buildLevels(values, bits, below, true);
+  }
+
+  /**
+   * The levels of `cur`'s bits [below, below + bits), `cur` reordered level by level (in place or
+   * in a second array); the last level's partition only when `orderLast` (else its order is never
+   * read). Cost: O(n * bits) time, one array of n words besides `cur`.
+   */
+  private static buildLevels(
+    values: Uint32Array,
+    bits: number,
+    below: number,
+    orderLast: boolean,
+  ): { matrix: WaveletMatrix; order: Uint32Array } {
     const n = values.length;
     checkShape(n, bits);
     const limit = 2 ** bits;
     for (let i = 0; i < n; i++) {
-      if (values[i]! >= limit) throw new RangeError(`values[${i}] = ${values[i]} does not fit in ${bits} bits`);
+      if (values[i]! >>> below >= limit) {
+        throw new RangeError(`values[${i}] = ${values[i]! >>> below} does not fit in ${bits} bits`);
+      }
     }
     const stride = BitVector.blocksLength(n);
     const levelBlocks = new Int32Array(bits * stride);
     const zeros = new Int32Array(bits);
     // cur: the values in level d's order; next: the same after the stable 0s-then-1s partition.
-    // Each branch: the caller's array as the first level's order (it gives it up), or a copy.
-    let cur: Uint32Array = consume ? values : values.slice();
+    let cur: Uint32Array = values;
     let next: Uint32Array = new Uint32Array(n);
     for (let d = 0; d < bits; d++) {
-      const shift = bits - 1 - d;
+      const shift = below + bits - 1 - d;
       const level = new BitVector(n, levelBlocks.subarray(d * stride, (d + 1) * stride));
       // Whole words at a time: 32 values' bits per setWord call.
       for (let w = 0; w * 32 < n; w++) {
@@ -119,8 +148,8 @@ export class WaveletMatrix {
       level.seal();
       const z = n - level.ones;
       zeros[d] = z;
-      // The last level's order is never read; skip its partition.
-      if (d === bits - 1) break;
+      // Each branch: the last level's order is read only when asked for; skip its partition else.
+      if (d === bits - 1 && !orderLast) break;
       // Branch-free stable partition (the bits are random, so an if would mispredict half the
       // time): the slot is oi for a 1, zi for a 0, chosen by masking.
       let zi = 0;
@@ -136,7 +165,7 @@ export class WaveletMatrix {
       cur = next;
       next = t;
     }
-    return new WaveletMatrix(n, bits, levelBlocks, zeros);
+    return { matrix: new WaveletMatrix(n, bits, levelBlocks, zeros), order: cur };
   }
 
   /** Restores a matrix from a snapshot of its arrays (see the banner), without rebuilding. */

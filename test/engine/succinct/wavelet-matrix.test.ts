@@ -83,6 +83,38 @@ test("edge widths: bits = 0 and bits = 31", () => {
   assert.is(wide.rangeSuccessor(0, 1, big, 2 ** 40), big);
 });
 
+test("oracle: buildAbove is the matrix of the high bits, and orders the whole values as its levels do", () => {
+  const rand = mulberry32(0xab0e);
+  for (const n of [0, 1, 2, 31, 32, 33, 100, 1000, 4099]) {
+    for (const [bits, below] of [
+      [0, 3],
+      [1, 0],
+      [3, 1],
+      [7, 5],
+      [11, 12],
+      [19, 12],
+    ] as const) {
+      const values = Uint32Array.from({ length: n }, () => Math.floor(rand() * 2 ** (bits + below)));
+      const expected = WaveletMatrix.build(
+        values.map((v) => v >>> below),
+        bits,
+      );
+      // The order below the last level: a stable partition by each level's bit, the last one too.
+      let order = Array.from(values);
+      for (let d = 0; d < bits; d++) {
+        const bit = (v: number): number => (v >>> (below + bits - 1 - d)) & 1;
+        order = [...order.filter((v) => bit(v) === 0), ...order.filter((v) => bit(v) === 1)];
+      }
+      const built = WaveletMatrix.buildAbove(values.slice(), bits, below);
+      const what = `n=${n} bits=${bits} below=${below}`;
+      assert.equal(Array.from(built.matrix.levelBlocks), Array.from(expected.levelBlocks), what);
+      assert.equal(Array.from(built.matrix.zeros), Array.from(expected.zeros), what);
+      assert.equal(Array.from(built.order), order, what);
+    }
+  }
+  assert.throws(() => WaveletMatrix.buildAbove(Uint32Array.of(64), 3, 3), RangeError);
+});
+
 test("oracle: access, rank and rangeSuccessor against brute force", () => {
   const rand = mulberry32(0x3a7e1e7);
   const sizes = [0, 1, 2, 3, 7, 31, 32, 33, 100, 511, 512, 513, 1000, 2500];
