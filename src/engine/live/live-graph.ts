@@ -27,8 +27,9 @@
  * follows; statements: one item longer, its cursor not sealed, when a tombstone may lie ahead:
  * graph.ts unsealedRead): a read then costs a base read plus O(log D) (statements: one binary search per delta
  * list from the key; search order "name": whether the delta has a match after the key and before
- * the page's last item, found in the rarest gram's sorted posting list by two binary searches
- * (the first two tiers a range of it), and the page's dense ids against the tombstone bitmap).
+ * the page's last item, found in the summary of the rarest gram's sorted posting list by two binary
+ * searches (the first two tiers a range of it; GramIndex.summaryOf), and the page's dense ids
+ * against the tombstone bitmap through its filter).
  * Otherwise that page is the merge's first round. When no delta statement or tombstone starts with
  * a statements query's first filter (per order, two bits per base entity mark the first key
  * components, read by the filter's dense id, which the base's read then finds in the dictionary's
