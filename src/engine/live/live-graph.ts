@@ -1495,9 +1495,11 @@ export class LiveGraph implements ReadGraph {
     const qThird = summaryThird(fq);
     // Exact and prefix matches: items whose first three units are fq's, from the key (or fq) on.
     if (after === undefined || after.tier <= TIER_PREFIX) {
+      // Each branch: from the first item whose first three units are fq's (by the heads alone: no
+      // item read), or from the key.
       let i =
         after === undefined
-          ? seekSummary(items, summary, fq, "", true)
+          ? seekHead(summary, items.length, packedHead(fq))
           : seekSummary(items, summary, this.keyed(after).folded, after.entity.entityId, false);
       for (; i < items.length; i++) {
         const at = i * SUMMARY_WORDS;
@@ -1507,9 +1509,16 @@ export class LiveGraph implements ReadGraph {
         // Each check: the type asked, and (longer than a gram) fq's grams all in its signature.
         if (want >= 0 && (tail & 0xff) !== want) continue;
         if (check && !summaryMayHold(summary, at)) continue;
+        // A query of one gram (the item starts with it) and a bound in the infix tier or none: this
+        // match of the first two tiers comes before it, whatever its tier.
+        if (!check && (before === undefined || before.tier === TIER_INFIX)) return true;
         const e = items[i]!;
-        // Past the range of identifiers that start with fq (sorted: every later item too).
-        if (!e.folded.startsWith(fq)) break;
+        // Each branch: before fq (the first item read may be: the heads sought only its first three
+        // units); past the range of identifiers that start with fq (sorted: every later item too).
+        if (!e.folded.startsWith(fq)) {
+          if (e.folded < fq) continue;
+          break;
+        }
         // The first match of the first two tiers: before the bound, or none is.
         if (before === undefined) return true;
         const x: SearchItem = {
@@ -2761,6 +2770,19 @@ function seekSummary(
       c = cmp(e.folded, folded) || cmp(e.entityId, entityId);
     }
     if (c < 0 || (c === 0 && !inclusive)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The first index of a sorted list's summary (`n` items) whose first three units, packed (packedHead), are at least `head`. */
+function seekHead(summary: Int32Array, n: number, head: number): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const at = mid * SUMMARY_WORDS;
+    if ((summary[at + SUMMARY_HEAD]! >>> 0) * 65536 + (summary[at + SUMMARY_TAIL]! >>> 8) < head) lo = mid + 1;
     else hi = mid;
   }
   return lo;
