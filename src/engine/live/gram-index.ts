@@ -35,6 +35,8 @@
  * (q-gram filtering).
  */
 
+import { signatureInto } from "./gram-signature.js";
+
 /** Code units per gram. */
 export const GRAM = 3;
 
@@ -63,8 +65,9 @@ interface Posting<T> {
   readonly items: Set<T>;
   size: number;
   sorted: T[] | undefined;
-  /** `sorted`'s headsOf, joinedOf and sharedPrefixes, made at their first call (let go with it). */
+  /** `sorted`'s headsOf, summaryOf, joinedOf and sharedPrefixes, made at their first call (let go with it). */
   heads: Float64Array | undefined;
+  summary: Int32Array | undefined;
   joined: JoinedList | undefined;
   prefixes: Int32Array | undefined;
 }
@@ -80,6 +83,8 @@ export class GramIndex<T extends { readonly folded: string }> {
   private readonly prefixes = new WeakMap<readonly T[], Int32Array>();
   /** headsOf's arrays of any other list, likewise. */
   private readonly heads = new WeakMap<readonly T[], Float64Array>();
+  /** summaryOf's arrays of any other list, likewise. */
+  private readonly summaries = new WeakMap<readonly T[], Int32Array>();
   /** joinedOf's texts of any other list, likewise. */
   private readonly joined = new WeakMap<readonly T[], JoinedList>();
   readonly items = new Set<T>();
@@ -102,6 +107,7 @@ export class GramIndex<T extends { readonly folded: string }> {
           size: 0,
           sorted: undefined,
           heads: undefined,
+          summary: undefined,
           joined: undefined,
           prefixes: undefined,
         };
@@ -233,6 +239,35 @@ export class GramIndex<T extends { readonly folded: string }> {
   }
 
   /**
+   * For a list sortedList returned in an order by folded identifier first: item i's head, type and
+   * gram signature in SUMMARY_WORDS words from i * SUMMARY_WORDS (SUMMARY_HEAD: summaryHead of its
+   * folded identifier's first two code units; SUMMARY_TAIL: its third code unit << 8 | `typeOf(item)`
+   * (0 to 255); SUMMARY_SIGNATURE, two words: gram-signature.ts signatureInto). A walk of the list
+   * reads this one array in order and reads an item (its object and string) only when the words do
+   * not decide: the heads order items as their identifiers do where they differ, the type and the
+   * signature rule out most items that cannot match. Made at the first call for that list, kept with it.
+   */
+  summaryOf(list: readonly T[], typeOf: (item: T) => number): Int32Array {
+    const posting = this.postingOf(list);
+    // Each branch: as sharedPrefixes.
+    let summary = posting !== undefined ? posting.summary : this.summaries.get(list);
+    if (summary === undefined) {
+      summary = new Int32Array(SUMMARY_WORDS * list.length);
+      for (let i = 0; i < list.length; i++) {
+        const item = list[i]!;
+        const at = SUMMARY_WORDS * i;
+        const s = item.folded;
+        summary[at + SUMMARY_HEAD] = summaryHead(s);
+        summary[at + SUMMARY_TAIL] = (summaryThird(s) << 8) | typeOf(item);
+        signatureInto(s, summary, (at + SUMMARY_SIGNATURE) / 2);
+      }
+      if (posting !== undefined) posting.summary = summary;
+      else this.summaries.set(list, summary);
+    }
+    return summary;
+  }
+
+  /**
    * For a list sortedList returned: its items' folded identifiers in one string, each followed by
    * JOIN_SEPARATOR, and where each starts (`starts[i]`; `starts[length]` the text's length). A count
    * of a query's matches then searches one string from match to match (indexOf) instead of reading
@@ -303,6 +338,28 @@ export function packedHead(s: string): number {
   return (a * 65536 + b) * 65536 + c;
 }
 
+/** Words of a sorted list's summary (GramIndex.summaryOf) per item, and where each field is among them. */
+export const SUMMARY_WORDS = 4;
+export const SUMMARY_HEAD = 0;
+export const SUMMARY_TAIL = 1;
+/** Two words (even: signatureInto writes pairs). */
+export const SUMMARY_SIGNATURE = 2;
+
+/**
+ * A summary's head word of `s`: its first two code units (a missing one 0), the first in the high
+ * half; compared as unsigned (>>> 0), two heads order as the strings' first two units do.
+ */
+export function summaryHead(s: string): number {
+  const a = s.length > 0 ? s.charCodeAt(0) : 0;
+  const b = s.length > 1 ? s.charCodeAt(1) : 0;
+  return (a << 16) | b;
+}
+
+/** The third code unit of `s` (0 when it has none): a summary's tail word's high part. */
+export function summaryThird(s: string): number {
+  return s.length > 2 ? s.charCodeAt(2) : 0;
+}
+
 /**
  * What follows each folded identifier in a joined list's text (joinedOf): a match that spans it is
  * no item's (its reader checks that a match ends inside its item).
@@ -323,6 +380,7 @@ const NONE: readonly never[] = [];
 function unsort<T>(posting: Posting<T>): void {
   posting.sorted = undefined;
   posting.heads = undefined;
+  posting.summary = undefined;
   posting.joined = undefined;
   posting.prefixes = undefined;
 }

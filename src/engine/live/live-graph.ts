@@ -27,8 +27,9 @@
  * follows; statements: one item longer, its cursor not sealed, when a tombstone may lie ahead:
  * graph.ts unsealedRead): a read then costs a base read plus O(log D) (statements: one binary search per delta
  * list from the key; search order "name": whether the delta has a match after the key and before
- * the page's last item, found in the rarest gram's sorted posting list by two binary searches
- * (the first two tiers a range of it), and the page's dense ids against the tombstone bitmap).
+ * the page's last item, found in the summary of the rarest gram's sorted posting list by two binary
+ * searches (the first two tiers a range of it; GramIndex.summaryOf), and the page's dense ids
+ * against the tombstone bitmap through its filter).
  * Otherwise that page is the merge's first round. When no delta statement or tombstone starts with
  * a statements query's first filter (per order, two bits per base entity mark the first key
  * components, read by the filter's dense id, which the base's read then finds in the dictionary's
@@ -128,8 +129,20 @@ import {
 } from "../types.js";
 import { checkSearchParams, checkStatementsParams } from "../validate.js";
 import { BaseFingerprints, type BaseFingerprintsState } from "./base-fingerprints.js";
-import { clearBit, countBits, denseBits, dropBits, hasBit, markBit } from "./dense-bits.js";
-import { GRAM, GramIndex, type JoinedList } from "./gram-index.js";
+import { clearBit, denseBits, dropBits, hasBit, markBit } from "./dense-bits.js";
+import {
+  GRAM,
+  GramIndex,
+  type JoinedList,
+  packedHead,
+  SUMMARY_HEAD,
+  SUMMARY_SIGNATURE,
+  SUMMARY_TAIL,
+  SUMMARY_WORDS,
+  summaryHead,
+  summaryThird,
+} from "./gram-index.js";
+import { signatureInto } from "./gram-signature.js";
 import {
   type ChangeBatch,
   type LiveEntityInput,
@@ -1378,7 +1391,8 @@ export class LiveGraph implements ReadGraph {
     const delta = this.deltaCandidates(fq);
     // Each branch: no tombstone can be on the page (nothing to check); or the page's items against the bitmap.
     if (hiddenBits !== undefined && (hiddenList === undefined || hiddenList.length > 0)) {
-      hidden = countBits(hiddenBits, keys.ids, k);
+      const filter = this.hiddenFilterOf(hiddenBits);
+      hidden = countFiltered(filter, hiddenBits, keys.ids, k);
       // A delta match before the page's last item makes it a merge whatever a longer page would
       // hold: the merge starts from this page, not read again longer (a replaced entity's new name
       // often sorts next to its tombstoned base one).
@@ -1392,10 +1406,10 @@ export class LiveGraph implements ReadGraph {
         page = read(limit + hidden);
         keys = lastSearchPage(this.#base);
         k = page.items.length;
-        hidden = countBits(hiddenBits, keys.ids, k);
+        hidden = countFiltered(filter, hiddenBits, keys.ids, k);
       }
       // The base's look-ahead tombstoned: whether any visible base item follows is the merge's to find.
-      if (page.nextCursor !== null && hasBit(hiddenBits, this.#parts.searchIndex.idAt(keys.ranks[k]!)))
+      if (page.nextCursor !== null && filteredHas(filter, hiddenBits, this.#parts.searchIndex.idAt(keys.ranks[k]!)))
         return { prefetched: page, key, delta, hidden: hiddenList };
     }
     if (this.deltaAhead(fq, type, key, page, keys, delta)) return { prefetched: page, key, delta, hidden: hiddenList };
@@ -1420,6 +1434,21 @@ export class LiveGraph implements ReadGraph {
         countCandidates(this.#entityGrams, delta, fq, type);
     if (hidden > 0) dropBits(page.items, hiddenBits!, keys.ids);
     return page;
+  }
+
+  /**
+   * A filter in front of the tombstone bitmap `bits` (#hiddenBits), as replacedFilterOf makes one
+   * for the replaced entities: bit (d & mask) set for every tombstoned base entity d,
+   * REPLACED_FILTER_BITS bits per tombstone, so a search page's checks of its ids read a few KB that
+   * stay in the CPU's caches, not a line each of a bitmap of every base entity. Made at the first
+   * read after a batch or a swap (kept by bitmap, with the batch and base it was made at).
+   */
+  private hiddenFilterOf(bits: Uint32Array): BitsFilter {
+    const kept = HIDDEN_FILTERS.get(bits);
+    if (kept !== undefined && kept.sequence === this.#sequence && kept.base === this.#base) return kept;
+    const filter = { ...bitsFilterOf(bits), sequence: this.#sequence, base: this.#base };
+    HIDDEN_FILTERS.set(bits, filter);
+    return filter;
   }
 
   /**
@@ -1456,9 +1485,124 @@ export class LiveGraph implements ReadGraph {
     let bound: SearchItem | undefined;
     // Each branch: a next page (its last item bounds the walk), or the base's last (none).
     if (page.nextCursor !== null) bound = { tier: keys.tiers[k - 1]!, folded: "", entity: page.items[k - 1]! };
+    // Each branch: a gram's sorted list, walked by its summary; every delta entity (a query shorter
+    // than a gram), by its items.
+    if (fq.length >= GRAM) return this.deltaMatchBefore(fq, type, key?.item, bound, delta);
     const first: SearchItem[] = [];
     this.deltaByName(fq, type, key?.item, 1, first, bound, delta);
     return first.length > 0;
+  }
+
+  /**
+   * deltaAhead for a query of a gram or more: whether `items` (the rarest gram's sorted list of fq,
+   * deltaCandidates) holds a match of `fq` and `type` after the key `after` and before `before` (none:
+   * anywhere after the key), as deltaByName would find its first, read from the list's summary
+   * (GramIndex.summaryOf: heads, types and gram signatures in one array, in the list's order): an
+   * item's object and string are read only when its type and signature let it through (fq is in
+   * it, or for a query of one gram every item holds it) or its head ties with the bound's, so most
+   * reads touch no delta entity at all. O(log candidates + what is walked), in words of one array.
+   */
+  private deltaMatchBefore(
+    fq: string,
+    type: EntityType | undefined,
+    after: SearchItem | undefined,
+    before: SearchItem | undefined,
+    items: readonly DeltaEntity[],
+  ): boolean {
+    const summary = this.#entityGrams.summaryOf(items, typeCodeOf);
+    const want = type === undefined ? -1 : typeCodeOf({ type });
+    // Each branch: a query of one gram, in every item of its list; a longer one, told by the signature first.
+    const check = fq.length !== GRAM;
+    if (check) signatureInto(fq, QUERY_SIGNATURE, 0);
+    const qHead = summaryHead(fq);
+    const qThird = summaryThird(fq);
+    // Exact and prefix matches: items whose first three units are fq's, from the key (or fq) on.
+    if (after === undefined || after.tier <= TIER_PREFIX) {
+      // Each branch: from the first item whose first three units are fq's (by the heads alone: no
+      // item read), or from the key.
+      let i =
+        after === undefined
+          ? seekHead(summary, items.length, packedHead(fq))
+          : seekSummary(items, summary, this.keyed(after).folded, after.entity.entityId, false);
+      for (; i < items.length; i++) {
+        const at = i * SUMMARY_WORDS;
+        const tail = summary[at + SUMMARY_TAIL]!;
+        // Past the items that start with fq's first three units: no more of the first two tiers.
+        if (summary[at + SUMMARY_HEAD] !== qHead || tail >>> 8 !== qThird) break;
+        // Each check: the type asked, and (longer than a gram) fq's grams all in its signature.
+        if (want >= 0 && (tail & 0xff) !== want) continue;
+        if (check && !summaryMayHold(summary, at)) continue;
+        // A query of one gram (the item starts with it) and a bound in the infix tier or none: this
+        // match of the first two tiers comes before it, whatever its tier.
+        if (!check && (before === undefined || before.tier === TIER_INFIX)) return true;
+        const e = items[i]!;
+        // Each branch: before fq (the first item read may be: the heads sought only its first three
+        // units); past the range of identifiers that start with fq (sorted: every later item too).
+        if (!e.folded.startsWith(fq)) {
+          if (e.folded < fq) continue;
+          break;
+        }
+        // The first match of the first two tiers: before the bound, or none is.
+        if (before === undefined) return true;
+        const x: SearchItem = {
+          tier: e.folded.length === fq.length ? TIER_EXACT : TIER_PREFIX,
+          folded: e.folded,
+          entity: e,
+        };
+        return this.compareItems(x, before) < 0;
+      }
+    }
+    // The bound in the first two tiers: no infix match comes before it.
+    if (before !== undefined && before.tier < TIER_INFIX) return false;
+    let j =
+      after !== undefined && after.tier === TIER_INFIX
+        ? seekSummary(items, summary, this.keyed(after).folded, after.entity.entityId, false)
+        : 0;
+    /** The bound's first three folded units, packed (packedHead), or -1 for none. */
+    const bound = before === undefined ? -1 : this.packedHeadOf(before);
+    for (; j < items.length; j++) {
+      const at = j * SUMMARY_WORDS;
+      const tail = summary[at + SUMMARY_TAIL]!;
+      // The item against the bound: by heads where they differ (at or past it: so is every later
+      // item), by its key where they tie.
+      if (bound >= 0) {
+        const h = (summary[at + SUMMARY_HEAD]! >>> 0) * 65536 + (tail >>> 8);
+        if (h > bound) return false;
+        if (h === bound && this.compareToItem(items[j]!.folded, items[j]!.entityId, before!) >= 0) return false;
+      }
+      if (want >= 0 && (tail & 0xff) !== want) continue;
+      // Each branch: a query of one gram, in every item (a prefix one starts with its three units);
+      // a longer one, its signature then its identifier checked.
+      if (!check) {
+        if (summary[at + SUMMARY_HEAD] === qHead && tail >>> 8 === qThird) continue;
+        return true;
+      }
+      if (!summaryMayHold(summary, at)) continue;
+      const folded = items[j]!.folded;
+      if (folded.includes(fq) && !folded.startsWith(fq)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * The first three units of `item`'s folded identifier, packed as packedHead packs them: read from
+   * its raw identifier in place when its first four units are ASCII (each then folds to its lower
+   * case where it stands: compareFoldedToRaw's rule), else from its fold (keyed).
+   */
+  private packedHeadOf(item: SearchItem): number {
+    if (item.folded !== "") return packedHead(item.folded);
+    const raw = item.entity.rawIdentifier;
+    const n = Math.min(raw.length, GRAM + 1);
+    let ascii = true;
+    for (let i = 0; i < n; i++) if (raw.charCodeAt(i) >= 0x80) ascii = false;
+    // Each branch: the ASCII head lower-cased in place, or the whole fold.
+    if (!ascii) return packedHead(this.keyed(item).folded);
+    let h = 0;
+    for (let i = 0; i < GRAM; i++) {
+      const c = i < raw.length ? raw.charCodeAt(i) : 0;
+      h = h * 65536 + (c >= 0x41 && c <= 0x5a ? c + 0x20 : c);
+    }
+    return h;
   }
 
   /**
@@ -2734,6 +2878,120 @@ function countCandidates<T extends { readonly folded: string; readonly type: Ent
   if (fq.length > GRAM && list.length > 1)
     return countJoined(list, fq, type, grams.joinedOf(list), grams.sharedPrefixes(list));
   return countListed(list, fq, type);
+}
+
+/** A filter in front of a bitmap of dense ids (bitsFilterOf): bit (d & mask) of `bits` set for every id d marked. */
+interface BitsFilter {
+  readonly bits: Uint32Array;
+  readonly mask: number;
+}
+
+/** Each tombstone bitmap's filter (LiveGraph.hiddenFilterOf), with the batch and base it was made at. */
+const HIDDEN_FILTERS = new WeakMap<Uint32Array, BitsFilter & { readonly sequence: number; readonly base: Graph }>();
+
+/**
+ * The filter of bitmap `marked`: REPLACED_FILTER_BITS bits per id marked (at least
+ * REPLACED_FILTER_MIN_BITS), about 1 in REPLACED_FILTER_BITS of the other ids passing it; when it
+ * would be no smaller than the bitmap, the bitmap itself (mask: every bit). O(bitmap words).
+ */
+function bitsFilterOf(marked: Uint32Array): BitsFilter {
+  let count = 0;
+  for (let w = 0; w < marked.length; w++) if (marked[w] !== 0) count += bitCount(marked[w]!);
+  let size = REPLACED_FILTER_MIN_BITS;
+  while (size < count * REPLACED_FILTER_BITS) size *= 2;
+  // Not smaller than the bitmap: the bitmap serves as its own filter.
+  if (size >= marked.length * 32) return { bits: marked, mask: -1 };
+  const bits = new Uint32Array(size / 32);
+  const mask = size - 1;
+  for (let w = 0; w < marked.length; w++) {
+    let word = marked[w]!;
+    while (word !== 0) {
+      const low = word & -word;
+      const d = w * 32 + (31 - Math.clz32(low));
+      bits[(d & mask) >>> 5]! |= 1 << (d & 31);
+      word ^= low;
+    }
+  }
+  return { bits, mask };
+}
+
+/** Whether `d` is marked in `marked`: its bit in `filter` first, the bitmap's only when that is set. */
+function filteredHas(filter: BitsFilter, marked: Uint32Array, d: number): boolean {
+  const f = d & filter.mask;
+  return (filter.bits[f >>> 5]! & (1 << (f & 31))) !== 0 && hasBit(marked, d);
+}
+
+/** How many of the first `n` dense ids of `ids` are marked in `marked` (countBits through `filter`). */
+function countFiltered(filter: BitsFilter, marked: Uint32Array, ids: ArrayLike<number>, n: number): number {
+  const bits = filter.bits;
+  const mask = filter.mask;
+  let count = 0;
+  for (let i = 0; i < n; i++) {
+    const d = ids[i]!;
+    const f = d & mask;
+    if ((bits[f >>> 5]! & (1 << (f & 31))) !== 0 && hasBit(marked, d)) count++;
+  }
+  return count;
+}
+
+/** A query's gram signature (deltaMatchBefore's; a read is synchronous). */
+const QUERY_SIGNATURE = new Int32Array(2);
+
+/** An entity's type as a summary's type code (GramIndex.summaryOf): "0" to "7" as 0 to 7. */
+function typeCodeOf(x: { readonly type: EntityType }): number {
+  return x.type.charCodeAt(0) - 48;
+}
+
+/** Whether the summary's item at word `at` may hold the query of QUERY_SIGNATURE: every bit of it set. */
+function summaryMayHold(summary: Int32Array, at: number): boolean {
+  const lo = QUERY_SIGNATURE[0]!;
+  const hi = QUERY_SIGNATURE[1]!;
+  return (summary[at + SUMMARY_SIGNATURE]! & lo) === lo && (summary[at + SUMMARY_SIGNATURE + 1]! & hi) === hi;
+}
+
+/**
+ * seekEntity over a sorted list's summary (GramIndex.summaryOf): the first index of `list` whose key
+ * is above (folded, entityId), or at/above when `inclusive`; an item is read only where its head
+ * (first three units) ties with the key's.
+ */
+function seekSummary(
+  list: readonly DeltaEntity[],
+  summary: Int32Array,
+  folded: string,
+  entityId: string,
+  inclusive: boolean,
+): number {
+  const head = packedHead(folded);
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const at = mid * SUMMARY_WORDS;
+    const h = (summary[at + SUMMARY_HEAD]! >>> 0) * 65536 + (summary[at + SUMMARY_TAIL]! >>> 8);
+    let c: number;
+    // Each branch: the heads differ (they decide, no item read); else the item's key compared.
+    if (h !== head) c = h < head ? -1 : 1;
+    else {
+      const e = list[mid]!;
+      c = cmp(e.folded, folded) || cmp(e.entityId, entityId);
+    }
+    if (c < 0 || (c === 0 && !inclusive)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The first index of a sorted list's summary (`n` items) whose first three units, packed (packedHead), are at least `head`. */
+function seekHead(summary: Int32Array, n: number, head: number): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const at = mid * SUMMARY_WORDS;
+    if ((summary[at + SUMMARY_HEAD]! >>> 0) * 65536 + (summary[at + SUMMARY_TAIL]! >>> 8) < head) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** Folded identifier, then entityId (a tombstone's sorted lists: the delta entities' order). */

@@ -11,7 +11,16 @@
 
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { GRAM, GramIndex, packedHead } from "../../../src/engine/live/gram-index.js";
+import {
+  GRAM,
+  GramIndex,
+  packedHead,
+  SUMMARY_HEAD,
+  SUMMARY_SIGNATURE,
+  SUMMARY_TAIL,
+  SUMMARY_WORDS,
+} from "../../../src/engine/live/gram-index.js";
+import { signatureInto } from "../../../src/engine/live/gram-signature.js";
 import {
   buildFence,
   compareKey,
@@ -493,6 +502,58 @@ test("GramIndex: headsOf, joinedOf and sharedPrefixes describe the list asked, t
     describes(list, `round ${round} q=${JSON.stringify(q)}`);
     assert.is(index.sortedList(q, byFolded), list, `round ${round} kept`);
     older.push(list);
+  }
+});
+
+test("GramIndex: summaryOf of a sorted list (head, third unit and type, signature) equals its definition, the last sorted list or an older one, as items come and go", () => {
+  const rng = new Rng(35);
+  type Item = { folded: string; type: number };
+  const index = new GramIndex<Item>();
+  const live: Item[] = [];
+  const pieces = ["ab", "abc", "b", "ca", "é", "x", "\u0000", "😀"];
+  const byFolded = (x: Item, y: Item) => (x.folded < y.folded ? -1 : x.folded > y.folded ? 1 : 0);
+  const older: (readonly Item[])[] = [];
+  const one = new Int32Array(2);
+  const describes = (list: readonly Item[], what: string) => {
+    const summary = index.summaryOf(list, (x) => x.type);
+    assert.is(
+      index.summaryOf(list, (x) => x.type),
+      summary,
+      `${what} kept with the list`,
+    );
+    assert.is(summary.length, SUMMARY_WORDS * list.length, `${what} length`);
+    for (let i = 0; i < list.length; i++) {
+      const { folded, type } = list[i]!;
+      const at = SUMMARY_WORDS * i;
+      const unit = (k: number) => (k < folded.length ? folded.charCodeAt(k) : 0);
+      assert.is(summary[at + SUMMARY_HEAD]! >>> 0, unit(0) * 65536 + unit(1), `${what} head ${i}`);
+      assert.is(summary[at + SUMMARY_TAIL], (unit(2) << 8) | type, `${what} tail ${i}`);
+      // The head and third unit packed: packedHead's number.
+      assert.is((summary[at + SUMMARY_HEAD]! >>> 0) * 65536 + (summary[at + SUMMARY_TAIL]! >>> 8), packedHead(folded));
+      signatureInto(folded, one, 0);
+      assert.is(summary[at + SUMMARY_SIGNATURE], one[0], `${what} signature ${i}`);
+      assert.is(summary[at + SUMMARY_SIGNATURE + 1], one[1], `${what} signature ${i}`);
+    }
+  };
+  for (let round = 0; round < 400; round++) {
+    if (live.length > 0 && rng.chance(0.3)) index.remove(live.splice(rng.int(live.length), 1)[0]!);
+    else {
+      const item = {
+        folded: Array.from({ length: rng.range(1, 5) }, () => rng.pick(pieces)).join(""),
+        type: rng.int(8),
+      };
+      live.push(item);
+      index.add(item);
+    }
+    const q = Array.from({ length: 2 }, () => rng.pick(pieces))
+      .join("")
+      .slice(0, GRAM);
+    if (q.length < GRAM) continue;
+    const list = index.sortedList(q, byFolded);
+    describes(list, `round ${round} q=${JSON.stringify(q)}`);
+    older.push(list);
+    const old = older[rng.int(older.length)]!;
+    describes(old, `round ${round} older list`);
   }
 });
 
