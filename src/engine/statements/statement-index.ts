@@ -28,10 +28,11 @@
  * triple under several given fingerprints, rare) are then ordered by fingerprint. No comparison sort
  * touches the statements.
  *
- * Queries: a filter is one contiguous range of positions of its order (two binary searches per bound
- * component, inside the sampled window or the predicate's range); a cursor is one more binary search
- * for the first key after its own (or none, when the cursor carries its position in this very
- * graph). Then a page is read position by position: O(log M + page).
+ * Queries: a filter is one contiguous range of positions of its order (two searches per bound
+ * component, inside the sampled window or the predicate's range: halving a window in the cache,
+ * rounds of overlapping probes over rows anywhere in memory, equalRange); a cursor is one more
+ * binary search for the first key after its own (or none, when the cursor carries its position in
+ * this very graph). Then a page is read position by position: O(log M + page).
  */
 
 import { EliasFano } from "../succinct/elias-fano.js";
