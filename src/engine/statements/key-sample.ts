@@ -23,21 +23,12 @@
  * demand, a search's probe of a sample not yet read costs what the same probe of the order costs
  * without a sample (the same two reads), so the first searches run as they would unsampled, and the
  * samples the workload touches (the upper levels of its binary searches first) are read once.
- * Cost: narrow O(log(range / S)) probes in O(log_8(range / S)) rounds (firstFrom), each probe one
- * array read once the sample is kept. Space: 4 bytes
+ * Cost: narrow O(log(range / S)) probes, each one array read once the sample is kept. Space: 4 bytes
  * per KEY_SAMPLE statements (0.0625 bytes a statement), allocated (zero pages) when the index is made.
  */
 
 /** Positions between two samples (a power of two is not needed; 64 keeps the rest of a search to 6 probes). */
 export const KEY_SAMPLE = 64;
-
-/**
- * Parts a round of a search over sorted values read from memory anywhere splits its range into (this
- * sample's, and the statement index's bound searches): SEARCH_FANOUT - 1 reads a round, whose misses
- * overlap (a core keeps a few tens in flight), where halving waits for each before the next. 8: a
- * KEY_SAMPLE window of 64 positions in two rounds of at most 7 reads.
- */
-export const SEARCH_FANOUT = 8;
 
 /** How a key sample reads its order: the row at a position, a row's component. */
 export interface SampledOrder {
@@ -88,8 +79,21 @@ export class KeySample {
     // Fewer than two samples inside: the range is already about one gap between samples.
     if (j1 - j0 < 2) return;
     // jl: the first sample >= value; ju: the first sample > value.
-    const jl = this.firstFrom(j0, j1, value);
-    const ju = this.firstFrom(jl, j1, value + 1);
+    let a = j0;
+    let b = j1;
+    while (a < b) {
+      const mid = (a + b) >>> 1;
+      if (this.valueAt(mid) < value) a = mid + 1;
+      else b = mid;
+    }
+    const jl = a;
+    b = j1;
+    while (a < b) {
+      const mid = (a + b) >>> 1;
+      if (this.valueAt(mid) <= value) a = mid + 1;
+      else b = mid;
+    }
+    const ju = a;
     // Each branch: a sample below value bounds the lower bound from below (everything up to it is
     // less), one at or above it from above; a sample at or below value bounds the upper bound from
     // below, one above it from above; none on a side leaves that end as it was.
@@ -97,32 +101,6 @@ export class KeySample {
     if (jl < j1) out[1] = jl * KEY_SAMPLE;
     if (ju > j0) out[2] = (ju - 1) * KEY_SAMPLE + 1;
     if (ju < j1) out[3] = ju * KEY_SAMPLE;
-  }
-
-  /**
-   * The first sample in [a, b) whose value is at least `limit`, or b (samples before a less). In
-   * rounds of SEARCH_FANOUT - 1 evenly spaced samples (a sample not yet read is two misses on the
-   * order, and the samples of a round do not wait on one another), then the last few read whole:
-   * log_SEARCH_FANOUT(b - a) rounds, not log2(b - a) reads one after another.
-   */
-  private firstFrom(a: number, b: number, limit: number): number {
-    while (b - a > SEARCH_FANOUT) {
-      const n = b - a;
-      let below = 0;
-      // Each sample's count is 0 or 1 without a branch: the samples are sorted, the count a prefix.
-      for (let j = 1; j < SEARCH_FANOUT; j++)
-        below += this.valueAt(a + Math.floor((j * n) / SEARCH_FANOUT)) < limit ? 1 : 0;
-      // Each branch: the answer lies up to the first probe, or past probe `below` (and up to the
-      // next one, when there is one).
-      if (below === 0) b = a + Math.floor(n / SEARCH_FANOUT);
-      else {
-        if (below < SEARCH_FANOUT - 1) b = a + Math.floor(((below + 1) * n) / SEARCH_FANOUT);
-        a = a + Math.floor((below * n) / SEARCH_FANOUT) + 1;
-      }
-    }
-    let below = 0;
-    for (let j = a; j < b; j++) below += this.valueAt(j) < limit ? 1 : 0;
-    return a + below;
   }
 
   get byteLength(): number {

@@ -28,16 +28,15 @@
  * triple under several given fingerprints, rare) are then ordered by fingerprint. No comparison sort
  * touches the statements.
  *
- * Queries: a filter is one contiguous range of positions of its order (two searches per bound
- * component, inside the sampled window or the predicate's range: halving a window in the cache,
- * rounds of overlapping probes over rows anywhere in memory, equalRange); a cursor is one more
- * binary search for the first key after its own (or none, when the cursor carries its position in
- * this very graph). Then a page is read position by position: O(log M + page).
+ * Queries: a filter is one contiguous range of positions of its order (two binary searches per bound
+ * component, inside the sampled window or the predicate's range); a cursor is one more binary search
+ * for the first key after its own (or none, when the cursor carries its position in this very
+ * graph). Then a page is read position by position: O(log M + page).
  */
 
 import { EliasFano } from "../succinct/elias-fano.js";
 import { FingerprintColumn, type GivenFingerprint } from "./fingerprint-column.js";
-import { KeySample, SEARCH_FANOUT as FANOUT } from "./key-sample.js";
+import { KeySample } from "./key-sample.js";
 import { type GatherPass, gatherChunk, type OrderSorter, type SortPass, sortPass } from "./counting-sort.js";
 import { IntVector, readBits, threeFieldsBelow, writeBits } from "../succinct/int-vector.js";
 import type { SerialReader, SerialWriter } from "../serial.js";
@@ -70,8 +69,6 @@ export const OFFSET_SAMPLE = 16;
 export const TOUCH_RANGE_WORDS = 512;
 /** 32-bit words per cache line. */
 const LINE_WORDS = 16;
-/** Probes of the gallop from a lower bound before the rest of the upper bound is searched (equalRange). */
-const GALLOP_PROBES = 3;
 /** What the build's variable for a working array it is done with holds instead (the array can go). */
 const EMPTY_COLUMN = new Uint32Array(0);
 
@@ -159,8 +156,6 @@ export class StatementIndex {
   private readonly posObjects: KeySample;
   /** The subject at every KEY_SAMPLE-th OSP position: narrows an object-subject search. */
   private readonly ospSubjects: KeySample;
-  /** The rows a round of boundIn probes (reused: plans are synchronous). */
-  private readonly probeRows = new Uint32Array(FANOUT);
   /** Where a key sample writes its narrowed range (reused: plans are synchronous). */
   private readonly narrowed = new Int32Array(4);
   /** What the last touchRows read, folded: written (public) only so that its reads cannot be optimized away. */
@@ -595,13 +590,11 @@ export class StatementIndex {
   }
 
   /**
-   * The lower bound by a search of FANOUT-ary rounds (boundIn); the upper bound by galloping from
-   * it (positions first, +2, +6: GALLOP_PROBES probes), then boundIn over what is left. Each probe
-   * of a POS or OSP position is a cache miss on an SPO row anywhere in memory (the permutation's
-   * entries are read first, touchRange): a binary search pays them one after another, a round of
-   * boundIn pays FANOUT - 1 of them at once. Most ranges are short (a predicate-object pair has a
-   * few statements, inside a predicate's range of thousands): the gallop's probes then fall on the
-   * rows the lower bound's last round has just read.
+   * The lower bound by binary search; the upper bound by galloping from it (positions first, +2,
+   * +6, +14, ...), then a binary search inside the last step. Each probe of a POS or OSP position
+   * is a dependent cache miss or two (the permutation, then the row), and most ranges are short (a
+   * predicate-object pair has a few statements, inside a predicate's range of thousands): the
+   * upper bound then costs two or three probes instead of log2(hi - first).
    */
   private equalRange(order: IndexOrder, lo: number, hi: number, c: Component, value: number): [number, number] {
     // Where each bound can lie: the whole range, or (with a key sample) at most KEY_SAMPLE positions each.
@@ -616,14 +609,19 @@ export class StatementIndex {
       upperFrom = out[2]!;
       hi = out[3]!;
     }
-    // Each branch: rows in the cache (a short SPO range, just touched) are searched by halving; rows
-    // anywhere in memory (a permuted order's, a long range's) in rounds of overlapping misses.
-    const cached = this.touchRange(order, lo, hi) && order === "SPO";
-    const first = this.boundIn(order, lo, lowerEnd, c, value, false, cached);
+    this.touchRange(order, lo, hi);
+    let a = lo;
+    let b = lowerEnd;
+    while (a < b) {
+      const mid = (a + b) >>> 1;
+      if (this.componentOf(this.rowAt(order, mid), c) < value) a = mid + 1;
+      else b = mid;
+    }
+    const first = a;
     // Invariants: positions in [first, a) hold at most `value`; positions in [b, hi) more.
-    let a = Math.max(first, upperFrom);
-    let b = hi;
-    for (let step = 1, probes = 0; a < b && probes < GALLOP_PROBES; step *= 2, probes++) {
+    if (upperFrom > a) a = upperFrom;
+    b = hi;
+    for (let step = 1; a < b; step *= 2) {
       const probe = a + step - 1;
       if (probe >= b) break;
       if (this.componentOf(this.rowAt(order, probe), c) > value) {
@@ -632,62 +630,12 @@ export class StatementIndex {
       }
       a = probe + 1;
     }
-    return [first, this.boundIn(order, a, b, c, value, true, cached)];
-  }
-
-  /**
-   * The first position in [a, b) of `order` whose component `c` is at least `value` (`above`: more
-   * than `value`), or b; positions before a must hold less (at most), and [a, b) be sorted on c. In
-   * rounds: each reads FANOUT - 1 evenly spaced positions, independent loads whose misses overlap,
-   * counts those below the bound (a prefix of them, the range being sorted) and keeps the part
-   * between two probes that holds the bound; a part of at most FANOUT positions is read whole. So
-   * log_FANOUT(b - a) rounds of misses, not log2(b - a) misses one after another: a window of
-   * KEY_SAMPLE = 64 positions is two rounds, not six probes.
-   */
-  private boundIn(
-    order: IndexOrder,
-    a: number,
-    b: number,
-    c: Component,
-    value: number,
-    above: boolean,
-    cached: boolean,
-  ): number {
-    // `limit`: the components below the bound are those < limit (value, or value + 1 for `above`).
-    const limit = above ? value + 1 : value;
-    if (cached) {
-      // Rows in the cache: halving reads fewer of them than rounds of FANOUT - 1 would.
-      while (a < b) {
-        const mid = (a + b) >>> 1;
-        if (this.componentOf(this.rowAt(order, mid), c) < limit) a = mid + 1;
-        else b = mid;
-      }
-      return a;
+    while (a < b) {
+      const mid = (a + b) >>> 1;
+      if (this.componentOf(this.rowAt(order, mid), c) <= value) a = mid + 1;
+      else b = mid;
     }
-    const rows = this.probeRows;
-    while (b - a > FANOUT) {
-      const n = b - a;
-      // The probes' rows first, their words read in one short loop (touchRows: the misses overlap),
-      // then their components decoded from the cache.
-      for (let j = 1; j < FANOUT; j++) rows[j - 1] = this.rowAt(order, a + Math.floor((j * n) / FANOUT));
-      this.touchRows(rows, FANOUT - 1);
-      let below = 0;
-      // Each probe's count is 0 or 1 without a branch: the range is sorted, so the count is a prefix.
-      for (let j = 0; j < FANOUT - 1; j++) below += this.componentOf(rows[j]!, c) < limit ? 1 : 0;
-      // Each branch: the bound lies before the first probe, or after probe `below` (and before the
-      // next one, when there is one).
-      if (below === 0) b = a + Math.floor(n / FANOUT);
-      else {
-        if (below < FANOUT - 1) b = a + Math.floor(((below + 1) * n) / FANOUT);
-        a = a + Math.floor((below * n) / FANOUT) + 1;
-      }
-    }
-    const count = b - a;
-    for (let j = 0; j < count; j++) rows[j] = this.rowAt(order, a + j);
-    this.touchRows(rows, count);
-    let below = 0;
-    for (let j = 0; j < count; j++) below += this.componentOf(rows[j]!, c) < limit ? 1 : 0;
-    return a + below;
+    return [first, a];
   }
 
   /**
@@ -706,21 +654,19 @@ export class StatementIndex {
    * Reads one word of every cache line that positions [lo, hi) of `order` occupy (the SPO rows
    * themselves, or the POS / OSP permutation's entries), when they span at most TOUCH_RANGE_WORDS
    * words, and keeps a fold of them in `touched`: see TOUCH_RANGE_WORDS. The POS / OSP rows the
-   * search then reads through the permutation stay scattered (one miss a probe). Returns whether it
-   * read them.
+   * search then reads through the permutation stay scattered (one miss a probe).
    */
-  private touchRange(order: IndexOrder, lo: number, hi: number): boolean {
+  private touchRange(order: IndexOrder, lo: number, hi: number): void {
     // Each branch: SPO positions are rows; the other orders' positions are permutation entries.
     const words = order === "SPO" ? this.rows : order === "POS" ? this.pos.words : this.osp.words;
     const width = order === "SPO" ? this.rowBits : order === "POS" ? this.pos.width : this.osp.width;
     // Bit offsets pass 2^32 in a large graph: a division, not a shift.
     const first = Math.floor((lo * width) / 32);
     const last = Math.min(words.length - 1, Math.floor((hi * width) / 32));
-    if (last - first > TOUCH_RANGE_WORDS) return false;
+    if (last - first > TOUCH_RANGE_WORDS) return;
     let sink = 0;
     for (let w = first; w < last; w += LINE_WORDS) sink ^= words[w]!;
     this.touched = sink ^ words[last]!;
-    return true;
   }
 
   /**

@@ -233,8 +233,9 @@ test("oracle: orders, filter ranges and seeks against sorts and scans of random 
 });
 
 test("oracle: long runs (a heavy subject, predicate-object pairs of hundreds of rows): every filter's range equals a scan", () => {
-  // Ranges far longer than a key sample's gap and than FANOUT, so that the bound searches take
-  // several rounds, with and without a key sample narrowing them first, and the gallop gives up.
+  // Ranges far longer than a key sample's gap, so that the bound searches run over long stretches
+  // (a heavy subject's SPO rows, too long to be read before the search), with and without a key
+  // sample narrowing them first, and the upper bound's gallop goes a long way.
   let checks = 0;
   for (let seed = 1; seed <= 6; seed++) {
     const rng = new Rng(1000 + seed);
