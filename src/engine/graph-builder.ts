@@ -783,6 +783,7 @@ export class GraphBuilder {
     const anyText = this.fpText.size > 0;
     const sparse = this.denseGiven;
     const compact = this.compactGiven;
+    const noneStored = compact !== undefined && compact.hi.length === 0;
     const given = (row: number): GivenFingerprint => {
       const text = anyText ? this.fpText.get(row) : undefined;
       if (text !== undefined) return text;
@@ -790,7 +791,9 @@ export class GraphBuilder {
       // Each branch: the loader's compacted ones (endStatements), a dense feed's sparse given ones,
       // or every row's column.
       if (compact !== undefined) {
-        if (compact.rows.get(row) !== 1) return undefined;
+        // None stored (the usual case: no fingerprint given, or each given one the derived one):
+        // no bit read, a random one a row otherwise.
+        if (noneStored || compact.rows.get(row) !== 1) return undefined;
         const at = compact.rows.rank1(row);
         halves.hi = compact.hi[at]!;
         halves.lo = compact.lo[at]!;
