@@ -37,7 +37,9 @@
  * A plain statements file is parsed by worker threads when `threads` is above 1 (statement-threads.ts:
  * byte ranges cut at line ends, each range's rows added here in file order through the builder's
  * checks, so the graph and the first error named are one thread's); gzip and stdin are one stream and
- * are read here on one thread.
+ * are read here on one thread. A load with the search index's thread collects its garbage between
+ * its phases (collect-garbage.ts): the arrays a phase leaves dead (GBs at 10M / 100M) would
+ * otherwise stay resident under the next one's, where the load's memory peaks.
  *
  * References: JSON Lines, https://jsonlines.org/ ; WHATWG Encoding, "fatal" decoder flag,
  * https://encoding.spec.whatwg.org/#textdecoder ; RFC 1952 (gzip).
