@@ -5,7 +5,7 @@
  * the total, the rate; per build phase, how far it is; while a file or a phase is under way, an
  * estimate of the time it has left (what is left at the rate so far). On a terminal one line is rewritten in place;
  * otherwise (a log file, a pipe) at most one line per PRINT_INTERVAL_MS, plus the last of each phase.
- * `summary` is the ready line: entities, statements, time, memory.
+ * `summary` is the ready line: entities, statements, time, memory (now, and the resident peak so far).
  */
 
 import type { Graph } from "../engine/graph.js";
@@ -67,8 +67,10 @@ export function createProgressPrinter(err: NodeJS.WriteStream = process.stderr):
 
 export function summary(graph: Graph, elapsedMs: number): string {
   const mem = process.memoryUsage();
+  // The process's peak resident set so far (the kernel's, in KiB): what a build needs of the host.
+  const peak = process.resourceUsage().maxRSS * 1024;
   return (
     `ready: ${count(graph.entityCount)} entities, ${count(graph.statementCount)} statements, ` +
-    `loaded and built in ${(elapsedMs / 1000).toFixed(2)} s; memory: heap ${megabytes(mem.heapUsed)} MB, array buffers ${megabytes(mem.arrayBuffers)} MB, rss ${megabytes(mem.rss)} MB`
+    `loaded and built in ${(elapsedMs / 1000).toFixed(2)} s; memory: heap ${megabytes(mem.heapUsed)} MB, array buffers ${megabytes(mem.arrayBuffers)} MB, rss ${megabytes(mem.rss)} MB, peak rss ${megabytes(peak)} MB`
   );
 }

@@ -38,6 +38,7 @@ import { derivedFingerprintHalves, readHexFingerprint } from "./statements/finge
 import { FingerprintTable } from "./statements/fingerprint-table.js";
 import { type FoldMode, folder, isFoldMode } from "./search/fold.js";
 import { ScoreIndex } from "./search/score-index.js";
+import { BitVector } from "./succinct/bit-vector.js";
 import { Scores, statementCounts } from "./search/scores.js";
 import { hash64, hex64, type Hash64 } from "./hash64.js";
 import { describeValue, quote } from "./quote.js";
@@ -129,8 +130,19 @@ let buildWith: (
   options: BuildOptions,
   makeScoreIndex: (scores: Scores) => Promise<ScoreIndex>,
   sorter: OrderSorter | undefined,
+  betweenPhases: BetweenBuildPhases | undefined,
   tagHashing: (() => TagHashing) | undefined,
 ) => Promise<Graph>;
+
+/**
+ * Called by buildWithScoreIndex where the working arrays of what came before are dead: `next` is
+ * "statement-index" once the dense rows are where the sort passes read them (the builder's own
+ * arrays copied to shared memory and let go), "score-index" once the statement index is built (its
+ * working arrays, several words a statement, let go). The loader collects its garbage there (and
+ * ends its sort threads before the second), so that the next phase does not come on top of dead
+ * arrays that a collection would have freed.
+ */
+export type BetweenBuildPhases = (next: "statement-index" | "score-index") => void;
 /** Gives a builder the search index of its sealed entities: see engine/internal.ts. */
 let useIndex: (builder: GraphBuilder, index: SearchIndex) => void;
 
@@ -269,6 +281,15 @@ export class GraphBuilder {
   private readonly fpLo = new Uint32Vector(INITIAL_CAPACITY);
   /** 1 when the input gave the row's fingerprint, 0 when it was derived (only given ones are stored). */
   private readonly fpGiven = new Uint8Vector(INITIAL_CAPACITY);
+  /** Rows whose fpGiven is 1. */
+  private givenRows = 0;
+  /**
+   * The stored fingerprints once the statements are ended (endStatements), when at most half the
+   * rows have one: which rows (a bit each, ranked) and their halves in row order. fpHi, fpLo and
+   * fpGiven (9 bytes a statement) are let go then: the keys of the fingerprint table are needed no
+   * more, and most inputs store none (no fingerprint given, or each given one the derived one).
+   */
+  private compactGiven: { rows: BitVector; hi: Uint32Array; lo: Uint32Array } | undefined;
   /** 64-bit fingerprint -> the row that used it first (rows with a text fingerprint are not in it). */
   private readonly fingerprintRows = new FingerprintTable(this.fpHi, this.fpLo);
   /**
@@ -306,8 +327,8 @@ export class GraphBuilder {
     useIndex = (builder, index) => builder.useSearchIndex(index);
     feedDense = (builder, entities, statements, options) => builder.feedDenseEntities(entities, statements, options);
     addDense = (builder, s, p, o, given) => builder.addDenseStatement(s, p, o, given);
-    buildWith = (builder, options, makeScoreIndex, sorter, tagHashing) =>
-      builder.buildWithScoreIndex(options, makeScoreIndex, sorter, tagHashing);
+    buildWith = (builder, options, makeScoreIndex, sorter, betweenPhases, tagHashing) =>
+      builder.buildWithScoreIndex(options, makeScoreIndex, sorter, betweenPhases, tagHashing);
     addValue = (builder, kind, value, source) =>
       kind === "entity" ? builder.addEntityValue(value, source) : builder.addStatementValue(value, source);
     addStrings = (builder, s, p, o, given, source) => builder.addStatementStrings(s, p, o, given, source);
@@ -603,6 +624,7 @@ export class GraphBuilder {
     this.fpHi.push(hi);
     this.fpLo.push(lo);
     this.fpGiven.push(given ? 1 : 0);
+    if (given) this.givenRows++;
   }
 
   /** The index in denseGiven of `row`'s given fingerprint, or -1 (a binary search: rows ascend). */
@@ -643,6 +665,7 @@ export class GraphBuilder {
     options: BuildOptions,
     makeScoreIndex: (scores: Scores) => Promise<ScoreIndex>,
     sorter: OrderSorter | undefined,
+    betweenPhases: BetweenBuildPhases | undefined,
     tagHashing?: () => TagHashing,
   ): Promise<Graph> {
     const parts = this.buildStart(options);
@@ -651,7 +674,10 @@ export class GraphBuilder {
     pending.catch(() => undefined);
     // Each branch: the passes on the sorter's threads, or all on this one.
     const statementIndex =
-      sorter === undefined ? this.buildStatementIndex(parts) : await this.buildStatementIndexSorted(parts, sorter);
+      sorter === undefined
+        ? this.buildStatementIndex(parts, betweenPhases)
+        : await this.buildStatementIndexSorted(parts, sorter, betweenPhases);
+    betweenPhases?.("score-index");
     parts.progress?.("score-index", 0, 1);
     const scoreIndex = await pending;
     parts.progress?.("score-index", 1, 1);
@@ -720,7 +746,8 @@ export class GraphBuilder {
   }
 
   /** The statement index of the dense rows, with the fingerprints the input gave. */
-  private buildStatementIndex(parts: BuildParts): StatementIndex {
+  private buildStatementIndex(parts: BuildParts, betweenPhases?: BetweenBuildPhases): StatementIndex {
+    betweenPhases?.("statement-index");
     const { input, fingerprintOf, onProgress } = this.statementInput(parts);
     // Each branch: rows a dense feed added in SPO order are taken as they are; any others are sorted.
     const index = this.spoOrdered
@@ -736,12 +763,17 @@ export class GraphBuilder {
    * column at a time, each column's own array let go as soon as it is copied (one column's worth of
    * memory more, for a moment, not three). The index is the one buildStatementIndex makes.
    */
-  private async buildStatementIndexSorted(parts: BuildParts, sorter: OrderSorter): Promise<StatementIndex> {
+  private async buildStatementIndexSorted(
+    parts: BuildParts,
+    sorter: OrderSorter,
+    betweenPhases: BetweenBuildPhases | undefined,
+  ): Promise<StatementIndex> {
     if (sorter.shared) {
       parts.subject = sharedCopy(this.subject);
       parts.predicate = sharedCopy(this.predicate);
       parts.object = sharedCopy(this.object);
     }
+    betweenPhases?.("statement-index");
     const { input, fingerprintOf, onProgress } = this.statementInput(parts);
     const index = await StatementIndex.buildSorted(input, parts.entityCount, fingerprintOf, sorter, onProgress);
     this.releaseStatementRows(parts);
@@ -760,11 +792,23 @@ export class GraphBuilder {
     const halves = { hi: 0, lo: 0 };
     const anyText = this.fpText.size > 0;
     const sparse = this.denseGiven;
+    const compact = this.compactGiven;
+    const noneStored = compact !== undefined && compact.hi.length === 0;
     const given = (row: number): GivenFingerprint => {
       const text = anyText ? this.fpText.get(row) : undefined;
       if (text !== undefined) return text;
       // Only what the input gave is stored: derived fingerprints are made again on output.
-      // Each branch: a dense feed's sparse given ones, or every row's column.
+      // Each branch: the loader's compacted ones (endStatements), a dense feed's sparse given ones,
+      // or every row's column.
+      if (compact !== undefined) {
+        // None stored (the usual case: no fingerprint given, or each given one the derived one):
+        // no bit read, a random one a row otherwise.
+        if (noneStored || compact.rows.get(row) !== 1) return undefined;
+        const at = compact.rows.rank1(row);
+        halves.hi = compact.hi[at]!;
+        halves.lo = compact.lo[at]!;
+        return halves;
+      }
       if (sparse !== undefined) {
         const at = this.denseGivenAt(row);
         if (at < 0) return undefined;
@@ -782,6 +826,16 @@ export class GraphBuilder {
     const fingerprintOf = (row: number, s: number, p: number, o: number): string => {
       const text = this.fpText.get(row);
       if (text !== undefined) return text;
+      // Each branch: the loader's compacted ones (a row without one: derived from its triple), or
+      // every row's column, or a dense feed's sparse ones (below).
+      if (compact !== undefined) {
+        if (compact.rows.get(row) === 1) {
+          const at = compact.rows.rank1(row);
+          return hex64(compact.hi[at]!, compact.lo[at]!);
+        }
+        const [hi, lo] = this.derive(s, p, o);
+        return hex64(hi, lo);
+      }
       if (sparse === undefined) return hex64(this.fpHi.get(row), this.fpLo.get(row));
       const at = this.denseGivenAt(row);
       if (at >= 0) return hex64(sparse.hi.get(at)!, sparse.lo.get(at)!);
@@ -803,7 +857,7 @@ export class GraphBuilder {
     // Rows kept by row with no text fingerprint: the builder's own columns, as they are (no copy).
     // Each branch: those, or `given` row by row (a dense feed's sparse rows, or texts in the Map).
     const givenColumns =
-      sparse === undefined && !anyText
+      sparse === undefined && compact === undefined && !anyText
         ? () => ({
             given: byteColumnRows(this.fpGiven),
             hi: columnRows(this.fpHi),
@@ -844,6 +898,7 @@ export class GraphBuilder {
     // live as long as the statement index's build does.
     for (const column of Object.values(this.denseGiven ?? {})) column.reallocate(0);
     this.denseGiven = undefined;
+    this.compactGiven = undefined;
     this.fpText.clear();
     for (const column of [this.fpHi, this.fpLo, this.fpGiven]) column.reallocate(0);
   }
@@ -889,6 +944,36 @@ export class GraphBuilder {
   private endStatements(): void {
     this.statementsEnded = true;
     this.fingerprintRows.release();
+    this.compactFingerprints();
+  }
+
+  /**
+   * The stored fingerprints into compactGiven, and fpHi, fpLo, fpGiven let go, when at most half
+   * the rows store one (else the columns stay: the compact form would save little, and the
+   * statement index reads the columns as they are). One pass over the rows; the compact arrays are
+   * 8 bytes a stored fingerprint and a bit a row.
+   */
+  private compactFingerprints(): void {
+    const m = this.subject.length;
+    const count = this.givenRows;
+    // Each branch: a dense feed keeps its own sparse ones, and a builder whose columns are mostly
+    // stored fingerprints keeps them as they are.
+    if (this.denseGiven !== undefined || 2 * count > m) return;
+    const rows = new BitVector(m);
+    const hi = new Uint32Array(count);
+    const lo = new Uint32Array(count);
+    const given = byteColumnRows(this.fpGiven);
+    const fpHi = columnRows(this.fpHi);
+    const fpLo = columnRows(this.fpLo);
+    for (let row = 0, at = 0; row < m; row++) {
+      if (given[row] !== 1) continue;
+      rows.set(row);
+      hi[at] = fpHi[row]!;
+      lo[at] = fpLo[row]!;
+      at++;
+    }
+    this.compactGiven = { rows: rows.seal(), hi, lo };
+    for (const column of [this.fpHi, this.fpLo, this.fpGiven]) column.reallocate(0);
   }
 
   private checkStatementsOpen(): void {
@@ -1337,9 +1422,10 @@ export function buildWithScoreIndex(
   options: BuildOptions,
   makeScoreIndex: (scores: Scores) => Promise<ScoreIndex>,
   sorter?: OrderSorter,
+  betweenPhases?: BetweenBuildPhases,
   tagHashing?: () => TagHashing,
 ): Promise<Graph> {
-  return buildWith(builder, options, makeScoreIndex, sorter, tagHashing);
+  return buildWith(builder, options, makeScoreIndex, sorter, betweenPhases, tagHashing);
 }
 
 /** Gives `builder` the search index built from what sealEntities returned; build() then uses it. */

@@ -37,7 +37,9 @@
  * A plain statements file is parsed by worker threads when `threads` is above 1 (statement-threads.ts:
  * byte ranges cut at line ends, each range's rows added here in file order through the builder's
  * checks, so the graph and the first error named are one thread's); gzip and stdin are one stream and
- * are read here on one thread.
+ * are read here on one thread. A load with the search index's thread collects its garbage between
+ * its phases (collect-garbage.ts): the arrays a phase leaves dead (GBs at 10M / 100M) would
+ * otherwise stay resident under the next one's, where the load's memory peaks.
  *
  * References: JSON Lines, https://jsonlines.org/ ; WHATWG Encoding, "fatal" decoder flag,
  * https://encoding.spec.whatwg.org/#textdecoder ; RFC 1952 (gzip).
@@ -65,6 +67,7 @@ import {
   sealEntities,
   useSearchIndex,
 } from "../engine/internal.js";
+import { collectGarbage } from "./collect-garbage.js";
 import { makeEntityIdTable } from "./entity-id-table.js";
 import { startSearchIndexThread } from "./search-index-thread.js";
 import { startTagHashThread } from "./tag-hash-thread.js";
@@ -189,11 +192,26 @@ export interface LoadJsonLinesResult {
  * directory; otherwise one whose message begins `file:line: ` for the first bad line of the file.
  * After a rejection the builder must be thrown away.
  */
-export async function loadJsonLinesFile(
+export function loadJsonLinesFile(
   path: string,
   kind: InputKind,
   builder: GraphBuilder,
   options: LoadJsonLinesOptions = {},
+): Promise<LoadJsonLinesResult> {
+  return readJsonLinesFile(path, kind, builder, options, undefined);
+}
+
+/**
+ * loadJsonLinesFile; `collect` (loadGraph's: collect-garbage.ts) is called once the parser threads
+ * are under way, when the strings the entity id table was made from are dead (an entityId string a
+ * dense id: hundreds of MB at 10M entities, otherwise held through the whole reading).
+ */
+async function readJsonLinesFile(
+  path: string,
+  kind: InputKind,
+  builder: GraphBuilder,
+  options: LoadJsonLinesOptions,
+  collect: (() => void) | undefined,
 ): Promise<LoadJsonLinesResult> {
   const file = options.displayName ?? (path === STDIN_PATH ? STDIN_NAME : path);
   const maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
@@ -333,6 +351,7 @@ export async function loadJsonLinesFile(
       for (let r = t; r < ranges; r += threads) own.push(cuts[r]!, cuts[r + 1]!);
       parsers.push(startParserThread(path, own, table, maxLineBytes));
     }
+    collect?.();
     try {
       for (let r = 0; r < ranges; r++) {
         const parser = parsers[r % parsers.length]!;
@@ -523,7 +542,7 @@ export async function loadGraph(options: LoadGraphOptions): Promise<Graph> {
     ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
   };
   const buildProgress = onProgress === undefined ? undefined : throttledBuildProgress(onProgress);
-  await loadJsonLinesFile(options.entities, "entities", builder, readOptions);
+  await readJsonLinesFile(options.entities, "entities", builder, readOptions, undefined);
   // Each branch: the search index is built beside the statements' reading on a second core (the
   // entities are all read, and it needs nothing else), or by build() after them.
   const thread =
@@ -532,11 +551,18 @@ export async function loadGraph(options: LoadGraphOptions): Promise<Graph> {
       ? startSearchIndexThread(sealEntities(builder, buildProgress))
       : undefined;
   const buildOptions = buildProgress === undefined ? {} : { onProgress: buildProgress };
+  // Each branch: a load large enough for the search index's thread collects its garbage between its
+  // phases (collect-garbage.ts: dead arrays of GBs at 10M / 100M would stay under the next phase);
+  // a small one leaves it to V8.
+  const collect = thread === undefined ? undefined : collectGarbage();
   let sorter: OrderThreads | undefined;
   try {
-    await loadJsonLinesFile(options.statements, "statements", builder, { ...readOptions, threads });
-    // Every statement is in: the builder's fingerprint table goes before the wait for the search index.
+    await readJsonLinesFile(options.statements, "statements", builder, { ...readOptions, threads }, collect);
+    // Every statement is in: the builder's fingerprint table and its copies of the fingerprints go
+    // before the wait for the search index, where the load's memory peaks: collected at once, with
+    // the entity id table and the parser threads' batches.
     endStatements(builder);
+    collect?.();
     // Each branch: with the thread, the rest of the search index is waited for and the score index
     // is made there beside the statement index; without it, build() makes both here.
     if (thread === undefined) return builder.build(buildOptions);
@@ -547,10 +573,24 @@ export async function loadGraph(options: LoadGraphOptions): Promise<Graph> {
     // Each branch: with more than one thread, the statement orders' sort passes are shared by
     // `threads` threads (order-threads.ts), else sorted here.
     sorter = threads > 1 ? startOrderThreads(threads, builder.entityCount) : undefined;
+    const sorting = sorter;
+    // Between the build's phases: the sort threads end once the statement index is built (a thread
+    // holds the shared arrays it was given until it collects its own garbage), and the garbage goes.
+    const betweenPhases = (next: "statement-index" | "score-index"): void => {
+      if (next === "score-index") sorting?.stop();
+      collect?.();
+    };
     // Each branch: with more than one thread, the content tag is hashed on a thread of its own
     // (tag-hash-thread.ts) while this one writes its bytes, else here.
     const tagHashing = threads > 1 ? startTagHashThread : undefined;
-    return await buildWithScoreIndex(builder, buildOptions, (scores) => thread.scoreIndex(scores), sorter, tagHashing);
+    return await buildWithScoreIndex(
+      builder,
+      buildOptions,
+      (scores) => thread.scoreIndex(scores),
+      sorter,
+      betweenPhases,
+      tagHashing,
+    );
   } finally {
     // A bad statement line (or a failed index) must not leave the threads running.
     thread?.stop();

@@ -59,6 +59,7 @@ import { type FoldMode, folder } from "../engine/search/fold.js";
 import { ScoreIndex, type ScoreRanks, Scores, SearchIndex } from "../engine/internal.js";
 import { DocumentArray } from "../engine/search/document-array.js";
 import { MemorySerialReader, MemorySerialWriter, type SerialField } from "../engine/serial.js";
+import { collectGarbage } from "./collect-garbage.js";
 
 /** workerData's kind of the index's worker (other workers of the package carry others). */
 const INDEX_KIND = "quiver.search-index";
@@ -279,11 +280,17 @@ async function runIndexWorker(request: IndexRequest): Promise<void> {
     const names = request.rawIdentifiers;
     const fold = folder(request.fold);
     for (let i = 0; i < names.length; i++) names[i] = fold(names[i]!);
+    const collect = collectGarbage();
     const { index, documentValues } = await SearchIndex.buildWithValuesBeside(
       names,
       request.types,
       documentsOf,
       (done, total) => {
+        // The names are in the FM-index's text from step 1 on: this list lets them go. After the
+        // FM-index and after the counts, what the step left dead (the names, the suffix array's
+        // working arrays; the text and the suffix array) is collected before the next step's arrays.
+        if (done === 1) names.length = 0;
+        if (done === 2 || done === 3) collect?.();
         const now = performance.now();
         if (now - lastReport < PROGRESS_MS) return;
         lastReport = now;

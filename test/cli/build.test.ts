@@ -57,6 +57,10 @@ test("usage errors exit 2; a good build says what it wrote", async () => {
   const built = await quiverRun(["build", "--entities", ENTITIES, "--statements", STATEMENTS, "--out", out, "--quiet"]);
   assert.is(built.code, 0, built.stderr);
   assert.match(built.stderr, /^ready: 573 entities, 566 statements/);
+  // The summary ends with the process's resident peak (what the build needed of the host).
+  const peak = /, rss ([\d.]+) MB, peak rss ([\d.]+) MB$/m.exec(built.stderr);
+  assert.ok(peak !== null, built.stderr);
+  assert.ok(Number(peak[2]) >= Number(peak[1]), "the peak is at least what is resident now");
   assert.match(built.stderr, /wrote .*g\.snap: 0\.\d MB/);
   assert.not.match(built.stderr, /reading/, "--quiet: no progress lines");
 });
