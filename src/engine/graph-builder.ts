@@ -176,6 +176,14 @@ export interface DenseFeedOptions {
    * do not come on top of dead ones a collection would have freed.
    */
   betweenPhases?: (() => void) | undefined;
+  /**
+   * The search index and the score index are built at `build()`, before the statement index, and
+   * not by the feed: the statement columns then exist beside their working arrays (12 bytes a
+   * statement), but whatever the statements were read from does not, when the caller lets it go
+   * before `build()` (a compaction's worker: the old base, most of a graph, gone before the
+   * indexes' peak). Unset: the indexes are built by the feed, before any statement column exists.
+   */
+  indexesAtBuild?: boolean | undefined;
 }
 
 /** Feeds a builder dense entities and room for its statements: see engine/internal.ts. */
@@ -293,6 +301,8 @@ export class GraphBuilder {
   private spoOrdered = false;
   /** A dense feed's DenseFeedOptions.betweenPhases. */
   private betweenPhases: (() => void) | undefined;
+  /** A dense feed's indexes still to build (DenseFeedOptions.indexesAtBuild): what they are built from. */
+  private denseIndexes: { types: Uint8Array; counts: Uint32Array; denseOf: Uint32Array } | undefined;
   private built = false;
 
   static {
@@ -658,6 +668,16 @@ export class GraphBuilder {
     this.built = true;
     // Needed only while adding: freed before the build's own arrays are made.
     this.fingerprintRows.release();
+    // A dense feed that left its indexes to the build (DenseFeedOptions.indexesAtBuild): made first.
+    if (this.denseIndexes !== undefined) {
+      // What the statements were fed from may be dead by now: it goes before the indexes' working arrays come.
+      this.betweenPhases?.();
+      const entities = (this.sorted as SortedEntities).entities;
+      const folded = rawIdentifiersOf(entities);
+      const fold = folder(this.foldMode);
+      for (let d = 0; d < folded.length; d++) folded[d] = fold(folded[d]!);
+      this.buildDenseIndexes({ folded, ...this.denseIndexes });
+    }
     const progress = options.onProgress;
     const { denseOf, types, entities, dictionary } = this.sorted ?? this.sortEntities(progress);
     const n = denseOf.length;
@@ -925,35 +945,57 @@ export class GraphBuilder {
     this.entityTotal = n;
     this.sorted = { denseOf, types, entities, dictionary };
     // The entity table holds the strings now: the input's lists are emptied (the entityIds go, and
-    // the raw identifiers are folded in place), so the search index is built beside one list of a
-    // million strings, not three.
+    // the raw identifiers are folded in place, or go too when the indexes wait for build(), which
+    // reads them from the entity table then), so the search index is built beside one list of a
+    // million strings, not three, and the statements are fed beside none.
     const folded = input.rawIdentifiers;
-    const fold = folder(this.foldMode);
     input.entityIds.length = 0;
-    for (let d = 0; d < n; d++) folded[d] = fold(folded[d]!);
-    const between = options.betweenPhases;
-    this.betweenPhases = between;
+    this.betweenPhases = options.betweenPhases;
     this.spoOrdered = statements.spoOrdered === true;
-    // The search index's steps (the sort of the names, the FM-index, the counts, the document
-    // array) each leave working arrays dead: the phases' hook runs after each. The folded names
-    // are read by the first step only: this list lets them go then (the FM-index's text holds them).
+    const pending = { types, counts: statements.counts, denseOf };
+    // Each branch: the indexes at build() (indexesAtBuild), or now, before the statement columns exist.
+    if (options.indexesAtBuild === true) {
+      folded.length = 0;
+      this.denseIndexes = pending;
+    } else {
+      const fold = folder(this.foldMode);
+      for (let d = 0; d < n; d++) folded[d] = fold(folded[d]!);
+      this.buildDenseIndexes({ folded, ...pending });
+    }
+    for (const column of [this.subject, this.predicate, this.object]) column.reallocate(statements.count);
+    const given = statements.given;
+    this.denseGiven = { rows: new Uint32Vector(given), hi: new Uint32Vector(given), lo: new Uint32Vector(given) };
+    return dictionary;
+  }
+
+  /**
+   * A dense feed's search index and score index, from its folded names (emptied here), types and
+   * counts of statements. The search index's steps (the sort of the names, the FM-index, the
+   * counts, the document array) each leave working arrays dead: the phases' hook runs after each.
+   * The folded names are read by the first step only: the list lets them go then (the FM-index's
+   * text holds them). The scores are known (the counts): the score index is built right after,
+   * from the values the search index was built from, so that its working arrays (a few words a
+   * code unit of identifiers) never come on top of the statement index's.
+   */
+  private buildDenseIndexes(pending: {
+    folded: string[];
+    types: Uint8Array;
+    counts: Uint32Array;
+    denseOf: Uint32Array;
+  }): void {
+    this.denseIndexes = undefined;
+    const between = this.betweenPhases;
+    const { folded, types, counts, denseOf } = pending;
     const { index, documentValues } = SearchIndex.buildWithValues(folded, types, (done) => {
       if (done === 1) folded.length = 0;
       between?.();
     });
     this.readyIndex = index;
     between?.();
-    // The scores are known (statements.counts): the score index is built now, from the values the
-    // search index was built from, while no statement column exists yet (its working arrays, a few
-    // words a code unit of identifiers, would otherwise come on top of the statement index's).
-    const scores = this.scoresOf(statements.counts, denseOf);
+    const scores = this.scoresOf(counts, denseOf);
     const scoreIndex = ScoreIndex.fromRanks(ScoreIndex.ranksOf(index, documentValues), scores);
     this.readyScores = { scores, scoreIndex };
     between?.();
-    for (const column of [this.subject, this.predicate, this.object]) column.reallocate(statements.count);
-    const given = statements.given;
-    this.denseGiven = { rows: new Uint32Vector(given), hi: new Uint32Vector(given), lo: new Uint32Vector(given) };
-    return dictionary;
   }
 
   /**

@@ -2134,7 +2134,9 @@ export class LiveGraph implements ReadGraph {
    *
    * `options.last`: this live graph is dropped right after (a compaction's worker thread): its
    * base's fingerprint map (8 to 16 bytes a base statement) is let go before the builder's columns
-   * are made, so the two are never held at once; a later write would build it again.
+   * are made, so the two are never held at once (a later write would build it again), and the
+   * search index and the score index are built by `build()` (DenseFeedOptions.indexesAtBuild), once
+   * the base is gone, not beside it.
    * `options.betweenPhases`: called where the working arrays of a phase of the feed or the build
    * are dead (DenseFeedOptions.betweenPhases; a worker thread collects its garbage there).
    */
@@ -2213,20 +2215,24 @@ export class LiveGraph implements ReadGraph {
     // Tombstoned base rows, by the base's fingerprint map.
     const st = base.statementIndex;
     const baseM = st.length;
-    let hiddenRows: Uint8Array | undefined;
+    // One bit a base row (the feed's peak holds it beside the base and the builder's columns).
+    let hiddenRows: Uint32Array | undefined;
+    let hiddenCount = 0;
     if (this.#hiddenStatements.size > 0) {
       this.#baseFingerprints ??= new BaseFingerprints(base);
-      hiddenRows = new Uint8Array(baseM);
+      hiddenRows = denseBits(baseM);
       for (const fp of this.#hiddenStatements.keys()) {
         const row = this.#baseFingerprints.rowOf(fp);
-        if (row >= 0) hiddenRows[row] = 1;
+        // Each check: a tombstone of a base row, counted once.
+        if (row >= 0 && !hasBit(hiddenRows, row)) {
+          markBit(hiddenRows, row);
+          hiddenCount++;
+        }
       }
     }
     // Each branch: the live graph goes right after (the map is not needed again), or it stays.
     if (options.last === true) this.#baseFingerprints = undefined;
     options.betweenPhases?.();
-    let hiddenCount = 0;
-    if (hiddenRows !== undefined) for (let row = 0; row < baseM; row++) hiddenCount += hiddenRows[row]!;
     const m = baseM - hiddenCount + this.#statements.size;
     // The counts of statements by new dense id (statementCounts' rule: once a statement per entity).
     const newCounts = new Uint32Array(n);
@@ -2236,7 +2242,7 @@ export class LiveGraph implements ReadGraph {
       if (o !== s && o !== p) newCounts[o]!++;
     };
     for (let row = 0; row < baseM; row++) {
-      if (hiddenRows !== undefined && hiddenRows[row] === 1) continue;
+      if (hiddenRows !== undefined && hasBit(hiddenRows, row)) continue;
       count(newOf[st.subjectOf(row)]!, newOf[st.predicateOf(row)]!, newOf[st.objectOf(row)]!);
     }
     const newId = (baseId: number, entityId: string): number =>
@@ -2263,7 +2269,9 @@ export class LiveGraph implements ReadGraph {
       builder,
       { entityIds, rawIdentifiers, types, sourceTypeIndex: sourceTypeColumn, sourceTypes, hashes, scores },
       { count: m, given: fingerprints.hexCount + this.#statements.size, counts: newCounts, spoOrdered: true },
-      { betweenPhases: options.betweenPhases },
+      // Each branch: a last feed's search and score indexes wait for build(), when this live graph
+      // and its base are gone (the indexes' peak then holds the statement columns, not the base).
+      { betweenPhases: options.betweenPhases, indexesAtBuild: options.last === true },
     );
     // (The feed emptied entityIds and rawIdentifiers: the builder holds the entities now.)
     const halves: [number, number] = [0, 0];
@@ -2287,7 +2295,7 @@ export class LiveGraph implements ReadGraph {
       return hex64(hi, lo);
     };
     for (let row = 0; row < baseM; row++) {
-      if (hiddenRows !== undefined && hiddenRows[row] === 1) continue;
+      if (hiddenRows !== undefined && hasBit(hiddenRows, row)) continue;
       const s = newOf[st.subjectOf(row)]!;
       const p = newOf[st.predicateOf(row)]!;
       const o = newOf[st.objectOf(row)]!;
