@@ -6,7 +6,8 @@
  * values), given scores (some equal to the count), more sourceTypes than a record packs (a column
  * of their own), replaced and deleted entities, tombstoned statements, and a compaction of a
  * compaction. Equal byte for byte too in every index (their snapshot sections): the feed's rows come in SPO order,
- * merged from the base's and the delta's, and its score index is made before the statement index.
+ * merged from the base's and the delta's, and its score index is made before the statement index;
+ * and so does a compaction worker's last feed (feedCompaction's `last`: its indexes made at build()).
  */
 
 import { test } from "uvu";
@@ -81,6 +82,13 @@ for (const seed of [21, 22, 23, 24, 25, 26]) {
     assert.equal(content(compacted), content(scratch), `seed ${seed}`);
     assert.equal(compacted.stats(), scratch.stats(), `seed ${seed} stats`);
     assert.equal(bytes(compacted), bytes(scratch), `seed ${seed}: snapshot sections`);
+    // A worker's last feed (its indexes built at build(), after the base could go) builds the same.
+    let phases = 0;
+    const last = live.feedCompaction({ last: true, betweenPhases: () => phases++ }).build();
+    assert.ok(phases > 0, `seed ${seed}: the phases' hook was called`);
+    assert.equal(content(last), content(scratch), `seed ${seed}, last feed`);
+    assert.equal(last.stats(), scratch.stats(), `seed ${seed} stats, last feed`);
+    assert.equal(bytes(last), bytes(scratch), `seed ${seed}: snapshot sections, last feed`);
   });
 }
 
