@@ -50,6 +50,7 @@ import {
   STATEMENT_FINGERPRINT_MAX_BYTES,
 } from "./limits.js";
 import { SearchIndex } from "./search/search-index.js";
+import { BitVector } from "./succinct/bit-vector.js";
 import type { OrderSorter } from "./statements/counting-sort.js";
 import { StatementIndex, type StatementRows } from "./statements/statement-index.js";
 import { ENTITY_TYPES, type EntityInput, type StatementInput } from "./types.js";
@@ -278,11 +279,12 @@ export class GraphBuilder {
   /** 64-bit fingerprint -> the row that used it first (rows with a text fingerprint are not in it). */
   private readonly fingerprintRows = new FingerprintTable(this.fpHi, this.fpLo);
   /**
-   * A dense feed's given fingerprints, sparse (rows ascending, with their halves): most statements
-   * of a graph have none, and a dense feed needs no column of derived ones (no fingerprint table),
+   * A dense feed's given fingerprints, sparse (which rows have one, a bit a row, and their halves
+   * in row order; the bits' rank is a given row's index in the halves): most statements of a graph
+   * have none, and a dense feed needs no column of derived ones (no fingerprint table),
    * so fpHi/fpLo/fpGiven stay empty there (9 bytes a statement saved through the build's peak).
    */
-  private denseGiven: { rows: Uint32Vector; hi: Uint32Vector; lo: Uint32Vector } | undefined;
+  private denseGiven: { rows: BitVector; hi: Uint32Vector; lo: Uint32Vector } | undefined;
   /** Fingerprints that are not 16 lowercase hex digits: row -> text, and text -> row. */
   private readonly fpText = new Map<number, string>();
   private readonly fpTextRows = new Map<string, number>();
@@ -600,7 +602,7 @@ export class GraphBuilder {
     // Each branch: a dense feed keeps the given fingerprints only, sparse; any other feed every row's.
     if (sparse !== undefined) {
       if (given) {
-        sparse.rows.push(this.subject.length - 1);
+        sparse.rows.set(this.subject.length - 1);
         sparse.hi.push(hi);
         sparse.lo.push(lo);
       }
@@ -611,17 +613,13 @@ export class GraphBuilder {
     this.fpGiven.push(given ? 1 : 0);
   }
 
-  /** The index in denseGiven of `row`'s given fingerprint, or -1 (a binary search: rows ascend). */
+  /**
+   * The index in denseGiven of `row`'s given fingerprint, or -1: the rank of its bit (O(1); the
+   * rows' bit vector is sealed by statementInput before any look-up).
+   */
   private denseGivenAt(row: number): number {
-    const rows = (this.denseGiven as { rows: Uint32Vector }).rows;
-    let lo = 0;
-    let hi = rows.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (rows.get(mid)! < row) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < rows.length && rows.get(lo) === row ? lo : -1;
+    const rows = (this.denseGiven as { rows: BitVector }).rows;
+    return rows.get(row) === 1 ? rows.rank1(row) : -1;
   }
 
   /** Builds the graph. The builder cannot be used afterwards. */
@@ -770,6 +768,8 @@ export class GraphBuilder {
     const halves = { hi: 0, lo: 0 };
     const anyText = this.fpText.size > 0;
     const sparse = this.denseGiven;
+    // No row comes after this: the given rows' counts are made for denseGivenAt's ranks.
+    sparse?.rows.seal();
     const given = (row: number): GivenFingerprint => {
       const text = anyText ? this.fpText.get(row) : undefined;
       if (text !== undefined) return text;
@@ -802,13 +802,7 @@ export class GraphBuilder {
     // its sparse given fingerprints are the column, as they are. Each branch: that, or row by row.
     const spoFingerprints =
       sparse !== undefined && this.spoOrdered && !anyText
-        ? () =>
-            FingerprintColumn.fromHexRows(
-              subject.length,
-              columnRows(sparse.rows),
-              columnRows(sparse.hi),
-              columnRows(sparse.lo),
-            )
+        ? () => FingerprintColumn.fromHexBits(subject.length, sparse.rows, columnRows(sparse.hi), columnRows(sparse.lo))
         : undefined;
     // Rows kept by row with no text fingerprint: the builder's own columns, as they are (no copy).
     // Each branch: those, or `given` row by row (a dense feed's sparse rows, or texts in the Map).
@@ -852,7 +846,8 @@ export class GraphBuilder {
   private releaseFingerprints(): void {
     // The sparse columns' arrays themselves: the build's closures over them (given, fingerprintOf)
     // live as long as the statement index's build does.
-    for (const column of Object.values(this.denseGiven ?? {})) column.reallocate(0);
+    // (The rows' bit vector may be the column's now: it goes with the reference.)
+    for (const column of [this.denseGiven?.hi, this.denseGiven?.lo]) column?.reallocate(0);
     this.denseGiven = undefined;
     this.fpText.clear();
     for (const column of [this.fpHi, this.fpLo, this.fpGiven]) column.reallocate(0);
@@ -964,7 +959,12 @@ export class GraphBuilder {
     }
     for (const column of [this.subject, this.predicate, this.object]) column.reallocate(statements.count);
     const given = statements.given;
-    this.denseGiven = { rows: new Uint32Vector(given), hi: new Uint32Vector(given), lo: new Uint32Vector(given) };
+    // Which rows have one: a bit a row (exactly `statements.count` rows), not a word a given one.
+    this.denseGiven = {
+      rows: new BitVector(statements.count),
+      hi: new Uint32Vector(given),
+      lo: new Uint32Vector(given),
+    };
     return dictionary;
   }
 
