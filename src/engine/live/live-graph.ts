@@ -2134,13 +2134,16 @@ export class LiveGraph implements ReadGraph {
    *
    * `options.last`: this live graph is dropped right after (a compaction's worker thread): its
    * base's fingerprint map (8 to 16 bytes a base statement) is let go before the builder's columns
-   * are made, so the two are never held at once (a later write would build it again), and the
-   * search index and the score index are built by `build()` (DenseFeedOptions.indexesAtBuild), once
-   * the base is gone, not beside it.
+   * are made, so the two are never held at once (a later write would build it again), and, unless
+   * `options.baseShared` (the base's memory is another thread's too: a snapshot opened shared,
+   * whose memory stays when this thread lets it go), the search index and the score index are
+   * built by `build()` (DenseFeedOptions.indexesAtBuild), once the base is gone, not beside it.
    * `options.betweenPhases`: called where the working arrays of a phase of the feed or the build
    * are dead (DenseFeedOptions.betweenPhases; a worker thread collects its garbage there).
    */
-  feedCompaction(options: { last?: boolean; betweenPhases?: () => void } = {}): { build(): Graph } {
+  feedCompaction(
+    options: { last?: boolean; betweenPhases?: (() => void) | undefined; baseShared?: boolean | undefined } = {},
+  ): { build(): Graph } {
     const builder = new GraphBuilder({ cursorSecret: this.#secret, fold: this.#parts.fold });
     const base = this.#parts;
     const table = base.entities;
@@ -2262,16 +2265,24 @@ export class LiveGraph implements ReadGraph {
       added.push({ s, p, o, ds });
     }
     added.sort((x, y) => x.s - y.s || x.p - y.p || x.o - y.o || (x.ds.fp < y.ds.fp ? -1 : x.ds.fp > y.ds.fp ? 1 : 0));
+    const addedCount = added.length;
+    // Each branch: the live graph goes right after, and the feed holds what it needs of the delta
+    // (`delta`, `added`, `hiddenRows`): its own structures go before the builder's indexes are made.
+    if (options.last === true) this.#dropDelta();
 
     const fingerprints = st.fingerprints;
     // Room for the given fingerprints: at most the base's (tombstoned rows included) and every delta statement.
     feedDenseEntities(
       builder,
       { entityIds, rawIdentifiers, types, sourceTypeIndex: sourceTypeColumn, sourceTypes, hashes, scores },
-      { count: m, given: fingerprints.hexCount + this.#statements.size, counts: newCounts, spoOrdered: true },
-      // Each branch: a last feed's search and score indexes wait for build(), when this live graph
-      // and its base are gone (the indexes' peak then holds the statement columns, not the base).
-      { betweenPhases: options.betweenPhases, indexesAtBuild: options.last === true },
+      { count: m, given: fingerprints.hexCount + addedCount, counts: newCounts, spoOrdered: true },
+      // Each branch: a last feed over a base of its own builds its search and score indexes at
+      // build(), when this live graph and its base are gone (the indexes' peak then holds the
+      // statement columns, not the base); any other first, before the statement columns exist.
+      {
+        betweenPhases: options.betweenPhases,
+        indexesAtBuild: options.last === true && options.baseShared !== true,
+      },
     );
     // (The feed emptied entityIds and rawIdentifiers: the builder holds the entities now.)
     const halves: [number, number] = [0, 0];
@@ -2314,6 +2325,35 @@ export class LiveGraph implements ReadGraph {
     while (next < added.length) addDelta();
     // The result says which batch it holds and where this log's tags start (snapshots keep both).
     return builtAtSequence(builder, this.#sequence, { contentTag: this.#originTag, sequence: this.#originSequence });
+  }
+
+  /**
+   * Empties the delta's structures (its maps, lists, gram indexes, filters and per-entity arrays:
+   * tens of MB of heap for a delta of 100,000 statements), for a last compaction's feed, which has
+   * what it needs of them already: this live graph is not used again.
+   */
+  #dropDelta(): void {
+    this.#entities = new Map();
+    this.#entityList = [];
+    this.#entityGrams = new GramIndex();
+    this.#replaced = new Map();
+    this.#hiddenEntities = new Map();
+    this.#hiddenGrams = new GramIndex();
+    this.#statements = new Map();
+    this.#statementFilter = new FingerprintFilter();
+    this.#statementLists = { SPO: [], POS: [], OSP: [] };
+    this.#hiddenStatements = new Map();
+    this.#hiddenLists = { SPO: [], POS: [], OSP: [] };
+    this.#otherAdjust = new Map();
+    this.#rescoredById = new Map();
+    this.#rescoredGrams = new GramIndex();
+    this.#dirty = [];
+    this.#baseCounts = undefined;
+    this.#baseAdjust = undefined;
+    this.#dirtyFlag = undefined;
+    this.#streamState = undefined;
+    this.#firstMarks = undefined;
+    this.#replacedBase = undefined;
   }
 
   /**
