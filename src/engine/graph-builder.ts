@@ -993,6 +993,8 @@ export class GraphBuilder {
     this.readyIndex = index;
     between?.();
     const scores = this.scoresOf(counts, denseOf);
+    // The given scores are in `scores` now: the builder's list of them (a double an entity) goes.
+    this.scores.length = 0;
     const scoreIndex = ScoreIndex.fromRanks(ScoreIndex.ranksOf(index, documentValues), scores);
     this.readyScores = { scores, scoreIndex };
     between?.();
