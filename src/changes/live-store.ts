@@ -233,16 +233,23 @@ export function openLive(base: Graph, dir: string, options: OpenLiveOptions = {}
   return LiveStore.open(base, dir, options);
 }
 
+/** Options of compactedGraph: LiveGraph.feedCompaction's. */
+export interface CompactedGraphOptions {
+  betweenPhases?: (() => void) | undefined;
+  baseShared?: boolean | undefined;
+}
+
 /**
  * The base `take()` gives (holding request.baseSequence) with the log's batches after it up to
  * request.upTo, built as one Graph: what a compaction's worker thread hands over. The base and the
  * delta are let go once the builder has them, before it builds (its peak): `take` hands the base
  * over so that the caller keeps no reference to it, and the live graph lives in a frame of its own
- * (fedCompaction) that has returned before the build starts. `betweenPhases`: called where a
- * phase's working arrays are dead (LiveGraph.feedCompaction; the worker collects its garbage there).
+ * (fedCompaction) that has returned before the build starts. `options`: LiveGraph.feedCompaction's
+ * (`betweenPhases`: the worker collects its garbage there; `baseShared`: the base is a snapshot
+ * this thread shares with another).
  */
-export function compactedGraph(take: () => Graph, request: CompactRequest, betweenPhases?: () => void): Graph {
-  return fedCompaction(take, request, betweenPhases).build();
+export function compactedGraph(take: () => Graph, request: CompactRequest, options: CompactedGraphOptions = {}): Graph {
+  return fedCompaction(take, request, options).build();
 }
 
 /**
@@ -251,11 +258,7 @@ export function compactedGraph(take: () => Graph, request: CompactRequest, betwe
  * interpreter frame that stays on the stack under the build can keep a dead temporary, and with it
  * the whole base, alive.
  */
-function fedCompaction(
-  take: () => Graph,
-  request: CompactRequest,
-  betweenPhases: (() => void) | undefined,
-): { build(): Graph } {
+function fedCompaction(take: () => Graph, request: CompactRequest, options: CompactedGraphOptions): { build(): Graph } {
   const live = new LiveGraph(take(), { baseSequence: request.baseSequence });
   for (const batch of readChangeLog(request.logDir, request.baseSequence)) {
     if (batch.sequence > request.upTo) break;
@@ -266,7 +269,7 @@ function fedCompaction(
       "INVALID_CHANGE_LOG",
       `${request.logDir}: compaction up to batch ${request.upTo} found the log ending at ${live.sequence}`,
     );
-  return live.feedCompaction({ last: true, betweenPhases });
+  return live.feedCompaction({ last: true, ...options });
 }
 
 /** A reader of a change log (a follower: no lock, no writes). */

@@ -190,6 +190,14 @@ export interface DenseFeedOptions {
    * do not come on top of dead ones a collection would have freed.
    */
   betweenPhases?: (() => void) | undefined;
+  /**
+   * The search index and the score index are built at `build()`, before the statement index, and
+   * not by the feed: the statement columns then exist beside their working arrays (12 bytes a
+   * statement), but whatever the statements were read from does not, when the caller lets it go
+   * before `build()` (a compaction's worker: the old base, most of a graph, gone before the
+   * indexes' peak). Unset: the indexes are built by the feed, before any statement column exists.
+   */
+  indexesAtBuild?: boolean | undefined;
 }
 
 /** Feeds a builder dense entities and room for its statements: see engine/internal.ts. */
@@ -293,11 +301,12 @@ export class GraphBuilder {
   /** 64-bit fingerprint -> the row that used it first (rows with a text fingerprint are not in it). */
   private readonly fingerprintRows = new FingerprintTable(this.fpHi, this.fpLo);
   /**
-   * A dense feed's given fingerprints, sparse (rows ascending, with their halves): most statements
-   * of a graph have none, and a dense feed needs no column of derived ones (no fingerprint table),
+   * A dense feed's given fingerprints, sparse (which rows have one, a bit a row, and their halves
+   * in row order; the bits' rank is a given row's index in the halves): most statements of a graph
+   * have none, and a dense feed needs no column of derived ones (no fingerprint table),
    * so fpHi/fpLo/fpGiven stay empty there (9 bytes a statement saved through the build's peak).
    */
-  private denseGiven: { rows: Uint32Vector; hi: Uint32Vector; lo: Uint32Vector } | undefined;
+  private denseGiven: { rows: BitVector; hi: Uint32Vector; lo: Uint32Vector } | undefined;
   /** Fingerprints that are not 16 lowercase hex digits: row -> text, and text -> row. */
   private readonly fpText = new Map<number, string>();
   private readonly fpTextRows = new Map<string, number>();
@@ -318,6 +327,8 @@ export class GraphBuilder {
   private spoOrdered = false;
   /** A dense feed's DenseFeedOptions.betweenPhases. */
   private betweenPhases: (() => void) | undefined;
+  /** A dense feed's indexes still to build (DenseFeedOptions.indexesAtBuild): what they are built from. */
+  private denseIndexes: { types: Uint8Array; counts: Uint32Array; denseOf: Uint32Array } | undefined;
   private built = false;
 
   static {
@@ -615,7 +626,7 @@ export class GraphBuilder {
     // Each branch: a dense feed keeps the given fingerprints only, sparse; any other feed every row's.
     if (sparse !== undefined) {
       if (given) {
-        sparse.rows.push(this.subject.length - 1);
+        sparse.rows.set(this.subject.length - 1);
         sparse.hi.push(hi);
         sparse.lo.push(lo);
       }
@@ -627,17 +638,13 @@ export class GraphBuilder {
     if (given) this.givenRows++;
   }
 
-  /** The index in denseGiven of `row`'s given fingerprint, or -1 (a binary search: rows ascend). */
+  /**
+   * The index in denseGiven of `row`'s given fingerprint, or -1: the rank of its bit (O(1); the
+   * rows' bit vector is sealed by statementInput before any look-up).
+   */
   private denseGivenAt(row: number): number {
-    const rows = (this.denseGiven as { rows: Uint32Vector }).rows;
-    let lo = 0;
-    let hi = rows.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (rows.get(mid)! < row) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < rows.length && rows.get(lo) === row ? lo : -1;
+    const rows = (this.denseGiven as { rows: BitVector }).rows;
+    return rows.get(row) === 1 ? rows.rank1(row) : -1;
   }
 
   /** Builds the graph. The builder cannot be used afterwards. */
@@ -690,6 +697,16 @@ export class GraphBuilder {
     this.built = true;
     // Needed only while adding: freed before the build's own arrays are made.
     this.fingerprintRows.release();
+    // A dense feed that left its indexes to the build (DenseFeedOptions.indexesAtBuild): made first.
+    if (this.denseIndexes !== undefined) {
+      // What the statements were fed from may be dead by now: it goes before the indexes' working arrays come.
+      this.betweenPhases?.();
+      const entities = (this.sorted as SortedEntities).entities;
+      const folded = rawIdentifiersOf(entities);
+      const fold = folder(this.foldMode);
+      for (let d = 0; d < folded.length; d++) folded[d] = fold(folded[d]!);
+      this.buildDenseIndexes({ folded, ...this.denseIndexes });
+    }
     const progress = options.onProgress;
     const { denseOf, types, entities, dictionary } = this.sorted ?? this.sortEntities(progress);
     const n = denseOf.length;
@@ -794,6 +811,8 @@ export class GraphBuilder {
     const sparse = this.denseGiven;
     const compact = this.compactGiven;
     const noneStored = compact !== undefined && compact.hi.length === 0;
+    // No row comes after this: the given rows' counts are made for denseGivenAt's ranks.
+    sparse?.rows.seal();
     const given = (row: number): GivenFingerprint => {
       const text = anyText ? this.fpText.get(row) : undefined;
       if (text !== undefined) return text;
@@ -846,13 +865,7 @@ export class GraphBuilder {
     // its sparse given fingerprints are the column, as they are. Each branch: that, or row by row.
     const spoFingerprints =
       sparse !== undefined && this.spoOrdered && !anyText
-        ? () =>
-            FingerprintColumn.fromHexRows(
-              subject.length,
-              columnRows(sparse.rows),
-              columnRows(sparse.hi),
-              columnRows(sparse.lo),
-            )
+        ? () => FingerprintColumn.fromHexBits(subject.length, sparse.rows, columnRows(sparse.hi), columnRows(sparse.lo))
         : undefined;
     // Rows kept by row with no text fingerprint: the builder's own columns, as they are (no copy).
     // Each branch: those, or `given` row by row (a dense feed's sparse rows, or texts in the Map).
@@ -896,7 +909,8 @@ export class GraphBuilder {
   private releaseFingerprints(): void {
     // The sparse columns' arrays themselves: the build's closures over them (given, fingerprintOf)
     // live as long as the statement index's build does.
-    for (const column of Object.values(this.denseGiven ?? {})) column.reallocate(0);
+    // (The rows' bit vector may be the column's now: it goes with the reference.)
+    for (const column of [this.denseGiven?.hi, this.denseGiven?.lo]) column?.reallocate(0);
     this.denseGiven = undefined;
     this.compactGiven = undefined;
     this.fpText.clear();
@@ -1026,35 +1040,64 @@ export class GraphBuilder {
     this.entityTotal = n;
     this.sorted = { denseOf, types, entities, dictionary };
     // The entity table holds the strings now: the input's lists are emptied (the entityIds go, and
-    // the raw identifiers are folded in place), so the search index is built beside one list of a
-    // million strings, not three.
+    // the raw identifiers are folded in place, or go too when the indexes wait for build(), which
+    // reads them from the entity table then), so the search index is built beside one list of a
+    // million strings, not three, and the statements are fed beside none.
     const folded = input.rawIdentifiers;
-    const fold = folder(this.foldMode);
     input.entityIds.length = 0;
-    for (let d = 0; d < n; d++) folded[d] = fold(folded[d]!);
-    const between = options.betweenPhases;
-    this.betweenPhases = between;
+    this.betweenPhases = options.betweenPhases;
     this.spoOrdered = statements.spoOrdered === true;
-    // The search index's steps (the sort of the names, the FM-index, the counts, the document
-    // array) each leave working arrays dead: the phases' hook runs after each. The folded names
-    // are read by the first step only: this list lets them go then (the FM-index's text holds them).
+    const pending = { types, counts: statements.counts, denseOf };
+    // Each branch: the indexes at build() (indexesAtBuild), or now, before the statement columns exist.
+    if (options.indexesAtBuild === true) {
+      folded.length = 0;
+      this.denseIndexes = pending;
+    } else {
+      const fold = folder(this.foldMode);
+      for (let d = 0; d < n; d++) folded[d] = fold(folded[d]!);
+      this.buildDenseIndexes({ folded, ...pending });
+    }
+    for (const column of [this.subject, this.predicate, this.object]) column.reallocate(statements.count);
+    const given = statements.given;
+    // Which rows have one: a bit a row (exactly `statements.count` rows), not a word a given one.
+    this.denseGiven = {
+      rows: new BitVector(statements.count),
+      hi: new Uint32Vector(given),
+      lo: new Uint32Vector(given),
+    };
+    return dictionary;
+  }
+
+  /**
+   * A dense feed's search index and score index, from its folded names (emptied here), types and
+   * counts of statements. The search index's steps (the sort of the names, the FM-index, the
+   * counts, the document array) each leave working arrays dead: the phases' hook runs after each.
+   * The folded names are read by the first step only: the list lets them go then (the FM-index's
+   * text holds them). The scores are known (the counts): the score index is built right after,
+   * from the values the search index was built from, so that its working arrays (a few words a
+   * code unit of identifiers) never come on top of the statement index's.
+   */
+  private buildDenseIndexes(pending: {
+    folded: string[];
+    types: Uint8Array;
+    counts: Uint32Array;
+    denseOf: Uint32Array;
+  }): void {
+    this.denseIndexes = undefined;
+    const between = this.betweenPhases;
+    const { folded, types, counts, denseOf } = pending;
     const { index, documentValues } = SearchIndex.buildWithValues(folded, types, (done) => {
       if (done === 1) folded.length = 0;
       between?.();
     });
     this.readyIndex = index;
     between?.();
-    // The scores are known (statements.counts): the score index is built now, from the values the
-    // search index was built from, while no statement column exists yet (its working arrays, a few
-    // words a code unit of identifiers, would otherwise come on top of the statement index's).
-    const scores = this.scoresOf(statements.counts, denseOf);
+    const scores = this.scoresOf(counts, denseOf);
+    // The given scores are in `scores` now: the builder's list of them (a double an entity) goes.
+    this.scores.length = 0;
     const scoreIndex = ScoreIndex.fromRanks(ScoreIndex.ranksOf(index, documentValues), scores);
     this.readyScores = { scores, scoreIndex };
     between?.();
-    for (const column of [this.subject, this.predicate, this.object]) column.reallocate(statements.count);
-    const given = statements.given;
-    this.denseGiven = { rows: new Uint32Vector(given), hi: new Uint32Vector(given), lo: new Uint32Vector(given) };
-    return dictionary;
   }
 
   /**

@@ -79,7 +79,13 @@ try {
     loaded.graph = undefined;
     return base;
   };
-  const graph = request.compact === undefined ? take() : compactedGraph(take, request.compact, collectGarbage());
+  // A base opened from memory the main thread shares (a snapshot opened shared): its memory stays
+  // when this thread lets it go, which the compaction's feed plans for (feedCompaction's baseShared).
+  const baseShared = "snapshot" in request.source && request.source.shared !== undefined;
+  const graph =
+    request.compact === undefined
+      ? take()
+      : compactedGraph(take, request.compact, { betweenPhases: collectGarbage(), baseShared });
   // A compaction others will open (a cluster's workers, the next compaction): on disk first.
   if (request.compact?.saveTo !== undefined) await saveSnapshot(graph, request.compact.saveTo);
   if (request.saveTo !== undefined) {

@@ -2454,11 +2454,16 @@ export class LiveGraph implements ReadGraph {
    *
    * `options.last`: this live graph is dropped right after (a compaction's worker thread): its
    * base's fingerprint map (8 to 16 bytes a base statement) is let go before the builder's columns
-   * are made, so the two are never held at once; a later write would build it again.
+   * are made, so the two are never held at once (a later write would build it again), and, unless
+   * `options.baseShared` (the base's memory is another thread's too: a snapshot opened shared,
+   * whose memory stays when this thread lets it go), the search index and the score index are
+   * built by `build()` (DenseFeedOptions.indexesAtBuild), once the base is gone, not beside it.
    * `options.betweenPhases`: called where the working arrays of a phase of the feed or the build
    * are dead (DenseFeedOptions.betweenPhases; a worker thread collects its garbage there).
    */
-  feedCompaction(options: { last?: boolean; betweenPhases?: () => void } = {}): { build(): Graph } {
+  feedCompaction(
+    options: { last?: boolean; betweenPhases?: (() => void) | undefined; baseShared?: boolean | undefined } = {},
+  ): { build(): Graph } {
     const builder = new GraphBuilder({ cursorSecret: this.#secret, fold: this.#parts.fold });
     const base = this.#parts;
     const table = base.entities;
@@ -2533,20 +2538,24 @@ export class LiveGraph implements ReadGraph {
     // Tombstoned base rows, by the base's fingerprint map.
     const st = base.statementIndex;
     const baseM = st.length;
-    let hiddenRows: Uint8Array | undefined;
+    // One bit a base row (the feed's peak holds it beside the base and the builder's columns).
+    let hiddenRows: Uint32Array | undefined;
+    let hiddenCount = 0;
     if (this.#hiddenStatements.size > 0) {
       this.#baseFingerprints ??= new BaseFingerprints(base);
-      hiddenRows = new Uint8Array(baseM);
+      hiddenRows = denseBits(baseM);
       for (const fp of this.#hiddenStatements.keys()) {
         const row = this.#baseFingerprints.rowOf(fp);
-        if (row >= 0) hiddenRows[row] = 1;
+        // Each check: a tombstone of a base row, counted once.
+        if (row >= 0 && !hasBit(hiddenRows, row)) {
+          markBit(hiddenRows, row);
+          hiddenCount++;
+        }
       }
     }
     // Each branch: the live graph goes right after (the map is not needed again), or it stays.
     if (options.last === true) this.#baseFingerprints = undefined;
     options.betweenPhases?.();
-    let hiddenCount = 0;
-    if (hiddenRows !== undefined) for (let row = 0; row < baseM; row++) hiddenCount += hiddenRows[row]!;
     const m = baseM - hiddenCount + this.#statements.size;
     // The counts of statements by new dense id (statementCounts' rule: once a statement per entity).
     const newCounts = new Uint32Array(n);
@@ -2556,7 +2565,7 @@ export class LiveGraph implements ReadGraph {
       if (o !== s && o !== p) newCounts[o]!++;
     };
     for (let row = 0; row < baseM; row++) {
-      if (hiddenRows !== undefined && hiddenRows[row] === 1) continue;
+      if (hiddenRows !== undefined && hasBit(hiddenRows, row)) continue;
       count(newOf[st.subjectOf(row)]!, newOf[st.predicateOf(row)]!, newOf[st.objectOf(row)]!);
     }
     const newId = (baseId: number, entityId: string): number =>
@@ -2576,14 +2585,24 @@ export class LiveGraph implements ReadGraph {
       added.push({ s, p, o, ds });
     }
     added.sort((x, y) => x.s - y.s || x.p - y.p || x.o - y.o || (x.ds.fp < y.ds.fp ? -1 : x.ds.fp > y.ds.fp ? 1 : 0));
+    const addedCount = added.length;
+    // Each branch: the live graph goes right after, and the feed holds what it needs of the delta
+    // (`delta`, `added`, `hiddenRows`): its own structures go before the builder's indexes are made.
+    if (options.last === true) this.#dropDelta();
 
     const fingerprints = st.fingerprints;
     // Room for the given fingerprints: at most the base's (tombstoned rows included) and every delta statement.
     feedDenseEntities(
       builder,
       { entityIds, rawIdentifiers, types, sourceTypeIndex: sourceTypeColumn, sourceTypes, hashes, scores },
-      { count: m, given: fingerprints.hexCount + this.#statements.size, counts: newCounts, spoOrdered: true },
-      { betweenPhases: options.betweenPhases },
+      { count: m, given: fingerprints.hexCount + addedCount, counts: newCounts, spoOrdered: true },
+      // Each branch: a last feed over a base of its own builds its search and score indexes at
+      // build(), when this live graph and its base are gone (the indexes' peak then holds the
+      // statement columns, not the base); any other first, before the statement columns exist.
+      {
+        betweenPhases: options.betweenPhases,
+        indexesAtBuild: options.last === true && options.baseShared !== true,
+      },
     );
     // (The feed emptied entityIds and rawIdentifiers: the builder holds the entities now.)
     const halves: [number, number] = [0, 0];
@@ -2607,7 +2626,7 @@ export class LiveGraph implements ReadGraph {
       return hex64(hi, lo);
     };
     for (let row = 0; row < baseM; row++) {
-      if (hiddenRows !== undefined && hiddenRows[row] === 1) continue;
+      if (hiddenRows !== undefined && hasBit(hiddenRows, row)) continue;
       const s = newOf[st.subjectOf(row)]!;
       const p = newOf[st.predicateOf(row)]!;
       const o = newOf[st.objectOf(row)]!;
@@ -2626,6 +2645,35 @@ export class LiveGraph implements ReadGraph {
     while (next < added.length) addDelta();
     // The result says which batch it holds and where this log's tags start (snapshots keep both).
     return builtAtSequence(builder, this.#sequence, { contentTag: this.#originTag, sequence: this.#originSequence });
+  }
+
+  /**
+   * Empties the delta's structures (its maps, lists, gram indexes, filters and per-entity arrays:
+   * tens of MB of heap for a delta of 100,000 statements), for a last compaction's feed, which has
+   * what it needs of them already: this live graph is not used again.
+   */
+  #dropDelta(): void {
+    this.#entities = new Map();
+    this.#entityList = [];
+    this.#entityGrams = new GramIndex();
+    this.#replaced = new Map();
+    this.#hiddenEntities = new Map();
+    this.#hiddenGrams = new GramIndex();
+    this.#statements = new Map();
+    this.#statementFilter = new FingerprintFilter();
+    this.#statementLists = { SPO: [], POS: [], OSP: [] };
+    this.#hiddenStatements = new Map();
+    this.#hiddenLists = { SPO: [], POS: [], OSP: [] };
+    this.#otherAdjust = new Map();
+    this.#rescoredById = new Map();
+    this.#rescoredGrams = new RescoredGrams();
+    this.#dirty = [];
+    this.#baseCounts = undefined;
+    this.#baseAdjust = undefined;
+    this.#dirtyFlag = undefined;
+    this.#streamState = undefined;
+    this.#firstMarks = undefined;
+    this.#replacedBase = undefined;
   }
 
   /**

@@ -29,8 +29,9 @@
  * for their k_t, in the room of the counts (countMarks: native sorts and one walk, where a binary
  * search of each mark in the positions would miss the cache at each step). Each position's rank and
  * type are read from the document array's values (the search index's build holds them anyway), not
- * from arrays of their own. O(n log n) time; three n-word arrays of its own at the peak (PLCP, the
- * positions by type, the marks), besides the text, suffix array and values.
+ * from arrays of their own. O(n log n) time; two n-word arrays of its own at the peak (PLCP, the
+ * marks; the positions by type are made in the PLCP's room once it is read), besides the text,
+ * suffix array and values.
  *
  * Cost of a count: with a type, 3 levels x 2 ranks + 2 selects; without, 14 nodes x 2 ranks +
  * 16 selects (two or three cache misses each at a million entities): what count=true adds to a
@@ -73,9 +74,6 @@ export class DocumentCounts {
     // at each coordinate (ascending within a type). Positions of no entity take rank 0's type, as
     // the document array gives them (and `values` holds).
     const offsets = typeOffsets(values, rankBits);
-    const fill = offsets.slice();
-    const positionAt = new Int32Array(n);
-    for (let i = 0; i < n; i++) positionAt[fill[values[i]! >>> rankBits]!++] = i;
     // Until the counts are made from them, `counts` holds each type's marks as SA positions, in the
     // type's own coordinates' room (a type has fewer marks than positions: one a position that has
     // an earlier one of its entity).
@@ -118,6 +116,11 @@ export class DocumentCounts {
       const t = values[j]! >>> rankBits;
       counts[markFill[t]!++] = stack[lo]!;
     }
+    // The SA position at each coordinate, in the room of the PLCP (read for the last time above):
+    // the step holds four n-word arrays at once (suffix array, values, PLCP, marks), not five.
+    const fill = offsets.slice();
+    const positionAt = lcp;
+    for (let i = 0; i < n; i++) positionAt[fill[values[i]! >>> rankBits]!++] = i;
     for (let t = 0; t < TYPE_COUNT; t++) countMarks(counts, positionAt, offsets[t]!, markFill[t]!, fill[t]!);
     return new DocumentCounts(UnarySums.from(counts));
   }

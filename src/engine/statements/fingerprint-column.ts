@@ -153,26 +153,20 @@ export class FingerprintColumn {
 
   /**
    * The column build() makes when the input gave hex fingerprints only (no text), from them in row
-   * order: `hexRows` (ascending) the rows with one, `hi` and `lo` their halves, kept as they are (no
-   * copy). For rows whose given fingerprints are kept sparse by row (a compaction's feed in SPO
-   * order): the halves are not copied once more beside the builder's.
+   * order: `hexRows` (sealed) the rows with one, `hi` and `lo` their halves (in row order), all kept
+   * as they are (no copy). For rows whose given fingerprints are kept sparse by row (a compaction's
+   * feed in SPO order): neither the halves nor the rows are copied once more beside the builder's.
    */
-  static fromHexRows(length: number, hexRows: Uint32Array, hi: Uint32Array, lo: Uint32Array): FingerprintColumn {
-    const hex = hexRows.length;
-    // Each branch as in build: nothing given, every row hex, or some (a bit vector of which rows).
+  static fromHexBits(length: number, hexRows: BitVector, hi: Uint32Array, lo: Uint32Array): FingerprintColumn {
+    const hex = hexRows.ones;
+    if (hexRows.length !== length || hi.length !== hex || lo.length !== hex)
+      throw new Error(
+        `FingerprintColumn.fromHexBits: ${hex} hex rows of ${hexRows.length}, ${hi.length} halves, ${length} rows`,
+      );
+    // Each branch as in build: nothing given, every row hex, or some (the bit vector of which rows).
     if (hex === 0) return new FingerprintColumn(NONE, length, new Uint32Array(0), new Uint32Array(0), null, null, null);
     if (hex === length) return new FingerprintColumn(ALL_HEX, length, hi, lo, null, null, null);
-    const hexBits = new BitVector(length);
-    for (let i = 0; i < hex; i++) hexBits.set(hexRows[i]!);
-    return new FingerprintColumn(
-      MIXED,
-      length,
-      hi,
-      lo,
-      hexBits.seal(),
-      new BitVector(length).seal(),
-      TextList.from([], 0),
-    );
+    return new FingerprintColumn(MIXED, length, hi, lo, hexRows, new BitVector(length).seal(), TextList.from([], 0));
   }
 
   /** The fingerprint the input gave for `row`, or undefined when it is derived. */

@@ -6,7 +6,9 @@
  * values), given scores (some equal to the count), more sourceTypes than a record packs (a column
  * of their own), replaced and deleted entities, tombstoned statements, and a compaction of a
  * compaction. Equal byte for byte too in every index (their snapshot sections): the feed's rows come in SPO order,
- * merged from the base's and the delta's, and its score index is made before the statement index.
+ * merged from the base's and the delta's, and its score index is made before the statement index;
+ * and so does a compaction worker's last feed (feedCompaction's `last`: its indexes made at build(),
+ * or first over a shared base; the live graph's delta structures dropped midway).
  */
 
 import { test } from "uvu";
@@ -65,15 +67,21 @@ for (const seed of [21, 22, 23, 24, 25, 26]) {
         }
       : generated;
     const live = new LiveGraph(buildGraph(data, undefined, foldMode), { cursorSecret: "feed-test" });
+    // The same batches and compactions on a second live graph: its last feed keeps its indexes first.
+    const twin = new LiveGraph(buildGraph(data, undefined, foldMode), { cursorSecret: "feed-test" });
     const oracle = new LiveOracle(data, foldMode);
     let applied = 0;
     for (let batch = 0; batch < 40; batch++) {
       const changes = randomBatch(rng, oracle, { lines: rng.range(1, 16), conflicts: 0 });
       if (!oracle.apply(changes).ok) continue;
       live.apply(changes);
+      twin.apply(changes);
       applied++;
       // Now and then a compaction midway: the next ones compact a compacted base.
-      if (batch % 13 === 12) live.compact();
+      if (batch % 13 === 12) {
+        live.compact();
+        twin.compact();
+      }
     }
     assert.ok(applied > 20, `seed ${seed}: only ${applied} batches applied`);
     const scratch = buildGraph(oracle.data(), "feed-test", foldMode);
@@ -81,6 +89,17 @@ for (const seed of [21, 22, 23, 24, 25, 26]) {
     assert.equal(content(compacted), content(scratch), `seed ${seed}`);
     assert.equal(compacted.stats(), scratch.stats(), `seed ${seed} stats`);
     assert.equal(bytes(compacted), bytes(scratch), `seed ${seed}: snapshot sections`);
+    // A worker's last feed (its indexes built at build(), after the base could go) builds the same.
+    let phases = 0;
+    const last = live.feedCompaction({ last: true, betweenPhases: () => phases++ }).build();
+    assert.ok(phases > 0, `seed ${seed}: the phases' hook was called`);
+    assert.equal(content(last), content(scratch), `seed ${seed}, last feed`);
+    assert.equal(last.stats(), scratch.stats(), `seed ${seed} stats, last feed`);
+    assert.equal(bytes(last), bytes(scratch), `seed ${seed}: snapshot sections, last feed`);
+    // A last feed over a shared base: the indexes first, the delta's structures dropped all the same.
+    const shared = twin.feedCompaction({ last: true, baseShared: true }).build();
+    assert.equal(content(shared), content(scratch), `seed ${seed}, last feed, shared base`);
+    assert.equal(bytes(shared), bytes(scratch), `seed ${seed}: snapshot sections, last feed, shared base`);
   });
 }
 

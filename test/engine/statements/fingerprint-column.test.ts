@@ -2,7 +2,7 @@
  * Fingerprint column tests: src/engine/statements/fingerprint-column.ts on seeded random rows in each layout
  * (none given, every row hex, a mix of hex, text and derived rows): `given` and `hexHalves` read back
  * what the builder was given, row by row, and `touch` folds exactly the halves of the rows it is
- * given (every-row-hex layout) or reads nothing (the others). fromHexRows makes the column build
+ * given (every-row-hex layout) or reads nothing (the others). fromHexBits makes the column build
  * makes of hex-only rows, section for section, and so does gathered from columns by input row read
  * in a shuffled order.
  */
@@ -12,6 +12,7 @@ import * as assert from "uvu/assert";
 import { FingerprintColumn, type GivenFingerprint } from "../../../src/engine/statements/fingerprint-column.js";
 import { type Hash64, hex64 } from "../../../src/engine/hash64.js";
 import { Rng } from "../../support/oracle.js";
+import { BitVector } from "../../../src/engine/succinct/bit-vector.js";
 import { ContainerWriter } from "../../../src/snapshot/container-serial.js";
 
 type Kind = "none" | "hex" | "mixed";
@@ -61,7 +62,7 @@ function sections(column: FingerprintColumn): string {
 }
 
 for (const share of [0, 0.4, 1]) {
-  test(`fromHexRows (${share * 100}% of the rows hex, the rest derived) makes the column build makes`, () => {
+  test(`fromHexBits (${share * 100}% of the rows hex, the rest derived) makes the column build makes`, () => {
     const rng = new Rng(31 + share * 10);
     const n = 2000;
     const given: GivenFingerprint[] = Array.from({ length: n }, () =>
@@ -77,7 +78,9 @@ for (const share of [0, 0.4, 1]) {
       lo.push(g.lo);
     });
     const built = FingerprintColumn.build(n, (row) => given[row]);
-    const from = FingerprintColumn.fromHexRows(n, Uint32Array.from(rows), Uint32Array.from(hi), Uint32Array.from(lo));
+    const bits = new BitVector(n);
+    for (const row of rows) bits.set(row);
+    const from = FingerprintColumn.fromHexBits(n, bits.seal(), Uint32Array.from(hi), Uint32Array.from(lo));
     assert.is(sections(from), sections(built));
     for (let row = 0; row < n; row++) assert.is(from.given(row), built.given(row), `row ${row}`);
   });
