@@ -12,7 +12,7 @@
  * not on the heap) and pauses the calling thread only.
  *
  * Algorithm: `--expose-gc` set at run time exposes `gc` to contexts made afterwards, so a new context
- * hands it over (as graph-loader-worker.ts does for a compaction, and jest's leak detector); the
+ * hands it over (as jest's leak detector does; graph-loader-worker.ts uses it for a compaction); the
  * host's own global is not changed. Where that fails, `collectGarbage` returns undefined and the load
  * goes on without it: only its memory, never its result, differs.
  */

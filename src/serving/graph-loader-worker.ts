@@ -11,10 +11,9 @@
  */
 
 import { setPriority } from "node:os";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { parentPort, workerData } from "node:worker_threads";
 import { isQuiverError } from "../engine/errors.js";
+import { collectGarbage } from "../load/collect-garbage.js";
 import type { Graph } from "../engine/graph.js";
 import { saveSnapshot } from "../snapshot/file.js";
 import { compactedGraph } from "../changes/live-store.js";
@@ -35,26 +34,6 @@ if (process.platform === "linux") {
   try {
     setPriority(LOADER_NICE);
   } catch {}
-}
-
-/**
- * A full garbage collection of this thread's heap, called between a compaction's phases: the
- * working arrays of a phase (hundreds of MB at 1M entities / 10M statements) are dead when the next
- * phase allocates its own, but V8 frees an ArrayBuffer only when a collection finds it dead, which
- * its heuristics may put off until after the next phase's peak (measured: 0.1 to 0.25x of the
- * graph's memory more at the peak, varying run to run). A collection here costs some tens of ms
- * (this thread's heap is small: the graph is in ArrayBuffers) and pauses this thread only. The
- * function is V8's own `gc`, exposed to a new context by the flag (as jest's leak detector does);
- * where that fails, compactions go on without it.
- */
-function collectGarbage(): (() => void) | undefined {
-  try {
-    setFlagsFromString("--expose-gc");
-    const gc: unknown = runInNewContext("gc");
-    return typeof gc === "function" ? () => gc() : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -85,7 +64,9 @@ try {
   const graph =
     request.compact === undefined
       ? take()
-      : compactedGraph(take, request.compact, { betweenPhases: collectGarbage(), baseShared });
+      : // Between the compaction's phases, a full collection of this thread's heap (collect-garbage.ts:
+        // a phase's dead working arrays are freed before the next one's are made).
+        compactedGraph(take, request.compact, { betweenPhases: collectGarbage(), baseShared });
   // A compaction others will open (a cluster's workers, the next compaction): on disk first.
   if (request.compact?.saveTo !== undefined) await saveSnapshot(graph, request.compact.saveTo);
   if (request.saveTo !== undefined) {
