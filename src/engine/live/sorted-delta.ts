@@ -732,12 +732,10 @@ export function prefixRange(
   keyPinned = 0,
 ): [number, number] {
   if (prefix.length === 0) return [0, list.length];
-  const lo = bound(
+  const lo = seekPrefix(
     list,
     order,
     prefix,
-    prefix.length,
-    false,
     firstDense,
     from,
     to,
