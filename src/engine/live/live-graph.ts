@@ -2316,26 +2316,7 @@ export class LiveGraph implements ReadGraph {
     // The filter of this batch and base, or one made now.
     if (this.#replacedFilterSequence === this.#sequence && this.#replacedFilterBase === this.#base)
       return this.#replacedFilterBits;
-    let count = 0;
-    for (let w = 0; w < marked.length; w++) if (marked[w] !== 0) count += bitCount(marked[w]!);
-    let size = REPLACED_FILTER_MIN_BITS;
-    while (size < count * REPLACED_FILTER_BITS) size *= 2;
-    let bits = marked;
-    let mask = -1;
-    // Smaller than the bitmap: the filter (else the bitmap serves as its own filter).
-    if (size < marked.length * 32) {
-      bits = new Uint32Array(size / 32);
-      mask = size - 1;
-      for (let w = 0; w < marked.length; w++) {
-        let word = marked[w]!;
-        while (word !== 0) {
-          const low = word & -word;
-          const d = w * 32 + (31 - Math.clz32(low));
-          bits[(d & mask) >>> 5]! |= 1 << (d & 31);
-          word ^= low;
-        }
-      }
-    }
+    const { bits, mask } = bitsFilterOf(marked);
     this.#replacedFilterBits = bits;
     this.#replacedFilterMask = mask;
     this.#replacedFilterSequence = this.#sequence;
