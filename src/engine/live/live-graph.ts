@@ -153,6 +153,7 @@ import {
 import type { ReadGraph } from "../read-graph.js";
 import {
   buildFence,
+  compareStatements,
   compareEntities,
   type DeltaEntity,
   type DeltaStatement,
@@ -1736,10 +1737,22 @@ export class LiveGraph implements ReadGraph {
     // (statementsAfterKey), with this query's tag and the filters' dense ids.
     const tag = queryTag(["statements", s ?? "", p ?? "", o ?? ""]);
     let after: StatementsKey | null = null;
+    /** Where the page before left the delta lists, when this graph issued the cursor at this batch and base. */
+    let place: WalkPlace | undefined;
     if (cursor !== undefined) {
       const content = this.#cursors.decode(cursor, ENDPOINT_STATEMENTS, tag);
       if (content.count !== 5) throw unknownCursorShape();
       after = [content.part(0), content.part(1), content.part(2), content.part(3), content.part(4)];
+      const attached = content.attachment;
+      // Each check: a place this graph attached, at the batch and base it reads now (else the lists
+      // may have changed under its positions).
+      if (
+        attached instanceof WalkPlace &&
+        attached.owner === this &&
+        attached.sequence === this.#sequence &&
+        attached.base === this.#base
+      )
+        place = attached;
     }
     const dictionary = this.#parts.dictionary;
     const sd = s === undefined ? undefined : dictionary.idOf(s);
@@ -1818,7 +1831,10 @@ export class LiveGraph implements ReadGraph {
     let shi = hi;
     let shlo = hlo;
     let shhi = hhi;
-    if (prefix.length === 0 && afterKey !== undefined) {
+    // With the place of the page before (an unfiltered walk's next page): its key's subject is known,
+    // and so are both lists' positions after the key (below): no look-up, fence or search.
+    if (place !== undefined) keyFirst = place.keyFirst;
+    else if (prefix.length === 0 && afterKey !== undefined) {
       keyFirst = this.keySubject(after!);
       // Each branch: the key's first entity is a base one (rank 2 id), or ranks between two (2 lowerBound - 1).
       const rank = keyFirst >= 0 ? 2 * keyFirst : 2 * dictionary.lowerBound(afterKey[0]) - 1;
@@ -1846,14 +1862,20 @@ export class LiveGraph implements ReadGraph {
     // Each branch: an unfiltered key's own first entity; else the prefix's range.
     const aLo = prefix.length === 0 ? mergeKeyLo(keyFirst, -1, idBound) : pLo;
     const aHi = prefix.length === 0 ? mergeKeyHi(keyFirst, -1, idBound) : pHi;
+    // Each branch (both lists): the first page (the prefix's start), a walk's next page with its
+    // place (the page before's positions), or a search after the key.
     let m =
       afterKey === undefined
         ? seekPrefix(list, order, prefix, firstId, lo, hi, secondId, thirdId, keys, pLo, pHi, pPinned)
-        : seekAfter(list, order, afterKey, slo, shi, keyFirst, secondId, thirdId, keys, aLo, aHi);
+        : place !== undefined
+          ? place.m
+          : seekAfter(list, order, afterKey, slo, shi, keyFirst, secondId, thirdId, keys, aLo, aHi);
     const h0 =
       afterKey === undefined
         ? seekPrefix(hiddenList, order, prefix, firstId, hlo, hhi, secondId, thirdId, hiddenKeys, pLo, pHi, pPinned)
-        : seekAfter(hiddenList, order, afterKey, shlo, shhi, keyFirst, secondId, thirdId, hiddenKeys, aLo, aHi);
+        : place !== undefined
+          ? place.h
+          : seekAfter(hiddenList, order, afterKey, shlo, shhi, keyFirst, secondId, thirdId, hiddenKeys, aLo, aHi);
     const hiddenAhead = inPrefix(
       hiddenList,
       order,
@@ -1905,7 +1927,10 @@ export class LiveGraph implements ReadGraph {
           deltaAhead ||
           !hiddenAhead ||
           this.baseItemsLeft(rest, order, prefix, firstId, secondId, thirdId, hiddenList, h0, hhi);
-        first.nextCursor = more ? this.statementsCursor(tag, got[k - 1]!, lastStatementsHint(base, k - 1)) : null;
+        // An unfiltered walk's cursor carries its place: the last item's subject (a base item: its
+        // dense id), and both lists' first positions after it (m and h0: the page lies before both).
+        const next = prefix.length === 0 ? this.walkPlace(ids[3 * (k - 1)]!, m, h0) : undefined;
+        first.nextCursor = more ? this.statementsCursor(tag, got[k - 1]!, lastStatementsHint(base, k - 1), next) : null;
       }
       if (count)
         first.total = this.statementsTotal(
@@ -2051,7 +2076,26 @@ export class LiveGraph implements ReadGraph {
               b < fromBase.length ? fromBaseAt[b]! : pageItems.length,
               keyHint,
             );
-      nextCursor = this.statementsCursor(tag, last, hint);
+      // An unfiltered walk's cursor carries its place (walkPlace): the last item's subject's dense id
+      // (a base item's from the base's page, a delta item's its own), the first delta item not taken
+      // (m: every one before it is on the page or before it) and the first tombstone after the last
+      // item (h, walked back over those after it that the base's read ahead passed).
+      let next: WalkPlace | undefined;
+      if (prefix.length === 0) {
+        const compare = compareStatements(order);
+        /** Tombstone t against the last item (> 0: after it). */
+        const vs = (t: number): number =>
+          // Each branch: the last item is a base one (of the base's page read last) or a delta one.
+          lastAt >= 0
+            ? -rowVs(order, baseIds, lastAt, last, hiddenList[t]!, hiddenKeys[t]!, idBound)
+            : compare(hiddenList[t]!, list[m - 1]!);
+        let ht = h;
+        while (ht > h0 && vs(ht - 1) > 0) ht--;
+        // A tombstone equal to the last item (a delta item that puts a deleted base statement back) is not after it.
+        while (ht < hiddenList.length && vs(ht) <= 0) ht++;
+        next = this.walkPlace(lastAt >= 0 ? baseIds[3 * lastAt]! : list[m - 1]!.sd, m, ht);
+      }
+      nextCursor = this.statementsCursor(tag, last, hint, next);
     }
     if (!count) return { items, nextCursor };
     return {
@@ -2266,14 +2310,26 @@ export class LiveGraph implements ReadGraph {
    * A statements cursor after `last`: its key, followable across batches and bases, and `hint` (the
    * base's position hint when the page is the base's as it is, else "": none).
    */
-  private statementsCursor(tag: ReturnType<typeof queryTag>, last: Statement, hint: string): string {
-    return this.#cursors.encode(ENDPOINT_STATEMENTS, tag, 0, [
-      last.subjectEntityId,
-      last.predicateEntityId,
-      last.objectEntityId,
-      last.statementFingerprint,
-      hint,
-    ]);
+  private statementsCursor(tag: ReturnType<typeof queryTag>, last: Statement, hint: string, place?: WalkPlace): string {
+    return this.#cursors.encode(
+      ENDPOINT_STATEMENTS,
+      tag,
+      0,
+      [last.subjectEntityId, last.predicateEntityId, last.objectEntityId, last.statementFingerprint, hint],
+      place,
+      place === undefined ? 0 : WALK_PLACE_BYTES,
+    );
+  }
+
+  /**
+   * The place of an unfiltered walk after a page (WalkPlace) at this batch and base: the last item's
+   * subject's base dense id `keyFirst` (-1: not in the base: none kept, its rank needs its entityId),
+   * and the positions after the last item in the statement list (`m`) and the tombstones (`h`).
+   */
+  private walkPlace(keyFirst: number, m: number, h: number): WalkPlace | undefined {
+    // A subject not in the base: the next page looks it up (its rank lies between base ids).
+    if (keyFirst < 0) return undefined;
+    return new WalkPlace(this, this.#sequence, this.#base, keyFirst, m, h);
   }
 
   /**
@@ -2750,6 +2806,30 @@ class ListAids {
   keys: Float64Array | undefined = undefined;
   constructor(readonly list: readonly DeltaStatement[]) {}
 }
+
+/**
+ * Where an unfiltered statements walk left the delta after a page, attached to the page's cursor in
+ * the codec's cache of issued cursors (never in its text): the next page, asked with that cursor of
+ * the same graph at the same batch and base, takes the key's subject and both lists' positions
+ * from it (no look-up of the subject, no fence, no search of either list); a cursor that comes back
+ * without it (evicted, another graph's, a batch or a swap since) is placed as any other.
+ */
+class WalkPlace {
+  constructor(
+    readonly owner: LiveGraph,
+    readonly sequence: number,
+    readonly base: Graph,
+    /** The base dense id of the page's last item's subject. */
+    readonly keyFirst: number,
+    /** The first index of the order's statement list after the page's last item. */
+    readonly m: number,
+    /** The first index of the order's tombstones after the page's last item. */
+    readonly h: number,
+  ) {}
+}
+
+/** Bytes a WalkPlace holds, charged to the cursor cache's budget (an object of six fields). */
+const WALK_PLACE_BYTES = 72;
 
 /** An empty statement list (a delta list that the first components' marks rule out for a query). */
 const NO_STATEMENTS: readonly DeltaStatement[] = [];

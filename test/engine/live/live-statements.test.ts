@@ -168,4 +168,67 @@ test("a merged page that ends on a delta item: its cursor resumes the live graph
   }
 });
 
+test("an unfiltered walk followed page by page (each cursor carries its place in the delta): equal to the oracle at every limit, with deleted base statements put back, and a cursor of another live graph over the same base placed by its key", () => {
+  const rng = new Rng(3801);
+  const data = generateGraph(rng, { entities: 300, statements: 900 });
+  const base = buildGraph(data, "walk-place-test");
+  const live = new LiveGraph(base, { cursorSecret: "walk-place-test" });
+  const other = new LiveGraph(base, { cursorSecret: "walk-place-test" });
+  const oracle = new LiveOracle(data);
+  const ids = data.entities.map((e) => e.entityId);
+  const deleted = oracle
+    .oracle()
+    .statementsFor({})
+    .filter(() => rng.chance(0.15));
+  const first: Change[] = deleted.map((st) => ({ op: "delete", statementFingerprint: st.statementFingerprint }));
+  for (let k = 0; k < 120; k++)
+    first.push({
+      op: "put",
+      statement: { subjectEntityId: rng.pick(ids), predicateEntityId: rng.pick(ids), objectEntityId: rng.pick(ids) },
+    });
+  // Then half of the deleted put back (the same triples: the same derived fingerprints).
+  const second: Change[] = deleted
+    .filter(() => rng.chance(0.5))
+    .map((st) => ({
+      op: "put",
+      statement: {
+        subjectEntityId: st.subjectEntityId,
+        predicateEntityId: st.predicateEntityId,
+        objectEntityId: st.objectEntityId,
+      },
+    }));
+  for (const changes of [first, second]) {
+    assert.ok(oracle.apply(changes).ok);
+    live.apply(changes);
+  }
+  // The other graph: a delta of its own (other cursors' places must not be taken for its own).
+  const own: Change[] = [];
+  for (let k = 0; k < 60; k++)
+    own.push({
+      op: "put",
+      statement: { subjectEntityId: rng.pick(ids), predicateEntityId: rng.pick(ids), objectEntityId: rng.pick(ids) },
+    });
+  other.apply(own);
+  const otherOracle = new LiveOracle(data);
+  assert.ok(otherOracle.apply(own).ok);
+  const expected = oracle.oracle().statementsFor({});
+  const otherExpected = otherOracle.oracle().statementsFor({});
+  for (let limit = 1; limit <= 13; limit += 3) {
+    let cursor: string | undefined;
+    let at = 0;
+    do {
+      const page = live.statements({ limit, cursor });
+      assert.equal(page.items, expected.slice(at, at + limit), `limit ${limit} at ${at}`);
+      at += page.items.length;
+      cursor = page.nextCursor ?? undefined;
+      if (cursor !== undefined && rng.chance(0.2)) {
+        const last = statementKey("SPO", page.items[page.items.length - 1]!);
+        const want = otherExpected.filter((st) => compareKeys(statementKey("SPO", st), last) > 0).slice(0, 7);
+        assert.equal(other.statements({ limit: 7, cursor }).items, want, `the other graph after ${show(last)}`);
+      }
+    } while (cursor !== undefined);
+    assert.is(at, expected.length, `limit ${limit}: the whole walk`);
+  }
+});
+
 test.run();
