@@ -2080,21 +2080,10 @@ export class LiveGraph implements ReadGraph {
       // (a base item's from the base's page, a delta item's its own), the first delta item not taken
       // (m: every one before it is on the page or before it) and the first tombstone after the last
       // item (h, walked back over those after it that the base's read ahead passed).
-      let next: WalkPlace | undefined;
-      if (prefix.length === 0) {
-        const compare = compareStatements(order);
-        /** Tombstone t against the last item (> 0: after it). */
-        const vs = (t: number): number =>
-          // Each branch: the last item is a base one (of the base's page read last) or a delta one.
-          lastAt >= 0
-            ? -rowVs(order, baseIds, lastAt, last, hiddenList[t]!, hiddenKeys[t]!, idBound)
-            : compare(hiddenList[t]!, list[m - 1]!);
-        let ht = h;
-        while (ht > h0 && vs(ht - 1) > 0) ht--;
-        // A tombstone equal to the last item (a delta item that puts a deleted base statement back) is not after it.
-        while (ht < hiddenList.length && vs(ht) <= 0) ht++;
-        next = this.walkPlace(lastAt >= 0 ? baseIds[3 * lastAt]! : list[m - 1]!.sd, m, ht);
-      }
+      const next =
+        prefix.length === 0
+          ? this.placeAfterMerge(order, baseIds, lastAt, last, list, m, hiddenList, hiddenKeys, h0, h)
+          : undefined;
       nextCursor = this.statementsCursor(tag, last, hint, next);
     }
     if (!count) return { items, nextCursor };
@@ -2319,6 +2308,42 @@ export class LiveGraph implements ReadGraph {
       place,
       place === undefined ? 0 : WALK_PLACE_BYTES,
     );
+  }
+
+  /**
+   * The place (WalkPlace) after a merged page whose last item is `last`: a base item at `lastAt` of
+   * the base's page read last (dense ids `baseIds`), or (lastAt -1) the delta item list[m - 1].
+   * Every delta item before m is on the page or before it; the first tombstone after `last` is
+   * found from `h` (the first not before the base items read, which may run past the page) walked
+   * back, not below `h0` (the first after the page's key).
+   */
+  private placeAfterMerge(
+    order: Order,
+    baseIds: ArrayLike<number>,
+    lastAt: number,
+    last: Statement,
+    list: readonly DeltaStatement[],
+    m: number,
+    hiddenList: readonly DeltaStatement[],
+    hiddenKeys: Float64Array,
+    h0: number,
+    h: number,
+  ): WalkPlace | undefined {
+    const idBound = this.#base.entityCount;
+    const compare = compareStatements(order);
+    let ht = h;
+    while (
+      ht > h0 &&
+      tombstoneVs(order, baseIds, lastAt, last, list, m, hiddenList, hiddenKeys, ht - 1, idBound, compare) > 0
+    )
+      ht--;
+    // A tombstone equal to the last item (a delta item that puts a deleted base statement back) is not after it.
+    while (
+      ht < hiddenList.length &&
+      tombstoneVs(order, baseIds, lastAt, last, list, m, hiddenList, hiddenKeys, ht, idBound, compare) <= 0
+    )
+      ht++;
+    return this.walkPlace(lastAt >= 0 ? baseIds[3 * lastAt]! : list[m - 1]!.sd, m, ht);
   }
 
   /**
@@ -2826,6 +2851,29 @@ class WalkPlace {
     /** The first index of the order's tombstones after the page's last item. */
     readonly h: number,
   ) {}
+}
+
+/**
+ * Tombstone t against a merged page's last item (placeAfterMerge's; > 0: after it): a base item at
+ * `lastAt` of the base's page read last, or (lastAt -1) the delta item list[m - 1].
+ */
+function tombstoneVs(
+  order: Order,
+  baseIds: ArrayLike<number>,
+  lastAt: number,
+  last: Statement,
+  list: readonly DeltaStatement[],
+  m: number,
+  hiddenList: readonly DeltaStatement[],
+  hiddenKeys: Float64Array,
+  t: number,
+  idBound: number,
+  compare: (x: DeltaStatement, y: DeltaStatement) => number,
+): number {
+  // Each branch: the last item is a base one, or a delta one.
+  return lastAt >= 0
+    ? -rowVs(order, baseIds, lastAt, last, hiddenList[t]!, hiddenKeys[t]!, idBound)
+    : compare(hiddenList[t]!, list[m - 1]!);
 }
 
 /** Bytes a WalkPlace holds, charged to the cursor cache's budget (an object of six fields). */
