@@ -428,6 +428,9 @@ export class LiveGraph implements ReadGraph {
    */
   #aids: ListAids[] = [];
   #aidsSequence = -1;
+  /** placeToken's token, and the base it was made for. */
+  #placeToken: object = {};
+  #placeTokenBase: Graph | undefined;
   #aidsBase: Graph | undefined;
   /** A statements merge's scratch: each base item kept's place in the base's page (a page is at most the maximum limit). */
   readonly #fromBaseAt = new Int32Array(STATEMENTS_MAX_LIMIT);
@@ -1746,12 +1749,7 @@ export class LiveGraph implements ReadGraph {
       const attached = content.attachment;
       // Each check: a place this graph attached, at the batch and base it reads now (else the lists
       // may have changed under its positions).
-      if (
-        attached instanceof WalkPlace &&
-        attached.owner === this &&
-        attached.sequence === this.#sequence &&
-        attached.base === this.#base
-      )
+      if (attached instanceof WalkPlace && attached.token === this.placeToken() && attached.sequence === this.#sequence)
         place = attached;
     }
     const dictionary = this.#parts.dictionary;
@@ -2354,7 +2352,21 @@ export class LiveGraph implements ReadGraph {
   private walkPlace(keyFirst: number, m: number, h: number): WalkPlace | undefined {
     // A subject not in the base: the next page looks it up (its rank lies between base ids).
     if (keyFirst < 0) return undefined;
-    return new WalkPlace(this, this.#sequence, this.#base, keyFirst, m, h);
+    return new WalkPlace(this.placeToken(), this.#sequence, keyFirst, m, h);
+  }
+
+  /**
+   * This graph's token for the places it attaches over its base now (WalkPlace): an object of its
+   * own, made again whenever the base changes, so that a place names this graph and base without
+   * holding either (a cursor cache that outlives them keeps a few numbers, not a delta).
+   */
+  private placeToken(): object {
+    // A new base since the token was made: a new token (no place made over another base matches).
+    if (this.#placeTokenBase !== this.#base) {
+      this.#placeToken = {};
+      this.#placeTokenBase = this.#base;
+    }
+    return this.#placeToken;
   }
 
   /**
@@ -2841,9 +2853,9 @@ class ListAids {
  */
 class WalkPlace {
   constructor(
-    readonly owner: LiveGraph,
+    /** The issuing graph's token over its base then (LiveGraph's placeToken). */
+    readonly token: object,
     readonly sequence: number,
-    readonly base: Graph,
     /** The base dense id of the page's last item's subject. */
     readonly keyFirst: number,
     /** The first index of the order's statement list after the page's last item. */
@@ -2876,7 +2888,7 @@ function tombstoneVs(
     : compare(hiddenList[t]!, list[m - 1]!);
 }
 
-/** Bytes a WalkPlace holds, charged to the cursor cache's budget (an object of six fields). */
+/** Bytes a WalkPlace holds, charged to the cursor cache's budget (an object of five fields). */
 const WALK_PLACE_BYTES = 72;
 
 /** An empty statement list (a delta list that the first components' marks rule out for a query). */
