@@ -59,7 +59,7 @@ import { MAX_SCORE, SEARCH_MAX_LIMIT } from "../limits.js";
 import type { ScoreHits, ScoreResume } from "../search/score-index.js";
 import type { SearchBounds } from "../search/search-index.js";
 import type { Entity, EntityType, Page, SearchParams } from "../types.js";
-import { GRAM, GramIndex, type GramKey } from "./gram-index.js";
+import { GRAM, GramIndex } from "./gram-index.js";
 import { mayContain, signatureInto, signaturesOf } from "./gram-signature.js";
 import {
   cmp,
@@ -72,6 +72,7 @@ import {
   TIER_PREFIX,
   unknownCursorShape,
 } from "./search-items.js";
+import { LIST_ALL, LIST_DELTA, LIST_RAISED, ScoreGrams, type ScoreList } from "./score-grams.js";
 import { compareEntities, type DeltaEntity } from "./sorted-delta.js";
 
 /**
@@ -138,17 +139,6 @@ interface ScoreItem {
   d: number;
   rank: number;
   srank: number;
-}
-
-/**
- * A gram's candidates sorted by score now (highest first, then search order), with columns read in
- * order by a walk: their scores, and their gram signatures (gram-signature.ts) that rule most
- * non-matches out without reading an item.
- */
-interface ScoreList<T> {
-  readonly items: readonly T[];
-  readonly scores: Float64Array;
-  readonly signatures: Int32Array;
 }
 
 /** A base entity whose score the delta's statements changed (a counted score): where order "score" puts it now. */
@@ -234,26 +224,33 @@ export class ScoreSearch {
   /** The score index's listing scratch for order=score reads (a read is synchronous). */
   readonly #scoreHits: ScoreHits = { sranks: [], tiers: [], bounds: null };
   /**
-   * Per 3-gram, the delta entities that hold it sorted by score now (highest first, then search
-   * order), with their scores: made on first need, for the content at #deltaByScoreAt over
-   * #deltaByScoreOf (a batch or a swap since empties it).
+   * Per 3-gram, for the content as it is (a batch or a swap since empties it): its posting sizes in
+   * the delta's and the rescored gram indexes, and the postings sorted by score now (highest first,
+   * then search order) with their columns, made on first need (score-grams.ts).
    */
-  #deltaByScore = new Map<GramKey, ScoreList<DeltaEntity>>();
-  #deltaByScoreAt = -1;
+  readonly #grams = new ScoreGrams();
+  /** A read's rarest gram of its query in each of #grams' indexes (-1: none holds every gram; a read is synchronous). */
+  readonly #picked = new Int32Array(3);
+  /** The rescored set a read took (rescored()), for #gramSizes. */
+  #rescoredNow: RescoredSet | undefined;
+  /** A gram's posting sizes, asked of the indexes once per content (ScoreGrams.rarest). */
+  readonly #gramSizes = (text: string, data: Float64Array, at: number): void => {
+    const grams = this.#rescoredNow!.grams;
+    data[at + LIST_DELTA] = this.#live.entityGrams.rarest(text)?.items.size ?? 0;
+    data[at + LIST_RAISED] = grams.raised.rarest(text)?.items.size ?? 0;
+    data[at + LIST_ALL] = grams.all.rarest(text)?.items.size ?? 0;
+  };
   /**
    * The first GRAM code units of every delta entity's folded identifier (all of a shorter one),
-   * for the content of #deltaByScore: a query none of them starts is no delta entity's prefix, so
+   * for the content of #grams: a query none of them starts is no delta entity's prefix, so
    * the walk's look for a better tier stops at one probe. Made on first need, O(delta entities).
    */
   #deltaStarts: Set<string> | undefined;
-  #deltaByScoreOf: Graph | undefined;
   /** The order=score stream's stages (name ranks, dense ids, base scores, stream states of a listing), grown as needed. */
   #streamRanks = new Int32Array(64);
   #streamIds = new Uint32Array(64);
   #streamScores = new Float64Array(64);
   #streamMoved = new Uint8Array(64);
-  /** The rescored gram index's sorted lists' columns (scores, gram signatures), made on a list's first walk. */
-  #rescoredColumns = new WeakMap<readonly RescoredEntity[], ScoreList<RescoredEntity>>();
   /**
    * The base's score rank of each dense id (the inverse of the score index's rank to dense id), for
    * the hint of a cursor whose last item is a rescored entity and for a resumed read's walk (which
@@ -292,24 +289,15 @@ export class ScoreSearch {
       for (const x of this.#live.entities.values()) if (matches(x, true, fq, typeName)) select(x, x, scoreOf(x), -1);
       return;
     }
-    const gram = this.#live.entityGrams.rarest(fq);
-    if (gram === undefined) return;
-    // The sorted lists are for one content: a batch or a swap since makes them again.
-    if (this.#deltaByScoreAt !== this.#live.sequence || this.#deltaByScoreOf !== this.#live.base) {
-      this.#deltaByScore.clear();
-      this.#deltaStarts = undefined;
-      this.#deltaByScoreAt = this.#live.sequence;
-      this.#deltaByScoreOf = this.#live.base;
-    }
-    let sorted = this.#deltaByScore.get(gram.gram);
-    if (sorted === undefined) {
-      const byScore = [...gram.items].map((e) => ({ e, score: scoreOf(e) }));
+    // The query's rarest gram among the delta's (pickGrams), none when some gram of it is no delta entity's.
+    const g = this.#picked[LIST_DELTA]!;
+    if (g < 0) return;
+    const { items, scores, signatures } = this.#grams.listOf(LIST_DELTA, g, (text): ScoreList<DeltaEntity> => {
+      const byScore = [...this.#live.entityGrams.rarest(text)!.items].map((e) => ({ e, score: scoreOf(e) }));
       byScore.sort((x, y) => y.score - x.score || compareEntities(x.e, y.e));
       const list = byScore.map((x) => x.e);
-      sorted = { items: list, scores: Float64Array.from(byScore, (x) => x.score), signatures: signaturesOf(list) };
-      this.#deltaByScore.set(gram.gram, sorted);
-    }
-    const { items, scores, signatures } = sorted;
+      return { items: list, scores: Float64Array.from(byScore, (x) => x.score), signatures: signaturesOf(list) };
+    });
     const check = fq.length !== GRAM;
     const query = this.#querySignature;
     signatureInto(fq, query, 0);
@@ -386,14 +374,17 @@ export class ScoreSearch {
         if (matches(r, all.check, fq, typeName) && skip?.(r) !== true) select(r, r.entity, r.score, r.baseId);
       return;
     }
-    const side = grams.sortedCandidates(fq, this.#byScoreNow);
-    const list = side.items;
-    let columns = this.#rescoredColumns.get(list);
-    if (columns === undefined) {
-      columns = { items: list, scores: Float64Array.from(list, (r) => r.score), signatures: signaturesOf(list) };
-      this.#rescoredColumns.set(list, columns);
-    }
-    const { scores, signatures } = columns;
+    // The query's rarest gram among this index's (pickGrams), none when some gram of it is no entity's here.
+    const k = raisedOnly ? LIST_RAISED : LIST_ALL;
+    const g = this.#picked[k]!;
+    if (g < 0) return;
+    const columns = this.#grams.listOf(k, g, (text): ScoreList<RescoredEntity> => {
+      const list = grams.sortedList(text, this.#byScoreNow);
+      return { items: list, scores: Float64Array.from(list, (r) => r.score), signatures: signaturesOf(list) };
+    });
+    const { items: list, scores, signatures } = columns;
+    /** Whether a candidate may not hold the query (it holds its rarest gram): a query of one gram needs no check. */
+    const check = fq.length !== GRAM;
     const query = this.#querySignature;
     signatureInto(fq, query, 0);
     /** The page's last item so far (undefined: the page is not full), told again after each match. */
@@ -404,9 +395,9 @@ export class ScoreSearch {
       // last's or its signature may hold the query.
       const score = scores[i]!;
       if (last !== undefined && score <= last.score && pastLast(list[i]!, score, last, compare)) break;
-      if (side.check && !mayContain(signatures, i, query)) continue;
+      if (check && !mayContain(signatures, i, query)) continue;
       const r = list[i]!;
-      if (!matches(r, side.check, fq, typeName) || skip?.(r) === true) continue;
+      if (!matches(r, check, fq, typeName) || skip?.(r) === true) continue;
       select(r, r.entity, score, r.baseId);
       last = nthOfTwo(pending, found, want, compare);
     }
@@ -431,11 +422,22 @@ export class ScoreSearch {
     for (; i < list.length; i++) {
       const r = list[i]!;
       if (exactOnly ? r.folded !== fq : !r.folded.startsWith(fq)) continue;
-      if (matches(r, side.check, fq, typeName) && skip?.(r) !== true) select(r, r.entity, r.score, r.baseId);
+      if (matches(r, check, fq, typeName) && skip?.(r) !== true) select(r, r.entity, r.score, r.baseId);
     }
   }
 
-  /** The delta entities' first grams (#deltaStarts), for the content of #deltaByScore. */
+  /**
+   * Each index's rarest gram of `fq` (at least GRAM code units) into #picked, from #grams (made
+   * again for a new content: then the delta's first grams too).
+   */
+  private pickGrams(fq: string, rescored: RescoredSet): void {
+    if (this.#grams.forContent(this.#live.sequence, this.#live.base)) this.#deltaStarts = undefined;
+    this.#rescoredNow = rescored;
+    this.#grams.rarest(fq, this.#gramSizes, this.#picked);
+    this.#rescoredNow = undefined;
+  }
+
+  /** The delta entities' first grams (#deltaStarts), for the content of #grams. */
   private deltaStarts(): Set<string> {
     if (this.#deltaStarts === undefined) {
       this.#deltaStarts = new Set();
@@ -661,6 +663,8 @@ export class ScoreSearch {
       // below, so a page that takes delta or rescored entities lists fewer base items.
       if (!sided) {
         sided = true;
+        // Each branch: a query of a gram or more picks its walks' lists by its rarest grams; a shorter one has none.
+        if (fq.length >= GRAM) this.pickGrams(fq, rescored);
         this.deltaByScore(fq, typeName, pending, found, want, after, compare, select);
         // Each branch: a read from the start walks the raised entities (its listing places every
         // lowered one that can be on its page); a resumed one walks all, but the lowered ones its
