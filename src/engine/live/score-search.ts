@@ -59,6 +59,7 @@ import { MAX_SCORE, SEARCH_MAX_LIMIT } from "../limits.js";
 import type { ScoreHits, ScoreResume } from "../search/score-index.js";
 import type { SearchBounds } from "../search/search-index.js";
 import type { Entity, EntityType, Page, SearchParams } from "../types.js";
+import { hasBit } from "./dense-bits.js";
 import { GRAM, GramIndex } from "./gram-index.js";
 import { mayContain, signatureInto, signaturesOf } from "./gram-signature.js";
 import {
@@ -204,6 +205,14 @@ export interface LiveScoreView {
   readonly maxRaise: number;
   /** Each base entity's stream state (streamStateOf), undefined while no count changed; read after rescored(). */
   readonly streamState: Uint8Array | undefined;
+  /**
+   * What the delta's statements add to each base entity's count, by dense id (made with the stream
+   * states: defined whenever they are). An entity out of the stream and not replaced or deleted
+   * was lowered when its adjustment is negative (its score now its base score plus it), else raised.
+   */
+  readonly adjustments: Int32Array | undefined;
+  /** The replaced or deleted base entities, a bit each by dense id (dense-bits.ts), undefined while none. */
+  readonly hiddenBits: Uint32Array | undefined;
   /** An entity's count of statements now (its score when its line gave none). */
   countNow(id: string, d: number): number;
   /** The rescored entities, brought up to date with the delta (and the stream states with them). */
@@ -609,6 +618,8 @@ export class ScoreSearch {
     let bound: ScoreItem | undefined;
     let bounds: SearchBounds | null = null;
     const state = this.#live.streamState;
+    const adjustments = this.#live.adjustments;
+    const hidden = this.#live.hiddenBits;
     // The look-ahead a raise needs, asked with the page at once (tombstones in the way ask a second round).
     let chunk = want + (raise > 0 ? SCORE_READ_AHEAD : 0);
     let sided = false;
@@ -642,9 +653,12 @@ export class ScoreSearch {
         const moved = states[i]!;
         let score = baseScores[i]! + moved;
         if (moved === LEFT_STREAM) {
-          const r = rescoredById.get(d);
-          if (r === undefined || !r.lowered) continue;
-          score = r.score;
+          // A left entity's adjustment tells a lowered one (negative: its score now, the rescored
+          // map's, read from two arrays, no map probed) from one raised past the bound; a replaced
+          // or deleted one has its bit.
+          const adjust = adjustments![d]!;
+          if (adjust >= 0 || (hidden !== undefined && hasBit(hidden, d))) continue;
+          score = baseScores[i]! + adjust;
         }
         const item: ScoreItem = {
           tier: hits.tiers[i]!,
