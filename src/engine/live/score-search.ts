@@ -28,13 +28,15 @@
  * the base's first listing, walked while they can reach the page: their columns (scores, and 64-bit
  * gram signatures, gram-signature.ts) are read in order, a candidate's object only when its score
  * ties the page's last or its signature may hold the query; past the page's last only a better
- * tier can still enter (found by a range of the candidates in search order, or of name ranks).
+ * tier can still enter (the delta's: a range of those that start with the query's first gram, in
+ * search order; the rescored: a range of name ranks). The query's rarest gram of each gram index
+ * is picked, and its lists kept, by a typed cache of grams per content (score-grams.ts).
  *
  * Interface: the read sees LiveGraph through LiveScoreView, a small object of getters the graph
  * makes once (its fields read at each call: a batch or a swap changes them). The graph's state is
  * in `#` fields; opening them (non-private, @internal) would rename them through the whole graph
  * and show every one to the engine, where the view names only the dozen the read takes. The
- * helpers both search reads share (tiers, the cursor's parts, seekEntity, itemOf, cmp)
+ * helpers both search reads share (tiers, the cursor's parts, itemOf, cmp)
  * are search-items.ts: live-graph.ts imports this file, and this file nothing of live-graph.ts.
  *
  * Costs: a read with no delta touching the query and no raised score is the base's read. Else the
@@ -67,7 +69,6 @@ import {
   type HiddenEntity,
   itemOf,
   SEARCH_PART,
-  seekEntity,
   TIER_EXACT,
   TIER_INFIX,
   TIER_PREFIX,
@@ -118,14 +119,6 @@ export function setStreamState(states: Uint8Array, d: number, state: number): vo
  * tiers' rescored entities are found the cheaper way.
  */
 const SIDE_RANK_COST = 8;
-/**
- * Order "score": the most delta candidates left after the walk that are checked for the query's
- * prefix one by one (a string read at random each), rather than found by a binary search of the
- * candidates in search order (their packed heads compared, a string read only where two tie; the
- * first read after a change of the candidates sorts them).
- */
-const PREFIX_WALK_MAX = 16;
-
 /**
  * An item of an order "score" merge: a base stream item (`d` its dense id, `rank` and `srank` its
  * name and score ranks in the base; `entity` made when it is on the page) or a delta item (`entity`
@@ -250,11 +243,12 @@ export class ScoreSearch {
     data[at + LIST_ALL] = grams.all.rarest(text)?.items.size ?? 0;
   };
   /**
-   * The first GRAM code units of every delta entity's folded identifier (all of a shorter one),
-   * for the content of #grams: a query none of them starts is no delta entity's prefix, so
-   * the walk's look for a better tier stops at one probe. Made on first need, O(delta entities).
+   * The delta entities by the first GRAM code units of their folded identifiers (all of a shorter
+   * one), each group sorted in search order on its first need, for the content of #grams: the
+   * delta's entities that start with a query are a range of its first gram's group (none: no delta
+   * entity's prefix, one probe). Made on first need, O(delta entities).
    */
-  #deltaStarts: Set<string> | undefined;
+  #deltaStarts: Map<string, { entities: DeltaEntity[]; sorted: boolean }> | undefined;
   /** The order=score stream's stages (name ranks, dense ids, base scores, stream states of a listing), grown as needed. */
   #streamRanks = new Int32Array(64);
   #streamIds = new Uint32Array(64);
@@ -279,8 +273,8 @@ export class ScoreSearch {
    * candidates (its rarest 3-gram's, sorted by score now, highest first, for the content as it is:
    * made again after a batch) are walked while not after the page's last item so far in that order
    * (or the page not full); past it only a better tier can still enter: the delta's entities whose identifiers
-   * start with the query (among the candidates left when few, else a range of the candidates in
-   * search order). A query shorter than a gram weighs every delta entity.
+   * start with the query (a range of those that start with its first gram, in search order:
+   * deltaStartingWith). A query shorter than a gram weighs every delta entity.
    */
   private deltaByScore(
     fq: string,
@@ -327,25 +321,20 @@ export class ScoreSearch {
     // Each branch: all walked, or nothing past the exact tier is better; else the better tiers'
     // entities (their identifiers start with the query: a range of the search-order list).
     if (i === items.length || last === undefined || last.tier === TIER_EXACT) return;
-    // No delta entity's identifier starts with the query's first gram: none starts with the query.
-    if (!this.deltaStarts().has(fq.slice(0, GRAM))) return;
-    // Each branch: the candidates left are few (they hold every delta entity that starts with the
-    // query, all past the page's last by score): checked for the prefix one by one; else found in
-    // the candidates in search order (a binary search).
-    if (items.length - i <= PREFIX_WALK_MAX) {
-      for (; i < items.length; i++) {
-        const x = items[i]!;
-        if (!x.folded.startsWith(fq) || (typeName !== undefined && x.type !== typeName)) continue;
-        select(x, x, scores[i]!, -1);
-      }
-      return;
+    // The delta entities whose identifiers start with the query's first gram, in search order (none:
+    // none starts with the query): those that start with the query are a range of them, found by a
+    // binary search of their identifiers.
+    const starts = this.deltaStartingWith(fq);
+    if (starts === undefined) return;
+    let lo = 0;
+    let hi = starts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (starts[mid]!.folded < fq) lo = mid + 1;
+      else hi = mid;
     }
-    // The rarest gram's candidates in search order (the order "name" read's list, made once per
-    // change of the set): those that start with the query are a range of it, found by heads.
-    const list = this.#live.entityGrams.sortedList(fq, compareEntities);
-    const heads = this.#live.entityGrams.headsOf(list);
-    for (let k = seekEntity(list, fq, "", true, heads); k < list.length && list[k]!.folded.startsWith(fq); k++) {
-      const x = list[k]!;
+    for (let k = lo; k < starts.length && starts[k]!.folded.startsWith(fq); k++) {
+      const x = starts[k]!;
       if (typeName !== undefined && x.type !== typeName) continue;
       // One walked already may be on the page: not selected twice.
       if (found.some((y) => y.entity === x)) continue;
@@ -446,13 +435,25 @@ export class ScoreSearch {
     this.#rescoredNow = undefined;
   }
 
-  /** The delta entities' first grams (#deltaStarts), for the content of #grams. */
-  private deltaStarts(): Set<string> {
+  /** The delta entities whose identifiers start with `fq`'s first gram, in search order (#deltaStarts), or undefined when none. */
+  private deltaStartingWith(fq: string): readonly DeltaEntity[] | undefined {
     if (this.#deltaStarts === undefined) {
-      this.#deltaStarts = new Set();
-      for (const x of this.#live.entities.values()) this.#deltaStarts.add(x.folded.slice(0, GRAM));
+      this.#deltaStarts = new Map();
+      for (const x of this.#live.entities.values()) {
+        const start = x.folded.slice(0, GRAM);
+        const group = this.#deltaStarts.get(start);
+        // Each branch: a first gram met before (its group grows), or a new one.
+        if (group !== undefined) group.entities.push(x);
+        else this.#deltaStarts.set(start, { entities: [x], sorted: false });
+      }
     }
-    return this.#deltaStarts;
+    const group = this.#deltaStarts.get(fq.slice(0, GRAM));
+    if (group === undefined) return undefined;
+    if (!group.sorted) {
+      group.entities.sort(compareEntities);
+      group.sorted = true;
+    }
+    return group.entities;
   }
 
   /**
