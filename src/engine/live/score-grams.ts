@@ -37,6 +37,8 @@ export interface ScoreList<T> {
   readonly items: readonly T[];
   readonly scores: Float64Array;
   readonly signatures: Int32Array;
+  /** A list of all rescored entities': each lowered one's base score rank (-1: a raised one), read by a resumed walk. */
+  readonly sranks?: Int32Array;
 }
 
 /** The gram indexes a read walks, by number: the delta's entities, the raised rescored ones, all rescored ones. */

@@ -348,13 +348,17 @@ export class ScoreSearch {
    * score now, then name) are walked while not after the page's last item so far in that order (or
    * the page not full); past it only a better tier can still enter: found by rank (the tiers are
    * ranges of name ranks) when they are few beside the candidates left, else by the walk going on
-   * for them alone.
+   * for them alone. `skip` (a resumed read's: the lowered entities its listing meets) with
+   * `resumeAt`, the first score rank that listing takes in the key's tier: a lowered candidate at or
+   * past it is the listing's, or of a better tier than the key's (before it): left out by its base
+   * score rank, a column of the list, before its object is read.
    */
   private rescoredByScore(
     grams: GramIndex<RescoredEntity>,
     byId: ReadonlyMap<number, RescoredEntity>,
     raisedOnly: boolean,
     skip: ((r: RescoredEntity) => boolean) | undefined,
+    resumeAt: number,
     fq: string,
     typeName: EntityType | undefined,
     bounds: SearchBounds | null,
@@ -378,9 +382,14 @@ export class ScoreSearch {
     if (g < 0) return;
     const columns = this.#grams.listOf(k, g, (text): ScoreList<RescoredEntity> => {
       const list = grams.sortedList(text, this.#byScoreNow);
-      return { items: list, scores: Float64Array.from(list, (r) => r.score), signatures: signaturesOf(list) };
+      const scores = Float64Array.from(list, (r) => r.score);
+      // Each branch: the raised ones' list (a read from the start: no listing to leave to), or all,
+      // with the lowered ones' base score ranks (-1: a raised one).
+      if (raisedOnly) return { items: list, scores, signatures: signaturesOf(list) };
+      const sranks = Int32Array.from(list, (r) => (r.lowered ? this.srankOf(r.baseId) : -1));
+      return { items: list, scores, signatures: signaturesOf(list), sranks };
     });
-    const { items: list, scores, signatures } = columns;
+    const { items: list, scores, signatures, sranks } = columns;
     /** Whether a candidate may not hold the query (it holds its rarest gram): a query of one gram needs no check. */
     const check = fq.length !== GRAM;
     const query = this.#querySignature;
@@ -394,6 +403,8 @@ export class ScoreSearch {
       const score = scores[i]!;
       if (last !== undefined && score <= last.score && pastLast(list[i]!, score, last, compare)) break;
       if (check && !mayContain(signatures, i, query)) continue;
+      // A lowered candidate at or past the listing's resume point: the listing's, or before the key.
+      if (skip !== undefined && sranks !== undefined && sranks[i]! >= resumeAt) continue;
       const r = list[i]!;
       if (!matches(r, check, fq, typeName) || skip?.(r) === true) continue;
       select(r, r.entity, score, r.baseId);
@@ -699,6 +710,7 @@ export class ScoreSearch {
             rescoredById,
             key === undefined,
             listed,
+            resumeAt,
             fq,
             typeName,
             bounds,
