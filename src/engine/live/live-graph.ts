@@ -1327,6 +1327,12 @@ export class LiveGraph implements ReadGraph {
       get streamState() {
         return live.#streamState;
       },
+      get adjustments() {
+        return live.#baseAdjust;
+      },
+      get hiddenBits() {
+        return live.#hiddenBits;
+      },
       countNow: (id, d) => this.countNow(id, d),
       rescored: () => this.rescored(),
     };

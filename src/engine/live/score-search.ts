@@ -28,13 +28,15 @@
  * the base's first listing, walked while they can reach the page: their columns (scores, and 64-bit
  * gram signatures, gram-signature.ts) are read in order, a candidate's object only when its score
  * ties the page's last or its signature may hold the query; past the page's last only a better
- * tier can still enter (found by a range of the candidates in search order, or of name ranks).
+ * tier can still enter (the delta's: a range of those that start with the query's first gram, in
+ * search order; the rescored: a range of name ranks). The query's rarest gram of each gram index
+ * is picked, and its lists kept, by a typed cache of grams per content (score-grams.ts).
  *
  * Interface: the read sees LiveGraph through LiveScoreView, a small object of getters the graph
  * makes once (its fields read at each call: a batch or a swap changes them). The graph's state is
  * in `#` fields; opening them (non-private, @internal) would rename them through the whole graph
  * and show every one to the engine, where the view names only the dozen the read takes. The
- * helpers both search reads share (tiers, the cursor's parts, seekEntity, itemOf, cmp)
+ * helpers both search reads share (tiers, the cursor's parts, itemOf, cmp)
  * are search-items.ts: live-graph.ts imports this file, and this file nothing of live-graph.ts.
  *
  * Costs: a read with no delta touching the query and no raised score is the base's read. Else the
@@ -59,19 +61,20 @@ import { MAX_SCORE, SEARCH_MAX_LIMIT } from "../limits.js";
 import type { ScoreHits, ScoreResume } from "../search/score-index.js";
 import type { SearchBounds } from "../search/search-index.js";
 import type { Entity, EntityType, Page, SearchParams } from "../types.js";
-import { GRAM, GramIndex, type GramKey } from "./gram-index.js";
+import { hasBit } from "./dense-bits.js";
+import { GRAM, GramIndex } from "./gram-index.js";
 import { mayContain, signatureInto, signaturesOf } from "./gram-signature.js";
 import {
   cmp,
   type HiddenEntity,
   itemOf,
   SEARCH_PART,
-  seekEntity,
   TIER_EXACT,
   TIER_INFIX,
   TIER_PREFIX,
   unknownCursorShape,
 } from "./search-items.js";
+import { LIST_ALL, LIST_DELTA, LIST_RAISED, ScoreGrams, type ScoreList } from "./score-grams.js";
 import { compareEntities, type DeltaEntity } from "./sorted-delta.js";
 
 /**
@@ -117,14 +120,6 @@ export function setStreamState(states: Uint8Array, d: number, state: number): vo
  */
 const SIDE_RANK_COST = 8;
 /**
- * Order "score": the most delta candidates left after the walk that are checked for the query's
- * prefix one by one (a string read at random each), rather than found by a binary search of the
- * candidates in search order (their packed heads compared, a string read only where two tie; the
- * first read after a change of the candidates sorts them).
- */
-const PREFIX_WALK_MAX = 16;
-
-/**
  * An item of an order "score" merge: a base stream item (`d` its dense id, `rank` and `srank` its
  * name and score ranks in the base; `entity` made when it is on the page) or a delta item (`entity`
  * given; `rank` and `srank` -1, `d` its base dense id when it has one).
@@ -138,17 +133,6 @@ interface ScoreItem {
   d: number;
   rank: number;
   srank: number;
-}
-
-/**
- * A gram's candidates sorted by score now (highest first, then search order), with columns read in
- * order by a walk: their scores, and their gram signatures (gram-signature.ts) that rule most
- * non-matches out without reading an item.
- */
-interface ScoreList<T> {
-  readonly items: readonly T[];
-  readonly scores: Float64Array;
-  readonly signatures: Int32Array;
 }
 
 /** A base entity whose score the delta's statements changed (a counted score): where order "score" puts it now. */
@@ -214,6 +198,14 @@ export interface LiveScoreView {
   readonly maxRaise: number;
   /** Each base entity's stream state (streamStateOf), undefined while no count changed; read after rescored(). */
   readonly streamState: Uint8Array | undefined;
+  /**
+   * What the delta's statements add to each base entity's count, by dense id (made with the stream
+   * states: defined whenever they are). An entity out of the stream and not replaced or deleted
+   * was lowered when its adjustment is negative (its score now its base score plus it), else raised.
+   */
+  readonly adjustments: Int32Array | undefined;
+  /** The replaced or deleted base entities, a bit each by dense id (dense-bits.ts), undefined while none. */
+  readonly hiddenBits: Uint32Array | undefined;
   /** An entity's count of statements now (its score when its line gave none). */
   countNow(id: string, d: number): number;
   /** The rescored entities, brought up to date with the delta (and the stream states with them). */
@@ -234,26 +226,34 @@ export class ScoreSearch {
   /** The score index's listing scratch for order=score reads (a read is synchronous). */
   readonly #scoreHits: ScoreHits = { sranks: [], tiers: [], bounds: null };
   /**
-   * Per 3-gram, the delta entities that hold it sorted by score now (highest first, then search
-   * order), with their scores: made on first need, for the content at #deltaByScoreAt over
-   * #deltaByScoreOf (a batch or a swap since empties it).
+   * Per 3-gram, for the content as it is (a batch or a swap since empties it): its posting sizes in
+   * the delta's and the rescored gram indexes, and the postings sorted by score now (highest first,
+   * then search order) with their columns, made on first need (score-grams.ts).
    */
-  #deltaByScore = new Map<GramKey, ScoreList<DeltaEntity>>();
-  #deltaByScoreAt = -1;
+  readonly #grams = new ScoreGrams();
+  /** A read's rarest gram of its query in each of #grams' indexes (-1: none holds every gram; a read is synchronous). */
+  readonly #picked = new Int32Array(3);
+  /** The rescored set a read took (rescored()), for #gramSizes. */
+  #rescoredNow: RescoredSet | undefined;
+  /** A gram's posting sizes, asked of the indexes once per content (ScoreGrams.rarest). */
+  readonly #gramSizes = (text: string, data: Float64Array, at: number): void => {
+    const grams = this.#rescoredNow!.grams;
+    data[at + LIST_DELTA] = this.#live.entityGrams.rarest(text)?.items.size ?? 0;
+    data[at + LIST_RAISED] = grams.raised.rarest(text)?.items.size ?? 0;
+    data[at + LIST_ALL] = grams.all.rarest(text)?.items.size ?? 0;
+  };
   /**
-   * The first GRAM code units of every delta entity's folded identifier (all of a shorter one),
-   * for the content of #deltaByScore: a query none of them starts is no delta entity's prefix, so
-   * the walk's look for a better tier stops at one probe. Made on first need, O(delta entities).
+   * The delta entities by the first GRAM code units of their folded identifiers (all of a shorter
+   * one), each group sorted in search order on its first need, for the content of #grams: the
+   * delta's entities that start with a query are a range of its first gram's group (none: no delta
+   * entity's prefix, one probe). Made on first need, O(delta entities).
    */
-  #deltaStarts: Set<string> | undefined;
-  #deltaByScoreOf: Graph | undefined;
+  #deltaStarts: Map<string, { entities: DeltaEntity[]; sorted: boolean }> | undefined;
   /** The order=score stream's stages (name ranks, dense ids, base scores, stream states of a listing), grown as needed. */
   #streamRanks = new Int32Array(64);
   #streamIds = new Uint32Array(64);
   #streamScores = new Float64Array(64);
   #streamMoved = new Uint8Array(64);
-  /** The rescored gram index's sorted lists' columns (scores, gram signatures), made on a list's first walk. */
-  #rescoredColumns = new WeakMap<readonly RescoredEntity[], ScoreList<RescoredEntity>>();
   /**
    * The base's score rank of each dense id (the inverse of the score index's rank to dense id), for
    * the hint of a cursor whose last item is a rescored entity and for a resumed read's walk (which
@@ -273,8 +273,8 @@ export class ScoreSearch {
    * candidates (its rarest 3-gram's, sorted by score now, highest first, for the content as it is:
    * made again after a batch) are walked while not after the page's last item so far in that order
    * (or the page not full); past it only a better tier can still enter: the delta's entities whose identifiers
-   * start with the query (among the candidates left when few, else a range of the candidates in
-   * search order). A query shorter than a gram weighs every delta entity.
+   * start with the query (a range of those that start with its first gram, in search order:
+   * deltaStartingWith). A query shorter than a gram weighs every delta entity.
    */
   private deltaByScore(
     fq: string,
@@ -292,24 +292,15 @@ export class ScoreSearch {
       for (const x of this.#live.entities.values()) if (matches(x, true, fq, typeName)) select(x, x, scoreOf(x), -1);
       return;
     }
-    const gram = this.#live.entityGrams.rarest(fq);
-    if (gram === undefined) return;
-    // The sorted lists are for one content: a batch or a swap since makes them again.
-    if (this.#deltaByScoreAt !== this.#live.sequence || this.#deltaByScoreOf !== this.#live.base) {
-      this.#deltaByScore.clear();
-      this.#deltaStarts = undefined;
-      this.#deltaByScoreAt = this.#live.sequence;
-      this.#deltaByScoreOf = this.#live.base;
-    }
-    let sorted = this.#deltaByScore.get(gram.gram);
-    if (sorted === undefined) {
-      const byScore = [...gram.items].map((e) => ({ e, score: scoreOf(e) }));
+    // The query's rarest gram among the delta's (pickGrams), none when some gram of it is no delta entity's.
+    const g = this.#picked[LIST_DELTA]!;
+    if (g < 0) return;
+    const { items, scores, signatures } = this.#grams.listOf(LIST_DELTA, g, (text): ScoreList<DeltaEntity> => {
+      const byScore = [...this.#live.entityGrams.rarest(text)!.items].map((e) => ({ e, score: scoreOf(e) }));
       byScore.sort((x, y) => y.score - x.score || compareEntities(x.e, y.e));
       const list = byScore.map((x) => x.e);
-      sorted = { items: list, scores: Float64Array.from(byScore, (x) => x.score), signatures: signaturesOf(list) };
-      this.#deltaByScore.set(gram.gram, sorted);
-    }
-    const { items, scores, signatures } = sorted;
+      return { items: list, scores: Float64Array.from(byScore, (x) => x.score), signatures: signaturesOf(list) };
+    });
     const check = fq.length !== GRAM;
     const query = this.#querySignature;
     signatureInto(fq, query, 0);
@@ -330,25 +321,20 @@ export class ScoreSearch {
     // Each branch: all walked, or nothing past the exact tier is better; else the better tiers'
     // entities (their identifiers start with the query: a range of the search-order list).
     if (i === items.length || last === undefined || last.tier === TIER_EXACT) return;
-    // No delta entity's identifier starts with the query's first gram: none starts with the query.
-    if (!this.deltaStarts().has(fq.slice(0, GRAM))) return;
-    // Each branch: the candidates left are few (they hold every delta entity that starts with the
-    // query, all past the page's last by score): checked for the prefix one by one; else found in
-    // the candidates in search order (a binary search).
-    if (items.length - i <= PREFIX_WALK_MAX) {
-      for (; i < items.length; i++) {
-        const x = items[i]!;
-        if (!x.folded.startsWith(fq) || (typeName !== undefined && x.type !== typeName)) continue;
-        select(x, x, scores[i]!, -1);
-      }
-      return;
+    // The delta entities whose identifiers start with the query's first gram, in search order (none:
+    // none starts with the query): those that start with the query are a range of them, found by a
+    // binary search of their identifiers.
+    const starts = this.deltaStartingWith(fq);
+    if (starts === undefined) return;
+    let lo = 0;
+    let hi = starts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (starts[mid]!.folded < fq) lo = mid + 1;
+      else hi = mid;
     }
-    // The rarest gram's candidates in search order (the order "name" read's list, made once per
-    // change of the set): those that start with the query are a range of it, found by heads.
-    const list = this.#live.entityGrams.sortedList(fq, compareEntities);
-    const heads = this.#live.entityGrams.headsOf(list);
-    for (let k = seekEntity(list, fq, "", true, heads); k < list.length && list[k]!.folded.startsWith(fq); k++) {
-      const x = list[k]!;
+    for (let k = lo; k < starts.length && starts[k]!.folded.startsWith(fq); k++) {
+      const x = starts[k]!;
       if (typeName !== undefined && x.type !== typeName) continue;
       // One walked already may be on the page: not selected twice.
       if (found.some((y) => y.entity === x)) continue;
@@ -362,13 +348,17 @@ export class ScoreSearch {
    * score now, then name) are walked while not after the page's last item so far in that order (or
    * the page not full); past it only a better tier can still enter: found by rank (the tiers are
    * ranges of name ranks) when they are few beside the candidates left, else by the walk going on
-   * for them alone.
+   * for them alone. `skip` (a resumed read's: the lowered entities its listing meets) with
+   * `resumeAt`, the first score rank that listing takes in the key's tier: a lowered candidate at or
+   * past it is the listing's, or of a better tier than the key's (before it): left out by its base
+   * score rank, a column of the list, before its object is read.
    */
   private rescoredByScore(
     grams: GramIndex<RescoredEntity>,
     byId: ReadonlyMap<number, RescoredEntity>,
     raisedOnly: boolean,
     skip: ((r: RescoredEntity) => boolean) | undefined,
+    resumeAt: number,
     fq: string,
     typeName: EntityType | undefined,
     bounds: SearchBounds | null,
@@ -386,14 +376,22 @@ export class ScoreSearch {
         if (matches(r, all.check, fq, typeName) && skip?.(r) !== true) select(r, r.entity, r.score, r.baseId);
       return;
     }
-    const side = grams.sortedCandidates(fq, this.#byScoreNow);
-    const list = side.items;
-    let columns = this.#rescoredColumns.get(list);
-    if (columns === undefined) {
-      columns = { items: list, scores: Float64Array.from(list, (r) => r.score), signatures: signaturesOf(list) };
-      this.#rescoredColumns.set(list, columns);
-    }
-    const { scores, signatures } = columns;
+    // The query's rarest gram among this index's (pickGrams), none when some gram of it is no entity's here.
+    const k = raisedOnly ? LIST_RAISED : LIST_ALL;
+    const g = this.#picked[k]!;
+    if (g < 0) return;
+    const columns = this.#grams.listOf(k, g, (text): ScoreList<RescoredEntity> => {
+      const list = grams.sortedList(text, this.#byScoreNow);
+      const scores = Float64Array.from(list, (r) => r.score);
+      // Each branch: the raised ones' list (a read from the start: no listing to leave to), or all,
+      // with the lowered ones' base score ranks (-1: a raised one).
+      if (raisedOnly) return { items: list, scores, signatures: signaturesOf(list) };
+      const sranks = Int32Array.from(list, (r) => (r.lowered ? this.srankOf(r.baseId) : -1));
+      return { items: list, scores, signatures: signaturesOf(list), sranks };
+    });
+    const { items: list, scores, signatures, sranks } = columns;
+    /** Whether a candidate may not hold the query (it holds its rarest gram): a query of one gram needs no check. */
+    const check = fq.length !== GRAM;
     const query = this.#querySignature;
     signatureInto(fq, query, 0);
     /** The page's last item so far (undefined: the page is not full), told again after each match. */
@@ -404,9 +402,11 @@ export class ScoreSearch {
       // last's or its signature may hold the query.
       const score = scores[i]!;
       if (last !== undefined && score <= last.score && pastLast(list[i]!, score, last, compare)) break;
-      if (side.check && !mayContain(signatures, i, query)) continue;
+      if (check && !mayContain(signatures, i, query)) continue;
+      // A lowered candidate at or past the listing's resume point: the listing's, or before the key.
+      if (skip !== undefined && sranks !== undefined && sranks[i]! >= resumeAt) continue;
       const r = list[i]!;
-      if (!matches(r, side.check, fq, typeName) || skip?.(r) === true) continue;
+      if (!matches(r, check, fq, typeName) || skip?.(r) === true) continue;
       select(r, r.entity, score, r.baseId);
       last = nthOfTwo(pending, found, want, compare);
     }
@@ -431,17 +431,40 @@ export class ScoreSearch {
     for (; i < list.length; i++) {
       const r = list[i]!;
       if (exactOnly ? r.folded !== fq : !r.folded.startsWith(fq)) continue;
-      if (matches(r, side.check, fq, typeName) && skip?.(r) !== true) select(r, r.entity, r.score, r.baseId);
+      if (matches(r, check, fq, typeName) && skip?.(r) !== true) select(r, r.entity, r.score, r.baseId);
     }
   }
 
-  /** The delta entities' first grams (#deltaStarts), for the content of #deltaByScore. */
-  private deltaStarts(): Set<string> {
+  /**
+   * Each index's rarest gram of `fq` (at least GRAM code units) into #picked, from #grams (made
+   * again for a new content: then the delta's first grams too).
+   */
+  private pickGrams(fq: string, rescored: RescoredSet): void {
+    if (this.#grams.forContent(this.#live.sequence, this.#live.base)) this.#deltaStarts = undefined;
+    this.#rescoredNow = rescored;
+    this.#grams.rarest(fq, this.#gramSizes, this.#picked);
+    this.#rescoredNow = undefined;
+  }
+
+  /** The delta entities whose identifiers start with `fq`'s first gram, in search order (#deltaStarts), or undefined when none. */
+  private deltaStartingWith(fq: string): readonly DeltaEntity[] | undefined {
     if (this.#deltaStarts === undefined) {
-      this.#deltaStarts = new Set();
-      for (const x of this.#live.entities.values()) this.#deltaStarts.add(x.folded.slice(0, GRAM));
+      this.#deltaStarts = new Map();
+      for (const x of this.#live.entities.values()) {
+        const start = x.folded.slice(0, GRAM);
+        const group = this.#deltaStarts.get(start);
+        // Each branch: a first gram met before (its group grows), or a new one.
+        if (group !== undefined) group.entities.push(x);
+        else this.#deltaStarts.set(start, { entities: [x], sorted: false });
+      }
     }
-    return this.#deltaStarts;
+    const group = this.#deltaStarts.get(fq.slice(0, GRAM));
+    if (group === undefined) return undefined;
+    if (!group.sorted) {
+      group.entities.sort(compareEntities);
+      group.sorted = true;
+    }
+    return group.entities;
   }
 
   /**
@@ -607,6 +630,8 @@ export class ScoreSearch {
     let bound: ScoreItem | undefined;
     let bounds: SearchBounds | null = null;
     const state = this.#live.streamState;
+    const adjustments = this.#live.adjustments;
+    const hidden = this.#live.hiddenBits;
     // The look-ahead a raise needs, asked with the page at once (tombstones in the way ask a second round).
     let chunk = want + (raise > 0 ? SCORE_READ_AHEAD : 0);
     let sided = false;
@@ -640,9 +665,12 @@ export class ScoreSearch {
         const moved = states[i]!;
         let score = baseScores[i]! + moved;
         if (moved === LEFT_STREAM) {
-          const r = rescoredById.get(d);
-          if (r === undefined || !r.lowered) continue;
-          score = r.score;
+          // A left entity's adjustment tells a lowered one (negative: its score now, the rescored
+          // map's, read from two arrays, no map probed) from one raised past the bound; a replaced
+          // or deleted one has its bit.
+          const adjust = adjustments![d]!;
+          if (adjust >= 0 || (hidden !== undefined && hasBit(hidden, d))) continue;
+          score = baseScores[i]! + adjust;
         }
         const item: ScoreItem = {
           tier: hits.tiers[i]!,
@@ -661,6 +689,8 @@ export class ScoreSearch {
       // below, so a page that takes delta or rescored entities lists fewer base items.
       if (!sided) {
         sided = true;
+        // Each branch: a query of a gram or more picks its walks' lists by its rarest grams; a shorter one has none.
+        if (fq.length >= GRAM) this.pickGrams(fq, rescored);
         this.deltaByScore(fq, typeName, pending, found, want, after, compare, select);
         // Each branch: a read from the start walks the raised entities (its listing places every
         // lowered one that can be on its page); a resumed one walks all, but the lowered ones its
@@ -680,6 +710,7 @@ export class ScoreSearch {
             rescoredById,
             key === undefined,
             listed,
+            resumeAt,
             fq,
             typeName,
             bounds,
