@@ -185,6 +185,8 @@ import {
   TIER_EXACT,
   TIER_INFIX,
   TIER_PREFIX,
+  summaryHeadAt,
+  typeCodeOf,
   unknownCursorShape,
 } from "./search-items.js";
 import {
@@ -1523,7 +1525,7 @@ export class LiveGraph implements ReadGraph {
       let i =
         after === undefined
           ? seekHead(summary, items.length, packedHead(fq))
-          : seekSummary(items, summary, this.keyed(after).folded, after.entity.entityId, false);
+          : seekEntity(items, this.keyed(after).folded, after.entity.entityId, false, summary);
       for (; i < items.length; i++) {
         const at = i * SUMMARY_WORDS;
         const tail = summary[at + SUMMARY_TAIL]!;
@@ -1556,7 +1558,7 @@ export class LiveGraph implements ReadGraph {
     if (before !== undefined && before.tier < TIER_INFIX) return false;
     let j =
       after !== undefined && after.tier === TIER_INFIX
-        ? seekSummary(items, summary, this.keyed(after).folded, after.entity.entityId, false)
+        ? seekEntity(items, this.keyed(after).folded, after.entity.entityId, false, summary)
         : 0;
     /** The bound's first three folded units, packed (packedHead), or -1 for none. */
     const bound = before === undefined ? -1 : this.packedHeadOf(before);
@@ -1676,15 +1678,15 @@ export class LiveGraph implements ReadGraph {
   ): void {
     // Each item of the list holds fq when fq is one gram (its posting list); else checked with includes().
     const check = fq.length !== GRAM;
-    // Each branch: a gram's sorted list, searched by its items' heads; every delta entity's, by its items.
-    const heads = fq.length >= GRAM && items.length > 1 ? this.#entityGrams.headsOf(items) : undefined;
+    // Each branch: a gram's sorted list, searched by its summary's heads; every delta entity's, by its items.
+    const summary = fq.length >= GRAM && items.length > 1 ? this.#entityGrams.summaryOf(items, typeCodeOf) : undefined;
     // Each branch: a key in tier 2 passed the first two tiers; else they are walked from the key
     // (or their start, the first folded identifier at or above fq).
     if (after === undefined || after.tier <= TIER_PREFIX) {
       let i =
         after === undefined
-          ? seekEntity(items, fq, "", true, heads)
-          : seekEntity(items, this.keyed(after).folded, after.entity.entityId, false, heads);
+          ? seekEntity(items, fq, "", true, summary)
+          : seekEntity(items, this.keyed(after).folded, after.entity.entityId, false, summary);
       for (; i < items.length && out.length < want; i++) {
         const e = items[i]!;
         // Past the range of identifiers that start with fq: no more of the first two tiers.
@@ -1704,7 +1706,7 @@ export class LiveGraph implements ReadGraph {
     if (out.length >= want || (before !== undefined && before.tier < TIER_INFIX)) return;
     let j =
       after !== undefined && after.tier === TIER_INFIX
-        ? seekEntity(items, this.keyed(after).folded, after.entity.entityId, false, heads)
+        ? seekEntity(items, this.keyed(after).folded, after.entity.entityId, false, summary)
         : 0;
     for (; j < items.length && out.length < want; j++) {
       const e = items[j]!;
@@ -2966,48 +2968,11 @@ function countFiltered(filter: BitsFilter, marked: Uint32Array, ids: ArrayLike<n
 /** A query's gram signature (deltaMatchBefore's; a read is synchronous). */
 const QUERY_SIGNATURE = new Int32Array(2);
 
-/** An entity's type as a summary's type code (GramIndex.summaryOf): "0" to "7" as 0 to 7. */
-function typeCodeOf(x: { readonly type: EntityType }): number {
-  return x.type.charCodeAt(0) - 48;
-}
-
 /** Whether the summary's item at word `at` may hold the query of QUERY_SIGNATURE: every bit of it set. */
 function summaryMayHold(summary: Int32Array, at: number): boolean {
   const lo = QUERY_SIGNATURE[0]!;
   const hi = QUERY_SIGNATURE[1]!;
   return (summary[at + SUMMARY_SIGNATURE]! & lo) === lo && (summary[at + SUMMARY_SIGNATURE + 1]! & hi) === hi;
-}
-
-/**
- * seekEntity over a sorted list's summary (GramIndex.summaryOf): the first index of `list` whose key
- * is above (folded, entityId), or at/above when `inclusive`; an item is read only where its head
- * (first three units) ties with the key's.
- */
-function seekSummary(
-  list: readonly DeltaEntity[],
-  summary: Int32Array,
-  folded: string,
-  entityId: string,
-  inclusive: boolean,
-): number {
-  const head = packedHead(folded);
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const at = mid * SUMMARY_WORDS;
-    const h = (summary[at + SUMMARY_HEAD]! >>> 0) * 65536 + (summary[at + SUMMARY_TAIL]! >>> 8);
-    let c: number;
-    // Each branch: the heads differ (they decide, no item read); else the item's key compared.
-    if (h !== head) c = h < head ? -1 : 1;
-    else {
-      const e = list[mid]!;
-      c = cmp(e.folded, folded) || cmp(e.entityId, entityId);
-    }
-    if (c < 0 || (c === 0 && !inclusive)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** The first index of a sorted list's summary (`n` items) whose first three units, packed (packedHead), are at least `head`. */
@@ -3016,8 +2981,7 @@ function seekHead(summary: Int32Array, n: number, head: number): number {
   let hi = n;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const at = mid * SUMMARY_WORDS;
-    if ((summary[at + SUMMARY_HEAD]! >>> 0) * 65536 + (summary[at + SUMMARY_TAIL]! >>> 8) < head) lo = mid + 1;
+    if (summaryHeadAt(summary, mid) < head) lo = mid + 1;
     else hi = mid;
   }
   return lo;

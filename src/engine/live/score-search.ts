@@ -70,6 +70,7 @@ import {
   TIER_EXACT,
   TIER_INFIX,
   TIER_PREFIX,
+  typeCodeOf,
   unknownCursorShape,
 } from "./search-items.js";
 import { compareEntities, type DeltaEntity } from "./sorted-delta.js";
@@ -346,8 +347,8 @@ export class ScoreSearch {
     // The rarest gram's candidates in search order (the order "name" read's list, made once per
     // change of the set): those that start with the query are a range of it, found by heads.
     const list = this.#live.entityGrams.sortedList(fq, compareEntities);
-    const heads = this.#live.entityGrams.headsOf(list);
-    for (let k = seekEntity(list, fq, "", true, heads); k < list.length && list[k]!.folded.startsWith(fq); k++) {
+    const summary = this.#live.entityGrams.summaryOf(list, typeCodeOf);
+    for (let k = seekEntity(list, fq, "", true, summary); k < list.length && list[k]!.folded.startsWith(fq); k++) {
       const x = list[k]!;
       if (typeName !== undefined && x.type !== typeName) continue;
       // One walked already may be on the page: not selected twice.
