@@ -1678,8 +1678,12 @@ export class LiveGraph implements ReadGraph {
   ): void {
     // Each item of the list holds fq when fq is one gram (its posting list); else checked with includes().
     const check = fq.length !== GRAM;
-    // Each branch: a gram's sorted list, searched by its summary's heads; every delta entity's, by its items.
+    // Each branch: a gram's sorted list, searched and walked by its summary's words (heads, type,
+    // signature: an item is read only when they let it through); every delta entity's, by its items.
     const summary = fq.length >= GRAM && items.length > 1 ? this.#entityGrams.summaryOf(items, typeCodeOf) : undefined;
+    const code = type === undefined ? -1 : typeCodeOf({ type });
+    const qHead = packedHead(fq);
+    if (summary !== undefined && check) signatureInto(fq, QUERY_SIGNATURE, 0);
     // Each branch: a key in tier 2 passed the first two tiers; else they are walked from the key
     // (or their start, the first folded identifier at or above fq).
     if (after === undefined || after.tier <= TIER_PREFIX) {
@@ -1688,6 +1692,14 @@ export class LiveGraph implements ReadGraph {
           ? seekEntity(items, fq, "", true, summary)
           : seekEntity(items, this.keyed(after).folded, after.entity.entityId, false, summary);
       for (; i < items.length && out.length < want; i++) {
+        if (summary !== undefined) {
+          const at = i * SUMMARY_WORDS;
+          // Past the items whose first three units are fq's: no more of the first two tiers. Then
+          // the type asked, and (longer than a gram) fq's grams in the signature, from the words.
+          if (summaryHeadAt(summary, i) !== qHead) break;
+          if (code >= 0 && (summary[at + SUMMARY_TAIL]! & 0xff) !== code) continue;
+          if (check && !summaryMayHold(summary, at)) continue;
+        }
         const e = items[i]!;
         // Past the range of identifiers that start with fq: no more of the first two tiers.
         if (!e.folded.startsWith(fq)) break;
@@ -1709,9 +1721,15 @@ export class LiveGraph implements ReadGraph {
         ? seekEntity(items, this.keyed(after).folded, after.entity.entityId, false, summary)
         : 0;
     for (; j < items.length && out.length < want; j++) {
-      const e = items[j]!;
       // At or past the bound (an infix item: the list is in its order): so is every later item.
-      if (before !== undefined && this.compareToItem(e.folded, e.entityId, before) >= 0) return;
+      if (before !== undefined && this.compareToItem(items[j]!.folded, items[j]!.entityId, before) >= 0) return;
+      // The type asked, the signature, and (one gram) a prefix, from the summary's words.
+      if (summary !== undefined) {
+        const at = j * SUMMARY_WORDS;
+        if (code >= 0 && (summary[at + SUMMARY_TAIL]! & 0xff) !== code) continue;
+        if (check ? !summaryMayHold(summary, at) : summaryHeadAt(summary, j) === qHead) continue;
+      }
+      const e = items[j]!;
       // Each check: the type asked, fq inside (unless the list holds only such), and not a prefix (tiers 0-1 above).
       if (type !== undefined && e.type !== type) continue;
       if (check && !e.folded.includes(fq)) continue;
