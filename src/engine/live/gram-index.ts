@@ -17,7 +17,7 @@
  * set changed (sortedCandidates) and kept in the gram's posting object beside the set and its size:
  * a read then binary-searches to its key and stops after a page. A count of a query's matches in
  * such a list searches its identifiers joined in one text (joinedOf) and reads the prefix each item
- * shares with the one before (sharedPrefixes). These arrays (and headsOf's) are kept in the posting
+ * shares with the one before (sharedPrefixes). These arrays (and summaryOf's) are kept in the posting
  * object too, so a read that asks them of the list sortedList just returned reads a field, no map.
  *
  * A gram of three code units below GRAM_UNIT_LIMIT is keyed by the number that packs them (a small
@@ -65,8 +65,7 @@ interface Posting<T> {
   readonly items: Set<T>;
   size: number;
   sorted: T[] | undefined;
-  /** `sorted`'s headsOf, summaryOf, joinedOf and sharedPrefixes, made at their first call (let go with it). */
-  heads: Float64Array | undefined;
+  /** `sorted`'s summaryOf, joinedOf and sharedPrefixes, made at their first call (let go with it). */
   summary: Int32Array | undefined;
   joined: JoinedList | undefined;
   prefixes: Int32Array | undefined;
@@ -75,14 +74,12 @@ interface Posting<T> {
 export class GramIndex<T extends { readonly folded: string }> {
   private readonly postings = new Map<GramKey, Posting<T>>();
   /**
-   * The posting whose sorted list sortedList returned last: headsOf, joinedOf and sharedPrefixes of
+   * The posting whose sorted list sortedList returned last: summaryOf, joinedOf and sharedPrefixes of
    * that list (the one a read asks them of, right after) read its fields, no map probed.
    */
   private last: Posting<T> | undefined;
   /** sharedPrefixes' arrays of any other list, by the list they describe (let go with it). */
   private readonly prefixes = new WeakMap<readonly T[], Int32Array>();
-  /** headsOf's arrays of any other list, likewise. */
-  private readonly heads = new WeakMap<readonly T[], Float64Array>();
   /** summaryOf's arrays of any other list, likewise. */
   private readonly summaries = new WeakMap<readonly T[], Int32Array>();
   /** joinedOf's texts of any other list, likewise. */
@@ -106,7 +103,6 @@ export class GramIndex<T extends { readonly folded: string }> {
           items: new Set(),
           size: 0,
           sorted: undefined,
-          heads: undefined,
           summary: undefined,
           joined: undefined,
           prefixes: undefined,
@@ -218,24 +214,6 @@ export class GramIndex<T extends { readonly folded: string }> {
       else this.prefixes.set(list, shared);
     }
     return shared;
-  }
-
-  /**
-   * For a list sortedList returned in an order by folded identifier first: at i, packedHead of item
-   * i's folded identifier, so that a binary search compares numbers read in order and reads an
-   * item (and its string) only where two heads tie. Made at the first call for that list, kept with it.
-   */
-  headsOf(list: readonly T[]): Float64Array {
-    const posting = this.postingOf(list);
-    // Each branch: as sharedPrefixes.
-    let heads = posting !== undefined ? posting.heads : this.heads.get(list);
-    if (heads === undefined) {
-      heads = new Float64Array(list.length);
-      for (let i = 0; i < list.length; i++) heads[i] = packedHead(list[i]!.folded);
-      if (posting !== undefined) posting.heads = heads;
-      else this.heads.set(list, heads);
-    }
-    return heads;
   }
 
   /**
@@ -379,7 +357,6 @@ const NONE: readonly never[] = [];
 /** A posting's set changed: its sorted list and what describes it are made again when next asked. */
 function unsort<T>(posting: Posting<T>): void {
   posting.sorted = undefined;
-  posting.heads = undefined;
   posting.summary = undefined;
   posting.joined = undefined;
   posting.prefixes = undefined;

@@ -186,6 +186,8 @@ import {
   TIER_EXACT,
   TIER_INFIX,
   TIER_PREFIX,
+  summaryHeadAt,
+  typeCodeOf,
   unknownCursorShape,
 } from "./search-items.js";
 import {
@@ -1533,7 +1535,7 @@ export class LiveGraph implements ReadGraph {
       let i =
         after === undefined
           ? seekHead(summary, items.length, packedHead(fq))
-          : seekSummary(items, summary, this.keyed(after).folded, after.entity.entityId, false);
+          : seekEntity(items, this.keyed(after).folded, after.entity.entityId, false, summary);
       for (; i < items.length; i++) {
         const at = i * SUMMARY_WORDS;
         const tail = summary[at + SUMMARY_TAIL]!;
@@ -1566,7 +1568,7 @@ export class LiveGraph implements ReadGraph {
     if (before !== undefined && before.tier < TIER_INFIX) return false;
     let j =
       after !== undefined && after.tier === TIER_INFIX
-        ? seekSummary(items, summary, this.keyed(after).folded, after.entity.entityId, false)
+        ? seekEntity(items, this.keyed(after).folded, after.entity.entityId, false, summary)
         : 0;
     /** The bound's first three folded units, packed (packedHead), or -1 for none. */
     const bound = before === undefined ? -1 : this.packedHeadOf(before);
@@ -1686,16 +1688,28 @@ export class LiveGraph implements ReadGraph {
   ): void {
     // Each item of the list holds fq when fq is one gram (its posting list); else checked with includes().
     const check = fq.length !== GRAM;
-    // Each branch: a gram's sorted list, searched by its items' heads; every delta entity's, by its items.
-    const heads = fq.length >= GRAM && items.length > 1 ? this.#entityGrams.headsOf(items) : undefined;
+    // Each branch: a gram's sorted list, searched and walked by its summary's words (heads, type,
+    // signature: an item is read only when they let it through); every delta entity's, by its items.
+    const summary = fq.length >= GRAM && items.length > 1 ? this.#entityGrams.summaryOf(items, typeCodeOf) : undefined;
+    const code = type === undefined ? -1 : typeCodeOf({ type });
+    const qHead = packedHead(fq);
+    if (summary !== undefined && check) signatureInto(fq, QUERY_SIGNATURE, 0);
     // Each branch: a key in tier 2 passed the first two tiers; else they are walked from the key
     // (or their start, the first folded identifier at or above fq).
     if (after === undefined || after.tier <= TIER_PREFIX) {
       let i =
         after === undefined
-          ? seekEntity(items, fq, "", true, heads)
-          : seekEntity(items, this.keyed(after).folded, after.entity.entityId, false, heads);
+          ? seekEntity(items, fq, "", true, summary)
+          : seekEntity(items, this.keyed(after).folded, after.entity.entityId, false, summary);
       for (; i < items.length && out.length < want; i++) {
+        if (summary !== undefined) {
+          const at = i * SUMMARY_WORDS;
+          // Past the items whose first three units are fq's: no more of the first two tiers. Then
+          // the type asked, and (longer than a gram) fq's grams in the signature, from the words.
+          if (summaryHeadAt(summary, i) !== qHead) break;
+          if (code >= 0 && (summary[at + SUMMARY_TAIL]! & 0xff) !== code) continue;
+          if (check && !summaryMayHold(summary, at)) continue;
+        }
         const e = items[i]!;
         // Past the range of identifiers that start with fq: no more of the first two tiers.
         if (!e.folded.startsWith(fq)) break;
@@ -1714,12 +1728,18 @@ export class LiveGraph implements ReadGraph {
     if (out.length >= want || (before !== undefined && before.tier < TIER_INFIX)) return;
     let j =
       after !== undefined && after.tier === TIER_INFIX
-        ? seekEntity(items, this.keyed(after).folded, after.entity.entityId, false, heads)
+        ? seekEntity(items, this.keyed(after).folded, after.entity.entityId, false, summary)
         : 0;
     for (; j < items.length && out.length < want; j++) {
-      const e = items[j]!;
       // At or past the bound (an infix item: the list is in its order): so is every later item.
-      if (before !== undefined && this.compareToItem(e.folded, e.entityId, before) >= 0) return;
+      if (before !== undefined && this.compareToItem(items[j]!.folded, items[j]!.entityId, before) >= 0) return;
+      // The type asked, the signature, and (one gram) a prefix, from the summary's words.
+      if (summary !== undefined) {
+        const at = j * SUMMARY_WORDS;
+        if (code >= 0 && (summary[at + SUMMARY_TAIL]! & 0xff) !== code) continue;
+        if (check ? !summaryMayHold(summary, at) : summaryHeadAt(summary, j) === qHead) continue;
+      }
+      const e = items[j]!;
       // Each check: the type asked, fq inside (unless the list holds only such), and not a prefix (tiers 0-1 above).
       if (type !== undefined && e.type !== type) continue;
       if (check && !e.folded.includes(fq)) continue;
@@ -3112,48 +3132,11 @@ function countFiltered(filter: BitsFilter, marked: Uint32Array, ids: ArrayLike<n
 /** A query's gram signature (deltaMatchBefore's; a read is synchronous). */
 const QUERY_SIGNATURE = new Int32Array(2);
 
-/** An entity's type as a summary's type code (GramIndex.summaryOf): "0" to "7" as 0 to 7. */
-function typeCodeOf(x: { readonly type: EntityType }): number {
-  return x.type.charCodeAt(0) - 48;
-}
-
 /** Whether the summary's item at word `at` may hold the query of QUERY_SIGNATURE: every bit of it set. */
 function summaryMayHold(summary: Int32Array, at: number): boolean {
   const lo = QUERY_SIGNATURE[0]!;
   const hi = QUERY_SIGNATURE[1]!;
   return (summary[at + SUMMARY_SIGNATURE]! & lo) === lo && (summary[at + SUMMARY_SIGNATURE + 1]! & hi) === hi;
-}
-
-/**
- * seekEntity over a sorted list's summary (GramIndex.summaryOf): the first index of `list` whose key
- * is above (folded, entityId), or at/above when `inclusive`; an item is read only where its head
- * (first three units) ties with the key's.
- */
-function seekSummary(
-  list: readonly DeltaEntity[],
-  summary: Int32Array,
-  folded: string,
-  entityId: string,
-  inclusive: boolean,
-): number {
-  const head = packedHead(folded);
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const at = mid * SUMMARY_WORDS;
-    const h = (summary[at + SUMMARY_HEAD]! >>> 0) * 65536 + (summary[at + SUMMARY_TAIL]! >>> 8);
-    let c: number;
-    // Each branch: the heads differ (they decide, no item read); else the item's key compared.
-    if (h !== head) c = h < head ? -1 : 1;
-    else {
-      const e = list[mid]!;
-      c = cmp(e.folded, folded) || cmp(e.entityId, entityId);
-    }
-    if (c < 0 || (c === 0 && !inclusive)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** The first index of a sorted list's summary (`n` items) whose first three units, packed (packedHead), are at least `head`. */
@@ -3162,8 +3145,7 @@ function seekHead(summary: Int32Array, n: number, head: number): number {
   let hi = n;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const at = mid * SUMMARY_WORDS;
-    if ((summary[at + SUMMARY_HEAD]! >>> 0) * 65536 + (summary[at + SUMMARY_TAIL]! >>> 8) < head) lo = mid + 1;
+    if (summaryHeadAt(summary, mid) < head) lo = mid + 1;
     else hi = mid;
   }
   return lo;

@@ -8,13 +8,13 @@
  * (cmp), and the error of a cursor of an unknown shape. Its own file so that both reads import it
  * and neither imports the other for it.
  *
- * Costs: seekEntity O(log n) comparisons, most of them of packed heads (GramIndex.headsOf) without
- * reading an item; the rest O(1).
+ * Costs: seekEntity O(log n) comparisons, most of them of packed heads (a list's summary,
+ * GramIndex.summaryOf) without reading an item; the rest O(1).
  */
 
 import { QuiverError } from "../errors.js";
 import type { Entity, EntityType } from "../types.js";
-import { packedHead } from "./gram-index.js";
+import { packedHead, SUMMARY_HEAD, SUMMARY_TAIL, SUMMARY_WORDS } from "./gram-index.js";
 import type { DeltaEntity } from "./sorted-delta.js";
 
 /** Match tiers (CONTRACT.md "GET /graph/v1/search"). */
@@ -39,24 +39,28 @@ export function itemOf(e: DeltaEntity | Entity): Entity {
 
 /**
  * The first index of `list` (sorted by folded identifier, then entityId) whose key is above
- * (folded, entityId), or at/above when `inclusive`; `heads`, the list's GramIndex.headsOf.
+ * (folded, entityId), or at/above when `inclusive`; with `summary` (the list's GramIndex.summaryOf)
+ * an item is read only where its head (first three units) ties with the key's.
  */
 export function seekEntity(
   list: readonly DeltaEntity[],
   folded: string,
   entityId: string,
   inclusive: boolean,
-  heads?: Float64Array,
+  summary?: Int32Array,
 ): number {
   let lo = 0;
   let hi = list.length;
-  const head = heads === undefined ? 0 : packedHead(folded);
+  const head = summary === undefined ? 0 : packedHead(folded);
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    let c: number;
+    let c = 0;
     // Each branch: the heads differ (they decide, no item read); else the item's key compared.
-    if (heads !== undefined && heads[mid] !== head) c = heads[mid]! < head ? -1 : 1;
-    else {
+    if (summary !== undefined) {
+      const h = summaryHeadAt(summary, mid);
+      if (h !== head) c = h < head ? -1 : 1;
+    }
+    if (c === 0) {
       const e = list[mid]!;
       c = cmp(e.folded, folded) || cmp(e.entityId, entityId);
     }
@@ -64,6 +68,17 @@ export function seekEntity(
     else hi = mid;
   }
   return lo;
+}
+
+/** Item i's first three folded units in a list's summary (GramIndex.summaryOf), packed as packedHead packs them. */
+export function summaryHeadAt(summary: Int32Array, i: number): number {
+  const at = i * SUMMARY_WORDS;
+  return (summary[at + SUMMARY_HEAD]! >>> 0) * 65536 + (summary[at + SUMMARY_TAIL]! >>> 8);
+}
+
+/** An entity's type as a summary's type code (GramIndex.summaryOf): "0" to "7" as 0 to 7. */
+export function typeCodeOf(x: { readonly type: EntityType }): number {
+  return x.type.charCodeAt(0) - 48;
 }
 
 /** Two strings in JavaScript's order (UTF-16 code units): negative, 0 or positive. */

@@ -21,10 +21,12 @@ import {
   SUMMARY_WORDS,
 } from "../../../src/engine/live/gram-index.js";
 import { signatureInto } from "../../../src/engine/live/gram-signature.js";
+import { seekEntity, summaryHeadAt, typeCodeOf } from "../../../src/engine/live/search-items.js";
 import {
   buildFence,
   compareKey,
   compareStatements,
+  type DeltaEntity,
   type DeltaStatement,
   mergeKey,
   FENCE_STRIDE,
@@ -426,7 +428,7 @@ test("GramIndex.matching equals includes() over the items, as they come and go",
   }
 });
 
-test("GramIndex: sharedPrefixes and headsOf of a sorted list equal their definitions; heads that differ order strings as they do", () => {
+test("GramIndex: sharedPrefixes and summaryOf's heads of a sorted list equal their definitions; heads that differ order strings as they do", () => {
   const rng = new Rng(33);
   const index = new GramIndex<{ folded: string }>();
   const pieces = ["ab", "abc", "b", "\u0000", "😀", "é", "ab ", "x"];
@@ -439,7 +441,7 @@ test("GramIndex: sharedPrefixes and headsOf of a sorted list equal their definit
   for (const q of ["abc", "bab", "ab ", "b\u0000a"]) {
     const list = index.sortedList(q, byFolded);
     const shared = index.sharedPrefixes(list);
-    const heads = index.headsOf(list);
+    const summary = index.summaryOf(list, () => 0);
     assert.is(index.sharedPrefixes(list), shared, "kept with the list");
     for (let i = 0; i < list.length; i++) {
       const a = i === 0 ? "" : list[i - 1]!.folded;
@@ -447,7 +449,7 @@ test("GramIndex: sharedPrefixes and headsOf of a sorted list equal their definit
       let k = 0;
       while (k < a.length && k < b.length && a[k] === b[k]) k++;
       assert.is(shared[i], k, `q=${JSON.stringify(q)} shared ${i}`);
-      assert.is(heads[i], packedHead(b), `q=${JSON.stringify(q)} head ${i}`);
+      assert.is(summaryHeadAt(summary, i), packedHead(b), `q=${JSON.stringify(q)} head ${i}`);
     }
   }
   for (let n = 0; n < 2000; n++) {
@@ -459,7 +461,7 @@ test("GramIndex: sharedPrefixes and headsOf of a sorted list equal their definit
   }
 });
 
-test("GramIndex: headsOf, joinedOf and sharedPrefixes describe the list asked, the last sorted or an older one, as items come and go", () => {
+test("GramIndex: summaryOf's heads, joinedOf and sharedPrefixes describe the list asked, the last sorted or an older one, as items come and go", () => {
   const rng = new Rng(34);
   const index = new GramIndex<{ folded: string }>();
   const live: { folded: string }[] = [];
@@ -469,10 +471,10 @@ test("GramIndex: headsOf, joinedOf and sharedPrefixes describe the list asked, t
   /** Lists sortedList returned in earlier rounds (most no longer the last one, some of sets changed since). */
   const older: (readonly { folded: string }[])[] = [];
   const describes = (list: readonly { folded: string }[], what: string) => {
-    const heads = index.headsOf(list);
+    const summary = index.summaryOf(list, () => 0);
     const joined = index.joinedOf(list);
     const shared = index.sharedPrefixes(list);
-    assert.is(heads.length, list.length, `${what} heads`);
+    assert.is(summary.length, SUMMARY_WORDS * list.length, `${what} heads`);
     assert.is(joined.text, list.map((i) => `${i.folded}\u0000`).join(""), `${what} joined`);
     for (let i = 0; i < list.length; i++) {
       const a = i === 0 ? "" : list[i - 1]!.folded;
@@ -480,7 +482,7 @@ test("GramIndex: headsOf, joinedOf and sharedPrefixes describe the list asked, t
       let k = 0;
       while (k < a.length && k < b.length && a[k] === b[k]) k++;
       assert.is(shared[i], k, `${what} shared ${i}`);
-      assert.is(heads[i], packedHead(b), `${what} head ${i}`);
+      assert.is(summaryHeadAt(summary, i), packedHead(b), `${what} head ${i}`);
       assert.is(joined.text.slice(joined.starts[i]!, joined.starts[i]! + b.length), b, `${what} start ${i}`);
     }
     assert.is(joined.starts[list.length], joined.text.length, `${what} end`);
@@ -558,3 +560,43 @@ test("GramIndex: summaryOf of a sorted list (head, third unit and type, signatur
 });
 
 test.run();
+
+test("seekEntity, with a list's summary or without, equals a scan for the first key above (or at) the one sought", () => {
+  const rng = new Rng(36);
+  const pieces = ["ab", "abc", "b", "\u0000", "😀", "é", "ab ", "x", "A"];
+  const byKey = (x: DeltaEntity, y: DeltaEntity) =>
+    x.folded < y.folded ? -1 : x.folded > y.folded ? 1 : x.entityId < y.entityId ? -1 : x.entityId > y.entityId ? 1 : 0;
+  const entity = (folded: string, entityId: string): DeltaEntity => ({
+    entityId,
+    baseId: -1,
+    rawIdentifier: folded,
+    type: "0",
+    sourceType: "",
+    score: undefined,
+    folded,
+  });
+  for (let round = 0; round < 60; round++) {
+    const index = new GramIndex<DeltaEntity>();
+    const n = rng.range(0, 40);
+    for (let i = 0; i < n; i++)
+      index.add(
+        entity(`ab${Array.from({ length: rng.range(0, 4) }, () => rng.pick(pieces)).join("")}`, `e${rng.int(5)}${i}`),
+      );
+    const list = index.sortedList("ab", byKey) as DeltaEntity[];
+    const summary = index.summaryOf(list, typeCodeOf);
+    for (let k = 0; k < 30; k++) {
+      // A key of the list's own, or another.
+      const key =
+        list.length > 0 && rng.chance(0.5)
+          ? rng.pick(list)
+          : entity(Array.from({ length: rng.range(0, 4) }, () => rng.pick(pieces)).join(""), `e${rng.int(5)}`);
+      for (const inclusive of [false, true]) {
+        let want = 0;
+        while (want < list.length && (inclusive ? byKey(list[want]!, key) < 0 : byKey(list[want]!, key) <= 0)) want++;
+        const what = `round ${round} key ${JSON.stringify([key.folded, key.entityId])} inclusive ${inclusive}`;
+        assert.is(seekEntity(list, key.folded, key.entityId, inclusive), want, `${what} without summary`);
+        assert.is(seekEntity(list, key.folded, key.entityId, inclusive, summary), want, `${what} with summary`);
+      }
+    }
+  }
+});
