@@ -21,6 +21,7 @@ import { type CompactRequest, compactInWorker } from "../serving/load-in-worker.
 import { QuiverError, isQuiverError } from "../engine/errors.js";
 import type { ChangeBatch } from "../engine/live/change-batch.js";
 import { type BaseWarmth, type ChangeResult, LiveGraph, type LiveGraphOptions } from "../engine/live/live-graph.js";
+import { collectGarbage } from "../load/collect-garbage.js";
 import { saveSnapshot } from "../snapshot/file.js";
 import { ChangeLogWriter, type Flush, readChangeLog } from "./change-log.js";
 
@@ -222,6 +223,12 @@ export class LiveStore {
       if (image !== undefined) {
         this.#source = { image };
         this.#sourceSequence = graph.sequence;
+        // The old base and the old source (the snapshot the server opened, after the first
+        // compaction) are garbage now: a full collection frees their memory before the next
+        // compaction builds beside the new base (V8 frees a buffer only when a collection finds it
+        // dead, and the serving thread allocates too little to start one soon). A pause of tens
+        // of ms: the graph's bulk is in buffers, not on the heap.
+        collectGarbage()?.();
       } else if (options.saveTo !== undefined) {
         this.#source = { snapshot: options.saveTo };
         this.#sourceSequence = graph.sequence;

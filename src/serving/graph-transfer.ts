@@ -80,7 +80,7 @@ export interface SharedGraphImage {
  * Bytes copied into shared memory between two collections while a graph is shared (shareGraph):
  * what the hand-over holds beside the graph at most, plus the largest array.
  */
-export const SHARE_COLLECT_BYTES = 64 * 1024 * 1024;
+export const SHARE_COLLECT_BYTES = 32 * 1024 * 1024;
 
 /** The serial fields of `graph` (its arrays by reference) and its dictionary's slots. */
 function fieldsOf(from: Graph | (() => Graph)): SharedGraphImage {
