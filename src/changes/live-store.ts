@@ -15,11 +15,13 @@
  */
 
 import type { Graph } from "../engine/graph.js";
-import type { GraphSource } from "../serving/graph-source.js";
+import type { GraphSource, WorkerSource } from "../serving/graph-source.js";
+import type { SharedGraphImage } from "../serving/graph-transfer.js";
 import { type CompactRequest, compactInWorker } from "../serving/load-in-worker.js";
 import { QuiverError, isQuiverError } from "../engine/errors.js";
 import type { ChangeBatch } from "../engine/live/change-batch.js";
 import { type BaseWarmth, type ChangeResult, LiveGraph, type LiveGraphOptions } from "../engine/live/live-graph.js";
+import { collectGarbage } from "../load/collect-garbage.js";
 import { saveSnapshot } from "../snapshot/file.js";
 import { ChangeLogWriter, type Flush, readChangeLog } from "./change-log.js";
 
@@ -78,8 +80,11 @@ function logUnavailable(log: ChangeLogWriter, sequence: number, e: unknown): Qui
 export class LiveStore {
   readonly graph: LiveGraph;
   readonly #log: ChangeLogWriter;
-  /** Where a compaction loads the base from, and the batch that base holds (a saved compaction's, after one). */
-  #source: GraphSource | undefined;
+  /**
+   * Where a compaction loads the base from, and the batch that base holds: the source given at open,
+   * then the last compaction's image (the base itself, in shared memory), or its saved snapshot.
+   */
+  #source: WorkerSource | undefined;
   #sourceSequence: number;
   #compacting = false;
   /** The last task of applyAsync's queue (settled: the queue is empty), and how many are queued. */
@@ -187,6 +192,7 @@ export class LiveStore {
     this.#compacting = true;
     try {
       let graph: Graph;
+      let image: SharedGraphImage | undefined;
       // Each branch: no source to load again (this thread builds it), or a worker thread does.
       if (this.#source === undefined) {
         graph = this.compact();
@@ -208,8 +214,22 @@ export class LiveStore {
             .map((b) => b.text);
           this.graph.swapBase(built.graph, upTo, after, built.warmth);
         });
+        image = built.image;
       }
-      if (options.saveTo !== undefined) {
+      // Each branch: the new base's arrays are in shared memory (its image: a worker's hand-over of
+      // a compaction), which the next compaction's worker opens as they are (no file read, no
+      // second copy: the old source goes); or a saved snapshot of it (a graph compacted on this
+      // thread, in memory of its own); or neither, and the source stays (replayed from again).
+      if (image !== undefined) {
+        this.#source = { image };
+        this.#sourceSequence = graph.sequence;
+        // The old base and the old source (the snapshot the server opened, after the first
+        // compaction) are garbage now: a full collection frees their memory before the next
+        // compaction builds beside the new base (V8 frees a buffer only when a collection finds it
+        // dead, and the serving thread allocates too little to start one soon). A pause of tens
+        // of ms: the graph's bulk is in buffers, not on the heap.
+        collectGarbage()?.();
+      } else if (options.saveTo !== undefined) {
         this.#source = { snapshot: options.saveTo };
         this.#sourceSequence = graph.sequence;
       }

@@ -240,16 +240,15 @@ async function runSingle(
   const runSecret = generateCursorSecret();
   const explorer = args.ui ? openExplorer(events, err) : undefined;
   const started = performance.now();
-  let graph: Graph;
-  /** The source a compaction loads its base from: a snapshot's opened head, shared (no second copy). */
-  let liveSource: GraphSource = source;
+  /**
+   * The base as loaded, and the source a compaction loads it from (a snapshot's opened head, shared:
+   * no second copy). A holder, emptied once the live graph has them: this frame stays suspended
+   * until the server stops, and a local of it (an awaited value's register included) would keep the
+   * first base, and the snapshot's shared memory, alive through every compaction after it.
+   */
+  const loaded: { graph?: Graph | undefined; source?: GraphSource | undefined } = {};
   try {
-    // Each branch: a snapshot under a change log (its head shared with the compaction's worker), or any other source.
-    if ("snapshot" in source && args.changes !== undefined) {
-      const opened = await openSnapshotShared(source.snapshot);
-      graph = opened.graph;
-      liveSource = { snapshot: source.snapshot, shared: opened.shared };
-    } else graph = await loadGraphSource(source, { onProgress: progressOutput(err) });
+    await loadBase(source, args.changes !== undefined, loaded, err);
   } catch (e) {
     // The loader's message already reads "file:line: reason"; a snapshot's names its file.
     const message = (e as Error).message;
@@ -258,11 +257,13 @@ async function runSingle(
     return EXIT_FAILURE;
   }
   const loadMs = performance.now() - started;
-  err.write(summary(graph, loadMs) + "\n");
+  err.write(summary(loaded.graph as Graph, loadMs) + "\n");
+  const { entityCount, statementCount } = loaded.graph as Graph;
+  const first = firstWord(loaded.graph as Graph);
   let live: LiveServing;
   try {
     live = openLiveServing(
-      graph,
+      loaded.graph as Graph,
       {
         changes: args.changes,
         follow: args.follow,
@@ -270,7 +271,7 @@ async function runSingle(
         cacheBytes: args.cacheBytes,
         compactAfter: args.compactAfter ?? DEFAULT_COMPACT_AFTER,
       },
-      liveSource,
+      loaded.source as GraphSource,
       process.env,
       (e) => {
         events.error("follow-failed", { error: (e as Error).message });
@@ -325,28 +326,31 @@ async function runSingle(
   stop.onRepeat(() => running.server.closeAllConnections());
   // A live graph's delta lives in this process: a reload of the base would drop it, so SIGHUP is
   // ignored (a compaction is what renews the base).
-  const stopReloads =
-    live.graph === graph
-      ? reloadOnHangup(source, running, events, err, metrics)
-      : ignoreHangupUntilServing(() => {
-          events.warn("reload-ignored", { reason: "a live graph (--changes or --follow) is not reloaded" });
-          err.write("quiver serve: SIGHUP: a live graph is not reloaded; ignored\n");
-        });
+  const isLive = live.graph !== loaded.graph;
+  // The live graph holds the base now (a compaction lets it go); a graph that never changes is live.graph.
+  loaded.graph = undefined;
+  loaded.source = undefined;
+  const stopReloads = !isLive
+    ? reloadOnHangup(source, running, events, err, metrics)
+    : ignoreHangupUntilServing(() => {
+        events.warn("reload-ignored", { reason: "a live graph (--changes or --follow) is not reloaded" });
+        err.write("quiver serve: SIGHUP: a live graph is not reloaded; ignored\n");
+      });
   stopIgnoring();
   const stopWatching = stopWhenNpmIsGone(stop.trigger);
   events.info("ready", {
     url: running.url,
-    entities: graph.entityCount,
-    statements: graph.statementCount,
+    entities: entityCount,
+    statements: statementCount,
     loadMs: Math.round(loadMs),
     rssMb: Math.round(process.memoryUsage().rss / 1e6),
     workers: 1,
   });
   err.write(generatedKeyLines(keys));
   err.write(live.lines);
-  err.write(tryItLines(running.url, firstWord(graph), keys.generated ? keys.keys[0] : undefined));
+  err.write(tryItLines(running.url, first, keys.generated ? keys.keys[0] : undefined));
   if (explorer !== undefined) err.write(explorerLine(running.url));
-  err.write(pidLine(process.pid, live.graph === graph));
+  err.write(pidLine(process.pid, !isLive));
   // Last line of the start-up, so a script can wait for it: everything above is printed by then.
   err.write(`listening on ${running.url}\n`);
 
@@ -364,6 +368,27 @@ async function runSingle(
   events.info("stopped", { signal });
   err.write("quiver serve: stopped\n");
   return 0;
+}
+
+/**
+ * Loads `source` into `into` (serve's holder: see there): a snapshot under a change log opened with
+ * its head shared (the compaction's worker opens the base from that memory), any other source loaded.
+ */
+async function loadBase(
+  source: GraphSource,
+  changes: boolean,
+  into: { graph?: Graph | undefined; source?: GraphSource | undefined },
+  err: NodeJS.WriteStream,
+): Promise<void> {
+  // Each branch: a snapshot under a change log (its head shared with the compaction's worker), or any other source.
+  if ("snapshot" in source && changes) {
+    const opened = await openSnapshotShared(source.snapshot);
+    into.graph = opened.graph;
+    into.source = { snapshot: source.snapshot, shared: opened.shared };
+  } else {
+    into.graph = await loadGraphSource(source, { onProgress: progressOutput(err) });
+    into.source = source;
+  }
 }
 
 /**

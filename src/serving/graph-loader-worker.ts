@@ -4,7 +4,8 @@
  * The body of the worker thread that load-in-worker.ts starts: loads the source it is given
  * (graph-source.ts), for a compaction applies the change log's batches to it and builds the result
  * (changes/live-store.ts; written as a snapshot too when the compaction says `saveTo`), then either hands the graph to the main thread (graph-transfer.ts: the
- * engine's serial fields, arrays transferred, strings in slices the main thread pulls) or, when asked to `saveTo` a path, writes
+ * engine's serial fields, arrays transferred, or for a compaction copied into shared memory and
+ * shared, strings in slices the main thread pulls) or, when asked to `saveTo` a path, writes
  * it as a snapshot there and reports its counts (the cluster's primary builds once, and its
  * workers open the file). Progress and errors go to the main thread as messages; the worker never
  * writes to stdout or stderr.
@@ -17,13 +18,13 @@ import { collectGarbage } from "../load/collect-garbage.js";
 import type { Graph } from "../engine/graph.js";
 import { saveSnapshot } from "../snapshot/file.js";
 import { compactedGraph } from "../changes/live-store.js";
-import { warmthOf } from "../engine/live/live-graph.js";
-import { describeGraph } from "./graph-transfer.js";
+import { type BaseWarmth, warmthOf } from "../engine/live/live-graph.js";
+import { describeGraph, type SharedGraphImage, shareGraph } from "./graph-transfer.js";
 import { loadGraphSource } from "./graph-source.js";
-import { LOADER_NICE, type LoaderRequest, type LoaderMessage } from "./load-in-worker.js";
+import { type CompactRequest, LOADER_NICE, type LoaderRequest, type LoaderMessage } from "./load-in-worker.js";
 
+if (parentPort === null) throw new Error("graph-loader-worker.js runs as a worker thread only");
 const port = parentPort;
-if (port === null) throw new Error("graph-loader-worker.js runs as a worker thread only");
 const request = workerData as LoaderRequest;
 const post = (message: LoaderMessage, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
 
@@ -48,42 +49,94 @@ async function loadInto(holder: { graph: Graph | undefined }): Promise<void> {
   });
 }
 
-try {
-  const loaded: { graph: Graph | undefined } = { graph: undefined };
-  await loadInto(loaded);
-  // A compaction: the base with the change log's batches up to the sequence asked, built as one
-  // graph; the base is taken out of `loaded` so that it can go before the build's peak.
+/**
+ * A compaction (request.compact): the base with the change log's batches up to the sequence asked,
+ * built as one graph, saved when asked, and put in shared memory (shareGraph) with its warmth. The
+ * base is taken out of `loaded` so that it can go before the build's peak, and the built graph
+ * lives in `built` only, taken by shareGraph, so that each array copied into shared memory can be
+ * freed at once (a graph held in this frame would keep every original until the end).
+ */
+async function compaction(
+  loaded: { graph: Graph | undefined },
+  compact: CompactRequest,
+): Promise<{ image: SharedGraphImage; warmth: BaseWarmth }> {
   const take = (): Graph => {
     const base = loaded.graph as Graph;
     loaded.graph = undefined;
     return base;
   };
-  // A base opened from memory the main thread shares (a snapshot opened shared): its memory stays
-  // when this thread lets it go, which the compaction's feed plans for (feedCompaction's baseShared).
-  const baseShared = "snapshot" in request.source && request.source.shared !== undefined;
-  const graph =
-    request.compact === undefined
-      ? take()
-      : // Between the compaction's phases, a full collection of this thread's heap (collect-garbage.ts:
-        // a phase's dead working arrays are freed before the next one's are made).
-        compactedGraph(take, request.compact, { betweenPhases: collectGarbage(), baseShared });
-  // A compaction others will open (a cluster's workers, the next compaction): on disk first.
-  if (request.compact?.saveTo !== undefined) await saveSnapshot(graph, request.compact.saveTo);
-  if (request.saveTo !== undefined) {
+  // A base opened from memory the main thread shares (a snapshot opened shared, or the last
+  // compaction's image): its memory stays when this thread lets it go, which the compaction's feed
+  // plans for (feedCompaction's baseShared).
+  const source = request.source;
+  const baseShared = "image" in source || ("snapshot" in source && source.shared !== undefined);
+  const collect = collectGarbage();
+  const built: { graph: Graph | undefined } = { graph: undefined };
+  build(built, take, compact, baseShared, collect);
+  // A compaction others will open (a cluster's workers, a restart): on disk first.
+  if (compact.saveTo !== undefined) await saveBuilt(built, compact.saveTo);
+  // What the swap's first write would build, built here.
+  const warmth = warmthOfBuilt(built);
+  const image = shareGraph(() => {
+    const graph = built.graph as Graph;
+    built.graph = undefined;
+    return graph;
+  }, collect);
+  collect?.();
+  return { image, warmth };
+}
+
+/*
+ * The steps of compaction() that touch the built graph, each in a frame of its own that has
+ * returned before shareGraph copies: a temporary of compaction()'s own frame holding the graph
+ * would keep every array of it alive through the copy.
+ */
+function build(
+  built: { graph: Graph | undefined },
+  take: () => Graph,
+  compact: CompactRequest,
+  baseShared: boolean,
+  collect: (() => void) | undefined,
+): void {
+  // Between the compaction's phases, a full collection of this thread's heap (collect-garbage.ts:
+  // a phase's dead working arrays are freed before the next one's are made).
+  built.graph = compactedGraph(take, compact, { betweenPhases: collect, baseShared });
+}
+async function saveBuilt(built: { graph: Graph | undefined }, path: string): Promise<void> {
+  await saveSnapshot(built.graph as Graph, path);
+}
+function warmthOfBuilt(built: { graph: Graph | undefined }): BaseWarmth {
+  return warmthOf(built.graph as Graph);
+}
+
+/** Sends `graph` (or its image) to the main thread: the head now, a slice of strings at each "next". */
+function handOver(graph: Graph | SharedGraphImage, warmth: BaseWarmth | undefined): void {
+  const { head, transfer, slices: makeSlices } = describeGraph(graph, warmth);
+  const slices = makeSlices();
+  port.on("message", (m: { kind: string }) => {
+    // Each "next" from the main thread takes one slice; the last answer is "done".
+    if (m.kind !== "next") return;
+    const slice = slices.next();
+    post(slice.done ? { kind: "done" } : slice.value);
+  });
+  post(head, transfer);
+}
+
+try {
+  const loaded: { graph: Graph | undefined } = { graph: undefined };
+  await loadInto(loaded);
+  // Each branch: a compaction (built, handed over in shared memory); a snapshot to write; or a graph
+  // to hand over as it is (a reload, a follower's base with its warmth).
+  if (request.compact !== undefined) {
+    const { image, warmth } = await compaction(loaded, request.compact);
+    handOver(image, warmth);
+  } else if (request.saveTo !== undefined) {
+    const graph = loaded.graph as Graph;
     const { bytes } = await saveSnapshot(graph, request.saveTo);
     post({ kind: "saved", bytes, entities: graph.entityCount, statements: graph.statementCount });
   } else {
-    // A base to swap into a live graph: what its first write would build, built here.
-    const warmth = request.warm === true ? warmthOf(graph) : undefined;
-    const { head, transfer, slices: makeSlices } = describeGraph(graph, warmth);
-    const slices = makeSlices();
-    port.on("message", (m: { kind: string }) => {
-      // Each "next" from the main thread takes one slice; the last answer is "done".
-      if (m.kind !== "next") return;
-      const slice = slices.next();
-      post(slice.done ? { kind: "done" } : slice.value);
-    });
-    post(head, transfer);
+    const graph = loaded.graph as Graph;
+    handOver(graph, request.warm === true ? warmthOf(graph) : undefined);
   }
 } catch (e) {
   post({

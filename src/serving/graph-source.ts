@@ -2,8 +2,8 @@
  * Where a served graph comes from
  * ===============================
  * `GraphSource` names the input of a server: JSON Lines files (`{ entities, statements }`, built
- * on load) or a snapshot (`{ snapshot }`, opened). `loadGraphSource` turns one into a Graph on the
- * calling thread; `loadGraphInWorker` (load-in-worker.ts) does the same off it. A reload loads the
+ * on load) or a snapshot (`{ snapshot }`, opened). `loadGraphSource` turns one (or a WorkerSource's
+ * shared image) into a Graph on the calling thread; `loadGraphInWorker` (load-in-worker.ts) does the same off it. A reload loads the
  * same source again.
  *
  * `checkSourceReadable` is the cheap check made before the long work: every file named exists, is
@@ -17,6 +17,7 @@ import type { Graph, GraphOptions } from "../engine/graph.js";
 import type { FoldMode } from "../engine/search/fold.js";
 import { loadGraph, type LoadProgress } from "../load/jsonl.js";
 import { openSharedSnapshot, openSnapshot, type SharedSnapshot } from "../snapshot/file.js";
+import { imageGraph, type SharedGraphImage } from "./graph-transfer.js";
 
 export type GraphSource =
   /** JSON Lines, built on load; `fold` as GraphBuilderOptions.fold (default "case"). */
@@ -27,6 +28,13 @@ export type GraphSource =
    * worker: no second copy of the base); absent, the file is read.
    */
   | { snapshot: string; shared?: SharedSnapshot | undefined };
+
+/**
+ * What a worker thread loads: a GraphSource, or a graph this process holds in shared memory (a
+ * compaction's result, kept by the live store as the source of the next one: graph-transfer.ts
+ * SharedGraphImage), opened from that memory with no file read and no copy.
+ */
+export type WorkerSource = GraphSource | { image: SharedGraphImage };
 
 export interface LoadGraphSourceOptions extends GraphOptions {
   onProgress?: ((progress: LoadProgress) => void) | undefined;
@@ -67,10 +75,12 @@ export async function checkSourceReadable(source: GraphSource): Promise<void> {
 }
 
 /** Loads `source` on the calling thread. */
-export async function loadGraphSource(source: GraphSource, options: LoadGraphSourceOptions = {}): Promise<Graph> {
+export async function loadGraphSource(source: WorkerSource, options: LoadGraphSourceOptions = {}): Promise<Graph> {
   const graphOptions: GraphOptions = {};
   if (options.cursorSecret !== undefined) graphOptions.cursorSecret = options.cursorSecret;
   if (options.cacheBytes !== undefined) graphOptions.cacheBytes = options.cacheBytes;
+  // An image: the graph's arrays are there, in memory this thread shares.
+  if ("image" in source) return imageGraph(source.image, graphOptions);
   // Each branch: a snapshot holds the built graph (typed arrays straight from the file, nothing to
   // report on the way); JSON Lines are read and built, with progress.
   if ("snapshot" in source)

@@ -32,7 +32,7 @@
 
 import { type Graph, type GraphOptions, graphParts } from "../engine/graph.js";
 import type { BaseWarmth } from "../engine/live/live-graph.js";
-import { MemorySerialReader, MemorySerialWriter, type SerialField } from "../engine/serial.js";
+import { MemorySerialReader, MemorySerialWriter, type SerialArray, type SerialField } from "../engine/serial.js";
 import { readGraph, writeGraph } from "../snapshot/graph-manifest.js";
 
 /**
@@ -63,27 +63,99 @@ export interface DoneMessage {
 export type TransferMessage = FieldsMessage | StringsMessage | DoneMessage;
 
 /**
+ * A graph's serial fields with every array in shared memory (SharedArrayBuffers), the string lists
+ * as they are, and its entity dictionary's slots: what a thread opens the same graph from without a
+ * copy (imageGraph), posted to another thread as it is (a SharedArrayBuffer is shared, not copied).
+ * A compaction's worker hands its graph over as one (shareGraph), and the serving thread keeps it as
+ * the source of the next compaction (changes/live-store.ts). It holds the text stores' code units
+ * too (transient fields: the graph itself holds its text as strings), so that a thread opening it
+ * needs nothing of the thread that made it.
+ */
+export interface SharedGraphImage {
+  fields: Map<string, SerialField>;
+  dictionary: Uint32Array;
+}
+
+/**
+ * Bytes copied into shared memory between two collections while a graph is shared (shareGraph):
+ * what the hand-over holds beside the graph at most, plus the largest array.
+ */
+export const SHARE_COLLECT_BYTES = 32 * 1024 * 1024;
+
+/** The serial fields of `graph` (its arrays by reference) and its dictionary's slots. */
+function fieldsOf(from: Graph | (() => Graph)): SharedGraphImage {
+  const graph = typeof from === "function" ? from() : from;
+  const writer = new MemorySerialWriter();
+  writeGraph(graph, writer);
+  return { fields: writer.fields, dictionary: graphParts(graph).dictionary.slots };
+}
+
+/** `array` itself when in shared memory already, else a copy in a SharedArrayBuffer of its own. */
+function sharedCopy<T extends SerialArray>(array: T): T {
+  if (array.buffer instanceof SharedArrayBuffer) return array;
+  const copy = new (array.constructor as new (buffer: SharedArrayBuffer) => T)(new SharedArrayBuffer(array.byteLength));
+  copy.set(array as never);
+  return copy;
+}
+
+/**
+ * The image of the graph `take()` gives, each array copied into shared memory one at a time. `take`
+ * hands the graph over so that the caller keeps no reference to it: once its fields are read
+ * (fieldsOf, a frame that has returned), an array copied is referenced by nothing, and `collect`
+ * (a full collection: collect-garbage.ts), run every SHARE_COLLECT_BYTES copied, frees it; so the
+ * copy holds beside the graph SHARE_COLLECT_BYTES plus the largest array, not a second graph.
+ * Cost: one copy of the graph's arrays (a memcpy), and a collection per SHARE_COLLECT_BYTES.
+ */
+export function shareGraph(take: () => Graph, collect?: (() => void) | undefined): SharedGraphImage {
+  // The graph is taken inside fieldsOf's frame: none of this frame's registers ever holds it.
+  const image = fieldsOf(take);
+  let copied = 0;
+  for (const [name, value] of image.fields) {
+    if (!ArrayBuffer.isView(value) || value.buffer instanceof SharedArrayBuffer) continue;
+    image.fields.set(name, sharedCopy(value));
+    copied += value.byteLength;
+    // Each branch: enough copied to free (the originals just replaced), or more to copy first.
+    if (copied >= SHARE_COLLECT_BYTES && collect !== undefined) {
+      collect();
+      copied = 0;
+    }
+  }
+  image.dictionary = sharedCopy(image.dictionary);
+  return image;
+}
+
+/** The graph an image holds, its arrays the image's own (no copy); checks shapes only (verify false). */
+export function imageGraph(image: SharedGraphImage, options: GraphOptions = {}): Graph {
+  return readGraph(new MemorySerialReader(image.fields, { verify: false }), options, image.dictionary);
+}
+
+/**
  * Worker side: the first message, its transfer list, and the string slices to send after it;
- * `warmth` (warmthOf(graph)) goes with the first message.
+ * `warmth` (warmthOf(graph)) goes with the first message. `graph` may be an image (shareGraph):
+ * its arrays are then shared with the main thread, not transferred, and the main thread keeps the
+ * image (GraphReceiver.image).
  */
 export function describeGraph(
-  graph: Graph,
+  graph: Graph | SharedGraphImage,
   warmth?: BaseWarmth,
 ): {
   head: FieldsMessage;
   transfer: ArrayBuffer[];
   slices: () => Generator<StringsMessage>;
 } {
-  const writer = new MemorySerialWriter();
-  writeGraph(graph, writer);
-  const dictionary = graphParts(graph).dictionary.slots;
+  const image = "fields" in graph ? graph : fieldsOf(graph);
+  const dictionary = image.dictionary;
   const fields = new Map<string, SerialField>();
   const lists: { name: string; list: readonly string[] }[] = [];
-  for (const [name, value] of writer.fields) {
+  const transfer = new Set<ArrayBuffer>();
+  for (const [name, value] of image.fields) {
     // Each branch: a string list goes in slices; anything else (arrays, integers, short texts) at once.
     if (Array.isArray(value)) lists.push({ name, list: value as readonly string[] });
     else fields.set(name, value);
+    // Only an array of this thread's own memory moves; a SharedArrayBuffer is shared, never transferred.
+    if (ArrayBuffer.isView(value) && value.buffer instanceof ArrayBuffer) transfer.add(value.buffer);
   }
+  if (dictionary.buffer instanceof ArrayBuffer) transfer.add(dictionary.buffer);
   return {
     head: {
       kind: "fields",
@@ -93,8 +165,7 @@ export function describeGraph(
       warmth,
     },
     transfer: [
-      ...writer.transferables(),
-      dictionary.buffer as ArrayBuffer,
+      ...transfer,
       ...(warmth === undefined
         ? []
         : [
@@ -135,12 +206,28 @@ export class GraphReceiver {
 
   /** The graph, once every slice has arrived; throws if the worker sent less than it announced. */
   finish(options: GraphOptions): Graph {
+    return imageGraph(this.fields(), options);
+  }
+
+  /**
+   * The graph's image (SharedGraphImage) when the worker sent one (describeGraph of shareGraph's:
+   * every array in shared memory), else undefined. The graph finish() made views the same memory.
+   */
+  image(): SharedGraphImage | undefined {
+    const image = this.fields();
+    for (const value of [...image.fields.values(), image.dictionary])
+      if (ArrayBuffer.isView(value) && !(value.buffer instanceof SharedArrayBuffer)) return undefined;
+    return image;
+  }
+
+  /** The fields with the string lists, every slice in. */
+  private fields(): SharedGraphImage {
     const fields = new Map(this.head.fields);
     for (const { name, length } of this.head.lists) {
       const list = this.lists.get(name) as string[];
       if (list.length !== length) throw new Error(`graph hand-over: ${name} has ${list.length} of ${length} strings`);
       fields.set(name, list);
     }
-    return readGraph(new MemorySerialReader(fields, { verify: false }), options, this.head.dictionary);
+    return { fields, dictionary: this.head.dictionary };
   }
 }

@@ -15,6 +15,9 @@
  *
  * Peak memory during a reload: the old graph, plus the new one in the worker; the arrays change
  * thread without a copy, the strings are copied slice by slice and the worker's copies go with it.
+ * A compaction's arrays are put in shared memory by the worker (one array at a time: see
+ * graph-transfer.ts shareGraph) and shared, so the serving thread can hand them to the next
+ * compaction's worker as they are.
  */
 
 import { getHeapStatistics } from "node:v8";
@@ -23,8 +26,8 @@ import { QuiverError, type QuiverErrorCode } from "../engine/errors.js";
 import type { Graph, GraphOptions } from "../engine/graph.js";
 import type { BaseWarmth } from "../engine/live/live-graph.js";
 import type { LoadProgress } from "../load/jsonl.js";
-import { GraphReceiver, type TransferMessage } from "./graph-transfer.js";
-import type { GraphSource } from "./graph-source.js";
+import { GraphReceiver, type SharedGraphImage, type TransferMessage } from "./graph-transfer.js";
+import type { GraphSource, WorkerSource } from "./graph-source.js";
 
 /**
  * A compaction: the source is a live graph's base holding `baseSequence`; the worker applies the
@@ -41,7 +44,7 @@ export interface CompactRequest {
 
 /** What the worker is asked to do (its workerData). */
 export interface LoaderRequest {
-  source: GraphSource;
+  source: WorkerSource;
   compact?: CompactRequest;
   /** Write the graph as a snapshot at this path instead of handing it over. */
   saveTo?: string;
@@ -137,6 +140,11 @@ function runWorker<T>(
 export interface WarmGraph {
   graph: Graph;
   warmth: BaseWarmth | undefined;
+  /**
+   * A compaction's: the graph's image, every array of it in shared memory (the graph's arrays are
+   * views of it), the source of the next compaction (live-store.ts).
+   */
+  image?: SharedGraphImage | undefined;
 }
 
 /** Loads `source` in a worker thread and hands the graph over without stalling this thread. */
@@ -153,11 +161,13 @@ export function loadBaseInWorker(source: GraphSource, options: LoadInWorkerOptio
 }
 
 /**
- * Loads `source` (a live graph's base) in a worker thread, applies the change log's batches after
- * its sequence up to `compact.upTo` there, and hands over the graph of that content with its warmth.
+ * Loads `source` (a live graph's base: a snapshot, or the image of the last compaction) in a worker
+ * thread, applies the change log's batches after its sequence up to `compact.upTo` there, and hands
+ * over the graph of that content with its warmth and its image: the worker puts the graph's arrays
+ * in shared memory (graph-transfer.ts shareGraph), so the graph here and the image are one copy.
  */
 export function compactInWorker(
-  source: GraphSource,
+  source: WorkerSource,
   compact: CompactRequest,
   options: LoadInWorkerOptions = {},
 ): Promise<WarmGraph> {
@@ -188,7 +198,7 @@ function handOver(request: LoaderRequest, options: LoadInWorkerOptions): Promise
           return undefined;
         case "done":
           if (receiver === undefined) throw new Error("graph hand-over: done before the arrays");
-          return { graph: receiver.finish(graphOptions), warmth: receiver.warmth };
+          return { graph: receiver.finish(graphOptions), warmth: receiver.warmth, image: receiver.image() };
         default:
           throw new Error(`graph hand-over: unexpected message ${m.kind}`);
       }

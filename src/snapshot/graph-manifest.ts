@@ -73,7 +73,7 @@ export function writeGraph(graph: Graph, w: SerialWriter, options: WriteGraphOpt
   const summary = w.child("graph");
   summary.integer("entities", graph.entityCount);
   summary.integer("statements", graph.statementCount);
-  summary.text("contentTag", graph.stats().contentTag);
+  summary.text("contentTag", graph.contentTag);
   summary.integer("builtAt", Math.max(0, (options.builtAt ?? new Date()).getTime()));
   summary.text("writer", `quiver ${QUIVER_VERSION}`);
   summary.text("fold", parts.fold);

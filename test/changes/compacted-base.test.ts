@@ -17,7 +17,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { batchFileName } from "../../src/changes/change-log.js";
 import { LiveFollower, openLive } from "../../src/changes/live-store.js";
+import { graphParts } from "../../src/engine/graph.js";
 import { type Graph, openSharedSnapshot, openSnapshot, openSnapshotShared, saveSnapshot } from "../../src/index.js";
 
 import { BatchStream } from "../support/live-oracle.js";
@@ -243,6 +245,50 @@ test("compactInWorker from a shared head (openSnapshotShared): the worker opens 
     store.close();
   } finally {
     for (const f of [dir, baseFile, saved]) rmSync(f, { recursive: true, force: true });
+  }
+});
+
+test("a compaction's result, in shared memory, is the next compaction's source: the second replays only the batches after the first (the ones before are gone from the log), and after two the store serves what a graph built from scratch does", async () => {
+  const dir = tempDir();
+  const baseFile = `${dir}-base.snap`;
+  try {
+    const stream = new BatchStream(37);
+    await saveSnapshot(buildGraph(stream.data), baseFile);
+    const { graph: base, shared } = await openSnapshotShared(baseFile);
+    const store = openLive(base, dir, { cursorSecret: SECRET, source: { snapshot: baseFile, shared } });
+    for (let i = 0; i < 4; i++) store.apply(stream.next());
+    const first = await store.compactInWorker();
+    assert.is(first.sequence, 4);
+    // Every array of the swapped-in base is in shared memory: the image the next worker opens.
+    const parts = graphParts(store.graph.base);
+    for (const array of [parts.entities.records, parts.statementIndex.predicates, parts.dictionary.slots])
+      assert.ok(array.buffer instanceof SharedArrayBuffer, "the new base's arrays are shared");
+    for (let i = 0; i < 3; i++) store.apply(stream.next());
+    // Batches 1 to 4 gone (and the base file): a compaction that replayed from the opened snapshot
+    // would find the log starting at batch 5; one from the first compaction's result needs 5 to 7 only.
+    for (let s = 1; s <= 4; s++) rmSync(join(dir, batchFileName(s)));
+    rmSync(baseFile);
+    const second = await store.compactInWorker();
+    assert.is(second.sequence, 7);
+    for (let i = 0; i < 2; i++) store.apply(stream.next());
+    const third = await store.compactInWorker();
+    assert.is(third.sequence, 9);
+    const fresh = buildGraph(stream.oracle.data());
+    assert.is(third.contentTag, fresh.contentTag);
+    assert.equal(walk(store.graph), walk(fresh));
+    assert.equal(walk(store.graph.base), walk(fresh));
+    for (const q of ["a", "e", "o"])
+      assert.equal(
+        store.graph.search({ q, order: "score", limit: 50 }).items,
+        fresh.search({ q, order: "score", limit: 50 }).items,
+        q,
+      );
+    // A batch after the last swap applies over the shared base (its fingerprints and counts).
+    store.apply(stream.next());
+    assert.equal(walk(store.graph), walk(buildGraph(stream.oracle.data())));
+    store.close();
+  } finally {
+    for (const f of [dir, baseFile]) rmSync(f, { recursive: true, force: true });
   }
 });
 

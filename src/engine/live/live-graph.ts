@@ -2848,6 +2848,15 @@ export class LiveGraph implements ReadGraph {
     this.#rescoredById = next.#rescoredById;
     this.#rescoredGrams = next.#rescoredGrams;
     this.#streamState = next.#streamState;
+    // The read aids made over the old base go with it (they would keep it, and its memory, alive
+    // until the next read that needs them).
+    this.#aids = next.#aids;
+    this.#aidsBase = next.#aidsBase;
+    this.#aidsSequence = next.#aidsSequence;
+    this.#replacedFilterBits = next.#replacedFilterBits;
+    this.#replacedFilterMask = next.#replacedFilterMask;
+    this.#replacedFilterSequence = next.#replacedFilterSequence;
+    this.#replacedFilterBase = next.#replacedFilterBase;
     // The score ranks came with the warmth; without it they are made on the first read that needs them.
     if (warmth !== undefined) this.#byScore.warm(graph, warmth.scoreRanks);
   }
