@@ -307,7 +307,11 @@ test("FingerprintColumn: every layout round trips (given and hexHalves); counts 
   }
   const mixed = FingerprintColumn.build(3, (row) => (row === 0 ? "t" : row === 1 ? { hi: 0, lo: 1 } : undefined));
   const fields = fieldsOf((w) => mixed.serialize(w));
-  expectCorrupt(() => FingerprintColumn.deserialize(readerOf(patched(fields, "hi", new Uint32Array(2)))), /halves/);
+  expectCorrupt(() => FingerprintColumn.deserialize(readerOf(patched(fields, "halves", new Uint32Array(3)))), /halves/);
+  expectCorrupt(
+    () => FingerprintColumn.deserialize(readerOf(patched(fields, "halves", new Uint32Array(4)))),
+    /counts disagree/,
+  );
   expectCorrupt(
     () => FingerprintColumn.deserialize(readerOf(patched(fields, "layout", 7))),
     /unknown fingerprint layout/,

@@ -33,8 +33,18 @@ export type GivenFingerprint = undefined | { hi: number; lo: number } | string;
 export class FingerprintColumn {
   private readonly layout: number;
   readonly length: number;
-  private readonly hi: Uint32Array;
-  private readonly lo: Uint32Array;
+  /**
+   * Where the h-th hex row's halves are: the high one at hiWords[stride * h], the low one at
+   * loWords[stride * h + loAt]. Interleaved (one array, stride 2, loAt 1: both halves in one cache
+   * line, one miss a row) as build and gathered make them and a format 7 snapshot keeps them; or two
+   * arrays (stride 1, loAt 0) as fromHexBits is given them and a format 5 or 6 snapshot keeps them,
+   * used as they are rather than copied (serialize interleaves them). One expression reads either:
+   * no branch per read.
+   */
+  private readonly hiWords: Uint32Array;
+  private readonly loWords: Uint32Array;
+  private readonly stride: number;
+  private readonly loAt: number;
   private readonly hexRows: BitVector | null;
   private readonly textRows: BitVector | null;
   private readonly texts: TextList | null;
@@ -44,16 +54,17 @@ export class FingerprintColumn {
   private constructor(
     layout: number,
     length: number,
-    hi: Uint32Array,
-    lo: Uint32Array,
+    halves: Halves,
     hexRows: BitVector | null,
     textRows: BitVector | null,
     texts: TextList | null,
   ) {
     this.layout = layout;
     this.length = length;
-    this.hi = hi;
-    this.lo = lo;
+    this.hiWords = halves.hi;
+    this.loWords = halves.lo;
+    this.stride = halves.stride;
+    this.loAt = halves.loAt;
     this.hexRows = hexRows;
     this.textRows = textRows;
     this.texts = texts;
@@ -69,18 +80,16 @@ export class FingerprintColumn {
       else if (g !== undefined) hex++;
     }
     // Nothing given: derive every fingerprint, store none.
-    if (hex === 0 && text === 0)
-      return new FingerprintColumn(NONE, length, new Uint32Array(0), new Uint32Array(0), null, null, null);
-    const hi = new Uint32Array(hex);
-    const lo = new Uint32Array(hex);
+    if (hex === 0 && text === 0) return new FingerprintColumn(NONE, length, NO_HALVES, null, null, null);
+    const halves = new Uint32Array(2 * hex);
     // Every row hex: no bit vectors, the halves indexed by row.
     if (hex === length) {
       for (let row = 0; row < length; row++) {
         const g = given(row) as { hi: number; lo: number };
-        hi[row] = g.hi;
-        lo[row] = g.lo;
+        halves[2 * row] = g.hi;
+        halves[2 * row + 1] = g.lo;
       }
-      return new FingerprintColumn(ALL_HEX, length, hi, lo, null, null, null);
+      return new FingerprintColumn(ALL_HEX, length, interleaved(halves), null, null, null);
     }
     const hexRows = new BitVector(length);
     const textRows = new BitVector(length);
@@ -92,16 +101,15 @@ export class FingerprintColumn {
         textList.push(g);
       } else if (g !== undefined) {
         hexRows.set(row);
-        hi[h] = g.hi;
-        lo[h] = g.lo;
+        halves[2 * h] = g.hi;
+        halves[2 * h + 1] = g.lo;
         h++;
       }
     }
     return new FingerprintColumn(
       MIXED,
       length,
-      hi,
-      lo,
+      interleaved(halves),
       hexRows.seal(),
       textRows.seal(),
       TextList.from(textList, textList.length),
@@ -120,31 +128,29 @@ export class FingerprintColumn {
     let hex = 0;
     for (let row = 0; row < length; row++) hex += given[row]!;
     // Each branch as in build: nothing given, every row hex, or some (a bit vector of which rows).
-    if (hex === 0) return new FingerprintColumn(NONE, length, new Uint32Array(0), new Uint32Array(0), null, null, null);
-    const outHi = new Uint32Array(hex);
-    const outLo = new Uint32Array(hex);
+    if (hex === 0) return new FingerprintColumn(NONE, length, NO_HALVES, null, null, null);
+    const out = new Uint32Array(2 * hex);
     if (hex === length) {
       for (let j = 0; j < length; j++) {
         const row = order[j]!;
-        outHi[j] = hi[row]!;
-        outLo[j] = lo[row]!;
+        out[2 * j] = hi[row]!;
+        out[2 * j + 1] = lo[row]!;
       }
-      return new FingerprintColumn(ALL_HEX, length, outHi, outLo, null, null, null);
+      return new FingerprintColumn(ALL_HEX, length, interleaved(out), null, null, null);
     }
     const hexRows = new BitVector(length);
     for (let j = 0, h = 0; j < length; j++) {
       const row = order[j]!;
       if (given[row] !== 1) continue;
       hexRows.set(j);
-      outHi[h] = hi[row]!;
-      outLo[h] = lo[row]!;
+      out[2 * h] = hi[row]!;
+      out[2 * h + 1] = lo[row]!;
       h++;
     }
     return new FingerprintColumn(
       MIXED,
       length,
-      outHi,
-      outLo,
+      interleaved(out),
       hexRows.seal(),
       new BitVector(length).seal(),
       TextList.from([], 0),
@@ -164,9 +170,10 @@ export class FingerprintColumn {
         `FingerprintColumn.fromHexBits: ${hex} hex rows of ${hexRows.length}, ${hi.length} halves, ${length} rows`,
       );
     // Each branch as in build: nothing given, every row hex, or some (the bit vector of which rows).
-    if (hex === 0) return new FingerprintColumn(NONE, length, new Uint32Array(0), new Uint32Array(0), null, null, null);
-    if (hex === length) return new FingerprintColumn(ALL_HEX, length, hi, lo, null, null, null);
-    return new FingerprintColumn(MIXED, length, hi, lo, hexRows, new BitVector(length).seal(), TextList.from([], 0));
+    if (hex === 0) return new FingerprintColumn(NONE, length, NO_HALVES, null, null, null);
+    const halves = { hi, lo, stride: 1, loAt: 0 };
+    if (hex === length) return new FingerprintColumn(ALL_HEX, length, halves, null, null, null);
+    return new FingerprintColumn(MIXED, length, halves, hexRows, new BitVector(length).seal(), TextList.from([], 0));
   }
 
   /** The fingerprint the input gave for `row`, or undefined when it is derived. */
@@ -175,11 +182,11 @@ export class FingerprintColumn {
       case NONE:
         return undefined;
       case ALL_HEX:
-        return hex64(this.hi[row]!, this.lo[row]!);
+        return hex64(this.hiWords[this.stride * row]!, this.loWords[this.stride * row + this.loAt]!);
       default: {
         if (this.hexRows!.get(row) === 1) {
           const h = this.hexRows!.rank1(row);
-          return hex64(this.hi[h]!, this.lo[h]!);
+          return hex64(this.hiWords[this.stride * h]!, this.loWords[this.stride * h + this.loAt]!);
         }
         if (this.textRows!.get(row) === 1) return this.texts!.get(this.textRows!.rank1(row));
         return undefined;
@@ -199,8 +206,9 @@ export class FingerprintColumn {
       if (this.hexRows!.get(row) !== 1) return false;
       at = this.hexRows!.rank1(row);
     }
-    out[0] = this.hi[at]!;
-    out[1] = this.lo[at]!;
+    const i = this.stride * at;
+    out[0] = this.hiWords[i]!;
+    out[1] = this.loWords[i + this.loAt]!;
     return true;
   }
 
@@ -213,12 +221,14 @@ export class FingerprintColumn {
    */
   touch(rows: Uint32Array, count: number): void {
     if (this.layout !== ALL_HEX) return;
-    const hi = this.hi;
-    const lo = this.lo;
+    const hi = this.hiWords;
+    const lo = this.loWords;
+    const stride = this.stride;
+    const loAt = this.loAt;
     let sink = 0;
     for (let k = 0; k < count; k++) {
-      const row = rows[k]!;
-      sink ^= hi[row]! ^ lo[row]!;
+      const i = stride * rows[k]!;
+      sink ^= hi[i]! ^ lo[i + loAt]!;
     }
     this.touched = sink;
   }
@@ -230,13 +240,13 @@ export class FingerprintColumn {
 
   /** How many rows have a given fingerprint of 16 hex digits (the halves kept), text ones not counted. */
   get hexCount(): number {
-    return this.hi.length;
+    return this.loWords.length / this.stride;
   }
 
   get byteLength(): number {
     return (
-      this.hi.byteLength +
-      this.lo.byteLength +
+      this.hiWords.byteLength +
+      (this.loWords === this.hiWords ? 0 : this.loWords.byteLength) +
       (this.hexRows?.byteLength ?? 0) +
       (this.textRows?.byteLength ?? 0) +
       (this.texts?.byteLength ?? 0)
@@ -247,8 +257,18 @@ export class FingerprintColumn {
     w.integer("layout", this.layout);
     w.integer("length", this.length);
     if (this.layout === NONE) return;
-    w.array("hi", this.hi);
-    w.array("lo", this.lo);
+    // Each branch: the interleaved array as it is, or the two arrays' halves interleaved now (a copy
+    // while saving; the file then opens with one miss a row).
+    if (this.stride === 2) w.array("halves", this.hiWords);
+    else {
+      const hex = this.loWords.length;
+      const words = new Uint32Array(2 * hex);
+      for (let h = 0; h < hex; h++) {
+        words[2 * h] = this.hiWords[h]!;
+        words[2 * h + 1] = this.loWords[h]!;
+      }
+      w.array("halves", words);
+    }
     if (this.layout !== MIXED) return;
     this.hexRows!.serialize(w.child("hexRows"));
     this.textRows!.serialize(w.child("textRows"));
@@ -258,22 +278,48 @@ export class FingerprintColumn {
   static deserialize(r: SerialReader): FingerprintColumn {
     const layout = r.integer("layout");
     const length = r.integer("length");
-    if (layout === NONE)
-      return new FingerprintColumn(NONE, length, new Uint32Array(0), new Uint32Array(0), null, null, null);
-    const hi = r.uint32("hi");
-    const lo = r.uint32("lo");
-    if (hi.length !== lo.length) r.corrupt("fingerprint halves of different lengths");
+    if (layout === NONE) return new FingerprintColumn(NONE, length, NO_HALVES, null, null, null);
+    // Each branch: interleaved halves (format 7), or the two arrays of a format 5 or 6 file, kept
+    // as they lie in it (interleaving them would copy 8 bytes a statement beside the file's).
+    let halves: Halves;
+    if (r.has("halves")) {
+      const words = r.uint32("halves");
+      if (words.length % 2 !== 0) r.corrupt("an odd count of fingerprint halves");
+      halves = interleaved(words);
+    } else {
+      const hi = r.uint32("hi");
+      const lo = r.uint32("lo");
+      if (hi.length !== lo.length) r.corrupt("fingerprint halves of different lengths");
+      halves = { hi, lo, stride: 1, loAt: 0 };
+    }
+    const hex = halves.lo.length / halves.stride;
     if (layout === ALL_HEX) {
-      if (hi.length !== length) r.corrupt(`${hi.length} fingerprints for ${length} statements`);
-      return new FingerprintColumn(ALL_HEX, length, hi, lo, null, null, null);
+      if (hex !== length) r.corrupt(`${hex} fingerprints for ${length} statements`);
+      return new FingerprintColumn(ALL_HEX, length, halves, null, null, null);
     }
     if (layout !== MIXED) r.corrupt(`unknown fingerprint layout ${layout}`);
     const hexRows = BitVector.deserialize(r.child("hexRows"));
     const textRows = BitVector.deserialize(r.child("textRows"));
     if (hexRows.length !== length || textRows.length !== length) r.corrupt("fingerprint row sets of the wrong size");
     const texts = TextList.deserialize(r.child("texts"));
-    if (hexRows.ones !== hi.length || textRows.ones !== texts.length)
+    if (hexRows.ones !== hex || textRows.ones !== texts.length)
       r.corrupt("fingerprint counts disagree with their rows");
-    return new FingerprintColumn(MIXED, length, hi, lo, hexRows, textRows, texts);
+    return new FingerprintColumn(MIXED, length, halves, hexRows, textRows, texts);
   }
+}
+
+/** Where a column's hex halves are (see FingerprintColumn.hiWords). */
+interface Halves {
+  hi: Uint32Array;
+  lo: Uint32Array;
+  stride: number;
+  loAt: number;
+}
+
+/** The halves of a column without hex rows. */
+const NO_HALVES: Halves = { hi: new Uint32Array(0), lo: new Uint32Array(0), stride: 1, loAt: 0 };
+
+/** Interleaved halves: the h-th row's high half at 2h, its low half at 2h + 1. */
+function interleaved(words: Uint32Array): Halves {
+  return { hi: words, lo: words, stride: 2, loAt: 1 };
 }

@@ -16,15 +16,16 @@
  * positions of the whole order: inside any range sorted on the component, the samples that fall in
  * it are sorted too.
  *
- * Not stored, and not computed ahead: a sample is read from the order (the permutation's entry, then
- * the row it names) the first time a search probes it, and kept. Computing all of them when the
- * index is made would read two scattered words for each of M / KEY_SAMPLE samples of each of two
- * orders before the first query (about 0.3 s at 100M statements, at every snapshot open); read on
- * demand, a search's probe of a sample not yet read costs what the same probe of the order costs
- * without a sample (the same two reads), so the first searches run as they would unsampled, and the
- * samples the workload touches (the upper levels of its binary searches first) are read once.
- * Cost: narrow O(log(range / S)) probes, each one array read once the sample is kept. Space: 4 bytes
- * per KEY_SAMPLE statements (0.0625 bytes a statement), allocated (zero pages) when the index is made.
+ * Two levels, both read when the index is made (not stored: a snapshot's open reads M / KEY_SAMPLE
+ * scattered rows per order, 45 ms of CPU for both orders at 10M statements): the samples, and
+ * every TOP_SAMPLE-th of them (the top: 4 bytes per KEY_SAMPLE * TOP_SAMPLE statements, a few
+ * hundred KB at 100M, which the searches keep in the cache). A narrow searches the top, then one
+ * block of TOP_SAMPLE samples (one cache line), then the index searches at most KEY_SAMPLE
+ * positions. Read ahead, not on demand: a sample read at its first probe costs two dependent
+ * misses (the permutation's entry, then the row), and a stream of distinct queries over a large
+ * graph keeps meeting samples not read yet.
+ * Cost: narrow O(log(range / S)) array reads, the top's in the cache, one block's line missed.
+ * Space: 4 bytes per KEY_SAMPLE statements (0.0625 bytes a statement), plus the top's 1/TOP_SAMPLE of it.
  */
 
 /** Positions between two samples (a power of two is not needed; 64 keeps the rest of a search to 6 probes). */
@@ -37,25 +38,54 @@ export interface SampledOrder {
   valueOf(row: number): number;
 }
 
-export class KeySample {
-  /** values[j] = 1 + the component at position j * KEY_SAMPLE once read, 0 until then. */
-  private readonly values: Uint32Array;
-  private readonly order: SampledOrder;
+/** Samples per block of the top level (16 words: one cache line). */
+export const TOP_SAMPLE = 16;
 
-  /** The sample of `order`, every value unread (see the banner). */
+export class KeySample {
+  /** values[j] = the component at position j * KEY_SAMPLE. */
+  private readonly values: Uint32Array;
+  /** top[t] = values[t * TOP_SAMPLE]. */
+  private readonly top: Uint32Array;
+
+  /** The sample of `order`, read now (see the banner). */
   constructor(order: SampledOrder) {
-    this.order = order;
-    this.values = new Uint32Array(Math.ceil(order.length / KEY_SAMPLE));
+    const values = new Uint32Array(Math.ceil(order.length / KEY_SAMPLE));
+    for (let j = 0; j < values.length; j++) values[j] = order.valueOf(order.rowAt(j * KEY_SAMPLE));
+    const top = new Uint32Array(Math.ceil(values.length / TOP_SAMPLE));
+    for (let t = 0; t < top.length; t++) top[t] = values[t * TOP_SAMPLE]!;
+    this.values = values;
+    this.top = top;
   }
 
-  /** Sample j: read from the order the first time, kept after. */
-  private valueAt(j: number): number {
-    const kept = this.values[j]!;
-    // Each branch: kept (stored plus one, so that 0 means unread), or read now and kept.
-    if (kept !== 0) return kept - 1;
-    const value = this.order.valueOf(this.order.rowAt(j * KEY_SAMPLE));
-    this.values[j] = value + 1;
-    return value;
+  /**
+   * The first sample j in [j0, j1) whose value is >= `value` (`strict`: > value), or j1; the
+   * samples in [j0, j1) are sorted. The top's entries inside [j0, j1) leave one block, then that.
+   */
+  private firstSample(j0: number, j1: number, value: number, strict: boolean): number {
+    const top = this.top;
+    const values = this.values;
+    // Top entries t0 .. t1 - 1 are samples inside [j0, j1).
+    const t0 = Math.ceil(j0 / TOP_SAMPLE);
+    const t1 = Math.floor((j1 - 1) / TOP_SAMPLE) + 1;
+    let a = t0;
+    let b = t1;
+    while (a < b) {
+      const mid = (a + b) >>> 1;
+      const v = top[mid]!;
+      if (v < value || (strict && v === value)) a = mid + 1;
+      else b = mid;
+    }
+    // Each branch: a top entry past the bound's block caps it, one before it floors it; none on a
+    // side leaves that end of [j0, j1).
+    let lo = a > t0 ? (a - 1) * TOP_SAMPLE + 1 : j0;
+    let hi = a < t1 ? a * TOP_SAMPLE : j1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = values[mid]!;
+      if (v < value || (strict && v === value)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   /**
@@ -78,22 +108,9 @@ export class KeySample {
     out[3] = hi;
     // Fewer than two samples inside: the range is already about one gap between samples.
     if (j1 - j0 < 2) return;
-    // jl: the first sample >= value; ju: the first sample > value.
-    let a = j0;
-    let b = j1;
-    while (a < b) {
-      const mid = (a + b) >>> 1;
-      if (this.valueAt(mid) < value) a = mid + 1;
-      else b = mid;
-    }
-    const jl = a;
-    b = j1;
-    while (a < b) {
-      const mid = (a + b) >>> 1;
-      if (this.valueAt(mid) <= value) a = mid + 1;
-      else b = mid;
-    }
-    const ju = a;
+    // jl: the first sample >= value; ju: the first sample > value (at or after jl).
+    const jl = this.firstSample(j0, j1, value, false);
+    const ju = this.firstSample(jl, j1, value, true);
     // Each branch: a sample below value bounds the lower bound from below (everything up to it is
     // less), one at or above it from above; a sample at or below value bounds the upper bound from
     // below, one above it from above; none on a side leaves that end as it was.
@@ -104,6 +121,6 @@ export class KeySample {
   }
 
   get byteLength(): number {
-    return this.values.byteLength;
+    return this.values.byteLength + this.top.byteLength;
   }
 }

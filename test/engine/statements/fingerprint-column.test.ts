@@ -4,7 +4,9 @@
  * what the builder was given, row by row, and `touch` folds exactly the halves of the rows it is
  * given (every-row-hex layout) or reads nothing (the others). fromHexBits makes the column build
  * makes of hex-only rows, section for section, and so does gathered from columns by input row read
- * in a shuffled order.
+ * in a shuffled order. The serial forms: each layout, and a column fromHexBits made (two arrays),
+ * read back from its interleaved halves (format 7), and a format 6 form (the halves in two arrays,
+ * hi and lo) reads back the same rows and saves as format 7's sections.
  */
 
 import { test } from "uvu";
@@ -14,6 +16,7 @@ import { type Hash64, hex64 } from "../../../src/engine/hash64.js";
 import { Rng } from "../../support/oracle.js";
 import { BitVector } from "../../../src/engine/succinct/bit-vector.js";
 import { ContainerWriter } from "../../../src/snapshot/container-serial.js";
+import { MemorySerialReader, MemorySerialWriter } from "../../../src/engine/serial.js";
 
 type Kind = "none" | "hex" | "mixed";
 
@@ -113,5 +116,102 @@ for (const share of [0, 0.4, 1]) {
     for (let j = 0; j < n; j++) assert.is(gathered.given(j), built.given(j), `row ${j}`);
   });
 }
+
+/** Whether `a` and `b` answer given, hexHalves and touch alike for every row of `given`. */
+function assertSameRows(a: FingerprintColumn, b: FingerprintColumn, n: number, rng: Rng): void {
+  assert.is(a.length, b.length);
+  assert.is(a.hexCount, b.hexCount);
+  assert.is(a.byteLength, b.byteLength);
+  const ha: Hash64 = [0, 0];
+  const hb: Hash64 = [0, 0];
+  for (let row = 0; row < n; row++) {
+    assert.is(a.given(row), b.given(row), `row ${row}`);
+    assert.is(a.hexHalves(row, ha), b.hexHalves(row, hb), `row ${row}`);
+    assert.equal(ha, hb, `row ${row}`);
+  }
+  const rows = Uint32Array.from({ length: 64 }, () => rng.int(n));
+  a.touch(rows, rows.length);
+  b.touch(rows, rows.length);
+  assert.is(a.touched, b.touched);
+}
+
+/** `column` written to fields and read back (verified). */
+function roundTrip(column: FingerprintColumn): FingerprintColumn {
+  const w = new MemorySerialWriter();
+  column.serialize(w);
+  return FingerprintColumn.deserialize(new MemorySerialReader(w.fields));
+}
+
+for (const kind of ["none", "hex", "mixed"] as const) {
+  test(`${kind}: the serial form (interleaved halves) reads back every row; a format 6 form (hi, lo) too`, () => {
+    const rng = new Rng(kind.length * 11 + 5);
+    const n = 2500;
+    const given = randomGiven(rng, n, kind);
+    const built = FingerprintColumn.build(n, (row) => given[row]);
+    assertSameRows(roundTrip(built), built, n, rng);
+    // The same fields as format 6 wrote them: the halves in two arrays.
+    const w = new MemorySerialWriter();
+    built.serialize(w);
+    const halves = w.fields.get("halves");
+    if (kind === "none") assert.is(halves, undefined);
+    else {
+      assert.ok(halves instanceof Uint32Array);
+      const old = new Map(w.fields);
+      old.delete("halves");
+      old.set(
+        "hi",
+        halves.filter((_, i) => i % 2 === 0),
+      );
+      old.set(
+        "lo",
+        halves.filter((_, i) => i % 2 === 1),
+      );
+      const fromOld = FingerprintColumn.deserialize(new MemorySerialReader(old));
+      assertSameRows(fromOld, built, n, rng);
+      // Saved again, it writes format 7's sections.
+      assert.is(sections(fromOld), sections(built));
+    }
+  });
+}
+
+test("fromHexBits's column (two arrays) saves interleaved and reads back every row", () => {
+  const rng = new Rng(97);
+  const n = 3000;
+  const given: GivenFingerprint[] = Array.from({ length: n }, () =>
+    rng.int(2) === 0 ? { hi: rng.int(0x100000000) >>> 0, lo: rng.int(0x100000000) >>> 0 } : undefined,
+  );
+  const bits = new BitVector(n);
+  const hi: number[] = [];
+  const lo: number[] = [];
+  given.forEach((g, row) => {
+    if (g === undefined || typeof g === "string") return;
+    bits.set(row);
+    hi.push(g.hi);
+    lo.push(g.lo);
+  });
+  const from = FingerprintColumn.fromHexBits(n, bits.seal(), Uint32Array.from(hi), Uint32Array.from(lo));
+  const back = roundTrip(from);
+  assertSameRows(back, from, n, rng);
+  assertSameRows(
+    back,
+    FingerprintColumn.build(n, (row) => given[row]),
+    n,
+    rng,
+  );
+});
+
+test("an odd count of interleaved halves, or hi and lo of different lengths, is refused", () => {
+  const built = FingerprintColumn.build(4, () => ({ hi: 1, lo: 2 }));
+  const w = new MemorySerialWriter();
+  built.serialize(w);
+  const odd = new Map(w.fields);
+  odd.set("halves", new Uint32Array(7));
+  assert.throws(() => FingerprintColumn.deserialize(new MemorySerialReader(odd)), /odd count/);
+  const uneven = new Map(w.fields);
+  uneven.delete("halves");
+  uneven.set("hi", new Uint32Array(4));
+  uneven.set("lo", new Uint32Array(3));
+  assert.throws(() => FingerprintColumn.deserialize(new MemorySerialReader(uneven)), /different lengths/);
+});
 
 test.run();
