@@ -68,11 +68,11 @@ export const SNAPSHOT_MAGIC = Uint8Array.from([0x51, 0x55, 0x49, 0x56, 0x45, 0x5
  * score index of banded suffixes (search/scores.ts, search/score-index.ts): format 4's score
  * sections are not read (format 4 was never released; such a file is refused with the sentence
  * that says to rebuild it). 6: every object's first OSP position as an Elias-Fano sequence
- (statements.objectIndex, succinct/elias-fano.ts) in place of every 16th (statements.objectStarts);
- a format 5 file is still read and served as before (its windows searched), and saved as format 6.
- 7: the given fingerprints' halves interleaved in one section (statements.fingerprints.halves,
- statements/fingerprint-column.ts: one cache miss a row where the two arrays hi and lo took two); a
- format 5 or 6 file is read with its two arrays as they are (nothing copied), and saved interleaved.
+ * (statements.objectIndex, succinct/elias-fano.ts) in place of every 16th (statements.objectStarts);
+ * a format 5 file is still read and served as before (its windows searched), and saved as format 6.
+ * 7: the given fingerprints' halves interleaved in one section (statements.fingerprints.halves,
+ * statements/fingerprint-column.ts: one cache miss a row where the two arrays hi and lo took two); a
+ * format 5 or 6 file is read with its two arrays as they are (nothing copied), and saved interleaved.
  */
 export const FORMAT_VERSION: number = 7;
 /** The oldest format this Quiver reads (graph-manifest.ts reads each format it accepts). */
