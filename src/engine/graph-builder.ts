@@ -35,10 +35,10 @@ import { Dictionary } from "./entities/dictionary.js";
 import { type EntityColumnsInput, EntityTable, indexArray } from "./entities/entity-table.js";
 import { FingerprintColumn, type GivenFingerprint } from "./statements/fingerprint-column.js";
 import { derivedFingerprintHalves, readHexFingerprint } from "./statements/fingerprint.js";
-import { FingerprintTable, LOADING_MAX_LOAD } from "./statements/fingerprint-table.js";
-import { GivenRows, type SealedGivenRows } from "./statements/given-rows.js";
+import { FingerprintTable } from "./statements/fingerprint-table.js";
 import { type FoldMode, folder, isFoldMode } from "./search/fold.js";
 import { ScoreIndex } from "./search/score-index.js";
+import { BitVector } from "./succinct/bit-vector.js";
 import { Scores, statementCounts } from "./search/scores.js";
 import { hash64, hex64, type Hash64 } from "./hash64.js";
 import { describeValue, quote } from "./quote.js";
@@ -285,29 +285,28 @@ export class GraphBuilder {
   private readonly subject = new Uint32Vector(INITIAL_CAPACITY);
   private readonly predicate = new Uint32Vector(INITIAL_CAPACITY);
   private readonly object = new Uint32Vector(INITIAL_CAPACITY);
+  private readonly fpHi = new Uint32Vector(INITIAL_CAPACITY);
+  private readonly fpLo = new Uint32Vector(INITIAL_CAPACITY);
+  /** 1 when the input gave the row's fingerprint, 0 when it was derived (only given ones are stored). */
+  private readonly fpGiven = new Uint8Vector(INITIAL_CAPACITY);
+  /** Rows whose fpGiven is 1. */
+  private givenRows = 0;
   /**
-   * The stored fingerprints (given-rows.ts: a given one that is not the derived one, or a text one),
-   * sparse: which rows have one and their halves in row order. Every other row's fingerprint is
-   * derived from its triple when asked (keyOf), so no column of fingerprints is kept (8 bytes a
-   * statement, held through the load's peak): most inputs store none.
+   * The stored fingerprints once the statements are ended (endStatements), when at most half the
+   * rows have one: which rows (a bit each, ranked) and their halves in row order. fpHi, fpLo and
+   * fpGiven (9 bytes a statement) are let go then: the keys of the fingerprint table are needed no
+   * more, and most inputs store none (no fingerprint given, or each given one the derived one).
    */
-  private givenRows = new GivenRows();
-  /** givenRows sealed (endStatements, or the statement index's input): ranked, for the build. */
-  private sealedGiven: SealedGivenRows | undefined;
-  /** The row whose fingerprint `key` holds (the table's probes ask hi, then lo, of one row). */
-  private keyRow = -1;
-  private readonly key: Hash64 = [0, 0];
+  private compactGiven: { rows: BitVector; hi: Uint32Array; lo: Uint32Array } | undefined;
+  /** 64-bit fingerprint -> the row that used it first (rows with a text fingerprint are not in it). */
+  private readonly fingerprintRows = new FingerprintTable(this.fpHi, this.fpLo);
   /**
-   * 64-bit fingerprint -> the row that used it first (rows with a text fingerprint are not in it);
-   * a row's key is its stored fingerprint or the one derived from its triple (keyOf).
+   * A dense feed's given fingerprints, sparse (which rows have one, a bit a row, and their halves
+   * in row order; the bits' rank is a given row's index in the halves): most statements of a graph
+   * have none, and a dense feed needs no column of derived ones (no fingerprint table),
+   * so fpHi/fpLo/fpGiven stay empty there (9 bytes a statement saved through the build's peak).
    */
-  private readonly fingerprintRows = new FingerprintTable(
-    { get: (row) => this.keyOf(row)[0] },
-    { get: (row) => this.keyOf(row)[1] },
-    undefined,
-    undefined,
-    LOADING_MAX_LOAD,
-  );
+  private denseGiven: { rows: BitVector; hi: Uint32Vector; lo: Uint32Vector } | undefined;
   /** Fingerprints that are not 16 lowercase hex digits: row -> text, and text -> row. */
   private readonly fpText = new Map<number, string>();
   private readonly fpTextRows = new Map<string, number>();
@@ -620,32 +619,32 @@ export class GraphBuilder {
 
   /** A statement's row in the columns (its position is pushed by the caller). */
   private pushRow(s: number, p: number, o: number, hi: number, lo: number, given: boolean): void {
-    // Only a stored fingerprint is kept: a derived one is made again from the triple (keyOf).
-    if (given) this.givenRows.add(this.subject.length, hi, lo);
     this.subject.push(s);
     this.predicate.push(p);
     this.object.push(o);
+    const sparse = this.denseGiven;
+    // Each branch: a dense feed keeps the given fingerprints only, sparse; any other feed every row's.
+    if (sparse !== undefined) {
+      if (given) {
+        sparse.rows.set(this.subject.length - 1);
+        sparse.hi.push(hi);
+        sparse.lo.push(lo);
+      }
+      return;
+    }
+    this.fpHi.push(hi);
+    this.fpLo.push(lo);
+    this.fpGiven.push(given ? 1 : 0);
+    if (given) this.givenRows++;
   }
 
   /**
-   * The fingerprint of `row` (added): its stored one, else the one derived from its triple. The
-   * fingerprint table's key of the row; the last row asked is kept (a probe asks hi, then lo).
+   * The index in denseGiven of `row`'s given fingerprint, or -1: the rank of its bit (O(1); the
+   * rows' bit vector is sealed by statementInput before any look-up).
    */
-  private keyOf(row: number): Hash64 {
-    const key = this.key;
-    if (row === this.keyRow) return key;
-    this.keyRow = row;
-    const at = this.givenRows.indexOf(row);
-    // Each branch: a stored fingerprint, or the derived one.
-    if (at >= 0) {
-      key[0] = this.givenRows.hiAt(at);
-      key[1] = this.givenRows.loAt(at);
-    } else {
-      const [hi, lo] = this.derive(this.subject.get(row), this.predicate.get(row), this.object.get(row));
-      key[0] = hi;
-      key[1] = lo;
-    }
-    return key;
+  private denseGivenAt(row: number): number {
+    const rows = (this.denseGiven as { rows: BitVector }).rows;
+    return rows.get(row) === 1 ? rows.rank1(row) : -1;
   }
 
   /** Builds the graph. The builder cannot be used afterwards. */
@@ -809,47 +808,74 @@ export class GraphBuilder {
     // text fingerprints asked only when there are any: this runs twice for every statement.
     const halves = { hi: 0, lo: 0 };
     const anyText = this.fpText.size > 0;
-    const compact = this.sealGiven();
-    const noneStored = compact.hi.length === 0;
-    // Every row stored (a file whose given fingerprints are not the derived ones): row r's halves
-    // are at r, no bit read.
-    const allStored = compact.hi.length === subject.length;
+    const sparse = this.denseGiven;
+    const compact = this.compactGiven;
+    const noneStored = compact !== undefined && compact.hi.length === 0;
+    // No row comes after this: the given rows' counts are made for denseGivenAt's ranks.
+    sparse?.rows.seal();
     const given = (row: number): GivenFingerprint => {
       const text = anyText ? this.fpText.get(row) : undefined;
       if (text !== undefined) return text;
       // Only what the input gave is stored: derived fingerprints are made again on output.
-      // Each branch: none stored (the usual case: no fingerprint given, or each given one the
-      // derived one), no bit read; every row stored, its own index; else a random bit and rank a row.
-      if (noneStored) return undefined;
-      const at = allStored ? row : compact.rows.get(row) === 1 ? compact.rows.rank1(row) : -1;
-      if (at < 0) return undefined;
-      halves.hi = compact.hi[at]!;
-      halves.lo = compact.lo[at]!;
+      // Each branch: the loader's compacted ones (endStatements), a dense feed's sparse given ones,
+      // or every row's column.
+      if (compact !== undefined) {
+        // None stored (the usual case: no fingerprint given, or each given one the derived one):
+        // no bit read, a random one a row otherwise.
+        if (noneStored || compact.rows.get(row) !== 1) return undefined;
+        const at = compact.rows.rank1(row);
+        halves.hi = compact.hi[at]!;
+        halves.lo = compact.lo[at]!;
+        return halves;
+      }
+      if (sparse !== undefined) {
+        const at = this.denseGivenAt(row);
+        if (at < 0) return undefined;
+        halves.hi = sparse.hi.get(at)!;
+        halves.lo = sparse.lo.get(at)!;
+        return halves;
+      }
+      if (this.fpGiven.get(row) !== 1) return undefined;
+      halves.hi = this.fpHi.get(row);
+      halves.lo = this.fpLo.get(row);
       return halves;
     };
-    // A row's fingerprint text (asked for runs of one triple only): its stored one, or the one
-    // derived from its triple (its builder ids are the dense ids).
+    // A row's fingerprint text (asked for runs of one triple only). A dense feed's derived ones are
+    // made again from the triple (its builder ids are the dense ids).
     const fingerprintOf = (row: number, s: number, p: number, o: number): string => {
       const text = this.fpText.get(row);
       if (text !== undefined) return text;
-      if (compact.rows.get(row) === 1) {
-        const at = compact.rows.rank1(row);
-        return hex64(compact.hi[at]!, compact.lo[at]!);
+      // Each branch: the loader's compacted ones (a row without one: derived from its triple), or
+      // every row's column, or a dense feed's sparse ones (below).
+      if (compact !== undefined) {
+        if (compact.rows.get(row) === 1) {
+          const at = compact.rows.rank1(row);
+          return hex64(compact.hi[at]!, compact.lo[at]!);
+        }
+        const [hi, lo] = this.derive(s, p, o);
+        return hex64(hi, lo);
       }
+      if (sparse === undefined) return hex64(this.fpHi.get(row), this.fpLo.get(row));
+      const at = this.denseGivenAt(row);
+      if (at >= 0) return hex64(sparse.hi.get(at)!, sparse.lo.get(at)!);
       const [hi, lo] = this.derive(s, p, o);
       return hex64(hi, lo);
     };
-    // A dense feed in SPO order with no text fingerprint (its stored rows then are the hex ones):
-    // its stored fingerprints are the column, as they are. Each branch: that, or row by row.
+    // A dense feed in SPO order with no text fingerprint (its sparse rows then are the hex ones):
+    // its sparse given fingerprints are the column, as they are. Each branch: that, or row by row.
     const spoFingerprints =
-      this.spoOrdered && !anyText
-        ? () => FingerprintColumn.fromHexBits(subject.length, compact.rows, compact.hi, compact.lo)
+      sparse !== undefined && this.spoOrdered && !anyText
+        ? () => FingerprintColumn.fromHexBits(subject.length, sparse.rows, columnRows(sparse.hi), columnRows(sparse.lo))
         : undefined;
-    // Every row stored and no text: the halves are columns by row, gathered as they are (a byte a
-    // row marks them all given, for the gather's moment only). Each branch: that, or `given` row by row.
+    // Rows kept by row with no text fingerprint: the builder's own columns, as they are (no copy).
+    // Each branch: those, or `given` row by row (a dense feed's sparse rows, or texts in the Map).
     const givenColumns =
-      allStored && !anyText && subject.length > 0
-        ? () => ({ given: new Uint8Array(subject.length).fill(1), hi: compact.hi, lo: compact.lo })
+      sparse === undefined && compact === undefined && !anyText
+        ? () => ({
+            given: byteColumnRows(this.fpGiven),
+            hi: columnRows(this.fpHi),
+            lo: columnRows(this.fpLo),
+          })
         : undefined;
     return {
       input: {
@@ -881,12 +907,14 @@ export class GraphBuilder {
    * (8 to 12 bytes a statement) go before the index makes its last arrays, not after it.
    */
   private releaseFingerprints(): void {
-    // The build's closures over the sealed rows (given, fingerprintOf) live as long as the
-    // statement index's build does; the builder's references go now. (The rows' bit vector may be
-    // the column's now: it goes with the reference.)
-    this.givenRows = new GivenRows(0);
-    this.sealedGiven = undefined;
+    // The sparse columns' arrays themselves: the build's closures over them (given, fingerprintOf)
+    // live as long as the statement index's build does.
+    // (The rows' bit vector may be the column's now: it goes with the reference.)
+    for (const column of [this.denseGiven?.hi, this.denseGiven?.lo]) column?.reallocate(0);
+    this.denseGiven = undefined;
+    this.compactGiven = undefined;
     this.fpText.clear();
+    for (const column of [this.fpHi, this.fpLo, this.fpGiven]) column.reallocate(0);
   }
 
   /** The graph of the parts and both indexes. */
@@ -930,19 +958,36 @@ export class GraphBuilder {
   private endStatements(): void {
     this.statementsEnded = true;
     this.fingerprintRows.release();
-    this.sealGiven();
+    this.compactFingerprints();
   }
 
   /**
-   * The stored fingerprints sealed (ranked), once no row comes after: made once, by endStatements or
-   * by the statement index's input, whichever is first. The growing vectors go then.
+   * The stored fingerprints into compactGiven, and fpHi, fpLo, fpGiven let go, when at most half
+   * the rows store one (else the columns stay: the compact form would save little, and the
+   * statement index reads the columns as they are). One pass over the rows; the compact arrays are
+   * 8 bytes a stored fingerprint and a bit a row.
    */
-  private sealGiven(): SealedGivenRows {
-    if (this.sealedGiven === undefined) {
-      this.sealedGiven = this.givenRows.seal(this.subject.length);
-      this.givenRows = new GivenRows(0);
+  private compactFingerprints(): void {
+    const m = this.subject.length;
+    const count = this.givenRows;
+    // Each branch: a dense feed keeps its own sparse ones, and a builder whose columns are mostly
+    // stored fingerprints keeps them as they are.
+    if (this.denseGiven !== undefined || 2 * count > m) return;
+    const rows = new BitVector(m);
+    const hi = new Uint32Array(count);
+    const lo = new Uint32Array(count);
+    const given = byteColumnRows(this.fpGiven);
+    const fpHi = columnRows(this.fpHi);
+    const fpLo = columnRows(this.fpLo);
+    for (let row = 0, at = 0; row < m; row++) {
+      if (given[row] !== 1) continue;
+      rows.set(row);
+      hi[at] = fpHi[row]!;
+      lo[at] = fpLo[row]!;
+      at++;
     }
-    return this.sealedGiven;
+    this.compactGiven = { rows: rows.seal(), hi, lo };
+    for (const column of [this.fpHi, this.fpLo, this.fpGiven]) column.reallocate(0);
   }
 
   private checkStatementsOpen(): void {
@@ -950,10 +995,9 @@ export class GraphBuilder {
   }
 
   private reserveStatements(statements: number): void {
-    for (const column of [this.subject, this.predicate, this.object]) {
+    for (const column of [this.subject, this.predicate, this.object, this.fpHi, this.fpLo, this.fpGiven]) {
       if (column.capacity < statements) column.reallocate(statements);
     }
-    this.givenRows.reserve(statements);
     this.fingerprintRows.reserve(statements);
   }
 
@@ -1015,8 +1059,12 @@ export class GraphBuilder {
     }
     for (const column of [this.subject, this.predicate, this.object]) column.reallocate(statements.count);
     const given = statements.given;
-    // Which rows have one: a bit a row, and the halves of `statements.given` rows (no growth).
-    this.givenRows = new GivenRows(given);
+    // Which rows have one: a bit a row (exactly `statements.count` rows), not a word a given one.
+    this.denseGiven = {
+      rows: new BitVector(statements.count),
+      hi: new Uint32Vector(given),
+      lo: new Uint32Vector(given),
+    };
     return dictionary;
   }
 
@@ -1358,6 +1406,11 @@ function sharedCopy(column: Uint32Vector): Uint32Array {
  */
 function columnRows(column: Uint32Vector): Uint32Array {
   return (column as unknown as { array: Uint32Array }).array.subarray(0, column.length);
+}
+
+/** A byte column's rows as one array, without a copy (as columnRows). */
+function byteColumnRows(column: Uint8Vector): Uint8Array {
+  return (column as unknown as { array: Uint8Array }).array.subarray(0, column.length);
 }
 
 /** The raw identifiers of `entities` by dense id (what a search index is built from). */

@@ -9,17 +9,17 @@
  * lines. k copies of one statement cost k look-ups, O(k).
  *
  * Algorithm: open addressing with linear probing over one Uint32Array of slots, each 0 (empty) or a
- * row + 1. The keys are not copied into the table: a slot's key is read through `keyHi`, `keyLo` (the
- * builder's: a row's stored fingerprint, or the one derived again from its triple and its entities'
- * hashes; a built graph's, live/base-fingerprints.ts, the same). The slot of a key is a mix of its two
+ * row + 1. The keys are not copied into the table: a slot's key is read from the builder's fingerprint
+ * columns (`keyHi`, `keyLo`), where the row's key already lives. The slot of a key is a mix of its two
  * halves with a random per-table seed (murmur3's fmix32, twice), so a file cannot be written to pile
  * its fingerprints onto one run of slots; the mix is mapped onto the slots by a multiply-shift
  * (Lemire's fastrange), so the table need not be a power of two: `reserve` sizes it to the entries
- * it is told of over its largest load, not to the next power of two (at 10M statements 56 MB at
- * LOADING_MAX_LOAD, not 134). The table doubles when it is more than that full.
+ * it is told of over MAX_LOAD, not to the next power of two (at 10M statements 80 MB, not 134). The
+ * table doubles when it is more than MAX_LOAD full.
  * Each slot keeps a tag in the bits that its row does not need (the low bits of the key's mix: 8 bits
  * at 10M rows, 5 at 100M): a probe passes a slot whose tag differs without reading its row's key (a
- * key read is several cache misses: a row's triple, its entities' hashes), so a look-up of a key that is not there, at load 1/2, reads a key about once in 2^tag bits
+ * key read is a cache miss or more: the builder's column, or a built graph's entities and their
+ * hashes), so a look-up of a key that is not there, at load 1/2, reads a key about once in 2^tag bits
  * instead of 1.5 times. A table told the most rows it will hold (`maxRows`: a built graph's,
  * live/base-fingerprints.ts) keeps its row bits; one told nothing (the builder's) starts narrow and
  * widens them as its rows grow (`reserve` widens them once for the rows it is told of), each time
@@ -27,10 +27,9 @@
  * `touch` reads many keys' first slots at once before their findOrAdd: their cache misses overlap.
  *
  * Cost: expected O(1) probes per look-up (about 1.5 for a hit, 2.5 for a miss at load 1/2). Memory: 4
- * bytes per slot and between 1/MAX_LOAD and 2/MAX_LOAD slots per distinct fingerprint; the
- * builder's table is filled to LOADING_MAX_LOAD: 5.3 to 10.7 bytes per statement while loading (5.3
- * when reserved for what comes; 16 during the one copy of a doubling), freed by `release()` once
- * the statements are in.
+ * bytes per slot and between 1/MAX_LOAD and 2/MAX_LOAD slots per distinct fingerprint: 8 to 16 bytes
+ * per statement while loading (8 when reserved for what comes; 24 during the one copy of a
+ * doubling), freed by `release()` at build.
  * `reserve(n)` sizes the table for n entries at once when the caller can estimate them (the loader
  * does, from the statement file's size), so no doubling rereads the keys.
  *
@@ -43,15 +42,8 @@ import { fastRange, fmix32 } from "../hash64.js";
 
 /** Slots of a new table. */
 const INITIAL_SLOTS = 1024;
-/** Largest fraction of slots in use before the table doubles (a table not told otherwise). */
+/** Largest fraction of slots in use before the table doubles. */
 const MAX_LOAD = 0.5;
-/**
- * The same for a table filled once while a graph is loaded and then released (GraphBuilder's, held
- * through the load's peak of memory): a third fewer slots than at MAX_LOAD, for about one probe more
- * a look-up on average over the fill (2.5 at its end, in the same cache line or the next); the tags
- * keep the keys read nearly as rare.
- */
-export const LOADING_MAX_LOAD = 0.75;
 const EMPTY = 0;
 
 /** Reads the fingerprint half of a row; the builder's columns. */
@@ -92,8 +84,6 @@ export class FingerprintTable {
    * (widen), so its slots carry as many bits of tag as the rows leave.
    */
   private readonly growingRows: boolean;
-  /** Largest fraction of slots in use before the table doubles. */
-  private readonly maxLoad: number;
   /** What `touch` read: kept so that the reads are not optimized away. */
   private touched = 0;
   /** Slots looked at so far, over every call: the table's work, which tests compare. */
@@ -104,10 +94,8 @@ export class FingerprintTable {
   /**
    * `state`: a table made over the same keys elsewhere (`state()`), taken as it is; else an empty
    * one, whose slots carry tags when `maxRows` (the most rows it will hold) leaves them bits.
-   * `maxLoad`: the largest fraction of slots in use (MAX_LOAD unless told).
    */
-  constructor(keyHi: KeyColumn, keyLo: KeyColumn, state?: FingerprintTableState, maxRows?: number, maxLoad = MAX_LOAD) {
-    this.maxLoad = maxLoad;
+  constructor(keyHi: KeyColumn, keyLo: KeyColumn, state?: FingerprintTableState, maxRows?: number) {
     this.keyHi = keyHi;
     this.keyLo = keyLo;
     // Each branch: a table handed over keeps its seeds and tags (its slots were placed by them), a new one draws its own.
@@ -154,7 +142,7 @@ export class FingerprintTable {
       if (!this.growingRows) throw new Error(`FingerprintTable: row ${row} does not fit its ${this.rowBits} bits`);
       this.widen(bitsFor(2 * (row + 1)));
     }
-    if (this.used + 1 > this.slots.length * this.maxLoad) this.grow();
+    if (this.used + 1 > this.slots.length * MAX_LOAD) this.grow();
     const slots = this.slots;
     const mix = this.mix(hi, lo);
     const tag = mix & this.tagMask;
@@ -262,7 +250,7 @@ export class FingerprintTable {
   reserve(entries: number): void {
     // A table that follows its rows is told here about how many come: its row bits are widened once.
     if (this.growingRows && bitsFor(entries) > this.rowBits) this.widen(bitsFor(entries));
-    const size = Math.ceil(entries / this.maxLoad);
+    const size = Math.ceil(entries / MAX_LOAD);
     if (size > this.slots.length) this.rehash(size);
   }
 
