@@ -18,8 +18,9 @@
  * Algorithm: open addressing, linear probing, over a power-of-two table of slot numbers (0 empty)
  * at most half full; a gram's key is its three UTF-16 code units packed in 48 bits (exact in a
  * double: no collision, no string made). A gram not held yet is asked of the indexes once (the
- * caller's `sizes`) and added. The table holds at most GRAMS_MAX grams: past that (queries of many
- * distinct grams between two batches) it starts empty again, so its memory stays bounded.
+ * caller's `sizes`) and added. The table holds at most GRAMS_MAX grams: a query whose grams would
+ * pass that (queries of many distinct grams between two batches) starts it empty again before its
+ * first gram, so its memory stays bounded and a pick never names a gram of before the restart.
  *
  * Cost: a read O(grams of the query) probes; a gram's first ask its probes of the indexes and, for a
  * list walked, its sort (O(P log P) for P items); an emptying O(table) once per content.
@@ -49,7 +50,7 @@ const LISTS = 3;
 /** Doubles a gram takes in the data: its key and its size in each index. */
 const STRIDE = 1 + LISTS;
 /** The most grams held for one content (about 40 bytes each, and their lists): past it, the table starts empty again. */
-const GRAMS_MAX = 1 << 16;
+export const GRAMS_MAX = 1 << 16;
 /** The table's first size (slots), grown by doubling to stay at most half full. */
 const INITIAL_SLOTS = 1 << 10;
 
@@ -108,6 +109,9 @@ export class ScoreGrams {
     out.fill(-1);
     const least = this.#least;
     least.fill(Infinity);
+    // A cache without room for every gram of the query starts again now, not between two of its
+    // grams: a gram number picked before the restart would name another gram after it.
+    if (this.#texts.length + Math.max(0, fq.length - GRAM + 1) > GRAMS_MAX) this.clear();
     for (let i = 0; i + GRAM <= fq.length; i++) {
       const g = this.gramOf(fq, i, sizes);
       const data = this.#data;
@@ -151,12 +155,8 @@ export class ScoreGrams {
       if (this.#data[g * STRIDE] === key) return g;
       at = (at + 1) & mask;
     }
-    // Each branch: a full cache starts again (memory bounded); a table half full doubles first.
-    if (this.#texts.length >= GRAMS_MAX) {
-      this.clear();
-      mask = this.#table.length - 1;
-      at = hashAt(s, i, mask);
-    } else if (2 * (this.#texts.length + 1) > this.#table.length) {
+    // A table half full doubles first (rarest made room for the query's grams: never past GRAMS_MAX).
+    if (2 * (this.#texts.length + 1) > this.#table.length) {
       this.grow();
       mask = this.#table.length - 1;
       at = hashAt(s, i, mask);

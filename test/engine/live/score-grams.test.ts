@@ -10,7 +10,7 @@
 
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { LIST_ALL, LIST_DELTA, LIST_RAISED, ScoreGrams } from "../../../src/engine/live/score-grams.js";
+import { GRAMS_MAX, LIST_ALL, LIST_DELTA, LIST_RAISED, ScoreGrams } from "../../../src/engine/live/score-grams.js";
 import type { Graph } from "../../../src/engine/graph.js";
 import { Rng } from "../../support/oracle.js";
 
@@ -121,6 +121,23 @@ test("past its most grams (code units over a wide range) the cache starts again 
     indexes,
     queries.map((q) => `${q}x`),
   );
+});
+
+test("a query whose grams pass the most grams held: each pick names the query's rarest gram, not a gram of before the restart", () => {
+  const cache = new ScoreGrams();
+  cache.forContent(1, {} as Graph);
+  const out = new Int32Array(3);
+  // GRAMS_MAX - 1 distinct grams, one a query (three code units each), every size 1.
+  for (let i = 0; i < GRAMS_MAX - 1; i++) {
+    const q = String.fromCharCode(0x4e00 + (i & 0xff), 0x4e00 + (i >>> 8), 0x61);
+    cache.rarest(q, (_text, data, at) => data.fill(1, at, at + 3), out);
+  }
+  // Two new grams: the first fills the cache, the second would not fit; the first is the rarest.
+  cache.rarest("xyzw", (text, data, at) => data.fill(text === "xyz" ? 1 : 5, at, at + 3), out);
+  for (const k of [LIST_DELTA, LIST_RAISED, LIST_ALL]) assert.is(cache.textOf(out[k]!), "xyz", `index ${k}`);
+  // Asked again, the same picks, without asking the indexes again.
+  cache.rarest("xyzw", () => assert.unreachable("asked again"), out);
+  for (const k of [LIST_DELTA, LIST_RAISED, LIST_ALL]) assert.is(cache.textOf(out[k]!), "xyz", `index ${k} again`);
 });
 
 test.run();
