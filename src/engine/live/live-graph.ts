@@ -430,9 +430,8 @@ export class LiveGraph implements ReadGraph {
    */
   #aids: ListAids[] = [];
   #aidsSequence = -1;
-  /** placeToken's token, and the base it was made for. */
+  /** The token of the places this graph attaches over its base now (WalkPlace): made again at each swap. */
   #placeToken: object = {};
-  #placeTokenBase: Graph | undefined;
   #aidsBase: Graph | undefined;
   /** A statements merge's scratch: each base item kept's place in the base's page (a page is at most the maximum limit). */
   readonly #fromBaseAt = new Int32Array(STATEMENTS_MAX_LIMIT);
@@ -2383,15 +2382,10 @@ export class LiveGraph implements ReadGraph {
 
   /**
    * This graph's token for the places it attaches over its base now (WalkPlace): an object of its
-   * own, made again whenever the base changes, so that a place names this graph and base without
-   * holding either (a cursor cache that outlives them keeps a few numbers, not a delta).
+   * own, made again at each swap, so that a place names this graph and base without holding either
+   * (a cursor cache that outlives them keeps a few numbers, not a delta).
    */
   private placeToken(): object {
-    // A new base since the token was made: a new token (no place made over another base matches).
-    if (this.#placeTokenBase !== this.#base) {
-      this.#placeToken = {};
-      this.#placeTokenBase = this.#base;
-    }
     return this.#placeToken;
   }
 
@@ -2857,8 +2851,10 @@ export class LiveGraph implements ReadGraph {
     this.#replacedFilterMask = next.#replacedFilterMask;
     this.#replacedFilterSequence = next.#replacedFilterSequence;
     this.#replacedFilterBase = next.#replacedFilterBase;
+    // No place made over the old base matches one over the new.
+    this.#placeToken = {};
     // The score ranks came with the warmth; without it they are made on the first read that needs them.
-    if (warmth !== undefined) this.#byScore.warm(graph, warmth.scoreRanks);
+    this.#byScore.rebase(graph, warmth?.scoreRanks);
   }
 }
 

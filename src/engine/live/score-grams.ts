@@ -90,6 +90,13 @@ export class ScoreGrams {
     return true;
   }
 
+  /** Holds no content (a swap: the old base and its delta's lists are let go now, not at the next read). */
+  forget(): void {
+    this.#sequence = -1;
+    this.#base = undefined;
+    this.clear();
+  }
+
   private clear(): void {
     // Each branch: a table grown past its first size is let go (a content's grams are not the next one's); else emptied.
     if (this.#table.length > INITIAL_SLOTS) {

@@ -481,6 +481,19 @@ export class ScoreSearch {
     }
   }
 
+  /**
+   * A new base swapped in (LiveGraph.swapBase): what was made for the old one goes now, so that
+   * nothing here keeps the old base, or its delta's lists, alive until the next order=score read;
+   * `ranks` as warm's.
+   */
+  rebase(base: Graph, ranks?: Uint32Array): void {
+    this.#grams.forget();
+    this.#deltaStarts = undefined;
+    this.#srankOfId = undefined;
+    this.#srankOfIdBase = undefined;
+    if (ranks !== undefined) this.warm(base, ranks);
+  }
+
   /** Base entity `d`'s score rank in the base (see #srankOfId). */
   private srankOf(d: number): number {
     if (this.#srankOfIdBase !== this.#live.base || this.#srankOfId === undefined) this.warm(this.#live.base);

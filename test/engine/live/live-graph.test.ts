@@ -26,6 +26,7 @@ import {
   type Statement,
 } from "../../../src/index.js";
 import { warmthOf } from "../../../src/engine/live/live-graph.js";
+import { collectGarbage } from "../../../src/load/collect-garbage.js";
 import { randomQuery } from "../../support/graph-walks.js";
 import { LiveOracle, randomBatch } from "../../support/live-oracle.js";
 import {
@@ -1611,6 +1612,62 @@ test("search order name, with delta names beside the base's (shared first units,
               ctx: `fold ${foldMode} batch ${batch} q=${show(q)} type=${show(type)} limit ${limit}`,
             });
     }
+  }
+});
+
+test("a swap lets the old base go at once: after order=score, order=name and statements pages, nothing of the live graph keeps it until the next read", async () => {
+  const gc = collectGarbage();
+  assert.ok(gc !== undefined, "a full collection is needed");
+  for (const withWarmth of [true, false]) {
+    const data = generateGraph(new Rng(77), { entities: 60, statements: 300 });
+    const live = new LiveGraph(buildGraph(data), { cursorSecret: "swap-test" });
+    // The old base is read inside a frame of its own: only the live graph can keep it.
+    const old = ((): WeakRef<object> => {
+      const base = live.base;
+      // New entities, base entities renamed with new scores, one deleted, statements among the base's.
+      const ids = data.entities.map((e) => e.entityId);
+      live.apply([
+        ...Array.from(
+          { length: 20 },
+          (_, i): Change => ({
+            op: "put",
+            entity: { entityId: `new${i}`, rawIdentifier: `abc new ${i}`, type: "0", sourceType: "", score: i },
+          }),
+        ),
+        ...data.entities.slice(0, 10).map(
+          (e, i): Change => ({
+            op: "put",
+            entity: { ...e, rawIdentifier: `${e.rawIdentifier} abc`, score: 1000 + i },
+          }),
+        ),
+        { op: "delete", entityId: ids[20]!, cascade: true },
+        ...Array.from(
+          { length: 30 },
+          (_, i): Change => ({
+            op: "put",
+            statement: {
+              subjectEntityId: ids[30 + (i % 20)]!,
+              predicateEntityId: ids[i % 7]!,
+              objectEntityId: `new${i % 20}`,
+            },
+          }),
+        ),
+      ]);
+      for (const q of ["a", "ab", "abc", "e c"]) {
+        live.search({ q, order: "score", limit: 3 });
+        live.search({ q, limit: 3, count: true });
+      }
+      const page = live.statements({ limit: 2 });
+      if (page.nextCursor) live.statements({ limit: 2, cursor: page.nextCursor });
+      return new WeakRef(base);
+    })();
+    const graph = live.buildCompacted();
+    live.swapBase(graph, live.sequence, [], withWarmth ? warmthOf(graph) : undefined);
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    assert.is(old.deref(), undefined, `the old base is still held (warmth ${withWarmth})`);
+    // And the graph still reads: the new base's pages.
+    assert.ok(live.statements({ limit: 5 }).items.length > 0);
   }
 });
 
