@@ -42,7 +42,7 @@ import {
 } from "../limits.js";
 import { describeValue } from "../quote.js";
 import { ENTITY_TYPES, type EntityType } from "../types.js";
-import { fitsUtf8Bytes, loneSurrogateAt, utf8ByteLength } from "../utf8.js";
+import { fitsUtf8Bytes, isWellFormed, loneSurrogateAt, utf8ByteLength } from "../utf8.js";
 
 /**
  * A statement put line exactly as JSON.stringify writes `{op, statement: {subjectEntityId,
@@ -246,7 +246,8 @@ function text(
 /** A string of field `name` checked: non-empty when asked, well-formed, within its bytes. */
 function checked(v: string, name: string, maxBytes: number, nonEmpty: boolean, line: number): string {
   if (nonEmpty && v.length === 0) throw invalidChange(line, `field "${name}" must not be empty`);
-  const lone = loneSurrogateAt(v);
+  // Each branch: a well-formed string (the native test, a third of the scan's cost) goes on; else the scan names the place.
+  const lone = isWellFormed(v) ? -1 : loneSurrogateAt(v);
   if (lone >= 0) {
     const unit = v.charCodeAt(lone).toString(16).toUpperCase();
     throw invalidChange(

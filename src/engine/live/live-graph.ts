@@ -546,7 +546,8 @@ export class LiveGraph implements ReadGraph {
 
   /** Applies a batch whole, or throws (INVALID_CHANGE, CHANGE_CONFLICT) and changes nothing. */
   apply(batch: ChangeBatch): ChangeResult {
-    return this.commit(this.prepare(batch));
+    // No change log to write: the batch's JSON Lines (a JSON.stringify a line for an array) are not made.
+    return this.commit(this.prepareChanges(batch, false));
   }
 
   /**
@@ -554,6 +555,11 @@ export class LiveGraph implements ReadGraph {
    * throws QuiverError INVALID_CHANGE (a bad line) or CHANGE_CONFLICT (a line that cannot apply).
    */
   prepare(batch: ChangeBatch): PreparedBatch {
+    return this.prepareChanges(batch, true);
+  }
+
+  /** prepare; `withText` false leaves the prepared batch's `text` empty (apply: no log to write it to). */
+  private prepareChanges(batch: ChangeBatch, withText: boolean): PreparedBatch {
     const changes = parseChangeBatch(batch);
     const entities = new Map<string, DeltaEntity | null>();
     const statements = new Map<string, DeltaStatement | null>();
@@ -680,7 +686,8 @@ export class LiveGraph implements ReadGraph {
         );
       }
     }
-    return { sequence: result.sequence, result, text: batchText(batch), entities, statements, fresh };
+    const text = withText ? batchText(batch) : "";
+    return { sequence: result.sequence, result, text, entities, statements, fresh };
   }
 
   /** The base dense ids of `changes`' statement puts' subject, predicate and object, in order (-1: not in the base). */
