@@ -121,9 +121,11 @@ export class Dictionary {
    * entity's; then the entityIds' text), so that the cache misses of different ids overlap where one
    * idOf waits for each of its own in turn. A round resolves about three ids in four at load 1/2.
    * Same answers as idOf (a 64-bit hash match whose text differs, practically never, goes on to
-   * idOf); cost O(total length), five arrays of ids.length words.
+   * idOf); cost O(total length), five arrays of ids.length words. `hashes`, when given (2 *
+   * ids.length words), gets each id's hash64 (hi at 2i, lo at 2i + 1), found or not: what a derived
+   * fingerprint is made of.
    */
-  idsOf(ids: readonly string[], out: Int32Array): void {
+  idsOf(ids: readonly string[], out: Int32Array, hashes?: Uint32Array): void {
     const n = ids.length;
     const table = this.table;
     const size = table.length;
@@ -138,6 +140,10 @@ export class Dictionary {
       hash64([ids[i]!], h);
       his[i] = h[0];
       los[i] = h[1];
+      if (hashes !== undefined) {
+        hashes[2 * i] = h[0];
+        hashes[2 * i + 1] = h[1];
+      }
       slots[i] = homeSlot(h[1], size);
       todo[i] = i;
     }

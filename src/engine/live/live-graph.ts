@@ -114,7 +114,7 @@ import { quote } from "../quote.js";
 import { compareFoldedToRaw, folder } from "../search/fold.js";
 import { statementCounts } from "../search/scores.js";
 import { type Hash64, hash64, hex64 } from "../hash64.js";
-import { deriveFingerprint, derivedFingerprintHalves } from "../statements/fingerprint.js";
+import { derivedFingerprintHalves } from "../statements/fingerprint.js";
 import {
   ENTITY_TYPES,
   type Entity,
@@ -143,13 +143,7 @@ import {
   summaryThird,
 } from "./gram-index.js";
 import { signatureInto } from "./gram-signature.js";
-import {
-  type ChangeBatch,
-  type LiveEntityInput,
-  type LiveStatementInput,
-  type ParsedChange,
-  parseChangeBatch,
-} from "./change-batch.js";
+import { type ChangeBatch, type LiveEntityInput, type ParsedChange, parseChangeBatch } from "./change-batch.js";
 import type { ReadGraph } from "../read-graph.js";
 import {
   buildFence,
@@ -579,11 +573,11 @@ export class LiveGraph implements ReadGraph {
     };
     // The base dense ids of the statement puts' entities, three a put in line order, looked up all
     // at once (Dictionary.idsOf: their cache misses overlap); the base does not change meanwhile.
-    const putIds = this.basePutIds(changes);
+    const { ids: putIds, hashes: putHashes } = this.basePutIds(changes);
     let put3 = 0;
     // Their fingerprints (a derived one names the same triple whatever the entities' state), and
     // the base rows that hold them, looked up all at once too (BaseFingerprints.rowsOf).
-    const { fingerprints: putFingerprints, rows: putRows } = this.basePutRows(changes, putIds);
+    const { fingerprints: putFingerprints, rows: putRows } = this.basePutRows(changes, putHashes);
     const entityThere = (id: string): boolean => entityAt(id) !== GONE;
     const fresh = new Set<string>();
     const statementNow = (fp: string): DeltaStatement | undefined => {
@@ -690,60 +684,55 @@ export class LiveGraph implements ReadGraph {
     return { sequence: result.sequence, result, text, entities, statements, fresh };
   }
 
-  /** The base dense ids of `changes`' statement puts' subject, predicate and object, in order (-1: not in the base). */
-  private basePutIds(changes: readonly ParsedChange[]): Int32Array {
+  /**
+   * The base dense ids of `changes`' statement puts' subject, predicate and object, in order (-1: not
+   * in the base), and each of those entityIds' hash64 (hi, lo: 2 words an id).
+   */
+  private basePutIds(changes: readonly ParsedChange[]): { ids: Int32Array; hashes: Uint32Array } {
     const ids: string[] = [];
     for (const c of changes) {
       if (c.kind !== "putStatement") continue;
       ids.push(c.statement.subjectEntityId, c.statement.predicateEntityId, c.statement.objectEntityId);
     }
     const out = new Int32Array(ids.length);
-    this.#parts.dictionary.idsOf(ids, out);
-    return out;
+    const hashes = new Uint32Array(2 * ids.length);
+    this.#parts.dictionary.idsOf(ids, out, hashes);
+    return { ids: out, hashes };
   }
 
   /**
-   * The fingerprints of `changes`' statement puts, in order (given, or derived: `putIds` are their
-   * entities' base dense ids, basePutIds), and the base row that holds each (-1: none).
+   * The fingerprints of `changes`' statement puts, in order (given, or derived from `hashes`, their
+   * entityIds' hash64 as basePutIds gives them: no entity's record or characters read again), and
+   * the base row that holds each (-1: none).
    */
   private basePutRows(
     changes: readonly ParsedChange[],
-    putIds: Int32Array,
+    hashes: Uint32Array,
   ): { fingerprints: string[]; rows: Int32Array } {
     const fingerprints: string[] = [];
     let k = 0;
     for (const c of changes) {
       if (c.kind !== "putStatement") continue;
-      const st = c.statement;
-      fingerprints.push(
-        st.statementFingerprint ?? this.derivedFingerprint(st, putIds[k]!, putIds[k + 1]!, putIds[k + 2]!),
-      );
-      k += 3;
+      const given = c.statement.statementFingerprint;
+      // Each branch: a given fingerprint as it is; else the one derived from the three ids' hashes.
+      if (given !== undefined) fingerprints.push(given);
+      else {
+        const h = derivedFingerprintHalves(
+          hashes[k]!,
+          hashes[k + 1]!,
+          hashes[k + 2]!,
+          hashes[k + 3]!,
+          hashes[k + 4]!,
+          hashes[k + 5]!,
+        );
+        fingerprints.push(hex64(h[0], h[1]));
+      }
+      k += 6;
     }
     const rows = new Int32Array(fingerprints.length);
     this.#baseFingerprints ??= new BaseFingerprints(this.#parts);
     this.#baseFingerprints.rowsOf(fingerprints, rows);
     return { fingerprints, rows };
-  }
-
-  /**
-   * deriveFingerprint of a statement whose entities have base dense ids `sd`, `pd`, `od` (-1: not a
-   * base entity): a base entity's hash64 is the one its table keeps (no pass over its characters).
-   */
-  private derivedFingerprint(st: LiveStatementInput, sd: number, pd: number, od: number): string {
-    const table = this.#parts.entities;
-    // Each branch: an entity new to the delta has no kept hash (its id is hashed), a base entity has.
-    if (sd < 0 || pd < 0 || od < 0)
-      return deriveFingerprint(st.subjectEntityId, st.predicateEntityId, st.objectEntityId);
-    const h = derivedFingerprintHalves(
-      table.hashHi(sd),
-      table.hashLo(sd),
-      table.hashHi(pd),
-      table.hashLo(pd),
-      table.hashHi(od),
-      table.hashLo(od),
-    );
-    return hex64(h[0], h[1]);
   }
 
   /** Applies a batch prepared on this graph as it stands now. */

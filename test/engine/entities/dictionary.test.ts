@@ -14,6 +14,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { Dictionary } from "../../../src/engine/entities/dictionary.js";
 import { EntityTable } from "../../../src/engine/entities/entity-table.js";
+import { hash64 } from "../../../src/engine/hash64.js";
 import { Rng, show } from "../../support/oracle.js";
 
 // By UTF-16 code units: "a" (61) < "ab" (61 62) < "b" (62) < "é" (E9) < "😀" (D83D DE00) < "ｆ" (FF46).
@@ -135,6 +136,16 @@ test("oracle: lowerBound and idOf against a linear scan", () => {
       queries.map((q) => ids.indexOf(q)),
       `seed ${seed}: idsOf`,
     );
+    // With `hashes`: the same ids, and each query's hash64, found or not.
+    const again = new Int32Array(queries.length);
+    const hashes = new Uint32Array(2 * queries.length);
+    d.idsOf(queries, again, hashes);
+    assert.equal([...again], [...many], `seed ${seed}: idsOf with hashes`);
+    assert.equal(
+      [...hashes],
+      queries.flatMap((q) => hash64([q])),
+      `seed ${seed}: idsOf's hashes`,
+    );
   }
 });
 
@@ -149,8 +160,6 @@ test("the lookup table is sized exactly (8 bytes an entity), and idOf finds ever
   }
 });
 
-test.run();
-
 test("idOf: looked up again, interleaved, and as new strings of the same text, each gives its own id (the memo of the last two)", () => {
   const d = dictionaryOf(SORTED);
   const rng = new Rng(41);
@@ -162,3 +171,5 @@ test("idOf: looked up again, interleaved, and as new strings of the same text, e
     assert.is(d.idOf(asked), SORTED.indexOf(id), show(id));
   }
 });
+
+test.run();
