@@ -6,7 +6,10 @@
  * with quotes, backslashes, control characters and lone surrogates, which JSON.stringify escapes, so
  * those lines take JSON.parse), each line is parsed as sent and with a space added (which only
  * JSON.parse reads): the same changes, or the same error. And a statement put's derived
- * fingerprint, made from the base entities' kept hashes, is deriveFingerprint's.
+ * fingerprint, made from the hashes the dictionary's look-up computed (base entities, entities the
+ * batch puts, and ids that name no entity), is deriveFingerprint's; a lone surrogate is refused with
+ * the same message from text and from objects; and apply (no JSON Lines made) does what prepare
+ * then commit does.
  */
 
 import { test } from "uvu";
@@ -75,6 +78,80 @@ test("a derived fingerprint made from the base's kept hashes is deriveFingerprin
     if (st === undefined)
       assert.ok(live.statements({ subjectEntityId: s, predicateEntityId: p, objectEntityId: o }).items.length === 1);
     else assert.equal([st!.s, st!.p, st!.o], [s, p, o]);
+  }
+});
+
+test("derived fingerprints of puts naming entities the batch puts, and of a mix with base ones, are deriveFingerprint's", () => {
+  const rng = new Rng(27);
+  const data = generateGraph(rng, { entities: 60, statements: 40 });
+  const live = new LiveGraph(buildGraph(data));
+  const baseIds = data.entities.map((e) => e.entityId);
+  const earlier = [...baseIds];
+  const fresh = Array.from({ length: 20 }, () => `new:${randomIdentifier(rng, earlier)}`);
+  const ids = [...new Set([...baseIds, ...fresh])];
+  const triples = Array.from({ length: 300 }, () => [rng.pick(ids), rng.pick(ids), rng.pick(ids)] as const);
+  const batch = [
+    ...fresh.map((entityId) => ({
+      op: "put",
+      entity: { entityId, rawIdentifier: entityId, type: "1", sourceType: "t" },
+    })),
+    ...triples.map(([s, p, o]) => ({
+      op: "put",
+      statement: { subjectEntityId: s, predicateEntityId: p, objectEntityId: o },
+    })),
+  ];
+  const prepared = live.prepare(batch);
+  for (const [s, p, o] of triples) {
+    const st = prepared.statements.get(deriveFingerprint(s, p, o));
+    if (st === undefined)
+      assert.ok(live.statements({ subjectEntityId: s, predicateEntityId: p, objectEntityId: o }).items.length === 1);
+    else assert.equal([st!.s, st!.p, st!.o], [s, p, o]);
+  }
+  live.commit(prepared);
+  for (const [s, p, o] of triples) {
+    const items = live.statements({ subjectEntityId: s, predicateEntityId: p, objectEntityId: o }).items;
+    assert.is(items.length, 1);
+    assert.is(items[0]!.statementFingerprint, deriveFingerprint(s, p, o));
+  }
+});
+
+test("a lone surrogate in a statement put's id: the same error from text (either parser) and from objects", () => {
+  const want = {
+    code: "INVALID_CHANGE",
+    message:
+      'line 2: field "statement.predicateEntityId" is not well-formed Unicode: a lone surrogate (U+DC00) at code unit 1',
+  };
+  const good = { op: "put", statement: { subjectEntityId: "a", predicateEntityId: "b", objectEntityId: "c" } };
+  const bad = { op: "put", statement: { subjectEntityId: "a", predicateEntityId: "x\uDC00y", objectEntityId: "c" } };
+  // JSON.stringify escapes the surrogate (JSON.parse reads the line); written raw, the expression reads it.
+  const escaped = `${JSON.stringify(good)}\n${JSON.stringify(bad)}`;
+  const raw = `${JSON.stringify(good)}\n{"op":"put","statement":{"subjectEntityId":"a","predicateEntityId":"x\uDC00y","objectEntityId":"c"}}`;
+  assert.equal(outcome(escaped), want);
+  assert.equal(outcome(raw), want);
+  try {
+    parseChangeBatch([good, bad]);
+    assert.unreachable("objects: no error");
+  } catch (e) {
+    assert.ok(isQuiverError(e));
+    assert.equal({ code: e.code, message: e.message }, want);
+  }
+});
+
+test("apply gives what prepare then commit gives; prepare's text is the batch as JSON Lines", () => {
+  const rng = new Rng(28);
+  const data = generateGraph(rng, { entities: 50, statements: 30 });
+  const a = new LiveGraph(buildGraph(data));
+  const b = new LiveGraph(buildGraph(data));
+  const ids = data.entities.map((e) => e.entityId);
+  for (let round = 0; round < 5; round++) {
+    const batch = Array.from({ length: 20 }, () => ({
+      op: "put",
+      statement: { subjectEntityId: rng.pick(ids), predicateEntityId: rng.pick(ids), objectEntityId: rng.pick(ids) },
+    }));
+    const prepared = b.prepare(batch);
+    assert.is(prepared.text, batch.map((c) => JSON.stringify(c)).join("\n"));
+    assert.equal(a.apply(batch), b.commit(prepared));
+    assert.equal(a.statements({ limit: 200 }).items, b.statements({ limit: 200 }).items);
   }
 });
 
