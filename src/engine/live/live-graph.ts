@@ -973,6 +973,9 @@ export class LiveGraph implements ReadGraph {
    * `known`: its id in the base's dictionary when the caller has it (else UNKNOWN: looked up).
    */
   private denseNow(id: string, known = UNKNOWN): number {
+    // A base entity whose hidden bit is clear was neither put again nor deleted (commit marks the bit
+    // of each): it is there, as the base has it, and no map is asked (a hash of the id each).
+    if (known >= 0 && (this.#hiddenBits === undefined || !hasBit(this.#hiddenBits, known))) return known;
     // Each branch: an empty map is not asked (a lookup hashes the id first; statement puts come three ids a line).
     if (this.#entities.size > 0) {
       const mine = this.#entities.get(id);
