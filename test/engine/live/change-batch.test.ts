@@ -155,4 +155,50 @@ test("apply gives what prepare then commit gives; prepare's text is the batch as
   }
 });
 
+test("a statement put naming a base entity deleted, put back or replaced in an earlier batch: the entity as it is now", () => {
+  const data = {
+    entities: ["a", "b", "c", "p"].map((entityId) => ({
+      entityId,
+      rawIdentifier: entityId.toUpperCase(),
+      type: "0" as const,
+      sourceType: "",
+    })),
+    statements: [{ subjectEntityId: "a", predicateEntityId: "p", objectEntityId: "b" }],
+  };
+  const live = new LiveGraph(buildGraph(data));
+  const put = (s: string, p: string, o: string, asText: boolean): string => {
+    const change = { op: "put", statement: { subjectEntityId: s, predicateEntityId: p, objectEntityId: o } };
+    try {
+      live.apply(asText ? JSON.stringify(change) : [change]);
+      return "ok";
+    } catch (e) {
+      if (isQuiverError(e)) return `${e.code} ${e.message}`;
+      throw e;
+    }
+  };
+  live.apply([{ op: "delete", entityId: "c", cascade: true }]);
+  for (const asText of [false, true]) {
+    assert.is(
+      put("c", "p", "a", asText),
+      'CHANGE_CONFLICT line 1: subjectEntityId "c" names no entity of the graph (put the entity first)',
+    );
+    assert.is(
+      put("a", "p", "c", asText),
+      'CHANGE_CONFLICT line 1: objectEntityId "c" names no entity of the graph (put the entity first)',
+    );
+  }
+  // Replaced (b), put back after its delete (c): named as they are now.
+  live.apply([
+    { op: "put", entity: { entityId: "b", rawIdentifier: "Beta again", type: "1", sourceType: "" } },
+    { op: "put", entity: { entityId: "c", rawIdentifier: "C again", type: "2", sourceType: "" } },
+  ]);
+  assert.is(put("c", "p", "b", false), "ok");
+  assert.is(put("b", "p", "c", true), "ok");
+  const named = live.statements({ subjectEntityId: "c" }).items;
+  assert.equal(
+    named.map((st) => [st.subjectRawIdentifier, st.objectRawIdentifier]),
+    [["C again", "Beta again"]],
+  );
+});
+
 test.run();
