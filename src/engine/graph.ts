@@ -183,6 +183,7 @@ let readSearchPage: (graph: Graph) => SearchPageKeys;
 let readStatementsPage: (graph: Graph) => ArrayLike<number>;
 let readStatementsRest: (graph: Graph) => number;
 let readStatementsHint: (graph: Graph, item: number) => string;
+let readStatementsStart: (graph: Graph) => number;
 let readRawIdentifier: (graph: Graph, d: number) => string;
 let readSearchHint: (graph: Graph, rank: number) => string;
 let readHintPosition: (graph: Graph, hint: string) => number;
@@ -313,6 +314,7 @@ export class Graph {
     readStatementsPage = (graph) => graph.pageIds;
     readStatementsRest = (graph) => graph.pageRest;
     readStatementsHint = (graph, item) => graph.hint(graph.pageStart + item);
+    readStatementsStart = (graph) => graph.pageStart;
     readRawIdentifier = (graph, d) => graph.names.raw(d);
     readStatementsAfter = (graph, tag, after, subject, predicate, object, limit, count, seal) =>
       graph.statementsAfter(tag, after, subject, predicate, object, limit, count, seal);
@@ -1076,6 +1078,16 @@ export function lastStatementsPage(graph: Graph): ArrayLike<number> {
  */
 export function lastStatementsRest(graph: Graph): number {
   return readStatementsRest(graph);
+}
+
+/**
+ * The position in its order's index of the first item of `graph`'s last statements page (its
+ * items are the positions from there on; package-internal: engine/internal.ts; the live graph
+ * tests them against its tombstones' positions). Read it right after the read, as
+ * lastStatementsPage.
+ */
+export function lastStatementsStart(graph: Graph): number {
+  return readStatementsStart(graph);
 }
 
 /**

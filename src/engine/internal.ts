@@ -21,6 +21,7 @@ export {
   lastStatementsPage,
   lastStatementsHint,
   lastStatementsRest,
+  lastStatementsStart,
   rawIdentifierOf,
   type SearchPageKeys,
   SEARCH_BOUNDS_BYTES,

@@ -35,7 +35,12 @@
  * components, read by the filter's dense id, which the base's read then finds in the dictionary's
  * memo; with two filters or more, a bit of each list's pair filter, pairsOf, for the first two),
  * the base's page is the answer unchecked (its names brought up to date: its ids checked
- * against a cache-sized filter of the replaced base entities, then their exact bitmap).
+ * against a cache-sized filter of the replaced base entities, then their exact bitmap). A filtered
+ * query's page is read before its marks are tested (the marks' word is fetched while the read
+ * runs). When tombstones but no delta statement start with the first filter, the filtered page (a
+ * run of positions of its order) is tested against the tombstones' positions (tombstone-bits.ts:
+ * a bit per base position of each order, kept at each batch): none on it, it is the answer, with a
+ * next page when a position after it is not tombstoned.
  * Statements read the base through its entry for checked parameters (graph.ts statementsAfterKey:
  * the tag, the resume key and the filters' dense ids, no second check) with `limit` items, not one
  * more: past the page, a next one exists when the range's base statements after it outnumber its
@@ -99,6 +104,7 @@ import {
   searchByNameChecked,
   lastStatementsPage,
   lastStatementsRest,
+  lastStatementsStart,
   rawIdentifierOf,
   searchHint,
   searchHintPosition,
@@ -130,6 +136,7 @@ import {
 import { checkSearchParams, checkStatementsParams } from "../validate.js";
 import { BaseFingerprints, type BaseFingerprintsState } from "./base-fingerprints.js";
 import { clearBit, denseBits, dropBits, hasBit, markBit } from "./dense-bits.js";
+import { TombstoneBits, anyMarked, anyUnmarked } from "./tombstone-bits.js";
 import {
   GRAM,
   GramIndex,
@@ -413,6 +420,12 @@ export class LiveGraph implements ReadGraph {
    * one look-up (a cache miss in a distinct query's stream) more often finds its line in the caches.
    */
   #firstMarks: Record<Order, Uint32Array> | undefined;
+  /**
+   * The tombstones' base positions in each order (tombstone-bits.ts), made at the first base
+   * statement deleted and kept up to date at each batch (tombstoneBits): a filtered query with
+   * tombstones and no delta statement tests its base page's positions, not the tombstone list.
+   */
+  #tombstones: TombstoneBits | undefined;
   /** #replacedBase's filter (replacedFilterOf): its bits and mask, and the batch and base it was made at. */
   #replacedFilterBits: Uint32Array = new Uint32Array(0);
   #replacedFilterMask = 0;
@@ -816,6 +829,7 @@ export class LiveGraph implements ReadGraph {
         this.adjustCounts(st, 1);
       }
     }
+    if (hidden.length > 0) this.markTombstones(hidden);
     if (addedStatements.length + hidden.length > 0) {
       const n = this.#base.entityCount;
       const words = Math.ceil(n / 16);
@@ -1787,6 +1801,14 @@ export class LiveGraph implements ReadGraph {
     // its marks say.
     const firstId = unfiltered ? -1 : (order === "SPO" ? sd : order === "POS" ? pd : od)!;
     const marks = this.#firstMarks;
+    const base = this.#base;
+    // A filtered query's mark is loaded before the base's page is read and tested after: the
+    // mark's word (a random line of a quarter of a byte an entity: most often a cache miss) is
+    // fetched while the read starts, not before it. The page is read as the merge would read it
+    // (a filtered merge reads the base `limit` long), its cursor not sealed (sealed below when
+    // the page is the answer).
+    const mark = unfiltered || firstId < 0 || marks === undefined ? 0 : firstMark(marks[order], firstId);
+    const early = unfiltered ? undefined : statementsAfterKey(base, tag, after, sd, pd, od, limit, count, false);
     let puts: boolean;
     let tombstones: boolean;
     if (unfiltered) puts = tombstones = marks !== undefined;
@@ -1794,7 +1816,6 @@ export class LiveGraph implements ReadGraph {
       puts = true;
       tombstones = false;
     } else {
-      const mark = marks === undefined ? 0 : firstMark(marks[order], firstId);
       puts = (mark & FIRST_PUT) !== 0;
       tombstones = (mark & FIRST_HIDDEN) !== 0;
     }
@@ -1807,14 +1828,40 @@ export class LiveGraph implements ReadGraph {
       if (tombstones && !pairMayHold(this.pairsOf(this.#hiddenLists[order], order), firstId, second))
         tombstones = false;
     }
-    const base = this.#base;
     const fixed = this.fixedNames(sd, pd, od);
     // No delta statement or tombstone of this order starts with the first filter (or the first two): the base's page
     // (and total) as it is, names brought up to date (nothing else made: this is most queries).
     if (!puts && !tombstones) {
-      const page = statementsAfterKey(base, tag, after, sd, pd, od, limit, count, true);
-      this.patchNames(page.items, fixed);
-      return page;
+      // Each branch: unfiltered, the base's page read now, its cursor sealed by the base; else the
+      // page read above, its cursor sealed here (the one the base would seal: its last item's key
+      // and position hint).
+      if (early === undefined) {
+        const page = statementsAfterKey(base, tag, after, sd, pd, od, limit, count, true);
+        this.patchNames(page.items, fixed);
+        return page;
+      }
+      this.patchNames(early.items, fixed);
+      const k = early.items.length;
+      if (early.nextCursor !== null)
+        early.nextCursor = this.statementsCursor(tag, early.items[k - 1]!, lastStatementsHint(base, k - 1));
+      return early;
+    }
+    // Filtered, tombstones of the first filter but no delta statement (no count asked: its total
+    // takes the lists' windows below): the base's page (a run of positions of the order) is the
+    // answer when no position of it is tombstoned, with a next page when a base item after it is
+    // not (the tombstone bits: a word or two each, no search of the list).
+    if (!puts && early !== undefined && !count) {
+      const bits = this.tombstoneBits().of(order);
+      const start = lastStatementsStart(base);
+      const k = early.items.length;
+      if (!anyMarked(bits, start, start + k)) {
+        this.patchNames(early.items, fixed);
+        if (early.nextCursor !== null)
+          early.nextCursor = anyUnmarked(bits, start + k, start + k + lastStatementsRest(base))
+            ? this.statementsCursor(tag, early.items[k - 1]!, lastStatementsHint(base, k - 1))
+            : null;
+        return early;
+      }
     }
     const prefix = prefixOf(order, s, p, o);
     // The prefix's other components' dense ids (-1: none): the delta lists' searches compare
@@ -1925,7 +1972,8 @@ export class LiveGraph implements ReadGraph {
     const firstLimit = longer ? Math.min(STATEMENTS_MAX_LIMIT, limit + TOMBSTONE_SLACK) : limit;
     // The base's page from the key (a base-issued cursor resumes at its hint), its cursor not sealed
     // (this graph seals one cursor, whichever page it answers).
-    const first = statementsAfterKey(base, tag, after, sd, pd, od, firstLimit, count, false);
+    // (A filtered query's was read above: firstLimit is `limit` when filtered.)
+    const first = early ?? statementsAfterKey(base, tag, after, sd, pd, od, firstLimit, count, false);
     let rest = lastStatementsRest(base);
     this.patchNames(first.items, fixed);
     const got = first.items;
@@ -2413,6 +2461,42 @@ export class LiveGraph implements ReadGraph {
       if ((fixed & 4) === 0 && mayBeReplaced(bits, mask, marked, ids[3 * k + 2]!))
         item.objectRawIdentifier = replaced.get(item.objectEntityId)!;
     }
+  }
+
+  /**
+   * Enters base statements deleted by a batch (`hidden`, just entered in #hiddenStatements) in the
+   * tombstone bits: those of this base holding every earlier tombstone get these; else (none yet,
+   * or made over another base) they are made again from every tombstone (tombstoneBits).
+   */
+  private markTombstones(hidden: readonly DeltaStatement[]): void {
+    const bits = this.#tombstones;
+    // Each branch: bits of this base that lack only these, or made whole now.
+    if (
+      bits !== undefined &&
+      bits.token === this.placeToken() &&
+      bits.count + hidden.length === this.#hiddenStatements.size
+    ) {
+      const index = this.#parts.statementIndex;
+      const rows = (this.#baseFingerprints ??= new BaseFingerprints(this.#parts));
+      for (const st of hidden) bits.mark(index, rows.rowOf(st.fp));
+    } else this.tombstoneBits();
+  }
+
+  /**
+   * The tombstone bits of this base and every tombstone: those kept at each batch, or (a swap made
+   * a new base, or none yet) made now from #hiddenStatements (a base row each, by its fingerprint).
+   */
+  private tombstoneBits(): TombstoneBits {
+    const kept = this.#tombstones;
+    // Kept and whole: the batches since were entered as they came.
+    if (kept !== undefined && kept.token === this.placeToken() && kept.count === this.#hiddenStatements.size)
+      return kept;
+    const bits = new TombstoneBits(this.placeToken(), this.#base.statementCount);
+    const index = this.#parts.statementIndex;
+    const rows = (this.#baseFingerprints ??= new BaseFingerprints(this.#parts));
+    for (const fp of this.#hiddenStatements.keys()) bits.mark(index, rows.rowOf(fp));
+    this.#tombstones = bits;
+    return bits;
   }
 
   /**

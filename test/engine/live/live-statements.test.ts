@@ -231,4 +231,103 @@ test("an unfiltered walk followed page by page (each cursor carries its place in
   }
 });
 
+/**
+ * A batch that deletes base statements (tombstones) and puts few: statement deletes by fingerprint
+ * (some of a hub entity's, so that runs of a page are tombstoned), a statement replaced (deleted,
+ * then its fingerprint put again with another triple), an entity deleted with cascade, and now and
+ * then one statement put.
+ */
+function tombstoneBatch(rng: Rng, oracle: LiveOracle, hubs: readonly string[]): Change[] {
+  const all = [...oracle.statements.values()];
+  const ids = [...oracle.entities.keys()];
+  const out: Change[] = [];
+  const gone = new Set<string>();
+  const drop = (fp: string) => {
+    if (gone.has(fp)) return;
+    gone.add(fp);
+    out.push({ op: "delete", statementFingerprint: fp });
+  };
+  for (let k = 0; k < 40 && all.length > 0; k++) drop(rng.pick(all).statementFingerprint);
+  const hub = rng.pick(hubs);
+  for (const st of all)
+    if ((st.subjectEntityId === hub || st.objectEntityId === hub || st.predicateEntityId === hub) && rng.chance(0.5))
+      drop(st.statementFingerprint);
+  // The last few of a hub's range in one order (its base statements): a page that ends before them ends the walk.
+  const filters = rng.pick<Filters>([{ subjectEntityId: hub }, { predicateEntityId: hub }, { objectEntityId: hub }]);
+  for (const st of oracle.oracle().statementsFor(filters).slice(-3)) drop(st.statementFingerprint);
+  const kept = all.filter((st) => !gone.has(st.statementFingerprint));
+  for (let k = 0; k < 3 && kept.length > 0; k++) {
+    const st = rng.pick(kept);
+    if (gone.has(st.statementFingerprint)) continue;
+    drop(st.statementFingerprint);
+    out.push({
+      op: "put",
+      statement: {
+        subjectEntityId: rng.pick(ids),
+        predicateEntityId: st.predicateEntityId,
+        objectEntityId: rng.pick(ids),
+        statementFingerprint: st.statementFingerprint,
+      },
+    });
+  }
+  const victim = rng.pick(ids);
+  if (!hubs.includes(victim)) out.push({ op: "delete", entityId: victim, cascade: true });
+  if (rng.chance(0.5))
+    out.push({
+      op: "put",
+      statement: { subjectEntityId: rng.pick(ids), predicateEntityId: rng.pick(ids), objectEntityId: rng.pick(ids) },
+    });
+  return out;
+}
+
+test("statements over tombstones with few delta statements (a filtered base page tested against the tombstones' positions in its order) equal the oracle after every batch: seeded deletes and replacements, every filter shape walked to the end, through a compaction's swap and a swap with batches after it", () => {
+  const rng = new Rng(4417);
+  const data = generateGraph(rng, { entities: 1500, statements: 7000 });
+  const live = new LiveGraph(buildGraph(data), { cursorSecret: "tombstone-bits-test" });
+  const oracle = new LiveOracle(data);
+  const hubs = Array.from({ length: 3 }, () => rng.pick(data.entities).entityId);
+  /** Batches applied since `built` was compacted (a swap with batches after it), or undefined. */
+  let pending: { built: ReturnType<LiveGraph["buildCompacted"]>; at: number; batches: Change[][] } | undefined;
+  for (let batch = 0; batch < 9; batch++) {
+    // Each branch: a compaction swapped in at once (batch 3); one built now and swapped in with
+    // the batches after it (built at 5, swapped at 7).
+    if (batch === 3) live.compact();
+    if (batch === 5) pending = { built: live.buildCompacted(), at: live.sequence, batches: [] };
+    if (batch === 7 && pending !== undefined) {
+      live.swapBase(pending.built, pending.at, pending.batches);
+      pending = undefined;
+    }
+    const changes = tombstoneBatch(rng, oracle, hubs);
+    if (!oracle.apply(changes).ok) continue;
+    live.apply(changes);
+    pending?.batches.push(changes);
+    const now = oracle.oracle();
+    const present = now.statements;
+    const shapes: Filters[] = [{}];
+    for (const hub of hubs) shapes.push({ subjectEntityId: hub }, { predicateEntityId: hub }, { objectEntityId: hub });
+    // Filters of every shape drawn from the base's statements (a deleted one's among them: its
+    // ranges hold tombstones) and from the content now.
+    for (let mask = 1; mask < 8; mask++)
+      for (let k = 0; k < 4; k++) {
+        const st = rng.chance(0.6) ? rng.pick(data.statements) : rng.pick(present);
+        if (st === undefined) continue;
+        const f: Filters = {};
+        if (mask & 1) f.subjectEntityId = st.subjectEntityId;
+        if (mask & 2) f.predicateEntityId = st.predicateEntityId;
+        if (mask & 4) f.objectEntityId = st.objectEntityId;
+        shapes.push(f, randomFilters(rng, mask, now));
+      }
+    for (const [i, filters] of shapes.entries())
+      walkPages<Statement>({
+        fetch: (limit, cursor, count) => live.statements({ ...filters, limit, cursor, ...(count ? { count } : {}) }),
+        expected: now.statementsFor(filters),
+        // Each branch: the hubs' walks a page an item (every page end meets the tombstones' runs), the others at random limits.
+        nextLimit: i > 0 && i <= 3 * hubs.length ? () => 1 : limitPolicy(rng, 40),
+        defaultLimit: 50,
+        countPolicy: () => rng.chance(0.3),
+        ctx: `batch ${batch} statements ${show(filters)}`,
+      });
+  }
+});
+
 test.run();
