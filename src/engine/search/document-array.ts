@@ -26,7 +26,10 @@
  *    may hold nothing >= lo), ties of equal rank range kept together; or fewer, once the nodes
  *    wholly inside [lo, hi) hold DENSE_POSITIONS_PER_RANK * k positions (a dense query: a handful
  *    of nodes holds the page, and the rest need not be walked down). The rank operations of one
- *    level are independent loads, so their misses overlap instead of queueing one after another.
+ *    level are independent loads, so their misses overlap instead of queueing one after another:
+ *    a touch pass (touchRanks) first reads the words every node's ranks will read, in a loop of
+ *    loads alone, so the whole level's misses are in flight at once (the ranks' popcounts between
+ *    loads would keep only a node or two in flight); the buckets' first words likewise.
  *    If the kept buckets give fewer than k ranks, the walk starts again above the last kept range.
  *    With no type filter the 8 type bands are walked together in this one frontier: the work of a
  *    page does not grow with the number of types beyond the few nodes of the first levels.
