@@ -26,7 +26,10 @@
  *    may hold nothing >= lo), ties of equal rank range kept together; or fewer, once the nodes
  *    wholly inside [lo, hi) hold DENSE_POSITIONS_PER_RANK * k positions (a dense query: a handful
  *    of nodes holds the page, and the rest need not be walked down). The rank operations of one
- *    level are independent loads, so their misses overlap instead of queueing one after another.
+ *    level are independent loads, so their misses overlap instead of queueing one after another:
+ *    a touch pass (touchRanks) first reads the words every node's ranks will read, in a loop of
+ *    loads alone, so the whole level's misses are in flight at once (the ranks' popcounts between
+ *    loads would keep only a node or two in flight); the buckets' first words likewise.
  *    If the kept buckets give fewer than k ranks, the walk starts again above the last kept range.
  *    With no type filter the 8 type bands are walked together in this one frontier: the work of a
  *    page does not grow with the number of types beyond the few nodes of the first levels.
@@ -38,7 +41,7 @@
  */
 
 import type { RankSink } from "./rank-list.js";
-import { BitVector, bitAt, rank1At } from "../succinct/bit-vector.js";
+import { BitVector, bitAt, rank1At, touchRanks } from "../succinct/bit-vector.js";
 import { IntVector } from "../succinct/int-vector.js";
 import type { SerialReader, SerialWriter } from "../serial.js";
 import { WaveletMatrix } from "../succinct/wavelet-matrix.js";
@@ -88,6 +91,8 @@ export class DocumentArray {
   /** A bucket's ranks as a bit set (all zero between buckets), and the words of it in use. */
   private readonly seen: Int32Array;
   private readonly touched: Int32Array;
+  /** What touchRanks read, kept so that its loads are not optimized away. */
+  touchSink = 0;
 
   constructor(rankBits: number, plainBits: number, top: WaveletMatrix, low: IntVector) {
     this.rankBits = rankBits;
@@ -210,6 +215,8 @@ export class DocumentArray {
     out.fill(0, 0, n);
     for (let d = 0, off = 0; d < topBits; d++, off += stride) {
       const z = zeros[d]!;
+      // Each branch: several positions first touch the lines their ranks will read.
+      if (n > 1) this.touchSink = touchRanks(levelBlocks, off, positions, positions, n);
       for (let j = 0; j < n; j++) {
         const p = positions[j]!;
         const ones = rank1At(levelBlocks, off, p);
@@ -425,6 +432,8 @@ export class DocumentArray {
     const z = zeros[d]!;
     const { starts, ends, paths } = current;
     const { starts: nextStarts, ends: nextEnds, paths: nextPaths } = next;
+    // Each branch: a frontier of several nodes first touches the lines its ranks will read.
+    if (size > 1) this.touchSink = touchRanks(levelBlocks, off, starts, ends, size);
     let count = 0;
     for (let i = 0; i < size; i++) {
       const s = starts[i]!;
@@ -549,6 +558,8 @@ export class DocumentArray {
     const seen = this.seen;
     const touched = this.touched;
     const { starts, ends, paths } = frontier;
+    // Each branch: several buckets first touch the word each starts in (see touchRanks).
+    if (size > 1) this.touchSink = touchWords(lowWords, starts, size, P);
     let appended = 0;
     let i = 0;
     while (i < size && appended < k) {
@@ -622,6 +633,17 @@ class Frontier {
     this.ends = new Int32Array(size);
     this.paths = new Int32Array(size);
   }
+}
+
+/**
+ * Reads the word of `words` (packed fields of `width` bits) that holds field starts[i], for each
+ * of the first `n` nodes, and returns them combined: the buckets' first cache misses all in flight
+ * before they are read one after another (touchRanks does the same for the levels).
+ */
+function touchWords(words: Uint32Array, starts: Int32Array, n: number, width: number): number {
+  let sink = 0;
+  for (let i = 0; i < n; i++) sink ^= words[Math.floor((starts[i]! * width) / 32)]!;
+  return sink;
 }
 
 /** Sorts words[0, n) ascending: insertion sort for the few words of a sparse bucket. */

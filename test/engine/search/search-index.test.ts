@@ -7,7 +7,8 @@
  * and `find` checked against answers worked out by hand: tier 0, 1, 2 in order, ties broken by
  * entityId, the type filter, resuming after a key in each tier (also keys whose entity or folded
  * identifier is not in the index), count limiting; a 100,000-unit identifier. Then a seeded oracle: random small graphs with 1..8 types, brute-force substring
- * search sorted by (tier, folded, entityId), every resume point of every (pattern, type).
+ * search sorted by (tier, folded, entityId), every resume point of every (pattern, type); the
+ * type groups' sampled lower bound against a scan.
  */
 
 import { test } from "uvu";
@@ -384,6 +385,27 @@ test("oracle: find against brute force, from every resume point, every type", ()
     }
   }
   assert.ok(checks > 10_000, `only ${checks} checks`);
+});
+
+test("lowerBoundInType: the sampled search equals a scan of the type's ranks, around the sample's width", () => {
+  for (const n of [1, 5, 31, 32, 33, 64, 65, 200, 1000]) {
+    const rng = new Rng(n);
+    // Two or three types in play, one of them rare: groups of every length against the samples.
+    const types = Uint8Array.from({ length: n }, () => (rng.chance(0.1) ? 5 : rng.chance(0.5) ? 1 : 2));
+    const index = SearchIndex.build(
+      Array.from({ length: n }, (_, i) => `e${i}`),
+      types,
+    );
+    for (let t = 0; t < 8; t++) {
+      const start = index.typeStarts[t]!;
+      const end = index.typeStarts[t + 1]!;
+      for (let rank = 0; rank <= n + 1; rank++) {
+        let want = start;
+        while (want < end && index.typeRanks.get(want) < rank) want++;
+        assert.is(index.lowerBoundInType(t, rank), want, `n=${n} type ${t} rank ${rank}`);
+      }
+    }
+  }
 });
 
 test("a caller that lets its names go at the first step (a compaction's feed) gets the index of the names", () => {

@@ -3,12 +3,12 @@
  * ================
  * A hand-checked literal, then rank1/rank0/get against naive counting at lengths around word
  * (32), sub-block (128) and block (512) boundaries, at several densities; the snapshot round trip;
- * the space bound.
+ * the space bound; touchRanks reads the words a rank at each end of a node reads first.
  */
 
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { BitVector, rank1At } from "../../../src/engine/succinct/bit-vector.js";
+import { BitVector, rank1At, touchRanks } from "../../../src/engine/succinct/bit-vector.js";
 import { mulberry32 } from "../../../tools/prng.js";
 
 /** Checks every get, rank1 and rank0 of `bv` against the 0/1 array `bits`; returns the first mismatch. */
@@ -126,6 +126,35 @@ test("rank1At works on a vector stored at an offset in a shared array", () => {
   for (let i = 0; i < n; i += 3) middle.set(i);
   middle.seal();
   for (let i = 0; i <= n; i++) assert.is(rank1At(shared, size, i), Math.ceil(i / 3));
+});
+
+test("touchRanks reads each end's block count and the word holding it, in a vector at an offset", () => {
+  const rnd = mulberry32(30);
+  for (const n of [1, 31, 512, 700, 5000]) {
+    const size = BitVector.blocksLength(n);
+    const shared = new Int32Array(2 * size);
+    const bv = new BitVector(n, shared.subarray(size));
+    for (let i = 0; i < n; i++) if (rnd() < 0.4) bv.set(i);
+    bv.seal();
+    // The 32 bits of the vector from the word boundary at or below x, as an int32 (zeros past n).
+    const wordOf = (x: number): number => {
+      let w = 0;
+      for (let j = x & ~31; j < (x & ~31) + 32 && j < n; j++) w |= bv.get(j) << (j & 31);
+      return w;
+    };
+    const nodes = 40;
+    const starts = new Int32Array(nodes);
+    const ends = new Int32Array(nodes);
+    let want = 0;
+    for (let i = 0; i < nodes; i++) {
+      const a = Math.floor(rnd() * (n + 1));
+      const b = Math.floor(rnd() * (n + 1));
+      starts[i] = Math.min(a, b);
+      ends[i] = Math.max(a, b);
+      for (const x of [starts[i]!, ends[i]!]) want ^= bv.rank1(x & ~511) ^ wordOf(x);
+    }
+    assert.is(touchRanks(shared, size, starts, ends, nodes), want, `n=${n}`);
+  }
 });
 
 test("space: at most 15% over n bits", () => {
