@@ -15,9 +15,9 @@
  *
  * Peak memory during a reload: the old graph, plus the new one in the worker; the arrays change
  * thread without a copy, the strings are copied slice by slice and the worker's copies go with it.
- * A compaction's arrays are put in shared memory by the worker (one array at a time: see
- * graph-transfer.ts shareGraph) and shared, so the serving thread can hand them to the next
- * compaction's worker as they are.
+ * A compaction's arrays are built in shared memory by the worker (engine/array-slab.ts; the few
+ * others copied there: graph-transfer.ts shareGraph) and shared, so the serving thread can hand
+ * them to the next compaction's worker as they are.
  */
 
 import { getHeapStatistics } from "node:v8";
