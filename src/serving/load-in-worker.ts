@@ -109,8 +109,10 @@ function runWorker<T>(
     const settle = (f: () => void): void => {
       if (settled) return;
       settled = true;
-      void worker.terminate();
-      f();
+      // Settled once the thread has ended: until then its heap holds what it opened (a compaction's
+      // old base, shared with this thread), which the caller's collection after a swap is to free
+      // (a collection before the exit finds it alive, and the next may come minutes later).
+      worker.terminate().then(f, f);
     };
     worker.on("message", (m: LoaderMessage) => {
       if (settled) return;
