@@ -4,8 +4,8 @@
  * The body of the worker thread that load-in-worker.ts starts: loads the source it is given
  * (graph-source.ts), for a compaction applies the change log's batches to it and builds the result
  * (changes/live-store.ts; written as a snapshot too when the compaction says `saveTo`), then either hands the graph to the main thread (graph-transfer.ts: the
- * engine's serial fields, arrays transferred, or for a compaction copied into shared memory and
- * shared, strings in slices the main thread pulls) or, when asked to `saveTo` a path, writes
+ * engine's serial fields, arrays transferred, or for a compaction built in shared memory
+ * (engine/array-slab.ts) and shared, strings in slices the main thread pulls) or, when asked to `saveTo` a path, writes
  * it as a snapshot there and reports its counts (the cluster's primary builds once, and its
  * workers open the file). Progress and errors go to the main thread as messages; the worker never
  * writes to stdout or stderr.
@@ -13,13 +13,14 @@
 
 import { setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
+import { ArraySlab } from "../engine/array-slab.js";
 import { isQuiverError } from "../engine/errors.js";
 import { collectGarbage } from "../load/collect-garbage.js";
 import type { Graph } from "../engine/graph.js";
 import { saveSnapshot } from "../snapshot/file.js";
 import { compactedGraph } from "../changes/live-store.js";
 import { type BaseWarmth, warmthOf } from "../engine/live/live-graph.js";
-import { describeGraph, type SharedGraphImage, shareGraph } from "./graph-transfer.js";
+import { describeGraph, imageGraph, type SharedGraphImage, shareGraph } from "./graph-transfer.js";
 import { loadGraphSource } from "./graph-source.js";
 import { type CompactRequest, LOADER_NICE, type LoaderRequest, type LoaderMessage } from "./load-in-worker.js";
 
@@ -51,10 +52,13 @@ async function loadInto(holder: { graph: Graph | undefined }): Promise<void> {
 
 /**
  * A compaction (request.compact): the base with the change log's batches up to the sequence asked,
- * built as one graph, saved when asked, and put in shared memory (shareGraph) with its warmth. The
- * base is taken out of `loaded` so that it can go before the build's peak, and the built graph
- * lives in `built` only, taken by shareGraph, so that each array copied into shared memory can be
- * freed at once (a graph held in this frame would keep every original until the end).
+ * built as one graph, saved when asked, and handed over in shared memory with its warmth: the build
+ * runs in an ArraySlab, so its final arrays are made in shared memory (no copy of them, and no
+ * buffer of theirs left in this thread's heap when it ends), and shareGraph copies only the few it
+ * did not make there. The base is taken out of `loaded` so that it can go before the build's peak,
+ * and the built graph lives in `built` only, taken by shareGraph, so that what it copies (or made
+ * again for the image: the fingerprints' halves interleaved) can be freed at once (a graph held in
+ * this frame would keep every original until the end). The warmth is made after, over the image.
  */
 async function compaction(
   loaded: { graph: Graph | undefined },
@@ -72,16 +76,25 @@ async function compaction(
   const baseShared = "image" in source || ("snapshot" in source && source.shared !== undefined);
   const collect = collectGarbage();
   const built: { graph: Graph | undefined } = { graph: undefined };
-  build(built, take, compact, baseShared, collect);
+  // The graph's final arrays are built in shared memory (array-slab.ts), handed over as they are.
+  const slab = new ArraySlab();
+  slab.run(() => build(built, take, compact, baseShared, collect));
   // A compaction others will open (a cluster's workers, a restart): on disk first.
   if (compact.saveTo !== undefined) await saveBuilt(built, compact.saveTo);
-  // What the swap's first write would build, built here.
-  const warmth = warmthOfBuilt(built);
-  const image = shareGraph(() => {
-    const graph = built.graph as Graph;
-    built.graph = undefined;
-    return graph;
-  }, collect);
+  const image = shareGraph(
+    () => {
+      const graph = built.graph as Graph;
+      built.graph = undefined;
+      return graph;
+    },
+    collect,
+    slab,
+  );
+  collect?.();
+  // What the swap's first write would build, built here, once the built graph is gone: over the
+  // graph the image holds (the same memory), so the warmth and the graph's own arrays that the
+  // image replaced (a few small ones, the fingerprints' halves interleaved) are never held at once.
+  const warmth = warmthOfImage(image);
   collect?.();
   return { image, warmth };
 }
@@ -105,8 +118,8 @@ function build(
 async function saveBuilt(built: { graph: Graph | undefined }, path: string): Promise<void> {
   await saveSnapshot(built.graph as Graph, path);
 }
-function warmthOfBuilt(built: { graph: Graph | undefined }): BaseWarmth {
-  return warmthOf(built.graph as Graph);
+function warmthOfImage(image: SharedGraphImage): BaseWarmth {
+  return warmthOf(imageGraph(image));
 }
 
 /** Sends `graph` (or its image) to the main thread: the head now, a slice of strings at each "next". */

@@ -30,6 +30,7 @@
  * two threads at once; the worker's strings go with the worker.
  */
 
+import { ArraySlab, type FinalArrayType } from "../engine/array-slab.js";
 import { type Graph, type GraphOptions, graphParts } from "../engine/graph.js";
 import type { BaseWarmth } from "../engine/live/live-graph.js";
 import { MemorySerialReader, MemorySerialWriter, type SerialArray, type SerialField } from "../engine/serial.js";
@@ -90,37 +91,41 @@ function fieldsOf(from: Graph | (() => Graph)): SharedGraphImage {
   return { fields: writer.fields, dictionary: graphParts(graph).dictionary.slots };
 }
 
-/** `array` itself when in shared memory already, else a copy in a SharedArrayBuffer of its own. */
-function sharedCopy<T extends SerialArray>(array: T): T {
-  if (array.buffer instanceof SharedArrayBuffer) return array;
-  const copy = new (array.constructor as new (buffer: SharedArrayBuffer) => T)(new SharedArrayBuffer(array.byteLength));
-  copy.set(array as never);
-  return copy;
-}
-
 /**
- * The image of the graph `take()` gives, each array copied into shared memory one at a time. `take`
- * hands the graph over so that the caller keeps no reference to it: once its fields are read
- * (fieldsOf, a frame that has returned), an array copied is referenced by nothing, and `collect`
- * (a full collection: collect-garbage.ts), run every SHARE_COLLECT_BYTES copied, frees it; so the
- * copy holds beside the graph SHARE_COLLECT_BYTES plus the largest array, not a second graph.
- * Cost: one copy of the graph's arrays (a memcpy), and a collection per SHARE_COLLECT_BYTES.
+ * The image of the graph `take()` gives, in shared memory: its arrays carved from `slab` as the
+ * build made them (engine/array-slab.ts: a compaction's worker builds in one) are the image's as
+ * they are; any other array (small ones, or a graph built outside a slab) is copied into `slab` one
+ * at a time. The serial fields are read inside the slab too (the text stores' code units, made
+ * then, are carved from it). `take` hands the graph over so that the caller keeps no reference to
+ * it: once its fields are read (fieldsOf, a frame that has returned), an array copied is referenced
+ * by nothing, and `collect` (a full collection: collect-garbage.ts), run every SHARE_COLLECT_BYTES
+ * copied, frees it; so a copy holds beside the graph SHARE_COLLECT_BYTES plus the largest array.
+ * Cost: a copy of the arrays no slab holds, and a collection per SHARE_COLLECT_BYTES of them.
  */
-export function shareGraph(take: () => Graph, collect?: (() => void) | undefined): SharedGraphImage {
+export function shareGraph(
+  take: () => Graph,
+  collect?: (() => void) | undefined,
+  slab: ArraySlab = new ArraySlab(),
+): SharedGraphImage {
   // The graph is taken inside fieldsOf's frame: none of this frame's registers ever holds it.
-  const image = fieldsOf(take);
+  const image = slab.run(() => fieldsOf(take));
   let copied = 0;
+  const place = <T extends SerialArray>(array: T): T => {
+    const copy = slab.array(array.constructor as FinalArrayType<T>, array.length);
+    copy.set(array as never);
+    copied += array.byteLength;
+    return copy;
+  };
   for (const [name, value] of image.fields) {
     if (!ArrayBuffer.isView(value) || value.buffer instanceof SharedArrayBuffer) continue;
-    image.fields.set(name, sharedCopy(value));
-    copied += value.byteLength;
+    image.fields.set(name, place(value as SerialArray));
     // Each branch: enough copied to free (the originals just replaced), or more to copy first.
     if (copied >= SHARE_COLLECT_BYTES && collect !== undefined) {
       collect();
       copied = 0;
     }
   }
-  image.dictionary = sharedCopy(image.dictionary);
+  if (!(image.dictionary.buffer instanceof SharedArrayBuffer)) image.dictionary = place(image.dictionary);
   return image;
 }
 

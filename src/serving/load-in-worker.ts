@@ -15,9 +15,9 @@
  *
  * Peak memory during a reload: the old graph, plus the new one in the worker; the arrays change
  * thread without a copy, the strings are copied slice by slice and the worker's copies go with it.
- * A compaction's arrays are put in shared memory by the worker (one array at a time: see
- * graph-transfer.ts shareGraph) and shared, so the serving thread can hand them to the next
- * compaction's worker as they are.
+ * A compaction's arrays are built in shared memory by the worker (engine/array-slab.ts; the few
+ * others copied there: graph-transfer.ts shareGraph) and shared, so the serving thread can hand
+ * them to the next compaction's worker as they are.
  */
 
 import { getHeapStatistics } from "node:v8";
@@ -109,8 +109,10 @@ function runWorker<T>(
     const settle = (f: () => void): void => {
       if (settled) return;
       settled = true;
-      void worker.terminate();
-      f();
+      // Settled once the thread has ended: until then its heap holds what it opened (a compaction's
+      // old base, shared with this thread), which the caller's collection after a swap is to free
+      // (a collection before the exit finds it alive, and the next may come minutes later).
+      worker.terminate().then(f, f);
     };
     worker.on("message", (m: LoaderMessage) => {
       if (settled) return;

@@ -20,8 +20,10 @@ import * as assert from "uvu/assert";
 import { batchFileName } from "../../src/changes/change-log.js";
 import { LiveFollower, openLive } from "../../src/changes/live-store.js";
 import { graphParts } from "../../src/engine/graph.js";
+import { MemorySerialWriter } from "../../src/engine/serial.js";
 import { type Graph, openSharedSnapshot, openSnapshot, openSnapshotShared, saveSnapshot } from "../../src/index.js";
 
+import { writeGraph } from "../../src/snapshot/graph-manifest.js";
 import { BatchStream } from "../support/live-oracle.js";
 import { buildGraph } from "../support/oracle.js";
 
@@ -263,6 +265,16 @@ test("a compaction's result, in shared memory, is the next compaction's source: 
     const parts = graphParts(store.graph.base);
     for (const array of [parts.entities.records, parts.statementIndex.predicates, parts.dictionary.slots])
       assert.ok(array.buffer instanceof SharedArrayBuffer, "the new base's arrays are shared");
+    // Built in the worker's slab (engine/array-slab.ts), not copied one by one: every array of the
+    // new base is a view of one chunk of shared memory (a small graph fits one). The text stores'
+    // code units are made by the serialization here (the graph holds its text as strings).
+    const writer = new MemorySerialWriter();
+    writeGraph(store.graph.base, writer);
+    const buffers = new Set<ArrayBufferLike>([parts.dictionary.slots.buffer]);
+    for (const [name, value] of writer.fields)
+      if (ArrayBuffer.isView(value) && !/\.(narrow|wide)$/.test(name)) buffers.add(value.buffer);
+    assert.is(buffers.size, 1, "one shared chunk holds the new base's arrays");
+    assert.ok([...buffers][0] instanceof SharedArrayBuffer);
     for (let i = 0; i < 3; i++) store.apply(stream.next());
     // Batches 1 to 4 gone (and the base file): a compaction that replayed from the opened snapshot
     // would find the log starting at batch 5; one from the first compaction's result needs 5 to 7 only.

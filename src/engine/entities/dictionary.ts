@@ -33,6 +33,7 @@
 
 import { fastRange, fmix32, hash64, type Hash64 } from "../hash64.js";
 import type { EntityTable } from "./entity-table.js";
+import { finalArray } from "../array-slab.js";
 
 /** Largest fraction of the table's slots in use. */
 const MAX_LOAD = 0.5;
@@ -203,7 +204,7 @@ function tableSize(n: number): number {
 function buildTable(entities: EntityTable): Uint32Array {
   const n = entities.size;
   const size = tableSize(n);
-  const table = new Uint32Array(size);
+  const table = finalArray(Uint32Array, size);
   // Counting sort of the dense ids by the top BUCKET_BITS of their mixed keys: fastRange keeps the
   // order of the mixes, so a bucket is a run of neighbouring home slots.
   // The mixes are computed twice (a sequential read of the records each time) rather than kept in

@@ -35,6 +35,7 @@ import { hash64, type Hash64 } from "../hash64.js";
 import { checkLength, type SerialReader, type SerialWriter } from "../serial.js";
 import { StoredUnits, TextStore, TextStoreBuilder } from "./text-store.js";
 import { ENTITY_TYPES, type Entity } from "../types.js";
+import { finalArray } from "../array-slab.js";
 
 export type IndexArray = Uint8Array | Uint16Array | Uint32Array;
 
@@ -100,7 +101,7 @@ export class EntityTable {
 
   static from(input: EntityColumnsInput): EntityTable {
     const n = input.entityIds.length;
-    const records = new Uint32Array(RECORD_WORDS * n);
+    const records = finalArray(Uint32Array, RECORD_WORDS * n);
     const builder = new TextStoreBuilder();
     const packed = input.sourceTypes.length <= PACKED_SOURCE_TYPES;
     const column = packed ? null : indexArray(n, input.sourceTypes.length - 1);

@@ -26,6 +26,7 @@
 
 import { type Hash64, hash64Units } from "../hash64.js";
 import type { SerialReader, SerialWriter } from "../serial.js";
+import { type FinalArrayType, finalArray } from "../array-slab.js";
 
 /** Code units per chunk: 2^26 (64 Mi), far below V8's string length limit (2^29 - 24). */
 export const CHUNK_BITS = 26;
@@ -239,8 +240,8 @@ function extent(chunks: readonly string[]): number {
 }
 
 /** A store's chunks as one array of code units (chunk c at c * CHUNK_UNITS; gaps are zeros). */
-function storeUnits<T extends Uint8Array | Uint16Array>(chunks: readonly string[], type: new (n: number) => T): T {
-  const out = new type(extent(chunks));
+function storeUnits<T extends Uint8Array | Uint16Array>(chunks: readonly string[], type: FinalArrayType<T>): T {
+  const out = finalArray(type, extent(chunks));
   const bytes = Buffer.from(out.buffer, out.byteOffset, out.byteLength);
   const unitBytes = out.BYTES_PER_ELEMENT;
   // One Buffer write a chunk: latin1 for the one-byte store, UTF-16LE (code units as they are) for the other.

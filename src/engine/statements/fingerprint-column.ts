@@ -19,6 +19,7 @@ import { BitVector } from "../succinct/bit-vector.js";
 import { hex64, type Hash64 } from "../hash64.js";
 import type { SerialReader, SerialWriter } from "../serial.js";
 import { TextList } from "../entities/text-list.js";
+import { finalArray } from "../array-slab.js";
 
 const NONE = 0;
 const ALL_HEX = 1;
@@ -262,7 +263,8 @@ export class FingerprintColumn {
     if (this.stride === 2) w.array("halves", this.hiWords);
     else {
       const hex = this.loWords.length;
-      const words = new Uint32Array(2 * hex);
+      // Kept by the image a compaction hands over (array-slab.ts), else written and dropped.
+      const words = finalArray(Uint32Array, 2 * hex);
       for (let h = 0; h < hex; h++) {
         words[2 * h] = this.hiWords[h]!;
         words[2 * h + 1] = this.loWords[h]!;

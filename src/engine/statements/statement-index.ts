@@ -40,6 +40,7 @@ import { KeySample } from "./key-sample.js";
 import { type GatherPass, gatherChunk, type OrderSorter, type SortPass, sortPass } from "./counting-sort.js";
 import { IntVector, readBits, threeFieldsBelow, writeBits } from "../succinct/int-vector.js";
 import type { SerialReader, SerialWriter } from "../serial.js";
+import { finalArray } from "../array-slab.js";
 
 export type IndexOrder = "SPO" | "POS" | "OSP";
 
@@ -854,7 +855,7 @@ function packRows(
   const sBits = IntVector.widthFor(entityCount - 1);
   const pBits = IntVector.widthFor(predicateCount - 1);
   const rowBits = 2 * sBits + pBits;
-  const rows = new Uint32Array(Math.ceil((m * rowBits) / 32) + 2);
+  const rows = finalArray(Uint32Array, Math.ceil((m * rowBits) / 32) + 2);
   for (let j = 0; j < m; j++) {
     const bit = j * rowBits;
     writeBits(rows, bit, sBits, subject[j]!);

@@ -19,6 +19,7 @@
  */
 
 import type { SerialReader, SerialWriter } from "../serial.js";
+import { finalArray } from "../array-slab.js";
 
 /** The `width` bits (<= 32) of `words` from bit `bit` on, least significant first. */
 export function readBits(words: Uint32Array, bit: number, width: number): number {
@@ -175,7 +176,7 @@ export class IntVector {
     }
     this.length = length;
     this.width = width;
-    this.words = words ?? new Uint32Array(size);
+    this.words = words ?? finalArray(Uint32Array, size);
     this.mask = width === 32 ? -1 : (1 << width) - 1;
   }
 

@@ -41,6 +41,7 @@
 
 import { BitVector, bitAt, rank1At } from "./bit-vector.js";
 import { checkLength, type SerialReader, type SerialWriter } from "../serial.js";
+import { finalArray } from "../array-slab.js";
 
 /** Widest value: 31 bits keeps every value and prefix a non-negative int32 (a V8 small integer). */
 export const MAX_WAVELET_BITS = 31;
@@ -129,8 +130,8 @@ export class WaveletMatrix {
       }
     }
     const stride = BitVector.blocksLength(n);
-    const levelBlocks = new Int32Array(bits * stride);
-    const zeros = new Int32Array(bits);
+    const levelBlocks = finalArray(Int32Array, bits * stride);
+    const zeros = finalArray(Int32Array, bits);
     // cur: the values in level d's order; next: the same after the stable 0s-then-1s partition.
     let cur: Uint32Array = values;
     let next: Uint32Array = new Uint32Array(n);
