@@ -175,7 +175,8 @@ export async function runCompactionUnderLoad(
     clearTimeout(timeout);
     await compacted;
     // The writes after the swap started a second compaction: its build runs beside the base the
-    // first swapped in and the snapshot's arrays, which stay as the source of every compaction.
+    // first swapped in (built in shared memory by the first's worker, and the source of this one);
+    // the snapshot's arrays went with the first swap.
     progress("compaction under load: a second compaction (started by the writes after the swap)");
     const secondTimeout = setTimeout(() => onSecondFailed("no second compacted event in time"), COMPACTION_TIMEOUT_MS);
     const later = await probe(server.port, queries, statement, second);
