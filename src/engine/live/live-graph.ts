@@ -133,6 +133,7 @@ import { clearBit, denseBits, dropBits, hasBit, markBit } from "./dense-bits.js"
 import {
   GRAM,
   GramIndex,
+  type GramProbe,
   type JoinedList,
   packedHead,
   SUMMARY_HEAD,
@@ -207,6 +208,14 @@ import {
  * tombstones cost no second round, and a range full of them does not make every page a long one.
  */
 const TOMBSTONE_SLACK = 8;
+
+/**
+ * A first search page's check of the delta (deltaMatchBefore) walks a candidate list of at most
+ * this many items from its start, in order (its summary's lines read one after the other, about
+ * 16 items in 4 lines), instead of seeking fq's head by a binary search (a cache miss a step) and
+ * walking again from the start to the bound.
+ */
+const SHORT_LIST_WALK = 64;
 /**
  * Bits of the replaced entities' filter (replacedFilterOf) per replaced base entity: about 1 in 16
  * of the other ids a page checks passes it to the exact bitmap. 3,000 replaced: 8 KB.
@@ -290,8 +299,6 @@ interface NameRead {
   /** The base's page from the key, read by basePageByName (its keys still lastSearchPage's). */
   readonly prefetched: Page<Entity>;
   readonly key: SearchKey | undefined;
-  /** The delta's candidates for the query (deltaCandidates), probed once for the read and the merge. */
-  readonly delta: readonly DeltaEntity[];
   /** The tombstones' candidates (hiddenCandidates), when a total was asked. */
   readonly hidden: readonly HiddenEntity[] | undefined;
 }
@@ -1127,8 +1134,8 @@ export class LiveGraph implements ReadGraph {
     if (!("prefetched" in read)) return read;
     const key = read.key;
     const want = limit + 1;
-    // The delta's candidates as basePageByName probed them (one probe of the gram index a query).
-    const delta = read.delta;
+    // The delta's candidates (a merge: the list itself, not only its summary as basePageByName's probe).
+    const delta = this.deltaCandidates(fq);
     // The tombstoned base entities and the delta's entities that match, counted only for a total
     // (the base's items that must be left out are told by the bitmap as they come).
     let hiddenMatches = 0;
@@ -1399,7 +1406,6 @@ export class LiveGraph implements ReadGraph {
     // in no tombstone (a query of a gram or more), and then the page's items need no look-up in the
     // bitmap. Without a total the bitmap alone is asked: its look-ups cost less than the probe.
     const hiddenList = count ? this.hiddenCandidates(fq) : undefined;
-    const delta = this.deltaCandidates(fq);
     // Each branch: no tombstone can be on the page (nothing to check); or the page's items against the bitmap.
     if (hiddenBits !== undefined && (hiddenList === undefined || hiddenList.length > 0)) {
       const filter = this.hiddenFilterOf(hiddenBits);
@@ -1407,13 +1413,13 @@ export class LiveGraph implements ReadGraph {
       // A delta match before the page's last item makes it a merge whatever a longer page would
       // hold: the merge starts from this page, not read again longer (a replaced entity's new name
       // often sorts next to its tombstoned base one).
-      if (hidden > 0 && page.nextCursor !== null && this.deltaAhead(fq, type, key, page, keys, delta))
-        return { prefetched: page, key, delta, hidden: hiddenList };
+      if (hidden > 0 && page.nextCursor !== null && this.deltaAhead(fq, type, key, page, keys))
+        return { prefetched: page, key, hidden: hiddenList };
       // Made up for: each round reads the page `hidden` items longer, until its visible items fill
       // it (the longer part may hold tombstones of its own) or the base has no more; a page that
       // would pass the base's limit is left to the merge.
       while (hidden > 0 && page.nextCursor !== null && k - hidden < limit) {
-        if (limit + hidden > SEARCH_MAX_LIMIT) return { prefetched: page, key, delta, hidden: hiddenList };
+        if (limit + hidden > SEARCH_MAX_LIMIT) return { prefetched: page, key, hidden: hiddenList };
         page = read(limit + hidden);
         keys = lastSearchPage(this.#base);
         k = page.items.length;
@@ -1421,9 +1427,9 @@ export class LiveGraph implements ReadGraph {
       }
       // The base's look-ahead tombstoned: whether any visible base item follows is the merge's to find.
       if (page.nextCursor !== null && filteredHas(filter, hiddenBits, this.#parts.searchIndex.idAt(keys.ranks[k]!)))
-        return { prefetched: page, key, delta, hidden: hiddenList };
+        return { prefetched: page, key, hidden: hiddenList };
     }
-    if (this.deltaAhead(fq, type, key, page, keys, delta)) return { prefetched: page, key, delta, hidden: hiddenList };
+    if (this.deltaAhead(fq, type, key, page, keys)) return { prefetched: page, key, hidden: hiddenList };
     // The answer: its next page's cursor sealed as the base seals it (the base page's last item,
     // tombstoned or not: a position), with the query's bounds attached.
     if (page.nextCursor !== null) {
@@ -1442,7 +1448,7 @@ export class LiveGraph implements ReadGraph {
       page.total =
         page.total! -
         countCandidates(this.#hiddenGrams, hiddenList, fq, type) +
-        countCandidates(this.#entityGrams, delta, fq, type);
+        countCandidates(this.#entityGrams, this.deltaCandidates(fq), fq, type);
     if (hidden > 0) dropBits(page.items, hiddenBits!, keys.ids);
     return page;
   }
@@ -1479,9 +1485,10 @@ export class LiveGraph implements ReadGraph {
 
   /**
    * Whether the delta has a match of `fq` (and `type`) after the key and before the base page's
-   * last item (anywhere after the key on the base's last page): looked for in `delta` (its
-   * candidates, deltaCandidates), the page's last item folded only when a candidate meets it, and
-   * not at all when no delta entity has every gram of fq.
+   * last item (anywhere after the key on the base's last page): for a query of a gram or more, read
+   * from the summary of its rarest gram's sorted list (GramIndex.probe: no list or posting object
+   * reached unless the summary's words leave an item to read), not at all when no delta entity has
+   * every gram of fq; for a shorter one, in every delta entity (deltaByName's walk).
    */
   private deltaAhead(
     fq: string,
@@ -1489,54 +1496,74 @@ export class LiveGraph implements ReadGraph {
     key: SearchKey | undefined,
     page: Page<Entity>,
     keys: SearchPageKeys,
-    delta: readonly DeltaEntity[],
   ): boolean {
-    if (delta.length === 0) return false;
     const k = page.items.length;
     let bound: SearchItem | undefined;
     // Each branch: a next page (its last item bounds the walk), or the base's last (none).
     if (page.nextCursor !== null) bound = { tier: keys.tiers[k - 1]!, folded: "", entity: page.items[k - 1]! };
     // Each branch: a gram's sorted list, walked by its summary; every delta entity (a query shorter
     // than a gram), by its items.
-    if (fq.length >= GRAM) return this.deltaMatchBefore(fq, type, key?.item, bound, delta);
+    if (fq.length >= GRAM) {
+      const probe = this.#entityGrams.probe(fq, compareEntities, typeCodeOf);
+      if (probe.size === 0) return false;
+      return this.deltaMatchBefore(fq, type, key?.item, bound, probe);
+    }
+    const delta = this.#entityList;
+    if (delta.length === 0) return false;
     const first: SearchItem[] = [];
     this.deltaByName(fq, type, key?.item, 1, first, bound, delta);
     return first.length > 0;
   }
 
   /**
-   * deltaAhead for a query of a gram or more: whether `items` (the rarest gram's sorted list of fq,
-   * deltaCandidates) holds a match of `fq` and `type` after the key `after` and before `before` (none:
-   * anywhere after the key), as deltaByName would find its first, read from the list's summary
-   * (GramIndex.summaryOf: heads, types and gram signatures in one array, in the list's order): an
-   * item's object and string are read only when its type and signature let it through (fq is in
-   * it, or for a query of one gram every item holds it) or its head ties with the bound's, so most
-   * reads touch no delta entity at all. O(log candidates + what is walked), in words of one array.
+   * deltaAhead for a query of a gram or more: whether the rarest gram's sorted list of fq (`probe`,
+   * GramIndex.probe: its size and summary) holds a match of `fq` and `type` after the key `after`
+   * and before `before` (none: anywhere after the key), as deltaByName would find its first, read
+   * from the list's summary (heads, types and gram signatures in one array, in the list's order):
+   * an item's object and string (and the list) are read only when its type and signature let it
+   * through (fq is in it, or for a query of one gram every item holds it) or its head ties with the
+   * bound's, so most reads touch no delta entity at all. A first page of a short list is one walk
+   * from its start (SHORT_LIST_WALK: the summary's lines read in order); else O(log candidates +
+   * what is walked), in words of one array.
    */
   private deltaMatchBefore(
     fq: string,
     type: EntityType | undefined,
     after: SearchItem | undefined,
     before: SearchItem | undefined,
-    items: readonly DeltaEntity[],
+    probe: Readonly<GramProbe<DeltaEntity>>,
   ): boolean {
-    const summary = this.#entityGrams.summaryOf(items, typeCodeOf);
+    const summary = probe.words;
+    const from = probe.from;
+    const n = probe.size;
+    /** The list itself, fetched when an item must be read. */
+    let items: readonly DeltaEntity[] | undefined;
     const want = type === undefined ? -1 : typeCodeOf({ type });
     // Each branch: a query of one gram, in every item of its list; a longer one, told by the signature first.
     const check = fq.length !== GRAM;
     if (check) signatureInto(fq, QUERY_SIGNATURE, 0);
     const qHead = summaryHead(fq);
     const qThird = summaryThird(fq);
+    // A first page of a short list bounded in the infix tier: one walk from its start.
+    if (after === undefined && before !== undefined && before.tier === TIER_INFIX && n <= SHORT_LIST_WALK)
+      return this.deltaMatchWalk(fq, want, before, probe);
     // Exact and prefix matches: items whose first three units are fq's, from the key (or fq) on.
     if (after === undefined || after.tier <= TIER_PREFIX) {
       // Each branch: from the first item whose first three units are fq's (by the heads alone: no
       // item read), or from the key.
       let i =
         after === undefined
-          ? seekHead(summary, items.length, packedHead(fq))
-          : seekEntity(items, this.keyed(after).folded, after.entity.entityId, false, summary);
-      for (; i < items.length; i++) {
-        const at = i * SUMMARY_WORDS;
+          ? seekHead(summary, from, n, packedHead(fq))
+          : seekEntity(
+              (items ??= this.#entityGrams.probeList(probe, compareEntities)),
+              this.keyed(after).folded,
+              after.entity.entityId,
+              false,
+              summary,
+              from,
+            );
+      for (; i < n; i++) {
+        const at = from + i * SUMMARY_WORDS;
         const tail = summary[at + SUMMARY_TAIL]!;
         // Past the items that start with fq's first three units: no more of the first two tiers.
         if (summary[at + SUMMARY_HEAD] !== qHead || tail >>> 8 !== qThird) break;
@@ -1546,7 +1573,7 @@ export class LiveGraph implements ReadGraph {
         // A query of one gram (the item starts with it) and a bound in the infix tier or none: this
         // match of the first two tiers comes before it, whatever its tier.
         if (!check && (before === undefined || before.tier === TIER_INFIX)) return true;
-        const e = items[i]!;
+        const e = (items ??= this.#entityGrams.probeList(probe, compareEntities))[i]!;
         // Each branch: before fq (the first item read may be: the heads sought only its first three
         // units); past the range of identifiers that start with fq (sorted: every later item too).
         if (!e.folded.startsWith(fq)) {
@@ -1567,19 +1594,29 @@ export class LiveGraph implements ReadGraph {
     if (before !== undefined && before.tier < TIER_INFIX) return false;
     let j =
       after !== undefined && after.tier === TIER_INFIX
-        ? seekEntity(items, this.keyed(after).folded, after.entity.entityId, false, summary)
+        ? seekEntity(
+            (items ??= this.#entityGrams.probeList(probe, compareEntities)),
+            this.keyed(after).folded,
+            after.entity.entityId,
+            false,
+            summary,
+            from,
+          )
         : 0;
     /** The bound's first three folded units, packed (packedHead), or -1 for none. */
     const bound = before === undefined ? -1 : this.packedHeadOf(before);
-    for (; j < items.length; j++) {
-      const at = j * SUMMARY_WORDS;
+    for (; j < n; j++) {
+      const at = from + j * SUMMARY_WORDS;
       const tail = summary[at + SUMMARY_TAIL]!;
       // The item against the bound: by heads where they differ (at or past it: so is every later
       // item), by its key where they tie.
       if (bound >= 0) {
         const h = (summary[at + SUMMARY_HEAD]! >>> 0) * 65536 + (tail >>> 8);
         if (h > bound) return false;
-        if (h === bound && this.compareToItem(items[j]!.folded, items[j]!.entityId, before!) >= 0) return false;
+        if (h === bound) {
+          const e = (items ??= this.#entityGrams.probeList(probe, compareEntities))[j]!;
+          if (this.compareToItem(e.folded, e.entityId, before!) >= 0) return false;
+        }
       }
       if (want >= 0 && (tail & 0xff) !== want) continue;
       // Each branch: a query of one gram, in every item (a prefix one starts with its three units);
@@ -1589,8 +1626,63 @@ export class LiveGraph implements ReadGraph {
         return true;
       }
       if (!summaryMayHold(summary, at)) continue;
-      const folded = items[j]!.folded;
+      const folded = (items ??= this.#entityGrams.probeList(probe, compareEntities))[j]!.folded;
       if (folded.includes(fq) && !folded.startsWith(fq)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * deltaMatchBefore on a first page (no key) whose bound `before` is in the infix tier, for a short
+   * list: one walk of the summary from its start, in order, to the first item past both fq's head
+   * and the bound's (every later item is too: neither a prefix match nor an infix one before the
+   * bound). An item is a match before the bound when it starts with fq (the first two tiers come
+   * before any infix item) or holds fq elsewhere and comes before the bound. The signature
+   * QUERY_SIGNATURE is fq's (set by the caller when fq is longer than a gram).
+   */
+  private deltaMatchWalk(
+    fq: string,
+    want: number,
+    before: SearchItem,
+    probe: Readonly<GramProbe<DeltaEntity>>,
+  ): boolean {
+    const summary = probe.words;
+    const from = probe.from;
+    const n = probe.size;
+    let items: readonly DeltaEntity[] | undefined;
+    const check = fq.length !== GRAM;
+    const qHead = packedHead(fq);
+    const bound = this.packedHeadOf(before);
+    const last = Math.max(qHead, bound);
+    /** An item at or past the bound was met: every later one is too (only a prefix match is left to find). */
+    let passed = false;
+    for (let j = 0; j < n; j++) {
+      const at = from + j * SUMMARY_WORDS;
+      const tail = summary[at + SUMMARY_TAIL]!;
+      const h = (summary[at + SUMMARY_HEAD]! >>> 0) * 65536 + (tail >>> 8);
+      // Past both heads: so is every later item.
+      if (h > last) return false;
+      // Each check: the type asked, and (longer than a gram) fq's grams all in its signature.
+      if (want >= 0 && (tail & 0xff) !== want) continue;
+      if (check && !summaryMayHold(summary, at)) continue;
+      // Each branch: fq's head (a prefix match, or for a query of one gram surely one), or not (an
+      // infix match at best, and only before the bound).
+      if (h === qHead) {
+        if (!check) return true;
+        const folded = (items ??= this.#entityGrams.probeList(probe, compareEntities))[j]!.folded;
+        if (folded.startsWith(fq)) return true;
+        if (passed || !folded.includes(fq)) continue;
+      } else {
+        if (passed || h > bound) continue;
+        if (check && !(items ??= this.#entityGrams.probeList(probe, compareEntities))[j]!.folded.includes(fq)) continue;
+      }
+      // An infix match (a query of one gram: every item holds it): before the bound by head, or by key on a tie.
+      if (h < bound) return true;
+      const e = (items ??= this.#entityGrams.probeList(probe, compareEntities))[j]!;
+      if (this.compareToItem(e.folded, e.entityId, before) < 0) return true;
+      passed = true;
+      // Each branch: fq's head is below the bound's (no item left can start with fq), or a prefix match may follow.
+      if (qHead < bound) return false;
     }
     return false;
   }
@@ -3144,13 +3236,16 @@ function summaryMayHold(summary: Int32Array, at: number): boolean {
   return (summary[at + SUMMARY_SIGNATURE]! & lo) === lo && (summary[at + SUMMARY_SIGNATURE + 1]! & hi) === hi;
 }
 
-/** The first index of a sorted list's summary (`n` items) whose first three units, packed (packedHead), are at least `head`. */
-function seekHead(summary: Int32Array, n: number, head: number): number {
+/**
+ * The first index of a sorted list's summary (`n` items from word `from`) whose first three units,
+ * packed (packedHead), are at least `head`.
+ */
+function seekHead(summary: Int32Array, from: number, n: number, head: number): number {
   let lo = 0;
   let hi = n;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (summaryHeadAt(summary, mid) < head) lo = mid + 1;
+    if (summaryHeadAt(summary, mid, from) < head) lo = mid + 1;
     else hi = mid;
   }
   return lo;
