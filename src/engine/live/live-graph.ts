@@ -299,8 +299,8 @@ interface NameRead {
   /** The base's page from the key, read by basePageByName (its keys still lastSearchPage's). */
   readonly prefetched: Page<Entity>;
   readonly key: SearchKey | undefined;
-  /** The tombstones' candidates (hiddenCandidates), when a total was asked. */
-  readonly hidden: readonly HiddenEntity[] | undefined;
+  /** How many tombstoned base entities match the query (hiddenMatchCount), when a total was asked; else -1. */
+  readonly hiddenCount: number;
 }
 
 /** A compaction feed's mark of an entity with no given score (GraphBuilder's DenseEntities: counted). */
@@ -1141,8 +1141,8 @@ export class LiveGraph implements ReadGraph {
     let hiddenMatches = 0;
     let deltaMatches = 0;
     if (count) {
-      hiddenMatches = countCandidates(this.#hiddenGrams, read.hidden ?? this.hiddenCandidates(fq), fq, typeName);
-      deltaMatches = countCandidates(this.#entityGrams, delta, fq, typeName);
+      hiddenMatches = read.hiddenCount >= 0 ? read.hiddenCount : this.hiddenMatchCount(fq, typeName);
+      deltaMatches = this.deltaMatchCount(fq, typeName);
     }
     /** The base's page read first (basePageByName's): the merge's first round. */
     let prefetched: Page<Entity> | undefined = read.prefetched;
@@ -1402,24 +1402,24 @@ export class LiveGraph implements ReadGraph {
     let keys = lastSearchPage(this.#base);
     let k = page.items.length;
     let hidden = 0;
-    // For a total, the tombstones that may match fq (they are counted): none when some gram of fq is
-    // in no tombstone (a query of a gram or more), and then the page's items need no look-up in the
-    // bitmap. Without a total the bitmap alone is asked: its look-ups cost less than the probe.
-    const hiddenList = count ? this.hiddenCandidates(fq) : undefined;
+    // For a total, the tombstones that match fq and the type (they are counted): when none does, no
+    // item of the page is tombstoned and none needs a look-up in the bitmap. Without a total the
+    // bitmap alone is asked: its look-ups cost less than the count.
+    const hiddenCount = count ? this.hiddenMatchCount(fq, type) : -1;
     // Each branch: no tombstone can be on the page (nothing to check); or the page's items against the bitmap.
-    if (hiddenBits !== undefined && (hiddenList === undefined || hiddenList.length > 0)) {
+    if (hiddenBits !== undefined && hiddenCount !== 0) {
       const filter = this.hiddenFilterOf(hiddenBits);
       hidden = countFiltered(filter, hiddenBits, keys.ids, k);
       // A delta match before the page's last item makes it a merge whatever a longer page would
       // hold: the merge starts from this page, not read again longer (a replaced entity's new name
       // often sorts next to its tombstoned base one).
       if (hidden > 0 && page.nextCursor !== null && this.deltaAhead(fq, type, key, page, keys))
-        return { prefetched: page, key, hidden: hiddenList };
+        return { prefetched: page, key, hiddenCount };
       // Made up for: each round reads the page `hidden` items longer, until its visible items fill
       // it (the longer part may hold tombstones of its own) or the base has no more; a page that
       // would pass the base's limit is left to the merge.
       while (hidden > 0 && page.nextCursor !== null && k - hidden < limit) {
-        if (limit + hidden > SEARCH_MAX_LIMIT) return { prefetched: page, key, hidden: hiddenList };
+        if (limit + hidden > SEARCH_MAX_LIMIT) return { prefetched: page, key, hiddenCount };
         page = read(limit + hidden);
         keys = lastSearchPage(this.#base);
         k = page.items.length;
@@ -1427,9 +1427,9 @@ export class LiveGraph implements ReadGraph {
       }
       // The base's look-ahead tombstoned: whether any visible base item follows is the merge's to find.
       if (page.nextCursor !== null && filteredHas(filter, hiddenBits, this.#parts.searchIndex.idAt(keys.ranks[k]!)))
-        return { prefetched: page, key, hidden: hiddenList };
+        return { prefetched: page, key, hiddenCount };
     }
-    if (this.deltaAhead(fq, type, key, page, keys)) return { prefetched: page, key, hidden: hiddenList };
+    if (this.deltaAhead(fq, type, key, page, keys)) return { prefetched: page, key, hiddenCount };
     // The answer: its next page's cursor sealed as the base seals it (the base page's last item,
     // tombstoned or not: a position), with the query's bounds attached.
     if (page.nextCursor !== null) {
@@ -1444,11 +1444,7 @@ export class LiveGraph implements ReadGraph {
       );
     }
     // The walk's total (asked: the tombstones were probed): the base's, less its tombstoned matches, plus the delta's.
-    if (hiddenList !== undefined)
-      page.total =
-        page.total! -
-        countCandidates(this.#hiddenGrams, hiddenList, fq, type) +
-        countCandidates(this.#entityGrams, this.deltaCandidates(fq), fq, type);
+    if (hiddenCount >= 0) page.total = page.total! - hiddenCount + this.deltaMatchCount(fq, type);
     if (hidden > 0) dropBits(page.items, hiddenBits!, keys.ids);
     return page;
   }
@@ -1717,13 +1713,14 @@ export class LiveGraph implements ReadGraph {
     return fq.length >= GRAM ? this.#entityGrams.sortedList(fq, compareEntities) : this.#entityList;
   }
 
-  /**
-   * The tombstoned base entities that may match `fq`, as deltaCandidates: its rarest gram's sorted
-   * list (empty when some gram of fq is in no tombstone), or every tombstone for a shorter query.
-   */
-  private hiddenCandidates(fq: string): readonly HiddenEntity[] {
-    // Each branch: a query of a gram or more, its rarest gram's list; a shorter one, every tombstone.
-    return fq.length >= GRAM ? this.#hiddenGrams.sortedList(fq, compareByKey) : this.#hiddenGrams.list();
+  /** How many delta entities match `fq` and `type` (countProbed over the delta's gram index). */
+  private deltaMatchCount(fq: string, type: EntityType | undefined): number {
+    return countProbed(this.#entityGrams, fq, type, compareEntities, this.#entityList);
+  }
+
+  /** How many tombstoned base entities match `fq` and `type` (countProbed over the tombstones' gram index). */
+  private hiddenMatchCount(fq: string, type: EntityType | undefined): number {
+    return countProbed(this.#hiddenGrams, fq, type, compareByKey, this.#hiddenGrams.list());
   }
 
   /**
@@ -3170,6 +3167,42 @@ function countCandidates<T extends { readonly folded: string; readonly type: Ent
   if (fq.length > GRAM && list.length > 1)
     return countJoined(list, fq, type, grams.joinedOf(list), grams.sharedPrefixes(list));
   return countListed(list, fq, type);
+}
+
+/**
+ * How many items of `grams` match `fq` and `type`, its sorted lists in `compare`'s order (`all`:
+ * every item, for a query shorter than a gram): from the rarest gram's summary (GramIndex.probe)
+ * alone when it decides (no candidates; a query of one gram, every candidate holding it and the
+ * summary telling its type; no candidate whose type and signature let it through), else counted in
+ * the list (countCandidates). O(candidates) words of one array, the list read only when some
+ * candidate may hold fq.
+ */
+function countProbed<T extends { readonly folded: string; readonly type: EntityType }>(
+  grams: GramIndex<T>,
+  fq: string,
+  type: EntityType | undefined,
+  compare: (x: T, y: T) => number,
+  all: readonly T[],
+): number {
+  if (fq.length < GRAM) return countListed(all, fq, type);
+  const probe = grams.probe(fq, compare, typeCodeOf);
+  const check = fq.length !== GRAM;
+  // Each branch: no candidate, or every candidate a match (one gram, any type).
+  if (probe.size === 0) return 0;
+  if (!check && type === undefined) return probe.size;
+  const summary = probe.words;
+  const want = type === undefined ? -1 : typeCodeOf({ type });
+  if (check) signatureInto(fq, QUERY_SIGNATURE, 0);
+  let may = 0;
+  for (let i = 0; i < probe.size; i++) {
+    const at = probe.from + i * SUMMARY_WORDS;
+    if (want >= 0 && (summary[at + SUMMARY_TAIL]! & 0xff) !== want) continue;
+    if (check && !summaryMayHold(summary, at)) continue;
+    may++;
+  }
+  // Each branch: the summary decides (none may match, or one gram: each of the type is a match); else the list.
+  if (may === 0 || !check) return may;
+  return countCandidates(grams, grams.probeList(probe, compare), fq, type);
 }
 
 /** A filter in front of a bitmap of dense ids (bitsFilterOf): bit (d & mask) of `bits` set for every id d marked. */

@@ -1615,6 +1615,109 @@ test("search order name, with delta names beside the base's (shared first units,
   }
 });
 
+test("order=name first pages, walks and totals over delta candidate lists short and long (ties with the base page's last head, renamed names beside their tombstones, many grams coming and going) equal the oracle, across swaps", () => {
+  // Names built from a few stems so that a query's rarest gram lists from a few delta entities to
+  // more than a first page's walk takes in one pass (SHORT_LIST_WALK), their heads often tying with
+  // the base page's last item's; renames add " (renamed)" (the new name sorts right after its
+  // tombstoned base one), and random suffixes bring grams into the gram table and take them out.
+  const stems = ["Battle of ", "battle ", "Bat", "New entity ", "Émile ", "Tle", "Zürich ", "a", "ab"];
+  const rng = new Rng(4242);
+  const suffix = () =>
+    Array.from({ length: rng.int(3) }, () =>
+      rng.pick(["tle", "ab", "x", "é", "q7", "zz", " tle", String(rng.int(99))]),
+    ).join("");
+  const name = () => `${rng.pick(stems)}${suffix()}`;
+  const entities: EntityData[] = [];
+  for (let i = 0; i < 300; i++)
+    entities.push({ entityId: `b${i}`, rawIdentifier: name(), type: String(i % 3) as EntityType, sourceType: "" });
+  // A query ("abcz") whose head is its pages' last item's: infix matches "abca abcz …" fill the
+  // base's first page; the delta's first batch brings a tie after that item ("abcb abcz") and, after
+  // it in the list, a prefix match ("abczz") that must still lead the page.
+  for (let i = 0; i < 30; i++)
+    entities.push({ entityId: `t${i}`, rawIdentifier: `abca abcz ${i}`, type: "0", sourceType: "" });
+  const data: GraphData = { entities, statements: [] };
+  const live = new LiveGraph(buildGraph(data), { cursorSecret: "live-test" });
+  const oracle = new LiveOracle(data);
+  const ties: Change[] = [
+    { op: "put", entity: { entityId: "tie", rawIdentifier: "abcb abcz", type: "0", sourceType: "" } },
+    { op: "put", entity: { entityId: "pre", rawIdentifier: "abczz", type: "0", sourceType: "" } },
+  ];
+  assert.ok(oracle.apply(ties).ok);
+  live.apply(ties);
+  for (const limit of [5, 20])
+    walkPages<Entity>({
+      fetch: (l, cursor, count) => live.search({ q: "abcz", limit: l, cursor, ...(count ? { count } : {}) }),
+      expected: oracle.oracle().search("abcz", undefined),
+      nextLimit: () => limit,
+      defaultLimit: 20,
+      countPolicy: () => rng.chance(0.4),
+      ctx: `ties limit ${limit}`,
+    });
+  const names = new Map(entities.map((e) => [e.entityId, e.rawIdentifier]));
+  for (let batch = 0; batch < 8; batch++) {
+    const changes: Change[] = [];
+    for (let k = 0; k < 60; k++) {
+      const r = rng.int(10);
+      const base = `b${rng.int(300)}`;
+      // Each kind: a new entity, a base one renamed beside its old name, another name, or a delete.
+      if (r < 4) {
+        const id = `n${batch}-${k}`;
+        changes.push({
+          op: "put",
+          entity: { entityId: id, rawIdentifier: name(), type: String(rng.int(3)) as EntityType, sourceType: "" },
+        });
+      } else if (r < 7 && names.has(base))
+        changes.push({
+          op: "put",
+          entity: {
+            entityId: base,
+            rawIdentifier: `${names.get(base)} (renamed)`,
+            type: String(rng.int(3)) as EntityType,
+            sourceType: "",
+          },
+        });
+      else if (r < 9)
+        changes.push({ op: "put", entity: { entityId: base, rawIdentifier: name(), type: "1", sourceType: "" } });
+      else changes.push({ op: "delete", entityId: base, cascade: true });
+    }
+    const want = oracle.apply(changes);
+    if (!want.ok) continue;
+    live.apply(changes);
+    for (const c of changes) if (c.op === "put" && "entity" in c) names.set(c.entity.entityId, c.entity.rawIdentifier);
+    const now = oracle.oracle();
+    const ctx = `batch ${batch}`;
+    for (const q of [
+      "tle",
+      "bat",
+      "Battle",
+      "attle o",
+      "ne",
+      "new e",
+      "ntity",
+      "named",
+      "(ren",
+      "ab",
+      "tleab",
+      "émi",
+      "zz",
+      "q7",
+      "rich",
+      "abx",
+    ])
+      for (const type of [undefined, "0", "1"] as (EntityType | undefined)[])
+        for (const limit of [1, 3, 20])
+          walkPages<Entity>({
+            fetch: (l, cursor, count) => live.search({ q, type, limit: l, cursor, ...(count ? { count } : {}) }),
+            expected: now.search(q, type),
+            nextLimit: () => limit,
+            defaultLimit: 20,
+            countPolicy: () => rng.chance(0.4),
+            ctx: `${ctx} q=${show(q)} type=${show(type)} limit ${limit}`,
+          });
+    if (batch % 3 === 2) compactNow(live);
+  }
+});
+
 test("a swap lets the old base go at once: after order=score, order=name and statements pages, nothing of the live graph keeps it until the next read", async () => {
   const gc = collectGarbage();
   assert.ok(gc !== undefined, "a full collection is needed");
