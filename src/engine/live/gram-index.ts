@@ -24,16 +24,19 @@
  * integer: no string made and hashed per gram of the query); any other by its text. Reads probe
  * every gram of the query for its posting's size (its first gram that no item has ends the probe):
  * a numeric gram in a table of its own (GramTable: open addressing with linear probing in one
- * Int32Array, a slot holding the gram, its posting's size and the posting's number), so a probe
- * reads one slot, most often one cache line, where the Map reads its bucket, its entry and the
- * posting object; only the rarest gram's posting object is read then. The Map keeps every posting
- * (a text gram is probed there).
+ * Int32Array, a slot holding the gram, its posting's size, the posting's number and where its
+ * sorted list's summary lies in one array shared by all, the arena), so a probe reads one slot,
+ * most often one cache line, where the Map reads its bucket, its entry and the posting object; and
+ * probe() hands on the rarest gram's summary without reading its posting or its list (summaries
+ * made in the arena on demand; a full arena starts again, each made again when next asked). The
+ * Map keeps every posting (a text gram is probed there).
  *
  * Cost: a query O(grams of q + candidates), or O(grams of q + log candidates + what it walks) in
  * order (plus O(P log P) once for a posting set of P items changed since it was last sorted);
  * memory a Set entry per distinct gram per item (about 25 for a 25-character identifier) and an
- * array entry per sorted one, so it is for deltas (thousands to a few hundred thousand items), not
- * for a base.
+ * array entry per sorted one, 16 bytes a numeric gram in the table (at most half full) and 16
+ * bytes an item of a probed list in the summaries' arena (at most twice every posting's), so it
+ * is for deltas (thousands to a few hundred thousand items), not for a base.
  *
  * Reference: E. Ukkonen, "Approximate string-matching with q-grams and maximal matches", TCS 1992
  * (q-gram filtering).

@@ -28,7 +28,7 @@
  * graph.ts unsealedRead): a read then costs a base read plus O(log D) (statements: one binary search per delta
  * list from the key; search order "name": whether the delta has a match after the key and before
  * the page's last item, found in the summary of the rarest gram's sorted posting list by two binary
- * searches (the first two tiers a range of it; GramIndex.summaryOf), and the page's dense ids
+ * searches (the first two tiers a range of it; GramIndex.probe), and the page's dense ids
  * against the tombstone bitmap through its filter).
  * Otherwise that page is the merge's first round. When no delta statement or tombstone starts with
  * a statements query's first filter (per order, two bits per base entity mark the first key
@@ -1547,17 +1547,7 @@ export class LiveGraph implements ReadGraph {
     if (after === undefined || after.tier <= TIER_PREFIX) {
       // Each branch: from the first item whose first three units are fq's (by the heads alone: no
       // item read), or from the key.
-      let i =
-        after === undefined
-          ? seekHead(summary, from, n, packedHead(fq))
-          : seekEntity(
-              (items ??= this.#entityGrams.probeList(probe, compareEntities)),
-              this.keyed(after).folded,
-              after.entity.entityId,
-              false,
-              summary,
-              from,
-            );
+      let i = after === undefined ? seekHead(summary, from, n, packedHead(fq)) : this.seekPast(probe, after);
       for (; i < n; i++) {
         const at = from + i * SUMMARY_WORDS;
         const tail = summary[at + SUMMARY_TAIL]!;
@@ -1588,17 +1578,7 @@ export class LiveGraph implements ReadGraph {
     }
     // The bound in the first two tiers: no infix match comes before it.
     if (before !== undefined && before.tier < TIER_INFIX) return false;
-    let j =
-      after !== undefined && after.tier === TIER_INFIX
-        ? seekEntity(
-            (items ??= this.#entityGrams.probeList(probe, compareEntities)),
-            this.keyed(after).folded,
-            after.entity.entityId,
-            false,
-            summary,
-            from,
-          )
-        : 0;
+    let j = after !== undefined && after.tier === TIER_INFIX ? this.seekPast(probe, after) : 0;
     /** The bound's first three folded units, packed (packedHead), or -1 for none. */
     const bound = before === undefined ? -1 : this.packedHeadOf(before);
     for (; j < n; j++) {
@@ -1626,6 +1606,27 @@ export class LiveGraph implements ReadGraph {
       if (folded.includes(fq) && !folded.startsWith(fq)) return true;
     }
     return false;
+  }
+
+  /**
+   * The first index of `probe`'s list whose key is above the key `after`: sought by the summary's
+   * heads (the key's first three folded units, read from its raw identifier in place when they are
+   * ASCII: packedHeadOf), then past the items whose head ties with the key's, each compared by its
+   * key; so the list and its items are read only on such a tie, and the key is folded only when its
+   * head or a tie needs it. O(log n + ties).
+   */
+  private seekPast(probe: Readonly<GramProbe<DeltaEntity>>, after: SearchItem): number {
+    const summary = probe.words;
+    const from = probe.from;
+    const n = probe.size;
+    const head = this.packedHeadOf(after);
+    let i = seekHead(summary, from, n, head);
+    let items: readonly DeltaEntity[] | undefined;
+    for (; i < n && summaryHeadAt(summary, i, from) === head; i++) {
+      const e = (items ??= this.#entityGrams.probeList(probe, compareEntities))[i]!;
+      if (this.compareToItem(e.folded, e.entityId, after) > 0) break;
+    }
+    return i;
   }
 
   /**
