@@ -210,13 +210,6 @@ import {
 const TOMBSTONE_SLACK = 8;
 
 /**
- * A first search page's check of the delta (deltaMatchBefore) walks a candidate list of at most
- * this many items from its start, in order (its summary's lines read one after the other, about
- * 16 items in 4 lines), instead of seeking fq's head by a binary search (a cache miss a step) and
- * walking again from the start to the bound.
- */
-const SHORT_LIST_WALK = 64;
-/**
  * Bits of the replaced entities' filter (replacedFilterOf) per replaced base entity: about 1 in 16
  * of the other ids a page checks passes it to the exact bitmap. 3,000 replaced: 8 KB.
  */
@@ -1518,9 +1511,8 @@ export class LiveGraph implements ReadGraph {
    * from the list's summary (heads, types and gram signatures in one array, in the list's order):
    * an item's object and string (and the list) are read only when its type and signature let it
    * through (fq is in it, or for a query of one gram every item holds it) or its head ties with the
-   * bound's, so most reads touch no delta entity at all. A first page of a short list is one walk
-   * from its start (SHORT_LIST_WALK: the summary's lines read in order); else O(log candidates +
-   * what is walked), in words of one array.
+   * bound's, so most reads touch no delta entity at all. A first page bounded in the infix tier is
+   * deltaMatchWalk's; else O(log candidates + what is walked), in words of one array.
    */
   private deltaMatchBefore(
     fq: string,
@@ -1541,7 +1533,7 @@ export class LiveGraph implements ReadGraph {
     const qHead = summaryHead(fq);
     const qThird = summaryThird(fq);
     // A first page of a short list bounded in the infix tier: one walk from its start.
-    if (after === undefined && before !== undefined && before.tier === TIER_INFIX && n <= SHORT_LIST_WALK)
+    if (after === undefined && before !== undefined && before.tier === TIER_INFIX)
       return this.deltaMatchWalk(fq, want, before, probe);
     // Exact and prefix matches: items whose first three units are fq's, from the key (or fq) on.
     if (after === undefined || after.tier <= TIER_PREFIX) {
@@ -1630,12 +1622,13 @@ export class LiveGraph implements ReadGraph {
   }
 
   /**
-   * deltaMatchBefore on a first page (no key) whose bound `before` is in the infix tier, for a short
-   * list: one walk of the summary from its start, in order, to the first item past both fq's head
-   * and the bound's (every later item is too: neither a prefix match nor an infix one before the
-   * bound). An item is a match before the bound when it starts with fq (the first two tiers come
-   * before any infix item) or holds fq elsewhere and comes before the bound. The signature
-   * QUERY_SIGNATURE is fq's (set by the caller when fq is longer than a gram).
+   * deltaMatchBefore on a first page (no key) whose bound `before` is in the infix tier: one walk
+   * of the summary from its start, in order (its lines read one after the other), to the first
+   * item past the bound (by head, or by key on a tie), then, when fq's head is above the bound's,
+   * a binary search for the items that start with fq's head. An item is a match before the bound
+   * when it starts with fq (the first two tiers come before any infix item) or holds fq elsewhere
+   * and comes before the bound. The signature QUERY_SIGNATURE is fq's (set by the caller when fq is
+   * longer than a gram). O(items before the bound + log candidates).
    */
   private deltaMatchWalk(
     fq: string,
@@ -1650,36 +1643,45 @@ export class LiveGraph implements ReadGraph {
     const check = fq.length !== GRAM;
     const qHead = packedHead(fq);
     const bound = this.packedHeadOf(before);
-    const last = Math.max(qHead, bound);
-    /** An item at or past the bound was met: every later one is too (only a prefix match is left to find). */
-    let passed = false;
-    for (let j = 0; j < n; j++) {
+    let j = 0;
+    for (; j < n; j++) {
       const at = from + j * SUMMARY_WORDS;
       const tail = summary[at + SUMMARY_TAIL]!;
       const h = (summary[at + SUMMARY_HEAD]! >>> 0) * 65536 + (tail >>> 8);
-      // Past both heads: so is every later item.
-      if (h > last) return false;
+      // Past the bound's head: so is every later item (a prefix match past it is sought below).
+      if (h > bound) break;
       // Each check: the type asked, and (longer than a gram) fq's grams all in its signature.
       if (want >= 0 && (tail & 0xff) !== want) continue;
       if (check && !summaryMayHold(summary, at)) continue;
       // Each branch: fq's head (a prefix match, or for a query of one gram surely one), or not (an
-      // infix match at best, and only before the bound).
+      // infix match at best).
       if (h === qHead) {
         if (!check) return true;
         const folded = (items ??= this.#entityGrams.probeList(probe, compareEntities))[j]!.folded;
         if (folded.startsWith(fq)) return true;
-        if (passed || !folded.includes(fq)) continue;
-      } else {
-        if (passed || h > bound) continue;
-        if (check && !(items ??= this.#entityGrams.probeList(probe, compareEntities))[j]!.folded.includes(fq)) continue;
-      }
+        if (!folded.includes(fq)) continue;
+      } else if (check && !(items ??= this.#entityGrams.probeList(probe, compareEntities))[j]!.folded.includes(fq))
+        continue;
       // An infix match (a query of one gram: every item holds it): before the bound by head, or by key on a tie.
       if (h < bound) return true;
       const e = (items ??= this.#entityGrams.probeList(probe, compareEntities))[j]!;
       if (this.compareToItem(e.folded, e.entityId, before) < 0) return true;
-      passed = true;
-      // Each branch: fq's head is below the bound's (no item left can start with fq), or a prefix match may follow.
-      if (qHead < bound) return false;
+      // At or past the bound: so is every later item; only a prefix match (fq's head at or past the
+      // bound's) is left, after this one.
+      j++;
+      break;
+    }
+    // Each branch: fq's head below the bound's (its prefix matches were walked above); the bound's
+    // (the rest of its items, from where the walk stopped); or above it (sought by their head).
+    if (qHead < bound) return false;
+    for (let i = qHead === bound ? j : seekHead(summary, from, n, qHead); i < n; i++) {
+      const at = from + i * SUMMARY_WORDS;
+      const tail = summary[at + SUMMARY_TAIL]!;
+      if ((summary[at + SUMMARY_HEAD]! >>> 0) * 65536 + (tail >>> 8) !== qHead) return false;
+      if (want >= 0 && (tail & 0xff) !== want) continue;
+      if (!check) return true;
+      if (!summaryMayHold(summary, at)) continue;
+      if ((items ??= this.#entityGrams.probeList(probe, compareEntities))[i]!.folded.startsWith(fq)) return true;
     }
     return false;
   }
@@ -3191,6 +3193,9 @@ function countProbed<T extends { readonly folded: string; readonly type: EntityT
   // Each branch: no candidate, or every candidate a match (one gram, any type).
   if (probe.size === 0) return 0;
   if (!check && type === undefined) return probe.size;
+  // A long list: searched as one text at once (its summary's words would be more to read).
+  if (probe.size > COUNT_CHECKED_MAX * COUNT_CHECKED_MAX)
+    return countCandidates(grams, grams.probeList(probe, compare), fq, type);
   const summary = probe.words;
   const want = type === undefined ? -1 : typeCodeOf({ type });
   if (check) signatureInto(fq, QUERY_SIGNATURE, 0);
@@ -3201,10 +3206,27 @@ function countProbed<T extends { readonly folded: string; readonly type: EntityT
     if (check && !summaryMayHold(summary, at)) continue;
     may++;
   }
-  // Each branch: the summary decides (none may match, or one gram: each of the type is a match); else the list.
+  // Each branch: the summary decides (none may match, or one gram: each of the type is a match); a
+  // few candidates let through, each checked; else the whole list searched as one text.
   if (may === 0 || !check) return may;
-  return countCandidates(grams, grams.probeList(probe, compare), fq, type);
+  const list = grams.probeList(probe, compare);
+  if (may > COUNT_CHECKED_MAX) return countCandidates(grams, list, fq, type);
+  let n = 0;
+  for (let i = 0; i < probe.size; i++) {
+    const at = probe.from + i * SUMMARY_WORDS;
+    if (want >= 0 && (summary[at + SUMMARY_TAIL]! & 0xff) !== want) continue;
+    if (summaryMayHold(summary, at) && list[i]!.folded.includes(fq)) n++;
+  }
+  return n;
 }
+
+/**
+ * countProbed checks the candidates its summary lets through one by one (their items read) up to
+ * this many; more, and the list's joined text is searched instead (countJoined: one text read in
+ * order, not an object and a string each), as it is for a list longer than its square (whose
+ * summary alone would be more to read than the text).
+ */
+const COUNT_CHECKED_MAX = 8;
 
 /** A filter in front of a bitmap of dense ids (bitsFilterOf): bit (d & mask) of `bits` set for every id d marked. */
 interface BitsFilter {

@@ -25,6 +25,7 @@ import {
   saveSnapshot,
   type Statement,
 } from "../../../src/index.js";
+import { signatureInto } from "../../../src/engine/live/gram-signature.js";
 import { warmthOf } from "../../../src/engine/live/live-graph.js";
 import { collectGarbage } from "../../../src/load/collect-garbage.js";
 import { randomQuery } from "../../support/graph-walks.js";
@@ -1652,6 +1653,64 @@ test("order=name first pages, walks and totals over delta candidate lists short 
       defaultLimit: 20,
       countPolicy: () => rng.chance(0.4),
       ctx: `ties limit ${limit}`,
+    });
+  // Totals over candidates that the gram signature lets through though they lack the query ("mnop":
+  // names holding its rarest gram "nop" and not it, whose other grams set the bits of "mno"), in the
+  // delta and among the tombstones (base names so built, renamed).
+  const qSignature = new Int32Array(2);
+  const one = new Int32Array(2);
+  signatureInto("mnop", qSignature, 0);
+  const passing: string[] = [];
+  while (passing.length < 6) {
+    const candidate = `nop${Array.from({ length: 12 }, () => String.fromCharCode(97 + rng.int(26))).join("")}`;
+    signatureInto(candidate, one, 0);
+    if (candidate.includes("mnop")) continue;
+    if ((one[0]! & qSignature[0]!) === qSignature[0] && (one[1]! & qSignature[1]!) === qSignature[1])
+      passing.push(candidate);
+  }
+  const lures: Change[] = [
+    ...passing.map(
+      (n, i): Change => ({ op: "put", entity: { entityId: `lure${i}`, rawIdentifier: n, type: "0", sourceType: "" } }),
+    ),
+    { op: "put", entity: { entityId: "real", rawIdentifier: "xmnopx", type: "0", sourceType: "" } },
+    ...Array.from(
+      { length: 12 },
+      (_, i): Change => ({
+        op: "put",
+        entity: { entityId: `mno${i}`, rawIdentifier: `mno ${i}`, type: "0", sourceType: "" },
+      }),
+    ),
+  ];
+  assert.ok(oracle.apply(lures).ok);
+  live.apply(lures);
+  compactNow(live);
+  const renames: Change[] = [
+    ...passing.map(
+      (n, i): Change => ({
+        op: "put",
+        entity: { entityId: `lure${i}`, rawIdentifier: `re ${n}`, type: "1", sourceType: "" },
+      }),
+    ),
+    { op: "put", entity: { entityId: "real", rawIdentifier: "ymnopy", type: "0", sourceType: "" } },
+    // The "mno" lists (delta and tombstones) kept longer than the "nop" ones: "nop" the rarest.
+    ...Array.from(
+      { length: 12 },
+      (_, i): Change => ({
+        op: "put",
+        entity: { entityId: `mno${i}`, rawIdentifier: `mno ${i} again`, type: "0", sourceType: "" },
+      }),
+    ),
+  ];
+  assert.ok(oracle.apply(renames).ok);
+  live.apply(renames);
+  for (const type of [undefined, "0", "1"] as (EntityType | undefined)[])
+    walkPages<Entity>({
+      fetch: (l, cursor, count) => live.search({ q: "mnop", type, limit: l, cursor, ...(count ? { count } : {}) }),
+      expected: oracle.oracle().search("mnop", type),
+      nextLimit: () => 2,
+      defaultLimit: 20,
+      countPolicy: () => true,
+      ctx: `lures type ${show(type)}`,
     });
   const names = new Map(entities.map((e) => [e.entityId, e.rawIdentifier]));
   for (let batch = 0; batch < 8; batch++) {
