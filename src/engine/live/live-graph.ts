@@ -1716,14 +1716,20 @@ export class LiveGraph implements ReadGraph {
     return fq.length >= GRAM ? this.#entityGrams.sortedList(fq, compareEntities) : this.#entityList;
   }
 
-  /** How many delta entities match `fq` and `type` (countProbed over the delta's gram index). */
+  /** How many delta entities match `fq` and `type` (countCandidates over its candidates). */
   private deltaMatchCount(fq: string, type: EntityType | undefined): number {
-    return countProbed(this.#entityGrams, fq, type, compareEntities, this.#entityList);
+    return countCandidates(this.#entityGrams, this.deltaCandidates(fq), fq, type);
   }
 
-  /** How many tombstoned base entities match `fq` and `type` (countProbed over the tombstones' gram index). */
+  /**
+   * How many tombstoned base entities match `fq` and `type`: countCandidates over the rarest gram's
+   * sorted list of the tombstones' gram index (none when some gram of fq is in no tombstone), or
+   * every tombstone for a query shorter than a gram.
+   */
   private hiddenMatchCount(fq: string, type: EntityType | undefined): number {
-    return countProbed(this.#hiddenGrams, fq, type, compareByKey, this.#hiddenGrams.list());
+    // Each branch: a query of a gram or more, its rarest gram's list; a shorter one, every tombstone.
+    const list = fq.length >= GRAM ? this.#hiddenGrams.sortedList(fq, compareByKey) : this.#hiddenGrams.list();
+    return countCandidates(this.#hiddenGrams, list, fq, type);
   }
 
   /**
@@ -3171,62 +3177,6 @@ function countCandidates<T extends { readonly folded: string; readonly type: Ent
     return countJoined(list, fq, type, grams.joinedOf(list), grams.sharedPrefixes(list));
   return countListed(list, fq, type);
 }
-
-/**
- * How many items of `grams` match `fq` and `type`, its sorted lists in `compare`'s order (`all`:
- * every item, for a query shorter than a gram): from the rarest gram's summary (GramIndex.probe)
- * alone when it decides (no candidates; a query of one gram, every candidate holding it and the
- * summary telling its type; no candidate whose type and signature let it through), else counted in
- * the list (countCandidates). O(candidates) words of one array, the list read only when some
- * candidate may hold fq.
- */
-function countProbed<T extends { readonly folded: string; readonly type: EntityType }>(
-  grams: GramIndex<T>,
-  fq: string,
-  type: EntityType | undefined,
-  compare: (x: T, y: T) => number,
-  all: readonly T[],
-): number {
-  if (fq.length < GRAM) return countListed(all, fq, type);
-  const probe = grams.probe(fq, compare, typeCodeOf);
-  const check = fq.length !== GRAM;
-  // Each branch: no candidate, or every candidate a match (one gram, any type).
-  if (probe.size === 0) return 0;
-  if (!check && type === undefined) return probe.size;
-  // A long list: searched as one text at once (its summary's words would be more to read).
-  if (probe.size > COUNT_CHECKED_MAX * COUNT_CHECKED_MAX)
-    return countCandidates(grams, grams.probeList(probe, compare), fq, type);
-  const summary = probe.words;
-  const want = type === undefined ? -1 : typeCodeOf({ type });
-  if (check) signatureInto(fq, QUERY_SIGNATURE, 0);
-  let may = 0;
-  for (let i = 0; i < probe.size; i++) {
-    const at = probe.from + i * SUMMARY_WORDS;
-    if (want >= 0 && (summary[at + SUMMARY_TAIL]! & 0xff) !== want) continue;
-    if (check && !summaryMayHold(summary, at)) continue;
-    may++;
-  }
-  // Each branch: the summary decides (none may match, or one gram: each of the type is a match); a
-  // few candidates let through, each checked; else the whole list searched as one text.
-  if (may === 0 || !check) return may;
-  const list = grams.probeList(probe, compare);
-  if (may > COUNT_CHECKED_MAX) return countCandidates(grams, list, fq, type);
-  let n = 0;
-  for (let i = 0; i < probe.size; i++) {
-    const at = probe.from + i * SUMMARY_WORDS;
-    if (want >= 0 && (summary[at + SUMMARY_TAIL]! & 0xff) !== want) continue;
-    if (summaryMayHold(summary, at) && list[i]!.folded.includes(fq)) n++;
-  }
-  return n;
-}
-
-/**
- * countProbed checks the candidates its summary lets through one by one (their items read) up to
- * this many; more, and the list's joined text is searched instead (countJoined: one text read in
- * order, not an object and a string each), as it is for a list longer than its square (whose
- * summary alone would be more to read than the text).
- */
-const COUNT_CHECKED_MAX = 8;
 
 /** A filter in front of a bitmap of dense ids (bitsFilterOf): bit (d & mask) of `bits` set for every id d marked. */
 interface BitsFilter {
