@@ -21,15 +21,22 @@
  * object too, so a read that asks them of the list sortedList just returned reads a field, no map.
  *
  * A gram of three code units below GRAM_UNIT_LIMIT is keyed by the number that packs them (a small
- * integer: a Map probe without a string made and hashed per gram of the query); any other by its
- * text. Reads probe every gram of the query: most of what a read adds to the base's when the delta holds
- * no match (its first gram that no item has ends the probe).
+ * integer: no string made and hashed per gram of the query); any other by its text. Reads probe
+ * every gram of the query for its posting's size (its first gram that no item has ends the probe):
+ * a numeric gram in a table of its own (GramTable: open addressing with linear probing in one
+ * Int32Array, a slot holding the gram, its posting's size, the posting's number and where its
+ * sorted list's summary lies in one array shared by all, the arena), so a probe reads one slot,
+ * most often one cache line, where the Map reads its bucket, its entry and the posting object; and
+ * probe() hands on the rarest gram's summary without reading its posting or its list (summaries
+ * made in the arena on demand; a full arena starts again, each made again when next asked). The
+ * Map keeps every posting (a text gram is probed there).
  *
  * Cost: a query O(grams of q + candidates), or O(grams of q + log candidates + what it walks) in
  * order (plus O(P log P) once for a posting set of P items changed since it was last sorted);
  * memory a Set entry per distinct gram per item (about 25 for a 25-character identifier) and an
- * array entry per sorted one, so it is for deltas (thousands to a few hundred thousand items), not
- * for a base.
+ * array entry per sorted one, 16 bytes a numeric gram in the table (at most half full) and 16
+ * bytes an item of a probed list in the summaries' arena (at most twice every posting's), so it
+ * is for deltas (thousands to a few hundred thousand items), not for a base.
  *
  * Reference: E. Ukkonen, "Approximate string-matching with q-grams and maximal matches", TCS 1992
  * (q-gram filtering).
@@ -62,6 +69,8 @@ function gramAt(s: string, i: number): GramKey {
  */
 interface Posting<T> {
   readonly gram: GramKey;
+  /** Its number in the gram table (GramTable's posting column, byNumber): -1 for a text gram. */
+  readonly number: number;
   readonly items: Set<T>;
   size: number;
   sorted: T[] | undefined;
@@ -87,6 +96,22 @@ export class GramIndex<T extends { readonly folded: string }> {
   readonly items = new Set<T>();
   /** `items` as an array (list()), until an item comes or goes. */
   private listed: T[] | undefined;
+  /** The numeric grams' sizes and posting numbers (rarestPosting's probes). */
+  private readonly table = new GramTable();
+  /** The numeric grams' postings by number (the table's posting column), and the numbers free. */
+  private readonly byNumber: (Posting<T> | undefined)[] = [];
+  private readonly freeNumbers: number[] = [];
+  /**
+   * The summaries (summaryOf's words) of numeric grams' sorted lists that probe() made, one after
+   * another, each where its gram's slot says (SLOT_SUMMARY); a list that changes leaves its words
+   * behind, and a full array starts again (every slot's summary forgotten, made again when asked).
+   */
+  private arena = new Int32Array(ARENA_MIN_WORDS);
+  private arenaUsed = 0;
+  /** Items in all posting sets together (what every summary would take: the arena's ceiling). */
+  private entries = 0;
+  /** probe()'s answer, filled again at each call. */
+  private readonly probed: GramProbe<T> = { size: 0, words: EMPTY_WORDS, from: 0, number: -1, posting: undefined };
 
   get size(): number {
     return this.items.size;
@@ -98,8 +123,15 @@ export class GramIndex<T extends { readonly folded: string }> {
     for (const g of grams(item.folded)) {
       let posting = this.postings.get(g);
       if (posting === undefined) {
+        // Each branch: a numeric gram gets a number (a free one first) and a slot; a text gram neither.
+        let number = -1;
+        if (typeof g === "number") {
+          number = this.freeNumbers.pop() ?? this.byNumber.length;
+          this.table.insert(g, number);
+        }
         posting = {
           gram: g,
+          number,
           items: new Set(),
           size: 0,
           sorted: undefined,
@@ -110,7 +142,12 @@ export class GramIndex<T extends { readonly folded: string }> {
         this.postings.set(g, posting);
       }
       posting.items.add(item);
+      if (posting.items.size > posting.size) this.entries++;
       posting.size = posting.items.size;
+      if (posting.number >= 0) {
+        this.byNumber[posting.number] = posting;
+        this.table.setSize(g as number, posting.size);
+      }
       unsort(posting);
     }
   }
@@ -121,10 +158,19 @@ export class GramIndex<T extends { readonly folded: string }> {
     for (const g of grams(item.folded)) {
       const posting = this.postings.get(g);
       if (posting === undefined) continue;
-      posting.items.delete(item);
+      if (posting.items.delete(item)) this.entries--;
       posting.size = posting.items.size;
       unsort(posting);
-      if (posting.size === 0) this.postings.delete(g);
+      // Each branch: the last item gone (the gram leaves the map, and the table with its number), or
+      // the table's size brought up to date.
+      if (posting.size === 0) {
+        this.postings.delete(g);
+        if (posting.number >= 0) {
+          this.table.remove(g as number);
+          this.byNumber[posting.number] = undefined;
+          this.freeNumbers.push(posting.number);
+        }
+      } else if (posting.number >= 0) this.table.setSize(g as number, posting.size);
     }
   }
 
@@ -157,13 +203,34 @@ export class GramIndex<T extends { readonly folded: string }> {
    * grams that every read above shares.
    */
   private rarestPosting(fq: string): Posting<T> | undefined {
+    const table = this.table;
+    /** The rarest so far: its size, and its posting (a text gram's) or number (a numeric gram's). */
+    let size = -1;
     let rarest: Posting<T> | undefined;
+    let number = -1;
     for (let i = 0; i + GRAM <= fq.length; i++) {
-      const posting = this.postings.get(gramAt(fq, i));
-      if (posting === undefined) return undefined;
-      if (rarest === undefined || posting.size < rarest.size) rarest = posting;
+      const g = gramAt(fq, i);
+      // Each branch: a numeric gram's size and number from its slot (no posting read); a text
+      // gram's posting from the map.
+      if (typeof g === "number") {
+        const slot = table.find(g);
+        if (slot < 0) return undefined;
+        const n = table.sizeAt(slot);
+        if (size < 0 || n < size) {
+          size = n;
+          number = table.numberAt(slot);
+          rarest = undefined;
+        }
+      } else {
+        const posting = this.postings.get(g);
+        if (posting === undefined) return undefined;
+        if (size < 0 || posting.size < size) {
+          size = posting.size;
+          rarest = posting;
+        }
+      }
     }
-    return rarest;
+    return rarest ?? (size < 0 ? undefined : this.byNumber[number]);
   }
 
   /**
@@ -186,6 +253,99 @@ export class GramIndex<T extends { readonly folded: string }> {
     rarest.sorted ??= [...rarest.items].sort(compare);
     this.last = rarest;
     return rarest.sorted;
+  }
+
+  /**
+   * The summary of the sorted list (by `compare`, the order sortedList is always asked in) of the
+   * rarest gram of `fq` (at least GRAM code units): how many items it has (`size`, 0 when some gram
+   * of fq is in no item), and its summaryOf words (by `typeOf`) at `from` of `words`, read without
+   * the list or its posting: for a numeric gram from its slot and the arena (made there at the
+   * first probe after the set changed), for a text gram from summaryOf. The list itself, when its
+   * items must be read, is probeList's. The answer is one object, filled again by the next call.
+   * Cost: a slot a gram (most often a cache line each), then the summary's own lines.
+   */
+  probe(fq: string, compare: (x: T, y: T) => number, typeOf: (item: T) => number): Readonly<GramProbe<T>> {
+    const out = this.probed;
+    const table = this.table;
+    out.size = 0;
+    out.posting = undefined;
+    out.number = -1;
+    /** The rarest numeric gram's slot so far (-1: a text gram's posting is rarest, or none yet). */
+    let slot = -1;
+    let size = -1;
+    for (let i = 0; i + GRAM <= fq.length; i++) {
+      const g = gramAt(fq, i);
+      // Each branch: as rarestPosting.
+      if (typeof g === "number") {
+        const s = table.find(g);
+        if (s < 0) return out;
+        const n = table.sizeAt(s);
+        if (size < 0 || n < size) {
+          size = n;
+          slot = s;
+          out.posting = undefined;
+        }
+      } else {
+        const posting = this.postings.get(g);
+        if (posting === undefined) return out;
+        if (size < 0 || posting.size < size) {
+          size = posting.size;
+          slot = -1;
+          out.posting = posting;
+        }
+      }
+    }
+    if (size < 0) return out;
+    out.size = size;
+    // Each branch: a text gram's summary, its own array; a numeric one's, from the arena (made there
+    // first if it is not).
+    if (out.posting !== undefined) {
+      out.words = this.summaryOf(this.sortedOf(out.posting, compare), typeOf);
+      out.from = 0;
+      return out;
+    }
+    out.number = table.numberAt(slot);
+    let from = table.summaryAt(slot);
+    if (from < 0) {
+      const list = this.sortedOf(this.byNumber[out.number]!, compare);
+      from = this.arenaRoom(SUMMARY_WORDS * list.length);
+      summaryInto(list, typeOf, this.arena, from);
+      table.setSummary(slot, from);
+    }
+    out.words = this.arena;
+    out.from = from;
+    return out;
+  }
+
+  /** The sorted list whose summary `probe` (probe()'s last answer) holds: its items, in the summary's order. */
+  probeList(probe: Readonly<GramProbe<T>>, compare: (x: T, y: T) => number): readonly T[] {
+    return this.sortedOf(probe.posting ?? this.byNumber[probe.number]!, compare);
+  }
+
+  /** `posting`'s sorted list (sortedList's), made if need be; the last one returned (postingOf). */
+  private sortedOf(posting: Posting<T>, compare: (x: T, y: T) => number): T[] {
+    posting.sorted ??= [...posting.items].sort(compare);
+    this.last = posting;
+    return posting.sorted;
+  }
+
+  /**
+   * Where `words` words start in the arena, taken now: after the last summary, or (the arena full)
+   * from 0 of an arena started again, every slot's summary forgotten; twice as large while it is
+   * under twice what every posting's summary would take together.
+   */
+  private arenaRoom(words: number): number {
+    if (this.arenaUsed + words > this.arena.length) {
+      let length = this.arena.length;
+      // Each branch: grown (the arena may be too small for what is asked of it), or the same size.
+      while (length < words || length < 2 * SUMMARY_WORDS * this.entries) length *= 2;
+      if (length !== this.arena.length) this.arena = new Int32Array(length);
+      this.arenaUsed = 0;
+      this.table.forgetSummaries();
+    }
+    const from = this.arenaUsed;
+    this.arenaUsed += words;
+    return from;
   }
 
   /**
@@ -231,14 +391,7 @@ export class GramIndex<T extends { readonly folded: string }> {
     let summary = posting !== undefined ? posting.summary : this.summaries.get(list);
     if (summary === undefined) {
       summary = new Int32Array(SUMMARY_WORDS * list.length);
-      for (let i = 0; i < list.length; i++) {
-        const item = list[i]!;
-        const at = SUMMARY_WORDS * i;
-        const s = item.folded;
-        summary[at + SUMMARY_HEAD] = summaryHead(s);
-        summary[at + SUMMARY_TAIL] = (summaryThird(s) << 8) | typeOf(item);
-        signatureInto(s, summary, (at + SUMMARY_SIGNATURE) / 2);
-      }
+      summaryInto(list, typeOf, summary, 0);
       if (posting !== undefined) posting.summary = summary;
       else this.summaries.set(list, summary);
     }
@@ -351,6 +504,40 @@ export interface JoinedList {
   readonly starts: Int32Array;
 }
 
+/** summaryOf's words of `list`, written into `out` from word `from` (a multiple of SUMMARY_WORDS). */
+function summaryInto<T extends { readonly folded: string }>(
+  list: readonly T[],
+  typeOf: (item: T) => number,
+  out: Int32Array,
+  from: number,
+): void {
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i]!;
+    const at = from + SUMMARY_WORDS * i;
+    const s = item.folded;
+    out[at + SUMMARY_HEAD] = summaryHead(s);
+    out[at + SUMMARY_TAIL] = (summaryThird(s) << 8) | typeOf(item);
+    signatureInto(s, out, (at + SUMMARY_SIGNATURE) / 2);
+  }
+}
+
+/**
+ * GramIndex.probe's answer: the rarest gram's sorted list's size and summary (`words` from `from`),
+ * and which list it is (`posting`, a text gram's; else `number`, a numeric gram's posting number).
+ */
+export interface GramProbe<T> {
+  size: number;
+  words: Int32Array;
+  from: number;
+  number: number;
+  posting: Posting<T> | undefined;
+}
+
+/** Words of an empty arena (a power of two, a multiple of SUMMARY_WORDS). */
+const ARENA_MIN_WORDS = 1024;
+
+const EMPTY_WORDS = new Int32Array(0);
+
 /** An empty candidate list (a query with a gram that no item has). */
 const NONE: readonly never[] = [];
 
@@ -360,6 +547,129 @@ function unsort<T>(posting: Posting<T>): void {
   posting.summary = undefined;
   posting.joined = undefined;
   posting.prefixes = undefined;
+}
+
+/** Words of a gram table slot, and where each field is among them. */
+const SLOT_WORDS = 4;
+/** The gram's packed units + 1 (0: an empty slot). */
+const SLOT_KEY = 0;
+const SLOT_SIZE = 1;
+const SLOT_NUMBER = 2;
+/** Where the gram's sorted list's summary starts in its GramIndex's arena, or -1 for none made since it changed. */
+const SLOT_SUMMARY = 3;
+/** Slots of an empty table (a power of two); a table grows to keep at most half its slots full. */
+const TABLE_MIN_SLOTS = 64;
+
+/**
+ * The numeric grams of a GramIndex: gram -> (its posting's size, its posting's number), by open
+ * addressing with linear probing in one Int32Array (SLOT_WORDS words a slot; 16 bytes: four slots a
+ * cache line), at most half full; a removal shifts back the slots after it that probed past it
+ * (Knuth's algorithm R), so no slot is ever marked deleted. Cost: O(1) expected a probe, insert or
+ * removal; O(slots) to grow.
+ * Reference: D. E. Knuth, TAOCP vol. 3, 6.4 (linear probing, deletion by algorithm R).
+ */
+class GramTable {
+  private words = new Int32Array(SLOT_WORDS * TABLE_MIN_SLOTS);
+  /** 32 - log2(slots): a key's home is the top bits of its hash (slotOf). */
+  private shift = 32 - Math.log2(TABLE_MIN_SLOTS);
+  private used = 0;
+
+  /** The slot of gram `g`, or -1 when it has none. */
+  find(g: number): number {
+    const words = this.words;
+    const mask = words.length / SLOT_WORDS - 1;
+    const key = g + 1;
+    for (let slot = slotOf(key, this.shift); ; slot = (slot + 1) & mask) {
+      const k = words[slot * SLOT_WORDS + SLOT_KEY]!;
+      if (k === key) return slot;
+      if (k === 0) return -1;
+    }
+  }
+
+  sizeAt(slot: number): number {
+    return this.words[slot * SLOT_WORDS + SLOT_SIZE]!;
+  }
+
+  numberAt(slot: number): number {
+    return this.words[slot * SLOT_WORDS + SLOT_NUMBER]!;
+  }
+
+  /** Gram `g` (not in the table) with posting number `number` and size 0. */
+  insert(g: number, number: number): void {
+    if (2 * (this.used + 1) > this.words.length / SLOT_WORDS) this.grow();
+    this.place(g + 1, 0, number, -1);
+    this.used++;
+  }
+
+  summaryAt(slot: number): number {
+    return this.words[slot * SLOT_WORDS + SLOT_SUMMARY]!;
+  }
+
+  setSummary(slot: number, from: number): void {
+    this.words[slot * SLOT_WORDS + SLOT_SUMMARY] = from;
+  }
+
+  /** Gram `g`'s size (it is in the table), its summary forgotten (its set changed). */
+  setSize(g: number, size: number): void {
+    const at = this.find(g) * SLOT_WORDS;
+    this.words[at + SLOT_SIZE] = size;
+    this.words[at + SLOT_SUMMARY] = -1;
+  }
+
+  /** Every slot's summary forgotten (the arena starts again). */
+  forgetSummaries(): void {
+    const words = this.words;
+    for (let at = 0; at < words.length; at += SLOT_WORDS) words[at + SLOT_SUMMARY] = -1;
+  }
+
+  /** Gram `g` out of the table (it is in it). */
+  remove(g: number): void {
+    const words = this.words;
+    const mask = words.length / SLOT_WORDS - 1;
+    let hole = this.find(g);
+    // Algorithm R: each later slot of the run whose home is not cyclically in (hole, slot] moves into the hole.
+    for (let slot = (hole + 1) & mask; ; slot = (slot + 1) & mask) {
+      const at = slot * SLOT_WORDS;
+      const key = words[at + SLOT_KEY]!;
+      if (key === 0) break;
+      const home = slotOf(key, this.shift);
+      // Each branch: the run wraps past the table's end between the hole and this slot, or not.
+      const stays = hole <= slot ? hole < home && home <= slot : hole < home || home <= slot;
+      if (stays) continue;
+      words.copyWithin(hole * SLOT_WORDS, at, at + SLOT_WORDS);
+      hole = slot;
+    }
+    words.fill(0, hole * SLOT_WORDS, (hole + 1) * SLOT_WORDS);
+    this.used--;
+  }
+
+  /** Twice the slots, every gram placed again. */
+  private grow(): void {
+    const old = this.words;
+    this.words = new Int32Array(old.length * 2);
+    this.shift--;
+    for (let at = 0; at < old.length; at += SLOT_WORDS)
+      if (old[at + SLOT_KEY] !== 0)
+        this.place(old[at + SLOT_KEY]!, old[at + SLOT_SIZE]!, old[at + SLOT_NUMBER]!, old[at + SLOT_SUMMARY]!);
+  }
+
+  /** A slot for `key` (not in the table), the first free one from its home. */
+  private place(key: number, size: number, number: number, summary: number): void {
+    const words = this.words;
+    const mask = words.length / SLOT_WORDS - 1;
+    let slot = slotOf(key, this.shift);
+    while (words[slot * SLOT_WORDS + SLOT_KEY] !== 0) slot = (slot + 1) & mask;
+    const at = slot * SLOT_WORDS;
+    words[at + SLOT_KEY] = key;
+    words[at + SLOT_SIZE] = size;
+    words[at + SLOT_NUMBER] = number;
+    words[at + SLOT_SUMMARY] = summary;
+  }
+}
+
+/** The home slot of table key `key` (a gram's packed units + 1) in a table of 2 ** (32 - shift) slots: Fibonacci hashing (its top bits). */
+function slotOf(key: number, shift: number): number {
+  return Math.imul(key, 0x9e3779b1) >>> shift;
 }
 
 /** The distinct grams of `s`, by key. */

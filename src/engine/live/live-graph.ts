@@ -28,7 +28,7 @@
  * graph.ts unsealedRead): a read then costs a base read plus O(log D) (statements: one binary search per delta
  * list from the key; search order "name": whether the delta has a match after the key and before
  * the page's last item, found in the summary of the rarest gram's sorted posting list by two binary
- * searches (the first two tiers a range of it; GramIndex.summaryOf), and the page's dense ids
+ * searches (the first two tiers a range of it; GramIndex.probe), and the page's dense ids
  * against the tombstone bitmap through its filter).
  * Otherwise that page is the merge's first round. When no delta statement or tombstone starts with
  * a statements query's first filter (per order, two bits per base entity mark the first key
@@ -140,6 +140,7 @@ import { TombstoneBits, anyMarked, anyUnmarked } from "./tombstone-bits.js";
 import {
   GRAM,
   GramIndex,
+  type GramProbe,
   type JoinedList,
   packedHead,
   SUMMARY_HEAD,
@@ -208,6 +209,7 @@ import {
  * tombstones cost no second round, and a range full of them does not make every page a long one.
  */
 const TOMBSTONE_SLACK = 8;
+
 /**
  * Bits of the replaced entities' filter (replacedFilterOf) per replaced base entity: about 1 in 16
  * of the other ids a page checks passes it to the exact bitmap. 3,000 replaced: 8 KB.
@@ -291,10 +293,8 @@ interface NameRead {
   /** The base's page from the key, read by basePageByName (its keys still lastSearchPage's). */
   readonly prefetched: Page<Entity>;
   readonly key: SearchKey | undefined;
-  /** The delta's candidates for the query (deltaCandidates), probed once for the read and the merge. */
-  readonly delta: readonly DeltaEntity[];
-  /** The tombstones' candidates (hiddenCandidates), when a total was asked. */
-  readonly hidden: readonly HiddenEntity[] | undefined;
+  /** How many tombstoned base entities match the query (hiddenMatchCount), when a total was asked; else -1. */
+  readonly hiddenCount: number;
 }
 
 /** A compaction feed's mark of an entity with no given score (GraphBuilder's DenseEntities: counted). */
@@ -1140,15 +1140,15 @@ export class LiveGraph implements ReadGraph {
     if (!("prefetched" in read)) return read;
     const key = read.key;
     const want = limit + 1;
-    // The delta's candidates as basePageByName probed them (one probe of the gram index a query).
-    const delta = read.delta;
+    // The delta's candidates (a merge: the list itself, not only its summary as basePageByName's probe).
+    const delta = this.deltaCandidates(fq);
     // The tombstoned base entities and the delta's entities that match, counted only for a total
     // (the base's items that must be left out are told by the bitmap as they come).
     let hiddenMatches = 0;
     let deltaMatches = 0;
     if (count) {
-      hiddenMatches = countCandidates(this.#hiddenGrams, read.hidden ?? this.hiddenCandidates(fq), fq, typeName);
-      deltaMatches = countCandidates(this.#entityGrams, delta, fq, typeName);
+      hiddenMatches = read.hiddenCount >= 0 ? read.hiddenCount : this.hiddenMatchCount(fq, typeName);
+      deltaMatches = this.deltaMatchCount(fq, typeName);
     }
     /** The base's page read first (basePageByName's): the merge's first round. */
     let prefetched: Page<Entity> | undefined = read.prefetched;
@@ -1408,25 +1408,24 @@ export class LiveGraph implements ReadGraph {
     let keys = lastSearchPage(this.#base);
     let k = page.items.length;
     let hidden = 0;
-    // For a total, the tombstones that may match fq (they are counted): none when some gram of fq is
-    // in no tombstone (a query of a gram or more), and then the page's items need no look-up in the
-    // bitmap. Without a total the bitmap alone is asked: its look-ups cost less than the probe.
-    const hiddenList = count ? this.hiddenCandidates(fq) : undefined;
-    const delta = this.deltaCandidates(fq);
+    // For a total, the tombstones that match fq and the type (they are counted): when none does, no
+    // item of the page is tombstoned and none needs a look-up in the bitmap. Without a total the
+    // bitmap alone is asked: its look-ups cost less than the count.
+    const hiddenCount = count ? this.hiddenMatchCount(fq, type) : -1;
     // Each branch: no tombstone can be on the page (nothing to check); or the page's items against the bitmap.
-    if (hiddenBits !== undefined && (hiddenList === undefined || hiddenList.length > 0)) {
+    if (hiddenBits !== undefined && hiddenCount !== 0) {
       const filter = this.hiddenFilterOf(hiddenBits);
       hidden = countFiltered(filter, hiddenBits, keys.ids, k);
       // A delta match before the page's last item makes it a merge whatever a longer page would
       // hold: the merge starts from this page, not read again longer (a replaced entity's new name
       // often sorts next to its tombstoned base one).
-      if (hidden > 0 && page.nextCursor !== null && this.deltaAhead(fq, type, key, page, keys, delta))
-        return { prefetched: page, key, delta, hidden: hiddenList };
+      if (hidden > 0 && page.nextCursor !== null && this.deltaAhead(fq, type, key, page, keys))
+        return { prefetched: page, key, hiddenCount };
       // Made up for: each round reads the page `hidden` items longer, until its visible items fill
       // it (the longer part may hold tombstones of its own) or the base has no more; a page that
       // would pass the base's limit is left to the merge.
       while (hidden > 0 && page.nextCursor !== null && k - hidden < limit) {
-        if (limit + hidden > SEARCH_MAX_LIMIT) return { prefetched: page, key, delta, hidden: hiddenList };
+        if (limit + hidden > SEARCH_MAX_LIMIT) return { prefetched: page, key, hiddenCount };
         page = read(limit + hidden);
         keys = lastSearchPage(this.#base);
         k = page.items.length;
@@ -1434,9 +1433,9 @@ export class LiveGraph implements ReadGraph {
       }
       // The base's look-ahead tombstoned: whether any visible base item follows is the merge's to find.
       if (page.nextCursor !== null && filteredHas(filter, hiddenBits, this.#parts.searchIndex.idAt(keys.ranks[k]!)))
-        return { prefetched: page, key, delta, hidden: hiddenList };
+        return { prefetched: page, key, hiddenCount };
     }
-    if (this.deltaAhead(fq, type, key, page, keys, delta)) return { prefetched: page, key, delta, hidden: hiddenList };
+    if (this.deltaAhead(fq, type, key, page, keys)) return { prefetched: page, key, hiddenCount };
     // The answer: its next page's cursor sealed as the base seals it (the base page's last item,
     // tombstoned or not: a position), with the query's bounds attached.
     if (page.nextCursor !== null) {
@@ -1451,11 +1450,7 @@ export class LiveGraph implements ReadGraph {
       );
     }
     // The walk's total (asked: the tombstones were probed): the base's, less its tombstoned matches, plus the delta's.
-    if (hiddenList !== undefined)
-      page.total =
-        page.total! -
-        countCandidates(this.#hiddenGrams, hiddenList, fq, type) +
-        countCandidates(this.#entityGrams, delta, fq, type);
+    if (hiddenCount >= 0) page.total = page.total! - hiddenCount + this.deltaMatchCount(fq, type);
     if (hidden > 0) dropBits(page.items, hiddenBits!, keys.ids);
     return page;
   }
@@ -1492,9 +1487,10 @@ export class LiveGraph implements ReadGraph {
 
   /**
    * Whether the delta has a match of `fq` (and `type`) after the key and before the base page's
-   * last item (anywhere after the key on the base's last page): looked for in `delta` (its
-   * candidates, deltaCandidates), the page's last item folded only when a candidate meets it, and
-   * not at all when no delta entity has every gram of fq.
+   * last item (anywhere after the key on the base's last page): for a query of a gram or more, read
+   * from the summary of its rarest gram's sorted list (GramIndex.probe: no list or posting object
+   * reached unless the summary's words leave an item to read), not at all when no delta entity has
+   * every gram of fq; for a shorter one, in every delta entity (deltaByName's walk).
    */
   private deltaAhead(
     fq: string,
@@ -1502,54 +1498,63 @@ export class LiveGraph implements ReadGraph {
     key: SearchKey | undefined,
     page: Page<Entity>,
     keys: SearchPageKeys,
-    delta: readonly DeltaEntity[],
   ): boolean {
-    if (delta.length === 0) return false;
     const k = page.items.length;
     let bound: SearchItem | undefined;
     // Each branch: a next page (its last item bounds the walk), or the base's last (none).
     if (page.nextCursor !== null) bound = { tier: keys.tiers[k - 1]!, folded: "", entity: page.items[k - 1]! };
     // Each branch: a gram's sorted list, walked by its summary; every delta entity (a query shorter
     // than a gram), by its items.
-    if (fq.length >= GRAM) return this.deltaMatchBefore(fq, type, key?.item, bound, delta);
+    if (fq.length >= GRAM) {
+      const probe = this.#entityGrams.probe(fq, compareEntities, typeCodeOf);
+      if (probe.size === 0) return false;
+      return this.deltaMatchBefore(fq, type, key?.item, bound, probe);
+    }
+    const delta = this.#entityList;
+    if (delta.length === 0) return false;
     const first: SearchItem[] = [];
     this.deltaByName(fq, type, key?.item, 1, first, bound, delta);
     return first.length > 0;
   }
 
   /**
-   * deltaAhead for a query of a gram or more: whether `items` (the rarest gram's sorted list of fq,
-   * deltaCandidates) holds a match of `fq` and `type` after the key `after` and before `before` (none:
-   * anywhere after the key), as deltaByName would find its first, read from the list's summary
-   * (GramIndex.summaryOf: heads, types and gram signatures in one array, in the list's order): an
-   * item's object and string are read only when its type and signature let it through (fq is in
-   * it, or for a query of one gram every item holds it) or its head ties with the bound's, so most
-   * reads touch no delta entity at all. O(log candidates + what is walked), in words of one array.
+   * deltaAhead for a query of a gram or more: whether the rarest gram's sorted list of fq (`probe`,
+   * GramIndex.probe: its size and summary) holds a match of `fq` and `type` after the key `after`
+   * and before `before` (none: anywhere after the key), as deltaByName would find its first, read
+   * from the list's summary (heads, types and gram signatures in one array, in the list's order):
+   * an item's object and string (and the list) are read only when its type and signature let it
+   * through (fq is in it, or for a query of one gram every item holds it) or its head ties with the
+   * bound's, so most reads touch no delta entity at all. A first page bounded in the infix tier is
+   * deltaMatchWalk's; else O(log candidates + what is walked), in words of one array.
    */
   private deltaMatchBefore(
     fq: string,
     type: EntityType | undefined,
     after: SearchItem | undefined,
     before: SearchItem | undefined,
-    items: readonly DeltaEntity[],
+    probe: Readonly<GramProbe<DeltaEntity>>,
   ): boolean {
-    const summary = this.#entityGrams.summaryOf(items, typeCodeOf);
+    const summary = probe.words;
+    const from = probe.from;
+    const n = probe.size;
+    /** The list itself, fetched when an item must be read. */
+    let items: readonly DeltaEntity[] | undefined;
     const want = type === undefined ? -1 : typeCodeOf({ type });
     // Each branch: a query of one gram, in every item of its list; a longer one, told by the signature first.
     const check = fq.length !== GRAM;
     if (check) signatureInto(fq, QUERY_SIGNATURE, 0);
     const qHead = summaryHead(fq);
     const qThird = summaryThird(fq);
+    // A first page of a short list bounded in the infix tier: one walk from its start.
+    if (after === undefined && before !== undefined && before.tier === TIER_INFIX)
+      return this.deltaMatchWalk(fq, want, before, probe);
     // Exact and prefix matches: items whose first three units are fq's, from the key (or fq) on.
     if (after === undefined || after.tier <= TIER_PREFIX) {
       // Each branch: from the first item whose first three units are fq's (by the heads alone: no
       // item read), or from the key.
-      let i =
-        after === undefined
-          ? seekHead(summary, items.length, packedHead(fq))
-          : seekEntity(items, this.keyed(after).folded, after.entity.entityId, false, summary);
-      for (; i < items.length; i++) {
-        const at = i * SUMMARY_WORDS;
+      let i = after === undefined ? seekHead(summary, from, n, packedHead(fq)) : this.seekPast(probe, after);
+      for (; i < n; i++) {
+        const at = from + i * SUMMARY_WORDS;
         const tail = summary[at + SUMMARY_TAIL]!;
         // Past the items that start with fq's first three units: no more of the first two tiers.
         if (summary[at + SUMMARY_HEAD] !== qHead || tail >>> 8 !== qThird) break;
@@ -1559,7 +1564,7 @@ export class LiveGraph implements ReadGraph {
         // A query of one gram (the item starts with it) and a bound in the infix tier or none: this
         // match of the first two tiers comes before it, whatever its tier.
         if (!check && (before === undefined || before.tier === TIER_INFIX)) return true;
-        const e = items[i]!;
+        const e = (items ??= this.#entityGrams.probeList(probe, compareEntities))[i]!;
         // Each branch: before fq (the first item read may be: the heads sought only its first three
         // units); past the range of identifiers that start with fq (sorted: every later item too).
         if (!e.folded.startsWith(fq)) {
@@ -1578,21 +1583,21 @@ export class LiveGraph implements ReadGraph {
     }
     // The bound in the first two tiers: no infix match comes before it.
     if (before !== undefined && before.tier < TIER_INFIX) return false;
-    let j =
-      after !== undefined && after.tier === TIER_INFIX
-        ? seekEntity(items, this.keyed(after).folded, after.entity.entityId, false, summary)
-        : 0;
+    let j = after !== undefined && after.tier === TIER_INFIX ? this.seekPast(probe, after) : 0;
     /** The bound's first three folded units, packed (packedHead), or -1 for none. */
     const bound = before === undefined ? -1 : this.packedHeadOf(before);
-    for (; j < items.length; j++) {
-      const at = j * SUMMARY_WORDS;
+    for (; j < n; j++) {
+      const at = from + j * SUMMARY_WORDS;
       const tail = summary[at + SUMMARY_TAIL]!;
       // The item against the bound: by heads where they differ (at or past it: so is every later
       // item), by its key where they tie.
       if (bound >= 0) {
         const h = (summary[at + SUMMARY_HEAD]! >>> 0) * 65536 + (tail >>> 8);
         if (h > bound) return false;
-        if (h === bound && this.compareToItem(items[j]!.folded, items[j]!.entityId, before!) >= 0) return false;
+        if (h === bound) {
+          const e = (items ??= this.#entityGrams.probeList(probe, compareEntities))[j]!;
+          if (this.compareToItem(e.folded, e.entityId, before!) >= 0) return false;
+        }
       }
       if (want >= 0 && (tail & 0xff) !== want) continue;
       // Each branch: a query of one gram, in every item (a prefix one starts with its three units);
@@ -1602,8 +1607,94 @@ export class LiveGraph implements ReadGraph {
         return true;
       }
       if (!summaryMayHold(summary, at)) continue;
-      const folded = items[j]!.folded;
+      const folded = (items ??= this.#entityGrams.probeList(probe, compareEntities))[j]!.folded;
       if (folded.includes(fq) && !folded.startsWith(fq)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * The first index of `probe`'s list whose key is above the key `after`: sought by the summary's
+   * heads (the key's first three folded units, read from its raw identifier in place when they are
+   * ASCII: packedHeadOf), then past the items whose head ties with the key's, each compared by its
+   * key; so the list and its items are read only on such a tie, and the key is folded only when its
+   * head or a tie needs it. O(log n + ties).
+   */
+  private seekPast(probe: Readonly<GramProbe<DeltaEntity>>, after: SearchItem): number {
+    const summary = probe.words;
+    const from = probe.from;
+    const n = probe.size;
+    const head = this.packedHeadOf(after);
+    let i = seekHead(summary, from, n, head);
+    let items: readonly DeltaEntity[] | undefined;
+    for (; i < n && summaryHeadAt(summary, i, from) === head; i++) {
+      const e = (items ??= this.#entityGrams.probeList(probe, compareEntities))[i]!;
+      if (this.compareToItem(e.folded, e.entityId, after) > 0) break;
+    }
+    return i;
+  }
+
+  /**
+   * deltaMatchBefore on a first page (no key) whose bound `before` is in the infix tier: one walk
+   * of the summary from its start, in order (its lines read one after the other), to the first
+   * item past the bound (by head, or by key on a tie), then, when fq's head is above the bound's,
+   * a binary search for the items that start with fq's head. An item is a match before the bound
+   * when it starts with fq (the first two tiers come before any infix item) or holds fq elsewhere
+   * and comes before the bound. The signature QUERY_SIGNATURE is fq's (set by the caller when fq is
+   * longer than a gram). O(items before the bound + log candidates).
+   */
+  private deltaMatchWalk(
+    fq: string,
+    want: number,
+    before: SearchItem,
+    probe: Readonly<GramProbe<DeltaEntity>>,
+  ): boolean {
+    const summary = probe.words;
+    const from = probe.from;
+    const n = probe.size;
+    let items: readonly DeltaEntity[] | undefined;
+    const check = fq.length !== GRAM;
+    const qHead = packedHead(fq);
+    const bound = this.packedHeadOf(before);
+    let j = 0;
+    for (; j < n; j++) {
+      const at = from + j * SUMMARY_WORDS;
+      const tail = summary[at + SUMMARY_TAIL]!;
+      const h = (summary[at + SUMMARY_HEAD]! >>> 0) * 65536 + (tail >>> 8);
+      // Past the bound's head: so is every later item (a prefix match past it is sought below).
+      if (h > bound) break;
+      // Each check: the type asked, and (longer than a gram) fq's grams all in its signature.
+      if (want >= 0 && (tail & 0xff) !== want) continue;
+      if (check && !summaryMayHold(summary, at)) continue;
+      // Each branch: fq's head (a prefix match, or for a query of one gram surely one), or not (an
+      // infix match at best).
+      if (h === qHead) {
+        if (!check) return true;
+        const folded = (items ??= this.#entityGrams.probeList(probe, compareEntities))[j]!.folded;
+        if (folded.startsWith(fq)) return true;
+        if (!folded.includes(fq)) continue;
+      } else if (check && !(items ??= this.#entityGrams.probeList(probe, compareEntities))[j]!.folded.includes(fq))
+        continue;
+      // An infix match (a query of one gram: every item holds it): before the bound by head, or by key on a tie.
+      if (h < bound) return true;
+      const e = (items ??= this.#entityGrams.probeList(probe, compareEntities))[j]!;
+      if (this.compareToItem(e.folded, e.entityId, before) < 0) return true;
+      // At or past the bound: so is every later item; only a prefix match (fq's head at or past the
+      // bound's) is left, after this one.
+      j++;
+      break;
+    }
+    // Each branch: fq's head below the bound's (its prefix matches were walked above); the bound's
+    // (the rest of its items, from where the walk stopped); or above it (sought by their head).
+    if (qHead < bound) return false;
+    for (let i = qHead === bound ? j : seekHead(summary, from, n, qHead); i < n; i++) {
+      const at = from + i * SUMMARY_WORDS;
+      const tail = summary[at + SUMMARY_TAIL]!;
+      if ((summary[at + SUMMARY_HEAD]! >>> 0) * 65536 + (tail >>> 8) !== qHead) return false;
+      if (want >= 0 && (tail & 0xff) !== want) continue;
+      if (!check) return true;
+      if (!summaryMayHold(summary, at)) continue;
+      if ((items ??= this.#entityGrams.probeList(probe, compareEntities))[i]!.folded.startsWith(fq)) return true;
     }
     return false;
   }
@@ -1638,13 +1729,20 @@ export class LiveGraph implements ReadGraph {
     return fq.length >= GRAM ? this.#entityGrams.sortedList(fq, compareEntities) : this.#entityList;
   }
 
+  /** How many delta entities match `fq` and `type` (countCandidates over its candidates). */
+  private deltaMatchCount(fq: string, type: EntityType | undefined): number {
+    return countCandidates(this.#entityGrams, this.deltaCandidates(fq), fq, type);
+  }
+
   /**
-   * The tombstoned base entities that may match `fq`, as deltaCandidates: its rarest gram's sorted
-   * list (empty when some gram of fq is in no tombstone), or every tombstone for a shorter query.
+   * How many tombstoned base entities match `fq` and `type`: countCandidates over the rarest gram's
+   * sorted list of the tombstones' gram index (none when some gram of fq is in no tombstone), or
+   * every tombstone for a query shorter than a gram.
    */
-  private hiddenCandidates(fq: string): readonly HiddenEntity[] {
+  private hiddenMatchCount(fq: string, type: EntityType | undefined): number {
     // Each branch: a query of a gram or more, its rarest gram's list; a shorter one, every tombstone.
-    return fq.length >= GRAM ? this.#hiddenGrams.sortedList(fq, compareByKey) : this.#hiddenGrams.list();
+    const list = fq.length >= GRAM ? this.#hiddenGrams.sortedList(fq, compareByKey) : this.#hiddenGrams.list();
+    return countCandidates(this.#hiddenGrams, list, fq, type);
   }
 
   /**
@@ -3227,13 +3325,16 @@ function summaryMayHold(summary: Int32Array, at: number): boolean {
   return (summary[at + SUMMARY_SIGNATURE]! & lo) === lo && (summary[at + SUMMARY_SIGNATURE + 1]! & hi) === hi;
 }
 
-/** The first index of a sorted list's summary (`n` items) whose first three units, packed (packedHead), are at least `head`. */
-function seekHead(summary: Int32Array, n: number, head: number): number {
+/**
+ * The first index of a sorted list's summary (`n` items from word `from`) whose first three units,
+ * packed (packedHead), are at least `head`.
+ */
+function seekHead(summary: Int32Array, from: number, n: number, head: number): number {
   let lo = 0;
   let hi = n;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (summaryHeadAt(summary, mid) < head) lo = mid + 1;
+    if (summaryHeadAt(summary, mid, from) < head) lo = mid + 1;
     else hi = mid;
   }
   return lo;

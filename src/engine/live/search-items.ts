@@ -39,8 +39,8 @@ export function itemOf(e: DeltaEntity | Entity): Entity {
 
 /**
  * The first index of `list` (sorted by folded identifier, then entityId) whose key is above
- * (folded, entityId), or at/above when `inclusive`; with `summary` (the list's GramIndex.summaryOf)
- * an item is read only where its head (first three units) ties with the key's.
+ * (folded, entityId), or at/above when `inclusive`; with `summary` (the list's GramIndex.summaryOf,
+ * from word `from`) an item is read only where its head (first three units) ties with the key's.
  */
 export function seekEntity(
   list: readonly DeltaEntity[],
@@ -48,6 +48,7 @@ export function seekEntity(
   entityId: string,
   inclusive: boolean,
   summary?: Int32Array,
+  from = 0,
 ): number {
   let lo = 0;
   let hi = list.length;
@@ -57,7 +58,7 @@ export function seekEntity(
     let c = 0;
     // Each branch: the heads differ (they decide, no item read); else the item's key compared.
     if (summary !== undefined) {
-      const h = summaryHeadAt(summary, mid);
+      const h = summaryHeadAt(summary, mid, from);
       if (h !== head) c = h < head ? -1 : 1;
     }
     if (c === 0) {
@@ -70,9 +71,12 @@ export function seekEntity(
   return lo;
 }
 
-/** Item i's first three folded units in a list's summary (GramIndex.summaryOf), packed as packedHead packs them. */
-export function summaryHeadAt(summary: Int32Array, i: number): number {
-  const at = i * SUMMARY_WORDS;
+/**
+ * Item i's first three folded units in a list's summary (GramIndex.summaryOf, from word `from`),
+ * packed as packedHead packs them.
+ */
+export function summaryHeadAt(summary: Int32Array, i: number, from = 0): number {
+  const at = from + i * SUMMARY_WORDS;
   return (summary[at + SUMMARY_HEAD]! >>> 0) * 65536 + (summary[at + SUMMARY_TAIL]! >>> 8);
 }
 

@@ -559,8 +559,6 @@ test("GramIndex: summaryOf of a sorted list (head, third unit and type, signatur
   }
 });
 
-test.run();
-
 test("seekEntity, with a list's summary or without, equals a scan for the first key above (or at) the one sought", () => {
   const rng = new Rng(36);
   const pieces = ["ab", "abc", "b", "\u0000", "😀", "é", "ab ", "x", "A"];
@@ -600,3 +598,73 @@ test("seekEntity, with a list's summary or without, equals a scan for the first 
     }
   }
 });
+
+test("GramIndex.probe: the rarest gram's size, summary and list equal sortedList's and summaryOf's definitions, as grams come and go (the table grows, removals shift slots back, the arena starts again)", () => {
+  const rng = new Rng(36);
+  type Item = { folded: string; type: number };
+  const index = new GramIndex<Item>();
+  const live: Item[] = [];
+  // Many numeric grams (the table grows past its first slots and removals shift runs back), and
+  // text grams (a unit of 1024 or above: the map's postings).
+  const letters = "abcdefghijklmnopqrstuvwxyz0123456789";
+  const pieces = ["ab", "abc", "x", "é", "😀", "\u0400"];
+  const byFolded = (x: Item, y: Item) => (x.folded < y.folded ? -1 : x.folded > y.folded ? 1 : 0);
+  const typeOf = (x: Item) => x.type;
+  const one = new Int32Array(2);
+  const word = () =>
+    Array.from({ length: rng.range(1, 4) }, () =>
+      rng.chance(0.7) ? letters[rng.int(letters.length)]! + letters[rng.int(letters.length)]! : rng.pick(pieces),
+    ).join("");
+  for (let round = 0; round < 3000; round++) {
+    // Each kind: an item out (at times many, so runs of slots empty), or one in.
+    if (live.length > 0 && rng.chance(round % 500 < 250 ? 0.3 : 0.7))
+      index.remove(live.splice(rng.int(live.length), 1)[0]!);
+    else {
+      const item = { folded: word(), type: rng.int(8) };
+      live.push(item);
+      index.add(item);
+    }
+    // Every gram of every item found (a slot lost to a removal would hide its gram's items).
+    if (round % 10 === 0)
+      for (const x of live)
+        for (let at = 0; at + GRAM <= x.folded.length; at++) {
+          const g = x.folded.slice(at, at + GRAM);
+          assert.ok(
+            index.probe(g, byFolded, typeOf).size > 0,
+            `round ${round}: gram ${JSON.stringify(g)} of ${x.folded} lost`,
+          );
+        }
+    for (let k = 0; k < 3; k++) {
+      const source = live.length > 0 && rng.chance(0.7) ? rng.pick(live).folded : word();
+      const at = rng.int(Math.max(1, source.length - GRAM));
+      const q = source.slice(at, at + GRAM + rng.int(3));
+      if (q.length < GRAM) continue;
+      const ctx = `round ${round} q=${JSON.stringify(q)}`;
+      const want = index.sortedList(q, byFolded);
+      const probe = index.probe(q, byFolded, typeOf);
+      assert.is(probe.size, want.length, `${ctx} size`);
+      if (probe.size === 0) {
+        assert.ok(!live.some((x) => x.folded.includes(q)), `${ctx}: nothing probed, yet an item holds q`);
+        continue;
+      }
+      const list = index.probeList(probe, byFolded);
+      assert.is(list, want, `${ctx} the list sortedList gives`);
+      for (const x of live)
+        if (x.folded.includes(q)) assert.ok(list.includes(x), `${ctx}: ${x.folded} not a candidate`);
+      const summary = probe.words;
+      for (let i = 0; i < list.length; i++) {
+        const { folded, type } = list[i]!;
+        const w = probe.from + SUMMARY_WORDS * i;
+        const unit = (u: number) => (u < folded.length ? folded.charCodeAt(u) : 0);
+        assert.is(summary[w + SUMMARY_HEAD]! >>> 0, unit(0) * 65536 + unit(1), `${ctx} head ${i}`);
+        assert.is(summary[w + SUMMARY_TAIL], (unit(2) << 8) | type, `${ctx} tail ${i}`);
+        assert.is(summaryHeadAt(summary, i, probe.from), packedHead(folded), `${ctx} packed head ${i}`);
+        signatureInto(folded, one, 0);
+        assert.is(summary[w + SUMMARY_SIGNATURE], one[0], `${ctx} signature ${i}`);
+        assert.is(summary[w + SUMMARY_SIGNATURE + 1], one[1], `${ctx} signature ${i}`);
+      }
+    }
+  }
+});
+
+test.run();

@@ -25,6 +25,7 @@ import {
   saveSnapshot,
   type Statement,
 } from "../../../src/index.js";
+import { signatureInto } from "../../../src/engine/live/gram-signature.js";
 import { warmthOf } from "../../../src/engine/live/live-graph.js";
 import { collectGarbage } from "../../../src/load/collect-garbage.js";
 import { randomQuery } from "../../support/graph-walks.js";
@@ -1612,6 +1613,167 @@ test("search order name, with delta names beside the base's (shared first units,
               ctx: `fold ${foldMode} batch ${batch} q=${show(q)} type=${show(type)} limit ${limit}`,
             });
     }
+  }
+});
+
+test("order=name first pages, walks and totals over delta candidate lists short and long (ties with the base page's last head, renamed names beside their tombstones, many grams coming and going) equal the oracle, across swaps", () => {
+  // Names built from a few stems so that a query's rarest gram lists from a few delta entities to
+  // more than a first page's walk takes in one pass (SHORT_LIST_WALK), their heads often tying with
+  // the base page's last item's; renames add " (renamed)" (the new name sorts right after its
+  // tombstoned base one), and random suffixes bring grams into the gram table and take them out.
+  const stems = ["Battle of ", "battle ", "Bat", "New entity ", "Émile ", "Tle", "Zürich ", "a", "ab"];
+  const rng = new Rng(4242);
+  const suffix = () =>
+    Array.from({ length: rng.int(3) }, () =>
+      rng.pick(["tle", "ab", "x", "é", "q7", "zz", " tle", String(rng.int(99))]),
+    ).join("");
+  const name = () => `${rng.pick(stems)}${suffix()}`;
+  const entities: EntityData[] = [];
+  for (let i = 0; i < 300; i++)
+    entities.push({ entityId: `b${i}`, rawIdentifier: name(), type: String(i % 3) as EntityType, sourceType: "" });
+  // A query ("abcz") whose head is its pages' last item's: infix matches "abca abcz …" fill the
+  // base's first page; the delta's first batch brings a tie after that item ("abcb abcz") and, after
+  // it in the list, a prefix match ("abczz") that must still lead the page.
+  for (let i = 0; i < 30; i++)
+    entities.push({ entityId: `t${i}`, rawIdentifier: `abca abcz ${i}`, type: "0", sourceType: "" });
+  const data: GraphData = { entities, statements: [] };
+  const live = new LiveGraph(buildGraph(data), { cursorSecret: "live-test" });
+  const oracle = new LiveOracle(data);
+  const ties: Change[] = [
+    { op: "put", entity: { entityId: "tie", rawIdentifier: "abcb abcz", type: "0", sourceType: "" } },
+    { op: "put", entity: { entityId: "pre", rawIdentifier: "abczz", type: "0", sourceType: "" } },
+  ];
+  assert.ok(oracle.apply(ties).ok);
+  live.apply(ties);
+  for (const limit of [5, 20])
+    walkPages<Entity>({
+      fetch: (l, cursor, count) => live.search({ q: "abcz", limit: l, cursor, ...(count ? { count } : {}) }),
+      expected: oracle.oracle().search("abcz", undefined),
+      nextLimit: () => limit,
+      defaultLimit: 20,
+      countPolicy: () => rng.chance(0.4),
+      ctx: `ties limit ${limit}`,
+    });
+  // Totals over candidates that the gram signature lets through though they lack the query ("mnop":
+  // names holding its rarest gram "nop" and not it, whose other grams set the bits of "mno"), in the
+  // delta and among the tombstones (base names so built, renamed).
+  const qSignature = new Int32Array(2);
+  const one = new Int32Array(2);
+  signatureInto("mnop", qSignature, 0);
+  const passing: string[] = [];
+  while (passing.length < 6) {
+    const candidate = `nop${Array.from({ length: 12 }, () => String.fromCharCode(97 + rng.int(26))).join("")}`;
+    signatureInto(candidate, one, 0);
+    if (candidate.includes("mnop")) continue;
+    if ((one[0]! & qSignature[0]!) === qSignature[0] && (one[1]! & qSignature[1]!) === qSignature[1])
+      passing.push(candidate);
+  }
+  const lures: Change[] = [
+    ...passing.map(
+      (n, i): Change => ({ op: "put", entity: { entityId: `lure${i}`, rawIdentifier: n, type: "0", sourceType: "" } }),
+    ),
+    { op: "put", entity: { entityId: "real", rawIdentifier: "xmnopx", type: "0", sourceType: "" } },
+    ...Array.from(
+      { length: 12 },
+      (_, i): Change => ({
+        op: "put",
+        entity: { entityId: `mno${i}`, rawIdentifier: `mno ${i}`, type: "0", sourceType: "" },
+      }),
+    ),
+  ];
+  assert.ok(oracle.apply(lures).ok);
+  live.apply(lures);
+  compactNow(live);
+  const renames: Change[] = [
+    ...passing.map(
+      (n, i): Change => ({
+        op: "put",
+        entity: { entityId: `lure${i}`, rawIdentifier: `re ${n}`, type: "1", sourceType: "" },
+      }),
+    ),
+    { op: "put", entity: { entityId: "real", rawIdentifier: "ymnopy", type: "0", sourceType: "" } },
+    // The "mno" lists (delta and tombstones) kept longer than the "nop" ones: "nop" the rarest.
+    ...Array.from(
+      { length: 12 },
+      (_, i): Change => ({
+        op: "put",
+        entity: { entityId: `mno${i}`, rawIdentifier: `mno ${i} again`, type: "0", sourceType: "" },
+      }),
+    ),
+  ];
+  assert.ok(oracle.apply(renames).ok);
+  live.apply(renames);
+  for (const type of [undefined, "0", "1"] as (EntityType | undefined)[])
+    walkPages<Entity>({
+      fetch: (l, cursor, count) => live.search({ q: "mnop", type, limit: l, cursor, ...(count ? { count } : {}) }),
+      expected: oracle.oracle().search("mnop", type),
+      nextLimit: () => 2,
+      defaultLimit: 20,
+      countPolicy: () => true,
+      ctx: `lures type ${show(type)}`,
+    });
+  const names = new Map(entities.map((e) => [e.entityId, e.rawIdentifier]));
+  for (let batch = 0; batch < 8; batch++) {
+    const changes: Change[] = [];
+    for (let k = 0; k < 60; k++) {
+      const r = rng.int(10);
+      const base = `b${rng.int(300)}`;
+      // Each kind: a new entity, a base one renamed beside its old name, another name, or a delete.
+      if (r < 4) {
+        const id = `n${batch}-${k}`;
+        changes.push({
+          op: "put",
+          entity: { entityId: id, rawIdentifier: name(), type: String(rng.int(3)) as EntityType, sourceType: "" },
+        });
+      } else if (r < 7 && names.has(base))
+        changes.push({
+          op: "put",
+          entity: {
+            entityId: base,
+            rawIdentifier: `${names.get(base)} (renamed)`,
+            type: String(rng.int(3)) as EntityType,
+            sourceType: "",
+          },
+        });
+      else if (r < 9)
+        changes.push({ op: "put", entity: { entityId: base, rawIdentifier: name(), type: "1", sourceType: "" } });
+      else changes.push({ op: "delete", entityId: base, cascade: true });
+    }
+    const want = oracle.apply(changes);
+    if (!want.ok) continue;
+    live.apply(changes);
+    for (const c of changes) if (c.op === "put" && "entity" in c) names.set(c.entity.entityId, c.entity.rawIdentifier);
+    const now = oracle.oracle();
+    const ctx = `batch ${batch}`;
+    for (const q of [
+      "tle",
+      "bat",
+      "Battle",
+      "attle o",
+      "ne",
+      "new e",
+      "ntity",
+      "named",
+      "(ren",
+      "ab",
+      "tleab",
+      "émi",
+      "zz",
+      "q7",
+      "rich",
+      "abx",
+    ])
+      for (const type of [undefined, "0", "1"] as (EntityType | undefined)[])
+        for (const limit of [1, 3, 20])
+          walkPages<Entity>({
+            fetch: (l, cursor, count) => live.search({ q, type, limit: l, cursor, ...(count ? { count } : {}) }),
+            expected: now.search(q, type),
+            nextLimit: () => limit,
+            defaultLimit: 20,
+            countPolicy: () => rng.chance(0.4),
+            ctx: `${ctx} q=${show(q)} type=${show(type)} limit ${limit}`,
+          });
+    if (batch % 3 === 2) compactNow(live);
   }
 });
 
