@@ -74,7 +74,16 @@ import {
   TIER_PREFIX,
   unknownCursorShape,
 } from "./search-items.js";
-import { LIST_ALL, LIST_DELTA, LIST_RAISED, ScoreGrams, type ScoreList } from "./score-grams.js";
+import {
+  FIRST_GRAM,
+  LIST_ALL,
+  LIST_DELTA,
+  LIST_RAISED,
+  PICKS,
+  STARTS,
+  ScoreGrams,
+  type ScoreList,
+} from "./score-grams.js";
 import { compareEntities, type DeltaEntity } from "./sorted-delta.js";
 
 /**
@@ -232,15 +241,20 @@ export class ScoreSearch {
    */
   readonly #grams = new ScoreGrams();
   /** A read's rarest gram of its query in each of #grams' indexes (-1: none holds every gram; a read is synchronous). */
-  readonly #picked = new Int32Array(3);
+  readonly #picked = new Int32Array(PICKS);
   /** The rescored set a read took (rescored()), for #gramSizes. */
   #rescoredNow: RescoredSet | undefined;
-  /** A gram's posting sizes, asked of the indexes once per content (ScoreGrams.rarest). */
+  /**
+   * A gram's posting sizes, and how many delta entities start with it, asked of the indexes once
+   * per content (ScoreGrams.rarest).
+   */
   readonly #gramSizes = (text: string, data: Float64Array, at: number): void => {
     const grams = this.#rescoredNow!.grams;
     data[at + LIST_DELTA] = this.#live.entityGrams.rarest(text)?.items.size ?? 0;
     data[at + LIST_RAISED] = grams.raised.rarest(text)?.items.size ?? 0;
     data[at + LIST_ALL] = grams.all.rarest(text)?.items.size ?? 0;
+    // Each branch: no delta entity, no group to make.
+    data[at + STARTS] = this.#live.entities.size === 0 ? 0 : (this.deltaStarts().get(text)?.entities.length ?? 0);
   };
   /**
    * The delta entities by the first GRAM code units of their folded identifiers (all of a shorter
@@ -295,32 +309,41 @@ export class ScoreSearch {
     // The query's rarest gram among the delta's (pickGrams), none when some gram of it is no delta entity's.
     const g = this.#picked[LIST_DELTA]!;
     if (g < 0) return;
-    const { items, scores, signatures } = this.#grams.listOf(LIST_DELTA, g, (text): ScoreList<DeltaEntity> => {
-      const byScore = [...this.#live.entityGrams.rarest(text)!.items].map((e) => ({ e, score: scoreOf(e) }));
-      byScore.sort((x, y) => y.score - x.score || compareEntities(x.e, y.e));
-      const list = byScore.map((x) => x.e);
-      return { items: list, scores: Float64Array.from(byScore, (x) => x.score), signatures: signaturesOf(list) };
-    });
-    const check = fq.length !== GRAM;
-    const query = this.#querySignature;
-    signatureInto(fq, query, 0);
     /** The page's last item so far (undefined: the page is not full), told again after each match. */
     let last = nthOfTwo(pending, found, want, compare);
-    let i = walkStart(scores, after);
-    for (; i < items.length; i++) {
-      // The columns first (read in order): the candidate's object only when its score ties the
-      // last's or its signature may hold the query.
-      const score = scores[i]!;
-      if (last !== undefined && score <= last.score && pastLast(items[i]!, score, last, compare)) break;
-      if (check && !mayContain(signatures, i, query)) continue;
-      const x = items[i]!;
-      if (!matches(x, check, fq, typeName)) continue;
-      select(x, x, score, -1);
-      last = nthOfTwo(pending, found, want, compare);
+    // Each branch: the list's top score (NaN until it is made) below the page's last: no candidate
+    // reaches the page by score, the walk would stop at its first (passed, the list not read);
+    // else walked.
+    if (last === undefined || !(this.#grams.topOf(LIST_DELTA, g) < last.score)) {
+      const { items, scores, signatures } = this.#grams.listOf(LIST_DELTA, g, (text): ScoreList<DeltaEntity> => {
+        const byScore = [...this.#live.entityGrams.rarest(text)!.items].map((e) => ({ e, score: scoreOf(e) }));
+        byScore.sort((x, y) => y.score - x.score || compareEntities(x.e, y.e));
+        const list = byScore.map((x) => x.e);
+        return { items: list, scores: Float64Array.from(byScore, (x) => x.score), signatures: signaturesOf(list) };
+      });
+      const check = fq.length !== GRAM;
+      const query = this.#querySignature;
+      signatureInto(fq, query, 0);
+      let i = walkStart(scores, after);
+      for (; i < items.length; i++) {
+        // The columns first (read in order): the candidate's object only when its score ties the
+        // last's or its signature may hold the query.
+        const score = scores[i]!;
+        if (last !== undefined && score <= last.score && pastLast(items[i]!, score, last, compare)) break;
+        if (check && !mayContain(signatures, i, query)) continue;
+        const x = items[i]!;
+        if (!matches(x, check, fq, typeName)) continue;
+        select(x, x, score, -1);
+        last = nthOfTwo(pending, found, want, compare);
+      }
+      // All walked: no better tier left.
+      if (i === items.length) return;
     }
-    // Each branch: all walked, or nothing past the exact tier is better; else the better tiers'
-    // entities (their identifiers start with the query: a range of the search-order list).
-    if (i === items.length || last === undefined || last.tier === TIER_EXACT) return;
+    // Each branch: nothing past the exact tier is better; no delta entity starts with the query's
+    // first gram (its record's starts), so none with the query; else the better tiers' entities
+    // (their identifiers start with the query: a range of the search-order list).
+    if (last === undefined || last.tier === TIER_EXACT) return;
+    if (this.#grams.startsOf(this.#picked[FIRST_GRAM]!) === 0) return;
     // The delta entities whose identifiers start with the query's first gram, in search order (none:
     // none starts with the query): those that start with the query are a range of them, found by a
     // binary search of their identifiers.
@@ -380,6 +403,16 @@ export class ScoreSearch {
     const k = raisedOnly ? LIST_RAISED : LIST_ALL;
     const g = this.#picked[k]!;
     if (g < 0) return;
+    /** The page's last item so far (undefined: the page is not full), told again after each match. */
+    let last = nthOfTwo(pending, found, want, compare);
+    // The list's top score (NaN until it is made) below the page's last: no candidate reaches the
+    // page by score (the walk would stop at its first), and with no base entity in the better
+    // tiers (an empty range of name ranks: a rescored entity's name is its base name) none enters
+    // by tier: passed, the list not read.
+    const better =
+      bounds === null || last === undefined ? 0 : (last.tier === TIER_PREFIX ? bounds.e : bounds.b) - bounds.a;
+    if (last !== undefined && this.#grams.topOf(k, g) < last.score && (last.tier === TIER_EXACT || better === 0))
+      return;
     const columns = this.#grams.listOf(k, g, (text): ScoreList<RescoredEntity> => {
       const list = grams.sortedList(text, this.#byScoreNow);
       const scores = Float64Array.from(list, (r) => r.score);
@@ -394,8 +427,6 @@ export class ScoreSearch {
     const check = fq.length !== GRAM;
     const query = this.#querySignature;
     signatureInto(fq, query, 0);
-    /** The page's last item so far (undefined: the page is not full), told again after each match. */
-    let last = nthOfTwo(pending, found, want, compare);
     let i = walkStart(scores, after);
     for (; i < list.length; i++) {
       // The columns first (read in order): the candidate's object only when its score ties the
@@ -446,8 +477,8 @@ export class ScoreSearch {
     this.#rescoredNow = undefined;
   }
 
-  /** The delta entities whose identifiers start with `fq`'s first gram, in search order (#deltaStarts), or undefined when none. */
-  private deltaStartingWith(fq: string): readonly DeltaEntity[] | undefined {
+  /** The delta entities by their first gram (#deltaStarts), made on first need. */
+  private deltaStarts(): Map<string, { entities: DeltaEntity[]; sorted: boolean }> {
     if (this.#deltaStarts === undefined) {
       this.#deltaStarts = new Map();
       for (const x of this.#live.entities.values()) {
@@ -458,7 +489,12 @@ export class ScoreSearch {
         else this.#deltaStarts.set(start, { entities: [x], sorted: false });
       }
     }
-    const group = this.#deltaStarts.get(fq.slice(0, GRAM));
+    return this.#deltaStarts;
+  }
+
+  /** The delta entities whose identifiers start with `fq`'s first gram, in search order (#deltaStarts), or undefined when none. */
+  private deltaStartingWith(fq: string): readonly DeltaEntity[] | undefined {
+    const group = this.deltaStarts().get(fq.slice(0, GRAM));
     if (group === undefined) return undefined;
     if (!group.sorted) {
       group.entities.sort(compareEntities);
