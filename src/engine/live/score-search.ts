@@ -417,12 +417,18 @@ export class ScoreSearch {
       const list = grams.sortedList(text, this.#byScoreNow);
       const scores = Float64Array.from(list, (r) => r.score);
       // Each branch: the raised ones' list (a read from the start: no listing to leave to), or all,
-      // with the lowered ones' base score ranks (-1: a raised one).
+      // with the lowered ones' base score ranks (-1: a raised one) and every one's name rank.
       if (raisedOnly) return { items: list, scores, signatures: signaturesOf(list) };
       const sranks = Int32Array.from(list, (r) => (r.lowered ? this.srankOf(r.baseId) : -1));
-      return { items: list, scores, signatures: signaturesOf(list), sranks };
+      const index = this.#live.parts.scoreIndex;
+      const ranks = Int32Array.from(list, (r) => index.rankAt(this.srankOf(r.baseId)));
+      return { items: list, scores, signatures: signaturesOf(list), sranks, ranks };
     });
-    const { items: list, scores, signatures, sranks } = columns;
+    const { items: list, scores, signatures, sranks, ranks } = columns;
+    // A resumed read tells a candidate's tier by its name rank (a rescored entity's name is its
+    // base name: the base's tiers are ranges of name ranks), no object read: -1 when it cannot.
+    const keyTier =
+      skip !== undefined && after !== undefined && bounds !== null && ranks !== undefined ? after.tier : -1;
     /** Whether a candidate may not hold the query (it holds its rarest gram): a query of one gram needs no check. */
     const check = fq.length !== GRAM;
     const query = this.#querySignature;
@@ -433,6 +439,14 @@ export class ScoreSearch {
       // last's or its signature may hold the query.
       const score = scores[i]!;
       if (last !== undefined && score <= last.score && pastLast(list[i]!, score, last, compare)) break;
+      if (keyTier >= 0) {
+        const rank = ranks![i]!;
+        const tier = rank < bounds!.a || rank >= bounds!.b ? TIER_INFIX : rank < bounds!.e ? TIER_EXACT : TIER_PREFIX;
+        // Each branch: of a better tier than the key's (before it); lowered, of a worse tier (the
+        // listing's: it lists every worse tier whole) or at or past the listing's resume point.
+        if (tier < keyTier) continue;
+        if (sranks![i]! >= 0 && (tier > keyTier || sranks![i]! >= resumeAt)) continue;
+      }
       if (check && !mayContain(signatures, i, query)) continue;
       // A lowered candidate at or past the listing's resume point: the listing's, or before the key.
       if (skip !== undefined && sranks !== undefined && sranks[i]! >= resumeAt) continue;
