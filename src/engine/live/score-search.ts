@@ -41,7 +41,7 @@
  *
  * Costs: a read with no delta touching the query and no raised score is the base's read. Else the
  * base's matches up to the largest raise (at most SCORE_RAISE_MAX) below the page's last (a
- * listing of want + SCORE_READ_AHEAD, doubled while short), the delta's and rescored candidates of
+ * listing of want + SCORE_READ_AHEAD, then listings that stop at that score, doubled while short), the delta's and rescored candidates of
  * the rarest 3-gram as high as the page's last (a gram's list sorted once per content, O(c log c)),
  * and O(log n) comparisons per match for the page's last so far (nthOfTwo). docs/changes.md
  * "Scores" describes the same for users.
@@ -99,12 +99,13 @@ import { compareEntities, type DeltaEntity } from "./sorted-delta.js";
 export const SCORE_RAISE_MAX = 2;
 /**
  * Base matches an order=score read lists beyond its page when some score in the base's stream was
- * raised: about what the look-ahead of SCORE_RAISE_MAX points needs once the delta's and the
- * rescored matches (weighed after the first listing) have taken their places on the page, so one
- * listing is mostly enough (a second one lists twice the first; at 1M entities with 100,000
- * statements of delta, 4 to 6 cost the least, 12 lists more than it saves).
+ * raised, with the page at once: what the look-ahead of SCORE_RAISE_MAX points most often needs
+ * (at 1M entities with 100,000 statements of delta, about half the pages need one more, most of
+ * the rest a few). A page that needs more lists on in a listing that stops at a score (the page's
+ * last less the largest raise: ScoreResume's `end`), so a larger look-ahead only lists what the
+ * second listing would not (2 costs the least there: 6 lists about a band more than it saves).
  */
-const SCORE_READ_AHEAD = 6;
+const SCORE_READ_AHEAD = 2;
 /** A base entity's stream state when it left the stream: rescored, or replaced or deleted (the delta's). */
 export const LEFT_STREAM = 3;
 
@@ -698,10 +699,16 @@ export class ScoreSearch {
     // The look-ahead a raise needs, asked with the page at once (tombstones in the way ask a second round).
     let chunk = want + (raise > 0 ? SCORE_READ_AHEAD : 0);
     let sided = false;
+    /** Where the next listing stops (a score rank: ScoreResume's `end`), -1: nowhere. */
+    let end = -1;
     for (;;) {
       index.find(search, scores, fq, type, resume, chunk, matchesRank, hits);
       bounds ??= hits.bounds;
-      const n = hits.sranks.length;
+      // A listing that stops at a score may give a few past its end: dropped (they come after the
+      // page), and then the listing is done.
+      let n = hits.sranks.length;
+      if (end >= 0) while (n > 0 && hits.sranks[n - 1]! >= end) n--;
+      const listedAll = n < chunk;
       // In stages, each a loop of independent reads (their cache misses overlap): score ranks to
       // name ranks, to dense ids, to base scores; then the items.
       if (this.#streamRanks.length < n) {
@@ -788,14 +795,19 @@ export class ScoreSearch {
       }
       // Each branch: the base's stream ends here, or the page is known once its first `want` items
       // (the stream's and the delta's) come before every base item not listed yet.
-      if (n < chunk) break;
+      if (listedAll) break;
       const srank = hits.sranks[n - 1]!;
       const tier = hits.tiers[n - 1]!;
       const d = ids[n - 1]!;
       bound = { tier, score: baseScores[n - 1]! + raise, folded: "", entity: undefined, d, rank: ranks[n - 1]!, srank };
       const last = nthOfTwo(pending, found, want, compare);
       if (last !== undefined && compare(last, bound) <= 0) break;
-      resume = { tier, srank, bounds: bounds ?? undefined };
+      // Each branch: a full page whose last is of the listing's tier needs no base item of a score
+      // below its score less the largest raise (now at most its score less 1: after it), nor a
+      // worse tier: the next listing stops there; else it goes on by count.
+      end = last !== undefined && last.tier === tier ? index.srankBelow(scores, last.score - raise) : -1;
+      resume =
+        end >= 0 ? { tier, srank, bounds: bounds ?? undefined, end } : { tier, srank, bounds: bounds ?? undefined };
       chunk = Math.min(SEARCH_MAX_LIMIT * 4, chunk * 2);
     }
     // The page: the first `want` of the two streams.
