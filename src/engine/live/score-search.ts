@@ -261,9 +261,10 @@ export class ScoreSearch {
    * The delta entities by the first GRAM code units of their folded identifiers (all of a shorter
    * one), each group sorted in search order on its first need, for the content of #grams: the
    * delta's entities that start with a query are a range of its first gram's group (none: no delta
-   * entity's prefix, one probe). Made on first need, O(delta entities).
+   * entity's prefix, one probe), found by binary searches of the group's keys (startKey: its next
+   * code units packed, in the group's order), no entity read. Made on first need, O(delta entities).
    */
-  #deltaStarts: Map<string, { entities: DeltaEntity[]; sorted: boolean }> | undefined;
+  #deltaStarts: Map<string, StartGroup> | undefined;
   /** The order=score stream's stages (name ranks, dense ids, base scores, stream states of a listing), grown as needed. */
   #streamRanks = new Int32Array(64);
   #streamIds = new Uint32Array(64);
@@ -348,17 +349,20 @@ export class ScoreSearch {
     // The delta entities whose identifiers start with the query's first gram, in search order (none:
     // none starts with the query): those that start with the query are a range of them, found by a
     // binary search of their identifiers.
-    const starts = this.deltaStartingWith(fq);
-    if (starts === undefined) return;
-    let lo = 0;
-    let hi = starts.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (starts[mid]!.folded < fq) lo = mid + 1;
-      else hi = mid;
-    }
-    for (let k = lo; k < starts.length && starts[k]!.folded.startsWith(fq); k++) {
+    const group = this.deltaStartingWith(fq);
+    if (group === undefined) return;
+    const { entities: starts, keys } = group;
+    // The range of keys whose code units past the first gram are the query's (those it has, up to
+    // START_UNITS of them): every entity that starts with the query, and only such when the query
+    // has no more units than that.
+    const fixed = Math.min(fq.length - GRAM, START_UNITS);
+    const from = startKey(fq);
+    const lo = keysFrom(keys, from);
+    const hi = keysFrom(keys, from + START_RADIX ** (START_UNITS - fixed));
+    const check = fq.length > GRAM + START_UNITS;
+    for (let k = lo; k < hi; k++) {
       const x = starts[k]!;
+      if (check && !x.folded.startsWith(fq)) continue;
       if (typeName !== undefined && x.type !== typeName) continue;
       // One walked already may be on the page: not selected twice.
       if (found.some((y) => y.entity === x)) continue;
@@ -493,7 +497,7 @@ export class ScoreSearch {
   }
 
   /** The delta entities by their first gram (#deltaStarts), made on first need. */
-  private deltaStarts(): Map<string, { entities: DeltaEntity[]; sorted: boolean }> {
+  private deltaStarts(): Map<string, StartGroup> {
     if (this.#deltaStarts === undefined) {
       this.#deltaStarts = new Map();
       for (const x of this.#live.entities.values()) {
@@ -501,21 +505,21 @@ export class ScoreSearch {
         const group = this.#deltaStarts.get(start);
         // Each branch: a first gram met before (its group grows), or a new one.
         if (group !== undefined) group.entities.push(x);
-        else this.#deltaStarts.set(start, { entities: [x], sorted: false });
+        else this.#deltaStarts.set(start, { entities: [x], keys: undefined });
       }
     }
     return this.#deltaStarts;
   }
 
   /** The delta entities whose identifiers start with `fq`'s first gram, in search order (#deltaStarts), or undefined when none. */
-  private deltaStartingWith(fq: string): readonly DeltaEntity[] | undefined {
+  private deltaStartingWith(fq: string): { entities: readonly DeltaEntity[]; keys: Float64Array } | undefined {
     const group = this.deltaStarts().get(fq.slice(0, GRAM));
     if (group === undefined) return undefined;
-    if (!group.sorted) {
+    if (group.keys === undefined) {
       group.entities.sort(compareEntities);
-      group.sorted = true;
+      group.keys = Float64Array.from(group.entities, (x) => startKey(x.folded));
     }
-    return group.entities;
+    return group as { entities: readonly DeltaEntity[]; keys: Float64Array };
   }
 
   /**
@@ -884,6 +888,43 @@ function walkStart(scores: Float64Array, after: ScoreItem | undefined): number {
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (scores[mid]! > after.score) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The delta entities of one first gram: sorted in search order, with their start keys, on first need (keys undefined until then). */
+interface StartGroup {
+  entities: DeltaEntity[];
+  keys: Float64Array | undefined;
+}
+
+/** Code units past the first gram a start key holds, and the radix of each (a unit plus 1; 0: none). */
+const START_UNITS = 3;
+const START_RADIX = 0x20000;
+
+/**
+ * The start key of `s` (at least GRAM code units): its START_UNITS units after the first gram, each
+ * plus 1 (0 where `s` has ended), in base START_RADIX (51 bits: exact in a double). Over strings
+ * sharing a first gram it ascends with the search order (a string ending sorts before its
+ * extensions), so those that start with a query are a range of keys.
+ */
+function startKey(s: string): number {
+  let key = 0;
+  for (let j = 0; j < START_UNITS; j++) {
+    const at = GRAM + j;
+    key = key * START_RADIX + (at < s.length ? s.charCodeAt(at) + 1 : 0);
+  }
+  return key;
+}
+
+/** The first index of ascending `keys` whose key is at least `key`. */
+function keysFrom(keys: Float64Array, key: number): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid]! < key) lo = mid + 1;
     else hi = mid;
   }
   return lo;

@@ -892,6 +892,14 @@ for (const seed of [61, 62]) {
         const at = rng.int(Math.max(1, name.length - 3));
         queries.push(name.slice(at, at + rng.range(3, 6)));
       }
+      // Starts longer than the delta's start keys hold (7 to 9 units), and the same with the last
+      // unit changed: names sharing a start key that do not start with the query.
+      for (let k = 0; k < 3; k++) {
+        const long = names.filter((x) => x.length >= 7);
+        if (long.length === 0) break;
+        const start = rng.pick(long).slice(0, rng.range(7, 10));
+        queries.push(start, `${start.slice(0, -1)}${String.fromCharCode(97 + rng.int(26))}`);
+      }
       // Each query walked twice in this content (the second reads the tops the first made).
       for (const round of [1, 2])
         for (const q of queries) {
@@ -909,6 +917,46 @@ for (const seed of [61, 62]) {
     }
   });
 }
+
+test("order=score: a delta entity sharing a query's first units past its start key (7 and more) but not the query is not taken for a better tier", () => {
+  // Base: "zz karabcd N" (given scores 5..): the infix tier of "karabcd", a full page. Delta:
+  // "karabcx" and "karabcdx"-like names with high given scores (the same start key as the query,
+  // only the second starts with it), and "xbcd" (score 0: every gram of the query is some delta
+  // entity's, and the walk of the rarest gram's list stops at once).
+  const entities: EntityData[] = [];
+  for (let i = 0; i < 30; i++)
+    entities.push({
+      entityId: `b${String(i).padStart(2, "0")}`,
+      rawIdentifier: `zz karabcd ${i}`,
+      type: "0",
+      sourceType: "",
+      score: 5 + i,
+    });
+  const data: GraphData = { entities, statements: [] };
+  const live = new LiveGraph(buildGraph(data), { cursorSecret: "start-keys" });
+  const oracle = new LiveOracle(data);
+  const changes: Change[] = [
+    { op: "put", entity: { entityId: "d0", rawIdentifier: "karabcx", type: "0", sourceType: "", score: 90 } },
+    { op: "put", entity: { entityId: "d1", rawIdentifier: "karabcxd", type: "0", sourceType: "", score: 80 } },
+    { op: "put", entity: { entityId: "d2", rawIdentifier: "karabcdy", type: "0", sourceType: "", score: 1 } },
+    {
+      op: "put",
+      entity: { entityId: "d3", rawIdentifier: "xbcd kar ara rab abc", type: "0", sourceType: "", score: 0 },
+    },
+  ];
+  assert.ok(oracle.apply(changes).ok);
+  live.apply(changes);
+  const o = oracle.oracle();
+  for (const q of ["karabcd", "karabc", "karab", "kara"])
+    for (const limit of [1, 3, 10, 40]) {
+      const got = live.search({ q, order: "score", limit }).items.map((e) => e.entityId);
+      const want = o
+        .search(q, undefined, "score")
+        .slice(0, limit)
+        .map((e) => e.entityId);
+      assert.equal(got, want, `q=${show(q)} limit ${limit}`);
+    }
+});
 
 test("order=score: a cursor whose last item is a raised stream item resumes before its base score rank, on the live graph and on its base", () => {
   // Ten "ka N" of one counted score; "ka 5" raised by one statement (it stays in the base's stream)
