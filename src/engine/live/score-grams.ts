@@ -4,16 +4,19 @@
  * The order=score read's cache of 3-grams (score-search.ts), for one content of the live graph (a
  * batch or a swap empties it): for each gram a query asked since, its posting sizes in the gram
  * indexes the read walks (the delta's entities, the rescored entities raised out of the stream,
- * all rescored entities: LISTS of them) and, made on first need, each posting sorted by score now
- * with its columns (ScoreList). A read picks each index's rarest gram of its query from the sizes
- * here and walks that gram's list.
+ * all rescored entities: LISTS of them), how many delta entities start with it, and, made on first
+ * need, each posting sorted by score now with its columns (ScoreList) and its top score. A read
+ * picks each index's rarest gram of its query from the sizes here and walks that gram's list; it
+ * passes a list by its top score, and the delta's better tiers by the starts of its query's first
+ * gram, read from the same record (no list, no map touched: a read whose page the delta cannot
+ * enter pays no cache miss beyond the query's records).
  *
  * Why: the gram indexes (gram-index.ts) are Maps of posting objects, and the rarest gram of a query
  * is a probe of every gram of it in each index: a Map's bucket, its entry and the posting object,
  * about three cache misses a gram an index, the most of what the delta's and the rescored walks
  * cost a read (their lists stop after a candidate or two). Here a gram is one probe of a typed hash
- * table (its slot) and one line of a typed array (its key and its three sizes together): about two
- * misses a gram for the three indexes at once.
+ * table (its slot) and one line of a typed array (its key, its three sizes, its starts and its lists' top
+ * scores together): about two misses a gram for the three indexes at once.
  *
  * Algorithm: open addressing, linear probing, over a power-of-two table of slot numbers (0 empty)
  * at most half full; a gram's key is its three UTF-16 code units packed in 48 bits (exact in a
@@ -40,6 +43,8 @@ export interface ScoreList<T> {
   readonly signatures: Int32Array;
   /** A list of all rescored entities': each lowered one's base score rank (-1: a raised one), read by a resumed walk. */
   readonly sranks?: Int32Array;
+  /** A list of all rescored entities': each one's base name rank (its tier for a query, by the base's bounds), read by a resumed walk. */
+  readonly ranks?: Int32Array;
 }
 
 /** The gram indexes a read walks, by number: the delta's entities, the raised rescored ones, all rescored ones. */
@@ -47,8 +52,22 @@ export const LIST_DELTA = 0;
 export const LIST_RAISED = 1;
 export const LIST_ALL = 2;
 const LISTS = 3;
-/** Doubles a gram takes in the data: its key and its size in each index. */
-const STRIDE = 1 + LISTS;
+/**
+ * Where the sizes callback puts, past its `at`, how many delta entities' folded identifiers start
+ * with the gram (after the three sizes).
+ */
+export const STARTS = LISTS;
+/** rarest's `out`: past the LISTS picks, the number of the query's first gram (for startsOf). */
+export const FIRST_GRAM = LISTS;
+/** The length of rarest's `out`. */
+export const PICKS = LISTS + 1;
+/** Where a gram's top score in each index is, past its key: after its sizes and its starts. */
+const TOPS = LISTS + 1;
+/**
+ * Doubles a gram takes in the data: its key, its size in each index, its starts, its list's top
+ * score in each index (eight: a 64-byte line).
+ */
+const STRIDE = 1 + TOPS + LISTS;
 /** The most grams held for one content (about 40 bytes each, and their lists): past it, the table starts empty again. */
 export const GRAMS_MAX = 1 << 16;
 /** The table's first size (slots), grown by doubling to stay at most half full. */
@@ -108,9 +127,10 @@ export class ScoreGrams {
   }
 
   /**
-   * Into `out` (LISTS numbers): for each index, the number of the rarest gram of `fq` (at least
-   * GRAM code units), or -1 when some gram of it has no item there (no candidate). A gram not held
-   * yet is asked of `sizes` (its text, the data to fill at `at`: one size an index) and added.
+   * Into `out` (PICKS numbers): for each index, the number of the rarest gram of `fq` (at least
+   * GRAM code units), or -1 when some gram of it has no item there (no candidate); at FIRST_GRAM,
+   * the number of its first gram. A gram not held yet is asked of `sizes` (its text, the data to
+   * fill at `at`: one size an index, then its starts at `at + STARTS`) and added.
    */
   rarest(fq: string, sizes: (text: string, data: Float64Array, at: number) => void, out: Int32Array): void {
     out.fill(-1);
@@ -121,6 +141,7 @@ export class ScoreGrams {
     if (this.#texts.length + Math.max(0, fq.length - GRAM + 1) > GRAMS_MAX) this.clear();
     for (let i = 0; i + GRAM <= fq.length; i++) {
       const g = this.gramOf(fq, i, sizes);
+      if (i === 0) out[FIRST_GRAM] = g;
       const data = this.#data;
       for (let k = 0; k < LISTS; k++) {
         const size = data[g * STRIDE + 1 + k]!;
@@ -139,15 +160,30 @@ export class ScoreGrams {
     return this.#texts[g]!;
   }
 
-  /** Gram `g`'s sorted list in index `k`, made by `make` on first need. */
+  /** Gram `g`'s sorted list in index `k`, made by `make` on first need (its top score kept for topOf). */
   listOf<T>(k: number, g: number, make: (text: string) => ScoreList<T>): ScoreList<T> {
     const lists = this.#lists[k]!;
     let list = lists[g] as ScoreList<T> | undefined;
     if (list === undefined) {
       list = make(this.#texts[g]!);
       lists[g] = list;
+      // Each branch: an empty list's top is below every score.
+      this.#data[g * STRIDE + 1 + TOPS + k] = list.scores.length > 0 ? list.scores[0]! : -1;
     }
     return list;
+  }
+
+  /**
+   * The highest score of gram `g`'s list in index `k` (-1: empty), NaN until listOf made it: a
+   * read whose page's last scores above it passes the list without reading it.
+   */
+  topOf(k: number, g: number): number {
+    return this.#data[g * STRIDE + 1 + TOPS + k]!;
+  }
+
+  /** How many delta entities' folded identifiers start with gram `g` (the sizes callback's, at STARTS). */
+  startsOf(g: number): number {
+    return this.#data[g * STRIDE + 1 + STARTS]!;
   }
 
   /** The number of the gram of `s` at `i`, found, or added with its sizes. */
@@ -177,7 +213,10 @@ export class ScoreGrams {
       data.set(this.#data);
       this.#data = data;
     }
+    // A record of an earlier content is filled anew: no starts, and no list made yet (NaN tops).
     this.#data[g * STRIDE] = key;
+    this.#data[g * STRIDE + 1 + STARTS] = 0;
+    this.#data.fill(Number.NaN, g * STRIDE + 1 + TOPS, (g + 1) * STRIDE);
     sizes(text, this.#data, g * STRIDE + 1);
     this.#table[at] = g + 1;
     return g;

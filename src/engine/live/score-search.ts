@@ -41,7 +41,7 @@
  *
  * Costs: a read with no delta touching the query and no raised score is the base's read. Else the
  * base's matches up to the largest raise (at most SCORE_RAISE_MAX) below the page's last (a
- * listing of want + SCORE_READ_AHEAD, doubled while short), the delta's and rescored candidates of
+ * listing of want + SCORE_READ_AHEAD, then listings that stop at that score, doubled while short), the delta's and rescored candidates of
  * the rarest 3-gram as high as the page's last (a gram's list sorted once per content, O(c log c)),
  * and O(log n) comparisons per match for the page's last so far (nthOfTwo). docs/changes.md
  * "Scores" describes the same for users.
@@ -74,7 +74,16 @@ import {
   TIER_PREFIX,
   unknownCursorShape,
 } from "./search-items.js";
-import { LIST_ALL, LIST_DELTA, LIST_RAISED, ScoreGrams, type ScoreList } from "./score-grams.js";
+import {
+  FIRST_GRAM,
+  LIST_ALL,
+  LIST_DELTA,
+  LIST_RAISED,
+  PICKS,
+  STARTS,
+  ScoreGrams,
+  type ScoreList,
+} from "./score-grams.js";
 import { compareEntities, type DeltaEntity } from "./sorted-delta.js";
 
 /**
@@ -90,12 +99,13 @@ import { compareEntities, type DeltaEntity } from "./sorted-delta.js";
 export const SCORE_RAISE_MAX = 2;
 /**
  * Base matches an order=score read lists beyond its page when some score in the base's stream was
- * raised: about what the look-ahead of SCORE_RAISE_MAX points needs once the delta's and the
- * rescored matches (weighed after the first listing) have taken their places on the page, so one
- * listing is mostly enough (a second one lists twice the first; at 1M entities with 100,000
- * statements of delta, 4 to 6 cost the least, 12 lists more than it saves).
+ * raised, with the page at once: what the look-ahead of SCORE_RAISE_MAX points most often needs
+ * (at 1M entities with 100,000 statements of delta, about half the pages need one more, most of
+ * the rest a few). A page that needs more lists on in a listing that stops at a score (the page's
+ * last less the largest raise: ScoreResume's `end`), so a larger look-ahead only lists what the
+ * second listing would not (2 costs the least there: 6 lists about a band more than it saves).
  */
-const SCORE_READ_AHEAD = 6;
+const SCORE_READ_AHEAD = 2;
 /** A base entity's stream state when it left the stream: rescored, or replaced or deleted (the delta's). */
 export const LEFT_STREAM = 3;
 
@@ -232,23 +242,29 @@ export class ScoreSearch {
    */
   readonly #grams = new ScoreGrams();
   /** A read's rarest gram of its query in each of #grams' indexes (-1: none holds every gram; a read is synchronous). */
-  readonly #picked = new Int32Array(3);
+  readonly #picked = new Int32Array(PICKS);
   /** The rescored set a read took (rescored()), for #gramSizes. */
   #rescoredNow: RescoredSet | undefined;
-  /** A gram's posting sizes, asked of the indexes once per content (ScoreGrams.rarest). */
+  /**
+   * A gram's posting sizes, and how many delta entities start with it, asked of the indexes once
+   * per content (ScoreGrams.rarest).
+   */
   readonly #gramSizes = (text: string, data: Float64Array, at: number): void => {
     const grams = this.#rescoredNow!.grams;
     data[at + LIST_DELTA] = this.#live.entityGrams.rarest(text)?.items.size ?? 0;
     data[at + LIST_RAISED] = grams.raised.rarest(text)?.items.size ?? 0;
     data[at + LIST_ALL] = grams.all.rarest(text)?.items.size ?? 0;
+    // Each branch: no delta entity, no group to make.
+    data[at + STARTS] = this.#live.entities.size === 0 ? 0 : (this.deltaStarts().get(text)?.entities.length ?? 0);
   };
   /**
    * The delta entities by the first GRAM code units of their folded identifiers (all of a shorter
    * one), each group sorted in search order on its first need, for the content of #grams: the
    * delta's entities that start with a query are a range of its first gram's group (none: no delta
-   * entity's prefix, one probe). Made on first need, O(delta entities).
+   * entity's prefix, one probe), found by binary searches of the group's keys (startKey: its next
+   * code units packed, in the group's order), no entity read. Made on first need, O(delta entities).
    */
-  #deltaStarts: Map<string, { entities: DeltaEntity[]; sorted: boolean }> | undefined;
+  #deltaStarts: Map<string, StartGroup> | undefined;
   /** The order=score stream's stages (name ranks, dense ids, base scores, stream states of a listing), grown as needed. */
   #streamRanks = new Int32Array(64);
   #streamIds = new Uint32Array(64);
@@ -295,46 +311,58 @@ export class ScoreSearch {
     // The query's rarest gram among the delta's (pickGrams), none when some gram of it is no delta entity's.
     const g = this.#picked[LIST_DELTA]!;
     if (g < 0) return;
-    const { items, scores, signatures } = this.#grams.listOf(LIST_DELTA, g, (text): ScoreList<DeltaEntity> => {
-      const byScore = [...this.#live.entityGrams.rarest(text)!.items].map((e) => ({ e, score: scoreOf(e) }));
-      byScore.sort((x, y) => y.score - x.score || compareEntities(x.e, y.e));
-      const list = byScore.map((x) => x.e);
-      return { items: list, scores: Float64Array.from(byScore, (x) => x.score), signatures: signaturesOf(list) };
-    });
-    const check = fq.length !== GRAM;
-    const query = this.#querySignature;
-    signatureInto(fq, query, 0);
     /** The page's last item so far (undefined: the page is not full), told again after each match. */
     let last = nthOfTwo(pending, found, want, compare);
-    let i = walkStart(scores, after);
-    for (; i < items.length; i++) {
-      // The columns first (read in order): the candidate's object only when its score ties the
-      // last's or its signature may hold the query.
-      const score = scores[i]!;
-      if (last !== undefined && score <= last.score && pastLast(items[i]!, score, last, compare)) break;
-      if (check && !mayContain(signatures, i, query)) continue;
-      const x = items[i]!;
-      if (!matches(x, check, fq, typeName)) continue;
-      select(x, x, score, -1);
-      last = nthOfTwo(pending, found, want, compare);
+    // Each branch: the list's top score (NaN until it is made) below the page's last: no candidate
+    // reaches the page by score, the walk would stop at its first (passed, the list not read);
+    // else walked.
+    if (last === undefined || !(this.#grams.topOf(LIST_DELTA, g) < last.score)) {
+      const { items, scores, signatures } = this.#grams.listOf(LIST_DELTA, g, (text): ScoreList<DeltaEntity> => {
+        const byScore = [...this.#live.entityGrams.rarest(text)!.items].map((e) => ({ e, score: scoreOf(e) }));
+        byScore.sort((x, y) => y.score - x.score || compareEntities(x.e, y.e));
+        const list = byScore.map((x) => x.e);
+        return { items: list, scores: Float64Array.from(byScore, (x) => x.score), signatures: signaturesOf(list) };
+      });
+      const check = fq.length !== GRAM;
+      const query = this.#querySignature;
+      signatureInto(fq, query, 0);
+      let i = walkStart(scores, after);
+      for (; i < items.length; i++) {
+        // The columns first (read in order): the candidate's object only when its score ties the
+        // last's or its signature may hold the query.
+        const score = scores[i]!;
+        if (last !== undefined && score <= last.score && pastLast(items[i]!, score, last, compare)) break;
+        if (check && !mayContain(signatures, i, query)) continue;
+        const x = items[i]!;
+        if (!matches(x, check, fq, typeName)) continue;
+        select(x, x, score, -1);
+        last = nthOfTwo(pending, found, want, compare);
+      }
+      // All walked: no better tier left.
+      if (i === items.length) return;
     }
-    // Each branch: all walked, or nothing past the exact tier is better; else the better tiers'
-    // entities (their identifiers start with the query: a range of the search-order list).
-    if (i === items.length || last === undefined || last.tier === TIER_EXACT) return;
+    // Each branch: nothing past the exact tier is better; no delta entity starts with the query's
+    // first gram (its record's starts), so none with the query; else the better tiers' entities
+    // (their identifiers start with the query: a range of the search-order list).
+    if (last === undefined || last.tier === TIER_EXACT) return;
+    if (this.#grams.startsOf(this.#picked[FIRST_GRAM]!) === 0) return;
     // The delta entities whose identifiers start with the query's first gram, in search order (none:
     // none starts with the query): those that start with the query are a range of them, found by a
     // binary search of their identifiers.
-    const starts = this.deltaStartingWith(fq);
-    if (starts === undefined) return;
-    let lo = 0;
-    let hi = starts.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (starts[mid]!.folded < fq) lo = mid + 1;
-      else hi = mid;
-    }
-    for (let k = lo; k < starts.length && starts[k]!.folded.startsWith(fq); k++) {
+    const group = this.deltaStartingWith(fq);
+    if (group === undefined) return;
+    const { entities: starts, keys } = group;
+    // The range of keys whose code units past the first gram are the query's (those it has, up to
+    // START_UNITS of them): every entity that starts with the query, and only such when the query
+    // has no more units than that.
+    const fixed = Math.min(fq.length - GRAM, START_UNITS);
+    const from = startKey(fq);
+    const lo = keysFrom(keys, from);
+    const hi = keysFrom(keys, from + START_RADIX ** (START_UNITS - fixed));
+    const check = fq.length > GRAM + START_UNITS;
+    for (let k = lo; k < hi; k++) {
       const x = starts[k]!;
+      if (check && !x.folded.startsWith(fq)) continue;
       if (typeName !== undefined && x.type !== typeName) continue;
       // One walked already may be on the page: not selected twice.
       if (found.some((y) => y.entity === x)) continue;
@@ -380,28 +408,50 @@ export class ScoreSearch {
     const k = raisedOnly ? LIST_RAISED : LIST_ALL;
     const g = this.#picked[k]!;
     if (g < 0) return;
+    /** The page's last item so far (undefined: the page is not full), told again after each match. */
+    let last = nthOfTwo(pending, found, want, compare);
+    // The list's top score (NaN until it is made) below the page's last: no candidate reaches the
+    // page by score (the walk would stop at its first), and with no base entity in the better
+    // tiers (an empty range of name ranks: a rescored entity's name is its base name) none enters
+    // by tier: passed, the list not read.
+    const better =
+      bounds === null || last === undefined ? 0 : (last.tier === TIER_PREFIX ? bounds.e : bounds.b) - bounds.a;
+    if (last !== undefined && this.#grams.topOf(k, g) < last.score && (last.tier === TIER_EXACT || better === 0))
+      return;
     const columns = this.#grams.listOf(k, g, (text): ScoreList<RescoredEntity> => {
       const list = grams.sortedList(text, this.#byScoreNow);
       const scores = Float64Array.from(list, (r) => r.score);
       // Each branch: the raised ones' list (a read from the start: no listing to leave to), or all,
-      // with the lowered ones' base score ranks (-1: a raised one).
+      // with the lowered ones' base score ranks (-1: a raised one) and every one's name rank.
       if (raisedOnly) return { items: list, scores, signatures: signaturesOf(list) };
       const sranks = Int32Array.from(list, (r) => (r.lowered ? this.srankOf(r.baseId) : -1));
-      return { items: list, scores, signatures: signaturesOf(list), sranks };
+      const index = this.#live.parts.scoreIndex;
+      const ranks = Int32Array.from(list, (r) => index.rankAt(this.srankOf(r.baseId)));
+      return { items: list, scores, signatures: signaturesOf(list), sranks, ranks };
     });
-    const { items: list, scores, signatures, sranks } = columns;
+    const { items: list, scores, signatures, sranks, ranks } = columns;
+    // A resumed read tells a candidate's tier by its name rank (a rescored entity's name is its
+    // base name: the base's tiers are ranges of name ranks), no object read: -1 when it cannot.
+    const keyTier =
+      skip !== undefined && after !== undefined && bounds !== null && ranks !== undefined ? after.tier : -1;
     /** Whether a candidate may not hold the query (it holds its rarest gram): a query of one gram needs no check. */
     const check = fq.length !== GRAM;
     const query = this.#querySignature;
     signatureInto(fq, query, 0);
-    /** The page's last item so far (undefined: the page is not full), told again after each match. */
-    let last = nthOfTwo(pending, found, want, compare);
     let i = walkStart(scores, after);
     for (; i < list.length; i++) {
       // The columns first (read in order): the candidate's object only when its score ties the
       // last's or its signature may hold the query.
       const score = scores[i]!;
       if (last !== undefined && score <= last.score && pastLast(list[i]!, score, last, compare)) break;
+      if (keyTier >= 0) {
+        const rank = ranks![i]!;
+        const tier = rank < bounds!.a || rank >= bounds!.b ? TIER_INFIX : rank < bounds!.e ? TIER_EXACT : TIER_PREFIX;
+        // Each branch: of a better tier than the key's (before it); lowered, of a worse tier (the
+        // listing's: it lists every worse tier whole) or at or past the listing's resume point.
+        if (tier < keyTier) continue;
+        if (sranks![i]! >= 0 && (tier > keyTier || sranks![i]! >= resumeAt)) continue;
+      }
       if (check && !mayContain(signatures, i, query)) continue;
       // A lowered candidate at or past the listing's resume point: the listing's, or before the key.
       if (skip !== undefined && sranks !== undefined && sranks[i]! >= resumeAt) continue;
@@ -446,8 +496,8 @@ export class ScoreSearch {
     this.#rescoredNow = undefined;
   }
 
-  /** The delta entities whose identifiers start with `fq`'s first gram, in search order (#deltaStarts), or undefined when none. */
-  private deltaStartingWith(fq: string): readonly DeltaEntity[] | undefined {
+  /** The delta entities by their first gram (#deltaStarts), made on first need. */
+  private deltaStarts(): Map<string, StartGroup> {
     if (this.#deltaStarts === undefined) {
       this.#deltaStarts = new Map();
       for (const x of this.#live.entities.values()) {
@@ -455,16 +505,21 @@ export class ScoreSearch {
         const group = this.#deltaStarts.get(start);
         // Each branch: a first gram met before (its group grows), or a new one.
         if (group !== undefined) group.entities.push(x);
-        else this.#deltaStarts.set(start, { entities: [x], sorted: false });
+        else this.#deltaStarts.set(start, { entities: [x], keys: undefined });
       }
     }
-    const group = this.#deltaStarts.get(fq.slice(0, GRAM));
+    return this.#deltaStarts;
+  }
+
+  /** The delta entities whose identifiers start with `fq`'s first gram, in search order (#deltaStarts), or undefined when none. */
+  private deltaStartingWith(fq: string): { entities: readonly DeltaEntity[]; keys: Float64Array } | undefined {
+    const group = this.deltaStarts().get(fq.slice(0, GRAM));
     if (group === undefined) return undefined;
-    if (!group.sorted) {
+    if (group.keys === undefined) {
       group.entities.sort(compareEntities);
-      group.sorted = true;
+      group.keys = Float64Array.from(group.entities, (x) => startKey(x.folded));
     }
-    return group.entities;
+    return group as { entities: readonly DeltaEntity[]; keys: Float64Array };
   }
 
   /**
@@ -648,10 +703,16 @@ export class ScoreSearch {
     // The look-ahead a raise needs, asked with the page at once (tombstones in the way ask a second round).
     let chunk = want + (raise > 0 ? SCORE_READ_AHEAD : 0);
     let sided = false;
+    /** Where the next listing stops (a score rank: ScoreResume's `end`), -1: nowhere. */
+    let end = -1;
     for (;;) {
       index.find(search, scores, fq, type, resume, chunk, matchesRank, hits);
       bounds ??= hits.bounds;
-      const n = hits.sranks.length;
+      // A listing that stops at a score may give a few past its end: dropped (they come after the
+      // page), and then the listing is done.
+      let n = hits.sranks.length;
+      if (end >= 0) while (n > 0 && hits.sranks[n - 1]! >= end) n--;
+      const listedAll = n < chunk;
       // In stages, each a loop of independent reads (their cache misses overlap): score ranks to
       // name ranks, to dense ids, to base scores; then the items.
       if (this.#streamRanks.length < n) {
@@ -738,14 +799,19 @@ export class ScoreSearch {
       }
       // Each branch: the base's stream ends here, or the page is known once its first `want` items
       // (the stream's and the delta's) come before every base item not listed yet.
-      if (n < chunk) break;
+      if (listedAll) break;
       const srank = hits.sranks[n - 1]!;
       const tier = hits.tiers[n - 1]!;
       const d = ids[n - 1]!;
       bound = { tier, score: baseScores[n - 1]! + raise, folded: "", entity: undefined, d, rank: ranks[n - 1]!, srank };
       const last = nthOfTwo(pending, found, want, compare);
       if (last !== undefined && compare(last, bound) <= 0) break;
-      resume = { tier, srank, bounds: bounds ?? undefined };
+      // Each branch: a full page whose last is of the listing's tier needs no base item of a score
+      // below its score less the largest raise (now at most its score less 1: after it), nor a
+      // worse tier: the next listing stops there; else it goes on by count.
+      end = last !== undefined && last.tier === tier ? index.srankBelow(scores, last.score - raise) : -1;
+      resume =
+        end >= 0 ? { tier, srank, bounds: bounds ?? undefined, end } : { tier, srank, bounds: bounds ?? undefined };
       chunk = Math.min(SEARCH_MAX_LIMIT * 4, chunk * 2);
     }
     // The page: the first `want` of the two streams.
@@ -822,6 +888,43 @@ function walkStart(scores: Float64Array, after: ScoreItem | undefined): number {
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (scores[mid]! > after.score) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The delta entities of one first gram: sorted in search order, with their start keys, on first need (keys undefined until then). */
+interface StartGroup {
+  entities: DeltaEntity[];
+  keys: Float64Array | undefined;
+}
+
+/** Code units past the first gram a start key holds, and the radix of each (a unit plus 1; 0: none). */
+const START_UNITS = 3;
+const START_RADIX = 0x20000;
+
+/**
+ * The start key of `s` (at least GRAM code units): its START_UNITS units after the first gram, each
+ * plus 1 (0 where `s` has ended), in base START_RADIX (51 bits: exact in a double). Over strings
+ * sharing a first gram it ascends with the search order (a string ending sorts before its
+ * extensions), so those that start with a query are a range of keys.
+ */
+function startKey(s: string): number {
+  let key = 0;
+  for (let j = 0; j < START_UNITS; j++) {
+    const at = GRAM + j;
+    key = key * START_RADIX + (at < s.length ? s.charCodeAt(at) + 1 : 0);
+  }
+  return key;
+}
+
+/** The first index of ascending `keys` whose key is at least `key`. */
+function keysFrom(keys: Float64Array, key: number): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid]! < key) lo = mid + 1;
     else hi = mid;
   }
   return lo;

@@ -74,6 +74,9 @@
  * are runs, one per distinct score (scoreAt: made once per Scores, O(N), a few hundred numbers that
  * stay in cache), so the key's score group is a binary search of the runs, and its name rank a
  * binary search inside the group. A cursor of this content carries its srank and skips that.
+ * A merge layer that knows its page needs nothing below some score (a live graph's look-ahead past
+ * its page's last) lists on from an srank with an `end` (srankBelow: the end of a run, from the
+ * same runs): that tier alone, band 0's listing bounded by it and no band from it on decoded.
  *
  * Cost of a page of k: the search index's bounds (|q| LF steps, or none when kept), then per tier a
  * listing of k (document-array.ts: about (levels) x (k + types) rank operations in as many rounds),
@@ -125,8 +128,13 @@ function srankRuns(scores: Scores, n: number): SrankRuns {
 /** Where a page in order "score" resumes. */
 export type ScoreResume =
   | null
-  /** An srank of this graph (a cursor of this content), with the query's bounds when kept. */
-  | { tier: number; srank: number; bounds: SearchBounds | undefined }
+  /**
+   * An srank of this graph (a cursor of this content), with the query's bounds when kept; with
+   * `end`, a listing that stops at a score: only this tier, no srank from `end` on (a merge layer
+   * that knows its page needs nothing below a score: srankBelow), though a few past it may come
+   * (the caller drops them).
+   */
+  | { tier: number; srank: number; bounds: SearchBounds | undefined; end?: number }
   /**
    * A key: the last item's tier, score, folded identifier, and where its entityId sits among this
    * graph's (the first dense id >= it, and whether it is there exactly).
@@ -435,6 +443,20 @@ export class ScoreIndex {
     );
   }
 
+  /** The first srank whose score (of `scores`, the index's own) is below `score` (entityCount: none), from the runs. */
+  srankBelow(scores: Scores, score: number): number {
+    const runs = this.runsFor(scores);
+    // The first run of a lower score (they descend), then where it starts.
+    let lo = 0;
+    let hi = runs.scores.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (runs.scores[mid]! >= score) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo === 0 ? 0 : runs.ends[lo - 1]!;
+  }
+
   /** The name rank of the entity at `srank`. */
   rankAt(srank: number): number {
     return this.rankOfSrank.get(srank);
@@ -592,6 +614,16 @@ export class ScoreIndex {
             : this.srankAfter(search, scores, after);
     const fromTier = after === null ? TIER_EXACT : after.tier;
     const docType = type < 0 ? ANY_TYPE : type;
+    // A listing that stops at a score: the resume point's tier alone, up to `end`.
+    const end = after !== null && "end" in after && after.end !== undefined ? after.end : -1;
+    if (end >= 0) {
+      if (from >= end) return hits;
+      if (fromTier === TIER_EXACT) this.listTier(search, a, e, from, docType, TIER_EXACT, count, hits);
+      else if (fromTier === TIER_PREFIX) this.listTier(search, e, b, from, docType, TIER_PREFIX, count, hits);
+      else if (pattern.length > 0 && !(a === 0 && b === N))
+        this.listInfix(search, scores, pattern, bounds, from, type, count, hits, matches, end);
+      return hits;
+    }
     if (fromTier <= TIER_EXACT)
       this.listTier(search, a, e, fromTier === TIER_EXACT ? from : 0, docType, TIER_EXACT, count, hits);
     if (fromTier <= TIER_PREFIX && hits.sranks.length < count)
@@ -664,6 +696,7 @@ export class ScoreIndex {
     count: number,
     hits: ScoreHits<RankSink>,
     matches: ((rank: number) => boolean) | undefined,
+    end = this.entityCount,
   ) {
     const { l, r, a, b } = bounds;
     const docType = type < 0 ? ANY_TYPE : type;
@@ -692,7 +725,7 @@ export class ScoreIndex {
         // r's own count.
         const kr = r - l <= KEPT_COUNT_ON ? kl + this.keptBetween(l, r) : this.keptRank(r);
         // Each branch: no prefix tier, nothing to skip: the kept listing is the tier's band 0.
-        if (prefix === 0) this.infix.list(kl, kr, next, K, docType, need, out);
+        if (prefix === 0) this.infix.list(kl, kr, next, Math.min(K, end), docType, need, out);
         else this.listInfixSkipping(kl, kr, a, b, next, docType, need, out);
         found0 = out.length - before;
         next = K;
@@ -702,7 +735,7 @@ export class ScoreIndex {
     // Sranks this page checked one by one, and the matches among them.
     let scanChecks = 0;
     let scanHits = 0;
-    while (!whole && out.length < count && next < N) {
+    while (!whole && out.length < count && next < end) {
       let v = 1;
       while (next >= this.bandStarts[v + 1]!) v++;
       const end = this.bandStarts[v + 1]!;
@@ -720,7 +753,9 @@ export class ScoreIndex {
       // A band of few positions is decoded without counting the tier (the count costs more).
       const positions = (r - l) * this.bandShares[v]!;
       if (this.fallback === "bands" || (this.fallback === "auto" && positions <= BAND_DECODE_ALWAYS)) {
-        const last = this.fallback === "auto" ? this.lastBandWith(v, r - l, found0, count - out.length) : v;
+        let last = this.fallback === "auto" ? this.lastBandWith(v, r - l, found0, count - out.length) : v;
+        // No band that starts at or past the end (a listing that stops at a score) is decoded.
+        while (last > v && this.bandStarts[last]! >= end) last--;
         this.listBand(search, bounds, v, last, next, type, count - out.length, out);
         next = this.bandStarts[last + 1]!;
         continue;

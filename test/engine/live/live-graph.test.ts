@@ -848,6 +848,117 @@ for (const seed of [51, 52]) {
   });
 }
 
+for (const seed of [61, 62]) {
+  test(`order=score: lists passed by their top score (below the page's last) and the delta's better tiers by its first gram's starts; pages asked twice a content, across swaps, equal the oracle (seed ${seed})`, () => {
+    const rng = new Rng(seed);
+    const data = scoreGraph(rng, 220, 360);
+    for (const e of data.entities) {
+      e.rawIdentifier = wordName(rng);
+      e.type = rng.chance(0.3) ? "1" : "0";
+    }
+    const live = new LiveGraph(buildGraph(data), { cursorSecret: "tops-test" });
+    const oracle = new LiveOracle(data);
+    // Hubs: base entities whose scores climb far above the rest (their matches fill the pages' tops).
+    const hubs = data.entities.slice(0, 6).map((e) => e.entityId);
+    let n = 0;
+    for (let batch = 0; batch < 16; batch++) {
+      const ids = [...oracle.entities.keys()];
+      const changes: Change[] = [];
+      // Delta entities with low scores whose names start with a stem (a better tier than the
+      // hubs' infix matches), names replaced, deletes with cascade, statements raising and
+      // lowering counts.
+      for (let k = rng.range(8, 24); k > 0; k--) {
+        const r = rng.int(10);
+        const type: EntityType = rng.chance(0.3) ? "1" : "0";
+        if (r < 3)
+          changes.push({
+            op: "put",
+            entity: { entityId: `t${n++}`, rawIdentifier: wordName(rng), type, sourceType: "", score: rng.int(3) },
+          });
+        else if (r < 4) {
+          const e = oracle.entities.get(rng.pick(ids))!;
+          changes.push({ op: "put", entity: { ...e, rawIdentifier: wordName(rng), type } });
+        } else if (r < 5) changes.push({ op: "delete", entityId: rng.pick(ids), cascade: true });
+        else changes.push(...scoreBatch(rng, oracle, hubs).slice(0, 1));
+      }
+      if (!oracle.apply(changes).ok) continue;
+      live.apply(changes);
+      // A swap now and then: the gram records and their tops are the new base's.
+      if (rng.chance(0.2)) live.compact();
+      const o = oracle.oracle();
+      const names = [...oracle.entities.values()].map((e) => e.rawIdentifier);
+      const queries = ["kar", "rin", "zel", "kar ", rng.pick(names).slice(0, 5)];
+      for (let k = 0; k < 4; k++) {
+        const name = rng.pick(names);
+        const at = rng.int(Math.max(1, name.length - 3));
+        queries.push(name.slice(at, at + rng.range(3, 6)));
+      }
+      // Starts longer than the delta's start keys hold (7 to 9 units), and the same with the last
+      // unit changed: names sharing a start key that do not start with the query.
+      for (let k = 0; k < 3; k++) {
+        const long = names.filter((x) => x.length >= 7);
+        if (long.length === 0) break;
+        const start = rng.pick(long).slice(0, rng.range(7, 10));
+        queries.push(start, `${start.slice(0, -1)}${String.fromCharCode(97 + rng.int(26))}`);
+      }
+      // Each query walked twice in this content (the second reads the tops the first made).
+      for (const round of [1, 2])
+        for (const q of queries) {
+          const type = rng.chance(0.25) ? ("1" as EntityType) : undefined;
+          walkPages<Entity>({
+            fetch: (limit, cursor, count) =>
+              live.search({ q, type, limit, cursor, order: "score", ...(count ? { count } : {}) }),
+            expected: o.search(q, type, "score"),
+            nextLimit: () => (rng.chance(0.3) ? rng.range(10, 30) : rng.range(1, 5)),
+            defaultLimit: 20,
+            countPolicy: () => rng.chance(0.2),
+            ctx: `seed ${seed} batch ${batch} round ${round} search q=${show(q)} type=${show(type)}`,
+          });
+        }
+    }
+  });
+}
+
+test("order=score: a delta entity sharing a query's first units past its start key (7 and more) but not the query is not taken for a better tier", () => {
+  // Base: "zz karabcd N" (given scores 5..): the infix tier of "karabcd", a full page. Delta:
+  // "karabcx" and "karabcdx"-like names with high given scores (the same start key as the query,
+  // only the second starts with it), and "xbcd" (score 0: every gram of the query is some delta
+  // entity's, and the walk of the rarest gram's list stops at once).
+  const entities: EntityData[] = [];
+  for (let i = 0; i < 30; i++)
+    entities.push({
+      entityId: `b${String(i).padStart(2, "0")}`,
+      rawIdentifier: `zz karabcd ${i}`,
+      type: "0",
+      sourceType: "",
+      score: 5 + i,
+    });
+  const data: GraphData = { entities, statements: [] };
+  const live = new LiveGraph(buildGraph(data), { cursorSecret: "start-keys" });
+  const oracle = new LiveOracle(data);
+  const changes: Change[] = [
+    { op: "put", entity: { entityId: "d0", rawIdentifier: "karabcx", type: "0", sourceType: "", score: 90 } },
+    { op: "put", entity: { entityId: "d1", rawIdentifier: "karabcxd", type: "0", sourceType: "", score: 80 } },
+    { op: "put", entity: { entityId: "d2", rawIdentifier: "karabcdy", type: "0", sourceType: "", score: 1 } },
+    {
+      op: "put",
+      entity: { entityId: "d3", rawIdentifier: "xbcd kar ara rab abc", type: "0", sourceType: "", score: 0 },
+    },
+  ];
+  assert.ok(oracle.apply(changes).ok);
+  live.apply(changes);
+  const o = oracle.oracle();
+  for (const q of ["karabcd", "karabc", "karab", "kara"])
+    for (const limit of [1, 3, 10, 40]) {
+      const got = live.search({ q, order: "score", limit }).items.map((e) => e.entityId);
+      const want = o
+        .search(q, undefined, "score")
+        .slice(0, limit)
+        .map((e) => e.entityId);
+      assert.equal(got, want, `q=${show(q)} limit ${limit}`);
+    }
+});
+
 test("order=score: a cursor whose last item is a raised stream item resumes before its base score rank, on the live graph and on its base", () => {
   // Ten "ka N" of one counted score; "ka 5" raised by one statement (it stays in the base's stream)
   // comes first. Its cursor's hint names its base score rank: the items of its base score named

@@ -5,12 +5,22 @@
  * indexes, queries cut from them or made up; each index's pick is a gram of the query whose size is
  * the least of the query's grams' (-1 when one is 0), a gram's sizes are asked once per content and
  * its lists made once, a new content starts empty, and a cache past its most grams (code units over a
- * wide range) starts again and still answers right.
+ * wide range) starts again and still answers right; a gram's starts and its lists' top scores are
+ * the ones given and made for this content, the first gram's number the query's first gram.
  */
 
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { GRAMS_MAX, LIST_ALL, LIST_DELTA, LIST_RAISED, ScoreGrams } from "../../../src/engine/live/score-grams.js";
+import {
+  FIRST_GRAM,
+  GRAMS_MAX,
+  LIST_ALL,
+  LIST_DELTA,
+  LIST_RAISED,
+  PICKS,
+  STARTS,
+  ScoreGrams,
+} from "../../../src/engine/live/score-grams.js";
 import type { Graph } from "../../../src/engine/graph.js";
 import { Rng } from "../../support/oracle.js";
 
@@ -37,7 +47,7 @@ function check(cache: ScoreGrams, indexes: string[][], queries: string[]): Map<s
     asked.set(text, (asked.get(text) ?? 0) + 1);
     for (let k = 0; k < 3; k++) data[at + k] = sizeOf(k, text);
   };
-  const out = new Int32Array(3);
+  const out = new Int32Array(PICKS);
   for (const q of queries) {
     cache.rarest(q, sizes, out);
     for (const k of [LIST_DELTA, LIST_RAISED, LIST_ALL]) {
@@ -84,7 +94,7 @@ test("each index's pick is the query's rarest gram there (-1 when one is in none
 test("a gram's list is made once per content, and made again after a new content", () => {
   const cache = new ScoreGrams();
   cache.forContent(1, {} as Graph);
-  const out = new Int32Array(3);
+  const out = new Int32Array(PICKS);
   cache.rarest("abcd", (_text, data, at) => data.fill(1, at, at + 3), out);
   let made = 0;
   const make = (text: string) => {
@@ -108,7 +118,7 @@ test("past its most grams (code units over a wide range) the cache starts again 
   const indexes = [0, 1, 2].map(() => Array.from({ length: 30 }, () => word(12, unit)));
   const cache = new ScoreGrams();
   cache.forContent(1, {} as Graph);
-  const out = new Int32Array(3);
+  const out = new Int32Array(PICKS);
   // About 100,000 distinct grams of made-up queries (sizes 0 but for the indexes' own).
   const sizes = (text: string, data: Float64Array, at: number) => {
     for (let k = 0; k < 3; k++) data[at + k] = indexes[k]!.filter((x) => x.includes(text)).length;
@@ -126,7 +136,7 @@ test("past its most grams (code units over a wide range) the cache starts again 
 test("a query whose grams pass the most grams held: each pick names the query's rarest gram, not a gram of before the restart", () => {
   const cache = new ScoreGrams();
   cache.forContent(1, {} as Graph);
-  const out = new Int32Array(3);
+  const out = new Int32Array(PICKS);
   // GRAMS_MAX - 1 distinct grams, one a query (three code units each), every size 1.
   for (let i = 0; i < GRAMS_MAX - 1; i++) {
     const q = String.fromCharCode(0x4e00 + (i & 0xff), 0x4e00 + (i >>> 8), 0x61);
@@ -138,6 +148,33 @@ test("a query whose grams pass the most grams held: each pick names the query's 
   // Asked again, the same picks, without asking the indexes again.
   cache.rarest("xyzw", () => assert.unreachable("asked again"), out);
   for (const k of [LIST_DELTA, LIST_RAISED, LIST_ALL]) assert.is(cache.textOf(out[k]!), "xyz", `index ${k} again`);
+});
+
+test("a gram's starts, its lists' top scores (NaN until made, -1 empty) and the query's first gram, per content", () => {
+  const cache = new ScoreGrams();
+  const out = new Int32Array(PICKS);
+  for (let content = 1; content <= 3; content++) {
+    cache.forContent(content, {} as Graph);
+    const sizes = (text: string, data: Float64Array, at: number) => {
+      data.fill(1, at, at + 3);
+      data[at + STARTS] = text === "bcd" ? content : text.charCodeAt(0);
+    };
+    cache.rarest("bcde", sizes, out);
+    assert.is(cache.textOf(out[FIRST_GRAM]!), "bcd");
+    assert.is(cache.startsOf(out[FIRST_GRAM]!), content);
+    cache.rarest("cdef", sizes, out);
+    assert.is(cache.textOf(out[FIRST_GRAM]!), "cde");
+    assert.is(cache.startsOf(out[FIRST_GRAM]!), "c".charCodeAt(0));
+    const g = out[FIRST_GRAM]!;
+    for (const k of [LIST_DELTA, LIST_RAISED, LIST_ALL])
+      assert.ok(Number.isNaN(cache.topOf(k, g)), `index ${k} not made`);
+    const scores = Float64Array.of(10 * content + 7, 3);
+    cache.listOf(LIST_RAISED, g, () => ({ items: ["x", "y"], scores, signatures: new Int32Array(4) }));
+    cache.listOf(LIST_ALL, g, () => ({ items: [], scores: new Float64Array(0), signatures: new Int32Array(0) }));
+    assert.is(cache.topOf(LIST_RAISED, g), 10 * content + 7);
+    assert.is(cache.topOf(LIST_ALL, g), -1);
+    assert.ok(Number.isNaN(cache.topOf(LIST_DELTA, g)));
+  }
 });
 
 test.run();

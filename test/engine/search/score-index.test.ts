@@ -147,6 +147,78 @@ test("oracle: find in score order against brute force, every band layout and fal
   assert.ok(checks > 5000, `only ${checks} checks`);
 });
 
+test("a listing that stops at a score (end: srankBelow) gives the resume point's tier alone, below its end, every band layout and fallback, every resume point; srankBelow against brute force", () => {
+  let checks = 0;
+  for (let seed = 200; seed <= 260; seed++) {
+    const rng = new Rng(seed);
+    const n = rng.chance(0.4) ? rng.range(30, 120) : rng.range(1, 25);
+    const idSet = new Set<string>();
+    while (idSet.size < n) idSet.add(`${rng.pick(["a", "b", "é"])}${rng.int(500)}`);
+    const ids = [...idSet].sort();
+    const folded = ids.map(() => randomText(rng, rng.chance(0.2) ? 8 : 3));
+    const types = Uint8Array.from(ids, () => rng.int(2));
+    const scoreValues = Uint32Array.from(ids, () => rng.int(rng.chance(0.5) ? 3 : 20));
+    const search = SearchIndex.build(folded, types);
+    const scores = Scores.from(scoreValues);
+    const patterns = ["a", "b", "ab", folded[rng.int(n)]!.slice(0, 2)].filter((p) => p.length > 0);
+    for (const options of VARIANTS) {
+      const index = ScoreIndex.build(search, scores, options);
+      for (let f = 0; f <= 21; f++) {
+        const above = scoreValues.filter((v) => v >= f).length;
+        assert.is(index.srankBelow(scores, f), above, `seed ${seed} srankBelow(${f})`);
+      }
+      for (const pattern of patterns)
+        for (let type = -1; type < 2; type++) {
+          const ctx = `seed ${seed} ${options.bandEnds} ${options.fallback ?? "auto"} ${show(pattern)} type ${type}`;
+          const all = scoreOrder(folded, types, scoreValues, pattern, type);
+          const matches = (rank: number) => {
+            const d = search.idAt(rank);
+            return folded[d]!.includes(pattern) && (type < 0 || types[d] === type);
+          };
+          // Every resume point of the walk (an item's tier and srank), each with an end at a random score.
+          const walk = index.find(search, scores, pattern, type, null, 1000, matches);
+          for (let at = 0; at < walk.sranks.length; at++) {
+            const tier = walk.tiers[at]!;
+            const srank = walk.sranks[at]!;
+            const end = index.srankBelow(scores, rng.int(21));
+            const count = rng.range(1, 6);
+            const got = index.find(
+              search,
+              scores,
+              pattern,
+              type,
+              { tier, srank, bounds: undefined, end },
+              count,
+              matches,
+            );
+            const kept = got.sranks.filter((s) => s < end);
+            const want = all
+              .slice(at + 1)
+              .filter((x) => x.tier === tier && srankOfId(search, index, x.id) < end)
+              .slice(0, count);
+            assert.equal(
+              kept.map((s) => search.idAt(index.rankAt(s))),
+              want.map((x) => x.id),
+              `${ctx} after ${srank} (tier ${tier}) end ${end}`,
+            );
+            assert.ok(
+              got.tiers.every((t) => t === tier),
+              `${ctx}: the resume point's tier alone`,
+            );
+            checks++;
+          }
+        }
+    }
+  }
+  assert.ok(checks > 2000, `only ${checks} checks`);
+});
+
+/** The srank of dense id `d` (its place in the score order), by a scan. */
+function srankOfId(search: SearchIndex, index: ScoreIndex, d: number): number {
+  for (let s = 0; s < index.entityCount; s++) if (search.idAt(index.rankAt(s)) === d) return s;
+  return -1;
+}
+
 test("the bands hold the best-scored entities within their shares of positions, band 0 in the kept array", () => {
   const rng = new Rng(7);
   const n = 400;
