@@ -443,6 +443,10 @@ export class LiveGraph implements ReadGraph {
    */
   #aids: ListAids[] = [];
   #aidsSequence = -1;
+  /** The stamp of the names delta statements keep (namesStamp), and the batch and base it was made at. */
+  #namesStamp: object = {};
+  #namesSequence = -1;
+  #namesBase: Graph | undefined;
   /** The token of the places this graph attaches over its base now (WalkPlace): made again at each swap. */
   #placeToken: object = {};
   #aidsBase: Graph | undefined;
@@ -665,6 +669,10 @@ export class LiveGraph implements ReadGraph {
             sd,
             pd,
             od,
+            names: undefined,
+            sRaw: undefined,
+            pRaw: undefined,
+            oRaw: undefined,
           };
           statements.set(fp, put);
           if (keepPutsNaming) {
@@ -1045,6 +1053,10 @@ export class LiveGraph implements ReadGraph {
       sd,
       pd,
       od,
+      names: undefined,
+      sRaw: undefined,
+      pRaw: undefined,
+      oRaw: undefined,
     };
   }
 
@@ -2046,6 +2058,8 @@ export class LiveGraph implements ReadGraph {
     let lastHidden = false;
     const baseTotal = first.total;
     const items: Statement[] = [];
+    /** The delta items' names' stamp (namesStamp), taken at the page's first delta item. */
+    let stamp: object | undefined;
     while (items.length < limit) {
       if (b === fromBase.length && !baseDone) {
         fromBase.length = 0;
@@ -2116,7 +2130,7 @@ export class LiveGraph implements ReadGraph {
         lastAt = fromBaseAt[b]!;
         b++;
       } else {
-        items.push(this.statementItem(y));
+        items.push(this.statementItem(y, (stamp ??= this.namesStamp())));
         lastAt = -1;
         m++;
       }
@@ -2552,15 +2566,41 @@ export class LiveGraph implements ReadGraph {
     return this.#entities.get(id)!.rawIdentifier;
   }
 
-  private statementItem(st: DeltaStatement): Statement {
+  /**
+   * The stamp of the names a delta statement keeps (DeltaStatement's names): a new object at each
+   * batch or swap, when any entity's rawIdentifier may have changed.
+   */
+  private namesStamp(): object {
+    if (this.#namesSequence !== this.#sequence || this.#namesBase !== this.#base) {
+      this.#namesStamp = {};
+      this.#namesSequence = this.#sequence;
+      this.#namesBase = this.#base;
+    }
+    return this.#namesStamp;
+  }
+
+  /**
+   * Delta statement `st` as a page item: its names read once since the last batch or swap (three
+   * entities' rawIdentifiers, a few cache misses each) and kept on it, so that a page showing it
+   * again (a walk's pages merge the same delta items at each pass) copies seven fields of one
+   * object. `stamp`: namesStamp().
+   */
+  private statementItem(st: DeltaStatement, stamp: object): Statement {
+    // Each branch: names read under this stamp, or read now and kept.
+    if (st.names !== stamp) {
+      st.sRaw = this.rawOf(st.s, st.sd);
+      st.pRaw = this.rawOf(st.p, st.pd);
+      st.oRaw = this.rawOf(st.o, st.od);
+      st.names = stamp;
+    }
     return {
       statementFingerprint: st.fp,
       subjectEntityId: st.s,
-      subjectRawIdentifier: this.rawOf(st.s, st.sd),
+      subjectRawIdentifier: st.sRaw!,
       predicateEntityId: st.p,
-      predicateRawIdentifier: this.rawOf(st.p, st.pd),
+      predicateRawIdentifier: st.pRaw!,
       objectEntityId: st.o,
-      objectRawIdentifier: this.rawOf(st.o, st.od),
+      objectRawIdentifier: st.oRaw!,
     };
   }
 
