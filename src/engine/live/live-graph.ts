@@ -443,10 +443,13 @@ export class LiveGraph implements ReadGraph {
    */
   #aids: ListAids[] = [];
   #aidsSequence = -1;
-  /** The stamp of the names delta statements keep (namesStamp), and the batch and base it was made at. */
+  /**
+   * The stamp of the names delta statements keep (namesStamp), and the batch and base (by its place
+   * token, made again at each swap: the old base is not held) it was made at.
+   */
   #namesStamp: object = {};
   #namesSequence = -1;
-  #namesBase: Graph | undefined;
+  #namesToken: object | undefined;
   /** The token of the places this graph attaches over its base now (WalkPlace): made again at each swap. */
   #placeToken: object = {};
   #aidsBase: Graph | undefined;
@@ -2627,10 +2630,10 @@ export class LiveGraph implements ReadGraph {
    * batch or swap, when any entity's rawIdentifier may have changed.
    */
   private namesStamp(): object {
-    if (this.#namesSequence !== this.#sequence || this.#namesBase !== this.#base) {
+    if (this.#namesSequence !== this.#sequence || this.#namesToken !== this.#placeToken) {
       this.#namesStamp = {};
       this.#namesSequence = this.#sequence;
-      this.#namesBase = this.#base;
+      this.#namesToken = this.#placeToken;
     }
     return this.#namesStamp;
   }
