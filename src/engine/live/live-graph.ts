@@ -136,7 +136,7 @@ import {
 import { checkSearchParams, checkStatementsParams } from "../validate.js";
 import { BaseFingerprints, type BaseFingerprintsState } from "./base-fingerprints.js";
 import { clearBit, denseBits, dropBits, hasBit, markBit } from "./dense-bits.js";
-import { TombstoneBits, anyMarked, anyUnmarked } from "./tombstone-bits.js";
+import { TombstoneBits, anyMarked, anyUnmarked, isMarked } from "./tombstone-bits.js";
 import {
   GRAM,
   GramIndex,
@@ -437,6 +437,13 @@ export class LiveGraph implements ReadGraph {
    */
   #aids: ListAids[] = [];
   #aidsSequence = -1;
+  /**
+   * The stamp of the names delta statements keep (namesStamp), and the batch and base (by its place
+   * token, made again at each swap: the old base is not held) it was made at.
+   */
+  #namesStamp: object = {};
+  #namesSequence = -1;
+  #namesToken: object | undefined;
   /** The token of the places this graph attaches over its base now (WalkPlace): made again at each swap. */
   #placeToken: object = {};
   #aidsBase: Graph | undefined;
@@ -665,6 +672,10 @@ export class LiveGraph implements ReadGraph {
             sd,
             pd,
             od,
+            names: undefined,
+            sRaw: undefined,
+            pRaw: undefined,
+            oRaw: undefined,
           };
           statements.set(fp, put);
           if (keepPutsNaming) {
@@ -1044,6 +1055,10 @@ export class LiveGraph implements ReadGraph {
       sd,
       pd,
       od,
+      names: undefined,
+      sRaw: undefined,
+      pRaw: undefined,
+      oRaw: undefined,
     };
   }
 
@@ -1945,21 +1960,12 @@ export class LiveGraph implements ReadGraph {
       return early;
     }
     // Filtered, tombstones of the first filter but no delta statement (no count asked: its total
-    // takes the lists' windows below): the base's page (a run of positions of the order) is the
-    // answer when no position of it is tombstoned, with a next page when a base item after it is
-    // not (the tombstone bits: a word or two each, no search of the list).
+    // takes the lists' windows below): the base's page (a run of positions of the order) less its
+    // tombstoned items, by the tombstone bits (a word or two each, no search of the list), read on
+    // when some are (pageLessTombstoned).
     if (!puts && early !== undefined && !count) {
-      const bits = this.tombstoneBits().of(order);
-      const start = lastStatementsStart(base);
-      const k = early.items.length;
-      if (!anyMarked(bits, start, start + k)) {
-        this.patchNames(early.items, fixed);
-        if (early.nextCursor !== null)
-          early.nextCursor = anyUnmarked(bits, start + k, start + k + lastStatementsRest(base))
-            ? this.statementsCursor(tag, early.items[k - 1]!, lastStatementsHint(base, k - 1))
-            : null;
-        return early;
-      }
+      this.patchNames(early.items, fixed);
+      return this.pageLessTombstoned(early, order, limit, tag, sd, pd, od, fixed);
     }
     const prefix = prefixOf(order, s, p, o);
     // The prefix's other components' dense ids (-1: none): the delta lists' searches compare
@@ -2143,6 +2149,8 @@ export class LiveGraph implements ReadGraph {
     let lastHidden = false;
     const baseTotal = first.total;
     const items: Statement[] = [];
+    /** The delta items' names' stamp (namesStamp), taken at the page's first delta item. */
+    let stamp: object | undefined;
     while (items.length < limit) {
       if (b === fromBase.length && !baseDone) {
         fromBase.length = 0;
@@ -2213,7 +2221,7 @@ export class LiveGraph implements ReadGraph {
         lastAt = fromBaseAt[b]!;
         b++;
       } else {
-        items.push(this.statementItem(y));
+        items.push(this.statementItem(y, (stamp ??= this.namesStamp())));
         lastAt = -1;
         m++;
       }
@@ -2273,6 +2281,71 @@ export class LiveGraph implements ReadGraph {
         hhi,
       ),
     };
+  }
+
+  /**
+   * A filtered page from the base's page read first (`early`, `limit` long, its names brought up to
+   * date) less its tombstoned items, with no delta statement for the query: the base's page is a
+   * run of positions of `order`, tested against the tombstone bits (a word or two); when some are
+   * tombstoned, those left, the base read on after its last item (the number missing and
+   * TOMBSTONE_SLACK more, each read's items tested alike) until `limit` are left or the range ends.
+   */
+  private pageLessTombstoned(
+    early: Page<Statement>,
+    order: Order,
+    limit: number,
+    tag: ReturnType<typeof queryTag>,
+    sd: number | undefined,
+    pd: number | undefined,
+    od: number | undefined,
+    fixed: number,
+  ): Page<Statement> {
+    const base = this.#base;
+    const bits = this.tombstoneBits().of(order);
+    let start = lastStatementsStart(base);
+    const k = early.items.length;
+    // No tombstoned item on the page: the page, with a next one when an item after it is not tombstoned.
+    if (!anyMarked(bits, start, start + k)) {
+      if (early.nextCursor !== null)
+        early.nextCursor = anyUnmarked(bits, start + k, start + k + lastStatementsRest(base))
+          ? this.statementsCursor(tag, early.items[k - 1]!, lastStatementsHint(base, k - 1))
+          : null;
+      return early;
+    }
+    const items: Statement[] = [];
+    let page = early;
+    /** The position (in `order`) of the page's last item so far (-1: none yet), and its position hint once the base has read on past it. */
+    let lastPos = -1;
+    let lastHint: string | undefined;
+    for (;;) {
+      const got = page.items;
+      for (let j = 0; j < got.length && items.length < limit; j++)
+        if (!isMarked(bits, start + j)) {
+          items.push(got[j]!);
+          lastPos = start + j;
+        }
+      // Each branch: `limit` kept or the range's end; else the base read on after the read's last item.
+      if (items.length === limit || page.nextCursor === null || got.length === 0) break;
+      if (lastPos >= start) lastHint = lastStatementsHint(base, lastPos - start);
+      const last = got[got.length - 1]!;
+      const key: StatementsKey = [
+        last.subjectEntityId,
+        last.predicateEntityId,
+        last.objectEntityId,
+        last.statementFingerprint,
+        lastStatementsHint(base, got.length - 1),
+      ];
+      const n = Math.min(STATEMENTS_MAX_LIMIT, limit - items.length + TOMBSTONE_SLACK);
+      page = statementsAfterKey(base, tag, key, sd, pd, od, n, false, false);
+      this.patchNames(page.items, fixed);
+      start = lastStatementsStart(base);
+    }
+    // A next page when a base item after the last kept is not tombstoned (the reads' or the range's rest).
+    const end = start + page.items.length + lastStatementsRest(base);
+    if (lastPos < 0 || !anyUnmarked(bits, lastPos + 1, end)) return { items, nextCursor: null };
+    // The last item's position hint: of the base's page read last, or kept before reading on.
+    const hint = lastPos >= start ? lastStatementsHint(base, lastPos - start) : lastHint!;
+    return { items, nextCursor: this.statementsCursor(tag, items[items.length - 1]!, hint) };
   }
 
   /**
@@ -2649,15 +2722,41 @@ export class LiveGraph implements ReadGraph {
     return this.#entities.get(id)!.rawIdentifier;
   }
 
-  private statementItem(st: DeltaStatement): Statement {
+  /**
+   * The stamp of the names a delta statement keeps (DeltaStatement's names): a new object at each
+   * batch or swap, when any entity's rawIdentifier may have changed.
+   */
+  private namesStamp(): object {
+    if (this.#namesSequence !== this.#sequence || this.#namesToken !== this.#placeToken) {
+      this.#namesStamp = {};
+      this.#namesSequence = this.#sequence;
+      this.#namesToken = this.#placeToken;
+    }
+    return this.#namesStamp;
+  }
+
+  /**
+   * Delta statement `st` as a page item: its names read once since the last batch or swap (three
+   * entities' rawIdentifiers, a few cache misses each) and kept on it, so that a page showing it
+   * again (a walk's pages merge the same delta items at each pass) copies seven fields of one
+   * object. `stamp`: namesStamp().
+   */
+  private statementItem(st: DeltaStatement, stamp: object): Statement {
+    // Each branch: names read under this stamp, or read now and kept.
+    if (st.names !== stamp) {
+      st.sRaw = this.rawOf(st.s, st.sd);
+      st.pRaw = this.rawOf(st.p, st.pd);
+      st.oRaw = this.rawOf(st.o, st.od);
+      st.names = stamp;
+    }
     return {
       statementFingerprint: st.fp,
       subjectEntityId: st.s,
-      subjectRawIdentifier: this.rawOf(st.s, st.sd),
+      subjectRawIdentifier: st.sRaw!,
       predicateEntityId: st.p,
-      predicateRawIdentifier: this.rawOf(st.p, st.pd),
+      predicateRawIdentifier: st.pRaw!,
       objectEntityId: st.o,
-      objectRawIdentifier: this.rawOf(st.o, st.od),
+      objectRawIdentifier: st.oRaw!,
     };
   }
 

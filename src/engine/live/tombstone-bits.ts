@@ -90,6 +90,11 @@ export function positionOf(index: StatementIndex, order: "POS" | "OSP", row: num
   throw new Error(`TombstoneBits: row ${row} is not in its ${order} range`);
 }
 
+/** Whether position `at` is marked in `bits`. */
+export function isMarked(bits: Uint32Array, at: number): boolean {
+  return (bits[at >>> 5]! & (1 << (at & 31))) !== 0;
+}
+
 /** Whether any of positions [from, to) is marked in `bits`. */
 export function anyMarked(bits: Uint32Array, from: number, to: number): boolean {
   if (from >= to) return false;

@@ -330,4 +330,126 @@ test("statements over tombstones with few delta statements (a filtered base page
   }
 });
 
+test("a delta statement's names, kept at its first read, follow every rename after it (a batch, a compaction's swap) and a page's items are copies: a change to one shows in no later page", () => {
+  const name = (i: number) => `e${String(i).padStart(3, "0")}`;
+  const entities = Array.from({ length: 40 }, (_, i) => ({
+    entityId: name(i),
+    rawIdentifier: `entity ${i}`,
+    type: "0" as const,
+    sourceType: "",
+  }));
+  const statements = [];
+  for (let i = 0; i < 40; i += 3)
+    statements.push({ subjectEntityId: name(i), predicateEntityId: name((i + 1) % 40), objectEntityId: name(i) });
+  const data = { entities, statements };
+  const live = new LiveGraph(buildGraph(data, "names-kept-test"), { cursorSecret: "names-kept-test" });
+  const oracle = new LiveOracle(data);
+  const rng = new Rng(77);
+  const check = (ctx: string) => {
+    const now = oracle.oracle();
+    for (const filters of [
+      {},
+      { subjectEntityId: name(4) },
+      { objectEntityId: name(5) },
+      { predicateEntityId: name(7) },
+    ])
+      for (const limit of [1, 3, 50]) {
+        const expected = now.statementsFor(filters);
+        let cursor: string | undefined;
+        let at = 0;
+        do {
+          const page = live.statements({ ...filters, limit, cursor });
+          assert.equal(page.items, expected.slice(at, at + limit), `${ctx} ${show(filters)} limit ${limit} at ${at}`);
+          // A page's items are the caller's: changing them changes no later page.
+          for (const item of page.items) {
+            item.subjectRawIdentifier = "changed";
+            item.objectRawIdentifier = "changed";
+          }
+          at += page.items.length;
+          cursor = page.nextCursor ?? undefined;
+        } while (cursor !== undefined);
+        assert.is(at, expected.length, `${ctx} ${show(filters)} limit ${limit}: the whole walk`);
+      }
+  };
+  const apply = (changes: Change[]) => {
+    assert.ok(oracle.apply(changes).ok);
+    live.apply(changes);
+  };
+  // Delta statements naming base entities (and a new one), read before and after each rename.
+  const puts: Change[] = [
+    { op: "put", entity: { entityId: "new", rawIdentifier: "new one", type: "0", sourceType: "" } },
+  ];
+  for (let i = 0; i < 40; i++)
+    puts.push({
+      op: "put",
+      statement: {
+        subjectEntityId: name(i),
+        predicateEntityId: name(7),
+        objectEntityId: i % 4 === 0 ? "new" : name(5),
+      },
+    });
+  apply(puts);
+  check("puts");
+  for (let round = 0; round < 6; round++) {
+    // Each branch: a compaction swapped in before the rename (rounds 2 and 4), else a batch alone.
+    if (round === 2 || round === 4) live.compact();
+    const renames: Change[] = [];
+    for (const id of [name(4), name(5), name(7), "new", name(rng.int(40))])
+      renames.push({
+        op: "put",
+        entity: { entityId: id, rawIdentifier: `${id} renamed ${round}`, type: "0", sourceType: "" },
+      });
+    apply(renames);
+    check(`round ${round}`);
+  }
+});
+
+test("a filtered walk over runs of tombstones longer than a page and its slack (the base read on after each read, no delta statement): equal to the oracle at every limit, for each filter of the hub", () => {
+  const name = (i: number) => `e${String(i).padStart(3, "0")}`;
+  const entities = Array.from({ length: 120 }, (_, i) => ({
+    entityId: name(i),
+    rawIdentifier: `entity ${i}`,
+    type: "0" as const,
+    sourceType: "",
+  }));
+  const hub = name(60);
+  const statements = [];
+  for (let i = 0; i < 120; i++) {
+    statements.push({ subjectEntityId: name(i), predicateEntityId: name(i), objectEntityId: hub });
+    statements.push({ subjectEntityId: hub, predicateEntityId: name(i), objectEntityId: name(i) });
+  }
+  const data = { entities, statements };
+  const base = buildGraph(data, "read-on-test");
+  const live = new LiveGraph(base, { cursorSecret: "read-on-test" });
+  const oracle = new LiveOracle(data);
+  const rng = new Rng(31);
+  // Runs of 0-40 deleted statements between runs of 0-3 kept ones, in each of the hub's ranges.
+  const changes: Change[] = [];
+  for (const filters of [{ objectEntityId: hub }, { subjectEntityId: hub }]) {
+    const items = base.statements({ ...filters, limit: 200 }).items;
+    for (let at = rng.int(4); at < items.length; at += rng.int(4)) {
+      const run = rng.int(41);
+      for (let j = at; j < Math.min(items.length, at + run); j++)
+        changes.push({ op: "delete", statementFingerprint: items[j]!.statementFingerprint });
+      at += run;
+    }
+  }
+  assert.ok(oracle.apply(changes).ok);
+  live.apply(changes);
+  const now = oracle.oracle();
+  for (const filters of [{ objectEntityId: hub }, { subjectEntityId: hub }])
+    for (let limit = 1; limit <= 12; limit++) {
+      const expected = now.statementsFor(filters);
+      let cursor: string | undefined;
+      let at = 0;
+      do {
+        const page = live.statements({ ...filters, limit, cursor });
+        assert.equal(page.items, expected.slice(at, at + limit), `${show(filters)} limit ${limit} at ${at}`);
+        at += page.items.length;
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor !== undefined);
+      assert.is(at, expected.length, `${show(filters)} limit ${limit}: the whole walk`);
+    }
+});
+
 test.run();
