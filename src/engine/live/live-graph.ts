@@ -3048,6 +3048,7 @@ export class LiveGraph implements ReadGraph {
     this.#streamState = undefined;
     this.#firstMarks = undefined;
     this.#replacedBase = undefined;
+    this.#tombstones = undefined;
   }
 
   /**
@@ -3131,8 +3132,11 @@ export class LiveGraph implements ReadGraph {
     this.#replacedFilterMask = next.#replacedFilterMask;
     this.#replacedFilterSequence = next.#replacedFilterSequence;
     this.#replacedFilterBase = next.#replacedFilterBase;
-    // No place made over the old base matches one over the new.
+    // No place made over the old base matches one over the new; nor do the tombstone bits (made
+    // again from the new base's tombstones at the first read that needs them: dropped now, their
+    // memory goes with the swap).
     this.#placeToken = {};
+    this.#tombstones = undefined;
     // The score ranks came with the warmth; without it they are made on the first read that needs them.
     this.#byScore.rebase(graph, warmth?.scoreRanks);
   }
