@@ -548,7 +548,7 @@ export async function loadGraph(options: LoadGraphOptions): Promise<Graph> {
   const thread =
     (options.searchIndexThread ??
     (builder.entityCount >= SEARCH_INDEX_THREAD_MIN_ENTITIES && availableParallelism() > 1))
-      ? startSearchIndexThread(sealEntities(builder, buildProgress))
+      ? startSearchIndexThread(sealEntities(builder, buildProgress), { gated: true })
       : undefined;
   const buildOptions = buildProgress === undefined ? {} : { onProgress: buildProgress };
   // Each branch: a load large enough for the search index's thread collects its garbage between its
@@ -563,6 +563,9 @@ export async function loadGraph(options: LoadGraphOptions): Promise<Graph> {
     // the entity id table and the parser threads' batches.
     endStatements(builder);
     collect?.();
+    // The search index's build goes on past its FM-index only now (search-index-thread.ts, gated):
+    // its counts and document array come after what the parse held is gone, not on top of it.
+    thread?.open();
     // Each branch: with the thread, the rest of the search index is waited for and the score index
     // is made there beside the statement index; without it, build() makes both here.
     if (thread === undefined) return builder.build(buildOptions);
