@@ -544,11 +544,18 @@ export async function loadGraph(options: LoadGraphOptions): Promise<Graph> {
   const buildProgress = onProgress === undefined ? undefined : throttledBuildProgress(onProgress);
   await readJsonLinesFile(options.entities, "entities", builder, readOptions, undefined);
   // Each branch: the search index is built beside the statements' reading on a second core (the
-  // entities are all read, and it needs nothing else), or by build() after them.
+  // entities are all read, and it needs nothing else), or by build() after them. Gated (it waits
+  // after its FM-index until the parse's tables are let go) and with its document array made after
+  // its counts, not beside them on a third thread: the counts' working arrays and the document
+  // array's (about three words a code unit each, GBs at 10M entities) are never held at once, nor
+  // on top of the parse's tables, where the load's memory peaked.
   const thread =
     (options.searchIndexThread ??
     (builder.entityCount >= SEARCH_INDEX_THREAD_MIN_ENTITIES && availableParallelism() > 1))
-      ? startSearchIndexThread(sealEntities(builder, buildProgress), { gated: true })
+      ? startSearchIndexThread(sealEntities(builder, buildProgress), {
+          gated: true,
+          documentThreadMinPositions: Number.POSITIVE_INFINITY,
+        })
       : undefined;
   const buildOptions = buildProgress === undefined ? {} : { onProgress: buildProgress };
   // Each branch: a load large enough for the search index's thread collects its garbage between its

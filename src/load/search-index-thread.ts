@@ -24,6 +24,10 @@
  *   (SearchIndex.buildWithValuesBeside): the index's two last long steps side by side, on two cores
  *   once the statements are read (at 10M entities they outlast the reading). Only for a text of
  *   DOCUMENT_THREAD_MIN_POSITIONS or more; a shorter one's array is built after the counts.
+ *   loadGraph asks for no third worker (documentThreadMinPositions: Infinity): the two steps'
+ *   working arrays held at once (about 5 GB of the worker's at 10M entities, beside the 3.5 GB the
+ *   loading thread holds once the statements are read) were the load's peak; one after the other,
+ *   the counts' are let go before the document array's are made, for a few seconds more.
  *   main -> worker   workerData { kind: score, ranks, scores }      (a second worker, once the
  *                                                                     statements are read; the ranks
  *                                                                     transferred, the scores copied)
