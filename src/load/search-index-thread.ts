@@ -24,6 +24,10 @@
  *   (SearchIndex.buildWithValuesBeside): the index's two last long steps side by side, on two cores
  *   once the statements are read (at 10M entities they outlast the reading). Only for a text of
  *   DOCUMENT_THREAD_MIN_POSITIONS or more; a shorter one's array is built after the counts.
+ *   loadGraph asks for no third worker (documentThreadMinPositions: Infinity): the two steps'
+ *   working arrays held at once (about 5 GB of the worker's at 10M entities, beside the 3.5 GB the
+ *   loading thread holds once the statements are read) were the load's peak; one after the other,
+ *   the counts' are let go before the document array's are made, for a few seconds more.
  *   main -> worker   workerData { kind: score, ranks, scores }      (a second worker, once the
  *                                                                     statements are read; the ranks
  *                                                                     transferred, the scores copied)
@@ -84,6 +88,11 @@ interface IndexRequest {
   fold: FoldMode;
   /** Fewest text positions for which the document array is built in a worker of its own. */
   documentThreadMinPositions: number;
+  /**
+   * When given (a gated build): word 0 on a SharedArrayBuffer, 0 until the loading thread opens it
+   * (SearchIndexThread.open); the build waits there after its FM-index.
+   */
+  gate?: Int32Array;
 }
 
 interface DocumentsRequest {
@@ -120,6 +129,11 @@ export interface SearchIndexThread {
    * worker dies.
    */
   scoreIndex(scores: Scores): Promise<ScoreIndex>;
+  /**
+   * Lets a gated build (startSearchIndexThread's `gated`) go on past its FM-index: the loader calls
+   * it once the statements are in and what their parse held is let go. Does nothing otherwise, or again.
+   */
+  open(): void;
   /** Ends the worker running now, if any. */
   stop(): void;
 }
@@ -185,7 +199,10 @@ function startWorker<K extends "index" | "score-index" | "documents">(
 /**
  * Starts building the search index of entities with these raw identifiers and types (by dense id).
  * `documentThreadMinPositions` (default DOCUMENT_THREAD_MIN_POSITIONS; tests lower it): fewest text
- * positions for which the document array is built in a third thread beside the counts.
+ * positions for which the document array is built in a third thread beside the counts. `gated`: the
+ * build waits after its FM-index until `open()` (the counts and the document array's working arrays,
+ * GBs at 10M entities, then never come on top of what the statements' parse holds, the load's peak
+ * otherwise; the parse has the core meanwhile, and the two steps run side by side after it).
  */
 export function startSearchIndexThread(
   {
@@ -197,13 +214,25 @@ export function startSearchIndexThread(
     types: Uint8Array;
     fold: FoldMode;
   },
-  { documentThreadMinPositions = DOCUMENT_THREAD_MIN_POSITIONS }: { documentThreadMinPositions?: number } = {},
+  {
+    documentThreadMinPositions = DOCUMENT_THREAD_MIN_POSITIONS,
+    gated = false,
+  }: { documentThreadMinPositions?: number; gated?: boolean } = {},
 ): SearchIndexThread {
   const entityCount = rawIdentifiers.length;
   let stopped = false;
   let current: Worker | undefined;
+  // Each branch: a gated build shares one word with its worker (0: wait, 1: go on); else none.
+  const gate = gated ? new Int32Array(new SharedArrayBuffer(4)) : undefined;
   const started = startWorker(
-    { kind: INDEX_KIND, rawIdentifiers, types, fold, documentThreadMinPositions },
+    {
+      kind: INDEX_KIND,
+      rawIdentifiers,
+      types,
+      fold,
+      documentThreadMinPositions,
+      ...(gate === undefined ? {} : { gate }),
+    },
     [],
     "index",
     "search index build",
@@ -214,6 +243,11 @@ export function startSearchIndexThread(
   let positions = 0;
   const thread: SearchIndexThread = {
     onProgress: undefined,
+    open: () => {
+      if (gate === undefined) return;
+      Atomics.store(gate, 0, 1);
+      Atomics.notify(gate, 0);
+    },
     stop: () => {
       if (!stopped) void current?.terminate();
       stopped = true;
@@ -291,6 +325,10 @@ async function runIndexWorker(request: IndexRequest): Promise<void> {
         // working arrays; the text and the suffix array) is collected before the next step's arrays.
         if (done === 1) names.length = 0;
         if (done === 2 || done === 3) collect?.();
+        // A gated build waits here, after the FM-index, at its smallest, until the loader opens it
+        // (at once when it is open already). Blocking is fine: this thread has nothing else to do.
+        const gate = request.gate;
+        if (done === 2 && gate !== undefined) while (Atomics.load(gate, 0) === 0) Atomics.wait(gate, 0, 0);
         const now = performance.now();
         if (now - lastReport < PROGRESS_MS) return;
         lastReport = now;

@@ -6,7 +6,8 @@
  * of a set of searches walked to the end); progress names the phases in their new order; a bad
  * statement line rejects as before and ends the thread; a sealed builder refuses more entities, and
  * statements added before and after the seal (insertion indexes, then dense ids) build the graph of a
- * builder never sealed, duplicates and conflicts across the seal included.
+ * builder never sealed, duplicates and conflicts across the seal included. A gated build waits for
+ * open() and then makes the same index; stop() ends it while it waits.
  */
 
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -196,6 +197,55 @@ test("the document array built in a thread of its own beside the counts: the ind
     }
     thread.stop();
   }
+});
+
+test("a gated build waits after its FM-index until open(), then makes the index an ungated one makes; stop() ends it while it waits", async () => {
+  const rng = new Rng(53);
+  const names = Array.from(
+    { length: 20_000 },
+    (_, i) => `${rng.pick(["alpha", "Beta", "gämma"])} ${i} ${rng.int(1e6)}`,
+  );
+  const types = Uint8Array.from(names, () => rng.int(8));
+  const expected = new MemorySerialWriter();
+  SearchIndex.build(names.map(folder("case")), types).serialize(expected);
+  const gated = startSearchIndexThread(
+    { rawIdentifiers: names.slice(), types: types.slice(), fold: "case" },
+    { documentThreadMinPositions: 0, gated: true },
+  );
+  let settled = false;
+  void gated.index.then(() => (settled = true));
+  // An ungated build of 20,000 names takes tens of milliseconds: this one cannot end before open().
+  await new Promise((r) => setTimeout(r, 500));
+  assert.not.ok(settled);
+  gated.open();
+  const got = new MemorySerialWriter();
+  (await gated.index).serialize(got);
+  assert.equal([...got.fields.keys()], [...expected.fields.keys()]);
+  for (const [name, value] of expected.fields) {
+    const other = got.fields.get(name);
+    // Each branch: arrays byte for byte, other fields as they are.
+    if (ArrayBuffer.isView(value)) {
+      const b = other as ArrayBufferView;
+      assert.ok(
+        sameBytes(
+          new Uint8Array(value.buffer, value.byteOffset, value.byteLength),
+          new Uint8Array(b.buffer, b.byteOffset, b.byteLength),
+        ),
+        name,
+      );
+    } else assert.equal(other, value, name);
+  }
+  gated.stop();
+  // A build left waiting (never opened) is ended by stop(), as any other.
+  const waiting = startSearchIndexThread(
+    { rawIdentifiers: names.slice(), types: types.slice(), fold: "case" },
+    { gated: true },
+  );
+  await new Promise((r) => setTimeout(r, 300));
+  waiting.stop();
+  const until = performance.now() + 2_000;
+  while (runningSearchIndexThreads() > 0 && performance.now() < until) await new Promise((r) => setTimeout(r, 10));
+  assert.is(runningSearchIndexThreads(), 0);
 });
 
 test("a sealed builder refuses another entity", () => {
