@@ -56,7 +56,6 @@ import { join } from "node:path";
 
 import {
   type Change,
-  type Entity,
   type EntityType,
   type Graph,
   LiveGraph,
@@ -65,6 +64,7 @@ import {
   openSnapshot,
   saveSnapshot,
 } from "../src/index.js";
+import { isWellFormed } from "../src/engine/utf8.js";
 import { buildGeneratedGraph, mulberry32 } from "../tools/generator.js";
 import { isMainModule } from "../tools/main-module.js";
 import { DEFAULT_RESULTS_DIR } from "./args.js";
@@ -248,11 +248,7 @@ async function main(): Promise<void> {
     progress(`delta: ${JSON.stringify(size)}`);
 
     const names = [...live.exportEntities()].filter((e) => e.rawIdentifier.length >= 3);
-    const queries = Array.from({ length: queryCount }, () => {
-      const e: Entity = names[Math.floor(rand() * names.length)]!;
-      const at = Math.floor(rand() * Math.max(1, e.rawIdentifier.length - 3));
-      return e.rawIdentifier.slice(at, at + 3 + Math.floor(rand() * 4));
-    });
+    const queries = drawQueries(names, queryCount, rand);
     names.length = 0;
     // Over entities still there (the delta deleted some of the base's): a batch that names a gone
     // one is refused (409), which would count as an error of the server.
@@ -480,6 +476,22 @@ function involuntarySwitches(): number {
 }
 
 /** A live graph as the part of a LiveStore the reads need: apply with no change log. */
+/**
+ * `n` distinct-query draws: a substring of 3 to 6 code units of a random name's identifier (names of
+ * 3 or more), never one that cuts a surrogate pair (no query a person would type, and no URL can
+ * carry it: the HTTP cases' encodeURIComponent throws on it), drawn again instead.
+ */
+export function drawQueries(names: readonly { rawIdentifier: string }[], n: number, rand: () => number): string[] {
+  const queries: string[] = [];
+  while (queries.length < n) {
+    const raw = names[Math.floor(rand() * names.length)]!.rawIdentifier;
+    const at = Math.floor(rand() * Math.max(1, raw.length - 3));
+    const q = raw.slice(at, at + 3 + Math.floor(rand() * 4));
+    if (isWellFormed(q)) queries.push(q);
+  }
+  return queries;
+}
+
 function withoutLog(graph: LiveGraph) {
   return { graph, apply: (batch: readonly Change[]) => graph.apply(batch), close: () => {} };
 }
