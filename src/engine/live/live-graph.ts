@@ -437,13 +437,6 @@ export class LiveGraph implements ReadGraph {
    */
   #aids: ListAids[] = [];
   #aidsSequence = -1;
-  /**
-   * The stamp of the names delta statements keep (namesStamp), and the batch and base (by its place
-   * token, made again at each swap: the old base is not held) it was made at.
-   */
-  #namesStamp: object = {};
-  #namesSequence = -1;
-  #namesToken: object | undefined;
   /** The token of the places this graph attaches over its base now (WalkPlace): made again at each swap. */
   #placeToken: object = {};
   #aidsBase: Graph | undefined;
@@ -672,10 +665,6 @@ export class LiveGraph implements ReadGraph {
             sd,
             pd,
             od,
-            names: undefined,
-            sRaw: undefined,
-            pRaw: undefined,
-            oRaw: undefined,
           };
           statements.set(fp, put);
           if (keepPutsNaming) {
@@ -1055,10 +1044,6 @@ export class LiveGraph implements ReadGraph {
       sd,
       pd,
       od,
-      names: undefined,
-      sRaw: undefined,
-      pRaw: undefined,
-      oRaw: undefined,
     };
   }
 
@@ -2149,8 +2134,6 @@ export class LiveGraph implements ReadGraph {
     let lastHidden = false;
     const baseTotal = first.total;
     const items: Statement[] = [];
-    /** The delta items' names' stamp (namesStamp), taken at the page's first delta item. */
-    let stamp: object | undefined;
     while (items.length < limit) {
       if (b === fromBase.length && !baseDone) {
         fromBase.length = 0;
@@ -2221,7 +2204,7 @@ export class LiveGraph implements ReadGraph {
         lastAt = fromBaseAt[b]!;
         b++;
       } else {
-        items.push(this.statementItem(y, (stamp ??= this.namesStamp())));
+        items.push(this.statementItem(y));
         lastAt = -1;
         m++;
       }
@@ -2722,41 +2705,15 @@ export class LiveGraph implements ReadGraph {
     return this.#entities.get(id)!.rawIdentifier;
   }
 
-  /**
-   * The stamp of the names a delta statement keeps (DeltaStatement's names): a new object at each
-   * batch or swap, when any entity's rawIdentifier may have changed.
-   */
-  private namesStamp(): object {
-    if (this.#namesSequence !== this.#sequence || this.#namesToken !== this.#placeToken) {
-      this.#namesStamp = {};
-      this.#namesSequence = this.#sequence;
-      this.#namesToken = this.#placeToken;
-    }
-    return this.#namesStamp;
-  }
-
-  /**
-   * Delta statement `st` as a page item: its names read once since the last batch or swap (three
-   * entities' rawIdentifiers, a few cache misses each) and kept on it, so that a page showing it
-   * again (a walk's pages merge the same delta items at each pass) copies seven fields of one
-   * object. `stamp`: namesStamp().
-   */
-  private statementItem(st: DeltaStatement, stamp: object): Statement {
-    // Each branch: names read under this stamp, or read now and kept.
-    if (st.names !== stamp) {
-      st.sRaw = this.rawOf(st.s, st.sd);
-      st.pRaw = this.rawOf(st.p, st.pd);
-      st.oRaw = this.rawOf(st.o, st.od);
-      st.names = stamp;
-    }
+  private statementItem(st: DeltaStatement): Statement {
     return {
       statementFingerprint: st.fp,
       subjectEntityId: st.s,
-      subjectRawIdentifier: st.sRaw!,
+      subjectRawIdentifier: this.rawOf(st.s, st.sd),
       predicateEntityId: st.p,
-      predicateRawIdentifier: st.pRaw!,
+      predicateRawIdentifier: this.rawOf(st.p, st.pd),
       objectEntityId: st.o,
-      objectRawIdentifier: st.oRaw!,
+      objectRawIdentifier: this.rawOf(st.o, st.od),
     };
   }
 

@@ -52,14 +52,6 @@ export interface DeltaStatement {
   readonly sd: number;
   readonly pd: number;
   readonly od: number;
-  /**
-   * The three rawIdentifiers as a page shows them, kept by the live graph at the item's first read
-   * since a batch or a swap (`names`: the stamp they were read under; LiveGraph's statementItem).
-   */
-  names?: object | undefined;
-  sRaw?: string | undefined;
-  pRaw?: string | undefined;
-  oRaw?: string | undefined;
 }
 
 /** An entity of the delta, with what search orders it by. */
