@@ -96,7 +96,7 @@ export class GramIndex<T extends { readonly folded: string }> {
   readonly items = new Set<T>();
   /** `items` as an array (list()), until an item comes or goes. */
   private listed: T[] | undefined;
-  /** The numeric grams' sizes and posting numbers (rarestPosting's probes). */
+  /** The numeric grams' sizes and posting numbers (seekRarest's look-ups). */
   private readonly table = new GramTable();
   /** The numeric grams' postings by number (the table's posting column), and the numbers free. */
   private readonly byNumber: (Posting<T> | undefined)[] = [];
@@ -110,6 +110,12 @@ export class GramIndex<T extends { readonly folded: string }> {
   private arenaUsed = 0;
   /** Items in all posting sets together (what every summary would take: the arena's ceiling). */
   private entries = 0;
+  /** seekRarest's answer: the rarest gram's size, and its slot (numeric) or posting (text). */
+  private readonly sought: { size: number; slot: number; posting: Posting<T> | undefined } = {
+    size: -1,
+    slot: -1,
+    posting: undefined,
+  };
   /** probe()'s answer, filled again at each call. */
   private readonly probed: GramProbe<T> = { size: 0, words: EMPTY_WORDS, from: 0, number: -1, posting: undefined };
 
@@ -203,34 +209,47 @@ export class GramIndex<T extends { readonly folded: string }> {
    * grams that every read above shares.
    */
   private rarestPosting(fq: string): Posting<T> | undefined {
+    if (!this.seekRarest(fq)) return undefined;
+    const sought = this.sought;
+    return sought.posting ?? this.byNumber[this.table.numberAt(sought.slot)];
+  }
+
+  /**
+   * The one walk of the grams of `fq` (at least GRAM code units) that rarestPosting and probe share:
+   * false when one of them is in no item (nothing matches); else true, with the rarest in `sought`
+   * (its size, and its slot for a numeric gram, read from the table without its posting, or its
+   * posting for a text gram). Cost: a slot or a map entry a gram.
+   */
+  private seekRarest(fq: string): boolean {
     const table = this.table;
-    /** The rarest so far: its size, and its posting (a text gram's) or number (a numeric gram's). */
-    let size = -1;
-    let rarest: Posting<T> | undefined;
-    let number = -1;
+    const sought = this.sought;
+    sought.size = -1;
+    sought.slot = -1;
+    sought.posting = undefined;
     for (let i = 0; i + GRAM <= fq.length; i++) {
       const g = gramAt(fq, i);
-      // Each branch: a numeric gram's size and number from its slot (no posting read); a text
-      // gram's posting from the map.
+      // Each branch: a numeric gram's size from its slot (no posting read); a text gram's posting
+      // from the map.
       if (typeof g === "number") {
         const slot = table.find(g);
-        if (slot < 0) return undefined;
+        if (slot < 0) return false;
         const n = table.sizeAt(slot);
-        if (size < 0 || n < size) {
-          size = n;
-          number = table.numberAt(slot);
-          rarest = undefined;
+        if (sought.size < 0 || n < sought.size) {
+          sought.size = n;
+          sought.slot = slot;
+          sought.posting = undefined;
         }
       } else {
         const posting = this.postings.get(g);
-        if (posting === undefined) return undefined;
-        if (size < 0 || posting.size < size) {
-          size = posting.size;
-          rarest = posting;
+        if (posting === undefined) return false;
+        if (sought.size < 0 || posting.size < sought.size) {
+          sought.size = posting.size;
+          sought.slot = -1;
+          sought.posting = posting;
         }
       }
     }
-    return rarest ?? (size < 0 ? undefined : this.byNumber[number]);
+    return sought.size >= 0;
   }
 
   /**
@@ -250,9 +269,7 @@ export class GramIndex<T extends { readonly folded: string }> {
     const rarest = this.rarestPosting(fq);
     // A gram no item has: nothing can match.
     if (rarest === undefined) return NONE;
-    rarest.sorted ??= [...rarest.items].sort(compare);
-    this.last = rarest;
-    return rarest.sorted;
+    return this.sortedOf(rarest, compare);
   }
 
   /**
@@ -270,33 +287,10 @@ export class GramIndex<T extends { readonly folded: string }> {
     out.size = 0;
     out.posting = undefined;
     out.number = -1;
-    /** The rarest numeric gram's slot so far (-1: a text gram's posting is rarest, or none yet). */
-    let slot = -1;
-    let size = -1;
-    for (let i = 0; i + GRAM <= fq.length; i++) {
-      const g = gramAt(fq, i);
-      // Each branch: as rarestPosting.
-      if (typeof g === "number") {
-        const s = table.find(g);
-        if (s < 0) return out;
-        const n = table.sizeAt(s);
-        if (size < 0 || n < size) {
-          size = n;
-          slot = s;
-          out.posting = undefined;
-        }
-      } else {
-        const posting = this.postings.get(g);
-        if (posting === undefined) return out;
-        if (size < 0 || posting.size < size) {
-          size = posting.size;
-          slot = -1;
-          out.posting = posting;
-        }
-      }
-    }
-    if (size < 0) return out;
+    if (!this.seekRarest(fq)) return out;
+    const { size, slot } = this.sought;
     out.size = size;
+    out.posting = this.sought.posting;
     // Each branch: a text gram's summary, its own array; a numeric one's, from the arena (made there
     // first if it is not).
     if (out.posting !== undefined) {
