@@ -171,6 +171,7 @@ import {
   mergeKeyLo,
   mergeKeyPinned,
   packedKey,
+  prefixEnd,
   prefixRange,
   seekAfter,
   seekPrefix,
@@ -1944,19 +1945,22 @@ export class LiveGraph implements ReadGraph {
         early.nextCursor = this.statementsCursor(tag, early.items[k - 1]!, lastStatementsHint(base, k - 1));
       return early;
     }
-    // Filtered, tombstones of the first filter but no delta statement (no count asked: its total
-    // takes the lists' windows below): the base's page (a run of positions of the order) less its
-    // tombstoned items, by the tombstone bits (a word or two each, no search of the list), read on
-    // when some are (pageLessTombstoned).
-    if (!puts && early !== undefined && !count) {
-      this.patchNames(early.items, fixed);
-      return this.pageLessTombstoned(early, order, limit, tag, sd, pd, od, fixed);
-    }
     const prefix = prefixOf(order, s, p, o);
     // The prefix's other components' dense ids (-1: none): the delta lists' searches compare
     // integers where both sides are in the base, not entityId strings.
     const secondId = prefix.length < 2 ? -1 : (order === "SPO" ? pd : order === "POS" ? od : sd)!;
     const thirdId = prefix.length < 3 ? -1 : od!;
+    // Filtered, tombstones of the first filter but no delta statement: the base's page (a run of
+    // positions of the order) less its tombstoned items, by the tombstone bits (a word or two each,
+    // no search of the list), read on when some are (pageLessTombstoned); a total is the base's
+    // less the tombstones of the range (two searches of the tombstones' list in its fence window).
+    if (!puts && early !== undefined) {
+      const baseTotal = early.total;
+      this.patchNames(early.items, fixed);
+      const page = this.pageLessTombstoned(early, order, limit, tag, sd, pd, od, fixed);
+      if (count) page.total = baseTotal! - this.hiddenInRange(order, prefix, firstId, secondId, thirdId);
+      return page;
+    }
     // A list the marks rule out is left out (as an empty one).
     const list = puts ? this.#statementLists[order] : NO_STATEMENTS;
     const hiddenList = tombstones ? this.#hiddenLists[order] : NO_STATEMENTS;
@@ -2028,6 +2032,8 @@ export class LiveGraph implements ReadGraph {
         : place !== undefined
           ? place.m
           : seekAfter(list, order, afterKey, slo, shi, keyFirst, secondId, thirdId, keys, aLo, aHi);
+    /** The delta list's first item of the range when the page is a first one (m: seekPrefix's), else -1 (statementsTotal searches it). */
+    const m0 = afterKey === undefined ? m : -1;
     const h0 =
       afterKey === undefined
         ? seekPrefix(hiddenList, order, prefix, firstId, hlo, hhi, secondId, thirdId, hiddenKeys, pLo, pHi, pPinned)
@@ -2100,9 +2106,13 @@ export class LiveGraph implements ReadGraph {
           secondId,
           thirdId,
           list,
+          keys,
+          m0,
           lo,
           hi,
           hiddenList,
+          hiddenKeys,
+          afterKey === undefined ? h0 : -1,
           hlo,
           hhi,
         );
@@ -2257,9 +2267,13 @@ export class LiveGraph implements ReadGraph {
         secondId,
         thirdId,
         list,
+        keys,
+        m0,
         lo,
         hi,
         hiddenList,
+        hiddenKeys,
+        afterKey === undefined ? h0 : -1,
         hlo,
         hhi,
       ),
@@ -2415,7 +2429,8 @@ export class LiveGraph implements ReadGraph {
 
   /**
    * A statements walk's total: the base's, less its tombstones in the range, plus the delta's range
-   * (each list's range searched in its fence window [lo, hi)).
+   * (each list's range: from `start`, its first item when the caller found it, else -1; searched in
+   * its fence window [lo, hi); `keys` its merge keys).
    */
   private statementsTotal(
     baseTotal: number,
@@ -2425,34 +2440,70 @@ export class LiveGraph implements ReadGraph {
     secondId: number,
     thirdId: number,
     list: readonly DeltaStatement[],
+    keys: Float64Array,
+    start: number,
     lo: number,
     hi: number,
     hiddenList: readonly DeltaStatement[],
+    hiddenKeys: Float64Array,
+    hiddenStart: number,
     hlo: number,
     hhi: number,
   ): number {
+    return (
+      baseTotal -
+      this.rangeSize(hiddenList, order, prefix, firstId, secondId, thirdId, hiddenKeys, hiddenStart, hlo, hhi) +
+      this.rangeSize(list, order, prefix, firstId, secondId, thirdId, keys, start, lo, hi)
+    );
+  }
+
+  /**
+   * How many tombstones the range of a filtered query holds (its first filter a base entity that
+   * starts some: firstId >= 0), in the tombstones' list of `order`, searched in its fence window.
+   */
+  private hiddenInRange(
+    order: Order,
+    prefix: readonly string[],
+    firstId: number,
+    secondId: number,
+    thirdId: number,
+  ): number {
+    const list = this.#hiddenLists[order];
+    // An empty list: no tombstone (its fence and keys are never made).
+    if (list.length === 0) return 0;
+    const fence = this.fenceOf(list, order);
+    const lo = fenceLo(fence, 2 * firstId);
+    const hi = fenceHi(fence, 2 * firstId, list.length);
+    return this.rangeSize(list, order, prefix, firstId, secondId, thirdId, this.keysOf(list, order), -1, lo, hi);
+  }
+
+  /**
+   * How many items of statements list `list` (merge keys `keys`) start with `prefix`: the range
+   * from `start` (its first item, found by the caller; -1: searched here) to its end, searched in
+   * the window [lo, hi) that holds it. The whole list for no prefix (an unfiltered walk).
+   */
+  private rangeSize(
+    list: readonly DeltaStatement[],
+    order: Order,
+    prefix: readonly string[],
+    firstId: number,
+    secondId: number,
+    thirdId: number,
+    keys: Float64Array,
+    start: number,
+    lo: number,
+    hi: number,
+  ): number {
+    // Each branch: no prefix (every item), an empty window (none), or the range's end searched from its start.
+    if (prefix.length === 0) return list.length;
+    if (lo >= hi) return 0;
     const idBound = this.#base.entityCount;
     const kLo = mergeKeyLo(firstId, secondId, idBound);
     const kHi = mergeKeyHi(firstId, secondId, idBound);
     const kPinned = mergeKeyPinned(firstId, secondId, idBound);
-    const keys = this.keysOf(list, order);
-    const [plo, phi] = prefixRange(list, order, prefix, firstId, lo, hi, secondId, thirdId, keys, kLo, kHi, kPinned);
-    const hiddenKeys = this.keysOf(hiddenList, order);
-    const [hplo, hphi] = prefixRange(
-      hiddenList,
-      order,
-      prefix,
-      firstId,
-      hlo,
-      hhi,
-      secondId,
-      thirdId,
-      hiddenKeys,
-      kLo,
-      kHi,
-      kPinned,
-    );
-    return baseTotal - (hphi - hplo) + (phi - plo);
+    const from =
+      start >= 0 ? start : seekPrefix(list, order, prefix, firstId, lo, hi, secondId, thirdId, keys, kLo, kHi, kPinned);
+    return prefixEnd(list, order, prefix, firstId, from, hi, secondId, thirdId, keys, kLo, kHi, kPinned) - from;
   }
 
   /**

@@ -748,23 +748,45 @@ export function prefixRange(
   );
   return [
     lo,
-    bound(
-      list,
-      order,
-      prefix,
-      prefix.length,
-      true,
-      firstDense,
-      lo,
-      to,
-      secondDense,
-      thirdDense,
-      keys,
-      keyLo,
-      keyHi,
-      keyPinned,
-    ),
+    prefixEnd(list, order, prefix, firstDense, lo, to, secondDense, thirdDense, keys, keyLo, keyHi, keyPinned),
   ];
+}
+
+/**
+ * The end (exclusive) of the items of `list` that start with `prefix` (at least one component), searched
+ * from `from` (at or before the range's end: its start, when a caller has it, spares prefixRange's
+ * first search) up to `to`; the other parameters as prefixRange's.
+ */
+export function prefixEnd(
+  list: readonly DeltaStatement[],
+  order: Order,
+  prefix: readonly string[],
+  firstDense: number,
+  from: number,
+  to: number,
+  secondDense: number,
+  thirdDense: number,
+  keys: Float64Array,
+  keyLo: number,
+  keyHi: number,
+  keyPinned: number,
+): number {
+  return bound(
+    list,
+    order,
+    prefix,
+    prefix.length,
+    true,
+    firstDense,
+    from,
+    to,
+    secondDense,
+    thirdDense,
+    keys,
+    keyLo,
+    keyHi,
+    keyPinned,
+  );
 }
 
 /**
