@@ -1409,10 +1409,20 @@ export class LiveGraph implements ReadGraph {
     let keys = lastSearchPage(this.#base);
     let k = page.items.length;
     let hidden = 0;
+    /** A first page with no next one: it holds every base match (a total needs no index of the delta's). */
+    const whole = key === undefined && page.nextCursor === null;
     // For a total, the tombstones that match fq and the type (they are counted): when none does, no
     // item of the page is tombstoned and none needs a look-up in the bitmap. Without a total the
-    // bitmap alone is asked: its look-ups cost less than the count.
-    const hiddenCount = count ? this.hiddenMatchCount(fq, type) : -1;
+    // bitmap alone is asked: its look-ups cost less than the count. Each branch: no total; a whole
+    // page's tombstoned items (every tombstoned match is on it), by the bitmap; else the
+    // tombstones' gram index.
+    const hiddenCount = !count
+      ? -1
+      : whole
+        ? hiddenBits === undefined
+          ? 0
+          : countFiltered(this.hiddenFilterOf(hiddenBits), hiddenBits, keys.ids, k)
+        : this.hiddenMatchCount(fq, type);
     // Each branch: no tombstone can be on the page (nothing to check); or the page's items against the bitmap.
     if (hiddenBits !== undefined && hiddenCount !== 0) {
       const filter = this.hiddenFilterOf(hiddenBits);
@@ -1450,8 +1460,10 @@ export class LiveGraph implements ReadGraph {
         SEARCH_BOUNDS_BYTES,
       );
     }
-    // The walk's total (asked: the tombstones were probed): the base's, less its tombstoned matches, plus the delta's.
-    if (hiddenCount >= 0) page.total = page.total! - hiddenCount + this.deltaMatchCount(fq, type);
+    // The walk's total (asked: the tombstones were probed): the base's, less its tombstoned matches,
+    // plus the delta's. Each branch: a whole page with no delta match ahead of it has none at all
+    // (deltaAhead looked after no key and before no bound); else the delta's counted.
+    if (hiddenCount >= 0) page.total = page.total! - hiddenCount + (whole ? 0 : this.deltaMatchCount(fq, type));
     if (hidden > 0) dropBits(page.items, hiddenBits!, keys.ids);
     return page;
   }
