@@ -1143,20 +1143,22 @@ export class LiveGraph implements ReadGraph {
     const want = limit + 1;
     // The delta's candidates (a merge: the list itself, not only its summary as basePageByName's probe).
     const delta = this.deltaCandidates(fq);
-    // The tombstoned base entities and the delta's entities that match, counted only for a total
-    // (the base's items that must be left out are told by the bitmap as they come).
-    let hiddenMatches = 0;
-    let deltaMatches = 0;
-    if (count) {
-      hiddenMatches = read.hiddenCount >= 0 ? read.hiddenCount : this.hiddenMatchCount(fq, typeName);
-      deltaMatches = this.deltaMatchCount(fq, typeName);
-    }
     /** The base's page read first (basePageByName's): the merge's first round. */
     let prefetched: Page<Entity> | undefined = read.prefetched;
     const hiddenBits = this.#hiddenBits;
     // The delta's first page after the key: the merge's other stream.
     const found: SearchItem[] = [];
     this.deltaByName(fq, typeName, key?.item, want, found, undefined, delta);
+    // The tombstoned base entities and the delta's entities that match, counted only for a total
+    // (the base's items that must be left out are told by the bitmap as they come).
+    let hiddenMatches = 0;
+    let deltaMatches = 0;
+    if (count) {
+      hiddenMatches = read.hiddenCount >= 0 ? read.hiddenCount : this.hiddenMatchCount(fq, typeName);
+      // Each branch: a first page's delta stream that stopped short of `want` holds every delta
+      // match (none is before no key); else they are counted.
+      deltaMatches = key === undefined && found.length < want ? found.length : this.deltaMatchCount(fq, typeName);
+    }
     let m = 0;
     /** The base's next page's cursor, from the page read last (none while the first round's is in hand). */
     let baseCursor: string | undefined;
