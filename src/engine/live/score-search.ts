@@ -341,10 +341,11 @@ export class ScoreSearch {
       // All walked: no better tier left.
       if (i === items.length) return;
     }
-    // Each branch: nothing past the exact tier is better; no delta entity starts with the query's
-    // first gram (its record's starts), so none with the query; else the better tiers' entities
-    // (their identifiers start with the query: a range of the search-order list).
-    if (last === undefined || last.tier === TIER_EXACT) return;
+    // Each branch: nothing past the exact tier is better; a resumed page's last of the key's tier
+    // (a better tier comes before the key: the page before's); no delta entity starts with the
+    // query's first gram (its record's starts), so none with the query; else the better tiers'
+    // entities (their identifiers start with the query: a range of the search-order list).
+    if (last === undefined || last.tier === TIER_EXACT || after?.tier === last.tier) return;
     if (this.#grams.startsOf(this.#picked[FIRST_GRAM]!) === 0) return;
     // The delta entities whose identifiers start with the query's first gram, in search order (none:
     // none starts with the query): those that start with the query are a range of them, found by a
@@ -460,11 +461,14 @@ export class ScoreSearch {
       select(r, r.entity, score, r.baseId);
       last = nthOfTwo(pending, found, want, compare);
     }
-    // Each branch: all walked; nothing past the exact tier is better; the better tiers' ranks
-    // (exact, or exact and prefix: a range of name ranks) asked of the rescored map when few; else
-    // the rest of the walk, for identifiers equal to (or starting with) the query.
+    // Each branch: all walked; nothing past the exact tier is better; a resumed page's last of the
+    // key's tier (a better tier comes before the key: the page before's); the better tiers' ranks
+    // (exact, or exact and prefix: a range of name ranks, from the key's tier on) asked of the
+    // rescored map when few; else the rest of the walk, for identifiers equal to (or starting with)
+    // the query.
     if (i === list.length || last === undefined || last.tier === TIER_EXACT || bounds === null) return;
-    const lo = bounds.a;
+    if (after?.tier === last.tier) return;
+    const lo = after?.tier === TIER_PREFIX ? bounds.e : bounds.a;
     const hi = last.tier === TIER_PREFIX ? bounds.e : bounds.b;
     if ((hi - lo) * SIDE_RANK_COST <= list.length - i) {
       const search = this.#live.parts.searchIndex;
