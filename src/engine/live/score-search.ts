@@ -313,6 +313,12 @@ export class ScoreSearch {
     if (g < 0) return;
     /** The page's last item so far (undefined: the page is not full), told again after each match. */
     let last = nthOfTwo(pending, found, want, compare);
+    // A page whose last is of the exact tier takes only exact matches: the delta entities whose
+    // identifiers are the query (a range of the start group, most often none), no walk by score.
+    if (last?.tier === TIER_EXACT) {
+      this.deltaStarting(fq, typeName, true, found, select, scoreOf);
+      return;
+    }
     // Each branch: the list's top score (NaN until it is made) below the page's last: no candidate
     // reaches the page by score, the walk would stop at its first (passed, the list not read);
     // else walked.
@@ -334,7 +340,10 @@ export class ScoreSearch {
         if (last !== undefined && score <= last.score && pastLast(items[i]!, score, last, compare)) break;
         if (check && !mayContain(signatures, i, query)) continue;
         const x = items[i]!;
+        // Each branch: no match; of a worse tier than the page's last (after it, whatever its score:
+        // not selected, so neither compared nor kept); else selected.
         if (!matches(x, check, fq, typeName)) continue;
+        if (last !== undefined && last.tier !== TIER_INFIX && matchTier(x.folded, fq) > last.tier) continue;
         select(x, x, score, -1);
         last = nthOfTwo(pending, found, want, compare);
       }
@@ -342,28 +351,43 @@ export class ScoreSearch {
       if (i === items.length) return;
     }
     // Each branch: nothing past the exact tier is better; a resumed page's last of the key's tier
-    // (a better tier comes before the key: the page before's); no delta entity starts with the
-    // query's first gram (its record's starts), so none with the query; else the better tiers'
-    // entities (their identifiers start with the query: a range of the search-order list).
+    // (a better tier comes before the key: the page before's); else the better tiers' entities: of
+    // the exact tier alone past a page's last of the prefix tier, else of both.
     if (last === undefined || last.tier === TIER_EXACT || after?.tier === last.tier) return;
+    this.deltaStarting(fq, typeName, last.tier === TIER_PREFIX, found, select, scoreOf);
+  }
+
+  /**
+   * The delta entities whose identifiers start with `fq` (at least GRAM code units), or only those
+   * equal to it (`exactOnly`), selected (those in `found` already left out): a range of the ones
+   * that start with its first gram, in search order (deltaStartingWith), found by binary searches
+   * of their start keys; the equal ones the range's first keys (a string sorts before its extensions).
+   */
+  private deltaStarting(
+    fq: string,
+    typeName: EntityType | undefined,
+    exactOnly: boolean,
+    found: readonly ScoreItem[],
+    select: (x: DeltaEntity, entity: Entity, score: number, d: number) => void,
+    scoreOf: (x: DeltaEntity) => number,
+  ): void {
+    // No delta entity starts with the query's first gram (its record's starts), so none with the query.
     if (this.#grams.startsOf(this.#picked[FIRST_GRAM]!) === 0) return;
-    // The delta entities whose identifiers start with the query's first gram, in search order (none:
-    // none starts with the query): those that start with the query are a range of them, found by a
-    // binary search of their identifiers.
     const group = this.deltaStartingWith(fq);
     if (group === undefined) return;
     const { entities: starts, keys } = group;
     // The range of keys whose code units past the first gram are the query's (those it has, up to
     // START_UNITS of them): every entity that starts with the query, and only such when the query
-    // has no more units than that.
+    // has no more units than that. Each branch: the equal ones' keys are the query's own (and, for
+    // a query of more units than a key holds, its extensions' too: checked); else the whole range.
     const fixed = Math.min(fq.length - GRAM, START_UNITS);
     const from = startKey(fq);
     const lo = keysFrom(keys, from);
-    const hi = keysFrom(keys, from + START_RADIX ** (START_UNITS - fixed));
+    const hi = exactOnly ? keysFrom(keys, from + 1) : keysFrom(keys, from + START_RADIX ** (START_UNITS - fixed));
     const check = fq.length > GRAM + START_UNITS;
     for (let k = lo; k < hi; k++) {
       const x = starts[k]!;
-      if (check && !x.folded.startsWith(fq)) continue;
+      if (exactOnly ? x.folded !== fq : check && !x.folded.startsWith(fq)) continue;
       if (typeName !== undefined && x.type !== typeName) continue;
       // One walked already may be on the page: not selected twice.
       if (found.some((y) => y.entity === x)) continue;
@@ -440,6 +464,12 @@ export class ScoreSearch {
     const query = this.#querySignature;
     signatureInto(fq, query, 0);
     let i = walkStart(scores, after);
+    // A page whose last is of the exact tier takes only exact matches: a range of name ranks,
+    // asked of the rescored map when few beside the candidates (most often none), no walk by score.
+    if (last?.tier === TIER_EXACT && bounds !== null && (bounds.e - bounds.a) * SIDE_RANK_COST <= list.length - i) {
+      this.rescoredInRanks(bounds.a, bounds.e, byId, raisedOnly, skip, typeName, found, select);
+      return;
+    }
     for (; i < list.length; i++) {
       // The columns first (read in order): the candidate's object only when its score ties the
       // last's or its signature may hold the query.
@@ -457,7 +487,10 @@ export class ScoreSearch {
       // A lowered candidate at or past the listing's resume point: the listing's, or before the key.
       if (skip !== undefined && sranks !== undefined && sranks[i]! >= resumeAt) continue;
       const r = list[i]!;
+      // Each branch: no match, or the listing's; of a worse tier than the page's last (after it,
+      // whatever its score: not selected, so neither compared nor kept); else selected.
       if (!matches(r, check, fq, typeName) || skip?.(r) === true) continue;
+      if (last !== undefined && last.tier !== TIER_INFIX && matchTier(r.folded, fq) > last.tier) continue;
       select(r, r.entity, score, r.baseId);
       last = nthOfTwo(pending, found, want, compare);
     }
@@ -471,14 +504,7 @@ export class ScoreSearch {
     const lo = after?.tier === TIER_PREFIX ? bounds.e : bounds.a;
     const hi = last.tier === TIER_PREFIX ? bounds.e : bounds.b;
     if ((hi - lo) * SIDE_RANK_COST <= list.length - i) {
-      const search = this.#live.parts.searchIndex;
-      for (let rank = lo; rank < hi; rank++) {
-        const r = byId.get(search.idAt(rank));
-        // Only this index's entities; one walked already may be on the page: not selected twice.
-        if (r === undefined || (raisedOnly && r.lowered) || (typeName !== undefined && r.type !== typeName)) continue;
-        if (skip?.(r) === true || found.some((x) => x.entity === r.entity)) continue;
-        select(r, r.entity, r.score, r.baseId);
-      }
+      this.rescoredInRanks(lo, hi, byId, raisedOnly, skip, typeName, found, select);
       return;
     }
     const exactOnly = last.tier === TIER_PREFIX;
@@ -486,6 +512,31 @@ export class ScoreSearch {
       const r = list[i]!;
       if (exactOnly ? r.folded !== fq : !r.folded.startsWith(fq)) continue;
       if (matches(r, check, fq, typeName) && skip?.(r) !== true) select(r, r.entity, r.score, r.baseId);
+    }
+  }
+
+  /**
+   * The rescored entities of name ranks [lo, hi) (a tier's range: a rescored entity's name is its
+   * base name), selected: of the index walked (the raised ones alone for `raisedOnly`), of the type,
+   * not `skip`ped, not in `found` already. One dense id and one probe of `byId` a rank.
+   */
+  private rescoredInRanks(
+    lo: number,
+    hi: number,
+    byId: ReadonlyMap<number, RescoredEntity>,
+    raisedOnly: boolean,
+    skip: ((r: RescoredEntity) => boolean) | undefined,
+    typeName: EntityType | undefined,
+    found: readonly ScoreItem[],
+    select: (x: RescoredEntity, entity: Entity, score: number, d: number) => void,
+  ): void {
+    const search = this.#live.parts.searchIndex;
+    for (let rank = lo; rank < hi; rank++) {
+      const r = byId.get(search.idAt(rank));
+      // Only this index's entities; one walked already may be on the page: not selected twice.
+      if (r === undefined || (raisedOnly && r.lowered) || (typeName !== undefined && r.type !== typeName)) continue;
+      if (skip?.(r) === true || found.some((x) => x.entity === r.entity)) continue;
+      select(r, r.entity, r.score, r.baseId);
     }
   }
 
