@@ -332,7 +332,7 @@ export class ScoreSearch {
       const check = fq.length !== GRAM;
       const query = this.#querySignature;
       signatureInto(fq, query, 0);
-      let i = walkStart(scores, after);
+      let i = walkStart(items, scores, after, compare);
       for (; i < items.length; i++) {
         // The columns first (read in order): the candidate's object only when its score ties the
         // last's or its signature may hold the query.
@@ -463,7 +463,7 @@ export class ScoreSearch {
     const check = fq.length !== GRAM;
     const query = this.#querySignature;
     signatureInto(fq, query, 0);
-    let i = walkStart(scores, after);
+    let i = walkStart(list, scores, after, compare);
     // A page whose last is of the exact tier takes only exact matches: a range of name ranks,
     // asked of the rescored map when few beside the candidates (most often none), no walk by score.
     if (last?.tier === TIER_EXACT && bounds !== null && (bounds.e - bounds.a) * SIDE_RANK_COST <= list.length - i) {
@@ -931,12 +931,21 @@ export class ScoreSearch {
 }
 
 /**
- * Where a walk of candidates sorted by score (highest first) starts after the key `after`: at the
- * first of the key's score or below when the key is of the infix tier (every candidate is of its
- * tier or a better one, so one of a higher score comes before the key); else at the first (a
- * candidate of a worse tier than the key's comes after it whatever its score).
+ * Where a walk of candidates sorted by score (highest first, then folded identifier and entityId)
+ * starts after the key `after`: when the key is of the infix tier (every candidate is of its tier
+ * or a better one, so one of a higher score comes before the key), past those of a higher score
+ * and, among those of the key's score, past those whose name is not after the key's (of its tier
+ * they come before it, of a better one too: a run of a score sorted by name, so a binary search,
+ * O(log n) comparisons, where a walk would weigh each of a long run, as a page deep in the delta's
+ * entities of one score); else at the first (a candidate of a worse tier than the key's comes
+ * after it whatever its score).
  */
-function walkStart(scores: Float64Array, after: ScoreItem | undefined): number {
+function walkStart(
+  items: readonly { folded: string; entityId: string }[],
+  scores: Float64Array,
+  after: ScoreItem | undefined,
+  compare: (x: ScoreItem, y: ScoreItem) => number,
+): number {
   if (after === undefined || after.tier !== TIER_INFIX) return 0;
   let lo = 0;
   let hi = scores.length;
@@ -945,7 +954,33 @@ function walkStart(scores: Float64Array, after: ScoreItem | undefined): number {
     if (scores[mid]! > after.score) lo = mid + 1;
     else hi = mid;
   }
+  // The run of the key's score: [lo, end).
+  let end = lo;
+  hi = scores.length;
+  while (end < hi) {
+    const mid = (end + hi) >>> 1;
+    if (scores[mid]! >= after.score) end = mid + 1;
+    else hi = mid;
+  }
+  while (lo < end) {
+    const mid = (lo + end) >>> 1;
+    if (compare(probeOf(items[mid]!, after.score, TIER_INFIX), after) <= 0) lo = mid + 1;
+    else end = mid;
+  }
   return lo;
+}
+
+/** A ScoreItem to compare a list's candidate `x` by: its name, at `score` in `tier`. */
+function probeOf(x: { folded: string; entityId: string }, score: number, tier: number): ScoreItem {
+  return {
+    tier,
+    score,
+    folded: x.folded,
+    entity: { entityId: x.entityId, rawIdentifier: "", type: "0", sourceType: "" },
+    d: -1,
+    rank: -1,
+    srank: -1,
+  };
 }
 
 /** The delta entities of one first gram: sorted in search order, with their start keys, on first need (keys undefined until then). */
@@ -1013,16 +1048,7 @@ function pastLast(
   compare: (x: ScoreItem, y: ScoreItem) => number,
 ): boolean {
   if (score !== last.score) return score < last.score;
-  const probe: ScoreItem = {
-    tier: last.tier,
-    score,
-    folded: x.folded,
-    entity: { entityId: x.entityId, rawIdentifier: "", type: "0", sourceType: "" },
-    d: -1,
-    rank: -1,
-    srank: -1,
-  };
-  return compare(probe, last) > 0;
+  return compare(probeOf(x, score, last.tier), last) > 0;
 }
 
 /**
