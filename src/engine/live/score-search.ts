@@ -653,6 +653,8 @@ export class ScoreSearch {
     let resume: ScoreResume = null;
     /** With a cursor, the first score rank the base's listing takes in the key's tier (after.tier). */
     let resumeAt = 0;
+    /** A key placed by its name: the query's bounds in the base (null: no match), asked before it is placed. */
+    let keyBounds: SearchBounds | null = null;
     if (cursor !== undefined) {
       const content = this.#live.cursors.decode(cursor, ENDPOINT_SEARCH, tag);
       if (content.count !== SEARCH_SCORE_PARTS || content.extra > TIER_INFIX) throw unknownCursorShape();
@@ -687,9 +689,17 @@ export class ScoreSearch {
         resume =
           moved || score > index.scoreAt(scores, srank) ? { tier, at: srank, score, bounds } : { tier, srank, bounds };
       } else {
-        const entityAt = parts.dictionary.lowerBound(entityId);
-        const entityExact = entityAt < this.#live.base.entityCount && parts.dictionary.is(entityAt, entityId);
-        resume = { tier, score, folded: foldOf(after), entityAt, entityExact };
+        // The key placed by its name (a search of its identifier in the base) only when the base
+        // has a match: the query's bounds asked first, and kept for the listing. Each branch: no
+        // match (a page deep in the delta's own matches: nothing of the base to resume, and no
+        // rescored entity matches, its name being its base name), or the key placed.
+        keyBounds = search.bounds(fq);
+        if (keyBounds === null) resume = { tier, srank: -1, bounds: undefined };
+        else {
+          const entityAt = parts.dictionary.lowerBound(entityId);
+          const entityExact = entityAt < this.#live.base.entityCount && parts.dictionary.is(entityAt, entityId);
+          resume = { tier, score, folded: foldOf(after), entityAt, entityExact };
+        }
       }
       // The first score rank the base's listing takes in the key's tier, found once here (the
       // lowered rescored entities before it are the walk's, those from it on the listing's).
@@ -699,7 +709,7 @@ export class ScoreSearch {
           : "at" in resume
             ? index.srankAfterMoved(scores, resume.at, resume.score)
             : index.srankAfter(search, scores, resume);
-      resume = { tier, srank: resumeAt - 1, bounds: "bounds" in resume ? resume.bounds : undefined };
+      resume = { tier, srank: resumeAt - 1, bounds: "bounds" in resume ? resume.bounds : (keyBounds ?? undefined) };
     }
     // The delta's matches after the key, the first `want` kept in order: its entities, and the base
     // entities that left the base's stream (rescored), each counted.
