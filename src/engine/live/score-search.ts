@@ -941,6 +941,13 @@ export class ScoreSearch {
 }
 
 /**
+ * The shortest run of the key's score that walkStart searches by name (a comparison with the key
+ * folds its identifier once, then O(log run) string comparisons): a shorter one is walked, as
+ * cheap as its few candidates' columns.
+ */
+const WALK_SEARCH_RUN = 16;
+
+/**
  * Where a walk of candidates sorted by score (highest first, then folded identifier and entityId)
  * starts after the key `after`: when the key is of the infix tier (every candidate is of its tier
  * or a better one, so one of a higher score comes before the key), past those of a higher score
@@ -972,6 +979,9 @@ function walkStart(
     if (scores[mid]! >= after.score) end = mid + 1;
     else hi = mid;
   }
+  // Each branch: a short run walked (its candidates weighed as they come: most often none reaches
+  // the comparison with the key, whose identifier is then not folded); else searched.
+  if (end - lo < WALK_SEARCH_RUN) return lo;
   while (lo < end) {
     const mid = (lo + end) >>> 1;
     if (compare(probeOf(items[mid]!, after.score, TIER_INFIX), after) <= 0) lo = mid + 1;
