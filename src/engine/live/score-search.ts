@@ -313,6 +313,12 @@ export class ScoreSearch {
     if (g < 0) return;
     /** The page's last item so far (undefined: the page is not full), told again after each match. */
     let last = nthOfTwo(pending, found, want, compare);
+    // A page whose last is of the exact tier takes only exact matches: the delta entities whose
+    // identifiers are the query (a range of the start group, most often none), no walk by score.
+    if (last?.tier === TIER_EXACT) {
+      this.deltaStarting(fq, typeName, true, found, select, scoreOf);
+      return;
+    }
     // Each branch: the list's top score (NaN until it is made) below the page's last: no candidate
     // reaches the page by score, the walk would stop at its first (passed, the list not read);
     // else walked.
@@ -326,7 +332,7 @@ export class ScoreSearch {
       const check = fq.length !== GRAM;
       const query = this.#querySignature;
       signatureInto(fq, query, 0);
-      let i = walkStart(scores, after);
+      let i = walkStart(items, scores, after, compare);
       for (; i < items.length; i++) {
         // The columns first (read in order): the candidate's object only when its score ties the
         // last's or its signature may hold the query.
@@ -334,35 +340,54 @@ export class ScoreSearch {
         if (last !== undefined && score <= last.score && pastLast(items[i]!, score, last, compare)) break;
         if (check && !mayContain(signatures, i, query)) continue;
         const x = items[i]!;
+        // Each branch: no match; of a worse tier than the page's last (after it, whatever its score:
+        // not selected, so neither compared nor kept); else selected.
         if (!matches(x, check, fq, typeName)) continue;
+        if (last !== undefined && last.tier !== TIER_INFIX && matchTier(x.folded, fq) > last.tier) continue;
         select(x, x, score, -1);
         last = nthOfTwo(pending, found, want, compare);
       }
       // All walked: no better tier left.
       if (i === items.length) return;
     }
-    // Each branch: nothing past the exact tier is better; no delta entity starts with the query's
-    // first gram (its record's starts), so none with the query; else the better tiers' entities
-    // (their identifiers start with the query: a range of the search-order list).
-    if (last === undefined || last.tier === TIER_EXACT) return;
+    // Each branch: nothing past the exact tier is better; a resumed page's last of the key's tier
+    // (a better tier comes before the key: the page before's); else the better tiers' entities: of
+    // the exact tier alone past a page's last of the prefix tier, else of both.
+    if (last === undefined || last.tier === TIER_EXACT || after?.tier === last.tier) return;
+    this.deltaStarting(fq, typeName, last.tier === TIER_PREFIX, found, select, scoreOf);
+  }
+
+  /**
+   * The delta entities whose identifiers start with `fq` (at least GRAM code units), or only those
+   * equal to it (`exactOnly`), selected (those in `found` already left out): a range of the ones
+   * that start with its first gram, in search order (deltaStartingWith), found by binary searches
+   * of their start keys; the equal ones the range's first keys (a string sorts before its extensions).
+   */
+  private deltaStarting(
+    fq: string,
+    typeName: EntityType | undefined,
+    exactOnly: boolean,
+    found: readonly ScoreItem[],
+    select: (x: DeltaEntity, entity: Entity, score: number, d: number) => void,
+    scoreOf: (x: DeltaEntity) => number,
+  ): void {
+    // No delta entity starts with the query's first gram (its record's starts), so none with the query.
     if (this.#grams.startsOf(this.#picked[FIRST_GRAM]!) === 0) return;
-    // The delta entities whose identifiers start with the query's first gram, in search order (none:
-    // none starts with the query): those that start with the query are a range of them, found by a
-    // binary search of their identifiers.
     const group = this.deltaStartingWith(fq);
     if (group === undefined) return;
     const { entities: starts, keys } = group;
     // The range of keys whose code units past the first gram are the query's (those it has, up to
     // START_UNITS of them): every entity that starts with the query, and only such when the query
-    // has no more units than that.
+    // has no more units than that. Each branch: the equal ones' keys are the query's own (and, for
+    // a query of more units than a key holds, its extensions' too: checked); else the whole range.
     const fixed = Math.min(fq.length - GRAM, START_UNITS);
     const from = startKey(fq);
     const lo = keysFrom(keys, from);
-    const hi = keysFrom(keys, from + START_RADIX ** (START_UNITS - fixed));
+    const hi = exactOnly ? keysFrom(keys, from + 1) : keysFrom(keys, from + START_RADIX ** (START_UNITS - fixed));
     const check = fq.length > GRAM + START_UNITS;
     for (let k = lo; k < hi; k++) {
       const x = starts[k]!;
-      if (check && !x.folded.startsWith(fq)) continue;
+      if (exactOnly ? x.folded !== fq : check && !x.folded.startsWith(fq)) continue;
       if (typeName !== undefined && x.type !== typeName) continue;
       // One walked already may be on the page: not selected twice.
       if (found.some((y) => y.entity === x)) continue;
@@ -438,7 +463,13 @@ export class ScoreSearch {
     const check = fq.length !== GRAM;
     const query = this.#querySignature;
     signatureInto(fq, query, 0);
-    let i = walkStart(scores, after);
+    let i = walkStart(list, scores, after, compare);
+    // A page whose last is of the exact tier takes only exact matches: a range of name ranks,
+    // asked of the rescored map when few beside the candidates (most often none), no walk by score.
+    if (last?.tier === TIER_EXACT && bounds !== null && (bounds.e - bounds.a) * SIDE_RANK_COST <= list.length - i) {
+      this.rescoredInRanks(bounds.a, bounds.e, byId, raisedOnly, skip, typeName, found, select);
+      return;
+    }
     for (; i < list.length; i++) {
       // The columns first (read in order): the candidate's object only when its score ties the
       // last's or its signature may hold the query.
@@ -456,25 +487,24 @@ export class ScoreSearch {
       // A lowered candidate at or past the listing's resume point: the listing's, or before the key.
       if (skip !== undefined && sranks !== undefined && sranks[i]! >= resumeAt) continue;
       const r = list[i]!;
+      // Each branch: no match, or the listing's; of a worse tier than the page's last (after it,
+      // whatever its score: not selected, so neither compared nor kept); else selected.
       if (!matches(r, check, fq, typeName) || skip?.(r) === true) continue;
+      if (last !== undefined && last.tier !== TIER_INFIX && matchTier(r.folded, fq) > last.tier) continue;
       select(r, r.entity, score, r.baseId);
       last = nthOfTwo(pending, found, want, compare);
     }
-    // Each branch: all walked; nothing past the exact tier is better; the better tiers' ranks
-    // (exact, or exact and prefix: a range of name ranks) asked of the rescored map when few; else
-    // the rest of the walk, for identifiers equal to (or starting with) the query.
+    // Each branch: all walked; nothing past the exact tier is better; a resumed page's last of the
+    // key's tier (a better tier comes before the key: the page before's); the better tiers' ranks
+    // (exact, or exact and prefix: a range of name ranks, from the key's tier on) asked of the
+    // rescored map when few; else the rest of the walk, for identifiers equal to (or starting with)
+    // the query.
     if (i === list.length || last === undefined || last.tier === TIER_EXACT || bounds === null) return;
-    const lo = bounds.a;
+    if (after?.tier === last.tier) return;
+    const lo = after?.tier === TIER_PREFIX ? bounds.e : bounds.a;
     const hi = last.tier === TIER_PREFIX ? bounds.e : bounds.b;
     if ((hi - lo) * SIDE_RANK_COST <= list.length - i) {
-      const search = this.#live.parts.searchIndex;
-      for (let rank = lo; rank < hi; rank++) {
-        const r = byId.get(search.idAt(rank));
-        // Only this index's entities; one walked already may be on the page: not selected twice.
-        if (r === undefined || (raisedOnly && r.lowered) || (typeName !== undefined && r.type !== typeName)) continue;
-        if (skip?.(r) === true || found.some((x) => x.entity === r.entity)) continue;
-        select(r, r.entity, r.score, r.baseId);
-      }
+      this.rescoredInRanks(lo, hi, byId, raisedOnly, skip, typeName, found, select);
       return;
     }
     const exactOnly = last.tier === TIER_PREFIX;
@@ -482,6 +512,31 @@ export class ScoreSearch {
       const r = list[i]!;
       if (exactOnly ? r.folded !== fq : !r.folded.startsWith(fq)) continue;
       if (matches(r, check, fq, typeName) && skip?.(r) !== true) select(r, r.entity, r.score, r.baseId);
+    }
+  }
+
+  /**
+   * The rescored entities of name ranks [lo, hi) (a tier's range: a rescored entity's name is its
+   * base name), selected: of the index walked (the raised ones alone for `raisedOnly`), of the type,
+   * not `skip`ped, not in `found` already. One dense id and one probe of `byId` a rank.
+   */
+  private rescoredInRanks(
+    lo: number,
+    hi: number,
+    byId: ReadonlyMap<number, RescoredEntity>,
+    raisedOnly: boolean,
+    skip: ((r: RescoredEntity) => boolean) | undefined,
+    typeName: EntityType | undefined,
+    found: readonly ScoreItem[],
+    select: (x: RescoredEntity, entity: Entity, score: number, d: number) => void,
+  ): void {
+    const search = this.#live.parts.searchIndex;
+    for (let rank = lo; rank < hi; rank++) {
+      const r = byId.get(search.idAt(rank));
+      // Only this index's entities; one walked already may be on the page: not selected twice.
+      if (r === undefined || (raisedOnly && r.lowered) || (typeName !== undefined && r.type !== typeName)) continue;
+      if (skip?.(r) === true || found.some((x) => x.entity === r.entity)) continue;
+      select(r, r.entity, r.score, r.baseId);
     }
   }
 
@@ -598,6 +653,8 @@ export class ScoreSearch {
     let resume: ScoreResume = null;
     /** With a cursor, the first score rank the base's listing takes in the key's tier (after.tier). */
     let resumeAt = 0;
+    /** A key placed by its name: the query's bounds in the base (null: no match), asked before it is placed. */
+    let keyBounds: SearchBounds | null = null;
     if (cursor !== undefined) {
       const content = this.#live.cursors.decode(cursor, ENDPOINT_SEARCH, tag);
       if (content.count !== SEARCH_SCORE_PARTS || content.extra > TIER_INFIX) throw unknownCursorShape();
@@ -632,9 +689,17 @@ export class ScoreSearch {
         resume =
           moved || score > index.scoreAt(scores, srank) ? { tier, at: srank, score, bounds } : { tier, srank, bounds };
       } else {
-        const entityAt = parts.dictionary.lowerBound(entityId);
-        const entityExact = entityAt < this.#live.base.entityCount && parts.dictionary.is(entityAt, entityId);
-        resume = { tier, score, folded: foldOf(after), entityAt, entityExact };
+        // The key placed by its name (a search of its identifier in the base) only when the base
+        // has a match: the query's bounds asked first, and kept for the listing. Each branch: no
+        // match (a page deep in the delta's own matches: nothing of the base to resume, and no
+        // rescored entity matches, its name being its base name), or the key placed.
+        keyBounds = search.bounds(fq);
+        if (keyBounds === null) resume = { tier, srank: -1, bounds: undefined };
+        else {
+          const entityAt = parts.dictionary.lowerBound(entityId);
+          const entityExact = entityAt < this.#live.base.entityCount && parts.dictionary.is(entityAt, entityId);
+          resume = { tier, score, folded: foldOf(after), entityAt, entityExact };
+        }
       }
       // The first score rank the base's listing takes in the key's tier, found once here (the
       // lowered rescored entities before it are the walk's, those from it on the listing's).
@@ -644,7 +709,7 @@ export class ScoreSearch {
           : "at" in resume
             ? index.srankAfterMoved(scores, resume.at, resume.score)
             : index.srankAfter(search, scores, resume);
-      resume = { tier, srank: resumeAt - 1, bounds: "bounds" in resume ? resume.bounds : undefined };
+      resume = { tier, srank: resumeAt - 1, bounds: "bounds" in resume ? resume.bounds : (keyBounds ?? undefined) };
     }
     // The delta's matches after the key, the first `want` kept in order: its entities, and the base
     // entities that left the base's stream (rescored), each counted.
@@ -876,12 +941,28 @@ export class ScoreSearch {
 }
 
 /**
- * Where a walk of candidates sorted by score (highest first) starts after the key `after`: at the
- * first of the key's score or below when the key is of the infix tier (every candidate is of its
- * tier or a better one, so one of a higher score comes before the key); else at the first (a
- * candidate of a worse tier than the key's comes after it whatever its score).
+ * The shortest run of the key's score that walkStart searches by name (a comparison with the key
+ * folds its identifier once, then O(log run) string comparisons): a shorter one is walked, as
+ * cheap as its few candidates' columns.
  */
-function walkStart(scores: Float64Array, after: ScoreItem | undefined): number {
+const WALK_SEARCH_RUN = 16;
+
+/**
+ * Where a walk of candidates sorted by score (highest first, then folded identifier and entityId)
+ * starts after the key `after`: when the key is of the infix tier (every candidate is of its tier
+ * or a better one, so one of a higher score comes before the key), past those of a higher score
+ * and, among those of the key's score, past those whose name is not after the key's (of its tier
+ * they come before it, of a better one too: a run of a score sorted by name, so a binary search,
+ * O(log n) comparisons, where a walk would weigh each of a long run, as a page deep in the delta's
+ * entities of one score); else at the first (a candidate of a worse tier than the key's comes
+ * after it whatever its score).
+ */
+function walkStart(
+  items: readonly { folded: string; entityId: string }[],
+  scores: Float64Array,
+  after: ScoreItem | undefined,
+  compare: (x: ScoreItem, y: ScoreItem) => number,
+): number {
   if (after === undefined || after.tier !== TIER_INFIX) return 0;
   let lo = 0;
   let hi = scores.length;
@@ -890,7 +971,36 @@ function walkStart(scores: Float64Array, after: ScoreItem | undefined): number {
     if (scores[mid]! > after.score) lo = mid + 1;
     else hi = mid;
   }
+  // The run of the key's score: [lo, end).
+  let end = lo;
+  hi = scores.length;
+  while (end < hi) {
+    const mid = (end + hi) >>> 1;
+    if (scores[mid]! >= after.score) end = mid + 1;
+    else hi = mid;
+  }
+  // Each branch: a short run walked (its candidates weighed as they come: most often none reaches
+  // the comparison with the key, whose identifier is then not folded); else searched.
+  if (end - lo < WALK_SEARCH_RUN) return lo;
+  while (lo < end) {
+    const mid = (lo + end) >>> 1;
+    if (compare(probeOf(items[mid]!, after.score, TIER_INFIX), after) <= 0) lo = mid + 1;
+    else end = mid;
+  }
   return lo;
+}
+
+/** A ScoreItem to compare a list's candidate `x` by: its name, at `score` in `tier`. */
+function probeOf(x: { folded: string; entityId: string }, score: number, tier: number): ScoreItem {
+  return {
+    tier,
+    score,
+    folded: x.folded,
+    entity: { entityId: x.entityId, rawIdentifier: "", type: "0", sourceType: "" },
+    d: -1,
+    rank: -1,
+    srank: -1,
+  };
 }
 
 /** The delta entities of one first gram: sorted in search order, with their start keys, on first need (keys undefined until then). */
@@ -958,16 +1068,7 @@ function pastLast(
   compare: (x: ScoreItem, y: ScoreItem) => number,
 ): boolean {
   if (score !== last.score) return score < last.score;
-  const probe: ScoreItem = {
-    tier: last.tier,
-    score,
-    folded: x.folded,
-    entity: { entityId: x.entityId, rawIdentifier: "", type: "0", sourceType: "" },
-    d: -1,
-    rank: -1,
-    srank: -1,
-  };
-  return compare(probe, last) > 0;
+  return compare(probeOf(x, score, last.tier), last) > 0;
 }
 
 /**

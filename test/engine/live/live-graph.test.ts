@@ -919,6 +919,72 @@ for (const seed of [61, 62]) {
   });
 }
 
+for (const seed of [71, 72]) {
+  test(`order=score: pages whose last is of the exact or the prefix tier take the delta's and the rescored better matches by range (start keys, name ranks), skipping worse tiers in the walks; every page equals the oracle (seed ${seed})`, () => {
+    const rng = new Rng(seed);
+    // Names that are a query exactly (many: a page of them ends in the exact tier), that start
+    // with it (the prefix tier) and that hold it (the infix tier: the rescored and the delta's
+    // candidates of its grams, many beside the exact ones); "kar rin" holds more units than a
+    // start key (its extensions share its key).
+    const exact = ["kar", "kar rin", "rin"];
+    // `exactShare` of 20 exact: few in the base beside the candidates (their ranks are probed
+    // rather than the candidates walked), more in the delta.
+    const name = (exactShare = 6): string => {
+      const r = rng.int(20);
+      const base = rng.pick(exact);
+      if (r < exactShare) return base;
+      if (r < 10) return `${base}${rng.pick(["", " ", "x", "q"])}${rng.int(9)}`;
+      return `${rng.pick(["zo", "mek ", "x"])}${base}${rng.chance(0.5) ? "" : ` ${rng.int(9)}`}`;
+    };
+    const data = scoreGraph(rng, 300, 700);
+    for (const e of data.entities) {
+      e.rawIdentifier = name(1);
+      e.type = rng.chance(0.3) ? "1" : "0";
+    }
+    const live = new LiveGraph(buildGraph(data), { cursorSecret: "exact-test" });
+    const oracle = new LiveOracle(data);
+    const hubs = data.entities.slice(0, 5).map((e) => e.entityId);
+    let n = 0;
+    for (let batch = 0; batch < 12; batch++) {
+      const ids = [...oracle.entities.keys()];
+      const changes: Change[] = [];
+      // Delta entities of each tier's names (some given scores), names replaced, deletes with
+      // cascade, and many statements: scores raised past the stream's bound and lowered.
+      for (let k = rng.range(20, 40); k > 0; k--) {
+        const r = rng.int(10);
+        const type: EntityType = rng.chance(0.3) ? "1" : "0";
+        const score = rng.chance(0.4) ? { score: rng.int(12) } : {};
+        if (r < 2)
+          changes.push({
+            op: "put",
+            entity: { entityId: `x${n++}`, rawIdentifier: name(), type, sourceType: "", ...score },
+          });
+        else if (r < 3) {
+          const e = oracle.entities.get(rng.pick(ids))!;
+          changes.push({ op: "put", entity: { ...e, rawIdentifier: name(), type } });
+        } else if (r < 4) changes.push({ op: "delete", entityId: rng.pick(ids), cascade: true });
+        else changes.push(...scoreBatch(rng, oracle, hubs));
+      }
+      if (!oracle.apply(changes).ok) continue;
+      live.apply(changes);
+      if (rng.chance(0.15)) live.compact();
+      const o = oracle.oracle();
+      for (const q of ["kar", "kar rin", "rin", "ar r", "kar r"]) {
+        const type = rng.chance(0.25) ? ("1" as EntityType) : undefined;
+        walkPages<Entity>({
+          fetch: (limit, cursor, count) =>
+            live.search({ q, type, limit, cursor, order: "score", ...(count ? { count } : {}) }),
+          expected: o.search(q, type, "score"),
+          nextLimit: () => (rng.chance(0.3) ? rng.range(10, 30) : rng.range(1, 6)),
+          defaultLimit: 20,
+          countPolicy: () => rng.chance(0.2),
+          ctx: `seed ${seed} batch ${batch} search q=${show(q)} type=${show(type)}`,
+        });
+      }
+    }
+  });
+}
+
 test("order=score: a delta entity sharing a query's first units past its start key (7 and more) but not the query is not taken for a better tier", () => {
   // Base: "zz karabcd N" (given scores 5..): the infix tier of "karabcd", a full page. Delta:
   // "karabcx" and "karabcdx"-like names with high given scores (the same start key as the query,
