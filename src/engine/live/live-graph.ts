@@ -1146,18 +1146,30 @@ export class LiveGraph implements ReadGraph {
     /** The base's page read first (basePageByName's): the merge's first round. */
     let prefetched: Page<Entity> | undefined = read.prefetched;
     const hiddenBits = this.#hiddenBits;
-    // The delta's first page after the key: the merge's other stream.
+    // The delta's matches after the key and before the first round's last item (the fence), at most
+    // a page of them: the merge's other stream. Most merges place one or two delta items among the
+    // base's, so the delta's items past the page are read only when the merge reaches them (fenced).
     const found: SearchItem[] = [];
-    this.deltaByName(fq, typeName, key?.item, want, found, undefined, delta);
+    const firstKeys = lastSearchPage(this.#base);
+    const firstItems = read.prefetched.items;
+    // Each branch: a next base page (its last item fences the delta's first fetch), or the base's last (no fence).
+    const fence: SearchItem | undefined =
+      read.prefetched.nextCursor === null || firstItems.length === 0
+        ? undefined
+        : { tier: firstKeys.tiers[firstItems.length - 1]!, folded: "", entity: firstItems[firstItems.length - 1]! };
+    /** The delta's fetch stopped at the fence: its matches past it are fetched when the merge reaches them. */
+    let fenced = this.deltaByName(fq, typeName, key?.item, want, found, fence, delta);
     // The tombstoned base entities and the delta's entities that match, counted only for a total
     // (the base's items that must be left out are told by the bitmap as they come).
     let hiddenMatches = 0;
     let deltaMatches = 0;
     if (count) {
       hiddenMatches = read.hiddenCount >= 0 ? read.hiddenCount : this.hiddenMatchCount(fq, typeName);
-      // Each branch: a first page's delta stream that stopped short of `want` holds every delta
-      // match (none is before no key); else they are counted.
-      deltaMatches = key === undefined && found.length < want ? found.length : this.deltaMatchCount(fq, typeName);
+      // Each branch: a first page's delta stream that stopped short of `want` with no fence holds every
+      // delta match (none is before no key); else (a later page, a full stream, or one stopped at the
+      // fence) they are counted.
+      deltaMatches =
+        key === undefined && !fenced && found.length < want ? found.length : this.deltaMatchCount(fq, typeName);
     }
     let m = 0;
     /** The base's next page's cursor, from the page read last (none while the first round's is in hand). */
@@ -1197,6 +1209,14 @@ export class LiveGraph implements ReadGraph {
     let more = false;
     while (out.length < want) {
       const x = pending[p];
+      // The fenced stream spent with no base item left before it, the first round read (every base
+      // item read is at or before the fence): the delta's matches after its last one (or the key), unfenced, as many as the
+      // page still takes.
+      if (fenced && m === found.length && x === undefined && prefetched === undefined) {
+        fenced = false;
+        const last = m > 0 ? found[m - 1] : key?.item;
+        this.deltaByName(fq, typeName, last, found.length + want - out.length, found, undefined, delta);
+      }
       const y = found[m];
       // The page full: only whether an item follows is left to know, not which (a head of either
       // stream, or the base's visible look-ahead), so no base page is read to place it.
@@ -1799,8 +1819,10 @@ export class LiveGraph implements ReadGraph {
    * delta's list by folded identifier (exact first: the shortest), found by a binary search; infix
    * matches are walked in the same order in the rarest gram's sorted posting list from the key,
    * checked one by one, until the page is full: O(log D + what is walked), not O(candidates).
-   * With `before`, only matches that come before that key (whose infix candidates are a range of the
-   * posting list found by a second binary search, and none when the key is in an earlier tier).
+   * With `before`, only matches that come before that key (none in the infix tier when the key is
+   * in an earlier tier; an infix item is held against it by its summary's head, read only on a
+   * tie); then true when the walk stopped at that key with room left (matches past it may follow,
+   * not fetched), else false.
    */
   private deltaByName(
     fq: string,
@@ -1810,7 +1832,7 @@ export class LiveGraph implements ReadGraph {
     out: SearchItem[],
     before: SearchItem | undefined,
     items: readonly DeltaEntity[] = this.deltaCandidates(fq),
-  ): void {
+  ): boolean {
     // Each item of the list holds fq when fq is one gram (its posting list); else checked with includes().
     const check = fq.length !== GRAM;
     // Each branch: a gram's sorted list, searched and walked by its summary's words (heads, type,
@@ -1845,32 +1867,43 @@ export class LiveGraph implements ReadGraph {
           entity: e,
         };
         // At or past the bound: so is every later item of this walk and of the infix tier.
-        if (before !== undefined && this.compareItems(x, before) >= 0) return;
+        if (before !== undefined && this.compareItems(x, before) >= 0) return true;
         out.push(x);
       }
     }
     // Each branch: the page is full, or the bound lies in the first two tiers (no infix match comes before it).
-    if (out.length >= want || (before !== undefined && before.tier < TIER_INFIX)) return;
+    if (out.length >= want) return false;
+    if (before !== undefined && before.tier < TIER_INFIX) return true;
     let j =
       after !== undefined && after.tier === TIER_INFIX
         ? seekEntity(items, this.keyed(after).folded, after.entity.entityId, false, summary)
         : 0;
+    /** The bound's first three folded units, packed (packedHeadOf), when a summary's heads can be held against it; else -1. */
+    const boundHead = before !== undefined && summary !== undefined ? this.packedHeadOf(before) : -1;
     for (; j < items.length && out.length < want; j++) {
-      // At or past the bound (an infix item: the list is in its order): so is every later item.
-      if (before !== undefined && this.compareToItem(items[j]!.folded, items[j]!.entityId, before) >= 0) return;
-      // The type asked, the signature, and (one gram) a prefix, from the summary's words.
+      /** The item's head from the summary (-1: none). */
+      let h = -1;
+      // The bound by head, then the type asked, the signature, and (one gram) a prefix, from the summary's words.
       if (summary !== undefined) {
         const at = j * SUMMARY_WORDS;
+        h = summaryHeadAt(summary, j);
+        // Past the bound's head (an infix item: the list is in its order): so is every later item.
+        if (boundHead >= 0 && h > boundHead) return true;
         if (code >= 0 && (summary[at + SUMMARY_TAIL]! & 0xff) !== code) continue;
-        if (check ? !summaryMayHold(summary, at) : summaryHeadAt(summary, j) === qHead) continue;
+        if (check ? !summaryMayHold(summary, at) : h === qHead) continue;
       }
       const e = items[j]!;
+      // At or past the bound by its key (read only where the heads tie, or with no summary): so is
+      // every later item (an item left out above at or past it is no match to place).
+      if (before !== undefined && (h < 0 || h === boundHead) && this.compareToItem(e.folded, e.entityId, before) >= 0)
+        return true;
       // Each check: the type asked, fq inside (unless the list holds only such), and not a prefix (tiers 0-1 above).
       if (type !== undefined && e.type !== type) continue;
       if (check && !e.folded.includes(fq)) continue;
       if (e.folded.startsWith(fq)) continue;
       out.push({ tier: TIER_INFIX, folded: e.folded, entity: e });
     }
+    return false;
   }
 
   /**
