@@ -192,14 +192,18 @@ export class SearchIndex {
    * SharedArrayBuffer: another thread reads them, load/search-index-thread.ts) while this thread
    * makes the counts: the build's two last long steps side by side, on two cores. The same index;
    * the two steps' working arrays are held at once (about three words a code unit more at the peak).
+   * `atSuffixArray`: called once the FM-index's suffix array is made and the identifiers' strings
+   * are let go (FMBuildSteps.suffixArrayMade): the build's least from there to its end, where a
+   * caller may wait (load/search-index-thread.ts).
    */
   static async buildWithValuesBeside(
     folded: readonly string[],
     types: Uint8Array,
     documentsOf: (values: Uint32Array, rankBits: number) => Promise<DocumentArray>,
     onProgress?: (done: number, total: number) => void,
+    atSuffixArray?: () => void,
   ): Promise<{ index: SearchIndex; documentValues: Uint32Array }> {
-    const front = SearchIndex.buildFront(folded, types, onProgress, true);
+    const front = SearchIndex.buildFront(folded, types, onProgress, true, atSuffixArray);
     const documents = documentsOf(front.documentValues, DocumentArray.rankBitsFor(front.typeOfRank.length));
     // Awaited once the counts are made: a failure before then is not an unhandled rejection.
     documents.catch(() => undefined);
@@ -219,6 +223,7 @@ export class SearchIndex {
     types: Uint8Array,
     onProgress: ((done: number, total: number) => void) | undefined,
     shared: boolean,
+    atSuffixArray?: () => void,
   ): BuildFront {
     const n = folded.length;
     const byRank = Array.from({ length: n }, (_, i) => i).sort((x, y) => {
@@ -237,11 +242,18 @@ export class SearchIndex {
       typeOfRank[r] = types[d]!;
       return folded[d]!;
     });
+    // The rank order is in rankToId and inRankOrder now: its array (a word an entity) goes.
+    byRank.length = 0;
     onProgress?.(1, BUILD_STEPS);
-    const built = FMIndex.build(inRankOrder);
-    // The names are in the text now: this list's hold on them goes (a caller that let its own go at
-    // step 1, a compaction's feed, then has them collected before the document array's build).
-    inRankOrder.length = 0;
+    const built = FMIndex.build(inRankOrder, {
+      // The names are in the text now: this list's hold on them goes before the suffix array is
+      // made (a caller that let its own go at step 1, a compaction's feed, then has them collected
+      // before the suffix array's working arrays, or at atSuffixArray).
+      textMade: () => {
+        inRankOrder.length = 0;
+      },
+      ...(atSuffixArray === undefined ? {} : { suffixArrayMade: atSuffixArray }),
+    });
     onProgress?.(2, BUILD_STEPS);
     const documentValues = DocumentArray.valuesOf(built.suffixArray, built.starts, typeOfRank, shared);
     return { fm: built.index, built, rankToId, rankBits, lengths, typeOfRank, documentValues };
