@@ -316,19 +316,24 @@ async function runIndexWorker(request: IndexRequest): Promise<void> {
     for (let i = 0; i < names.length; i++) names[i] = fold(names[i]!);
     const collect = collectGarbage();
     const gate = request.gate;
-    // Each branch: a gated build waits once its suffix array is made, else it never stops.
-    const atSuffixArray =
+    // Each branch: a gated build collects the names once they are in the FM-index's text (GBs of
+    // strings at 10M entities, else resident under the suffix array's working arrays) and waits once
+    // its suffix array is made; else it never stops.
+    const steps =
       gate === undefined
-        ? undefined
-        : (): void => {
-            // What the steps before left dead (the names, the rank order, the suffix array's working
-            // arrays) is collected first: the build waits at its least, the text and the suffix
-            // array (six bytes a code unit), until the loader opens it (at once when it is open
-            // already). The rest of the FM-index (its BWT, class values and their matrix's
-            // partition, ten bytes a code unit more at its peak) then never meets the statements'
-            // parse either. Blocking is fine: this thread has nothing else to do.
-            collect?.();
-            while (Atomics.load(gate, 0) === 0) Atomics.wait(gate, 0, 0);
+        ? {}
+        : {
+            textMade: () => collect?.(),
+            suffixArrayMade: (): void => {
+              // What the suffix array's build left dead is collected first: the build waits at its
+              // least, the text and the suffix array (six bytes a code unit), until the loader
+              // opens it (at once when it is open already). The rest of the FM-index (its BWT,
+              // class values and their matrix's partition, ten bytes a code unit more at its peak)
+              // then never meets the statements' parse either. Blocking is fine: this thread has
+              // nothing else to do.
+              collect?.();
+              while (Atomics.load(gate, 0) === 0) Atomics.wait(gate, 0, 0);
+            },
           };
     const { index, documentValues } = await SearchIndex.buildWithValuesBeside(
       names,
@@ -345,7 +350,7 @@ async function runIndexWorker(request: IndexRequest): Promise<void> {
         lastReport = now;
         port.postMessage({ kind: "progress", done, total } satisfies Reply);
       },
-      atSuffixArray,
+      steps,
     );
     // Read before the index's arrays leave with it.
     const ranks = ScoreIndex.ranksOf(index, documentValues);
