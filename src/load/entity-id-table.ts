@@ -8,7 +8,7 @@
  * ids of a line from the line's own bytes: no string is made and no per-thread Map is built.
  *
  * Layout: `slots` holds SLOT_WORDS 32-bit words a slot (32 bytes: a slot never straddles a 64-byte
- * cache line), a power of two of slots, at most MAX_LOAD of them used. A slot is empty (word 0 is 0)
+ * cache line), ids / MAX_LOAD slots (not rounded up to a power of two: 427 MB at 10M ids, not 537). A slot is empty (word 0 is 0)
  * or holds id i: i + 1, the id's entityId hash (hi, lo: what a derived fingerprint is made of), its
  * UTF-8 length, and its first INLINE_BYTES bytes (zero-padded). The bytes of an id longer than
  * INLINE_BYTES from INLINE_BYTES on are in `tails`, from tailStarts[i]. So a look-up of a short id
@@ -18,22 +18,24 @@
  *
  * Algorithm: linear probing; the slot of a byte string is FNV-1a 32 over its bytes from a random
  * per-table basis, mixed by MurmurHash3's fmix32 (so a file cannot pile its ids onto one run of
- * slots); a slot's candidate is compared by length, then byte by byte.
+ * slots), mapped onto the slots by a multiply-shift (Lemire's fastrange); a slot's candidate is
+ * compared by length, then byte by byte.
  *
  * Cost: making it, one UTF-8 encoding of every id and one insertion each (about 0.3 s at 1M ids);
- * a look-up, a hash over the id's bytes and expected under 2 probes (load at most MAX_LOAD), most in
- * one cache line. Memory: 32 bytes a slot, 1/MAX_LOAD to 2/MAX_LOAD slots an id (46 to 91 bytes an
- * id; 537 MB at 10M ids), plus the tails of long ids; shared by every thread.
+ * a look-up, a hash over the id's bytes and expected 2.5 probes (load MAX_LOAD), two slots a cache
+ * line. Memory: 32 bytes a slot, 1/MAX_LOAD slots an id (43 bytes an id; 427 MB at 10M ids), plus
+ * the tails of long ids; shared by every thread. The table is held through the statements' parse,
+ * where a load's memory peaks: a fuller table is that much less peak, for about one probe more.
  *
  * Reference: D. Knuth, TAOCP vol. 3, 6.4 (linear probing); FNV-1a (Fowler, Noll, Vo); A. Appleby,
- * MurmurHash3 (fmix32).
+ * MurmurHash3 (fmix32); D. Lemire, "A fast alternative to the modulo reduction" (2016).
  */
 
 import { randomBytes } from "node:crypto";
-import { fmix32 } from "../engine/hash64.js";
+import { fastRange, fmix32 } from "../engine/hash64.js";
 
-/** Largest fraction of slots in use: the slots are the power of two at or above ids / MAX_LOAD. */
-const MAX_LOAD = 0.7;
+/** Fraction of slots in use: the slots are ids / MAX_LOAD. */
+const MAX_LOAD = 0.75;
 /** 32-bit words a slot: entry, hash hi, hash lo, length, then the inline bytes. */
 const SLOT_WORDS = 8;
 const SLOT_BYTES = 4 * SLOT_WORDS;
@@ -71,9 +73,7 @@ export interface EntityIdTable {
  */
 export function makeEntityIdTable(ids: readonly string[], hashes: Uint32Array): EntityIdTable {
   const n = ids.length;
-  let size = 1;
-  while (size * MAX_LOAD < n) size *= 2;
-  const mask = size - 1;
+  const size = Math.max(1, Math.ceil(n / MAX_LOAD));
   const seed = randomBytes(4).readUInt32LE(0);
   // Each id's UTF-8 length and home slot first, so that both arrays are made once at their size and
   // the insertions below can read their home slots ahead.
@@ -96,8 +96,8 @@ export function makeEntityIdTable(ids: readonly string[], hashes: Uint32Array): 
       length = Buffer.byteLength(id, "utf8");
       if (length > scratch.length) scratch = Buffer.allocUnsafe(2 * length);
       scratch.write(id, 0, "utf8");
-      homes[i] = hashBytes(scratch, 0, length, seed) & mask;
-    } else homes[i] = fmix32(h) & mask;
+      homes[i] = fastRange(hashBytes(scratch, 0, length, seed), size);
+    } else homes[i] = fastRange(fmix32(h), size);
     lengths[i] = length;
     if (length > INLINE_BYTES) tailBytes += length - INLINE_BYTES;
   }
@@ -121,7 +121,7 @@ export function makeEntityIdTable(ids: readonly string[], hashes: Uint32Array): 
     const id = ids[i]!;
     const length = lengths[i]!;
     let at = homes[i]!;
-    while (slots[SLOT_WORDS * at] !== EMPTY) at = (at + 1) & mask;
+    while (slots[SLOT_WORDS * at] !== EMPTY) at = at + 1 === size ? 0 : at + 1;
     const word = SLOT_WORDS * at;
     slots[word] = i + 1;
     slots[word + HASH_HI_WORD] = hashes[2 * i]!;
@@ -163,7 +163,7 @@ export function findEntitySlot(table: EntityIdTable, line: Uint8Array, start: nu
 
 /** The slot where the search for the id whose UTF-8 is bytes [start, end) of `line` begins. */
 export function homeSlot(table: EntityIdTable, line: Uint8Array, start: number, end: number): number {
-  return hashBytes(line, start, end, table.seed) & (table.slots.length / SLOT_WORDS - 1);
+  return fastRange(hashBytes(line, start, end, table.seed), table.slots.length / SLOT_WORDS);
 }
 
 /** What `home`'s first word holds: read early, for several ids at once, it lets their cache misses overlap. */
@@ -186,7 +186,7 @@ export function probeEntitySlot(
   firstEntry: number,
 ): number {
   const { slots, slotBytes } = table;
-  const mask = slots.length / SLOT_WORDS - 1;
+  const size = slots.length / SLOT_WORDS;
   const length = end - start;
   const inline = Math.min(length, INLINE_BYTES);
   let at = home;
@@ -201,7 +201,7 @@ export function probeEntitySlot(
       // Each branch: a short id is compared whole in its slot; a long one's tail is compared after.
       if (k === inline && (length <= INLINE_BYTES || tailEquals(table, entry - 1, line, start, length))) return at;
     }
-    at = (at + 1) & mask;
+    at = at + 1 === size ? 0 : at + 1;
     entry = slots[SLOT_WORDS * at]!;
   }
 }

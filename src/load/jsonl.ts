@@ -545,10 +545,10 @@ export async function loadGraph(options: LoadGraphOptions): Promise<Graph> {
   await readJsonLinesFile(options.entities, "entities", builder, readOptions, undefined);
   // Each branch: the search index is built beside the statements' reading on a second core (the
   // entities are all read, and it needs nothing else), or by build() after them. Gated (it waits
-  // after its FM-index until the parse's tables are let go) and with its document array made after
-  // its counts, not beside them on a third thread: the counts' working arrays and the document
-  // array's (about three words a code unit each, GBs at 10M entities) are never held at once, nor
-  // on top of the parse's tables, where the load's memory peaked.
+  // once its FM-index's suffix array is made until the parse's tables are let go) and with its
+  // document array made after its counts, not beside them on a third thread: the counts' working
+  // arrays and the document array's (about three words a code unit each, GBs at 10M entities) are
+  // never held at once, nor on top of the parse's tables, where the load's memory peaked.
   const thread =
     (options.searchIndexThread ??
     (builder.entityCount >= SEARCH_INDEX_THREAD_MIN_ENTITIES && availableParallelism() > 1))
@@ -567,8 +567,9 @@ export async function loadGraph(options: LoadGraphOptions): Promise<Graph> {
     // the entity id table and the parser threads' batches.
     endStatements(builder);
     collect?.();
-    // The search index's build goes on past its FM-index only now (search-index-thread.ts, gated):
-    // its counts and document array come after what the parse held is gone, not on top of it.
+    // The search index's build goes on past its suffix array only now (search-index-thread.ts,
+    // gated): the rest of its FM-index, its counts and its document array come after what the parse
+    // held is gone, not on top of it.
     thread?.open();
     // Each branch: with the thread, the rest of the search index is waited for and the score index
     // is made there beside the statement index; without it, build() makes both here.

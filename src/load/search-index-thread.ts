@@ -90,7 +90,7 @@ interface IndexRequest {
   documentThreadMinPositions: number;
   /**
    * When given (a gated build): word 0 on a SharedArrayBuffer, 0 until the loading thread opens it
-   * (SearchIndexThread.open); the build waits there after its FM-index.
+   * (SearchIndexThread.open); the build waits there once its FM-index's suffix array is made.
    */
   gate?: Int32Array;
 }
@@ -130,7 +130,7 @@ export interface SearchIndexThread {
    */
   scoreIndex(scores: Scores): Promise<ScoreIndex>;
   /**
-   * Lets a gated build (startSearchIndexThread's `gated`) go on past its FM-index: the loader calls
+   * Lets a gated build (startSearchIndexThread's `gated`) go on past its suffix array: the loader calls
    * it once the statements are in and what their parse held is let go. Does nothing otherwise, or again.
    */
   open(): void;
@@ -200,9 +200,9 @@ function startWorker<K extends "index" | "score-index" | "documents">(
  * Starts building the search index of entities with these raw identifiers and types (by dense id).
  * `documentThreadMinPositions` (default DOCUMENT_THREAD_MIN_POSITIONS; tests lower it): fewest text
  * positions for which the document array is built in a third thread beside the counts. `gated`: the
- * build waits after its FM-index until `open()` (the counts and the document array's working arrays,
- * GBs at 10M entities, then never come on top of what the statements' parse holds, the load's peak
- * otherwise; the parse has the core meanwhile, and the two steps run side by side after it).
+ * build waits once its FM-index's suffix array is made until `open()` (the rest of the FM-index, the
+ * counts and the document array's working arrays, GBs at 10M entities, then never come on top of
+ * what the statements' parse holds, the load's peak otherwise; the parse has the core meanwhile).
  */
 export function startSearchIndexThread(
   {
@@ -315,25 +315,42 @@ async function runIndexWorker(request: IndexRequest): Promise<void> {
     const fold = folder(request.fold);
     for (let i = 0; i < names.length; i++) names[i] = fold(names[i]!);
     const collect = collectGarbage();
+    const gate = request.gate;
+    // Each branch: a gated build collects the names once they are in the FM-index's text (GBs of
+    // strings at 10M entities, else resident under the suffix array's working arrays) and waits once
+    // its suffix array is made; else it never stops.
+    const steps =
+      gate === undefined
+        ? {}
+        : {
+            textMade: () => collect?.(),
+            suffixArrayMade: (): void => {
+              // What the suffix array's build left dead is collected first: the build waits at its
+              // least, the text and the suffix array (six bytes a code unit), until the loader
+              // opens it (at once when it is open already). The rest of the FM-index (its BWT,
+              // class values and their matrix's partition, ten bytes a code unit more at its peak)
+              // then never meets the statements' parse either. Blocking is fine: this thread has
+              // nothing else to do.
+              collect?.();
+              while (Atomics.load(gate, 0) === 0) Atomics.wait(gate, 0, 0);
+            },
+          };
     const { index, documentValues } = await SearchIndex.buildWithValuesBeside(
       names,
       request.types,
       documentsOf,
       (done, total) => {
         // The names are in the FM-index's text from step 1 on: this list lets them go. After the
-        // FM-index and after the counts, what the step left dead (the names, the suffix array's
-        // working arrays; the text and the suffix array) is collected before the next step's arrays.
+        // FM-index and after the counts, what the step left dead (the BWT and the class values'
+        // partition; the text and the suffix array) is collected before the next step's arrays.
         if (done === 1) names.length = 0;
         if (done === 2 || done === 3) collect?.();
-        // A gated build waits here, after the FM-index, at its smallest, until the loader opens it
-        // (at once when it is open already). Blocking is fine: this thread has nothing else to do.
-        const gate = request.gate;
-        if (done === 2 && gate !== undefined) while (Atomics.load(gate, 0) === 0) Atomics.wait(gate, 0, 0);
         const now = performance.now();
         if (now - lastReport < PROGRESS_MS) return;
         lastReport = now;
         port.postMessage({ kind: "progress", done, total } satisfies Reply);
       },
+      steps,
     );
     // Read before the index's arrays leave with it.
     const ranks = ScoreIndex.ranksOf(index, documentValues);

@@ -6,8 +6,8 @@
  * of a set of searches walked to the end); progress names the phases in their new order; a bad
  * statement line rejects as before and ends the thread; a sealed builder refuses more entities, and
  * statements added before and after the seal (insertion indexes, then dense ids) build the graph of a
- * builder never sealed, duplicates and conflicts across the seal included. A gated build waits for
- * open() and then makes the same index; stop() ends it while it waits.
+ * builder never sealed, duplicates and conflicts across the seal included. A gated build waits (at
+ * its suffix array) for open() and then makes the same index; stop() ends it while it waits.
  */
 
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -199,7 +199,7 @@ test("the document array built in a thread of its own beside the counts: the ind
   }
 });
 
-test("a gated build waits after its FM-index until open(), then makes the index an ungated one makes; stop() ends it while it waits", async () => {
+test("a gated build waits at its suffix array until open(), then makes the index an ungated one makes; stop() ends it while it waits", async () => {
   const rng = new Rng(53);
   const names = Array.from(
     { length: 20_000 },

@@ -88,6 +88,21 @@ export interface FMBuild {
 }
 
 /**
+ * Calls FMIndex.build makes between its steps, each optional: what a caller that owns the input and
+ * watches its memory (load/search-index-thread.ts) does there.
+ */
+export interface FMBuildSteps {
+  /** The text is made: the identifiers are not read again (their strings may go). */
+  textMade?: () => void;
+  /**
+   * The suffix array is made: the build holds the text and the suffix array (six bytes a position),
+   * its least from here to its end; what comes next (the BWT, the class values and their matrix's
+   * partition) holds ten bytes a position more at its peak.
+   */
+  suffixArrayMade?: () => void;
+}
+
+/**
  * Symbols of a text under construction: two bytes each when the alphabet fits (every text but one
  * using nearly all 65,536 code units), four otherwise. Halves the build's largest arrays but the
  * suffix array (text and BWT: 4 of the about 35 bytes a text position the search index's build
@@ -213,9 +228,10 @@ export class FMIndex {
 
   /**
    * Builds the index of `folded` (identifiers in rank order). Also returns the suffix array and the
-   * identifier starts, which the document array needs once.
+   * identifier starts, which the document array needs once. `steps`: called between the build's
+   * steps (FMBuildSteps).
    */
-  static build(folded: readonly string[]): FMBuild {
+  static build(folded: readonly string[], steps: FMBuildSteps = {}): FMBuild {
     const N = folded.length;
     // The alphabet: code units that occur, in code-unit order.
     const seen = new Uint8Array(UNITS);
@@ -245,8 +261,10 @@ export class FMIndex {
     starts[N] = at;
     text[at++] = SEPARATOR;
     text[at++] = TERMINATOR;
+    steps.textMade?.();
 
     const suffixArray = buildSuffixArray(text, sigma);
+    steps.suffixArrayMade?.();
     let bwt = symbolArray(length, sigma);
     const counts = new Float64Array(sigma);
     for (let i = 0; i < length; i++) {

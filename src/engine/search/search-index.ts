@@ -40,7 +40,7 @@
 import { checkLength, type SerialReader, type SerialWriter } from "../serial.js";
 import { ANY_TYPE, DocumentArray, TYPE_COUNT } from "./document-array.js";
 import { DocumentCounts } from "./document-counts.js";
-import { type FMBuild, FMIndex, SEPARATOR, type SuffixInterval } from "./fm-index.js";
+import { type FMBuild, type FMBuildSteps, FMIndex, SEPARATOR, type SuffixInterval } from "./fm-index.js";
 import { IntVector } from "../succinct/int-vector.js";
 import type { RankSink } from "./rank-list.js";
 
@@ -192,14 +192,19 @@ export class SearchIndex {
    * SharedArrayBuffer: another thread reads them, load/search-index-thread.ts) while this thread
    * makes the counts: the build's two last long steps side by side, on two cores. The same index;
    * the two steps' working arrays are held at once (about three words a code unit more at the peak).
+   * `steps`: called between the FM-index's steps (FMBuildSteps), once this build's hold on the
+   * identifiers' strings is let go: at `textMade` the strings are garbage (when the caller let its
+   * own list go at step 1); at `suffixArrayMade` the build is at its least from there to its end,
+   * where a caller may wait (load/search-index-thread.ts).
    */
   static async buildWithValuesBeside(
     folded: readonly string[],
     types: Uint8Array,
     documentsOf: (values: Uint32Array, rankBits: number) => Promise<DocumentArray>,
     onProgress?: (done: number, total: number) => void,
+    steps: FMBuildSteps = {},
   ): Promise<{ index: SearchIndex; documentValues: Uint32Array }> {
-    const front = SearchIndex.buildFront(folded, types, onProgress, true);
+    const front = SearchIndex.buildFront(folded, types, onProgress, true, steps);
     const documents = documentsOf(front.documentValues, DocumentArray.rankBitsFor(front.typeOfRank.length));
     // Awaited once the counts are made: a failure before then is not an unhandled rejection.
     documents.catch(() => undefined);
@@ -219,6 +224,7 @@ export class SearchIndex {
     types: Uint8Array,
     onProgress: ((done: number, total: number) => void) | undefined,
     shared: boolean,
+    steps: FMBuildSteps = {},
   ): BuildFront {
     const n = folded.length;
     const byRank = Array.from({ length: n }, (_, i) => i).sort((x, y) => {
@@ -237,11 +243,19 @@ export class SearchIndex {
       typeOfRank[r] = types[d]!;
       return folded[d]!;
     });
+    // The rank order is in rankToId and inRankOrder now: its array (a word an entity) goes.
+    byRank.length = 0;
     onProgress?.(1, BUILD_STEPS);
-    const built = FMIndex.build(inRankOrder);
-    // The names are in the text now: this list's hold on them goes (a caller that let its own go at
-    // step 1, a compaction's feed, then has them collected before the document array's build).
-    inRankOrder.length = 0;
+    const built = FMIndex.build(inRankOrder, {
+      // The names are in the text now: this list's hold on them goes before the suffix array is
+      // made (a caller that let its own go at step 1, a compaction's feed, then has them collected
+      // before the suffix array's working arrays, or by its own steps.textMade).
+      textMade: () => {
+        inRankOrder.length = 0;
+        steps.textMade?.();
+      },
+      ...(steps.suffixArrayMade === undefined ? {} : { suffixArrayMade: steps.suffixArrayMade }),
+    });
     onProgress?.(2, BUILD_STEPS);
     const documentValues = DocumentArray.valuesOf(built.suffixArray, built.starts, typeOfRank, shared);
     return { fm: built.index, built, rankToId, rankBits, lengths, typeOfRank, documentValues };
