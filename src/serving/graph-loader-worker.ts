@@ -21,6 +21,7 @@ import { saveSnapshot } from "../snapshot/file.js";
 import { compactedGraph } from "../changes/live-store.js";
 import { type BaseWarmth, warmthOf } from "../engine/live/live-graph.js";
 import { describeGraph, imageGraph, type SharedGraphImage, shareGraph } from "./graph-transfer.js";
+import { mapWorkingArrays } from "./mapped-arrays.js";
 import { loadGraphSource } from "./graph-source.js";
 import { type CompactRequest, LOADER_NICE, type LoaderRequest, type LoaderMessage } from "./load-in-worker.js";
 
@@ -134,6 +135,11 @@ function handOver(graph: Graph | SharedGraphImage, warmth: BaseWarmth | undefine
   });
   post(head, transfer);
 }
+
+// A compaction's working arrays (its load's, its replay's, its build's) each in a mapping of their
+// own (mapped-arrays.ts): what it frees goes back to the system, not to this thread's malloc arena,
+// which would keep it under the build's later steps and, once this thread ends, in the process.
+if (request.compact !== undefined) mapWorkingArrays();
 
 try {
   const loaded: { graph: Graph | undefined } = { graph: undefined };
