@@ -73,8 +73,11 @@ export const SNAPSHOT_MAGIC = Uint8Array.from([0x51, 0x55, 0x49, 0x56, 0x45, 0x5
  * 7: the given fingerprints' halves interleaved in one section (statements.fingerprints.halves,
  * statements/fingerprint-column.ts: one cache miss a row where the two arrays hi and lo took two); a
  * format 5 or 6 file is read with its two arrays as they are (nothing copied), and saved interleaved.
+ * 8: the FM-index's class sequence as blocked symbol ranks (search.fm.classRanks,
+ * succinct/symbol-ranks.ts: one round of cache misses a rank) in place of a wavelet matrix
+ * (search.fm.classes); a format 5 to 7 file's matrix is turned into them at open, and saved so.
  */
-export const FORMAT_VERSION: number = 7;
+export const FORMAT_VERSION: number = 8;
 /** The oldest format this Quiver reads (graph-manifest.ts reads each format it accepts). */
 export const MIN_FORMAT_VERSION: number = 5;
 /** The formats this Quiver reads, as its refusals name them. */

@@ -264,7 +264,7 @@ test("format 5 keeps the change batch a compacted graph holds; a format 4 file (
   await expectInvalidAsync(
     () => openSnapshot(old, { cursorSecret: SECRET }),
     old,
-    /made with snapshot format 4 by an older Quiver \(this one reads formats 5 to 7\); rebuild it with quiver build$/,
+    /made with snapshot format 4 by an older Quiver \(this one reads formats 5 to 8\); rebuild it with quiver build$/,
   );
   rmSync(dir, { recursive: true, force: true });
 });

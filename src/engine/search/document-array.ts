@@ -254,6 +254,8 @@ export class DocumentArray {
     for (let d = 0; d < TYPE_BITS; d++) {
       const off = d * stride;
       const z = zeros[d]!;
+      // Several nodes: their words first, all in flight together (see touchRanks).
+      if (width > 1) this.touchSink = touchRanks(levelBlocks, off, starts, ends, width);
       // Children written from the right end, so a node is read before its slots are reused.
       for (let i = width - 1; i >= 0; i--) {
         const s = starts[i]!;

@@ -23,12 +23,16 @@
  *
  * rank_c on the BWT: alphabet partitioning (Barbay, Claude, Gagie, Navarro, Nekrich, "Efficient
  * fully-compressed sequence representations", Algorithmica 69, 2014). The 2^h - 1 most frequent
- * symbols are classes of their own; the rest share one "rare" class. A wavelet matrix of h levels
- * holds the class of every position; a second one holds the rare symbols of the rare positions
- * only. A frequent symbol's rank costs h levels instead of log2(sigma); h is chosen at build to
- * minimize the bits, which also minimizes the levels walked for common text. In each matrix, rank_c(i)
- * is the bottom position of i along c's path minus the bottom start of c (precomputed), so a pair
- * of ranks (sp and ep) costs one rank per level each, and the two are independent loads.
+ * symbols are classes of their own; the rest share one "rare" class. The class of every position is
+ * held as blocked symbol ranks (succinct/symbol-ranks.ts: each block's counts of every class beside
+ * its h bit-planes, so a rank's reads all follow from the position: one round of cache misses, where
+ * a wavelet matrix of h levels chains h of them, which at 10M entities no longer fit the cache),
+ * or, for a class code wider than MAX_SYMBOL_BITS, a wavelet matrix of h levels; a second matrix
+ * holds the rare symbols of the rare positions only. h is chosen at build to minimize the bits. In
+ * a matrix, rank_c(i) is the bottom position of i along c's path minus the bottom start of c
+ * (precomputed), so a pair of ranks (sp and ep) costs one rank per level each, and the two are
+ * independent loads. A snapshot of formats 5 to 7 stored the classes as a wavelet matrix: it is
+ * turned into the blocked ranks at open (SymbolRanks.fromWavelet, n x h bit reads).
  *
  * A k-gram table: the suffix-array interval of every K_GRAM-symbol string that starts a suffix
  * (separators included, so "$ab" is there too), in an open-addressing hash table, so backward search
@@ -39,21 +43,23 @@
  * opened, so a table saved without them gets them too), the intervals of the 2-grams of code units
  * and of "$" + each trigram of code units (identifiers that start with it): a query of 2 or 3 code
  * units, and the prefix tier of one, then costs table probes and no LF step (so does the empty
- * prefix tier of a longer query whose first three no identifier starts with). Every step is a chain
- * of h dependent cache misses, and one more on a larger text (at 10M entities the levels no longer
- * fit the cache). Keys of different lengths never meet: a key of K symbols lies in
- * [sigma^(K-1), sigma^K), its last symbol being at least the separator.
+ * prefix tier of a longer query whose first three no identifier starts with), where a step costs a
+ * round of cache misses for the classes and one per level of the rare matrix for a rare symbol.
+ * Keys of different lengths never meet: a key of K symbols lies in [sigma^(K-1), sigma^K), its last
+ * symbol being at least the separator.
  *
  * Cost: a pattern of m code units takes m - K_GRAM LF steps after one table probe (m steps when its
- * last K_GRAM are not in the table; none for m = 2), each h levels (rare symbols: + the rare
- * matrix's levels); its identifiers' interval, one step more (a probe for m <= K_GRAM). Space: about (h + rare share * h2) * 1.125 bits per text symbol, plus 4 bytes
- * per alphabet symbol (C) and a 256 KB code-unit map. Build: SA-IS (linear), the BWT (one pass),
- * two wavelet matrices.
+ * last K_GRAM are not in the table; none for m = 2), each two class ranks (rare symbols: + the
+ * rare matrix's levels); its identifiers' interval, one step more (a probe for m <= K_GRAM).
+ * Space: about h + 2^h / 16 (the blocked classes) + rare share * h2 * 1.125 bits per text symbol,
+ * plus 4 bytes per alphabet symbol (C) and a 256 KB code-unit map. Build: SA-IS (linear), the BWT (one pass),
+ * the blocked classes and the rare matrix.
  */
 
 import { BitVector, rank1At } from "../succinct/bit-vector.js";
 import { checkLength, type SerialReader, type SerialWriter } from "../serial.js";
 import { buildSuffixArray } from "../succinct/suffix-array.js";
+import { MAX_SYMBOL_BITS, SymbolRanks } from "../succinct/symbol-ranks.js";
 import { WaveletMatrix } from "../succinct/wavelet-matrix.js";
 
 export const TERMINATOR = 0;
@@ -119,8 +125,17 @@ function symbolArray(length: number, sigma: number): SymbolText {
   return sigma <= UINT16_SYMBOLS ? new Uint16Array(length) : new Int32Array(length);
 }
 
+/** Rank of one symbol at two positions: what a backward-search step asks of a sequence. */
+interface PairRanks {
+  readonly bits: number;
+  readonly length: number;
+  readonly byteLength: number;
+  /** rank_v(i) and rank_v(j), written to out[0], out[1]. */
+  rankPair(v: number, i: number, j: number, out: Int32Array): void;
+}
+
 /** One wavelet matrix plus the bottom start of each value's node (rank by final position). */
-class RankedMatrix {
+class RankedMatrix implements PairRanks {
   readonly wm: WaveletMatrix;
   readonly stride: number;
   /** bottom[v] = start of value v's range at the bottom level. */
@@ -164,6 +179,14 @@ class RankedMatrix {
     out[1] = j - base;
   }
 
+  get bits(): number {
+    return this.wm.bits;
+  }
+
+  get length(): number {
+    return this.wm.length;
+  }
+
   get byteLength(): number {
     return this.wm.byteLength + this.bottom.byteLength;
   }
@@ -185,7 +208,8 @@ export class FMIndex {
   /** Code in the rare matrix per symbol (-1 for frequent ones). */
   private readonly rareOf: Int32Array;
   private readonly rareClass: number;
-  private readonly classes: RankedMatrix;
+  /** The class of every position: SymbolRanks for up to MAX_SYMBOL_BITS bits, a wavelet matrix above. */
+  private readonly classes: SymbolRanks | RankedMatrix;
   private readonly rare: RankedMatrix | null;
   private readonly grams: KGramTable;
   private readonly pair = new Int32Array(2);
@@ -198,7 +222,7 @@ export class FMIndex {
     classOf: Int32Array;
     rareOf: Int32Array;
     rareClass: number;
-    classes: WaveletMatrix;
+    classes: SymbolRanks | WaveletMatrix;
     rare: WaveletMatrix | null;
     grams: KGramTable;
   }) {
@@ -209,7 +233,7 @@ export class FMIndex {
     this.classOf = parts.classOf;
     this.rareOf = parts.rareOf;
     this.rareClass = parts.rareClass;
-    this.classes = new RankedMatrix(parts.classes);
+    this.classes = parts.classes instanceof SymbolRanks ? parts.classes : new RankedMatrix(parts.classes);
     this.rare = parts.rare === null ? null : new RankedMatrix(parts.rare);
     const sigma = parts.C.length - 1;
     this.symbolAtOrAbove = new Int32Array(UNITS);
@@ -324,7 +348,10 @@ export class FMIndex {
     // build, which reorders them in place instead of in a copy (four bytes a code unit less), and
     // the BWT, read for the last time above, goes before it.
     bwt = symbolArray(0, sigma);
-    const classes = WaveletMatrix.build(classValues, h, true);
+    // Each branch: blocked ranks (one round of cache misses a rank) for a class code that fits
+    // them, else a wavelet matrix (h levels a rank).
+    const classes =
+      h <= MAX_SYMBOL_BITS ? SymbolRanks.build(classValues, h) : WaveletMatrix.build(classValues, h, true);
     const index = new FMIndex({
       length,
       count: N,
@@ -484,7 +511,9 @@ export class FMIndex {
     w.array("rareOf", this.rareOf);
     // -1 (no rare class) stored as 0: integers are non-negative.
     w.integer("rareClassPlusOne", this.rareClass + 1);
-    this.classes.wm.serialize(w.child("classes"));
+    // Each branch: the class sequence's own serial form, under its own name.
+    if (this.classes instanceof SymbolRanks) this.classes.serialize(w.child("classRanks"));
+    else this.classes.wm.serialize(w.child("classes"));
     if (this.rare !== null) this.rare.wm.serialize(w.child("rare"));
     this.grams.serialize(w.child("grams"));
   }
@@ -503,7 +532,14 @@ export class FMIndex {
     const classOf = r.int32("classOf");
     const rareOf = r.int32("rareOf");
     const rareClass = r.integer("rareClassPlusOne") - 1;
-    const classes = WaveletMatrix.deserialize(r.child("classes"));
+    // Each branch: blocked ranks as stored (format 8 on); a wavelet matrix of classes (formats 5 to 7,
+    // or a class code too wide for the blocks), turned into blocked ranks when its code fits them.
+    let classes: SymbolRanks | WaveletMatrix;
+    if (r.has("classRanks.length")) classes = SymbolRanks.deserialize(r.child("classRanks"));
+    else {
+      const matrix = WaveletMatrix.deserialize(r.child("classes"));
+      classes = matrix.bits >= 1 && matrix.bits <= MAX_SYMBOL_BITS ? SymbolRanks.fromWavelet(matrix) : matrix;
+    }
     const rare = rareClass < 0 ? null : WaveletMatrix.deserialize(r.child("rare"));
     const sigma = C.length - 1;
     checkLength(r, "unitOf", unitOf, sigma - FIRST_UNIT_SYMBOL, "one code unit per symbol but # and $");
@@ -534,7 +570,8 @@ export class FMIndex {
       rare,
       grams: KGramTable.deserialize(r.child("grams"), length),
     });
-    if (rare !== null && rare.length !== index.classes.descend(rareClass, length) - index.classes.bottom[rareClass]!) {
+    index.classes.rankPair(Math.max(0, rareClass), length, length, index.pair);
+    if (rare !== null && rare.length !== index.pair[0]) {
       r.corrupt("the rare matrix's length is not the rare class's count");
     }
     return index;
@@ -543,7 +580,7 @@ export class FMIndex {
   /** Levels of the class matrix and of the rare one (for reports). */
   get shape(): { classBits: number; rareBits: number; rareShare: number } {
     return {
-      classBits: this.classes.wm.bits,
+      classBits: this.classes.bits,
       rareBits: this.rare?.wm.bits ?? 0,
       rareShare: (this.rare?.wm.length ?? 0) / this.length,
     };

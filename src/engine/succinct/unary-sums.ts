@@ -24,6 +24,8 @@ import { BitVector, select0At } from "./bit-vector.js";
 export const SELECT_SAMPLE = 1024;
 /** Bits per block of the bit vector (bit-vector.ts). */
 const BLOCK_BITS = 512;
+/** Int32s per block of the bit vector (bit-vector.ts: two count words, 16 of bits). */
+const BLOCK_WORDS = 18;
 
 export class UnarySums {
   /** The counts in unary: per count, a 0 then its ones; one closing 0. */
@@ -68,6 +70,19 @@ export class UnarySums {
   /** c_0 + ... + c_{x-1}, for 0 <= x <= length (not checked). */
   sumBefore(x: number): number {
     return select0At(this.bits.blocks, this.samples[Math.floor(x / SELECT_SAMPLE)]!, x) - x;
+  }
+
+  /**
+   * Reads the words sumBefore(x) will read first (its sample, the sample's block and the block x's
+   * zero most likely lies in, zeros being about half the bits) and returns them combined: a caller
+   * with several sums to take touches them all first, so that their cache misses are in flight
+   * together (as bit-vector.ts touchRanks does for ranks).
+   */
+  touch(x: number): number {
+    const blocks = this.bits.blocks;
+    const sample = this.samples[Math.floor(x / SELECT_SAMPLE)]!;
+    const likely = Math.min(sample + ((2 * (x % SELECT_SAMPLE)) >>> 9), blocks.length / BLOCK_WORDS - 1);
+    return blocks[sample * BLOCK_WORDS]! ^ blocks[likely * BLOCK_WORDS]!;
   }
 
   get byteLength(): number {

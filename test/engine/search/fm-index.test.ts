@@ -12,6 +12,8 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { FMIndex, SEPARATOR, TERMINATOR } from "../../../src/engine/search/fm-index.js";
 import { MemorySerialReader, MemorySerialWriter } from "../../../src/engine/serial.js";
+import { MAX_SYMBOL_BITS, SymbolRanks } from "../../../src/engine/succinct/symbol-ranks.js";
+import { WaveletMatrix } from "../../../src/engine/succinct/wavelet-matrix.js";
 import { naiveSuffixArray } from "../../../tools/naive-suffix-array.js";
 import { Rng } from "../../support/oracle.js";
 
@@ -163,6 +165,88 @@ function reopened(index: FMIndex, edit?: (fields: Map<string, unknown>) => void)
   edit?.(w.fields as Map<string, unknown>);
   return FMIndex.deserialize(new MemorySerialReader(w.fields));
 }
+
+/** The classes of an index's serial form, decoded from its blocked ranks (the field `classRanks`). */
+function classValuesOf(fields: Map<string, unknown>): { values: Uint32Array; bits: number } {
+  const ranks = SymbolRanks.deserialize(new MemorySerialReader(fields as never, { prefix: "classRanks." }));
+  const values = new Uint32Array(ranks.length);
+  for (let i = 0; i < ranks.length; i++) {
+    for (let c = 0; c < 2 ** ranks.bits; c++) if (ranks.rank(c, i + 1) > ranks.rank(c, i)) values[i] = c;
+  }
+  return { values, bits: ranks.bits };
+}
+
+test("classes saved as a wavelet matrix (formats 5 to 7) open to the same answers, and save as blocked ranks", () => {
+  const rng = new Rng(31);
+  const alphabet = [
+    "a",
+    "b",
+    "c",
+    "é",
+    "ß",
+    "字",
+    "\u{1F600}",
+    ...Array.from({ length: 60 }, (_, i) => String.fromCharCode(0x400 + i)),
+  ];
+  for (let round = 0; round < 8; round++) {
+    const ids = randomIds(rng, 50 + rng.int(400), alphabet);
+    const { index } = FMIndex.build(ids);
+    const saved = new MemorySerialWriter();
+    index.serialize(saved);
+    const fields = saved.fields as Map<string, unknown>;
+    const old = reopened(index, (f) => {
+      const { values, bits } = classValuesOf(f);
+      for (const key of [...f.keys()]) if (key.startsWith("classRanks.")) f.delete(key);
+      const w = new MemorySerialWriter();
+      WaveletMatrix.build(values, bits).serialize(w);
+      for (const [key, value] of w.fields) f.set(`classes.${key}`, value);
+    });
+    const t = textOf(ids);
+    const sa = naiveSuffixArray(t);
+    for (let k = 0; k < 40; k++) {
+      let q = "";
+      for (let j = 1 + rng.int(4); j > 0; j--) q += rng.pick(alphabet);
+      const iv = old.interval(q);
+      assert.is(iv.ep - iv.sp, naiveCounts(t, sa, keyOf(-1, q, -1)).starting, `round ${round} q=${JSON.stringify(q)}`);
+      assert.equal(old.interval(q), index.interval(q));
+      assert.is(old.lowerBound(SEPARATOR, q, -1), index.lowerBound(SEPARATOR, q, -1));
+    }
+    const again = new MemorySerialWriter();
+    old.serialize(again);
+    assert.equal([...again.fields.keys()].sort(), [...fields.keys()].sort());
+    for (const [key, value] of fields) {
+      if (ArrayBuffer.isView(value))
+        assert.ok(Buffer.from((again.fields.get(key) as Int32Array).buffer).equals(Buffer.from(value.buffer)), key);
+    }
+  }
+});
+
+test("a wide alphabet (100 common code units, hundreds of rare ones) keeps its classes in a wavelet matrix", () => {
+  const rng = new Rng(37);
+  const common = Array.from({ length: 100 }, (_, i) => String.fromCharCode(0x400 + i));
+  const rare = Array.from({ length: 600 }, (_, i) => String.fromCharCode(0x4e00 + i));
+  const alphabet = [...common, ...rare];
+  const ids: string[] = [];
+  for (let i = 0; i < 400; i++) {
+    let s = "";
+    for (let k = 0; k < 12; k++) s += rng.chance(0.1) ? rng.pick(rare) : rng.pick(common);
+    ids.push(s);
+  }
+  ids.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const { index } = FMIndex.build(ids);
+  assert.ok(index.shape.classBits > MAX_SYMBOL_BITS, JSON.stringify(index.shape));
+  const w = new MemorySerialWriter();
+  index.serialize(w);
+  assert.ok(w.fields.has("classes.levels") && !w.fields.has("classRanks.blocks"));
+  const back = reopened(index);
+  const t = textOf(ids);
+  const sa = naiveSuffixArray(t);
+  for (let k = 0; k < 100; k++) {
+    const q = rng.pick(alphabet) + (rng.chance(0.5) ? rng.pick(common) : "");
+    for (const ix of [index, back])
+      assert.is(ix.interval(q).ep - ix.interval(q).sp, naiveCounts(t, sa, keyOf(-1, q, -1)).starting, q);
+  }
+});
 
 test("short queries and their identifiers come from the k-gram table, equal to the naive sort, also after a reopen", () => {
   const rng = new Rng(23);
