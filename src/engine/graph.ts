@@ -698,6 +698,10 @@ export class Graph {
       after = statementsKeyOf(content);
     }
     const sealed = this.sealCursors;
+    // Each branch: two or three filters are read ahead together (their look-ups' misses overlap);
+    // one is looked up as it is.
+    if ((s === undefined ? 0 : 1) + (p === undefined ? 0 : 1) + (o === undefined ? 0 : 1) > 1)
+      this.dictionary.touchKeys(s, p, o);
     return this.statementsAfter(tag, after, this.resolve(s), this.resolve(p), this.resolve(o), limit, count, sealed);
   }
 
