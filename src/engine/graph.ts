@@ -698,10 +698,11 @@ export class Graph {
       after = statementsKeyOf(content);
     }
     const sealed = this.sealCursors;
-    // Each branch: two or three filters are read ahead together (their look-ups' misses overlap);
-    // one is looked up as it is.
-    if ((s === undefined ? 0 : 1) + (p === undefined ? 0 : 1) + (o === undefined ? 0 : 1) > 1)
-      this.dictionary.touchKeys(s, p, o);
+    // Each branch: a subject and an object filter are read ahead together (their look-ups' misses
+    // overlap); else each is looked up as it is. A predicate is not: a graph's predicates are few
+    // and in every statement, so their records stay in the cache (read ahead, measured at 10M / 100M,
+    // S+P pages took 5-8% longer, O+S and S+P+O 3-15% less).
+    if (s !== undefined && o !== undefined) this.dictionary.touchKeys(s, o);
     return this.statementsAfter(tag, after, this.resolve(s), this.resolve(p), this.resolve(o), limit, count, sealed);
   }
 

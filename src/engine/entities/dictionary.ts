@@ -58,10 +58,10 @@ export class Dictionary {
   private recentKey1: string | undefined;
   private recentId1 = -1;
   /** The entityIds touchKeys read ahead for and their hashes (hi, lo), which lookUp then takes. */
-  private readonly aheadKeys: (string | undefined)[] = [undefined, undefined, undefined];
-  private readonly aheadHashes = new Uint32Array(6);
+  private readonly aheadKeys: (string | undefined)[] = [undefined, undefined];
+  private readonly aheadHashes = new Uint32Array(4);
   /** The entries of touchKeys' home slots (dense ids), handed to EntityTable.touch. */
-  private readonly aheadIds = new Uint32Array(3);
+  private readonly aheadIds = new Uint32Array(2);
 
   /**
    * The dictionary of the entityIds `entities` holds; `table`: the `table` of a dictionary of these
@@ -108,27 +108,27 @@ export class Dictionary {
   }
 
   /**
-   * Reads ahead for the idOf of each of up to three entityIds at once (a statements query's filters;
-   * undefined: none): each one's hash and home slot, then the records of the entities found there
-   * and their text (EntityTable.touch), each stage one short loop over the keys. One idOf is a chain
-   * of three dependent misses (the slot, the record, the text), a few hundred ns apiece once the
-   * table and the text are far larger than the cache (10M entities); two filters looked up one after
-   * the other wait for six, read ahead together for three. The hashes are kept for the idOf calls
-   * that follow (at most three keys back: a later touchKeys replaces them). A key idOf would answer
-   * from its last two (recentKey0/1) is skipped. Reads only: no answer depends on it.
+   * Reads ahead for the idOf of two entityIds at once (a statements query's subject and object
+   * filters): each one's hash and home slot, then the records of the entities found there and their
+   * text (EntityTable.touch), each stage one short loop over the keys. One idOf is a chain of three
+   * dependent misses (the slot, the record, the text), a few hundred ns apiece once the table and
+   * the text are far larger than the cache (10M entities); two filters looked up one after the other
+   * wait for six, read ahead together for three. The hashes are kept for the idOf calls that follow
+   * (the last two keys: a later touchKeys replaces them). A key idOf would answer from its last two
+   * (recentKey0/1) is skipped. Reads only: no answer depends on it.
    */
-  touchKeys(a: string | undefined, b: string | undefined, c: string | undefined): void {
+  touchKeys(a: string, b: string): void {
     const keys = this.aheadKeys;
     const hashes = this.aheadHashes;
     const ids = this.aheadIds;
     const table = this.table;
     const size = table.length;
     let m = 0;
-    for (let i = 0; i < 3; i++) {
-      const key = i === 0 ? a : i === 1 ? b : c;
-      // Each branch: no key, or one idOf answers without the table (no hash kept for it: the
-      // slot's hash is another key's); else its hash is kept and its home slot read.
-      if (key === undefined || key === this.recentKey0 || key === this.recentKey1) {
+    for (let i = 0; i < 2; i++) {
+      const key = i === 0 ? a : b;
+      // Each branch: one idOf answers without the table (no hash kept for it: the slot's hash is
+      // another key's); else its hash is kept and its home slot read.
+      if (key === this.recentKey0 || key === this.recentKey1) {
         keys[i] = undefined;
         continue;
       }
@@ -160,7 +160,7 @@ export class Dictionary {
   private hashOf(entityId: string): Hash64 {
     const keys = this.aheadKeys;
     // Each branch: a key touchKeys read ahead for (its hash kept), or one hashed now.
-    for (let i = 0; i < 3; i++)
+    for (let i = 0; i < 2; i++)
       if (keys[i] === entityId) {
         const h = this.scratch;
         h[0] = this.aheadHashes[2 * i]!;

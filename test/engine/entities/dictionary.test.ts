@@ -187,7 +187,8 @@ test("touchKeys, then idOf: the same ids as idOf alone, whatever keys came befor
     const key = (): string | undefined => (rng.chance(0.2) ? undefined : rng.pick(pool));
     for (let q = 0; q < 300; q++) {
       const keys = [key(), key(), key()] as const;
-      d.touchKeys(keys[0], keys[1], keys[2]);
+      // Two keys read ahead (a query's subject and object), then up to three looked up.
+      d.touchKeys(keys[0] ?? rng.pick(pool), keys[2] ?? rng.pick(pool));
       for (const k of keys) {
         if (k === undefined) continue;
         const got = d.idOf(rng.chance(0.5) ? k : [...k].join(""));
