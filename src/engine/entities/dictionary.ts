@@ -57,6 +57,11 @@ export class Dictionary {
   private recentId0 = -1;
   private recentKey1: string | undefined;
   private recentId1 = -1;
+  /** The entityIds touchKeys read ahead for and their hashes (hi, lo), which lookUp then takes. */
+  private readonly aheadKeys: (string | undefined)[] = [undefined, undefined];
+  private readonly aheadHashes = new Uint32Array(4);
+  /** The entries of touchKeys' home slots (dense ids), handed to EntityTable.touch. */
+  private readonly aheadIds = new Uint32Array(2);
 
   /**
    * The dictionary of the entityIds `entities` holds; `table`: the `table` of a dictionary of these
@@ -102,8 +107,44 @@ export class Dictionary {
     return d;
   }
 
+  /**
+   * Reads ahead for the idOf of two entityIds at once (a statements query's subject and object
+   * filters): each one's hash and home slot, then the records of the entities found there and their
+   * text (EntityTable.touch), each stage one short loop over the keys. One idOf is a chain of three
+   * dependent misses (the slot, the record, the text), a few hundred ns apiece once the table and
+   * the text are far larger than the cache (10M entities); two filters looked up one after the other
+   * wait for six, read ahead together for three. The hashes are kept for the idOf calls that follow
+   * (the last two keys: a later touchKeys replaces them). A key idOf would answer from its last two
+   * (recentKey0/1) is skipped. Reads only: no answer depends on it.
+   */
+  touchKeys(a: string, b: string): void {
+    const keys = this.aheadKeys;
+    const hashes = this.aheadHashes;
+    const ids = this.aheadIds;
+    const table = this.table;
+    const size = table.length;
+    let m = 0;
+    for (let i = 0; i < 2; i++) {
+      const key = i === 0 ? a : b;
+      // Each branch: one idOf answers without the table (no hash kept for it: the slot's hash is
+      // another key's); else its hash is kept and its home slot read.
+      if (key === this.recentKey0 || key === this.recentKey1) {
+        keys[i] = undefined;
+        continue;
+      }
+      keys[i] = key;
+      const h = hash64([key], this.scratch);
+      hashes[2 * i] = h[0];
+      hashes[2 * i + 1] = h[1];
+      const entry = table[homeSlot(h[1], size)]!;
+      // An empty home slot: the key is not in the graph, and idOf finds that from the slot alone.
+      if (entry !== 0) ids[m++] = entry - 1;
+    }
+    if (m > 0) this.entities.touch(ids, m);
+  }
+
   private lookUp(entityId: string): number {
-    const h = hash64([entityId], this.scratch);
+    const h = this.hashOf(entityId);
     const table = this.table;
     const entities = this.entities;
     const size = table.length;
@@ -113,6 +154,20 @@ export class Dictionary {
       const d = entry - 1;
       if (entities.hashLo(d) === h[1] && entities.hashHi(d) === h[0] && entities.idEquals(d, entityId)) return d;
     }
+  }
+
+  /** hash64 of `entityId`: the one touchKeys kept for it, else computed. */
+  private hashOf(entityId: string): Hash64 {
+    const keys = this.aheadKeys;
+    // Each branch: a key touchKeys read ahead for (its hash kept), or one hashed now.
+    for (let i = 0; i < 2; i++)
+      if (keys[i] === entityId) {
+        const h = this.scratch;
+        h[0] = this.aheadHashes[2 * i]!;
+        h[1] = this.aheadHashes[2 * i + 1]!;
+        return h;
+      }
+    return hash64([entityId], this.scratch);
   }
 
   /**
