@@ -9,7 +9,7 @@
  * identifier is not in the index), count limiting; a 100,000-unit identifier. Then a seeded oracle: random small graphs with 1..8 types, brute-force substring
  * search sorted by (tier, folded, entityId), every resume point of every (pattern, type); the
  * type groups' sampled lower bound against a scan. The build's steps: a caller's names let go at
- * the first, and the stop at the suffix array (buildWithValuesBeside), change nothing of the index.
+ * the first, and the stop at the suffix array (buildWithValues' steps), change nothing of the index.
  */
 
 import { test } from "uvu";
@@ -21,7 +21,6 @@ import {
   TIER_PREFIX,
   type SearchResume,
 } from "../../../src/engine/search/search-index.js";
-import { DocumentArray } from "../../../src/engine/search/document-array.js";
 import { MemorySerialWriter } from "../../../src/engine/serial.js";
 import { Rng, show } from "../../support/oracle.js";
 
@@ -429,7 +428,7 @@ test("a caller that lets its names go at the first step (a compaction's feed) ge
   }
 });
 
-test("buildWithValuesBeside calls its FM-index steps once each, between steps 1 and 2, and makes build()'s index", async () => {
+test("buildWithValues calls its FM-index steps once each, between steps 1 and 2, and makes build()'s index", () => {
   const rng = new Rng(78);
   const names = Array.from({ length: 3_000 }, (_, i) => `${rng.pick(["ab", "cd", "éf"])} ${i % 900}`);
   const types = Uint8Array.from(names, () => rng.int(8));
@@ -437,10 +436,9 @@ test("buildWithValuesBeside calls its FM-index steps once each, between steps 1 
   SearchIndex.build(names, types).serialize(expected);
   const given = names.slice();
   const events: string[] = [];
-  const { index, documentValues } = await SearchIndex.buildWithValuesBeside(
+  const { index, documentValues } = SearchIndex.buildWithValues(
     given,
     types,
-    async (values, rankBits) => DocumentArray.fromValues(values, rankBits),
     (done) => {
       events.push(`step ${done}`);
       // A caller that lets its names go at the first step (the search index's thread).
