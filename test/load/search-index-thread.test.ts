@@ -27,7 +27,7 @@ import { loadGraph, type LoadProgress } from "../../src/load/jsonl.js";
 import { runningSearchIndexThreads, startSearchIndexThread } from "../../src/load/search-index-thread.js";
 import { writeGraphJsonl } from "../../tools/generator.js";
 import { Rng, TYPES } from "../support/oracle.js";
-import { snapshotBytes } from "../support/snapshot.js";
+import { assertSameFields, snapshotBytes } from "../support/snapshot.js";
 
 let root = "";
 let files = { entities: "", statements: "" };
@@ -179,20 +179,7 @@ test("a thread opened at once makes the index a one-thread build makes, byte for
     thread.open();
     const got = new MemorySerialWriter();
     (await thread.index).serialize(got);
-    assert.equal([...got.fields.keys()], [...expected.fields.keys()], fold);
-    for (const [name, value] of expected.fields) {
-      const other = got.fields.get(name);
-      // Each branch: arrays byte for byte, other fields as they are.
-      if (ArrayBuffer.isView(value)) {
-        const a = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-        const b = Buffer.from(
-          (other as ArrayBufferView).buffer,
-          (other as ArrayBufferView).byteOffset,
-          (other as ArrayBufferView).byteLength,
-        );
-        assert.ok(a.equals(b), `${fold}: ${name}`);
-      } else assert.equal(other, value, `${fold}: ${name}`);
-    }
+    assertSameFields(got.fields, expected.fields, fold);
     thread.stop();
   }
 });
@@ -215,21 +202,7 @@ test("a build waits at its suffix array until open(), then makes the one-thread 
   gated.open();
   const got = new MemorySerialWriter();
   (await gated.index).serialize(got);
-  assert.equal([...got.fields.keys()], [...expected.fields.keys()]);
-  for (const [name, value] of expected.fields) {
-    const other = got.fields.get(name);
-    // Each branch: arrays byte for byte, other fields as they are.
-    if (ArrayBuffer.isView(value)) {
-      const b = other as ArrayBufferView;
-      assert.ok(
-        sameBytes(
-          new Uint8Array(value.buffer, value.byteOffset, value.byteLength),
-          new Uint8Array(b.buffer, b.byteOffset, b.byteLength),
-        ),
-        name,
-      );
-    } else assert.equal(other, value, name);
-  }
+  assertSameFields(got.fields, expected.fields);
   gated.stop();
   // A build left waiting (never opened) is ended by stop(), as any other.
   const waiting = startSearchIndexThread({ rawIdentifiers: names.slice(), types: types.slice(), fold: "case" });
