@@ -23,8 +23,9 @@
  *  - document-counts.ts: how many distinct entities (of a type) have a suffix in [l, r), the total
  *    of a query in every tier at once.
  * Tier 2 is every entity of [l, r) whose rank lies outside [a, b): two rank segments, [x, a) and
- * [max(x, b), N), listed by one walk of the document array with [a, b) as its gap. An empty folded query (combining marks alone, under accent folding) is in every
- * identifier: [a, b) is then every rank, the empty identifiers tier 0 and no tier 2.
+ * [max(x, b), N), listed by one walk of the document array with [a, b) as its gap. An empty folded
+ * query (combining marks alone, under accent folding) is in every identifier: [a, b) is then every
+ * rank, the empty identifiers tier 0 and no tier 2.
  *
  * Resuming after a key: a key (tier, folded identifier, entityId) from a cursor is placed by the
  * FM-index's lower bound (identifiers below it, then the group equal to it, then the entityId by
