@@ -8,10 +8,11 @@
  * ids of a line from the line's own bytes: no string is made and no per-thread Map is built.
  *
  * Layout: `slots` holds SLOT_WORDS 32-bit words a slot (32 bytes: a slot never straddles a 64-byte
- * cache line), ids / MAX_LOAD slots (not rounded up to a power of two: 427 MB at 10M ids, not 537). A slot is empty (word 0 is 0)
- * or holds id i: i + 1, the id's entityId hash (hi, lo: what a derived fingerprint is made of), its
- * UTF-8 length, and its first INLINE_BYTES bytes (zero-padded). The bytes of an id longer than
- * INLINE_BYTES from INLINE_BYTES on are in `tails`, from tailStarts[i]. So a look-up of a short id
+ * cache line), ids / MAX_LOAD slots (not rounded up to a power of two: 427 MB at 10M ids, where
+ * the power of two above would take 537). A slot is empty (word 0 is 0) or holds id i: i + 1, the
+ * id's entityId hash (hi, lo: what a derived fingerprint is made of), its UTF-8 length, and its
+ * first INLINE_BYTES bytes (zero-padded). The bytes of an id longer than INLINE_BYTES from
+ * INLINE_BYTES on are in `tails`, from tailStarts[i]. So a look-up of a short id
  * (every Wikidata-style id, "Q123456789") reads one cache line of the table for the index, the hash
  * and the comparison, where a table of indexes over separate byte and hash arrays reads three or
  * four lines at random (about 3x slower once the table is far larger than the cache, at 10M ids).
@@ -121,7 +122,7 @@ export function makeEntityIdTable(ids: readonly string[], hashes: Uint32Array): 
     const id = ids[i]!;
     const length = lengths[i]!;
     let at = homes[i]!;
-    while (slots[SLOT_WORDS * at] !== EMPTY) at = at + 1 === size ? 0 : at + 1;
+    while (slots[SLOT_WORDS * at] !== EMPTY) at = nextSlot(at, size);
     const word = SLOT_WORDS * at;
     slots[word] = i + 1;
     slots[word + HASH_HI_WORD] = hashes[2 * i]!;
@@ -166,6 +167,11 @@ export function homeSlot(table: EntityIdTable, line: Uint8Array, start: number, 
   return fastRange(hashBytes(line, start, end, table.seed), table.slots.length / SLOT_WORDS);
 }
 
+/** The slot linear probing tries after `at`, of `size` slots (the last one's next is the first). */
+function nextSlot(at: number, size: number): number {
+  return at + 1 === size ? 0 : at + 1;
+}
+
 /** What `home`'s first word holds: read early, for several ids at once, it lets their cache misses overlap. */
 export function slotEntry(table: EntityIdTable, home: number): number {
   return table.slots[SLOT_WORDS * home]!;
@@ -201,7 +207,7 @@ export function probeEntitySlot(
       // Each branch: a short id is compared whole in its slot; a long one's tail is compared after.
       if (k === inline && (length <= INLINE_BYTES || tailEquals(table, entry - 1, line, start, length))) return at;
     }
-    at = at + 1 === size ? 0 : at + 1;
+    at = nextSlot(at, size);
     entry = slots[SLOT_WORDS * at]!;
   }
 }

@@ -548,7 +548,7 @@ export async function loadGraph(options: LoadGraphOptions): Promise<Graph> {
   // once its FM-index's suffix array is made until the parse's tables are let go) and with its
   // document array made after its counts, not beside them on a third thread: the counts' working
   // arrays and the document array's (about three words a code unit each, GBs at 10M entities) are
-  // never held at once, nor on top of the parse's tables, where the load's memory peaked.
+  // never held at once, nor on top of the parse's tables, where the load's memory would peak.
   const thread =
     (options.searchIndexThread ??
     (builder.entityCount >= SEARCH_INDEX_THREAD_MIN_ENTITIES && availableParallelism() > 1))
@@ -618,10 +618,7 @@ function startIndexThread(
   builder: GraphBuilder,
   buildProgress: ((phase: BuildPhase, done: number, total: number) => void) | undefined,
 ): SearchIndexThread {
-  return startSearchIndexThread(sealEntities(builder, buildProgress), {
-    gated: true,
-    documentThreadMinPositions: Number.POSITIVE_INFINITY,
-  });
+  return startSearchIndexThread(sealEntities(builder, buildProgress));
 }
 
 /**

@@ -16,18 +16,11 @@
  *   worker -> main   { kind: "error", message }                     (the build threw)
  *   then the worker ends: its whole heap (the identifiers' copy, the folded strings, the suffix array's
  *   working arrays) is given back at once, while the statements are still being read.
- *   index worker -> a third worker   workerData { kind: documents, values, rankBits } (the document
- *                                    array's values on a SharedArrayBuffer: read by both, not copied)
- *   third worker -> index worker     { kind: "documents", fields } (the document array's serial form,
- *                                    transferred) | { kind: "error" }
- *   The index's worker makes the document counts while the third one builds the document array
- *   (SearchIndex.buildWithValuesBeside): the index's two last long steps side by side, on two cores
- *   once the statements are read (at 10M entities they outlast the reading). Only for a text of
- *   DOCUMENT_THREAD_MIN_POSITIONS or more; a shorter one's array is built after the counts.
- *   loadGraph asks for no third worker (documentThreadMinPositions: Infinity): the two steps'
- *   working arrays held at once (about 5 GB of the worker's at 10M entities, beside the 3.5 GB the
- *   loading thread holds once the statements are read) were the load's peak; one after the other,
- *   the counts' are let go before the document array's are made, for a few seconds more.
+ *   The build is gated: it waits once its FM-index's suffix array is made until the loader opens it
+ *   (open(), once the statements are in), so the rest of the FM-index, the counts and the document
+ *   array's working arrays (GBs at 10M entities) never come on top of what the statements' parse
+ *   holds. The counts and the document array are then made one after the other, each step's working
+ *   arrays let go before the next one's are made (SearchIndex.buildWithValues, the one-thread build).
  *   main -> worker   workerData { kind: score, ranks, scores }      (a second worker, once the
  *                                                                     statements are read; the ranks
  *                                                                     transferred, the scores copied)
@@ -50,8 +43,7 @@
  * Cost on the loading thread: cloning the raw identifiers into the worker (about 0.2 s for a
  * million), copying the scores (4 bytes an entity), starting the second worker (tens of
  * milliseconds) and restoring O(1) per array. Memory: the worker's copy of the identifiers and its
- * working arrays while it builds (with the third worker, the document array's two working arrays,
- * 8 bytes a text position, beside the counts' instead of after them); then the ranks the score index
+ * working arrays while it builds; then the ranks the score index
  * is built from (4 bytes a text position and 5 an entity) on the loading thread until it is built.
  * Each worker gets the loading thread's heap limit.
  * This file is also the worker's entry point (it runs when loaded as a worker with its workerData).
@@ -61,7 +53,6 @@ import { getHeapStatistics } from "node:v8";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { type FoldMode, folder } from "../engine/search/fold.js";
 import { ScoreIndex, type ScoreRanks, Scores, SearchIndex } from "../engine/internal.js";
-import { DocumentArray } from "../engine/search/document-array.js";
 import { MemorySerialReader, MemorySerialWriter, type SerialField } from "../engine/serial.js";
 import { collectGarbage } from "./collect-garbage.js";
 
@@ -69,14 +60,6 @@ import { collectGarbage } from "./collect-garbage.js";
 const INDEX_KIND = "quiver.search-index";
 /** workerData's kind of the score index's worker. */
 const SCORE_KIND = "quiver.score-index";
-/** workerData's kind of the document array's worker (started by the index's worker). */
-const DOCUMENTS_KIND = "quiver.document-array";
-/**
- * Fewest text positions (code units of the identifiers, about 16 an entity in generated data) for
- * which the index's worker has a worker of its own build the document array while it makes the
- * counts: below it, the thread's start (tens of milliseconds) weighs more than the overlap saves.
- */
-export const DOCUMENT_THREAD_MIN_POSITIONS = 1 << 20;
 /** Shortest time between two progress messages of the worker. */
 const PROGRESS_MS = 250;
 const MIB = 1024 * 1024;
@@ -86,20 +69,11 @@ interface IndexRequest {
   rawIdentifiers: string[];
   types: Uint8Array;
   fold: FoldMode;
-  /** Fewest text positions for which the document array is built in a worker of its own. */
-  documentThreadMinPositions: number;
   /**
-   * When given (a gated build): word 0 on a SharedArrayBuffer, 0 until the loading thread opens it
-   * (SearchIndexThread.open); the build waits there once its FM-index's suffix array is made.
+   * Word 0 on a SharedArrayBuffer, 0 until the loading thread opens it (SearchIndexThread.open); the
+   * build waits there once its FM-index's suffix array is made.
    */
-  gate?: Int32Array;
-}
-
-interface DocumentsRequest {
-  kind: typeof DOCUMENTS_KIND;
-  /** The document array's values, on a SharedArrayBuffer the index's worker reads too. */
-  values: Uint32Array;
-  rankBits: number;
+  gate: Int32Array;
 }
 
 interface ScoreRequest {
@@ -114,7 +88,6 @@ type Reply =
   | { kind: "progress"; done: number; total: number }
   | { kind: "index"; fields: Map<string, SerialField>; ranks: ScoreRanks }
   | { kind: "score-index"; fields: Map<string, SerialField> }
-  | { kind: "documents"; fields: Map<string, SerialField> }
   | { kind: "error"; message: string };
 
 /** A search index being built in a worker thread. */
@@ -130,8 +103,8 @@ export interface SearchIndexThread {
    */
   scoreIndex(scores: Scores): Promise<ScoreIndex>;
   /**
-   * Lets a gated build (startSearchIndexThread's `gated`) go on past its suffix array: the loader calls
-   * it once the statements are in and what their parse held is let go. Does nothing otherwise, or again.
+   * Lets the build go on past its suffix array: the loader calls it once the statements are in and
+   * what their parse held is let go. Does nothing again.
    */
   open(): void;
   /** Ends the worker running now, if any. */
@@ -156,8 +129,8 @@ interface OneReply<T extends Reply> {
  * Starts a worker of this file with `request` and waits for its one answer of kind `kind`; progress
  * goes to `onProgress`. The worker ends by itself after answering: its exit then is no failure.
  */
-function startWorker<K extends "index" | "score-index" | "documents">(
-  request: IndexRequest | ScoreRequest | DocumentsRequest,
+function startWorker<K extends "index" | "score-index">(
+  request: IndexRequest | ScoreRequest,
   transferList: ArrayBuffer[],
   kind: K,
   what: string,
@@ -198,41 +171,26 @@ function startWorker<K extends "index" | "score-index" | "documents">(
 
 /**
  * Starts building the search index of entities with these raw identifiers and types (by dense id).
- * `documentThreadMinPositions` (default DOCUMENT_THREAD_MIN_POSITIONS; tests lower it): fewest text
- * positions for which the document array is built in a third thread beside the counts. `gated`: the
- * build waits once its FM-index's suffix array is made until `open()` (the rest of the FM-index, the
- * counts and the document array's working arrays, GBs at 10M entities, then never come on top of
+ * The build waits once its FM-index's suffix array is made until `open()` (the rest of the FM-index,
+ * the counts and the document array's working arrays, GBs at 10M entities, then never come on top of
  * what the statements' parse holds, the load's peak otherwise; the parse has the core meanwhile).
  */
-export function startSearchIndexThread(
-  {
-    rawIdentifiers,
-    types,
-    fold,
-  }: {
-    rawIdentifiers: string[];
-    types: Uint8Array;
-    fold: FoldMode;
-  },
-  {
-    documentThreadMinPositions = DOCUMENT_THREAD_MIN_POSITIONS,
-    gated = false,
-  }: { documentThreadMinPositions?: number; gated?: boolean } = {},
-): SearchIndexThread {
+export function startSearchIndexThread({
+  rawIdentifiers,
+  types,
+  fold,
+}: {
+  rawIdentifiers: string[];
+  types: Uint8Array;
+  fold: FoldMode;
+}): SearchIndexThread {
   const entityCount = rawIdentifiers.length;
   let stopped = false;
   let current: Worker | undefined;
-  // Each branch: a gated build shares one word with its worker (0: wait, 1: go on); else none.
-  const gate = gated ? new Int32Array(new SharedArrayBuffer(4)) : undefined;
+  // One word shared with the worker: 0, wait; 1, go on.
+  const gate = new Int32Array(new SharedArrayBuffer(4));
   const started = startWorker(
-    {
-      kind: INDEX_KIND,
-      rawIdentifiers,
-      types,
-      fold,
-      documentThreadMinPositions,
-      ...(gate === undefined ? {} : { gate }),
-    },
+    { kind: INDEX_KIND, rawIdentifiers, types, fold, gate },
     [],
     "index",
     "search index build",
@@ -244,7 +202,6 @@ export function startSearchIndexThread(
   const thread: SearchIndexThread = {
     onProgress: undefined,
     open: () => {
-      if (gate === undefined) return;
       Atomics.store(gate, 0, 1);
       Atomics.notify(gate, 0);
     },
@@ -264,9 +221,7 @@ export function startSearchIndexThread(
       scores.serialize(writer);
       const request: ScoreRequest = { kind: SCORE_KIND, ranks, scores: writer.fields, entityCount };
       // The ranks move to the worker (transferred: they are not needed here again); the scores are
-      // copied, the graph keeps them.
-      // Each branch: a SharedArrayBuffer (the document values, shared by the index's worker with
-      // its document array's) is shared by the message, never transferred.
+      // copied, the graph keeps them. (The filter narrows each buffer's type: all are ArrayBuffers.)
       const transfer = [ranks.idOfRank.buffer, ranks.typeOfRank.buffer, ranks.documentValues.buffer].filter(
         (b): b is ArrayBuffer => b instanceof ArrayBuffer,
       );
@@ -284,29 +239,9 @@ export function startSearchIndexThread(
   return thread;
 }
 
-/**
- * The index's worker: build, hand the serial form and the ranks over, and end. The document array
- * is built by a worker of its own (the values shared, not copied) while this one makes the counts,
- * when the text is long enough to pay for the thread's start.
- */
-async function runIndexWorker(request: IndexRequest): Promise<void> {
+/** The index's worker: build (waiting at the gate), hand the serial form and the ranks over, and end. */
+function runIndexWorker(request: IndexRequest): void {
   const port = parentPort!;
-  let documentsWorker: Worker | undefined;
-  const documentsOf = (values: Uint32Array, rankBits: number): Promise<DocumentArray> => {
-    // Each branch: a short text's array is built here (after the counts), a long one's beside them.
-    if (values.length < request.documentThreadMinPositions) {
-      return Promise.resolve().then(() => DocumentArray.fromValues(values, rankBits));
-    }
-    const started = startWorker(
-      { kind: DOCUMENTS_KIND, values, rankBits },
-      [],
-      "documents",
-      "document array build",
-      () => undefined,
-    );
-    documentsWorker = started.worker;
-    return started.reply.then((m) => DocumentArray.deserialize(new MemorySerialReader(m.fields, { verify: false })));
-  };
   try {
     let lastReport = 0;
     // Folded in place: each raw identifier (this worker's own copy) is let go as its folded form
@@ -316,29 +251,24 @@ async function runIndexWorker(request: IndexRequest): Promise<void> {
     for (let i = 0; i < names.length; i++) names[i] = fold(names[i]!);
     const collect = collectGarbage();
     const gate = request.gate;
-    // Each branch: a gated build collects the names once they are in the FM-index's text (GBs of
-    // strings at 10M entities, else resident under the suffix array's working arrays) and waits once
-    // its suffix array is made; else it never stops.
-    const steps =
-      gate === undefined
-        ? {}
-        : {
-            textMade: () => collect?.(),
-            suffixArrayMade: (): void => {
-              // What the suffix array's build left dead is collected first: the build waits at its
-              // least, the text and the suffix array (six bytes a code unit), until the loader
-              // opens it (at once when it is open already). The rest of the FM-index (its BWT,
-              // class values and their matrix's partition, ten bytes a code unit more at its peak)
-              // then never meets the statements' parse either. Blocking is fine: this thread has
-              // nothing else to do.
-              collect?.();
-              while (Atomics.load(gate, 0) === 0) Atomics.wait(gate, 0, 0);
-            },
-          };
-    const { index, documentValues } = await SearchIndex.buildWithValuesBeside(
+    // The names are collected once they are in the FM-index's text (GBs of strings at 10M entities,
+    // else resident under the suffix array's working arrays); the build waits once its suffix array
+    // is made.
+    const steps = {
+      textMade: () => collect?.(),
+      suffixArrayMade: (): void => {
+        // What the suffix array's build left dead is collected first: the build waits at its least,
+        // the text and the suffix array (six bytes a code unit), until the loader opens it (at once
+        // when it is open already). The rest of the FM-index (its BWT, class values and their
+        // matrix's partition, ten bytes a code unit more at its peak) then never meets the
+        // statements' parse either. Blocking is fine: this thread has nothing else to do.
+        collect?.();
+        while (Atomics.load(gate, 0) === 0) Atomics.wait(gate, 0, 0);
+      },
+    };
+    const { index, documentValues } = SearchIndex.buildWithValues(
       names,
       request.types,
-      documentsOf,
       (done, total) => {
         // The names are in the FM-index's text from step 1 on: this list lets them go. After the
         // FM-index and after the counts, what the step left dead (the BWT and the class values'
@@ -359,26 +289,10 @@ async function runIndexWorker(request: IndexRequest): Promise<void> {
     const transfer = [...writer.transferables()];
     for (const a of [ranks.idOfRank, ranks.typeOfRank, ranks.documentValues]) {
       // documentValues may share no buffer with the index (it is the build's own array); never list
-      // one twice. Each branch: a SharedArrayBuffer (the values shared with the document array's
-      // worker) is shared by the message, never transferred.
+      // one twice. (The instanceof narrows the buffer's type: all are ArrayBuffers.)
       if (a.buffer instanceof ArrayBuffer && !transfer.includes(a.buffer)) transfer.push(a.buffer);
     }
     port.postMessage({ kind: "index", fields: writer.fields, ranks } satisfies Reply, transfer);
-  } catch (e) {
-    // A failed build leaves no thread of its own behind.
-    void documentsWorker?.terminate();
-    postError(port, e);
-  }
-}
-
-/** The document array's worker: build from the shared values, hand the serial form over, and end. */
-function runDocumentsWorker(request: DocumentsRequest): void {
-  const port = parentPort!;
-  try {
-    const documents = DocumentArray.fromValues(request.values, request.rankBits);
-    const writer = new MemorySerialWriter();
-    documents.serialize(writer);
-    port.postMessage({ kind: "documents", fields: writer.fields } satisfies Reply, writer.transferables());
   } catch (e) {
     postError(port, e);
   }
@@ -405,9 +319,6 @@ function postError(port: NonNullable<typeof parentPort>, e: unknown): void {
 }
 
 // Each branch: this file runs as one of its two workers when loaded with that workerData, else as a module.
-const request = isMainThread
-  ? undefined
-  : (workerData as Partial<IndexRequest | ScoreRequest | DocumentsRequest> | null);
-if (request?.kind === INDEX_KIND) void runIndexWorker(request as IndexRequest);
+const request = isMainThread ? undefined : (workerData as Partial<IndexRequest | ScoreRequest> | null);
+if (request?.kind === INDEX_KIND) runIndexWorker(request as IndexRequest);
 else if (request?.kind === SCORE_KIND) runScoreWorker(request as ScoreRequest);
-else if (request?.kind === DOCUMENTS_KIND) runDocumentsWorker(request as DocumentsRequest);

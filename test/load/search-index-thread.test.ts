@@ -6,8 +6,9 @@
  * of a set of searches walked to the end); progress names the phases in their new order; a bad
  * statement line rejects as before and ends the thread; a sealed builder refuses more entities, and
  * statements added before and after the seal (insertion indexes, then dense ids) build the graph of a
- * builder never sealed, duplicates and conflicts across the seal included. A gated build waits (at
- * its suffix array) for open() and then makes the same index; stop() ends it while it waits.
+ * builder never sealed, duplicates and conflicts across the seal included. The thread's build waits
+ * (at its suffix array) for open() and then makes the one-thread build's index byte for byte, under
+ * each fold; stop() ends it while it waits, or before its index arrives.
  */
 
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -26,7 +27,7 @@ import { loadGraph, type LoadProgress } from "../../src/load/jsonl.js";
 import { runningSearchIndexThreads, startSearchIndexThread } from "../../src/load/search-index-thread.js";
 import { writeGraphJsonl } from "../../tools/generator.js";
 import { Rng, TYPES } from "../support/oracle.js";
-import { snapshotBytes } from "../support/snapshot.js";
+import { assertSameFields, snapshotBytes } from "../support/snapshot.js";
 
 let root = "";
 let files = { entities: "", statements: "" };
@@ -165,7 +166,7 @@ test("stop() ends a thread before its index arrives", async () => {
   assert.is(runningSearchIndexThreads(), 0);
 });
 
-test("the document array built in a thread of its own beside the counts: the index a one-thread build makes", async () => {
+test("a thread opened at once makes the index a one-thread build makes, byte for byte, under each fold", async () => {
   const rng = new Rng(47);
   const names = Array.from({ length: 20_000 }, (_, i) =>
     rng.chance(0.1) ? `Name ${i % 50}` : `${rng.pick(["alpha", "Beta", "gämma", "delta"])} ${i} ${rng.int(1e6)}`,
@@ -174,32 +175,16 @@ test("the document array built in a thread of its own beside the counts: the ind
   for (const fold of ["case", "accents"] as const) {
     const expected = new MemorySerialWriter();
     SearchIndex.build(names.map(folder(fold)), types).serialize(expected);
-    // Positions 0: every build of this thread's index hands its document array to a third thread.
-    const thread = startSearchIndexThread(
-      { rawIdentifiers: names.slice(), types: types.slice(), fold },
-      { documentThreadMinPositions: 0 },
-    );
+    const thread = startSearchIndexThread({ rawIdentifiers: names.slice(), types: types.slice(), fold });
+    thread.open();
     const got = new MemorySerialWriter();
     (await thread.index).serialize(got);
-    assert.equal([...got.fields.keys()], [...expected.fields.keys()], fold);
-    for (const [name, value] of expected.fields) {
-      const other = got.fields.get(name);
-      // Each branch: arrays byte for byte, other fields as they are.
-      if (ArrayBuffer.isView(value)) {
-        const a = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-        const b = Buffer.from(
-          (other as ArrayBufferView).buffer,
-          (other as ArrayBufferView).byteOffset,
-          (other as ArrayBufferView).byteLength,
-        );
-        assert.ok(a.equals(b), `${fold}: ${name}`);
-      } else assert.equal(other, value, `${fold}: ${name}`);
-    }
+    assertSameFields(got.fields, expected.fields, fold);
     thread.stop();
   }
 });
 
-test("a gated build waits at its suffix array until open(), then makes the index an ungated one makes; stop() ends it while it waits", async () => {
+test("a build waits at its suffix array until open(), then makes the one-thread build's index; stop() ends it while it waits", async () => {
   const rng = new Rng(53);
   const names = Array.from(
     { length: 20_000 },
@@ -208,39 +193,19 @@ test("a gated build waits at its suffix array until open(), then makes the index
   const types = Uint8Array.from(names, () => rng.int(8));
   const expected = new MemorySerialWriter();
   SearchIndex.build(names.map(folder("case")), types).serialize(expected);
-  const gated = startSearchIndexThread(
-    { rawIdentifiers: names.slice(), types: types.slice(), fold: "case" },
-    { documentThreadMinPositions: 0, gated: true },
-  );
+  const gated = startSearchIndexThread({ rawIdentifiers: names.slice(), types: types.slice(), fold: "case" });
   let settled = false;
   void gated.index.then(() => (settled = true));
-  // An ungated build of 20,000 names takes tens of milliseconds: this one cannot end before open().
+  // A one-thread build of 20,000 names takes tens of milliseconds: this one cannot end before open().
   await new Promise((r) => setTimeout(r, 500));
   assert.not.ok(settled);
   gated.open();
   const got = new MemorySerialWriter();
   (await gated.index).serialize(got);
-  assert.equal([...got.fields.keys()], [...expected.fields.keys()]);
-  for (const [name, value] of expected.fields) {
-    const other = got.fields.get(name);
-    // Each branch: arrays byte for byte, other fields as they are.
-    if (ArrayBuffer.isView(value)) {
-      const b = other as ArrayBufferView;
-      assert.ok(
-        sameBytes(
-          new Uint8Array(value.buffer, value.byteOffset, value.byteLength),
-          new Uint8Array(b.buffer, b.byteOffset, b.byteLength),
-        ),
-        name,
-      );
-    } else assert.equal(other, value, name);
-  }
+  assertSameFields(got.fields, expected.fields);
   gated.stop();
   // A build left waiting (never opened) is ended by stop(), as any other.
-  const waiting = startSearchIndexThread(
-    { rawIdentifiers: names.slice(), types: types.slice(), fold: "case" },
-    { gated: true },
-  );
+  const waiting = startSearchIndexThread({ rawIdentifiers: names.slice(), types: types.slice(), fold: "case" });
   await new Promise((r) => setTimeout(r, 300));
   waiting.stop();
   const until = performance.now() + 2_000;

@@ -4,13 +4,14 @@
  * A graph's snapshot as one 8-aligned buffer (with a fixed build time, so bytes are reproducible),
  * a checksum rewritten after a deliberate corruption (so the structures' own checks are what
  * refuses it), and the expectation every refusal must meet: a QuiverError INVALID_SNAPSHOT whose
- * message starts with the file's name.
+ * message starts with the file's name. Two structures' serial forms compared field by field.
  */
 
 import { crc32 } from "node:zlib";
 import * as assert from "uvu/assert";
 
 import { isQuiverError, type Graph } from "../../src/index.js";
+import type { SerialField } from "../../src/engine/serial.js";
 import { CHECKSUM_AT, CHECKSUM_FROM } from "../../src/snapshot/container.js";
 import { encodeSnapshot } from "../../src/snapshot/file.js";
 import { show } from "./oracle.js";
@@ -29,6 +30,31 @@ export function concat(chunks: readonly Uint8Array[]): Uint8Array {
     at += c.length;
   }
   return out;
+}
+
+/**
+ * Asserts two serial forms (MemorySerialWriter's fields) the same: the same names in the same order,
+ * arrays byte for byte (no diff of megabytes on failure), other fields equal. `label` starts each
+ * failure's message.
+ */
+export function assertSameFields(
+  got: ReadonlyMap<string, SerialField>,
+  expected: ReadonlyMap<string, SerialField>,
+  label = "",
+): void {
+  const prefix = label === "" ? "" : `${label}: `;
+  assert.equal([...got.keys()], [...expected.keys()], `${prefix}field names`);
+  for (const [name, value] of expected) {
+    const other = got.get(name);
+    // Each branch: arrays byte for byte, other fields as they are.
+    if (ArrayBuffer.isView(value)) {
+      const b = other as ArrayBufferView;
+      const same = Buffer.from(value.buffer, value.byteOffset, value.byteLength).equals(
+        new Uint8Array(b.buffer, b.byteOffset, b.byteLength),
+      );
+      assert.ok(same, `${prefix}${name}`);
+    } else assert.equal(other, value, `${prefix}${name}`);
+  }
 }
 
 /** The snapshot of `g` as one buffer. */

@@ -121,17 +121,16 @@ export class DocumentArray {
 
   /**
    * The values `build` makes its array of (what `values()` decodes again): type * 2^R + rank per
-   * position; on a SharedArrayBuffer when `shared` (another thread builds the array from them).
+   * position.
    */
-  static valuesOf(suffixArray: Uint32Array, starts: Uint32Array, typeOfRank: Uint8Array, shared = false): Uint32Array {
+  static valuesOf(suffixArray: Uint32Array, starts: Uint32Array, typeOfRank: Uint8Array): Uint32Array {
     const N = typeOfRank.length;
     const n = suffixArray.length;
     const rankBits = DocumentArray.rankBitsFor(N);
     // The rank of every text position, then the value of every suffix-array position.
     const rankAt = new Uint32Array(n);
     for (let r = 0; r < N; r++) rankAt.fill(r, starts[r]!, starts[r + 1]!);
-    // Each branch: memory another thread can read, or this thread's own.
-    const values = shared ? new Uint32Array(new SharedArrayBuffer(4 * n)) : new Uint32Array(n);
+    const values = new Uint32Array(n);
     for (let i = 0; i < n; i++) {
       const r = rankAt[suffixArray[i]!]!;
       values[i] = (typeOfRank[r]! << rankBits) | r;

@@ -59,7 +59,7 @@
 import { BitVector, rank1At } from "../succinct/bit-vector.js";
 import { checkLength, type SerialReader, type SerialWriter } from "../serial.js";
 import { buildSuffixArray } from "../succinct/suffix-array.js";
-import { MAX_SYMBOL_BITS, SymbolRanks } from "../succinct/symbol-ranks.js";
+import { SymbolRanks, symbolBitsFit } from "../succinct/symbol-ranks.js";
 import { WaveletMatrix } from "../succinct/wavelet-matrix.js";
 
 export const TERMINATOR = 0;
@@ -350,8 +350,7 @@ export class FMIndex {
     bwt = symbolArray(0, sigma);
     // Each branch: blocked ranks (one round of cache misses a rank) for a class code that fits
     // them, else a wavelet matrix (h levels a rank).
-    const classes =
-      h <= MAX_SYMBOL_BITS ? SymbolRanks.build(classValues, h) : WaveletMatrix.build(classValues, h, true);
+    const classes = symbolBitsFit(h) ? SymbolRanks.build(classValues, h) : WaveletMatrix.build(classValues, h, true);
     const index = new FMIndex({
       length,
       count: N,
@@ -538,7 +537,7 @@ export class FMIndex {
     if (r.has("classRanks.length")) classes = SymbolRanks.deserialize(r.child("classRanks"));
     else {
       const matrix = WaveletMatrix.deserialize(r.child("classes"));
-      classes = matrix.bits >= 1 && matrix.bits <= MAX_SYMBOL_BITS ? SymbolRanks.fromWavelet(matrix) : matrix;
+      classes = symbolBitsFit(matrix.bits) ? SymbolRanks.fromWavelet(matrix) : matrix;
     }
     const rare = rareClass < 0 ? null : WaveletMatrix.deserialize(r.child("rare"));
     const sigma = C.length - 1;

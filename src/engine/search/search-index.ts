@@ -23,8 +23,9 @@
  *  - document-counts.ts: how many distinct entities (of a type) have a suffix in [l, r), the total
  *    of a query in every tier at once.
  * Tier 2 is every entity of [l, r) whose rank lies outside [a, b): two rank segments, [x, a) and
- * [max(x, b), N), listed by one walk of the document array with [a, b) as its gap. An empty folded query (combining marks alone, under accent folding) is in every
- * identifier: [a, b) is then every rank, the empty identifiers tier 0 and no tier 2.
+ * [max(x, b), N), listed by one walk of the document array with [a, b) as its gap. An empty folded
+ * query (combining marks alone, under accent folding) is in every identifier: [a, b) is then every
+ * rank, the empty identifiers tier 0 and no tier 2.
  *
  * Resuming after a key: a key (tier, folded identifier, entityId) from a cursor is placed by the
  * FM-index's lower bound (identifiers below it, then the group equal to it, then the entityId by
@@ -167,13 +168,18 @@ export class SearchIndex {
   /**
    * `build`, also returning the document array's values (DocumentArray.valuesOf) that the build
    * makes anyway: what the score index is built from (ScoreIndex.ranksOf), without decoding them again.
+   * `steps`: called between the FM-index's steps (FMBuildSteps), once this build's hold on the
+   * identifiers' strings is let go: at `textMade` the strings are garbage (when the caller let its
+   * own list go at step 1); at `suffixArrayMade` the build is at its least from there to its end,
+   * where a caller may wait (load/search-index-thread.ts).
    */
   static buildWithValues(
     folded: readonly string[],
     types: Uint8Array,
     onProgress?: (done: number, total: number) => void,
+    steps: FMBuildSteps = {},
   ): { index: SearchIndex; documentValues: Uint32Array } {
-    const front = SearchIndex.buildFront(folded, types, onProgress, false);
+    const front = SearchIndex.buildFront(folded, types, onProgress, steps);
     // The counts before the document array: the suffix array and the text (about six bytes a code
     // unit) are read for the last time there, and go before the document array's build makes its
     // working arrays (three words a code unit), so the two are never held at once.
@@ -188,43 +194,14 @@ export class SearchIndex {
   }
 
   /**
-   * `buildWithValues`, the document array made by `documentsOf` from the values (on a
-   * SharedArrayBuffer: another thread reads them, load/search-index-thread.ts) while this thread
-   * makes the counts: the build's two last long steps side by side, on two cores. The same index;
-   * the two steps' working arrays are held at once (about three words a code unit more at the peak).
-   * `steps`: called between the FM-index's steps (FMBuildSteps), once this build's hold on the
-   * identifiers' strings is let go: at `textMade` the strings are garbage (when the caller let its
-   * own list go at step 1); at `suffixArrayMade` the build is at its least from there to its end,
-   * where a caller may wait (load/search-index-thread.ts).
-   */
-  static async buildWithValuesBeside(
-    folded: readonly string[],
-    types: Uint8Array,
-    documentsOf: (values: Uint32Array, rankBits: number) => Promise<DocumentArray>,
-    onProgress?: (done: number, total: number) => void,
-    steps: FMBuildSteps = {},
-  ): Promise<{ index: SearchIndex; documentValues: Uint32Array }> {
-    const front = SearchIndex.buildFront(folded, types, onProgress, true, steps);
-    const documents = documentsOf(front.documentValues, DocumentArray.rankBitsFor(front.typeOfRank.length));
-    // Awaited once the counts are made: a failure before then is not an unhandled rejection.
-    documents.catch(() => undefined);
-    const counts = SearchIndex.buildCounts(front);
-    onProgress?.(3, BUILD_STEPS);
-    const made = await documents;
-    onProgress?.(4, BUILD_STEPS);
-    return SearchIndex.buildBack(front, made, counts, onProgress);
-  }
-
-  /**
    * The build's first steps: the rank order (folded identifier, dense id), the FM-index of the
-   * identifiers in it, and the document array's values (on a SharedArrayBuffer when `shared`).
+   * identifiers in it, and the document array's values.
    */
   private static buildFront(
     folded: readonly string[],
     types: Uint8Array,
     onProgress: ((done: number, total: number) => void) | undefined,
-    shared: boolean,
-    steps: FMBuildSteps = {},
+    steps: FMBuildSteps,
   ): BuildFront {
     const n = folded.length;
     const byRank = Array.from({ length: n }, (_, i) => i).sort((x, y) => {
@@ -257,7 +234,7 @@ export class SearchIndex {
       ...(steps.suffixArrayMade === undefined ? {} : { suffixArrayMade: steps.suffixArrayMade }),
     });
     onProgress?.(2, BUILD_STEPS);
-    const documentValues = DocumentArray.valuesOf(built.suffixArray, built.starts, typeOfRank, shared);
+    const documentValues = DocumentArray.valuesOf(built.suffixArray, built.starts, typeOfRank);
     return { fm: built.index, built, rankToId, rankBits, lengths, typeOfRank, documentValues };
   }
 

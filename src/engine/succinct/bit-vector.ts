@@ -33,11 +33,12 @@
 import { checkLength, type SerialReader, type SerialWriter } from "../serial.js";
 
 /** Bits per block; a power of two, `i >>> BLOCK_SHIFT` is the block of bit i. */
-const BLOCK_SHIFT = 9;
+export const BLOCK_SHIFT = 9;
 const WORDS_PER_BLOCK = 16;
 /** Cumulative count + packed sub-counts. */
 const HEADER_WORDS = 2;
-const BLOCK_STRIDE = HEADER_WORDS + WORDS_PER_BLOCK;
+/** Int32s per block: `blocks[b * BLOCK_STRIDE]` is block b's first (its count before it). */
+export const BLOCK_STRIDE = HEADER_WORDS + WORDS_PER_BLOCK;
 /** Width of each packed sub-count (they go up to 384). */
 const SUB_COUNT_BITS = 9;
 const SUB_COUNT_MASK = (1 << SUB_COUNT_BITS) - 1;

@@ -52,6 +52,11 @@ import type { WaveletMatrix } from "./wavelet-matrix.js";
 
 /** Widest symbol: 2^6 = 64 counts a block (128 bytes) are as many as a block should carry. */
 export const MAX_SYMBOL_BITS = 6;
+
+/** Whether symbols of `bits` bits are what SymbolRanks holds: an integer in [1, MAX_SYMBOL_BITS]. */
+export function symbolBitsFit(bits: number): boolean {
+  return Number.isInteger(bits) && bits >= 1 && bits <= MAX_SYMBOL_BITS;
+}
 /** Positions a block; `i >>> BLOCK_SHIFT` is the block of position i. */
 const BLOCK_SHIFT = 8;
 const BLOCK = 1 << BLOCK_SHIFT;
@@ -172,7 +177,7 @@ export class SymbolRanks {
   static deserialize(r: SerialReader): SymbolRanks {
     const length = r.integer("length");
     const bits = r.integer("bits");
-    if (!(bits >= 1 && bits <= MAX_SYMBOL_BITS)) r.corrupt(`${bits} bits per symbol, not in [1, ${MAX_SYMBOL_BITS}]`);
+    if (!symbolBitsFit(bits)) r.corrupt(`${bits} bits per symbol, not in [1, ${MAX_SYMBOL_BITS}]`);
     if (length > MAX_LENGTH) r.corrupt(`length ${length} is not below 2^31`);
     const blocks = r.int32("blocks");
     const supers = r.int32("supers");
@@ -342,8 +347,7 @@ function strideOf(bits: number): number {
 }
 
 function checkShape(length: number, bits: number): void {
-  if (!Number.isInteger(bits) || bits < 1 || bits > MAX_SYMBOL_BITS)
-    throw new RangeError(`bits must be an integer in [1, ${MAX_SYMBOL_BITS}], got ${bits}`);
+  if (!symbolBitsFit(bits)) throw new RangeError(`bits must be an integer in [1, ${MAX_SYMBOL_BITS}], got ${bits}`);
   if (!Number.isInteger(length) || length < 0 || length > MAX_LENGTH)
     throw new RangeError(`length must be an integer in [0, 2^31), got ${length}`);
 }

@@ -18,14 +18,12 @@
  */
 
 import { checkLength, type SerialReader, type SerialWriter } from "../serial.js";
-import { BitVector, select0At } from "./bit-vector.js";
+import { BitVector, BLOCK_SHIFT, BLOCK_STRIDE, select0At } from "./bit-vector.js";
 
 /** Zeros between two samples of select0. */
 export const SELECT_SAMPLE = 1024;
 /** Bits per block of the bit vector (bit-vector.ts). */
-const BLOCK_BITS = 512;
-/** Int32s per block of the bit vector (bit-vector.ts: two count words, 16 of bits). */
-const BLOCK_WORDS = 18;
+const BLOCK_BITS = 1 << BLOCK_SHIFT;
 
 export class UnarySums {
   /** The counts in unary: per count, a 0 then its ones; one closing 0. */
@@ -81,8 +79,8 @@ export class UnarySums {
   touch(x: number): number {
     const blocks = this.bits.blocks;
     const sample = this.samples[Math.floor(x / SELECT_SAMPLE)]!;
-    const likely = Math.min(sample + ((2 * (x % SELECT_SAMPLE)) >>> 9), blocks.length / BLOCK_WORDS - 1);
-    return blocks[sample * BLOCK_WORDS]! ^ blocks[likely * BLOCK_WORDS]!;
+    const likely = Math.min(sample + ((2 * (x % SELECT_SAMPLE)) >>> BLOCK_SHIFT), blocks.length / BLOCK_STRIDE - 1);
+    return blocks[sample * BLOCK_STRIDE]! ^ blocks[likely * BLOCK_STRIDE]!;
   }
 
   get byteLength(): number {

@@ -70,6 +70,17 @@ function randomIds(rng: Rng, n: number, alphabet: readonly string[]): string[] {
   return ids.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
+/** 400 sorted identifiers of 12 code units, each one of `rare` with chance `rareShare`, else of `common`. */
+function skewedIds(rng: Rng, common: readonly string[], rare: readonly string[], rareShare: number): string[] {
+  const ids: string[] = [];
+  for (let i = 0; i < 400; i++) {
+    let s = "";
+    for (let k = 0; k < 12; k++) s += rng.chance(rareShare) ? rng.pick(rare) : rng.pick(common);
+    ids.push(s);
+  }
+  return ids.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
 test("intervals and lower bounds equal a naive suffix sort", () => {
   const rng = new Rng(11);
   const alphabets = [["a", "b"], ["a", "b", "c", "é", "ß", "\u{1F600}", "字", "\u0000"], ["x"]];
@@ -140,13 +151,7 @@ test("a skewed alphabet puts its rare symbols in a second matrix, answers unchan
   const rng = new Rng(5);
   const common = ["a", "b", "c", "d"];
   const rare = Array.from({ length: 300 }, (_, i) => String.fromCharCode(0x4e00 + i));
-  const ids: string[] = [];
-  for (let i = 0; i < 400; i++) {
-    let s = "";
-    for (let k = 0; k < 12; k++) s += rng.chance(0.03) ? rng.pick(rare) : rng.pick(common);
-    ids.push(s);
-  }
-  ids.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const ids = skewedIds(rng, common, rare, 0.03);
   const { index } = FMIndex.build(ids);
   assert.ok(index.shape.rareBits > 0 && index.shape.rareShare < 0.2, JSON.stringify(index.shape));
   const t = textOf(ids);
@@ -226,13 +231,7 @@ test("a wide alphabet (100 common code units, hundreds of rare ones) keeps its c
   const common = Array.from({ length: 100 }, (_, i) => String.fromCharCode(0x400 + i));
   const rare = Array.from({ length: 600 }, (_, i) => String.fromCharCode(0x4e00 + i));
   const alphabet = [...common, ...rare];
-  const ids: string[] = [];
-  for (let i = 0; i < 400; i++) {
-    let s = "";
-    for (let k = 0; k < 12; k++) s += rng.chance(0.1) ? rng.pick(rare) : rng.pick(common);
-    ids.push(s);
-  }
-  ids.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const ids = skewedIds(rng, common, rare, 0.1);
   const { index } = FMIndex.build(ids);
   assert.ok(index.shape.classBits > MAX_SYMBOL_BITS, JSON.stringify(index.shape));
   const w = new MemorySerialWriter();

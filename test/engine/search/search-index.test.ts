@@ -9,7 +9,7 @@
  * identifier is not in the index), count limiting; a 100,000-unit identifier. Then a seeded oracle: random small graphs with 1..8 types, brute-force substring
  * search sorted by (tier, folded, entityId), every resume point of every (pattern, type); the
  * type groups' sampled lower bound against a scan. The build's steps: a caller's names let go at
- * the first, and the stop at the suffix array (buildWithValuesBeside), change nothing of the index.
+ * the first, and the stop at the suffix array (buildWithValues' steps), change nothing of the index.
  */
 
 import { test } from "uvu";
@@ -21,9 +21,9 @@ import {
   TIER_PREFIX,
   type SearchResume,
 } from "../../../src/engine/search/search-index.js";
-import { DocumentArray } from "../../../src/engine/search/document-array.js";
 import { MemorySerialWriter } from "../../../src/engine/serial.js";
 import { Rng, show } from "../../support/oracle.js";
+import { assertSameFields } from "../../support/snapshot.js";
 
 // dense id: entityId, folded identifier, type. entityIds ascend with the dense id.
 const HAND: [string, string, number][] = [
@@ -421,15 +421,10 @@ test("a caller that lets its names go at the first step (a compaction's feed) ge
   SearchIndex.build(given, types, (done) => {
     if (done === 1) given.length = 0;
   }).serialize(got);
-  for (const [name, value] of expected.fields) {
-    const other = got.fields.get(name);
-    if (ArrayBuffer.isView(value))
-      assert.equal(Array.from(other as Uint32Array), Array.from(value as Uint32Array), name);
-    else assert.equal(other, value, name);
-  }
+  assertSameFields(got.fields, expected.fields);
 });
 
-test("buildWithValuesBeside calls its FM-index steps once each, between steps 1 and 2, and makes build()'s index", async () => {
+test("buildWithValues calls its FM-index steps once each, between steps 1 and 2, and makes build()'s index", () => {
   const rng = new Rng(78);
   const names = Array.from({ length: 3_000 }, (_, i) => `${rng.pick(["ab", "cd", "éf"])} ${i % 900}`);
   const types = Uint8Array.from(names, () => rng.int(8));
@@ -437,10 +432,9 @@ test("buildWithValuesBeside calls its FM-index steps once each, between steps 1 
   SearchIndex.build(names, types).serialize(expected);
   const given = names.slice();
   const events: string[] = [];
-  const { index, documentValues } = await SearchIndex.buildWithValuesBeside(
+  const { index, documentValues } = SearchIndex.buildWithValues(
     given,
     types,
-    async (values, rankBits) => DocumentArray.fromValues(values, rankBits),
     (done) => {
       events.push(`step ${done}`);
       // A caller that lets its names go at the first step (the search index's thread).
@@ -451,13 +445,7 @@ test("buildWithValuesBeside calls its FM-index steps once each, between steps 1 
   assert.equal(events, ["step 1", "text", "suffix array", "step 2", "step 3", "step 4", "step 5"]);
   const got = new MemorySerialWriter();
   index.serialize(got);
-  assert.equal([...got.fields.keys()], [...expected.fields.keys()]);
-  for (const [name, value] of expected.fields) {
-    const other = got.fields.get(name);
-    if (ArrayBuffer.isView(value))
-      assert.equal(Array.from(other as Uint32Array), Array.from(value as Uint32Array), name);
-    else assert.equal(other, value, name);
-  }
+  assertSameFields(got.fields, expected.fields);
   assert.equal(Array.from(documentValues), Array.from(SearchIndex.buildWithValues(names, types).documentValues));
 });
 
