@@ -81,15 +81,7 @@
  * rescored candidates as high as the page's last.
  */
 
-import {
-  type CursorCodec,
-  type CursorContent,
-  ENDPOINT_SEARCH,
-  ENDPOINT_STATEMENTS,
-  queryTag,
-  toSecretBytes,
-} from "../cursor/cursor.js";
-import { randomBytes } from "node:crypto";
+import { type CursorContent, ENDPOINT_SEARCH, ENDPOINT_STATEMENTS, queryTag } from "../cursor/cursor.js";
 import { QuiverError } from "../errors.js";
 import { addDenseStatement, feedDenseEntities, GraphBuilder } from "../graph-builder.js";
 import { indexArray } from "../entities/entity-table.js";
@@ -97,7 +89,6 @@ import {
   type Graph,
   graphAtSequence,
   graphParts,
-  type GraphParts,
   lastSearchPage,
   lastStatementsHint,
   SEARCH_BOUNDS_BYTES,
@@ -105,19 +96,17 @@ import {
   lastStatementsPage,
   lastStatementsRest,
   lastStatementsStart,
-  rawIdentifierOf,
   searchHint,
   searchHintPosition,
   type SearchPageKeys,
   type StatementsKey,
   statementsAfterKey,
   UNSEALED_MORE,
-  cursorCodecOf,
   unsealedRead,
 } from "../graph.js";
 import { SEARCH_MAX_LIMIT, STATEMENTS_MAX_LIMIT } from "../limits.js";
 import { quote } from "../quote.js";
-import { compareFoldedToRaw, folder } from "../search/fold.js";
+import { compareFoldedToRaw } from "../search/fold.js";
 import { statementCounts } from "../search/scores.js";
 import { type Hash64, hash64, hex64 } from "../hash64.js";
 import { derivedFingerprintHalves } from "../statements/fingerprint.js";
@@ -136,10 +125,10 @@ import {
 import { checkSearchParams, checkStatementsParams } from "../validate.js";
 import { BaseFingerprints, type BaseFingerprintsState } from "./base-fingerprints.js";
 import { clearBit, denseBits, dropBits, hasBit, markBit } from "./dense-bits.js";
-import { TombstoneBits, anyMarked, anyUnmarked, isMarked } from "./tombstone-bits.js";
+import { anyMarked, anyUnmarked, isMarked } from "./tombstone-bits.js";
 import {
   GRAM,
-  GramIndex,
+  type GramIndex,
   type GramProbe,
   type JoinedList,
   packedHead,
@@ -179,10 +168,8 @@ import {
   SPLICE_MAX_CHANGES,
   sortStatements,
 } from "./sorted-delta.js";
-import { FingerprintFilter } from "./fingerprint-filter.js";
 import {
   cmp,
-  type HiddenEntity,
   itemOf,
   SEARCH_PART,
   seekEntity,
@@ -193,17 +180,19 @@ import {
   typeCodeOf,
   unknownCursorShape,
 } from "./search-items.js";
+import { scoreRanksOf } from "./score-search.js";
+
 import {
-  LEFT_STREAM,
-  type LiveScoreView,
-  type RescoredEntity,
-  RescoredGrams,
-  type RescoredSet,
-  SCORE_RAISE_MAX,
-  ScoreSearch,
-  scoreRanksOf,
-  setStreamState,
-} from "./score-search.js";
+  LiveState,
+  GONE,
+  UNKNOWN,
+  type LiveGraphOptions,
+  ListAids,
+  mayBeReplaced,
+  type BitsFilter,
+  bitsFilterOf,
+} from "./live-state.js";
+export type { LiveGraphOptions } from "./live-state.js";
 
 /**
  * Items a base page is asked for beyond the page's own, when tombstones lie in its range: a few
@@ -211,13 +200,6 @@ import {
  */
 const TOMBSTONE_SLACK = 8;
 
-/**
- * Bits of the replaced entities' filter (replacedFilterOf) per replaced base entity: about 1 in 16
- * of the other ids a page checks passes it to the exact bitmap. 3,000 replaced: 8 KB.
- */
-const REPLACED_FILTER_BITS = 16;
-/** The smallest filter, in bits (a few replaced entities: 128 bytes). */
-const REPLACED_FILTER_MIN_BITS = 1024;
 /**
  * Bits of a statements list's pair filter (pairsOf) per item: about 1 in 16 of the pairs a list
  * lacks pass it to the list's search. 100,000 delta statements: 256 KB an order.
@@ -228,23 +210,6 @@ const PAIR_FILTER_MIN_BITS = 1024;
 
 /** An empty set of fingerprints (a tombstone list's merge removes nothing). */
 const NO_KEYS: ReadonlySet<string> = new Set();
-
-/** What denseNow says of an entity that is not there now. */
-const GONE = -2;
-/** denseNow's `known` (baseStatement's) when the caller has not looked the id (fingerprint) up in the base. */
-const UNKNOWN = -3;
-
-export interface LiveGraphOptions {
-  /**
-   * Secret that seals cursors (and that the base is given, so cursors of either are followable on
-   * both). Default: a random one per live graph.
-   */
-  cursorSecret?: string | Uint8Array | undefined;
-  /** What the cursor cache may hold (as GraphOptions.cacheBytes). */
-  cacheBytes?: number | undefined;
-  /** The sequence of the last batch the base already holds. Default: the base's own (`base.sequence`). */
-  baseSequence?: number | undefined;
-}
 
 /** What a batch did: CONTRACT.md's 200 body. */
 export interface ChangeResult {
@@ -337,156 +302,16 @@ export function warmthOf(graph: Graph): BaseWarmth {
 }
 
 export class LiveGraph implements ReadGraph {
-  #base: Graph;
-  #parts: GraphParts;
-  #baseFingerprints: BaseFingerprints | undefined;
-  /** The base's fold (its fold mode: case, or case and accents). */
-  #fold: (s: string) => string;
-  /** Each base entity's count of base statements (its default score), made on first need. */
-  #baseCounts: Uint32Array | undefined;
-  /**
-   * What the delta's statements add to (or take from) each entity's count of statements: by dense
-   * id for base entities (made on first write), by entityId for the others (few).
-   */
-  #baseAdjust: Int32Array | undefined;
-  #otherAdjust = new Map<string, number>();
-  /** Base entities (dense ids) whose count or tombstone changed since `rescored()` last looked, each once. */
-  #dirty: number[] = [];
-  #dirtyFlag: Uint8Array | undefined;
-  /**
-   * The most a base entity's counted score rose by, over those that stay in the base's stream (at
-   * most SCORE_RAISE_MAX; a bound kept since the base, never lowered).
-   */
-  #maxRaise = 0;
-  /** Base entities with a counted score the delta lowered, or raised by more than SCORE_RAISE_MAX: by id and by 3-grams. */
-  #rescoredById = new Map<number, RescoredEntity>();
-  #rescoredGrams = new RescoredGrams();
-  /**
-   * Each base entity's place in the base's order=score stream, by dense id, two bits each
-   * (streamStateOf; made at the first change of a count): 0 there at its base score,
-   * 1..SCORE_RAISE_MAX there and raised by that much, LEFT_STREAM rescored (the delta places it).
-   */
-  #streamState: Uint8Array | undefined;
-  /** The order=score read (score-search.ts), over this graph through scoreView(). */
-  readonly #byScore = new ScoreSearch(this.scoreView());
-  #sequence: number;
-  #baseSequence: number;
-  /** The first base's content tag and sequence: with `#sequence` they name the content (contentTag). */
-  readonly #originTag: string;
-  readonly #originSequence: number;
-  readonly #secret: Uint8Array;
-  readonly #cacheBytes: number | undefined;
-  /**
-   * What seals and opens this graph's cursors: the base's codec (the same secret), so a cursor that
-   * either issued is opened by the other from the codec's cache, without a second HMAC.
-   */
-  get #cursors(): CursorCodec {
-    return cursorCodecOf(this.#base);
-  }
-  /** Entities put since the base, by entityId and in search order. */
-  #entities = new Map<string, DeltaEntity>();
-  #entityList: DeltaEntity[] = [];
-  /** The delta entities by the 3-grams of their folded identifiers (search's candidates). */
-  #entityGrams = new GramIndex<DeltaEntity>();
-  /** Base entities replaced (put again, not deleted): their rawIdentifier now, for base statements naming them. */
-  #replaced = new Map<string, string>();
-  /**
-   * The same base entities by dense id, a bit each (dense-bits.ts), made at the first; a base page's
-   * items are checked by it (a bit, not a byte, an entity: 8 times fewer cache lines to miss).
-   */
-  #replacedBase: Uint32Array | undefined;
-  /** Base entities replaced or deleted, by entityId and by 3-grams. */
-  #hiddenEntities = new Map<string, HiddenEntity>();
-  #hiddenGrams = new GramIndex<HiddenEntity>();
-  /**
-   * The same base entities by dense id, a bit each (dense-bits.ts), made at the first: a search
-   * page's items are checked by it (a bit, not a byte, an entity: fewer cache lines to miss).
-   */
-  #hiddenBits: Uint32Array | undefined;
-  /** Statements put since the base, by fingerprint and in each order. */
-  #statements = new Map<string, DeltaStatement>();
-  /** Every key of `#statements` (and some removed since): a fingerprint not in it is not asked of the map. */
-  #statementFilter = new FingerprintFilter();
-  #statementLists: Record<Order, DeltaStatement[]> = { SPO: [], POS: [], OSP: [] };
-  /** Base statements deleted, by fingerprint and in each order. */
-  #hiddenStatements = new Map<string, DeltaStatement>();
-  #hiddenLists: Record<Order, DeltaStatement[]> = { SPO: [], POS: [], OSP: [] };
-  /**
-   * Per order, by base dense id, whether a delta statement (FIRST_PUT) and whether a tombstone
-   * (FIRST_HIDDEN) of that order has that entity first (an exact "none" for each list: a query
-   * skips the binary search of a list that has nothing for it), made at the first statement put or
-   * deleted. Delta statements whose first entity is not in the base are not marked: a query by
-   * such an id searches the delta list (the base has nothing for it, and tombstones are the base's).
-   * Two bits an entity, packed 16 to a word (firstMark): a quarter of a byte each, so that a query's
-   * one look-up (a cache miss in a distinct query's stream) more often finds its line in the caches.
-   */
-  #firstMarks: Record<Order, Uint32Array> | undefined;
-  /**
-   * The tombstones' base positions in each order (tombstone-bits.ts), made at the first base
-   * statement deleted and kept up to date at each batch (tombstoneBits): a filtered query with
-   * tombstones and no delta statement tests its base page's positions, not the tombstone list.
-   */
-  #tombstones: TombstoneBits | undefined;
-  /** #replacedBase's filter (replacedFilterOf): its bits and mask, and the batch and base it was made at. */
-  #replacedFilterBits: Uint32Array = new Uint32Array(0);
-  #replacedFilterMask = 0;
-  #replacedFilterSequence = -1;
-  #replacedFilterBase: Graph | undefined;
-  /**
-   * The statements lists' read aids (fence, pair filter, merge keys) made since the batch and base below: one
-   * record a list read, found by the list's identity among the few (at most the six lists).
-   */
-  #aids: ListAids[] = [];
-  #aidsSequence = -1;
-  /** The token of the places this graph attaches over its base now (WalkPlace): made again at each swap. */
-  #placeToken: object = {};
-  #aidsBase: Graph | undefined;
-  /** A statements merge's scratch: each base item kept's place in the base's page (a page is at most the maximum limit). */
-  readonly #fromBaseAt = new Int32Array(STATEMENTS_MAX_LIMIT);
-  /**
-   * A statements merge's scratch: the base items of the page read last that are kept (emptied at
-   * each merge; its items are the base page's, returned on the merged page).
-   */
-  readonly #fromBase: Statement[] = [];
+  /** The delta and its base (live-state.ts): what every part of this graph reads and changes. */
+  readonly #s: LiveState;
 
   constructor(base: Graph, options: LiveGraphOptions = {}) {
-    // A secret of our own when none is given: the base must share it, and a Graph's default is not readable.
-    this.#secret = options.cursorSecret === undefined ? randomBytes(32) : toSecretBytes(options.cursorSecret);
-    this.#cacheBytes = options.cacheBytes;
-    const baseSequence = options.baseSequence ?? base.sequence;
-    if (!Number.isSafeInteger(baseSequence) || baseSequence < 0)
-      throw new QuiverError(
-        "INVALID_PARAMETER",
-        `baseSequence must be a whole number, 0 or more; got ${baseSequence}.`,
-        {
-          parameter: "baseSequence",
-        },
-      );
-    this.#baseSequence = baseSequence;
-    this.#sequence = baseSequence;
-    this.#base = this.withOurSecret(base);
-    // A base compacted from a change log names content as the live graph it came from did (its
-    // origin), so tags agree whoever compacted; any other base starts the naming itself.
-    const origin = graphParts(base).changesOrigin;
-    const fromOrigin = origin !== undefined && baseSequence === base.sequence;
-    this.#originTag = fromOrigin ? origin.contentTag : this.#base.contentTag;
-    this.#originSequence = fromOrigin ? origin.sequence : baseSequence;
-    this.#parts = graphParts(this.#base);
-    // The fold lowers ASCII text directly (search/fold.ts): a read folds every base item it merges.
-    this.#fold = folder(this.#parts.fold);
-  }
-
-  private withOurSecret(graph: Graph): Graph {
-    return graph.withOptions(
-      this.#cacheBytes === undefined
-        ? { cursorSecret: this.#secret }
-        : { cursorSecret: this.#secret, cacheBytes: this.#cacheBytes },
-    );
+    this.#s = new LiveState(base, options);
   }
 
   /** The last batch applied (0 for none). */
   get sequence(): number {
-    return this.#sequence;
+    return this.#s.sequence;
   }
 
   /**
@@ -499,40 +324,40 @@ export class LiveGraph implements ReadGraph {
   get contentTag(): string {
     // Each branch: no batch since the first base (its own tag), or the batches it holds on top.
     const span =
-      this.#sequence === this.#originSequence
-        ? this.#originTag
-        : `${this.#originTag}+${this.#originSequence}..${this.#sequence}`;
-    const baseTag = this.#base.contentTag;
+      this.#s.sequence === this.#s.originSequence
+        ? this.#s.originTag
+        : `${this.#s.originTag}+${this.#s.originSequence}..${this.#s.sequence}`;
+    const baseTag = this.#s.base.contentTag;
     // A base of the first base's content (itself, or a compaction back to it) gives its bytes.
-    return baseTag === this.#originTag ? span : `${span}@${baseTag}`;
+    return baseTag === this.#s.originTag ? span : `${span}@${baseTag}`;
   }
 
   /** The sequence the base holds: batches after it are in the delta. */
   get baseSequence(): number {
-    return this.#baseSequence;
+    return this.#s.baseSequence;
   }
 
   /** The base graph (sharing this live graph's cursor secret). */
   get base(): Graph {
-    return this.#base;
+    return this.#s.base;
   }
 
   /** What the delta holds: entities and statements put, base entities and statements hidden. */
   get deltaSize(): { entities: number; statements: number; hiddenEntities: number; hiddenStatements: number } {
     return {
-      entities: this.#entities.size,
-      statements: this.#statements.size,
-      hiddenEntities: this.#hiddenEntities.size,
-      hiddenStatements: this.#hiddenStatements.size,
+      entities: this.#s.entities.size,
+      statements: this.#s.statements.size,
+      hiddenEntities: this.#s.hiddenEntities.size,
+      hiddenStatements: this.#s.hiddenStatements.size,
     };
   }
 
   get entityCount(): number {
-    return this.#base.entityCount - this.#hiddenEntities.size + this.#entities.size;
+    return this.#s.base.entityCount - this.#s.hiddenEntities.size + this.#s.entities.size;
   }
 
   get statementCount(): number {
-    return this.#base.statementCount - this.#hiddenStatements.size + this.#statements.size;
+    return this.#s.base.statementCount - this.#s.hiddenStatements.size + this.#s.statements.size;
   }
 
   /**
@@ -543,11 +368,11 @@ export class LiveGraph implements ReadGraph {
    * it again costs nothing.
    */
   warm(): void {
-    this.#baseFingerprints ??= new BaseFingerprints(this.#parts);
-    this.adjustments();
-    this.rescored();
-    this.#parts.scoreIndex.scoreAt(this.#parts.scores, 0);
-    this.#byScore.warm(this.#base);
+    this.#s.baseFingerprints ??= new BaseFingerprints(this.#s.parts);
+    this.#s.adjustments();
+    this.#s.rescored();
+    this.#s.parts.scoreIndex.scoreAt(this.#s.parts.scores, 0);
+    this.#s.byScore.warm(this.#s.base);
   }
 
   // Changes -----------------------------------------------------------------------------------
@@ -572,7 +397,7 @@ export class LiveGraph implements ReadGraph {
     const entities = new Map<string, DeltaEntity | null>();
     const statements = new Map<string, DeltaStatement | null>();
     const result: ChangeResult = {
-      sequence: this.#sequence + 1,
+      sequence: this.#s.sequence + 1,
       entities: { put: 0, deleted: 0 },
       statements: { put: 0, deleted: 0 },
     };
@@ -580,10 +405,10 @@ export class LiveGraph implements ReadGraph {
     // times). `known`: the id's base dense id when found already (putIds), else UNKNOWN.
     const entityAt = (id: string, known = UNKNOWN): number => {
       // A batch that puts or deletes no entity has none to ask (a batch of statement puts asks three times a line).
-      if (entities.size === 0) return this.denseNow(id, known);
+      if (entities.size === 0) return this.#s.denseNow(id, known);
       const o = entities.get(id);
       if (o === null) return GONE;
-      return o !== undefined ? o.baseId : this.denseNow(id, known);
+      return o !== undefined ? o.baseId : this.#s.denseNow(id, known);
     };
     // The base dense ids of the statement puts' entities, three a put in line order, looked up all
     // at once (Dictionary.idsOf: their cache misses overlap); the base does not change meanwhile.
@@ -596,7 +421,7 @@ export class LiveGraph implements ReadGraph {
     const fresh = new Set<string>();
     const statementNow = (fp: string): DeltaStatement | undefined => {
       const o = statements.get(fp);
-      return o === null ? undefined : (o ?? this.currentStatement(fp));
+      return o === null ? undefined : (o ?? this.#s.currentStatement(fp));
     };
     /**
      * The batch's statement puts by each entity they name (what a cascade or the last check looks
@@ -611,7 +436,7 @@ export class LiveGraph implements ReadGraph {
         case "putEntity":
           entities.set(
             c.entity.entityId,
-            deltaEntity(c.entity, this.#fold, this.#parts.dictionary.idOf(c.entity.entityId)),
+            deltaEntity(c.entity, this.#s.fold, this.#s.parts.dictionary.idOf(c.entity.entityId)),
           );
           result.entities.put++;
           break;
@@ -645,7 +470,7 @@ export class LiveGraph implements ReadGraph {
           const fp = putFingerprints[putAt]!;
           // statementNow's look-ups, the batch's map asked once (its answer also says whether the batch knows fp).
           const inBatch = statements.get(fp);
-          const there = inBatch === null ? undefined : (inBatch ?? this.currentStatement(fp, putRows[putAt]));
+          const there = inBatch === null ? undefined : (inBatch ?? this.#s.currentStatement(fp, putRows[putAt]));
           // Neither the batch, the delta nor the base knows the fingerprint: commit has no base statement to hide.
           if (there === undefined && inBatch === undefined) fresh.add(fp);
           if (there !== undefined) {
@@ -710,7 +535,7 @@ export class LiveGraph implements ReadGraph {
     }
     const out = new Int32Array(ids.length);
     const hashes = new Uint32Array(2 * ids.length);
-    this.#parts.dictionary.idsOf(ids, out, hashes);
+    this.#s.parts.dictionary.idsOf(ids, out, hashes);
     return { ids: out, hashes };
   }
 
@@ -744,56 +569,56 @@ export class LiveGraph implements ReadGraph {
       k += 6;
     }
     const rows = new Int32Array(fingerprints.length);
-    this.#baseFingerprints ??= new BaseFingerprints(this.#parts);
-    this.#baseFingerprints.rowsOf(fingerprints, rows);
+    this.#s.baseFingerprints ??= new BaseFingerprints(this.#s.parts);
+    this.#s.baseFingerprints.rowsOf(fingerprints, rows);
     return { fingerprints, rows };
   }
 
   /** Applies a batch prepared on this graph as it stands now. */
   commit(prepared: PreparedBatch): ChangeResult {
-    if (prepared.sequence !== this.#sequence + 1)
+    if (prepared.sequence !== this.#s.sequence + 1)
       throw new Error(
-        `LiveGraph.commit: the batch was prepared for sequence ${prepared.sequence}, the graph is at ${this.#sequence}`,
+        `LiveGraph.commit: the batch was prepared for sequence ${prepared.sequence}, the graph is at ${this.#s.sequence}`,
       );
     const removedEntities = new Set<string>();
     const removedEntityItems: DeltaEntity[] = [];
     const addedEntities: DeltaEntity[] = [];
     for (const [id, entity] of prepared.entities) {
-      const mine = this.#entities.get(id);
+      const mine = this.#s.entities.get(id);
       if (mine !== undefined) {
         removedEntities.add(id);
         removedEntityItems.push(mine);
-        this.#entityGrams.remove(mine);
+        this.#s.entityGrams.remove(mine);
       }
-      const d = entity === null ? this.#parts.dictionary.idOf(id) : entity.baseId;
-      if (d >= 0) this.markDirty(d);
+      const d = entity === null ? this.#s.parts.dictionary.idOf(id) : entity.baseId;
+      if (d >= 0) this.#s.markDirty(d);
       // A base entity replaced or deleted: its base version is hidden from now on.
-      if (d >= 0 && !this.#hiddenEntities.has(id)) {
-        const e = this.#parts.entities;
-        const hidden = { entityId: id, folded: this.#fold(e.rawIdentifier(d)), type: e.entity(d).type };
-        this.#hiddenEntities.set(id, hidden);
-        this.#hiddenGrams.add(hidden);
-        this.#hiddenBits ??= denseBits(this.#base.entityCount);
-        markBit(this.#hiddenBits, d);
+      if (d >= 0 && !this.#s.hiddenEntities.has(id)) {
+        const e = this.#s.parts.entities;
+        const hidden = { entityId: id, folded: this.#s.fold(e.rawIdentifier(d)), type: e.entity(d).type };
+        this.#s.hiddenEntities.set(id, hidden);
+        this.#s.hiddenGrams.add(hidden);
+        this.#s.hiddenBits ??= denseBits(this.#s.base.entityCount);
+        markBit(this.#s.hiddenBits, d);
       }
       // Each branch: a base entity put again shows its new name on base statements; deleted, none name it.
       if (d >= 0 && entity !== null) {
-        this.#replaced.set(id, entity.rawIdentifier);
-        this.#replacedBase ??= denseBits(this.#base.entityCount);
-        markBit(this.#replacedBase, d);
+        this.#s.replaced.set(id, entity.rawIdentifier);
+        this.#s.replacedBase ??= denseBits(this.#s.base.entityCount);
+        markBit(this.#s.replacedBase, d);
       } else if (d >= 0) {
-        this.#replaced.delete(id);
-        if (this.#replacedBase !== undefined) clearBit(this.#replacedBase, d);
+        this.#s.replaced.delete(id);
+        if (this.#s.replacedBase !== undefined) clearBit(this.#s.replacedBase, d);
       }
-      if (entity === null) this.#entities.delete(id);
+      if (entity === null) this.#s.entities.delete(id);
       else {
-        this.#entities.set(id, entity);
-        this.#entityGrams.add(entity);
+        this.#s.entities.set(id, entity);
+        this.#s.entityGrams.add(entity);
         addedEntities.push(entity);
       }
     }
-    this.#entityList = mergeSorted(
-      this.#entityList,
+    this.#s.entityList = mergeSorted(
+      this.#s.entityList,
       removedEntities,
       removedEntityItems,
       (e) => e.entityId,
@@ -807,43 +632,43 @@ export class LiveGraph implements ReadGraph {
     for (const [fp, st] of prepared.statements) {
       // A fingerprint new to the delta and the base (prepare knows) is not looked for in either.
       const fresh = prepared.fresh.has(fp);
-      const mine = fresh || !this.#statementFilter.mayHold(fp) ? undefined : this.#statements.get(fp);
+      const mine = fresh || !this.#s.statementFilter.mayHold(fp) ? undefined : this.#s.statements.get(fp);
       if (mine !== undefined) {
         removedStatements.add(fp);
         removedStatementItems.push(mine);
-        this.#statements.delete(fp);
-        this.adjustCounts(mine, -1);
-      } else if (!fresh && !this.#hiddenStatements.has(fp)) {
+        this.#s.statements.delete(fp);
+        this.#s.adjustCounts(mine, -1);
+      } else if (!fresh && !this.#s.hiddenStatements.has(fp)) {
         // Not in the delta: a base statement the batch deleted (and perhaps put again with another
         // triple), hidden from now on; or a fingerprint new to both (nothing to hide).
-        const base = this.baseStatement(fp);
+        const base = this.#s.baseStatement(fp);
         if (base !== undefined) {
-          this.#hiddenStatements.set(fp, base);
+          this.#s.hiddenStatements.set(fp, base);
           hidden.push(base);
-          this.adjustCounts(base, -1);
+          this.#s.adjustCounts(base, -1);
         }
       }
       if (st !== null) {
-        this.#statements.set(fp, st);
-        this.#statementFilter.add(fp);
+        this.#s.statements.set(fp, st);
+        this.#s.statementFilter.add(fp);
         addedStatements.push(st);
-        this.adjustCounts(st, 1);
+        this.#s.adjustCounts(st, 1);
       }
     }
-    if (hidden.length > 0) this.markTombstones(hidden);
+    if (hidden.length > 0) this.#s.markTombstones(hidden);
     if (addedStatements.length + hidden.length > 0) {
-      const n = this.#base.entityCount;
+      const n = this.#s.base.entityCount;
       const words = Math.ceil(n / 16);
-      this.#firstMarks ??= { SPO: new Uint32Array(words), POS: new Uint32Array(words), OSP: new Uint32Array(words) };
-      for (const st of addedStatements) markFirst(this.#firstMarks, st, FIRST_PUT);
-      for (const st of hidden) markFirst(this.#firstMarks, st, FIRST_HIDDEN);
+      this.#s.firstMarks ??= { SPO: new Uint32Array(words), POS: new Uint32Array(words), OSP: new Uint32Array(words) };
+      for (const st of addedStatements) markFirst(this.#s.firstMarks, st, FIRST_PUT);
+      for (const st of hidden) markFirst(this.#s.firstMarks, st, FIRST_HIDDEN);
     }
     // Each list's new items sorted on their own (sortStatements: by dense ids), then merged in.
-    const idBound = this.#base.entityCount;
+    const idBound = this.#s.base.entityCount;
     const few = removedStatementItems.length + addedStatements.length <= SPLICE_MAX_CHANGES;
     for (const order of ORDERS) {
-      this.#statementLists[order] = mergeStatements(
-        this.#statementLists[order],
+      this.#s.statementLists[order] = mergeStatements(
+        this.#s.statementLists[order],
         order,
         removedStatements,
         removedStatementItems,
@@ -852,8 +677,8 @@ export class LiveGraph implements ReadGraph {
         !few,
       );
       if (hidden.length > 0)
-        this.#hiddenLists[order] = mergeStatements(
-          this.#hiddenLists[order],
+        this.#s.hiddenLists[order] = mergeStatements(
+          this.#s.hiddenLists[order],
           order,
           NO_KEYS,
           [],
@@ -862,190 +687,8 @@ export class LiveGraph implements ReadGraph {
           hidden.length > SPLICE_MAX_CHANGES,
         );
     }
-    this.#sequence = prepared.sequence;
+    this.#s.sequence = prepared.sequence;
     return prepared.result;
-  }
-
-  /** Counts `sign` (1 or -1) for each entity a statement names, each once. */
-  private adjustCounts(st: DeltaStatement, sign: number): void {
-    this.adjustCount(st.s, st.sd, sign);
-    // Each branch: a role that repeats an entity already counted for this statement is skipped.
-    if (st.p !== st.s) this.adjustCount(st.p, st.pd, sign);
-    if (st.o !== st.s && st.o !== st.p) this.adjustCount(st.o, st.od, sign);
-  }
-
-  /** Counts `sign` for entity `id` (base dense id `d`, or -1). */
-  private adjustCount(id: string, d: number, sign: number): void {
-    // Each branch: a base entity by dense id (and marked for rescored()); another by id.
-    if (d >= 0) {
-      this.adjustments()[d]! += sign;
-      this.markDirty(d);
-      return;
-    }
-    const n = (this.#otherAdjust.get(id) ?? 0) + sign;
-    if (n === 0) this.#otherAdjust.delete(id);
-    else this.#otherAdjust.set(id, n);
-  }
-
-  /** The base entities' adjustments of their counts, made on first need. */
-  private adjustments(): Int32Array {
-    this.#baseAdjust ??= new Int32Array(this.#base.entityCount);
-    return this.#baseAdjust;
-  }
-
-  /** Marks base entity `d` for rescored() to look at again (once until it does). */
-  private markDirty(d: number): void {
-    this.#dirtyFlag ??= new Uint8Array(this.#base.entityCount);
-    if (this.#dirtyFlag[d] === 1) return;
-    this.#dirtyFlag[d] = 1;
-    this.#dirty.push(d);
-  }
-
-  /** Each base entity's count of base statements (what its score is when the input gave none). */
-  private baseCounts(): Uint32Array {
-    const st = this.#parts.statementIndex;
-    this.#baseCounts ??= statementCounts(
-      this.#base.entityCount,
-      st.length,
-      (row) => st.subjectOf(row),
-      (row) => st.predicateOf(row),
-      (row) => st.objectOf(row),
-    );
-    return this.#baseCounts;
-  }
-
-  /** How many statements name the entity now. */
-  private countNow(id: string, d: number): number {
-    // Each branch: a base entity's count and adjustment by dense id; another's adjustment by id.
-    if (d >= 0) return this.baseCounts()[d]! + this.adjustments()[d]!;
-    return this.#otherAdjust.get(id) ?? 0;
-  }
-
-  /** The score the input gave an entity there now, or undefined when it is counted. */
-  private givenScore(id: string): number | undefined {
-    const mine = this.#entities.get(id);
-    if (mine !== undefined) return mine.score;
-    const d = this.#parts.dictionary.idOf(id);
-    return this.#parts.scores.isCounted(d, this.baseCounts()[d]!) ? undefined : this.#parts.scores.at(d);
-  }
-
-  /**
-   * The base entities that order "score" must take from the delta (lowered, or raised by more than
-   * SCORE_RAISE_MAX), and each base entity's place in the base's stream (#streamState), brought up
-   * to date first with the raise bound. O(entities marked since the last call).
-   */
-  private rescored(): RescoredSet {
-    if (this.#dirty.length > 0) {
-      const adjustments = this.adjustments();
-      const flags = this.#dirtyFlag!;
-      this.#streamState ??= new Uint8Array(Math.ceil(this.#base.entityCount / 4));
-      const state = this.#streamState;
-      for (const d of this.#dirty) {
-        flags[d] = 0;
-        setStreamState(state, d, 0);
-        const old = this.#rescoredById.get(d);
-        if (old !== undefined) {
-          this.#rescoredGrams.remove(old);
-          this.#rescoredById.delete(d);
-        }
-        // A replaced or deleted base entity is not the base's to place (the delta's copy, if any, is):
-        // out of the stream, so a stream read tells it by the one byte it reads anyway.
-        if (this.#hiddenBits !== undefined && hasBit(this.#hiddenBits, d)) {
-          setStreamState(state, d, LEFT_STREAM);
-          continue;
-        }
-        const adjust = adjustments[d]!;
-        // An unchanged count moves nothing; a given score does not follow the count.
-        if (adjust === 0 || !this.#parts.scores.isCounted(d, this.baseCounts()[d]!)) continue;
-        // Each branch: a small raise stays in the base's stream (the bound grows to cover it); a
-        // drop (a resumed read would have to look back for it) or a large raise leaves it.
-        if (adjust > 0 && adjust <= SCORE_RAISE_MAX) {
-          this.#maxRaise = Math.max(this.#maxRaise, adjust);
-          setStreamState(state, d, adjust);
-          continue;
-        }
-        const entity = this.#parts.entities.entity(d);
-        const r: RescoredEntity = {
-          entityId: entity.entityId,
-          baseId: d,
-          folded: this.#fold(entity.rawIdentifier),
-          type: entity.type,
-          entity,
-          score: this.#parts.scores.at(d) + adjust,
-          lowered: adjust < 0,
-        };
-        setStreamState(state, d, LEFT_STREAM);
-        this.#rescoredById.set(d, r);
-        this.#rescoredGrams.add(r);
-      }
-      this.#dirty = [];
-    }
-    return { byId: this.#rescoredById, grams: this.#rescoredGrams };
-  }
-
-  /**
-   * The base dense id of the entity with this id now (-1: a delta entity not in the base), or GONE.
-   * `known`: its id in the base's dictionary when the caller has it (else UNKNOWN: looked up).
-   */
-  private denseNow(id: string, known = UNKNOWN): number {
-    // A base entity whose hidden bit is clear was neither put again nor deleted (commit marks the bit
-    // of each): it is there, as the base has it, and no map is asked (a hash of the id each).
-    if (known >= 0 && (this.#hiddenBits === undefined || !hasBit(this.#hiddenBits, known))) return known;
-    // Each branch: an empty map is not asked (a lookup hashes the id first; statement puts come three ids a line).
-    if (this.#entities.size > 0) {
-      const mine = this.#entities.get(id);
-      if (mine !== undefined) return mine.baseId;
-    }
-    if (this.#hiddenEntities.size > 0 && this.#hiddenEntities.has(id)) return GONE;
-    const d = known === UNKNOWN ? this.#parts.dictionary.idOf(id) : known;
-    return d >= 0 ? d : GONE;
-  }
-
-  /** The entity with this id now, or undefined. */
-  private currentEntity(id: string): DeltaEntity | Entity | undefined {
-    const mine = this.#entities.get(id);
-    if (mine !== undefined) return mine;
-    if (this.#hiddenEntities.has(id)) return undefined;
-    return this.#base.getEntity(id);
-  }
-
-  /**
-   * The statement with this fingerprint now, or undefined. `baseRow`: the base row that holds it
-   * (-1: none) when the caller looked it up already (BaseFingerprints.rowsOf), else UNKNOWN.
-   */
-  private currentStatement(fp: string, baseRow = UNKNOWN): DeltaStatement | undefined {
-    // A fingerprint the filter never saw is not in the delta's map (no probe of a large map).
-    const mine = this.#statementFilter.mayHold(fp) ? this.#statements.get(fp) : undefined;
-    if (mine !== undefined) return mine;
-    // An empty map is not asked (no hash of the fingerprint for it).
-    if (this.#hiddenStatements.size > 0 && this.#hiddenStatements.has(fp)) return undefined;
-    return this.baseStatement(fp, baseRow);
-  }
-
-  /** The base's statement with this fingerprint (hidden or not), or undefined; `known`: its row, as currentStatement's. */
-  private baseStatement(fp: string, known = UNKNOWN): DeltaStatement | undefined {
-    // Each branch: the row looked up already, or looked up now.
-    let row = known;
-    if (row === UNKNOWN) {
-      this.#baseFingerprints ??= new BaseFingerprints(this.#parts);
-      row = this.#baseFingerprints.rowOf(fp);
-    }
-    if (row < 0) return undefined;
-    const st = this.#parts.statementIndex;
-    const dict = this.#parts.dictionary;
-    const sd = st.subjectOf(row);
-    const pd = st.predicateOf(row);
-    const od = st.objectOf(row);
-    return {
-      s: dict.entityId(sd),
-      p: dict.entityId(pd),
-      o: dict.entityId(od),
-      fp,
-      given: st.fingerprints.given(row) !== undefined,
-      sd,
-      pd,
-      od,
-    };
   }
 
   /**
@@ -1061,13 +704,13 @@ export class LiveGraph implements ReadGraph {
     const visible = (fp: string) => !seen.has(fp) && overlay.get(fp) !== null;
     for (const filter of [{ subjectEntityId: id }, { predicateEntityId: id }, { objectEntityId: id }]) {
       // The base's statements: paged through the base itself, less the tombstones.
-      if (this.#parts.dictionary.idOf(id) >= 0) {
+      if (this.#s.parts.dictionary.idOf(id) >= 0) {
         let cursor: string | undefined;
         do {
-          const page = this.#base.statements({ ...filter, limit: STATEMENTS_MAX_LIMIT, cursor });
+          const page = this.#s.base.statements({ ...filter, limit: STATEMENTS_MAX_LIMIT, cursor });
           for (const item of page.items) {
             const fp = item.statementFingerprint;
-            if (this.#hiddenStatements.has(fp) || !visible(fp)) continue;
+            if (this.#s.hiddenStatements.has(fp) || !visible(fp)) continue;
             seen.add(fp);
             yield { s: item.subjectEntityId, p: item.predicateEntityId, o: item.objectEntityId, fp };
           }
@@ -1081,7 +724,7 @@ export class LiveGraph implements ReadGraph {
       ["POS", [id]],
       ["OSP", [id]],
     ] as const) {
-      const list = this.#statementLists[order];
+      const list = this.#s.statementLists[order];
       const [lo, hi] = prefixRange(list, order, prefix);
       for (let i = lo; i < hi; i++) {
         const st = list[i]!;
@@ -1101,7 +744,7 @@ export class LiveGraph implements ReadGraph {
   // Reads -------------------------------------------------------------------------------------
 
   getEntity(entityId: string): Entity | undefined {
-    const e = this.currentEntity(entityId);
+    const e = this.#s.currentEntity(entityId);
     return e === undefined ? undefined : itemOf(e);
   }
 
@@ -1112,10 +755,10 @@ export class LiveGraph implements ReadGraph {
    */
   search(params: SearchParams): Page<Entity> {
     const { q, type, limit, cursor, order, count } = checkSearchParams(params);
-    const fq = this.#fold(q);
+    const fq = this.#s.fold(q);
     const tag = queryTag(this.searchTagParts(q, type, order));
     // Each branch: an order's own read (its base stream, cursor and merge are the order's alone).
-    if (order === "score") return this.#byScore.search(params, fq, type, limit, cursor, count, tag);
+    if (order === "score") return this.#s.byScore.search(params, fq, type, limit, cursor, count, tag);
     return this.searchByName(params, fq, type, limit, cursor, count, tag);
   }
 
@@ -1145,12 +788,12 @@ export class LiveGraph implements ReadGraph {
     const delta = this.deltaCandidates(fq);
     /** The base's page read first (basePageByName's): the merge's first round. */
     let prefetched: Page<Entity> | undefined = read.prefetched;
-    const hiddenBits = this.#hiddenBits;
+    const hiddenBits = this.#s.hiddenBits;
     // The delta's matches after the key and before the first round's last item (the fence), at most
     // a page of them: the merge's other stream. Most merges place one or two delta items among the
     // base's, so the delta's items past the page are read only when the merge reaches them (fenced).
     const found: SearchItem[] = [];
-    const firstKeys = lastSearchPage(this.#base);
+    const firstKeys = lastSearchPage(this.#s.base);
     const firstItems = read.prefetched.items;
     // Each branch: a next base page (its last item fences the delta's first fetch), or the base's last (no fence).
     const fence: SearchItem | undefined =
@@ -1261,7 +904,7 @@ export class LiveGraph implements ReadGraph {
       // in the way; each further round asks twice as many.
       const page =
         prefetched ??
-        this.#base.search({
+        this.#s.base.search({
           q: params.q,
           type: params.type,
           order: "name",
@@ -1280,7 +923,7 @@ export class LiveGraph implements ReadGraph {
       }
       // The page's items as they come, none folded yet (order folds one when it meets a delta item
       // of its tier); their dense ids, tiers and ranks as the base found them (no look-up by entityId).
-      const keys = lastSearchPage(this.#base);
+      const keys = lastSearchPage(this.#s.base);
       const ids = keys.ids;
       nameBounds = keys.bounds;
       const items = page.items;
@@ -1296,7 +939,7 @@ export class LiveGraph implements ReadGraph {
       // page) from a cursor of its last item's key, sealed with the base's hint when it is read.
       lookAhead =
         page.nextCursor !== null &&
-        (hiddenBits === undefined || !hasBit(hiddenBits, this.#parts.searchIndex.idAt(keys.ranks[items.length]!)));
+        (hiddenBits === undefined || !hasBit(hiddenBits, this.#s.parts.searchIndex.idAt(keys.ranks[items.length]!)));
       baseDone = page.nextCursor === null;
       baseCursor = baseDone || page.nextCursor === UNSEALED_MORE ? undefined : (page.nextCursor ?? undefined);
       unsealedLast = page.nextCursor === UNSEALED_MORE ? bound : undefined;
@@ -1311,68 +954,20 @@ export class LiveGraph implements ReadGraph {
       const parts = [
         last.entity.rawIdentifier,
         last.entity.entityId,
-        last.rank === undefined ? "" : searchHint(this.#base, last.rank),
+        last.rank === undefined ? "" : searchHint(this.#s.base, last.rank),
       ];
       // Each branch: a base item with the base's bounds (they go with its hint, so the base's read
       // of the next page skips its backward search); else the key alone.
       nextCursor =
         last.rank !== undefined && nameBounds != null
-          ? this.#cursors.encode(ENDPOINT_SEARCH, tag, last.tier, parts, nameBounds, SEARCH_BOUNDS_BYTES)
-          : this.#cursors.encode(ENDPOINT_SEARCH, tag, last.tier, parts);
+          ? this.#s.cursors.encode(ENDPOINT_SEARCH, tag, last.tier, parts, nameBounds, SEARCH_BOUNDS_BYTES)
+          : this.#s.cursors.encode(ENDPOINT_SEARCH, tag, last.tier, parts);
     }
     if (!count) return { items, nextCursor };
     // The walk's total: the base's, less its tombstoned matches, plus the delta's entities that match.
     // Each branch: counted with a page read, or (no page read) asked now.
-    baseTotal ??= this.#base.search({ q: params.q, type: params.type, limit: 1, count: true }).total!;
+    baseTotal ??= this.#s.base.search({ q: params.q, type: params.type, limit: 1, count: true }).total!;
     return { items, nextCursor, total: baseTotal - hiddenMatches + deltaMatches };
-  }
-
-  /**
-   * What the order=score read (score-search.ts) sees of this graph: getters over its fields, read
-   * at each call (a batch or a swap changes them), and the two methods it asks.
-   */
-  private scoreView(): LiveScoreView {
-    const live = this;
-    return {
-      get base() {
-        return live.#base;
-      },
-      get parts() {
-        return live.#parts;
-      },
-      get fold() {
-        return live.#fold;
-      },
-      get cursors() {
-        return live.#cursors;
-      },
-      get sequence() {
-        return live.#sequence;
-      },
-      get entities() {
-        return live.#entities;
-      },
-      get entityGrams() {
-        return live.#entityGrams;
-      },
-      get hiddenGrams() {
-        return live.#hiddenGrams;
-      },
-      get maxRaise() {
-        return live.#maxRaise;
-      },
-      get streamState() {
-        return live.#streamState;
-      },
-      get adjustments() {
-        return live.#baseAdjust;
-      },
-      get hiddenBits() {
-        return live.#hiddenBits;
-      },
-      countNow: (id, d) => this.countNow(id, d),
-      rescored: () => this.rescored(),
-    };
   }
 
   /**
@@ -1380,7 +975,7 @@ export class LiveGraph implements ReadGraph {
    * identifier folded when first needed: keyed), with the raw identifier and the base's position hint it carries.
    */
   private searchKey(cursor: string, tag: Hash64): SearchKey {
-    const content = this.#cursors.decode(cursor, ENDPOINT_SEARCH, tag);
+    const content = this.#s.cursors.decode(cursor, ENDPOINT_SEARCH, tag);
     if (content.count !== SEARCH_NAME_PARTS || content.extra > TIER_INFIX) throw unknownCursorShape();
     const raw = content.part(SEARCH_PART.raw);
     const entityId = content.part(SEARCH_PART.entityId);
@@ -1419,16 +1014,16 @@ export class LiveGraph implements ReadGraph {
     tag: Hash64,
   ): Page<Entity> | NameRead {
     const key = cursor === undefined ? undefined : this.searchKey(cursor, tag);
-    const hiddenBits = this.#hiddenBits;
+    const hiddenBits = this.#s.hiddenBits;
     // The base's read from the parameters checked, folded, tagged and opened here (not again), its
     // next page's cursor left unsealed: sealed below when the page is the answer (as the base
     // seals it), so a page read again longer or handed to the merge costs no HMAC of its own.
-    const base = this.#base;
+    const base = this.#s.base;
     const content = key?.content;
     const read = (n: number) =>
       unsealedRead(base, () => searchByNameChecked(base, fq, typeNumber, n, content, count, tag));
     let page = read(limit);
-    let keys = lastSearchPage(this.#base);
+    let keys = lastSearchPage(this.#s.base);
     let k = page.items.length;
     let hidden = 0;
     /** A first page with no next one: it holds every base match (a total needs no index of the delta's). */
@@ -1460,12 +1055,12 @@ export class LiveGraph implements ReadGraph {
       while (hidden > 0 && page.nextCursor !== null && k - hidden < limit) {
         if (limit + hidden > SEARCH_MAX_LIMIT) return { prefetched: page, key, hiddenCount };
         page = read(limit + hidden);
-        keys = lastSearchPage(this.#base);
+        keys = lastSearchPage(this.#s.base);
         k = page.items.length;
         hidden = countFiltered(filter, hiddenBits, keys.ids, k);
       }
       // The base's look-ahead tombstoned: whether any visible base item follows is the merge's to find.
-      if (page.nextCursor !== null && filteredHas(filter, hiddenBits, this.#parts.searchIndex.idAt(keys.ranks[k]!)))
+      if (page.nextCursor !== null && filteredHas(filter, hiddenBits, this.#s.parts.searchIndex.idAt(keys.ranks[k]!)))
         return { prefetched: page, key, hiddenCount };
     }
     if (this.deltaAhead(fq, type, key, page, keys)) return { prefetched: page, key, hiddenCount };
@@ -1473,7 +1068,7 @@ export class LiveGraph implements ReadGraph {
     // tombstoned or not: a position), with the query's bounds attached.
     if (page.nextCursor !== null) {
       const last = page.items[k - 1]!;
-      page.nextCursor = this.#cursors.encode(
+      page.nextCursor = this.#s.cursors.encode(
         ENDPOINT_SEARCH,
         tag,
         keys.tiers[k - 1]!,
@@ -1499,8 +1094,8 @@ export class LiveGraph implements ReadGraph {
    */
   private hiddenFilterOf(bits: Uint32Array): BitsFilter {
     const kept = HIDDEN_FILTERS.get(bits);
-    if (kept !== undefined && kept.sequence === this.#sequence && kept.base === this.#base) return kept;
-    const filter = { ...bitsFilterOf(bits), sequence: this.#sequence, base: this.#base };
+    if (kept !== undefined && kept.sequence === this.#s.sequence && kept.base === this.#s.base) return kept;
+    const filter = { ...bitsFilterOf(bits), sequence: this.#s.sequence, base: this.#s.base };
     HIDDEN_FILTERS.set(bits, filter);
     return filter;
   }
@@ -1510,11 +1105,11 @@ export class LiveGraph implements ReadGraph {
    * found them), sealed as the base seals its own, with the query's bounds in the base attached.
    */
   private sealSearchKey(tag: Hash64, x: SearchItem, bounds: object | null | undefined): string {
-    return this.#cursors.encode(
+    return this.#s.cursors.encode(
       ENDPOINT_SEARCH,
       tag,
       x.tier,
-      [x.entity.rawIdentifier, x.entity.entityId, searchHint(this.#base, x.rank!)],
+      [x.entity.rawIdentifier, x.entity.entityId, searchHint(this.#s.base, x.rank!)],
       bounds ?? undefined,
       SEARCH_BOUNDS_BYTES,
     );
@@ -1541,11 +1136,11 @@ export class LiveGraph implements ReadGraph {
     // Each branch: a gram's sorted list, walked by its summary; every delta entity (a query shorter
     // than a gram), by its items.
     if (fq.length >= GRAM) {
-      const probe = this.#entityGrams.probe(fq, compareEntities, typeCodeOf);
+      const probe = this.#s.entityGrams.probe(fq, compareEntities, typeCodeOf);
       if (probe.size === 0) return false;
       return this.deltaMatchBefore(fq, type, key?.item, bound, probe);
     }
-    const delta = this.#entityList;
+    const delta = this.#s.entityList;
     if (delta.length === 0) return false;
     const first: SearchItem[] = [];
     this.deltaByName(fq, type, key?.item, 1, first, bound, delta);
@@ -1599,7 +1194,7 @@ export class LiveGraph implements ReadGraph {
         // A query of one gram (the item starts with it) and a bound in the infix tier or none: this
         // match of the first two tiers comes before it, whatever its tier.
         if (!check && (before === undefined || before.tier === TIER_INFIX)) return true;
-        const e = (items ??= this.#entityGrams.probeList(probe, compareEntities))[i]!;
+        const e = (items ??= this.#s.entityGrams.probeList(probe, compareEntities))[i]!;
         // Each branch: before fq (the first item read may be: the heads sought only its first three
         // units); past the range of identifiers that start with fq (sorted: every later item too).
         if (!e.folded.startsWith(fq)) {
@@ -1630,7 +1225,7 @@ export class LiveGraph implements ReadGraph {
         const h = (summary[at + SUMMARY_HEAD]! >>> 0) * 65536 + (tail >>> 8);
         if (h > bound) return false;
         if (h === bound) {
-          const e = (items ??= this.#entityGrams.probeList(probe, compareEntities))[j]!;
+          const e = (items ??= this.#s.entityGrams.probeList(probe, compareEntities))[j]!;
           if (this.compareToItem(e.folded, e.entityId, before!) >= 0) return false;
         }
       }
@@ -1642,7 +1237,7 @@ export class LiveGraph implements ReadGraph {
         return true;
       }
       if (!summaryMayHold(summary, at)) continue;
-      const folded = (items ??= this.#entityGrams.probeList(probe, compareEntities))[j]!.folded;
+      const folded = (items ??= this.#s.entityGrams.probeList(probe, compareEntities))[j]!.folded;
       if (folded.includes(fq) && !folded.startsWith(fq)) return true;
     }
     return false;
@@ -1663,7 +1258,7 @@ export class LiveGraph implements ReadGraph {
     let i = seekHead(summary, from, n, head);
     let items: readonly DeltaEntity[] | undefined;
     for (; i < n && summaryHeadAt(summary, i, from) === head; i++) {
-      const e = (items ??= this.#entityGrams.probeList(probe, compareEntities))[i]!;
+      const e = (items ??= this.#s.entityGrams.probeList(probe, compareEntities))[i]!;
       if (this.compareToItem(e.folded, e.entityId, after) > 0) break;
     }
     return i;
@@ -1705,14 +1300,14 @@ export class LiveGraph implements ReadGraph {
       // infix match at best).
       if (h === qHead) {
         if (!check) return true;
-        const folded = (items ??= this.#entityGrams.probeList(probe, compareEntities))[j]!.folded;
+        const folded = (items ??= this.#s.entityGrams.probeList(probe, compareEntities))[j]!.folded;
         if (folded.startsWith(fq)) return true;
         if (!folded.includes(fq)) continue;
-      } else if (check && !(items ??= this.#entityGrams.probeList(probe, compareEntities))[j]!.folded.includes(fq))
+      } else if (check && !(items ??= this.#s.entityGrams.probeList(probe, compareEntities))[j]!.folded.includes(fq))
         continue;
       // An infix match (a query of one gram: every item holds it): before the bound by head, or by key on a tie.
       if (h < bound) return true;
-      const e = (items ??= this.#entityGrams.probeList(probe, compareEntities))[j]!;
+      const e = (items ??= this.#s.entityGrams.probeList(probe, compareEntities))[j]!;
       if (this.compareToItem(e.folded, e.entityId, before) < 0) return true;
       // At or past the bound: so is every later item; only a prefix match (fq's head at or past the
       // bound's) is left, after this one.
@@ -1729,7 +1324,7 @@ export class LiveGraph implements ReadGraph {
       if (want >= 0 && (tail & 0xff) !== want) continue;
       if (!check) return true;
       if (!summaryMayHold(summary, at)) continue;
-      if ((items ??= this.#entityGrams.probeList(probe, compareEntities))[i]!.folded.startsWith(fq)) return true;
+      if ((items ??= this.#s.entityGrams.probeList(probe, compareEntities))[i]!.folded.startsWith(fq)) return true;
     }
     return false;
   }
@@ -1761,12 +1356,12 @@ export class LiveGraph implements ReadGraph {
    * range of it; empty when some gram of fq is in no delta entity), else every delta entity.
    */
   private deltaCandidates(fq: string): readonly DeltaEntity[] {
-    return fq.length >= GRAM ? this.#entityGrams.sortedList(fq, compareEntities) : this.#entityList;
+    return fq.length >= GRAM ? this.#s.entityGrams.sortedList(fq, compareEntities) : this.#s.entityList;
   }
 
   /** How many delta entities match `fq` and `type` (countCandidates over its candidates). */
   private deltaMatchCount(fq: string, type: EntityType | undefined): number {
-    return countCandidates(this.#entityGrams, this.deltaCandidates(fq), fq, type);
+    return countCandidates(this.#s.entityGrams, this.deltaCandidates(fq), fq, type);
   }
 
   /**
@@ -1776,8 +1371,8 @@ export class LiveGraph implements ReadGraph {
    */
   private hiddenMatchCount(fq: string, type: EntityType | undefined): number {
     // Each branch: a query of a gram or more, its rarest gram's list; a shorter one, every tombstone.
-    const list = fq.length >= GRAM ? this.#hiddenGrams.sortedList(fq, compareByKey) : this.#hiddenGrams.list();
-    return countCandidates(this.#hiddenGrams, list, fq, type);
+    const list = fq.length >= GRAM ? this.#s.hiddenGrams.sortedList(fq, compareByKey) : this.#s.hiddenGrams.list();
+    return countCandidates(this.#s.hiddenGrams, list, fq, type);
   }
 
   /**
@@ -1809,7 +1404,7 @@ export class LiveGraph implements ReadGraph {
 
   /** `item` with its folded identifier, folded now if the item was made without it (""). */
   private keyed(item: SearchItem): SearchItem {
-    if (item.folded === "") item.folded = this.#fold(item.entity.rawIdentifier);
+    if (item.folded === "") item.folded = this.#s.fold(item.entity.rawIdentifier);
     return item;
   }
 
@@ -1837,7 +1432,8 @@ export class LiveGraph implements ReadGraph {
     const check = fq.length !== GRAM;
     // Each branch: a gram's sorted list, searched and walked by its summary's words (heads, type,
     // signature: an item is read only when they let it through); every delta entity's, by its items.
-    const summary = fq.length >= GRAM && items.length > 1 ? this.#entityGrams.summaryOf(items, typeCodeOf) : undefined;
+    const summary =
+      fq.length >= GRAM && items.length > 1 ? this.#s.entityGrams.summaryOf(items, typeCodeOf) : undefined;
     const code = type === undefined ? -1 : typeCodeOf({ type });
     const qHead = packedHead(fq);
     if (summary !== undefined && check) signatureInto(fq, QUERY_SIGNATURE, 0);
@@ -1913,7 +1509,7 @@ export class LiveGraph implements ReadGraph {
   private searchTagParts(q: string, type: number, order: SearchOrder): string[] {
     const parts = ["search", q, type < 0 ? "" : String(type)];
     if (order !== "name") parts.push(`order=${order}`);
-    if (this.#parts.fold !== "case") parts.push(`fold=${this.#parts.fold}`);
+    if (this.#s.parts.fold !== "case") parts.push(`fold=${this.#s.parts.fold}`);
     return parts;
   }
 
@@ -1927,16 +1523,20 @@ export class LiveGraph implements ReadGraph {
     /** Where the page before left the delta lists, when this graph issued the cursor at this batch and base. */
     let place: WalkPlace | undefined;
     if (cursor !== undefined) {
-      const content = this.#cursors.decode(cursor, ENDPOINT_STATEMENTS, tag);
+      const content = this.#s.cursors.decode(cursor, ENDPOINT_STATEMENTS, tag);
       if (content.count !== 5) throw unknownCursorShape();
       after = [content.part(0), content.part(1), content.part(2), content.part(3), content.part(4)];
       const attached = content.attachment;
       // Each check: a place this graph attached, at the batch and base it reads now (else the lists
       // may have changed under its positions).
-      if (attached instanceof WalkPlace && attached.token === this.placeToken() && attached.sequence === this.#sequence)
+      if (
+        attached instanceof WalkPlace &&
+        attached.token === this.#s.placeToken() &&
+        attached.sequence === this.#s.sequence
+      )
         place = attached;
     }
-    const dictionary = this.#parts.dictionary;
+    const dictionary = this.#s.parts.dictionary;
     const sd = s === undefined ? undefined : dictionary.idOf(s);
     const pd = p === undefined ? undefined : dictionary.idOf(p);
     const od = o === undefined ? undefined : dictionary.idOf(o);
@@ -1946,8 +1546,8 @@ export class LiveGraph implements ReadGraph {
     // base may start delta statements (none of the base's, so no tombstone); one in the base, as
     // its marks say.
     const firstId = unfiltered ? -1 : (order === "SPO" ? sd : order === "POS" ? pd : od)!;
-    const marks = this.#firstMarks;
-    const base = this.#base;
+    const marks = this.#s.firstMarks;
+    const base = this.#s.base;
     // A filtered query's mark is loaded before the base's page is read and tested after: the
     // mark's word (a random line of a quarter of a byte an entity: most often a cache miss) is
     // fetched while the read starts, not before it. The page is read as the merge would read it
@@ -1970,8 +1570,8 @@ export class LiveGraph implements ReadGraph {
     // few items).
     const second = order === "SPO" ? pd : order === "POS" ? od : sd;
     if ((puts || tombstones) && firstId >= 0 && second !== undefined && second >= 0) {
-      if (puts && !pairMayHold(this.pairsOf(this.#statementLists[order], order), firstId, second)) puts = false;
-      if (tombstones && !pairMayHold(this.pairsOf(this.#hiddenLists[order], order), firstId, second))
+      if (puts && !pairMayHold(this.pairsOf(this.#s.statementLists[order], order), firstId, second)) puts = false;
+      if (tombstones && !pairMayHold(this.pairsOf(this.#s.hiddenLists[order], order), firstId, second))
         tombstones = false;
     }
     const fixed = this.fixedNames(sd, pd, od);
@@ -2009,8 +1609,8 @@ export class LiveGraph implements ReadGraph {
       return page;
     }
     // A list the marks rule out is left out (as an empty one).
-    const list = puts ? this.#statementLists[order] : NO_STATEMENTS;
-    const hiddenList = tombstones ? this.#hiddenLists[order] : NO_STATEMENTS;
+    const list = puts ? this.#s.statementLists[order] : NO_STATEMENTS;
+    const hiddenList = tombstones ? this.#s.hiddenLists[order] : NO_STATEMENTS;
     const afterKey =
       after === null ? undefined : statementKey(order, { s: after[0], p: after[1], o: after[2], fp: after[3] });
     // Each list searched in the window its fence gives the first filter (a base entity's: the rank
@@ -2168,10 +1768,10 @@ export class LiveGraph implements ReadGraph {
     // The merge: base items (less the tombstoned) and the delta's, `limit` of them; then whether any
     // item follows the page's last (a delta item, a base item read, or one of the base's rest that
     // is not tombstoned), so that the base is read no further than the page.
-    const fromBase = this.#fromBase;
+    const fromBase = this.#s.fromBase;
     fromBase.length = 0;
     /** The place of fromBase[i] in the base's page it came from (the base's page read last). */
-    const fromBaseAt = this.#fromBaseAt;
+    const fromBaseAt = this.#s.fromBaseAt;
     /** The dense ids of the base's page read last (the base's scratch: the same array for every page). */
     const baseIds = lastStatementsPage(base);
     let b = 0;
@@ -2344,8 +1944,8 @@ export class LiveGraph implements ReadGraph {
     od: number | undefined,
     fixed: number,
   ): Page<Statement> {
-    const base = this.#base;
-    const bits = this.tombstoneBits().of(order);
+    const base = this.#s.base;
+    const bits = this.#s.tombstoneBits().of(order);
     let start = lastStatementsStart(base);
     const k = early.items.length;
     // No tombstoned item on the page: the page, with a next one when an item after it is not tombstoned.
@@ -2400,9 +2000,9 @@ export class LiveGraph implements ReadGraph {
    * compared); else looked up by entityId (a hash and a few cache misses).
    */
   private keySubject(after: StatementsKey): number {
-    const at = searchHintPosition(this.#base, after[4]);
-    const index = this.#parts.statementIndex;
-    const dictionary = this.#parts.dictionary;
+    const at = searchHintPosition(this.#s.base, after[4]);
+    const index = this.#s.parts.statementIndex;
+    const dictionary = this.#s.parts.dictionary;
     // Each branch: a position of this base (unfiltered: the SPO order, whose position is the row)
     // whose subject is the key's, or the look-up.
     if (at >= 0 && at < index.length) {
@@ -2430,12 +2030,12 @@ export class LiveGraph implements ReadGraph {
     next: number,
     keyHint: string,
   ): string {
-    const ids = lastStatementsPage(this.#base);
-    const idBound = this.#base.entityCount;
+    const ids = lastStatementsPage(this.#s.base);
+    const idBound = this.#s.base.entityCount;
     let k = next - 1;
     while (k >= 0 && rowVs(order, ids, k, pageItems[k]!, y, yKey, idBound) > 0) k--;
     // Each branch: a base item of the page, or the key the page was read after.
-    return k >= 0 ? lastStatementsHint(this.#base, k) : keyHint;
+    return k >= 0 ? lastStatementsHint(this.#s.base, k) : keyHint;
   }
 
   /**
@@ -2456,7 +2056,7 @@ export class LiveGraph implements ReadGraph {
   ): boolean {
     // More items than the window holds tombstones: some is not tombstoned (no search needed).
     if (rest > to - from) return true;
-    const idBound = this.#base.entityCount;
+    const idBound = this.#s.base.entityCount;
     const [, end] = prefixRange(
       hiddenList,
       order,
@@ -2515,7 +2115,7 @@ export class LiveGraph implements ReadGraph {
     secondId: number,
     thirdId: number,
   ): number {
-    const list = this.#hiddenLists[order];
+    const list = this.#s.hiddenLists[order];
     // An empty list: no tombstone (its fence and keys are never made).
     if (list.length === 0) return 0;
     const fence = this.fenceOf(list, order);
@@ -2544,7 +2144,7 @@ export class LiveGraph implements ReadGraph {
     // Each branch: no prefix (every item), an empty window (none), or the range's end searched from its start.
     if (prefix.length === 0) return list.length;
     if (lo >= hi) return 0;
-    const idBound = this.#base.entityCount;
+    const idBound = this.#s.base.entityCount;
     const kLo = mergeKeyLo(firstId, secondId, idBound);
     const kHi = mergeKeyHi(firstId, secondId, idBound);
     const kPinned = mergeKeyPinned(firstId, secondId, idBound);
@@ -2561,7 +2161,7 @@ export class LiveGraph implements ReadGraph {
     const aids = this.aidsOf(list);
     // Each branch: the fence made since the list last changed, or one made now.
     if (aids.fence !== undefined) return aids.fence;
-    const dictionary = this.#parts.dictionary;
+    const dictionary = this.#s.parts.dictionary;
     aids.fence = buildFence(list, order, (id) => 2 * dictionary.lowerBound(id) - 1);
     return aids.fence;
   }
@@ -2576,7 +2176,7 @@ export class LiveGraph implements ReadGraph {
     const aids = this.aidsOf(list);
     // Each branch: the keys read since the list last changed, or read now.
     if (aids.keys !== undefined) return aids.keys;
-    aids.keys = listMergeKeys(list, order, this.#base.entityCount);
+    aids.keys = listMergeKeys(list, order, this.#s.base.entityCount);
     return aids.keys;
   }
 
@@ -2586,12 +2186,12 @@ export class LiveGraph implements ReadGraph {
    * record is found by identity (a few comparisons, no hash of the list).
    */
   private aidsOf(list: readonly DeltaStatement[]): ListAids {
-    const aids = this.#aids;
+    const aids = this.#s.aids;
     // A batch or a base since the aids were made: none holds.
-    if (this.#aidsSequence !== this.#sequence || this.#aidsBase !== this.#base) {
+    if (this.#s.aidsSequence !== this.#s.sequence || this.#s.aidsBase !== this.#s.base) {
       aids.length = 0;
-      this.#aidsSequence = this.#sequence;
-      this.#aidsBase = this.#base;
+      this.#s.aidsSequence = this.#s.sequence;
+      this.#s.aidsBase = this.#s.base;
     }
     for (let i = 0; i < aids.length; i++) if (aids[i]!.list === list) return aids[i]!;
     const made = new ListAids(list);
@@ -2622,7 +2222,7 @@ export class LiveGraph implements ReadGraph {
    * base's position hint when the page is the base's as it is, else "": none).
    */
   private statementsCursor(tag: ReturnType<typeof queryTag>, last: Statement, hint: string, place?: WalkPlace): string {
-    return this.#cursors.encode(
+    return this.#s.cursors.encode(
       ENDPOINT_STATEMENTS,
       tag,
       0,
@@ -2651,7 +2251,7 @@ export class LiveGraph implements ReadGraph {
     h0: number,
     h: number,
   ): WalkPlace | undefined {
-    const idBound = this.#base.entityCount;
+    const idBound = this.#s.base.entityCount;
     const compare = compareStatements(order);
     let ht = h;
     while (
@@ -2676,16 +2276,7 @@ export class LiveGraph implements ReadGraph {
   private walkPlace(keyFirst: number, m: number, h: number): WalkPlace | undefined {
     // A subject not in the base: the next page looks it up (its rank lies between base ids).
     if (keyFirst < 0) return undefined;
-    return new WalkPlace(this.placeToken(), this.#sequence, keyFirst, m, h);
-  }
-
-  /**
-   * This graph's token for the places it attaches over its base now (WalkPlace): an object of its
-   * own, made again at each swap, so that a place names this graph and base without holding either
-   * (a cursor cache that outlives them keeps a few numbers, not a delta).
-   */
-  private placeToken(): object {
-    return this.#placeToken;
+    return new WalkPlace(this.#s.placeToken(), this.#s.sequence, keyFirst, m, h);
   }
 
   /**
@@ -2694,13 +2285,13 @@ export class LiveGraph implements ReadGraph {
    * entityId unless replaced).
    */
   private patchNames(items: Statement[], fixed: number): void {
-    const marked = this.#replacedBase;
+    const marked = this.#s.replacedBase;
     // No base entity replaced: every name is current.
     if (marked === undefined || items.length === 0) return;
-    const ids = lastStatementsPage(this.#base);
-    const bits = this.replacedFilterOf(marked);
-    const mask = this.#replacedFilterMask;
-    const replaced = this.#replaced;
+    const ids = lastStatementsPage(this.#s.base);
+    const bits = this.#s.replacedFilterOf(marked);
+    const mask = this.#s.replacedFilterMask;
+    const replaced = this.#s.replaced;
     // Each check: a role a filter fixes to an entity not replaced is current on every item; an id
     // is checked against the filter first (a few KB, in the caches), the exact bitmap only when the
     // filter lets it through.
@@ -2716,72 +2307,15 @@ export class LiveGraph implements ReadGraph {
   }
 
   /**
-   * Enters base statements deleted by a batch (`hidden`, just entered in #hiddenStatements) in the
-   * tombstone bits: those of this base holding every earlier tombstone get these; else (none yet,
-   * or made over another base) they are made again from every tombstone (tombstoneBits).
-   */
-  private markTombstones(hidden: readonly DeltaStatement[]): void {
-    const bits = this.#tombstones;
-    // Each branch: bits of this base that lack only these, or made whole now.
-    if (
-      bits !== undefined &&
-      bits.token === this.placeToken() &&
-      bits.count + hidden.length === this.#hiddenStatements.size
-    ) {
-      const index = this.#parts.statementIndex;
-      const rows = (this.#baseFingerprints ??= new BaseFingerprints(this.#parts));
-      for (const st of hidden) bits.mark(index, rows.rowOf(st.fp));
-    } else this.tombstoneBits();
-  }
-
-  /**
-   * The tombstone bits of this base and every tombstone: those kept at each batch, or (a swap made
-   * a new base, or none yet) made now from #hiddenStatements (a base row each, by its fingerprint).
-   */
-  private tombstoneBits(): TombstoneBits {
-    const kept = this.#tombstones;
-    // Kept and whole: the batches since were entered as they came.
-    if (kept !== undefined && kept.token === this.placeToken() && kept.count === this.#hiddenStatements.size)
-      return kept;
-    const bits = new TombstoneBits(this.placeToken(), this.#base.statementCount);
-    const index = this.#parts.statementIndex;
-    const rows = (this.#baseFingerprints ??= new BaseFingerprints(this.#parts));
-    for (const fp of this.#hiddenStatements.keys()) bits.mark(index, rows.rowOf(fp));
-    this.#tombstones = bits;
-    return bits;
-  }
-
-  /**
-   * A filter in front of `marked` (#replacedBase): bit (d & mask) is set for every replaced base
-   * entity d (the mask in #replacedFilterMask), REPLACED_FILTER_BITS bits per replaced entity (at
-   * least REPLACED_FILTER_MIN_BITS), so a page's checks of up to 150 ids read a few KB that stay in
-   * the CPU's caches, not a line each of a bitmap of every base entity; about 1 in
-   * REPLACED_FILTER_BITS passes on to the exact bitmap. Made at the first read after a batch (a pass
-   * over the bitmap, O(base entities / 32)); when it would be no smaller than the bitmap, the bitmap
-   * itself (mask: every bit).
-   */
-  private replacedFilterOf(marked: Uint32Array): Uint32Array {
-    // The filter of this batch and base, or one made now.
-    if (this.#replacedFilterSequence === this.#sequence && this.#replacedFilterBase === this.#base)
-      return this.#replacedFilterBits;
-    const { bits, mask } = bitsFilterOf(marked);
-    this.#replacedFilterBits = bits;
-    this.#replacedFilterMask = mask;
-    this.#replacedFilterSequence = this.#sequence;
-    this.#replacedFilterBase = this.#base;
-    return bits;
-  }
-
-  /**
    * The roles (1 subject, 2 predicate, 4 object) that a statements query's filters fix to a base
    * entity not replaced (dense ids `sd`, `pd`, `od`; undefined: not given): patchNames skips them.
    */
   private fixedNames(sd: number | undefined, pd: number | undefined, od: number | undefined): number {
-    const marked = this.#replacedBase;
+    const marked = this.#s.replacedBase;
     // No base entity replaced: patchNames checks nothing anyway.
     if (marked === undefined) return 0;
-    const bits = this.replacedFilterOf(marked);
-    const mask = this.#replacedFilterMask;
+    const bits = this.#s.replacedFilterOf(marked);
+    const mask = this.#s.replacedFilterMask;
     // Each term: the role given, its entity in the base and not replaced.
     return (
       (sd !== undefined && sd >= 0 && !mayBeReplaced(bits, mask, marked, sd) ? 1 : 0) |
@@ -2790,28 +2324,15 @@ export class LiveGraph implements ReadGraph {
     );
   }
 
-  /** The rawIdentifier of an entity there now (a statement's): the delta's, else the base's. */
-  private rawOf(id: string, d: number): string {
-    const replaced = this.#replacedBase;
-    // Each branch: a base entity not replaced (by its dense id, the filter first: no look-up by
-    // entityId), or the delta's.
-    if (
-      d >= 0 &&
-      (replaced === undefined || !mayBeReplaced(this.replacedFilterOf(replaced), this.#replacedFilterMask, replaced, d))
-    )
-      return rawIdentifierOf(this.#base, d);
-    return this.#entities.get(id)!.rawIdentifier;
-  }
-
   private statementItem(st: DeltaStatement): Statement {
     return {
       statementFingerprint: st.fp,
       subjectEntityId: st.s,
-      subjectRawIdentifier: this.rawOf(st.s, st.sd),
+      subjectRawIdentifier: this.#s.rawOf(st.s, st.sd),
       predicateEntityId: st.p,
-      predicateRawIdentifier: this.rawOf(st.p, st.pd),
+      predicateRawIdentifier: this.#s.rawOf(st.p, st.pd),
       objectEntityId: st.o,
-      objectRawIdentifier: this.rawOf(st.o, st.od),
+      objectRawIdentifier: this.#s.rawOf(st.o, st.od),
     };
   }
 
@@ -2819,17 +2340,17 @@ export class LiveGraph implements ReadGraph {
 
   /** Every entity now, in entityId order, each with its score where one was given. */
   *exportEntities(): IterableIterator<EntityInput> {
-    const delta = [...this.#entities.values()].sort((x, y) =>
+    const delta = [...this.#s.entities.values()].sort((x, y) =>
       x.entityId < y.entityId ? -1 : x.entityId > y.entityId ? 1 : 0,
     );
     const withScore = (e: Entity): EntityInput => {
-      const given = this.givenScore(e.entityId);
+      const given = this.#s.givenScore(e.entityId);
       return given === undefined ? itemOf(e) : { ...itemOf(e), score: given };
     };
     let i = 0;
-    for (const e of this.#base.exportEntities()) {
+    for (const e of this.#s.base.exportEntities()) {
       while (i < delta.length && delta[i]!.entityId < e.entityId) yield withScore(delta[i++]!);
-      if (!this.#hiddenEntities.has(e.entityId)) yield withScore(e);
+      if (!this.#s.hiddenEntities.has(e.entityId)) yield withScore(e);
     }
     while (i < delta.length) yield withScore(delta[i++]!);
   }
@@ -2893,16 +2414,16 @@ export class LiveGraph implements ReadGraph {
   feedCompaction(
     options: { last?: boolean; betweenPhases?: (() => void) | undefined; baseShared?: boolean | undefined } = {},
   ): { build(): Graph } {
-    const builder = new GraphBuilder({ cursorSecret: this.#secret, fold: this.#parts.fold });
-    const base = this.#parts;
+    const builder = new GraphBuilder({ cursorSecret: this.#s.secret, fold: this.#s.parts.fold });
+    const base = this.#s.parts;
     const table = base.entities;
     const baseN = table.size;
-    const hiddenBits = this.#hiddenBits;
-    const counts = this.baseCounts();
-    const delta = [...this.#entities.values()].sort((x, y) =>
+    const hiddenBits = this.#s.hiddenBits;
+    const counts = this.#s.baseCounts();
+    const delta = [...this.#s.entities.values()].sort((x, y) =>
       x.entityId < y.entityId ? -1 : x.entityId > y.entityId ? 1 : 0,
     );
-    const n = baseN - this.#hiddenEntities.size + delta.length;
+    const n = baseN - this.#s.hiddenEntities.size + delta.length;
     const entityIds = new Array<string>(n);
     const rawIdentifiers = new Array<string>(n);
     const types = new Uint8Array(n);
@@ -2970,11 +2491,11 @@ export class LiveGraph implements ReadGraph {
     // One bit a base row (the feed's peak holds it beside the base and the builder's columns).
     let hiddenRows: Uint32Array | undefined;
     let hiddenCount = 0;
-    if (this.#hiddenStatements.size > 0) {
-      this.#baseFingerprints ??= new BaseFingerprints(base);
+    if (this.#s.hiddenStatements.size > 0) {
+      this.#s.baseFingerprints ??= new BaseFingerprints(base);
       hiddenRows = denseBits(baseM);
-      for (const fp of this.#hiddenStatements.keys()) {
-        const row = this.#baseFingerprints.rowOf(fp);
+      for (const fp of this.#s.hiddenStatements.keys()) {
+        const row = this.#s.baseFingerprints.rowOf(fp);
         // Each check: a tombstone of a base row, counted once.
         if (row >= 0 && !hasBit(hiddenRows, row)) {
           markBit(hiddenRows, row);
@@ -2983,9 +2504,9 @@ export class LiveGraph implements ReadGraph {
       }
     }
     // Each branch: the live graph goes right after (the map is not needed again), or it stays.
-    if (options.last === true) this.#baseFingerprints = undefined;
+    if (options.last === true) this.#s.baseFingerprints = undefined;
     options.betweenPhases?.();
-    const m = baseM - hiddenCount + this.#statements.size;
+    const m = baseM - hiddenCount + this.#s.statements.size;
     // The counts of statements by new dense id (statementCounts' rule: once a statement per entity).
     const newCounts = new Uint32Array(n);
     const count = (s: number, p: number, o: number): void => {
@@ -3005,7 +2526,7 @@ export class LiveGraph implements ReadGraph {
     // the builder's rows come in SPO order and its statement index sorts nothing in SPO
     // (DenseStatementRoom.spoOrdered).
     const added: { s: number; p: number; o: number; ds: DeltaStatement }[] = [];
-    for (const ds of this.#statements.values()) {
+    for (const ds of this.#s.statements.values()) {
       const s = newId(ds.sd, ds.s);
       const p = newId(ds.pd, ds.p);
       const o = newId(ds.od, ds.o);
@@ -3017,7 +2538,7 @@ export class LiveGraph implements ReadGraph {
     const addedCount = added.length;
     // Each branch: the live graph goes right after, and the feed holds what it needs of the delta
     // (`delta`, `added`, `hiddenRows`): its own structures go before the builder's indexes are made.
-    if (options.last === true) this.#dropDelta();
+    if (options.last === true) this.#s.dropDelta();
 
     const fingerprints = st.fingerprints;
     // Room for the given fingerprints: at most the base's (tombstoned rows included) and every delta statement.
@@ -3073,37 +2594,10 @@ export class LiveGraph implements ReadGraph {
     }
     while (next < added.length) addDelta();
     // The result says which batch it holds and where this log's tags start (snapshots keep both).
-    return builtAtSequence(builder, this.#sequence, { contentTag: this.#originTag, sequence: this.#originSequence });
-  }
-
-  /**
-   * Empties the delta's structures (its maps, lists, gram indexes, filters and per-entity arrays:
-   * tens of MB of heap for a delta of 100,000 statements), for a last compaction's feed, which has
-   * what it needs of them already: this live graph is not used again.
-   */
-  #dropDelta(): void {
-    this.#entities = new Map();
-    this.#entityList = [];
-    this.#entityGrams = new GramIndex();
-    this.#replaced = new Map();
-    this.#hiddenEntities = new Map();
-    this.#hiddenGrams = new GramIndex();
-    this.#statements = new Map();
-    this.#statementFilter = new FingerprintFilter();
-    this.#statementLists = { SPO: [], POS: [], OSP: [] };
-    this.#hiddenStatements = new Map();
-    this.#hiddenLists = { SPO: [], POS: [], OSP: [] };
-    this.#otherAdjust = new Map();
-    this.#rescoredById = new Map();
-    this.#rescoredGrams = new RescoredGrams();
-    this.#dirty = [];
-    this.#baseCounts = undefined;
-    this.#baseAdjust = undefined;
-    this.#dirtyFlag = undefined;
-    this.#streamState = undefined;
-    this.#firstMarks = undefined;
-    this.#replacedBase = undefined;
-    this.#tombstones = undefined;
+    return builtAtSequence(builder, this.#s.sequence, {
+      contentTag: this.#s.originTag,
+      sequence: this.#s.originSequence,
+    });
   }
 
   /**
@@ -3112,7 +2606,7 @@ export class LiveGraph implements ReadGraph {
    */
   compact(): Graph {
     const graph = this.buildCompacted();
-    this.swapBase(graph, this.#sequence);
+    this.swapBase(graph, this.#s.sequence);
     return graph;
   }
 
@@ -3126,8 +2620,8 @@ export class LiveGraph implements ReadGraph {
    */
   swapBase(graph: Graph, sequence: number, batchesAfter: Iterable<ChangeBatch> = [], warmth?: BaseWarmth): void {
     const next = new LiveGraph(graph, {
-      cursorSecret: this.#secret,
-      cacheBytes: this.#cacheBytes,
+      cursorSecret: this.#s.secret,
+      cacheBytes: this.#s.cacheBytes,
       baseSequence: sequence,
     });
     // Each branch: the new base's warmth came with it (built where the base was), or it is built
@@ -3137,63 +2631,63 @@ export class LiveGraph implements ReadGraph {
         throw new Error(
           `LiveGraph.swapBase: the warmth counts ${warmth.counts.length} entities, the base has ${graph.entityCount}`,
         );
-      next.#baseFingerprints = new BaseFingerprints(next.#parts, warmth.fingerprints);
-      next.#baseCounts = warmth.counts;
-      next.#byScore.warm(graph, warmth.scoreRanks);
+      next.#s.baseFingerprints = new BaseFingerprints(next.#s.parts, warmth.fingerprints);
+      next.#s.builtBaseCounts = warmth.counts;
+      next.#s.byScore.warm(graph, warmth.scoreRanks);
       next.warm();
     }
     for (const batch of batchesAfter) {
-      if (next.#sequence === this.#sequence) break;
+      if (next.#s.sequence === this.#s.sequence) break;
       next.apply(batch);
     }
-    if (next.#sequence !== this.#sequence)
+    if (next.#s.sequence !== this.#s.sequence)
       throw new Error(
-        `LiveGraph.swapBase: the new base with the batches given reaches sequence ${next.#sequence}, the graph is at ${this.#sequence}`,
+        `LiveGraph.swapBase: the new base with the batches given reaches sequence ${next.#s.sequence}, the graph is at ${this.#s.sequence}`,
       );
-    this.#base = next.#base;
-    this.#parts = next.#parts;
-    this.#baseFingerprints = next.#baseFingerprints;
-    this.#baseSequence = next.#baseSequence;
-    this.#entities = next.#entities;
-    this.#entityList = next.#entityList;
-    this.#entityGrams = next.#entityGrams;
-    this.#replaced = next.#replaced;
-    this.#replacedBase = next.#replacedBase;
-    this.#hiddenEntities = next.#hiddenEntities;
-    this.#hiddenGrams = next.#hiddenGrams;
-    this.#hiddenBits = next.#hiddenBits;
-    this.#statements = next.#statements;
-    this.#statementFilter = next.#statementFilter;
-    this.#statementLists = next.#statementLists;
-    this.#hiddenStatements = next.#hiddenStatements;
-    this.#hiddenLists = next.#hiddenLists;
-    this.#firstMarks = next.#firstMarks;
-    this.#fold = next.#fold;
-    this.#baseCounts = next.#baseCounts;
-    this.#baseAdjust = next.#baseAdjust;
-    this.#otherAdjust = next.#otherAdjust;
-    this.#dirty = next.#dirty;
-    this.#dirtyFlag = next.#dirtyFlag;
-    this.#maxRaise = next.#maxRaise;
-    this.#rescoredById = next.#rescoredById;
-    this.#rescoredGrams = next.#rescoredGrams;
-    this.#streamState = next.#streamState;
+    this.#s.base = next.#s.base;
+    this.#s.parts = next.#s.parts;
+    this.#s.baseFingerprints = next.#s.baseFingerprints;
+    this.#s.baseSequence = next.#s.baseSequence;
+    this.#s.entities = next.#s.entities;
+    this.#s.entityList = next.#s.entityList;
+    this.#s.entityGrams = next.#s.entityGrams;
+    this.#s.replaced = next.#s.replaced;
+    this.#s.replacedBase = next.#s.replacedBase;
+    this.#s.hiddenEntities = next.#s.hiddenEntities;
+    this.#s.hiddenGrams = next.#s.hiddenGrams;
+    this.#s.hiddenBits = next.#s.hiddenBits;
+    this.#s.statements = next.#s.statements;
+    this.#s.statementFilter = next.#s.statementFilter;
+    this.#s.statementLists = next.#s.statementLists;
+    this.#s.hiddenStatements = next.#s.hiddenStatements;
+    this.#s.hiddenLists = next.#s.hiddenLists;
+    this.#s.firstMarks = next.#s.firstMarks;
+    this.#s.fold = next.#s.fold;
+    this.#s.builtBaseCounts = next.#s.builtBaseCounts;
+    this.#s.baseAdjust = next.#s.baseAdjust;
+    this.#s.otherAdjust = next.#s.otherAdjust;
+    this.#s.dirty = next.#s.dirty;
+    this.#s.dirtyFlag = next.#s.dirtyFlag;
+    this.#s.maxRaise = next.#s.maxRaise;
+    this.#s.rescoredById = next.#s.rescoredById;
+    this.#s.rescoredGrams = next.#s.rescoredGrams;
+    this.#s.streamState = next.#s.streamState;
     // The read aids made over the old base go with it (they would keep it, and its memory, alive
     // until the next read that needs them).
-    this.#aids = next.#aids;
-    this.#aidsBase = next.#aidsBase;
-    this.#aidsSequence = next.#aidsSequence;
-    this.#replacedFilterBits = next.#replacedFilterBits;
-    this.#replacedFilterMask = next.#replacedFilterMask;
-    this.#replacedFilterSequence = next.#replacedFilterSequence;
-    this.#replacedFilterBase = next.#replacedFilterBase;
+    this.#s.aids = next.#s.aids;
+    this.#s.aidsBase = next.#s.aidsBase;
+    this.#s.aidsSequence = next.#s.aidsSequence;
+    this.#s.replacedFilterBits = next.#s.replacedFilterBits;
+    this.#s.replacedFilterMask = next.#s.replacedFilterMask;
+    this.#s.replacedFilterSequence = next.#s.replacedFilterSequence;
+    this.#s.replacedFilterBase = next.#s.replacedFilterBase;
     // No place made over the old base matches one over the new; nor do the tombstone bits (made
     // again from the new base's tombstones at the first read that needs them: dropped now, their
     // memory goes with the swap).
-    this.#placeToken = {};
-    this.#tombstones = undefined;
+    this.#s.currentPlaceToken = {};
+    this.#s.tombstones = undefined;
     // The score ranks came with the warmth; without it they are made on the first read that needs them.
-    this.#byScore.rebase(graph, warmth?.scoreRanks);
+    this.#s.byScore.rebase(graph, warmth?.scoreRanks);
   }
 }
 
@@ -3204,14 +2698,6 @@ function builtAtSequence(
   origin: { contentTag: string; sequence: number },
 ): { build(): Graph } {
   return { build: () => graphAtSequence(builder.build(), sequence, origin) };
-}
-
-/** A statements list's read aids (LiveGraph's aidsOf), each made at its first use. */
-class ListAids {
-  fence: Int32Array | undefined = undefined;
-  pairs: Uint32Array | undefined = undefined;
-  keys: Float64Array | undefined = undefined;
-  constructor(readonly list: readonly DeltaStatement[]) {}
 }
 
 /**
@@ -3314,21 +2800,6 @@ function pairMayHold(bits: Uint32Array, a: number, b: number): boolean {
   return (bits[h >>> 5]! & (1 << (h & 31))) !== 0;
 }
 
-/**
- * Whether base entity `d` is replaced: its bit in the filter `bits` (bit d & mask: LiveGraph's
- * replacedFilterOf), then, only when set, in the exact bitmap `marked`.
- */
-function mayBeReplaced(bits: Uint32Array, mask: number, marked: Uint32Array, d: number): boolean {
-  return (bits[(d & mask) >>> 5]! & (1 << (d & 31))) !== 0 && hasBit(marked, d);
-}
-
-/** How many bits of `word` are set. */
-function bitCount(word: number): number {
-  let x = word - ((word >>> 1) & 0x55555555);
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
-}
-
 function deltaEntity(e: LiveEntityInput, foldText: (s: string) => string, baseId: number): DeltaEntity {
   return {
     entityId: e.entityId,
@@ -3419,40 +2890,8 @@ function countCandidates<T extends { readonly folded: string; readonly type: Ent
   return countListed(list, fq, type);
 }
 
-/** A filter in front of a bitmap of dense ids (bitsFilterOf): bit (d & mask) of `bits` set for every id d marked. */
-interface BitsFilter {
-  readonly bits: Uint32Array;
-  readonly mask: number;
-}
-
 /** Each tombstone bitmap's filter (LiveGraph.hiddenFilterOf), with the batch and base it was made at. */
 const HIDDEN_FILTERS = new WeakMap<Uint32Array, BitsFilter & { readonly sequence: number; readonly base: Graph }>();
-
-/**
- * The filter of bitmap `marked`: REPLACED_FILTER_BITS bits per id marked (at least
- * REPLACED_FILTER_MIN_BITS), about 1 in REPLACED_FILTER_BITS of the other ids passing it; when it
- * would be no smaller than the bitmap, the bitmap itself (mask: every bit). O(bitmap words).
- */
-function bitsFilterOf(marked: Uint32Array): BitsFilter {
-  let count = 0;
-  for (let w = 0; w < marked.length; w++) if (marked[w] !== 0) count += bitCount(marked[w]!);
-  let size = REPLACED_FILTER_MIN_BITS;
-  while (size < count * REPLACED_FILTER_BITS) size *= 2;
-  // Not smaller than the bitmap: the bitmap serves as its own filter.
-  if (size >= marked.length * 32) return { bits: marked, mask: -1 };
-  const bits = new Uint32Array(size / 32);
-  const mask = size - 1;
-  for (let w = 0; w < marked.length; w++) {
-    let word = marked[w]!;
-    while (word !== 0) {
-      const low = word & -word;
-      const d = w * 32 + (31 - Math.clz32(low));
-      bits[(d & mask) >>> 5]! |= 1 << (d & 31);
-      word ^= low;
-    }
-  }
-  return { bits, mask };
-}
 
 /** Whether `d` is marked in `marked`: its bit in `filter` first, the bitmap's only when that is set. */
 function filteredHas(filter: BitsFilter, marked: Uint32Array, d: number): boolean {
