@@ -127,6 +127,31 @@ export function bitsFilterOf(marked: Uint32Array): BitsFilter {
   return { bits, mask };
 }
 
+/**
+ * Items a base page is asked for beyond the page's own, when tombstones lie in its range: a few
+ * tombstones cost no second round, and a range full of them does not make every page a long one.
+ */
+export const TOMBSTONE_SLACK = 8;
+
+/** Enters a delta statement's (or tombstone's) first key component of each order into `filters`. */
+/** #firstMarks' bits: a delta statement, a tombstone. */
+export const FIRST_PUT = 1;
+
+export const FIRST_HIDDEN = 2;
+
+/** Marks `st`'s first entity in each order with `bit` (an entity not in the base is not marked). */
+export function markFirst(marks: Record<Order, Uint32Array>, st: DeltaStatement, bit: number): void {
+  // Each check: the entity is in the base (it has a dense id).
+  if (st.sd >= 0) marks.SPO[st.sd >>> 4]! |= bit << ((st.sd & 15) << 1);
+  if (st.pd >= 0) marks.POS[st.pd >>> 4]! |= bit << ((st.pd & 15) << 1);
+  if (st.od >= 0) marks.OSP[st.od >>> 4]! |= bit << ((st.od & 15) << 1);
+}
+
+/** Base entity d's two mark bits (FIRST_PUT, FIRST_HIDDEN) in one order's packed marks. */
+export function firstMark(marks: Uint32Array, d: number): number {
+  return (marks[d >>> 4]! >>> ((d & 15) << 1)) & 3;
+}
+
 /** A live graph's base, delta and read aids (see the banner): one object for the graph's life. */
 export class LiveState {
   base: Graph;
