@@ -182,7 +182,7 @@ function countCandidates<T extends { readonly folded: string; readonly type: Ent
   return countListed(list, fq, type);
 }
 
-/** Each tombstone bitmap's filter (LiveGraph.hiddenFilterOf), with the batch and base it was made at. */
+/** Each tombstone bitmap's filter (LiveSearch.hiddenFilterOf), with the batch and base it was made at. */
 const HIDDEN_FILTERS = new WeakMap<Uint32Array, BitsFilter & { readonly sequence: number; readonly base: Graph }>();
 
 /** Whether `d` is marked in `marked`: its bit in `filter` first, the bitmap's only when that is set. */

@@ -72,7 +72,7 @@ export const REPLACED_FILTER_BITS = 16;
 /** The smallest filter, in bits (a few replaced entities: 128 bytes). */
 export const REPLACED_FILTER_MIN_BITS = 1024;
 
-/** A statements list's read aids (LiveGraph's aidsOf), each made at its first use. */
+/** A statements list's read aids (LiveStatements' aidsOf), each made at its first use. */
 export class ListAids {
   fence: Int32Array | undefined = undefined;
   pairs: Uint32Array | undefined = undefined;
@@ -88,7 +88,7 @@ export function bitCount(word: number): number {
 }
 
 /**
- * Whether base entity `d` is replaced: its bit in the filter `bits` (bit d & mask: LiveGraph's
+ * Whether base entity `d` is replaced: its bit in the filter `bits` (bit d & mask: LiveState's
  * replacedFilterOf), then, only when set, in the exact bitmap `marked`.
  */
 export function mayBeReplaced(bits: Uint32Array, mask: number, marked: Uint32Array, d: number): boolean {

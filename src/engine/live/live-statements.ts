@@ -92,7 +92,7 @@ const PAIR_FILTER_MIN_BITS = 1024;
  */
 class WalkPlace {
   constructor(
-    /** The issuing graph's token over its base then (LiveGraph's placeToken). */
+    /** The issuing graph's token over its base then (LiveState's placeToken). */
     readonly token: object,
     readonly sequence: number,
     /** The base dense id of the page's last item's subject. */
@@ -136,14 +136,14 @@ const NO_STATEMENTS: readonly DeltaStatement[] = [];
 /** The merge keys of an empty statement list. */
 const NO_MERGE_KEYS: Float64Array = new Float64Array(0);
 
-/** A pair of base dense ids mixed into 32 bits (the pair filter's hash: LiveGraph's pairsOf). */
+/** A pair of base dense ids mixed into 32 bits (the pair filter's hash: LiveStatements' pairsOf). */
 function pairHash(a: number, b: number): number {
   let h = Math.imul(a, 0x9e3779b1) ^ b;
   h = Math.imul(h ^ (h >>> 15), 0x85ebca77);
   return (h ^ (h >>> 13)) >>> 0;
 }
 
-/** The pair filter of statements list `list` of `order` (LiveGraph's pairsOf, which says what it holds). */
+/** The pair filter of statements list `list` of `order` (LiveStatements' pairsOf, which says what it holds). */
 function pairFilter(list: readonly DeltaStatement[], order: Order): Uint32Array {
   let size = PAIR_FILTER_MIN_BITS;
   while (size < list.length * PAIR_FILTER_BITS) size *= 2;
