@@ -4,7 +4,7 @@
  * The four kinds of change line of CONTRACT.md "Changes (live updates)", parsed and checked on their
  * own (no graph needed): what a batch says, line by line, or a QuiverError INVALID_CHANGE naming the
  * first bad line and the reason. Whether the batch can apply to the graph as it stands (entities
- * that exist, fingerprints in use) is live-graph.ts's business (CHANGE_CONFLICT).
+ * that exist, fingerprints in use) is live-apply.ts's business (CHANGE_CONFLICT).
  *
  *   {"op":"put","entity":{...}}                        an entity, the input format's fields, score optional
  *   {"op":"delete","entityId":"...","cascade":true}    cascade optional (false)

@@ -3,9 +3,9 @@
  * =======================
  * The live graph's read of `search` in order "score" (CONTRACT.md "GET /graph/v1/search": tier,
  * score highest first, folded identifier, entityId): a merge of the base's stream, read from its
- * score index, with the delta's matches and the rescored base entities. LiveGraph (live-graph.ts)
- * keeps the state this reads (counts, the rescored entities, the stream states: rescored()) and
- * dispatches to ScoreSearch.search; this file owns the read, its scratch and caches, and the
+ * score index, with the delta's matches and the rescored base entities. A LiveGraph's state
+ * (live-state.ts) keeps what this reads (counts, the rescored entities, the stream states:
+ * rescored()) and LiveSearch (live-search.ts) dispatches to ScoreSearch.search; this file owns the read, its scratch and caches, and the
  * stream's state encoding (SCORE_RAISE_MAX, LEFT_STREAM, streamStateOf, setStreamState).
  *
  * Scores: an entity's score is the one its line gave, else its count of statements now: the base's
@@ -32,12 +32,11 @@
  * search order; the rescored: a range of name ranks). The query's rarest gram of each gram index
  * is picked, and its lists kept, by a typed cache of grams per content (score-grams.ts).
  *
- * Interface: the read sees LiveGraph through LiveScoreView, a small object of getters the graph
- * makes once (its fields read at each call: a batch or a swap changes them). The graph's state is
- * in `#` fields; opening them (non-private, @internal) would rename them through the whole graph
- * and show every one to the engine, where the view names only the dozen the read takes. The
- * helpers both search reads share (tiers, the cursor's parts, itemOf, cmp)
- * are search-items.ts: live-graph.ts imports this file, and this file nothing of live-graph.ts.
+ * Interface: the read sees the live graph's state (LiveState, live-state.ts) through
+ * LiveScoreView, a small object of getters the state makes once (its fields read at each call: a
+ * batch or a swap changes them): the view names only the dozen the read takes. The helpers both
+ * search reads share (tiers, the cursor's parts, itemOf, cmp) are search-items.ts: live-state.ts
+ * imports this file, and this file nothing of the live graph's files.
  *
  * Costs: a read with no delta touching the query and no raised score is the base's read. Else the
  * base's matches up to the largest raise (at most SCORE_RAISE_MAX) below the page's last (a
@@ -184,7 +183,7 @@ export class RescoredGrams {
   }
 }
 
-/** The rescored base entities (LiveGraph's rescored()): by dense id and by 3-grams. */
+/** The rescored base entities (LiveState's rescored()): by dense id and by 3-grams. */
 export interface RescoredSet {
   readonly byId: ReadonlyMap<number, RescoredEntity>;
   readonly grams: RescoredGrams;

@@ -7,7 +7,7 @@
  * on it is a read of the run's words (one or two: a cache line), and whether any base statement
  * after it is left is a scan for a clear bit from its end (the next word, most often), where the
  * sorted tombstone list needs a fence and two binary searches of several dependent misses each
- * (live-graph.ts statements).
+ * (live-statements.ts).
  *
  * Positions: a tombstone's SPO position is its row (the base's fingerprint map gives it); in POS it
  * lies in the range of its (predicate, object), sorted by subject then row; in OSP in the range of
