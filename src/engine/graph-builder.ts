@@ -148,7 +148,7 @@ let useIndex: (builder: GraphBuilder, index: SearchIndex) => void;
 
 /**
  * A graph's entities already checked, distinct and in entityId order (a live graph's compaction:
- * live-graph.ts feedCompaction), by dense id: what the builder would otherwise sort out of added
+ * live-compaction.ts, through LiveGraph.feedCompaction), by dense id: what the builder would otherwise sort out of added
  * entities. `scores`: the score the content gives each entity, or -1 when none (counted).
  */
 export interface DenseEntities extends EntityColumnsInput {
@@ -1493,7 +1493,7 @@ export function endStatements(builder: GraphBuilder): void {
  * Starts a dense feed of `builder` (empty): its entities as given (checked, distinct, in entityId
  * order), their search index, and room for exactly `statements.count` statements (at most
  * `statements.given` of them with a stored fingerprint), added next with addDenseStatement; returns
- * the entities' dictionary. For a live graph's compaction (live-graph.ts feedCompaction), whose
+ * the entities' dictionary. For a live graph's compaction (live-compaction.ts, through LiveGraph.feedCompaction), whose
  * content is checked already: no id Map, no sort, no fingerprint table.
  */
 export function feedDenseEntities(

@@ -49,7 +49,7 @@ export interface LoaderRequest {
   /** Write the graph as a snapshot at this path instead of handing it over. */
   saveTo?: string;
   /**
-   * Hand the graph's warmth over with it (live-graph.ts BaseWarmth: a base to swap into a live
+   * Hand the graph's warmth over with it (live-compaction.ts BaseWarmth: a base to swap into a live
    * graph); a compaction's always is.
    */
   warm?: boolean;

@@ -3,7 +3,7 @@
  * ==============
  * A 64-bit summary of the 3-grams of a folded identifier: two 32-bit words, one bit set per gram,
  * the bit chosen by a hash of the gram's three code units. Search order "score" walks a gram
- * index's candidates (live-graph.ts: the delta's and the rescored entities holding the query's
+ * index's candidates (score-search.ts: the delta's and the rescored entities holding the query's
  * rarest gram, sorted by score) and checks each with includes(); the candidates' objects and
  * strings lie anywhere in the heap, so each check costs cache misses. A column of signatures beside
  * the sorted list (read in order) tells most candidates that cannot contain the query without
