@@ -142,7 +142,7 @@ let buildWith: (
  * ends its sort threads before the second), so that the next phase does not come on top of dead
  * arrays that a collection would have freed.
  */
-export type BetweenBuildPhases = (next: "statement-index" | "score-index") => void;
+export type BetweenBuildPhases = (next: "statement-index" | "statement-positions" | "score-index") => void;
 /** Gives a builder the search index of its sealed entities: see engine/internal.ts. */
 let useIndex: (builder: GraphBuilder, index: SearchIndex) => void;
 
@@ -765,7 +765,7 @@ export class GraphBuilder {
   /** The statement index of the dense rows, with the fingerprints the input gave. */
   private buildStatementIndex(parts: BuildParts, betweenPhases?: BetweenBuildPhases): StatementIndex {
     betweenPhases?.("statement-index");
-    const { input, fingerprintOf, onProgress } = this.statementInput(parts);
+    const { input, fingerprintOf, onProgress } = this.statementInput(parts, betweenPhases);
     // Each branch: rows a dense feed added in SPO order are taken as they are; any others are sorted.
     const index = this.spoOrdered
       ? StatementIndex.buildFromSpo(input, parts.entityCount, fingerprintOf, onProgress)
@@ -791,14 +791,17 @@ export class GraphBuilder {
       parts.object = sharedCopy(this.object);
     }
     betweenPhases?.("statement-index");
-    const { input, fingerprintOf, onProgress } = this.statementInput(parts);
+    const { input, fingerprintOf, onProgress } = this.statementInput(parts, betweenPhases);
     const index = await StatementIndex.buildSorted(input, parts.entityCount, fingerprintOf, sorter, onProgress);
     this.releaseStatementRows(parts);
     return index;
   }
 
   /** What the statement index is built from: the dense rows, what each row gave, and the fingerprint texts. */
-  private statementInput(parts: BuildParts): {
+  private statementInput(
+    parts: BuildParts,
+    betweenPhases: BetweenBuildPhases | undefined,
+  ): {
     input: StatementRows;
     fingerprintOf: (row: number, s: number, p: number, o: number) => string;
     onProgress: (done: number, total: number) => void;
@@ -886,6 +889,15 @@ export class GraphBuilder {
         releaseGiven: () => this.releaseFingerprints(),
         spoFingerprints,
         givenColumns,
+        // The dense rows are dead before the last array of the statement index is made: the
+        // builder's references go, and the garbage (a loader's sort threads stop first, as they
+        // hold the shared arrays they were given). Each branch: the loader's hook, or a dense
+        // feed's own (a compaction's worker), or none (V8 frees them when it collects).
+        releaseRows: () => {
+          this.releaseStatementRows(parts);
+          if (betweenPhases !== undefined) betweenPhases("statement-positions");
+          else this.betweenPhases?.();
+        },
       },
       fingerprintOf,
       onProgress: (done, total) => progress?.("statement-index", done, total),
