@@ -889,14 +889,16 @@ export class GraphBuilder {
         releaseGiven: () => this.releaseFingerprints(),
         spoFingerprints,
         givenColumns,
-        // The dense rows are dead before the last array of the statement index is made: the
-        // builder's references go, and the garbage (a loader's sort threads stop first, as they
-        // hold the shared arrays they were given). Each branch: the loader's hook, or a dense
-        // feed's own (a compaction's worker), or none (V8 frees them when it collects).
-        releaseRows: () => {
+        // The dense rows die as the statement index packs its positions: the builder's references
+        // go, and the garbage. Each branch: the loader's hook once the sorts are done (its sort
+        // threads stop first, as they hold the shared arrays they were given: a collection before
+        // then would find little), or a dense feed's own each time (a compaction's worker: no
+        // threads), or none (V8 frees them when it collects).
+        releaseRows: (last) => {
           this.releaseStatementRows(parts);
-          if (betweenPhases !== undefined) betweenPhases("statement-positions");
-          else this.betweenPhases?.();
+          if (betweenPhases !== undefined) {
+            if (last) betweenPhases("statement-positions");
+          } else this.betweenPhases?.();
         },
       },
       fingerprintOf,

@@ -125,13 +125,14 @@ export interface StatementRows {
    */
   givenColumns?: () => { given: Uint8Array; hi: Uint32Array; lo: Uint32Array };
   /**
-   * Called once the build holds one working array of M words and no longer reads the input's
-   * columns (it has set them to empty arrays here: the last two sorts are done), before it makes
-   * its last array of M positions: the caller lets its own references to the columns go and may
-   * collect the garbage then (its sort threads' too), so that their memory is free before that
+   * Called when the build has let a working array of M words go, before it makes an array of M
+   * positions (it has set the input's columns to empty arrays here): after the first of its last
+   * two sorts (`last` false), then after the second (`last` true: no sort comes after, and one
+   * working array is left). The caller lets its own references to the columns go and may collect
+   * the garbage then (its sort threads' too, when `last`), so that their memory is free before that
    * array is made, not after the build.
    */
-  releaseRows?: () => void;
+  releaseRows?: (last: boolean) => void;
 }
 
 export class StatementIndex {
@@ -396,8 +397,8 @@ export class StatementIndex {
    * predicates; then POS (OSP positions stably by predicate), each sort yielded for the caller's
    * driver to run. `work`'s four arrays of M words are overwritten and let go (its fields emptied)
    * as each is read for the last time: the identity is sorted into the spare (OSP), the OSP order
-   * into the objects' array (POS); `releaseRows` is called once that is the only one left, before
-   * POS is packed. At most four arrays of M words and one packed order are held at once, then one
+   * into the objects' array (POS); `releaseRows` is called before each order is packed (the
+   * identity gone, then all but POS order). At most four arrays of M words and one packed order are held at once, then one
    * and two packed orders. `onSorted(k)` after the k-th sort (1, 2). Cost: two counting sorts and
    * O(M + N) walks.
    */
@@ -412,7 +413,7 @@ export class StatementIndex {
     },
     work: PermutedWork,
     onSorted: (sorted: number) => void,
-    releaseRows: (() => void) | undefined,
+    releaseRows: ((last: boolean) => void) | undefined,
   ): Generator<SortPass, StatementIndex, void> {
     const { m, entityCount } = p;
     const P = p.predicates.length;
@@ -421,6 +422,7 @@ export class StatementIndex {
     yield* run({ order: identity, key: work.object, range: entityCount, out: work.spare });
     work.identity = EMPTY_COLUMN;
     onSorted(1);
+    releaseRows?.(false);
     const positionBits = IntVector.widthFor(m - 1);
     let ospOrder = work.spare;
     const osp = new IntVector(m, positionBits);
@@ -445,7 +447,7 @@ export class StatementIndex {
     const posOrder = work.object;
     ospOrder = EMPTY_COLUMN;
     work.object = work.spare = work.spoP = EMPTY_COLUMN;
-    releaseRows?.();
+    releaseRows?.(true);
     const pos = new IntVector(m, positionBits);
     for (let j = 0; j < m; j++) pos.set(j, posOrder[j]!);
     return new StatementIndex({
