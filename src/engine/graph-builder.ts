@@ -142,7 +142,9 @@ let buildWith: (
  * ends its sort threads before the second), so that the next phase does not come on top of dead
  * arrays that a collection would have freed.
  */
-export type BetweenBuildPhases = (next: "statement-index" | "statement-positions" | "score-index") => void;
+export type BetweenBuildPhases = (
+  next: "statement-index" | "statement-rows" | "statement-positions" | "score-index",
+) => void;
 /** Gives a builder the search index of its sealed entities: see engine/internal.ts. */
 let useIndex: (builder: GraphBuilder, index: SearchIndex) => void;
 
@@ -889,16 +891,14 @@ export class GraphBuilder {
         releaseGiven: () => this.releaseFingerprints(),
         spoFingerprints,
         givenColumns,
-        // The dense rows die as the statement index packs its positions: the builder's references
-        // go, and the garbage. Each branch: the loader's hook once the sorts are done (its sort
-        // threads stop first, as they hold the shared arrays they were given: a collection before
-        // then would find little), or a dense feed's own each time (a compaction's worker: no
-        // threads), or none (V8 frees them when it collects).
+        // The dense rows die as the statement index packs its rows and positions: the builder's
+        // references go, and the garbage. Each branch: the loader's hook (its sort threads stop
+        // after the last sort), or a dense feed's own (a compaction's worker), or none (V8 frees
+        // them when it collects).
         releaseRows: (last) => {
           this.releaseStatementRows(parts);
-          if (betweenPhases !== undefined) {
-            if (last) betweenPhases("statement-positions");
-          } else this.betweenPhases?.();
+          if (betweenPhases !== undefined) betweenPhases(last ? "statement-positions" : "statement-rows");
+          else this.betweenPhases?.();
         },
       },
       fingerprintOf,

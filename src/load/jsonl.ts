@@ -594,7 +594,7 @@ export async function loadGraph(options: LoadGraphOptions): Promise<Graph> {
     // garbage goes.
     const betweenPhases: BetweenBuildPhases = (next) => {
       // Each branch: the sort threads' last pass is done once the statement positions are made.
-      if (next !== "statement-index") sorting?.stop();
+      if (next === "statement-positions" || next === "score-index") sorting?.stop();
       collect?.();
     };
     // Each branch: with more than one thread, the content tag is hashed on a thread of its own

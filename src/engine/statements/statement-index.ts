@@ -125,12 +125,13 @@ export interface StatementRows {
    */
   givenColumns?: () => { given: Uint8Array; hi: Uint32Array; lo: Uint32Array };
   /**
-   * Called when the build has let a working array of M words go, before it makes an array of M
-   * positions (it has set the input's columns to empty arrays here): after the first of its last
-   * two sorts (`last` false), then after the second (`last` true: no sort comes after, and one
-   * working array is left). The caller lets its own references to the columns go and may collect
-   * the garbage then (its sort threads' too, when `last`), so that their memory is free before that
-   * array is made, not after the build.
+   * Called when the build has let working arrays of M words go, before it makes a large array of
+   * its own (it has set the input's columns to empty arrays here): before it packs the rows, when
+   * it sorted them itself (`last` false: one of its five is dead, sorts come after), then after its
+   * last sort (`last` true: one working array is left, before the POS positions are packed). The
+   * caller lets its own references to the columns go and may collect the garbage then (its sort
+   * threads' too, when `last`), so that their memory is free before that array is made, not after
+   * the build.
    */
   releaseRows?: (last: boolean) => void;
 }
@@ -301,10 +302,10 @@ export class StatementIndex {
     const subjectStarts = sampledStarts(m, Math.floor(entityCount / OFFSET_SAMPLE) + 2, (j) => subject[j]!);
     onProgress?.(2, total);
 
-    // The two permutations, sorted on this thread: into an array of M words of its own and the
-    // subject column (read for the last time above). The working arrays are the holder's only
-    // (permuted lets each go once it is done with it).
-    const work: PermutedWork = { identity: subject, spare: new Uint32Array(m), object, spoP };
+    // The two permutations, sorted on this thread: OSP into the subject column (read for the last
+    // time above), POS into the object column. The working arrays are the holder's only (permuted
+    // lets each go once it is done with it).
+    const work: PermutedWork = { spare: subject, object, spoP };
     input.subject = input.predicate = input.object = EMPTY_COLUMN;
     const counts = new Uint32Array(Math.max(entityCount, 1));
     const tail = StatementIndex.permuted(
@@ -360,8 +361,8 @@ export class StatementIndex {
     yield* run({ into: spoP, column: input.predicate, order });
     let object = input.predicate;
     yield* run({ into: object, column: input.object, order });
-    let spare = input.object;
-    // The input's columns are this build's working arrays now, held by its own variables only.
+    // The input's columns are this build's working arrays now, held by its own variables only (the
+    // object column, read for the last time, by none).
     input.subject = input.predicate = input.object = EMPTY_COLUMN;
     // Reordering a run of one triple changes only which input row is where, not the ids.
     orderRunsByFingerprint(order, subject, spoP, object, (row, s, p, o) => fingerprintOf(row, s, predicates[p]!, o));
@@ -369,6 +370,9 @@ export class StatementIndex {
     // once they are read, so the two copies are held at once beside the working arrays only.
     const fingerprints = spoFingerprintsOf(input, order);
     input.releaseGiven?.();
+    // Four working arrays of M words are left of five: the caller may collect the fifth (and its
+    // fingerprints) before the rows are packed.
+    input.releaseRows?.(false);
 
     const rows = packRows(m, entityCount, P, subject, spoP, object);
     const sampled = Math.floor(entityCount / OFFSET_SAMPLE) + 2;
@@ -378,10 +382,10 @@ export class StatementIndex {
     subject = EMPTY_COLUMN;
     onProgress?.(4, total);
 
-    // The two permutations, sorted into arrays read for the last time above (the input rows'
-    // order, then the input's object column); the working arrays are the holder's only from here.
-    const work: PermutedWork = { identity: spare, spare: order, object, spoP };
-    order = spare = object = spoP = EMPTY_COLUMN;
+    // The two permutations: OSP sorted into the input rows' order (read for the last time above),
+    // POS into the objects' array; the working arrays are the holder's only from here.
+    const work: PermutedWork = { spare: order, object, spoP };
+    order = object = spoP = EMPTY_COLUMN;
     return yield* StatementIndex.permuted(
       { m, entityCount, predicates, fingerprints, rows, subjectStarts },
       work,
@@ -395,12 +399,12 @@ export class StatementIndex {
    * indexes): OSP (SPO positions stably by object), packed at once with every object's first OSP
    * position (the objects' last read); every predicate's first POS position, counted from the
    * predicates; then POS (OSP positions stably by predicate), each sort yielded for the caller's
-   * driver to run. `work`'s four arrays of M words are overwritten and let go (its fields emptied)
-   * as each is read for the last time: the identity is sorted into the spare (OSP), the OSP order
-   * into the objects' array (POS); `releaseRows` is called before each order is packed (the
-   * identity gone, then all but POS order). At most four arrays of M words and one packed order are held at once, then one
-   * and two packed orders. `onSorted(k)` after the k-th sort (1, 2). Cost: two counting sorts and
-   * O(M + N) walks.
+   * driver to run. `work`'s three arrays of M words are overwritten and let go (its fields emptied)
+   * as each is read for the last time: the rows' identity order (no array) is sorted into the
+   * spare (OSP), the OSP order into the objects' array (POS); `releaseRows(true)` is called once POS
+   * order is the only one left, before POS is packed. At most three arrays of M words and one
+   * packed order are held at once, then one and two packed orders. `onSorted(k)` after the k-th
+   * sort (1, 2). Cost: two counting sorts and O(M + N) walks.
    */
   private static *permuted(
     p: {
@@ -417,10 +421,7 @@ export class StatementIndex {
   ): Generator<SortPass, StatementIndex, void> {
     const { m, entityCount } = p;
     const P = p.predicates.length;
-    const identity = work.identity;
-    for (let j = 0; j < m; j++) identity[j] = j;
-    yield* run({ order: identity, key: work.object, range: entityCount, out: work.spare });
-    work.identity = EMPTY_COLUMN;
+    yield* run({ order: null, key: work.object, range: entityCount, out: work.spare });
     onSorted(1);
     releaseRows?.(false);
     const positionBits = IntVector.widthFor(m - 1);
@@ -841,7 +842,6 @@ function compareComponent(value: number, at: number, exact: boolean): number {
 
 /** The working arrays of StatementIndex.permuted, M words each: emptied as each is let go. */
 interface PermutedWork {
-  identity: Uint32Array;
   spare: Uint32Array;
   object: Uint32Array;
   spoP: Uint32Array;
@@ -853,6 +853,7 @@ interface PermutedWork {
  */
 function* run<T extends SortPass | GatherPass>(step: T): Generator<T, void, void> {
   yield step;
+  // Each branch: a gather's arrays, or a sort's.
   if ("into" in step) step.into = step.column = step.order = EMPTY_COLUMN;
   else step.order = step.key = step.out = EMPTY_COLUMN;
 }
