@@ -142,7 +142,9 @@ let buildWith: (
  * ends its sort threads before the second), so that the next phase does not come on top of dead
  * arrays that a collection would have freed.
  */
-export type BetweenBuildPhases = (next: "statement-index" | "score-index") => void;
+export type BetweenBuildPhases = (
+  next: "statement-index" | "statement-rows" | "statement-positions" | "score-index",
+) => void;
 /** Gives a builder the search index of its sealed entities: see engine/internal.ts. */
 let useIndex: (builder: GraphBuilder, index: SearchIndex) => void;
 
@@ -765,7 +767,7 @@ export class GraphBuilder {
   /** The statement index of the dense rows, with the fingerprints the input gave. */
   private buildStatementIndex(parts: BuildParts, betweenPhases?: BetweenBuildPhases): StatementIndex {
     betweenPhases?.("statement-index");
-    const { input, fingerprintOf, onProgress } = this.statementInput(parts);
+    const { input, fingerprintOf, onProgress } = this.statementInput(parts, betweenPhases);
     // Each branch: rows a dense feed added in SPO order are taken as they are; any others are sorted.
     const index = this.spoOrdered
       ? StatementIndex.buildFromSpo(input, parts.entityCount, fingerprintOf, onProgress)
@@ -791,14 +793,17 @@ export class GraphBuilder {
       parts.object = sharedCopy(this.object);
     }
     betweenPhases?.("statement-index");
-    const { input, fingerprintOf, onProgress } = this.statementInput(parts);
+    const { input, fingerprintOf, onProgress } = this.statementInput(parts, betweenPhases);
     const index = await StatementIndex.buildSorted(input, parts.entityCount, fingerprintOf, sorter, onProgress);
     this.releaseStatementRows(parts);
     return index;
   }
 
   /** What the statement index is built from: the dense rows, what each row gave, and the fingerprint texts. */
-  private statementInput(parts: BuildParts): {
+  private statementInput(
+    parts: BuildParts,
+    betweenPhases: BetweenBuildPhases | undefined,
+  ): {
     input: StatementRows;
     fingerprintOf: (row: number, s: number, p: number, o: number) => string;
     onProgress: (done: number, total: number) => void;
@@ -886,6 +891,15 @@ export class GraphBuilder {
         releaseGiven: () => this.releaseFingerprints(),
         spoFingerprints,
         givenColumns,
+        // The dense rows die as the statement index packs its rows and positions: the builder's
+        // references go, and the garbage. Each branch: the loader's hook (its sort threads stop
+        // after the last sort), or a dense feed's own (a compaction's worker), or none (V8 frees
+        // them when it collects).
+        releaseRows: (last) => {
+          this.releaseStatementRows(parts);
+          if (betweenPhases !== undefined) betweenPhases(last ? "statement-positions" : "statement-rows");
+          else this.betweenPhases?.();
+        },
       },
       fingerprintOf,
       onProgress: (done, total) => progress?.("statement-index", done, total),

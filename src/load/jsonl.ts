@@ -54,7 +54,14 @@ import { createGunzip } from "node:zlib";
 
 import { QuiverError, dataError, type SourcePosition } from "../engine/errors.js";
 import { checkObject } from "../engine/validate.js";
-import { GraphBuilder, type BuildPhase, REF_DERIVED, REF_GIVEN, REF_GIVEN_DERIVED } from "../engine/graph-builder.js";
+import {
+  GraphBuilder,
+  type BetweenBuildPhases,
+  type BuildPhase,
+  REF_DERIVED,
+  REF_GIVEN,
+  REF_GIVEN_DERIVED,
+} from "../engine/graph-builder.js";
 import type { FoldMode } from "../engine/search/fold.js";
 import type { Graph } from "../engine/graph.js";
 import {
@@ -582,10 +589,12 @@ export async function loadGraph(options: LoadGraphOptions): Promise<Graph> {
     // `threads` threads (order-threads.ts), else sorted here.
     sorter = threads > 1 ? startOrderThreads(threads, builder.entityCount) : undefined;
     const sorting = sorter;
-    // Between the build's phases: the sort threads end once the statement index is built (a thread
-    // holds the shared arrays it was given until it collects its own garbage), and the garbage goes.
-    const betweenPhases = (next: "statement-index" | "score-index"): void => {
-      if (next === "score-index") sorting?.stop();
+    // Between the build's phases: the sort threads end once the statement index's last sort is done
+    // (a thread holds the shared arrays it was given until it collects its own garbage), and the
+    // garbage goes.
+    const betweenPhases: BetweenBuildPhases = (next) => {
+      // Each branch: the sort threads' last pass is done once the statement positions are made.
+      if (next === "statement-positions" || next === "score-index") sorting?.stop();
       collect?.();
     };
     // Each branch: with more than one thread, the content tag is hashed on a thread of its own

@@ -32,15 +32,16 @@ import {
   type SortPass,
   scatterChunk,
 } from "../engine/statements/counting-sort.js";
+import { collectGarbage } from "./collect-garbage.js";
 
 /** workerData's kind: the one this file answers to. */
 const WORKER_KIND = "quiver.order-sort";
 
 type Request =
-  | { op: "count"; order: Uint32Array; key: Uint32Array; lo: number; hi: number; counts: Uint32Array }
+  | { op: "count"; order: Uint32Array | null; key: Uint32Array; lo: number; hi: number; counts: Uint32Array }
   | {
       op: "scatter";
-      order: Uint32Array;
+      order: Uint32Array | null;
       key: Uint32Array;
       lo: number;
       hi: number;
@@ -91,7 +92,7 @@ export function startOrderThreads(threads: number, maxRange: number): OrderThrea
     async sort(pass: SortPass) {
       if (failure !== undefined) throw failure;
       const { order, key, range, out } = pass;
-      const m = order.length;
+      const m = key.length;
       const views = Array.from({ length: threads }, (_, t) => new Uint32Array(counts, 4 * words * t, range));
       const chunks = Array.from({ length: threads }, (_, t) => chunkBounds(m, t, threads));
       const all = (op: (t: number, lo: number, hi: number) => Promise<void>) =>
@@ -130,6 +131,7 @@ export function startOrderThreads(threads: number, maxRange: number): OrderThrea
 /** The worker: answers each request in turn. */
 function runWorker(): void {
   const port = parentPort!;
+  const collect = collectGarbage();
   port.on("message", (request: Request) => {
     try {
       // Each branch: the two halves of a pass, or a gather's chunk.
@@ -141,6 +143,10 @@ function runWorker(): void {
     } catch (e) {
       port.postMessage({ ok: false, message: (e as Error).message } satisfies Reply);
     }
+    // The request's views of the shared arrays die with it: collected now (a heap this small
+    // collects in a millisecond or two), so that an array the statement index lets go is not kept
+    // alive by this thread (its allocations alone would not start a collection for long).
+    if (collect !== undefined) setImmediate(collect);
   });
 }
 

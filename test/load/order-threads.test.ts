@@ -80,6 +80,28 @@ for (const [seed, m, range] of [
     assert.equal(Array.from(pass.out), want, "sortPass");
   });
 
+  test(`seed ${seed}: ${m} rows, keys below ${range}: the identity order (null) on 1 to 3 threads as a stable sort`, async () => {
+    const { key, out } = randomPass(new Rng(seed), m, range);
+    const pass = { order: null, key, range, out };
+    const want = expected(
+      Uint32Array.from({ length: m }, (_, i) => i),
+      key,
+    );
+    out.fill(0);
+    sortPass(pass, new Uint32Array(range));
+    assert.equal(Array.from(out), want, "sortPass");
+    for (const threads of [2, 3]) {
+      const sorter = startOrderThreads(threads, range);
+      try {
+        out.fill(0);
+        await sorter.sort(pass);
+        assert.equal(Array.from(out), want, `${threads} threads`);
+      } finally {
+        sorter.stop();
+      }
+    }
+  });
+
   test(`seed ${seed}: ${m} rows, keys below ${range}: on 2 and 3 threads as a stable sort`, async () => {
     const pass = randomPass(new Rng(seed), m, range);
     const want = expected(pass.order, pass.key);

@@ -20,12 +20,12 @@
 
 /** One stable counting sort the statement index asks for. */
 export interface SortPass {
-  /** Rows to sort (read only). */
-  order: Uint32Array;
-  /** Key of each row, below `range`. */
+  /** Rows to sort (read only), or null: rows 0 to M - 1 in order (M: `key`'s length), no array read. */
+  order: Uint32Array | null;
+  /** Key of each row, below `range`: one a row, M in all. */
   key: Uint32Array;
   range: number;
-  /** Where the sorted rows go: as long as `order`, and not `order` or `key`. */
+  /** Where the sorted rows go: M words, and not `order` or `key`. */
   out: Uint32Array;
 }
 
@@ -61,9 +61,17 @@ export function chunkBounds(m: number, t: number, threads: number): [number, num
 }
 
 /** counts[k] = how many rows of order[lo, hi) have key k (counts: `range` words, zeroed here). */
-export function countChunk(order: Uint32Array, key: Uint32Array, lo: number, hi: number, counts: Uint32Array): void {
+export function countChunk(
+  order: Uint32Array | null,
+  key: Uint32Array,
+  lo: number,
+  hi: number,
+  counts: Uint32Array,
+): void {
   counts.fill(0);
-  for (let i = lo; i < hi; i++) counts[key[order[i]!]!]!++;
+  // Each branch: the rows in order (the identity: no array), or as `order` gives them.
+  if (order === null) for (let i = lo; i < hi; i++) counts[key[i]!]!++;
+  else for (let i = lo; i < hi; i++) counts[key[order[i]!]!]!++;
 }
 
 /**
@@ -83,13 +91,22 @@ export function chunkOffsets(counts: readonly Uint32Array[], range: number): voi
 
 /** Writes the rows of order[lo, hi) to `out` at their positions (offsets, from chunkOffsets; advanced here). */
 export function scatterChunk(
-  order: Uint32Array,
+  order: Uint32Array | null,
   key: Uint32Array,
   lo: number,
   hi: number,
   offsets: Uint32Array,
   out: Uint32Array,
 ): void {
+  // Each branch: the rows in order (the identity: no array), or as `order` gives them.
+  if (order === null) {
+    for (let row = lo; row < hi; row++) {
+      const k = key[row]!;
+      out[offsets[k]!] = row;
+      offsets[k]!++;
+    }
+    return;
+  }
   for (let i = lo; i < hi; i++) {
     const row = order[i]!;
     const k = key[row]!;
@@ -102,7 +119,7 @@ export function scatterChunk(
 export function sortPass(pass: SortPass, counts: Uint32Array): void {
   const { order, key, range, out } = pass;
   const c = counts.subarray(0, range);
-  countChunk(order, key, 0, order.length, c);
+  countChunk(order, key, 0, key.length, c);
   chunkOffsets([c], range);
-  scatterChunk(order, key, 0, order.length, c, out);
+  scatterChunk(order, key, 0, key.length, c, out);
 }

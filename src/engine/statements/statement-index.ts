@@ -124,6 +124,16 @@ export interface StatementRows {
    * the sorting builds in place of asking `given` twice for every row.
    */
   givenColumns?: () => { given: Uint8Array; hi: Uint32Array; lo: Uint32Array };
+  /**
+   * Called when the build has let working arrays of M words go, before it makes a large array of
+   * its own (it has set the input's columns to empty arrays here): before it packs the rows, when
+   * it sorted them itself (`last` false: one of its five is dead, sorts come after), then after its
+   * last sort (`last` true: one working array is left, before the POS positions are packed). The
+   * caller lets its own references to the columns go and may collect the garbage then (its sort
+   * threads' too, when `last`), so that their memory is free before that array is made, not after
+   * the build.
+   */
+  releaseRows?: (last: boolean) => void;
 }
 
 export class StatementIndex {
@@ -255,8 +265,9 @@ export class StatementIndex {
    * build() of rows already in SPO order (a compaction's: the base's rows merged with the delta's,
    * live-graph.ts feedCompaction): input row j is SPO position j, so the three SPO passes, their two
    * working arrays of M words and the gathers are skipped; the rows are packed from the input's
-   * columns as they are, and OSP and POS are sorted as build() sorts them, into one array of M words
-   * of its own and the subject column (read for the last time by then). The index is the one build()
+   * columns as they are, and OSP and POS are sorted as build() sorts them, into the subject column
+   * (read for the last time by then) and the object column: no array of M words of its own. The
+   * index is the one build()
    * makes of the same rows in any order, word for word. The order is checked (one pass; fingerprint
    * texts asked for runs of one triple only): rows out of order are an Error (a caller's fault).
    * Consumes `input` as build() does.
@@ -270,9 +281,9 @@ export class StatementIndex {
     const m = input.subject.length;
     const total = 4;
     const predicates = densePredicates(input, entityCount);
-    const subject = input.subject;
-    const spoP = input.predicate;
-    const object = input.object;
+    let subject = input.subject;
+    let spoP = input.predicate;
+    let object = input.object;
     for (let j = 1; j < m; j++) {
       const c = subject[j - 1]! - subject[j]! || spoP[j - 1]! - spoP[j]! || object[j - 1]! - object[j]!;
       if (c < 0) continue;
@@ -292,15 +303,19 @@ export class StatementIndex {
     const subjectStarts = sampledStarts(m, Math.floor(entityCount / OFFSET_SAMPLE) + 2, (j) => subject[j]!);
     onProgress?.(2, total);
 
-    // The two permutations, sorted on this thread: into an array of M words of its own and the
-    // subject column (read for the last time above).
+    // The two permutations, sorted on this thread: OSP into the subject column (read for the last
+    // time above), POS into the object column. The working arrays are the holder's only (permuted
+    // lets each go once it is done with it).
+    const work: PermutedWork = { spare: subject, object, spoP };
+    input.subject = input.predicate = input.object = EMPTY_COLUMN;
     const counts = new Uint32Array(Math.max(entityCount, 1));
     const tail = StatementIndex.permuted(
-      { m, entityCount, predicates, fingerprints, rows, subjectStarts, object, spoP },
-      subject,
-      new Uint32Array(m),
+      { m, entityCount, predicates, fingerprints, rows, subjectStarts },
+      work,
       (sorted) => onProgress?.(2 + sorted, total),
+      input.releaseRows,
     );
+    subject = spoP = object = EMPTY_COLUMN;
     for (let step = tail.next(); ; step = tail.next()) {
       if (step.done === true) return step.value;
       sortPass(step.value, counts);
@@ -322,19 +337,15 @@ export class StatementIndex {
     const total = 6;
     const predicates = densePredicates(input, entityCount);
     const P = predicates.length;
-    const pIndex = input.predicate;
 
     // SPO order: least significant key first (object, predicate, subject); then runs of one triple by fingerprint.
     let order = allocate(m);
     for (let i = 0; i < m; i++) order[i] = i;
     let other = allocate(m);
-    const passes: [Uint32Array, number][] = [
-      [input.object, entityCount],
-      [pIndex, P],
-      [input.subject, entityCount],
-    ];
-    for (const [step, [key, range]] of passes.entries()) {
-      yield { order, key, range, out: other };
+    for (let step = 0; step < 3; step++) {
+      // Each branch: the passes' keys, least significant first (object, predicate, subject).
+      const key = step === 0 ? input.object : step === 1 ? input.predicate : input.subject;
+      yield* run({ order, key, range: step === 1 ? P : entityCount, out: other });
       [order, other] = [other, order];
       onProgress?.(step + 1, total);
     }
@@ -345,23 +356,24 @@ export class StatementIndex {
     // Each gather is yielded to the driver (on several threads when it has them); each must end
     // before the next, which writes over the column the one before it read.
     let subject = other;
-    yield { into: subject, column: input.subject, order };
-    const spoP = input.subject;
-    yield { into: spoP, column: pIndex, order };
-    const object = pIndex;
-    yield { into: object, column: input.object, order };
-    const spare = input.object;
+    other = EMPTY_COLUMN;
+    yield* run({ into: subject, column: input.subject, order });
+    let spoP = input.subject;
+    yield* run({ into: spoP, column: input.predicate, order });
+    let object = input.predicate;
+    yield* run({ into: object, column: input.object, order });
+    // The input's columns are this build's working arrays now, held by its own variables only (the
+    // object column, read for the last time, by none).
+    input.subject = input.predicate = input.object = EMPTY_COLUMN;
     // Reordering a run of one triple changes only which input row is where, not the ids.
     orderRunsByFingerprint(order, subject, spoP, object, (row, s, p, o) => fingerprintOf(row, s, predicates[p]!, o));
     // The given fingerprints in SPO order, before the packed rows: the caller's copy of them goes
     // once they are read, so the two copies are held at once beside the working arrays only.
-    // Each branch: the caller's columns gathered in SPO order, or each row asked through `given`.
-    const columns = input.givenColumns?.();
-    const fingerprints =
-      columns === undefined
-        ? FingerprintColumn.build(m, (j) => input.given(order[j]!))
-        : FingerprintColumn.gathered(order, columns.given, columns.hi, columns.lo);
+    const fingerprints = spoFingerprintsOf(input, order);
     input.releaseGiven?.();
+    // Four working arrays of M words are left of five: the caller may collect the fifth (and its
+    // fingerprints) before the rows are packed.
+    input.releaseRows?.(false);
 
     const rows = packRows(m, entityCount, P, subject, spoP, object);
     const sampled = Math.floor(entityCount / OFFSET_SAMPLE) + 2;
@@ -369,26 +381,31 @@ export class StatementIndex {
     // The subjects in SPO order are read for the last time: their array goes before the two
     // permutations are made (the sorts below need the objects and predicates only).
     subject = EMPTY_COLUMN;
-    other = EMPTY_COLUMN;
     onProgress?.(4, total);
 
-    // The two permutations, sorted into arrays read for the last time above (the input rows'
-    // order, then the input's object column).
+    // The two permutations: OSP sorted into the input rows' order (read for the last time above),
+    // POS into the objects' array; the working arrays are the holder's only from here.
+    const work: PermutedWork = { spare: order, object, spoP };
+    order = object = spoP = EMPTY_COLUMN;
     return yield* StatementIndex.permuted(
-      { m, entityCount, predicates, fingerprints, rows, subjectStarts, object, spoP },
-      spare,
-      order,
+      { m, entityCount, predicates, fingerprints, rows, subjectStarts },
+      work,
       (sorted) => onProgress?.(4 + sorted, total),
+      input.releaseRows,
     );
   }
 
   /**
-   * The end of every build, from the ids in SPO order (`object`, `spoP`: predicate indexes): OSP
-   * (SPO positions stably by object) and POS (OSP positions stably by predicate), each sort yielded
-   * for the caller's driver to run; then every object's first OSP position and every predicate's
-   * first POS position, one walk each. `identity` and `spare`, M words each, are overwritten: the
-   * identity is sorted from the first into the second (OSP), then from the second back into the
-   * first (POS). `onSorted(k)` after the k-th sort (1, 2). Cost: two counting sorts and O(M) walks.
+   * The end of every build, from the ids in SPO order (`work.object`, `work.spoP`: predicate
+   * indexes): OSP (SPO positions stably by object), packed at once with every object's first OSP
+   * position (the objects' last read); every predicate's first POS position, counted from the
+   * predicates; then POS (OSP positions stably by predicate), each sort yielded for the caller's
+   * driver to run. `work`'s three arrays of M words are overwritten and let go (its fields emptied)
+   * as each is read for the last time: the rows' identity order (no array) is sorted into the
+   * spare (OSP), the OSP order into the objects' array (POS); `releaseRows(true)` is called once POS
+   * order is the only one left, before POS is packed. At most three arrays of M words and one
+   * packed order are held at once, then one and two packed orders. `onSorted(k)` after the k-th
+   * sort (1, 2). Cost: two counting sorts and O(M + N) walks.
    */
   private static *permuted(
     p: {
@@ -398,41 +415,43 @@ export class StatementIndex {
       fingerprints: FingerprintColumn;
       rows: Uint32Array;
       subjectStarts: Uint32Array;
-      object: Uint32Array;
-      spoP: Uint32Array;
     },
-    identity: Uint32Array,
-    spare: Uint32Array,
+    work: PermutedWork,
     onSorted: (sorted: number) => void,
+    releaseRows: ((last: boolean) => void) | undefined,
   ): Generator<SortPass, StatementIndex, void> {
-    const { m, entityCount, object, spoP } = p;
+    const { m, entityCount } = p;
     const P = p.predicates.length;
-    for (let j = 0; j < m; j++) identity[j] = j;
-    const ospOrder = spare;
-    yield { order: identity, key: object, range: entityCount, out: ospOrder };
+    yield* run({ order: null, key: work.object, range: entityCount, out: work.spare });
     onSorted(1);
-    const posOrder = identity;
-    yield { order: ospOrder, key: spoP, range: P, out: posOrder };
-    onSorted(2);
+    releaseRows?.(false);
     const positionBits = IntVector.widthFor(m - 1);
+    let ospOrder = work.spare;
     const osp = new IntVector(m, positionBits);
-    const pos = new IntVector(m, positionBits);
-    for (let j = 0; j < m; j++) {
-      osp.set(j, ospOrder[j]!);
-      pos.set(j, posOrder[j]!);
-    }
-
+    for (let j = 0; j < m; j++) osp.set(j, ospOrder[j]!);
     // Every object's first OSP position, in one walk of OSP order alongside the objects.
+    const object = work.object;
     let at = 0;
     const objectStarts = EliasFano.build(entityCount + 1, m, (o) => {
       while (at < m && object[ospOrder[at]!]! < o) at++;
       return at;
     });
+    // Every predicate's first POS position: POS is sorted by predicate first, so it is the number
+    // of rows of a smaller predicate (counted in any order).
+    const spoP = work.spoP;
     const predicateStarts = new Uint32Array(P + 1);
-    for (let j = 0, i = 0; i <= P; i++) {
-      while (j < m && spoP[posOrder[j]!]! < i) j++;
-      predicateStarts[i] = j;
-    }
+    for (let j = 0; j < m; j++) predicateStarts[spoP[j]! + 1]!++;
+    for (let i = 1; i <= P; i++) predicateStarts[i]! += predicateStarts[i - 1]!;
+
+    // The objects are read for the last time: their array takes POS order.
+    yield* run({ order: ospOrder, key: spoP, range: P, out: object });
+    onSorted(2);
+    const posOrder = work.object;
+    ospOrder = EMPTY_COLUMN;
+    work.object = work.spare = work.spoP = EMPTY_COLUMN;
+    releaseRows?.(true);
+    const pos = new IntVector(m, positionBits);
+    for (let j = 0; j < m; j++) pos.set(j, posOrder[j]!);
     return new StatementIndex({
       length: m,
       entityCount,
@@ -822,7 +841,36 @@ function compareComponent(value: number, at: number, exact: boolean): number {
   return value < at ? -1 : 1;
 }
 
-/** into[j] = column[order[j]] for every j; returns `into` (which must not be `column` or `order`). */
+/** The working arrays of StatementIndex.permuted, M words each: emptied as each is let go. */
+interface PermutedWork {
+  spare: Uint32Array;
+  object: Uint32Array;
+  spoP: Uint32Array;
+}
+
+/**
+ * Yields a sort pass or a gather for the build's driver, then empties its arrays: the driver holds
+ * the last step it ran while the build goes on, and must not keep a working array alive by it.
+ */
+function* run<T extends SortPass | GatherPass>(step: T): Generator<T, void, void> {
+  yield step;
+  // Each branch: a gather's arrays, or a sort's.
+  if ("into" in step) step.into = step.column = step.order = EMPTY_COLUMN;
+  else step.order = step.key = step.out = EMPTY_COLUMN;
+}
+
+/**
+ * The given fingerprints in SPO order (`order`: input row at each SPO position). Each branch: the
+ * caller's columns gathered, or each row asked through `given`.
+ */
+function spoFingerprintsOf(input: StatementRows, order: Uint32Array): FingerprintColumn {
+  const m = order.length;
+  const columns = input.givenColumns?.();
+  return columns === undefined
+    ? FingerprintColumn.build(m, (j) => input.given(order[j]!))
+    : FingerprintColumn.gathered(order, columns.given, columns.hi, columns.lo);
+}
+
 /**
  * The predicates: the entities used as one, in dense-id order. The input's predicate column becomes
  * the predicate indexes, in place (the input is consumed). Cost: O(M + entityCount).
