@@ -263,7 +263,7 @@ export class StatementIndex {
 
   /**
    * build() of rows already in SPO order (a compaction's: the base's rows merged with the delta's,
-   * live-graph.ts feedCompaction): input row j is SPO position j, so the three SPO passes, their two
+   * live-compaction.ts, through LiveGraph.feedCompaction): input row j is SPO position j, so the three SPO passes, their two
    * working arrays of M words and the gathers are skipped; the rows are packed from the input's
    * columns as they are, and OSP and POS are sorted as build() sorts them, into the subject column
    * (read for the last time by then) and the object column: no array of M words of its own. The
