@@ -47,7 +47,7 @@
 
 import { finalArray } from "../array-slab.js";
 import { checkLength, type SerialReader, type SerialWriter } from "../serial.js";
-import { BitVector, bitAt, popcount32, rank1At } from "./bit-vector.js";
+import { BitVector, bitAt, MAX_BIT_VECTOR_LENGTH, popcount32, rank1At } from "./bit-vector.js";
 import type { WaveletMatrix } from "./wavelet-matrix.js";
 
 /** Widest symbol: 2^6 = 64 counts a block (128 bytes) are as many as a block should carry. */
@@ -64,8 +64,8 @@ const BLOCK = 1 << BLOCK_SHIFT;
 const SUPER_SHIFT = 16;
 /** 32-bit words of one plane in a block. */
 const GROUPS = BLOCK / 32;
-/** Longest sequence: positions and counts stay int32. */
-const MAX_LENGTH = 0x7fffffff;
+/** Longest sequence: its bit-planes' (positions and counts then stay int32). */
+const MAX_LENGTH = MAX_BIT_VECTOR_LENGTH;
 
 export class SymbolRanks {
   /** Number of symbols. */

@@ -39,7 +39,7 @@
  * the queries trust those counts. `fromArrays` restores without checks, for arrays just built.
  */
 
-import { BitVector, bitAt, rank1At } from "./bit-vector.js";
+import { BitVector, bitAt, MAX_BIT_VECTOR_LENGTH, rank1At } from "./bit-vector.js";
 import { checkLength, type SerialReader, type SerialWriter } from "../serial.js";
 import { finalArray } from "../array-slab.js";
 
@@ -187,7 +187,7 @@ export class WaveletMatrix {
     const length = r.integer("length");
     const bits = r.integer("bits");
     if (bits > MAX_WAVELET_BITS) r.corrupt(`${bits} bits per value, more than ${MAX_WAVELET_BITS}`);
-    if (length > 0x7fffffff) r.corrupt(`length ${length} is not below 2^31`);
+    if (length > MAX_BIT_VECTOR_LENGTH) r.corrupt(`length ${length} is not below 2^31`);
     const levelBlocks = r.int32("levels");
     const zeros = r.int32("zeros");
     const stride = BitVector.blocksLength(length);
