@@ -234,6 +234,68 @@ test("503 CHANGE_LOG_UNAVAILABLE with Retry-After when the log cannot be written
   }
 });
 
+test("POST /graph/v1/changes takes no query parameter: 400 naming it, nothing applied (regression: ?x=1 was ignored and the batch applied)", async () => {
+  const dir = tempDir();
+  const live = await liveServer(dir);
+  try {
+    const unknown = await post(live.server.port, `${CHANGES}?dryRun=true`, PUT_X, { key: WRITE_KEY });
+    assert.is(unknown.status, 400);
+    assert.is(codeOf(unknown.body), "UNKNOWN_PARAMETER");
+    assert.match(JSON.parse(unknown.body).error, /"dryRun"/);
+    const encoding = await post(live.server.port, `${CHANGES}?%zz`, PUT_X, { key: WRITE_KEY });
+    assert.is(encoding.status, 400);
+    assert.is(codeOf(encoding.body), "INVALID_ENCODING");
+    assert.is(live.store.sequence, 0);
+    assert.equal(
+      readdirSync(dir).filter((n) => n.endsWith(".batch")),
+      [],
+    );
+    // An empty query string holds no parameter (as on the entity lookup): the batch applies.
+    const bare = await post(live.server.port, `${CHANGES}?`, PUT_X, { key: WRITE_KEY });
+    assert.is(bare.status, 200);
+    // The key still comes first: a read key is 403 whatever the query string holds.
+    const read = await post(live.server.port, `${CHANGES}?dryRun=true`, PUT_X, { key: KEY });
+    assert.is(read.status, 403);
+  } finally {
+    await live.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("X-Quiver-Sequence on every answer of POST /graph/v1/changes past the key, refusals too; not on a 401 (regression: only the 200 carried it)", async () => {
+  const dir = tempDir();
+  const live = await liveServer(dir, 1000);
+  try {
+    const ok = await post(live.server.port, CHANGES, PUT_X, { key: WRITE_KEY });
+    assert.is(ok.status, 200);
+    assert.is(ok.headers["x-quiver-sequence"], "1");
+    const refusals: [number, Awaited<ReturnType<typeof post>>][] = [
+      [403, await post(live.server.port, CHANGES, PUT_X, { key: KEY })],
+      [405, await request(live.server.port, CHANGES, { method: "GET", key: WRITE_KEY })],
+      [400, await post(live.server.port, CHANGES, PUT_X, { key: WRITE_KEY, contentType: "text/plain" })],
+      [400, await post(live.server.port, CHANGES, "not json", { key: WRITE_KEY })],
+      [400, await post(live.server.port, `${CHANGES}?x=1`, PUT_X, { key: WRITE_KEY })],
+      [409, await post(live.server.port, CHANGES, PUT_XS.replace("q:berlin", "q:nobody"), { key: WRITE_KEY })],
+      [413, await post(live.server.port, CHANGES, `${PUT_X}\n`.repeat(20), { key: WRITE_KEY })],
+    ];
+    for (const [status, r] of refusals) {
+      assert.is(r.status, status);
+      assert.is(r.headers["x-quiver-sequence"], "1", String(status));
+    }
+    const none = await post(live.server.port, CHANGES, PUT_X, { key: null });
+    assert.is(none.status, 401);
+    assert.is(none.headers["x-quiver-sequence"], undefined);
+    // The log gone: the 503 names the sequence the graph still holds.
+    rmSync(dir, { recursive: true, force: true });
+    const unavailable = await post(live.server.port, CHANGES, PUT_X, { key: WRITE_KEY });
+    assert.is(unavailable.status, 503);
+    assert.is(unavailable.headers["x-quiver-sequence"], "1");
+  } finally {
+    await live.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("CORS: a preflight of the changes path allows POST and Content-Type; X-Quiver-Sequence is exposed", async () => {
   const dir = tempDir();
   const store = openLive(buildSmallGraph(), dir, { cursorSecret: SECRET });
