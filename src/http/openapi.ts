@@ -508,7 +508,8 @@ const changesOperation: Operation = {
     "400": errorResponse(
       "INVALID_CHANGE: a line is not one of the four kinds or breaks a rule of the input format (the message names " +
         "the line and the field); INVALID_CONTENT_TYPE: a Content-Type other than application/x-ndjson " +
-        "(parameters such as `; charset=utf-8` are accepted). Nothing applied.",
+        "(parameters such as `; charset=utf-8` are accepted); UNKNOWN_PARAMETER or INVALID_ENCODING: a query " +
+        "parameter (the path takes none). Nothing applied.",
     ),
     "401": { $ref: "#/components/responses/Unauthorized" },
     "403": errorResponse(

@@ -26,7 +26,8 @@
  *   `false`), and the engine gets `undefined`, so a request without them is the request it was.
  * - The entity lookup takes its entityId from the path: the one segment after the prefix, percent-
  *   decoded as strictly as a value but with `+` kept as itself (a path is not a form; RFC 3986
- *   section 3.3), so `%2F` is a "/" inside the id. Its query string must hold no parameter at all.
+ *   section 3.3), so `%2F` is a "/" inside the id. Its query string must hold no parameter at all,
+ *   and neither may that of `POST /graph/v1/changes` (its batch is the body).
  *
  * Cost: one pass over the query string; values without `%` or `+` are substrings, never copied.
  */
@@ -86,6 +87,9 @@ export const STATEMENTS_ENDPOINT = endpointSpec(ROUTES.statements, {
 /** The lookup takes no query parameter at all. */
 export const ENTITY_ENDPOINT = endpointSpec(ROUTES.entity, {});
 
+/** Nor does a change batch: the batch is the body (CONTRACT.md: an unknown parameter is 400). */
+export const CHANGES_ENDPOINT = endpointSpec(ROUTES.changes, {});
+
 /** The spellings `order` takes, and what each means to the engine. */
 const ORDERS: ReadonlyMap<string, SearchOrder> = new Map([
   ["name", "name"],
@@ -138,6 +142,11 @@ export function parseEntityLookup(path: string, query: string): string {
   const entityId = decodePercent(path.slice(ENTITY_PATH_PREFIX.length), false, PATH_ENTITY_ID, "entityId");
   collectParameters(query, ENTITY_ENDPOINT);
   return entityId;
+}
+
+/** Checks that the query string of `POST /graph/v1/changes` holds no parameter (400 naming the first). */
+export function checkChangesQuery(query: string): void {
+  collectParameters(query, CHANGES_ENDPOINT);
 }
 
 /** The meaning of a value that must be one of a few spellings; any other is INVALID_PARAMETER. */

@@ -25,7 +25,8 @@
  *      (the lookup: 404 ENTITY_NOT_FOUND when the graph has no such entity).
  * `POST /graph/v1/changes` (only with `changes`, a writer: else 404 like any unknown path): a write
  * key, else 403 WRITE_FORBIDDEN for a read key (401 first without one); a method other than POST:
- * 405 with `Allow: POST`; a Content-Type other than application/x-ndjson: 400; then the body, which
+ * 405 with `Allow: POST`; a query parameter (it takes none) or a Content-Type other than
+ * application/x-ndjson: 400; then the body, which
  * the adapter reads when `route` answers NEEDS_BODY and hands over in `request.body` (over
  * `maxChangeBytes`: 413); the writer's errors (400, 409, 503 with `Retry-After`); 200 with the result.
  * Every answer of a data endpoint past the key carries `X-Quiver-Sequence`, the batch the graph
@@ -85,7 +86,7 @@ import {
   MAX_REQUEST_TARGET_BYTES,
 } from "./limits.js";
 import { OPENAPI_JSON } from "./openapi.js";
-import { parseEntityLookup, parseSearchParams, parseStatementsParams } from "./params.js";
+import { checkChangesQuery, parseEntityLookup, parseSearchParams, parseStatementsParams } from "./params.js";
 import { REQUEST_ID_HEADER, newRequestId, requestIdOf } from "./request-id.js";
 import { ROUTES, ROUTE_PATHS, isDataRoute, routeOf, splitTarget } from "./routes.js";
 import { entityBody, entityPage, errorBody, statementPage } from "./serialize.js";
@@ -397,7 +398,7 @@ export function route(served: Served, request: RouterRequest): Reply {
         return error(at, failure.code, failure.message);
       at.sequence = String(served.graph.sequence);
     }
-    if (name === "changes") return changesAnswer(at, served, request);
+    if (name === "changes") return changesAnswer(at, served, request, query);
     if (longerThan(target, config.maxTargetBytes)) return targetTooLong(at);
     if (config.explorer !== null && isExplorerPath(path)) return explorerAnswer(at, method, headers, config.explorer);
     if (name === undefined) {
@@ -484,10 +485,10 @@ export function answerProblem(
 
 /**
  * `POST /graph/v1/changes`, past the CORS preflight: the write key (401, then 403), the target's
- * length, the method (405 `Allow: POST`), the media type, then the body (NEEDS_BODY until the
- * adapter has it; 413 past the limit), then the writer.
+ * length, the method (405 `Allow: POST`), the query string (400: it takes no parameter), the media
+ * type, then the body (NEEDS_BODY until the adapter has it; 413 past the limit), then the writer.
  */
-function changesAnswer(at: Context, served: Served, request: RouterRequest): Reply {
+function changesAnswer(at: Context, served: Served, request: RouterRequest, query: string): Reply {
   const { config } = served;
   const writer = config.changes as ChangeWriter;
   const { headers, method } = request;
@@ -507,6 +508,9 @@ function changesAnswer(at: Context, served: Served, request: RouterRequest): Rep
   at.allow = CHANGES_ALLOWED_METHODS;
   if (method !== "POST")
     return error(at, "METHOD_NOT_ALLOWED", `${at.path} answers POST only (a change batch), not ${method}.`);
+  // A parameter would mean nothing here, and a client that sends one (a dry run, say) must not have
+  // its batch applied as if it had not: 400 like an unknown parameter anywhere (throws; route answers).
+  checkChangesQuery(query);
   if (!isChangesMediaType(headers["content-type"]))
     return error(
       at,
