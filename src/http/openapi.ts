@@ -505,40 +505,49 @@ const changesOperation: Operation = {
       },
       content: json("ChangeResult"),
     },
-    "400": errorResponse(
-      "INVALID_CHANGE: a line is not one of the four kinds or breaks a rule of the input format (the message names " +
-        "the line and the field); INVALID_CONTENT_TYPE: a Content-Type other than application/x-ndjson " +
-        "(parameters such as `; charset=utf-8` are accepted); UNKNOWN_PARAMETER or INVALID_ENCODING: a query " +
-        "parameter (the path takes none). Nothing applied.",
+    "400": withSequence(
+      errorResponse(
+        "INVALID_CHANGE: a line is not one of the four kinds or breaks a rule of the input format (the message names " +
+          "the line and the field); INVALID_CONTENT_TYPE: a Content-Type other than application/x-ndjson " +
+          "(parameters such as `; charset=utf-8` are accepted); UNKNOWN_PARAMETER or INVALID_ENCODING: a query " +
+          "parameter (the path takes none). Nothing applied.",
+      ),
     ),
     "401": { $ref: "#/components/responses/Unauthorized" },
-    "403": errorResponse(
-      "WRITE_FORBIDDEN: the key is a read key (QUIVER_API_KEYS); writing needs a write key (QUIVER_WRITE_KEYS).",
+    "403": withSequence(
+      errorResponse(
+        "WRITE_FORBIDDEN: the key is a read key (QUIVER_API_KEYS); writing needs a write key (QUIVER_WRITE_KEYS).",
+      ),
     ),
     "405": {
       description: "METHOD_NOT_ALLOWED: a method other than POST (after the write key is checked).",
       headers: {
         Allow: { description: "Always `POST`.", schema: { type: "string", const: "POST" } },
         ...REQUEST_ID,
+        ...SEQUENCE,
       },
       content: json("Error"),
     },
-    "409": errorResponse(
-      "CHANGE_CONFLICT: the batch cannot apply to the graph as it stands (a statement naming an entity that is not " +
-        "there, a fingerprint another statement holds, an entity deleted without `cascade` while a statement names " +
-        "it); the message names the line and the statement in the way. Nothing applied.",
+    "409": withSequence(
+      errorResponse(
+        "CHANGE_CONFLICT: the batch cannot apply to the graph as it stands (a statement naming an entity that is not " +
+          "there, a fingerprint another statement holds, an entity deleted without `cascade` while a statement names " +
+          "it); the message names the line and the statement in the way. Nothing applied.",
+      ),
     ),
-    "413": errorResponse(
-      `CHANGES_TOO_LARGE: a body over ${MAX_CHANGE_BODY_BYTES} bytes (the server's limit), refused by its ` +
-        "Content-Length before a byte is read, or as soon as a chunked body passes it. Nothing applied.",
+    "413": withSequence(
+      errorResponse(
+        `CHANGES_TOO_LARGE: a body over ${MAX_CHANGE_BODY_BYTES} bytes (the server's limit), refused by its ` +
+          "Content-Length before a byte is read, or as soon as a chunked body passes it. Nothing applied.",
+      ),
     ),
-    "414": { $ref: "#/components/responses/UriTooLong" },
-    "500": { $ref: "#/components/responses/InternalError" },
+    "414": withSequence(RESPONSES.UriTooLong),
+    "500": withSequence(RESPONSES.InternalError),
     "503": {
       description:
         "CHANGE_LOG_UNAVAILABLE: the change log cannot be written (full disk, read-only, gone); the graph and the " +
         "log are as before and the server keeps serving.",
-      headers: { "Retry-After": header("RetryAfter"), ...REQUEST_ID },
+      headers: { "Retry-After": header("RetryAfter"), ...REQUEST_ID, ...SEQUENCE },
       content: json("Error"),
     },
   },
@@ -691,9 +700,9 @@ export const OPENAPI_DOCUMENT = {
       XQuiverSequence: {
         description:
           "The number of the last change batch the graph that answered holds, in decimal (0 on a server without a " +
-          "change log, or before its first batch). On every answer of search, statements and the entity lookup " +
-          "once the API key passed (not on a 401, nor on the 400/408/414/431 sent before routing), and on the 200 " +
-          "of POST /graph/v1/changes.",
+          "change log, or before its first batch). On every answer of search, statements, the entity lookup and " +
+          "POST /graph/v1/changes once the API key passed (not on a 401, nor on the 400/408/414/431 sent before " +
+          "routing); a refused batch names the last batch the graph holds (nothing was applied).",
         schema: { type: "string", pattern: "^(0|[1-9][0-9]*)$" },
       },
       CacheControlNoStore: {

@@ -29,8 +29,8 @@
  * application/x-ndjson: 400; then the body, which
  * the adapter reads when `route` answers NEEDS_BODY and hands over in `request.body` (over
  * `maxChangeBytes`: 413); the writer's errors (400, 409, 503 with `Retry-After`); 200 with the result.
- * Every answer of a data endpoint past the key carries `X-Quiver-Sequence`, the batch the graph
- * that answered holds; tags follow the graph's content tag, which names base and sequence.
+ * Every answer of a data endpoint past the key (the changes path's refusals included) carries
+ * `X-Quiver-Sequence`, the batch the graph that answered holds; tags follow the graph's content tag, which names base and sequence.
  * A `QuiverError` becomes the status of its code (status.ts), with its sentence and its code; any
  * other error is 500 with a fixed sentence and the error goes to `onError`, never to the client.
  * Every answer carries `X-Request-Id` (request-id.ts) and, with CORS on, its headers.
@@ -498,12 +498,16 @@ function changesAnswer(at: Context, served: Served, request: RouterRequest, quer
   if (config.verifyWriteKey === null || config.verifyWriteKey(presented) !== null) {
     const failure = config.verifyKey(presented);
     if (failure !== null) return error(at, failure.code, failure.message);
+    at.sequence = String(served.graph.sequence);
     return error(
       at,
       "WRITE_FORBIDDEN",
       "This API key may read but not write; send a key from the server's write keys (QUIVER_WRITE_KEYS).",
     );
   }
+  // Past the key, every answer of this data endpoint names the graph's last batch, refusals too
+  // (CONTRACT.md: every answer of the data endpoints carries X-Quiver-Sequence).
+  at.sequence = String(served.graph.sequence);
   if (longerThan(request.target, config.maxTargetBytes)) return targetTooLong(at);
   at.allow = CHANGES_ALLOWED_METHODS;
   if (method !== "POST")
@@ -533,7 +537,11 @@ function changesAnswer(at: Context, served: Served, request: RouterRequest, quer
       ...NEEDS_BODY,
       later: result.then(
         (r) => changesOk(at, served, r),
-        (e: unknown) => fault(at, method, e),
+        (e: unknown) => {
+          // The refusal names the sequence the graph holds when it is sent (others may have applied meanwhile).
+          at.sequence = String(served.graph.sequence);
+          return fault(at, method, e);
+        },
       ),
     };
   return changesOk(at, served, result);

@@ -176,7 +176,11 @@ test("document: X-Quiver-Sequence on every answer of the data endpoints past the
       else assert.equal(r.headers["X-Quiver-Sequence"], seq, `${path} ${status}`);
     }
   }
-  assert.equal(doc.paths["/graph/v1/changes"].post.responses["200"].headers["X-Quiver-Sequence"], seq);
+  // The changes path too, refusals included (regression: only its 200 documented and carried it).
+  for (const [status, r] of Object.entries(doc.paths["/graph/v1/changes"].post.responses) as [string, any][]) {
+    if (status === "401") assert.is(r.$ref, "#/components/responses/Unauthorized");
+    else assert.equal(r.headers["X-Quiver-Sequence"], seq, `changes ${status}`);
+  }
   assert.equal(doc.components.headers.XQuiverSequence.schema.pattern, "^(0|[1-9][0-9]*)$");
 });
 
@@ -465,8 +469,13 @@ test("live: every answer of POST /graph/v1/changes validates against the documen
       const body = JSON.parse(r.body);
       assertValid("Error", body);
       assert.is(body.code, code);
-      // Only a 200 of the changes path names a sequence.
-      assert.is(r.headers["x-quiver-sequence"], undefined, code);
+      // Past the key every answer names the graph's last batch (none yet); a 401 names none.
+      if (status === 401) assert.is(r.headers["x-quiver-sequence"], undefined, code);
+      else {
+        assert.is(r.headers["x-quiver-sequence"], "0", code);
+        assertHeaderValid("XQuiverSequence", r.headers["x-quiver-sequence"]);
+        assert.ok("X-Quiver-Sequence" in op.responses[String(status)].headers, `${status} documents it`);
+      }
     }
     assert.is(cases[2]![2].headers["allow"], op.responses["405"].headers.Allow.schema.const);
     const ok = await post(live.port, CHANGES, `${putX}\n${putXs}\n`, { key: WRITE_KEY });
