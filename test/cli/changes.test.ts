@@ -8,7 +8,7 @@
  * ETag for the same query within 1 s of a batch's 200.
  */
 
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
@@ -46,6 +46,35 @@ async function base(): Promise<{ entities: string; statements: string; dir: stri
     dir: mkdtempSync(join(tmpdir(), "quiver-cli-changes-")),
   };
 }
+
+test("apply: a batch file that is not valid UTF-8 is refused naming the line, the log as it was (regression: the bytes became U+FFFD and the batch applied)", async () => {
+  const b = await base();
+  const source = ["--entities", b.entities, "--statements", b.statements];
+  try {
+    const file = join(b.dir, "..", `not-utf8-${process.pid}.jsonl`);
+    writeFileSync(
+      file,
+      Buffer.concat([
+        Buffer.from(BATCH_1.split("\n")[0] + "\n" + '{"op":"put","entity":{"entityId":"d","rawIdentifier":"D'),
+        Buffer.from([0xe2, 0x82]),
+        Buffer.from('","type":"2","sourceType":"t"}}\n'),
+      ]),
+    );
+    try {
+      const bad = await quiverRun(["apply", ...source, "--changes", b.dir, file]);
+      assert.is(bad.code, 1, bad.stderr);
+      assert.match(bad.stderr, /line 2: not valid UTF-8/);
+      assert.equal(
+        readdirSync(b.dir).filter((n) => n.endsWith(".batch")),
+        [],
+      );
+    } finally {
+      rmSync(file, { force: true });
+    }
+  } finally {
+    rmSync(b.dir, { recursive: true, force: true });
+  }
+});
 
 test("apply appends a batch; a refused batch leaves the log as it was; info --changes; compact gives the live content", async () => {
   const b = await base();

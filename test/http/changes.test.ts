@@ -296,6 +296,47 @@ test("X-Quiver-Sequence on every answer of POST /graph/v1/changes past the key, 
   }
 });
 
+test("a batch that is not valid UTF-8: 400 INVALID_CHANGE naming the line, nothing applied (regression: the bytes became U+FFFD and the batch applied)", async () => {
+  const dir = tempDir();
+  const live = await liveServer(dir);
+  try {
+    const bytes = Buffer.concat([
+      Buffer.from(`${PUT_X}\n{"op":"put","entity":{"entityId":"q:u","rawIdentifier":"a`),
+      Buffer.from([0xff]),
+      Buffer.from(`b","type":"4","sourceType":"t"}}\n`),
+    ]);
+    const r = await post(live.server.port, CHANGES, bytes, { key: WRITE_KEY });
+    assert.is(r.status, 400);
+    assert.is(codeOf(r.body), "INVALID_CHANGE");
+    assert.match(JSON.parse(r.body).error, /^line 2: not valid UTF-8/);
+    assert.is(live.store.sequence, 0);
+    assert.is((await request(live.server.port, "/graph/v1/entities/q%3Au")).status, 404);
+    // A truncated sequence at the very end (a body cut inside a character) too, on its own line.
+    const cut = await post(
+      live.server.port,
+      CHANGES,
+      Buffer.concat([Buffer.from(`${PUT_X}\n\n`), Buffer.from([0xc3])]),
+      {
+        key: WRITE_KEY,
+      },
+    );
+    assert.is(cut.status, 400);
+    assert.match(JSON.parse(cut.body).error, /^line 3: not valid UTF-8/);
+    // Well-formed UTF-8 of every length goes through as before.
+    const ok = await post(
+      live.server.port,
+      CHANGES,
+      Buffer.from('{"op":"put","entity":{"entityId":"q:u","rawIdentifier":"é€😀","type":"4","sourceType":"t"}}\n'),
+      { key: WRITE_KEY },
+    );
+    assert.is(ok.status, 200);
+    assert.is(JSON.parse((await request(live.server.port, "/graph/v1/entities/q%3Au")).body).rawIdentifier, "é€😀");
+  } finally {
+    await live.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("CORS: a preflight of the changes path allows POST and Content-Type; X-Quiver-Sequence is exposed", async () => {
   const dir = tempDir();
   const store = openLive(buildSmallGraph(), dir, { cursorSecret: SECRET });

@@ -174,14 +174,16 @@ export async function walk(port: number, path: string, limit: number): Promise<{
 export function post(
   port: number,
   path: string,
-  body: string | string[],
+  body: string | Buffer | string[],
   options: { key?: string | null; contentType?: string | null } = {},
 ): Promise<Reply> {
   const headers: Record<string, string> = {};
   if (options.key !== null) headers["X-API-Key"] = options.key ?? KEY;
   const contentType = options.contentType === undefined ? "application/x-ndjson" : options.contentType;
   if (contentType !== null) headers["Content-Type"] = contentType;
-  if (typeof body === "string") headers["Content-Length"] = String(Buffer.byteLength(body));
+  // A string or a Buffer goes whole with its length; an array of strings goes chunked.
+  const whole = typeof body === "string" || Buffer.isBuffer(body);
+  if (whole) headers["Content-Length"] = String(Buffer.byteLength(body));
   return new Promise((resolve, reject) => {
     const req = http.request({ host: "127.0.0.1", port, path, method: "POST", headers, agent: false }, (res) => {
       let text = "";
@@ -193,7 +195,7 @@ export function post(
     req.on("error", (e: NodeJS.ErrnoException) =>
       e.code === "EPIPE" || e.code === "ECONNRESET" ? undefined : reject(e),
     );
-    if (typeof body === "string") req.end(body);
+    if (whole) req.end(body);
     else {
       for (const chunk of body) req.write(chunk);
       req.end();
