@@ -25,6 +25,7 @@ import { saveSnapshot } from "../snapshot/file.js";
 import { loadGraphSource } from "../serving/graph-source.js";
 import { CommandFailure, runCommand, UsageError } from "./command.js";
 import { isQuiverError } from "../engine/errors.js";
+import { decodeChangeBatch } from "../engine/live/change-batch.js";
 import type { ChangeResult } from "../engine/live/live-graph.js";
 import { graphSourceFrom } from "./graph-source.js";
 
@@ -83,10 +84,10 @@ function changesDir(value: string | undefined): string {
   return value;
 }
 
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }
 
 export function runApply(argv: string[]): Promise<number> {
@@ -95,13 +96,14 @@ export function runApply(argv: string[]): Promise<number> {
     const source = baseSource(values);
     if (positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[1])}`);
     const file = positionals[0];
-    const text = file === undefined || file === "-" ? await readAll(process.stdin) : await readFile(file, "utf8");
+    const bytes = file === undefined || file === "-" ? await readAll(process.stdin) : await readFile(file);
     const base = await loadGraphSource(source);
     const store = openLive(base, dir, { source });
     try {
       let result: ChangeResult;
       try {
-        result = store.apply(text);
+        // Strict UTF-8, as the HTTP path reads a batch: a bad byte is refused naming its line.
+        result = store.apply(decodeChangeBatch(bytes));
       } catch (e) {
         // A refused batch is the input's fault but not a usage error: status 1, the line named.
         if (isQuiverError(e)) throw new CommandFailure(`${file ?? "stdin"}: ${e.code}: ${e.message}`);

@@ -41,6 +41,7 @@
 
 import { QuiverError, isQuiverError, type QuiverErrorCode } from "../engine/errors.js";
 import type { Graph } from "../engine/graph.js";
+import { decodeChangeBatch } from "../engine/live/change-batch.js";
 import type { ChangeResult } from "../engine/live/live-graph.js";
 import type { ReadGraph } from "../engine/read-graph.js";
 import { SEARCH_DEFAULT_LIMIT, STATEMENTS_DEFAULT_LIMIT } from "../engine/limits.js";
@@ -529,7 +530,8 @@ function changesAnswer(at: Context, served: Served, request: RouterRequest, quer
       "CHANGES_TOO_LARGE",
       `The change batch is larger than ${config.maxChangeBytes} bytes; split it into several batches.`,
     );
-  const text = body.toString("utf8");
+  // Strict UTF-8 (throws INVALID_CHANGE naming the line): body.toString would turn a bad byte into U+FFFD.
+  const text = decodeChangeBatch(body);
   const result = writer.apply(text);
   // Each branch: the writer has applied it already; or it answers later (its flush off the event loop, or another process).
   if (result instanceof Promise)

@@ -12,7 +12,9 @@
  *   {"op":"delete","statementFingerprint":"..."}
  *
  * A batch is JSON Lines text (blank lines skipped, lines numbered from 1 as the text has them) or an
- * array of such objects (the embedded API; line k is element k - 1). The rules of the input format
+ * array of such objects (the embedded API; line k is element k - 1). A batch that arrives as bytes
+ * (the HTTP body, `quiver apply`'s file) is decoded by `decodeChangeBatch`: strict UTF-8, a bad byte
+ * is INVALID_CHANGE naming its line. The rules of the input format
  * hold for the items: fields present and of their type, non-empty ids, `type` "0".."7", every string
  * well-formed Unicode and within its byte limit (limits.ts), `score` a whole number 0..2^32 - 1;
  * fields other than those named are ignored, a repeated key counts its last value (JSON.parse).
@@ -89,6 +91,43 @@ export type ChangeBatch = string | readonly Change[] | readonly unknown[];
 /** The error of a bad line: INVALID_CHANGE, "line N: reason". */
 export function invalidChange(line: number, reason: string): QuiverError {
   return new QuiverError("INVALID_CHANGE", `line ${line}: ${reason}`, { source: { file: "batch", line } });
+}
+
+/** Strict UTF-8: a bad byte is an error, not U+FFFD; a leading U+FEFF is kept as text (not JSON). */
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * The text of a batch received as bytes (an HTTP body, a file): UTF-8, strictly. A batch that is not
+ * valid UTF-8 breaks the input format: INVALID_CHANGE naming the first line that holds a bad byte
+ * (lines split at each LF byte, numbered from 1 as parseChangeBatch numbers them), never a U+FFFD in
+ * place of the bytes that would then be stored as if the client had sent it.
+ * Cost: one decode; a batch that fails is decoded again line by line to find the line.
+ */
+export function decodeChangeBatch(bytes: Uint8Array): string {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    throw invalidChange(firstInvalidUtf8Line(bytes), "not valid UTF-8");
+  }
+}
+
+/** The 1-based number of the first line of `bytes` that is not valid UTF-8 (once decoding failed). */
+function firstInvalidUtf8Line(bytes: Uint8Array): number {
+  let line = 1;
+  let start = 0;
+  for (;;) {
+    const lf = bytes.indexOf(0x0a, start);
+    const end = lf === -1 ? bytes.length : lf;
+    try {
+      UTF8.decode(bytes.subarray(start, end));
+    } catch {
+      return line;
+    }
+    // The whole decode failed, so some line does: the last one when no earlier one has.
+    if (lf === -1) return line;
+    start = lf + 1;
+    line++;
+  }
 }
 
 /** Every line of a batch, checked, in order; throws INVALID_CHANGE at the first bad one. */
