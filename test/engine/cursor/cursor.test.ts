@@ -389,6 +389,23 @@ test("a search cursor for another q or type is CURSOR_QUERY_MISMATCH (including 
   }
 });
 
+test("CURSOR_QUERY_MISMATCH's sentence names what may change between pages: limit and count (regression: it said only limit)", () => {
+  const b = new GraphBuilder({ cursorSecret: "one" });
+  for (let i = 0; i < 3; i++) b.addEntity({ entityId: `a${i}`, rawIdentifier: "ab", type: "1", sourceType: "" });
+  const g = b.build();
+  const c = searchCursorAfter(g, { q: "ab" }, 1);
+  assert.ok(c !== null);
+  // What the sentence promises holds: another limit and count follow the cursor.
+  assert.ok(g.search({ q: "ab", limit: 2, count: true, cursor: c.cursor }).items.length > 0);
+  try {
+    g.search({ q: "b", cursor: c.cursor });
+    assert.unreachable("a cursor of q=ab followed for q=b");
+  } catch (e) {
+    assert.is((e as { code?: string }).code, "CURSOR_QUERY_MISMATCH");
+    assert.match((e as Error).message, /limit and count may change/);
+  }
+});
+
 test("a statements cursor for other filters is CURSOR_QUERY_MISMATCH (including look-alike splits)", () => {
   const names = ["a", "b", "ab", "c", "bc", "a\u0000", "\u0000b"];
   const b = new GraphBuilder({ cursorSecret: "one" });
