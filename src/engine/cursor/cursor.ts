@@ -309,7 +309,7 @@ function checkBinding(issuedFor: Endpoint, tagHi: number, tagLo: number, endpoin
   if (tagHi !== tag[0] || tagLo !== tag[1]) {
     throw new QuiverError(
       "CURSOR_QUERY_MISMATCH",
-      "The cursor was issued for other parameters; repeat the query with the same parameters as the page that returned it (only limit may change).",
+      "The cursor was issued for other parameters; repeat the query with the same parameters as the page that returned it (only limit and count may change).",
       { parameter: "cursor" },
     );
   }
