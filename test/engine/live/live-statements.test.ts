@@ -452,4 +452,69 @@ test("a filtered walk over runs of tombstones longer than a page and its slack (
     }
 });
 
+test("merged pages whose delta items and base items name replaced entities in every role (a few replaced: the filter in front of the bitmap; many: the bitmap alone) and entities new to the base equal the oracle: every filter shape walked to the end at every limit", () => {
+  const rng = new Rng(2519);
+  const data = generateGraph(rng, { entities: 2000, statements: 8000 });
+  const live = new LiveGraph(buildGraph(data), { cursorSecret: "merge-names-test" });
+  const oracle = new LiveOracle(data);
+  const hubs = Array.from({ length: 3 }, () => rng.pick(data.entities).entityId);
+  // Each batch: new entities, statements of the hubs naming base entities and new ones in every
+  // role, and replacements (60 base entities in the first batches: fewer than the bitmap's bits
+  // over 16, so the filter is asked first; then 400 more: the bitmap alone).
+  for (let batch = 0; batch < 6; batch++) {
+    const ids = [...oracle.entities.keys()];
+    const changes: Change[] = [];
+    const fresh = Array.from({ length: 20 }, (_, k) => `new-${batch}-${k}`);
+    for (const entityId of fresh)
+      changes.push({
+        op: "put",
+        entity: { entityId, rawIdentifier: `New ${entityId}`, type: "0", sourceType: "test" },
+      });
+    const pickAny = () => (rng.chance(0.2) ? rng.pick(fresh) : rng.pick(ids));
+    for (let k = 0; k < 150; k++) {
+      const hub = rng.pick(hubs);
+      const r = rng.int(3);
+      const [a, b] = [pickAny(), pickAny()];
+      changes.push({
+        op: "put",
+        statement:
+          r === 0
+            ? { subjectEntityId: hub, predicateEntityId: a, objectEntityId: b }
+            : r === 1
+              ? { subjectEntityId: a, predicateEntityId: hub, objectEntityId: b }
+              : { subjectEntityId: a, predicateEntityId: b, objectEntityId: hub },
+      });
+    }
+    const replacements = batch < 3 ? 20 : 140;
+    for (let k = 0; k < replacements; k++) {
+      const e = oracle.entities.get(rng.pick(data.entities).entityId);
+      if (e !== undefined) changes.push({ op: "put", entity: { ...e, rawIdentifier: `${e.rawIdentifier} r${batch}` } });
+    }
+    assert.ok(oracle.apply(changes).ok, `batch ${batch} applies`);
+    live.apply(changes);
+    const now = oracle.oracle();
+    const shapes: Filters[] = [{}];
+    for (const hub of hubs) shapes.push({ subjectEntityId: hub }, { predicateEntityId: hub }, { objectEntityId: hub });
+    // Every shape from statements of the content now (a hub's among them: ranges dense in delta items).
+    for (let mask = 1; mask < 8; mask++)
+      for (let k = 0; k < 4; k++) {
+        const st = rng.pick(now.statements);
+        const f: Filters = {};
+        if (mask & 1) f.subjectEntityId = st.subjectEntityId;
+        if (mask & 2) f.predicateEntityId = st.predicateEntityId;
+        if (mask & 4) f.objectEntityId = st.objectEntityId;
+        shapes.push(f);
+      }
+    for (const filters of shapes)
+      walkPages<Statement>({
+        fetch: (limit, cursor, count) => live.statements({ ...filters, limit, cursor, ...(count ? { count } : {}) }),
+        expected: now.statementsFor(filters),
+        nextLimit: limitPolicy(rng, 120),
+        defaultLimit: 50,
+        countPolicy: () => rng.chance(0.3),
+        ctx: `batch ${batch} statements ${show(filters)}`,
+      });
+  }
+});
+
 test.run();
