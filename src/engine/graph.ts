@@ -29,7 +29,8 @@ import {
   type CursorContent,
   ENDPOINT_SEARCH,
   ENDPOINT_STATEMENTS,
-  queryTag,
+  searchQueryTag,
+  statementsQueryTag,
   toSecretBytes,
 } from "./cursor/cursor.js";
 import type { Dictionary } from "./entities/dictionary.js";
@@ -65,7 +66,6 @@ import {
   type EntityInput,
   type EntityType,
   type Page,
-  type SearchOrder,
   type SearchParams,
   type Statement,
   type StatementInput,
@@ -513,7 +513,7 @@ export class Graph {
    */
   search(params: SearchParams): Page<Entity> {
     const { q, type, limit, cursor, order, count } = checkSearchParams(params);
-    const tag = queryTag(this.searchTagParts(q, type, order));
+    const tag = searchQueryTag(q, type, order, this.#parts.fold);
     const folded = this.foldText(q);
     const content = cursor === undefined ? undefined : this.cursors.decode(cursor, ENDPOINT_SEARCH, tag);
     if (order !== "score") return this.searchByNameCounted(folded, type, limit, content, count, tag);
@@ -545,13 +545,6 @@ export class Graph {
    * What binds a search cursor to its query: q and type, and (only when not the defaults, so a
    * default query's cursors keep their bytes) the order and the graph's fold mode.
    */
-  private searchTagParts(q: string, type: number, order: SearchOrder): string[] {
-    const parts = ["search", q, type < 0 ? "" : String(type)];
-    if (order !== "name") parts.push(`order=${order}`);
-    if (this.#parts.fold !== "case") parts.push(`fold=${this.#parts.fold}`);
-    return parts;
-  }
-
   /** Where a cursor's entityId falls among this graph's (ids in entityId order), and whether it is there. */
   private placeEntityId(entityId: string): { entityAt: number; entityExact: boolean } {
     const entityAt = this.dictionary.lowerBound(entityId);
@@ -689,8 +682,7 @@ export class Graph {
    */
   statements(params: StatementsParams = {}): Page<Statement> {
     const { s, p, o, limit, cursor, count } = checkStatementsParams(params);
-    // Absent filters hash as "": a given filter is never empty, so the two cannot be confused.
-    const tag = queryTag(["statements", s ?? "", p ?? "", o ?? ""]);
+    const tag = statementsQueryTag(s, p, o, this.#parts.fold);
     let after: StatementsKey | null = null;
     if (cursor !== undefined) {
       const content = this.cursors.decode(cursor, ENDPOINT_STATEMENTS, tag);

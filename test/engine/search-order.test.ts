@@ -14,6 +14,7 @@ import {
   foldAccents as engineFoldAccents,
   foldWith,
   GraphBuilder,
+  LiveGraph,
   isQuiverError,
   type Entity,
   type EntityInput,
@@ -267,6 +268,56 @@ test("accent folding: a cursor or content tag of one folding never matches a gra
   } catch (e) {
     assert.ok(isQuiverError(e));
     assert.is(e.code, "CURSOR_QUERY_MISMATCH");
+  }
+});
+
+test("accent folding: a statements cursor of one folding never matches a graph with the other (Graph and LiveGraph)", () => {
+  const data: EntityInput[] = [entity("a", "ab"), entity("b", "abc"), entity("c", "xab")];
+  const statements: StatementInput[] = [
+    { subjectEntityId: "a", predicateEntityId: "b", objectEntityId: "c" },
+    { subjectEntityId: "a", predicateEntityId: "b", objectEntityId: "a" },
+  ];
+  const graphs = (fold: FoldMode): [Graph, LiveGraph] => [
+    graphOf(data, statements, fold),
+    new LiveGraph(graphOf(data, statements, fold), { cursorSecret: "order-test" }),
+  ];
+  const [kept, keptLive] = graphs("case");
+  const [folded, foldedLive] = graphs("accents");
+  const refused = (read: () => unknown, what: string): void => {
+    try {
+      read();
+      assert.unreachable(what);
+    } catch (e) {
+      assert.ok(isQuiverError(e), what);
+      assert.is(e.code, "CURSOR_QUERY_MISMATCH", what);
+    }
+  };
+  for (const params of [{}, { subjectEntityId: "a" }, { predicateEntityId: "b" }]) {
+    for (const [from, to] of [
+      [kept, folded],
+      [keptLive, foldedLive],
+      [folded, kept],
+      [foldedLive, keptLive],
+      [kept, foldedLive],
+      [foldedLive, kept],
+    ] as const) {
+      const cursor = from.statements({ ...params, limit: 1 }).nextCursor!;
+      refused(
+        () => to.statements({ ...params, limit: 1, cursor }),
+        `${JSON.stringify(params)}: accepted across foldings`,
+      );
+    }
+    // The same folding, base or live: the cursor is followed.
+    assert.is(
+      foldedLive.statements({ ...params, limit: 1, cursor: folded.statements({ ...params, limit: 1 }).nextCursor! })
+        .items.length,
+      1,
+    );
+    assert.is(
+      keptLive.statements({ ...params, limit: 1, cursor: kept.statements({ ...params, limit: 1 }).nextCursor! }).items
+        .length,
+      1,
+    );
   }
 });
 

@@ -48,6 +48,8 @@ import { QuiverError } from "../errors.js";
 import { hash64, type Hash64 } from "../hash64.js";
 import { HmacSha256 } from "./hmac.js";
 import { CURSOR_MAX_LENGTH } from "../limits.js";
+import type { FoldMode } from "../search/fold.js";
+import type { SearchOrder } from "../types.js";
 import { isWellFormed } from "../utf8.js";
 
 const VERSION = 2;
@@ -183,6 +185,35 @@ export function checkCacheBytes(bytes: number | undefined): void {
 
 /** The tag that binds a cursor to its query's parameters. */
 export function queryTag(parts: readonly string[]): Hash64 {
+  return hash64(parts);
+}
+
+/**
+ * The tag of a search: its query, its type (-1: none), its order and the graph's folding. The
+ * defaults (order "name", fold "case") add no part, so those cursors keep the tag they always had;
+ * another folding adds one, so a cursor of one folding never matches a graph of the other
+ * (CONTRACT.md "Case and Unicode").
+ */
+export function searchQueryTag(q: string, type: number, order: SearchOrder, fold: FoldMode): Hash64 {
+  const parts = ["search", q, type < 0 ? "" : String(type)];
+  if (order !== "name") parts.push(`order=${order}`);
+  if (fold !== "case") parts.push(`fold=${fold}`);
+  return hash64(parts);
+}
+
+/**
+ * The tag of a statements query: its filters (absent ones as "": a given filter is never empty, so
+ * the two cannot be confused) and, as for search, the graph's folding when it is not "case" (the
+ * contract binds every cursor to its folding, though the statements' order does not depend on it).
+ */
+export function statementsQueryTag(
+  s: string | undefined,
+  p: string | undefined,
+  o: string | undefined,
+  fold: FoldMode,
+): Hash64 {
+  const parts = ["statements", s ?? "", p ?? "", o ?? ""];
+  if (fold !== "case") parts.push(`fold=${fold}`);
   return hash64(parts);
 }
 

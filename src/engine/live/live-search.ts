@@ -28,7 +28,7 @@
  * References: CONTRACT.md "Search", "Changes (live updates)"; live-graph.ts's banner.
  */
 
-import { type CursorContent, ENDPOINT_SEARCH, queryTag } from "../cursor/cursor.js";
+import { type CursorContent, ENDPOINT_SEARCH, searchQueryTag } from "../cursor/cursor.js";
 import {
   type Graph,
   lastSearchPage,
@@ -42,7 +42,7 @@ import {
 import { SEARCH_MAX_LIMIT } from "../limits.js";
 import { compareFoldedToRaw } from "../search/fold.js";
 import type { Hash64 } from "../hash64.js";
-import type { Entity, EntityType, Page, SearchOrder, SearchParams } from "../types.js";
+import type { Entity, EntityType, Page, SearchParams } from "../types.js";
 import { checkSearchParams } from "../validate.js";
 import { dropBits, hasBit } from "./dense-bits.js";
 import {
@@ -250,7 +250,7 @@ export class LiveSearch {
   search(params: SearchParams): Page<Entity> {
     const { q, type, limit, cursor, order, count } = checkSearchParams(params);
     const fq = this.#s.fold(q);
-    const tag = queryTag(this.searchTagParts(q, type, order));
+    const tag = searchQueryTag(q, type, order, this.#s.parts.fold);
     // Each branch: an order's own read (its base stream, cursor and merge are the order's alone).
     if (order === "score") return this.#s.byScore.search(params, fq, type, limit, cursor, count, tag);
     return this.searchByName(params, fq, type, limit, cursor, count, tag);
@@ -994,16 +994,5 @@ export class LiveSearch {
       out.push({ tier: TIER_INFIX, folded: e.folded, entity: e });
     }
     return false;
-  }
-
-  /**
-   * What binds a search cursor to its query, as the base Graph binds it (so cursors of either are
-   * followable on both): q and type, and the order and the fold mode when not the defaults.
-   */
-  private searchTagParts(q: string, type: number, order: SearchOrder): string[] {
-    const parts = ["search", q, type < 0 ? "" : String(type)];
-    if (order !== "name") parts.push(`order=${order}`);
-    if (this.#s.parts.fold !== "case") parts.push(`fold=${this.#s.parts.fold}`);
-    return parts;
   }
 }

@@ -29,7 +29,7 @@
  * References: CONTRACT.md "Statements", "Changes (live updates)"; live-graph.ts's banner.
  */
 
-import { ENDPOINT_STATEMENTS, queryTag } from "../cursor/cursor.js";
+import { ENDPOINT_STATEMENTS, type queryTag, statementsQueryTag } from "../cursor/cursor.js";
 import {
   lastStatementsHint,
   lastStatementsPage,
@@ -275,7 +275,7 @@ export class LiveStatements {
     const { s, p, o, limit, cursor, count } = checkStatementsParams(params);
     // Checked once here: the base is read through its entry for checked parameters
     // (statementsAfterKey), with this query's tag and the filters' dense ids.
-    const tag = queryTag(["statements", s ?? "", p ?? "", o ?? ""]);
+    const tag = statementsQueryTag(s, p, o, this.#s.parts.fold);
     let after: StatementsKey | null = null;
     /** Where the page before left the delta lists, when this graph issued the cursor at this batch and base. */
     let place: WalkPlace | undefined;
