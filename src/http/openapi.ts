@@ -247,7 +247,7 @@ const RESPONSES = {
   InternalError: errorResponse("An unexpected fault; the body never carries a stack trace."),
 } satisfies Record<string, Response>;
 
-/** Every answer of a data endpoint once its key passed (all but 401) names the graph's last batch. */
+/** Every answer of a data endpoint (a 401 too: the header names the batch, no content) names the graph's last batch. */
 const SEQUENCE = { "X-Quiver-Sequence": header("XQuiverSequence") };
 const withSequence = (r: Response): Response => ({ ...r, headers: { ...r.headers, ...SEQUENCE } });
 
@@ -255,8 +255,8 @@ const withSequence = (r: Response): Response => ({ ...r, headers: { ...r.headers
 const COMMON_ERRORS = {
   "304": withSequence(RESPONSES.NotModified),
   "400": withSequence(RESPONSES.BadRequest),
-  // The key is checked before the graph is looked at: a 401 names no sequence.
-  "401": { $ref: "#/components/responses/Unauthorized" },
+  // CONTRACT.md: every answer of the data endpoints carries it, a refused key's too.
+  "401": withSequence(RESPONSES.Unauthorized),
   "405": withSequence(RESPONSES.MethodNotAllowed),
   "414": withSequence(RESPONSES.UriTooLong),
   "500": withSequence(RESPONSES.InternalError),
@@ -513,7 +513,7 @@ const changesOperation: Operation = {
           "parameter (the path takes none). Nothing applied.",
       ),
     ),
-    "401": { $ref: "#/components/responses/Unauthorized" },
+    "401": withSequence(RESPONSES.Unauthorized),
     "403": withSequence(
       errorResponse(
         "WRITE_FORBIDDEN: the key is a read key (QUIVER_API_KEYS); writing needs a write key (QUIVER_WRITE_KEYS).",
@@ -701,8 +701,8 @@ export const OPENAPI_DOCUMENT = {
         description:
           "The number of the last change batch the graph that answered holds, in decimal (0 on a server without a " +
           "change log, or before its first batch). On every answer of search, statements, the entity lookup and " +
-          "POST /graph/v1/changes once the API key passed (not on a 401, nor on the 400/408/414/431 sent before " +
-          "routing); a refused batch names the last batch the graph holds (nothing was applied).",
+          "POST /graph/v1/changes, a 401 and every other refusal included (not on the 400/408/414/431 sent before " +
+          "routing, which reach no endpoint); a refused batch names the last batch the graph holds (nothing was applied).",
         schema: { type: "string", pattern: "^(0|[1-9][0-9]*)$" },
       },
       CacheControlNoStore: {

@@ -29,7 +29,7 @@
  * application/x-ndjson: 400; then the body, which
  * the adapter reads when `route` answers NEEDS_BODY and hands over in `request.body` (over
  * `maxChangeBytes`: 413); the writer's errors (400, 409, 503 with `Retry-After`); 200 with the result.
- * Every answer of a data endpoint past the key (the changes path's refusals included) carries
+ * Every answer of a data endpoint (a 401 and the changes path's refusals included) carries
  * `X-Quiver-Sequence`, the batch the graph that answered holds; tags follow the graph's content tag, which names base and sequence.
  * A `QuiverError` becomes the status of its code (status.ts), with its sentence and its code; any
  * other error is 500 with a fixed sentence and the error goes to `onError`, never to the client.
@@ -392,12 +392,14 @@ export function route(served: Served, request: RouterRequest): Reply {
       return preflight(at, name === "changes");
     }
     if (isDataRoute(name)) {
+      // Every answer of a data endpoint names the graph's last batch, a refused key's too (CONTRACT.md
+      // "Changes": every answer of the data endpoints carries X-Quiver-Sequence); no content is read.
+      at.sequence = String(served.graph.sequence);
       const presented = headers[API_KEY_HEADER];
       const failure = config.verifyKey(presented);
       // A write key reads too.
       if (failure !== null && (config.verifyWriteKey === null || config.verifyWriteKey(presented) !== null))
         return error(at, failure.code, failure.message);
-      at.sequence = String(served.graph.sequence);
     }
     if (name === "changes") return changesAnswer(at, served, request, query);
     if (longerThan(target, config.maxTargetBytes)) return targetTooLong(at);
@@ -493,22 +495,21 @@ function changesAnswer(at: Context, served: Served, request: RouterRequest, quer
   const { config } = served;
   const writer = config.changes as ChangeWriter;
   const { headers, method } = request;
+  // Every answer of this data endpoint names the graph's last batch, its refusals (401 and 403 too)
+  // included (CONTRACT.md: every answer of the data endpoints carries X-Quiver-Sequence).
+  at.sequence = String(served.graph.sequence);
   const presented = headers[API_KEY_HEADER];
   // Each branch: a write key goes on; a read key is known but may not write (403); anything else is
   // the read check's 401 (missing or rejected).
   if (config.verifyWriteKey === null || config.verifyWriteKey(presented) !== null) {
     const failure = config.verifyKey(presented);
     if (failure !== null) return error(at, failure.code, failure.message);
-    at.sequence = String(served.graph.sequence);
     return error(
       at,
       "WRITE_FORBIDDEN",
       "This API key may read but not write; send a key from the server's write keys (QUIVER_WRITE_KEYS).",
     );
   }
-  // Past the key, every answer of this data endpoint names the graph's last batch, refusals too
-  // (CONTRACT.md: every answer of the data endpoints carries X-Quiver-Sequence).
-  at.sequence = String(served.graph.sequence);
   if (longerThan(request.target, config.maxTargetBytes)) return targetTooLong(at);
   at.allow = CHANGES_ALLOWED_METHODS;
   if (method !== "POST")

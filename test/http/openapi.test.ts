@@ -166,21 +166,16 @@ test("document: error codes, caching, compression and request ids are documented
   assert.equal(doc.components.headers.CacheControlPrivate.schema.const, "private");
 });
 
-test("document: X-Quiver-Sequence on every answer of the data endpoints past the key (regression: undocumented)", () => {
+test("document: X-Quiver-Sequence on every answer of the data endpoints, a 401's too (regression: undocumented)", () => {
   const seq = { $ref: "#/components/headers/XQuiverSequence" };
   for (const path of ["/graph/v1/search", "/graph/v1/statements", "/graph/v1/entities/{entityId}"]) {
     const { responses } = doc.paths[path].get;
-    for (const [status, r] of Object.entries(responses) as [string, any][]) {
-      // The key is checked before the graph is looked at: 401 is the one answer without it.
-      if (status === "401") assert.is(r.$ref, "#/components/responses/Unauthorized", path);
-      else assert.equal(r.headers["X-Quiver-Sequence"], seq, `${path} ${status}`);
-    }
+    for (const [status, r] of Object.entries(responses) as [string, any][])
+      assert.equal(r.headers["X-Quiver-Sequence"], seq, `${path} ${status}`);
   }
   // The changes path too, refusals included (regression: only its 200 documented and carried it).
-  for (const [status, r] of Object.entries(doc.paths["/graph/v1/changes"].post.responses) as [string, any][]) {
-    if (status === "401") assert.is(r.$ref, "#/components/responses/Unauthorized");
-    else assert.equal(r.headers["X-Quiver-Sequence"], seq, `changes ${status}`);
-  }
+  for (const [status, r] of Object.entries(doc.paths["/graph/v1/changes"].post.responses) as [string, any][])
+    assert.equal(r.headers["X-Quiver-Sequence"], seq, `changes ${status}`);
   assert.equal(doc.components.headers.XQuiverSequence.schema.pattern, "^(0|[1-9][0-9]*)$");
 });
 
@@ -407,7 +402,7 @@ test("live: the bounds the document states are the bounds the server enforces", 
   }
 });
 
-test("live: X-Quiver-Sequence on the data endpoints' 200, 304 and errors past the key validates; not on a 401", async () => {
+test("live: X-Quiver-Sequence on the data endpoints' 200, 304 and errors validates, a 401's too", async () => {
   const ok = await request(server.port, "/graph/v1/search?q=item");
   const cases = [
     ok,
@@ -429,7 +424,10 @@ test("live: X-Quiver-Sequence on the data endpoints' 200, 304 and errors past th
   }
   const unauthorized = await request(server.port, "/graph/v1/search?q=a", { key: null });
   assert.is(unauthorized.status, 401);
-  assert.is(unauthorized.headers["x-quiver-sequence"], undefined);
+  assert.is(unauthorized.headers["x-quiver-sequence"], "0");
+  assertHeaderValid("XQuiverSequence", unauthorized.headers["x-quiver-sequence"]);
+  for (const path of ["/graph/v1/search", "/graph/v1/statements", "/graph/v1/entities/{entityId}"])
+    assert.ok("X-Quiver-Sequence" in doc.paths[path].get.responses["401"].headers, `${path}: 401 documents it`);
 });
 
 test("live: every answer of POST /graph/v1/changes validates against the document", async () => {
@@ -469,13 +467,10 @@ test("live: every answer of POST /graph/v1/changes validates against the documen
       const body = JSON.parse(r.body);
       assertValid("Error", body);
       assert.is(body.code, code);
-      // Past the key every answer names the graph's last batch (none yet); a 401 names none.
-      if (status === 401) assert.is(r.headers["x-quiver-sequence"], undefined, code);
-      else {
-        assert.is(r.headers["x-quiver-sequence"], "0", code);
-        assertHeaderValid("XQuiverSequence", r.headers["x-quiver-sequence"]);
-        assert.ok("X-Quiver-Sequence" in op.responses[String(status)].headers, `${status} documents it`);
-      }
+      // Every answer names the graph's last batch (none yet), a 401's too.
+      assert.is(r.headers["x-quiver-sequence"], "0", code);
+      assertHeaderValid("XQuiverSequence", r.headers["x-quiver-sequence"]);
+      assert.ok("X-Quiver-Sequence" in op.responses[String(status)].headers, `${status} documents it`);
     }
     assert.is(cases[2]![2].headers["allow"], op.responses["405"].headers.Allow.schema.const);
     const ok = await post(live.port, CHANGES, `${putX}\n${putXs}\n`, { key: WRITE_KEY });
