@@ -27,6 +27,17 @@ import {
   walkPages,
 } from "../../support/oracle.js";
 
+/** A put of a statement naming `hub` as subject (role 0), predicate (1) or object (2), `a` and `b` in the other roles. */
+function hubStatementPut(hub: string, role: number, a: string, b: string): Change {
+  const statement =
+    role === 0
+      ? { subjectEntityId: hub, predicateEntityId: a, objectEntityId: b }
+      : role === 1
+        ? { subjectEntityId: a, predicateEntityId: hub, objectEntityId: b }
+        : { subjectEntityId: a, predicateEntityId: b, objectEntityId: hub };
+  return { op: "put", statement };
+}
+
 /** A batch of statement puts and deletes around a few hub entities, and replacements of some entities. */
 function hubBatch(rng: Rng, oracle: LiveOracle, hubs: readonly string[]): Change[] {
   const ids = [...oracle.entities.keys()];
@@ -38,15 +49,7 @@ function hubBatch(rng: Rng, oracle: LiveOracle, hubs: readonly string[]): Change
     const [a, b] = [rng.pick(ids), rng.pick(ids)];
     // Each branch: the hub as subject, predicate or object.
     const r = rng.int(3);
-    out.push({
-      op: "put",
-      statement:
-        r === 0
-          ? { subjectEntityId: hub, predicateEntityId: a, objectEntityId: b }
-          : r === 1
-            ? { subjectEntityId: a, predicateEntityId: hub, objectEntityId: b }
-            : { subjectEntityId: a, predicateEntityId: b, objectEntityId: hub },
-    });
+    out.push(hubStatementPut(hub, r, a, b));
   }
   const naming = [...oracle.statements.values()].filter((st) =>
     live.some((h) => st.subjectEntityId === h || st.predicateEntityId === h || st.objectEntityId === h),
@@ -475,15 +478,7 @@ test("merged pages whose delta items and base items name replaced entities in ev
       const hub = rng.pick(hubs);
       const r = rng.int(3);
       const [a, b] = [pickAny(), pickAny()];
-      changes.push({
-        op: "put",
-        statement:
-          r === 0
-            ? { subjectEntityId: hub, predicateEntityId: a, objectEntityId: b }
-            : r === 1
-              ? { subjectEntityId: a, predicateEntityId: hub, objectEntityId: b }
-              : { subjectEntityId: a, predicateEntityId: b, objectEntityId: hub },
-      });
+      changes.push(hubStatementPut(hub, r, a, b));
     }
     const replacements = batch < 3 ? 20 : 140;
     for (let k = 0; k < replacements; k++) {
