@@ -173,11 +173,11 @@ export class Dictionary {
   /**
    * The dense ids of `ids` into `out` (-1 for one the graph does not have): idOf for many at once,
    * in phases over all of them (every hash and first slot; then rounds, each reading the slot of
-   * every id still unresolved, then the entity record found there, and stepping on past another
-   * entity's; then the entityIds' text), so that the cache misses of different ids overlap where one
-   * idOf waits for each of its own in turn. A round resolves about three ids in four at load 1/2.
-   * Same answers as idOf (a 64-bit hash match whose text differs, practically never, goes on to
-   * idOf); cost O(total length), five arrays of ids.length words. `hashes`, when given (2 *
+   * every id still unresolved, then the hash in the entity record found there, and stepping on past
+   * another entity's; then the entityIds' text), so that the cache misses of different ids overlap
+   * where one idOf waits for each of its own in turn. A round resolves about three ids in four at
+   * load 1/2. Same answers as idOf (a 64-bit hash match whose text differs, practically never, goes
+   * on to idOf); cost O(total length), six arrays of ids.length words. `hashes`, when given (2 *
    * ids.length words), gets each id's hash64 (hi at 2i, lo at 2i + 1), found or not: what a derived
    * fingerprint is made of.
    */
@@ -190,6 +190,7 @@ export class Dictionary {
     const los = new Uint32Array(n);
     const slots = new Uint32Array(n);
     const entries = new Uint32Array(n);
+    const found = new Uint32Array(n);
     const todo = new Int32Array(n);
     const h = this.scratch;
     for (let i = 0; i < n; i++) {
@@ -204,14 +205,18 @@ export class Dictionary {
       todo[i] = i;
     }
     for (let count = n; count > 0; ) {
+      // Two gathers with no branch in them (the slots, then their entities' hashes), so that their
+      // misses overlap; the loop that decides reads what they fetched (a branch mispredicted there
+      // would throw away the loads in flight behind it).
       for (let k = 0; k < count; k++) entries[k] = table[slots[todo[k]!]!]!;
+      entities.hashLosOfEntries(entries, count, found);
       let next = 0;
       for (let k = 0; k < count; k++) {
         const i = todo[k]!;
         const entry = entries[k]!;
         // Each branch: an empty slot (absent: done), its entity's hash (a candidate), another's (the next slot, next round).
         if (entry === 0) out[i] = -1;
-        else if (entities.hashLo(entry - 1) === los[i] && entities.hashHi(entry - 1) === his[i]) out[i] = entry - 1;
+        else if (found[k] === los[i] && entities.hashHi(entry - 1) === his[i]) out[i] = entry - 1;
         else {
           const slot = slots[i]! + 1;
           slots[i] = slot === size ? 0 : slot;

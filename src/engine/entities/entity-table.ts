@@ -215,6 +215,20 @@ export class EntityTable {
     this.touched = this.texts.touch(spans, count);
   }
 
+  /**
+   * The low half of the hash of each of the `count` entities in `entries` (dense id + 1; 0 for none,
+   * whose half reads as 0) into `out`: one tight loop of independent reads, so that their cache
+   * misses overlap (Dictionary.idsOf's probe rounds).
+   */
+  hashLosOfEntries(entries: Uint32Array, count: number, out: Uint32Array): void {
+    const records = this.records;
+    for (let k = 0; k < count; k++) {
+      const entry = entries[k]!;
+      // Each branch: no entity (an empty slot), or entity entry - 1's record.
+      out[k] = entry === 0 ? 0 : records[RECORD_WORDS * (entry - 1) + HASH_LO]!;
+    }
+  }
+
   /** High half of the entityId's hash64. */
   hashHi(d: number): number {
     return this.records[RECORD_WORDS * d + HASH_HI]!;
@@ -233,7 +247,8 @@ export class EntityTable {
 
   /** Whether entityId d is `s`. */
   idEquals(d: number, s: string): boolean {
-    return (this.records[RECORD_WORDS * d + SHAPE]! & ID_LENGTH_MASK) === s.length && this.compareId(d, s) === 0;
+    const at = RECORD_WORDS * d;
+    return this.texts.equals(this.records[at]!, this.records[at + SHAPE]! & ID_LENGTH_MASK, s);
   }
 
   /** UTF-16 code units of all rawIdentifiers. */

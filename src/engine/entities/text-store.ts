@@ -161,6 +161,23 @@ export class TextStore {
     return length - s.length;
   }
 
+  /**
+   * Whether the `length` code units at `word` are `s`: the lengths, then the chunk's startsWith at
+   * the span's place (V8's native comparison of the two strings' characters). A loop of charCodeAt
+   * over a chunk (what compare does) took about four times as long in an A/B of the dictionary's
+   * look-ups of a batch's entityIds (the commit that brought this has the figures); equality is what
+   * those look-ups ask, so they need no order.
+   */
+  equals(word: number, length: number, s: string): boolean {
+    if (length !== s.length) return false;
+    // An empty span needs no chunk (a store of empty strings has none).
+    if (length === 0) return true;
+    const pos = word & 0x7fffffff;
+    // A span lies inside one chunk (TextStore.holds, checked when a store is restored), as compare assumes.
+    const chunk = (word >= WIDE ? this.wide : this.narrow)[pos >>> CHUNK_BITS]!;
+    return chunk.startsWith(s, pos & CHUNK_MASK);
+  }
+
   /** Whether `length` code units at `word` lie inside one chunk of their store (for restores to check). */
   holds(word: number, length: number): boolean {
     const pos = word & 0x7fffffff;

@@ -7,7 +7,7 @@
  * ids beyond both ends; then a seeded oracle against a linear scan (idOf, and idsOf with every
  * query at once); then the table's size (exactly
  * ceil(n / 0.5) slots, not a power of two) and idOf over every id at sizes whose buckets and
- * probe runs wrap around the table's end; then touchKeys (the read-ahead of a statements query's
+ * probe runs wrap around the table's end, and idsOf over all of them at once, repeated and shuffled; then touchKeys (the read-ahead of a statements query's
  * filters) followed by idOf, against the scan, over keys that repeat.
  */
 
@@ -158,6 +158,18 @@ test("the lookup table is sized exactly (8 bytes an entity), and idOf finds ever
     for (let i = 0; i < n; i++) if (d.idOf(ids[i]!) !== i) assert.unreachable(`n ${n}: idOf(${ids[i]}) is not ${i}`);
     for (const absent of ["Q", "Q-1", `Q${n}`, "R000000"])
       if (ids.indexOf(absent) < 0 && d.idOf(absent) !== -1) assert.unreachable(`n ${n}: idOf(${absent}) found`);
+    // idsOf over every id (their probe runs share slots, and wrap at the table's end), each named
+    // three times in a shuffled order as a batch would, and the absent ones: idOf's answers.
+    const rng = new Rng(n + 1);
+    const keys = [...ids, ...ids, ...ids, "Q", "Q-1", `Q${n}`, "R000000"];
+    for (let i = keys.length - 1; i > 0; i--) {
+      const j = rng.int(i + 1);
+      [keys[i], keys[j]] = [keys[j]!, keys[i]!];
+    }
+    const out = new Int32Array(keys.length);
+    d.idsOf(keys, out);
+    for (let i = 0; i < keys.length; i++)
+      if (out[i] !== ids.indexOf(keys[i]!)) assert.unreachable(`n ${n}: idsOf gives ${keys[i]} ${out[i]}`);
   }
 });
 

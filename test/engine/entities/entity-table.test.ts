@@ -4,7 +4,7 @@
  * src/engine/entities/entity-table.ts against plain arrays: seeded random tables (Latin-1 and wider text, an
  * entityId Latin-1 beside a wider rawIdentifier, empty rawIdentifiers, the contract's longest
  * strings, every type, few and many sourceTypes) read back column by column and whole; compareId and
- * idEquals against JavaScript's string order; the code-unit count and the bytes held; lengths past
+ * idEquals against JavaScript's string order, and idEquals at the edges of an entityId's span; the code-unit count and the bytes held; lengths past
  * the record's fields refused.
  */
 
@@ -119,6 +119,34 @@ test("compareId and idEquals agree with JavaScript string order", () => {
       assert.is(t.idEquals(d, s), a === s);
     }
   }
+});
+
+test("idEquals reads the entityId's span only: not the rawIdentifier after it, in either store", () => {
+  // An entityId and its rawIdentifier are adjacent in the text (one span): a probe that runs on into
+  // the rawIdentifier, or stops short, is not the entityId. Latin-1 spans and UTF-16 ones (a wide
+  // rawIdentifier puts the entityId in the UTF-16 store too).
+  const t = EntityTable.from({
+    entityIds: ["", "ab", "ac", "b字"],
+    rawIdentifiers: ["x", "c", "字d", "e"],
+    types: [0, 0, 0, 0],
+    sourceTypeIndex: [0, 0, 0, 0],
+    sourceTypes: [""],
+  });
+  const cases: [number, string, boolean][] = [
+    [0, "", true],
+    [0, "x", false],
+    [1, "ab", true],
+    [1, "abc", false],
+    [1, "a", false],
+    [1, "ac", false],
+    [2, "ac", true],
+    [2, "ac字", false],
+    [2, "ab", false],
+    [3, "b字", true],
+    [3, "b字e", false],
+    [3, "b", false],
+  ];
+  for (const [d, s, want] of cases) assert.is(t.idEquals(d, s), want, `${d} ${show(s)}`);
 });
 
 test("the contract's longest strings fit; longer ones are refused; an empty table works", () => {
