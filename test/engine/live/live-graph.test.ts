@@ -225,6 +225,71 @@ test("big batches of statement puts over base entities (sorted into the delta by
   assert.is(live.buildCompacted().contentTag, buildGraph(oracle.data()).contentTag);
 });
 
+test("batches that name a few entities many times, with cascades, fresh puts deleted and put again, and repeats, equal the oracle", () => {
+  // Commit finds the fingerprints new to the delta and the base by their places in the batch's map
+  // (PreparedBatch.freshPlaces): a cascade's deletes ahead of the puts shift those places; a fresh
+  // put deleted and put again in the batch keeps its first place; a repeat, a put of a statement the
+  // delta or the base holds, and a delete of an unknown fingerprint take no place.
+  const rng = new Rng(33);
+  const data = generateGraph(rng, { entities: 40, statements: 200 });
+  const live = new LiveGraph(buildGraph(data), { cursorSecret: "live-test" });
+  const oracle = new LiveOracle(data);
+  let next = 0;
+  for (let batch = 0; batch < 12; batch++) {
+    const ids = [...oracle.entities.keys()];
+    // A few entities, named by most lines: the same subject, predicate and object over and over.
+    const few = Array.from({ length: 3 }, () => rng.pick(ids));
+    const name = () => (rng.chance(0.8) ? rng.pick(few) : rng.pick(ids));
+    const changes: Change[] = [];
+    // Each branch: a cascade first (its deletes go into the batch's map before every put), or none.
+    if (rng.chance(0.6)) {
+      const gone = rng.pick(ids.filter((id) => !few.includes(id)));
+      changes.push({ op: "delete", entityId: gone, cascade: true });
+    }
+    const puts: Change[] = [];
+    for (let k = rng.range(20, 120); k > 0; k--) {
+      const r = rng.float();
+      const held = [...oracle.statements.values()];
+      const gone = (changes[0] as { entityId?: string } | undefined)?.entityId;
+      const ok = (id: string) => id !== gone;
+      const s = name();
+      const p = name();
+      const o = name();
+      if (!ok(s) || !ok(p) || !ok(o)) continue;
+      // Each branch: a derived put (repeats come from the few names); a put given a fingerprint of
+      // its own; one put, deleted, then put again; a put of a held statement again; an unknown delete.
+      if (r < 0.5) puts.push({ op: "put", statement: { subjectEntityId: s, predicateEntityId: p, objectEntityId: o } });
+      else if (r < 0.65)
+        puts.push({
+          op: "put",
+          statement: {
+            subjectEntityId: s,
+            predicateEntityId: p,
+            objectEntityId: o,
+            statementFingerprint: `f${next++}`,
+          },
+        });
+      else if (r < 0.8) {
+        const fp = `again${next++}`;
+        const st = { subjectEntityId: s, predicateEntityId: p, objectEntityId: o, statementFingerprint: fp };
+        puts.push({ op: "put", statement: st }, { op: "delete", statementFingerprint: fp });
+        if (rng.chance(0.7)) puts.push({ op: "put", statement: st });
+      } else if (r < 0.9 && held.length > 0) {
+        const st = rng.pick(held);
+        if (ok(st.subjectEntityId) && ok(st.predicateEntityId) && ok(st.objectEntityId))
+          puts.push({ op: "put", statement: st });
+      } else puts.push({ op: "delete", statementFingerprint: `unknown${next++}` });
+    }
+    changes.push(...puts);
+    const want = oracle.apply(changes);
+    assert.ok(want.ok, `batch ${batch}: ${JSON.stringify(want)}`);
+    const got = live.apply(changes.map((c) => JSON.stringify(c)).join("\n"));
+    assert.equal(got, { sequence: batch + 1, ...(want.ok ? want.result : {}) }, `batch ${batch}`);
+    compareAll(live, oracle.oracle(), rng, `batch ${batch}`);
+  }
+  assert.is(live.buildCompacted().contentTag, buildGraph(oracle.data()).contentTag);
+});
+
 test("statements by every entity ever there (base, put since, deleted) as first filter, in each order, equal the oracle", () => {
   // The delta's first-component marks are by base dense id: an entity put since the base (no
   // dense id) and a deleted base entity (marked by its tombstones) must each find their statements.
