@@ -31,6 +31,13 @@ export interface BaseFingerprintsState {
   texts: [string, number][];
 }
 
+/** Fingerprints' 64-bit halves a caller holds already (rowsOf): his[i], los[i] are fingerprint i's where known[i] is 1. */
+export interface FingerprintKeys {
+  his: Uint32Array;
+  los: Uint32Array;
+  known: Uint8Array;
+}
+
 export class BaseFingerprints {
   private readonly table: FingerprintTable;
   private readonly texts = new Map<string, number>();
@@ -81,16 +88,21 @@ export class BaseFingerprints {
 
   /**
    * rowOf for many at once: `out[i]` is the row that holds `fingerprints[i]`, or -1. The 64-bit ones
-   * are looked up together (FingerprintTable.findMany: their cache misses overlap).
+   * are looked up together (FingerprintTable.findMany: their cache misses overlap). `keys`: the
+   * halves of those fingerprints the caller made from halves (`known[i]` 1: derived ones, whose 16
+   * hex digits need no reading back), at least n long.
    */
-  rowsOf(fingerprints: readonly string[], out: Int32Array): void {
+  rowsOf(fingerprints: readonly string[], out: Int32Array, keys?: FingerprintKeys): void {
     const n = fingerprints.length;
-    const his = new Uint32Array(n);
-    const los = new Uint32Array(n);
+    const his = keys?.his ?? new Uint32Array(n);
+    const los = keys?.los ?? new Uint32Array(n);
+    const known = keys?.known;
     const text = new Uint8Array(n);
     const h = this.halves;
     for (let i = 0; i < n; i++) {
-      // Each branch: a 64-bit key for the table; a text one, by text (its halves left 0, its answer set after).
+      // Each branch: halves given (kept as they are); a 64-bit key for the table; a text one, by
+      // text (its halves left 0, its answer set after).
+      if (known !== undefined && known[i] === 1) continue;
       if (readHexFingerprint(fingerprints[i]!, h)) {
         his[i] = h[0];
         los[i] = h[1];

@@ -28,7 +28,7 @@ import { STATEMENTS_MAX_LIMIT } from "../limits.js";
 import { quote } from "../quote.js";
 import { hex64 } from "../hash64.js";
 import { derivedFingerprintHalves } from "../statements/fingerprint.js";
-import { BaseFingerprints } from "./base-fingerprints.js";
+import { BaseFingerprints, type FingerprintKeys } from "./base-fingerprints.js";
 import { clearBit, denseBits, markBit } from "./dense-bits.js";
 import { type ChangeBatch, type LiveEntityInput, type ParsedChange, parseChangeBatch } from "./change-batch.js";
 import {
@@ -274,13 +274,19 @@ export class LiveApply {
   /**
    * The fingerprints of `changes`' statement puts, in order (given, or derived from `hashes`, their
    * entityIds' hash64 as basePutIds gives them: no entity's record or characters read again), and
-   * the base row that holds each (-1: none).
+   * the base row that holds each (-1: none), a derived one looked up by the halves it was made of.
    */
   private basePutRows(
     changes: readonly ParsedChange[],
     hashes: Uint32Array,
   ): { fingerprints: string[]; rows: Int32Array } {
     const fingerprints: string[] = [];
+    // The derived fingerprints' halves, kept for the look-up (no hex to read back): at most one a put.
+    const keys: FingerprintKeys = {
+      his: new Uint32Array(hashes.length / 6),
+      los: new Uint32Array(hashes.length / 6),
+      known: new Uint8Array(hashes.length / 6),
+    };
     let k = 0;
     for (const c of changes) {
       if (c.kind !== "putStatement") continue;
@@ -296,13 +302,17 @@ export class LiveApply {
           hashes[k + 4]!,
           hashes[k + 5]!,
         );
+        const i = fingerprints.length;
+        keys.his[i] = h[0];
+        keys.los[i] = h[1];
+        keys.known[i] = 1;
         fingerprints.push(hex64(h[0], h[1]));
       }
       k += 6;
     }
     const rows = new Int32Array(fingerprints.length);
     this.#s.baseFingerprints ??= new BaseFingerprints(this.#s.parts);
-    this.#s.baseFingerprints.rowsOf(fingerprints, rows);
+    this.#s.baseFingerprints.rowsOf(fingerprints, rows, keys);
     return { fingerprints, rows };
   }
 
