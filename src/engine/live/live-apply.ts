@@ -66,13 +66,8 @@ export interface PreparedBatch {
   readonly entities: ReadonlyMap<string, DeltaEntity | null>;
   /** @internal */
   readonly statements: ReadonlyMap<string, DeltaStatement | null>;
-  /**
-   * @internal The places, ascending, in `statements`' order (its keys as inserted: prepare never
-   * removes one) of the fingerprints the batch puts that were in neither the delta nor the base
-   * (commit looks no further for them). Places, not a set of the fingerprints: a batch of 10,000
-   * fresh puts made a set of 10,000 strings for commit to ask again, string hashes and all.
-   */
-  readonly freshPlaces: readonly number[];
+  /** @internal Fingerprints the batch puts that were in neither the delta nor the base (commit looks no further). */
+  readonly fresh: ReadonlySet<string>;
 }
 
 /** A statement as a cascade or a conflict message needs it: its triple and fingerprint. */
@@ -149,7 +144,7 @@ export class LiveApply {
     // the base rows that hold them, looked up all at once too (BaseFingerprints.rowsOf).
     const { fingerprints: putFingerprints, rows: putRows } = this.basePutRows(changes, putHashes);
     const entityThere = (id: string): boolean => entityAt(id) !== GONE;
-    const freshPlaces: number[] = [];
+    const fresh = new Set<string>();
     const statementNow = (fp: string): DeltaStatement | undefined => {
       const o = statements.get(fp);
       return o === null ? undefined : (o ?? this.#s.currentStatement(fp));
@@ -203,8 +198,7 @@ export class LiveApply {
           const inBatch = statements.get(fp);
           const there = inBatch === null ? undefined : (inBatch ?? this.#s.currentStatement(fp, putRows[putAt]));
           // Neither the batch, the delta nor the base knows the fingerprint: commit has no base statement to hide.
-          // (Its place: a key new to the batch's map goes in last, at place statements.size, below.)
-          if (there === undefined && inBatch === undefined) freshPlaces.push(statements.size);
+          if (there === undefined && inBatch === undefined) fresh.add(fp);
           if (there !== undefined) {
             // The same statement again is a no-op; another statement with its fingerprint is a conflict.
             if (there.s === st.subjectEntityId && there.p === st.predicateEntityId && there.o === st.objectEntityId)
@@ -252,7 +246,7 @@ export class LiveApply {
       }
     }
     const text = withText ? batchText(batch) : "";
-    return { sequence: result.sequence, result, text, entities, statements, freshPlaces };
+    return { sequence: result.sequence, result, text, entities, statements, fresh };
   }
 
   /**
@@ -371,13 +365,9 @@ export class LiveApply {
     const removedStatementItems: DeltaStatement[] = [];
     const addedStatements: DeltaStatement[] = [];
     const hidden: DeltaStatement[] = [];
-    const freshPlaces = prepared.freshPlaces;
-    let place = 0;
-    let nextFresh = 0;
     for (const [fp, st] of prepared.statements) {
       // A fingerprint new to the delta and the base (prepare knows) is not looked for in either.
-      const fresh = freshPlaces[nextFresh] === place++;
-      if (fresh) nextFresh++;
+      const fresh = prepared.fresh.has(fp);
       const mine = fresh || !this.#s.statementFilter.mayHold(fp) ? undefined : this.#s.statements.get(fp);
       if (mine !== undefined) {
         removedStatements.add(fp);
