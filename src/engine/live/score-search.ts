@@ -57,6 +57,7 @@ import {
 } from "../graph.js";
 import type { Hash64 } from "../hash64.js";
 import { MAX_SCORE, SEARCH_MAX_LIMIT } from "../limits.js";
+import { RankList } from "../search/rank-list.js";
 import type { ScoreHits, ScoreResume } from "../search/score-index.js";
 import type { SearchBounds } from "../search/search-index.js";
 import type { Entity, EntityType, Page, SearchParams } from "../types.js";
@@ -83,6 +84,7 @@ import {
   ScoreGrams,
   type ScoreList,
 } from "./score-grams.js";
+import { type ScoreItem, ScoreStream } from "./score-stream.js";
 import { compareEntities, type DeltaEntity } from "./sorted-delta.js";
 
 /**
@@ -105,6 +107,8 @@ export const SCORE_RAISE_MAX = 2;
  * second listing would not (2 costs the least there: 6 lists about a band more than it saves).
  */
 const SCORE_READ_AHEAD = 2;
+/** The most base matches one listing of an order=score read asks for (a page that needs more lists again, doubling up to this). */
+const SCORE_LISTING_MAX = SEARCH_MAX_LIMIT * 4;
 /** A base entity's stream state when it left the stream: rescored, or replaced or deleted (the delta's). */
 export const LEFT_STREAM = 3;
 
@@ -128,22 +132,6 @@ export function setStreamState(states: Uint8Array, d: number, state: number): vo
  * tiers' rescored entities are found the cheaper way.
  */
 const SIDE_RANK_COST = 8;
-/**
- * An item of an order "score" merge: a base stream item (`d` its dense id, `rank` and `srank` its
- * name and score ranks in the base; `entity` made when it is on the page) or a delta item (`entity`
- * given; `rank` and `srank` -1, `d` its base dense id when it has one).
- */
-interface ScoreItem {
-  tier: number;
-  score: number;
-  /** Its folded identifier ("" until a comparison needs it: a match is never empty). */
-  folded: string;
-  entity: Entity | undefined;
-  d: number;
-  rank: number;
-  srank: number;
-}
-
 /** A base entity whose score the delta's statements changed (a counted score): where order "score" puts it now. */
 export interface RescoredEntity {
   readonly entityId: string;
@@ -233,7 +221,11 @@ export class ScoreSearch {
   }
 
   /** The score index's listing scratch for order=score reads (a read is synchronous). */
-  readonly #scoreHits: ScoreHits = { sranks: [], tiers: [], bounds: null };
+  readonly #scoreHits: ScoreHits<RankList> = {
+    sranks: new RankList(SCORE_LISTING_MAX),
+    tiers: new RankList(SCORE_LISTING_MAX),
+    bounds: null,
+  };
   /**
    * Per 3-gram, for the content as it is (a batch or a swap since empties it): its posting sizes in
    * the delta's and the rescored gram indexes, and the postings sorted by score now (highest first,
@@ -264,6 +256,22 @@ export class ScoreSearch {
    * code units packed, in the group's order), no entity read. Made on first need, O(delta entities).
    */
   #deltaStarts: Map<string, StartGroup> | undefined;
+  /**
+   * A stream item (base dense id `d`) against an object of no name rank of this base, by name:
+   * folded identifiers (the object's kept on it once folded), then entityIds.
+   */
+  readonly #byName = (d: number, y: ScoreItem): number => {
+    const entities = this.#live.parts.entities;
+    if (y.folded === "") y.folded = this.#live.fold(y.entity?.rawIdentifier ?? entities.rawIdentifier(y.d));
+    return (
+      cmp(this.#live.fold(entities.rawIdentifier(d)), y.folded) ||
+      cmp(entities.entityId(d), y.entity?.entityId ?? entities.entityId(y.d))
+    );
+  };
+  /** The base's stream items of a read, in columns (score-stream.ts; a read is synchronous). */
+  readonly #stream = new ScoreStream(this.#byName);
+  /** A page's picks of the two streams (a read is synchronous). */
+  readonly #pagePicks = new Int32Array(SEARCH_MAX_LIMIT + 1);
   /** The order=score stream's stages (name ranks, dense ids, base scores, stream states of a listing), grown as needed. */
   #streamRanks = new Int32Array(64);
   #streamIds = new Uint32Array(64);
@@ -294,7 +302,7 @@ export class ScoreSearch {
   private deltaByScore(
     fq: string,
     typeName: EntityType | undefined,
-    pending: readonly ScoreItem[],
+    stream: ScoreStream,
     found: readonly ScoreItem[],
     want: number,
     after: ScoreItem | undefined,
@@ -311,7 +319,7 @@ export class ScoreSearch {
     const g = this.#picked[LIST_DELTA]!;
     if (g < 0) return;
     /** The page's last item so far (undefined: the page is not full), told again after each match. */
-    let last = nthOfTwo(pending, found, want, compare);
+    let last = stream.nth(found, want);
     // A page whose last is of the exact tier takes only exact matches: the delta entities whose
     // identifiers are the query (a range of the start group, most often none), no walk by score.
     if (last?.tier === TIER_EXACT) {
@@ -344,7 +352,7 @@ export class ScoreSearch {
         if (!matches(x, check, fq, typeName)) continue;
         if (last !== undefined && last.tier !== TIER_INFIX && matchTier(x.folded, fq) > last.tier) continue;
         select(x, x, score, -1);
-        last = nthOfTwo(pending, found, want, compare);
+        last = stream.nth(found, want);
       }
       // All walked: no better tier left.
       if (i === items.length) return;
@@ -414,7 +422,7 @@ export class ScoreSearch {
     fq: string,
     typeName: EntityType | undefined,
     bounds: SearchBounds | null,
-    pending: readonly ScoreItem[],
+    stream: ScoreStream,
     found: readonly ScoreItem[],
     want: number,
     after: ScoreItem | undefined,
@@ -433,7 +441,7 @@ export class ScoreSearch {
     const g = this.#picked[k]!;
     if (g < 0) return;
     /** The page's last item so far (undefined: the page is not full), told again after each match. */
-    let last = nthOfTwo(pending, found, want, compare);
+    let last = stream.nth(found, want);
     // The list's top score (NaN until it is made) below the page's last: no candidate reaches the
     // page by score (the walk would stop at its first), and with no base entity in the better
     // tiers (an empty range of name ranks: a rescored entity's name is its base name) none enters
@@ -491,7 +499,7 @@ export class ScoreSearch {
       if (!matches(r, check, fq, typeName) || skip?.(r) === true) continue;
       if (last !== undefined && last.tier !== TIER_INFIX && matchTier(r.folded, fq) > last.tier) continue;
       select(r, r.entity, score, r.baseId);
-      last = nthOfTwo(pending, found, want, compare);
+      last = stream.nth(found, want);
     }
     // Each branch: all walked; nothing past the exact tier is better; a resumed page's last of the
     // key's tier (a better tier comes before the key: the page before's); the better tiers' ranks
@@ -757,7 +765,8 @@ export class ScoreSearch {
       const d = search.idAt(rank);
       return (type < 0 || entities.typeOf(d) === type) && this.#live.fold(entities.rawIdentifier(d)).includes(fq);
     };
-    const pending: ScoreItem[] = [];
+    const stream = this.#stream;
+    stream.clear();
     /** Every base item not listed yet comes after it: the last one listed, at its base score plus `raise`. */
     let bound: ScoreItem | undefined;
     let bounds: SearchBounds | null = null;
@@ -774,8 +783,10 @@ export class ScoreSearch {
       bounds ??= hits.bounds;
       // A listing that stops at a score may give a few past its end: dropped (they come after the
       // page), and then the listing is done.
+      const listed = hits.sranks.values;
+      const listedTiers = hits.tiers.values;
       let n = hits.sranks.length;
-      if (end >= 0) while (n > 0 && hits.sranks[n - 1]! >= end) n--;
+      if (end >= 0) while (n > 0 && listed[n - 1]! >= end) n--;
       const listedAll = n < chunk;
       // In stages, each a loop of independent reads (their cache misses overlap): score ranks to
       // name ranks, to dense ids, to base scores; then the items.
@@ -789,12 +800,13 @@ export class ScoreSearch {
       const ids = this.#streamIds;
       const baseScores = this.#streamScores;
       const states = this.#streamMoved;
-      for (let i = 0; i < n; i++) ranks[i] = index.rankAt(hits.sranks[i]!);
+      for (let i = 0; i < n; i++) ranks[i] = index.rankAt(listed[i]!);
       for (let i = 0; i < n; i++) ids[i] = search.idAt(ranks[i]!);
-      index.scoresAt(scores, hits.sranks, n, baseScores);
+      index.scoresAt(scores, listed, n, baseScores);
       // Each branch: no base entity changed yet (all at their base scores), or each one's state.
       if (state === undefined) states.fill(0, 0, n);
       else for (let i = 0; i < n; i++) states[i] = streamStateOf(state, ids[i]!);
+      stream.reserve(n);
       for (let i = 0; i < n; i++) {
         const d = ids[i]!;
         // Each branch: out of the stream, a lowered rescored entity (placed here by its score now:
@@ -810,17 +822,9 @@ export class ScoreSearch {
           if (adjust >= 0 || (hidden !== undefined && hasBit(hidden, d))) continue;
           score = baseScores[i]! + adjust;
         }
-        const item: ScoreItem = {
-          tier: hits.tiers[i]!,
-          score,
-          folded: "",
-          entity: undefined,
-          d,
-          rank: ranks[i]!,
-          srank: hits.sranks[i]!,
-        };
-        if (after !== undefined && compare(item, after) <= 0) continue;
-        insertSorted(pending, item, compare);
+        stream.write(listedTiers[i]!, score, ranks[i]!, d, listed[i]!);
+        if (after !== undefined && stream.compareSlot(after) <= 0) continue;
+        stream.add();
       }
       // The delta's side, once, after the first listing: its walks stop at the page's last so far
       // (a later listing only moves that last earlier), and its matches then count in the stop
@@ -829,7 +833,7 @@ export class ScoreSearch {
         sided = true;
         // Each branch: a query of a gram or more picks its walks' lists by its rarest grams; a shorter one has none.
         if (fq.length >= GRAM) this.pickGrams(fq, rescored);
-        this.deltaByScore(fq, typeName, pending, found, want, after, compare, select);
+        this.deltaByScore(fq, typeName, stream, found, want, after, compare, select);
         // Each branch: a read from the start walks the raised entities (its listing places every
         // lowered one that can be on its page); a resumed one walks all, but the lowered ones its
         // listing meets (from its resume point on in the key's tier, all of a worse tier).
@@ -852,7 +856,7 @@ export class ScoreSearch {
             fq,
             typeName,
             bounds,
-            pending,
+            stream,
             found,
             want,
             after,
@@ -864,11 +868,11 @@ export class ScoreSearch {
       // Each branch: the base's stream ends here, or the page is known once its first `want` items
       // (the stream's and the delta's) come before every base item not listed yet.
       if (listedAll) break;
-      const srank = hits.sranks[n - 1]!;
-      const tier = hits.tiers[n - 1]!;
+      const srank = listed[n - 1]!;
+      const tier = listedTiers[n - 1]!;
       const d = ids[n - 1]!;
       bound = { tier, score: baseScores[n - 1]! + raise, folded: "", entity: undefined, d, rank: ranks[n - 1]!, srank };
-      const last = nthOfTwo(pending, found, want, compare);
+      const last = stream.nth(found, want);
       if (last !== undefined && compare(last, bound) <= 0) break;
       // Each branch: a full page whose last is of the listing's tier needs no base item of a score
       // below its score less the largest raise (now at most its score less 1: after it), nor a
@@ -876,39 +880,37 @@ export class ScoreSearch {
       end = last !== undefined && last.tier === tier ? index.srankBelow(scores, last.score - raise) : -1;
       resume =
         end >= 0 ? { tier, srank, bounds: bounds ?? undefined, end } : { tier, srank, bounds: bounds ?? undefined };
-      chunk = Math.min(SEARCH_MAX_LIMIT * 4, chunk * 2);
+      chunk = Math.min(SCORE_LISTING_MAX, chunk * 2);
     }
-    // The page: the first `want` of the two streams.
-    const out: ScoreItem[] = [];
-    for (let p = 0, m = 0; out.length < want && (p < pending.length || m < found.length); ) {
-      const x = pending[p];
-      const y = found[m];
+    // The page: the first `want` of the two streams, as picks (a stream item's number, or -1 - a
+    // delta item's index in `found`).
+    const picks = this.#pagePicks;
+    const order = stream.order;
+    let taken = 0;
+    for (let p = 0, m = 0; taken < want && (p < stream.length || m < found.length); taken++) {
       // Each branch: the smaller head (no entity is in both: the delta's base copies are left out of the stream).
-      if (y === undefined || (x !== undefined && compare(x, y) < 0)) {
-        out.push(x!);
-        p++;
-      } else {
-        out.push(y);
-        m++;
-      }
+      if (m === found.length || (p < stream.length && stream.compareTo(order[p]!, found[m]!) < 0))
+        picks[taken] = order[p++]!;
+      else picks[taken] = -1 - m++;
     }
-    const n = Math.min(limit, out.length);
+    const n = Math.min(limit, taken);
     const items: Entity[] = new Array(n);
     // The stream items' records read together first (their cache misses overlap), as a base page's.
     if (this.#streamIds.length < n) this.#streamIds = new Uint32Array(n);
     const ids = this.#streamIds;
     let bases = 0;
-    for (let i = 0; i < n; i++) if (out[i]!.entity === undefined) ids[bases++] = out[i]!.d;
+    for (let i = 0; i < n; i++) if (picks[i]! >= 0) ids[bases++] = stream.ids[picks[i]!]!;
     if (bases > 0) entities.touch(ids, bases);
     // Each branch: a stream item made from the base (its names from the base's cache); a delta's
     // (or a rescored base entity's shared record) copied.
     for (let i = 0; i < n; i++) {
-      const x = out[i]!;
-      items[i] = x.entity === undefined ? searchItemOf(this.#live.base, x.d) : itemOf(x.entity);
+      const pick = picks[i]!;
+      items[i] = pick >= 0 ? searchItemOf(this.#live.base, stream.ids[pick]!) : itemOf(found[-1 - pick]!.entity!);
     }
     let nextCursor: string | null = null;
-    if (out.length > limit) {
-      const last = out[n - 1]!;
+    if (taken > limit) {
+      const pick = picks[n - 1]!;
+      const last = pick >= 0 ? stream.item(pick) : found[-1 - pick]!;
       const e = items[n - 1]!;
       // A stream item's score rank resumes the base: right after it (its base key), or, raised, past
       // the base's items of higher score or of its score and a name before it (see the cursor's
@@ -1068,28 +1070,6 @@ function pastLast(
 ): boolean {
   if (score !== last.score) return score < last.score;
   return compare(probeOf(x, score, last.tier), last) > 0;
-}
-
-/**
- * The `n`th smallest (1-based) of two sorted lists together (no item of one equal to one of the
- * other), or undefined when they hold fewer: the split (i of `a`, n - i of `b`) found by a binary
- * search, O(log n) comparisons.
- */
-function nthOfTwo<T>(a: readonly T[], b: readonly T[], n: number, compare: (x: T, y: T) => number): T | undefined {
-  if (a.length + b.length < n) return undefined;
-  // The fewest items of `a` in the first n: none of a's next is smaller than b's last taken.
-  let lo = Math.max(0, n - b.length);
-  let hi = Math.min(n, a.length);
-  while (lo < hi) {
-    const i = (lo + hi) >>> 1;
-    if (compare(a[i]!, b[n - i - 1]!) < 0) lo = i + 1;
-    else hi = i;
-  }
-  const j = n - lo;
-  // Each branch: one list gave none of the first n (the other's last), else the larger of the two lasts.
-  if (lo === 0) return b[j - 1];
-  if (j === 0) return a[lo - 1];
-  return compare(a[lo - 1]!, b[j - 1]!) < 0 ? b[j - 1] : a[lo - 1];
 }
 
 /** tierOf for a `folded` known to contain `fq`. */
