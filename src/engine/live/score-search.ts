@@ -13,8 +13,10 @@
  * entity whose counted score the delta raised by at most SCORE_RAISE_MAX stays in the base's
  * stream: the merge lists the base's score index by score rank (sranks, no base page made) a
  * look-ahead (SCORE_READ_AHEAD) past the page, places such entities by their score now (a stream
- * item's base score read from the score runs, its state from two bits an entity), and lists on
- * while an item not listed yet (at most the largest raise above its base score) could come first.
+ * item's base score read from the score runs, its state from two bits by score rank), and lists on
+ * while an item not listed yet (at most the largest raise above its base score) could come first;
+ * the stream's items are typed columns (score-stream.ts), and a later listing's items that come
+ * after the page's last so far are dropped before their name ranks are read.
  * Nothing in the stream is lowered, so a cursor resumes the base right after its key (at its
  * hint's srank when its item is a base item at its base score; a raised one's hint bounds the
  * key's placing and gives its name rank, so no identifier is searched). Entities lowered or raised
@@ -42,7 +44,7 @@
  * base's matches up to the largest raise (at most SCORE_RAISE_MAX) below the page's last (a
  * listing of want + SCORE_READ_AHEAD, then listings that stop at that score, doubled while short), the delta's and rescored candidates of
  * the rarest 3-gram as high as the page's last (a gram's list sorted once per content, O(c log c)),
- * and O(log n) comparisons per match for the page's last so far (nthOfTwo). docs/changes.md
+ * and O(log n) comparisons per match for the page's last so far (ScoreStream.nth). docs/changes.md
  * "Scores" describes the same for users.
  */
 
@@ -113,17 +115,19 @@ const SCORE_LISTING_MAX = SEARCH_MAX_LIMIT * 4;
 export const LEFT_STREAM = 3;
 
 /**
- * A base entity's state in the stream states (LiveScoreView.streamState: two bits, four to a byte: SCORE_RAISE_MAX is at most 2,
- * so that the states of 1M entities, 256 KB, stay in the CPU's caches more than a byte each would).
+ * The state of the base entity of score rank `s` in the stream states (LiveScoreView.streamState:
+ * two bits, four to a byte: SCORE_RAISE_MAX is at most 2, so that the states of 1M entities, 256
+ * KB, stay in the CPU's caches more than a byte each would). By score rank, not dense id: a
+ * listing gives score ranks, so an item's state is one read, not after its name rank and dense id.
  */
-function streamStateOf(states: Uint8Array, d: number): number {
-  return (states[d >>> 2]! >>> ((d & 3) << 1)) & 3;
+function streamStateOf(states: Uint8Array, s: number): number {
+  return (states[s >>> 2]! >>> ((s & 3) << 1)) & 3;
 }
 
-/** Sets base entity `d`'s state in the stream states (see streamStateOf). */
-export function setStreamState(states: Uint8Array, d: number, state: number): void {
-  const shift = (d & 3) << 1;
-  states[d >>> 2] = (states[d >>> 2]! & ~(3 << shift)) | (state << shift);
+/** Sets the state of the base entity of score rank `s` in the stream states (see streamStateOf). */
+export function setStreamState(states: Uint8Array, s: number, state: number): void {
+  const shift = (s & 3) << 1;
+  states[s >>> 2] = (states[s >>> 2]! & ~(3 << shift)) | (state << shift);
 }
 
 /**
@@ -193,7 +197,7 @@ export interface LiveScoreView {
   readonly hiddenGrams: GramIndex<HiddenEntity>;
   /** The most a score in the base's stream was raised (at most SCORE_RAISE_MAX); read after rescored(). */
   readonly maxRaise: number;
-  /** Each base entity's stream state (streamStateOf), undefined while no count changed; read after rescored(). */
+  /** Each base entity's stream state (streamStateOf: by base score rank), undefined while no count changed; read after rescored(). */
   readonly streamState: Uint8Array | undefined;
   /**
    * What the delta's statements add to each base entity's count, by dense id (made with the stream
@@ -257,11 +261,12 @@ export class ScoreSearch {
    */
   #deltaStarts: Map<string, StartGroup> | undefined;
   /**
-   * A stream item (base dense id `d`) against an object of no name rank of this base, by name:
+   * A stream item (base name rank `rank`) against an object of no name rank of this base, by name:
    * folded identifiers (the object's kept on it once folded), then entityIds.
    */
-  readonly #byName = (d: number, y: ScoreItem): number => {
+  readonly #byName = (rank: number, y: ScoreItem): number => {
     const entities = this.#live.parts.entities;
+    const d = this.#live.parts.searchIndex.idAt(rank);
     if (y.folded === "") y.folded = this.#live.fold(y.entity?.rawIdentifier ?? entities.rawIdentifier(y.d));
     return (
       cmp(this.#live.fold(entities.rawIdentifier(d)), y.folded) ||
@@ -269,14 +274,19 @@ export class ScoreSearch {
     );
   };
   /** The base's stream items of a read, in columns (score-stream.ts; a read is synchronous). */
-  readonly #stream = new ScoreStream(this.#byName);
-  /** A page's picks of the two streams (a read is synchronous). */
+  readonly #stream = new ScoreStream(this.#byName, (rank) => this.#live.parts.searchIndex.idAt(rank));
+  /** A page's picks of the two streams, and its stream items' dense ids (a read is synchronous). */
   readonly #pagePicks = new Int32Array(SEARCH_MAX_LIMIT + 1);
-  /** The order=score stream's stages (name ranks, dense ids, base scores, stream states of a listing), grown as needed. */
+  readonly #pageIds = new Uint32Array(SEARCH_MAX_LIMIT + 1);
+  /** The order=score stream's stages (name ranks, base scores, stream states of a listing), grown as needed. */
   #streamRanks = new Int32Array(64);
-  #streamIds = new Uint32Array(64);
   #streamScores = new Float64Array(64);
   #streamMoved = new Uint8Array(64);
+  /** A listing's items that can be on the page: their places in the listing, and their scores now. */
+  #streamKept = new Int32Array(64);
+  #streamNow = new Float64Array(64);
+  /** A listing's adjustments of its items out of the stream (by place in the listing; NaN: replaced or deleted). */
+  #streamAdjusts = new Float64Array(64);
   /**
    * The base's score rank of each dense id (the inverse of the score index's rank to dense id), for
    * the hint of a cursor whose last item is a rescored entity and for a resumed read's walk (which
@@ -611,8 +621,8 @@ export class ScoreSearch {
     if (ranks !== undefined) this.warm(base, ranks);
   }
 
-  /** Base entity `d`'s score rank in the base (see #srankOfId). */
-  private srankOf(d: number): number {
+  /** Base entity `d`'s score rank in the base (see #srankOfId; the stream states go by it, live-state.ts). */
+  srankOf(d: number): number {
     if (this.#srankOfIdBase !== this.#live.base || this.#srankOfId === undefined) this.warm(this.#live.base);
     return this.#srankOfId![d]!;
   }
@@ -759,7 +769,7 @@ export class ScoreSearch {
     )
       return this.#live.base.search(params);
     // The base's stream, by score rank from the resume point: its items after the key (tombstoned
-    // and rescored entities left out) in `pending`, in order now.
+    // and rescored entities left out) in `stream`, in order now.
     const hits = this.#scoreHits;
     const matchesRank = (rank: number): boolean => {
       const d = search.idAt(rank);
@@ -778,6 +788,8 @@ export class ScoreSearch {
     let sided = false;
     /** Where the next listing stops (a score rank: ScoreResume's `end`), -1: nowhere. */
     let end = -1;
+    /** The page's last so far when the next listing starts (undefined: none yet, or the page not full). */
+    let cut: ScoreItem | undefined;
     for (;;) {
       index.find(search, scores, fq, type, resume, chunk, matchesRank, hits);
       bounds ??= hits.bounds;
@@ -789,26 +801,43 @@ export class ScoreSearch {
       if (end >= 0) while (n > 0 && listed[n - 1]! >= end) n--;
       const listedAll = n < chunk;
       // In stages, each a loop of independent reads (their cache misses overlap): score ranks to
-      // name ranks, to dense ids, to base scores; then the items.
+      // base scores and stream states (by score rank: no dense id read, a page's items' ids are
+      // read as the base's page reads them); then, for the items that can be on the page, their
+      // name ranks; then the items.
       if (this.#streamRanks.length < n) {
         this.#streamRanks = new Int32Array(2 * n);
-        this.#streamIds = new Uint32Array(2 * n);
         this.#streamScores = new Float64Array(2 * n);
         this.#streamMoved = new Uint8Array(2 * n);
+        this.#streamKept = new Int32Array(2 * n);
+        this.#streamNow = new Float64Array(2 * n);
+        this.#streamAdjusts = new Float64Array(2 * n);
       }
       const ranks = this.#streamRanks;
-      const ids = this.#streamIds;
       const baseScores = this.#streamScores;
       const states = this.#streamMoved;
-      for (let i = 0; i < n; i++) ranks[i] = index.rankAt(listed[i]!);
-      for (let i = 0; i < n; i++) ids[i] = search.idAt(ranks[i]!);
+      const keptAt = this.#streamKept;
+      const now = this.#streamNow;
+      const adjusts = this.#streamAdjusts;
       index.scoresAt(scores, listed, n, baseScores);
       // Each branch: no base entity changed yet (all at their base scores), or each one's state.
       if (state === undefined) states.fill(0, 0, n);
-      else for (let i = 0; i < n; i++) states[i] = streamStateOf(state, ids[i]!);
-      stream.reserve(n);
+      else for (let i = 0; i < n; i++) states[i] = streamStateOf(state, listed[i]!);
+      // The items out of the stream (about a fifth of a listing at 1M entities with 100,000
+      // statements of delta: the best-scored entities most often lost a statement to a cascade
+      // delete): their adjustments, by score rank to name rank to dense id, each step a loop over
+      // them all (the three dependent misses of one overlap with the others').
+      let left = 0;
+      for (let i = 0; i < n; i++) if (states[i] === LEFT_STREAM) keptAt[left++] = i;
+      for (let j = 0; j < left; j++) now[j] = index.rankAt(listed[keptAt[j]!]!);
+      for (let j = 0; j < left; j++) now[j] = search.idAt(now[j]!);
+      for (let j = 0; j < left; j++) {
+        const d = now[j]!;
+        // A replaced or deleted one has its bit (NaN: left out); else its adjustment.
+        now[j] = hidden !== undefined && hasBit(hidden, d) ? Number.NaN : adjustments![d]!;
+      }
+      for (let j = 0; j < left; j++) adjusts[keptAt[j]!] = now[j]!;
+      let kept = 0;
       for (let i = 0; i < n; i++) {
-        const d = ids[i]!;
         // Each branch: out of the stream, a lowered rescored entity (placed here by its score now:
         // the listing meets it before its place), or a replaced, deleted or raised one (the delta's
         // or the walk's, if any); one in the stream, at its base score raised by its state.
@@ -816,13 +845,25 @@ export class ScoreSearch {
         let score = baseScores[i]! + moved;
         if (moved === LEFT_STREAM) {
           // A left entity's adjustment tells a lowered one (negative: its score now, the rescored
-          // map's, read from two arrays, no map probed) from one raised past the bound; a replaced
-          // or deleted one has its bit.
-          const adjust = adjustments![d]!;
-          if (adjust >= 0 || (hidden !== undefined && hasBit(hidden, d))) continue;
+          // map's, read from two arrays, no map probed) from one raised past the bound (not
+          // negative), or replaced or deleted (NaN).
+          const adjust = adjusts[i]!;
+          if (!(adjust < 0)) continue;
           score = baseScores[i]! + adjust;
         }
-        stream.write(listedTiers[i]!, score, ranks[i]!, d, listed[i]!);
+        // An item of a worse tier or a lower score than the page's last so far (a later listing's)
+        // is never on the page (its last only moves earlier as items come): left out, its name
+        // rank not read (most of a listing that stops at a score, of the scores the raise reaches).
+        const tier = listedTiers[i]!;
+        if (cut !== undefined && (tier > cut.tier || (tier === cut.tier && score < cut.score))) continue;
+        keptAt[kept] = i;
+        now[kept++] = score;
+      }
+      for (let k = 0; k < kept; k++) ranks[k] = index.rankAt(listed[keptAt[k]!]!);
+      stream.reserve(kept);
+      for (let k = 0; k < kept; k++) {
+        const i = keptAt[k]!;
+        stream.write(listedTiers[i]!, now[k]!, ranks[k]!, listed[i]!);
         if (after !== undefined && stream.compareSlot(after) <= 0) continue;
         stream.add();
       }
@@ -870,9 +911,11 @@ export class ScoreSearch {
       if (listedAll) break;
       const srank = listed[n - 1]!;
       const tier = listedTiers[n - 1]!;
-      const d = ids[n - 1]!;
-      bound = { tier, score: baseScores[n - 1]! + raise, folded: "", entity: undefined, d, rank: ranks[n - 1]!, srank };
+      const rank = index.rankAt(srank);
+      const d = search.idAt(rank);
+      bound = { tier, score: baseScores[n - 1]! + raise, folded: "", entity: undefined, d, rank, srank };
       const last = stream.nth(found, want);
+      cut = last;
       if (last !== undefined && compare(last, bound) <= 0) break;
       // Each branch: a full page whose last is of the listing's tier needs no base item of a score
       // below its score less the largest raise (now at most its score less 1: after it), nor a
@@ -896,16 +939,15 @@ export class ScoreSearch {
     const n = Math.min(limit, taken);
     const items: Entity[] = new Array(n);
     // The stream items' records read together first (their cache misses overlap), as a base page's.
-    if (this.#streamIds.length < n) this.#streamIds = new Uint32Array(n);
-    const ids = this.#streamIds;
+    const ids = this.#pageIds;
     let bases = 0;
-    for (let i = 0; i < n; i++) if (picks[i]! >= 0) ids[bases++] = stream.ids[picks[i]!]!;
+    for (let i = 0; i < n; i++) if (picks[i]! >= 0) ids[bases++] = search.idAt(stream.ranks[picks[i]!]!);
     if (bases > 0) entities.touch(ids, bases);
     // Each branch: a stream item made from the base (its names from the base's cache); a delta's
     // (or a rescored base entity's shared record) copied.
-    for (let i = 0; i < n; i++) {
+    for (let i = 0, b = 0; i < n; i++) {
       const pick = picks[i]!;
-      items[i] = pick >= 0 ? searchItemOf(this.#live.base, stream.ids[pick]!) : itemOf(found[-1 - pick]!.entity!);
+      items[i] = pick >= 0 ? searchItemOf(this.#live.base, ids[b++]!) : itemOf(found[-1 - pick]!.entity!);
     }
     let nextCursor: string | null = null;
     if (taken > limit) {

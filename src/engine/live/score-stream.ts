@@ -2,7 +2,7 @@
  * Live order=score stream
  * =======================
  * The base's side of a live order=score read (score-search.ts): the base's listed matches after
- * the key, each at its score now, in typed columns (tier, score, name rank, dense id, score rank;
+ * the key, each at its score now, in typed columns (tier, score, name rank, score rank;
  * one slot an item, a read's scratch) with their merge order (`order`: item numbers, kept sorted as
  * items come), and the delta's side's items (ScoreItem objects: few) met against it. Why columns:
  * an item object and a comparison closure per listed item cost the merge several times what the
@@ -47,20 +47,22 @@ export class ScoreStream {
   tiers = new Uint8Array(INITIAL_ITEMS);
   scores = new Float64Array(INITIAL_ITEMS);
   ranks = new Int32Array(INITIAL_ITEMS);
-  ids = new Uint32Array(INITIAL_ITEMS);
   sranks = new Int32Array(INITIAL_ITEMS);
   /** Item numbers in merge order: order[0 .. length). */
   order = new Int32Array(INITIAL_ITEMS);
   /** Items held. */
   length = 0;
   /**
-   * A stream item (by dense id) against an object of no name rank of this base, on name: its folded
+   * A stream item (by name rank) against an object of no name rank of this base, on name: its folded
    * identifier, then entityId (the caller's: it reads the base's names and folds).
    */
-  readonly #byName: (d: number, y: ScoreItem) => number;
+  readonly #byName: (rank: number, y: ScoreItem) => number;
+  /** The dense id of a base name rank (the caller's: the base's search index). */
+  readonly #idOfRank: (rank: number) => number;
 
-  constructor(byName: (d: number, y: ScoreItem) => number) {
+  constructor(byName: (rank: number, y: ScoreItem) => number, idOfRank: (rank: number) => number) {
     this.#byName = byName;
+    this.#idOfRank = idOfRank;
   }
 
   /** Empties the stream for a read. */
@@ -80,7 +82,6 @@ export class ScoreStream {
     this.tiers = grow(this.tiers, new Uint8Array(size));
     this.scores = grow(this.scores, new Float64Array(size));
     this.ranks = grow(this.ranks, new Int32Array(size));
-    this.ids = grow(this.ids, new Uint32Array(size));
     this.sranks = grow(this.sranks, new Int32Array(size));
     this.order = grow(this.order, new Int32Array(size));
   }
@@ -89,12 +90,11 @@ export class ScoreStream {
    * Writes an item into the next slot (reserve first) without adding it: the caller may weigh it
    * (compareSlot) and then add() it or leave it.
    */
-  write(tier: number, score: number, rank: number, d: number, srank: number): void {
+  write(tier: number, score: number, rank: number, srank: number): void {
     const i = this.length;
     this.tiers[i] = tier;
     this.scores[i] = score;
     this.ranks[i] = rank;
-    this.ids[i] = d;
     this.sranks[i] = srank;
   }
 
@@ -127,7 +127,7 @@ export class ScoreStream {
     return (
       this.tiers[i]! - y.tier ||
       y.score - this.scores[i]! ||
-      (y.rank >= 0 ? this.ranks[i]! - y.rank : this.#byName(this.ids[i]!, y))
+      (y.rank >= 0 ? this.ranks[i]! - y.rank : this.#byName(this.ranks[i]!, y))
     );
   }
 
@@ -136,14 +136,14 @@ export class ScoreStream {
     return this.compareTo(this.length, y);
   }
 
-  /** Stream item `i` (an item number), as an object. */
+  /** Stream item `i` (an item number), as an object (its dense id read: one look-up). */
   item(i: number): ScoreItem {
     return {
       tier: this.tiers[i]!,
       score: this.scores[i]!,
       folded: "",
       entity: undefined,
-      d: this.ids[i]!,
+      d: this.#idOfRank(this.ranks[i]!),
       rank: this.ranks[i]!,
       srank: this.sranks[i]!,
     };
