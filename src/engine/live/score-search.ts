@@ -132,10 +132,11 @@ export function setStreamState(states: Uint8Array, s: number, state: number): vo
 
 /**
  * What a name rank asked of the rescored map costs (its dense id and the map: two cache misses)
- * against a rescored candidate checked by the rest of the walk (a prefix compared): the better
- * tiers' rescored entities are found the cheaper way.
+ * against a rescored candidate's name rank read in its list's column (4 bytes read in order: a
+ * line of 16 a miss at most, most of them prefetched): the better tiers' rescored entities are found
+ * the cheaper way, by their ranks when the tier's ranks are few beside the candidates left.
  */
-const SIDE_RANK_COST = 8;
+const RANK_PROBE_COST = 128;
 /** A base entity whose score the delta's statements changed (a counted score): where order "score" puts it now. */
 export interface RescoredEntity {
   readonly entityId: string;
@@ -463,12 +464,13 @@ export class ScoreSearch {
     const columns = this.#grams.listOf(k, g, (text): ScoreList<RescoredEntity> => {
       const list = grams.sortedList(text, this.#byScoreNow);
       const scores = Float64Array.from(list, (r) => r.score);
-      // Each branch: the raised ones' list (a read from the start: no listing to leave to), or all,
-      // with the lowered ones' base score ranks (-1: a raised one) and every one's name rank.
-      if (raisedOnly) return { items: list, scores, signatures: signaturesOf(list) };
-      const sranks = Int32Array.from(list, (r) => (r.lowered ? this.srankOf(r.baseId) : -1));
+      // Every one's base name rank (its tier for a query, by the base's bounds); each branch: the
+      // raised ones' list (a read from the start: no listing to leave to), or all, with the lowered
+      // ones' base score ranks (-1: a raised one).
       const index = this.#live.parts.scoreIndex;
       const ranks = Int32Array.from(list, (r) => index.rankAt(this.srankOf(r.baseId)));
+      if (raisedOnly) return { items: list, scores, signatures: signaturesOf(list), ranks };
+      const sranks = Int32Array.from(list, (r) => (r.lowered ? this.srankOf(r.baseId) : -1));
       return { items: list, scores, signatures: signaturesOf(list), sranks, ranks };
     });
     const { items: list, scores, signatures, sranks, ranks } = columns;
@@ -482,9 +484,24 @@ export class ScoreSearch {
     signatureInto(fq, query, 0);
     let i = walkStart(list, scores, after, compare);
     // A page whose last is of the exact tier takes only exact matches: a range of name ranks,
-    // asked of the rescored map when few beside the candidates (most often none), no walk by score.
-    if (last?.tier === TIER_EXACT && bounds !== null && (bounds.e - bounds.a) * SIDE_RANK_COST <= list.length - i) {
-      this.rescoredInRanks(bounds.a, bounds.e, byId, raisedOnly, skip, typeName, found, select);
+    // asked of the rescored map when few beside the candidates (most often none), else found in
+    // the ranks column (no walk by score, no object read but theirs). `i` is 0 here: a key of the
+    // infix tier comes after every exact item, so the page's last would not be exact.
+    if (last?.tier === TIER_EXACT && bounds !== null) {
+      this.rescoredOfRanks(
+        bounds.a,
+        bounds.e,
+        list,
+        ranks!,
+        scores,
+        i,
+        byId,
+        raisedOnly,
+        skip,
+        typeName,
+        found,
+        select,
+      );
       return;
     }
     for (; i < list.length; i++) {
@@ -512,23 +529,48 @@ export class ScoreSearch {
       last = stream.nth(found, want);
     }
     // Each branch: all walked; nothing past the exact tier is better; a resumed page's last of the
-    // key's tier (a better tier comes before the key: the page before's); the better tiers' ranks
-    // (exact, or exact and prefix: a range of name ranks, from the key's tier on) asked of the
-    // rescored map when few; else the rest of the walk, for identifiers equal to (or starting with)
-    // the query.
+    // key's tier (a better tier comes before the key: the page before's); else the better tiers'
+    // (exact, or exact and prefix: a range of name ranks, from the key's tier on) among the
+    // candidates left.
     if (i === list.length || last === undefined || last.tier === TIER_EXACT || bounds === null) return;
     if (after?.tier === last.tier) return;
     const lo = after?.tier === TIER_PREFIX ? bounds.e : bounds.a;
     const hi = last.tier === TIER_PREFIX ? bounds.e : bounds.b;
-    if ((hi - lo) * SIDE_RANK_COST <= list.length - i) {
+    this.rescoredOfRanks(lo, hi, list, ranks!, scores, i, byId, raisedOnly, skip, typeName, found, select);
+  }
+
+  /**
+   * The rescored entities of name ranks [lo, hi) (a tier's range: a rescored entity's name is its
+   * base name, so it matches) among a list's candidates from `from` on, selected (of the type, not
+   * `skip`ped, not in `found` already). Each branch: the tier's ranks asked of the rescored map when
+   * few beside the candidates (rescoredInRanks; most often none), else the candidates' ranks column
+   * read in order, a candidate's object only when its rank is in the range.
+   */
+  private rescoredOfRanks(
+    lo: number,
+    hi: number,
+    list: readonly RescoredEntity[],
+    ranks: Int32Array,
+    scores: Float64Array,
+    from: number,
+    byId: ReadonlyMap<number, RescoredEntity>,
+    raisedOnly: boolean,
+    skip: ((r: RescoredEntity) => boolean) | undefined,
+    typeName: EntityType | undefined,
+    found: readonly ScoreItem[],
+    select: (x: RescoredEntity, entity: Entity, score: number, d: number) => void,
+  ): void {
+    if ((hi - lo) * RANK_PROBE_COST <= list.length - from) {
       this.rescoredInRanks(lo, hi, byId, raisedOnly, skip, typeName, found, select);
       return;
     }
-    const exactOnly = last.tier === TIER_PREFIX;
-    for (; i < list.length; i++) {
+    for (let i = from; i < list.length; i++) {
+      const rank = ranks[i]!;
+      if (rank < lo || rank >= hi) continue;
       const r = list[i]!;
-      if (exactOnly ? r.folded !== fq : !r.folded.startsWith(fq)) continue;
-      if (matches(r, check, fq, typeName) && skip?.(r) !== true) select(r, r.entity, r.score, r.baseId);
+      // One walked already (before `from`) is not met here: every candidate from `from` on is new.
+      if ((typeName !== undefined && r.type !== typeName) || skip?.(r) === true) continue;
+      select(r, r.entity, scores[i]!, r.baseId);
     }
   }
 
