@@ -857,9 +857,8 @@ for (const seed of [71, 72]) {
     for (let i = 0; i < 320; i++)
       entities.push({ entityId: `i${i}`, rawIdentifier: `n${i} qqq ${rng.int(50)}`, type: "0", sourceType: "" });
     const better = ["qqq", ...(seed === 72 ? ["qqq a", "qqqb"] : [])];
-    better.forEach((raw, k) =>
-      entities.push({ entityId: `b${k}`, rawIdentifier: raw, type: String(k % 2) as "0" | "1", sourceType: "" }),
-    );
+    for (const [k, raw] of better.entries())
+      entities.push({ entityId: `b${k}`, rawIdentifier: raw, type: String(k % 2) as "0" | "1", sourceType: "" });
     for (let i = 0; i < 40; i++)
       entities.push({ entityId: `o${i}`, rawIdentifier: `other ${i}`, type: "0", sourceType: "" });
     const pick = () => rng.pick(entities).entityId;
