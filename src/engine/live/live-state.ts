@@ -179,7 +179,7 @@ export class LiveState {
   rescoredById = new Map<number, RescoredEntity>();
   rescoredGrams = new RescoredGrams();
   /**
-   * Each base entity's place in the base's order=score stream, by dense id, two bits each
+   * Each base entity's place in the base's order=score stream, by its base score rank, two bits each
    * (streamStateOf; made at the first change of a count): 0 there at its base score,
    * 1..SCORE_RAISE_MAX there and raised by that much, LEFT_STREAM rescored (the delta places it).
    */
@@ -377,7 +377,9 @@ export class LiveState {
       const state = this.streamState;
       for (const d of this.dirty) {
         flags[d] = 0;
-        setStreamState(state, d, 0);
+        // The states go by base score rank: the read's listing gives score ranks (no dense id read for its state).
+        const srank = this.byScore.srankOf(d);
+        setStreamState(state, srank, 0);
         const old = this.rescoredById.get(d);
         if (old !== undefined) {
           this.rescoredGrams.remove(old);
@@ -386,7 +388,7 @@ export class LiveState {
         // A replaced or deleted base entity is not the base's to place (the delta's copy, if any, is):
         // out of the stream, so a stream read tells it by the one byte it reads anyway.
         if (this.hiddenBits !== undefined && hasBit(this.hiddenBits, d)) {
-          setStreamState(state, d, LEFT_STREAM);
+          setStreamState(state, srank, LEFT_STREAM);
           continue;
         }
         const adjust = adjustments[d]!;
@@ -396,7 +398,7 @@ export class LiveState {
         // drop (a resumed read would have to look back for it) or a large raise leaves it.
         if (adjust > 0 && adjust <= SCORE_RAISE_MAX) {
           this.maxRaise = Math.max(this.maxRaise, adjust);
-          setStreamState(state, d, adjust);
+          setStreamState(state, srank, adjust);
           continue;
         }
         const entity = this.parts.entities.entity(d);
@@ -409,7 +411,7 @@ export class LiveState {
           score: this.parts.scores.at(d) + adjust,
           lowered: adjust < 0,
         };
-        setStreamState(state, d, LEFT_STREAM);
+        setStreamState(state, srank, LEFT_STREAM);
         this.rescoredById.set(d, r);
         this.rescoredGrams.add(r);
       }

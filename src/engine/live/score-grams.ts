@@ -43,7 +43,7 @@ export interface ScoreList<T> {
   readonly signatures: Int32Array;
   /** A list of all rescored entities': each lowered one's base score rank (-1: a raised one), read by a resumed walk. */
   readonly sranks?: Int32Array;
-  /** A list of all rescored entities': each one's base name rank (its tier for a query, by the base's bounds), read by a resumed walk. */
+  /** A list of rescored entities': each one's base name rank (its tier for a query, by the base's bounds), read by a resumed walk and for the better tiers. */
   readonly ranks?: Int32Array;
 }
 

@@ -13,8 +13,10 @@
  * entity whose counted score the delta raised by at most SCORE_RAISE_MAX stays in the base's
  * stream: the merge lists the base's score index by score rank (sranks, no base page made) a
  * look-ahead (SCORE_READ_AHEAD) past the page, places such entities by their score now (a stream
- * item's base score read from the score runs, its state from two bits an entity), and lists on
- * while an item not listed yet (at most the largest raise above its base score) could come first.
+ * item's base score read from the score runs, its state from two bits by score rank), and lists on
+ * while an item not listed yet (at most the largest raise above its base score) could come first;
+ * the stream's items are typed columns (score-stream.ts), and a later listing's items that come
+ * after the page's last so far are dropped before their name ranks are read.
  * Nothing in the stream is lowered, so a cursor resumes the base right after its key (at its
  * hint's srank when its item is a base item at its base score; a raised one's hint bounds the
  * key's placing and gives its name rank, so no identifier is searched). Entities lowered or raised
@@ -42,7 +44,7 @@
  * base's matches up to the largest raise (at most SCORE_RAISE_MAX) below the page's last (a
  * listing of want + SCORE_READ_AHEAD, then listings that stop at that score, doubled while short), the delta's and rescored candidates of
  * the rarest 3-gram as high as the page's last (a gram's list sorted once per content, O(c log c)),
- * and O(log n) comparisons per match for the page's last so far (nthOfTwo). docs/changes.md
+ * and O(log n) comparisons per match for the page's last so far (ScoreStream.nth). docs/changes.md
  * "Scores" describes the same for users.
  */
 
@@ -57,6 +59,7 @@ import {
 } from "../graph.js";
 import type { Hash64 } from "../hash64.js";
 import { MAX_SCORE, SEARCH_MAX_LIMIT } from "../limits.js";
+import { RankList } from "../search/rank-list.js";
 import type { ScoreHits, ScoreResume } from "../search/score-index.js";
 import type { SearchBounds } from "../search/search-index.js";
 import type { Entity, EntityType, Page, SearchParams } from "../types.js";
@@ -83,6 +86,7 @@ import {
   ScoreGrams,
   type ScoreList,
 } from "./score-grams.js";
+import { type ScoreItem, ScoreStream } from "./score-stream.js";
 import { compareEntities, type DeltaEntity } from "./sorted-delta.js";
 
 /**
@@ -105,45 +109,34 @@ export const SCORE_RAISE_MAX = 2;
  * second listing would not (2 costs the least there: 6 lists about a band more than it saves).
  */
 const SCORE_READ_AHEAD = 2;
+/** The most base matches one listing of an order=score read asks for (a page that needs more lists again, doubling up to this). */
+const SCORE_LISTING_MAX = SEARCH_MAX_LIMIT * 4;
 /** A base entity's stream state when it left the stream: rescored, or replaced or deleted (the delta's). */
 export const LEFT_STREAM = 3;
 
 /**
- * A base entity's state in the stream states (LiveScoreView.streamState: two bits, four to a byte: SCORE_RAISE_MAX is at most 2,
- * so that the states of 1M entities, 256 KB, stay in the CPU's caches more than a byte each would).
+ * The state of the base entity of score rank `s` in the stream states (LiveScoreView.streamState:
+ * two bits, four to a byte: SCORE_RAISE_MAX is at most 2, so that the states of 1M entities, 256
+ * KB, stay in the CPU's caches more than a byte each would). By score rank, not dense id: a
+ * listing gives score ranks, so an item's state is one read, not after its name rank and dense id.
  */
-function streamStateOf(states: Uint8Array, d: number): number {
-  return (states[d >>> 2]! >>> ((d & 3) << 1)) & 3;
+function streamStateOf(states: Uint8Array, s: number): number {
+  return (states[s >>> 2]! >>> ((s & 3) << 1)) & 3;
 }
 
-/** Sets base entity `d`'s state in the stream states (see streamStateOf). */
-export function setStreamState(states: Uint8Array, d: number, state: number): void {
-  const shift = (d & 3) << 1;
-  states[d >>> 2] = (states[d >>> 2]! & ~(3 << shift)) | (state << shift);
+/** Sets the state of the base entity of score rank `s` in the stream states (see streamStateOf). */
+export function setStreamState(states: Uint8Array, s: number, state: number): void {
+  const shift = (s & 3) << 1;
+  states[s >>> 2] = (states[s >>> 2]! & ~(3 << shift)) | (state << shift);
 }
 
 /**
  * What a name rank asked of the rescored map costs (its dense id and the map: two cache misses)
- * against a rescored candidate checked by the rest of the walk (a prefix compared): the better
- * tiers' rescored entities are found the cheaper way.
+ * against a rescored candidate's name rank read in its list's column (4 bytes read in order: a
+ * line of 16 a miss at most, most of them prefetched): the better tiers' rescored entities are found
+ * the cheaper way, by their ranks when the tier's ranks are few beside the candidates left.
  */
-const SIDE_RANK_COST = 8;
-/**
- * An item of an order "score" merge: a base stream item (`d` its dense id, `rank` and `srank` its
- * name and score ranks in the base; `entity` made when it is on the page) or a delta item (`entity`
- * given; `rank` and `srank` -1, `d` its base dense id when it has one).
- */
-interface ScoreItem {
-  tier: number;
-  score: number;
-  /** Its folded identifier ("" until a comparison needs it: a match is never empty). */
-  folded: string;
-  entity: Entity | undefined;
-  d: number;
-  rank: number;
-  srank: number;
-}
-
+const RANK_PROBE_COST = 128;
 /** A base entity whose score the delta's statements changed (a counted score): where order "score" puts it now. */
 export interface RescoredEntity {
   readonly entityId: string;
@@ -205,7 +198,7 @@ export interface LiveScoreView {
   readonly hiddenGrams: GramIndex<HiddenEntity>;
   /** The most a score in the base's stream was raised (at most SCORE_RAISE_MAX); read after rescored(). */
   readonly maxRaise: number;
-  /** Each base entity's stream state (streamStateOf), undefined while no count changed; read after rescored(). */
+  /** Each base entity's stream state (streamStateOf: by base score rank), undefined while no count changed; read after rescored(). */
   readonly streamState: Uint8Array | undefined;
   /**
    * What the delta's statements add to each base entity's count, by dense id (made with the stream
@@ -233,7 +226,11 @@ export class ScoreSearch {
   }
 
   /** The score index's listing scratch for order=score reads (a read is synchronous). */
-  readonly #scoreHits: ScoreHits = { sranks: [], tiers: [], bounds: null };
+  readonly #scoreHits: ScoreHits<RankList> = {
+    sranks: new RankList(SCORE_LISTING_MAX),
+    tiers: new RankList(SCORE_LISTING_MAX),
+    bounds: null,
+  };
   /**
    * Per 3-gram, for the content as it is (a batch or a swap since empties it): its posting sizes in
    * the delta's and the rescored gram indexes, and the postings sorted by score now (highest first,
@@ -264,11 +261,33 @@ export class ScoreSearch {
    * code units packed, in the group's order), no entity read. Made on first need, O(delta entities).
    */
   #deltaStarts: Map<string, StartGroup> | undefined;
-  /** The order=score stream's stages (name ranks, dense ids, base scores, stream states of a listing), grown as needed. */
+  /**
+   * A stream item (base name rank `rank`) against an object of no name rank of this base, by name:
+   * folded identifiers (the object's kept on it once folded), then entityIds.
+   */
+  readonly #byName = (rank: number, y: ScoreItem): number => {
+    const entities = this.#live.parts.entities;
+    const d = this.#live.parts.searchIndex.idAt(rank);
+    if (y.folded === "") y.folded = this.#live.fold(y.entity?.rawIdentifier ?? entities.rawIdentifier(y.d));
+    return (
+      cmp(this.#live.fold(entities.rawIdentifier(d)), y.folded) ||
+      cmp(entities.entityId(d), y.entity?.entityId ?? entities.entityId(y.d))
+    );
+  };
+  /** The base's stream items of a read, in columns (score-stream.ts; a read is synchronous). */
+  readonly #stream = new ScoreStream(this.#byName, (rank) => this.#live.parts.searchIndex.idAt(rank));
+  /** A page's picks of the two streams, and its stream items' dense ids (a read is synchronous). */
+  readonly #pagePicks = new Int32Array(SEARCH_MAX_LIMIT + 1);
+  readonly #pageIds = new Uint32Array(SEARCH_MAX_LIMIT + 1);
+  /** The order=score stream's stages (name ranks, base scores, stream states of a listing), grown as needed. */
   #streamRanks = new Int32Array(64);
-  #streamIds = new Uint32Array(64);
   #streamScores = new Float64Array(64);
   #streamMoved = new Uint8Array(64);
+  /** A listing's items that can be on the page: their places in the listing, and their scores now. */
+  #streamKept = new Int32Array(64);
+  #streamNow = new Float64Array(64);
+  /** A listing's adjustments of its items out of the stream (by place in the listing; NaN: replaced or deleted). */
+  #streamAdjusts = new Float64Array(64);
   /**
    * The base's score rank of each dense id (the inverse of the score index's rank to dense id), for
    * the hint of a cursor whose last item is a rescored entity and for a resumed read's walk (which
@@ -294,7 +313,7 @@ export class ScoreSearch {
   private deltaByScore(
     fq: string,
     typeName: EntityType | undefined,
-    pending: readonly ScoreItem[],
+    stream: ScoreStream,
     found: readonly ScoreItem[],
     want: number,
     after: ScoreItem | undefined,
@@ -311,7 +330,7 @@ export class ScoreSearch {
     const g = this.#picked[LIST_DELTA]!;
     if (g < 0) return;
     /** The page's last item so far (undefined: the page is not full), told again after each match. */
-    let last = nthOfTwo(pending, found, want, compare);
+    let last = stream.nth(found, want);
     // A page whose last is of the exact tier takes only exact matches: the delta entities whose
     // identifiers are the query (a range of the start group, most often none), no walk by score.
     if (last?.tier === TIER_EXACT) {
@@ -344,7 +363,7 @@ export class ScoreSearch {
         if (!matches(x, check, fq, typeName)) continue;
         if (last !== undefined && last.tier !== TIER_INFIX && matchTier(x.folded, fq) > last.tier) continue;
         select(x, x, score, -1);
-        last = nthOfTwo(pending, found, want, compare);
+        last = stream.nth(found, want);
       }
       // All walked: no better tier left.
       if (i === items.length) return;
@@ -414,7 +433,7 @@ export class ScoreSearch {
     fq: string,
     typeName: EntityType | undefined,
     bounds: SearchBounds | null,
-    pending: readonly ScoreItem[],
+    stream: ScoreStream,
     found: readonly ScoreItem[],
     want: number,
     after: ScoreItem | undefined,
@@ -433,7 +452,7 @@ export class ScoreSearch {
     const g = this.#picked[k]!;
     if (g < 0) return;
     /** The page's last item so far (undefined: the page is not full), told again after each match. */
-    let last = nthOfTwo(pending, found, want, compare);
+    let last = stream.nth(found, want);
     // The list's top score (NaN until it is made) below the page's last: no candidate reaches the
     // page by score (the walk would stop at its first), and with no base entity in the better
     // tiers (an empty range of name ranks: a rescored entity's name is its base name) none enters
@@ -445,12 +464,13 @@ export class ScoreSearch {
     const columns = this.#grams.listOf(k, g, (text): ScoreList<RescoredEntity> => {
       const list = grams.sortedList(text, this.#byScoreNow);
       const scores = Float64Array.from(list, (r) => r.score);
-      // Each branch: the raised ones' list (a read from the start: no listing to leave to), or all,
-      // with the lowered ones' base score ranks (-1: a raised one) and every one's name rank.
-      if (raisedOnly) return { items: list, scores, signatures: signaturesOf(list) };
-      const sranks = Int32Array.from(list, (r) => (r.lowered ? this.srankOf(r.baseId) : -1));
+      // Every one's base name rank (its tier for a query, by the base's bounds); each branch: the
+      // raised ones' list (a read from the start: no listing to leave to), or all, with the lowered
+      // ones' base score ranks (-1: a raised one).
       const index = this.#live.parts.scoreIndex;
       const ranks = Int32Array.from(list, (r) => index.rankAt(this.srankOf(r.baseId)));
+      if (raisedOnly) return { items: list, scores, signatures: signaturesOf(list), ranks };
+      const sranks = Int32Array.from(list, (r) => (r.lowered ? this.srankOf(r.baseId) : -1));
       return { items: list, scores, signatures: signaturesOf(list), sranks, ranks };
     });
     const { items: list, scores, signatures, sranks, ranks } = columns;
@@ -464,9 +484,24 @@ export class ScoreSearch {
     signatureInto(fq, query, 0);
     let i = walkStart(list, scores, after, compare);
     // A page whose last is of the exact tier takes only exact matches: a range of name ranks,
-    // asked of the rescored map when few beside the candidates (most often none), no walk by score.
-    if (last?.tier === TIER_EXACT && bounds !== null && (bounds.e - bounds.a) * SIDE_RANK_COST <= list.length - i) {
-      this.rescoredInRanks(bounds.a, bounds.e, byId, raisedOnly, skip, typeName, found, select);
+    // asked of the rescored map when few beside the candidates (most often none), else found in
+    // the ranks column (no walk by score, no object read but theirs). `i` is 0 here: a key of the
+    // infix tier comes after every exact item, so the page's last would not be exact.
+    if (last?.tier === TIER_EXACT && bounds !== null) {
+      this.rescoredOfRanks(
+        bounds.a,
+        bounds.e,
+        list,
+        ranks!,
+        scores,
+        i,
+        byId,
+        raisedOnly,
+        skip,
+        typeName,
+        found,
+        select,
+      );
       return;
     }
     for (; i < list.length; i++) {
@@ -491,26 +526,51 @@ export class ScoreSearch {
       if (!matches(r, check, fq, typeName) || skip?.(r) === true) continue;
       if (last !== undefined && last.tier !== TIER_INFIX && matchTier(r.folded, fq) > last.tier) continue;
       select(r, r.entity, score, r.baseId);
-      last = nthOfTwo(pending, found, want, compare);
+      last = stream.nth(found, want);
     }
     // Each branch: all walked; nothing past the exact tier is better; a resumed page's last of the
-    // key's tier (a better tier comes before the key: the page before's); the better tiers' ranks
-    // (exact, or exact and prefix: a range of name ranks, from the key's tier on) asked of the
-    // rescored map when few; else the rest of the walk, for identifiers equal to (or starting with)
-    // the query.
+    // key's tier (a better tier comes before the key: the page before's); else the better tiers'
+    // (exact, or exact and prefix: a range of name ranks, from the key's tier on) among the
+    // candidates left.
     if (i === list.length || last === undefined || last.tier === TIER_EXACT || bounds === null) return;
     if (after?.tier === last.tier) return;
     const lo = after?.tier === TIER_PREFIX ? bounds.e : bounds.a;
     const hi = last.tier === TIER_PREFIX ? bounds.e : bounds.b;
-    if ((hi - lo) * SIDE_RANK_COST <= list.length - i) {
+    this.rescoredOfRanks(lo, hi, list, ranks!, scores, i, byId, raisedOnly, skip, typeName, found, select);
+  }
+
+  /**
+   * The rescored entities of name ranks [lo, hi) (a tier's range: a rescored entity's name is its
+   * base name, so it matches) among a list's candidates from `from` on, selected (of the type, not
+   * `skip`ped, not in `found` already). Each branch: the tier's ranks asked of the rescored map when
+   * few beside the candidates (rescoredInRanks; most often none), else the candidates' ranks column
+   * read in order, a candidate's object only when its rank is in the range.
+   */
+  private rescoredOfRanks(
+    lo: number,
+    hi: number,
+    list: readonly RescoredEntity[],
+    ranks: Int32Array,
+    scores: Float64Array,
+    from: number,
+    byId: ReadonlyMap<number, RescoredEntity>,
+    raisedOnly: boolean,
+    skip: ((r: RescoredEntity) => boolean) | undefined,
+    typeName: EntityType | undefined,
+    found: readonly ScoreItem[],
+    select: (x: RescoredEntity, entity: Entity, score: number, d: number) => void,
+  ): void {
+    if ((hi - lo) * RANK_PROBE_COST <= list.length - from) {
       this.rescoredInRanks(lo, hi, byId, raisedOnly, skip, typeName, found, select);
       return;
     }
-    const exactOnly = last.tier === TIER_PREFIX;
-    for (; i < list.length; i++) {
+    for (let i = from; i < list.length; i++) {
+      const rank = ranks[i]!;
+      if (rank < lo || rank >= hi) continue;
       const r = list[i]!;
-      if (exactOnly ? r.folded !== fq : !r.folded.startsWith(fq)) continue;
-      if (matches(r, check, fq, typeName) && skip?.(r) !== true) select(r, r.entity, r.score, r.baseId);
+      // One walked already (before `from`) is not met here: every candidate from `from` on is new.
+      if ((typeName !== undefined && r.type !== typeName) || skip?.(r) === true) continue;
+      select(r, r.entity, scores[i]!, r.baseId);
     }
   }
 
@@ -603,8 +663,8 @@ export class ScoreSearch {
     if (ranks !== undefined) this.warm(base, ranks);
   }
 
-  /** Base entity `d`'s score rank in the base (see #srankOfId). */
-  private srankOf(d: number): number {
+  /** Base entity `d`'s score rank in the base (see #srankOfId; the stream states go by it, live-state.ts). */
+  srankOf(d: number): number {
     if (this.#srankOfIdBase !== this.#live.base || this.#srankOfId === undefined) this.warm(this.#live.base);
     return this.#srankOfId![d]!;
   }
@@ -751,13 +811,14 @@ export class ScoreSearch {
     )
       return this.#live.base.search(params);
     // The base's stream, by score rank from the resume point: its items after the key (tombstoned
-    // and rescored entities left out) in `pending`, in order now.
+    // and rescored entities left out) in `stream`, in order now.
     const hits = this.#scoreHits;
     const matchesRank = (rank: number): boolean => {
       const d = search.idAt(rank);
       return (type < 0 || entities.typeOf(d) === type) && this.#live.fold(entities.rawIdentifier(d)).includes(fq);
     };
-    const pending: ScoreItem[] = [];
+    const stream = this.#stream;
+    stream.clear();
     /** Every base item not listed yet comes after it: the last one listed, at its base score plus `raise`. */
     let bound: ScoreItem | undefined;
     let bounds: SearchBounds | null = null;
@@ -769,34 +830,56 @@ export class ScoreSearch {
     let sided = false;
     /** Where the next listing stops (a score rank: ScoreResume's `end`), -1: nowhere. */
     let end = -1;
+    /** The page's last so far when the next listing starts (undefined: none yet, or the page not full). */
+    let cut: ScoreItem | undefined;
     for (;;) {
       index.find(search, scores, fq, type, resume, chunk, matchesRank, hits);
       bounds ??= hits.bounds;
       // A listing that stops at a score may give a few past its end: dropped (they come after the
       // page), and then the listing is done.
+      const listed = hits.sranks.values;
+      const listedTiers = hits.tiers.values;
       let n = hits.sranks.length;
-      if (end >= 0) while (n > 0 && hits.sranks[n - 1]! >= end) n--;
+      if (end >= 0) while (n > 0 && listed[n - 1]! >= end) n--;
       const listedAll = n < chunk;
       // In stages, each a loop of independent reads (their cache misses overlap): score ranks to
-      // name ranks, to dense ids, to base scores; then the items.
+      // base scores and stream states (by score rank: no dense id read, a page's items' ids are
+      // read as the base's page reads them); then, for the items that can be on the page, their
+      // name ranks; then the items.
       if (this.#streamRanks.length < n) {
         this.#streamRanks = new Int32Array(2 * n);
-        this.#streamIds = new Uint32Array(2 * n);
         this.#streamScores = new Float64Array(2 * n);
         this.#streamMoved = new Uint8Array(2 * n);
+        this.#streamKept = new Int32Array(2 * n);
+        this.#streamNow = new Float64Array(2 * n);
+        this.#streamAdjusts = new Float64Array(2 * n);
       }
       const ranks = this.#streamRanks;
-      const ids = this.#streamIds;
       const baseScores = this.#streamScores;
       const states = this.#streamMoved;
-      for (let i = 0; i < n; i++) ranks[i] = index.rankAt(hits.sranks[i]!);
-      for (let i = 0; i < n; i++) ids[i] = search.idAt(ranks[i]!);
-      index.scoresAt(scores, hits.sranks, n, baseScores);
+      const keptAt = this.#streamKept;
+      const now = this.#streamNow;
+      const adjusts = this.#streamAdjusts;
+      index.scoresAt(scores, listed, n, baseScores);
       // Each branch: no base entity changed yet (all at their base scores), or each one's state.
       if (state === undefined) states.fill(0, 0, n);
-      else for (let i = 0; i < n; i++) states[i] = streamStateOf(state, ids[i]!);
+      else for (let i = 0; i < n; i++) states[i] = streamStateOf(state, listed[i]!);
+      // The items out of the stream (about a fifth of a listing at 1M entities with 100,000
+      // statements of delta: the best-scored entities most often lost a statement to a cascade
+      // delete): their adjustments, by score rank to name rank to dense id, each step a loop over
+      // them all (the three dependent misses of one overlap with the others').
+      let left = 0;
+      for (let i = 0; i < n; i++) if (states[i] === LEFT_STREAM) keptAt[left++] = i;
+      for (let j = 0; j < left; j++) now[j] = index.rankAt(listed[keptAt[j]!]!);
+      for (let j = 0; j < left; j++) now[j] = search.idAt(now[j]!);
+      for (let j = 0; j < left; j++) {
+        const d = now[j]!;
+        // A replaced or deleted one has its bit (NaN: left out); else its adjustment.
+        now[j] = hidden !== undefined && hasBit(hidden, d) ? Number.NaN : adjustments![d]!;
+      }
+      for (let j = 0; j < left; j++) adjusts[keptAt[j]!] = now[j]!;
+      let kept = 0;
       for (let i = 0; i < n; i++) {
-        const d = ids[i]!;
         // Each branch: out of the stream, a lowered rescored entity (placed here by its score now:
         // the listing meets it before its place), or a replaced, deleted or raised one (the delta's
         // or the walk's, if any); one in the stream, at its base score raised by its state.
@@ -804,23 +887,27 @@ export class ScoreSearch {
         let score = baseScores[i]! + moved;
         if (moved === LEFT_STREAM) {
           // A left entity's adjustment tells a lowered one (negative: its score now, the rescored
-          // map's, read from two arrays, no map probed) from one raised past the bound; a replaced
-          // or deleted one has its bit.
-          const adjust = adjustments![d]!;
-          if (adjust >= 0 || (hidden !== undefined && hasBit(hidden, d))) continue;
+          // map's, read from two arrays, no map probed) from one raised past the bound (not
+          // negative), or replaced or deleted (NaN).
+          const adjust = adjusts[i]!;
+          if (!(adjust < 0)) continue;
           score = baseScores[i]! + adjust;
         }
-        const item: ScoreItem = {
-          tier: hits.tiers[i]!,
-          score,
-          folded: "",
-          entity: undefined,
-          d,
-          rank: ranks[i]!,
-          srank: hits.sranks[i]!,
-        };
-        if (after !== undefined && compare(item, after) <= 0) continue;
-        insertSorted(pending, item, compare);
+        // An item of a worse tier or a lower score than the page's last so far (a later listing's)
+        // is never on the page (its last only moves earlier as items come): left out, its name
+        // rank not read (most of a listing that stops at a score, of the scores the raise reaches).
+        const tier = listedTiers[i]!;
+        if (cut !== undefined && (tier > cut.tier || (tier === cut.tier && score < cut.score))) continue;
+        keptAt[kept] = i;
+        now[kept++] = score;
+      }
+      for (let k = 0; k < kept; k++) ranks[k] = index.rankAt(listed[keptAt[k]!]!);
+      stream.reserve(kept);
+      for (let k = 0; k < kept; k++) {
+        const i = keptAt[k]!;
+        stream.write(listedTiers[i]!, now[k]!, ranks[k]!, listed[i]!);
+        if (after !== undefined && stream.compareSlot(after) <= 0) continue;
+        stream.add();
       }
       // The delta's side, once, after the first listing: its walks stop at the page's last so far
       // (a later listing only moves that last earlier), and its matches then count in the stop
@@ -829,7 +916,7 @@ export class ScoreSearch {
         sided = true;
         // Each branch: a query of a gram or more picks its walks' lists by its rarest grams; a shorter one has none.
         if (fq.length >= GRAM) this.pickGrams(fq, rescored);
-        this.deltaByScore(fq, typeName, pending, found, want, after, compare, select);
+        this.deltaByScore(fq, typeName, stream, found, want, after, compare, select);
         // Each branch: a read from the start walks the raised entities (its listing places every
         // lowered one that can be on its page); a resumed one walks all, but the lowered ones its
         // listing meets (from its resume point on in the key's tier, all of a worse tier).
@@ -852,7 +939,7 @@ export class ScoreSearch {
             fq,
             typeName,
             bounds,
-            pending,
+            stream,
             found,
             want,
             after,
@@ -864,11 +951,13 @@ export class ScoreSearch {
       // Each branch: the base's stream ends here, or the page is known once its first `want` items
       // (the stream's and the delta's) come before every base item not listed yet.
       if (listedAll) break;
-      const srank = hits.sranks[n - 1]!;
-      const tier = hits.tiers[n - 1]!;
-      const d = ids[n - 1]!;
-      bound = { tier, score: baseScores[n - 1]! + raise, folded: "", entity: undefined, d, rank: ranks[n - 1]!, srank };
-      const last = nthOfTwo(pending, found, want, compare);
+      const srank = listed[n - 1]!;
+      const tier = listedTiers[n - 1]!;
+      const rank = index.rankAt(srank);
+      const d = search.idAt(rank);
+      bound = { tier, score: baseScores[n - 1]! + raise, folded: "", entity: undefined, d, rank, srank };
+      const last = stream.nth(found, want);
+      cut = last;
       if (last !== undefined && compare(last, bound) <= 0) break;
       // Each branch: a full page whose last is of the listing's tier needs no base item of a score
       // below its score less the largest raise (now at most its score less 1: after it), nor a
@@ -876,39 +965,36 @@ export class ScoreSearch {
       end = last !== undefined && last.tier === tier ? index.srankBelow(scores, last.score - raise) : -1;
       resume =
         end >= 0 ? { tier, srank, bounds: bounds ?? undefined, end } : { tier, srank, bounds: bounds ?? undefined };
-      chunk = Math.min(SEARCH_MAX_LIMIT * 4, chunk * 2);
+      chunk = Math.min(SCORE_LISTING_MAX, chunk * 2);
     }
-    // The page: the first `want` of the two streams.
-    const out: ScoreItem[] = [];
-    for (let p = 0, m = 0; out.length < want && (p < pending.length || m < found.length); ) {
-      const x = pending[p];
-      const y = found[m];
+    // The page: the first `want` of the two streams, as picks (a stream item's number, or -1 - a
+    // delta item's index in `found`).
+    const picks = this.#pagePicks;
+    const order = stream.order;
+    let taken = 0;
+    for (let p = 0, m = 0; taken < want && (p < stream.length || m < found.length); taken++) {
       // Each branch: the smaller head (no entity is in both: the delta's base copies are left out of the stream).
-      if (y === undefined || (x !== undefined && compare(x, y) < 0)) {
-        out.push(x!);
-        p++;
-      } else {
-        out.push(y);
-        m++;
-      }
+      if (m === found.length || (p < stream.length && stream.compareTo(order[p]!, found[m]!) < 0))
+        picks[taken] = order[p++]!;
+      else picks[taken] = -1 - m++;
     }
-    const n = Math.min(limit, out.length);
+    const n = Math.min(limit, taken);
     const items: Entity[] = new Array(n);
     // The stream items' records read together first (their cache misses overlap), as a base page's.
-    if (this.#streamIds.length < n) this.#streamIds = new Uint32Array(n);
-    const ids = this.#streamIds;
+    const ids = this.#pageIds;
     let bases = 0;
-    for (let i = 0; i < n; i++) if (out[i]!.entity === undefined) ids[bases++] = out[i]!.d;
+    for (let i = 0; i < n; i++) if (picks[i]! >= 0) ids[bases++] = search.idAt(stream.ranks[picks[i]!]!);
     if (bases > 0) entities.touch(ids, bases);
     // Each branch: a stream item made from the base (its names from the base's cache); a delta's
     // (or a rescored base entity's shared record) copied.
-    for (let i = 0; i < n; i++) {
-      const x = out[i]!;
-      items[i] = x.entity === undefined ? searchItemOf(this.#live.base, x.d) : itemOf(x.entity);
+    for (let i = 0, b = 0; i < n; i++) {
+      const pick = picks[i]!;
+      items[i] = pick >= 0 ? searchItemOf(this.#live.base, ids[b++]!) : itemOf(found[-1 - pick]!.entity!);
     }
     let nextCursor: string | null = null;
-    if (out.length > limit) {
-      const last = out[n - 1]!;
+    if (taken > limit) {
+      const pick = picks[n - 1]!;
+      const last = pick >= 0 ? stream.item(pick) : found[-1 - pick]!;
       const e = items[n - 1]!;
       // A stream item's score rank resumes the base: right after it (its base key), or, raised, past
       // the base's items of higher score or of its score and a name before it (see the cursor's
@@ -1068,28 +1154,6 @@ function pastLast(
 ): boolean {
   if (score !== last.score) return score < last.score;
   return compare(probeOf(x, score, last.tier), last) > 0;
-}
-
-/**
- * The `n`th smallest (1-based) of two sorted lists together (no item of one equal to one of the
- * other), or undefined when they hold fewer: the split (i of `a`, n - i of `b`) found by a binary
- * search, O(log n) comparisons.
- */
-function nthOfTwo<T>(a: readonly T[], b: readonly T[], n: number, compare: (x: T, y: T) => number): T | undefined {
-  if (a.length + b.length < n) return undefined;
-  // The fewest items of `a` in the first n: none of a's next is smaller than b's last taken.
-  let lo = Math.max(0, n - b.length);
-  let hi = Math.min(n, a.length);
-  while (lo < hi) {
-    const i = (lo + hi) >>> 1;
-    if (compare(a[i]!, b[n - i - 1]!) < 0) lo = i + 1;
-    else hi = i;
-  }
-  const j = n - lo;
-  // Each branch: one list gave none of the first n (the other's last), else the larger of the two lasts.
-  if (lo === 0) return b[j - 1];
-  if (j === 0) return a[lo - 1];
-  return compare(a[lo - 1]!, b[j - 1]!) < 0 ? b[j - 1] : a[lo - 1];
 }
 
 /** tierOf for a `folded` known to contain `fq`. */
