@@ -72,6 +72,8 @@ export interface ContainerReaderOptions {
   /** Named in every error. */
   fileName: string;
   verify?: boolean;
+  /** Called with a section's full name before it is handed out: blocks until its bytes are in (openContainer's `ready`). */
+  ready?: ((name: string) => void) | undefined;
 }
 
 /** Reads the sections of an opened container (openContainer's `values`). */
@@ -79,6 +81,7 @@ export class ContainerReader implements SerialReader {
   readonly verify: boolean;
   private readonly values: ReadonlyMap<string, SectionValue>;
   private readonly fileName: string;
+  private readonly ready: ((name: string) => void) | undefined;
   private readonly prefix: string;
   /** Names read so far, shared by a reader and its children. */
   private readonly read: Set<string>;
@@ -92,6 +95,7 @@ export class ContainerReader implements SerialReader {
     this.values = values;
     this.fileName = options.fileName;
     this.verify = options.verify ?? true;
+    this.ready = options.ready;
     this.prefix = prefix;
     this.read = read;
   }
@@ -142,7 +146,7 @@ export class ContainerReader implements SerialReader {
   child(name: string): SerialReader {
     return new ContainerReader(
       this.values,
-      { fileName: this.fileName, verify: this.verify },
+      { fileName: this.fileName, verify: this.verify, ready: this.ready },
       `${this.prefix}${name}.`,
       this.read,
     );
@@ -162,6 +166,7 @@ export class ContainerReader implements SerialReader {
     const key = this.prefix + name;
     const v = this.values.get(key);
     if (v === undefined) this.corrupt(`section ${key} is missing`);
+    this.ready?.(key);
     this.read.add(key);
     return v;
   }

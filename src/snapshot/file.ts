@@ -14,12 +14,18 @@
  * the later rename wins, and both report what they did truthfully. Any failure removes the save's
  * temporary file (and only it) and rejects; nothing is published.
  *
- * Open: the file is read into two ArrayBuffers allocated here (not pooled Buffers, whose byteOffset
+ * Open: the file is read into two buffers allocated here (not pooled Buffers, whose byteOffset
  * need not be 8-aligned): the head, of which each typed array of the graph is a view, and the tail,
  * the transient sections (string lists, see container.ts), dropped once the strings are decoded. So
- * memory after open is the head plus the decoded strings. The checksum is computed piece by piece
- * while the next piece is being read. Then every structure restores and checks itself, and only a
- * fully checked graph is returned; a section nobody reads is refused as damage.
+ * memory after open is the head plus the decoded strings. A file of THREAD_FROM_BYTES or more whose
+ * table reads is opened by two threads at once (openInThread): a worker reads and sums the bytes
+ * (read-thread.ts) into shared memory while this thread restores the structures, each section
+ * waited for as it is first read, so the disk, the checksum and the restore overlap; the checksum
+ * is compared once every byte is in, before the graph is returned or a restore's complaint is
+ * believed. A smaller file (or one whose table does not read) is read whole, its checksum computed
+ * piece by piece while the next piece is read, then restored. Either way every structure restores
+ * and checks itself, and only a fully checked graph is returned; a section nobody reads is refused
+ * as damage.
  *
  * Errors: a damaged, foreign, older or newer file is a QuiverError INVALID_SNAPSHOT "<path>: <what>".
  * A file that cannot be read at all (missing, a directory, no permission) is the same error, with the
@@ -28,7 +34,8 @@
  * current graph. A failed save rejects with the system error.
  *
  * Cost: save writes the file once (plus the strings copied into blobs and one CRC pass); open is
- * one sequential read plus the structures' checks (npm run bench:snapshot). Reads and writes go in
+ * one read of the file and the structures' checks, at about the longer of the two on two cores
+ * (npm run bench:snapshot). Reads and writes go in
  * IO_CHUNK_BYTES pieces (Linux caps one read or write at about 2 GiB; smaller pieces also pace the
  * progress reports).
  */
@@ -43,16 +50,27 @@ import {
   HEADER_BYTES,
   openContainer,
   encodeContainer,
+  readTable,
   snapshotChecksum,
+  tableEnd,
   transientSplit,
   type SnapshotBytes,
+  type SnapshotTable,
 } from "./container.js";
 import { ContainerReader, ContainerWriter } from "./container-serial.js";
 import { createTemporary, syncDirectory } from "./durable-file.js";
 import { readGraph, writeGraph, type WriteGraphOptions } from "./graph-manifest.js";
+import { type SnapshotReading, shrank, startSnapshotRead } from "./read-thread.js";
 
 /** Bytes per read or write call. */
 export const IO_CHUNK_BYTES = 64 * 1024 * 1024;
+/**
+ * Files from this size on are read by a worker thread while the graph is restored (openInThread):
+ * below it, starting the thread (about 30 ms) costs more than the overlap saves.
+ */
+export const THREAD_FROM_BYTES = 64 * 1024 * 1024;
+/** Bytes per read in the worker: small enough that a restore waits for little more than it reads. */
+export const THREAD_PIECE_BYTES = 16 * 1024 * 1024;
 /** Reads of a snapshot's pieces in flight at once when opening (see readSnapshotFile). */
 export const READS_IN_FLIGHT = 2;
 /** Bytes written between two progress reports. */
@@ -89,6 +107,8 @@ export function encodeSnapshot(graph: Graph, options: WriteGraphOptions = {}): U
 export interface DecodeSnapshotOptions extends GraphOptions {
   /** The checksum when the caller computed it while reading (see openContainer). */
   checksum?: number | undefined;
+  /** Bytes still arriving: blocks until a section's bytes are in; the caller checks the checksum (see openContainer). */
+  waitFor?: ((offset: number, length: number) => void) | undefined;
   /** Check every structure (default); false only for bytes checked once already (openSharedSnapshot). */
   verify?: boolean | undefined;
 }
@@ -103,9 +123,9 @@ export function decodeSnapshot(
   fileName: string,
   options: DecodeSnapshotOptions = {},
 ): Graph {
-  const { checksum, verify, ...graphOptions } = options;
-  const { values } = openContainer(bytes, fileName, { checksum });
-  const reader = new ContainerReader(values, { fileName, verify: verify ?? true });
+  const { checksum, verify, waitFor, ...graphOptions } = options;
+  const { values, ready } = openContainer(bytes, fileName, { checksum, waitFor });
+  const reader = new ContainerReader(values, { fileName, verify: verify ?? true, ready });
   const graph = readGraph(reader, graphOptions);
   const unread = reader.unread();
   if (unread.length > 0)
@@ -160,8 +180,7 @@ export async function saveSnapshot(
 
 /** Opens the snapshot at `path` as a Graph; refuses any damaged, foreign, older or newer file (see the banner). */
 export async function openSnapshot(path: string, options: OpenSnapshotOptions = {}): Promise<Graph> {
-  const { bytes, checksum } = await readSnapshotFile(path);
-  return decodeSnapshot(bytes, path, { ...options, checksum });
+  return (await openSnapshotFile(path, options, false)).graph;
 }
 
 /**
@@ -186,10 +205,136 @@ export async function openSnapshotShared(
   path: string,
   options: OpenSnapshotOptions = {},
 ): Promise<{ graph: Graph; shared: SharedSnapshot }> {
-  const { bytes, checksum, headChecksum, size } = await readSnapshotFile(path, IO_CHUNK_BYTES, true);
-  const graph = decodeSnapshot(bytes, path, { ...options, checksum });
-  const head = bytes.head.buffer as SharedArrayBuffer;
-  return { graph, shared: { path, head, size, headChecksum, checksum } };
+  const { graph, head, headChecksum, checksum, size } = await openSnapshotFile(path, options, true);
+  return { graph, shared: { path, head: head.buffer as SharedArrayBuffer, size, headChecksum, checksum } };
+}
+
+export interface OpenFileOptions extends OpenSnapshotOptions {
+  /**
+   * Read in a worker thread while the graph is restored (see openInThread) from this many bytes
+   * on (default THREAD_FROM_BYTES; tests pass 0 to take that path with small files).
+   */
+  threadFromBytes?: number | undefined;
+  /** Bytes per read (default: IO_CHUNK_BYTES on this thread, THREAD_PIECE_BYTES in the worker). */
+  pieceBytes?: number | undefined;
+}
+
+/**
+ * The graph of the snapshot at `path`, its head (shared memory when `shareHead`), and the checksums:
+ * read by a worker thread while it is restored (openInThread) when the file is large and its table
+ * sound, else read whole, then restored (readSnapshotFile, decodeSnapshot).
+ */
+export async function openSnapshotFile(
+  path: string,
+  options: OpenFileOptions = {},
+  shareHead = false,
+): Promise<OpenedSnapshot> {
+  const { threadFromBytes, pieceBytes, ...graphOptions } = options;
+  const { handle, size } = await openForReading(path);
+  try {
+    // Each branch: a file worth a thread whose table reads, so the cut and every section are known
+    // before their bytes are; anything else (or no thread to be had) is read whole first on this
+    // thread, and refused as it always was.
+    if (size >= (threadFromBytes ?? THREAD_FROM_BYTES)) {
+      const start = await readStart(handle, path, size);
+      const table = soundTable(start, size);
+      const opened =
+        table === undefined
+          ? undefined
+          : await openInThread(path, handle, size, start, table, graphOptions, pieceBytes ?? THREAD_PIECE_BYTES);
+      if (opened !== undefined) return opened;
+    }
+    const read = await readOpenSnapshot(handle, path, size, pieceBytes ?? IO_CHUNK_BYTES, shareHead);
+    const graph = decodeSnapshot(read.bytes, path, { ...graphOptions, checksum: read.checksum });
+    return { graph, head: read.bytes.head, headChecksum: read.headChecksum, checksum: read.checksum, size };
+  } catch (e) {
+    throw e instanceof QuiverError ? e : cannotRead(path, e);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A snapshot opened: the graph, its head (the memory its arrays view), the checksums, the file's size. */
+interface OpenedSnapshot {
+  graph: Graph;
+  head: Uint8Array;
+  headChecksum: number;
+  checksum: number;
+  size: number;
+}
+
+/** The table of a snapshot whose first bytes are `start`, or undefined when it does not read. */
+function soundTable(start: Uint8Array, size: number): SnapshotTable | undefined {
+  try {
+    return readTable(start, "", size);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Opens the snapshot on `handle` (its header and table in `start`, checked: `table`) with a worker
+ * thread reading and summing the rest of the file (read-thread.ts) while this one restores the
+ * graph, each section waited for as it is first read. The head is shared memory (the worker reads
+ * into it), which is also what openSnapshotShared hands other threads. The errors are the ones
+ * reading whole first gives, in the same precedence: a read's failure, then a checksum mismatch,
+ * then what the restore found (a damaged file's restore may fail on bytes the checksum refuses).
+ */
+async function openInThread(
+  path: string,
+  handle: FileHandle,
+  size: number,
+  start: Uint8Array,
+  table: SnapshotTable,
+  options: OpenSnapshotOptions,
+  pieceBytes: number,
+): Promise<OpenedSnapshot | undefined> {
+  let reading: SnapshotReading | undefined;
+  try {
+    const split = transientSplit(start, size);
+    const head = new Uint8Array(new SharedArrayBuffer(split));
+    const tail = new Uint8Array(new SharedArrayBuffer(size - split));
+    // The header and the table as read and checked here; the worker reads the rest.
+    const from = tableEnd(table.header);
+    head.set(start.subarray(0, from));
+    const started = await startSnapshotRead({
+      fd: handle.fd,
+      path,
+      size,
+      head: head.buffer as SharedArrayBuffer,
+      tail: tail.buffer as SharedArrayBuffer,
+      from,
+      fromChecksum: snapshotChecksum(head.subarray(CHECKSUM_FROM, from), 0),
+      pieceBytes,
+    }).catch(() => undefined);
+    // A worker that cannot start (a limit on threads): the caller reads the file on its own thread.
+    if (started === undefined) return undefined;
+    reading = started;
+    const waitFor = reading.waitFor;
+    let graph: Graph | undefined;
+    let refused: unknown;
+    try {
+      graph = decodeSnapshot({ head, tail }, path, { ...options, waitFor });
+    } catch (e) {
+      refused = e;
+    }
+    // Every byte in and summed before anything is trusted (or refused for what the restore found).
+    const { checksum, headChecksum } = reading.finish();
+    reading = undefined;
+    if (checksum !== table.header.checksum)
+      throw new QuiverError("INVALID_SNAPSHOT", `${path}: checksum mismatch: the file is corrupted`);
+    if (graph === undefined) throw refused;
+    return { graph, head, headChecksum, checksum, size };
+  } finally {
+    // The worker reads through the caller's descriptor: it may close only once the worker is done.
+    if (reading !== undefined) {
+      try {
+        reading.finish();
+      } catch {
+        // Already failing: the error thrown above is the one to report.
+      }
+    }
+  }
 }
 
 /**
@@ -243,55 +388,66 @@ export async function readSnapshotFile(
 ): Promise<{ bytes: SnapshotBytes; checksum: number; headChecksum: number; size: number }> {
   const { handle, size } = await openForReading(path);
   try {
-    const split = transientSplit(await readStart(handle, path, size), size);
-    // Each branch: a head other threads may open the graph from (openSnapshotShared), or one of this thread's.
-    const head = new Uint8Array(shareHead ? new SharedArrayBuffer(split) : new ArrayBuffer(split));
-    const tail = new Uint8Array(new ArrayBuffer(size - split));
-    // The file in pieces, in file order, each within one of the two buffers.
-    const pieces: { into: Uint8Array; at: number; length: number; fileOffset: number }[] = [];
-    for (const [into, base] of [
-      [head, 0],
-      [tail, split],
-    ] as const) {
-      for (let at = 0; at < into.length; at += pieceBytes)
-        pieces.push({ into, at, length: Math.min(pieceBytes, into.length - at), fileOffset: base + at });
-    }
-    // A read settles to its failure (or null) so that one failing while an earlier one is awaited
-    // is never an unhandled rejection; it is rethrown in file order.
-    const readPiece = (k: number): Promise<{ failure: unknown } | null> => {
-      const p = pieces[k]!;
-      return readFully(handle, p.into.subarray(p.at, p.at + p.length), p.fileOffset, path, size).then(
-        () => null,
-        (failure: unknown) => ({ failure }),
-      );
-    };
-    // READS_IN_FLIGHT reads at once, each on a thread of libuv's pool: the kernel's copy into this
-    // process (and its page faults) then runs on that many cores, while this thread sums each piece
-    // in file order (CRC-32 runs in order) as soon as it is in.
-    const pending: Promise<{ failure: unknown } | null>[] = [];
-    for (let k = 0; k < Math.min(READS_IN_FLIGHT, pieces.length); k++) pending.push(readPiece(k));
-    let checksum = 0;
-    let headChecksum = 0;
-    try {
-      for (let k = 0; k < pieces.length; k++) {
-        const outcome = await pending[k]!;
-        if (outcome !== null) throw outcome.failure;
-        if (k + READS_IN_FLIGHT < pieces.length) pending.push(readPiece(k + READS_IN_FLIGHT));
-        const p = pieces[k]!;
-        const skip = Math.max(0, CHECKSUM_FROM - p.fileOffset);
-        if (skip < p.length) checksum = snapshotChecksum(p.into.subarray(p.at + skip, p.at + p.length), checksum);
-        if (p.into === head) headChecksum = checksum;
-      }
-    } finally {
-      // A failure leaves later reads in flight: they end before the handle closes.
-      await Promise.all(pending);
-    }
-    return { bytes: { head, tail }, checksum, headChecksum, size };
+    return await readOpenSnapshot(handle, path, size, pieceBytes, shareHead);
   } catch (e) {
     throw e instanceof QuiverError ? e : cannotRead(path, e);
   } finally {
     await handle.close();
   }
+}
+
+/** readSnapshotFile of a file open on `handle` (`size` bytes); system errors thrown as they are. */
+async function readOpenSnapshot(
+  handle: FileHandle,
+  path: string,
+  size: number,
+  pieceBytes: number,
+  shareHead: boolean,
+): Promise<{ bytes: SnapshotBytes; checksum: number; headChecksum: number; size: number }> {
+  const split = transientSplit(await readStart(handle, path, size), size);
+  // Each branch: a head other threads may open the graph from (openSnapshotShared), or one of this thread's.
+  const head = new Uint8Array(shareHead ? new SharedArrayBuffer(split) : new ArrayBuffer(split));
+  const tail = new Uint8Array(new ArrayBuffer(size - split));
+  // The file in pieces, in file order, each within one of the two buffers.
+  const pieces: { into: Uint8Array; at: number; length: number; fileOffset: number }[] = [];
+  for (const [into, base] of [
+    [head, 0],
+    [tail, split],
+  ] as const) {
+    for (let at = 0; at < into.length; at += pieceBytes)
+      pieces.push({ into, at, length: Math.min(pieceBytes, into.length - at), fileOffset: base + at });
+  }
+  // A read settles to its failure (or null) so that one failing while an earlier one is awaited
+  // is never an unhandled rejection; it is rethrown in file order.
+  const readPiece = (k: number): Promise<{ failure: unknown } | null> => {
+    const p = pieces[k]!;
+    return readFully(handle, p.into.subarray(p.at, p.at + p.length), p.fileOffset, path, size).then(
+      () => null,
+      (failure: unknown) => ({ failure }),
+    );
+  };
+  // READS_IN_FLIGHT reads at once, each on a thread of libuv's pool: the kernel's copy into this
+  // process (and its page faults) then runs on that many cores, while this thread sums each piece
+  // in file order (CRC-32 runs in order) as soon as it is in.
+  const pending: Promise<{ failure: unknown } | null>[] = [];
+  for (let k = 0; k < Math.min(READS_IN_FLIGHT, pieces.length); k++) pending.push(readPiece(k));
+  let checksum = 0;
+  let headChecksum = 0;
+  try {
+    for (let k = 0; k < pieces.length; k++) {
+      const outcome = await pending[k]!;
+      if (outcome !== null) throw outcome.failure;
+      if (k + READS_IN_FLIGHT < pieces.length) pending.push(readPiece(k + READS_IN_FLIGHT));
+      const p = pieces[k]!;
+      const skip = Math.max(0, CHECKSUM_FROM - p.fileOffset);
+      if (skip < p.length) checksum = snapshotChecksum(p.into.subarray(p.at + skip, p.at + p.length), checksum);
+      if (p.into === head) headChecksum = checksum;
+    }
+  } finally {
+    // A failure leaves later reads in flight: they end before the handle closes.
+    await Promise.all(pending);
+  }
+  return { bytes: { head, tail }, checksum, headChecksum, size };
 }
 
 /** A regular file opened for reading, and its size; or INVALID_SNAPSHOT "cannot read the snapshot". */
@@ -345,11 +501,7 @@ export async function readFully(
 ): Promise<void> {
   for (let at = 0; at < into.length; ) {
     const { bytesRead } = await handle.read(into, at, into.length - at, fileOffset + at);
-    if (bytesRead === 0)
-      throw new QuiverError(
-        "INVALID_SNAPSHOT",
-        `${path}: truncated: the file shrank below ${fileOffset + at} bytes while being read (it had ${size})`,
-      );
+    if (bytesRead === 0) throw shrank(path, fileOffset + at, size);
     at += bytesRead;
   }
 }

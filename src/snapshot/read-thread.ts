@@ -1,0 +1,292 @@
+/**
+ * Reading a snapshot in a worker thread
+ * =====================================
+ * Owns reading a snapshot file's bytes and summing them on a second thread while the opening thread
+ * restores the graph from them as they arrive: `startSnapshotRead` starts the worker; the opening
+ * thread's `waitFor(offset, length)` blocks (Atomics.wait) until those bytes of the file are in, and
+ * `finish()` until every byte is in and summed, answering the checksum. So the three costs of an open
+ * (the kernel's copy or the disk, CRC-32 at about 1.5 GB/s, the structures' restores and checks)
+ * overlap instead of following one another: the open takes about the longest of them, not their sum.
+ *
+ * Memory: the head and the tail (file.ts) are SharedArrayBuffers both threads see; the worker reads
+ * into them in pieces of `pieceBytes` with READS_IN_FLIGHT reads at once (on libuv's thread pool),
+ * through the opening thread's own file descriptor (threads share the process's descriptors, so the
+ * worker reads the very file opened, even if the path is renamed over meanwhile). The first bytes
+ * (header and table, up to `from`) were read and checked by the opening thread already; the worker
+ * reads the rest.
+ *
+ * Order: the first head piece (the graph's summary, the entity records), then the tail (the string
+ * lists and text stores: the entity table, restored first, needs them), then the rest of the head in
+ * file order (the order the manifest restores the structures in). Each piece is summed from 0 as it
+ * comes in, and the pieces' CRCs are put together in file order at the end (crc32-combine.ts), so
+ * the order of reading costs no second pass.
+ *
+ * Shared control words (Int32Array): one per piece (1 once in), an event counter the opening thread
+ * waits on (bumped and notified at every piece, at the end and at a failure), the state (RUNNING,
+ * DONE, FAILED) and the two checksums. A failure's error is written as JSON into a shared byte area
+ * (the opening thread, blocked in Atomics.wait, cannot take a message) and rebuilt there: the same
+ * INVALID_SNAPSHOT error a read on the opening thread would throw. A worker silent for STALL_MS (it
+ * died, or the disk hangs) fails the open rather than hang it.
+ *
+ * Cost: starting the worker (about 30 ms, before the first byte is read); the opening thread waits
+ * only for bytes not in yet. This file is also the worker's entry point (it runs when loaded as a
+ * worker with its workerData).
+ */
+
+import { read } from "node:fs";
+import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import { crc32 } from "node:zlib";
+
+import { QuiverError } from "../engine/errors.js";
+import { crc32Combine } from "./crc32-combine.js";
+
+/** workerData's kind of this file's worker. */
+const KIND = "quiver.snapshot-read";
+/** Reads in flight at once in the worker (each on a thread of libuv's pool). */
+export const READS_IN_FLIGHT = 4;
+/** Longest wait for the worker before the open fails (it died, or the disk hangs). */
+const STALL_MS = 120_000;
+/** Bytes of a failure's JSON the worker can hand back. */
+const ERROR_BYTES = 4096;
+
+/** Control words after the pieces' own. */
+const EVENTS = 0;
+const STATE = 1;
+const HEAD_SUM = 2;
+const SUM = 3;
+const ERROR_LENGTH = 4;
+const PIECES = 5;
+/** States (0: running). */
+const DONE = 1;
+const FAILED = 2;
+
+/** What the worker is told. */
+interface ReadRequest {
+  kind: typeof KIND;
+  fd: number;
+  path: string;
+  size: number;
+  head: SharedArrayBuffer;
+  tail: SharedArrayBuffer;
+  /** Head bytes [0, from) are in already; CRC-32 of [CHECKSUM_FROM, from), from 0. */
+  from: number;
+  fromChecksum: number;
+  pieceBytes: number;
+  control: SharedArrayBuffer;
+  error: SharedArrayBuffer;
+}
+
+/** One piece: bytes [fileOffset, fileOffset + length) of the file, at `at` of the head or tail. */
+interface Piece {
+  inTail: boolean;
+  at: number;
+  length: number;
+  fileOffset: number;
+}
+
+/** The pieces of the file after `from`, in file order (see the banner for the order they are read in). */
+function piecesOf(from: number, split: number, size: number, pieceBytes: number): Piece[] {
+  const pieces: Piece[] = [];
+  for (let at = from; at < split; at += pieceBytes)
+    pieces.push({ inTail: false, at, length: Math.min(pieceBytes, split - at), fileOffset: at });
+  for (let at = 0; at < size - split; at += pieceBytes)
+    pieces.push({ inTail: true, at, length: Math.min(pieceBytes, size - split - at), fileOffset: split + at });
+  return pieces;
+}
+
+/** Indexes into piecesOf's list in the order they are read: first head piece, tail, rest of the head. */
+function readOrder(pieces: readonly Piece[]): number[] {
+  const head = pieces.flatMap((p, k) => (p.inTail ? [] : [k]));
+  const tail = pieces.flatMap((p, k) => (p.inTail ? [k] : []));
+  return [...head.slice(0, 1), ...tail, ...head.slice(1)];
+}
+
+/** The opening thread's side of a read in progress (see the banner). */
+export interface SnapshotReading {
+  /** Blocks until bytes [offset, offset + length) of the file are in; throws the read's failure. */
+  waitFor(offset: number, length: number): void;
+  /**
+   * Blocks until every byte is in and summed: the CRC-32 of [CHECKSUM_FROM, split) (`headChecksum`)
+   * and of [CHECKSUM_FROM, size) (`checksum`). Throws the read's failure. The worker is then done
+   * with the file descriptor.
+   */
+  finish(): { checksum: number; headChecksum: number };
+}
+
+export interface SnapshotReadOptions {
+  fd: number;
+  path: string;
+  size: number;
+  head: SharedArrayBuffer;
+  tail: SharedArrayBuffer;
+  /** Head bytes [0, from) are in already (the header and the table). */
+  from: number;
+  /** CRC-32 of bytes [CHECKSUM_FROM, from), from 0. */
+  fromChecksum: number;
+  pieceBytes: number;
+}
+
+/** Starts the worker reading the file into `head` and `tail`; resolves once it runs (see the banner). */
+export async function startSnapshotRead(options: SnapshotReadOptions): Promise<SnapshotReading> {
+  const split = options.head.byteLength;
+  const pieces = piecesOf(options.from, split, options.size, options.pieceBytes);
+  const control = new Int32Array(new SharedArrayBuffer(4 * (PIECES + pieces.length)));
+  const error = new SharedArrayBuffer(ERROR_BYTES);
+  const request: ReadRequest = { kind: KIND, ...options, control: control.buffer as SharedArrayBuffer, error };
+  const worker = new Worker(new URL(import.meta.url), { workerData: request });
+  // It ends by itself once every piece is in; it never keeps the process alive.
+  worker.unref();
+  // Started (its first message), or failed to: a worker that cannot start is seen here, not as a
+  // stall in waitFor. Later, the worker reports its failures through the control words (runReadWorker
+  // catches them all); an 'error' event then only ends a wait early by its stall.
+  await new Promise<void>((resolve, reject) => {
+    const settle = (how: () => void): void => {
+      worker.off("message", started);
+      worker.off("exit", exited);
+      how();
+    };
+    const started = (): void => settle(resolve);
+    const exited = (code: number): void =>
+      settle(() => reject(new Error(`the reading thread ended (exit code ${code}) before it started`)));
+    worker.once("message", started);
+    worker.once("exit", exited);
+    worker.on("error", (e) => settle(() => reject(e)));
+  });
+  const failure = (): never => {
+    const length = Atomics.load(control, ERROR_LENGTH);
+    const { message, code, quiver } = JSON.parse(
+      Buffer.from(new Uint8Array(error, 0, length)).toString("utf8"),
+    ) as FailureRecord;
+    // Each branch: the worker's own INVALID_SNAPSHOT (a file that shrank), or a system error.
+    if (quiver) throw new QuiverError("INVALID_SNAPSHOT", message);
+    throw Object.assign(new Error(message), code === undefined ? {} : { code });
+  };
+  /** Waits until `ready()` holds, the worker failing, or STALL_MS without an event. */
+  const waitUntil = (ready: () => boolean): void => {
+    for (;;) {
+      const seen = Atomics.load(control, EVENTS);
+      if (ready()) return;
+      if (Atomics.load(control, STATE) === FAILED) failure();
+      if (Atomics.wait(control, EVENTS, seen, STALL_MS) === "timed-out")
+        throw new QuiverError(
+          "INVALID_SNAPSHOT",
+          `${options.path}: cannot read the snapshot: the reading thread has not answered for ${STALL_MS / 1000} s`,
+        );
+    }
+  };
+  const pieceIn = (k: number): boolean => Atomics.load(control, PIECES + k) === 1;
+  return {
+    waitFor(offset: number, length: number): void {
+      const end = offset + length;
+      for (let k = 0; k < pieces.length; k++) {
+        const p = pieces[k]!;
+        // Only the pieces that overlap the bytes asked for.
+        if (p.fileOffset < end && p.fileOffset + p.length > offset) waitUntil(() => pieceIn(k));
+      }
+    },
+    finish() {
+      waitUntil(() => Atomics.load(control, STATE) === DONE);
+      return { headChecksum: Atomics.load(control, HEAD_SUM) >>> 0, checksum: Atomics.load(control, SUM) >>> 0 };
+    },
+  };
+}
+
+/** A failure as the worker hands it back. */
+interface FailureRecord {
+  message: string;
+  code?: string;
+  quiver: boolean;
+}
+
+/** The worker: read every piece, mark each as it comes in, sum them, write the checksums (see the banner). */
+async function runReadWorker(request: ReadRequest): Promise<void> {
+  parentPort?.postMessage("started");
+  const control = new Int32Array(request.control);
+  const head = new Uint8Array(request.head);
+  const tail = new Uint8Array(request.tail);
+  const split = head.length;
+  const pieces = piecesOf(request.from, split, request.size, request.pieceBytes);
+  const order = readOrder(pieces);
+  const bytesOf = (p: Piece): Uint8Array => (p.inTail ? tail : head).subarray(p.at, p.at + p.length);
+  const event = (): void => {
+    Atomics.add(control, EVENTS, 1);
+    Atomics.notify(control, EVENTS);
+  };
+  // A read settles to its failure (or null), so that one failing while another is awaited is never
+  // an unhandled rejection; the first failure in reading order is the one reported.
+  const settled: Promise<unknown>[] = new Array(order.length);
+  let launched = 0;
+  const launch = (): void => {
+    if (launched >= order.length) return;
+    const k = order[launched]!;
+    const slot = launched++;
+    settled[slot] = readFully(request.fd, bytesOf(pieces[k]!), pieces[k]!.fileOffset, request.path, request.size).then(
+      () => {
+        Atomics.store(control, PIECES + k, 1);
+        event();
+        launch();
+        return null;
+      },
+      (failure: unknown) => ({ failure }),
+    );
+  };
+  for (let i = 0; i < READS_IN_FLIGHT; i++) launch();
+  const sums = new Int32Array(pieces.length);
+  try {
+    for (let slot = 0; slot < order.length; slot++) {
+      const outcome = (await settled[slot]) as { failure: unknown } | null;
+      if (outcome !== null) throw outcome.failure;
+      const k = order[slot]!;
+      sums[k] = crc32(bytesOf(pieces[k]!));
+    }
+  } catch (e) {
+    // Every read launched ends before the failure is told: the opening thread then closes the file.
+    await Promise.all(settled.slice(0, launched));
+    const record: FailureRecord =
+      e instanceof QuiverError
+        ? { message: e.message, quiver: true }
+        : { message: e instanceof Error ? e.message : String(e), code: (e as { code?: string }).code, quiver: false };
+    const bytes = Buffer.from(JSON.stringify(record), "utf8").subarray(0, ERROR_BYTES);
+    new Uint8Array(request.error).set(bytes);
+    Atomics.store(control, ERROR_LENGTH, bytes.length);
+    Atomics.store(control, STATE, FAILED);
+    event();
+    return;
+  }
+  // The pieces' CRCs put together in file order: the head's (after what the opening thread
+  // summed), the tail's, then the two.
+  let headSum = request.fromChecksum;
+  let tailSum = 0;
+  for (let k = 0; k < pieces.length; k++) {
+    const p = pieces[k]!;
+    if (p.inTail) tailSum = crc32Combine(tailSum, sums[k]! >>> 0, p.length);
+    else headSum = crc32Combine(headSum, sums[k]! >>> 0, p.length);
+  }
+  Atomics.store(control, HEAD_SUM, headSum | 0);
+  Atomics.store(control, SUM, crc32Combine(headSum, tailSum, request.size - split) | 0);
+  Atomics.store(control, STATE, DONE);
+  event();
+}
+
+/** Fills `into` from `fileOffset` on; a file that ends early shrank while being read. */
+async function readFully(fd: number, into: Uint8Array, fileOffset: number, path: string, size: number): Promise<void> {
+  for (let at = 0; at < into.length; ) {
+    const bytesRead = await new Promise<number>((resolve, reject) =>
+      read(fd, into, at, into.length - at, fileOffset + at, (e, n) => (e === null ? resolve(n) : reject(e))),
+    );
+    if (bytesRead === 0) throw shrank(path, fileOffset + at, size);
+    at += bytesRead;
+  }
+}
+
+/** The error of a file that ends before `at` while being read (it had `size` bytes when opened). */
+export function shrank(path: string, at: number, size: number): QuiverError {
+  return new QuiverError(
+    "INVALID_SNAPSHOT",
+    `${path}: truncated: the file shrank below ${at} bytes while being read (it had ${size})`,
+  );
+}
+
+// This file runs as its worker when loaded with that workerData, else as a module.
+const request = isMainThread ? undefined : (workerData as Partial<ReadRequest> | null);
+if (request?.kind === KIND) void runReadWorker(request as ReadRequest);
