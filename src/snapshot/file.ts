@@ -59,7 +59,7 @@ import {
 } from "./container.js";
 import { ContainerReader, ContainerWriter } from "./container-serial.js";
 import { createTemporary, syncDirectory } from "./durable-file.js";
-import { readGraph, writeGraph, type WriteGraphOptions } from "./graph-manifest.js";
+import { RESTORE_ORDER, readGraph, writeGraph, type WriteGraphOptions } from "./graph-manifest.js";
 import { type SnapshotReading, shrank, startSnapshotRead } from "./read-thread.js";
 
 /** Bytes per read or write call. */
@@ -263,6 +263,41 @@ interface OpenedSnapshot {
   size: number;
 }
 
+/**
+ * Bytes [from, size) of the file as [start, end) pairs (flat) in the order the restore wants them:
+ * structure by structure in RESTORE_ORDER (a structure's sections in the tail with it: the entity
+ * table's text comes right after its records), each in file order. The file is cut at every
+ * section's start and at `split`; a piece of padding goes with the section before it.
+ */
+function readRanges(table: SnapshotTable, from: number, split: number, size: number): number[] {
+  const placed = table.sections.filter((s) => s.kind !== "integer").sort((a, b) => a.offset - b.offset);
+  const rank = (name: string): number => {
+    const dot = name.indexOf(".");
+    const k = RESTORE_ORDER.indexOf((dot < 0 ? name : name.slice(0, dot)) as (typeof RESTORE_ORDER)[number]);
+    // A structure the manifest does not name (a damaged table's, refused later) is read last.
+    return k < 0 ? RESTORE_ORDER.length : k;
+  };
+  const cuts = [...new Set([from, split, size, ...placed.map((s) => s.offset)])]
+    .filter((at) => at >= from && at <= size)
+    .sort((a, b) => a - b);
+  const segments: { start: number; end: number; rank: number }[] = [];
+  let section = -1;
+  for (let i = 0; i + 1 < cuts.length; i++) {
+    const start = cuts[i]!;
+    while (section + 1 < placed.length && placed[section + 1]!.offset <= start) section++;
+    // The bytes before the first section (none in a file this Quiver wrote) go first.
+    segments.push({ start, end: cuts[i + 1]!, rank: section < 0 ? -1 : rank(placed[section]!.name) });
+  }
+  segments.sort((a, b) => a.rank - b.rank || a.start - b.start);
+  const ranges: number[] = [];
+  for (const { start, end } of segments) {
+    // Adjacent in the file and on the same side of the cut: one range.
+    if (ranges.length > 0 && ranges[ranges.length - 1] === start && start !== split) ranges[ranges.length - 1] = end;
+    else ranges.push(start, end);
+  }
+  return ranges;
+}
+
 /** The table of a snapshot whose first bytes are `start`, or undefined when it does not read. */
 function soundTable(start: Uint8Array, size: number): SnapshotTable | undefined {
   try {
@@ -305,8 +340,9 @@ async function openInThread(
       tail: tail.buffer as SharedArrayBuffer,
       from,
       fromChecksum: snapshotChecksum(head.subarray(CHECKSUM_FROM, from), 0),
+      ranges: readRanges(table, from, split, size),
       pieceBytes,
-    }).catch(() => undefined);
+    });
     // A worker that cannot start (a limit on threads): the caller reads the file on its own thread.
     if (started === undefined) return undefined;
     reading = started;

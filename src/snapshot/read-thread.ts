@@ -15,11 +15,11 @@
  * (header and table, up to `from`) were read and checked by the opening thread already; the worker
  * reads the rest.
  *
- * Order: the first head piece (the graph's summary, the entity records), then the tail (the string
- * lists and text stores: the entity table, restored first, needs them), then the rest of the head in
- * file order (the order the manifest restores the structures in). Each piece is summed from 0 as it
- * comes in, and the pieces' CRCs are put together in file order at the end (crc32-combine.ts), so
- * the order of reading costs no second pass.
+ * Order: the opening thread gives the ranges of the file to read, in the order it will want them
+ * (file.ts: structure by structure, in the order the manifest restores them, each structure's
+ * sections in the tail too); pieces are read in that order, READS_IN_FLIGHT at a time. Each piece
+ * is summed from 0 as it comes in, and the pieces' CRCs are put together in file order at the end
+ * (crc32-combine.ts), so the order of reading costs no second pass.
  *
  * Shared control words (Int32Array): one per piece (1 once in), an event counter the opening thread
  * waits on (bumped and notified at every piece, at the end and at a failure), the state (RUNNING,
@@ -71,6 +71,8 @@ interface ReadRequest {
   /** Head bytes [0, from) are in already; CRC-32 of [CHECKSUM_FROM, from), from 0. */
   from: number;
   fromChecksum: number;
+  /** What to read, in order: [start, end) pairs covering [from, size) once (see SnapshotReadOptions). */
+  ranges: number[];
   pieceBytes: number;
   control: SharedArrayBuffer;
   error: SharedArrayBuffer;
@@ -84,21 +86,20 @@ interface Piece {
   fileOffset: number;
 }
 
-/** The pieces of the file after `from`, in file order (see the banner for the order they are read in). */
-function piecesOf(from: number, split: number, size: number, pieceBytes: number): Piece[] {
+/**
+ * The pieces to read, in the order they are read: each range of `ranges` (flat [start, end) pairs
+ * that together cover [from, size) once, none across `split`) cut into pieces of `pieceBytes`.
+ */
+function piecesOf(ranges: readonly number[], split: number, pieceBytes: number): Piece[] {
   const pieces: Piece[] = [];
-  for (let at = from; at < split; at += pieceBytes)
-    pieces.push({ inTail: false, at, length: Math.min(pieceBytes, split - at), fileOffset: at });
-  for (let at = 0; at < size - split; at += pieceBytes)
-    pieces.push({ inTail: true, at, length: Math.min(pieceBytes, size - split - at), fileOffset: split + at });
+  for (let r = 0; r < ranges.length; r += 2) {
+    const [start, end] = [ranges[r]!, ranges[r + 1]!];
+    const inTail = start >= split;
+    const base = inTail ? split : 0;
+    for (let at = start; at < end; at += pieceBytes)
+      pieces.push({ inTail, at: at - base, length: Math.min(pieceBytes, end - at), fileOffset: at });
+  }
   return pieces;
-}
-
-/** Indexes into piecesOf's list in the order they are read: first head piece, tail, rest of the head. */
-function readOrder(pieces: readonly Piece[]): number[] {
-  const head = pieces.flatMap((p, k) => (p.inTail ? [] : [k]));
-  const tail = pieces.flatMap((p, k) => (p.inTail ? [k] : []));
-  return [...head.slice(0, 1), ...tail, ...head.slice(1)];
 }
 
 /** The opening thread's side of a read in progress (see the banner). */
@@ -123,13 +124,22 @@ export interface SnapshotReadOptions {
   from: number;
   /** CRC-32 of bytes [CHECKSUM_FROM, from), from 0. */
   fromChecksum: number;
+  /**
+   * The rest of the file in the order to read it: [start, end) pairs (flat) that cover [from, size)
+   * exactly once, none across the head's end. The order the opening thread will want the bytes in.
+   */
+  ranges: number[];
   pieceBytes: number;
 }
 
-/** Starts the worker reading the file into `head` and `tail`; resolves once it runs (see the banner). */
-export async function startSnapshotRead(options: SnapshotReadOptions): Promise<SnapshotReading> {
+/**
+ * Starts the worker reading the file into `head` and `tail`; resolves once it runs (see the
+ * banner), or to undefined when no worker could be started.
+ */
+export async function startSnapshotRead(options: SnapshotReadOptions): Promise<SnapshotReading | undefined> {
   const split = options.head.byteLength;
-  const pieces = piecesOf(options.from, split, options.size, options.pieceBytes);
+  const pieces = piecesOf(options.ranges, split, options.pieceBytes);
+  checkCover(pieces, options.from, split, options.size);
   const control = new Int32Array(new SharedArrayBuffer(4 * (PIECES + pieces.length)));
   const error = new SharedArrayBuffer(ERROR_BYTES);
   const request: ReadRequest = { kind: KIND, ...options, control: control.buffer as SharedArrayBuffer, error };
@@ -137,9 +147,10 @@ export async function startSnapshotRead(options: SnapshotReadOptions): Promise<S
   // It ends by itself once every piece is in; it never keeps the process alive.
   worker.unref();
   // Started (its first message), or failed to: a worker that cannot start is seen here, not as a
-  // stall in waitFor. Later, the worker reports its failures through the control words (runReadWorker
-  // catches them all); an 'error' event then only ends a wait early by its stall.
-  await new Promise<void>((resolve, reject) => {
+  // stall in waitFor (and the caller reads on its own thread). Later, the worker reports its
+  // failures through the control words (runReadWorker catches them all); an 'error' event then only
+  // ends a wait early by its stall.
+  const started = await new Promise<void>((resolve, reject) => {
     const settle = (how: () => void): void => {
       worker.off("message", started);
       worker.off("exit", exited);
@@ -151,7 +162,11 @@ export async function startSnapshotRead(options: SnapshotReadOptions): Promise<S
     worker.once("message", started);
     worker.once("exit", exited);
     worker.on("error", (e) => settle(() => reject(e)));
-  });
+  }).then(
+    () => true,
+    () => false,
+  );
+  if (!started) return undefined;
   const failure = (): never => {
     const length = Atomics.load(control, ERROR_LENGTH);
     const { message, code, quiver } = JSON.parse(
@@ -191,6 +206,18 @@ export async function startSnapshotRead(options: SnapshotReadOptions): Promise<S
   };
 }
 
+/** Throws (a bug of the caller's, not a damaged file) unless `pieces` cover [from, size) once, none across `split`. */
+function checkCover(pieces: readonly Piece[], from: number, split: number, size: number): void {
+  const sorted = [...pieces].sort((a, b) => a.fileOffset - b.fileOffset);
+  let at = from;
+  for (const p of sorted) {
+    if (p.fileOffset !== at || p.inTail !== p.fileOffset >= split || (!p.inTail && at + p.length > split))
+      throw new RangeError(`snapshot read: the ranges do not cover [${from}, ${size}) once (at ${at})`);
+    at += p.length;
+  }
+  if (at !== size) throw new RangeError(`snapshot read: the ranges end at ${at}, not ${size}`);
+}
+
 /** A failure as the worker hands it back. */
 interface FailureRecord {
   message: string;
@@ -205,8 +232,7 @@ async function runReadWorker(request: ReadRequest): Promise<void> {
   const head = new Uint8Array(request.head);
   const tail = new Uint8Array(request.tail);
   const split = head.length;
-  const pieces = piecesOf(request.from, split, request.size, request.pieceBytes);
-  const order = readOrder(pieces);
+  const pieces = piecesOf(request.ranges, split, request.pieceBytes);
   const bytesOf = (p: Piece): Uint8Array => (p.inTail ? tail : head).subarray(p.at, p.at + p.length);
   const event = (): void => {
     Atomics.add(control, EVENTS, 1);
@@ -214,13 +240,12 @@ async function runReadWorker(request: ReadRequest): Promise<void> {
   };
   // A read settles to its failure (or null), so that one failing while another is awaited is never
   // an unhandled rejection; the first failure in reading order is the one reported.
-  const settled: Promise<unknown>[] = new Array(order.length);
+  const settled: Promise<unknown>[] = new Array(pieces.length);
   let launched = 0;
   const launch = (): void => {
-    if (launched >= order.length) return;
-    const k = order[launched]!;
-    const slot = launched++;
-    settled[slot] = readFully(request.fd, bytesOf(pieces[k]!), pieces[k]!.fileOffset, request.path, request.size).then(
+    if (launched >= pieces.length) return;
+    const k = launched++;
+    settled[k] = readFully(request.fd, bytesOf(pieces[k]!), pieces[k]!.fileOffset, request.path, request.size).then(
       () => {
         Atomics.store(control, PIECES + k, 1);
         event();
@@ -233,10 +258,9 @@ async function runReadWorker(request: ReadRequest): Promise<void> {
   for (let i = 0; i < READS_IN_FLIGHT; i++) launch();
   const sums = new Int32Array(pieces.length);
   try {
-    for (let slot = 0; slot < order.length; slot++) {
-      const outcome = (await settled[slot]) as { failure: unknown } | null;
+    for (let k = 0; k < pieces.length; k++) {
+      const outcome = (await settled[k]) as { failure: unknown } | null;
       if (outcome !== null) throw outcome.failure;
-      const k = order[slot]!;
       sums[k] = crc32(bytesOf(pieces[k]!));
     }
   } catch (e) {
@@ -257,7 +281,8 @@ async function runReadWorker(request: ReadRequest): Promise<void> {
   // summed), the tail's, then the two.
   let headSum = request.fromChecksum;
   let tailSum = 0;
-  for (let k = 0; k < pieces.length; k++) {
+  const inFileOrder = pieces.map((_, k) => k).sort((a, b) => pieces[a]!.fileOffset - pieces[b]!.fileOffset);
+  for (const k of inFileOrder) {
     const p = pieces[k]!;
     if (p.inTail) tailSum = crc32Combine(tailSum, sums[k]! >>> 0, p.length);
     else headSum = crc32Combine(headSum, sums[k]! >>> 0, p.length);
