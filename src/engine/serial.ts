@@ -75,6 +75,21 @@ export interface SerialReader {
   readonly verify: boolean;
   /** Throws the carrier's corruption error; `what` says what is wrong, in words. */
   corrupt(what: string): never;
+  /**
+   * Takes a verify pass to run later (before the restored graph is handed out), by its full name
+   * (this reader's path + `name`), so that a carrier with a second thread can run it there
+   * (snapshot/read-thread.ts). A reader without it runs checks at once (`verifyLater`).
+   */
+  defer?(name: string, check: () => void): void;
+}
+
+/**
+ * Runs `check`, a pass of `r.verify`'s, now or later (r.defer): a pass that only reads what was
+ * stored and throws `r.corrupt`, whose outcome no restore step depends on.
+ */
+export function verifyLater(r: SerialReader, name: string, check: () => void): void {
+  if (r.defer === undefined) check();
+  else r.defer(name, check);
 }
 
 /** One segment of a field name; a full name is segments joined by ".". */

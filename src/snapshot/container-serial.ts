@@ -74,6 +74,27 @@ export interface ContainerReaderOptions {
   verify?: boolean;
   /** Called with a section's full name before it is handed out: blocks until its bytes are in (openContainer's `ready`). */
   ready?: ((name: string) => void) | undefined;
+  /** Collect the verify passes structures defer (SerialReader.defer) for `deferredChecks`, instead of running them at once. */
+  deferChecks?: boolean | undefined;
+}
+
+/**
+ * Another thread's side of the deferred verify passes (read-thread.ts): it runs the passes it knows
+ * (graph-manifest's STORED_CHECKS) over the same bytes once it has read them.
+ */
+export interface CheckHelper {
+  /** The names it knows, in the order it runs them. */
+  readonly checks: readonly string[];
+  /** True when this thread takes check k (the helper has not started it); false: the helper has it. */
+  claim(k: number): boolean;
+  /** Blocks until the helper's run of check k ends; throws what it threw. */
+  verdict(k: number): void;
+}
+
+/** A verify pass a structure deferred, by its full name ("entities.verify"). */
+export interface DeferredCheck {
+  name: string;
+  check: () => void;
 }
 
 /** Reads the sections of an opened container (openContainer's `values`). */
@@ -85,12 +106,15 @@ export class ContainerReader implements SerialReader {
   private readonly prefix: string;
   /** Names read so far, shared by a reader and its children. */
   private readonly read: Set<string>;
+  /** Deferred verify passes (with `deferChecks`), shared by a reader and its children. */
+  private readonly deferred: DeferredCheck[] | undefined;
 
   constructor(
     values: ReadonlyMap<string, SectionValue>,
     options: ContainerReaderOptions,
     prefix = "",
     read = new Set<string>(),
+    deferred: DeferredCheck[] | undefined = options.deferChecks === true ? [] : undefined,
   ) {
     this.values = values;
     this.fileName = options.fileName;
@@ -98,6 +122,16 @@ export class ContainerReader implements SerialReader {
     this.ready = options.ready;
     this.prefix = prefix;
     this.read = read;
+    this.deferred = deferred;
+    // Only a reader that collects them takes passes to run later (see SerialReader.defer).
+    if (deferred !== undefined) this.defer = (name, check) => deferred.push({ name: this.prefix + name, check });
+  }
+
+  defer?: (name: string, check: () => void) => void;
+
+  /** The verify passes deferred so far, in the order they were (with `deferChecks`). */
+  deferredChecks(): readonly DeferredCheck[] {
+    return this.deferred ?? [];
   }
 
   uint8(name: string): Uint8Array {
@@ -149,6 +183,7 @@ export class ContainerReader implements SerialReader {
       { fileName: this.fileName, verify: this.verify, ready: this.ready },
       `${this.prefix}${name}.`,
       this.read,
+      this.deferred,
     );
   }
 

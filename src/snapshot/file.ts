@@ -57,9 +57,9 @@ import {
   type SnapshotBytes,
   type SnapshotTable,
 } from "./container.js";
-import { ContainerReader, ContainerWriter } from "./container-serial.js";
+import { type CheckHelper, ContainerReader, ContainerWriter, type DeferredCheck } from "./container-serial.js";
 import { createTemporary, syncDirectory } from "./durable-file.js";
-import { RESTORE_ORDER, readGraph, writeGraph, type WriteGraphOptions } from "./graph-manifest.js";
+import { RESTORE_ORDER, readGraph, STORED_CHECKS, writeGraph, type WriteGraphOptions } from "./graph-manifest.js";
 import { type SnapshotReading, shrank, startSnapshotRead } from "./read-thread.js";
 
 /** Bytes per read or write call. */
@@ -109,6 +109,8 @@ export interface DecodeSnapshotOptions extends GraphOptions {
   checksum?: number | undefined;
   /** Bytes still arriving: blocks until a section's bytes are in; the caller checks the checksum (see openContainer). */
   waitFor?: ((offset: number, length: number) => void) | undefined;
+  /** Another thread that may run some of the deferred verify passes (STORED_CHECKS); see runDeferredChecks. */
+  helper?: CheckHelper | undefined;
   /** Check every structure (default); false only for bytes checked once already (openSharedSnapshot). */
   verify?: boolean | undefined;
 }
@@ -123,16 +125,32 @@ export function decodeSnapshot(
   fileName: string,
   options: DecodeSnapshotOptions = {},
 ): Graph {
-  const { checksum, verify, waitFor, ...graphOptions } = options;
+  const { checksum, verify, waitFor, helper, ...graphOptions } = options;
   const { values, ready } = openContainer(bytes, fileName, { checksum, waitFor });
-  const reader = new ContainerReader(values, { fileName, verify: verify ?? true, ready });
+  const reader = new ContainerReader(values, { fileName, verify: verify ?? true, ready, deferChecks: true });
   const graph = readGraph(reader, graphOptions);
+  runDeferredChecks(reader.deferredChecks(), helper);
   const unread = reader.unread();
   if (unread.length > 0)
     reader.corrupt(
       `section ${unread[0]} is not one this Quiver stores${unread.length > 1 ? ` (nor ${unread.length - 1} more)` : ""}`,
     );
   return graph;
+}
+
+/**
+ * Runs the verify passes the restore deferred, in the order they were deferred: each one the
+ * helper has not started here, each one it has by waiting for its verdict. The restore's steps
+ * run first and the passes last, so a helper that finishes reading early takes the passes this
+ * thread has not reached yet, and both threads end together.
+ */
+function runDeferredChecks(deferred: readonly DeferredCheck[], helper: CheckHelper | undefined): void {
+  for (const { name, check } of deferred) {
+    const k = helper === undefined ? -1 : helper.checks.indexOf(name);
+    // Each branch: a pass only this thread knows or claims, or one the helper runs.
+    if (k < 0 || helper!.claim(k)) check();
+    else helper!.verdict(k);
+  }
 }
 
 /** Writes `graph` as a snapshot file at `path`, atomically and safely against other saves (see the banner). */
@@ -217,6 +235,8 @@ export interface OpenFileOptions extends OpenSnapshotOptions {
   threadFromBytes?: number | undefined;
   /** Bytes per read (default: IO_CHUNK_BYTES on this thread, THREAD_PIECE_BYTES in the worker). */
   pieceBytes?: number | undefined;
+  /** The worker runs every deferred check it knows, none claimed here (tests take its path so). */
+  leaveChecks?: boolean | undefined;
 }
 
 /**
@@ -229,7 +249,7 @@ export async function openSnapshotFile(
   options: OpenFileOptions = {},
   shareHead = false,
 ): Promise<OpenedSnapshot> {
-  const { threadFromBytes, pieceBytes, ...graphOptions } = options;
+  const { threadFromBytes, pieceBytes, leaveChecks, ...graphOptions } = options;
   const { handle, size } = await openForReading(path);
   try {
     // Each branch: a file worth a thread whose table reads, so the cut and every section are known
@@ -241,7 +261,10 @@ export async function openSnapshotFile(
       const opened =
         table === undefined
           ? undefined
-          : await openInThread(path, handle, size, start, table, graphOptions, pieceBytes ?? THREAD_PIECE_BYTES);
+          : await openInThread(path, handle, size, start, table, graphOptions, {
+              pieceBytes: pieceBytes ?? THREAD_PIECE_BYTES,
+              leaveChecks: leaveChecks === true,
+            });
       if (opened !== undefined) return opened;
     }
     const read = await readOpenSnapshot(handle, path, size, pieceBytes ?? IO_CHUNK_BYTES, shareHead);
@@ -322,7 +345,7 @@ async function openInThread(
   start: Uint8Array,
   table: SnapshotTable,
   options: OpenSnapshotOptions,
-  pieceBytes: number,
+  { pieceBytes, leaveChecks }: { pieceBytes: number; leaveChecks: boolean },
 ): Promise<OpenedSnapshot | undefined> {
   let reading: SnapshotReading | undefined;
   try {
@@ -341,6 +364,7 @@ async function openInThread(
       from,
       fromChecksum: snapshotChecksum(head.subarray(CHECKSUM_FROM, from), 0),
       ranges: readRanges(table, from, split, size),
+      checks: Object.keys(STORED_CHECKS),
       pieceBytes,
     });
     // A worker that cannot start (a limit on threads): the caller reads the file on its own thread.
@@ -350,7 +374,9 @@ async function openInThread(
     let graph: Graph | undefined;
     let refused: unknown;
     try {
-      graph = decodeSnapshot({ head, tail }, path, { ...options, waitFor });
+      // A helper that is never claimed from (leaveChecks) runs every check it knows.
+      const helper = leaveChecks ? { ...reading, claim: () => false } : reading;
+      graph = decodeSnapshot({ head, tail }, path, { ...options, waitFor, helper });
     } catch (e) {
       refused = e;
     }

@@ -51,6 +51,17 @@ import { QUIVER_VERSION } from "../version.js";
  */
 export const RESTORE_ORDER = ["graph", "entities", "statements", "search", "scores", "scoreIndex"] as const;
 
+/**
+ * The verify passes the structures defer (SerialReader.defer), by full name, each as it runs from
+ * the stored form alone: what a second thread runs over the same bytes while this one restores
+ * (snapshot/read-thread.ts). The longest passes of an open: every entityId's hash and order, every
+ * statement row's ids and every position of POS and OSP.
+ */
+export const STORED_CHECKS: Readonly<Record<string, (r: SerialReader) => void>> = {
+  "entities.verify": (r) => EntityTable.verifyStored(r.child("entities")),
+  "statements.verify": (r) => StatementIndex.verifyStored(r.child("statements")),
+};
+
 /** What a stored graph says of itself, readable without restoring it. */
 export interface GraphSummary {
   entities: number;

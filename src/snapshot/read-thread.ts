@@ -38,6 +38,7 @@ import { isMainThread, parentPort, Worker, workerData } from "node:worker_thread
 import { crc32 } from "node:zlib";
 
 import { QuiverError } from "../engine/errors.js";
+import type { CheckHelper } from "./container-serial.js";
 import { crc32Combine } from "./crc32-combine.js";
 
 /** workerData's kind of this file's worker. */
@@ -55,10 +56,18 @@ const STATE = 1;
 const HEAD_SUM = 2;
 const SUM = 3;
 const ERROR_LENGTH = 4;
-const PIECES = 5;
+/** The length of a check's failure in the error area (the reading's own failure has ERROR_LENGTH). */
+const CHECK_ERROR_LENGTH = 5;
+const PIECES = 6;
 /** States (0: running). */
 const DONE = 1;
 const FAILED = 2;
+/** States of a check's word (after the pieces' words): free, the worker's (running, passed, failed), the opening thread's. */
+const CHECK_FREE = 0;
+const CHECK_RUNNING = 1;
+const CHECK_PASSED = 2;
+const CHECK_FAILED = 3;
+const CHECK_TAKEN = 4;
 
 /** What the worker is told. */
 interface ReadRequest {
@@ -73,6 +82,8 @@ interface ReadRequest {
   fromChecksum: number;
   /** What to read, in order: [start, end) pairs covering [from, size) once (see SnapshotReadOptions). */
   ranges: number[];
+  /** The checks of STORED_CHECKS to run after reading, unless the opening thread claims them. */
+  checks: string[];
   pieceBytes: number;
   control: SharedArrayBuffer;
   error: SharedArrayBuffer;
@@ -102,8 +113,8 @@ function piecesOf(ranges: readonly number[], split: number, pieceBytes: number):
   return pieces;
 }
 
-/** The opening thread's side of a read in progress (see the banner). */
-export interface SnapshotReading {
+/** The opening thread's side of a read in progress (see the banner), and of the checks the worker runs after it. */
+export interface SnapshotReading extends CheckHelper {
   /** Blocks until bytes [offset, offset + length) of the file are in; throws the read's failure. */
   waitFor(offset: number, length: number): void;
   /**
@@ -129,6 +140,8 @@ export interface SnapshotReadOptions {
    * exactly once, none across the head's end. The order the opening thread will want the bytes in.
    */
   ranges: number[];
+  /** Names of graph-manifest's STORED_CHECKS the worker runs once every byte is in, unless claimed here first. */
+  checks: string[];
   pieceBytes: number;
 }
 
@@ -140,7 +153,8 @@ export async function startSnapshotRead(options: SnapshotReadOptions): Promise<S
   const split = options.head.byteLength;
   const pieces = piecesOf(options.ranges, split, options.pieceBytes);
   checkCover(pieces, options.from, split, options.size);
-  const control = new Int32Array(new SharedArrayBuffer(4 * (PIECES + pieces.length)));
+  const control = new Int32Array(new SharedArrayBuffer(4 * (PIECES + pieces.length + options.checks.length)));
+  const CHECKS = PIECES + pieces.length;
   const error = new SharedArrayBuffer(ERROR_BYTES);
   const request: ReadRequest = { kind: KIND, ...options, control: control.buffer as SharedArrayBuffer, error };
   const worker = new Worker(new URL(import.meta.url), { workerData: request });
@@ -167,8 +181,8 @@ export async function startSnapshotRead(options: SnapshotReadOptions): Promise<S
     () => false,
   );
   if (!started) return undefined;
-  const failure = (): never => {
-    const length = Atomics.load(control, ERROR_LENGTH);
+  const failure = (lengthWord = ERROR_LENGTH): never => {
+    const length = Atomics.load(control, lengthWord);
     const { message, code, quiver } = JSON.parse(
       Buffer.from(new Uint8Array(error, 0, length)).toString("utf8"),
     ) as FailureRecord;
@@ -198,6 +212,14 @@ export async function startSnapshotRead(options: SnapshotReadOptions): Promise<S
         // Only the pieces that overlap the bytes asked for.
         if (p.fileOffset < end && p.fileOffset + p.length > offset) waitUntil(() => pieceIn(k));
       }
+    },
+    checks: options.checks,
+    claim(k: number): boolean {
+      return Atomics.compareExchange(control, CHECKS + k, CHECK_FREE, CHECK_TAKEN) === CHECK_FREE;
+    },
+    verdict(k: number): void {
+      waitUntil(() => Atomics.load(control, CHECKS + k) >= CHECK_PASSED);
+      if (Atomics.load(control, CHECKS + k) === CHECK_FAILED) failure(CHECK_ERROR_LENGTH);
     },
     finish() {
       waitUntil(() => Atomics.load(control, STATE) === DONE);
@@ -233,6 +255,7 @@ async function runReadWorker(request: ReadRequest): Promise<void> {
   const tail = new Uint8Array(request.tail);
   const split = head.length;
   const pieces = piecesOf(request.ranges, split, request.pieceBytes);
+  const CHECKS = PIECES + pieces.length;
   const bytesOf = (p: Piece): Uint8Array => (p.inTail ? tail : head).subarray(p.at, p.at + p.length);
   const event = (): void => {
     Atomics.add(control, EVENTS, 1);
@@ -291,6 +314,50 @@ async function runReadWorker(request: ReadRequest): Promise<void> {
   Atomics.store(control, SUM, crc32Combine(headSum, tailSum, request.size - split) | 0);
   Atomics.store(control, STATE, DONE);
   event();
+  await runChecks(request, control, CHECKS);
+}
+
+/**
+ * The checks of STORED_CHECKS in `request.checks` the opening thread has not claimed, each over
+ * the bytes just read (a reader of its own on the shared head and tail), each one's verdict stored
+ * in its word; the first failure's error in the error area (the opening thread throws it).
+ */
+async function runChecks(request: ReadRequest, control: Int32Array, at: number): Promise<void> {
+  if (request.checks.length === 0) return;
+  // Loaded only now: the reads started without waiting for the engine's modules.
+  const [{ openContainer }, { ContainerReader }, { STORED_CHECKS }] = await Promise.all([
+    import("./container.js"),
+    import("./container-serial.js"),
+    import("./graph-manifest.js"),
+  ]);
+  const bytes = { head: new Uint8Array(request.head), tail: new Uint8Array(request.tail) };
+  const sum = Atomics.load(control, SUM) >>> 0;
+  let reader: InstanceType<typeof ContainerReader> | undefined;
+  for (let k = 0; k < request.checks.length; k++) {
+    if (Atomics.compareExchange(control, at + k, CHECK_FREE, CHECK_RUNNING) !== CHECK_FREE) continue;
+    let verdict = CHECK_PASSED;
+    try {
+      // The file's own checksum: a file that fails it is refused by the opening thread for that.
+      reader ??= new ContainerReader(openContainer(bytes, request.path, { checksum: sum }).values, {
+        fileName: request.path,
+      });
+      STORED_CHECKS[request.checks[k]!]!(reader);
+    } catch (e) {
+      verdict = CHECK_FAILED;
+      const record: FailureRecord =
+        e instanceof QuiverError
+          ? { message: e.message, quiver: true }
+          : { message: e instanceof Error ? e.message : String(e), quiver: false };
+      const text = Buffer.from(JSON.stringify(record), "utf8").subarray(0, ERROR_BYTES);
+      new Uint8Array(request.error).set(text);
+      Atomics.store(control, CHECK_ERROR_LENGTH, text.length);
+    }
+    Atomics.store(control, at + k, verdict);
+    Atomics.add(control, EVENTS, 1);
+    Atomics.notify(control, EVENTS);
+    // After a failure the opening thread throws at that check: the others are not needed.
+    if (verdict === CHECK_FAILED) return;
+  }
 }
 
 /** Fills `into` from `fileOffset` on; a file that ends early shrank while being read. */

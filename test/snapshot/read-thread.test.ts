@@ -2,7 +2,8 @@
  * Opening with a reading thread
  * =============================
  * src/snapshot/read-thread.ts and file.ts's openInThread (taken here for small files too, with
- * `threadFromBytes: 0`): the graph opened while a worker reads and sums the file answers as the graph
+ * `threadFromBytes: 0`; with `leaveChecks`, the worker runs every deferred verify pass, as it does
+ * when it is done reading first): the graph opened while a worker reads and sums the file answers as the graph
  * opened after reading the file whole, in pieces of any size; its head is shared memory and the
  * checksums are the file's. Every damaged file (flipped bytes anywhere, with the checksum left
  * wrong or made to match; cut short; grown) is refused with the very error reading whole gives.
@@ -38,8 +39,8 @@ async function outcome(open: () => Promise<unknown>): Promise<string> {
   }
 }
 
-const inThread = (path: string, pieceBytes?: number) =>
-  openSnapshotFile(path, { cursorSecret: SECRET, threadFromBytes: 0, pieceBytes });
+const inThread = (path: string, pieceBytes?: number, leaveChecks?: boolean) =>
+  openSnapshotFile(path, { cursorSecret: SECRET, threadFromBytes: 0, pieceBytes, leaveChecks });
 
 test("crc32Combine: the CRC of two pieces put together is zlib's CRC of both", () => {
   const rng = new Rng(1);
@@ -80,6 +81,8 @@ test("opened in a thread: the same graph, in pieces of any size; the head shared
     assert.ok(graphParts(opened.graph).statementIndex.predicates.buffer === opened.head.buffer);
     compareGraphs(g, opened.graph, new Oracle(data), new Rng(piece), `pieces of ${piece}`, 10, 3);
   }
+  const checked = await inThread(path, 4096, true);
+  compareGraphs(g, checked.graph, new Oracle(data), new Rng(5), "checks in the worker", 10, 3);
 });
 
 test("opened in a thread: every damaged file is refused with the error reading it whole gives", async () => {
@@ -109,6 +112,8 @@ test("opened in a thread: every damaged file is refused with the error reading i
     // Pieces of 64 bytes (read out of file order, many waits) or of 1 MiB (one piece), in turn.
     const piece = n % 2 === 0 ? 64 : 1 << 20;
     assert.is(await outcome(() => inThread(path, piece)), expected, `${what}, pieces of ${piece}`);
+    // The deferred checks run by the worker, none by the opening thread: the same refusal.
+    assert.is(await outcome(() => inThread(path, piece, true)), expected, `${what}, checks in the worker`);
   }
   assert.ok(refused > 30, `refused ${refused} of ${cases.length}`);
 });
