@@ -29,7 +29,9 @@
  *   A missing field, or one of another kind, is `corrupt` too. `verify` false skips the checks that
  *   cost a pass over the data (recounting a bit vector, bounds of a column), for carriers that hand
  *   over arrays already checked (a worker thread that built or opened the graph); shape checks
- *   (lengths, widths, counts that agree) always run.
+ *   (lengths, widths, counts that agree) always run. A long pass that only reads what was stored
+ *   goes through `verifyLater`: a reader with `defer` (a snapshot being opened) runs it after the
+ *   restore, possibly on another thread (snapshot/read-thread.ts); any other runs it at once.
  *
  * `MemorySerialWriter` / `MemorySerialReader` keep the fields in a Map (arrays by reference, string
  * lists as arrays of strings): the in-memory carrier, for a worker thread (post the Map, transfer

@@ -20,9 +20,10 @@
  * memory after open is the head plus the decoded strings. A file of THREAD_FROM_BYTES or more whose
  * table reads is opened by two threads at once (openInThread): a worker reads and sums the bytes
  * (read-thread.ts) into shared memory while this thread restores the structures, each section
- * waited for as it is first read, so the disk, the checksum and the restore overlap; the checksum
- * is compared once every byte is in, before the graph is returned or a restore's complaint is
- * believed. A smaller file (or one whose table does not read) is read whole, its checksum computed
+ * waited for as it is first read, in the order the restore wants them, so the disk, the checksum
+ * and the restore overlap; the longest verify passes are deferred to the restore's end and run by
+ * whichever thread is free first (runDeferredChecks); the checksum is compared once every byte is
+ * in, before the graph is returned or a restore's complaint is believed. A smaller file (or one whose table does not read) is read whole, its checksum computed
  * piece by piece while the next piece is read, then restored. Either way every structure restores
  * and checks itself, and only a fully checked graph is returned; a section nobody reads is refused
  * as damage.

@@ -21,6 +21,13 @@
  * is summed from 0 as it comes in, and the pieces' CRCs are put together in file order at the end
  * (crc32-combine.ts), so the order of reading costs no second pass.
  *
+ * Checks: once every byte is in and summed, the worker runs the verify passes the restore defers
+ * (graph-manifest's STORED_CHECKS: every entityId's hash and order, every statement row's ids and
+ * position) over the same bytes, each one the opening thread has not claimed yet (a word per check,
+ * taken by compare-exchange): the opening thread runs its restores first and the passes last, so
+ * whichever thread is free first takes the next pass, and their verdicts come back through the
+ * shared words (a failure's error in the error area).
+ *
  * Shared control words (Int32Array): one per piece (1 once in), an event counter the opening thread
  * waits on (bumped and notified at every piece, at the end and at a failure), the state (RUNNING,
  * DONE, FAILED) and the two checksums. A failure's error is written as JSON into a shared byte area
