@@ -42,6 +42,7 @@
  */
 
 import { type FileHandle, open, rename, rm } from "node:fs/promises";
+import { availableParallelism } from "node:os";
 import { dirname } from "node:path";
 
 import { QuiverError } from "../engine/errors.js";
@@ -231,7 +232,8 @@ export async function openSnapshotShared(
 export interface OpenFileOptions extends OpenSnapshotOptions {
   /**
    * Read in a worker thread while the graph is restored (see openInThread) from this many bytes
-   * on (default THREAD_FROM_BYTES; tests pass 0 to take that path with small files).
+   * on (default THREAD_FROM_BYTES, or never on a machine with one core; tests pass 0 to take that
+   * path with small files).
    */
   threadFromBytes?: number | undefined;
   /** Bytes per read (default: IO_CHUNK_BYTES on this thread, THREAD_PIECE_BYTES in the worker). */
@@ -256,7 +258,8 @@ export async function openSnapshotFile(
     // Each branch: a file worth a thread whose table reads, so the cut and every section are known
     // before their bytes are; anything else (or no thread to be had) is read whole first on this
     // thread, and refused as it always was.
-    if (size >= (threadFromBytes ?? THREAD_FROM_BYTES)) {
+    // One core only: a second thread would add its work to the open, not overlap it.
+    if (size >= (threadFromBytes ?? (availableParallelism() > 1 ? THREAD_FROM_BYTES : Number.POSITIVE_INFINITY))) {
       const start = await readStart(handle, path, size);
       const table = soundTable(start, size);
       const opened =
