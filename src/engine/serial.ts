@@ -29,7 +29,9 @@
  *   A missing field, or one of another kind, is `corrupt` too. `verify` false skips the checks that
  *   cost a pass over the data (recounting a bit vector, bounds of a column), for carriers that hand
  *   over arrays already checked (a worker thread that built or opened the graph); shape checks
- *   (lengths, widths, counts that agree) always run.
+ *   (lengths, widths, counts that agree) always run. A long pass that only reads what was stored
+ *   goes through `verifyLater`: a reader with `defer` (a snapshot being opened) runs it after the
+ *   restore, possibly on another thread (snapshot/read-thread.ts); any other runs it at once.
  *
  * `MemorySerialWriter` / `MemorySerialReader` keep the fields in a Map (arrays by reference, string
  * lists as arrays of strings): the in-memory carrier, for a worker thread (post the Map, transfer
@@ -75,6 +77,21 @@ export interface SerialReader {
   readonly verify: boolean;
   /** Throws the carrier's corruption error; `what` says what is wrong, in words. */
   corrupt(what: string): never;
+  /**
+   * Takes a verify pass to run later (before the restored graph is handed out), by its full name
+   * (this reader's path + `name`), so that a carrier with a second thread can run it there
+   * (snapshot/read-thread.ts). A reader without it runs checks at once (`verifyLater`).
+   */
+  defer?(name: string, check: () => void): void;
+}
+
+/**
+ * Runs `check`, a pass of `r.verify`'s, now or later (r.defer): a pass that only reads what was
+ * stored and throws `r.corrupt`, whose outcome no restore step depends on.
+ */
+export function verifyLater(r: SerialReader, name: string, check: () => void): void {
+  if (r.defer === undefined) check();
+  else r.defer(name, check);
 }
 
 /** One segment of a field name; a full name is segments joined by ".". */

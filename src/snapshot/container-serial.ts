@@ -72,6 +72,29 @@ export interface ContainerReaderOptions {
   /** Named in every error. */
   fileName: string;
   verify?: boolean;
+  /** Called with a section's full name before it is handed out: blocks until its bytes are in (openContainer's `ready`). */
+  ready?: ((name: string) => void) | undefined;
+  /** Collect the verify passes structures defer (SerialReader.defer) for `deferredChecks`, instead of running them at once. */
+  deferChecks?: boolean | undefined;
+}
+
+/**
+ * Another thread's side of the deferred verify passes (read-thread.ts): it runs the passes it knows
+ * (graph-manifest's STORED_CHECKS) over the same bytes once it has read them.
+ */
+export interface CheckHelper {
+  /** The names it knows, in the order it runs them. */
+  readonly checks: readonly string[];
+  /** True when this thread takes check k (the helper has not started it); false: the helper has it. */
+  claim(k: number): boolean;
+  /** Blocks until the helper's run of check k ends; throws what it threw. */
+  verdict(k: number): void;
+}
+
+/** A verify pass a structure deferred, by its full name ("entities.verify"). */
+export interface DeferredCheck {
+  name: string;
+  check: () => void;
 }
 
 /** Reads the sections of an opened container (openContainer's `values`). */
@@ -79,21 +102,36 @@ export class ContainerReader implements SerialReader {
   readonly verify: boolean;
   private readonly values: ReadonlyMap<string, SectionValue>;
   private readonly fileName: string;
+  private readonly ready: ((name: string) => void) | undefined;
   private readonly prefix: string;
   /** Names read so far, shared by a reader and its children. */
   private readonly read: Set<string>;
+  /** Deferred verify passes (with `deferChecks`), shared by a reader and its children. */
+  private readonly deferred: DeferredCheck[] | undefined;
 
   constructor(
     values: ReadonlyMap<string, SectionValue>,
     options: ContainerReaderOptions,
     prefix = "",
     read = new Set<string>(),
+    deferred: DeferredCheck[] | undefined = options.deferChecks === true ? [] : undefined,
   ) {
     this.values = values;
     this.fileName = options.fileName;
     this.verify = options.verify ?? true;
+    this.ready = options.ready;
     this.prefix = prefix;
     this.read = read;
+    this.deferred = deferred;
+    // Only a reader that collects them takes passes to run later (see SerialReader.defer).
+    if (deferred !== undefined) this.defer = (name, check) => deferred.push({ name: this.prefix + name, check });
+  }
+
+  defer?: (name: string, check: () => void) => void;
+
+  /** The verify passes deferred so far, in the order they were (with `deferChecks`). */
+  deferredChecks(): readonly DeferredCheck[] {
+    return this.deferred ?? [];
   }
 
   uint8(name: string): Uint8Array {
@@ -142,9 +180,10 @@ export class ContainerReader implements SerialReader {
   child(name: string): SerialReader {
     return new ContainerReader(
       this.values,
-      { fileName: this.fileName, verify: this.verify },
+      { fileName: this.fileName, verify: this.verify, ready: this.ready },
       `${this.prefix}${name}.`,
       this.read,
+      this.deferred,
     );
   }
 
@@ -162,6 +201,7 @@ export class ContainerReader implements SerialReader {
     const key = this.prefix + name;
     const v = this.values.get(key);
     if (v === undefined) this.corrupt(`section ${key} is missing`);
+    this.ready?.(key);
     this.read.add(key);
     return v;
   }

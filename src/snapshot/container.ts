@@ -415,6 +415,13 @@ export interface OpenContainerOptions {
    * does, overlapping it with the reads); compared with the header's instead of computed again.
    */
   checksum?: number | undefined;
+  /**
+   * Set when the bytes after the table are still arriving (snapshot/read-thread.ts): blocks until
+   * bytes [offset, offset + length) of the file are in. The checksum is then not compared here: the
+   * caller compares it with the header's once every byte is in (`table.header.checksum`), before
+   * it trusts what was opened. Each section is waited for when it is first read (`ready`).
+   */
+  waitFor?: ((offset: number, length: number) => void) | undefined;
 }
 
 /**
@@ -426,7 +433,7 @@ export function openContainer(
   bytes: Uint8Array | SnapshotBytes,
   fileName: string,
   options: OpenContainerOptions = {},
-): { table: SnapshotTable; values: Map<string, SectionValue> } {
+): { table: SnapshotTable; values: Map<string, SectionValue>; ready: ((name: string) => void) | undefined } {
   const fail = failer(fileName);
   // A host of the other byte order would read every integer swapped: refuse, don't misread.
   if (!hostIsLittleEndian())
@@ -437,14 +444,18 @@ export function openContainer(
   const startOf = (length: number): Uint8Array =>
     head.length >= length ? head : concatBytes(head, tail.subarray(0, Math.min(tail.length, length - head.length)));
   const header = readHeader(startOf(HEADER_BYTES), fileName, fileLength);
-  // The header checked that the file is exactly totalLength bytes, so both sums cover the same bytes.
-  const actual =
-    options.checksum ??
-    snapshotChecksum(
-      tail.subarray(Math.max(0, CHECKSUM_FROM - head.length)),
-      snapshotChecksum(head.subarray(CHECKSUM_FROM), 0),
-    );
-  if (actual !== header.checksum) fail("checksum mismatch: the file is corrupted");
+  const { waitFor } = options;
+  // Each branch: bytes still arriving (the caller compares the checksum at the end), or all in.
+  if (waitFor === undefined) {
+    // The header checked that the file is exactly totalLength bytes, so both sums cover the same bytes.
+    const actual =
+      options.checksum ??
+      snapshotChecksum(
+        tail.subarray(Math.max(0, CHECKSUM_FROM - head.length)),
+        snapshotChecksum(head.subarray(CHECKSUM_FROM), 0),
+      );
+    if (actual !== header.checksum) fail("checksum mismatch: the file is corrupted");
+  }
   // Views need 8-aligned offsets in the buffer. file.ts reads into its own ArrayBuffers (aligned);
   // a caller's Buffer may sit at any offset of Node's pool, so copy it once in that case.
   if (head.byteOffset % ALIGNMENT !== 0) head = new Uint8Array(head);
@@ -456,6 +467,10 @@ export function openContainer(
       values.set(s.name, s.count);
       continue;
     }
+    // A text is decoded now, and a section across the cut (or unaligned) copied now: their bytes
+    // first. An array viewed in place is waited for when read (`ready`).
+    if (waitFor !== undefined && (s.kind === "text" || !inPlace(head, tail, s.offset, s.byteLength)))
+      waitFor(s.offset, s.byteLength);
     const data = sectionBytes(head, tail, s.offset, s.byteLength);
     if (s.kind === "text") {
       try {
@@ -467,7 +482,22 @@ export function openContainer(
     }
     values.set(s.name, arrayView(s.kind, data));
   }
-  return { table, values };
+  const entries = new Map(table.sections.map((s) => [s.name, s]));
+  const ready =
+    waitFor === undefined
+      ? undefined
+      : (name: string): void => {
+          const s = entries.get(name);
+          if (s !== undefined) waitFor(s.offset, s.byteLength);
+        };
+  return { table, values, ready };
+}
+
+/** Whether bytes [offset, offset + length) are viewed in place by sectionBytes (not copied). */
+function inPlace(head: Uint8Array, tail: Uint8Array, offset: number, length: number): boolean {
+  const within = offset + length <= head.length || offset >= head.length;
+  const start = offset < head.length ? head.byteOffset + offset : tail.byteOffset + offset - head.length;
+  return within && start % ALIGNMENT === 0;
 }
 
 /**

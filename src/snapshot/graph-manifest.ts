@@ -42,6 +42,26 @@ import type { SerialReader, SerialWriter } from "../engine/serial.js";
 import { StatementIndex } from "../engine/statements/statement-index.js";
 import { QUIVER_VERSION } from "../version.js";
 
+/**
+ * The order readGraph restores the structures in (by their names' first segment), which a file
+ * being read as it is restored (file.ts) reads them in: the entity table first (the others are
+ * checked against its size) with the dictionary built from it at once, then the statement index,
+ * the largest, so that its restore overlaps the reading of the rest, and the search structures,
+ * whose restores are shorter, last: what is left to do after the last byte is in is small.
+ */
+export const RESTORE_ORDER = ["graph", "entities", "statements", "search", "scores", "scoreIndex"] as const;
+
+/**
+ * The verify passes the structures defer (SerialReader.defer), by full name, each as it runs from
+ * the stored form alone: what a second thread runs over the same bytes while this one restores
+ * (snapshot/read-thread.ts). The longest passes of an open: every entityId's hash and order, every
+ * statement row's ids and every position of POS and OSP.
+ */
+export const STORED_CHECKS: Readonly<Record<string, (r: SerialReader) => void>> = {
+  "entities.verify": (r) => EntityTable.verifyStored(r.child("entities")),
+  "statements.verify": (r) => StatementIndex.verifyStored(r.child("statements")),
+};
+
 /** What a stored graph says of itself, readable without restoring it. */
 export interface GraphSummary {
   entities: number;
@@ -121,12 +141,14 @@ function readOrigin(s: SerialReader): ChangesOrigin | undefined {
  * (serving/graph-transfer.ts), instead of a pass over the entities here.
  */
 export function readGraph(r: SerialReader, options: GraphOptions = {}, dictionary?: Uint32Array): Graph {
+  // In RESTORE_ORDER (see there).
   const summary = readGraphSummary(r);
   const entities = EntityTable.deserialize(r.child("entities"));
+  const lookup = new Dictionary(entities, dictionary);
+  const statementIndex = StatementIndex.deserialize(r.child("statements"), entities.size);
   const searchIndex = SearchIndex.deserialize(r.child("search"), entities.size);
   const scores = Scores.deserialize(r.child("scores"), entities.size);
   const scoreIndex = ScoreIndex.deserialize(r.child("scoreIndex"), entities.size, searchIndex.documents.top.length);
-  const statementIndex = StatementIndex.deserialize(r.child("statements"), entities.size);
   if (entities.size !== summary.entities || statementIndex.length !== summary.statements) {
     r.corrupt(
       `the summary counts ${summary.entities} entities and ${summary.statements} statements, the structures ${entities.size} and ${statementIndex.length}`,
@@ -135,7 +157,7 @@ export function readGraph(r: SerialReader, options: GraphOptions = {}, dictionar
   return new Graph(
     {
       entities,
-      dictionary: new Dictionary(entities, dictionary),
+      dictionary: lookup,
       searchIndex,
       statementIndex,
       scores,

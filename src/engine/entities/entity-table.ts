@@ -32,7 +32,7 @@
  */
 
 import { hash64, type Hash64 } from "../hash64.js";
-import { checkLength, type SerialReader, type SerialWriter } from "../serial.js";
+import { checkLength, type SerialReader, type SerialWriter, verifyLater } from "../serial.js";
 import { StoredUnits, TextStore, TextStoreBuilder } from "./text-store.js";
 import { ENTITY_TYPES, type Entity } from "../types.js";
 import { finalArray } from "../array-slab.js";
@@ -279,16 +279,7 @@ export class EntityTable {
     const texts = TextStore.deserialize(r);
     const sourceTypes = r.strings("sourceTypes");
     const width = r.integer("sourceTypeBytes");
-    const column =
-      width === 0
-        ? null
-        : width === 1
-          ? r.uint8("sourceTypeIndex")
-          : width === 2
-            ? r.uint16("sourceTypeIndex")
-            : width === 4
-              ? r.uint32("sourceTypeIndex")
-              : r.corrupt(`sourceTypeBytes is ${width}, not 0, 1, 2 or 4`);
+    const column = readSourceTypeColumn(r);
     if (records.length % RECORD_WORDS !== 0)
       r.corrupt(`records has ${records.length} words, not ${RECORD_WORDS} per entity`);
     if (column !== null) checkLength(r, "sourceTypeIndex", column, records.length / RECORD_WORDS, "one per entity");
@@ -301,37 +292,68 @@ export class EntityTable {
       if (!texts.holds(records[at]!, span)) r.corrupt(`entity ${at / RECORD_WORDS} lies outside its text store`);
     }
     const table = new EntityTable(records, texts, sourceTypes, column);
-    if (r.verify) table.verify(r, new StoredUnits(r));
+    if (r.verify)
+      verifyLater(r, "verify", () => verifyRecords(r, records, new StoredUnits(r), column, sourceTypes.length));
     return table;
   }
 
   /**
-   * The checks that cost a pass over the data: id order, hashes, sourceType indexes (a type's 3 bits
-   * are always 0..7). Order and hashes are read from the stored code units (`units`, this table's
-   * text as the file holds it), not from strings: no string is made, and a Latin-1 code unit costs
-   * one multiply of the hash (hash64Units).
+   * The pass `deserialize` defers (see verifyRecords), from the stored form alone, restoring
+   * nothing: what another thread runs over the same bytes (snapshot/read-thread.ts). The shape
+   * checks are deserialize's; run on a form that fails them, this only reads wrong values.
    */
-  private verify(r: SerialReader, units: StoredUnits): void {
-    const h: Hash64 = [0, 0];
-    const column = this.sourceTypeColumn;
-    const records = this.records;
-    let previous = 0;
-    let previousLength = 0;
-    for (let d = 0; d < this.size; d++) {
-      const at = RECORD_WORDS * d;
-      const word = records[at]!;
-      const length = records[at + SHAPE]! & ID_LENGTH_MASK;
-      if (d > 0 && units.compare(previous, previousLength, word, length) >= 0)
-        r.corrupt("the entityIds are not in strictly ascending order");
-      units.hash(word, length, h);
-      if (records[at + HASH_HI] !== h[0] || records[at + HASH_LO] !== h[1])
-        r.corrupt(`the hash of entityId ${d} is wrong`);
-      if (column !== null && records[at + SHAPE]! >>> SOURCE_SHIFT !== 0)
-        r.corrupt(`entity ${d} has a sourceType in its record and in the column`);
-      const index = this.sourceTypeIndexOf(d);
-      if (index >= this.sourceTypes.length) r.corrupt(`entity ${d} has sourceType index ${index}, past sourceTypes`);
-      previous = word;
-      previousLength = length;
-    }
+  static verifyStored(r: SerialReader): void {
+    const records = r.uint32("records");
+    const column = readSourceTypeColumn(r);
+    verifyRecords(r, records, new StoredUnits(r), column, r.strings("sourceTypes").length);
+  }
+}
+
+/** The sourceType column as stored (null when the indexes are packed in the records). */
+function readSourceTypeColumn(r: SerialReader): IndexArray | null {
+  const width = r.integer("sourceTypeBytes");
+  return width === 0
+    ? null
+    : width === 1
+      ? r.uint8("sourceTypeIndex")
+      : width === 2
+        ? r.uint16("sourceTypeIndex")
+        : width === 4
+          ? r.uint32("sourceTypeIndex")
+          : r.corrupt(`sourceTypeBytes is ${width}, not 0, 1, 2 or 4`);
+}
+
+/**
+ * The checks that cost a pass over the data: id order, hashes, sourceType indexes (a type's 3 bits
+ * are always 0..7). Order and hashes are read from the stored code units (`units`, the table's
+ * text as the file holds it), not from strings: no string is made, and a Latin-1 code unit costs
+ * one multiply of the hash (hash64Units).
+ */
+function verifyRecords(
+  r: SerialReader,
+  records: Uint32Array,
+  units: StoredUnits,
+  column: IndexArray | null,
+  sourceTypeCount: number,
+): void {
+  const h: Hash64 = [0, 0];
+  const size = records.length / RECORD_WORDS;
+  let previous = 0;
+  let previousLength = 0;
+  for (let d = 0; d < size; d++) {
+    const at = RECORD_WORDS * d;
+    const word = records[at]!;
+    const length = records[at + SHAPE]! & ID_LENGTH_MASK;
+    if (d > 0 && units.compare(previous, previousLength, word, length) >= 0)
+      r.corrupt("the entityIds are not in strictly ascending order");
+    units.hash(word, length, h);
+    if (records[at + HASH_HI] !== h[0] || records[at + HASH_LO] !== h[1])
+      r.corrupt(`the hash of entityId ${d} is wrong`);
+    if (column !== null && records[at + SHAPE]! >>> SOURCE_SHIFT !== 0)
+      r.corrupt(`entity ${d} has a sourceType in its record and in the column`);
+    const index = column === null ? records[at + SHAPE]! >>> SOURCE_SHIFT : column[d]!;
+    if (index >= sourceTypeCount) r.corrupt(`entity ${d} has sourceType index ${index}, past sourceTypes`);
+    previous = word;
+    previousLength = length;
   }
 }

@@ -47,10 +47,16 @@ export class KeySample {
   /** top[t] = values[t * TOP_SAMPLE]. */
   private readonly top: Uint32Array;
 
-  /** The sample of `order`, read now (see the banner). */
+  /**
+   * The sample of `order`, read now (see the banner). In two passes: the rows at the sampled
+   * positions (a fixed stride through the permutation, which the hardware prefetches), then each
+   * row's value (a miss anywhere in the rows, but each independent of the others, so the CPU keeps
+   * several in flight; one pass would make each value wait for its own permutation entry first).
+   */
   constructor(order: SampledOrder) {
     const values = new Uint32Array(Math.ceil(order.length / KEY_SAMPLE));
-    for (let j = 0; j < values.length; j++) values[j] = order.valueOf(order.rowAt(j * KEY_SAMPLE));
+    for (let j = 0; j < values.length; j++) values[j] = order.rowAt(j * KEY_SAMPLE);
+    for (let j = 0; j < values.length; j++) values[j] = order.valueOf(values[j]!);
     const top = new Uint32Array(Math.ceil(values.length / TOP_SAMPLE));
     for (let t = 0; t < top.length; t++) top[t] = values[t * TOP_SAMPLE]!;
     this.values = values;

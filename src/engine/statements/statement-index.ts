@@ -39,7 +39,7 @@ import { FingerprintColumn, type GivenFingerprint } from "./fingerprint-column.j
 import { KeySample } from "./key-sample.js";
 import { type GatherPass, gatherChunk, type OrderSorter, type SortPass, sortPass } from "./counting-sort.js";
 import { IntVector, readBits, threeFieldsBelow, writeBits } from "../succinct/int-vector.js";
-import type { SerialReader, SerialWriter } from "../serial.js";
+import { type SerialReader, type SerialWriter, verifyLater } from "../serial.js";
 import { finalArray } from "../array-slab.js";
 
 export type IndexOrder = "SPO" | "POS" | "OSP";
@@ -812,22 +812,61 @@ export class StatementIndex {
           r.corrupt("statement offsets out of order or range");
       }
     }
-    if (!r.verify) return;
-    // Each column's range by one scan of the packed rows (threeFieldsBelow: a few integer operations
-    // a value, no decode of whole rows). Only when one fails are the rows walked one by one, to name
-    // the first bad row.
-    const { rows, rowBits, subjectBits: sBits, predicateBits: pBits } = this;
-    const inRange = threeFieldsBelow(rows, m, rowBits, sBits, N, pBits, predicates.length, sBits, N);
-    if (!inRange) {
-      for (let j = 0; j < m; j++) {
-        if (this.subjectOf(j) >= N || this.objectOf(j) >= N || this.predicateIndexOf(j) >= predicates.length)
-          r.corrupt(`statement row ${j} names an entity out of range`);
-      }
+    if (r.verify) verifyLater(r, "verify", () => verifyRows(r, this.rows, m, N, predicates.length, this.pos, this.osp));
+  }
+
+  /**
+   * The pass `check` defers (verifyRows), from the stored form alone, restoring nothing: what
+   * another thread runs over the same bytes (snapshot/read-thread.ts). The shape checks are
+   * deserialize's; run on a form that fails them, this only reads wrong values.
+   */
+  static verifyStored(r: SerialReader): void {
+    const m = r.integer("length");
+    const N = r.integer("entityCount");
+    const P = r.uint32("predicates").length;
+    verifyRows(
+      r,
+      r.uint32("rows"),
+      m,
+      N,
+      P,
+      IntVector.deserialize(r.child("pos")),
+      IntVector.deserialize(r.child("osp")),
+    );
+  }
+}
+
+/**
+ * Every row's ids and every position of POS and OSP in range: each column by one scan of the packed
+ * rows (threeFieldsBelow: a few integer operations a value, no decode of whole rows). Only when one
+ * fails are the rows walked one by one, to name the first bad row.
+ */
+function verifyRows(
+  r: SerialReader,
+  rows: Uint32Array,
+  m: number,
+  N: number,
+  P: number,
+  pos: IntVector,
+  osp: IntVector,
+): void {
+  const sBits = IntVector.widthFor(N - 1);
+  const pBits = IntVector.widthFor(P - 1);
+  const rowBits = 2 * sBits + pBits;
+  if (!threeFieldsBelow(rows, m, rowBits, sBits, N, pBits, P, sBits, N)) {
+    for (let j = 0; j < m; j++) {
+      const bit = j * rowBits;
+      if (
+        readBits(rows, bit, sBits) >= N ||
+        readBits(rows, bit + sBits + pBits, sBits) >= N ||
+        readBits(rows, bit + sBits, pBits) >= P
+      )
+        r.corrupt(`statement row ${j} names an entity out of range`);
     }
-    if (!this.pos.allBelow(m) || !this.osp.allBelow(m)) {
-      for (let j = 0; j < m; j++) {
-        if (this.pos.get(j) >= m || this.osp.get(j) >= m) r.corrupt(`statement position ${j} is out of range`);
-      }
+  }
+  if (!pos.allBelow(m) || !osp.allBelow(m)) {
+    for (let j = 0; j < m; j++) {
+      if (pos.get(j) >= m || osp.get(j) >= m) r.corrupt(`statement position ${j} is out of range`);
     }
   }
 }
