@@ -76,22 +76,9 @@ const CHECK_PASSED = 2;
 const CHECK_FAILED = 3;
 const CHECK_TAKEN = 4;
 
-/** What the worker is told. */
-interface ReadRequest {
+/** What the worker is told: the opening thread's options, and the shared words it reports through. */
+interface ReadRequest extends SnapshotReadOptions {
   kind: typeof KIND;
-  fd: number;
-  path: string;
-  size: number;
-  head: SharedArrayBuffer;
-  tail: SharedArrayBuffer;
-  /** Head bytes [0, from) are in already; CRC-32 of [CHECKSUM_FROM, from), from 0. */
-  from: number;
-  fromChecksum: number;
-  /** What to read, in order: [start, end) pairs covering [from, size) once (see SnapshotReadOptions). */
-  ranges: number[];
-  /** The checks of STORED_CHECKS to run after reading, unless the opening thread claims them. */
-  checks: string[];
-  pieceBytes: number;
   control: SharedArrayBuffer;
   error: SharedArrayBuffer;
 }
