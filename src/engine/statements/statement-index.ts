@@ -190,10 +190,11 @@ export class StatementIndex {
     this.predicates = p.predicates;
     this.fingerprints = p.fingerprints;
     this.rows = p.rows;
-    this.subjectBits = IntVector.widthFor(p.entityCount - 1);
-    this.predicateBits = IntVector.widthFor(p.predicates.length - 1);
-    this.objectBits = this.subjectBits;
-    this.rowBits = this.subjectBits + this.predicateBits + this.objectBits;
+    const layout = rowLayout(p.entityCount, p.predicates.length);
+    this.subjectBits = layout.sBits;
+    this.predicateBits = layout.pBits;
+    this.objectBits = layout.sBits;
+    this.rowBits = layout.rowBits;
     this.pos = p.pos;
     this.osp = p.osp;
     this.subjectStarts = p.subjectStarts;
@@ -762,8 +763,7 @@ export class StatementIndex {
     const predicateStarts = r.uint32("predicateStarts");
     const fingerprints = FingerprintColumn.deserialize(r.child("fingerprints"));
     const P = predicates.length;
-    const sBits = IntVector.widthFor(entityCount - 1);
-    const rowBits = 2 * sBits + IntVector.widthFor(P - 1);
+    const { rowBits } = rowLayout(entityCount, P);
     const sampled = Math.floor(entityCount / OFFSET_SAMPLE) + 2;
     // Shapes: every array as long as the counts say, so no read can leave its array.
     if (length > 0 && (P === 0 || entityCount === 0)) r.corrupt("statements without entities or predicates");
@@ -850,9 +850,7 @@ function verifyRows(
   pos: IntVector,
   osp: IntVector,
 ): void {
-  const sBits = IntVector.widthFor(N - 1);
-  const pBits = IntVector.widthFor(P - 1);
-  const rowBits = 2 * sBits + pBits;
+  const { sBits, pBits, rowBits } = rowLayout(N, P);
   if (!threeFieldsBelow(rows, m, rowBits, sBits, N, pBits, P, sBits, N)) {
     for (let j = 0; j < m; j++) {
       const bit = j * rowBits;
@@ -930,6 +928,16 @@ function densePredicates(input: StatementRows, entityCount: number): Uint32Array
   return Uint32Array.from(predicateList);
 }
 
+/**
+ * The packed row's field widths, the one definition of them: subject and object at the entity
+ * width, the predicate's index at the predicates' width; `rowBits` their sum.
+ */
+function rowLayout(entityCount: number, predicateCount: number): { sBits: number; pBits: number; rowBits: number } {
+  const sBits = IntVector.widthFor(entityCount - 1);
+  const pBits = IntVector.widthFor(predicateCount - 1);
+  return { sBits, pBits, rowBits: 2 * sBits + pBits };
+}
+
 /** The rows packed in SPO order: subject, predicate index and object, each at its width, per row. */
 function packRows(
   m: number,
@@ -939,9 +947,7 @@ function packRows(
   spoP: Uint32Array,
   object: Uint32Array,
 ): Uint32Array {
-  const sBits = IntVector.widthFor(entityCount - 1);
-  const pBits = IntVector.widthFor(predicateCount - 1);
-  const rowBits = 2 * sBits + pBits;
+  const { sBits, pBits, rowBits } = rowLayout(entityCount, predicateCount);
   const rows = finalArray(Uint32Array, Math.ceil((m * rowBits) / 32) + 2);
   for (let j = 0; j < m; j++) {
     const bit = j * rowBits;
@@ -984,8 +990,7 @@ function orderRunsByFingerprint(
  * rows, the counts summed as the sequence is built.
  */
 function objectStartsOfRows(rows: Uint32Array, m: number, entityCount: number, predicateCount: number): EliasFano {
-  const sBits = IntVector.widthFor(entityCount - 1);
-  const rowBits = 2 * sBits + IntVector.widthFor(predicateCount - 1);
+  const { sBits, rowBits } = rowLayout(entityCount, predicateCount);
   const counts = new Uint32Array(entityCount + 1);
   for (let j = 0; j < m; j++) {
     const o = readBits(rows, j * rowBits + rowBits - sBits, sBits);
