@@ -16,6 +16,7 @@
  * | FNV-1a 64            | here; kernels/page-hasher.ts (wasm)    | derived fingerprints, query tags, the      |
  * |                      |                                        | dictionary's entityId lookups (a)          |
  * | fmix32 (MurmurHash3) | here                                   | fingerprint-table.ts's slots, seeded (b);  |
+ * |                      |                                        | live/delta-statement-map.ts's, seeded (b); |
  * |                      |                                        | the dictionary's slots, from the FNV key   |
  * | FNV-1a 32 + fmix32   | load/entity-id-table.ts                | the parser threads' entityId look-ups,     |
  * |                      |                                        | over UTF-8 bytes, seeded (b)               |

@@ -33,6 +33,7 @@ import { TombstoneBits } from "./tombstone-bits.js";
 import { GramIndex } from "./gram-index.js";
 import type { DeltaEntity, DeltaStatement, Order } from "./sorted-delta.js";
 import { FingerprintFilter } from "./fingerprint-filter.js";
+import { DeltaStatementMap } from "./delta-statement-map.js";
 import type { HiddenEntity } from "./search-items.js";
 import {
   LEFT_STREAM,
@@ -220,8 +221,8 @@ export class LiveState {
    * page's items are checked by it (a bit, not a byte, an entity: fewer cache lines to miss).
    */
   hiddenBits: Uint32Array | undefined;
-  /** Statements put since the base, by fingerprint and in each order. */
-  statements = new Map<string, DeltaStatement>();
+  /** Statements put since the base, by fingerprint (delta-statement-map.ts) and in each order. */
+  statements = new DeltaStatementMap<DeltaStatement>();
   /** Every key of `#statements` (and some removed since): a fingerprint not in it is not asked of the map. */
   statementFilter = new FingerprintFilter();
   statementLists: Record<Order, DeltaStatement[]> = { SPO: [], POS: [], OSP: [] };
@@ -624,7 +625,7 @@ export class LiveState {
     this.replaced = new Map();
     this.hiddenEntities = new Map();
     this.hiddenGrams = new GramIndex();
-    this.statements = new Map();
+    this.statements = new DeltaStatementMap();
     this.statementFilter = new FingerprintFilter();
     this.statementLists = { SPO: [], POS: [], OSP: [] };
     this.hiddenStatements = new Map();
