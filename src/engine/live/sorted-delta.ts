@@ -17,7 +17,11 @@
  * array in order instead of an item object each (a cache miss apiece, the larger part of a big
  * batch's commit), and ask the items only on a tie or for an entity not in the base. With nothing
  * removed it merges in place from the back (the list and its keys grow by the batch; no new array
- * of D items a batch for the collector). The keys live in a WeakMap by the list's identity, so a
+ * of D items a batch for the collector), walking the old items down one by one: every old item after
+ * the first insertion point moves anyway, so the walk compares each mover's key as it moves it (a
+ * number, in a stream the CPU prefetches) rather than galloping, whose jumps back read cold lines
+ * one miss at a time (the row "engine: batch of 10,000 statement puts, CPU" of npm run bench:changes
+ * measures the commit with it). The keys live in a WeakMap by the list's identity, so a
  * statement list is changed by mergeStatements only (a list replaced whole gets its keys made
  * again, O(D), at its first merge).
  * A filter's items are a contiguous range (every filter shape of the table is a prefix of its
@@ -345,7 +349,7 @@ export function mergeStatements(
   const addedKeys = new Float64Array(added.length);
   for (let j = 0; j < added.length; j++) addedKeys[j] = mergeKey(order, added[j]!, idBound);
   if (removedItems.length === 0) {
-    gallopMergeInPlace(list, held, added, addedKeys, compare);
+    mergeInPlace(list, held, added, addedKeys, compare);
     return list;
   }
   // Items removed: one pass into a new list (and keys), old before added on a tie (no two share a key).
@@ -381,12 +385,12 @@ export function mergeStatements(
 
 /**
  * `added` (sorted, keys `addedKeys`, no key shared with `list`) merged into `list` (keys `held`)
- * in place, from the back: the list and its keys grow by added.length, then each added item, last
- * first, finds its place by an exponential then a binary search back from the previous one's (the
- * keys compared, the items only on a tie), and the old items after it move up once. O(b log(D / b))
- * comparisons and at most D moves for b items into D; no array of D items is made.
+ * in place, from the back: the list and its keys grow by added.length, then for each added item,
+ * last first, the old items after it move up, each compared on the way (its key; the items only on
+ * a tie). O(D + b) comparisons and moves for b items into D (the moves are O(D) whatever the
+ * search); no array of D items is made.
  */
-function gallopMergeInPlace(
+function mergeInPlace(
   list: DeltaStatement[],
   held: MergeKeys,
   added: readonly DeltaStatement[],
@@ -398,33 +402,17 @@ function gallopMergeInPlace(
   // The list grows by b (pushing items keeps its elements packed; every slot is written below).
   for (let j = 0; j < b; j++) list.push(added[j]!);
   const keys = reserveKeys(held, d + b);
-  // Whether old item `at` goes after the added item (key `key`): old before added on a tie.
-  const after = (at: number, item: DeltaStatement, key: number): boolean => {
-    const k = keys[at]!;
-    return k > key || (!(k < key) && compare(list[at]!, item) > 0);
-  };
   let i = d - 1;
   let w = d + b - 1;
   for (let j = b - 1; j >= 0; j--) {
     const item = added[j]!;
     const key = addedKeys[j]!;
-    // Old items [hi, i] go after the item: the exponential search back, then a binary search in the last step.
-    let hi = i + 1;
-    let step = 1;
-    while (hi - step >= 0 && after(hi - step, item, key)) {
-      hi -= step;
-      step *= 2;
-    }
-    let lo = Math.max(0, hi - step + 1);
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (after(mid, item, key)) hi = mid;
-      else lo = mid + 1;
-    }
-    // Old items [lo, i] move up past the item (w > i throughout: nothing unread is overwritten).
-    for (; i >= lo; i--, w--) {
+    // Old items after the item move up, read one by one downwards (a stream the CPU prefetches).
+    for (; i >= 0; i--, w--) {
+      const k = keys[i]!;
+      if (k < key || (!(k > key) && compare(list[i]!, item) <= 0)) break;
       list[w] = list[i]!;
-      keys[w] = keys[i]!;
+      keys[w] = k;
     }
     list[w] = item;
     keys[w--] = key;
