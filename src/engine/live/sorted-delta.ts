@@ -21,7 +21,8 @@
  * the first insertion point moves anyway, so the walk compares each mover's key as it moves it (a
  * number, in a stream the CPU prefetches) rather than galloping, whose jumps back read cold lines
  * one miss at a time (the row "engine: batch of 10,000 statement puts, CPU" of npm run bench:changes
- * measures the commit with it). The keys live in a WeakMap by the list's identity, so a
+ * measures the commit with it); where the keys cannot tell (an entity new to the base), it gallops.
+ * The keys live in a WeakMap by the list's identity, so a
  * statement list is changed by mergeStatements only (a list replaced whole gets its keys made
  * again, O(D), at its first merge).
  * A filter's items are a contiguous range (every filter shape of the table is a prefix of its
@@ -386,9 +387,12 @@ export function mergeStatements(
 /**
  * `added` (sorted, keys `addedKeys`, no key shared with `list`) merged into `list` (keys `held`)
  * in place, from the back: the list and its keys grow by added.length, then for each added item,
- * last first, the old items after it move up, each compared on the way (its key; the items only on
- * a tie). O(D + b) comparisons and moves for b items into D (the moves are O(D) whatever the
- * search); no array of D items is made.
+ * last first, the old items after it move up. Those whose keys say so move as they are read (a
+ * walk down, a stream the CPU prefetches: the items move anyway). Where the keys cannot tell (a NaN:
+ * an entity new to the base; or an equal key), the rest of the run after the item is found by an
+ * exponential then a binary search back comparing items, as many comparisons as the log of its
+ * length (a delta of statements naming new entities would otherwise compare every item it moves),
+ * then moved. O(D + b log D) for b items into D; no array of D items is made.
  */
 function mergeInPlace(
   list: DeltaStatement[],
@@ -402,17 +406,40 @@ function mergeInPlace(
   // The list grows by b (pushing items keeps its elements packed; every slot is written below).
   for (let j = 0; j < b; j++) list.push(added[j]!);
   const keys = reserveKeys(held, d + b);
+  // Whether old item `at` goes after the added item (key `key`): old before added on a tie.
+  const after = (at: number, item: DeltaStatement, key: number): boolean => {
+    const k = keys[at]!;
+    return k > key || (!(k < key) && compare(list[at]!, item) > 0);
+  };
   let i = d - 1;
   let w = d + b - 1;
   for (let j = b - 1; j >= 0; j--) {
     const item = added[j]!;
     const key = addedKeys[j]!;
-    // Old items after the item move up, read one by one downwards (a stream the CPU prefetches).
-    for (; i >= 0; i--, w--) {
-      const k = keys[i]!;
-      if (k < key || (!(k > key) && compare(list[i]!, item) <= 0)) break;
+    // Old items keyed after the item move up as they are read.
+    for (; i >= 0 && keys[i]! > key; i--, w--) {
       list[w] = list[i]!;
-      keys[w] = k;
+      keys[w] = keys[i]!;
+    }
+    // Each branch: a key below the item's ends its run; an undecided one (NaN, or equal) searches it.
+    if (i >= 0 && !(keys[i]! < key)) {
+      let hi = i + 1;
+      let step = 1;
+      while (hi - step >= 0 && after(hi - step, item, key)) {
+        hi -= step;
+        step *= 2;
+      }
+      let lo = Math.max(0, hi - step + 1);
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (after(mid, item, key)) hi = mid;
+        else lo = mid + 1;
+      }
+      // Old items [lo, i] move up past the item (w > i throughout: nothing unread is overwritten).
+      for (; i >= lo; i--, w--) {
+        list[w] = list[i]!;
+        keys[w] = keys[i]!;
+      }
     }
     list[w] = item;
     keys[w--] = key;
