@@ -1616,6 +1616,70 @@ test("order=name pages with tombstones on them, in the pages read longer to make
   );
 });
 
+test("order=name pages made up past their tombstones by reads from the page's last item (several rounds, across the tiers' bounds, delta matches past the page first read) equal the oracle", () => {
+  // Matches of "ab" in every tier (exact ones under several entityIds, prefix, infix), some of each
+  // type; batches delete runs of them at the tiers' bounds and at random (a page's tombstones, those
+  // of the items read on after it, a look-ahead item), and put names that sort among them, before
+  // and past a page's last item, or whose first units are above fq's and every base item's.
+  const rng = new Rng(4417);
+  const names = [
+    ...Array.from({ length: 6 }, () => "ab"),
+    ...Array.from({ length: 30 }, (_, i) => `ab ${String(i).padStart(2, "0")}`),
+    ...Array.from({ length: 30 }, (_, i) => `${String.fromCharCode(99 + (i % 20))}x ab ${i}`),
+    "zz",
+    "b a",
+    "a b",
+  ];
+  const entities: EntityData[] = names.map((rawIdentifier, i) => ({
+    entityId: `b${String(i).padStart(2, "0")}`,
+    rawIdentifier,
+    type: String(rng.int(2)) as EntityType,
+    sourceType: "",
+  }));
+  const data: GraphData = { entities, statements: [] };
+  const live = new LiveGraph(buildGraph(data), { cursorSecret: "made-up-test" });
+  const oracle = new LiveOracle(data);
+  /** A run of base entities from `at` (clamped), `n` long. */
+  const run = (at: number, n: number) =>
+    Array.from({ length: n }, (_, k) => entities[Math.min(entities.length - 1, Math.max(0, at + k))]!.entityId);
+  for (let batch = 0; batch < 6; batch++) {
+    const gone = new Set<string>([
+      ...run(4 + rng.int(4), 1 + rng.int(4)),
+      ...run(34 + rng.int(4), 1 + rng.int(5)),
+      ...run(rng.int(entities.length), 1 + rng.int(6)),
+    ]);
+    const changes: Change[] = [...gone].map((entityId) => ({ op: "delete" as const, entityId }));
+    for (let k = 0; k < 3; k++) {
+      // Each kind: a name among the prefix tier's, one among the infix tier's, one above them all.
+      const raw = rng.pick([`ab ${rng.int(40)}z`, `${String.fromCharCode(99 + rng.int(20))}x ab q`, `zzz ab ${k}`]);
+      changes.push({
+        op: "put",
+        entity: {
+          entityId: `n${batch}-${k}`,
+          rawIdentifier: raw,
+          type: String(rng.int(2)) as EntityType,
+          sourceType: "",
+        },
+      });
+    }
+    const want = oracle.apply(changes);
+    if (!want.ok) continue;
+    live.apply(changes);
+    const now = oracle.oracle();
+    for (const q of ["ab", "ab 1", "x ab", "b"])
+      for (const type of [undefined, "0", "1"] as (EntityType | undefined)[])
+        for (const limit of [1, 2, 3, 5, 8, 20])
+          walkPages<Entity>({
+            fetch: (l, cursor, count) => live.search({ q, type, limit: l, cursor, ...(count ? { count } : {}) }),
+            expected: now.search(q, type),
+            nextLimit: () => limit,
+            defaultLimit: 20,
+            countPolicy: () => rng.chance(0.3),
+            ctx: `batch ${batch} q=${show(q)} type=${show(type)} limit ${limit}`,
+          });
+  }
+});
+
 test("order=name pages where a replaced entity's new name sorts next to its tombstoned base one (the merge from the page first read) equal the oracle", () => {
   const entities = Array.from({ length: 30 }, (_, i) => ({
     entityId: `e${String(i).padStart(2, "0")}`,
