@@ -438,13 +438,13 @@ export class ScoreSearch {
     want: number,
     after: ScoreItem | undefined,
     compare: (x: ScoreItem, y: ScoreItem) => number,
-    select: (x: RescoredEntity, entity: Entity, score: number, d: number) => void,
+    select: (x: RescoredEntity, entity: Entity, score: number, d: number, rank: number) => void,
   ): void {
     // Each branch: a query shorter than a gram has no sorted list (every rescored entity, checked).
     if (fq.length < GRAM) {
       const all = grams.candidates(fq);
       for (const r of all.items)
-        if (matches(r, all.check, fq, typeName) && skip?.(r) !== true) select(r, r.entity, r.score, r.baseId);
+        if (matches(r, all.check, fq, typeName) && skip?.(r) !== true) select(r, r.entity, r.score, r.baseId, -1);
       return;
     }
     // The query's rarest gram among this index's (pickGrams), none when some gram of it is no entity's here.
@@ -482,7 +482,7 @@ export class ScoreSearch {
     const check = fq.length !== GRAM;
     const query = this.#querySignature;
     signatureInto(fq, query, 0);
-    let i = walkStart(list, scores, after, compare);
+    let i = walkStart(list, scores, after, compare, ranks);
     // A page whose last is of the exact tier takes only exact matches: a range of name ranks,
     // asked of the rescored map when few beside the candidates (most often none), else found in
     // the ranks column (no walk by score, no object read but theirs). `i` is 0 here: a key of the
@@ -508,7 +508,7 @@ export class ScoreSearch {
       // The columns first (read in order): the candidate's object only when its score ties the
       // last's or its signature may hold the query.
       const score = scores[i]!;
-      if (last !== undefined && score <= last.score && pastLast(list[i]!, score, last, compare)) break;
+      if (last !== undefined && score <= last.score && pastLast(list[i]!, score, last, compare, ranks![i]!)) break;
       if (keyTier >= 0) {
         const rank = ranks![i]!;
         const tier = rank < bounds!.a || rank >= bounds!.b ? TIER_INFIX : rank < bounds!.e ? TIER_EXACT : TIER_PREFIX;
@@ -521,11 +521,13 @@ export class ScoreSearch {
       // A lowered candidate at or past the listing's resume point: the listing's, or before the key.
       if (skip !== undefined && sranks !== undefined && sranks[i]! >= resumeAt) continue;
       const r = list[i]!;
-      // Each branch: no match, or the listing's; of a worse tier than the page's last (after it,
-      // whatever its score: not selected, so neither compared nor kept); else selected.
-      if (!matches(r, check, fq, typeName) || skip?.(r) === true) continue;
+      // Each branch: no match, or the listing's (told by the columns above when the key's tier is
+      // known: `skip` asks again by the object, its base score rank a look-up); of a worse tier
+      // than the page's last (after it, whatever its score: not selected, so neither compared nor
+      // kept); else selected, with its base name rank (its name's place: compared by it, no fold).
+      if (!matches(r, check, fq, typeName) || (keyTier < 0 && skip?.(r) === true)) continue;
       if (last !== undefined && last.tier !== TIER_INFIX && matchTier(r.folded, fq) > last.tier) continue;
-      select(r, r.entity, score, r.baseId);
+      select(r, r.entity, score, r.baseId, ranks![i]!);
       last = stream.nth(found, want);
     }
     // Each branch: all walked; nothing past the exact tier is better; a resumed page's last of the
@@ -558,7 +560,7 @@ export class ScoreSearch {
     skip: ((r: RescoredEntity) => boolean) | undefined,
     typeName: EntityType | undefined,
     found: readonly ScoreItem[],
-    select: (x: RescoredEntity, entity: Entity, score: number, d: number) => void,
+    select: (x: RescoredEntity, entity: Entity, score: number, d: number, rank: number) => void,
   ): void {
     if ((hi - lo) * RANK_PROBE_COST <= list.length - from) {
       this.rescoredInRanks(lo, hi, byId, raisedOnly, skip, typeName, found, select);
@@ -570,7 +572,7 @@ export class ScoreSearch {
       const r = list[i]!;
       // One walked already (before `from`) is not met here: every candidate from `from` on is new.
       if ((typeName !== undefined && r.type !== typeName) || skip?.(r) === true) continue;
-      select(r, r.entity, scores[i]!, r.baseId);
+      select(r, r.entity, scores[i]!, r.baseId, rank);
     }
   }
 
@@ -587,7 +589,7 @@ export class ScoreSearch {
     skip: ((r: RescoredEntity) => boolean) | undefined,
     typeName: EntityType | undefined,
     found: readonly ScoreItem[],
-    select: (x: RescoredEntity, entity: Entity, score: number, d: number) => void,
+    select: (x: RescoredEntity, entity: Entity, score: number, d: number, rank: number) => void,
   ): void {
     const search = this.#live.parts.searchIndex;
     for (let rank = lo; rank < hi; rank++) {
@@ -595,7 +597,7 @@ export class ScoreSearch {
       // Only this index's entities; one walked already may be on the page: not selected twice.
       if (r === undefined || (raisedOnly && r.lowered) || (typeName !== undefined && r.type !== typeName)) continue;
       if (skip?.(r) === true || found.some((x) => x.entity === r.entity)) continue;
-      select(r, r.entity, r.score, r.baseId);
+      select(r, r.entity, r.score, r.baseId, rank);
     }
   }
 
@@ -773,14 +775,16 @@ export class ScoreSearch {
     // The delta's matches after the key, the first `want` kept in order: its entities, and the base
     // entities that left the base's stream (rescored), each counted.
     const found: ScoreItem[] = [];
-    const select = (x: { folded: string; type: EntityType }, entity: Entity, score: number, d: number) => {
+    // A rescored base entity's `rank` is its base name rank when the walk has it (its name is its
+    // base name: it meets the stream's items and a key of this base by rank, no identifier folded).
+    const select = (x: { folded: string; type: EntityType }, entity: Entity, score: number, d: number, rank = -1) => {
       const item: ScoreItem = {
         tier: matchTier(x.folded, fq),
         score,
         folded: x.folded,
         entity,
         d,
-        rank: -1,
+        rank,
         srank: -1,
       };
       if (after !== undefined && compare(item, after) <= 0) return;
@@ -1040,13 +1044,15 @@ const WALK_SEARCH_RUN = 16;
  * they come before it, of a better one too: a run of a score sorted by name, so a binary search,
  * O(log n) comparisons, where a walk would weigh each of a long run, as a page deep in the delta's
  * entities of one score); else at the first (a candidate of a worse tier than the key's comes
- * after it whatever its score).
+ * after it whatever its score). `ranks`: the candidates' base name ranks (a list of rescored
+ * entities': a key of this base is met by rank, no fold), if any.
  */
 function walkStart(
   items: readonly { folded: string; entityId: string }[],
   scores: Float64Array,
   after: ScoreItem | undefined,
   compare: (x: ScoreItem, y: ScoreItem) => number,
+  ranks?: Int32Array,
 ): number {
   if (after === undefined || after.tier !== TIER_INFIX) return 0;
   let lo = 0;
@@ -1069,21 +1075,25 @@ function walkStart(
   if (end - lo < WALK_SEARCH_RUN) return lo;
   while (lo < end) {
     const mid = (lo + end) >>> 1;
-    if (compare(probeOf(items[mid]!, after.score, TIER_INFIX), after) <= 0) lo = mid + 1;
+    if (compare(probeOf(items[mid]!, after.score, TIER_INFIX, ranks?.[mid] ?? -1), after) <= 0) lo = mid + 1;
     else end = mid;
   }
   return lo;
 }
 
-/** A ScoreItem to compare a list's candidate `x` by: its name, at `score` in `tier`. */
-function probeOf(x: { folded: string; entityId: string }, score: number, tier: number): ScoreItem {
+/**
+ * A ScoreItem to compare a list's candidate `x` by: its name, at `score` in `tier`; `rank` its base
+ * name rank (a rescored entity's, whose name is its base name: compared by it with an item of this
+ * base, no fold), else -1.
+ */
+function probeOf(x: { folded: string; entityId: string }, score: number, tier: number, rank: number): ScoreItem {
   return {
     tier,
     score,
     folded: x.folded,
     entity: { entityId: x.entityId, rawIdentifier: "", type: "0", sourceType: "" },
     d: -1,
-    rank: -1,
+    rank,
     srank: -1,
   };
 }
@@ -1144,16 +1154,18 @@ function insertSorted<T>(list: T[], item: T, compare: (x: T, y: T) => number): v
 /**
  * Whether a candidate of a list sorted by (score descending, folded identifier, entityId), of
  * this score, comes after `last` in that order (its tier taken as `last`'s): then so does every
- * candidate after it in the list, unless of a better tier.
+ * candidate after it in the list, unless of a better tier. `rank`: its base name rank (a rescored
+ * candidate's: compared by it with an item of this base), else -1.
  */
 function pastLast(
   x: { folded: string; entityId: string },
   score: number,
   last: ScoreItem,
   compare: (x: ScoreItem, y: ScoreItem) => number,
+  rank = -1,
 ): boolean {
   if (score !== last.score) return score < last.score;
-  return compare(probeOf(x, score, last.tier), last) > 0;
+  return compare(probeOf(x, score, last.tier, rank), last) > 0;
 }
 
 /** tierOf for a `folded` known to contain `fq`. */
