@@ -63,7 +63,6 @@ import { RankList } from "../search/rank-list.js";
 import type { ScoreHits, ScoreResume } from "../search/score-index.js";
 import type { SearchBounds } from "../search/search-index.js";
 import type { Entity, EntityType, Page, SearchParams } from "../types.js";
-import { hasBit } from "./dense-bits.js";
 import { GRAM, GramIndex } from "./gram-index.js";
 import { mayContain, signatureInto, signaturesOf } from "./gram-signature.js";
 import {
@@ -97,7 +96,7 @@ import { compareEntities, type DeltaEntity } from "./sorted-delta.js";
  * every read look further ahead (in the low scores' long runs of equal scores, about a run of the
  * query's matches a point); a smaller one sends more entities to the delta. At 1M entities a delta
  * of 100,000 random statements raises about 250,000 entities by 1 or 2 and 3,600 by more. At most
- * 2: a stream state takes two bits (streamStateOf).
+ * 2: the states below LEFT_STREAM are a raise (streamStateOf).
  */
 export const SCORE_RAISE_MAX = 2;
 /**
@@ -111,23 +110,48 @@ export const SCORE_RAISE_MAX = 2;
 const SCORE_READ_AHEAD = 2;
 /** The most base matches one listing of an order=score read asks for (a page that needs more lists again, doubling up to this). */
 const SCORE_LISTING_MAX = SEARCH_MAX_LIMIT * 4;
-/** A base entity's stream state when it left the stream: rescored, or replaced or deleted (the delta's). */
+/**
+ * A base entity's stream state when it left the stream and a listing that meets it leaves it out:
+ * raised past SCORE_RAISE_MAX (the walk's), or replaced or deleted (the delta's).
+ */
 export const LEFT_STREAM = 3;
+/**
+ * A base entity's stream state when the delta lowered its counted score by k, 1 <= k <=
+ * LOWERED_KEPT: LEFT_STREAM + k. It left the stream too (a resumed read walks it, RescoredGrams.all),
+ * but a listing that meets it places it by its score now from the state alone (its base score less
+ * k), no dense id read; one lowered further is LOWERED_FAR (its adjustment read by dense id). Most
+ * are lowered by one or two (a cascade delete takes a statement or so of each neighbour).
+ */
+const LOWERED_KEPT = 11;
+/** The stream state of a base entity lowered by more than LOWERED_KEPT (see LOWERED_KEPT). */
+export const LOWERED_FAR = LEFT_STREAM + LOWERED_KEPT + 1;
+
+/** The stream state of a base entity (not replaced or deleted) whose counted score the delta lowered by `drop` (> 0). */
+export function loweredState(drop: number): number {
+  return drop <= LOWERED_KEPT ? LEFT_STREAM + drop : LOWERED_FAR;
+}
+
+/** Bytes of stream states for `n` base entities (two to a byte: streamStateOf). */
+export function streamStatesBytes(n: number): number {
+  return Math.ceil(n / 2);
+}
 
 /**
  * The state of the base entity of score rank `s` in the stream states (LiveScoreView.streamState:
- * two bits, four to a byte: SCORE_RAISE_MAX is at most 2, so that the states of 1M entities, 256
- * KB, stay in the CPU's caches more than a byte each would). By score rank, not dense id: a
- * listing gives score ranks, so an item's state is one read, not after its name rank and dense id.
+ * four bits, two to a byte, so that the states of 1M entities, 512 KB, stay in the CPU's caches
+ * more than a byte each would): 0 at its base score, 1..SCORE_RAISE_MAX raised by that much, and
+ * out of the stream LEFT_STREAM, lowered by a few (LOWERED_KEPT) or LOWERED_FAR. By score rank,
+ * not dense id: a listing gives score ranks, so an item's state is one read, not after its name
+ * rank and dense id.
  */
 function streamStateOf(states: Uint8Array, s: number): number {
-  return (states[s >>> 2]! >>> ((s & 3) << 1)) & 3;
+  return (states[s >>> 1]! >>> ((s & 1) << 2)) & 15;
 }
 
 /** Sets the state of the base entity of score rank `s` in the stream states (see streamStateOf). */
 export function setStreamState(states: Uint8Array, s: number, state: number): void {
-  const shift = (s & 3) << 1;
-  states[s >>> 2] = (states[s >>> 2]! & ~(3 << shift)) | (state << shift);
+  const shift = (s & 1) << 2;
+  states[s >>> 1] = (states[s >>> 1]! & ~(15 << shift)) | (state << shift);
 }
 
 /**
@@ -202,12 +226,10 @@ export interface LiveScoreView {
   readonly streamState: Uint8Array | undefined;
   /**
    * What the delta's statements add to each base entity's count, by dense id (made with the stream
-   * states: defined whenever they are). An entity out of the stream and not replaced or deleted
-   * was lowered when its adjustment is negative (its score now its base score plus it), else raised.
+   * states: defined whenever they are): a listing reads it for an entity lowered past what its
+   * state holds (LOWERED_FAR: its score now its base score plus it).
    */
   readonly adjustments: Int32Array | undefined;
-  /** The replaced or deleted base entities, a bit each by dense id (dense-bits.ts), undefined while none. */
-  readonly hiddenBits: Uint32Array | undefined;
   /** An entity's count of statements now (its score when its line gave none). */
   countNow(id: string, d: number): number;
   /** The rescored entities, brought up to date with the delta (and the stream states with them). */
@@ -828,7 +850,6 @@ export class ScoreSearch {
     let bounds: SearchBounds | null = null;
     const state = this.#live.streamState;
     const adjustments = this.#live.adjustments;
-    const hidden = this.#live.hiddenBits;
     // The look-ahead a raise needs, asked with the page at once (tombstones in the way ask a second round).
     let chunk = want + (raise > 0 ? SCORE_READ_AHEAD : 0);
     let sided = false;
@@ -868,35 +889,29 @@ export class ScoreSearch {
       // Each branch: no base entity changed yet (all at their base scores), or each one's state.
       if (state === undefined) states.fill(0, 0, n);
       else for (let i = 0; i < n; i++) states[i] = streamStateOf(state, listed[i]!);
-      // The items out of the stream (about a fifth of a listing at 1M entities with 100,000
-      // statements of delta: the best-scored entities most often lost a statement to a cascade
-      // delete): their adjustments, by score rank to name rank to dense id, each step a loop over
-      // them all (the three dependent misses of one overlap with the others').
+      // The items lowered past what a state holds (LOWERED_FAR: few; most of the items out of the
+      // stream, about a fifth of a listing at 1M entities with 100,000 statements of delta, the
+      // best-scored entities that lost a statement or two to a cascade delete, are placed by their
+      // state alone): their adjustments, by score rank to name rank to dense id, each step a loop
+      // over them all (the three dependent misses of one overlap with the others').
       let left = 0;
-      for (let i = 0; i < n; i++) if (states[i] === LEFT_STREAM) keptAt[left++] = i;
+      for (let i = 0; i < n; i++) if (states[i] === LOWERED_FAR) keptAt[left++] = i;
       for (let j = 0; j < left; j++) now[j] = index.rankAt(listed[keptAt[j]!]!);
       for (let j = 0; j < left; j++) now[j] = search.idAt(now[j]!);
-      for (let j = 0; j < left; j++) {
-        const d = now[j]!;
-        // A replaced or deleted one has its bit (NaN: left out); else its adjustment.
-        now[j] = hidden !== undefined && hasBit(hidden, d) ? Number.NaN : adjustments![d]!;
-      }
+      for (let j = 0; j < left; j++) now[j] = adjustments![now[j]!]!;
       for (let j = 0; j < left; j++) adjusts[keptAt[j]!] = now[j]!;
       let kept = 0;
       for (let i = 0; i < n; i++) {
-        // Each branch: out of the stream, a lowered rescored entity (placed here by its score now:
-        // the listing meets it before its place), or a replaced, deleted or raised one (the delta's
-        // or the walk's, if any); one in the stream, at its base score raised by its state.
+        // Each branch: one in the stream, at its base score raised by its state; out of the stream,
+        // a replaced, deleted or raised one (the delta's or the walk's, if any: left out), or a
+        // lowered rescored entity (placed here by its score now, the listing meets it before its
+        // place: its base score less what its state says, or, lowered further, plus its adjustment).
         const moved = states[i]!;
-        let score = baseScores[i]! + moved;
-        if (moved === LEFT_STREAM) {
-          // A left entity's adjustment tells a lowered one (negative: its score now, the rescored
-          // map's, read from two arrays, no map probed) from one raised past the bound (not
-          // negative), or replaced or deleted (NaN).
-          const adjust = adjusts[i]!;
-          if (!(adjust < 0)) continue;
-          score = baseScores[i]! + adjust;
-        }
+        let score: number;
+        if (moved < LEFT_STREAM) score = baseScores[i]! + moved;
+        else if (moved === LEFT_STREAM) continue;
+        else if (moved < LOWERED_FAR) score = baseScores[i]! - (moved - LEFT_STREAM);
+        else score = baseScores[i]! + adjusts[i]!;
         // An item of a worse tier or a lower score than the page's last so far (a later listing's)
         // is never on the page (its last only moves earlier as items come): left out, its name
         // rank not read (most of a listing that stops at a score, of the scores the raise reaches).
