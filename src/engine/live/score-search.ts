@@ -13,7 +13,7 @@
  * entity whose counted score the delta raised by at most SCORE_RAISE_MAX stays in the base's
  * stream: the merge lists the base's score index by score rank (sranks, no base page made) a
  * look-ahead (SCORE_READ_AHEAD) past the page, places such entities by their score now (a stream
- * item's base score read from the score runs, its state from two bits by score rank), and lists on
+ * item's base score read from the score runs, its state from four bits by score rank), and lists on
  * while an item not listed yet (at most the largest raise above its base score) could come first;
  * the stream's items are typed columns (score-stream.ts), and a later listing's items that come
  * after the page's last so far are dropped before their name ranks are read.
@@ -22,7 +22,8 @@
  * key's placing and gives its name rank, so no identifier is searched). Entities lowered or raised
  * further leave the stream (rescored(): 3-gram indexes, RescoredGrams). A lowered one the base's
  * listing meets before its place now: a read from the start places it from the listing (its score
- * now from the rescored map) and walks only the raised ones; a resumed read walks them all but the
+ * now its base score less the drop its state holds, LOWERED_KEPT, or past that its adjustment) and
+ * walks only the raised ones; a resumed read walks them all but the
  * lowered ones its listing meets (from its resume point on, found once as a score rank). A rescored
  * item's cursor hint is its base score rank plus N (moved: its key placed by its score now, by
  * name rank). The delta's and the
@@ -308,7 +309,7 @@ export class ScoreSearch {
   /** A listing's items that can be on the page: their places in the listing, and their scores now. */
   #streamKept = new Int32Array(64);
   #streamNow = new Float64Array(64);
-  /** A listing's adjustments of its items out of the stream (by place in the listing; NaN: replaced or deleted). */
+  /** A listing's adjustments of its items lowered past what a state holds (by place in the listing; LOWERED_FAR). */
   #streamAdjusts = new Float64Array(64);
   /**
    * The base's score rank of each dense id (the inverse of the score index's rank to dense id), for
