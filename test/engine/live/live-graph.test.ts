@@ -891,7 +891,7 @@ for (const seed of [41, 42]) {
         live.compact();
         const o = oracle.oracle();
         baseScores.clear();
-        o.entities.forEach((e, i) => baseScores.set(e.entityId, o.scores[i]!));
+        for (const [i, e] of o.entities.entries()) baseScores.set(e.entityId, o.scores[i]!);
       }
       const o = oracle.oracle();
       o.entities.forEach((e, i) => {
