@@ -76,7 +76,10 @@
  * binary search inside the group. A cursor of this content carries its srank and skips that.
  * A merge layer that knows its page needs nothing below some score (a live graph's look-ahead past
  * its page's last) lists on from an srank with an `end` (srankBelow: the end of a run, from the
- * same runs): that tier alone, band 0's listing bounded by it and no band from it on decoded.
+ * same runs): that tier alone, band 0's listing bounded by it and no band from it on decoded. Its
+ * first listing, its page and a look-ahead past it, is firm for the page alone (find's `firm`): the
+ * look-ahead is taken from what is listed without a band decoded for it (ScoreHits.short: stopped
+ * there), so a look-ahead costs a band decode only when the merge needs one anyway.
  *
  * Cost of a page of k: the search index's bounds (|q| LF steps, or none when kept), then per tier a
  * listing of k (document-array.ts: about (levels) x (k + types) rank operations in as many rounds),
@@ -170,6 +173,11 @@ export interface ScoreHits<L extends RankSink = number[]> {
   sranks: L;
   tiers: L;
   bounds: SearchBounds | null;
+  /**
+   * Whether the listing stopped short of its count at its firm count (find's `firm`), before a
+   * band it would have decoded: fewer than the count, and more may follow (list on from the last).
+   */
+  short?: boolean;
 }
 
 /**
@@ -592,7 +600,14 @@ export class ScoreIndex {
     count: number,
     matches: ((rank: number) => boolean) | undefined,
     into: ScoreHits<L>,
+    firm?: number,
   ): ScoreHits<L>;
+  /**
+   * `firm` (at most `count`, the default): past this many, the listing takes only what it lists
+   * without decoding another band (the infix tier's band 0, the better tiers); it stops short
+   * (ScoreHits.short) where the next would need a band. A merge layer asks its page firm and a
+   * look-ahead past it: the look-ahead costs no band decode of its own.
+   */
   find(
     search: SearchIndex,
     scores: Scores,
@@ -602,11 +617,13 @@ export class ScoreIndex {
     count: number,
     matches?: (rank: number) => boolean,
     into?: ScoreHits<RankSink>,
+    firm = count,
   ): ScoreHits<RankSink> {
     const hits: ScoreHits<RankSink> = into ?? { sranks: [], tiers: [], bounds: null };
     hits.sranks.length = 0;
     hits.tiers.length = 0;
     hits.bounds = null;
+    hits.short = false;
     const kept = after !== null && "bounds" in after ? after.bounds : undefined;
     const bounds = kept !== undefined && search.fits(kept) ? kept : search.bounds(pattern);
     if (bounds === null || count <= 0) return hits;
@@ -632,7 +649,7 @@ export class ScoreIndex {
       if (fromTier === TIER_EXACT) this.listTier(search, a, e, from, docType, TIER_EXACT, count, hits);
       else if (fromTier === TIER_PREFIX) this.listTier(search, e, b, from, docType, TIER_PREFIX, count, hits);
       else if (pattern.length > 0 && !(a === 0 && b === N))
-        this.listInfix(search, scores, pattern, bounds, from, type, count, hits, matches, end);
+        this.listInfix(search, scores, pattern, bounds, from, type, count, hits, matches, end, firm);
       return hits;
     }
     if (fromTier <= TIER_EXACT)
@@ -641,7 +658,19 @@ export class ScoreIndex {
       this.listTier(search, e, b, fromTier === TIER_PREFIX ? from : 0, docType, TIER_PREFIX, count, hits);
     // An empty pattern's matches are all in tiers 0 and 1 ([a, b) is every rank).
     if (hits.sranks.length < count && pattern.length > 0 && !(a === 0 && b === N))
-      this.listInfix(search, scores, pattern, bounds, fromTier === TIER_INFIX ? from : 0, type, count, hits, matches);
+      this.listInfix(
+        search,
+        scores,
+        pattern,
+        bounds,
+        fromTier === TIER_INFIX ? from : 0,
+        type,
+        count,
+        hits,
+        matches,
+        N,
+        firm,
+      );
     return hits;
   }
 
@@ -708,6 +737,7 @@ export class ScoreIndex {
     hits: ScoreHits<RankSink>,
     matches: ((rank: number) => boolean) | undefined,
     end = this.entityCount,
+    firm = count,
   ) {
     const { l, r, a, b } = bounds;
     const docType = type < 0 ? ANY_TYPE : type;
@@ -746,7 +776,8 @@ export class ScoreIndex {
     // Sranks this page checked one by one, and the matches among them.
     let scanChecks = 0;
     let scanHits = 0;
-    while (!whole && out.length < count && next < end) {
+    // Bands decoded while fewer than `firm` (the look-ahead past it only from what is listed already).
+    while (!whole && out.length < firm && next < end) {
       let v = 1;
       while (next >= this.bandStarts[v + 1]!) v++;
       const end = this.bandStarts[v + 1]!;
@@ -764,7 +795,7 @@ export class ScoreIndex {
       // A band of few positions is decoded without counting the tier (the count costs more).
       const positions = (r - l) * this.bandShares[v]!;
       if (this.fallback === "bands" || (this.fallback === "auto" && positions <= BAND_DECODE_ALWAYS)) {
-        let last = this.fallback === "auto" ? this.lastBandWith(v, r - l, found0, count - out.length) : v;
+        let last = this.fallback === "auto" ? this.lastBandWith(v, r - l, found0, firm - out.length) : v;
         // No band that starts at or past the end (a listing that stops at a score) is decoded.
         while (last > v && this.bandStarts[last]! >= end) last--;
         this.listBand(search, bounds, v, last, next, type, count - out.length, out);
@@ -807,6 +838,8 @@ export class ScoreIndex {
       } else whole = true;
     }
     if (whole && out.length < count) this.listInfixWhole(search, bounds, next, type, count - out.length, out);
+    // Stopped at `firm` where a band would come next: more may follow.
+    else if (out.length < count && next < end) hits.short = true;
     for (let i = before; i < out.length; i++) hits.tiers.push(TIER_INFIX);
   }
 
