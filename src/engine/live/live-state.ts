@@ -38,12 +38,14 @@ import type { HiddenEntity } from "./search-items.js";
 import {
   LEFT_STREAM,
   type LiveScoreView,
+  loweredState,
   type RescoredEntity,
   RescoredGrams,
   type RescoredSet,
   SCORE_RAISE_MAX,
   ScoreSearch,
   setStreamState,
+  streamStatesBytes,
 } from "./score-search.js";
 
 /** What denseNow says of an entity that is not there now. */
@@ -180,9 +182,10 @@ export class LiveState {
   rescoredById = new Map<number, RescoredEntity>();
   rescoredGrams = new RescoredGrams();
   /**
-   * Each base entity's place in the base's order=score stream, by its base score rank, two bits each
+   * Each base entity's place in the base's order=score stream, by its base score rank, four bits each
    * (streamStateOf; made at the first change of a count): 0 there at its base score,
-   * 1..SCORE_RAISE_MAX there and raised by that much, LEFT_STREAM rescored (the delta places it).
+   * 1..SCORE_RAISE_MAX there and raised by that much, LEFT_STREAM raised further or replaced or
+   * deleted (the delta places it), above it lowered (loweredState: by how much, when a few).
    */
   streamState: Uint8Array | undefined;
   /** The order=score read (score-search.ts), over this graph through scoreView(). */
@@ -374,7 +377,7 @@ export class LiveState {
     if (this.dirty.length > 0) {
       const adjustments = this.adjustments();
       const flags = this.dirtyFlag!;
-      this.streamState ??= new Uint8Array(Math.ceil(this.base.entityCount / 4));
+      this.streamState ??= new Uint8Array(streamStatesBytes(this.base.entityCount));
       const state = this.streamState;
       for (const d of this.dirty) {
         flags[d] = 0;
@@ -412,7 +415,8 @@ export class LiveState {
           score: this.parts.scores.at(d) + adjust,
           lowered: adjust < 0,
         };
-        setStreamState(state, srank, LEFT_STREAM);
+        // Each branch: lowered (a listing that meets it places it: by how much, in its state), or raised past the bound.
+        setStreamState(state, srank, adjust < 0 ? loweredState(-adjust) : LEFT_STREAM);
         this.rescoredById.set(d, r);
         this.rescoredGrams.add(r);
       }
@@ -525,9 +529,6 @@ export class LiveState {
       },
       get adjustments() {
         return live.baseAdjust;
-      },
-      get hiddenBits() {
-        return live.hiddenBits;
       },
       countNow: (id, d) => this.countNow(id, d),
       rescored: () => this.rescored(),

@@ -13,7 +13,7 @@
  * entity whose counted score the delta raised by at most SCORE_RAISE_MAX stays in the base's
  * stream: the merge lists the base's score index by score rank (sranks, no base page made) a
  * look-ahead (SCORE_READ_AHEAD) past the page, places such entities by their score now (a stream
- * item's base score read from the score runs, its state from two bits by score rank), and lists on
+ * item's base score read from the score runs, its state from four bits by score rank), and lists on
  * while an item not listed yet (at most the largest raise above its base score) could come first;
  * the stream's items are typed columns (score-stream.ts), and a later listing's items that come
  * after the page's last so far are dropped before their name ranks are read.
@@ -22,7 +22,8 @@
  * key's placing and gives its name rank, so no identifier is searched). Entities lowered or raised
  * further leave the stream (rescored(): 3-gram indexes, RescoredGrams). A lowered one the base's
  * listing meets before its place now: a read from the start places it from the listing (its score
- * now from the rescored map) and walks only the raised ones; a resumed read walks them all but the
+ * now its base score less the drop its state holds, LOWERED_KEPT, or past that its adjustment) and
+ * walks only the raised ones; a resumed read walks them all but the
  * lowered ones its listing meets (from its resume point on, found once as a score rank). A rescored
  * item's cursor hint is its base score rank plus N (moved: its key placed by its score now, by
  * name rank). The delta's and the
@@ -63,7 +64,6 @@ import { RankList } from "../search/rank-list.js";
 import type { ScoreHits, ScoreResume } from "../search/score-index.js";
 import type { SearchBounds } from "../search/search-index.js";
 import type { Entity, EntityType, Page, SearchParams } from "../types.js";
-import { hasBit } from "./dense-bits.js";
 import { GRAM, GramIndex } from "./gram-index.js";
 import { mayContain, signatureInto, signaturesOf } from "./gram-signature.js";
 import {
@@ -97,7 +97,7 @@ import { compareEntities, type DeltaEntity } from "./sorted-delta.js";
  * every read look further ahead (in the low scores' long runs of equal scores, about a run of the
  * query's matches a point); a smaller one sends more entities to the delta. At 1M entities a delta
  * of 100,000 random statements raises about 250,000 entities by 1 or 2 and 3,600 by more. At most
- * 2: a stream state takes two bits (streamStateOf).
+ * 2: the states below LEFT_STREAM are a raise (streamStateOf).
  */
 export const SCORE_RAISE_MAX = 2;
 /**
@@ -107,27 +107,57 @@ export const SCORE_RAISE_MAX = 2;
  * the rest a few). A page that needs more lists on in a listing that stops at a score (the page's
  * last less the largest raise: ScoreResume's `end`), so a larger look-ahead only lists what the
  * second listing would not (2 costs the least there: 6 lists about a band more than it saves).
+ * The page is the listing's firm count (ScoreIndex.find's `firm`): the look-ahead decodes no score
+ * band of its own (the first listing then stops short, and a page that needs more lists on with
+ * its `end`, which decodes a band only when the page's last less the raise lies past band 0): at
+ * 1M entities the first listing's mean 19.9 -> 17.0 us, 3% more pages list twice, and page 2's
+ * p50 ratio 1.66 -> 1.50 (changes.bench --cases score, 6 interleaved runs each).
  */
 const SCORE_READ_AHEAD = 2;
 /** The most base matches one listing of an order=score read asks for (a page that needs more lists again, doubling up to this). */
 const SCORE_LISTING_MAX = SEARCH_MAX_LIMIT * 4;
-/** A base entity's stream state when it left the stream: rescored, or replaced or deleted (the delta's). */
+/**
+ * A base entity's stream state when it left the stream and a listing that meets it leaves it out:
+ * raised past SCORE_RAISE_MAX (the walk's), or replaced or deleted (the delta's).
+ */
 export const LEFT_STREAM = 3;
+/**
+ * A base entity's stream state when the delta lowered its counted score by k, 1 <= k <=
+ * LOWERED_KEPT: LEFT_STREAM + k. It left the stream too (a resumed read walks it, RescoredGrams.all),
+ * but a listing that meets it places it by its score now from the state alone (its base score less
+ * k), no dense id read; one lowered further is LOWERED_FAR (its adjustment read by dense id). Most
+ * are lowered by one or two (a cascade delete takes a statement or so of each neighbour).
+ */
+const LOWERED_KEPT = 11;
+/** The stream state of a base entity lowered by more than LOWERED_KEPT (see LOWERED_KEPT). */
+export const LOWERED_FAR = LEFT_STREAM + LOWERED_KEPT + 1;
+
+/** The stream state of a base entity (not replaced or deleted) whose counted score the delta lowered by `drop` (> 0). */
+export function loweredState(drop: number): number {
+  return drop <= LOWERED_KEPT ? LEFT_STREAM + drop : LOWERED_FAR;
+}
+
+/** Bytes of stream states for `n` base entities (two to a byte: streamStateOf). */
+export function streamStatesBytes(n: number): number {
+  return Math.ceil(n / 2);
+}
 
 /**
  * The state of the base entity of score rank `s` in the stream states (LiveScoreView.streamState:
- * two bits, four to a byte: SCORE_RAISE_MAX is at most 2, so that the states of 1M entities, 256
- * KB, stay in the CPU's caches more than a byte each would). By score rank, not dense id: a
- * listing gives score ranks, so an item's state is one read, not after its name rank and dense id.
+ * four bits, two to a byte, so that the states of 1M entities, 512 KB, stay in the CPU's caches
+ * more than a byte each would): 0 at its base score, 1..SCORE_RAISE_MAX raised by that much, and
+ * out of the stream LEFT_STREAM, lowered by a few (LOWERED_KEPT) or LOWERED_FAR. By score rank,
+ * not dense id: a listing gives score ranks, so an item's state is one read, not after its name
+ * rank and dense id.
  */
 function streamStateOf(states: Uint8Array, s: number): number {
-  return (states[s >>> 2]! >>> ((s & 3) << 1)) & 3;
+  return (states[s >>> 1]! >>> ((s & 1) << 2)) & 15;
 }
 
 /** Sets the state of the base entity of score rank `s` in the stream states (see streamStateOf). */
 export function setStreamState(states: Uint8Array, s: number, state: number): void {
-  const shift = (s & 3) << 1;
-  states[s >>> 2] = (states[s >>> 2]! & ~(3 << shift)) | (state << shift);
+  const shift = (s & 1) << 2;
+  states[s >>> 1] = (states[s >>> 1]! & ~(15 << shift)) | (state << shift);
 }
 
 /**
@@ -202,12 +232,10 @@ export interface LiveScoreView {
   readonly streamState: Uint8Array | undefined;
   /**
    * What the delta's statements add to each base entity's count, by dense id (made with the stream
-   * states: defined whenever they are). An entity out of the stream and not replaced or deleted
-   * was lowered when its adjustment is negative (its score now its base score plus it), else raised.
+   * states: defined whenever they are): a listing reads it for an entity lowered past what its
+   * state holds (LOWERED_FAR: its score now its base score plus it).
    */
   readonly adjustments: Int32Array | undefined;
-  /** The replaced or deleted base entities, a bit each by dense id (dense-bits.ts), undefined while none. */
-  readonly hiddenBits: Uint32Array | undefined;
   /** An entity's count of statements now (its score when its line gave none). */
   countNow(id: string, d: number): number;
   /** The rescored entities, brought up to date with the delta (and the stream states with them). */
@@ -286,7 +314,7 @@ export class ScoreSearch {
   /** A listing's items that can be on the page: their places in the listing, and their scores now. */
   #streamKept = new Int32Array(64);
   #streamNow = new Float64Array(64);
-  /** A listing's adjustments of its items out of the stream (by place in the listing; NaN: replaced or deleted). */
+  /** A listing's adjustments of its items lowered past what a state holds (by place in the listing; LOWERED_FAR). */
   #streamAdjusts = new Float64Array(64);
   /**
    * The base's score rank of each dense id (the inverse of the score index's rank to dense id), for
@@ -438,13 +466,13 @@ export class ScoreSearch {
     want: number,
     after: ScoreItem | undefined,
     compare: (x: ScoreItem, y: ScoreItem) => number,
-    select: (x: RescoredEntity, entity: Entity, score: number, d: number) => void,
+    select: (x: RescoredEntity, entity: Entity, score: number, d: number, rank: number) => void,
   ): void {
     // Each branch: a query shorter than a gram has no sorted list (every rescored entity, checked).
     if (fq.length < GRAM) {
       const all = grams.candidates(fq);
       for (const r of all.items)
-        if (matches(r, all.check, fq, typeName) && skip?.(r) !== true) select(r, r.entity, r.score, r.baseId);
+        if (matches(r, all.check, fq, typeName) && skip?.(r) !== true) select(r, r.entity, r.score, r.baseId, -1);
       return;
     }
     // The query's rarest gram among this index's (pickGrams), none when some gram of it is no entity's here.
@@ -482,7 +510,7 @@ export class ScoreSearch {
     const check = fq.length !== GRAM;
     const query = this.#querySignature;
     signatureInto(fq, query, 0);
-    let i = walkStart(list, scores, after, compare);
+    let i = walkStart(list, scores, after, compare, ranks);
     // A page whose last is of the exact tier takes only exact matches: a range of name ranks,
     // asked of the rescored map when few beside the candidates (most often none), else found in
     // the ranks column (no walk by score, no object read but theirs). `i` is 0 here: a key of the
@@ -508,7 +536,7 @@ export class ScoreSearch {
       // The columns first (read in order): the candidate's object only when its score ties the
       // last's or its signature may hold the query.
       const score = scores[i]!;
-      if (last !== undefined && score <= last.score && pastLast(list[i]!, score, last, compare)) break;
+      if (last !== undefined && score <= last.score && pastLast(list[i]!, score, last, compare, ranks![i]!)) break;
       if (keyTier >= 0) {
         const rank = ranks![i]!;
         const tier = rank < bounds!.a || rank >= bounds!.b ? TIER_INFIX : rank < bounds!.e ? TIER_EXACT : TIER_PREFIX;
@@ -521,11 +549,13 @@ export class ScoreSearch {
       // A lowered candidate at or past the listing's resume point: the listing's, or before the key.
       if (skip !== undefined && sranks !== undefined && sranks[i]! >= resumeAt) continue;
       const r = list[i]!;
-      // Each branch: no match, or the listing's; of a worse tier than the page's last (after it,
-      // whatever its score: not selected, so neither compared nor kept); else selected.
-      if (!matches(r, check, fq, typeName) || skip?.(r) === true) continue;
+      // Each branch: no match, or the listing's (told by the columns above when the key's tier is
+      // known: `skip` asks again by the object, its base score rank a look-up); of a worse tier
+      // than the page's last (after it, whatever its score: not selected, so neither compared nor
+      // kept); else selected, with its base name rank (its name's place: compared by it, no fold).
+      if (!matches(r, check, fq, typeName) || (keyTier < 0 && skip?.(r) === true)) continue;
       if (last !== undefined && last.tier !== TIER_INFIX && matchTier(r.folded, fq) > last.tier) continue;
-      select(r, r.entity, score, r.baseId);
+      select(r, r.entity, score, r.baseId, ranks![i]!);
       last = stream.nth(found, want);
     }
     // Each branch: all walked; nothing past the exact tier is better; a resumed page's last of the
@@ -558,7 +588,7 @@ export class ScoreSearch {
     skip: ((r: RescoredEntity) => boolean) | undefined,
     typeName: EntityType | undefined,
     found: readonly ScoreItem[],
-    select: (x: RescoredEntity, entity: Entity, score: number, d: number) => void,
+    select: (x: RescoredEntity, entity: Entity, score: number, d: number, rank: number) => void,
   ): void {
     if ((hi - lo) * RANK_PROBE_COST <= list.length - from) {
       this.rescoredInRanks(lo, hi, byId, raisedOnly, skip, typeName, found, select);
@@ -570,7 +600,7 @@ export class ScoreSearch {
       const r = list[i]!;
       // One walked already (before `from`) is not met here: every candidate from `from` on is new.
       if ((typeName !== undefined && r.type !== typeName) || skip?.(r) === true) continue;
-      select(r, r.entity, scores[i]!, r.baseId);
+      select(r, r.entity, scores[i]!, r.baseId, rank);
     }
   }
 
@@ -587,7 +617,7 @@ export class ScoreSearch {
     skip: ((r: RescoredEntity) => boolean) | undefined,
     typeName: EntityType | undefined,
     found: readonly ScoreItem[],
-    select: (x: RescoredEntity, entity: Entity, score: number, d: number) => void,
+    select: (x: RescoredEntity, entity: Entity, score: number, d: number, rank: number) => void,
   ): void {
     const search = this.#live.parts.searchIndex;
     for (let rank = lo; rank < hi; rank++) {
@@ -595,7 +625,7 @@ export class ScoreSearch {
       // Only this index's entities; one walked already may be on the page: not selected twice.
       if (r === undefined || (raisedOnly && r.lowered) || (typeName !== undefined && r.type !== typeName)) continue;
       if (skip?.(r) === true || found.some((x) => x.entity === r.entity)) continue;
-      select(r, r.entity, r.score, r.baseId);
+      select(r, r.entity, r.score, r.baseId, rank);
     }
   }
 
@@ -773,14 +803,16 @@ export class ScoreSearch {
     // The delta's matches after the key, the first `want` kept in order: its entities, and the base
     // entities that left the base's stream (rescored), each counted.
     const found: ScoreItem[] = [];
-    const select = (x: { folded: string; type: EntityType }, entity: Entity, score: number, d: number) => {
+    // A rescored base entity's `rank` is its base name rank when the walk has it (its name is its
+    // base name: it meets the stream's items and a key of this base by rank, no identifier folded).
+    const select = (x: { folded: string; type: EntityType }, entity: Entity, score: number, d: number, rank = -1) => {
       const item: ScoreItem = {
         tier: matchTier(x.folded, fq),
         score,
         folded: x.folded,
         entity,
         d,
-        rank: -1,
+        rank,
         srank: -1,
       };
       if (after !== undefined && compare(item, after) <= 0) return;
@@ -824,7 +856,6 @@ export class ScoreSearch {
     let bounds: SearchBounds | null = null;
     const state = this.#live.streamState;
     const adjustments = this.#live.adjustments;
-    const hidden = this.#live.hiddenBits;
     // The look-ahead a raise needs, asked with the page at once (tombstones in the way ask a second round).
     let chunk = want + (raise > 0 ? SCORE_READ_AHEAD : 0);
     let sided = false;
@@ -833,7 +864,8 @@ export class ScoreSearch {
     /** The page's last so far when the next listing starts (undefined: none yet, or the page not full). */
     let cut: ScoreItem | undefined;
     for (;;) {
-      index.find(search, scores, fq, type, resume, chunk, matchesRank, hits);
+      // The first listing's look-ahead past the page decodes no band of its own (firm: the page).
+      index.find(search, scores, fq, type, resume, chunk, matchesRank, hits, sided ? chunk : want);
       bounds ??= hits.bounds;
       // A listing that stops at a score may give a few past its end: dropped (they come after the
       // page), and then the listing is done.
@@ -841,7 +873,8 @@ export class ScoreSearch {
       const listedTiers = hits.tiers.values;
       let n = hits.sranks.length;
       if (end >= 0) while (n > 0 && listed[n - 1]! >= end) n--;
-      const listedAll = n < chunk;
+      // Every base match listed: fewer than asked, and not stopped short at the page (hits.short).
+      const listedAll = n < chunk && hits.short !== true;
       // In stages, each a loop of independent reads (their cache misses overlap): score ranks to
       // base scores and stream states (by score rank: no dense id read, a page's items' ids are
       // read as the base's page reads them); then, for the items that can be on the page, their
@@ -864,35 +897,29 @@ export class ScoreSearch {
       // Each branch: no base entity changed yet (all at their base scores), or each one's state.
       if (state === undefined) states.fill(0, 0, n);
       else for (let i = 0; i < n; i++) states[i] = streamStateOf(state, listed[i]!);
-      // The items out of the stream (about a fifth of a listing at 1M entities with 100,000
-      // statements of delta: the best-scored entities most often lost a statement to a cascade
-      // delete): their adjustments, by score rank to name rank to dense id, each step a loop over
-      // them all (the three dependent misses of one overlap with the others').
+      // The items lowered past what a state holds (LOWERED_FAR: few; most of the items out of the
+      // stream, about a fifth of a listing at 1M entities with 100,000 statements of delta, the
+      // best-scored entities that lost a statement or two to a cascade delete, are placed by their
+      // state alone): their adjustments, by score rank to name rank to dense id, each step a loop
+      // over them all (the three dependent misses of one overlap with the others').
       let left = 0;
-      for (let i = 0; i < n; i++) if (states[i] === LEFT_STREAM) keptAt[left++] = i;
+      for (let i = 0; i < n; i++) if (states[i] === LOWERED_FAR) keptAt[left++] = i;
       for (let j = 0; j < left; j++) now[j] = index.rankAt(listed[keptAt[j]!]!);
       for (let j = 0; j < left; j++) now[j] = search.idAt(now[j]!);
-      for (let j = 0; j < left; j++) {
-        const d = now[j]!;
-        // A replaced or deleted one has its bit (NaN: left out); else its adjustment.
-        now[j] = hidden !== undefined && hasBit(hidden, d) ? Number.NaN : adjustments![d]!;
-      }
+      for (let j = 0; j < left; j++) now[j] = adjustments![now[j]!]!;
       for (let j = 0; j < left; j++) adjusts[keptAt[j]!] = now[j]!;
       let kept = 0;
       for (let i = 0; i < n; i++) {
-        // Each branch: out of the stream, a lowered rescored entity (placed here by its score now:
-        // the listing meets it before its place), or a replaced, deleted or raised one (the delta's
-        // or the walk's, if any); one in the stream, at its base score raised by its state.
+        // Each branch: one in the stream, at its base score raised by its state; out of the stream,
+        // a replaced, deleted or raised one (the delta's or the walk's, if any: left out), or a
+        // lowered rescored entity (placed here by its score now, the listing meets it before its
+        // place: its base score less what its state says, or, lowered further, plus its adjustment).
         const moved = states[i]!;
-        let score = baseScores[i]! + moved;
-        if (moved === LEFT_STREAM) {
-          // A left entity's adjustment tells a lowered one (negative: its score now, the rescored
-          // map's, read from two arrays, no map probed) from one raised past the bound (not
-          // negative), or replaced or deleted (NaN).
-          const adjust = adjusts[i]!;
-          if (!(adjust < 0)) continue;
-          score = baseScores[i]! + adjust;
-        }
+        let score: number;
+        if (moved < LEFT_STREAM) score = baseScores[i]! + moved;
+        else if (moved === LEFT_STREAM) continue;
+        else if (moved < LOWERED_FAR) score = baseScores[i]! - (moved - LEFT_STREAM);
+        else score = baseScores[i]! + adjusts[i]!;
         // An item of a worse tier or a lower score than the page's last so far (a later listing's)
         // is never on the page (its last only moves earlier as items come): left out, its name
         // rank not read (most of a listing that stops at a score, of the scores the raise reaches).
@@ -1040,13 +1067,15 @@ const WALK_SEARCH_RUN = 16;
  * they come before it, of a better one too: a run of a score sorted by name, so a binary search,
  * O(log n) comparisons, where a walk would weigh each of a long run, as a page deep in the delta's
  * entities of one score); else at the first (a candidate of a worse tier than the key's comes
- * after it whatever its score).
+ * after it whatever its score). `ranks`: the candidates' base name ranks (a list of rescored
+ * entities': a key of this base is met by rank, no fold), if any.
  */
 function walkStart(
   items: readonly { folded: string; entityId: string }[],
   scores: Float64Array,
   after: ScoreItem | undefined,
   compare: (x: ScoreItem, y: ScoreItem) => number,
+  ranks?: Int32Array,
 ): number {
   if (after === undefined || after.tier !== TIER_INFIX) return 0;
   let lo = 0;
@@ -1069,21 +1098,25 @@ function walkStart(
   if (end - lo < WALK_SEARCH_RUN) return lo;
   while (lo < end) {
     const mid = (lo + end) >>> 1;
-    if (compare(probeOf(items[mid]!, after.score, TIER_INFIX), after) <= 0) lo = mid + 1;
+    if (compare(probeOf(items[mid]!, after.score, TIER_INFIX, ranks?.[mid] ?? -1), after) <= 0) lo = mid + 1;
     else end = mid;
   }
   return lo;
 }
 
-/** A ScoreItem to compare a list's candidate `x` by: its name, at `score` in `tier`. */
-function probeOf(x: { folded: string; entityId: string }, score: number, tier: number): ScoreItem {
+/**
+ * A ScoreItem to compare a list's candidate `x` by: its name, at `score` in `tier`; `rank` its base
+ * name rank (a rescored entity's, whose name is its base name: compared by it with an item of this
+ * base, no fold), else -1.
+ */
+function probeOf(x: { folded: string; entityId: string }, score: number, tier: number, rank: number): ScoreItem {
   return {
     tier,
     score,
     folded: x.folded,
     entity: { entityId: x.entityId, rawIdentifier: "", type: "0", sourceType: "" },
     d: -1,
-    rank: -1,
+    rank,
     srank: -1,
   };
 }
@@ -1144,16 +1177,18 @@ function insertSorted<T>(list: T[], item: T, compare: (x: T, y: T) => number): v
 /**
  * Whether a candidate of a list sorted by (score descending, folded identifier, entityId), of
  * this score, comes after `last` in that order (its tier taken as `last`'s): then so does every
- * candidate after it in the list, unless of a better tier.
+ * candidate after it in the list, unless of a better tier. `rank`: its base name rank (a rescored
+ * candidate's: compared by it with an item of this base), else -1.
  */
 function pastLast(
   x: { folded: string; entityId: string },
   score: number,
   last: ScoreItem,
   compare: (x: ScoreItem, y: ScoreItem) => number,
+  rank = -1,
 ): boolean {
   if (score !== last.score) return score < last.score;
-  return compare(probeOf(x, score, last.tier), last) > 0;
+  return compare(probeOf(x, score, last.tier, rank), last) > 0;
 }
 
 /** tierOf for a `folded` known to contain `fq`. */

@@ -23,8 +23,9 @@
 import type { Entity } from "../types.js";
 
 /**
- * An item of an order "score" merge met as an object: a delta item (`entity` given; `rank` and
- * `srank` -1, `d` its base dense id when it has one), a cursor's key, or a stream item made from
+ * An item of an order "score" merge met as an object: a delta item (`entity` given; `srank` -1,
+ * `rank` -1 but for a rescored base entity's, its base name rank when its walk read it: its name is
+ * its base name; `d` its base dense id when it has one), a cursor's key, or a stream item made from
  * the columns (ScoreStream.item: `d` its dense id, `rank` and `srank` its name and score ranks in
  * the base, `entity` undefined).
  */

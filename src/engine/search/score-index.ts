@@ -76,7 +76,10 @@
  * binary search inside the group. A cursor of this content carries its srank and skips that.
  * A merge layer that knows its page needs nothing below some score (a live graph's look-ahead past
  * its page's last) lists on from an srank with an `end` (srankBelow: the end of a run, from the
- * same runs): that tier alone, band 0's listing bounded by it and no band from it on decoded.
+ * same runs): that tier alone, band 0's listing bounded by it and no band from it on decoded. Its
+ * first listing, its page and a look-ahead past it, is firm for the page alone (find's `firm`): the
+ * look-ahead is taken from what is listed without a band decoded for it (ScoreHits.short: stopped
+ * there), so a look-ahead costs a band decode only when the merge needs one anyway.
  *
  * Cost of a page of k: the search index's bounds (|q| LF steps, or none when kept), then per tier a
  * listing of k (document-array.ts: about (levels) x (k + types) rank operations in as many rounds),
@@ -100,12 +103,23 @@ import { type SearchBounds, type SearchIndex, TIER_EXACT, TIER_INFIX, TIER_PREFI
 
 /**
  * Scores over sranks: run i (one per distinct score, highest first) holds score `scores[i]` and
- * ends before srank `ends[i]`.
+ * ends before srank `ends[i]`; `blocks[b]` is the run that holds srank b * 2^RUN_BLOCK_SHIFT (the
+ * last run past the last block), so the run of an srank lies between its block's and the next
+ * block's: most often the same one (the low scores' long runs), else a binary search of the few
+ * between (the top scores, a run an entity or so).
  */
 interface SrankRuns {
   readonly ends: Uint32Array;
   readonly scores: Float64Array;
+  readonly blocks: Uint32Array;
 }
+
+/**
+ * Sranks a block of SrankRuns.blocks spans, as a shift: 256, so that a block table is 16 KB at 1M
+ * entities (it stays in the CPU's caches beside the runs) and a block of the top scores spans at
+ * most 256 runs (8 steps of a binary search, the most; ScoreIndex.scoresAt).
+ */
+const RUN_BLOCK_SHIFT = 8;
 
 /** The runs of `scores` over the sranks of its `n` entities (SrankRuns): each distinct score counted, O(n). */
 function srankRuns(scores: Scores, n: number): SrankRuns {
@@ -122,7 +136,14 @@ function srankRuns(scores: Scores, n: number): SrankRuns {
     ends[i] = end;
     values[i] = distinct[k]!;
   });
-  return { ends, scores: values };
+  const blocks = new Uint32Array((n >>> RUN_BLOCK_SHIFT) + 2);
+  let run = 0;
+  for (let b = 0; b < blocks.length; b++) {
+    const first = b << RUN_BLOCK_SHIFT;
+    while (run < ends.length - 1 && ends[run]! <= first) run++;
+    blocks[b] = run;
+  }
+  return { ends, scores: values, blocks };
 }
 
 /** Where a page in order "score" resumes. */
@@ -152,6 +173,11 @@ export interface ScoreHits<L extends RankSink = number[]> {
   sranks: L;
   tiers: L;
   bounds: SearchBounds | null;
+  /**
+   * Whether the listing stopped short of its count at its firm count (find's `firm`), before a
+   * band it would have decoded: fewer than the count, and more may follow (list on from the last).
+   */
+  short?: boolean;
 }
 
 /**
@@ -474,35 +500,27 @@ export class ScoreIndex {
   }
 
   /**
-   * scoreAt for `n` sranks into `out`: a listing's sranks ascend within each tier, so each one's run
-   * is looked for from the previous one's on (a galloping search: the runs it passes, log of them),
-   * and a tier's restart (a smaller srank) searches from the first run.
+   * scoreAt for `n` sranks into `out`: each one's run found between its block's and the next
+   * block's (SrankRuns.blocks: one read of a table in cache, most often the run itself), where a
+   * search of all the runs costs about ten unpredictable steps an srank (a listing's sranks lie far
+   * apart: a search from the previous one's run passes many).
    */
   scoresAt(scores: Scores, sranks: ArrayLike<number>, n: number, out: Float64Array): void {
     const runs = this.runsFor(scores);
     const ends = runs.ends;
-    const last = ends.length - 1;
-    let run = 0;
+    const blocks = runs.blocks;
     for (let i = 0; i < n; i++) {
       const srank = sranks[i]!;
-      // Each branch: a smaller srank than the last one's run holds (a tier's restart) searches from
-      // the first run; else from the last one's, by steps that double, then a binary search.
-      if (run > 0 && srank < ends[run - 1]!) run = 0;
-      let lo = run;
-      let step = 1;
-      let hi = Math.min(last, lo);
-      while (ends[hi]! <= srank && hi < last) {
-        lo = hi + 1;
-        hi = Math.min(last, hi + step);
-        step *= 2;
-      }
+      const b = srank >>> RUN_BLOCK_SHIFT;
+      let lo = blocks[b]!;
+      let hi = blocks[b + 1]!;
+      // Each branch: the block within one run (no search), or the runs between searched.
       while (lo < hi) {
         const mid = (lo + hi) >>> 1;
         if (ends[mid]! <= srank) lo = mid + 1;
         else hi = mid;
       }
-      run = lo;
-      out[i] = runs.scores[run]!;
+      out[i] = runs.scores[lo]!;
     }
   }
 
@@ -515,11 +533,12 @@ export class ScoreIndex {
     return this.runs;
   }
 
-  /** The run that holds `srank`: the first whose end is past it. */
+  /** The run that holds `srank`: the first whose end is past it, between its block's and the next block's. */
   private runAt(runs: SrankRuns, srank: number): number {
     const ends = runs.ends;
-    let lo = 0;
-    let hi = ends.length - 1;
+    const b = srank >>> RUN_BLOCK_SHIFT;
+    let lo = runs.blocks[b]!;
+    let hi = runs.blocks[b + 1]!;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       if (ends[mid]! <= srank) lo = mid + 1;
@@ -581,7 +600,14 @@ export class ScoreIndex {
     count: number,
     matches: ((rank: number) => boolean) | undefined,
     into: ScoreHits<L>,
+    firm?: number,
   ): ScoreHits<L>;
+  /**
+   * `firm` (at most `count`, the default): past this many, the listing takes only what it lists
+   * without decoding another band (the infix tier's band 0, the better tiers); it stops short
+   * (ScoreHits.short) where the next would need a band. A merge layer asks its page firm and a
+   * look-ahead past it: the look-ahead costs no band decode of its own.
+   */
   find(
     search: SearchIndex,
     scores: Scores,
@@ -591,11 +617,13 @@ export class ScoreIndex {
     count: number,
     matches?: (rank: number) => boolean,
     into?: ScoreHits<RankSink>,
+    firm = count,
   ): ScoreHits<RankSink> {
     const hits: ScoreHits<RankSink> = into ?? { sranks: [], tiers: [], bounds: null };
     hits.sranks.length = 0;
     hits.tiers.length = 0;
     hits.bounds = null;
+    hits.short = false;
     const kept = after !== null && "bounds" in after ? after.bounds : undefined;
     const bounds = kept !== undefined && search.fits(kept) ? kept : search.bounds(pattern);
     if (bounds === null || count <= 0) return hits;
@@ -621,7 +649,7 @@ export class ScoreIndex {
       if (fromTier === TIER_EXACT) this.listTier(search, a, e, from, docType, TIER_EXACT, count, hits);
       else if (fromTier === TIER_PREFIX) this.listTier(search, e, b, from, docType, TIER_PREFIX, count, hits);
       else if (pattern.length > 0 && !(a === 0 && b === N))
-        this.listInfix(search, scores, pattern, bounds, from, type, count, hits, matches, end);
+        this.listInfix(search, scores, pattern, bounds, from, type, count, hits, matches, end, firm);
       return hits;
     }
     if (fromTier <= TIER_EXACT)
@@ -630,7 +658,19 @@ export class ScoreIndex {
       this.listTier(search, e, b, fromTier === TIER_PREFIX ? from : 0, docType, TIER_PREFIX, count, hits);
     // An empty pattern's matches are all in tiers 0 and 1 ([a, b) is every rank).
     if (hits.sranks.length < count && pattern.length > 0 && !(a === 0 && b === N))
-      this.listInfix(search, scores, pattern, bounds, fromTier === TIER_INFIX ? from : 0, type, count, hits, matches);
+      this.listInfix(
+        search,
+        scores,
+        pattern,
+        bounds,
+        fromTier === TIER_INFIX ? from : 0,
+        type,
+        count,
+        hits,
+        matches,
+        N,
+        firm,
+      );
     return hits;
   }
 
@@ -697,6 +737,7 @@ export class ScoreIndex {
     hits: ScoreHits<RankSink>,
     matches: ((rank: number) => boolean) | undefined,
     end = this.entityCount,
+    firm = count,
   ) {
     const { l, r, a, b } = bounds;
     const docType = type < 0 ? ANY_TYPE : type;
@@ -735,7 +776,8 @@ export class ScoreIndex {
     // Sranks this page checked one by one, and the matches among them.
     let scanChecks = 0;
     let scanHits = 0;
-    while (!whole && out.length < count && next < end) {
+    // Bands decoded while fewer than `firm` (the look-ahead past it only from what is listed already).
+    while (!whole && out.length < firm && next < end) {
       let v = 1;
       while (next >= this.bandStarts[v + 1]!) v++;
       const end = this.bandStarts[v + 1]!;
@@ -753,7 +795,7 @@ export class ScoreIndex {
       // A band of few positions is decoded without counting the tier (the count costs more).
       const positions = (r - l) * this.bandShares[v]!;
       if (this.fallback === "bands" || (this.fallback === "auto" && positions <= BAND_DECODE_ALWAYS)) {
-        let last = this.fallback === "auto" ? this.lastBandWith(v, r - l, found0, count - out.length) : v;
+        let last = this.fallback === "auto" ? this.lastBandWith(v, r - l, found0, firm - out.length) : v;
         // No band that starts at or past the end (a listing that stops at a score) is decoded.
         while (last > v && this.bandStarts[last]! >= end) last--;
         this.listBand(search, bounds, v, last, next, type, count - out.length, out);
@@ -796,6 +838,8 @@ export class ScoreIndex {
       } else whole = true;
     }
     if (whole && out.length < count) this.listInfixWhole(search, bounds, next, type, count - out.length, out);
+    // Stopped at `firm` where a band would come next: more may follow.
+    else if (out.length < count && next < end) hits.short = true;
     for (let i = before; i < out.length; i++) hits.tiers.push(TIER_INFIX);
   }
 
