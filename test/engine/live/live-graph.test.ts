@@ -417,6 +417,29 @@ for (const seed of [11, 12, 13]) {
 }
 
 /**
+ * Every page of `q` in order "score" on `live` (pages of `nextLimit` items, a total asked on about
+ * a fifth of them) equals the oracle's whole walk.
+ */
+function walkScoreSearch(
+  live: LiveGraph,
+  o: Oracle,
+  rng: Rng,
+  q: string,
+  type: EntityType | undefined,
+  nextLimit: () => number,
+  ctx: string,
+): void {
+  walkPages<Entity>({
+    fetch: (limit, cursor, count) =>
+      live.search({ q, type, limit, cursor, order: "score", ...(count ? { count } : {}) }),
+    expected: o.search(q, type, "score"),
+    nextLimit,
+    defaultLimit: 20,
+    countPolicy: () => rng.chance(0.2),
+    ctx: `${ctx} search q=${show(q)} type=${show(type)}`,
+  });
+}
+/**
  * A graph for score-only changes: entities named from a few syllables (queries match many, names
  * repeat: ties on score and on name), some with given scores, statements among them.
  */
@@ -750,15 +773,7 @@ for (const seed of [21, 22, 23]) {
       // Whole walks in small pages: rescored entities cross page boundaries.
       for (const q of queries) {
         const type = rng.chance(0.2) ? ("0" as EntityType) : undefined;
-        walkPages<Entity>({
-          fetch: (limit, cursor, count) =>
-            live.search({ q, type, limit, cursor, order: "score", ...(count ? { count } : {}) }),
-          expected: o.search(q, type, "score"),
-          nextLimit: () => rng.range(1, 4),
-          defaultLimit: 20,
-          countPolicy: () => rng.chance(0.2),
-          ctx: `${ctx} search q=${show(q)} type=${show(type)}`,
-        });
+        walkScoreSearch(live, o, rng, q, type, () => rng.range(1, 4), ctx);
       }
       // A cursor issued now, followed after the next batch: the page is what follows its key now.
       const q = rng.pick(queries);
@@ -832,16 +847,8 @@ for (const seed of [31, 32]) {
       const ctx = `seed ${seed} batch ${batch}`;
       for (const q of queries) {
         const type = rng.chance(0.2) ? ("0" as EntityType) : undefined;
-        walkPages<Entity>({
-          fetch: (limit, cursor, count) =>
-            live.search({ q, type, limit, cursor, order: "score", ...(count ? { count } : {}) }),
-          expected: o.search(q, type, "score"),
-          // Small pages, and large ones that pass a whole prefix tier into the infix tier.
-          nextLimit: () => (rng.chance(0.3) ? rng.range(60, 100) : rng.range(1, 12)),
-          defaultLimit: 20,
-          countPolicy: () => rng.chance(0.2),
-          ctx: `${ctx} search q=${show(q)} type=${show(type)}`,
-        });
+        // Small pages, and large ones that pass a whole prefix tier into the infix tier.
+        walkScoreSearch(live, o, rng, q, type, () => (rng.chance(0.3) ? rng.range(60, 100) : rng.range(1, 12)), ctx);
       }
     }
   });
@@ -902,15 +909,7 @@ for (const seed of [41, 42]) {
       const ctx = `seed ${seed} batch ${batch}`;
       for (const q of queries) {
         const type = rng.chance(0.2) ? ("0" as EntityType) : undefined;
-        walkPages<Entity>({
-          fetch: (limit, cursor, count) =>
-            live.search({ q, type, limit, cursor, order: "score", ...(count ? { count } : {}) }),
-          expected: o.search(q, type, "score"),
-          nextLimit: () => (rng.chance(0.2) ? rng.range(20, 60) : rng.range(1, 6)),
-          defaultLimit: 20,
-          countPolicy: () => rng.chance(0.2),
-          ctx: `${ctx} search q=${show(q)} type=${show(type)}`,
-        });
+        walkScoreSearch(live, o, rng, q, type, () => (rng.chance(0.2) ? rng.range(20, 60) : rng.range(1, 6)), ctx);
       }
     }
     // Both kinds of drop were walked (a state's few, and past it).
@@ -970,15 +969,15 @@ for (const seed of [51, 52]) {
         queries.push(name.slice(at, at + rng.range(3, 7)));
       }
       for (const q of queries) {
-        walkPages<Entity>({
-          fetch: (limit, cursor, count) =>
-            live.search({ q, limit, cursor, order: "score", ...(count ? { count } : {}) }),
-          expected: o.search(q, undefined, "score"),
-          nextLimit: () => (rng.chance(0.3) ? rng.range(20, 40) : rng.range(1, 6)),
-          defaultLimit: 20,
-          countPolicy: () => rng.chance(0.2),
-          ctx: `seed ${seed} batch ${batch} search q=${show(q)}`,
-        });
+        walkScoreSearch(
+          live,
+          o,
+          rng,
+          q,
+          undefined,
+          () => (rng.chance(0.3) ? rng.range(20, 40) : rng.range(1, 6)),
+          `seed ${seed} batch ${batch}`,
+        );
       }
     }
   });
@@ -1042,15 +1041,15 @@ for (const seed of [71, 72]) {
       const o = oracle.oracle();
       for (const q of ["qqq", "qq", "qqq ", "n1"]) {
         for (const type of [undefined, "1" as const]) {
-          walkPages<Entity>({
-            fetch: (limit, cursor, count) =>
-              live.search({ q, type, limit, cursor, order: "score", ...(count ? { count } : {}) }),
-            expected: o.search(q, type, "score"),
-            nextLimit: () => (rng.chance(0.5) ? rng.range(1, 4) : rng.range(5, 25)),
-            defaultLimit: 20,
-            countPolicy: () => rng.chance(0.2),
-            ctx: `seed ${seed} batch ${batch} search q=${show(q)} type=${show(type)}`,
-          });
+          walkScoreSearch(
+            live,
+            o,
+            rng,
+            q,
+            type,
+            () => (rng.chance(0.5) ? rng.range(1, 4) : rng.range(5, 25)),
+            `seed ${seed} batch ${batch}`,
+          );
         }
       }
     }
@@ -1114,15 +1113,15 @@ for (const seed of [61, 62]) {
       for (const round of [1, 2])
         for (const q of queries) {
           const type = rng.chance(0.25) ? ("1" as EntityType) : undefined;
-          walkPages<Entity>({
-            fetch: (limit, cursor, count) =>
-              live.search({ q, type, limit, cursor, order: "score", ...(count ? { count } : {}) }),
-            expected: o.search(q, type, "score"),
-            nextLimit: () => (rng.chance(0.3) ? rng.range(10, 30) : rng.range(1, 5)),
-            defaultLimit: 20,
-            countPolicy: () => rng.chance(0.2),
-            ctx: `seed ${seed} batch ${batch} round ${round} search q=${show(q)} type=${show(type)}`,
-          });
+          walkScoreSearch(
+            live,
+            o,
+            rng,
+            q,
+            type,
+            () => (rng.chance(0.3) ? rng.range(10, 30) : rng.range(1, 5)),
+            `seed ${seed} batch ${batch} round ${round}`,
+          );
         }
     }
   });
@@ -1180,15 +1179,15 @@ for (const seed of [71, 72]) {
       const o = oracle.oracle();
       for (const q of ["kar", "kar rin", "rin", "ar r", "kar r"]) {
         const type = rng.chance(0.25) ? ("1" as EntityType) : undefined;
-        walkPages<Entity>({
-          fetch: (limit, cursor, count) =>
-            live.search({ q, type, limit, cursor, order: "score", ...(count ? { count } : {}) }),
-          expected: o.search(q, type, "score"),
-          nextLimit: () => (rng.chance(0.3) ? rng.range(10, 30) : rng.range(1, 6)),
-          defaultLimit: 20,
-          countPolicy: () => rng.chance(0.2),
-          ctx: `seed ${seed} batch ${batch} search q=${show(q)} type=${show(type)}`,
-        });
+        walkScoreSearch(
+          live,
+          o,
+          rng,
+          q,
+          type,
+          () => (rng.chance(0.3) ? rng.range(10, 30) : rng.range(1, 6)),
+          `seed ${seed} batch ${batch}`,
+        );
       }
     }
   });
