@@ -19,6 +19,9 @@
  * such a list searches its identifiers joined in one text (joinedOf) and reads the prefix each item
  * shares with the one before (sharedPrefixes). These arrays (and summaryOf's) are kept in the posting
  * object too, so a read that asks them of the list sortedList just returned reads a field, no map.
+ * A short posting set is counted without its list (countHolding): its items' identifiers and types
+ * in one string of its own (no order), so a count reads the posting and that string, not the list,
+ * its joined text, starts and shared prefixes (each an object of its own: a cache miss each).
  *
  * A gram of three code units below GRAM_UNIT_LIMIT is keyed by the number that packs them (a small
  * integer: no string made and hashed per gram of the query); any other by its text. Reads probe
@@ -78,6 +81,8 @@ interface Posting<T> {
   summary: Int32Array | undefined;
   joined: JoinedList | undefined;
   prefixes: Int32Array | undefined;
+  /** countTextOf's text of `items` (no order), made at the first count that reads it; null when an item holds COUNT_END. */
+  counted: string | null | undefined;
 }
 
 export class GramIndex<T extends { readonly folded: string }> {
@@ -144,6 +149,7 @@ export class GramIndex<T extends { readonly folded: string }> {
           summary: undefined,
           joined: undefined,
           prefixes: undefined,
+          counted: undefined,
         };
         this.postings.set(g, posting);
       }
@@ -250,6 +256,28 @@ export class GramIndex<T extends { readonly folded: string }> {
       }
     }
     return sought.size >= 0;
+  }
+
+  /**
+   * How many items hold `fq` (at least GRAM code units) and have type code `want` (by `typeOf`, 0
+   * to 254; -1 for any), when the rarest gram's slot and posting tell it at little cost; else -1
+   * (the caller counts the sorted list: countCandidates in live-search.ts). Each branch: a gram no
+   * item has, none; a query of one gram and any type, the posting's size (every item holds it); a
+   * posting of at most COUNT_TEXT_ITEMS items, searched in its count text (countTextOf) from match
+   * to match; a longer one, -1 (its sorted list's shared prefixes pass runs of like names without a
+   * search). A count's cost is mostly cache misses (a read of a total comes after a base read that
+   * has taken the caches): the count text is one string reached from the posting, where the sorted
+   * list's count reads the list, its joined text, its starts and its shared prefixes, each an
+   * object of its own. Measured by bench/changes.bench.ts (--cases search, "search count=true").
+   */
+  countHolding(fq: string, want: number, typeOf: (item: T) => number): number {
+    if (!this.seekRarest(fq)) return 0;
+    const sought = this.sought;
+    if (fq.length === GRAM && want < 0) return sought.size;
+    if (sought.size > COUNT_TEXT_ITEMS) return -1;
+    const posting = sought.posting ?? this.byNumber[this.table.numberAt(sought.slot)]!;
+    if (posting.counted === undefined) posting.counted = countTextOf(posting.items, typeOf);
+    return posting.counted === null ? -1 : countInText(posting.counted, fq, want);
   }
 
   /**
@@ -491,6 +519,53 @@ export function summaryThird(s: string): number {
  */
 export const JOIN_SEPARATOR = "\u0000";
 
+/**
+ * Items of a posting at most, for its count text (GramIndex.countHolding): a longer list is counted
+ * in its sorted list's joined text, whose shared prefixes pass runs of like names (numbered ones)
+ * with an integer comparison an item, where the count text searches each item once.
+ */
+export const COUNT_TEXT_ITEMS = 64;
+
+/** What ends each item in a count text (countTextOf), after its type code's unit. */
+const COUNT_END = "\u0000";
+
+/**
+ * The count text of `items`: each one's folded identifier, then one code unit for its type code
+ * (`typeOf` + 1, so never COUNT_END), then COUNT_END; null when an identifier holds COUNT_END (its
+ * item could not be told apart). O(total length), made once per posting set.
+ */
+function countTextOf<T extends { readonly folded: string }>(
+  items: Iterable<T>,
+  typeOf: (item: T) => number,
+): string | null {
+  const parts: string[] = [];
+  for (const item of items) {
+    if (item.folded.includes(COUNT_END)) return null;
+    parts.push(item.folded, String.fromCharCode(typeOf(item) + 1), COUNT_END);
+  }
+  return parts.join("");
+}
+
+/**
+ * How many items of count text `text` (countTextOf) hold `fq` (not empty) and have type code `want`
+ * (-1: any): from each match to its item's end (COUNT_END), the match counted when it ends inside
+ * the identifier (before the type's unit); any later match in that item would end past it too, so
+ * the search goes on at the next item either way.
+ */
+export function countInText(text: string, fq: string, want: number): number {
+  const len = fq.length;
+  let n = 0;
+  let from = 0;
+  for (;;) {
+    const at = text.indexOf(fq, from);
+    if (at < 0) return n;
+    const end = text.indexOf(COUNT_END, at);
+    // The match ends inside the identifier (not on its type's unit nor past its end), of the type asked.
+    if (at + len < end && (want < 0 || text.charCodeAt(end - 1) === want + 1)) n++;
+    from = end + 1;
+  }
+}
+
 /** A sorted list's folded identifiers in one text (joinedOf). */
 export interface JoinedList {
   readonly text: string;
@@ -541,6 +616,7 @@ function unsort<T>(posting: Posting<T>): void {
   posting.summary = undefined;
   posting.joined = undefined;
   posting.prefixes = undefined;
+  posting.counted = undefined;
 }
 
 /** Words of a gram table slot, and where each field is among them. */

@@ -17,8 +17,9 @@
  * the tombstone bitmap through its filter (hiddenFilterOf), are made up for by a longer read of the
  * same page. Otherwise that page is the merge's first round (searchByName). A base item is folded
  * (its key made: keyed) only to meet a delta item. Totals: the base's total less the tombstoned
- * matches (hiddenMatchCount) plus the delta's (deltaMatchCount), each counted over a gram's sorted
- * list (countCandidates: in its joined text, from match to match, for a query longer than a gram).
+ * matches (hiddenMatchCount) plus the delta's (deltaMatchCount), each told by the rarest gram's
+ * posting when it is short (GramIndex.countHolding: its size, or its count text searched), else
+ * counted over its sorted list (countCandidates: in its joined text, from match to match).
  *
  * Cost: a base read plus O(log D) for a delta of D entities when the base's page is the answer (a
  * bitmap probe an item, through a cache-sized filter); else the delta's candidates of the query's
@@ -855,6 +856,11 @@ export class LiveSearch {
 
   /** How many delta entities match `fq` and `type` (countCandidates over its candidates). */
   private deltaMatchCount(fq: string, type: EntityType | undefined): number {
+    // Each branch: told by the rarest gram's posting (GramIndex.countHolding), or its sorted list counted.
+    if (fq.length >= GRAM) {
+      const n = this.#s.entityGrams.countHolding(fq, type === undefined ? -1 : typeCodeOf({ type }), typeCodeOf);
+      if (n >= 0) return n;
+    }
     return countCandidates(this.#s.entityGrams, this.deltaCandidates(fq), fq, type);
   }
 
@@ -864,6 +870,11 @@ export class LiveSearch {
    * every tombstone for a query shorter than a gram.
    */
   private hiddenMatchCount(fq: string, type: EntityType | undefined): number {
+    // A query of a gram or more: told by the rarest gram's posting when it can (as deltaMatchCount).
+    if (fq.length >= GRAM) {
+      const n = this.#s.hiddenGrams.countHolding(fq, type === undefined ? -1 : typeCodeOf({ type }), typeCodeOf);
+      if (n >= 0) return n;
+    }
     // Each branch: a query of a gram or more, its rarest gram's list; a shorter one, every tombstone.
     const list = fq.length >= GRAM ? this.#s.hiddenGrams.sortedList(fq, compareByKey) : this.#s.hiddenGrams.list();
     return countCandidates(this.#s.hiddenGrams, list, fq, type);

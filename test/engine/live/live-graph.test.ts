@@ -1833,6 +1833,97 @@ test("order=name totals of queries of a gram and longer over names sharing long 
     }
 });
 
+for (const seed of [61, 62, 63]) {
+  test(`order=name totals on every page of walks to the end, over batches that put, replace and delete entities (gram lists short and past COUNT_TEXT_ITEMS, names holding the count text's type units), equal the oracle (seed ${seed})`, () => {
+    // Names from a few stems, some holding U+0001 to U+0008 (the units a count text writes for a
+    // type, GramIndex.countHolding) or digits right where a query ends; "shared " names grow the
+    // rarest gram's list of a query past COUNT_TEXT_ITEMS and back below it as batches put and
+    // delete them, in the delta and among the tombstones (base names renamed or deleted).
+    const rng = new Rng(seed);
+    const stems = [
+      "shared ",
+      "Shared x",
+      "ab\u0001",
+      "ab\u0003c",
+      "cab",
+      "q7 ",
+      "Émile ",
+      "zz\u0008",
+      "tle",
+      "ab\u0001 xcab",
+      "ab\u0004 tab",
+    ];
+    const tail = () =>
+      Array.from({ length: rng.int(3) }, () =>
+        rng.pick(["ab", "c", "\u0001", "\u0002x", "0", "7", "é", " tle", String(rng.int(40))]),
+      ).join("");
+    const name = () => `${rng.pick(stems)}${tail()}`;
+    const type = () => String(rng.int(8)) as EntityType;
+    const entities: EntityData[] = [];
+    for (let i = 0; i < 160; i++)
+      entities.push({ entityId: `b${i}`, rawIdentifier: name(), type: type(), sourceType: "" });
+    for (let i = 0; i < 70; i++)
+      entities.push({ entityId: `s${i}`, rawIdentifier: `shared ${i}`, type: type(), sourceType: "" });
+    const data: GraphData = { entities, statements: [] };
+    const live = new LiveGraph(buildGraph(data), { cursorSecret: "count-text-test" });
+    const oracle = new LiveOracle(data);
+    const ids = entities.map((e) => e.entityId);
+    const queries = [
+      "shared",
+      "ared ",
+      "sha",
+      "red 1",
+      "ab\u0001",
+      "b\u0001",
+      "ab",
+      "cab",
+      "abc",
+      "\u0003c",
+      "q7 ",
+      "7 t",
+      "tle",
+      "émi",
+      "zz\u0008",
+      "x0",
+      "d x",
+      "cab\u0001",
+      "tab\u0004",
+      "xcab",
+    ];
+    for (let batch = 0; batch < 6; batch++) {
+      const changes: Change[] = [];
+      for (let k = 0; k < 50; k++) {
+        const r = rng.int(10);
+        const id = rng.pick(ids);
+        // Each kind: a new entity (often a "shared" one), a replace (new name or type), or a delete.
+        if (r < 4) {
+          const fresh = `n${batch}-${k}`;
+          ids.push(fresh);
+          const raw = rng.chance(0.5) ? `shared ${batch}${k}` : name();
+          changes.push({ op: "put", entity: { entityId: fresh, rawIdentifier: raw, type: type(), sourceType: "" } });
+        } else if (r < 8)
+          changes.push({ op: "put", entity: { entityId: id, rawIdentifier: name(), type: type(), sourceType: "" } });
+        else changes.push({ op: "delete", entityId: id, cascade: true });
+      }
+      if (!oracle.apply(changes).ok) continue;
+      live.apply(changes);
+      const now = oracle.oracle();
+      for (const q of queries)
+        for (const t of [undefined, "0", "3"] as (EntityType | undefined)[])
+          for (const limit of [1, 4, 30])
+            walkPages<Entity>({
+              fetch: (l, cursor, count) => live.search({ q, type: t, limit: l, cursor, ...(count ? { count } : {}) }),
+              expected: now.search(q, t),
+              nextLimit: () => limit,
+              defaultLimit: 20,
+              countPolicy: () => true,
+              ctx: `seed ${seed} batch ${batch} q=${show(q)} type=${show(t)} limit ${limit}`,
+            });
+      if (batch === 3) compactNow(live);
+    }
+  });
+}
+
 test("conflicts name the line and the statement; the same statement again is a no-op", () => {
   const data = {
     entities: [
