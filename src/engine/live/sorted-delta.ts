@@ -452,6 +452,8 @@ const RADIX_SORT_MIN = 256;
 /** Bits of a radix digit: 2^11 buckets, two or three passes per dense id of a graph of 2^22 to 2^33 entities. */
 const RADIX_BITS = 11;
 const RADIX_MASK = (1 << RADIX_BITS) - 1;
+/** Buckets of a radix digit. */
+const RADIX_BUCKETS = 1 << RADIX_BITS;
 
 /**
  * `items` in `order` (compareStatements'), sorted on their base dense ids by an LSD radix sort
@@ -495,21 +497,38 @@ export function sortStatements(order: Order, items: DeltaStatement[], idBound: n
     keys[3 * i + 2] = c;
   }
   const bits = 32 - Math.clz32(Math.max(1, idBound - 1));
+  // Digits a component, and every pass's histogram counted in one pass over the keys in their
+  // array's order (a digit's count does not depend on the order the items are in): pass
+  // (component, digit) counts at RADIX_BUCKETS (3 - 1 - component) digits + digit, shifted one.
+  const digits = Math.ceil(bits / RADIX_BITS);
+  const counts = new Uint32Array(3 * digits * RADIX_BUCKETS + 1);
+  for (let i = 0; i < 3 * n; i += 3) {
+    for (let component = 0; component < 3; component++) {
+      const key = keys[i + component]!;
+      const base = (2 - component) * digits * RADIX_BUCKETS + 1;
+      for (let digit = 0; digit < digits; digit++)
+        counts[base + digit * RADIX_BUCKETS + ((key >>> (digit * RADIX_BITS)) & RADIX_MASK)]!++;
+    }
+  }
   let from = new Uint32Array(n);
   let to = new Uint32Array(n);
   for (let i = 0; i < n; i++) from[i] = i;
-  const counts = new Uint32Array(RADIX_MASK + 2);
-  for (let component = 2; component >= 0; component--) {
-    for (let shift = 0; shift < bits; shift += RADIX_BITS) {
-      counts.fill(0);
-      for (let i = 0; i < n; i++) counts[((keys[3 * from[i]! + component]! >>> shift) & RADIX_MASK) + 1]!++;
-      for (let d = 1; d <= RADIX_MASK + 1; d++) counts[d]! += counts[d - 1]!;
-      for (let i = 0; i < n; i++) {
-        const at = from[i]!;
-        to[counts[(keys[3 * at + component]! >>> shift) & RADIX_MASK]!++] = at;
-      }
-      [from, to] = [to, from];
+  for (let pass = 0; pass < 3 * digits; pass++) {
+    const component = 2 - Math.floor(pass / digits);
+    const shift = (pass % digits) * RADIX_BITS;
+    // counts[at + d] (d >= 1) holds digit d - 1's count: summed, the start of digit d's bucket.
+    const at = pass * RADIX_BUCKETS;
+    // A digit every item shares moves none: the pass is skipped (the top digit of a small base).
+    let trivial = false;
+    for (let d = 1; d <= RADIX_BUCKETS && !trivial; d++) trivial = counts[at + d] === n;
+    if (trivial) continue;
+    counts[at] = 0;
+    for (let d = 1; d < RADIX_BUCKETS; d++) counts[at + d]! += counts[at + d - 1]!;
+    for (let i = 0; i < n; i++) {
+      const item = from[i]!;
+      to[counts[at + ((keys[3 * item + component]! >>> shift) & RADIX_MASK)]!++] = item;
     }
+    [from, to] = [to, from];
   }
   const out: DeltaStatement[] = new Array(n);
   for (let i = 0; i < n; i++) out[i] = items[from[i]!]!;
