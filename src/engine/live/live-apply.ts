@@ -66,8 +66,12 @@ export interface PreparedBatch {
   readonly entities: ReadonlyMap<string, DeltaEntity | null>;
   /** @internal */
   readonly statements: ReadonlyMap<string, DeltaStatement | null>;
-  /** @internal Fingerprints the batch puts that were in neither the delta nor the base (commit looks no further). */
-  readonly fresh: ReadonlySet<string>;
+  /**
+   * @internal The fingerprints of `statements` whose first line in the batch deleted a statement of
+   * the delta or the base. Every other one was first put, in neither the delta nor the base (commit
+   * looks no further): the usual case, so this set is the small one (a batch of puts leaves it empty).
+   */
+  readonly existing: ReadonlySet<string>;
 }
 
 /** A statement as a cascade or a conflict message needs it: its triple and fingerprint. */
@@ -144,7 +148,12 @@ export class LiveApply {
     // the base rows that hold them, looked up all at once too (BaseFingerprints.rowsOf).
     const { fingerprints: putFingerprints, rows: putRows } = this.basePutRows(changes, putHashes);
     const entityThere = (id: string): boolean => entityAt(id) !== GONE;
-    const fresh = new Set<string>();
+    const existing = new Set<string>();
+    // A delete of `fp`: existing when the batch had not touched it yet (then it was the delta's or the base's).
+    const deleteStatement = (fp: string): void => {
+      if (!statements.has(fp)) existing.add(fp);
+      statements.set(fp, null);
+    };
     const statementNow = (fp: string): DeltaStatement | undefined => {
       const o = statements.get(fp);
       return o === null ? undefined : (o ?? this.#s.currentStatement(fp));
@@ -176,7 +185,7 @@ export class LiveApply {
             break;
           }
           for (const st of this.statementsNaming(c.entityId, statements, putsNaming)) {
-            statements.set(st.fp, null);
+            deleteStatement(st.fp);
             result.statements.deleted++;
           }
           break;
@@ -197,8 +206,8 @@ export class LiveApply {
           // statementNow's look-ups, the batch's map asked once (its answer also says whether the batch knows fp).
           const inBatch = statements.get(fp);
           const there = inBatch === null ? undefined : (inBatch ?? this.#s.currentStatement(fp, putRows[putAt]));
-          // Neither the batch, the delta nor the base knows the fingerprint: commit has no base statement to hide.
-          if (there === undefined && inBatch === undefined) fresh.add(fp);
+          // Neither the batch, the delta nor the base knows the fingerprint when inBatch and there are
+          // both undefined: it stays out of `existing` (commit has no statement to replace or hide).
           if (there !== undefined) {
             // The same statement again is a no-op; another statement with its fingerprint is a conflict.
             if (there.s === st.subjectEntityId && there.p === st.predicateEntityId && there.o === st.objectEntityId)
@@ -230,7 +239,7 @@ export class LiveApply {
         case "deleteStatement":
           // An unknown fingerprint is a no-op (CONTRACT.md).
           if (statementNow(c.fingerprint) === undefined) break;
-          statements.set(c.fingerprint, null);
+          deleteStatement(c.fingerprint);
           result.statements.deleted++;
           break;
       }
@@ -246,7 +255,7 @@ export class LiveApply {
       }
     }
     const text = withText ? batchText(batch) : "";
-    return { sequence: result.sequence, result, text, entities, statements, fresh };
+    return { sequence: result.sequence, result, text, entities, statements, existing };
   }
 
   /**
@@ -367,7 +376,7 @@ export class LiveApply {
     const hidden: DeltaStatement[] = [];
     for (const [fp, st] of prepared.statements) {
       // A fingerprint new to the delta and the base (prepare knows) is not looked for in either.
-      const fresh = prepared.fresh.has(fp);
+      const fresh = prepared.existing.size === 0 || !prepared.existing.has(fp);
       const mine = fresh || !this.#s.statementFilter.mayHold(fp) ? undefined : this.#s.statements.get(fp);
       if (mine !== undefined) {
         removedStatements.add(fp);
