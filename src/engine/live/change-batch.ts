@@ -23,10 +23,11 @@
  *
  * Lines of a statement put as JSON.stringify writes one (`{"op":"put","statement":{"subjectEntityId":
  * "...","predicateEntityId":"...","objectEntityId":"..."}}`, no space, no escape, no fingerprint:
- * STATEMENT_PUT_LINE) are read by one sticky regular expression at the line's start in the batch's
+ * STATEMENT_PUT_LINE) are matched by one sticky regular expression at the line's start in the batch's
  * text instead of JSON.parse: for such a line JSON.parse gives exactly the object made of its three
  * captures (a string with no `"`, `\` or control character is its characters), and the same checks
- * follow, on the captures themselves (no line copied, no object of the JSON made). Any other line, a put with its
+ * follow, on the captures themselves, cut out of the text at the quotes that end them (no line
+ * copied, no object of the JSON made; `test`, not `exec`: no match array a line for the collector). Any other line, a put with its
  * keys in another order or spaced out included, goes through JSON.parse. The captured ids are slices
  * of the batch's text (V8 may keep that text while the delta holds them: until a compaction).
  *
@@ -53,6 +54,10 @@ import { fitsUtf8Bytes, isWellFormed, loneSurrogateAt, utf8ByteLength } from "..
  */
 const STATEMENT_PUT_LINE =
   /\{"op":"put","statement":\{"subjectEntityId":"([^"\\\x00-\x1f]*)","predicateEntityId":"([^"\\\x00-\x1f]*)","objectEntityId":"([^"\\\x00-\x1f]*)"\}\}(?=\n|$)/y;
+/** STATEMENT_PUT_LINE's text before its first capture, and between each capture's end and the next one. */
+const PUT_SUBJECT = '{"op":"put","statement":{"subjectEntityId":"';
+const PUT_PREDICATE = '","predicateEntityId":"';
+const PUT_OBJECT = '","objectEntityId":"';
 
 /** An entity as a change puts it: the input format's fields, and the score when the line gave one. */
 export interface LiveEntityInput {
@@ -142,16 +147,41 @@ export function parseChangeBatch(batch: ChangeBatch): ParsedChange[] {
       // expression (no copy of the line, no object of its JSON: this runs for every line of a
       // big batch); or any other line, cut out and parsed.
       STATEMENT_PUT_LINE.lastIndex = start;
-      const put = STATEMENT_PUT_LINE.exec(batch);
-      if (put !== null) {
-        start += put[0].length + 1;
+      if (STATEMENT_PUT_LINE.test(batch)) {
+        // The ids cut out where the expression's captures are: each ends at the first `"` after its
+        // start (a capture holds none), and its start is the fixed text after the last one's end.
+        const sFrom = start + PUT_SUBJECT.length;
+        const sTo = batch.indexOf('"', sFrom);
+        const pFrom = sTo + PUT_PREDICATE.length;
+        const pTo = batch.indexOf('"', pFrom);
+        const oFrom = pTo + PUT_OBJECT.length;
+        const oTo = batch.indexOf('"', oFrom);
+        start = STATEMENT_PUT_LINE.lastIndex + 1;
         out.push({
           kind: "putStatement",
           line,
           statement: {
-            subjectEntityId: checked(put[1]!, "statement.subjectEntityId", ENTITY_ID_MAX_BYTES, true, line),
-            predicateEntityId: checked(put[2]!, "statement.predicateEntityId", ENTITY_ID_MAX_BYTES, true, line),
-            objectEntityId: checked(put[3]!, "statement.objectEntityId", ENTITY_ID_MAX_BYTES, true, line),
+            subjectEntityId: checked(
+              batch.slice(sFrom, sTo),
+              "statement.subjectEntityId",
+              ENTITY_ID_MAX_BYTES,
+              true,
+              line,
+            ),
+            predicateEntityId: checked(
+              batch.slice(pFrom, pTo),
+              "statement.predicateEntityId",
+              ENTITY_ID_MAX_BYTES,
+              true,
+              line,
+            ),
+            objectEntityId: checked(
+              batch.slice(oFrom, oTo),
+              "statement.objectEntityId",
+              ENTITY_ID_MAX_BYTES,
+              true,
+              line,
+            ),
           },
         });
         continue;
