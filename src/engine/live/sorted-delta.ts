@@ -462,6 +462,9 @@ const RADIX_BUCKETS = 1 << RADIX_BITS;
  * counting-sort passes of RADIX_BITS bits over the third component's id, then the second's, then
  * the first's: O(n (bits / RADIX_BITS)) integer steps and no comparison of strings, where a sort by
  * comparisons makes n log n calls of a comparator (the larger part of a big batch's commit).
+ * Every pass's histogram is counted in one sequential pass over the keys before the first move (a
+ * digit's count does not depend on the items' order), not one pass each through the permutation
+ * (a read of a key in random order a pass); a pass whose digit every item shares is skipped.
  * Ties (the same three ids: two given fingerprints on one triple, rare) are then sorted by
  * fingerprint within their run.
  */
