@@ -186,6 +186,20 @@ export interface RescoredEntity {
 }
 
 /**
+ * What a look-up of rescored entities by name rank selects, and into what (rescoredByScore's own
+ * parameters, handed on to rescoredOfRanks and rescoredInRanks): of `byId` (the raised ones alone
+ * for `raisedOnly`), of the type, not `skip`ped, not in `found` already, given to `select`.
+ */
+interface RescoredSelection {
+  readonly byId: ReadonlyMap<number, RescoredEntity>;
+  readonly raisedOnly: boolean;
+  readonly skip: ((r: RescoredEntity) => boolean) | undefined;
+  readonly typeName: EntityType | undefined;
+  readonly found: readonly ScoreItem[];
+  readonly select: (x: RescoredEntity, entity: Entity, score: number, d: number, rank: number) => void;
+}
+
+/**
  * The rescored entities by 3-grams, in two indexes: those raised past SCORE_RAISE_MAX, which a read
  * from the start walks (the base's listing meets them after their place now, or not at all; the
  * lowered ones it places from the listing), and all of them, which a resumed read walks (one walk:
@@ -516,20 +530,14 @@ export class ScoreSearch {
     // the ranks column (no walk by score, no object read but theirs). `i` is 0 here: a key of the
     // infix tier comes after every exact item, so the page's last would not be exact.
     if (last?.tier === TIER_EXACT && bounds !== null) {
-      this.rescoredOfRanks(
-        bounds.a,
-        bounds.e,
-        list,
-        ranks!,
-        scores,
-        i,
+      this.rescoredOfRanks(bounds.a, bounds.e, list, ranks!, scores, i, {
         byId,
         raisedOnly,
         skip,
         typeName,
         found,
         select,
-      );
+      });
       return;
     }
     for (; i < list.length; i++) {
@@ -566,7 +574,7 @@ export class ScoreSearch {
     if (after?.tier === last.tier) return;
     const lo = after?.tier === TIER_PREFIX ? bounds.e : bounds.a;
     const hi = last.tier === TIER_PREFIX ? bounds.e : bounds.b;
-    this.rescoredOfRanks(lo, hi, list, ranks!, scores, i, byId, raisedOnly, skip, typeName, found, select);
+    this.rescoredOfRanks(lo, hi, list, ranks!, scores, i, { byId, raisedOnly, skip, typeName, found, select });
   }
 
   /**
@@ -583,17 +591,13 @@ export class ScoreSearch {
     ranks: Int32Array,
     scores: Float64Array,
     from: number,
-    byId: ReadonlyMap<number, RescoredEntity>,
-    raisedOnly: boolean,
-    skip: ((r: RescoredEntity) => boolean) | undefined,
-    typeName: EntityType | undefined,
-    found: readonly ScoreItem[],
-    select: (x: RescoredEntity, entity: Entity, score: number, d: number, rank: number) => void,
+    selection: RescoredSelection,
   ): void {
     if ((hi - lo) * RANK_PROBE_COST <= list.length - from) {
-      this.rescoredInRanks(lo, hi, byId, raisedOnly, skip, typeName, found, select);
+      this.rescoredInRanks(lo, hi, selection);
       return;
     }
+    const { skip, typeName, select } = selection;
     for (let i = from; i < list.length; i++) {
       const rank = ranks[i]!;
       if (rank < lo || rank >= hi) continue;
@@ -609,16 +613,8 @@ export class ScoreSearch {
    * base name), selected: of the index walked (the raised ones alone for `raisedOnly`), of the type,
    * not `skip`ped, not in `found` already. One dense id and one probe of `byId` a rank.
    */
-  private rescoredInRanks(
-    lo: number,
-    hi: number,
-    byId: ReadonlyMap<number, RescoredEntity>,
-    raisedOnly: boolean,
-    skip: ((r: RescoredEntity) => boolean) | undefined,
-    typeName: EntityType | undefined,
-    found: readonly ScoreItem[],
-    select: (x: RescoredEntity, entity: Entity, score: number, d: number, rank: number) => void,
-  ): void {
+  private rescoredInRanks(lo: number, hi: number, selection: RescoredSelection): void {
+    const { byId, raisedOnly, skip, typeName, found, select } = selection;
     const search = this.#live.parts.searchIndex;
     for (let rank = lo; rank < hi; rank++) {
       const r = byId.get(search.idAt(rank));
