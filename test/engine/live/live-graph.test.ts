@@ -2374,3 +2374,61 @@ test("a swap lets the old base go at once: after order=score, order=name and sta
 });
 
 test.run();
+
+test("order=name pages and totals over names that tie with the base page's last or the cursor's key in their first 3 to 12 units (lengths about 9, equal names, U+0000, folds in place or not) equal the oracle, in both fold modes", () => {
+  // Names from one stem and a tail: they share the stem's units (3, 5, 8, 9 or 10 of them) and
+  // differ at the units a gram summary holds (3 to 8), right after them (9 and on), or only in their
+  // length (one a prefix of another, about 9 units long); a tail's character may fold with the one
+  // before it (a combining mark, "İ", "ß", fullwidth letters, upper case) or be U+0000, so a base
+  // item's raw identifier is read in place up to a unit that is not plain ASCII and folded after it.
+  const stems = ["Bat", "batTL", "battle o", "battle of", "battle of ", "Ｂａｔ", "ba\u0000tt"];
+  const tails = ["", "a", "b", "ab", "abc", "e\u0301", "İ", "ß", "\u0000", "Z", "zz", " of", "x1", "é", "ｂ"];
+  const rng = new Rng(4545);
+  const name = () => `${rng.pick(stems)}${rng.pick(tails)}${rng.pick(tails)}`;
+  const entities: EntityData[] = [];
+  for (let i = 0; i < 160; i++)
+    entities.push({ entityId: `b${i}`, rawIdentifier: name(), type: String(i % 3) as EntityType, sourceType: "" });
+  // Equal names under other entityIds: ties the units cannot decide.
+  for (let i = 0; i < 6; i++)
+    entities.push({ entityId: `e${i}`, rawIdentifier: "battle of a", type: "0", sourceType: "" });
+  for (const foldMode of ["case", "accents"] as const) {
+    const data: GraphData = { entities, statements: [] };
+    const live = new LiveGraph(buildGraph(data, undefined, foldMode), { cursorSecret: "live-test" });
+    const oracle = new LiveOracle(data, foldMode);
+    for (let batch = 0; batch < 4; batch++) {
+      const changes: Change[] = [];
+      for (let k = 0; k < 30; k++) {
+        const r = rng.int(4);
+        const id = rng.chance(0.5) ? `b${rng.int(160)}` : rng.chance(0.2) ? `e${rng.int(6)}` : `n${batch}-${k}`;
+        // Each kind: a new entity or a base one renamed (its name or a tail added: beside its
+        // tombstone), or a delete.
+        if (r < 3 || id.startsWith("n"))
+          changes.push({
+            op: "put",
+            entity: {
+              entityId: id,
+              rawIdentifier: rng.chance(0.3) ? `battle of a${rng.pick(tails)}` : name(),
+              type: String(rng.int(3)) as EntityType,
+              sourceType: "",
+            },
+          });
+        else changes.push({ op: "delete", entityId: id, cascade: true });
+      }
+      if (!oracle.apply(changes).ok) continue;
+      live.apply(changes);
+      const now = oracle.oracle();
+      const queries = ["bat", "att", "tle", "ttle o", "battle of", "battle of a", "le of ab", "battle of ab", "e of a"];
+      for (const q of queries)
+        for (const type of [undefined, "0"] as (EntityType | undefined)[])
+          for (const limit of [1, 3, 20])
+            walkPages<Entity>({
+              fetch: (l, cursor, count) => live.search({ q, type, limit: l, cursor, ...(count ? { count } : {}) }),
+              expected: now.search(q, type),
+              nextLimit: () => limit,
+              defaultLimit: 20,
+              countPolicy: () => rng.chance(0.3),
+              ctx: `fold ${foldMode} batch ${batch} q=${show(q)} type=${show(type)} limit ${limit}`,
+            });
+    }
+  }
+});
