@@ -749,12 +749,12 @@ export class Graph {
     this.pageRest = hi - end;
     this.pageStart = start;
     // The page is read in stages, each a small loop of independent reads (see EntityTable.touch):
-    // positions to rows, rows to the three dense ids, the entities' records and text; then the items.
+    // positions to rows, the rows and their fingerprints (one loop: StatementIndex.touchRows), rows
+    // to the three dense ids, the entities' records and text; then the items.
     const rows = this.pageRows;
     const ids = this.pageIds;
     for (let k = 0; k < n; k++) rows[k] = index.rowAt(order, start + k);
     index.touchRows(rows, n);
-    index.fingerprints.touch(rows, n);
     for (let k = 0; k < n; k++) {
       const row = rows[k]!;
       ids[3 * k] = index.subjectOf(row);

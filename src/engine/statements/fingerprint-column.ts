@@ -25,6 +25,14 @@ const NONE = 0;
 const ALL_HEX = 1;
 const MIXED = 2;
 
+/** Row h's halves: hi[stride * h] and lo[stride * h + loAt] (FingerprintColumn.touchHalves). */
+export interface TouchHalves {
+  hi: Uint32Array;
+  lo: Uint32Array;
+  stride: number;
+  loAt: number;
+}
+
 /**
  * What the builder gives per row: undefined (derive), hex halves, or text. The halves object may be
  * reused by the next call (the builder answers millions of rows with one): read it at once.
@@ -215,10 +223,10 @@ export class FingerprintColumn {
 
   /**
    * Reads the halves of each of the `count` rows in `rows` (every-row-hex layout only) and keeps
-   * nothing but a fold of them: a page calls it beside its other staged reads (graph.ts), so the
-   * two misses a row (hi and lo are separate arrays) overlap across the page instead of coming one
-   * row at a time inside the loop that writes the digits. The mixed layout is left to that loop
-   * (its rows are few: a file that gives some fingerprints and not others).
+   * nothing but a fold of them, so that their misses overlap across a page instead of coming one
+   * row at a time inside the loop that writes the digits. A statements page reads them with its
+   * rows instead, in one loop (StatementIndex.touchRows, through touchHalves). The mixed layout is
+   * left to that loop (its rows are few: a file that gives some fingerprints and not others).
    */
   touch(rows: Uint32Array, count: number): void {
     if (this.layout !== ALL_HEX) return;
@@ -232,6 +240,17 @@ export class FingerprintColumn {
       sink ^= hi[i]! ^ lo[i + loAt]!;
     }
     this.touched = sink;
+  }
+
+  /**
+   * Where touch reads each row's halves (every-row-hex layout; null for the others, where touch
+   * reads nothing), for a caller that reads them in a loop of its own beside other reads of the
+   * same rows: StatementIndex.touchRows, one loop for a page's rows and their fingerprints.
+   */
+  get touchHalves(): TouchHalves | null {
+    return this.layout === ALL_HEX
+      ? { hi: this.hiWords, lo: this.loWords, stride: this.stride, loAt: this.loAt }
+      : null;
   }
 
   /** Whether any row has a given fingerprint. */

@@ -52,6 +52,14 @@ for (const kind of ["none", "hex", "mixed"] as const) {
         want ^= (given[row] as { hi: number; lo: number }).hi ^ (given[row] as { hi: number; lo: number }).lo;
     column.touch(rows, rows.length);
     assert.is(column.touched, want);
+    // touchHalves: where touch reads, for a caller's own loop (every-row-hex layout only).
+    const at = column.touchHalves;
+    assert.is(at === null, kind !== "hex");
+    if (at !== null) {
+      let folded = 0;
+      for (const row of rows) folded ^= at.hi[at.stride * row]! ^ at.lo[at.stride * row + at.loAt]!;
+      assert.is(folded, want);
+    }
   });
 }
 

@@ -143,6 +143,43 @@ test("plan: the contract's order for each of the eight filter combinations, and 
   assert.equal(Array.from(index.predicates), [0, 1, 4]);
 });
 
+test("touchRows reads each row's hex fingerprint with it: its fold is the rows' (as without fingerprints) xor their halves", () => {
+  const rng = new Rng(31);
+  const entities = 300;
+  const triples = new Map<string, Row>();
+  while (triples.size < 2000) {
+    const r = { s: rng.int(entities), p: rng.int(7), o: rng.int(entities), fp: "" };
+    r.fp = hex64(rng.int(0x100000000) >>> 0, rng.int(0x100000000) >>> 0);
+    triples.set(`${r.s} ${r.p} ${r.o}`, r);
+  }
+  const rows = [...triples.values()];
+  const withHex = build(rows, entities);
+  // The same triples with no fingerprint given: the same rows in the same words, nothing else read.
+  const derived = StatementIndex.build(
+    {
+      subject: Uint32Array.from(rows, (r) => r.s),
+      predicate: Uint32Array.from(rows, (r) => r.p),
+      object: Uint32Array.from(rows, (r) => r.o),
+      given: () => undefined,
+    },
+    entities,
+    () => "",
+  );
+  assert.is(derived.fingerprints.touchHalves, null);
+  const halves: [number, number] = [0, 0];
+  for (let round = 0; round < 20; round++) {
+    const page = Uint32Array.from({ length: 1 + rng.int(100) }, () => rng.int(rows.length));
+    withHex.touchRows(page, page.length);
+    derived.touchRows(page, page.length);
+    let want = 0;
+    for (const row of page) {
+      assert.ok(withHex.fingerprints.hexHalves(row, halves));
+      want ^= halves[0] ^ halves[1];
+    }
+    assert.is(withHex.touched ^ derived.touched, want, `round ${round}`);
+  }
+});
+
 test("build reports progress 1..6 of 6; an empty index plans empty ranges", () => {
   const seen: string[] = [];
   StatementIndex.build(
