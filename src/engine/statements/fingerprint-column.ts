@@ -57,8 +57,6 @@ export class FingerprintColumn {
   private readonly hexRows: BitVector | null;
   private readonly textRows: BitVector | null;
   private readonly texts: TextList | null;
-  /** What the last touch read, folded: written (public) only so that its reads cannot be optimized away. */
-  touched = 0;
 
   private constructor(
     layout: number,
@@ -222,30 +220,11 @@ export class FingerprintColumn {
   }
 
   /**
-   * Reads the halves of each of the `count` rows in `rows` (every-row-hex layout only) and keeps
-   * nothing but a fold of them, so that their misses overlap across a page instead of coming one
-   * row at a time inside the loop that writes the digits. A statements page reads them with its
-   * rows instead, in one loop (StatementIndex.touchRows, through touchHalves). The mixed layout is
-   * left to that loop (its rows are few: a file that gives some fingerprints and not others).
-   */
-  touch(rows: Uint32Array, count: number): void {
-    if (this.layout !== ALL_HEX) return;
-    const hi = this.hiWords;
-    const lo = this.loWords;
-    const stride = this.stride;
-    const loAt = this.loAt;
-    let sink = 0;
-    for (let k = 0; k < count; k++) {
-      const i = stride * rows[k]!;
-      sink ^= hi[i]! ^ lo[i + loAt]!;
-    }
-    this.touched = sink;
-  }
-
-  /**
-   * Where touch reads each row's halves (every-row-hex layout; null for the others, where touch
-   * reads nothing), for a caller that reads them in a loop of its own beside other reads of the
-   * same rows: StatementIndex.touchRows, one loop for a page's rows and their fingerprints.
+   * Where each row's halves lie (every-row-hex layout; null for the others), for a page that reads
+   * them ahead of writing their digits, in one loop with its rows (StatementIndex.touchRows), so
+   * that a page's misses overlap instead of coming one row at a time inside the loop that writes
+   * the digits. The mixed layout's rows are few (a file that gives some fingerprints and not
+   * others) and are read where their digits are written.
    */
   get touchHalves(): TouchHalves | null {
     return this.layout === ALL_HEX

@@ -1,8 +1,8 @@
 /**
  * Fingerprint column tests: src/engine/statements/fingerprint-column.ts on seeded random rows in each layout
  * (none given, every row hex, a mix of hex, text and derived rows): `given` and `hexHalves` read back
- * what the builder was given, row by row, and `touch` folds exactly the halves of the rows it is
- * given (every-row-hex layout) or reads nothing (the others). fromHexBits makes the column build
+ * what the builder was given, row by row, and `touchHalves` shows where exactly those halves lie
+ * (every-row-hex layout) or is null (the others). fromHexBits makes the column build
  * makes of hex-only rows, section for section, and so does gathered from columns by input row read
  * in a shuffled order. The serial forms: each layout, and a column fromHexBits made (two arrays),
  * read back from its interleaved halves (format 7), and a format 6 form (the halves in two arrays,
@@ -31,7 +31,7 @@ function randomGiven(rng: Rng, n: number, kind: Kind): GivenFingerprint[] {
 }
 
 for (const kind of ["none", "hex", "mixed"] as const) {
-  test(`${kind}: given and hexHalves read back every row; touch folds the halves of the rows asked`, () => {
+  test(`${kind}: given and hexHalves read back every row; touchHalves points at the halves of the rows asked`, () => {
     const rng = new Rng(kind.length * 7 + 1);
     const n = 3000;
     const given = randomGiven(rng, n, kind);
@@ -50,16 +50,10 @@ for (const kind of ["none", "hex", "mixed"] as const) {
     if (kind === "hex")
       for (const row of rows)
         want ^= (given[row] as { hi: number; lo: number }).hi ^ (given[row] as { hi: number; lo: number }).lo;
-    column.touch(rows, rows.length);
-    assert.is(column.touched, want);
-    // touchHalves: where touch reads, for a caller's own loop (every-row-hex layout only).
+    // touchHalves: where the halves lie, for a page's own loop of reads (every-row-hex layout only).
     const at = column.touchHalves;
     assert.is(at === null, kind !== "hex");
-    if (at !== null) {
-      let folded = 0;
-      for (const row of rows) folded ^= at.hi[at.stride * row]! ^ at.lo[at.stride * row + at.loAt]!;
-      assert.is(folded, want);
-    }
+    assert.is(foldHalves(column, rows), want);
   });
 }
 
@@ -125,7 +119,7 @@ for (const share of [0, 0.4, 1]) {
   });
 }
 
-/** Whether `a` and `b` answer given, hexHalves and touch alike for every row of `given`. */
+/** Whether `a` and `b` answer given, hexHalves and touchHalves alike for every row of `given`. */
 function assertSameRows(a: FingerprintColumn, b: FingerprintColumn, n: number, rng: Rng): void {
   assert.is(a.length, b.length);
   assert.is(a.hexCount, b.hexCount);
@@ -138,9 +132,15 @@ function assertSameRows(a: FingerprintColumn, b: FingerprintColumn, n: number, r
     assert.equal(ha, hb, `row ${row}`);
   }
   const rows = Uint32Array.from({ length: 64 }, () => rng.int(n));
-  a.touch(rows, rows.length);
-  b.touch(rows, rows.length);
-  assert.is(a.touched, b.touched);
+  assert.is(foldHalves(a, rows), foldHalves(b, rows));
+}
+
+/** The fold of `rows`' halves read where touchHalves says they lie (0: it says none). */
+function foldHalves(column: FingerprintColumn, rows: Uint32Array): number {
+  const at = column.touchHalves;
+  let folded = 0;
+  if (at !== null) for (const row of rows) folded ^= at.hi[at.stride * row]! ^ at.lo[at.stride * row + at.loAt]!;
+  return folded;
 }
 
 /** `column` written to fields and read back (verified). */
