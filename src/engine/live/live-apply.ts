@@ -412,9 +412,8 @@ export class LiveApply {
     const idBound = this.#s.base.entityCount;
     const few = removedStatementItems.length + addedStatements.length <= SPLICE_MAX_CHANGES;
     for (const order of ORDERS) {
-      this.#s.statementLists[order] = mergeStatements(
+      mergeStatements(
         this.#s.statementLists[order],
-        order,
         removedStatements,
         removedStatementItems,
         few ? addedStatements.slice() : sortStatements(order, addedStatements.slice(), idBound),
@@ -422,9 +421,8 @@ export class LiveApply {
         !few,
       );
       if (hidden.length > 0)
-        this.#s.hiddenLists[order] = mergeStatements(
+        mergeStatements(
           this.#s.hiddenLists[order],
-          order,
           NO_KEYS,
           [],
           hidden.length <= SPLICE_MAX_CHANGES ? hidden.slice() : sortStatements(order, hidden.slice(), idBound),
@@ -472,7 +470,7 @@ export class LiveApply {
       const list = this.#s.statementLists[order];
       const [lo, hi] = prefixRange(list, order, prefix);
       for (let i = lo; i < hi; i++) {
-        const st = list[i]!;
+        const st = list.at(i)!;
         if (!visible(st.fp)) continue;
         seen.add(st.fp);
         yield st;

@@ -29,6 +29,7 @@ import { statementCounts } from "../search/scores.js";
 import type { Entity, Statement } from "../types.js";
 import { BaseFingerprints } from "./base-fingerprints.js";
 import { hasBit } from "./dense-bits.js";
+import { StatementList } from "./statement-list.js";
 import { TombstoneBits } from "./tombstone-bits.js";
 import { GramIndex } from "./gram-index.js";
 import type { DeltaEntity, DeltaStatement, Order } from "./sorted-delta.js";
@@ -80,7 +81,12 @@ export class ListAids {
   fence: Int32Array | undefined = undefined;
   pairs: Uint32Array | undefined = undefined;
   keys: Float64Array | undefined = undefined;
-  constructor(readonly list: readonly DeltaStatement[]) {}
+  constructor(readonly list: StatementList) {}
+}
+
+/** An empty statement list of each order. */
+function statementLists(): Record<Order, StatementList> {
+  return { SPO: new StatementList("SPO"), POS: new StatementList("POS"), OSP: new StatementList("OSP") };
 }
 
 /** How many bits of `word` are set. */
@@ -228,10 +234,10 @@ export class LiveState {
   statements = new DeltaStatementMap<DeltaStatement>();
   /** Every key of `#statements` (and some removed since): a fingerprint not in it is not asked of the map. */
   statementFilter = new FingerprintFilter();
-  statementLists: Record<Order, DeltaStatement[]> = { SPO: [], POS: [], OSP: [] };
+  statementLists: Record<Order, StatementList> = statementLists();
   /** Base statements deleted, by fingerprint and in each order. */
   hiddenStatements = new Map<string, DeltaStatement>();
-  hiddenLists: Record<Order, DeltaStatement[]> = { SPO: [], POS: [], OSP: [] };
+  hiddenLists: Record<Order, StatementList> = statementLists();
   /**
    * Per order, by base dense id, whether a delta statement (FIRST_PUT) and whether a tombstone
    * (FIRST_HIDDEN) of that order has that entity first (an exact "none" for each list: a query
@@ -628,9 +634,9 @@ export class LiveState {
     this.hiddenGrams = new GramIndex();
     this.statements = new DeltaStatementMap();
     this.statementFilter = new FingerprintFilter();
-    this.statementLists = { SPO: [], POS: [], OSP: [] };
+    this.statementLists = statementLists();
     this.hiddenStatements = new Map();
-    this.hiddenLists = { SPO: [], POS: [], OSP: [] };
+    this.hiddenLists = statementLists();
     this.otherAdjust = new Map();
     this.rescoredById = new Map();
     this.rescoredGrams = new RescoredGrams();

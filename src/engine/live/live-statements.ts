@@ -63,6 +63,7 @@ import {
   statementKey,
 } from "./sorted-delta.js";
 import { cmp, unknownCursorShape } from "./search-items.js";
+import { StatementList } from "./statement-list.js";
 
 import {
   ListAids,
@@ -106,16 +107,16 @@ class WalkPlace {
 
 /**
  * Tombstone t against a merged page's last item (placeAfterMerge's; > 0: after it): a base item at
- * `lastAt` of the base's page read last, or (lastAt -1) the delta item list[m - 1].
+ * `lastAt` of the base's page read last, or (lastAt -1) the delta item list.at(m - 1).
  */
 function tombstoneVs(
   order: Order,
   baseIds: ArrayLike<number>,
   lastAt: number,
   last: Statement,
-  list: readonly DeltaStatement[],
+  list: StatementList,
   m: number,
-  hiddenList: readonly DeltaStatement[],
+  hiddenList: StatementList,
   hiddenKeys: Float64Array,
   t: number,
   idBound: number,
@@ -123,15 +124,15 @@ function tombstoneVs(
 ): number {
   // Each branch: the last item is a base one, or a delta one.
   return lastAt >= 0
-    ? -rowVs(order, baseIds, lastAt, last, hiddenList[t]!, hiddenKeys[t]!, idBound)
-    : compare(hiddenList[t]!, list[m - 1]!);
+    ? -rowVs(order, baseIds, lastAt, last, hiddenList.at(t)!, hiddenKeys[t]!, idBound)
+    : compare(hiddenList.at(t)!, list.at(m - 1)!);
 }
 
 /** Bytes a WalkPlace holds, charged to the cursor cache's budget (an object of five fields). */
 const WALK_PLACE_BYTES = 72;
 
 /** An empty statement list (a delta list that the first components' marks rule out for a query). */
-const NO_STATEMENTS: readonly DeltaStatement[] = [];
+const NO_STATEMENTS = new StatementList("SPO");
 
 /** The merge keys of an empty statement list. */
 const NO_MERGE_KEYS: Float64Array = new Float64Array(0);
@@ -144,12 +145,13 @@ function pairHash(a: number, b: number): number {
 }
 
 /** The pair filter of statements list `list` of `order` (LiveStatements' pairsOf, which says what it holds). */
-function pairFilter(list: readonly DeltaStatement[], order: Order): Uint32Array {
+function pairFilter(list: StatementList, order: Order): Uint32Array {
   let size = PAIR_FILTER_MIN_BITS;
   while (size < list.length * PAIR_FILTER_BITS) size *= 2;
   const bits = new Uint32Array(size / 32);
   const mask = size - 1;
-  for (const st of list) {
+  for (let i = 0; i < list.length; i++) {
+    const st = list.at(i)!;
     // Each branch: the order's first two components.
     const a = order === "SPO" ? st.sd : order === "POS" ? st.pd : st.od;
     const b = order === "SPO" ? st.pd : order === "POS" ? st.od : st.sd;
@@ -420,8 +422,8 @@ export class LiveStatements {
     // span: a search reads an item only where its key is in the range or none (an entity not in
     // the base), else one number of a typed array.
     const idBound = base.entityCount;
-    const keys = this.keysOf(list, order);
-    const hiddenKeys = this.keysOf(hiddenList, order);
+    const keys = this.keysOf(list);
+    const hiddenKeys = this.keysOf(hiddenList);
     const pLo = mergeKeyLo(firstId, secondId, idBound);
     const pHi = mergeKeyHi(firstId, secondId, idBound);
     const pPinned = mergeKeyPinned(firstId, secondId, idBound);
@@ -467,7 +469,7 @@ export class LiveStatements {
       prefix.length === 0 &&
       hiddenAhead &&
       (afterKey === undefined || keyFirst >= 0) &&
-      (hiddenList[h0]!.sd - Math.max(0, keyFirst)) * base.statementCount < limit * base.entityCount;
+      (hiddenList.at(h0)!.sd - Math.max(0, keyFirst)) * base.statementCount < limit * base.entityCount;
     const firstLimit = longer ? Math.min(STATEMENTS_MAX_LIMIT, limit + TOMBSTONE_SLACK) : limit;
     // The base's page from the key (a base-issued cursor resumes at its hint), its cursor not sealed
     // (this graph seals one cursor, whichever page it answers).
@@ -484,9 +486,9 @@ export class LiveStatements {
       firstLimit === limit &&
       (!hiddenAhead ||
         k === 0 ||
-        rowVs(order, ids, k - 1, got[k - 1]!, hiddenList[h0]!, hiddenKeys[h0]!, idBound) < 0) &&
+        rowVs(order, ids, k - 1, got[k - 1]!, hiddenList.at(h0)!, hiddenKeys[h0]!, idBound) < 0) &&
       (!deltaAhead ||
-        (first.nextCursor !== null && rowVs(order, ids, k - 1, got[k - 1]!, list[m]!, keys[m]!, idBound) < 0))
+        (first.nextCursor !== null && rowVs(order, ids, k - 1, got[k - 1]!, list.at(m)!, keys[m]!, idBound) < 0))
     ) {
       // Each branch: a next page when base items follow that are not all tombstoned (the
       // tombstones after the page are the range's from h0) or a delta item does, its cursor the
@@ -582,7 +584,7 @@ export class LiveStatements {
             let c = 1;
             while (
               h < hiddenList.length &&
-              (c = rowVs(order, pageIds, j, item, hiddenList[h]!, hiddenKeys[h]!, idBound)) > 0
+              (c = rowVs(order, pageIds, j, item, hiddenList.at(h)!, hiddenKeys[h]!, idBound)) > 0
             )
               h++;
             lastHidden = h < hiddenList.length && c === 0;
@@ -608,7 +610,7 @@ export class LiveStatements {
       }
       const x = fromBase[b];
       const y = inPrefix(list, order, prefix, m, firstId, secondId, thirdId, keys, pLo, pHi, pPinned)
-        ? list[m]
+        ? list.at(m)
         : undefined;
       if (x === undefined && y === undefined) break;
       // x is of the base's page read last (fromBase is refilled from each page read): compared by
@@ -643,7 +645,7 @@ export class LiveStatements {
           ? lastStatementsHint(base, lastAt)
           : this.hintBefore(
               order,
-              list[m - 1]!,
+              list.at(m - 1)!,
               keys[m - 1]!,
               pageItems,
               b < fromBase.length ? fromBaseAt[b]! : pageItems.length,
@@ -807,7 +809,7 @@ export class LiveStatements {
     firstId: number,
     secondId: number,
     thirdId: number,
-    hiddenList: readonly DeltaStatement[],
+    hiddenList: StatementList,
     from: number,
     to: number,
   ): boolean {
@@ -823,7 +825,7 @@ export class LiveStatements {
       to,
       secondId,
       thirdId,
-      this.keysOf(hiddenList, order),
+      this.keysOf(hiddenList),
       mergeKeyLo(firstId, secondId, idBound),
       mergeKeyHi(firstId, secondId, idBound),
       mergeKeyPinned(firstId, secondId, idBound),
@@ -843,12 +845,12 @@ export class LiveStatements {
     firstId: number,
     secondId: number,
     thirdId: number,
-    list: readonly DeltaStatement[],
+    list: StatementList,
     keys: Float64Array,
     start: number,
     lo: number,
     hi: number,
-    hiddenList: readonly DeltaStatement[],
+    hiddenList: StatementList,
     hiddenKeys: Float64Array,
     hiddenStart: number,
     hlo: number,
@@ -878,7 +880,7 @@ export class LiveStatements {
     const fence = this.fenceOf(list, order);
     const lo = fenceLo(fence, 2 * firstId);
     const hi = fenceHi(fence, 2 * firstId, list.length);
-    return this.rangeSize(list, order, prefix, firstId, secondId, thirdId, this.keysOf(list, order), -1, lo, hi);
+    return this.rangeSize(list, order, prefix, firstId, secondId, thirdId, this.keysOf(list), -1, lo, hi);
   }
 
   /**
@@ -887,7 +889,7 @@ export class LiveStatements {
    * the window [lo, hi) that holds it. The whole list for no prefix (an unfiltered walk).
    */
   private rangeSize(
-    list: readonly DeltaStatement[],
+    list: StatementList,
     order: Order,
     prefix: readonly string[],
     firstId: number,
@@ -914,7 +916,7 @@ export class LiveStatements {
    * The fence of a statements list (sorted-delta.ts buildFence), made at its first read since the
    * list last changed (a batch, or a new base: ranks are the base's dense ids).
    */
-  private fenceOf(list: readonly DeltaStatement[], order: Order): Int32Array {
+  private fenceOf(list: StatementList, order: Order): Int32Array {
     const aids = this.aidsOf(list);
     // Each branch: the fence made since the list last changed, or one made now.
     if (aids.fence !== undefined) return aids.fence;
@@ -924,16 +926,16 @@ export class LiveStatements {
   }
 
   /**
-   * The merge keys of statements list `list` of `order` (sorted-delta.ts listMergeKeys), kept with
+   * The merge keys of statements list `list` (sorted-delta.ts listMergeKeys), kept with
    * its read aids; none for an empty list.
    */
-  private keysOf(list: readonly DeltaStatement[], order: Order): Float64Array {
+  private keysOf(list: StatementList): Float64Array {
     // An empty list: nothing to search (its keys are never read).
     if (list.length === 0) return NO_MERGE_KEYS;
     const aids = this.aidsOf(list);
     // Each branch: the keys read since the list last changed, or read now.
     if (aids.keys !== undefined) return aids.keys;
-    aids.keys = listMergeKeys(list, order, this.#s.base.entityCount);
+    aids.keys = listMergeKeys(list, this.#s.base.entityCount);
     return aids.keys;
   }
 
@@ -942,7 +944,7 @@ export class LiveStatements {
    * batch and base now): all are dropped at the first read of a new batch or base, and a list's
    * record is found by identity (a few comparisons, no hash of the list).
    */
-  private aidsOf(list: readonly DeltaStatement[]): ListAids {
+  private aidsOf(list: StatementList): ListAids {
     const aids = this.#s.aids;
     // A batch or a base since the aids were made: none holds.
     if (this.#s.aidsSequence !== this.#s.sequence || this.#s.aidsBase !== this.#s.base) {
@@ -965,7 +967,7 @@ export class LiveStatements {
    * PAIR_FILTER_BITS of the pairs it lacks pass). Made at its first read since the list last
    * changed (O(D) items read, as the fence).
    */
-  private pairsOf(list: readonly DeltaStatement[], order: Order): Uint32Array {
+  private pairsOf(list: StatementList, order: Order): Uint32Array {
     const aids = this.aidsOf(list);
     // Each branch: the filter made since the list last changed, or one made now.
     if (aids.pairs !== undefined) return aids.pairs;
@@ -991,7 +993,7 @@ export class LiveStatements {
 
   /**
    * The place (WalkPlace) after a merged page whose last item is `last`: a base item at `lastAt` of
-   * the base's page read last (dense ids `baseIds`), or (lastAt -1) the delta item list[m - 1].
+   * the base's page read last (dense ids `baseIds`), or (lastAt -1) the delta item list.at(m - 1).
    * Every delta item before m is on the page or before it; the first tombstone after `last` is
    * found from `h` (the first not before the base items read, which may run past the page) walked
    * back, not below `h0` (the first after the page's key).
@@ -1001,9 +1003,9 @@ export class LiveStatements {
     baseIds: ArrayLike<number>,
     lastAt: number,
     last: Statement,
-    list: readonly DeltaStatement[],
+    list: StatementList,
     m: number,
-    hiddenList: readonly DeltaStatement[],
+    hiddenList: StatementList,
     hiddenKeys: Float64Array,
     h0: number,
     h: number,
@@ -1022,7 +1024,7 @@ export class LiveStatements {
       tombstoneVs(order, baseIds, lastAt, last, list, m, hiddenList, hiddenKeys, ht, idBound, compare) <= 0
     )
       ht++;
-    return this.walkPlace(lastAt >= 0 ? baseIds[3 * lastAt]! : list[m - 1]!.sd, m, ht);
+    return this.walkPlace(lastAt >= 0 ? baseIds[3 * lastAt]! : list.at(m - 1)!.sd, m, ht);
   }
 
   /**

@@ -12,19 +12,18 @@
  * batch's new items sorted on their own, merged in one pass: O(D + b log b) for a delta of D items
  * and a batch of b (a sort of the whole delta would be O(D log D) string comparisons a batch); when
  * the batch removes nothing, the merge gallops (O(b log(D / b)) comparisons, the D moves plain copies).
- * A statement list (mergeStatements) keeps beside it each item's merge key, a number packing its
- * first two components' dense ids (mergeKey), in a Float64Array: the merge's comparisons read that
- * array in order instead of an item object each (a cache miss apiece, the larger part of a big
- * batch's commit), and ask the items only on a tie or for an entity not in the base. With nothing
- * removed it merges in place from the back (the list and its keys grow by the batch; no new array
- * of D items a batch for the collector), walking the old items down one by one: every old item after
- * the first insertion point moves anyway, so the walk compares each mover's key as it moves it (a
- * number, in a stream the CPU prefetches) rather than galloping, whose jumps back read cold lines
- * one miss at a time (the row "engine: batch of 10,000 statement puts, CPU" of npm run bench:changes
- * measures the commit with it); where the keys cannot tell (an entity new to the base), it gallops.
- * The keys live in a WeakMap by the list's identity, so a
- * statement list is changed by mergeStatements only (a list replaced whole gets its keys made
- * again, O(D), at its first merge).
+ * A statement list (statement-list.ts StatementList, merged by mergeStatements) keeps beside its
+ * items each one's merge key, a number packing its first two components' dense ids (mergeKey), in a
+ * Float64Array: the merge's comparisons read that array in order instead of an item object each (a
+ * cache miss apiece, the larger part of a big batch's commit), and ask the items only on a tie or
+ * for an entity not in the base. Its order is an Int32Array of the items' slots in a pool, so that
+ * a merge moves numbers in typed arrays, not references in an array (statement-list.ts's banner:
+ * why). With nothing removed it merges in place from the back, walking the old items down one by
+ * one: every old item after the first insertion point moves anyway, so the walk compares each
+ * mover's key as it moves it (a number, in a stream the CPU prefetches) rather than galloping,
+ * whose jumps back read cold lines one miss at a time; where the keys cannot tell (an entity new
+ * to the base), it gallops. The searches below read any sorted StatementRows (a StatementList, or
+ * an array in a test): its length and at(i).
  * A filter's items are a contiguous range (every filter shape of the table is a prefix of its
  * order's key), found by two binary searches; a resume point by one more. The searches compare
  * the first components by base dense id when both are in the base (a number read from the item,
@@ -40,6 +39,16 @@
  */
 
 import type { EntityType } from "../types.js";
+import type { StatementList } from "./statement-list.js";
+
+/**
+ * A sorted statement list as the searches below read it: its length and item i (undefined past the
+ * end). A StatementList (statement-list.ts), or an array (a test's).
+ */
+export interface StatementRows {
+  readonly length: number;
+  at(i: number): DeltaStatement | undefined;
+}
 
 /** The orders of CONTRACT.md's statements table. */
 export type Order = "SPO" | "POS" | "OSP";
@@ -216,17 +225,6 @@ function gallopMerge<T>(old: readonly T[], added: readonly T[], compare: (x: T, 
  */
 const PAIR_KEY_MAX_BOUND = 2 ** 26;
 
-/** A statement list's merge keys: `keys[i]` is mergeKey of the list's item i, for its first `length` items. */
-interface MergeKeys {
-  keys: Float64Array;
-  length: number;
-  order: Order;
-  bound: number;
-}
-
-/** Each statement list's merge keys, by the list's identity (mergeStatements keeps them). */
-const listKeys = new WeakMap<DeltaStatement[], MergeKeys>();
-
 /**
  * A statement's merge key in `order` over a base of `idBound` entities: its first two components'
  * dense ids packed (first * idBound + second), or the first's alone when pairs do not fit; NaN when
@@ -260,191 +258,21 @@ export function packedKey(a: number, b: number, idBound: number): number {
   return idBound > PAIR_KEY_MAX_BOUND ? a : a * idBound + b;
 }
 
-/** The merge keys of `list` (made when it has none, or ones of another shape: O(D) item reads). */
-function keysOf(list: DeltaStatement[], order: Order, idBound: number): MergeKeys {
-  const held = listKeys.get(list);
-  // Keys made for this very list and base are current (mergeStatements is its only writer).
-  if (held !== undefined && held.length === list.length && held.order === order && held.bound === idBound) return held;
-  const keys = new Float64Array(Math.max(1, list.length));
-  for (let i = 0; i < list.length; i++) keys[i] = mergeKey(order, list[i]!, idBound);
-  const made: MergeKeys = { keys, length: list.length, order, bound: idBound };
-  listKeys.set(list, made);
-  return made;
-}
-
-/** Makes room in `held` for `need` keys (grown by KEYS_GROWTH, its keys kept). */
-function reserveKeys(held: MergeKeys, need: number): Float64Array {
-  if (held.keys.length >= need) return held.keys;
-  const keys = new Float64Array(Math.max(need, Math.ceil(held.keys.length * KEYS_GROWTH)));
-  keys.set(held.keys.subarray(0, held.length));
-  held.keys = keys;
-  return keys;
-}
-
-/** How much a list's key array grows when full (amortized O(1) a key, at most this much spare). */
-const KEYS_GROWTH = 1.5;
-
 /**
- * Where item (of merge key `key`) goes in `list` (keys `keys`) among [lo, hi): the first index
- * whose item is after it (`after`: strictly after; else at or after). Keys decide when they differ.
- */
-function placeKeyed(
-  list: readonly DeltaStatement[],
-  keys: Float64Array,
-  item: DeltaStatement,
-  key: number,
-  compare: (x: DeltaStatement, y: DeltaStatement) => number,
-  after: boolean,
-  lo: number,
-  hi: number,
-): number {
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const k = keys[mid]!;
-    // Each branch: the keys decide (a NaN compares neither way), else the items.
-    const c = k < key ? -1 : k > key ? 1 : compare(list[mid]!, item);
-    if (c < 0 || (after && c === 0)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/**
- * mergeSorted for a statement list of `order` over a base of `idBound` entities, with its merge
- * keys (see the banner): `list` less `removedItems` (their fingerprints `removed`), with `added`
- * merged in (sorted here unless `addedSorted`). Returns the list: `list` itself, changed in place,
- * unless the batch removes items and adds many (then a new one). Same result as mergeSorted.
+ * mergeSorted for statement list `list` (its order's) over a base of `idBound` entities: `list` less
+ * `removedItems` (their fingerprints `removed`), with `added` merged in (sorted here unless
+ * `addedSorted`), in place (statement-list.ts merge). Returns `list`. Same result as mergeSorted.
  */
 export function mergeStatements(
-  list: DeltaStatement[],
-  order: Order,
+  list: StatementList,
   removed: ReadonlySet<string>,
   removedItems: readonly DeltaStatement[],
   added: DeltaStatement[],
   idBound: number,
   addedSorted = false,
-): DeltaStatement[] {
-  const compare = compareStatements(order);
-  const held = keysOf(list, order, idBound);
-  // Each branch: a few changes spliced in place (list and keys); many, merged.
-  if (removedItems.length + added.length <= SPLICE_MAX_CHANGES) {
-    for (const item of removedItems) {
-      const at = placeKeyed(list, held.keys, item, mergeKey(order, item, idBound), compare, false, 0, held.length);
-      if (at >= held.length || list[at]!.fp !== item.fp) continue;
-      list.splice(at, 1);
-      held.keys.copyWithin(at, at + 1, held.length);
-      held.length--;
-    }
-    for (const item of added) {
-      const key = mergeKey(order, item, idBound);
-      const at = placeKeyed(list, held.keys, item, key, compare, false, 0, held.length);
-      list.splice(at, 0, item);
-      const keys = reserveKeys(held, held.length + 1);
-      keys.copyWithin(at + 1, at, held.length);
-      keys[at] = key;
-      held.length++;
-    }
-    return list;
-  }
-  if (!addedSorted) added.sort(compare);
-  const addedKeys = new Float64Array(added.length);
-  for (let j = 0; j < added.length; j++) addedKeys[j] = mergeKey(order, added[j]!, idBound);
-  if (removedItems.length === 0) {
-    mergeInPlace(list, held, added, addedKeys, compare);
-    return list;
-  }
-  // Items removed: one pass into a new list (and keys), old before added on a tie (no two share a key).
-  const n = held.length - removedItems.length + added.length;
-  const out: DeltaStatement[] = new Array(n);
-  const outKeys = new Float64Array(Math.max(1, n));
-  const keys = held.keys;
-  let w = 0;
-  let i = 0;
-  let j = 0;
-  while (i < held.length || j < added.length) {
-    const x = list[i];
-    if (x !== undefined && removed.has(x.fp)) {
-      i++;
-      continue;
-    }
-    const takeOld =
-      j >= added.length ||
-      (x !== undefined && (keys[i]! < addedKeys[j]! || (!(keys[i]! > addedKeys[j]!) && compare(x, added[j]!) <= 0)));
-    // Each branch: the smaller head goes first.
-    if (takeOld) {
-      out[w] = x!;
-      outKeys[w++] = keys[i++]!;
-    } else {
-      out[w] = added[j]!;
-      outKeys[w++] = addedKeys[j++]!;
-    }
-  }
-  out.length = w;
-  listKeys.set(out, { keys: outKeys, length: w, order, bound: idBound });
-  return out;
-}
-
-/**
- * `added` (sorted, keys `addedKeys`, no key shared with `list`) merged into `list` (keys `held`)
- * in place, from the back: the list and its keys grow by added.length, then for each added item,
- * last first, the old items after it move up. Those whose keys say so move as they are read (a
- * walk down, a stream the CPU prefetches: the items move anyway). Where the keys cannot tell (a NaN:
- * an entity new to the base; or an equal key), the rest of the run after the item is found by an
- * exponential then a binary search back comparing items, as many comparisons as the log of its
- * length (a delta of statements naming new entities would otherwise compare every item it moves),
- * then moved. O(D + b log D) for b items into D; no array of D items is made.
- */
-function mergeInPlace(
-  list: DeltaStatement[],
-  held: MergeKeys,
-  added: readonly DeltaStatement[],
-  addedKeys: Float64Array,
-  compare: (x: DeltaStatement, y: DeltaStatement) => number,
-): void {
-  const d = held.length;
-  const b = added.length;
-  // The list grows by b (pushing items keeps its elements packed; every slot is written below).
-  for (let j = 0; j < b; j++) list.push(added[j]!);
-  const keys = reserveKeys(held, d + b);
-  // Whether old item `at` goes after the added item (key `key`): old before added on a tie.
-  const after = (at: number, item: DeltaStatement, key: number): boolean => {
-    const k = keys[at]!;
-    return k > key || (!(k < key) && compare(list[at]!, item) > 0);
-  };
-  let i = d - 1;
-  let w = d + b - 1;
-  for (let j = b - 1; j >= 0; j--) {
-    const item = added[j]!;
-    const key = addedKeys[j]!;
-    // Old items keyed after the item move up as they are read.
-    for (; i >= 0 && keys[i]! > key; i--, w--) {
-      list[w] = list[i]!;
-      keys[w] = keys[i]!;
-    }
-    // Each branch: a key below the item's ends its run; an undecided one (NaN, or equal) searches it.
-    if (i >= 0 && !(keys[i]! < key)) {
-      let hi = i + 1;
-      let step = 1;
-      while (hi - step >= 0 && after(hi - step, item, key)) {
-        hi -= step;
-        step *= 2;
-      }
-      let lo = Math.max(0, hi - step + 1);
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (after(mid, item, key)) hi = mid;
-        else lo = mid + 1;
-      }
-      // Old items [lo, i] move up past the item (w > i throughout: nothing unread is overwritten).
-      for (; i >= lo; i--, w--) {
-        list[w] = list[i]!;
-        keys[w] = keys[i]!;
-      }
-    }
-    list[w] = item;
-    keys[w--] = key;
-  }
-  held.length = d + b;
+): StatementList {
+  list.merge(removed, removedItems, added, idBound, addedSorted);
+  return list;
 }
 
 /** Below this many statements sortStatements sorts by comparisons (a radix pass costs its buckets). */
@@ -559,14 +387,10 @@ export const FENCE_STRIDE = 16;
  * The fence of `list` (sorted in `order`): the rank of list[j FENCE_STRIDE]'s first component at j.
  * `rankOfNew`: the rank of an entityId not in the base (2 lowerBound - 1).
  */
-export function buildFence(
-  list: readonly DeltaStatement[],
-  order: Order,
-  rankOfNew: (entityId: string) => number,
-): Int32Array {
+export function buildFence(list: StatementRows, order: Order, rankOfNew: (entityId: string) => number): Int32Array {
   const fence = new Int32Array(Math.ceil(list.length / FENCE_STRIDE));
   for (let j = 0; j < fence.length; j++) {
-    const st = list[j * FENCE_STRIDE]!;
+    const st = list.at(j * FENCE_STRIDE)!;
     // Each branch: the order's first component (its dense id, -1 when not in the base).
     const d = order === "SPO" ? st.sd : order === "POS" ? st.pd : st.od;
     const id = order === "SPO" ? st.s : order === "POS" ? st.p : st.o;
@@ -607,7 +431,7 @@ function lowerBound<T>(list: readonly T[], item: T, compare: (x: T, y: T) => num
   let hi = list.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (compare(list[mid]!, item) < 0) lo = mid + 1;
+    if (compare(list.at(mid)!, item) < 0) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -668,7 +492,7 @@ function compareWithKey(
 }
 
 function bound(
-  list: readonly DeltaStatement[],
+  list: StatementRows,
   order: Order,
   key: readonly string[],
   length: number,
@@ -696,7 +520,7 @@ function bound(
           ? 1
           : !Number.isNaN(k) && length <= keyPinned
             ? 0
-            : compareWithKey(order, list[mid]!, key, length, firstDense, secondDense, thirdDense);
+            : compareWithKey(order, list.at(mid)!, key, length, firstDense, secondDense, thirdDense);
     if (c < 0 || (strictlyAfter && c === 0)) lo = mid + 1;
     else hi = mid;
   }
@@ -707,12 +531,12 @@ function bound(
 const NO_MERGE_KEYS: Float64Array = new Float64Array(0);
 
 /**
- * The merge keys (mergeKey) of statement list `list` of `order` over a base of `idBound` entities,
- * for the searches below: made when the list has none (O(D)), else the ones mergeStatements keeps.
- * Read them right after: the list's next merge may move them to a new array.
+ * The merge keys (mergeKey) of statement list `list` over a base of `idBound` entities, for the
+ * searches below: the ones its merges keep (made again, O(D), for another base). Read them right
+ * after: the list's next merge may move them to a new array.
  */
-export function listMergeKeys(list: readonly DeltaStatement[], order: Order, idBound: number): Float64Array {
-  return keysOf(list as DeltaStatement[], order, idBound).keys;
+export function listMergeKeys(list: StatementList, idBound: number): Float64Array {
+  return list.mergeKeys(idBound);
 }
 
 /**
@@ -755,7 +579,7 @@ export function mergeKeyHi(first: number, second: number, idBound: number): numb
  * [from, to] (a window known to hold it: fenceLo / fenceHi).
  */
 export function prefixRange(
-  list: readonly DeltaStatement[],
+  list: StatementRows,
   order: Order,
   prefix: readonly string[],
   firstDense = -1,
@@ -795,7 +619,7 @@ export function prefixRange(
  * first search) up to `to`; the other parameters as prefixRange's.
  */
 export function prefixEnd(
-  list: readonly DeltaStatement[],
+  list: StatementRows,
   order: Order,
   prefix: readonly string[],
   firstDense: number,
@@ -831,7 +655,7 @@ export function prefixEnd(
  * range), searched in [from, to] (a window known to hold it: fenceLo / fenceHi).
  */
 export function seekPrefix(
-  list: readonly DeltaStatement[],
+  list: StatementRows,
   order: Order,
   prefix: readonly string[],
   firstDense = -1,
@@ -864,7 +688,7 @@ export function seekPrefix(
 
 /** Whether `list[i]` exists and its key starts with `prefix` (a range's item, found by one comparison). */
 export function inPrefix(
-  list: readonly DeltaStatement[],
+  list: StatementRows,
   order: Order,
   prefix: readonly string[],
   i: number,
@@ -882,12 +706,12 @@ export function inPrefix(
   // of the prefix (a key, not NaN): in it (no item read either way); else the item compared.
   if (k < keyLo || k >= keyHi) return false;
   if (!Number.isNaN(k) && prefix.length <= keyPinned) return true;
-  return compareWithKey(order, list[i]!, prefix, prefix.length, firstDense, secondDense, thirdDense) === 0;
+  return compareWithKey(order, list.at(i)!, prefix, prefix.length, firstDense, secondDense, thirdDense) === 0;
 }
 
 /** The first index in [lo, hi) whose full key is strictly after `key` (four parts). */
 export function seekAfter(
-  list: readonly DeltaStatement[],
+  list: StatementRows,
   order: Order,
   key: readonly string[],
   lo: number,

@@ -48,6 +48,7 @@ import {
   sortStatements,
   statementKey,
 } from "../../../src/engine/live/sorted-delta.js";
+import { StatementList } from "../../../src/engine/live/statement-list.js";
 import { Rng } from "../../support/oracle.js";
 
 function randomStatement(rng: Rng, n: number): DeltaStatement {
@@ -160,7 +161,7 @@ test("mergeStatements (merge keys; in place, spliced, or a new list) equals a so
   for (const bound of [50, 1 << 20, 2 ** 26 + 5]) {
     for (const order of ORDERS) {
       const compare = compareStatements(order);
-      let list: DeltaStatement[] = [];
+      const list = new StatementList(order);
       let next = 0;
       // Entities of a base (dense ids in entityId order), and a few new to it (their ids sort among the base's).
       const id = (): [string, number] => {
@@ -178,29 +179,38 @@ test("mergeStatements (merge keys; in place, spliced, or a new list) equals a so
         const many = rng.chance(0.6);
         const changes = many ? rng.range(SPLICE_MAX_CHANGES + 1, 120) : rng.range(0, SPLICE_MAX_CHANGES);
         const removing = rng.chance(0.4);
+        const items = list.toArray();
         const removedItems = removing
-          ? list.filter(() => rng.chance(changes / Math.max(1, 2 * list.length))).slice(0, changes)
+          ? items.filter(() => rng.chance(changes / Math.max(1, 2 * list.length))).slice(0, changes)
           : [];
         const removed = new Set(removedItems.map((s) => s.fp));
         const added = Array.from({ length: Math.max(0, changes - removedItems.length) }, make);
-        const want = [...list.filter((s) => !removed.has(s.fp)), ...added].sort(compare);
-        // Now and then the list is replaced by a copy (its keys made again at the next merge).
-        if (rng.chance(0.1)) list = list.slice();
-        list = mergeStatements(list, order, removed, removedItems, added.slice(), bound);
+        // Now and then an item not in the list is asked to be removed (passed over).
+        if (removing && rng.chance(0.3)) removedItems.push(make());
+        const want = [...items.filter((s) => !removed.has(s.fp)), ...added].sort(compare);
+        // Now and then the keys are asked for another base (made again at the next merge).
+        if (rng.chance(0.1)) list.mergeKeys(bound + 1);
+        assert.is(mergeStatements(list, removed, removedItems, added.slice(), bound), list);
         assert.equal(
-          list.map((s) => s.fp),
+          list.toArray().map((s) => s.fp),
           want.map((s) => s.fp),
           `${order} bound ${bound} round ${round}`,
         );
+        // The keys kept are the items' merge keys; at(i) is item i, undefined past the end.
+        const keys = listMergeKeys(list, bound);
+        for (let k = 0; k < list.length; k++)
+          assert.ok(Object.is(keys[k], mergeKey(order, want[k]!, bound)), `${order} key ${k} round ${round}`);
+        for (let k = 0; k <= list.length; k++) assert.is(list.at(k), want[k]);
       }
       // Two items whose keys differ compare as their keys do.
-      for (let k = 1; k < list.length; k++) {
-        const a = mergeKey(order, list[k - 1]!, bound);
-        const b = mergeKey(order, list[k]!, bound);
+      const items = list.toArray();
+      for (let k = 1; k < items.length; k++) {
+        const a = mergeKey(order, items[k - 1]!, bound);
+        const b = mergeKey(order, items[k]!, bound);
         assert.ok(!(a > b), `${order} keys out of order at ${k}`);
       }
       // A base statement's key made from its dense ids (packedKey) is its merge key.
-      for (const st of list) {
+      for (const st of items) {
         if (st.sd < 0 || st.pd < 0 || st.od < 0) continue;
         const [a, b] = order === "SPO" ? [st.sd, st.pd] : order === "POS" ? [st.pd, st.od] : [st.od, st.sd];
         assert.is(packedKey(a, b, bound), mergeKey(order, st, bound), `${order} packedKey`);
@@ -215,7 +225,7 @@ test("seekPrefix, prefixRange, inPrefix and seekAfter given the merge keys and a
   // Bounds whose keys pack the pair, and one whose keys hold the first component alone.
   for (const bound of [50, 1 << 20, 2 ** 26 + 5]) {
     for (const order of ORDERS) {
-      let list: DeltaStatement[] = [];
+      const list = new StatementList(order);
       let next = 0;
       // Base entities crowding a few first components, and some new to the base (no key: NaN).
       const id = (): [string, number] => {
@@ -230,11 +240,12 @@ test("seekPrefix, prefixRange, inPrefix and seekAfter given the merge keys and a
       };
       for (let round = 0; round < 12; round++) {
         const added = Array.from({ length: rng.range(1, 80) }, make);
-        list = mergeStatements(list, order, new Set(), [], added, bound);
-        const keys = listMergeKeys(list, order, bound);
+        mergeStatements(list, new Set(), [], added, bound);
+        const keys = listMergeKeys(list, bound);
+        const items = list.toArray();
         for (let probe = 0; probe < 40; probe++) {
           // A key of an item of the list, or of a new statement (its place among them).
-          const st = list.length > 0 && rng.chance(0.7) ? rng.pick(list) : make();
+          const st = items.length > 0 && rng.chance(0.7) ? rng.pick(items) : make();
           const key = statementKey(order, st);
           const dense =
             order === "SPO" ? [st.sd, st.pd, st.od] : order === "POS" ? [st.pd, st.od, st.sd] : [st.od, st.sd, st.pd];
