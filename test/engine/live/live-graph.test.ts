@@ -2373,8 +2373,6 @@ test("a swap lets the old base go at once: after order=score, order=name and sta
   }
 });
 
-test.run();
-
 test("order=name pages and totals over names that tie with the base page's last or the cursor's key in their first 3 to 12 units (lengths about 9, equal names, U+0000, folds in place or not) equal the oracle, in both fold modes", () => {
   // Names from one stem and a tail: they share the stem's units (3, 5, 8, 9 or 10 of them) and
   // differ at the units a gram summary holds (3 to 8), right after them (9 and on), or only in their
@@ -2432,3 +2430,5 @@ test("order=name pages and totals over names that tie with the base page's last 
     }
   }
 });
+
+test.run();
