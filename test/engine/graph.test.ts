@@ -684,8 +684,6 @@ test("exportEntities / exportStatements give the input back: loading them builds
   }
 });
 
-test.run();
-
 test("exportEntities carries the scores the input gave (one equal to its count too), so the export builds the same graph", () => {
   const build = (entities: Iterable<EntityInput>, statements: Iterable<StatementInput>) => {
     const b = new GraphBuilder();
@@ -717,3 +715,5 @@ test("exportEntities carries the scores the input gave (one equal to its count t
     graph.search({ q: "a", order: "score" }).items.map((e) => e.entityId),
   );
 });
+
+test.run();
