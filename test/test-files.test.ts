@@ -1,10 +1,10 @@
 /**
  * Test files
  * ==========
- * Every test file registers its tests before its one `test.run()` (or leaves both to a shared suite). uvu runs the tests a suite holds
- * when run() is called and drops, without a word, any registered after it: two regression tests sat
- * below their file's run() and never ran, one for a whole session, one for days. Cost: one pass of
- * a regular expression over each file of test/.
+ * Every test file registers its tests before its one `test.run()` (or leaves both to a shared
+ * suite). uvu runs the tests a suite holds when run() is called and drops, without a word, any
+ * registered after it: two regression tests sat below their file's run() and never ran. Cost: one
+ * pass of a regular expression over each file of test/.
  */
 
 import { readdirSync, readFileSync } from "node:fs";
