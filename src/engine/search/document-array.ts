@@ -55,6 +55,20 @@ export const TYPE_COUNT = 1 << TYPE_BITS;
  * `npm run bench:full`): 10 bits, sparse p50 35 us and q="e"
  * 19-25 us; 12 bits, 23 and 20-34 us; 14 bits, 14 and 65-124 us. 12 keeps both within a few times
  * of each other.
+ *
+ * Fixed, not growing with R: a bucket's work is the query's positions in it, its occurrences x
+ * 2^(P - R), and the same query has about 10 times the occurrences in a graph 10 times larger; a
+ * fixed P keeps that work per query about constant and pays log2(10) more levels, while P = R - 8
+ * (the same share of the rank space at any size) keeps the levels and multiplies the scans. At 10M
+ * generated entities (R = 24, 165M text positions), infix listings of 20 ranks, p50 / p99 in µs
+ * over 2,000 distinct substring queries (medians of 3 runs of `npm run bench:plain-bits --
+ * --snapshot FILE --entities FILE --plain 12,13,16`): P = 12, page 1 12.6 / 31.7, deep 16.8 /
+ * 37.6, the 66 letters and common pairs 17.7 / 44.4; P = 13, 11.3 / 45.5, 16.1 / 48.4, 15.7 /
+ * 41.9; P = 16, 12.0 / 182.7, 18.2 / 216.0, 74.4 / 471.2. P = 16 helps only the sparsest (10^3
+ * to 10^4 occurrences: p50 14.5 -> 8.7) and is 2.5 to 14 times slower from 10^5 on, which is most
+ * of the stream at that size. The score index's names array (its prefix tiers over TIER_READ_MAX
+ * ranks, `--queries 4000 --only names`): P = 13, 6.4 / 13.4 against P = 12's 7.3 / 15.7, its
+ * dense p99 23 against 17.5; not enough to give it a width of its own.
  */
 export const PLAIN_BITS = 12;
 /**
