@@ -80,7 +80,6 @@ export const REPLACED_FILTER_MIN_BITS = 1024;
 export class ListAids {
   fence: Int32Array | undefined = undefined;
   pairs: Uint32Array | undefined = undefined;
-  keys: Float64Array | undefined = undefined;
   constructor(readonly list: StatementList) {}
 }
 

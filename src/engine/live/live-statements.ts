@@ -51,7 +51,6 @@ import {
   fenceLo,
   type Order,
   inPrefix,
-  listMergeKeys,
   mergeKeyHi,
   mergeKeyLo,
   mergeKeyPinned,
@@ -926,21 +925,17 @@ export class LiveStatements {
   }
 
   /**
-   * The merge keys of statements list `list` (sorted-delta.ts listMergeKeys), kept with
-   * its read aids; none for an empty list.
+   * The merge keys of statements list `list`, as its merges keep them (StatementList.mergeKeys:
+   * made again only for another base); none for an empty list.
    */
   private keysOf(list: StatementList): Float64Array {
     // An empty list: nothing to search (its keys are never read).
     if (list.length === 0) return NO_MERGE_KEYS;
-    const aids = this.aidsOf(list);
-    // Each branch: the keys read since the list last changed, or read now.
-    if (aids.keys !== undefined) return aids.keys;
-    aids.keys = listMergeKeys(list, this.#s.base.entityCount);
-    return aids.keys;
+    return list.mergeKeys(this.#s.base.entityCount);
   }
 
   /**
-   * The read aids of statements list `list` (fenceOf, pairsOf, keysOf), made since its last change (the
+   * The read aids of statements list `list` (fenceOf, pairsOf), made since its last change (the
    * batch and base now): all are dropped at the first read of a new batch or base, and a list's
    * record is found by identity (a few comparisons, no hash of the list).
    */

@@ -531,15 +531,6 @@ function bound(
 const NO_MERGE_KEYS: Float64Array = new Float64Array(0);
 
 /**
- * The merge keys (mergeKey) of statement list `list` over a base of `idBound` entities, for the
- * searches below: the ones its merges keep (made again, O(D), for another base). Read them right
- * after: the list's next merge may move them to a new array.
- */
-export function listMergeKeys(list: StatementList, idBound: number): Float64Array {
-  return list.mergeKeys(idBound);
-}
-
-/**
  * The lowest merge key (mergeKey) of an item whose first component is base entity `first` (and,
  * when >= 0, whose second is base entity `second`) over a base of `idBound` entities; NaN when
  * `first` is not in the base (no range: a search compares every item it reads). With mergeKeyHi,

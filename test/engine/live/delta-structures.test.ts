@@ -36,7 +36,6 @@ import {
   mergeStatements,
   ORDERS,
   inPrefix,
-  listMergeKeys,
   mergeKeyHi,
   mergeKeyLo,
   mergeKeyPinned,
@@ -197,7 +196,7 @@ test("mergeStatements (merge keys; in place, spliced, or a new list) equals a so
           `${order} bound ${bound} round ${round}`,
         );
         // The keys kept are the items' merge keys; at(i) is item i, undefined past the end.
-        const keys = listMergeKeys(list, bound);
+        const keys = list.mergeKeys(bound);
         for (let k = 0; k < list.length; k++)
           assert.ok(Object.is(keys[k], mergeKey(order, want[k]!, bound)), `${order} key ${k} round ${round}`);
         for (let k = 0; k <= list.length; k++) assert.is(list.at(k), want[k]);
@@ -241,7 +240,7 @@ test("seekPrefix, prefixRange, inPrefix and seekAfter given the merge keys and a
       for (let round = 0; round < 12; round++) {
         const added = Array.from({ length: rng.range(1, 80) }, make);
         mergeStatements(list, new Set(), [], added, bound);
-        const keys = listMergeKeys(list, bound);
+        const keys = list.mergeKeys(bound);
         const items = list.toArray();
         for (let probe = 0; probe < 40; probe++) {
           // A key of an item of the list, or of a new statement (its place among them).
