@@ -352,6 +352,8 @@ Two kinds of latency, never mixed in one table:
   round: what a service sees, the caches holding what other queries left in them. Timed with the bench's own sampler,
   one \`performance.now()\` pair around each call, since a stream of different calls is not what a microbenchmark
   library times;
+  a statements case's \`first page full\` and \`first page short\` rows split its queries by whether the page
+  holds the limit (a full page makes each item's strings: a few times a short one's cost);
 - **repeated**: one query asked again and again, everything it touches cached: a microbenchmark (timed with
   tinybench).`;
 
