@@ -227,7 +227,9 @@ export class LiveStore {
         // compaction) are garbage now: a full collection frees their memory before the next
         // compaction builds beside the new base (V8 frees a buffer only when a collection finds it
         // dead, and the serving thread allocates too little to start one soon). A pause of tens
-        // of ms: the graph's bulk is in buffers, not on the heap.
+        // of ms: the graph's bulk is in buffers, not on the heap. After a turn of the event loop,
+        // so that the swap's pause and the collection's are two, each with requests answered between.
+        await new Promise((resolve) => setImmediate(resolve));
         collectGarbage()?.();
       } else if (options.saveTo !== undefined) {
         this.#source = { snapshot: options.saveTo };
