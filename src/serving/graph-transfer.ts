@@ -25,7 +25,7 @@
  *
  * Cost on the main thread: O(1) per array, one slice (a few ms) per turn of its event loop, and
  * readGraph's restore (shape checks, and what each structure derives: key samples, decoded texts,
- * score runs), one structure per turn too (imageGraphSliced); the entity dictionary's hash table
+ * score runs), a structure at a time with pauses between (imageGraphSliced); the entity dictionary's hash table
  * comes made (a pass over a million entities is a stall of over 100 ms). A compaction's worker also sends the new base's warmth (its fingerprint
  * map and counts: BaseWarmth), arrays transferred too, so the swap builds neither. In the worker: one message per slice. Memory: the arrays are never in
  * two threads at once; the worker's strings go with the worker.
@@ -36,6 +36,7 @@ import { type Graph, type GraphOptions, graphParts } from "../engine/graph.js";
 import type { BaseWarmth } from "../engine/live/live-graph.js";
 import { MemorySerialReader, MemorySerialWriter, type SerialArray, type SerialField } from "../engine/serial.js";
 import { readGraph, readGraphSteps, writeGraph } from "../snapshot/graph-manifest.js";
+import { servingPause } from "./serving-pause.js";
 
 /**
  * Strings per message: a few milliseconds of structured-clone work on the receiving thread; the
@@ -135,21 +136,18 @@ export function imageGraph(image: SharedGraphImage, options: GraphOptions = {}):
   return readGraph(new MemorySerialReader(image.fields, { verify: false }), options, image.dictionary);
 }
 
-/** A turn of this thread's event loop: what waits for it (requests, timers) runs first. */
-const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
 /**
- * imageGraph on a thread that serves: the same graph, restored one structure at a time with a turn
- * of the event loop between two (readGraphSteps), so its pause is the longest structure's restore,
- * not the sum (at 1M entities / 10M statements: 120 to 330 ms whole, under 80 ms a structure;
- * `npm run bench:changes -- --compaction-only`, the compaction rows).
+ * imageGraph on a thread that serves: the same graph, restored one structure at a time with a
+ * pause between two (readGraphSteps, serving-pause.ts), so that a request waits for the longest
+ * structure's restore, not the sum (at 1M entities / 10M statements: 120 to 330 ms whole, 20 to
+ * 90 ms a structure; `npm run bench:changes -- --compaction-only`, the compaction rows).
  */
 export async function imageGraphSliced(image: SharedGraphImage, options: GraphOptions = {}): Promise<Graph> {
   const steps = readGraphSteps(new MemorySerialReader(image.fields, { verify: false }), options, image.dictionary);
   for (;;) {
     const step = steps.next();
     if (step.done === true) return step.value;
-    await turn();
+    await servingPause();
   }
 }
 
@@ -233,7 +231,7 @@ export class GraphReceiver {
     return imageGraph(this.fields(), options);
   }
 
-  /** finish() a structure per turn of the event loop (imageGraphSliced): for a thread that serves. */
+  /** finish() a structure at a time, with pauses between (imageGraphSliced): for a thread that serves. */
   finishSliced(options: GraphOptions): Promise<Graph> {
     return imageGraphSliced(this.fields(), options);
   }

@@ -5,7 +5,7 @@
  * builds or opens it in a worker thread (graph-loader-worker.ts), so the thread that serves keeps
  * answering while a reload of millions of statements runs: its own share is the hand-over of
  * graph-transfer.ts, O(1) per typed array plus string slices of a few milliseconds, one per turn
- * of the event loop, then the graph's restore, one structure per turn (imageGraphSliced).
+ * of the event loop, then the graph's restore, a structure at a time (imageGraphSliced).
  * `saveSnapshotInWorker(source, path)` loads the same way and writes a snapshot (what the
  * cluster's primary does once for all its workers).
  *
@@ -203,8 +203,8 @@ function handOver(request: LoaderRequest, options: LoadInWorkerOptions): Promise
           if (receiver === undefined) throw new Error("graph hand-over: done before the arrays");
           const { warmth } = receiver;
           const image = receiver.image();
-          // The graph restored a structure per turn of the event loop (finishSliced): requests are
-          // answered between two, not held for the whole restore (hundreds of ms at 10M statements).
+          // The graph restored a structure at a time (finishSliced): requests are answered between
+          // two, not held for the whole restore (hundreds of ms at 10M statements).
           return receiver.finishSliced(graphOptions).then((graph) => ({ graph, warmth, image }));
         }
         default:
