@@ -139,8 +139,8 @@ export function imageGraph(image: SharedGraphImage, options: GraphOptions = {}):
 /**
  * imageGraph on a thread that serves: the same graph, restored one structure at a time with a
  * pause between two (readGraphSteps, serving-pause.ts), so that a request waits for the longest
- * structure's restore, not the sum (at 1M entities / 10M statements: 120 to 330 ms whole, 20 to
- * 90 ms a structure; `npm run bench:changes -- --compaction-only`, the compaction rows).
+ * structure's restore, not the sum (at 1M entities / 10M statements: 120 to 330 ms whole, 10 to
+ * 110 ms a structure: see readGraphSteps).
  */
 export async function imageGraphSliced(image: SharedGraphImage, options: GraphOptions = {}): Promise<Graph> {
   const steps = readGraphSteps(new MemorySerialReader(image.fields, { verify: false }), options, image.dictionary);

@@ -11,9 +11,9 @@
  * event loop: with a setImmediate turn (or a 1 ms timer) between pieces of 70 ms, the requests made
  * during 6 pieces waited for nearly the whole (max 330 to 380 ms; none: 420 ms); with a timer of
  * 3 ms, for one or two pieces (70 to 160 ms); with 10 ms, for one (62 to 76 ms). Measured by
- * `npm run bench:serving-pause` (3 rounds, 2 cores shared). At a compaction's swap over 1M
- * entities / 10M statements, the max of /healthz and search during it went from 290-360 ms with
- * setImmediate to under 100 ms (`npm run bench:changes -- --compaction-only`).
+ * `npm run bench:serving-pause` (3 rounds, 2 cores shared). At a compaction over 1M entities /
+ * 10M statements, the max of /healthz and search during it was 290-360 ms with setImmediate
+ * pauses (two runs), 71-130 ms with these (three; `npm run bench:changes -- --compaction-only`).
  *
  * Cost: SERVING_PAUSE_MS of wall time a pause (the work it splits takes tens of ms a piece).
  */

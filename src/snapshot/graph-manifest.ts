@@ -151,10 +151,11 @@ export function readGraph(r: SerialReader, options: GraphOptions = {}, dictionar
 /**
  * readGraph one structure at a time: the generator pauses after each (RESTORE_ORDER) and returns
  * the graph, so a caller that must not stall (a hand-over on the serving thread:
- * serving/graph-transfer.ts imageGraphSliced) gives its event loop a turn between them. Each
- * structure's restore is O(its size) even unverified (a sample of the statement index's orders,
- * the entity texts decoded, the score index's runs): tens of ms apiece at 1M entities / 10M
- * statements, where the whole is 120 to 330 ms. The same structures, checks and graph as readGraph.
+ * serving/graph-transfer.ts imageGraphSliced) lets requests run between them. Each structure's
+ * restore is O(its size) even unverified (a sample of the statement index's orders, the entity
+ * texts decoded, the score index's tables): 10 to 110 ms apiece at 1M entities / 10M statements,
+ * 120 to 330 ms in all (timestamps around each step on the serving thread during
+ * `npm run bench:changes -- --compaction-only`). The same structures, checks and graph as readGraph.
  */
 export function* readGraphSteps(
   r: SerialReader,
