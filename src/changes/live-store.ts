@@ -18,6 +18,7 @@ import type { Graph } from "../engine/graph.js";
 import type { GraphSource, WorkerSource } from "../serving/graph-source.js";
 import type { SharedGraphImage } from "../serving/graph-transfer.js";
 import { type CompactRequest, compactInWorker } from "../serving/load-in-worker.js";
+import { servingPause } from "../serving/serving-pause.js";
 import { QuiverError, isQuiverError } from "../engine/errors.js";
 import type { ChangeBatch } from "../engine/live/change-batch.js";
 import { type BaseWarmth, type ChangeResult, LiveGraph, type LiveGraphOptions } from "../engine/live/live-graph.js";
@@ -207,6 +208,9 @@ export class LiveStore {
         };
         const built = await compactInWorker(this.#source, request);
         graph = built.graph;
+        // A pause first (serving-pause.ts): the hand-over's last step (a structure's restore) and
+        // the swap hold requests one after the other, not at once.
+        await servingPause();
         // Between two queued batches, never between one's prepare and its commit (which names the base's ids).
         await this.#exclusive(() => {
           const after = [...readChangeLog(this.#log.dir, upTo)]
@@ -227,7 +231,9 @@ export class LiveStore {
         // compaction) are garbage now: a full collection frees their memory before the next
         // compaction builds beside the new base (V8 frees a buffer only when a collection finds it
         // dead, and the serving thread allocates too little to start one soon). A pause of tens
-        // of ms: the graph's bulk is in buffers, not on the heap.
+        // of ms: the graph's bulk is in buffers, not on the heap. After a pause (serving-pause.ts),
+        // so that the swap and the collection hold requests one after the other, not at once.
+        await servingPause();
         collectGarbage()?.();
       } else if (options.saveTo !== undefined) {
         this.#source = { snapshot: options.saveTo };

@@ -5,8 +5,9 @@
  * builds or opens it in a worker thread (graph-loader-worker.ts), so the thread that serves keeps
  * answering while a reload of millions of statements runs: its own share is the hand-over of
  * graph-transfer.ts, O(1) per typed array plus string slices of a few milliseconds, one per turn
- * of the event loop. `saveSnapshotInWorker(source, path)` loads the same way and writes a snapshot
- * (what the cluster's primary does once for all its workers).
+ * of the event loop, then the graph's restore, a structure at a time (imageGraphSliced).
+ * `saveSnapshotInWorker(source, path)` loads the same way and writes a snapshot (what the
+ * cluster's primary does once for all its workers).
  *
  * A failure (a bad line, a damaged snapshot, the worker dying or running out of memory) rejects
  * with the loader's error (a QuiverError keeps its code), and the caller keeps its graph. The
@@ -95,12 +96,12 @@ function loaderError(message: string, code: QuiverErrorCode | undefined): Error 
 }
 
 /**
- * Runs a worker until `onMessage` settles the promise (by returning a value other than undefined)
- * or the worker fails; the worker is ended either way.
+ * Runs a worker until `onMessage` settles the promise (by returning a value other than undefined,
+ * or a promise of one: settled with it) or the worker fails; the worker is ended either way.
  */
 function runWorker<T>(
   request: LoaderRequest,
-  onMessage: (m: LoaderMessage, worker: Worker) => T | undefined,
+  onMessage: (m: LoaderMessage, worker: Worker) => T | Promise<T> | undefined,
   onProgress: ((p: LoadProgress) => void) | undefined,
 ): Promise<T> {
   return new Promise<T>((resolve, reject) => {
@@ -198,9 +199,14 @@ function handOver(request: LoaderRequest, options: LoadInWorkerOptions): Promise
           receiver?.add(m);
           askNext();
           return undefined;
-        case "done":
+        case "done": {
           if (receiver === undefined) throw new Error("graph hand-over: done before the arrays");
-          return { graph: receiver.finish(graphOptions), warmth: receiver.warmth, image: receiver.image() };
+          const { warmth } = receiver;
+          const image = receiver.image();
+          // The graph restored a structure at a time (finishSliced): requests are answered between
+          // two, not held for the whole restore (hundreds of ms at 10M statements).
+          return receiver.finishSliced(graphOptions).then((graph) => ({ graph, warmth, image }));
+        }
         default:
           throw new Error(`graph hand-over: unexpected message ${m.kind}`);
       }

@@ -321,7 +321,10 @@ export class LiveGraph implements ReadGraph {
         );
       next.#s.baseFingerprints = new BaseFingerprints(next.#s.parts, warmth.fingerprints);
       next.#s.builtBaseCounts = warmth.counts;
-      next.#s.byScore.warm(graph, warmth.scoreRanks);
+      // Keyed by the live state's base (`graph` under this graph's cursor secret: a Graph of its
+      // own), the one every read asks the ranks for: keyed by `graph`, warm() would make them
+      // again here, and the first read after the swap a third time.
+      next.#s.byScore.warm(next.#s.base, warmth.scoreRanks);
       next.warm();
     }
     for (const batch of batchesAfter) {
@@ -374,7 +377,8 @@ export class LiveGraph implements ReadGraph {
     // memory goes with the swap).
     this.#s.currentPlaceToken = {};
     this.#s.tombstones = undefined;
-    // The score ranks came with the warmth; without it they are made on the first read that needs them.
-    this.#s.byScore.rebase(graph, warmth?.scoreRanks);
+    // The score ranks came with the warmth (for the base as this graph holds it, as above); without
+    // it they are made on the first read that needs them.
+    this.#s.byScore.rebase(next.#s.base, warmth?.scoreRanks);
   }
 }

@@ -1353,6 +1353,44 @@ test("order=score: the same walk over a base swapped in with its warmth (the sco
   rescoredCursorWalk(true);
 });
 
+test("swapBase with its warmth: the score ranks a swap is given are the ones the reads use (none made again on this thread)", () => {
+  // The base as a live graph holds it is the given one under the live graph's cursor secret (a Graph
+  // of its own): ranks keyed by the given one were made again by warm() and by the first read.
+  const rng = new Rng(2517);
+  const data = withScores(rng, generateGraph(rng, { entities: 60, statements: 240 }), 0.3);
+  const base = buildGraph(data, "warm-ranks");
+  const live = new LiveGraph(base, { cursorSecret: "another-secret" });
+  const warmth = warmthOf(base);
+  let reads = 0;
+  const ranks = warmth.scoreRanks;
+  // Counts the reads of the ranks given (a typed array's reads go through the proxy's get).
+  warmth.scoreRanks = new Proxy(ranks, {
+    get(target, key) {
+      if (typeof key === "string" && /^\d+$/.test(key)) reads++;
+      const value = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const oracle = new LiveOracle(data);
+  live.swapBase(base, 0, [], warmth);
+  // Batches that change counted scores (entities rescored: their stream states go by score rank).
+  let applied = 0;
+  while (applied < 4) {
+    const changes = randomBatch(rng, oracle, { lines: 12, conflicts: 0 });
+    // A batch whose later line names what an earlier one deleted conflicts: drawn again.
+    if (!oracle.apply(changes).ok) continue;
+    live.apply(changes);
+    applied++;
+  }
+  for (const q of ["a", "b", "e", "ab"])
+    assert.equal(
+      live.search({ q, order: "score", limit: 100 }).items,
+      oracle.oracle().search(q, undefined, "score").slice(0, 100),
+      q,
+    );
+  assert.ok(reads > 0, "the reads used the score ranks the swap was given");
+});
+
 test("order=score: an entity of a long prefix tier whose score fell below the page's last (an infix item) is still on the page", () => {
   // 80 entities "ka NN" (the prefix tier of "ka ", a query of one 3-gram: too many ranks to ask the rescored map by), 30
   // "x ka NN" (infix) with higher given scores; p05 and i03 have counted scores, both lowered.
