@@ -69,10 +69,13 @@ test("batches are numbered, durable files read back in order; reopening applies 
     assert.is(tag, buildGraph(stream.oracle.data()).contentTag);
     store.close();
     assert.not.ok(readdirSync(dir).includes(LOCK_FILE));
-    // Reopened on the same base: the six batches again, the same content.
-    const again = openLive(base, dir);
+    // Reopened on the same base: the six batches again, the same content; warming the write path
+    // (a server's writer does) writes nothing to the log and changes nothing.
+    const files = snapshotDir(dir);
+    const again = openLive(base, dir, { warmWrites: true });
     assert.is(again.sequence, 6);
     assert.is(again.graph.buildCompacted().contentTag, tag);
+    assert.equal(snapshotDir(dir), { ...files, [LOCK_FILE]: snapshotDir(dir)[LOCK_FILE]! });
     // A follower reads the same log without the lock, and catches up with what appears later: the
     // same content, the same pages and cursors (one cursor secret) as the writer's.
     const follower = new LiveFollower(base, dir, { cursorSecret: "replicas" });
