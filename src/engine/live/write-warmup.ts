@@ -6,10 +6,10 @@
  * run of the write path: V8 runs a function's loops in the interpreter and baseline code until it
  * has compiled them for the types it saw (the radix sort's, for one, specialize on the base's id
  * range), and the first batch also meets the base's arrays cold. Without it, the first 10,000-put
- * batch a writer took over HTTP on the 1M entities / 10M statements base was its slowest (about
- * 180 ms under load 3, where the next ones took 45 to 100), and the second its second slowest: the
- * two largest of 100 batches, so the row's p99 was the first batches' (scratch preload in one
- * server against none, /tmp/q/wgc/http-abf.mjs; figures in the commit that brought this).
+ * batch a writer took over HTTP on the 1M entities / 10M statements base was its slowest (median
+ * 204 ms of ten runs under load 3, later ones 40 to 100; with it 86 ms), often followed by the
+ * second: the two largest of 100 batches, which set the p99 of npm run bench:changes's row "HTTP
+ * 10,000 puts" (its client posting to two writers in turn; the commits that brought this have the runs).
  *
  * Algorithm: WARM_WRITE_BATCHES batches of WARM_WRITE_PUTS statement puts, each naming three base
  * entities picked by a fixed Lehmer generator, one line each as JSON.stringify writes a put (the
