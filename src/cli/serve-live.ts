@@ -103,7 +103,8 @@ export function openLiveServing(
   // Each branch: a writer, a follower, or a graph that never changes.
   if (flags.changes !== undefined) {
     const writeKeys = writeKeysFromEnv(env[WRITE_KEYS_ENV]);
-    const store: LiveStore = openLive(base, flags.changes, options);
+    // The writer's first batches run compiled code (LiveStore's warmWrites).
+    const store: LiveStore = openLive(base, flags.changes, { ...options, warmWrites: true });
     let compacting = false;
     const maybeCompact = (): void => {
       const d = store.graph.deltaSize;

@@ -53,6 +53,35 @@ const PRIME_LO = 0x1b3;
 /** A 64-bit hash as its two 32-bit halves, `[hi, lo]`, both uint32 (what `hash64` and `hash64Words` write). */
 export type Hash64 = [hi: number, lo: number];
 
+/**
+ * hash64([s], out): one string hashed with no array made around it. A batch's look-ups hash 30,000
+ * entityIds (Dictionary.idsOf), and the one-element array a call of hash64 takes was a third of
+ * their allocation (node:inspector's sampling heap profiler, garbage included, over 10,000-put batches).
+ */
+export function hash64String(s: string, out: Hash64): Hash64 {
+  let hi = OFFSET_HI;
+  let lo = OFFSET_LO;
+  const n = s.length;
+  // As hash64's loop for one part: the length prefix, 4 bytes little-endian, then each code unit's two bytes.
+  for (let k = 0; k < 4; k++) {
+    lo ^= (n >>> (8 * k)) & 0xff;
+    hi = hiTimesPrime(hi, lo);
+    lo = Math.imul(lo, PRIME_LO) >>> 0;
+  }
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    lo ^= c & 0xff;
+    hi = hiTimesPrime(hi, lo);
+    lo = Math.imul(lo, PRIME_LO) >>> 0;
+    lo ^= c >>> 8;
+    hi = hiTimesPrime(hi, lo);
+    lo = Math.imul(lo, PRIME_LO) >>> 0;
+  }
+  out[0] = hi >>> 0;
+  out[1] = lo >>> 0;
+  return out;
+}
+
 /** Hashes `parts` into `out` (and returns it). */
 export function hash64(parts: readonly string[], out: Hash64 = [0, 0]): Hash64 {
   let hi = OFFSET_HI;

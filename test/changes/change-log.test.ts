@@ -5,7 +5,9 @@
  * numbered in order and read back, reopening applies them, one writer (a second refuses naming the
  * holder's pid; a dead holder's lock is taken over), a torn last file ignored whole and set aside, a
  * damaged earlier file refused, temporary files of crashed writes removed, and bad batches (a bad
- * line, a conflict, a failing disk) leave the graph and the log exactly as before.
+ * line, a conflict, a failing disk) leave the graph and the log exactly as before. encodeBatch (one
+ * buffer, the header written in front of the hashed body) against the format made plainly, on
+ * seeded random texts.
  */
 
 import { fsync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -13,10 +15,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { createHash } from "node:crypto";
 import {
   batchFileName,
   ChangeLogWriter,
   changeLogInfo,
+  decodeBatch,
   encodeBatch,
   LOCK_FILE,
   readChangeLog,
@@ -24,7 +28,7 @@ import {
 import { LiveFollower, openLive } from "../../src/changes/live-store.js";
 import { isQuiverError, saveSnapshot } from "../../src/index.js";
 import { BatchStream } from "../support/live-oracle.js";
-import { buildGraph, compareKeys, statementKey } from "../support/oracle.js";
+import { buildGraph, compareKeys, Rng, statementKey } from "../support/oracle.js";
 
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), "quiver-changes-"));
@@ -69,10 +73,13 @@ test("batches are numbered, durable files read back in order; reopening applies 
     assert.is(tag, buildGraph(stream.oracle.data()).contentTag);
     store.close();
     assert.not.ok(readdirSync(dir).includes(LOCK_FILE));
-    // Reopened on the same base: the six batches again, the same content.
-    const again = openLive(base, dir);
+    // Reopened on the same base: the six batches again, the same content; warming the write path
+    // (a server's writer does) writes nothing to the log and changes nothing.
+    const files = snapshotDir(dir);
+    const again = openLive(base, dir, { warmWrites: true });
     assert.is(again.sequence, 6);
     assert.is(again.graph.buildCompacted().contentTag, tag);
+    assert.equal(snapshotDir(dir), { ...files, [LOCK_FILE]: snapshotDir(dir)[LOCK_FILE]! });
     // A follower reads the same log without the lock, and catches up with what appears later: the
     // same content, the same pages and cursors (one cursor secret) as the writer's.
     const follower = new LiveFollower(base, dir, { cursorSecret: "replicas" });
@@ -117,6 +124,30 @@ test("one writer: a second refuses naming the holder's pid; a dead holder's lock
     taker.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** A batch file made as the format says, plainly: the header's JSON, a newline, the text's UTF-8. */
+function plainBatchFile(sequence: number, text: string): Buffer {
+  const body = Buffer.from(text, "utf8");
+  const sha256 = createHash("sha256").update(body).digest("hex");
+  const header = JSON.stringify({ quiverChanges: 1, sequence, bytes: body.length, sha256 });
+  return Buffer.concat([Buffer.from(`${header}\n`, "utf8"), body]);
+}
+
+test("oracle: encodeBatch gives the format's bytes made plainly (seeded texts: empty, ASCII, accents, astral, lone surrogates), and decodeBatch reads them back", () => {
+  const units = ["a", "{", '"', "\n", "é", "中", "😀", "\uD83D", "\uDE00", "\u0000", "\uFFFF"];
+  for (let seed = 1; seed <= 60; seed++) {
+    const rng = new Rng(seed);
+    const length = rng.chance(0.1) ? 0 : rng.chance(0.1) ? rng.range(5000, 20000) : rng.int(200);
+    let text = "";
+    for (let i = 0; i < length; i++) text += rng.pick(units);
+    const sequence = rng.chance(0.5) ? 1 + rng.int(9) : 1 + rng.int(2 ** 40);
+    const got = encodeBatch(sequence, text);
+    const want = plainBatchFile(sequence, text);
+    if (!got.equals(want)) assert.unreachable(`seed ${seed}: encodeBatch(${sequence}, ${length} units) differs`);
+    // A text with a lone surrogate is stored as UTF-8 stores it (U+FFFD): read back, that text.
+    assert.equal(decodeBatch(sequence, got), { text: Buffer.from(text, "utf8").toString("utf8") }, `seed ${seed}`);
   }
 });
 

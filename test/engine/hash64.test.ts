@@ -8,12 +8,20 @@
  * literals, seeded random strings (lone surrogates, U+0000, astral, lengths past 255 and 65,535 so
  * every byte of the length prefix is used), hex64's zero padding (and HexPage against it), and
  * deriveFingerprint's shape, order sensitivity and length prefix. hash64Units (stored code units)
- * against the same reference. And fastRange against the exact product in BigInt.
+ * and hash64String (one string, no array) against the same reference. And fastRange against the exact product in BigInt.
  */
 
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { fastRange, hash64, hash64Units, hash64Words, hex64, type Hash64 } from "../../src/engine/hash64.js";
+import {
+  fastRange,
+  hash64,
+  hash64String,
+  hash64Units,
+  hash64Words,
+  hex64,
+  type Hash64,
+} from "../../src/engine/hash64.js";
 import { deriveFingerprint, HexPage, readHexFingerprint } from "../../src/engine/statements/fingerprint.js";
 import { Rng, show } from "../support/oracle.js";
 
@@ -171,6 +179,21 @@ test("oracle: hash64Units over stored code units (Latin-1 bytes or UTF-16 units,
         assert.unreachable(
           `seed ${seed}: hash64Units(${show(s)}, latin1 ${latin1}) = ${hex(got)}, reference ${hex(want)}`,
         );
+    }
+  }
+});
+
+test("oracle: hash64String(s) equals the reference for [s] (and hash64([s])) on seeded random strings", () => {
+  for (let seed = 1; seed <= 40; seed++) {
+    const rng = new Rng(seed);
+    for (let k = 0; k < 50; k++) {
+      const s = randomString(rng);
+      const out: Hash64 = [7, 7];
+      const got = asBigInt(hash64String(s, out));
+      const want = reference([s]);
+      if (got !== want || asBigInt(hash64([s])) !== want)
+        assert.unreachable(`seed ${seed}: hash64String(${show(s)}) = ${hex(got)}, reference ${hex(want)}`);
+      assert.is(asBigInt(out), want, "written into the pair given");
     }
   }
 });

@@ -31,7 +31,7 @@
  * million entities on the receiving side.
  */
 
-import { fastRange, fmix32, hash64, type Hash64 } from "../hash64.js";
+import { fastRange, fmix32, hash64, hash64String, type Hash64 } from "../hash64.js";
 import type { EntityTable } from "./entity-table.js";
 import { finalArray } from "../array-slab.js";
 
@@ -43,6 +43,38 @@ const MAX_LOAD = 0.5;
  * than 4 KiB buckets, and as fast (A/B at 10M: 2^8, 2^10 and 2^12 buckets within 10%).
  */
 const BUCKET_BITS = 8;
+
+/**
+ * Ids up to which idsOf keeps its six working arrays for the next call (24 bytes an id: 1.5 MiB
+ * here). A live graph's every batch calls it (30,000 ids for 10,000 statement puts): new arrays each
+ * time were 720 KB of ArrayBuffers a batch, which V8 counts as external memory and answers with
+ * collections of their own ("external memory pressure" in node --trace-gc). A larger call makes
+ * its own arrays and keeps none (a 16 MiB batch must not leave tens of MB behind).
+ */
+const IDS_OF_KEPT_IDS = 65_536;
+
+/** idsOf's working arrays, `capacity` words each. */
+interface IdsOfWork {
+  capacity: number;
+  his: Uint32Array;
+  los: Uint32Array;
+  slots: Uint32Array;
+  entries: Uint32Array;
+  found: Uint32Array;
+  todo: Int32Array;
+}
+
+function idsOfWork(capacity: number): IdsOfWork {
+  return {
+    capacity,
+    his: new Uint32Array(capacity),
+    los: new Uint32Array(capacity),
+    slots: new Uint32Array(capacity),
+    entries: new Uint32Array(capacity),
+    found: new Uint32Array(capacity),
+    todo: new Int32Array(capacity),
+  };
+}
 
 export class Dictionary {
   readonly entities: EntityTable;
@@ -62,6 +94,8 @@ export class Dictionary {
   private readonly aheadHashes = new Uint32Array(4);
   /** The entries of touchKeys' home slots (dense ids), handed to EntityTable.touch. */
   private readonly aheadIds = new Uint32Array(2);
+  /** idsOf's working arrays, kept between calls of up to IDS_OF_KEPT_IDS ids (made on first need). */
+  private idsOfKept: IdsOfWork | undefined;
 
   /**
    * The dictionary of the entityIds `entities` holds; `table`: the `table` of a dictionary of these
@@ -177,7 +211,8 @@ export class Dictionary {
    * another entity's; then the entityIds' text), so that the cache misses of different ids overlap
    * where one idOf waits for each of its own in turn. A round resolves about three ids in four at
    * load 1/2. Same answers as idOf (a 64-bit hash match whose text differs, practically never, goes
-   * on to idOf); cost O(total length), six arrays of ids.length words. `hashes`, when given (2 *
+   * on to idOf); cost O(total length), six arrays of ids.length words (kept for the next call up to
+   * IDS_OF_KEPT_IDS ids). `hashes`, when given (2 *
    * ids.length words), gets each id's hash64 (hi at 2i, lo at 2i + 1), found or not: what a derived
    * fingerprint is made of.
    */
@@ -186,15 +221,19 @@ export class Dictionary {
     const table = this.table;
     const size = table.length;
     const entities = this.entities;
-    const his = new Uint32Array(n);
-    const los = new Uint32Array(n);
-    const slots = new Uint32Array(n);
-    const entries = new Uint32Array(n);
-    const found = new Uint32Array(n);
-    const todo = new Int32Array(n);
+    // Each branch: a call within the kept size reuses the kept arrays, made or grown to the power
+    // of two that holds it (every entry read below is written first in this call); a larger one
+    // has arrays of its own.
+    let work: IdsOfWork;
+    if (n <= IDS_OF_KEPT_IDS) {
+      if (this.idsOfKept === undefined || this.idsOfKept.capacity < n)
+        this.idsOfKept = idsOfWork(Math.min(IDS_OF_KEPT_IDS, 2 ** Math.ceil(Math.log2(Math.max(n, 64)))));
+      work = this.idsOfKept;
+    } else work = idsOfWork(n);
+    const { his, los, slots, entries, found, todo } = work;
     const h = this.scratch;
     for (let i = 0; i < n; i++) {
-      hash64([ids[i]!], h);
+      hash64String(ids[i]!, h);
       his[i] = h[0];
       los[i] = h[1];
       if (hashes !== undefined) {

@@ -100,6 +100,8 @@ import { LiveApply, type ChangeResult, type PreparedBatch } from "./live-apply.j
 import { LiveSearch } from "./live-search.js";
 import { LiveStatements } from "./live-statements.js";
 import { LiveCompaction, type BaseWarmth } from "./live-compaction.js";
+import { WARM_WRITE_BATCHES, warmupBatch } from "./write-warmup.js";
+import { isQuiverError } from "../errors.js";
 
 export type { LiveGraphOptions } from "./live-state.js";
 export type { ChangeResult, PreparedBatch } from "./live-apply.js";
@@ -190,6 +192,28 @@ export class LiveGraph implements ReadGraph {
     this.#s.rescored();
     this.#s.parts.scoreIndex.scoreAt(this.#s.parts.scores, 0);
     this.#s.byScore.warm(this.#s.base);
+  }
+
+  /**
+   * Runs the write path (parse, prepare, commit) on batches of statement puts of base entities
+   * (write-warmup.ts), on a scratch live graph over this graph's base that shares its fingerprint
+   * map, so that the first batches a server takes run compiled code: about two big batches' work.
+   * This graph does not change. A server's writer calls it once at open (openLive's warmWrites).
+   */
+  warmWrites(): void {
+    if (this.#s.base.entityCount === 0) return;
+    const scratch = new LiveGraph(this.#s.base);
+    // The map is read only by a batch (built here first if warm() has not).
+    scratch.#s.baseFingerprints = this.#s.baseFingerprints ??= new BaseFingerprints(this.#s.parts);
+    for (let b = 0; b < WARM_WRITE_BATCHES; b++) {
+      try {
+        scratch.apply(warmupBatch(this.#s.parts.dictionary, b));
+      } catch (e) {
+        // A put whose derived fingerprint another triple of the base holds (a 64-bit collision)
+        // refuses its batch; the warm-up then ran part of the path, which is all it is for.
+        if (!isQuiverError(e)) throw e;
+      }
+    }
   }
 
   // Changes -----------------------------------------------------------------------------------

@@ -282,6 +282,49 @@ const RADIX_BITS = 11;
 const RADIX_MASK = (1 << RADIX_BITS) - 1;
 /** Buckets of a radix digit. */
 const RADIX_BUCKETS = 1 << RADIX_BITS;
+/**
+ * Items up to which sortStatements keeps its radix arrays (keys, the two permutations, the
+ * histograms) for the next call: 20 bytes an item, 1.3 MiB here, kept once a thread. A batch's
+ * commit sorts its puts three times (an order each): new arrays each time were 670 KB of
+ * ArrayBuffers for 10,000 puts, which V8 counts as external memory and answers with collections
+ * of their own. A larger sort makes its own and keeps none.
+ */
+const RADIX_KEPT_ITEMS = 65_536;
+
+/** sortStatements' radix arrays: `keys` 3 words an item, `from` and `to` one, `counts` the histograms. */
+interface RadixWork {
+  keys: Int32Array;
+  from: Uint32Array;
+  to: Uint32Array;
+  counts: Uint32Array;
+}
+
+/** The arrays kept (see RADIX_KEPT_ITEMS): made on the first sort of this thread that needs them. */
+let radixKept: RadixWork | undefined;
+
+/**
+ * Radix arrays for `n` items and `countWords` histogram words, the kept ones when they hold them
+ * (histograms zeroed; every other entry read is written first); else new ones.
+ */
+function radixWork(n: number, countWords: number): RadixWork {
+  // Each branch: within the kept size, the kept arrays (made on first need: 3 digits at most of a 32-bit id); else new.
+  if (n <= RADIX_KEPT_ITEMS && countWords <= 3 * 3 * RADIX_BUCKETS + 1) {
+    radixKept ??= {
+      keys: new Int32Array(3 * RADIX_KEPT_ITEMS),
+      from: new Uint32Array(RADIX_KEPT_ITEMS),
+      to: new Uint32Array(RADIX_KEPT_ITEMS),
+      counts: new Uint32Array(3 * 3 * RADIX_BUCKETS + 1),
+    };
+    radixKept.counts.fill(0, 0, countWords);
+    return radixKept;
+  }
+  return {
+    keys: new Int32Array(3 * n),
+    from: new Uint32Array(n),
+    to: new Uint32Array(n),
+    counts: new Uint32Array(countWords),
+  };
+}
 
 /**
  * `items` in `order` (compareStatements'), sorted on their base dense ids by an LSD radix sort
@@ -300,8 +343,11 @@ export function sortStatements(order: Order, items: DeltaStatement[], idBound: n
   const compare = compareStatements(order);
   const n = items.length;
   if (n < RADIX_SORT_MIN) return items.sort(compare);
+  const bits = 32 - Math.clz32(Math.max(1, idBound - 1));
+  const digits = Math.ceil(bits / RADIX_BITS);
+  const work = radixWork(n, 3 * digits * RADIX_BUCKETS + 1);
   // The order's components as ids, first to last: keys[3i], keys[3i + 1], keys[3i + 2].
-  const keys = new Int32Array(3 * n);
+  const keys = work.keys;
   for (let i = 0; i < n; i++) {
     const st = items[i]!;
     let a: number;
@@ -327,12 +373,10 @@ export function sortStatements(order: Order, items: DeltaStatement[], idBound: n
     keys[3 * i + 1] = b;
     keys[3 * i + 2] = c;
   }
-  const bits = 32 - Math.clz32(Math.max(1, idBound - 1));
-  // Digits a component, and every pass's histogram counted in one pass over the keys in their
-  // array's order (a digit's count does not depend on the order the items are in): pass
-  // (component, digit) counts at RADIX_BUCKETS (3 - 1 - component) digits + digit, shifted one.
-  const digits = Math.ceil(bits / RADIX_BITS);
-  const counts = new Uint32Array(3 * digits * RADIX_BUCKETS + 1);
+  // Digits a component (digits, above), and every pass's histogram counted in one pass over the
+  // keys in their array's order (a digit's count does not depend on the order the items are in):
+  // pass (component, digit) counts at RADIX_BUCKETS (3 - 1 - component) digits + digit, shifted one.
+  const counts = work.counts;
   for (let i = 0; i < 3 * n; i += 3) {
     for (let component = 0; component < 3; component++) {
       const key = keys[i + component]!;
@@ -341,8 +385,8 @@ export function sortStatements(order: Order, items: DeltaStatement[], idBound: n
         counts[base + digit * RADIX_BUCKETS + ((key >>> (digit * RADIX_BITS)) & RADIX_MASK)]!++;
     }
   }
-  let from = new Uint32Array(n);
-  let to = new Uint32Array(n);
+  let from = work.from;
+  let to = work.to;
   for (let i = 0; i < n; i++) from[i] = i;
   for (let pass = 0; pass < 3 * digits; pass++) {
     const component = 2 - Math.floor(pass / digits);

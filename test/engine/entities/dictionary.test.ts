@@ -7,7 +7,8 @@
  * ids beyond both ends; then a seeded oracle against a linear scan (idOf, and idsOf with every
  * query at once); then the table's size (exactly
  * ceil(n / 0.5) slots, not a power of two) and idOf over every id at sizes whose buckets and
- * probe runs wrap around the table's end, and idsOf over all of them at once, repeated and shuffled; then touchKeys (the read-ahead of a statements query's
+ * probe runs wrap around the table's end, and idsOf over all of them at once, repeated and shuffled; idsOf
+ * called again and again on one dictionary with lengths that grow past what it keeps arrays for and shrink; then touchKeys (the read-ahead of a statements query's
  * filters) followed by idOf, against the scan, over keys that repeat.
  */
 
@@ -170,6 +171,24 @@ test("the lookup table is sized exactly (8 bytes an entity), and idOf finds ever
     d.idsOf(keys, out);
     for (let i = 0; i < keys.length; i++)
       if (out[i] !== ids.indexOf(keys[i]!)) assert.unreachable(`n ${n}: idsOf gives ${keys[i]} ${out[i]}`);
+  }
+});
+
+test("idsOf: calls of growing and shrinking lengths on one dictionary (its kept working arrays, and past them) answer as idOf", () => {
+  const ids = Array.from({ length: 3000 }, (_, i) => `E${(i * 7919).toString(36)}`).sort();
+  const d = dictionaryOf(ids);
+  const rng = new Rng(99);
+  // Past 65,536 ids (the most idsOf keeps arrays for), then smaller again: every call's own answers.
+  for (const n of [0, 1, 5, 100, 3000, 70_000, 50, 9000, 64, 65, 65_536, 65_537, 2, 30_000]) {
+    const keys = Array.from({ length: n }, () => (rng.chance(0.8) ? rng.pick(ids) : `absent${rng.int(50)}`));
+    const out = new Int32Array(n).fill(-7);
+    const hashes = new Uint32Array(2 * n);
+    d.idsOf(keys, out, hashes);
+    for (let i = 0; i < n; i++) {
+      if (out[i] !== ids.indexOf(keys[i]!)) assert.unreachable(`n ${n}: idsOf gives ${keys[i]} ${out[i]}`);
+      const h = hash64([keys[i]!]);
+      if (hashes[2 * i] !== h[0] || hashes[2 * i + 1] !== h[1]) assert.unreachable(`n ${n}: hash of ${keys[i]}`);
+    }
   }
 });
 

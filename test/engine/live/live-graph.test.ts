@@ -182,6 +182,41 @@ for (const seed of [1, 2, 3, 4]) {
   });
 }
 
+test("warmWrites changes nothing: a warmed graph and one not, given the same batches, give the same results, tags and answers (oracle); an empty base skips it", () => {
+  for (const seed of [5, 6, 7]) {
+    const rng = new Rng(seed);
+    const data = generateGraph(rng, { entities: 50, statements: 140 });
+    const warmed = new LiveGraph(buildGraph(data), { cursorSecret: "live-test" });
+    const plain = new LiveGraph(buildGraph(data), { cursorSecret: "live-test" });
+    const oracle = new LiveOracle(data);
+    warmed.warmWrites();
+    assert.is(warmed.sequence, 0);
+    assert.equal(warmed.deltaSize, plain.deltaSize);
+    assert.is(warmed.contentTag, plain.contentTag);
+    compareAll(warmed, oracle.oracle(), rng, `seed ${seed} warmed, no batch`);
+    for (let batch = 0; batch < 6; batch++) {
+      const changes = randomBatch(rng, oracle, { lines: rng.range(4, 30), conflicts: 0.05 });
+      const want = oracle.apply(changes);
+      const text = changes.map((c) => JSON.stringify(c)).join("\n");
+      const outcome = (g: LiveGraph): unknown => {
+        try {
+          return g.apply(text);
+        } catch (e) {
+          return isQuiverError(e) ? `${e.code}: ${e.message}` : e;
+        }
+      };
+      const got = outcome(warmed);
+      assert.equal(got, outcome(plain), `seed ${seed} batch ${batch}`);
+      assert.is(typeof got === "object" && got !== null && "sequence" in got, want.ok, `seed ${seed} batch ${batch}`);
+      assert.is(warmed.contentTag, plain.contentTag, `seed ${seed} batch ${batch} tag`);
+      compareAll(warmed, oracle.oracle(), rng, `seed ${seed} warmed, batch ${batch}`);
+    }
+  }
+  const empty = new LiveGraph(buildGraph({ entities: [], statements: [] }));
+  empty.warmWrites();
+  assert.is(empty.sequence, 0);
+});
+
 test("big batches of statement puts over base entities (sorted into the delta by dense ids) equal the oracle", () => {
   const rng = new Rng(21);
   const data = generateGraph(rng, { entities: 60, statements: 150 });
