@@ -54,15 +54,14 @@ const PRIME_LO = 0x1b3;
 export type Hash64 = [hi: number, lo: number];
 
 /**
- * hash64([s], out): one string hashed with no array made around it. A batch's look-ups hash 30,000
- * entityIds (Dictionary.idsOf), and the one-element array a call of hash64 takes was a third of
- * their allocation (node:inspector's sampling heap profiler, garbage included, over 10,000-put batches).
+ * Continues the hash whose halves `h` holds ([hi, lo] as the loop leaves them) with one part: its
+ * length, 4 bytes little-endian, then each code unit's two bytes. hash64 and hash64String are the
+ * offset basis, a call a part, and the halves made uint32.
  */
-export function hash64String(s: string, out: Hash64): Hash64 {
-  let hi = OFFSET_HI;
-  let lo = OFFSET_LO;
+function mixPart(s: string, h: Hash64): void {
+  let hi = h[0];
+  let lo = h[1];
   const n = s.length;
-  // As hash64's loop for one part: the length prefix, 4 bytes little-endian, then each code unit's two bytes.
   for (let k = 0; k < 4; k++) {
     lo ^= (n >>> (8 * k)) & 0xff;
     hi = hiTimesPrime(hi, lo);
@@ -77,35 +76,31 @@ export function hash64String(s: string, out: Hash64): Hash64 {
     hi = hiTimesPrime(hi, lo);
     lo = Math.imul(lo, PRIME_LO) >>> 0;
   }
-  out[0] = hi >>> 0;
-  out[1] = lo >>> 0;
+  h[0] = hi;
+  h[1] = lo;
+}
+
+/**
+ * hash64([s], out): one string hashed with no array made around it. A batch's look-ups hash 30,000
+ * entityIds (Dictionary.idsOf), and the one-element array a call of hash64 takes was a third of
+ * their allocation (node:inspector's sampling heap profiler, garbage included, over 10,000-put batches).
+ */
+export function hash64String(s: string, out: Hash64): Hash64 {
+  out[0] = OFFSET_HI;
+  out[1] = OFFSET_LO;
+  mixPart(s, out);
+  out[0] >>>= 0;
+  out[1] >>>= 0;
   return out;
 }
 
 /** Hashes `parts` into `out` (and returns it). */
 export function hash64(parts: readonly string[], out: Hash64 = [0, 0]): Hash64 {
-  let hi = OFFSET_HI;
-  let lo = OFFSET_LO;
-  for (const s of parts) {
-    const n = s.length;
-    // length prefix, 4 bytes little-endian
-    for (let k = 0; k < 4; k++) {
-      lo ^= (n >>> (8 * k)) & 0xff;
-      hi = hiTimesPrime(hi, lo);
-      lo = Math.imul(lo, PRIME_LO) >>> 0;
-    }
-    for (let i = 0; i < n; i++) {
-      const c = s.charCodeAt(i);
-      lo ^= c & 0xff;
-      hi = hiTimesPrime(hi, lo);
-      lo = Math.imul(lo, PRIME_LO) >>> 0;
-      lo ^= c >>> 8;
-      hi = hiTimesPrime(hi, lo);
-      lo = Math.imul(lo, PRIME_LO) >>> 0;
-    }
-  }
-  out[0] = hi >>> 0;
-  out[1] = lo >>> 0;
+  out[0] = OFFSET_HI;
+  out[1] = OFFSET_LO;
+  for (const s of parts) mixPart(s, out);
+  out[0] >>>= 0;
+  out[1] >>>= 0;
   return out;
 }
 
