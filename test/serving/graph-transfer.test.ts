@@ -7,21 +7,16 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { imageGraph, imageGraphSliced, shareGraph } from "../../src/serving/graph-transfer.js";
 import { buildGraph, generateGraph, Rng } from "../support/oracle.js";
+import { countTurns } from "../support/event-loop-turns.js";
 
 test("imageGraphSliced: the graph imageGraph gives, with a turn of the event loop between its structures", async () => {
   const data = generateGraph(new Rng(46), { entities: 300, statements: 1_200, edgeFingerprints: true });
   const built = buildGraph(data, "sliced");
   const image = shareGraph(() => built);
   const whole = imageGraph(image, { cursorSecret: "sliced" });
-  let turns = 0;
-  let counting = true;
-  const tick = (): void => {
-    turns++;
-    if (counting) setImmediate(tick);
-  };
-  setImmediate(tick);
+  const stopCounting = countTurns();
   const sliced = await imageGraphSliced(image, { cursorSecret: "sliced" });
-  counting = false;
+  const turns = stopCounting();
   // One after each structure but the last (entities, dictionary, statements, search, scores).
   assert.ok(turns >= 5, `${turns} turns of the event loop during the restore`);
   assert.is(sliced.contentTag, whole.contentTag);

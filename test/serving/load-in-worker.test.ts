@@ -18,6 +18,7 @@ import { saveSnapshot } from "../../src/snapshot/file.js";
 import { loadGraphSource } from "../../src/serving/graph-source.js";
 import { STRING_SLICE_ITEMS } from "../../src/serving/graph-transfer.js";
 import { loadGraphInWorker } from "../../src/serving/load-in-worker.js";
+import { countTurns } from "../support/event-loop-turns.js";
 import { generateGraph, Rng } from "../support/oracle.js";
 
 const ENTITIES = STRING_SLICE_ITEMS + 5_000;
@@ -53,15 +54,9 @@ test("JSON Lines and a snapshot, loaded in a worker thread: the same graph as on
   const dir = await mkdtemp(join(tmpdir(), "quiver-worker-"));
   const source = await writeGraph(dir);
   const expected = await loadGraphSource(source);
-  let turns = 0;
-  let counting = true;
-  const tick = (): void => {
-    turns++;
-    if (counting) setImmediate(tick);
-  };
-  setImmediate(tick);
+  const stopCounting = countTurns();
   const viaWorker = await loadGraphInWorker(source, { cursorSecret: "s" });
-  counting = false;
+  const turns = stopCounting();
   assertSameGraph(viaWorker, expected);
   // Two slices of entityIds, two of raw identifiers, one of source types, at least: each one waited for a turn.
   assert.ok(turns >= 5, `${turns} turns of the event loop during the load`);
