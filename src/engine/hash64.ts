@@ -53,20 +53,29 @@ const PRIME_LO = 0x1b3;
 /** A 64-bit hash as its two 32-bit halves, `[hi, lo]`, both uint32 (what `hash64` and `hash64Words` write). */
 export type Hash64 = [hi: number, lo: number];
 
+/** Continues the hash whose halves `h` holds with a part's length `n`, 4 bytes little-endian. */
+function mixLength(n: number, h: Hash64): void {
+  let hi = h[0];
+  let lo = h[1];
+  for (let k = 0; k < 4; k++) {
+    lo ^= (n >>> (8 * k)) & 0xff;
+    hi = hiTimesPrime(hi, lo);
+    lo = Math.imul(lo, PRIME_LO) >>> 0;
+  }
+  h[0] = hi;
+  h[1] = lo;
+}
+
 /**
  * Continues the hash whose halves `h` holds ([hi, lo] as the loop leaves them) with one part: its
  * length, 4 bytes little-endian, then each code unit's two bytes. hash64 and hash64String are the
  * offset basis, a call a part, and the halves made uint32.
  */
 function mixPart(s: string, h: Hash64): void {
+  const n = s.length;
+  mixLength(n, h);
   let hi = h[0];
   let lo = h[1];
-  const n = s.length;
-  for (let k = 0; k < 4; k++) {
-    lo ^= (n >>> (8 * k)) & 0xff;
-    hi = hiTimesPrime(hi, lo);
-    lo = Math.imul(lo, PRIME_LO) >>> 0;
-  }
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
     lo ^= c & 0xff;
@@ -111,13 +120,11 @@ export function hash64(parts: readonly string[], out: Hash64 = [0, 0]): Hash64 {
  * nothing: its second step is the multiply alone.
  */
 export function hash64Units(units: Uint8Array | Uint16Array, from: number, length: number, out: Hash64): Hash64 {
-  let hi = OFFSET_HI;
-  let lo = OFFSET_LO;
-  for (let k = 0; k < 4; k++) {
-    lo ^= (length >>> (8 * k)) & 0xff;
-    hi = hiTimesPrime(hi, lo);
-    lo = Math.imul(lo, PRIME_LO) >>> 0;
-  }
+  out[0] = OFFSET_HI;
+  out[1] = OFFSET_LO;
+  mixLength(length, out);
+  let hi = out[0];
+  let lo = out[1];
   const end = from + length;
   // Each branch: one loop per array type, so each loop's loads see one kind of array.
   if (units instanceof Uint8Array) {
