@@ -68,6 +68,33 @@ function compactNow(live: LiveGraph): void {
  * Every read of `live` against `oracle`: counts, getEntity, search walks in both orders, the eight
  * filter shapes, totals asked on random pages.
  */
+/**
+ * Walks every page of `live`'s order=name search for each query, type and limit (one limit a walk),
+ * against the oracle `now`; `countPolicy` says which pages ask for the total. `ctx` leads each
+ * walk's message, which then names the query, type and limit.
+ */
+function walkNameSearches(
+  live: LiveGraph,
+  now: Oracle,
+  queries: readonly string[],
+  types: readonly (EntityType | undefined)[],
+  limits: readonly number[],
+  countPolicy: () => boolean,
+  ctx: string,
+): void {
+  for (const q of queries)
+    for (const type of types)
+      for (const limit of limits)
+        walkPages<Entity>({
+          fetch: (l, cursor, count) => live.search({ q, type, limit: l, cursor, ...(count ? { count } : {}) }),
+          expected: now.search(q, type),
+          nextLimit: () => limit,
+          defaultLimit: 20,
+          countPolicy,
+          ctx: `${ctx} q=${show(q)} type=${show(type)} limit ${limit}`,
+        });
+}
+
 function compareAll(live: LiveGraph, oracle: Oracle, rng: Rng, ctx: string, searches = 6, perMask = 2): void {
   assert.is(live.entityCount, oracle.entities.length, `${ctx} entityCount`);
   assert.is(live.statementCount, oracle.statements.length, `${ctx} statementCount`);
@@ -1808,17 +1835,15 @@ test("order=name pages made up past their tombstones by reads from the page's la
     if (!want.ok) continue;
     live.apply(changes);
     const now = oracle.oracle();
-    for (const q of ["ab", "ab 1", "x ab", "b"])
-      for (const type of [undefined, "0", "1"] as (EntityType | undefined)[])
-        for (const limit of [1, 2, 3, 5, 8, 20])
-          walkPages<Entity>({
-            fetch: (l, cursor, count) => live.search({ q, type, limit: l, cursor, ...(count ? { count } : {}) }),
-            expected: now.search(q, type),
-            nextLimit: () => limit,
-            defaultLimit: 20,
-            countPolicy: () => rng.chance(0.3),
-            ctx: `batch ${batch} q=${show(q)} type=${show(type)} limit ${limit}`,
-          });
+    walkNameSearches(
+      live,
+      now,
+      ["ab", "ab 1", "x ab", "b"],
+      [undefined, "0", "1"],
+      [1, 2, 3, 5, 8, 20],
+      () => rng.chance(0.3),
+      `batch ${batch}`,
+    );
   }
 });
 
@@ -1980,17 +2005,15 @@ for (const seed of [61, 62, 63]) {
       if (!oracle.apply(changes).ok) continue;
       live.apply(changes);
       const now = oracle.oracle();
-      for (const q of queries)
-        for (const t of [undefined, "0", "3"] as (EntityType | undefined)[])
-          for (const limit of [1, 4, 30])
-            walkPages<Entity>({
-              fetch: (l, cursor, count) => live.search({ q, type: t, limit: l, cursor, ...(count ? { count } : {}) }),
-              expected: now.search(q, t),
-              nextLimit: () => limit,
-              defaultLimit: 20,
-              countPolicy: () => true,
-              ctx: `seed ${seed} batch ${batch} q=${show(q)} type=${show(t)} limit ${limit}`,
-            });
+      walkNameSearches(
+        live,
+        now,
+        queries,
+        [undefined, "0", "3"],
+        [1, 4, 30],
+        () => true,
+        `seed ${seed} batch ${batch}`,
+      );
       if (batch === 3) compactNow(live);
     }
   });
@@ -2213,17 +2236,16 @@ test("search order name, with delta names beside the base's (shared first units,
       if (!want.ok) continue;
       live.apply(changes);
       const now = oracle.oracle();
-      for (const q of ["abc", "ABC", "ab", "bc", "abcd", "abc ", "b c", "ábc", "xab", "yab", "abcabc", "c1", "ssa"])
-        for (const type of [undefined, "0", "1"] as (EntityType | undefined)[])
-          for (const limit of [1, 2, 5, 20])
-            walkPages<Entity>({
-              fetch: (l, cursor, count) => live.search({ q, type, limit: l, cursor, ...(count ? { count } : {}) }),
-              expected: now.search(q, type),
-              nextLimit: () => limit,
-              defaultLimit: 20,
-              countPolicy: () => rng.chance(0.3),
-              ctx: `fold ${foldMode} batch ${batch} q=${show(q)} type=${show(type)} limit ${limit}`,
-            });
+      const queries = ["abc", "ABC", "ab", "bc", "abcd", "abc ", "b c", "ábc", "xab", "yab", "abcabc", "c1", "ssa"];
+      walkNameSearches(
+        live,
+        now,
+        queries,
+        [undefined, "0", "1"],
+        [1, 2, 5, 20],
+        () => rng.chance(0.3),
+        `fold ${foldMode} batch ${batch}`,
+      );
     }
   }
 });
@@ -2488,17 +2510,15 @@ test("order=name pages and totals over names that tie with the base page's last 
       live.apply(changes);
       const now = oracle.oracle();
       const queries = ["bat", "att", "tle", "ttle o", "battle of", "battle of a", "le of ab", "battle of ab", "e of a"];
-      for (const q of queries)
-        for (const type of [undefined, "0"] as (EntityType | undefined)[])
-          for (const limit of [1, 3, 20])
-            walkPages<Entity>({
-              fetch: (l, cursor, count) => live.search({ q, type, limit: l, cursor, ...(count ? { count } : {}) }),
-              expected: now.search(q, type),
-              nextLimit: () => limit,
-              defaultLimit: 20,
-              countPolicy: () => rng.chance(0.3),
-              ctx: `fold ${foldMode} batch ${batch} q=${show(q)} type=${show(type)} limit ${limit}`,
-            });
+      walkNameSearches(
+        live,
+        now,
+        queries,
+        [undefined, "0"],
+        [1, 3, 20],
+        () => rng.chance(0.3),
+        `fold ${foldMode} batch ${batch}`,
+      );
     }
   }
 });
