@@ -516,11 +516,11 @@ const changesOperation: Operation = {
     "401": withSequence(RESPONSES.Unauthorized),
     "403": withSequence(
       errorResponse(
-        "WRITE_FORBIDDEN: the key is a read key (QUIVER_API_KEYS); writing needs a write key (QUIVER_WRITE_KEYS).",
+        "WRITE_FORBIDDEN: a POST with a read key (QUIVER_API_KEYS); writing needs a write key (QUIVER_WRITE_KEYS).",
       ),
     ),
     "405": {
-      description: "METHOD_NOT_ALLOWED: a method other than POST (after the write key is checked).",
+      description: "METHOD_NOT_ALLOWED: a method other than POST (after the key is checked; a read key gets it too).",
       headers: {
         Allow: { description: "Always `POST`.", schema: { type: "string", const: "POST" } },
         ...REQUEST_ID,

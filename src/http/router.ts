@@ -24,8 +24,8 @@
  *   7. `If-None-Match` naming the answer's tag: 304 (caching.ts), before the query runs; else 200
  *      (the lookup: 404 ENTITY_NOT_FOUND when the graph has no such entity).
  * `POST /graph/v1/changes` (only with `changes`, a writer: else 404 like any unknown path): a write
- * key, else 403 WRITE_FORBIDDEN for a read key (401 first without one); a method other than POST:
- * 405 with `Allow: POST`; a query parameter (it takes none) or a Content-Type other than
+ * key, else 403 WRITE_FORBIDDEN for a read key on POST (401 first without one); a method other than
+ * POST: 405 with `Allow: POST`, for a read key too; a query parameter (it takes none) or a Content-Type other than
  * application/x-ndjson: 400; then the body, which
  * the adapter reads when `route` answers NEEDS_BODY and hands over in `request.body` (over
  * `maxChangeBytes`: 413); the writer's errors (400, 409, 503 with `Retry-After`); 200 with the result.
@@ -487,9 +487,10 @@ export function answerProblem(
 }
 
 /**
- * `POST /graph/v1/changes`, past the CORS preflight: the write key (401, then 403), the target's
- * length, the method (405 `Allow: POST`), the query string (400: it takes no parameter), the media
- * type, then the body (NEEDS_BODY until the adapter has it; 413 past the limit), then the writer.
+ * `POST /graph/v1/changes`, past the CORS preflight: the write key (401, then 403 for a read key on
+ * POST), the target's length, the method (405 `Allow: POST`), the query string (400: it takes no
+ * parameter), the media type, then the body (NEEDS_BODY until the adapter has it; 413 past the
+ * limit), then the writer.
  */
 function changesAnswer(at: Context, served: Served, request: RouterRequest, query: string): Reply {
   const { config } = served;
@@ -499,16 +500,19 @@ function changesAnswer(at: Context, served: Served, request: RouterRequest, quer
   // included (CONTRACT.md: every answer of the data endpoints carries X-Quiver-Sequence).
   at.sequence = String(served.graph.sequence);
   const presented = headers[API_KEY_HEADER];
-  // Each branch: a write key goes on; a read key is known but may not write (403); anything else is
-  // the read check's 401 (missing or rejected).
+  // Each branch: a write key goes on; anything else but a read key is the read check's 401 (missing or
+  // rejected); a read key may not write, which is 403 on POST, the one method that writes (CONTRACT.md
+  // "Errors": 403 "on POST /graph/v1/changes"). With any other method a read key goes on to the checks
+  // every accepted key meets there (414, then 405 with Allow: POST), none of which writes.
   if (config.verifyWriteKey === null || config.verifyWriteKey(presented) !== null) {
     const failure = config.verifyKey(presented);
     if (failure !== null) return error(at, failure.code, failure.message);
-    return error(
-      at,
-      "WRITE_FORBIDDEN",
-      "This API key may read but not write; send a key from the server's write keys (QUIVER_WRITE_KEYS).",
-    );
+    if (method === "POST")
+      return error(
+        at,
+        "WRITE_FORBIDDEN",
+        "This API key may read but not write; send a key from the server's write keys (QUIVER_WRITE_KEYS).",
+      );
   }
   if (longerThan(request.target, config.maxTargetBytes)) return targetTooLong(at);
   at.allow = CHANGES_ALLOWED_METHODS;

@@ -94,6 +94,31 @@ test("the key first: 401 without one or with an unknown one, 403 WRITE_FORBIDDEN
   }
 });
 
+test("a read key with a method other than POST gets 405 with Allow: POST, not 403 (403 is POST's answer)", async () => {
+  // CONTRACT.md "Errors": 403 is "an accepted key without the right to write, on POST /graph/v1/changes";
+  // 405 is "a method other than GET or HEAD on a known path (... Allow: POST on /graph/v1/changes)".
+  const dir = tempDir();
+  const live = await liveServer(dir);
+  try {
+    for (const method of ["GET", "HEAD", "PUT", "DELETE"]) {
+      const r = await request(live.server.port, CHANGES, { method, key: KEY });
+      assert.is(r.status, 405, method);
+      assert.is(r.headers["allow"], "POST", method);
+      assert.is(r.headers["x-quiver-sequence"], "0", method);
+      if (method !== "HEAD") assert.is(codeOf(r.body), "METHOD_NOT_ALLOWED");
+    }
+    // The key still comes first: no key, or an unknown one, is 401 whatever the method.
+    const none = await request(live.server.port, CHANGES, { method: "GET", key: null });
+    assert.is(none.status, 401);
+    const unknown = await request(live.server.port, CHANGES, { method: "PUT", key: "sk_nobody_at_all" });
+    assert.is(unknown.status, 401);
+    assert.is(live.store.sequence, 0);
+  } finally {
+    await live.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("405 with Allow: POST; 400 INVALID_CONTENT_TYPE; 400 INVALID_CHANGE naming the line; 409 CHANGE_CONFLICT", async () => {
   const dir = tempDir();
   const live = await liveServer(dir);
