@@ -389,7 +389,7 @@ test("CORS: a preflight of the changes path allows POST and Content-Type; X-Quiv
   }
 });
 
-test("fetch adapter: 200 with the result, 403, 413 by a streamed body, X-Quiver-Sequence", async () => {
+test("fetch adapter: 200 with the result, 403 (405 for a read key's GET), 413 by a streamed body, X-Quiver-Sequence", async () => {
   const dir = tempDir();
   const store = openLive(buildSmallGraph(), dir, { cursorSecret: SECRET });
   try {
@@ -407,6 +407,10 @@ test("fetch adapter: 200 with the result, 403, 413 by a streamed body, X-Quiver-
     );
     assert.is(read.status, 403);
     assert.is(((await read.json()) as { code: string }).code, "WRITE_FORBIDDEN");
+    // 403 is POST's answer; another method with a read key is 405 with Allow: POST.
+    const readGet = await handler(new Request(url, { headers: { "x-api-key": KEY } }));
+    assert.is(readGet.status, 405);
+    assert.is(readGet.headers.get("allow"), "POST");
     const stream = new ReadableStream<Uint8Array>({
       pull(controller) {
         controller.enqueue(new TextEncoder().encode(`${PUT_X}\n`));
