@@ -30,7 +30,13 @@ import { probePort, startServing, type Serving } from "../serving/listen.js";
 import { createServerMetrics } from "../serving/metrics.js";
 import { apiKeysFromEnv, API_KEYS_ENV, type ApiKeySetup } from "./api-keys.js";
 import { graphSourceFrom } from "./graph-source.js";
-import { DEFAULT_COMPACT_AFTER, type LiveServing, openLiveServing, WRITE_KEYS_ENV } from "./serve-live.js";
+import {
+  DEFAULT_COMPACT_AFTER,
+  type LiveServing,
+  openLiveServing,
+  WRITE_KEYS_ENV,
+  writeKeysFromEnv,
+} from "./serve-live.js";
 import { EXIT_FAILURE, EXIT_USAGE } from "./command.js";
 import { summary } from "./progress.js";
 import { createRequestLog } from "./request-log.js";
@@ -169,6 +175,9 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
   let source: GraphSource;
   try {
     keys = apiKeysFromEnv(env[API_KEYS_ENV]);
+    // The write keys checked now too (a writer's: with --changes), not after the graph is loaded,
+    // where a bad one was reported as a change log that could not be opened.
+    if (args.changes !== undefined) writeKeysFromEnv(env[WRITE_KEYS_ENV]);
     source = graphSourceFrom(args);
     // `-` reads stdin in the other commands; a server reads its files again on every SIGHUP.
     for (const { what, path } of sourceFiles(source))

@@ -213,6 +213,20 @@ test("compact's snapshot records its batch: served with the same log it replays 
   }
 });
 
+test("serve --changes with a bad QUIVER_WRITE_KEYS stops before loading, naming the variable (regression: reported after the load as a change log that could not be opened)", async () => {
+  const b = await base();
+  try {
+    const source = ["--entities", b.entities, "--statements", b.statements, "--port", "0", "--quiet", "--no-ui"];
+    const run = await quiverRun(["serve", ...source, "--changes", b.dir], { ...ENV, QUIVER_WRITE_KEYS: "not-a-key" });
+    assert.is(run.code, 2, run.stderr);
+    assert.match(run.stderr, /QUIVER_WRITE_KEYS, key 1 of 1: an API key must start with "sk_"/);
+    assert.not.match(run.stderr, /change log/);
+    assert.not.match(run.stdout, /"startup"/, "nothing loaded");
+  } finally {
+    rmSync(b.dir, { recursive: true, force: true });
+  }
+});
+
 test("serve refuses a second writer on a held log, naming the holder", async () => {
   const b = await base();
   const source = ["--entities", b.entities, "--statements", b.statements, "--port", "0", "--quiet", "--no-ui"];
