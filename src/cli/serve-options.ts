@@ -183,7 +183,8 @@ export const MIN_CURSOR_SECRET_DISTINCT = 10;
 /** Throws a UsageError saying what a strong secret is, unless `secret` meets the minimum. */
 export function checkCursorSecret(secret: string): void {
   const where = `the cursor secret (--cursor-secret or ${CURSOR_SECRET_ENV})`;
-  const how = `use 16 random bytes or more, e.g. "openssl rand -hex 16" or "node -p "crypto.randomBytes(16).toString('hex')""`;
+  // The commands unquoted, each as a shell takes it: the node one holds double quotes of its own.
+  const how = `use 16 random bytes or more, e.g. the output of: openssl rand -hex 16, or node -p "crypto.randomBytes(16).toString('hex')"`;
   // Each branch names what is wrong with it: empty, too short, or too few different characters.
   if (secret === "") throw new UsageError(`${where} must not be empty: ${how}`);
   if (secret.length < MIN_CURSOR_SECRET_CHARS)

@@ -80,6 +80,8 @@ test("a weak cursor secret is refused at start-up, saying what a strong one is (
     assert.is(run.code, 2, run.stderr);
     assert.match(run.stderr, why);
     assert.match(run.stderr, /openssl rand -hex 16/);
+    // The suggested commands paste into a shell as they are: no quotes nested in quotes.
+    assert.match(run.stderr, /: openssl rand -hex 16, or node -p "crypto\.randomBytes\(16\)\.toString\('hex'\)"\n/);
     assert.not.match(run.stderr, new RegExp(secret), "the secret itself is never printed");
   }
 });
