@@ -64,6 +64,10 @@ ${SOURCE_HELP}
   --changes DIR         the change log
   --out FILE            the snapshot to write
   -h, --help            show this help
+
+Exit status: 0 when the snapshot is written; 1 when the base or the log cannot be read (missing,
+damaged, or batches that do not apply to the base) or the snapshot cannot be written; 2 for a
+usage error.
 `;
 
 const SOURCE_OPTIONS = {
