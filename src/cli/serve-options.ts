@@ -103,10 +103,11 @@ function parseBooleanEnv(name: string, value: string | undefined): boolean {
 }
 
 export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeArgs {
-  const { values } = parseArgs({
+  const { values, positionals } = parseArgs({
     args: argv,
     strict: true,
-    allowPositionals: false,
+    // Refused below, saying how serve takes its graph: the other commands take a SNAPSHOT so.
+    allowPositionals: true,
     options: {
       help: { type: "boolean", short: "h" },
       version: { type: "boolean" },
@@ -130,6 +131,11 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeArg
       "compact-after": { type: "string" },
     },
   });
+  if (positionals.length > 0) {
+    throw new UsageError(
+      `unexpected argument ${JSON.stringify(positionals[0])}: serve takes its graph as --snapshot FILE, or --entities FILE --statements FILE`,
+    );
+  }
   // Each of these: the flag wins, then the variable, then the default.
   const port =
     values.port !== undefined
