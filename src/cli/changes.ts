@@ -28,6 +28,7 @@ import { isQuiverError } from "../engine/errors.js";
 import { decodeChangeBatch } from "../engine/live/change-batch.js";
 import type { ChangeResult } from "../engine/live/live-graph.js";
 import { graphSourceFrom } from "./graph-source.js";
+import { checkInputDirectory, checkInputFile, checkOutputFile } from "./paths.js";
 
 const SOURCE_HELP = `  --snapshot BASE       the base graph the log applies to (a snapshot file)
   --entities FILE       or the base as JSON Lines, with --statements FILE`;
@@ -63,6 +64,10 @@ ${SOURCE_HELP}
   --changes DIR         the change log
   --out FILE            the snapshot to write
   -h, --help            show this help
+
+Exit status: 0 when the snapshot is written; 1 when the base or the log cannot be read (missing,
+damaged, or batches that do not apply to the base) or the snapshot cannot be written; 2 for a
+usage error.
 `;
 
 const SOURCE_OPTIONS = {
@@ -96,6 +101,8 @@ export function runApply(argv: string[]): Promise<number> {
     const source = baseSource(values);
     if (positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[1])}`);
     const file = positionals[0];
+    // Paths first: a typo in the batch's name is named before the base is loaded.
+    if (file !== undefined) await checkInputFile("FILE", file);
     const bytes = file === undefined || file === "-" ? await readAll(process.stdin) : await readFile(file);
     const base = await loadGraphSource(source);
     const store = openLive(base, dir, { source });
@@ -124,6 +131,10 @@ export function runCompact(argv: string[]): Promise<number> {
     const source = baseSource(values);
     if (values.out === undefined || values.out === "") throw new UsageError("give the snapshot to write: --out FILE");
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+    // Paths first, before the base is loaded and compacted. A log folder that is not there is a
+    // typo here (a follower may wait for its writer to make it; compact reads what exists now).
+    await checkInputDirectory("--changes", dir);
+    await checkOutputFile("--out", values.out);
     const base = await loadGraphSource(source);
     const follower = new LiveFollower(base, dir);
     const graph: LiveGraph = follower.graph;

@@ -13,7 +13,7 @@
 import { readSnapshotInfo, type SnapshotInfo } from "../index.js";
 import { type ChangeLogInfo, changeLogInfo } from "../changes/change-log.js";
 import { EXIT_FAILURE, positionalArgument, runCommand, UsageError } from "./command.js";
-import { checkInputFile } from "./paths.js";
+import { checkInputDirectory, checkInputFile } from "./paths.js";
 
 export const INFO_HELP = `Usage: quiver info SNAPSHOT [--verify] [--sections] [--json]
        quiver info --changes DIR [--json]
@@ -49,6 +49,8 @@ export function runInfo(argv: string[]): Promise<number> {
     // A change log instead of a snapshot: its batches, sequence, size, writer.
     if (values.changes !== undefined) {
       if (positionals.length > 0) throw new UsageError("give a SNAPSHOT or --changes DIR, not both");
+      // A log folder that is not there is a typo, not an empty log.
+      await checkInputDirectory("--changes", values.changes);
       const info = changeLogInfo(values.changes);
       process.stdout.write(
         values.json === true ? `${JSON.stringify(info)}\n` : describeChangeLog(values.changes, info),

@@ -103,10 +103,11 @@ function parseBooleanEnv(name: string, value: string | undefined): boolean {
 }
 
 export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeArgs {
-  const { values } = parseArgs({
+  const { values, positionals } = parseArgs({
     args: argv,
     strict: true,
-    allowPositionals: false,
+    // Refused below, saying how serve takes its graph: the other commands take a SNAPSHOT so.
+    allowPositionals: true,
     options: {
       help: { type: "boolean", short: "h" },
       version: { type: "boolean" },
@@ -130,6 +131,11 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeArg
       "compact-after": { type: "string" },
     },
   });
+  if (positionals.length > 0) {
+    throw new UsageError(
+      `unexpected argument ${JSON.stringify(positionals[0])}: serve takes its graph as --snapshot FILE, or --entities FILE --statements FILE`,
+    );
+  }
   // Each of these: the flag wins, then the variable, then the default.
   const port =
     values.port !== undefined
@@ -183,7 +189,8 @@ export const MIN_CURSOR_SECRET_DISTINCT = 10;
 /** Throws a UsageError saying what a strong secret is, unless `secret` meets the minimum. */
 export function checkCursorSecret(secret: string): void {
   const where = `the cursor secret (--cursor-secret or ${CURSOR_SECRET_ENV})`;
-  const how = `use 16 random bytes or more, e.g. "openssl rand -hex 16" or "node -p "crypto.randomBytes(16).toString('hex')""`;
+  // The commands unquoted, each as a shell takes it: the node one holds double quotes of its own.
+  const how = `use 16 random bytes or more, e.g. the output of: openssl rand -hex 16, or node -p "crypto.randomBytes(16).toString('hex')"`;
   // Each branch names what is wrong with it: empty, too short, or too few different characters.
   if (secret === "") throw new UsageError(`${where} must not be empty: ${how}`);
   if (secret.length < MIN_CURSOR_SECRET_CHARS)

@@ -50,28 +50,55 @@ export function stopWhenNpmIsGone(stop: (signal: NodeJS.Signals) => void): () =>
   return () => clearInterval(timer);
 }
 
-/** The first SIGTERM or SIGINT starts the drain; a second one cuts off whatever is still in flight. */
-export function catchStopSignals(): {
+/**
+ * How soon the same signal again is the first one delivered twice, not a person's second: npm
+ * passes a signal on to the server it started, so a Ctrl-C on `npm start` reaches the server from
+ * the terminal (the whole process group) and again from npm, about 1 ms apart (0.8 to 1.1 ms in
+ * three runs of a POST held in flight under `npm start`, Ctrl-C as `kill -INT -PGID`); counted as
+ * a second signal, that echo cut the request the first one lets finish. A person's second Ctrl-C,
+ * after reading "stopping", comes later than this.
+ */
+export const SIGNAL_ECHO_MS = 500;
+
+/**
+ * The first SIGTERM or SIGINT starts the drain; a second one cuts off whatever is still in flight.
+ * The same signal again within SIGNAL_ECHO_MS is the first one delivered twice and changes nothing.
+ * `trigger` asks for the drain by other means (the primary's "drain" message to a worker, the
+ * primary or npm gone): it starts the drain when none has started and never counts as a signal,
+ * since a worker gets both a signal and the primary's drain message whenever the signal goes to
+ * the whole process group (Ctrl-C in a terminal, `timeout`, systemd's default
+ * KillMode=control-group). `now` is the clock (a test's own).
+ */
+export function catchStopSignals(now: () => number = () => performance.now()): {
   first: Promise<NodeJS.Signals>;
   onRepeat(cut: () => void): void;
   trigger(signal: NodeJS.Signals): void;
 } {
-  let received = false;
+  let started = false;
+  let firstSignal: { signal: NodeJS.Signals; at: number } | undefined;
   let cut: () => void = () => {};
   let resolveFirst: (signal: NodeJS.Signals) => void = () => {};
   const first = new Promise<NodeJS.Signals>((resolve) => (resolveFirst = resolve));
+  const begin = (signal: NodeJS.Signals): void => {
+    if (started) return;
+    started = true;
+    resolveFirst(signal);
+  };
   const onSignal = (signal: NodeJS.Signals): void => {
-    if (received) {
-      process.stderr.write(`quiver serve: ${signal} again: closing every connection now\n`);
-      cut();
+    // Each branch: the first signal drains (also after a drain asked for otherwise); the same one
+    // again at once is its echo (npm's); any other later one is a person's second, and cuts.
+    if (firstSignal === undefined) {
+      firstSignal = { signal, at: now() };
+      begin(signal);
       return;
     }
-    received = true;
-    resolveFirst(signal);
+    if (signal === firstSignal.signal && now() - firstSignal.at < SIGNAL_ECHO_MS) return;
+    process.stderr.write(`quiver serve: ${signal} again: closing every connection now\n`);
+    cut();
   };
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
-  return { first, onRepeat: (f) => (cut = f), trigger: onSignal };
+  return { first, onRepeat: (f) => (cut = f), trigger: begin };
 }
 
 /**

@@ -338,6 +338,9 @@ export const NEEDS_BODY: Reply = Object.freeze({
 const ALLOWED_METHODS = "GET, HEAD";
 const CHANGES_ALLOWED_METHODS = "POST";
 const PATH_LIST = ROUTE_PATHS.join(", ");
+/** Why the changes path is not there: the server was not asked to take changes. */
+const NO_CHANGES =
+  "this server takes no changes (quiver serve --changes DIR takes them, an embedded handler with its changes option)";
 const HEALTH_BODY = Buffer.from('{"status":"ok"}');
 const INTERNAL_ERROR_MESSAGE =
   "The server met an unexpected fault and did not complete the request; try again, and report it if it persists.";
@@ -405,6 +408,9 @@ export function route(served: Served, request: RouterRequest): Reply {
     if (longerThan(target, config.maxTargetBytes)) return targetTooLong(at);
     if (config.explorer !== null && isExplorerPath(path)) return explorerAnswer(at, method, headers, config.explorer);
     if (name === undefined) {
+      // Each branch: the changes path on a server that takes none (say how one takes them); any other.
+      if (known === "changes")
+        return error(at, "NOT_FOUND", `There is nothing at ${quote(path)}: ${NO_CHANGES}; the paths are ${PATH_LIST}.`);
       return error(at, "NOT_FOUND", `There is nothing at ${quote(path)}; the paths are ${PATH_LIST}.`);
     }
     if (method !== "GET" && method !== "HEAD") {

@@ -76,6 +76,31 @@ test("apply: a batch file that is not valid UTF-8 is refused naming the line, th
   }
 });
 
+test("paths first: a missing batch file, log folder or --out folder is named at once, before the base is loaded", async () => {
+  const b = await base();
+  const source = ["--entities", b.entities, "--statements", b.statements];
+  const missing = join(b.dir, "no-such-log");
+  try {
+    const apply = await quiverRun(["apply", ...source, "--changes", b.dir, join(b.dir, "no-such-batch.jsonl")]);
+    assert.is(apply.code, 1, apply.stderr);
+    assert.match(apply.stderr, /^quiver apply: FILE .*no-such-batch\.jsonl: no such file or folder\n/);
+    // A log folder that is not there is a typo here, not an empty log (regression: exit 0, the base copied).
+    const compact = await quiverRun(["compact", ...source, "--changes", missing, "--out", join(b.dir, "c.qvr")]);
+    assert.is(compact.code, 1, compact.stderr);
+    assert.match(compact.stderr, /^quiver compact: --changes .*no-such-log: no such file or folder\n/);
+    const info = await quiverRun(["info", "--changes", missing]);
+    assert.is(info.code, 1, info.stderr);
+    assert.match(info.stderr, /^quiver info: --changes .*no-such-log: no such file or folder\n/);
+    // Regression: the base was loaded and compacted first, then "ENOENT: ... open '<out>.<pid>.<random>.tmp'".
+    const out = await quiverRun(["compact", ...source, "--changes", b.dir, "--out", join(missing, "c.qvr")]);
+    assert.is(out.code, 1, out.stderr);
+    assert.match(out.stderr, /^quiver compact: --out .*c\.qvr: the folder .*no-such-log does not exist\n/);
+    assert.not.match(out.stderr + compact.stderr + apply.stderr, /ENOENT|reading entities/);
+  } finally {
+    rmSync(b.dir, { recursive: true, force: true });
+  }
+});
+
 test("apply appends a batch; a refused batch leaves the log as it was; info --changes; compact gives the live content", async () => {
   const b = await base();
   const source = ["--entities", b.entities, "--statements", b.statements];

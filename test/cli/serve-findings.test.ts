@@ -71,6 +71,16 @@ test("a SIGHUP while the graph loads is ignored and logged (L9); a reload of unc
   }
 });
 
+test("a snapshot given as quiver search takes it (serve graph.snap) is refused saying to use --snapshot", async () => {
+  const run = await quiverRun(["serve", "graph.snap", "--port", "0"], { QUIVER_API_KEYS: KEY });
+  assert.is(run.code, 2, run.stderr);
+  // Regression: node's "Unexpected argument 'graph.snap'. This command does not take positional arguments".
+  assert.match(
+    run.stderr,
+    /^quiver serve: unexpected argument "graph\.snap": serve takes its graph as --snapshot FILE/,
+  );
+});
+
 test("a weak cursor secret is refused at start-up, saying what a strong one is (L4)", async () => {
   for (const [secret, why] of [
     ["k9", /too short to be safe \(2 characters, at least 32\)/],
@@ -80,6 +90,8 @@ test("a weak cursor secret is refused at start-up, saying what a strong one is (
     assert.is(run.code, 2, run.stderr);
     assert.match(run.stderr, why);
     assert.match(run.stderr, /openssl rand -hex 16/);
+    // The suggested commands paste into a shell as they are: no quotes nested in quotes.
+    assert.match(run.stderr, /: openssl rand -hex 16, or node -p "crypto\.randomBytes\(16\)\.toString\('hex'\)"\n/);
     assert.not.match(run.stderr, new RegExp(secret), "the secret itself is never printed");
   }
 });

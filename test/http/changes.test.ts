@@ -56,6 +56,8 @@ test("no change log: POST /graph/v1/changes is 404 like any unknown path; data a
     const r = await post(server.port, CHANGES, PUT_X, { key: KEY });
     assert.is(r.status, 404);
     assert.is(codeOf(r.body), "NOT_FOUND");
+    // Says why, for the newcomer who forgot --changes (regression: only "There is nothing at ...").
+    assert.match(r.body, /this server takes no changes \(quiver serve --changes DIR takes them/);
     const s = await request(server.port, "/graph/v1/search?q=berlin");
     assert.is(s.status, 200);
     assert.is(s.headers["x-quiver-sequence"], "0");
