@@ -53,7 +53,7 @@ export function runInfo(argv: string[]): Promise<number> {
       await checkInputDirectory("--changes", values.changes);
       const info = changeLogInfo(values.changes);
       process.stdout.write(
-        values.json === true ? `${JSON.stringify(info)}\n` : describeChangeLog(values.changes, info),
+        values.json === true ? `${JSON.stringify(changeLogJson(info))}\n` : describeChangeLog(values.changes, info),
       );
       return 0;
     }
@@ -101,6 +101,14 @@ export function describeSnapshot(info: SnapshotInfo, bySection: boolean): string
     `  size         ${count(info.fileBytes)} bytes\n` +
     rows.map(([name, bytes]) => `    ${name.padEnd(nameWidth)}  ${count(bytes).padStart(sizeWidth)}\n`).join("")
   );
+}
+
+/**
+ * A change log's description as --json prints it: every field always there (null for no writer, no
+ * torn file), and its sequence under the name the text gives it (the last whole batch, as `last`).
+ */
+function changeLogJson(info: ChangeLogInfo): object {
+  return { sequence: info.last, ...info, torn: info.torn ?? null, lockedBy: info.lockedBy ?? null };
 }
 
 /** A change log's description: one fact per line. */

@@ -119,6 +119,9 @@ test("apply appends a batch; a refused batch leaves the log as it was; info --ch
     assert.is(info.code, 0, info.stderr);
     const parsed = JSON.parse(info.stdout);
     assert.is(parsed.last, 1);
+    assert.is(parsed.sequence, 1, "the sequence, named as the text names it");
+    assert.is(parsed.lockedBy, null, "no writer holds the log");
+    assert.is(parsed.torn, null);
     assert.is(parsed.batches, 1);
     assert.ok(parsed.bytes > BATCH_1.length);
     const text = await quiverRun(["info", "--changes", b.dir]);
