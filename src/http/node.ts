@@ -93,8 +93,13 @@ export function createHandler(graph: Graph | ReadGraph, options: HandlerOptions)
     // A change batch: the router has checked all it can without the body; it gets the body now.
     if (reply === NEEDS_BODY) {
       const at = served;
-      readBody(req, config.maxChangeBytes, (body) =>
-        finish(res, request.method, route(at, { ...request, body }), started),
+      readBody(
+        req,
+        config.maxChangeBytes,
+        (body) => finish(res, request.method, route(at, { ...request, body }), started),
+        // Each branch: a client waiting for 100 Continue (attachTo's checkContinue) is told to send
+        // the body only now, once nothing but the body can refuse it; any other has sent it already.
+        AWAITING_CONTINUE.has(req) ? () => res.writeContinue() : undefined,
       );
       return;
     }
@@ -137,18 +142,27 @@ export function createMiddleware(graph: Graph, options: HandlerOptions): QuiverM
   }) as QuiverMiddleware;
 }
 
+/** Requests whose client waits for 100 Continue before it sends the body (attachTo's checkContinue). */
+const AWAITING_CONTINUE = new WeakSet<IncomingMessage>();
+
 /**
  * Reads a request's body into one buffer, up to `max` bytes; past it, `BODY_TOO_LARGE`, at once when
  * Content-Length says so (not a byte read), else as soon as the count passes it. The rest is left
  * to node, which discards it after the answer (nothing more is held). A request that breaks off
  * gets no answer (its connection is gone).
  */
-function readBody(req: IncomingMessage, max: number, then: (body: Buffer | typeof BODY_TOO_LARGE) => void): void {
+function readBody(
+  req: IncomingMessage,
+  max: number,
+  then: (body: Buffer | typeof BODY_TOO_LARGE) => void,
+  beforeReading?: () => void,
+): void {
   const declared = req.headers["content-length"];
   if (declared !== undefined && Number(declared) > max) {
     then(BODY_TOO_LARGE);
     return;
   }
+  beforeReading?.();
   const chunks: Buffer[] = [];
   let size = 0;
   let settled = false;
@@ -288,6 +302,14 @@ function attachTo(
   }
   // node's own Host check answers 400 with no body; the handler checks the rule instead.
   limited.requireHostHeader = false;
+  // Expect: 100-continue (curl sends it for a body over 1 MiB): node would send 100 at once, so a
+  // client uploads a change batch that the router then refuses (401, 403, 405, 413 by its length)
+  // and throws away. The request goes to the handler as it is, and the 100 goes out only when the
+  // router asks for the body (NEEDS_BODY: readBody's beforeReading); a refusal comes instead of it.
+  server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
+    AWAITING_CONTINUE.add(req);
+    listener(req, res);
+  });
   // Expect other than 100-continue: served as if the header were absent (RFC 9110 section 10.1.1
   // lets a server ignore an expectation it does not support) rather than node's bare 417.
   server.on("checkExpectation", listener);

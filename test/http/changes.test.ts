@@ -10,6 +10,7 @@
  */
 
 import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
@@ -155,6 +156,64 @@ test("405 with Allow: POST; 400 INVALID_CONTENT_TYPE; 400 INVALID_CHANGE naming 
       readdirSync(dir).filter((n) => n.endsWith(".batch")),
       [],
     );
+  } finally {
+    await live.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/**
+ * Sends a POST's head (no body) asking for 100 Continue, and gives the first answer's status; on a
+ * 100, sends `body` and gives the final status too.
+ */
+function postExpectingContinue(
+  port: number,
+  key: string,
+  body: string,
+  length = Buffer.byteLength(body),
+): Promise<{ first: number; final: number | undefined }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () =>
+      socket.write(
+        `POST ${CHANGES} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/x-ndjson\r\n` +
+          `Content-Length: ${length}\r\nExpect: 100-continue\r\n\r\n`,
+      ),
+    );
+    let text = "";
+    let first: number | undefined;
+    socket.on("error", reject);
+    socket.on("data", (d: Buffer) => {
+      text += d.toString("utf8");
+      const statuses = [...text.matchAll(/^HTTP\/1\.1 (\d{3})/gm)].map((m) => Number(m[1]));
+      if (first === undefined && statuses.length > 0) {
+        first = statuses[0]!;
+        // Each branch: told to go on (the body, then the final answer), or answered without it.
+        if (first === 100) socket.write(body);
+        else {
+          socket.destroy();
+          resolve({ first, final: undefined });
+          return;
+        }
+      }
+      if (first === 100 && statuses.length > 1) {
+        socket.destroy();
+        resolve({ first, final: statuses[1] });
+      }
+    });
+  });
+}
+
+test("Expect: 100-continue: a refused batch (403, 413 by its length) is answered before its body is asked for; an accepted one gets 100, then 200 (regression: node sent 100 at once)", async () => {
+  const dir = tempDir();
+  const live = await liveServer(dir, 64 * 1024);
+  try {
+    assert.equal(await postExpectingContinue(live.server.port, KEY, PUT_X), { first: 403, final: undefined });
+    assert.equal(await postExpectingContinue(live.server.port, WRITE_KEY, PUT_X, 128 * 1024), {
+      first: 413,
+      final: undefined,
+    });
+    assert.equal(await postExpectingContinue(live.server.port, WRITE_KEY, PUT_X), { first: 100, final: 200 });
+    assert.is(live.store.graph.sequence, 1, "only the accepted batch applied");
   } finally {
     await live.close();
     rmSync(dir, { recursive: true, force: true });
