@@ -206,6 +206,9 @@ export const UNICODE_FRAGMENTS: readonly string[] = [
   "-",
 ];
 
+/** UNICODE_FRAGMENTS without the lone surrogates (filtered once, not per identifier drawn). */
+const WELL_FORMED_FRAGMENTS: readonly string[] = UNICODE_FRAGMENTS.filter((f) => !/^[\uD800-\uDFFF]$/.test(f));
+
 /** A tiny alphabet: many matches, many ties. */
 export const TINY_FRAGMENTS: readonly string[] = ["a", "b", "e", "A", "E", "s", "S", "ab"];
 
@@ -298,7 +301,7 @@ function cut(s: string, n: number, lone: boolean): string {
 /** A random raw identifier; may reuse or extend earlier ones. */
 export function randomIdentifier(rng: Rng, earlier: readonly string[], loneSurrogates = false): string {
   const r = rng.float();
-  const fragments = loneSurrogates ? UNICODE_FRAGMENTS : UNICODE_FRAGMENTS.filter((f) => !/^[\uD800-\uDFFF]$/.test(f));
+  const fragments = loneSurrogates ? UNICODE_FRAGMENTS : WELL_FORMED_FRAGMENTS;
   if (r < 0.04) return "";
   if (r < 0.12 && earlier.length > 0) return rng.pick(earlier); // duplicate identifier
   if (r < 0.22 && earlier.length > 0)
@@ -551,7 +554,9 @@ export class Oracle {
     for (const st of data.statements) {
       const fp =
         st.statementFingerprint ?? deriveFingerprint(st.subjectEntityId, st.predicateEntityId, st.objectEntityId);
-      const key = JSON.stringify([st.subjectEntityId, st.predicateEntityId, st.objectEntityId, fp]);
+      // Each part prefixed by its length: one key per (triple, fingerprint), cheaper than JSON.stringify.
+      const { subjectEntityId: s, predicateEntityId: p, objectEntityId: o } = st;
+      const key = `${s.length}:${s}${p.length}:${p}${o.length}:${o}${fp}`;
       if (seen.has(key)) continue;
       seen.add(key);
       this.statements.push({
@@ -566,9 +571,11 @@ export class Oracle {
     }
     // The contract's default score: statements naming the entity in any role, each counted once.
     const named = new Map<string, number>();
-    for (const st of this.statements) {
-      for (const id of new Set([st.subjectEntityId, st.predicateEntityId, st.objectEntityId]))
-        named.set(id, (named.get(id) ?? 0) + 1);
+    const count = (id: string) => named.set(id, (named.get(id) ?? 0) + 1);
+    for (const { subjectEntityId: s, predicateEntityId: p, objectEntityId: o } of this.statements) {
+      count(s);
+      if (p !== s) count(p);
+      if (o !== s && o !== p) count(o);
     }
     this.scores = data.entities.map((e) => e.score ?? named.get(e.entityId) ?? 0);
   }
