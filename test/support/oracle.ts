@@ -538,6 +538,8 @@ export class Oracle {
   /** Distinct statements (same triple and fingerprint kept once), with raw identifiers filled in. */
   readonly statements: Statement[];
   readonly fold: (s: string) => string;
+  /** statementsFor's lists made so far, by filter. */
+  private readonly statementLists = new Map<string, Statement[]>();
 
   constructor(data: GraphData, foldMode: FoldMode = "case") {
     this.fold = foldOf(foldMode);
@@ -614,6 +616,19 @@ export class Oracle {
 
   /** Every statement matching all given filters, in the order of the index that serves them. */
   statementsFor(f: Filters): Statement[] {
+    // The oracle never changes, so each filter's list is made once and copied out (a caller may
+    // change its copy): tests that follow many cursors of one filter ask for the same list often.
+    const memoKey = JSON.stringify([f.subjectEntityId ?? null, f.predicateEntityId ?? null, f.objectEntityId ?? null]);
+    let list = this.statementLists.get(memoKey);
+    if (list === undefined) {
+      list = this.sortedMatches(f);
+      this.statementLists.set(memoKey, list);
+    }
+    return list.slice();
+  }
+
+  /** statementsFor's list, made: a scan for the matches, sorted by their keys in the serving order. */
+  private sortedMatches(f: Filters): Statement[] {
     const order = orderFor(f);
     const out = this.statements.filter(
       (st) =>
