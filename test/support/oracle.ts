@@ -538,6 +538,8 @@ export class Oracle {
   /** Distinct statements (same triple and fingerprint kept once), with raw identifiers filled in. */
   readonly statements: Statement[];
   readonly fold: (s: string) => string;
+  /** search's lists made so far, by query, type and order. */
+  private readonly searchLists = new Map<string, Entity[]>();
   /** statementsFor's lists made so far, by filter. */
   private readonly statementLists = new Map<string, Statement[]>();
 
@@ -599,6 +601,19 @@ export class Oracle {
    * highest first (as its negation), then folded identifier, then entityId.
    */
   search(q: string, type?: EntityType, order: SearchOrder = "name"): Entity[] {
+    // Made once per (q, type, order) and copied out, as statementsFor's lists: walks of one query at
+    // several limits (or resumed from several cursors) ask for the same list.
+    const memoKey = JSON.stringify([q, type ?? null, order]);
+    let list = this.searchLists.get(memoKey);
+    if (list === undefined) {
+      list = this.sortedHits(q, type, order);
+      this.searchLists.set(memoKey, list);
+    }
+    return list.slice();
+  }
+
+  /** search's list, made: a scan for the matches, sorted by their keys. */
+  private sortedHits(q: string, type: EntityType | undefined, order: SearchOrder): Entity[] {
     const fq = this.fold(q);
     const hits: { key: (string | number)[]; e: Entity }[] = [];
     for (let i = 0; i < this.entities.length; i++) {
