@@ -101,6 +101,35 @@ export async function quiverRun(
   return { code, stdout: child.stdout(), stderr: child.stderr() };
 }
 
+/**
+ * How many `quiver` runs quiverRuns keeps going at once. A run of a small command is mostly the
+ * child's startup (loading the CLI's modules: about 0.5 s of CPU each), so independent runs started
+ * together keep both cores of a 2-core machine busy instead of one; more than a few at once only
+ * queue for the same cores.
+ */
+export const RUNS_AT_ONCE = 4;
+
+/**
+ * Runs `quiver ARGS` for each element of `runs` (each to its end, at most RUNS_AT_ONCE at a time) and
+ * resolves with their results in the same order: for runs that do not depend on each other, the
+ * same outcomes as quiverRun called once for each in turn, in less time.
+ */
+export async function quiverRuns(
+  runs: readonly (readonly string[])[],
+  env: Record<string, string | undefined> = {},
+): Promise<{ code: number | string; stdout: string; stderr: string }[]> {
+  const results: { code: number | string; stdout: string; stderr: string }[] = new Array(runs.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < runs.length) {
+      const i = next++;
+      results[i] = await quiverRun([...(runs[i] as readonly string[])], env);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(RUNS_AT_ONCE, runs.length) }, worker));
+  return results;
+}
+
 /** The JSON Lines a command printed, parsed. */
 export const jsonLines = (text: string): any[] =>
   text
