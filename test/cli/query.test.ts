@@ -10,13 +10,10 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { type Graph, loadGraph } from "../../src/index.js";
 import { CLI_CURSOR_SECRET } from "../../src/cli/query.js";
-import { jsonLines, quiverRun, quiverRuns, runQuiver, tempFiles } from "../support/cli.js";
+import { jsonLines, type QuiverRun as Run, quiverRun, quiverRuns, runQuiver, tempFiles } from "../support/cli.js";
 
 const FIXTURES = join(process.cwd(), "fixtures");
 const JSONL = ["--entities", join(FIXTURES, "entities.jsonl"), "--statements", join(FIXTURES, "statements.jsonl")];
-
-/** One finished run of `quiver`. */
-type Run = Awaited<ReturnType<typeof quiverRun>>;
 
 let graph: Graph;
 let snapshot = "";

@@ -91,11 +91,15 @@ export async function tempFiles(files: Record<string, string>): Promise<Record<s
   return paths;
 }
 
+/** One finished run of `quiver`: its exit status (or signal name) and both outputs. */
+export interface QuiverRun {
+  code: number | string;
+  stdout: string;
+  stderr: string;
+}
+
 /** Runs `quiver ARGS` to its end; resolves with the exit status and both outputs. */
-export async function quiverRun(
-  args: string[],
-  env: Record<string, string | undefined> = {},
-): Promise<{ code: number | string; stdout: string; stderr: string }> {
+export async function quiverRun(args: string[], env: Record<string, string | undefined> = {}): Promise<QuiverRun> {
   const child = runQuiver(args, env);
   const code = await child.exited;
   return { code, stdout: child.stdout(), stderr: child.stderr() };
@@ -117,8 +121,8 @@ export const RUNS_AT_ONCE = 4;
 export async function quiverRuns(
   runs: readonly (readonly string[])[],
   env: Record<string, string | undefined> = {},
-): Promise<{ code: number | string; stdout: string; stderr: string }[]> {
-  const results: { code: number | string; stdout: string; stderr: string }[] = new Array(runs.length);
+): Promise<QuiverRun[]> {
+  const results: QuiverRun[] = new Array(runs.length);
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < runs.length) {
