@@ -11,7 +11,7 @@ import { gzipSync } from "node:zlib";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { loadGraph, openSnapshot } from "../../src/index.js";
-import { MAIN, quiverRun, tempFiles } from "../support/cli.js";
+import { MAIN, type QuiverRun as Run, quiverRun, quiverRuns, tempFiles } from "../support/cli.js";
 
 const FIXTURES = join(process.cwd(), "fixtures");
 const ENTITIES = join(FIXTURES, "entities.jsonl");
@@ -20,7 +20,7 @@ const STATEMENTS = join(FIXTURES, "statements.jsonl");
 test("a missing input, a folder as input, an --out that cannot be written: exit 1 at once, path named", async () => {
   const files = await tempFiles({ "x.txt": "" });
   const here = join(files["x.txt"]!, "..");
-  for (const [args, message] of [
+  const cases = [
     [
       ["--entities", join(here, "nope.jsonl"), "--statements", STATEMENTS],
       `--entities ${join(here, "nope.jsonl")}: no such file or folder`,
@@ -38,9 +38,14 @@ test("a missing input, a folder as input, an --out that cannot be written: exit 
       ["--entities", ENTITIES, "--statements", STATEMENTS, "--out", join(files["x.txt"]!, "g.snap")],
       `--out ${join(files["x.txt"]!, "g.snap")}: ${files["x.txt"]} is not a folder`,
     ],
-  ] as const) {
-    const withOut = args.includes("--out") ? [...args] : [...args, "--out", join(here, "g.snap")];
-    const run = await quiverRun(["build", ...withOut]);
+  ] as const;
+  const withOuts = cases.map(([args]) =>
+    args.includes("--out") ? [...args] : [...args, "--out", join(here, "g.snap")],
+  );
+  const runs = await quiverRuns(withOuts.map((withOut) => ["build", ...withOut]));
+  for (const [k, [, message]] of cases.entries()) {
+    const withOut = withOuts[k]!;
+    const run = runs[k]!;
     assert.is(run.code, 1, withOut.join(" "));
     assert.is(run.stderr, `quiver build: ${message}\n`);
   }
@@ -49,12 +54,15 @@ test("a missing input, a folder as input, an --out that cannot be written: exit 
 test("usage errors exit 2; a good build says what it wrote", async () => {
   const files = await tempFiles({ "x.txt": "" });
   const out = join(files["x.txt"]!, "..", "g.snap");
-  const partial = await quiverRun(["build", "--entities", ENTITIES, "--out", out]);
+  // The two usage errors are refused before anything is written, so the good build may run beside them.
+  const [partial, stray, built] = (await quiverRuns([
+    ["build", "--entities", ENTITIES, "--out", out],
+    ["build", "extra", "--entities", ENTITIES, "--statements", STATEMENTS, "--out", out],
+    ["build", "--entities", ENTITIES, "--statements", STATEMENTS, "--out", out, "--quiet"],
+  ])) as [Run, Run, Run];
   assert.is(partial.code, 2);
   assert.match(partial.stderr, /--entities, --statements and --out are all required/);
-  const stray = await quiverRun(["build", "extra", "--entities", ENTITIES, "--statements", STATEMENTS, "--out", out]);
   assert.is(stray.code, 2);
-  const built = await quiverRun(["build", "--entities", ENTITIES, "--statements", STATEMENTS, "--out", out, "--quiet"]);
   assert.is(built.code, 0, built.stderr);
   assert.match(built.stderr, /^ready: 573 entities, 566 statements/);
   // The summary ends with the process's resident peak (what the build needed of the host).
@@ -68,36 +76,30 @@ test("usage errors exit 2; a good build says what it wrote", async () => {
 test("--threads N builds the same snapshot as one thread; a count that is not 1 to 256 is a usage error", async () => {
   const files = await tempFiles({ "x.txt": "" });
   const dir = join(files["x.txt"]!, "..");
-  for (const bad of ["0", "x", "1.5", "257"]) {
-    const run = await quiverRun([
+  const bads = ["0", "x", "1.5", "257"];
+  const threadCounts = ["1", "3"];
+  const source = ["--entities", ENTITIES, "--statements", STATEMENTS];
+  const runs = await quiverRuns([
+    ...bads.map((bad) => ["build", ...source, "--out", join(dir, "g.snap"), "--threads", bad]),
+    ...threadCounts.map((threads) => [
       "build",
-      "--entities",
-      ENTITIES,
-      "--statements",
-      STATEMENTS,
+      ...source,
       "--out",
-      join(dir, "g.snap"),
+      join(dir, `t${threads}.snap`),
       "--threads",
-      bad,
-    ]);
+      threads,
+      "--quiet",
+    ]),
+  ]);
+  for (const [k, bad] of bads.entries()) {
+    const run = runs[k]!;
     assert.is(run.code, 2, bad);
     assert.match(run.stderr, /--threads must be a whole number from 1 to 256/);
   }
   const tags: string[] = [];
-  for (const threads of ["1", "3"]) {
+  for (const [k, threads] of threadCounts.entries()) {
     const out = join(dir, `t${threads}.snap`);
-    const run = await quiverRun([
-      "build",
-      "--entities",
-      ENTITIES,
-      "--statements",
-      STATEMENTS,
-      "--out",
-      out,
-      "--threads",
-      threads,
-      "--quiet",
-    ]);
+    const run = runs[bads.length + k]!;
     assert.is(run.code, 0, run.stderr);
     tags.push((await openSnapshot(out)).contentTag);
   }
@@ -110,23 +112,23 @@ test("- reads stdin and .gz is gunzipped, for build and for the query commands; 
   const gz = join(here, "statements.jsonl.gz");
   await writeFile(gz, gzipSync(await readFile(STATEMENTS)));
   const out = join(here, "piped.snap");
-  const built = await withStdin(
-    ["build", "--entities", "-", "--statements", gz, "--out", out],
-    await readFile(ENTITIES),
-  );
+  // Three independent commands (the last is refused before it reads or writes anything), run together.
+  const [built, searched, twice] = await Promise.all([
+    withStdin(["build", "--entities", "-", "--statements", gz, "--out", out], await readFile(ENTITIES)),
+    withStdin(
+      ["search", "--entities", ENTITIES, "--statements", "-", "--q", "trittin", "--quiet"],
+      await readFile(STATEMENTS),
+    ),
+    quiverRun(["build", "--entities", "-", "--statements", "-", "--out", out]),
+  ]);
   assert.is(built.code, 0, built.stderr);
   assert.match(built.stderr, /reading entities stdin: 573 lines/);
   const demo = await loadGraph({ entities: ENTITIES, statements: STATEMENTS });
   assert.is((await openSnapshot(out)).stats().contentTag, demo.stats().contentTag);
 
-  const searched = await withStdin(
-    ["search", "--entities", ENTITIES, "--statements", "-", "--q", "trittin", "--quiet"],
-    await readFile(STATEMENTS),
-  );
   assert.is(searched.code, 0, searched.stderr);
   assert.match(searched.stdout, /"rawIdentifier":"Jürgen Trittin"/);
 
-  const twice = await quiverRun(["build", "--entities", "-", "--statements", "-", "--out", out]);
   assert.is(twice.code, 2);
   assert.match(twice.stderr, /cannot both be - \(stdin\)/);
 });

@@ -9,7 +9,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { EXIT_NOT_FOUND } from "../../src/cli/command.js";
 import { type Graph, GraphBuilder, saveSnapshot } from "../../src/index.js";
-import { jsonLines, quiverRun, tempFiles } from "../support/cli.js";
+import { jsonLines, type QuiverRun as Run, quiverRuns, tempFiles } from "../support/cli.js";
 
 const ENTITIES = [
   { entityId: "Q42", rawIdentifier: "Douglas Adams", type: "0", sourceType: "wikidata" },
@@ -37,25 +37,29 @@ test.before(async () => {
 
 test("entity: the engine's entity as one JSON line, from a snapshot and from JSON Lines", async () => {
   // Every id from the snapshot; from JSON Lines, the one with "/" and non-ASCII (each run is a process).
-  for (const [input, e] of [
-    ...ENTITIES.map((e) => [[snapshot], e] as const),
-    [[...jsonl, "--quiet"], ENTITIES[2]] as const,
-  ]) {
-    const run = await quiverRun(["entity", ...input, "--", e.entityId]);
+  const cases = [...ENTITIES.map((e) => [[snapshot], e] as const), [[...jsonl, "--quiet"], ENTITIES[2]] as const];
+  const runs = await quiverRuns([
+    ...cases.map(([input, e]) => ["entity", ...input, "--", e.entityId]),
+    ["entity", snapshot, "Q42"],
+    ["entity", "Q42", ...jsonl, "--quiet"],
+  ]);
+  for (const [k, [, e]] of cases.entries()) {
+    const run = runs[k]!;
     assert.is(run.code, 0, run.stderr);
     assert.equal(jsonLines(run.stdout), [graph.getEntity(e.entityId)]);
     assert.is(run.stdout, `${JSON.stringify(e)}\n`);
     assert.is(run.stderr, "");
   }
-  const plain = await quiverRun(["entity", snapshot, "Q42"]);
+  const [plain, after] = runs.slice(cases.length) as [Run, Run];
   assert.equal([plain.code, plain.stdout], [0, `${JSON.stringify(ENTITIES[0])}\n`]);
-  const after = await quiverRun(["entity", "Q42", ...jsonl, "--quiet"]);
   assert.is(after.code, 0, "options may follow the id");
 });
 
 test("entity: an unknown id says so on stderr, prints nothing, exits 3; the id is not percent-decoded", async () => {
-  for (const id of ["q42", "path%2Fwith%2Fslash"]) {
-    const run = await quiverRun(["entity", snapshot, id]);
+  const ids = ["q42", "path%2Fwith%2Fslash"];
+  const runs = await quiverRuns(ids.map((id) => ["entity", snapshot, id]));
+  for (const [k, id] of ids.entries()) {
+    const run = runs[k]!;
     assert.is(run.code, EXIT_NOT_FOUND, id);
     assert.is(run.stdout, "");
     assert.is(run.stderr, `quiver entity: the graph has no entity with the entityId ${JSON.stringify(id)}\n`);
@@ -64,21 +68,22 @@ test("entity: an unknown id says so on stderr, prints nothing, exits 3; the id i
 });
 
 test("entity: usage errors exit 2 (no id, an empty id, two ids, both kinds of graph)", async () => {
-  for (const args of [
+  const usages = [
     ["entity", snapshot],
     ["entity", ...jsonl],
     ["entity", snapshot, ""],
     ["entity", snapshot, "Q42", "Q43"],
     ["entity", snapshot, "-x"],
-  ]) {
-    const run = await quiverRun(args);
+  ];
+  const runs = await quiverRuns([...usages, ["entity", `${snapshot}.missing`, "Q42"], ["entity", "--help"]]);
+  for (const [k, args] of usages.entries()) {
+    const run = runs[k]!;
     assert.is(run.code, 2, `${args.join(" ")}: ${run.stderr}`);
     assert.match(run.stderr, /^quiver entity: /);
     assert.is(run.stdout, "");
   }
-  const missing = await quiverRun(["entity", `${snapshot}.missing`, "Q42"]);
+  const [missing, help] = runs.slice(usages.length) as [Run, Run];
   assert.is(missing.code, 1);
-  const help = await quiverRun(["entity", "--help"]);
   assert.is(help.code, 0);
   assert.match(help.stdout, /^Usage: quiver entity /);
 });

@@ -9,7 +9,16 @@
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { eventOf, jsonLines, listening, quiverRun, runQuiver, stop, tempFiles } from "../support/cli.js";
+import {
+  eventOf,
+  jsonLines,
+  listening,
+  type QuiverRun as Run,
+  quiverRuns,
+  runQuiver,
+  stop,
+  tempFiles,
+} from "../support/cli.js";
 
 const NAMES = ["Zürich", "Zurich Airport", "Malmö", "Dürer", "Ångström", "Plain"];
 
@@ -30,41 +39,67 @@ const names = (stdout: string) => jsonLines(stdout).map((e) => e.rawIdentifier);
 test("build --fold accents: kept in the snapshot (quiver info says so), and search on it folds accents", async () => {
   const folded = join(dir, "accents.snap");
   const plain = join(dir, "case.snap");
-  assert.is((await quiverRun(["build", ...data, "--out", folded, "--fold", "accents", "--quiet"])).code, 0);
-  assert.is((await quiverRun(["build", ...data, "--out", plain, "--quiet"])).code, 0);
-  for (const [snapshot, want] of [
+  const builds = await quiverRuns([
+    ["build", ...data, "--out", folded, "--fold", "accents", "--quiet"],
+    ["build", ...data, "--out", plain, "--quiet"],
+  ]);
+  assert.is(builds[0]!.code, 0);
+  assert.is(builds[1]!.code, 0);
+  // Every command below only reads the two snapshots: they run together.
+  const cases = [
     [folded, ["Zürich", "Zurich Airport"]],
     [plain, ["Zurich Airport"]],
-  ] as const) {
-    const run = await quiverRun(["search", snapshot, "--q", "zurich"]);
+  ] as const;
+  const runs = await quiverRuns([
+    ...cases.map(([snapshot]) => ["search", snapshot, "--q", "zurich"]),
+    ["search", folded, "--q", "MALMO"],
+    ["search", plain, "--q", "malmo"],
+    ["info", folded],
+    ["info", plain],
+    ["info", folded, "--json"],
+    ["dump", folded, "--out", join(dir, "dumped")],
+  ]);
+  for (const [k, [snapshot, want]] of cases.entries()) {
+    const run = runs[k]!;
     assert.is(run.code, 0, run.stderr);
     assert.equal(names(run.stdout), want, snapshot);
   }
-  assert.equal(names((await quiverRun(["search", folded, "--q", "MALMO"])).stdout), ["Malmö"]);
-  assert.equal(names((await quiverRun(["search", plain, "--q", "malmo"])).stdout), []);
-  const info = await quiverRun(["info", folded]);
+  const [malmo, plainMalmo, info, plainInfo, jsonInfo, dumped] = runs.slice(cases.length) as [
+    Run,
+    Run,
+    Run,
+    Run,
+    Run,
+    Run,
+  ];
+  assert.equal(names(malmo.stdout), ["Malmö"]);
+  assert.equal(names(plainMalmo.stdout), []);
   assert.match(info.stdout, /^ {2}fold {9}accents$/m);
-  assert.match((await quiverRun(["info", plain])).stdout, /^ {2}fold {9}case$/m);
-  assert.is(JSON.parse((await quiverRun(["info", folded, "--json"])).stdout).fold, "accents");
-  const dumped = await quiverRun(["dump", folded, "--out", join(dir, "dumped")]);
+  assert.match(plainInfo.stdout, /^ {2}fold {9}case$/m);
+  assert.is(JSON.parse(jsonInfo.stdout).fold, "accents");
   assert.is(dumped.code, 0, dumped.stderr);
   assert.match(dumped.stderr, /^note: this graph folds accents; build it again with --fold accents$/m);
 });
 
 test("the query commands: --fold on JSON Lines input; refused beside a snapshot; a bad value is a usage error", async () => {
-  const run = await quiverRun(["search", ...data, "--fold", "accents", "--q", "durer", "--quiet"]);
+  const snapshot = join(dir, "for-refusal.snap");
+  const [run, kept, built] = (await quiverRuns([
+    ["search", ...data, "--fold", "accents", "--q", "durer", "--quiet"],
+    ["search", ...data, "--fold", "case", "--q", "durer", "--quiet"],
+    ["build", ...data, "--out", snapshot, "--quiet"],
+  ])) as [Run, Run, Run];
   assert.is(run.code, 0, run.stderr);
   assert.equal(names(run.stdout), ["Dürer"]);
-  const kept = await quiverRun(["search", ...data, "--fold", "case", "--q", "durer", "--quiet"]);
   assert.equal([kept.code, kept.stdout], [0, ""]);
-  const snapshot = join(dir, "for-refusal.snap");
-  assert.is((await quiverRun(["build", ...data, "--out", snapshot, "--quiet"])).code, 0);
-  for (const args of [
+  assert.is(built.code, 0);
+  const refusals = [
     ["entity", snapshot, "--fold", "case", "e0"],
     ["search", ...data, "--fold", "Accents", "--q", "x"],
     ["build", ...data, "--out", join(dir, "x.snap"), "--fold", "none"],
-  ]) {
-    const bad = await quiverRun(args);
+  ];
+  const bads = await quiverRuns(refusals);
+  for (const [k, args] of refusals.entries()) {
+    const bad = bads[k]!;
     assert.is(bad.code, 2, `${args.join(" ")}: ${bad.stderr}`);
     assert.match(bad.stderr, /--fold/);
   }
@@ -103,8 +138,10 @@ test("serve --fold accents: the HTTP search folds accents, and still does after 
 });
 
 test("help: build, serve and search name --fold (statements, entity and dump share search's graph options)", async () => {
-  for (const command of ["build", "serve", "search"]) {
-    const help = await quiverRun([command, "--help"]);
+  const commands = ["build", "serve", "search"];
+  const helps = await quiverRuns(commands.map((command) => [command, "--help"]));
+  for (const [k, command] of commands.entries()) {
+    const help = helps[k]!;
     assert.match(help.stdout, /--fold case\|accents/, command);
   }
 });

@@ -40,14 +40,17 @@ test("--version prints the package version", async () => {
 });
 
 test("--workers, --cache-mb and QUIVER_METRICS refuse bad values with a usage error naming them", async () => {
-  for (const [args, env, pattern] of [
+  const cases = [
     [["--workers", "0"], {}, /--workers must be auto or a whole number/],
     [["--workers", "many"], {}, /--workers must be auto/],
     [["--cache-mb", "lots"], {}, /--cache-mb must be a whole number/],
     [["--cache-mb", "1.5"], {}, /--cache-mb must be a whole number/],
     [[], { QUIVER_METRICS: "yes" }, /QUIVER_METRICS must be 1 or 0/],
-  ] as const) {
-    const child = runQuiver(["serve", "--port", "0", ...args], env);
+  ] as const;
+  // Started together (each is refused at its arguments, mostly process startup), checked in turn.
+  const refused = cases.map(([args, env]) => runQuiver(["serve", "--port", "0", ...args], env));
+  for (const [k, [args, , pattern]] of cases.entries()) {
+    const child = refused[k]!;
     assert.is(await child.exited, 2, args.join(" "));
     assert.match(child.stderr(), pattern);
   }
@@ -104,15 +107,18 @@ test("inputs are checked before loading: a missing file, a directory, a port in 
   const dir = `${files["e.jsonl"]}.d`;
   await mkdir(dir);
   // A big entities file would take seconds to load: the missing statements file must be named first.
-  for (const [args, pattern] of [
+  const cases = [
     [
       ["--entities", files["e.jsonl"]!, "--statements", "/nonexistent/s.jsonl"],
       /statements file \/nonexistent\/s\.jsonl does not exist/,
     ],
     [["--entities", files["e.jsonl"]!, "--statements", dir], /is not a file/],
     [["--snapshot", "/nonexistent/g.snap"], /snapshot \/nonexistent\/g\.snap does not exist/],
-  ] as const) {
-    const child = runQuiver(["serve", "--port", "0", ...args]);
+  ] as const;
+  // Started together (each is refused before loading), checked in turn.
+  const refused = cases.map(([args]) => runQuiver(["serve", "--port", "0", ...args]));
+  for (const [k, [args, pattern]] of cases.entries()) {
+    const child = refused[k]!;
     assert.is(await child.exited, 1, args.join(" "));
     assert.match(child.stderr(), pattern);
     assert.not.match(child.stderr(), /reading entities/, "reported before any loading");

@@ -206,6 +206,9 @@ export const UNICODE_FRAGMENTS: readonly string[] = [
   "-",
 ];
 
+/** UNICODE_FRAGMENTS without the lone surrogates (filtered once, not per identifier drawn). */
+const WELL_FORMED_FRAGMENTS: readonly string[] = UNICODE_FRAGMENTS.filter((f) => !/^[\uD800-\uDFFF]$/.test(f));
+
 /** A tiny alphabet: many matches, many ties. */
 export const TINY_FRAGMENTS: readonly string[] = ["a", "b", "e", "A", "E", "s", "S", "ab"];
 
@@ -298,7 +301,7 @@ function cut(s: string, n: number, lone: boolean): string {
 /** A random raw identifier; may reuse or extend earlier ones. */
 export function randomIdentifier(rng: Rng, earlier: readonly string[], loneSurrogates = false): string {
   const r = rng.float();
-  const fragments = loneSurrogates ? UNICODE_FRAGMENTS : UNICODE_FRAGMENTS.filter((f) => !/^[\uD800-\uDFFF]$/.test(f));
+  const fragments = loneSurrogates ? UNICODE_FRAGMENTS : WELL_FORMED_FRAGMENTS;
   if (r < 0.04) return "";
   if (r < 0.12 && earlier.length > 0) return rng.pick(earlier); // duplicate identifier
   if (r < 0.22 && earlier.length > 0)
@@ -535,6 +538,10 @@ export class Oracle {
   /** Distinct statements (same triple and fingerprint kept once), with raw identifiers filled in. */
   readonly statements: Statement[];
   readonly fold: (s: string) => string;
+  /** search's lists made so far, by query, type and order. */
+  private readonly searchLists = new Map<string, Entity[]>();
+  /** statementsFor's lists made so far, by filter. */
+  private readonly statementLists = new Map<string, Statement[]>();
 
   constructor(data: GraphData, foldMode: FoldMode = "case") {
     this.fold = foldOf(foldMode);
@@ -551,7 +558,9 @@ export class Oracle {
     for (const st of data.statements) {
       const fp =
         st.statementFingerprint ?? deriveFingerprint(st.subjectEntityId, st.predicateEntityId, st.objectEntityId);
-      const key = JSON.stringify([st.subjectEntityId, st.predicateEntityId, st.objectEntityId, fp]);
+      // Each part prefixed by its length: one key per (triple, fingerprint), cheaper than JSON.stringify.
+      const { subjectEntityId: s, predicateEntityId: p, objectEntityId: o } = st;
+      const key = `${s.length}:${s}${p.length}:${p}${o.length}:${o}${fp}`;
       if (seen.has(key)) continue;
       seen.add(key);
       this.statements.push({
@@ -566,9 +575,11 @@ export class Oracle {
     }
     // The contract's default score: statements naming the entity in any role, each counted once.
     const named = new Map<string, number>();
-    for (const st of this.statements) {
-      for (const id of new Set([st.subjectEntityId, st.predicateEntityId, st.objectEntityId]))
-        named.set(id, (named.get(id) ?? 0) + 1);
+    const count = (id: string) => named.set(id, (named.get(id) ?? 0) + 1);
+    for (const { subjectEntityId: s, predicateEntityId: p, objectEntityId: o } of this.statements) {
+      count(s);
+      if (p !== s) count(p);
+      if (o !== s && o !== p) count(o);
     }
     this.scores = data.entities.map((e) => e.score ?? named.get(e.entityId) ?? 0);
   }
@@ -590,6 +601,19 @@ export class Oracle {
    * highest first (as its negation), then folded identifier, then entityId.
    */
   search(q: string, type?: EntityType, order: SearchOrder = "name"): Entity[] {
+    // Made once per (q, type, order) and copied out, as statementsFor's lists: walks of one query at
+    // several limits (or resumed from several cursors) ask for the same list.
+    const memoKey = JSON.stringify([q, type ?? null, order]);
+    let list = this.searchLists.get(memoKey);
+    if (list === undefined) {
+      list = this.sortedHits(q, type, order);
+      this.searchLists.set(memoKey, list);
+    }
+    return list.slice();
+  }
+
+  /** search's list, made: a scan for the matches, sorted by their keys. */
+  private sortedHits(q: string, type: EntityType | undefined, order: SearchOrder): Entity[] {
     const fq = this.fold(q);
     const hits: { key: (string | number)[]; e: Entity }[] = [];
     for (let i = 0; i < this.entities.length; i++) {
@@ -607,6 +631,19 @@ export class Oracle {
 
   /** Every statement matching all given filters, in the order of the index that serves them. */
   statementsFor(f: Filters): Statement[] {
+    // The oracle never changes, so each filter's list is made once and copied out (a caller may
+    // change its copy): tests that follow many cursors of one filter ask for the same list often.
+    const memoKey = JSON.stringify([f.subjectEntityId ?? null, f.predicateEntityId ?? null, f.objectEntityId ?? null]);
+    let list = this.statementLists.get(memoKey);
+    if (list === undefined) {
+      list = this.sortedMatches(f);
+      this.statementLists.set(memoKey, list);
+    }
+    return list.slice();
+  }
+
+  /** statementsFor's list, made: a scan for the matches, sorted by their keys in the serving order. */
+  private sortedMatches(f: Filters): Statement[] {
     const order = orderFor(f);
     const out = this.statements.filter(
       (st) =>

@@ -23,6 +23,16 @@ import { Rng, show } from "../../support/oracle.js";
 // By code points "ｆ" (U+FF46) would come before "😀" (U+1F600): the dictionary must not sort that way.
 const SORTED = ["a", "ab", "b", "é", "😀", "ｆ"];
 
+/**
+ * `ids.indexOf` as a function, answered from a Map made once: the position of each id's first
+ * occurrence, -1 for any other string (a scan of `ids` per key made these tests quadratic).
+ */
+function positionsOf(ids: readonly string[]): (key: string) => number {
+  const at = new Map<string, number>();
+  for (let i = ids.length - 1; i >= 0; i--) at.set(ids[i]!, i);
+  return (key) => at.get(key) ?? -1;
+}
+
 /** A dictionary over an entity table of `ids` (ascending), every other column empty. */
 function dictionaryOf(ids: readonly string[]): Dictionary {
   return new Dictionary(
@@ -156,9 +166,10 @@ test("the lookup table is sized exactly (8 bytes an entity), and idOf finds ever
     const ids = Array.from({ length: n }, (_, i) => `Q${i.toString().padStart(6, "0")}`);
     const d = dictionaryOf(ids);
     assert.is(d.byteLength, 4 * Math.max(2, 2 * n), `n ${n}`);
+    const indexOf = positionsOf(ids);
     for (let i = 0; i < n; i++) if (d.idOf(ids[i]!) !== i) assert.unreachable(`n ${n}: idOf(${ids[i]}) is not ${i}`);
     for (const absent of ["Q", "Q-1", `Q${n}`, "R000000"])
-      if (ids.indexOf(absent) < 0 && d.idOf(absent) !== -1) assert.unreachable(`n ${n}: idOf(${absent}) found`);
+      if (indexOf(absent) < 0 && d.idOf(absent) !== -1) assert.unreachable(`n ${n}: idOf(${absent}) found`);
     // idsOf over every id (their probe runs share slots, and wrap at the table's end), each named
     // three times in a shuffled order as a batch would, and the absent ones: idOf's answers.
     const rng = new Rng(n + 1);
@@ -170,13 +181,14 @@ test("the lookup table is sized exactly (8 bytes an entity), and idOf finds ever
     const out = new Int32Array(keys.length);
     d.idsOf(keys, out);
     for (let i = 0; i < keys.length; i++)
-      if (out[i] !== ids.indexOf(keys[i]!)) assert.unreachable(`n ${n}: idsOf gives ${keys[i]} ${out[i]}`);
+      if (out[i] !== indexOf(keys[i]!)) assert.unreachable(`n ${n}: idsOf gives ${keys[i]} ${out[i]}`);
   }
 });
 
 test("idsOf: calls of growing and shrinking lengths on one dictionary (its kept working arrays, and past them) answer as idOf", () => {
   const ids = Array.from({ length: 3000 }, (_, i) => `E${(i * 7919).toString(36)}`).sort();
   const d = dictionaryOf(ids);
+  const indexOf = positionsOf(ids);
   const rng = new Rng(99);
   // Past 65,536 ids (the most idsOf keeps arrays for), then smaller again: every call's own answers.
   for (const n of [0, 1, 5, 100, 3000, 70_000, 50, 9000, 64, 65, 65_536, 65_537, 2, 30_000]) {
@@ -185,7 +197,7 @@ test("idsOf: calls of growing and shrinking lengths on one dictionary (its kept 
     const hashes = new Uint32Array(2 * n);
     d.idsOf(keys, out, hashes);
     for (let i = 0; i < n; i++) {
-      if (out[i] !== ids.indexOf(keys[i]!)) assert.unreachable(`n ${n}: idsOf gives ${keys[i]} ${out[i]}`);
+      if (out[i] !== indexOf(keys[i]!)) assert.unreachable(`n ${n}: idsOf gives ${keys[i]} ${out[i]}`);
       const h = hash64([keys[i]!]);
       if (hashes[2 * i] !== h[0] || hashes[2 * i + 1] !== h[1]) assert.unreachable(`n ${n}: hash of ${keys[i]}`);
     }
