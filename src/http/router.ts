@@ -25,10 +25,9 @@
  *      (the lookup: 404 ENTITY_NOT_FOUND when the graph has no such entity).
  * `POST /graph/v1/changes` (only with `changes`, a writer: else 404 like any unknown path): a write
  * key, else 403 WRITE_FORBIDDEN for a read key on POST (401 first without one); a method other than
- * POST: 405 with `Allow: POST`, for a read key too; a query parameter (it takes none) or a Content-Type other than
- * application/x-ndjson: 400; then the body, which
- * the adapter reads when `route` answers NEEDS_BODY and hands over in `request.body` (over
- * `maxChangeBytes`: 413); the writer's errors (400, 409, 503 with `Retry-After`); 200 with the result.
+ * POST: 405 with `Allow: POST`, for a read key too; a query parameter (it takes none) or a
+ * Content-Type other than application/x-ndjson: 400; then the body, which the adapter reads when
+ * `route` answers NEEDS_BODY and hands over in `request.body` (over `maxChangeBytes`: 413); the writer's errors (400, 409, 503 with `Retry-After`); 200 with the result.
  * Every answer of a data endpoint (a 401 and the changes path's refusals included) carries
  * `X-Quiver-Sequence`, the batch the graph that answered holds; tags follow the graph's content tag, which names base and sequence.
  * A `QuiverError` becomes the status of its code (status.ts), with its sentence and its code; any
@@ -409,9 +408,8 @@ export function route(served: Served, request: RouterRequest): Reply {
     if (config.explorer !== null && isExplorerPath(path)) return explorerAnswer(at, method, headers, config.explorer);
     if (name === undefined) {
       // Each branch: the changes path on a server that takes none (say how one takes them); any other.
-      if (known === "changes")
-        return error(at, "NOT_FOUND", `There is nothing at ${quote(path)}: ${NO_CHANGES}; the paths are ${PATH_LIST}.`);
-      return error(at, "NOT_FOUND", `There is nothing at ${quote(path)}; the paths are ${PATH_LIST}.`);
+      const why = known === "changes" ? `: ${NO_CHANGES}` : "";
+      return error(at, "NOT_FOUND", `There is nothing at ${quote(path)}${why}; the paths are ${PATH_LIST}.`);
     }
     if (method !== "GET" && method !== "HEAD") {
       return error(at, "METHOD_NOT_ALLOWED", `${path} answers GET and HEAD only, not ${method}.`);
