@@ -42,7 +42,6 @@ import {
   fsync,
   fsyncSync,
   linkSync,
-  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -55,6 +54,7 @@ import {
 import { join } from "node:path";
 
 import { QuiverError } from "../engine/errors.js";
+import { makeDirectory } from "../snapshot/make-directory.js";
 
 /** The lock file's name in the log directory. */
 export const LOCK_FILE = "LOCK";
@@ -303,7 +303,7 @@ export class ChangeLogWriter {
    * holds it), removes temporary files of crashed writes, sets a torn last file aside.
    */
   static open(dir: string, options: ChangeLogWriterOptions = {}): ChangeLogWriter {
-    mkdirSync(dir, { recursive: true });
+    makeDirectory(dir);
     takeLock(dir);
     try {
       for (const name of readdirSync(dir)) if (TEMP_NAME.test(name)) unlinkSync(join(dir, name));

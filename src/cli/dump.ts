@@ -12,8 +12,8 @@
  */
 
 import { join } from "node:path";
-import { mkdir } from "node:fs/promises";
 import type { Graph } from "../index.js";
+import { makeDirectory } from "../snapshot/make-directory.js";
 import { runCommand, UsageError } from "./command.js";
 import { GRAPH_INPUT_HELP, GRAPH_INPUT_OPTIONS, graphInputFrom, openGraphInput } from "./graph-input.js";
 import { writeJsonLinesTogether } from "./jsonl-writer.js";
@@ -64,7 +64,7 @@ export function runDump(argv: string[]): Promise<number> {
 
 /** Writes the two files of `graph` into `dir` (created if missing) and reports each on stderr. */
 export async function dumpGraph(graph: Graph, dir: string): Promise<void> {
-  await mkdir(dir, { recursive: true });
+  makeDirectory(dir);
   const files = [
     [join(dir, ENTITIES_FILE), graph.exportEntities(), "entities"],
     [join(dir, STATEMENTS_FILE), graph.exportStatements(), "statements"],

@@ -38,11 +38,12 @@
  * for knowledge base and text inference", CVSC 2015.
  */
 
-import { mkdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 
 import { dataError } from "../engine/errors.js";
 import type { Entity, EntityType, StatementInput } from "../engine/types.js";
+import { makeDirectory } from "../snapshot/make-directory.js";
 import { writeJsonLinesTogether } from "./jsonl-writer.js";
 
 export const KG_DATASET_NAMES = ["yago3-10", "fb15k-237"] as const;
@@ -251,7 +252,7 @@ export async function writeKgDatasetJsonLines(
   data: KgDataset,
   dir: string,
 ): Promise<{ entities: string; statements: string }> {
-  await mkdir(dir, { recursive: true });
+  makeDirectory(dir);
   const entities = join(dir, "entities.jsonl");
   const statements = join(dir, "statements.jsonl");
   // Fixed key order, the contract's, so the files read the same as its examples. Published as a pair.
