@@ -21,7 +21,8 @@
  * - `--port 0`: the primary picks the free port once, before the first worker, and every worker
  *   (replacements too) listens on it, so the announced URL stays right after every worker died.
  * - SIGHUP rolls: the new graph is prepared (JSON Lines: a new snapshot, built off the primary's
- *   event loop), then the pool rolls. A SIGHUP before the workers serve is logged and ignored.
+ *   event loop), then the pool rolls. A SIGHUP before the workers serve is logged and ignored, and
+ *   so is every SIGHUP to a live graph (--changes, --follow), as in one process.
  * - SIGTERM or SIGINT: every worker drains (stops accepting, finishes requests in flight), then the
  *   primary removes its temporary files and exits 0. The temporary files are also removed when
  *   the primary exits any other way (process 'exit').
@@ -472,7 +473,12 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
   if (live !== undefined) err.write(live.lines);
   err.write(tryItLines(head.url, head.word, keys.generated ? keys.keys[0] : undefined));
   if (ui) err.write(explorerLine(head.url));
-  err.write(pidLine(process.pid));
+  // A live graph (--changes or --follow): its workers serve the base plus the log, so a roll onto
+  // a base prepared again (JSON Lines that changed since) would serve other content under the same
+  // log than the writer checks batches against and than every replica serves; it is ignored, as
+  // one process ignores it (serve.ts).
+  const isLive = workerPool.config.follow !== undefined;
+  err.write(pidLine(process.pid, !isLive));
   err.write(`listening on ${head.url}\n`);
 
   // SIGHUP: roll every worker onto the new graph, one at a time.
@@ -520,6 +526,11 @@ export async function runClusterPrimary(options: ClusterPrimaryOptions): Promise
   };
   let rolling = false;
   const onHangup = (): void => {
+    if (isLive) {
+      events.warn("reload-ignored", { reason: "a live graph (--changes or --follow) is not reloaded" });
+      err.write("quiver serve: SIGHUP: a live graph is not reloaded; ignored\n");
+      return;
+    }
     if (rolling) {
       events.warn("reload-ignored", { reason: "a reload is already running" });
       return;

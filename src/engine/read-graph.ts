@@ -3,9 +3,10 @@
  * ==========
  * What a server reads: the three queries, the content's tag and the last change batch applied.
  * Implemented by `Graph` (a built graph: sequence 0, the tag of its content; a compacted one, the
- * batch it holds) and by `LiveGraph` (base + delta: the tag of its first base and the sequence, and
- * of a compacted base, which together name the answers, since one base with one log's batches up to
- * one sequence gives the same bytes on every process). The HTTP
+ * batch it holds) and by `LiveGraph` (base + delta: the tag of its first base, the sequence, a digest
+ * chained over the batches since its base, and the tag of a compacted base, which together name the
+ * answers, since one base with one log's batches up to one sequence gives the same bytes on every
+ * process, and another log's batches other bytes). The HTTP
  * router reads this interface only, so it serves either without knowing which.
  */
 

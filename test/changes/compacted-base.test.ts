@@ -90,8 +90,13 @@ test("a compacted snapshot holds its sequence: with the same log, the writer and
     assert.is(follower.graph.baseSequence, 6);
     assert.is(follower.graph.sequence, 8);
     const fromBase = new LiveFollower(base, dir, { cursorSecret: SECRET });
-    // The same answers; the tag names the compacted base too (a cursor's bytes may differ).
-    assert.is(follower.graph.contentTag, `${fromBase.graph.contentTag}@${compacted.contentTag}`);
+    // The same answers; the tag names the span, the batches since its base (7 and 8, batch-chain.ts)
+    // and the compacted base too (a cursor's bytes may differ); a second follower of it, the same tag.
+    const span = fromBase.graph.contentTag.split("#")[0]!;
+    assert.ok(follower.graph.contentTag.startsWith(`${span}#`), follower.graph.contentTag);
+    assert.ok(follower.graph.contentTag.endsWith(`@${compacted.contentTag}`), follower.graph.contentTag);
+    assert.is.not(follower.graph.contentTag, fromBase.graph.contentTag);
+    assert.is(new LiveFollower(compacted, dir, { cursorSecret: SECRET }).graph.contentTag, follower.graph.contentTag);
     assert.equal(walk(follower.graph), walk(fromBase.graph));
     assert.is(follower.graph.buildCompacted().contentTag, buildGraph(stream.oracle.data()).contentTag);
 
@@ -178,7 +183,12 @@ test("compactInWorker with saveTo writes the compacted snapshot (its sequence in
     const graph = await store.compactInWorker({ saveTo: saved });
     assert.is(graph.sequence, 4);
     assert.is(store.graph.baseSequence, 4);
-    assert.is(store.graph.contentTag, `${tag}@${graph.contentTag}`, "the tag names the compacted base too");
+    // The base holds every batch now: the span and the compacted base name the content (no chain).
+    assert.is(
+      store.graph.contentTag,
+      `${tag.split("#")[0]}@${graph.contentTag}`,
+      "the tag names the compacted base too",
+    );
     assert.is((await openSnapshot(saved)).sequence, 4);
     for (let i = 0; i < 3; i++) store.apply(stream.next());
     // The base file gone: the second compaction loads the first one's snapshot, replays 5 to 7.

@@ -8,7 +8,7 @@
  * `--workers 2 --follow DIR`: every worker follows, reaching the writer's tag within 1 s.
  */
 
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
@@ -212,6 +212,49 @@ test("--workers 2 --changes: a worker replacing a killed one holds every batch a
       }
     }
     assert.equal(stale, []);
+  } finally {
+    assert.is(await stop(writer), 0);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("--workers 2 --changes: SIGHUP is ignored and logged, as one process ignores it; the workers keep the base the log's batches apply to (regression: the pool rolled onto the JSON Lines read again, serving an edited base under the same log)", async () => {
+  const files = await tempFiles({
+    "entities.jsonl": [entityLine("a", "Alpha"), entityLine("b", "Beta")]
+      .map((l) => JSON.stringify(JSON.parse(l).entity))
+      .join("\n"),
+    "statements.jsonl": "",
+  });
+  const dir = mkdtempSync(join(tmpdir(), "quiver-cli-changes-workers-"));
+  const source = ["--entities", files["entities.jsonl"]!, "--statements", files["statements.jsonl"]!];
+  const writer = runQuiver(["serve", ...source, "--port", "0", "--no-ui", "--workers", "2", "--changes", dir], ENV);
+  try {
+    const port = Number(new URL(await listening(writer, 30000)).port);
+    assert.not.match(writer.stderr(), /kill -HUP/, "the start-up does not offer a reload");
+    assert.is(
+      (await post(port, "/graph/v1/changes", entityLine("n1", "Alphanumeric"), { key: WRITE_KEY })).status,
+      200,
+    );
+    const before = (await reads(port))[0]!;
+    // The base's file edited, then SIGHUP: nothing is read again.
+    writeFileSync(
+      files["entities.jsonl"]!,
+      JSON.stringify({ entityId: "a", rawIdentifier: "Alpha edited", type: "0", sourceType: "t" }),
+    );
+    writer.process.kill("SIGHUP");
+    const ignored = await eventOf(writer, "reload-ignored", 10000);
+    assert.ok(ignored, writer.stdout());
+    assert.match(ignored.reason, /live graph/);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    assert.not.ok(
+      events(writer).some((e) => e.event === "reload-started" || e.event === "worker-rolled"),
+      writer.stdout(),
+    );
+    for (const r of await reads(port)) {
+      assert.is(r.body, before.body);
+      assert.is(r.headers.etag, before.headers.etag);
+      assert.is(r.headers["x-quiver-sequence"], "1");
+    }
   } finally {
     assert.is(await stop(writer), 0);
     rmSync(dir, { recursive: true, force: true });

@@ -300,6 +300,37 @@ test("200 once durable and visible: the result, X-Quiver-Sequence, ETags that fo
   }
 });
 
+test("two servers on one base with different batches at one sequence give different ETags for different bytes (regression: the tag named base + sequence only, so the second server's 200 had the first's tag and a cache kept its bytes)", async () => {
+  const dirs = [tempDir(), tempDir()];
+  const servers = [await liveServer(dirs[0]!), await liveServer(dirs[1]!)];
+  try {
+    const query = "/graph/v1/search?q=berlinale&limit=10";
+    const names = ["Berlinale one", "Berlinale two"];
+    const answers = [];
+    for (const [i, live] of servers.entries()) {
+      const put = `{"op":"put","entity":{"entityId":"q:x","rawIdentifier":"${names[i]}","type":"4","sourceType":"t"}}`;
+      assert.is((await post(live.server.port, CHANGES, put, { key: WRITE_KEY })).status, 200);
+      answers.push(await request(live.server.port, query));
+    }
+    const [one, two] = answers;
+    assert.is(one!.headers["x-quiver-sequence"], "1");
+    assert.is(two!.headers["x-quiver-sequence"], "1");
+    assert.is.not(one!.body, two!.body);
+    assert.is.not(one!.headers.etag, two!.headers.etag);
+    // The first server's tag does not make the second one answer 304.
+    const cross = await request(servers[1]!.server.port, query, {
+      headers: { "If-None-Match": one!.headers.etag as string },
+    });
+    assert.is(cross.status, 200);
+    // The entity lookup too: one id, one sequence, other bytes.
+    const lookups = await Promise.all(servers.map((l) => request(l.server.port, "/graph/v1/entities/q%3Ax")));
+    assert.is.not(lookups[0]!.headers.etag, lookups[1]!.headers.etag);
+  } finally {
+    for (const live of servers) await live.close();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("503 CHANGE_LOG_UNAVAILABLE with Retry-After when the log cannot be written: graph unchanged, server serving", async () => {
   const dir = tempDir();
   const live = await liveServer(dir);

@@ -12,7 +12,8 @@
  * merges the overlay into the delta: entities and tombstones into their maps, 3-gram indexes and
  * sorted lists; statements and tombstones into their maps and each order's sorted list (spliced
  * when few, else merged: sorted-delta.ts); the counts (order=score), the first-component marks,
- * the replaced and hidden bitmaps and the tombstone positions kept up to date. The durable layer
+ * the replaced and hidden bitmaps and the tombstone positions kept up to date; the batch's digest
+ * chained onto the graph's (batch-chain.ts: with the sequence it names the content). The durable layer
  * (src/changes/) writes the prepared batch to its log between the two.
  *
  * Cost: prepare O(lines) map look-ups, plus per cascading delete the statements naming the entity;
@@ -29,6 +30,7 @@ import { quote } from "../quote.js";
 import { hex64 } from "../hash64.js";
 import { derivedFingerprintHalves } from "../statements/fingerprint.js";
 import { BaseFingerprints, type FingerprintKeys } from "./base-fingerprints.js";
+import { batchDigest, chainNext } from "./batch-chain.js";
 import { clearBit, denseBits, markBit } from "./dense-bits.js";
 import { type ChangeBatch, type LiveEntityInput, type ParsedChange, parseChangeBatch } from "./change-batch.js";
 import {
@@ -72,6 +74,8 @@ export interface PreparedBatch {
    * looks no further): the usual case, so this set is the small one (a batch of puts leaves it empty).
    */
   readonly existing: ReadonlySet<string>;
+  /** @internal The batch's digest (batch-chain.ts): commit chains it onto the graph's, which names its content. */
+  readonly digest: string;
 }
 
 /** A statement as a cascade or a conflict message needs it: its triple and fingerprint. */
@@ -255,7 +259,7 @@ export class LiveApply {
       }
     }
     const text = withText ? batchText(batch) : "";
-    return { sequence: result.sequence, result, text, entities, statements, existing };
+    return { sequence: result.sequence, result, text, entities, statements, existing, digest: batchDigest(changes) };
   }
 
   /**
@@ -439,6 +443,7 @@ export class LiveApply {
         );
     }
     this.#s.sequence = prepared.sequence;
+    this.#s.batchChain = chainNext(this.#s.batchChain, prepared.digest);
     return prepared.result;
   }
 

@@ -135,10 +135,12 @@ export class LiveGraph implements ReadGraph {
 
   /**
    * Names the answers (read-graph.ts): the first base's tag while no batch applied, else that tag
-   * with the batches' span, and, over a compacted base, that base's tag too. One base and one log
-   * give the same answers up to a sequence on every process, so replicas of one log share tags. A
-   * compaction keeps the content but not every byte (a cursor may carry a position hint in the
-   * base that issued it), so the tag names the base as well: one tag, one set of bytes.
+   * with the batches' span and the chain of the batches applied since the base (batch-chain.ts),
+   * and, over a compacted base, that base's tag too. One base and one log give the same answers up
+   * to a sequence on every process, so replicas of one log share tags; the chain keeps apart two
+   * logs over one base that reach one sequence with other batches (a log started again, a second
+   * writer). A compaction keeps the content but not every byte (a cursor may carry a position hint
+   * in the base that issued it), so the tag names the base as well: one tag, one set of bytes.
    */
   get contentTag(): string {
     // Each branch: no batch since the first base (its own tag), or the batches it holds on top.
@@ -146,9 +148,12 @@ export class LiveGraph implements ReadGraph {
       this.#s.sequence === this.#s.originSequence
         ? this.#s.originTag
         : `${this.#s.originTag}+${this.#s.originSequence}..${this.#s.sequence}`;
+    // Each branch: the base holds every batch (its tag and the span name them), or batches apply
+    // on top of it, named by their chain.
+    const held = this.#s.sequence === this.#s.baseSequence ? span : `${span}#${this.#s.batchChain}`;
     const baseTag = this.#s.base.contentTag;
     // A base of the first base's content (itself, or a compaction back to it) gives its bytes.
-    return baseTag === this.#s.originTag ? span : `${span}@${baseTag}`;
+    return baseTag === this.#s.originTag ? held : `${held}@${baseTag}`;
   }
 
   /** The sequence the base holds: batches after it are in the delta. */
@@ -363,6 +368,7 @@ export class LiveGraph implements ReadGraph {
     this.#s.parts = next.#s.parts;
     this.#s.baseFingerprints = next.#s.baseFingerprints;
     this.#s.baseSequence = next.#s.baseSequence;
+    this.#s.batchChain = next.#s.batchChain;
     this.#s.entities = next.#s.entities;
     this.#s.entityList = next.#s.entityList;
     this.#s.entityGrams = next.#s.entityGrams;

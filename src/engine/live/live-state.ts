@@ -28,6 +28,7 @@ import { folder } from "../search/fold.js";
 import { statementCounts } from "../search/scores.js";
 import type { Entity, Statement } from "../types.js";
 import { BaseFingerprints } from "./base-fingerprints.js";
+import { chainStart } from "./batch-chain.js";
 import { hasBit } from "./dense-bits.js";
 import { StatementList } from "./statement-list.js";
 import { TombstoneBits } from "./tombstone-bits.js";
@@ -197,7 +198,9 @@ export class LiveState {
   readonly byScore = new ScoreSearch(this.scoreView());
   sequence: number;
   baseSequence: number;
-  /** The first base's content tag and sequence: with `#sequence` they name the content (contentTag). */
+  /** The batches applied since the base, chained (batch-chain.ts): which content this sequence holds. */
+  batchChain: string;
+  /** The first base's content tag and sequence: with `#sequence` and `batchChain` they name the content (contentTag). */
   readonly originTag: string;
   readonly originSequence: number;
   readonly secret: Uint8Array;
@@ -290,6 +293,7 @@ export class LiveState {
       );
     this.baseSequence = baseSequence;
     this.sequence = baseSequence;
+    this.batchChain = chainStart(baseSequence);
     this.base = this.withOurSecret(base);
     // A base compacted from a change log names content as the live graph it came from did (its
     // origin), so tags agree whoever compacted; any other base starts the naming itself.

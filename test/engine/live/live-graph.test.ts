@@ -244,6 +244,40 @@ test("warmWrites changes nothing: a warmed graph and one not, given the same bat
   assert.is(empty.sequence, 0);
 });
 
+test("two live graphs over one base with other batches at one sequence have other tags; one batch given as text, as objects, or respelled gives one tag (regression: the tag named base + sequence only)", () => {
+  const rng = new Rng(41);
+  const data = generateGraph(rng, { entities: 40, statements: 90 });
+  const base = buildGraph(data);
+  const graphs = [0, 1, 2, 3].map(() => new LiveGraph(base, { cursorSecret: "live-test" }));
+  const [a, b, c, d] = graphs as [LiveGraph, LiveGraph, LiveGraph, LiveGraph];
+  const put = (raw: string): Change => ({
+    op: "put",
+    entity: { entityId: "tag:x", rawIdentifier: raw, type: "3" as EntityType, sourceType: "t" },
+  });
+  a.apply([put("tag one")]);
+  b.apply([put("tag two")]);
+  assert.is(a.sequence, b.sequence);
+  assert.is.not(a.contentTag, b.contentTag);
+  // The same change as JSON Lines, keys in another order, an ignored field and a blank line: one tag.
+  c.apply([put("tag one")]);
+  d.apply(
+    '\n{"entity":{"sourceType":"t","type":"3","rawIdentifier":"tag one","entityId":"tag:x","note":1},"op":"put"}\n',
+  );
+  assert.is(c.contentTag, a.contentTag);
+  assert.is(d.contentTag, a.contentTag);
+  // A deletion and a put back: the content of graph a again at sequence 3, but by other batches.
+  b.apply([{ op: "delete", entityId: "tag:x" }]);
+  b.apply([put("tag one")]);
+  a.apply([put("tag one")]);
+  a.apply([put("tag one")]);
+  assert.is(a.sequence, b.sequence);
+  assert.is.not(a.contentTag, b.contentTag, "two histories: two tags (allowed: one tag is what must mean one content)");
+  // Compacted, each holds the content alone: the tags name it (and the first base), equal again.
+  a.compact();
+  b.compact();
+  assert.is(a.contentTag, b.contentTag);
+});
+
 test("big batches of statement puts over base entities (sorted into the delta by dense ids) equal the oracle", () => {
   const rng = new Rng(21);
   const data = generateGraph(rng, { entities: 60, statements: 150 });
