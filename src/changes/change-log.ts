@@ -104,17 +104,19 @@ const SHA256_HEX_DIGITS = 64;
 /**
  * The bytes of a batch file for `text`: made in one buffer, the text encoded into it once behind
  * the header's place (the header's length is known before the hash: every field but the hash is,
- * and the hash has 64 digits), hashed there, then the header written in front. A copy of the text's
+ * and the hash has 64 digits), hashed there (unless `sha256`, the SHA-256 of the text's UTF-8 in
+ * hex, is given: a live graph's batch digest, batch-chain.ts), then the header written in front. A copy of the text's
  * bytes and a concatenation of header and body would be a second buffer of the batch's size (1 MiB
  * for 10,000 statement puts), which V8 counts as external memory and answers with collections.
  */
-export function encodeBatch(sequence: number, text: string): Buffer {
+export function encodeBatch(sequence: number, text: string, sha256?: string): Buffer {
   const bodyBytes = Buffer.byteLength(text, "utf8");
   const headerBytes = headerLine(sequence, bodyBytes, "0".repeat(SHA256_HEX_DIGITS)).length;
   const out = Buffer.allocUnsafe(headerBytes + bodyBytes);
   out.write(text, headerBytes, "utf8");
-  const sha256 = createHash("sha256").update(out.subarray(headerBytes)).digest("hex");
-  out.write(headerLine(sequence, bodyBytes, sha256), 0, "latin1");
+  // Each branch: the checksum the caller made of this text (a live graph's batch digest), or made here.
+  const checksum = sha256 ?? createHash("sha256").update(out.subarray(headerBytes)).digest("hex");
+  out.write(headerLine(sequence, bodyBytes, checksum), 0, "latin1");
   return out;
 }
 
@@ -335,9 +337,10 @@ export class ChangeLogWriter {
    * Writes batch `sequence` (the next number) durably: returns once it is on disk and named. A
    * failure before the rename leaves nothing in the log (the temporary file removed); the
    * directory's flush failing after it stops the writer (breakAfter); either way the error is thrown.
+   * `sha256`: the text's checksum when the caller has it (encodeBatch), else made here.
    */
-  append(sequence: number, text: string): void {
-    const { temp, final, bytes } = this.prepare(sequence, text);
+  append(sequence: number, text: string, sha256?: string): void {
+    const { temp, final, bytes } = this.prepare(sequence, text, sha256);
     let created = false;
     let renamed = false;
     try {
@@ -376,8 +379,8 @@ export class ChangeLogWriter {
    * (breakAfter) before it throws. One append at a time: the caller awaits each before the next
    * (LiveStore queues).
    */
-  async appendAsync(sequence: number, text: string): Promise<void> {
-    const { temp, final, bytes } = this.prepare(sequence, text);
+  async appendAsync(sequence: number, text: string, sha256?: string): Promise<void> {
+    const { temp, final, bytes } = this.prepare(sequence, text, sha256);
     let created = false;
     let renamed = false;
     let fd = -1;
@@ -402,13 +405,13 @@ export class ChangeLogWriter {
   }
 
   /** What an append writes: batch `sequence`'s bytes, its temporary name and its own (throws unless it is the next). */
-  private prepare(sequence: number, text: string): { temp: string; final: string; bytes: Uint8Array } {
+  private prepare(sequence: number, text: string, sha256?: string): { temp: string; final: string; bytes: Uint8Array } {
     this.checkNext(sequence);
     const name = batchFileName(sequence);
     return {
       temp: join(this.dir, `.${name}.${process.pid}.tmp`),
       final: join(this.dir, name),
-      bytes: encodeBatch(sequence, text),
+      bytes: encodeBatch(sequence, text, sha256),
     };
   }
 

@@ -139,7 +139,7 @@ export class LiveStore {
     if (this.#queued > 0) throw new Error("LiveStore.apply: an applyAsync batch is being written; await it first");
     const prepared = this.graph.prepare(batch);
     try {
-      this.#log.append(prepared.sequence, prepared.text);
+      this.#log.append(prepared.sequence, prepared.text, prepared.digest);
     } catch (e) {
       throw logUnavailable(this.#log, prepared.sequence, e);
     }
@@ -157,7 +157,7 @@ export class LiveStore {
     return this.#exclusive(async () => {
       const prepared = this.graph.prepare(batch);
       try {
-        await this.#log.appendAsync(prepared.sequence, prepared.text);
+        await this.#log.appendAsync(prepared.sequence, prepared.text, prepared.digest);
       } catch (e) {
         throw logUnavailable(this.#log, prepared.sequence, e);
       }

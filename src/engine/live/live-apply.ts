@@ -74,7 +74,10 @@ export interface PreparedBatch {
    * looks no further): the usual case, so this set is the small one (a batch of puts leaves it empty).
    */
   readonly existing: ReadonlySet<string>;
-  /** @internal The batch's digest (batch-chain.ts): commit chains it onto the graph's, which names its content. */
+  /**
+   * @internal The SHA-256 of the batch's text (batch-chain.ts, in 64 hex digits): commit chains it
+   * onto the graph's, which names its content; a change log takes it as its checksum of `text`.
+   */
   readonly digest: string;
 }
 
@@ -258,8 +261,10 @@ export class LiveApply {
         );
       }
     }
-    const text = withText ? batchText(batch) : "";
-    return { sequence: result.sequence, result, text, entities, statements, existing, digest: batchDigest(changes) };
+    // The batch's text names it in the content tag's chain (batch-chain.ts), with a log or without.
+    const text = batchText(batch);
+    const digest = batchDigest(text);
+    return { sequence: result.sequence, result, text: withText ? text : "", entities, statements, existing, digest };
   }
 
   /**
