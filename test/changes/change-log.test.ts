@@ -71,6 +71,8 @@ test("batches are numbered, durable files read back in order; reopening applies 
     assert.equal([info.first, info.last, info.batches, info.lockedBy], [1, 6, 6, process.pid]);
     const tag = store.graph.buildCompacted().contentTag;
     assert.is(tag, buildGraph(stream.oracle.data()).contentTag);
+    /** The writer's live tag: batches given as objects, named by the text its log holds of them. */
+    const liveTag = store.graph.contentTag;
     store.close();
     assert.not.ok(readdirSync(dir).includes(LOCK_FILE));
     // Reopened on the same base: the six batches again, the same content; warming the write path
@@ -79,6 +81,8 @@ test("batches are numbered, durable files read back in order; reopening applies 
     const again = openLive(base, dir, { warmWrites: true });
     assert.is(again.sequence, 6);
     assert.is(again.graph.buildCompacted().contentTag, tag);
+    // The same log read again: the same live tag (its ETags), as a restarted server's.
+    assert.is(again.graph.contentTag, liveTag);
     assert.equal(snapshotDir(dir), { ...files, [LOCK_FILE]: snapshotDir(dir)[LOCK_FILE]! });
     // A follower reads the same log without the lock, and catches up with what appears later: the
     // same content, the same pages and cursors (one cursor secret) as the writer's.
@@ -87,6 +91,8 @@ test("batches are numbered, durable files read back in order; reopening applies 
     again.apply(stream.next());
     assert.is(follower.catchUp(), 1);
     assert.is(follower.catchUp(), 0);
+    // A follower of the log and its writer, at one sequence: one live tag (one ETag a query).
+    assert.is(follower.graph.contentTag, again.graph.contentTag);
     assert.is(follower.graph.buildCompacted().contentTag, buildGraph(stream.oracle.data()).contentTag);
     const writer = new LiveFollower(base, dir, { cursorSecret: "replicas" });
     for (const q of ["a", "e", "ab", "É"]) {

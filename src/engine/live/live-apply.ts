@@ -30,7 +30,7 @@ import { quote } from "../quote.js";
 import { hex64 } from "../hash64.js";
 import { derivedFingerprintHalves } from "../statements/fingerprint.js";
 import { BaseFingerprints, type FingerprintKeys } from "./base-fingerprints.js";
-import { batchDigest, chainNext } from "./batch-chain.js";
+import { batchDigest, chainNext, changesDigest } from "./batch-chain.js";
 import { clearBit, denseBits, markBit } from "./dense-bits.js";
 import { type ChangeBatch, type LiveEntityInput, type ParsedChange, parseChangeBatch } from "./change-batch.js";
 import {
@@ -261,9 +261,11 @@ export class LiveApply {
         );
       }
     }
-    // The batch's text names it in the content tag's chain (batch-chain.ts), with a log or without.
-    const text = batchText(batch);
-    const digest = batchDigest(text);
+    // What names the batch in the content tag's chain (batch-chain.ts). Each branch: its text (what
+    // a change log holds and its readers apply again), or, objects with no log to write, its changes.
+    const byText = withText || typeof batch === "string";
+    const text = byText ? batchText(batch) : "";
+    const digest = byText ? batchDigest(text) : changesDigest(changes);
     return { sequence: result.sequence, result, text: withText ? text : "", entities, statements, existing, digest };
   }
 
