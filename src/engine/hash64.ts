@@ -38,7 +38,11 @@
  *  (d) Where strength or a standard matters: cursors are tamper-evident under a secret, and a content
  *      tag names content across builds and replicas. Computed by OpenSSL, not by Quiver's own code.
  *
- * Cost: O(total length), no allocation (the result is written into a caller-owned pair).
+ * Cost: O(total length), no allocation (the result is written into a caller-owned pair): one step
+ * (an xor and a 64-bit multiply made of 32-bit ones) a code unit below 256, two for any other, and
+ * for hash64String of a string under LENGTH_STATES units no steps for the length prefix (its state
+ * kept). A byte 0's step is a multiply alone, so a unit's high byte 0 and the low byte before it
+ * are one multiply by the prime's square; the value is FNV-1a 64's, byte for byte.
  * A mixed key is mapped onto a table of any size (not only a power of two) by `fastRange`.
  *
  * Reference: http://www.isthe.com/chongo/tech/comp/fnv/; A. Appleby, MurmurHash3 (fmix32); D.
@@ -49,6 +53,21 @@ const OFFSET_HI = 0xcbf29ce4;
 const OFFSET_LO = 0x84222325;
 /** The low part of the FNV-64 prime 2^40 + 0x1b3. */
 const PRIME_LO = 0x1b3;
+/**
+ * The prime's square mod 2^64, 0x366 x 2^40 + 0x2e329 (0x1b3^2 = 0x2e329, 2 x 0x1b3 = 0x366): its low
+ * word, and its 2^40 term as a multiplier of the low word into the high one (0x366 << 8). A byte 0
+ * is a step that multiplies alone (xor with 0 changes nothing), so a code unit below 256 (its high
+ * byte 0) is its low byte's xor and one multiply by the square: one step where there were two.
+ */
+const PRIME2_LO = 0x2e329;
+const PRIME2_SHIFTED = 0x36600;
+/** 2^-32, exactly: a product's high word by a multiply (hiTimesPrime2). */
+const TWO_POW_MINUS_32 = 2 ** -32;
+/**
+ * Lengths below which hash64String starts from the state the offset basis and the length prefix
+ * leave (kept, 8 bytes a length): the prefix is 4 of the 11 steps of a 7-unit Latin-1 entityId.
+ */
+const LENGTH_STATES = 1024;
 
 /** A 64-bit hash as its two 32-bit halves, `[hi, lo]`, both uint32 (what `hash64` and `hash64Words` write). */
 export type Hash64 = [hi: number, lo: number];
@@ -72,22 +91,48 @@ function mixLength(n: number, h: Hash64): void {
  * offset basis, a call a part, and the halves made uint32.
  */
 function mixPart(s: string, h: Hash64): void {
+  mixLength(s.length, h);
+  mixUnits(s, h);
+}
+
+/** Continues the hash whose halves `h` holds with each code unit of `s`, two bytes each (mixPart's loop). */
+function mixUnits(s: string, h: Hash64): void {
   const n = s.length;
-  mixLength(n, h);
   let hi = h[0];
   let lo = h[1];
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
     lo ^= c & 0xff;
-    hi = hiTimesPrime(hi, lo);
-    lo = Math.imul(lo, PRIME_LO) >>> 0;
-    lo ^= c >>> 8;
-    hi = hiTimesPrime(hi, lo);
-    lo = Math.imul(lo, PRIME_LO) >>> 0;
+    // Each branch: a high byte 0 (both bytes' multiplies as one, by the square: PRIME2_LO's
+    // comment), or the high byte's own step.
+    if (c < 0x100) {
+      hi = hiTimesPrime2(hi, lo);
+      lo = Math.imul(lo, PRIME2_LO) >>> 0;
+    } else {
+      hi = hiTimesPrime(hi, lo);
+      lo = Math.imul(lo, PRIME_LO) >>> 0;
+      lo ^= c >>> 8;
+      hi = hiTimesPrime(hi, lo);
+      lo = Math.imul(lo, PRIME_LO) >>> 0;
+    }
   }
   h[0] = hi;
   h[1] = lo;
 }
+
+/** The state after the offset basis and the length prefix of each length below LENGTH_STATES: hi at 2n, lo at 2n + 1. */
+const lengthStates = ((): Uint32Array => {
+  const states = new Uint32Array(2 * LENGTH_STATES);
+  const h: Hash64 = [0, 0];
+  for (let n = 0; n < LENGTH_STATES; n++) {
+    h[0] = OFFSET_HI;
+    h[1] = OFFSET_LO;
+    mixLength(n, h);
+    states[2 * n] = h[0];
+    states[2 * n + 1] = h[1];
+  }
+  return states;
+})();
 
 /**
  * hash64([s], out): one string hashed with no array made around it. A batch's look-ups hash 30,000
@@ -95,9 +140,17 @@ function mixPart(s: string, h: Hash64): void {
  * their allocation (node:inspector's sampling heap profiler, garbage included, over 10,000-put batches).
  */
 export function hash64String(s: string, out: Hash64): Hash64 {
-  out[0] = OFFSET_HI;
-  out[1] = OFFSET_LO;
-  mixPart(s, out);
+  const n = s.length;
+  // Each branch: a length whose prefix's state is kept (every entityId: their limit is 512 bytes), or the prefix mixed.
+  if (n < LENGTH_STATES) {
+    out[0] = lengthStates[2 * n]!;
+    out[1] = lengthStates[2 * n + 1]!;
+  } else {
+    out[0] = OFFSET_HI;
+    out[1] = OFFSET_LO;
+    mixLength(n, out);
+  }
+  mixUnits(s, out);
   out[0] >>>= 0;
   out[1] >>>= 0;
   return out;
@@ -128,12 +181,11 @@ export function hash64Units(units: Uint8Array | Uint16Array, from: number, lengt
   const end = from + length;
   // Each branch: one loop per array type, so each loop's loads see one kind of array.
   if (units instanceof Uint8Array) {
+    // A Latin-1 unit's two steps as one (its high byte is 0: PRIME2_LO's comment).
     for (let i = from; i < end; i++) {
       lo ^= units[i]!;
-      hi = hiTimesPrime(hi, lo);
-      lo = Math.imul(lo, PRIME_LO) >>> 0;
-      hi = hiTimesPrime(hi, lo);
-      lo = Math.imul(lo, PRIME_LO) >>> 0;
+      hi = hiTimesPrime2(hi, lo);
+      lo = Math.imul(lo, PRIME2_LO) >>> 0;
     }
   } else {
     for (let i = from; i < end; i++) {
@@ -160,6 +212,17 @@ function hiTimesPrime(hi: number, lo: number): number {
   const low = (lo & 0xffff) * PRIME_LO;
   const high = (lo >>> 16) * PRIME_LO;
   return (Math.imul(hi, PRIME_LO) + (lo << 8) + ((high + (low >>> 16)) >>> 16)) >>> 0;
+}
+
+/**
+ * The high word of (hi, lo) x the prime's square mod 2^64: hi x 0x2e329, lo x 0x366 shifted up 40
+ * bits, and the carry out of lo x 0x2e329 (below 2^50: exact in a double; its high word, below
+ * 2^18, by a multiply by 2^-32 and a truncation, `| 0`, which is a floor for a positive number and
+ * was faster than Math.floor here).
+ */
+function hiTimesPrime2(hi: number, lo: number): number {
+  const carry = ((lo >>> 0) * PRIME2_LO * TWO_POW_MINUS_32) | 0;
+  return (Math.imul(hi, PRIME2_LO) + Math.imul(lo, PRIME2_SHIFTED) + carry) >>> 0;
 }
 
 /** The character code of hex digit `n` (0 to 15), lowercase. */

@@ -198,6 +198,27 @@ test("oracle: hash64String(s) equals the reference for [s] (and hash64([s])) on 
   }
 });
 
+test("hash64String equals the reference on Latin-1 strings (one step a unit) and at the kept length prefixes' bound", () => {
+  // Lengths either side of the prefix states hash64String keeps (1,024), all units below 256, and the
+  // same with one unit of 256 or more among them (that unit's two steps).
+  for (const n of [0, 1, 7, 1023, 1024, 1025, 2000]) {
+    const latin1 = Array.from({ length: n }, (_, i) => String.fromCharCode((i * 37 + 11) & 0xff)).join("");
+    assert.is(asBigInt(hash64String(latin1, [0, 0])), reference([latin1]), `Latin-1, length ${n}`);
+    if (n > 0) {
+      const mixed = `${latin1.slice(0, n >> 1)}\u0100${latin1.slice((n >> 1) + 1)}`;
+      assert.is(asBigInt(hash64String(mixed, [0, 0])), reference([mixed]), `one unit past Latin-1, length ${n}`);
+    }
+  }
+  for (let seed = 1; seed <= 20; seed++) {
+    const rng = new Rng(seed);
+    for (let k = 0; k < 50; k++) {
+      const s = Array.from({ length: rng.int(40) }, () => String.fromCharCode(rng.int(0x100))).join("");
+      const got = asBigInt(hash64String(s, [0, 0]));
+      if (got !== reference([s])) assert.unreachable(`seed ${seed}: hash64String(${show(s)}) = ${hex(got)}`);
+    }
+  }
+});
+
 test("hex64: 16 lowercase digits, zero-padded in each half", () => {
   assert.is(hex64(0, 0), "0000000000000000");
   assert.is(hex64(0, 1), "0000000000000001");

@@ -6,7 +6,7 @@
  * string object each. Entry i is two words: the span's word in the store, then its length.
  *
  * `get(i)` is a slice of a chunk (no character read for 13 code units or more; see text-store.ts);
- * `compare(i, s)` and `equals(i, s)` read code units in place (equals by the chunk's startsWith).
+ * `compare(i, s)` and `equals(i, s)` read code units in place (equals by a slice of the chunk and `===`).
  *
  * Cost: get O(1); compare O(length). Space: 8 bytes a string plus 1 or 2 bytes a code unit. Serial
  * form: the index, and the store's (text-store.ts).

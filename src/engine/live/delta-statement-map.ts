@@ -101,12 +101,12 @@ export class DeltaStatementMap<V extends Fingerprinted> {
     }
     const hi = h[0];
     const lo = h[1];
-    const found = this.#find(hi, lo);
+    // One probe: the key's slot, or the empty slot that ends its run (where a new key goes).
+    const found = this.#probe(hi, lo);
     if (found >= 0) {
       this.#values[this.#slots[found * SLOT_WORDS + 2]! - 1] = value;
       return this;
     }
-    if (this.#used + 1 > (this.#mask + 1) * MAX_LOAD) this.#grow();
     // Each branch: an index a delete freed, or a new one at the end (the array stays packed).
     let index: number;
     if (this.#free.length > 0) {
@@ -116,7 +116,17 @@ export class DeltaStatementMap<V extends Fingerprinted> {
       index = this.#values.length;
       this.#values.push(value);
     }
-    this.#place(hi, lo, index + 1);
+    // Each branch: the table doubles first (the key's empty slot is then found in the new one), or
+    // the key goes into the empty slot the probe ended at (no second walk of its run).
+    if (this.#used + 1 > (this.#mask + 1) * MAX_LOAD) {
+      this.#grow();
+      this.#place(hi, lo, index + 1);
+    } else {
+      const w = ~found * SLOT_WORDS;
+      this.#slots[w] = hi;
+      this.#slots[w + 1] = lo;
+      this.#slots[w + 2] = index + 1;
+    }
     this.#used++;
     return this;
   }
@@ -168,11 +178,17 @@ export class DeltaStatementMap<V extends Fingerprinted> {
 
   /** The slot holding key (hi, lo), or -1. */
   #find(hi: number, lo: number): number {
+    const at = this.#probe(hi, lo);
+    return at >= 0 ? at : -1;
+  }
+
+  /** The slot holding key (hi, lo); else ~(the empty slot that ends its run), a negative number. */
+  #probe(hi: number, lo: number): number {
     const slots = this.#slots;
     const mask = this.#mask;
     for (let at = this.#home(hi, lo); ; at = (at + 1) & mask) {
       const w = at * SLOT_WORDS;
-      if (slots[w + 2] === 0) return -1;
+      if (slots[w + 2] === 0) return ~at;
       if (slots[w + 1] === lo && slots[w] === hi) return at;
     }
   }
