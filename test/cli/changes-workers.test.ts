@@ -38,6 +38,26 @@ function answeringPids(stdout: string): Set<number> {
   return pids;
 }
 
+/**
+ * A graph of two entities (a "Alpha", b "Beta") and no statements as JSON Lines files (`entities`,
+ * the entities file's path; `source`, the serve options naming both), and an empty folder for a
+ * change log (`dir`, named after `what`).
+ */
+async function alphaBeta(what: string): Promise<{ entities: string; source: string[]; dir: string }> {
+  const files = await tempFiles({
+    "entities.jsonl": [entityLine("a", "Alpha"), entityLine("b", "Beta")]
+      .map((l) => JSON.stringify(JSON.parse(l).entity))
+      .join("\n"),
+    "statements.jsonl": "",
+  });
+  const entities = files["entities.jsonl"]!;
+  return {
+    entities,
+    source: ["--entities", entities, "--statements", files["statements.jsonl"]!],
+    dir: mkdtempSync(join(tmpdir(), `quiver-cli-changes-${what}-`)),
+  };
+}
+
 async function reads(port: number): Promise<Reply[]> {
   const out: Reply[] = [];
   for (let i = 0; i < READS; i++) out.push(await request(port, QUERY, { key: READ_KEY }));
@@ -45,14 +65,7 @@ async function reads(port: number): Promise<Reply[]> {
 }
 
 test("--workers 2 --changes: a batch posted to any worker is in every worker's answers right after its 200; --workers 2 --follow converges", async () => {
-  const files = await tempFiles({
-    "entities.jsonl": [entityLine("a", "Alpha"), entityLine("b", "Beta")]
-      .map((l) => JSON.stringify(JSON.parse(l).entity))
-      .join("\n"),
-    "statements.jsonl": "",
-  });
-  const dir = mkdtempSync(join(tmpdir(), "quiver-cli-changes-workers-"));
-  const source = ["--entities", files["entities.jsonl"]!, "--statements", files["statements.jsonl"]!];
+  const { source, dir } = await alphaBeta("workers");
   const common = [...source, "--port", "0", "--no-ui", "--workers", "2"];
   const writer = runQuiver(["serve", ...common, "--changes", dir], ENV);
   let follower: ReturnType<typeof runQuiver> | undefined;
@@ -109,14 +122,9 @@ test("--workers 2 --changes: a batch posted to any worker is in every worker's a
 
 for (const from of ["JSON Lines", "a snapshot"] as const)
   test(`--workers 2 --changes --compact-after from ${from}: every worker swaps in the primary's compaction (its delta empties) while serving; answers and cursor walks carry on`, async () => {
-    const files = await tempFiles({
-      "entities.jsonl": [entityLine("a", "Alpha"), entityLine("b", "Beta")]
-        .map((l) => JSON.stringify(JSON.parse(l).entity))
-        .join("\n"),
-      "statements.jsonl": "",
-    });
-    const dir = mkdtempSync(join(tmpdir(), "quiver-cli-changes-rebase-"));
-    let source = ["--entities", files["entities.jsonl"]!, "--statements", files["statements.jsonl"]!];
+    const graph = await alphaBeta("rebase");
+    const dir = graph.dir;
+    let source = graph.source;
     // Each branch: the primary's compaction loads the JSON Lines again, or opens the snapshot from the head it holds (shared).
     if (from === "a snapshot") {
       const built = await quiverRun(["build", ...source, "--out", `${dir}.qvr`, "--quiet"]);
@@ -219,14 +227,7 @@ test("--workers 2 --changes: a worker replacing a killed one holds every batch a
 });
 
 test("--workers 2 --changes: SIGHUP is ignored and logged, as one process ignores it; the workers keep the base the log's batches apply to (regression: the pool rolled onto the JSON Lines read again, serving an edited base under the same log)", async () => {
-  const files = await tempFiles({
-    "entities.jsonl": [entityLine("a", "Alpha"), entityLine("b", "Beta")]
-      .map((l) => JSON.stringify(JSON.parse(l).entity))
-      .join("\n"),
-    "statements.jsonl": "",
-  });
-  const dir = mkdtempSync(join(tmpdir(), "quiver-cli-changes-workers-"));
-  const source = ["--entities", files["entities.jsonl"]!, "--statements", files["statements.jsonl"]!];
+  const { entities, source, dir } = await alphaBeta("workers");
   const writer = runQuiver(["serve", ...source, "--port", "0", "--no-ui", "--workers", "2", "--changes", dir], ENV);
   try {
     const port = Number(new URL(await listening(writer, 30000)).port);
@@ -238,7 +239,7 @@ test("--workers 2 --changes: SIGHUP is ignored and logged, as one process ignore
     const before = (await reads(port))[0]!;
     // The base's file edited, then SIGHUP: nothing is read again.
     writeFileSync(
-      files["entities.jsonl"]!,
+      entities,
       JSON.stringify({ entityId: "a", rawIdentifier: "Alpha edited", type: "0", sourceType: "t" }),
     );
     writer.process.kill("SIGHUP");
