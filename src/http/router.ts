@@ -29,7 +29,8 @@
  * Content-Type other than application/x-ndjson: 400; then the body, which the adapter reads when
  * `route` answers NEEDS_BODY and hands over in `request.body` (over `maxChangeBytes`: 413); the writer's errors (400, 409, 503 with `Retry-After`); 200 with the result.
  * Every answer of a data endpoint (a 401 and the changes path's refusals included) carries
- * `X-Quiver-Sequence`, the batch the graph that answered holds; tags follow the graph's content tag, which names base and sequence.
+ * `X-Quiver-Sequence`, the batch the graph that answered holds; tags follow the graph's content tag, which names its content
+ * (a live graph's: its base, its sequence and the batches' chain).
  * A `QuiverError` becomes the status of its code (status.ts), with its sentence and its code; any
  * other error is 500 with a fixed sentence and the error goes to `onError`, never to the client.
  * Every answer carries `X-Request-Id` (request-id.ts) and, with CORS on, its headers.

@@ -119,6 +119,13 @@ export class LiveGraph implements ReadGraph {
   readonly #searchRead: LiveSearch;
   /** The statements reads (live-statements.ts). */
   readonly #statementsRead: LiveStatements;
+  /** contentTag's last answer, and the chain, base and sequence it was made for (a batch or a swap changes one). */
+  #tagMade: { chain: string; base: Graph | undefined; sequence: number; tag: string } = {
+    chain: "",
+    base: undefined,
+    sequence: -1,
+    tag: "",
+  };
 
   constructor(base: Graph, options: LiveGraphOptions = {}) {
     this.#s = new LiveState(base, options);
@@ -143,6 +150,11 @@ export class LiveGraph implements ReadGraph {
    * in the base that issued it), so the tag names the base as well: one tag, one set of bytes.
    */
   get contentTag(): string {
+    // The tag made for this batch and base (a server reads it once a request: the same string
+    // object each time, so its check against the tag it seeded is a pointer comparison), or made now.
+    const made = this.#tagMade;
+    if (made.chain === this.#s.batchChain && made.base === this.#s.base && made.sequence === this.#s.sequence)
+      return made.tag;
     // Each branch: no batch since the first base (its own tag), or the batches it holds on top.
     const span =
       this.#s.sequence === this.#s.originSequence
@@ -153,7 +165,9 @@ export class LiveGraph implements ReadGraph {
     const held = this.#s.sequence === this.#s.baseSequence ? span : `${span}#${this.#s.batchChain}`;
     const baseTag = this.#s.base.contentTag;
     // A base of the first base's content (itself, or a compaction back to it) gives its bytes.
-    return baseTag === this.#s.originTag ? held : `${held}@${baseTag}`;
+    const tag = baseTag === this.#s.originTag ? held : `${held}@${baseTag}`;
+    this.#tagMade = { chain: this.#s.batchChain, base: this.#s.base, sequence: this.#s.sequence, tag };
+    return tag;
   }
 
   /** The sequence the base holds: batches after it are in the delta. */
