@@ -11,6 +11,9 @@
  *    type, statements of each filter shape) on the base Graph alone and on the live graph; the
  *    unfiltered statements case reads a page after a cursor, each query's at its own place of the
  *    walk (each graph's own cursors, 1,000 statements apart, made by a walk before the timing);
+ *    each case but that one is also split into two rows by whether the delta changes the query's
+ *    page (its items differ from the base's page for the same query): the pages it leaves as they
+ *    are pay only the probes that tell so, those it changes a merge or a longer read too;
  *  - compaction of base + delta: in a worker thread (with how late a 1 ms timer of this thread ran
  *    meanwhile), and on this thread;
  *  - over HTTP (changes-http.ts): POST to 200 for a batch of 1 and of 10,000 statement puts, the
@@ -34,7 +37,8 @@
  *   --reads-only: the delta made on a live graph without a change log (the same delta: the same
  *   batches), then the reads only: no apply rows, no compaction, no HTTP, no results file.
  *   --cases: only the read cases whose name contains TEXT (e.g. "statements").
- *   --queries: distinct queries per read case (default 400; more for a profile of the reads).
+ *   --queries: distinct queries per read case (default 1,000: with READ_ROUNDS rounds, a p99 of 3,000
+ *   samples a side, and a page-changed row of a few dozen queries; more for a profile of the reads).
  *   --drop-preempted: a pair of reads during which this process was preempted (its count of
  *   involuntary context switches, getrusage, read before and after the pair, outside the timed
  *   calls) is left out of both sides (how many: the table's last column): wall-clock figures with
@@ -81,8 +85,10 @@ const USAGE = `npm run bench:changes -- [--entities N] [--statements N] [--seed 
                               [--queries N] [--drop-preempted]`;
 const SMALL_BATCHES = 300;
 /** Distinct queries per read case (--queries). */
-const QUERIES = 400;
+const QUERIES = 1000;
 const READ_ROUNDS = 3;
+/** The fewest queries a read case's class (page changed by the delta, or not) has for a row of its own. */
+const SPLIT_MIN_QUERIES = 10;
 /** The unfiltered statements case's cursors: made by a walk of pages this long, this many pages apart. */
 const STATEMENTS_WALK_LIMIT = 200;
 const ALL_WALK_STRIDE = 5;
@@ -280,9 +286,14 @@ async function main(): Promise<void> {
     const readRows: string[][] = [];
     const clock = options.cpu ? cpuNow : wallNow;
     const preemptions = options["drop-preempted"] === true ? involuntarySwitches : undefined;
-    const compare = (name: string, call: (g: Graph | LiveGraph, i: number) => unknown) => {
+    /**
+     * A read case: `call` of query i on either graph, timed paired; `split` (a page of each graph
+     * for the same query: not the unfiltered walk, whose queries are each graph's own place in its
+     * walk) adds the rows of its queries by whether the delta changes their page.
+     */
+    const compare = (name: string, call: (g: Graph | LiveGraph, i: number) => unknown, split = true) => {
       if (!name.includes(cases)) return;
-      const [bs, ls, dropped] = timePaired(
+      const paired = timePaired(
         queryCount,
         READ_ROUNDS,
         rand,
@@ -291,19 +302,58 @@ async function main(): Promise<void> {
         (i) => call(live, i),
         preemptions,
       );
-      const b = summarize(bs);
-      const l = summarize(ls);
-      readResults.push({ case: name, baseP50us: b.p50us, liveP50us: l.p50us, baseP99us: b.p99us, liveP99us: l.p99us });
-      readRows.push([
-        name,
-        num(b.p50us, 1),
-        num(l.p50us, 1),
-        num(l.p50us / b.p50us, 2),
-        num(b.p99us, 1),
-        num(l.p99us, 1),
-        num(l.p99us / b.p99us, 2),
-        String(dropped),
-      ]);
+      /** A row: `label` its case in the results, `shown` in the printed table (a split row's, indented under its case's). */
+      const row = (label: string, shown: string, bs: number[], ls: number[], dropped: string, share?: number) => {
+        const b = summarize(bs);
+        const l = summarize(ls);
+        readResults.push({
+          case: label,
+          baseP50us: b.p50us,
+          liveP50us: l.p50us,
+          baseP99us: b.p99us,
+          liveP99us: l.p99us,
+          ...(share === undefined ? {} : { share }),
+        });
+        readRows.push([
+          shown,
+          num(b.p50us, 1),
+          num(l.p50us, 1),
+          num(l.p50us / b.p50us, 2),
+          num(b.p99us, 1),
+          num(l.p99us, 1),
+          num(l.p99us / b.p99us, 2),
+          dropped,
+        ]);
+      };
+      row(name, name, paired.a, paired.b, String(paired.dropped));
+      if (!split) return;
+      // The same samples split by whether the delta changes the query's page (its items differ from
+      // the base's: a delta item on it, a tombstoned item left out, a name replaced), each query's
+      // pages compared once, untimed: the pages the delta leaves as they are cost the probes that
+      // tell so; those it changes, the merge or the longer read as well. The plain row above is the
+      // goal's; these say where its extra comes from (a class of fewer than SPLIT_MIN_QUERIES
+      // queries is left out: its percentiles would be a few samples').
+      const changed = Array.from(
+        { length: queryCount },
+        (_, i) => itemsText(call(base, i)) !== itemsText(call(live, i)),
+      );
+      const nChanged = changed.filter(Boolean).length;
+      for (const [label, shown, inClass, n] of [
+        ["changed by the delta", "changed", (i: number) => changed[i]!, nChanged],
+        ["as the base's", "unchanged", (i: number) => !changed[i]!, queryCount - nChanged],
+      ] as const) {
+        if (n < SPLIT_MIN_QUERIES) continue;
+        const share = n / queryCount;
+        const percent = `${num(100 * share, 1)}%`;
+        row(
+          `${name}: page ${label} (${percent})`,
+          `  page ${shown} (${percent})`,
+          samplesOf(paired.a, paired.aQuery, inClass),
+          samplesOf(paired.b, paired.bQuery, inClass),
+          "",
+          share,
+        );
+      }
     };
     compare("search", (g, i) => g.search({ q: queries[i]! }));
     compare("search type=0", (g, i) => g.search({ q: queries[i]!, type: "0" }));
@@ -331,7 +381,7 @@ async function main(): Promise<void> {
     if ("statements (all)".includes(cases)) {
       const cursors = new Map<Graph | LiveGraph, string[]>();
       for (const g of [base, live]) cursors.set(g, walkCursors(g, queryCount));
-      compare("statements (all)", (g, i) => g.statements({ cursor: cursors.get(g)![i] }));
+      compare("statements (all)", (g, i) => g.statements({ cursor: cursors.get(g)![i] }), false);
     }
     const shapes: [string, (i: number) => object][] = [
       ["statements S", (i) => ({ subjectEntityId: sample[i]!.subjectEntityId })],
@@ -535,6 +585,27 @@ function walkCursors(graph: Graph | LiveGraph, n: number): string[] {
   return cursors;
 }
 
+/** timePaired's samples: each side's times and, at the same index, the query each timed; pairs dropped. */
+interface Paired {
+  a: number[];
+  b: number[];
+  aQuery: number[];
+  bQuery: number[];
+  dropped: number;
+}
+
+/** The samples of `times` whose query (`queries`, at the same index) is in the class `inClass`. */
+function samplesOf(times: readonly number[], queries: readonly number[], inClass: (i: number) => boolean): number[] {
+  const out: number[] = [];
+  for (let k = 0; k < times.length; k++) if (inClass(queries[k]!)) out.push(times[k]!);
+  return out;
+}
+
+/** A page's items as text: two graphs' pages hold the same items when their texts are equal (cursors and totals aside). */
+function itemsText(page: unknown): string {
+  return JSON.stringify((page as { items: unknown[] }).items);
+}
+
 function timePaired(
   n: number,
   rounds: number,
@@ -543,10 +614,12 @@ function timePaired(
   a: (i: number) => unknown,
   b: (i: number) => unknown,
   preemptions?: () => number,
-): [number[], number[], number] {
+): Paired {
   let dropped = 0;
   const as: number[] = [];
   const bs: number[] = [];
+  const ai: number[] = [];
+  const bi: number[] = [];
   const orderA = Array.from({ length: n }, (_, i) => i);
   const orderB = Array.from({ length: n }, (_, i) => i);
   const shuffle = (order: number[]) => {
@@ -583,9 +656,11 @@ function timePaired(
       }
       as.push(ta);
       bs.push(tb);
+      ai.push(orderA[k]!);
+      bi.push(orderB[k]!);
     }
   }
-  return [as, bs, dropped];
+  return { a: as, b: bs, aQuery: ai, bQuery: bi, dropped };
 }
 
 if (isMainModule(import.meta.url)) await main();

@@ -237,6 +237,8 @@ export interface ChangesReadRow {
   liveP50us: number;
   baseP99us: number;
   liveP99us: number;
+  /** A row of the case above's queries split by whether the delta changes their page: the class's share of them. */
+  share?: number;
 }
 
 /** What one run of `npm run bench:changes` measured (bench/changes.bench.ts). */
