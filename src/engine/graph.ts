@@ -189,6 +189,7 @@ let readSearchHint: (graph: Graph, rank: number) => string;
 let readHintPosition: (graph: Graph, hint: string) => number;
 let readSearchItem: (graph: Graph, d: number) => Entity;
 let readUnsealed: <T>(graph: Graph, read: () => T) => T;
+let readLookingAhead: <T>(graph: Graph, n: number, read: () => T) => T;
 let readStatementsAfter: (
   graph: Graph,
   tag: Hash64,
@@ -259,6 +260,13 @@ export class Graph {
   private pageNameRanks: ArrayLike<number> = [];
   /** Whether a page's nextCursor is sealed (false only inside unsealedRead: UNSEALED_MORE instead). */
   private sealCursors = true;
+  /**
+   * How many ranks past its page an order "name" read lists: one tells whether a next page exists;
+   * more only inside lookAheadRead (a live graph makes up its tombstoned items from them).
+   */
+  private lookAheads = 1;
+  /** How many ranks the last order "name" read listed: its items, then the look-aheads found. */
+  private pageListed = 0;
   /** What a search page's listing appends to (rank-list.ts: reused, so a listing allocates nothing). */
   private readonly nameHits: SearchHits<RankList> = {
     ranks: new RankList(SEARCH_MAX_LIMIT + 1),
@@ -306,6 +314,7 @@ export class Graph {
       ids: graph.pageIds,
       tiers: graph.pageTiers,
       ranks: graph.pageNameRanks,
+      listed: graph.pageListed,
       bounds: graph.nameBounds,
     });
     readSearchHint = (graph, rank) => graph.hint(rank);
@@ -321,6 +330,15 @@ export class Graph {
     readCursors = (graph) => graph.cursors;
     readSearchByName = (graph, folded, type, limit, content, count, tag) =>
       graph.searchByNameCounted(folded, type, limit, content, count, tag);
+    readLookingAhead = (graph, n, read) => {
+      const kept = graph.lookAheads;
+      graph.lookAheads = n;
+      try {
+        return read();
+      } finally {
+        graph.lookAheads = kept;
+      }
+    };
     readUnsealed = (graph, read) => {
       graph.sealCursors = false;
       try {
@@ -576,11 +594,13 @@ export class Graph {
         after = { tier, folded: this.foldText(content.part(SEARCH_PART.raw)), entityAt, entityExact };
       }
     }
-    // One look-ahead item tells whether a next page exists, so nextCursor is null exactly at the end.
-    const hits = this.searchIndex.find(folded, type, after, limit + 1, this.nameHits);
+    // One look-ahead item tells whether a next page exists, so nextCursor is null exactly at the end
+    // (a live graph's read may ask for a few more: lookAheadRead).
+    const hits = this.searchIndex.find(folded, type, after, limit + this.lookAheads, this.nameHits);
     this.pageBounds = hits.bounds;
     this.pageTiers = hits.tiers.values;
     this.pageNameRanks = hits.ranks.values;
+    this.pageListed = hits.ranks.length;
     const ranks = hits.ranks.values;
     const n = Math.min(limit, hits.ranks.length);
     const items = this.searchItems(ranks, n);
@@ -1021,6 +1041,12 @@ export interface SearchPageKeys {
   /** Under order "name": the items' search index ranks (what searchHint takes). */
   readonly ranks: ArrayLike<number>;
   /**
+   * Under order "name": how many ranks (and tiers) the read listed: its items, then the look-aheads
+   * it found past them (one, or lookAheadRead's count; fewer at the end of the query's matches).
+   * `ids` holds the items' alone.
+   */
+  readonly listed: number;
+  /**
    * Under order "name": the query's bounds as the read found them (null: no match), what a cursor
    * this graph's codec seals for a rank of the same query may carry as its attachment (with
    * SEARCH_BOUNDS_BYTES), so that the read it resumes skips the backward search.
@@ -1164,6 +1190,15 @@ export function searchByNameChecked(
  */
 export function unsealedRead<T>(graph: Graph, read: () => T): T {
   return readUnsealed(graph, read);
+}
+
+/**
+ * `read` (a read of `graph`) with its order "name" search listing `n` ranks past the page instead
+ * of one (package-internal: engine/internal.ts): lastSearchPage's ranks and tiers then hold them, so
+ * a live graph makes up the page's tombstoned items from them instead of reading the page again.
+ */
+export function lookAheadRead<T>(graph: Graph, n: number, read: () => T): T {
+  return readLookingAhead(graph, n, read);
 }
 
 /**

@@ -22,6 +22,7 @@ export {
   lastStatementsHint,
   lastStatementsRest,
   lastStatementsStart,
+  lookAheadRead,
   rawIdentifierOf,
   type SearchPageKeys,
   SEARCH_BOUNDS_BYTES,

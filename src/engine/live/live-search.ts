@@ -14,8 +14,9 @@
  * first (basePageByName), and it is the answer as it is when no delta match comes before its last
  * item (deltaAhead: the summary of the rarest gram's sorted posting list searched by two binary
  * searches, deltaMatchBefore, seekPast, deltaMatchWalk) and its tombstoned items, checked against
- * the tombstone bitmap through its filter (hiddenFilterOf), are made up for by a longer read of the
- * same page. Otherwise that page is the merge's first round (searchByName). A base item is folded
+ * the tombstone bitmap through its filter (hiddenFilterOf), are made up for from the few items the
+ * base's read lists past the page when any base entity is tombstoned (madeUpPage), or when they
+ * cannot tell by a longer read of the same page. Otherwise that page is the merge's first round (searchByName). A base item is folded
  * (its key made: keyed) only to meet a delta item. Totals: the base's total less the tombstoned
  * matches (hiddenMatchCount) plus the delta's (deltaMatchCount), each told by the rarest gram's
  * posting when it is short (GramIndex.countHolding: its size, or its count text searched), else
@@ -33,9 +34,11 @@ import { type CursorContent, ENDPOINT_SEARCH, searchQueryTag } from "../cursor/c
 import {
   type Graph,
   lastSearchPage,
+  lookAheadRead,
   SEARCH_BOUNDS_BYTES,
   searchByNameChecked,
   searchHint,
+  searchItemOf,
   type SearchPageKeys,
   UNSEALED_MORE,
   unsealedRead,
@@ -203,6 +206,25 @@ function countFiltered(filter: BitsFilter, marked: Uint32Array, ids: ArrayLike<n
     if ((bits[f >>> 5]! & (1 << (f & 31))) !== 0 && hasBit(marked, d)) count++;
   }
   return count;
+}
+
+/**
+ * The base's page items (with the look-ahead that tells whether a next page exists) a search read
+ * lists past its page when some base entity is tombstoned: its tombstoned items are made up from
+ * them (madeUpPage) instead of by a second read of the page, longer. Most pages that meet a
+ * tombstone meet one (a replaced entity's old name); each look-ahead costs the listing about one
+ * rank more, and none is made into an entity unless it is used.
+ */
+const HIDDEN_LOOK_AHEADS = 2;
+
+/**
+ * The bound a base page sets on the delta's matches a read must place (deltaAhead): its last item,
+ * with its tier and rank as the base listed it; none on the base's last page.
+ */
+function pageBound(page: Page<Entity>, keys: SearchPageKeys): SearchItem | undefined {
+  const k = page.items.length;
+  if (page.nextCursor === null) return undefined;
+  return { tier: keys.tiers[k - 1]!, folded: "", entity: page.items[k - 1]!, rank: keys.ranks[k - 1]! };
 }
 
 /** A query's gram signature (deltaMatchBefore's; a read is synchronous). */
@@ -493,9 +515,11 @@ export class LiveSearch {
    * tombstoned items: no delta match comes before the page's last item (or, on the base's last
    * page, after the key at all). The base's page is read as the base alone reads it (its own
    * cursor, sealed with the query's bounds attached, so a next page skips the backward search).
-   * Tombstoned items on it are made up for by reading the page again that many items longer (the
-   * base's cursor then names the longer page's last item: a position, whatever entity it names),
-   * and the base's look-ahead item (the first after the page) says whether a visible item follows.
+   * Tombstoned items on it are made up for from the look-aheads the base's read listed past it
+   * (madeUpPage: HIDDEN_LOOK_AHEADS more than the one a read lists, when any base entity is
+   * tombstoned), or, when those cannot tell, by reading the page again that many items longer (the
+   * base's cursor then names the longer page's last item: a position, whatever entity it names);
+   * the base's look-ahead item (the first after the page) says whether a visible item follows.
    * O(log D) beside the base read, and no merge state made. Else what the merge starts from: the
    * page read last (lastSearchPage still its keys) and the cursor's key.
    */
@@ -515,8 +539,13 @@ export class LiveSearch {
     // seals it), so a page read again longer or handed to the merge costs no HMAC of its own.
     const base = this.#s.base;
     const content = key?.content;
+    // Each branch: no tombstone, one look-ahead (whether a next page exists); else a few more, so
+    // that a page's tombstoned items are made up from them (madeUpPage), not by reading it again.
+    const lookAheads = hiddenBits === undefined ? 1 : 1 + HIDDEN_LOOK_AHEADS;
     const read = (n: number) =>
-      unsealedRead(base, () => searchByNameChecked(base, fq, typeNumber, n, content, count, tag));
+      unsealedRead(base, () =>
+        lookAheadRead(base, lookAheads, () => searchByNameChecked(base, fq, typeNumber, n, content, count, tag)),
+      );
     let page = read(limit);
     let keys = lastSearchPage(this.#s.base);
     let k = page.items.length;
@@ -542,9 +571,19 @@ export class LiveSearch {
       // A delta match before the page's last item makes it a merge whatever a longer page would
       // hold: the merge starts from this page, not read again longer (a replaced entity's new name
       // often sorts next to its tombstoned base one).
-      if (hidden > 0 && page.nextCursor !== null && this.deltaAhead(fq, type, key, page, keys))
+      if (hidden > 0 && page.nextCursor !== null && this.deltaAhead(fq, type, key, pageBound(page, keys)))
         return { prefetched: page, key, hiddenCount };
-      // Made up for: each round reads the page `hidden` items longer, until its visible items fill
+      // Made up for from the look-aheads the read listed past the page (a few, when any base entity
+      // is tombstoned): the answer when they hold a visible item for each tombstoned one and tell
+      // whether a visible item follows (madeUpPage); else read again below.
+      if (hidden > 0 && page.nextCursor !== null) {
+        const made = this.madeUpPage(page, keys, filter, hiddenBits, hidden);
+        if (made !== undefined) {
+          if (this.deltaAhead(fq, type, key, made.bound)) return { prefetched: page, key, hiddenCount };
+          return this.sealedAnswer(made.page, made.bound, keys, tag, hiddenCount, whole, fq, type);
+        }
+      }
+      // Else made up for by reading again: each round reads the page `hidden` items longer, until its visible items fill
       // it (the longer part may hold tombstones of its own) or the base has no more; a page that
       // would pass the base's limit is left to the merge.
       while (hidden > 0 && page.nextCursor !== null && k - hidden < limit) {
@@ -558,26 +597,93 @@ export class LiveSearch {
       if (page.nextCursor !== null && filteredHas(filter, hiddenBits, this.#s.parts.searchIndex.idAt(keys.ranks[k]!)))
         return { prefetched: page, key, hiddenCount };
     }
-    if (this.deltaAhead(fq, type, key, page, keys)) return { prefetched: page, key, hiddenCount };
-    // The answer: its next page's cursor sealed as the base seals it (the base page's last item,
-    // tombstoned or not: a position), with the query's bounds attached.
+    const bound = pageBound(page, keys);
+    if (this.deltaAhead(fq, type, key, bound)) return { prefetched: page, key, hiddenCount };
+    if (hidden > 0) dropBits(page.items, hiddenBits!, keys.ids);
+    return this.sealedAnswer(page, bound, keys, tag, hiddenCount, whole, fq, type);
+  }
+
+  /**
+   * basePageByName's answer, `page` with its next page's cursor (when it has one) sealed as the base
+   * seals it: the key of `bound`, the page's last item as the base listed it (a position: tombstoned
+   * or not), at its rank in `keys`, with the query's bounds attached; and the walk's total, when
+   * asked (`hiddenCount` >= 0: the tombstones were probed): the base's, less its tombstoned matches,
+   * plus the delta's. Each branch of the total: a whole page with no delta match ahead of it has
+   * none at all (deltaAhead looked after no key and before no bound); else the delta's counted.
+   */
+  private sealedAnswer(
+    page: Page<Entity>,
+    bound: SearchItem | undefined,
+    keys: SearchPageKeys,
+    tag: Hash64,
+    hiddenCount: number,
+    whole: boolean,
+    fq: string,
+    type: EntityType | undefined,
+  ): Page<Entity> {
     if (page.nextCursor !== null) {
-      const last = page.items[k - 1]!;
+      const last = bound!.entity;
       page.nextCursor = this.#s.cursors.encode(
         ENDPOINT_SEARCH,
         tag,
-        keys.tiers[k - 1]!,
-        [last.rawIdentifier, last.entityId, searchHint(base, keys.ranks[k - 1]!)],
+        bound!.tier,
+        [last.rawIdentifier, last.entityId, searchHint(this.#s.base, bound!.rank!)],
         keys.bounds ?? undefined,
         SEARCH_BOUNDS_BYTES,
       );
     }
-    // The walk's total (asked: the tombstones were probed): the base's, less its tombstoned matches,
-    // plus the delta's. Each branch: a whole page with no delta match ahead of it has none at all
-    // (deltaAhead looked after no key and before no bound); else the delta's counted.
     if (hiddenCount >= 0) page.total = page.total! - hiddenCount + (whole ? 0 : this.deltaMatchCount(fq, type));
-    if (hidden > 0) dropBits(page.items, hiddenBits!, keys.ids);
     return page;
+  }
+
+  /**
+   * The base's page `page` (its keys `keys`, with the look-aheads the read listed past it: a full
+   * page, `hidden` of its items tombstoned) made up to its length from those look-aheads, each
+   * checked against the tombstones: the page less its tombstoned items plus the first `hidden`
+   * visible look-aheads. Its next cursor (unsealed) says a visible item follows them, its bound is
+   * its last item (tier and rank); when the base's matches end among the look-aheads with none
+   * following, it is the base's last (fewer items when too few were visible), with no bound.
+   * Undefined when the look-aheads cannot tell: all of them spent with more of the base's matches
+   * past them (whether a visible one follows is unknown): the caller reads the page again longer.
+   * O(look-aheads): an id and a tombstone filter look-up each; a made-up item is one entity made
+   * (searchItemOf).
+   */
+  private madeUpPage(
+    page: Page<Entity>,
+    keys: SearchPageKeys,
+    filter: BitsFilter,
+    hiddenBits: Uint32Array,
+    hidden: number,
+  ): { page: Page<Entity>; bound: SearchItem | undefined } | undefined {
+    const k = page.items.length;
+    const index = this.#s.parts.searchIndex;
+    /** The places in `keys` of the look-aheads that make up the page. */
+    const made: number[] = [];
+    let follows = false;
+    for (let j = k; j < keys.listed; j++) {
+      const d = index.idAt(keys.ranks[j]!);
+      if (filteredHas(filter, hiddenBits, d)) continue;
+      if (made.length === hidden) {
+        follows = true;
+        break;
+      }
+      made.push(j);
+    }
+    // No visible item after those made up, and the base listed every look-ahead asked for: more of
+    // its matches may follow, visible or not.
+    if (!follows && keys.listed === k + HIDDEN_LOOK_AHEADS + 1) return undefined;
+    const items: Entity[] = [];
+    for (let i = 0; i < k; i++) if (!filteredHas(filter, hiddenBits, keys.ids[i]!)) items.push(page.items[i]!);
+    for (let i = 0; i < made.length; i++) items.push(searchItemOf(this.#s.base, index.idAt(keys.ranks[made[i]!]!)));
+    const out: Page<Entity> = { items, nextCursor: follows ? UNSEALED_MORE : null };
+    if (page.total !== undefined) out.total = page.total;
+    // Each branch: the base's last page (no bound); else its last item, a made-up one (made holds `hidden` >= 1).
+    if (!follows) return { page: out, bound: undefined };
+    const j = made[made.length - 1]!;
+    return {
+      page: out,
+      bound: { tier: keys.tiers[j]!, folded: "", entity: items[items.length - 1]!, rank: keys.ranks[j]! },
+    };
   }
 
   /**
@@ -621,13 +727,8 @@ export class LiveSearch {
     fq: string,
     type: EntityType | undefined,
     key: SearchKey | undefined,
-    page: Page<Entity>,
-    keys: SearchPageKeys,
+    bound: SearchItem | undefined,
   ): boolean {
-    const k = page.items.length;
-    let bound: SearchItem | undefined;
-    // Each branch: a next page (its last item bounds the walk), or the base's last (none).
-    if (page.nextCursor !== null) bound = { tier: keys.tiers[k - 1]!, folded: "", entity: page.items[k - 1]! };
     // Each branch: a gram's sorted list, walked by its summary; every delta entity (a query shorter
     // than a gram), by its items.
     if (fq.length >= GRAM) {
