@@ -487,7 +487,14 @@ async function main(): Promise<void> {
         loadAtEnd: loadavg(),
         revision: gitRevision(),
       },
-      options: { entities, statements, delta: deltaStatements, seed: Number(options.seed), http: http !== null },
+      // The sizes asked on the command line (what the report's command repeats), or a snapshot's.
+      options: {
+        entities: options.snapshot === undefined ? Number(options.entities) : entities,
+        statements: options.snapshot === undefined ? Number(options.statements) : statements,
+        delta: deltaStatements,
+        seed: Number(options.seed),
+        http: http !== null,
+      },
       apply: rows,
       http,
       delta: size,
@@ -586,7 +593,7 @@ function walkCursors(graph: Graph | LiveGraph, n: number): string[] {
 }
 
 /** timePaired's samples: each side's times and, at the same index, the query each timed; pairs dropped. */
-interface Paired {
+export interface Paired {
   a: number[];
   b: number[];
   aQuery: number[];
@@ -595,7 +602,11 @@ interface Paired {
 }
 
 /** The samples of `times` whose query (`queries`, at the same index) is in the class `inClass`. */
-function samplesOf(times: readonly number[], queries: readonly number[], inClass: (i: number) => boolean): number[] {
+export function samplesOf(
+  times: readonly number[],
+  queries: readonly number[],
+  inClass: (i: number) => boolean,
+): number[] {
   const out: number[] = [];
   for (let k = 0; k < times.length; k++) if (inClass(queries[k]!)) out.push(times[k]!);
   return out;
@@ -606,7 +617,7 @@ function itemsText(page: unknown): string {
   return JSON.stringify((page as { items: unknown[] }).items);
 }
 
-function timePaired(
+export function timePaired(
   n: number,
   rounds: number,
   rand: () => number,
