@@ -74,7 +74,7 @@ import { isMainModule } from "../tools/main-module.js";
 import { DEFAULT_RESULTS_DIR } from "./args.js";
 import { runCompactionUnderLoad } from "./changes-compaction.js";
 import { BIG_BATCH, changesRow, runChangesHttp } from "./changes-http.js";
-import { count, heading, num, printTable, progress, secondsOf } from "./format.js";
+import { count, heading, num, printTable, progress, readCells, secondsOf } from "./format.js";
 import { renderChangesReport } from "./html-report.js";
 import { benchOptions } from "./options.js";
 import { CHANGES_RESULTS, type ChangesReadRow, type ChangesResults, type ChangesRow, gitRevision } from "./results.js";
@@ -306,24 +306,16 @@ async function main(): Promise<void> {
       const row = (label: string, shown: string, bs: number[], ls: number[], dropped: string, share?: number) => {
         const b = summarize(bs);
         const l = summarize(ls);
-        readResults.push({
+        const read: ChangesReadRow = {
           case: label,
           baseP50us: b.p50us,
           liveP50us: l.p50us,
           baseP99us: b.p99us,
           liveP99us: l.p99us,
           ...(share === undefined ? {} : { share }),
-        });
-        readRows.push([
-          shown,
-          num(b.p50us, 1),
-          num(l.p50us, 1),
-          num(l.p50us / b.p50us, 2),
-          num(b.p99us, 1),
-          num(l.p99us, 1),
-          num(l.p99us / b.p99us, 2),
-          dropped,
-        ]);
+        };
+        readResults.push(read);
+        readRows.push([shown, ...readCells(read), dropped]);
       };
       row(name, name, paired.a, paired.b, String(paired.dropped));
       if (!split) return;

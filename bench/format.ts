@@ -24,6 +24,21 @@ export function num(x: number | undefined | null, decimals?: number): string {
   return x.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
+/**
+ * A bench:changes read row's figures as cells: base and live p50, live over base, base and live p99,
+ * live over base (µs to one decimal, ratios to two): the printed table's and the HTML report's.
+ */
+export function readCells(r: { baseP50us: number; liveP50us: number; baseP99us: number; liveP99us: number }): string[] {
+  return [
+    num(r.baseP50us, 1),
+    num(r.liveP50us, 1),
+    num(r.liveP50us / r.baseP50us, 2),
+    num(r.baseP99us, 1),
+    num(r.liveP99us, 1),
+    num(r.liveP99us / r.baseP99us, 2),
+  ];
+}
+
 /** A whole count with thousands separators. */
 export function count(n: number): string {
   return Math.round(n).toLocaleString("en-US");

@@ -33,7 +33,7 @@ import {
   whiskerChart,
   type WhiskerRow,
 } from "./charts.js";
-import { count, mib, num, secondsOf } from "./format.js";
+import { count, mib, num, readCells, secondsOf } from "./format.js";
 import { goalCells } from "./goals.js";
 import {
   SEARCH_P50_GOAL_US,
@@ -162,15 +162,7 @@ ${rows(c.http)}`
 ${count(c.delta.hiddenEntities)} entities and ${count(c.delta.hiddenStatements)} statements hidden (distinct queries, page 1), µs:</p>
 ${table(
   ["query", "base p50", "live p50", "x", "base p99", "live p99", "x"],
-  c.reads.map((r) => [
-    r.case,
-    num(r.baseP50us, 1),
-    num(r.liveP50us, 1),
-    num(r.liveP50us / r.baseP50us, 2),
-    num(r.baseP99us, 1),
-    num(r.liveP99us, 1),
-    num(r.liveP99us / r.baseP99us, 2),
-  ]),
+  c.reads.map((r) => [r.case, ...readCells(r)]),
 )}
 <p>Compaction of base + delta (${count(c.compaction.entities)} entities, ${count(c.compaction.statements)} statements): in a worker
 thread ${secondsOf(c.compaction.inWorkerMs)} s (the serving thread's 1 ms timer at most ${num(c.compaction.timerLateMs, 1)} ms late),
