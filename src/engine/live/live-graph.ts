@@ -31,9 +31,10 @@
  * The base's page from the key is read first, and it is the answer as it is when no delta item
  * comes before its last item and none of its items is tombstoned (search: tombstoned items are made
  * up for from a few more items the base's read lists past the page, else by a longer read of the
- * same page, the base's look-ahead item telling whether a visible one follows; statements: one item longer, its cursor not sealed, when a tombstone may lie ahead:
- * graph.ts unsealedRead): a read then costs a base read plus O(log D) (statements: one binary search per delta
- * list from the key; search order "name": whether the delta has a match after the key and before
+ * same page, the base's look-ahead item telling whether a visible one follows; statements: one
+ * item longer, its cursor not sealed, when a tombstone may lie ahead: graph.ts unsealedRead): a
+ * read then costs a base read plus O(log D) (statements: one binary search per delta list from the
+ * key; search order "name": whether the delta has a match after the key and before
  * the page's last item, found in the summary of the rarest gram's sorted posting list by two binary
  * searches (the first two tiers a range of it; GramIndex.probe), and the page's dense ids
  * against the tombstone bitmap through its filter).

@@ -16,8 +16,8 @@
  * searches, deltaMatchBefore, seekPast, deltaMatchWalk) and its tombstoned items, checked against
  * the tombstone bitmap through its filter (hiddenFilterOf), are made up for from the few items the
  * base's read lists past the page when any base entity is tombstoned (madeUpPage), or when they
- * cannot tell by a longer read of the same page. Otherwise that page is the merge's first round (searchByName). A base item is folded
- * (its key made: keyed) only to meet a delta item. Totals: the base's total less the tombstoned
+ * cannot tell by a longer read of the same page. Otherwise that page is the merge's first round
+ * (searchByName). A base item is folded (its key made: keyed) only to meet a delta item. Totals: the base's total less the tombstoned
  * matches (hiddenMatchCount) plus the delta's (deltaMatchCount), each told by the rarest gram's
  * posting when it is short (GramIndex.countHolding: its size, or its count text searched), else
  * counted over its sorted list (countCandidates: in its joined text, from match to match).
@@ -583,9 +583,9 @@ export class LiveSearch {
           return this.sealedAnswer(made.page, made.bound, keys, tag, hiddenCount, whole, fq, type);
         }
       }
-      // Else made up for by reading again: each round reads the page `hidden` items longer, until its visible items fill
-      // it (the longer part may hold tombstones of its own) or the base has no more; a page that
-      // would pass the base's limit is left to the merge.
+      // Else made up for by reading again: each round reads the page `hidden` items longer, until
+      // its visible items fill it (the longer part may hold tombstones of its own) or the base has
+      // no more; a page that would pass the base's limit is left to the merge.
       while (hidden > 0 && page.nextCursor !== null && k - hidden < limit) {
         if (limit + hidden > SEARCH_MAX_LIMIT) return { prefetched: page, key, hiddenCount };
         page = read(limit + hidden);
