@@ -189,7 +189,6 @@ let readSearchHint: (graph: Graph, rank: number) => string;
 let readHintPosition: (graph: Graph, hint: string) => number;
 let readSearchItem: (graph: Graph, d: number) => Entity;
 let readUnsealed: <T>(graph: Graph, read: () => T) => T;
-let readLookingAhead: <T>(graph: Graph, n: number, read: () => T) => T;
 let readStatementsAfter: (
   graph: Graph,
   tag: Hash64,
@@ -209,6 +208,7 @@ let readSearchByName: (
   content: CursorContent | undefined,
   count: boolean,
   tag: Hash64,
+  lookAheads: number,
 ) => Page<Entity>;
 let readCursors: (graph: Graph) => CursorCodec;
 
@@ -260,11 +260,6 @@ export class Graph {
   private pageNameRanks: ArrayLike<number> = [];
   /** Whether a page's nextCursor is sealed (false only inside unsealedRead: UNSEALED_MORE instead). */
   private sealCursors = true;
-  /**
-   * How many ranks past its page an order "name" read lists: one tells whether a next page exists;
-   * more only inside lookAheadRead (a live graph makes up its tombstoned items from them).
-   */
-  private lookAheads = 1;
   /** How many ranks the last order "name" read listed: its items, then the look-aheads found. */
   private pageListed = 0;
   /** What a search page's listing appends to (rank-list.ts: reused, so a listing allocates nothing). */
@@ -328,17 +323,8 @@ export class Graph {
     readStatementsAfter = (graph, tag, after, subject, predicate, object, limit, count, seal) =>
       graph.statementsAfter(tag, after, subject, predicate, object, limit, count, seal);
     readCursors = (graph) => graph.cursors;
-    readSearchByName = (graph, folded, type, limit, content, count, tag) =>
-      graph.searchByNameCounted(folded, type, limit, content, count, tag);
-    readLookingAhead = (graph, n, read) => {
-      const kept = graph.lookAheads;
-      graph.lookAheads = n;
-      try {
-        return read();
-      } finally {
-        graph.lookAheads = kept;
-      }
-    };
+    readSearchByName = (graph, folded, type, limit, content, count, tag, lookAheads) =>
+      graph.searchByNameCounted(folded, type, limit, content, count, tag, lookAheads);
     readUnsealed = (graph, read) => {
       graph.sealCursors = false;
       try {
@@ -542,7 +528,10 @@ export class Graph {
     return page;
   }
 
-  /** search's order "name" from its checked parameters: the page, and its total when counted. */
+  /**
+   * search's order "name" from its checked parameters: the page, and its total when counted;
+   * `lookAheads`, the ranks listed past the page (searchByName).
+   */
   private searchByNameCounted(
     folded: string,
     type: number,
@@ -550,8 +539,9 @@ export class Graph {
     content: CursorContent | undefined,
     count: boolean,
     tag: Hash64,
+    lookAheads = 1,
   ): Page<Entity> {
-    const page = this.searchByName(folded, type, limit, content, tag);
+    const page = this.searchByName(folded, type, limit, content, tag, lookAheads);
     // The page's bounds, when it found them, spare the count its backward search.
     if (count) page.total = this.searchIndex.count(folded, type, this.pageBounds);
     this.nameBounds = this.pageBounds;
@@ -569,13 +559,18 @@ export class Graph {
     return { entityAt, entityExact: entityAt < this.entityCount && this.dictionary.is(entityAt, entityId) };
   }
 
-  /** A page of order "name": the search index lists it from the cursor's key. */
+  /**
+   * A page of order "name": the search index lists it from the cursor's key, and `lookAheads` ranks
+   * past it (one tells whether a next page exists; a live graph asks for more, to make up its
+   * tombstoned items from them).
+   */
   private searchByName(
     folded: string,
     type: number,
     limit: number,
     content: CursorContent | undefined,
     tag: Hash64,
+    lookAheads: number,
   ): Page<Entity> {
     let after: SearchResume = null;
     if (content !== undefined) {
@@ -595,8 +590,8 @@ export class Graph {
       }
     }
     // One look-ahead item tells whether a next page exists, so nextCursor is null exactly at the end
-    // (a live graph's read may ask for a few more: lookAheadRead).
-    const hits = this.searchIndex.find(folded, type, after, limit + this.lookAheads, this.nameHits);
+    // (a live graph's read may ask for a few more: searchByNameChecked's lookAheads).
+    const hits = this.searchIndex.find(folded, type, after, limit + lookAheads, this.nameHits);
     this.pageBounds = hits.bounds;
     this.pageTiers = hits.tiers.values;
     this.pageNameRanks = hits.ranks.values;
@@ -1042,7 +1037,7 @@ export interface SearchPageKeys {
   readonly ranks: ArrayLike<number>;
   /**
    * Under order "name": how many ranks (and tiers) the read listed: its items, then the look-aheads
-   * it found past them (one, or lookAheadRead's count; fewer at the end of the query's matches).
+   * it found past them (one, or searchByNameChecked's lookAheads; fewer at the end of the query's matches).
    * `ids` holds the items' alone.
    */
   readonly listed: number;
@@ -1169,7 +1164,9 @@ export function statementsAfterKey(
  * engine/internal.ts; the live graph, which checks, folds and tags the query and opens the cursor
  * for its own merge, spares the base doing it all again): `folded` the query folded with the
  * graph's fold, `type` a type number or -1 for none, `content` the cursor opened by the graph's own
- * codec (cursorCodecOf) for the query's `tag`, as search opens it.
+ * codec (cursorCodecOf) for the query's `tag`, as search opens it; `lookAheads`, the ranks listed
+ * past the page into lastSearchPage's keys (default one, whether a next page exists: a live graph
+ * asks for a few more and makes up the page's tombstoned items from them).
  */
 export function searchByNameChecked(
   graph: Graph,
@@ -1179,8 +1176,9 @@ export function searchByNameChecked(
   content: CursorContent | undefined,
   count: boolean,
   tag: Hash64,
+  lookAheads = 1,
 ): Page<Entity> {
-  return readSearchByName(graph, folded, type, limit, content, count, tag);
+  return readSearchByName(graph, folded, type, limit, content, count, tag, lookAheads);
 }
 
 /**
@@ -1190,15 +1188,6 @@ export function searchByNameChecked(
  */
 export function unsealedRead<T>(graph: Graph, read: () => T): T {
   return readUnsealed(graph, read);
-}
-
-/**
- * `read` (a read of `graph`) with its order "name" search listing `n` ranks past the page instead
- * of one (package-internal: engine/internal.ts): lastSearchPage's ranks and tiers then hold them, so
- * a live graph makes up the page's tombstoned items from them instead of reading the page again.
- */
-export function lookAheadRead<T>(graph: Graph, n: number, read: () => T): T {
-  return readLookingAhead(graph, n, read);
 }
 
 /**

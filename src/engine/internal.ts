@@ -22,7 +22,6 @@ export {
   lastStatementsHint,
   lastStatementsRest,
   lastStatementsStart,
-  lookAheadRead,
   rawIdentifierOf,
   type SearchPageKeys,
   SEARCH_BOUNDS_BYTES,

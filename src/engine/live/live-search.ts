@@ -34,7 +34,6 @@ import { type CursorContent, ENDPOINT_SEARCH, searchQueryTag } from "../cursor/c
 import {
   type Graph,
   lastSearchPage,
-  lookAheadRead,
   SEARCH_BOUNDS_BYTES,
   searchByNameChecked,
   searchHint,
@@ -543,9 +542,7 @@ export class LiveSearch {
     // that a page's tombstoned items are made up from them (madeUpPage), not by reading it again.
     const lookAheads = hiddenBits === undefined ? 1 : 1 + HIDDEN_LOOK_AHEADS;
     const read = (n: number) =>
-      unsealedRead(base, () =>
-        lookAheadRead(base, lookAheads, () => searchByNameChecked(base, fq, typeNumber, n, content, count, tag)),
-      );
+      unsealedRead(base, () => searchByNameChecked(base, fq, typeNumber, n, content, count, tag, lookAheads));
     let page = read(limit);
     let keys = lastSearchPage(this.#s.base);
     let k = page.items.length;
