@@ -105,9 +105,10 @@ const SHA256_HEX_DIGITS = 64;
  * The bytes of a batch file for `text`: made in one buffer, the text encoded into it once behind
  * the header's place (the header's length is known before the hash: every field but the hash is,
  * and the hash has 64 digits), hashed there (unless `sha256`, the SHA-256 of the text's UTF-8 in
- * hex, is given: a live graph's batch digest, batch-chain.ts), then the header written in front. A copy of the text's
- * bytes and a concatenation of header and body would be a second buffer of the batch's size (1 MiB
- * for 10,000 statement puts), which V8 counts as external memory and answers with collections.
+ * hex, is given: a live graph's batch digest, batch-chain.ts), then the header written in front.
+ * A copy of the text's bytes and a concatenation of header and body would be a second buffer of
+ * the batch's size (1 MiB for 10,000 statement puts), which V8 counts as external memory and
+ * answers with collections.
  */
 export function encodeBatch(sequence: number, text: string, sha256?: string): Buffer {
   const bodyBytes = Buffer.byteLength(text, "utf8");
