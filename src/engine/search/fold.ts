@@ -41,13 +41,14 @@ export function fold(s: string): string {
   // Each branch: ASCII text (most identifiers; a score-order scan folds one per check) by the
   // lower-casing it comes to, else the whole fold.
   if (ASCII.test(checkString(s, "the text to fold"))) return s.toLowerCase();
-  return s
-    .normalize("NFKC")
-    .toUpperCase()
-    .toLowerCase()
-    .replace(FINAL_SIGMA, "\u03C3")
-    .replace(I_WITH_DOT, "i")
-    .replace(SHARP_S, "ss");
+  let t = s.normalize("NFKC").toUpperCase().toLowerCase();
+  // Each replacement only where its character occurs (few names have one): indexOf passes over the
+  // text far faster than a global replace that finds nothing, which otherwise costs a non-ASCII
+  // query or identifier three scans by the regular expression engine.
+  if (t.indexOf("\u03C2") >= 0) t = t.replace(FINAL_SIGMA, "\u03C3");
+  if (t.indexOf("\u0307") >= 0) t = t.replace(I_WITH_DOT, "i");
+  if (t.indexOf("\u00DF") >= 0) t = t.replace(SHARP_S, "ss");
+  return t;
 }
 
 /** Case folding, then combining marks removed (mode "accents"). */
