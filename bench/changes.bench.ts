@@ -14,6 +14,8 @@
  *    each case but that one is also split into two rows by whether the delta changes the query's
  *    page (its items differ from the base's page for the same query): the pages it leaves as they
  *    are pay only the probes that tell so, those it changes a merge or a longer read too;
+ *  - reads right after a batch of one change, of what it wrote, then the same read again
+ *    (changes-after-batch.ts);
  *  - compaction of base + delta: in a worker thread (with how late a 1 ms timer of this thread ran
  *    meanwhile), and on this thread;
  *  - over HTTP (changes-http.ts): POST to 200 for a batch of 1 and of 10,000 statement puts, the
@@ -72,6 +74,7 @@ import { isWellFormed } from "../src/engine/utf8.js";
 import { buildGeneratedGraph, mulberry32 } from "../tools/generator.js";
 import { isMainModule } from "../tools/main-module.js";
 import { DEFAULT_RESULTS_DIR } from "./args.js";
+import { readsAfterBatches } from "./changes-after-batch.js";
 import { runCompactionUnderLoad } from "./changes-compaction.js";
 import { BIG_BATCH, changesRow, runChangesHttp } from "./changes-http.js";
 import { count, heading, num, printTable, progress, readCells, secondsOf } from "./format.js";
@@ -417,6 +420,10 @@ async function main(): Promise<void> {
       ],
       readRows,
     );
+    heading("reads right after a batch (a read of what the batch wrote, then the same read again)");
+    const afterRows = readsAfterBatches(store, pickPresent, rand, "added");
+    printRows(afterRows);
+    rows.push(...afterRows);
     if (readsOnly) {
       console.log(`load average ${num(loadAtStart[0]!)} at the start, ${num(loadavg()[0]!)} at the end`);
       return;
