@@ -13,9 +13,14 @@
  * every item (the caller's scan). Adding or removing an item touches its distinct grams.
  *
  * For a walk in order (search order "name" needs only a page's worth after a key), a posting set is
- * also kept as an array sorted by the caller's order, made on the first query that asks after the
- * set changed (sortedCandidates) and kept in the gram's posting object beside the set and its size:
- * a read then binary-searches to its key and stops after a page. A count of a query's matches in
+ * also kept as an array sorted by the caller's order, made on the first query that asks for it
+ * (sortedCandidates) and kept in the gram's posting object beside the set and its size: a read then
+ * binary-searches to its key and stops after a page. The items added to the set and removed from it
+ * since the list was made are kept beside it and merged into a new list at the next read that asks
+ * (mergeChanges), and the list's summaries likewise (mergeWords: the words of the items kept copied,
+ * the new ones summarized): after a batch, the first read of a common gram's list of thousands pays
+ * for the batch's few changes, not a sort and a summary of every item again, which took milliseconds
+ * (bench:changes, "search right after a batch of 1 entity put"). A count of a query's matches in
  * such a list searches its identifiers joined in one text (joinedOf) and reads the prefix each item
  * shares with the one before (sharedPrefixes). These arrays (and summaryOf's) are kept in the posting
  * object too, so a read that asks them of the list sortedList just returned reads a field, no map.
@@ -35,7 +40,8 @@
  * Map keeps every posting (a text gram is probed there).
  *
  * Cost: a query O(grams of q + candidates), or O(grams of q + log candidates + what it walks) in
- * order (plus O(P log P) once for a posting set of P items changed since it was last sorted);
+ * order (plus, once for a posting set of P items, O(P log P) to sort it first, and after c changes
+ * O(P + c log P) to merge them);
  * memory a Set entry per distinct gram per item (about 25 for a 25-character identifier) and an
  * array entry per sorted one, 16 bytes a numeric gram in the table (at most half full) and 16
  * bytes an item of a probed list in the summaries' arena (at most twice every posting's), so it
@@ -76,9 +82,26 @@ interface Posting<T> {
   readonly number: number;
   readonly items: Set<T>;
   size: number;
+  /**
+   * The set sorted by sortedList's order, as it was when sorted: the items added since (`adds`) and
+   * removed since (`drops`, which it holds) are merged into a new list at the next read (sortedOf).
+   */
   sorted: T[] | undefined;
-  /** `sorted`'s summaryOf, joinedOf and sharedPrefixes, made at their first call (let go with it). */
+  adds: Set<T> | undefined;
+  drops: Set<T> | undefined;
+  /** The order `sorted` was sorted in (mergeWords walks an older list and a newer one by it). */
+  order: ((x: T, y: T) => number) | undefined;
+  /**
+   * summaryOf's words of the list `summaryList` (the sorted list, or an older one of this set: a
+   * newer list's words are merged from them, mergeWords); probe()'s, in the arena at `arenaFrom`,
+   * of `arenaList`, while the arena is at generation `arenaGen`.
+   */
   summary: Int32Array | undefined;
+  summaryList: readonly T[] | undefined;
+  arenaList: readonly T[] | undefined;
+  arenaFrom: number;
+  arenaGen: number;
+  /** `sorted`'s joinedOf and sharedPrefixes, made at their first call (let go when the set changes). */
   joined: JoinedList | undefined;
   prefixes: Int32Array | undefined;
   /** countTextOf's text of `items` (no order), made at the first count that reads it; null when an item holds COUNT_END. */
@@ -113,6 +136,8 @@ export class GramIndex<T extends { readonly folded: string }> {
    */
   private arena = new Int32Array(ARENA_MIN_WORDS);
   private arenaUsed = 0;
+  /** How many times the arena started again (a posting's words from an earlier one are gone). */
+  private arenaGen = 0;
   /** Items in all posting sets together (what every summary would take: the arena's ceiling). */
   private entries = 0;
   /** seekRarest's answer: the rarest gram's size, and its slot (numeric) or posting (text). */
@@ -146,7 +171,14 @@ export class GramIndex<T extends { readonly folded: string }> {
           items: new Set(),
           size: 0,
           sorted: undefined,
+          adds: undefined,
+          drops: undefined,
+          order: undefined,
           summary: undefined,
+          summaryList: undefined,
+          arenaList: undefined,
+          arenaFrom: -1,
+          arenaGen: -1,
           joined: undefined,
           prefixes: undefined,
           counted: undefined,
@@ -154,13 +186,14 @@ export class GramIndex<T extends { readonly folded: string }> {
         this.postings.set(g, posting);
       }
       posting.items.add(item);
-      if (posting.items.size > posting.size) this.entries++;
+      if (posting.items.size === posting.size) continue;
+      this.entries++;
       posting.size = posting.items.size;
       if (posting.number >= 0) {
         this.byNumber[posting.number] = posting;
         this.table.setSize(g as number, posting.size);
       }
-      unsort(posting);
+      changed(posting, item, true);
     }
   }
 
@@ -170,9 +203,10 @@ export class GramIndex<T extends { readonly folded: string }> {
     for (const g of grams(item.folded)) {
       const posting = this.postings.get(g);
       if (posting === undefined) continue;
-      if (posting.items.delete(item)) this.entries--;
+      if (!posting.items.delete(item)) continue;
+      this.entries--;
       posting.size = posting.items.size;
-      unsort(posting);
+      changed(posting, item, false);
       // Each branch: the last item gone (the gram leaves the map, and the table with its number), or
       // the table's size brought up to date.
       if (posting.size === 0) {
@@ -329,9 +363,18 @@ export class GramIndex<T extends { readonly folded: string }> {
     out.number = table.numberAt(slot);
     let from = table.summaryAt(slot);
     if (from < 0) {
-      const list = this.sortedOf(this.byNumber[out.number]!, compare);
+      const posting = this.byNumber[out.number]!;
+      const list = this.sortedOf(posting, compare);
       from = this.arenaRoom(SUMMARY_WORDS * list.length);
-      summaryInto(list, typeOf, this.arena, from);
+      // Each branch: merged from the words of an older list of the set, still in the arena (the
+      // items kept copied, those added since summarized: a batch's few changes to a long list cost
+      // it a copy, not a summary of every item again); else every item summarized.
+      if (posting.arenaList !== undefined && posting.arenaGen === this.arenaGen)
+        mergeWords(posting.arenaList, this.arena, posting.arenaFrom, list, this.arena, from, typeOf, compare);
+      else summaryInto(list, typeOf, this.arena, from);
+      posting.arenaList = list;
+      posting.arenaFrom = from;
+      posting.arenaGen = this.arenaGen;
       table.setSummary(slot, from);
     }
     out.words = this.arena;
@@ -344,11 +387,29 @@ export class GramIndex<T extends { readonly folded: string }> {
     return this.sortedOf(probe.posting ?? this.byNumber[probe.number]!, compare);
   }
 
-  /** `posting`'s sorted list (sortedList's), made if need be; the last one returned (postingOf). */
+  /**
+   * `posting`'s sorted list (sortedList's), made if need be; the last one returned (postingOf). Each
+   * branch: none kept, the set sorted (O(P log P) comparisons); the items added and removed since the
+   * list was made, merged into a new one (mergeChanges: O(P) copies and a binary search a change,
+   * where a common gram's list of thousands took milliseconds to sort again after each batch); or
+   * the list as it is.
+   */
   private sortedOf(posting: Posting<T>, compare: (x: T, y: T) => number): T[] {
-    posting.sorted ??= [...posting.items].sort(compare);
+    let sorted = posting.sorted;
+    if (sorted === undefined) sorted = [...posting.items].sort(compare);
+    else if (posting.adds !== undefined || posting.drops !== undefined)
+      sorted = mergeChanges(sorted, posting.adds, posting.drops, compare);
+    // A new list: what described the old one's order (its joined text and shared prefixes) goes.
+    if (sorted !== posting.sorted) {
+      posting.joined = undefined;
+      posting.prefixes = undefined;
+    }
+    posting.sorted = sorted;
+    posting.adds = undefined;
+    posting.drops = undefined;
+    posting.order = compare;
     this.last = posting;
-    return posting.sorted;
+    return sorted;
   }
 
   /**
@@ -363,6 +424,7 @@ export class GramIndex<T extends { readonly folded: string }> {
       while (length < words || length < 2 * SUMMARY_WORDS * this.entries) length *= 2;
       if (length !== this.arena.length) this.arena = new Int32Array(length);
       this.arenaUsed = 0;
+      this.arenaGen++;
       this.table.forgetSummaries();
     }
     const from = this.arenaUsed;
@@ -409,13 +471,24 @@ export class GramIndex<T extends { readonly folded: string }> {
    */
   summaryOf(list: readonly T[], typeOf: (item: T) => number): Int32Array {
     const posting = this.postingOf(list);
-    // Each branch: as sharedPrefixes.
-    let summary = posting !== undefined ? posting.summary : this.summaries.get(list);
+    // Each branch: the last sorted list's, kept in its posting (merged from an older list's words
+    // when the set changed since they were made, as probe merges its arena's); any other list's, by the list.
+    if (posting !== undefined) {
+      const old = posting.summary;
+      if (old !== undefined && posting.summaryList === list) return old;
+      const summary = new Int32Array(SUMMARY_WORDS * list.length);
+      if (old !== undefined && posting.summaryList !== undefined && posting.order !== undefined)
+        mergeWords(posting.summaryList, old, 0, list, summary, 0, typeOf, posting.order);
+      else summaryInto(list, typeOf, summary, 0);
+      posting.summary = summary;
+      posting.summaryList = list;
+      return summary;
+    }
+    let summary = this.summaries.get(list);
     if (summary === undefined) {
       summary = new Int32Array(SUMMARY_WORDS * list.length);
       summaryInto(list, typeOf, summary, 0);
-      if (posting !== undefined) posting.summary = summary;
-      else this.summaries.set(list, summary);
+      this.summaries.set(list, summary);
     }
     return summary;
   }
@@ -580,14 +653,20 @@ function summaryInto<T extends { readonly folded: string }>(
   out: Int32Array,
   from: number,
 ): void {
-  for (let i = 0; i < list.length; i++) {
-    const item = list[i]!;
-    const at = from + SUMMARY_WORDS * i;
-    const s = item.folded;
-    out[at + SUMMARY_HEAD] = summaryHead(s);
-    out[at + SUMMARY_TAIL] = (summaryThird(s) << 8) | typeOf(item);
-    signatureInto(s, out, (at + SUMMARY_SIGNATURE) / 2);
-  }
+  for (let i = 0; i < list.length; i++) summaryItemInto(list[i]!, typeOf, out, from + SUMMARY_WORDS * i);
+}
+
+/** summaryOf's words of one item, written into `out` from word `at` (a multiple of SUMMARY_WORDS). */
+function summaryItemInto<T extends { readonly folded: string }>(
+  item: T,
+  typeOf: (item: T) => number,
+  out: Int32Array,
+  at: number,
+): void {
+  const s = item.folded;
+  out[at + SUMMARY_HEAD] = summaryHead(s);
+  out[at + SUMMARY_TAIL] = (summaryThird(s) << 8) | typeOf(item);
+  signatureInto(s, out, (at + SUMMARY_SIGNATURE) / 2);
 }
 
 /**
@@ -611,12 +690,124 @@ const EMPTY_WORDS = new Int32Array(0);
 const NONE: readonly never[] = [];
 
 /** A posting's set changed: its sorted list and what describes it are made again when next asked. */
-function unsort<T>(posting: Posting<T>): void {
-  posting.sorted = undefined;
-  posting.summary = undefined;
+/**
+ * `item` came into `posting`'s set (`added`) or left it: what describes the set's items goes (its
+ * joined text, shared prefixes and count text, made again when next asked); its sorted list stays,
+ * with the change kept to merge into it at the next read (sortedOf), unless the changes outnumber
+ * its items (sorting the set again then costs about what the merge would). Its summaries stay too,
+ * for mergeWords, as they describe the list they were made of.
+ */
+function changed<T>(posting: Posting<T>, item: T, added: boolean): void {
   posting.joined = undefined;
   posting.prefixes = undefined;
   posting.counted = undefined;
+  const sorted = posting.sorted;
+  if (sorted === undefined) return;
+  // Each branch: a change that undoes one kept (an item added since and removed, or removed and
+  // back), forgotten; else kept.
+  if (added) {
+    if (posting.drops?.delete(item) !== true) (posting.adds ??= new Set()).add(item);
+  } else if (posting.adds?.delete(item) !== true) (posting.drops ??= new Set()).add(item);
+  if ((posting.adds?.size ?? 0) + (posting.drops?.size ?? 0) > sorted.length) {
+    posting.sorted = undefined;
+    posting.adds = undefined;
+    posting.drops = undefined;
+  }
+}
+
+/** The first index of `list` (sorted by `compare`) whose item is not before `x`. */
+function lowerBound<T>(list: readonly T[], x: T, compare: (x: T, y: T) => number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compare(list[mid]!, x) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * A new list: `sorted` (by `compare`) less `drops` (items it holds) plus `adds` (items it does not),
+ * in the same order. Each change is placed by a binary search (its index among the old items), then
+ * one pass copies the old items with the added ones at their places. O(P + c log P) for c changes
+ * to a list of P, where sorting the set again compares O(P log P) pairs of identifiers.
+ */
+function mergeChanges<T>(
+  sorted: readonly T[],
+  adds: ReadonlySet<T> | undefined,
+  drops: ReadonlySet<T> | undefined,
+  compare: (x: T, y: T) => number,
+): T[] {
+  const added = adds === undefined ? [] : [...adds].sort(compare);
+  /** Where each added item goes: before the old item at that index (ascending: `added` is sorted). */
+  const at = added.map((x) => lowerBound(sorted, x, compare));
+  const gone: number[] = [];
+  if (drops !== undefined)
+    for (const x of drops) {
+      // Its index: from the first not before it, past any that tie with it (another item of the same key).
+      let i = lowerBound(sorted, x, compare);
+      while (i < sorted.length && sorted[i] !== x) i++;
+      if (i === sorted.length) throw new Error("GramIndex: a removed item is not in its posting's sorted list");
+      gone.push(i);
+    }
+  gone.sort((a, b) => a - b);
+  const out: T[] = [];
+  let j = 0;
+  let k = 0;
+  for (let i = 0; i <= sorted.length; i++) {
+    while (j < added.length && at[j] === i) out.push(added[j++]!);
+    if (i === sorted.length) break;
+    if (k < gone.length && gone[k] === i) {
+      k++;
+      continue;
+    }
+    out.push(sorted[i]!);
+  }
+  return out;
+}
+
+/**
+ * summaryOf's words of `list` into `out` from word `from`, merged from those of an older list of the
+ * same set (`old`, its words in `words` from `at`): an item of both (the same object: items do not
+ * change while in the index) has its words copied, a run of them at once, and any other is
+ * summarized (summaryItemInto). The two lists are walked together in their order (`compare`),
+ * which is compared only where they differ: O(P) identity checks and words copied, and a
+ * comparison and a summary an item changed, where summaryInto hashes the grams of every item.
+ * Correct whatever the lists hold: an item is copied only from its own words.
+ */
+function mergeWords<T extends { readonly folded: string }>(
+  old: readonly T[],
+  words: Int32Array,
+  at: number,
+  list: readonly T[],
+  out: Int32Array,
+  from: number,
+  typeOf: (item: T) => number,
+  compare: (x: T, y: T) => number,
+): void {
+  let i = 0;
+  let j = 0;
+  while (j < list.length) {
+    const x = list[j]!;
+    // The old items before x that are gone.
+    while (i < old.length && old[i] !== x && compare(old[i]!, x) < 0) i++;
+    // Each branch: a run of items of both lists (their words copied at once), or one new since (summarized).
+    if (i < old.length && old[i] === x) {
+      let run = 1;
+      while (j + run < list.length && i + run < old.length && list[j + run] === old[i + run]) run++;
+      const src = at + SUMMARY_WORDS * i;
+      const end = src + SUMMARY_WORDS * run;
+      // Each branch: within one array (the arena: the new words lie past the old), or between two.
+      if (out === words) out.copyWithin(from + SUMMARY_WORDS * j, src, end);
+      else out.set(words.subarray(src, end), from + SUMMARY_WORDS * j);
+      i += run;
+      j += run;
+    } else {
+      summaryItemInto(x, typeOf, out, from + SUMMARY_WORDS * j);
+      j++;
+    }
+  }
 }
 
 /** Words of a gram table slot, and where each field is among them. */

@@ -569,6 +569,105 @@ test("GramIndex: summaryOf of a sorted list (head, third unit and type, signatur
   }
 });
 
+test("GramIndex: a sorted list kept across changes (merged at the next read: mergeChanges) equals the set sorted afresh, and its summaries (mergeWords) their definitions, as items come and go between reads", () => {
+  const rng = new Rng(37);
+  type Item = { folded: string; id: number; type: number };
+  const index = new GramIndex<Item>();
+  const live = new Set<Item>();
+  /** Items removed, some put back as they were (the same object). */
+  const gone: Item[] = [];
+  const byKey = (x: Item, y: Item) => (x.folded < y.folded ? -1 : x.folded > y.folded ? 1 : x.id - y.id);
+  const typeOf = (x: Item) => x.type;
+  const pieces = ["ab", "abc", "b", "ca", "é", "x", "😀", "\u0400b"];
+  const one = new Int32Array(2);
+  let id = 0;
+  for (let round = 0; round < 600; round++) {
+    // A batch: a few changes (at times many: more than a list's items, sorted afresh), with items
+    // added twice, removed and added back, and removals of items not there.
+    const changes = rng.chance(0.05) ? rng.range(50, 300) : rng.range(1, 6);
+    for (let k = 0; k < changes; k++) {
+      const r = rng.float();
+      if (r < 0.3 && live.size > 0) {
+        const item = rng.pick([...live]);
+        index.remove(item);
+        live.delete(item);
+        gone.push(item);
+      } else if (r < 0.4 && gone.length > 0) {
+        const item = gone.splice(rng.int(gone.length), 1)[0]!;
+        index.add(item);
+        live.add(item);
+      } else if (r < 0.45 && live.size > 0) index.add(rng.pick([...live]));
+      else if (r < 0.5 && gone.length > 0) index.remove(rng.pick(gone));
+      else {
+        const item = {
+          folded: Array.from({ length: rng.range(1, 4) }, () => rng.pick(pieces)).join(""),
+          id: id++,
+          type: rng.int(8),
+        };
+        index.add(item);
+        live.add(item);
+      }
+    }
+    // Reads of some grams (the others' changes pile up for a later read).
+    for (const q of ["abc", "bca", "cab", "b\u0400b", "ab\u0400"].filter(() => rng.chance(0.5))) {
+      const ctx = `round ${round} q=${JSON.stringify(q)}`;
+      const list = index.sortedList(q, byKey);
+      assert.equal(
+        list.map((x) => x.id),
+        [...live]
+          .filter((x) => x.folded.includes(q))
+          .sort(byKey)
+          .map((x) => x.id),
+        `${ctx} sorted list`,
+      );
+      const probe = index.probe(q, byKey, typeOf);
+      assert.is(probe.size, list.length, `${ctx} the probe's size`);
+      if (probe.size === 0) continue;
+      assert.is(index.probeList(probe, byKey), list, `${ctx} the probe's list`);
+      const own = index.summaryOf(list, typeOf);
+      for (const [words, from] of [
+        [probe.words, probe.from],
+        [own, 0],
+      ] as const)
+        for (let i = 0; i < list.length; i++) {
+          const { folded, type } = list[i]!;
+          const w = from + SUMMARY_WORDS * i;
+          const unit = (u: number) => (u < folded.length ? folded.charCodeAt(u) : 0);
+          assert.is(words[w + SUMMARY_HEAD]! >>> 0, unit(0) * 65536 + unit(1), `${ctx} head ${i}`);
+          assert.is(words[w + SUMMARY_TAIL], (unit(2) << 8) | type, `${ctx} tail ${i}`);
+          signatureInto(folded, one, 0);
+          assert.is(words[w + SUMMARY_SIGNATURE], one[0], `${ctx} signature ${i}`);
+          assert.is(words[w + SUMMARY_SIGNATURE + 1], one[1], `${ctx} signature ${i}`);
+        }
+    }
+  }
+});
+
+test("GramIndex: a change to a long sorted list costs its read a few comparisons, not a sort again (regression: the list was sorted afresh after every batch)", () => {
+  type Item = { folded: string; id: number };
+  const index = new GramIndex<Item>();
+  let compared = 0;
+  const byKey = (x: Item, y: Item) => {
+    compared++;
+    return x.folded < y.folded ? -1 : x.folded > y.folded ? 1 : x.id - y.id;
+  };
+  const items = Array.from({ length: 4000 }, (_, i) => ({ folded: `name ${(i * 7919) % 4000}`, id: i }));
+  for (const item of items) index.add(item);
+  index.sortedList("nam", byKey);
+  index.summaryOf(index.sortedList("nam", byKey), () => 0);
+  for (let batch = 0; batch < 5; batch++) {
+    index.add({ folded: `name new ${batch}`, id: 10_000 + batch });
+    index.remove(items[batch * 100]!);
+    compared = 0;
+    const list = index.sortedList("nam", byKey);
+    index.summaryOf(list, () => 0);
+    assert.is(list.length, 4000, `batch ${batch}`);
+    // Two binary searches of 4,000 (about 12 comparisons each) and the summary's merge (one a change);
+    // a sort of 4,000 makes some 40,000.
+    assert.ok(compared <= 60, `batch ${batch}: ${compared} comparisons`);
+  }
+});
+
 test("seekEntity, with a list's summary or without, equals a scan for the first key above (or at) the one sought", () => {
   const rng = new Rng(36);
   const pieces = ["ab", "abc", "b", "\u0000", "😀", "é", "ab ", "x", "A"];
