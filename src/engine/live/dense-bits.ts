@@ -25,6 +25,13 @@ export function clearBit(bits: Uint32Array, d: number): void {
   bits[d >>> 5]! &= ~(1 << (d & 31));
 }
 
+/** How many bits of `word` are set. */
+export function bitCount(word: number): number {
+  let x = word - ((word >>> 1) & 0x55555555);
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
+
 /** Whether `d` is in `bits`. */
 export function hasBit(bits: Uint32Array, d: number): boolean {
   return (bits[d >>> 5]! & (1 << (d & 31))) !== 0;

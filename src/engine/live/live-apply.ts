@@ -31,7 +31,8 @@ import { hex64 } from "../hash64.js";
 import { derivedFingerprintHalves } from "../statements/fingerprint.js";
 import { BaseFingerprints, type FingerprintKeys } from "./base-fingerprints.js";
 import { batchDigest, chainNext, changesDigest } from "./batch-chain.js";
-import { clearBit, denseBits, markBit } from "./dense-bits.js";
+import { markFiltered } from "./bits-filter.js";
+import { clearBit, denseBits } from "./dense-bits.js";
 import { type ChangeBatch, type LiveEntityInput, type ParsedChange, parseChangeBatch } from "./change-batch.js";
 import {
   compareEntities,
@@ -368,13 +369,13 @@ export class LiveApply {
         this.#s.hiddenEntities.set(id, hidden);
         this.#s.hiddenGrams.add(hidden);
         this.#s.hiddenBits ??= denseBits(this.#s.base.entityCount);
-        markBit(this.#s.hiddenBits, d);
+        markFiltered(this.#s.hiddenBits, d);
       }
       // Each branch: a base entity put again shows its new name on base statements; deleted, none name it.
       if (d >= 0 && entity !== null) {
         this.#s.replaced.set(id, entity.rawIdentifier);
         this.#s.replacedBase ??= denseBits(this.#s.base.entityCount);
-        markBit(this.#s.replacedBase, d);
+        markFiltered(this.#s.replacedBase, d);
       } else if (d >= 0) {
         this.#s.replaced.delete(id);
         if (this.#s.replacedBase !== undefined) clearBit(this.#s.replacedBase, d);

@@ -413,10 +413,6 @@ export class LiveGraph implements ReadGraph {
     this.#s.aids = next.#s.aids;
     this.#s.aidsBase = next.#s.aidsBase;
     this.#s.aidsSequence = next.#s.aidsSequence;
-    this.#s.replacedFilterBits = next.#s.replacedFilterBits;
-    this.#s.replacedFilterMask = next.#s.replacedFilterMask;
-    this.#s.replacedFilterSequence = next.#s.replacedFilterSequence;
-    this.#s.replacedFilterBase = next.#s.replacedFilterBase;
     // No place made over the old base matches one over the new; nor do the tombstone bits (made
     // again from the new base's tombstones at the first read that needs them: dropped now, their
     // memory goes with the swap).

@@ -14,7 +14,7 @@
  * first (basePageByName), and it is the answer as it is when no delta match comes before its last
  * item (deltaAhead: the summary of the rarest gram's sorted posting list searched by two binary
  * searches, deltaMatchBefore, seekPast, deltaMatchWalk) and its tombstoned items, checked against
- * the tombstone bitmap through its filter (hiddenFilterOf), are made up for from the few items the
+ * the tombstone bitmap through its filter (bits-filter.ts), are made up for from the few items the
  * base's read lists past the page when any base entity is tombstoned (madeUpPage), or when they
  * cannot tell by a longer read of the same page. Otherwise that page is the merge's first round
  * (searchByName). A base item is folded (its key made: keyed) only to meet a delta item. Totals: the base's total less the tombstoned
@@ -32,7 +32,6 @@
 
 import { type CursorContent, ENDPOINT_SEARCH, searchQueryTag } from "../cursor/cursor.js";
 import {
-  type Graph,
   lastSearchPage,
   SEARCH_BOUNDS_BYTES,
   searchByNameChecked,
@@ -76,7 +75,8 @@ import {
   unknownCursorShape,
 } from "./search-items.js";
 
-import { type BitsFilter, bitsFilterOf, TOMBSTONE_SLACK, type LiveState } from "./live-state.js";
+import { type BitsFilter, filteredHas, filterOf } from "./bits-filter.js";
+import { TOMBSTONE_SLACK, type LiveState } from "./live-state.js";
 
 /** An order "name" search item with its sort key, on its way through the merge. */
 interface SearchItem {
@@ -183,15 +183,6 @@ function countCandidates<T extends { readonly folded: string; readonly type: Ent
   if (fq.length > GRAM && list.length > 1)
     return countJoined(list, fq, type, grams.joinedOf(list), grams.sharedPrefixes(list));
   return countListed(list, fq, type);
-}
-
-/** Each tombstone bitmap's filter (LiveSearch.hiddenFilterOf), with the batch and base it was made at. */
-const HIDDEN_FILTERS = new WeakMap<Uint32Array, BitsFilter & { readonly sequence: number; readonly base: Graph }>();
-
-/** Whether `d` is marked in `marked`: its bit in `filter` first, the bitmap's only when that is set. */
-function filteredHas(filter: BitsFilter, marked: Uint32Array, d: number): boolean {
-  const f = d & filter.mask;
-  return (filter.bits[f >>> 5]! & (1 << (f & 31))) !== 0 && hasBit(marked, d);
 }
 
 /** How many of the first `n` dense ids of `ids` are marked in `marked` (countBits through `filter`). */
@@ -559,11 +550,11 @@ export class LiveSearch {
       : whole
         ? hiddenBits === undefined
           ? 0
-          : countFiltered(this.hiddenFilterOf(hiddenBits), hiddenBits, keys.ids, k)
+          : countFiltered(filterOf(hiddenBits), hiddenBits, keys.ids, k)
         : this.hiddenMatchCount(fq, type);
     // Each branch: no tombstone can be on the page (nothing to check); or the page's items against the bitmap.
     if (hiddenBits !== undefined && hiddenCount !== 0) {
-      const filter = this.hiddenFilterOf(hiddenBits);
+      const filter = filterOf(hiddenBits);
       hidden = countFiltered(filter, hiddenBits, keys.ids, k);
       // A delta match before the page's last item makes it a merge whatever a longer page would
       // hold: the merge starts from this page, not read again longer (a replaced entity's new name
@@ -681,21 +672,6 @@ export class LiveSearch {
       page: out,
       bound: { tier: keys.tiers[j]!, folded: "", entity: items[items.length - 1]!, rank: keys.ranks[j]! },
     };
-  }
-
-  /**
-   * A filter in front of the tombstone bitmap `bits` (#hiddenBits), as replacedFilterOf makes one
-   * for the replaced entities: bit (d & mask) set for every tombstoned base entity d,
-   * REPLACED_FILTER_BITS bits per tombstone, so a search page's checks of its ids read a few KB that
-   * stay in the CPU's caches, not a line each of a bitmap of every base entity. Made at the first
-   * read after a batch or a swap (kept by bitmap, with the batch and base it was made at).
-   */
-  private hiddenFilterOf(bits: Uint32Array): BitsFilter {
-    const kept = HIDDEN_FILTERS.get(bits);
-    if (kept !== undefined && kept.sequence === this.#s.sequence && kept.base === this.#s.base) return kept;
-    const filter = { ...bitsFilterOf(bits), sequence: this.#s.sequence, base: this.#s.base };
-    HIDDEN_FILTERS.set(bits, filter);
-    return filter;
   }
 
   /**

@@ -29,6 +29,7 @@ import { statementCounts } from "../search/scores.js";
 import type { Entity, Statement } from "../types.js";
 import { BaseFingerprints } from "./base-fingerprints.js";
 import { chainStart } from "./batch-chain.js";
+import { filteredHas, filterOf } from "./bits-filter.js";
 import { hasBit } from "./dense-bits.js";
 import { StatementList } from "./statement-list.js";
 import { TombstoneBits } from "./tombstone-bits.js";
@@ -68,15 +69,6 @@ export interface LiveGraphOptions {
   baseSequence?: number | undefined;
 }
 
-/**
- * Bits of the replaced entities' filter (replacedFilterOf) per replaced base entity: about 1 in 16
- * of the other ids a page checks passes it to the exact bitmap. 3,000 replaced: 8 KB.
- */
-export const REPLACED_FILTER_BITS = 16;
-
-/** The smallest filter, in bits (a few replaced entities: 128 bytes). */
-export const REPLACED_FILTER_MIN_BITS = 1024;
-
 /** A statements list's read aids (LiveStatements' aidsOf), each made at its first use. */
 export class ListAids {
   fence: Int32Array | undefined = undefined;
@@ -87,53 +79,6 @@ export class ListAids {
 /** An empty statement list of each order. */
 function statementLists(): Record<Order, StatementList> {
   return { SPO: new StatementList("SPO"), POS: new StatementList("POS"), OSP: new StatementList("OSP") };
-}
-
-/** How many bits of `word` are set. */
-export function bitCount(word: number): number {
-  let x = word - ((word >>> 1) & 0x55555555);
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
-}
-
-/**
- * Whether base entity `d` is replaced: its bit in the filter `bits` (bit d & mask: LiveState's
- * replacedFilterOf), then, only when set, in the exact bitmap `marked`.
- */
-export function mayBeReplaced(bits: Uint32Array, mask: number, marked: Uint32Array, d: number): boolean {
-  return (bits[(d & mask) >>> 5]! & (1 << (d & 31))) !== 0 && hasBit(marked, d);
-}
-
-/** A filter in front of a bitmap of dense ids (bitsFilterOf): bit (d & mask) of `bits` set for every id d marked. */
-export interface BitsFilter {
-  readonly bits: Uint32Array;
-  readonly mask: number;
-}
-
-/**
- * The filter of bitmap `marked`: REPLACED_FILTER_BITS bits per id marked (at least
- * REPLACED_FILTER_MIN_BITS), about 1 in REPLACED_FILTER_BITS of the other ids passing it; when it
- * would be no smaller than the bitmap, the bitmap itself (mask: every bit). O(bitmap words).
- */
-export function bitsFilterOf(marked: Uint32Array): BitsFilter {
-  let count = 0;
-  for (let w = 0; w < marked.length; w++) if (marked[w] !== 0) count += bitCount(marked[w]!);
-  let size = REPLACED_FILTER_MIN_BITS;
-  while (size < count * REPLACED_FILTER_BITS) size *= 2;
-  // Not smaller than the bitmap: the bitmap serves as its own filter.
-  if (size >= marked.length * 32) return { bits: marked, mask: -1 };
-  const bits = new Uint32Array(size / 32);
-  const mask = size - 1;
-  for (let w = 0; w < marked.length; w++) {
-    let word = marked[w]!;
-    while (word !== 0) {
-      const low = word & -word;
-      const d = w * 32 + (31 - Math.clz32(low));
-      bits[(d & mask) >>> 5]! |= 1 << (d & 31);
-      word ^= low;
-    }
-  }
-  return { bits, mask };
 }
 
 /**
@@ -256,11 +201,6 @@ export class LiveState {
    * tombstones and no delta statement tests its base page's positions, not the tombstone list.
    */
   tombstones: TombstoneBits | undefined;
-  /** #replacedBase's filter (replacedFilterOf): its bits and mask, and the batch and base it was made at. */
-  replacedFilterBits: Uint32Array = new Uint32Array(0);
-  replacedFilterMask = 0;
-  replacedFilterSequence = -1;
-  replacedFilterBase: Graph | undefined;
   /**
    * The statements lists' read aids (fence, pair filter, merge keys) made since the batch and base below: one
    * record a list read, found by the list's identity among the few (at most the six lists).
@@ -589,36 +529,12 @@ export class LiveState {
     return bits;
   }
 
-  /**
-   * A filter in front of `marked` (#replacedBase): bit (d & mask) is set for every replaced base
-   * entity d (the mask in #replacedFilterMask), REPLACED_FILTER_BITS bits per replaced entity (at
-   * least REPLACED_FILTER_MIN_BITS), so a page's checks of up to 150 ids read a few KB that stay in
-   * the CPU's caches, not a line each of a bitmap of every base entity; about 1 in
-   * REPLACED_FILTER_BITS passes on to the exact bitmap. Made at the first read after a batch (a pass
-   * over the bitmap, O(base entities / 32)); when it would be no smaller than the bitmap, the bitmap
-   * itself (mask: every bit).
-   */
-  replacedFilterOf(marked: Uint32Array): Uint32Array {
-    // The filter of this batch and base, or one made now.
-    if (this.replacedFilterSequence === this.sequence && this.replacedFilterBase === this.base)
-      return this.replacedFilterBits;
-    const { bits, mask } = bitsFilterOf(marked);
-    this.replacedFilterBits = bits;
-    this.replacedFilterMask = mask;
-    this.replacedFilterSequence = this.sequence;
-    this.replacedFilterBase = this.base;
-    return bits;
-  }
-
   /** The rawIdentifier of an entity there now (a statement's): the delta's, else the base's. */
   rawOf(id: string, d: number): string {
     const replaced = this.replacedBase;
     // Each branch: a base entity not replaced (by its dense id, the filter first: no look-up by
     // entityId), or the delta's.
-    if (
-      d >= 0 &&
-      (replaced === undefined || !mayBeReplaced(this.replacedFilterOf(replaced), this.replacedFilterMask, replaced, d))
-    )
+    if (d >= 0 && (replaced === undefined || !filteredHas(filterOf(replaced), replaced, d)))
       return rawIdentifierOf(this.base, d);
     return this.entities.get(id)!.rawIdentifier;
   }

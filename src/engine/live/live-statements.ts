@@ -42,6 +42,7 @@ import {
 import { STATEMENTS_MAX_LIMIT } from "../limits.js";
 import type { Page, Statement, StatementsParams } from "../types.js";
 import { checkStatementsParams } from "../validate.js";
+import { filteredHas, filterOf } from "./bits-filter.js";
 import { anyMarked, anyUnmarked, isMarked } from "./tombstone-bits.js";
 import {
   buildFence,
@@ -64,15 +65,7 @@ import {
 import { cmp, unknownCursorShape } from "./search-items.js";
 import { StatementList } from "./statement-list.js";
 
-import {
-  ListAids,
-  mayBeReplaced,
-  type LiveState,
-  TOMBSTONE_SLACK,
-  FIRST_PUT,
-  FIRST_HIDDEN,
-  firstMark,
-} from "./live-state.js";
+import { ListAids, type LiveState, TOMBSTONE_SLACK, FIRST_PUT, FIRST_HIDDEN, firstMark } from "./live-state.js";
 
 /**
  * Bits of a statements list's pair filter (pairsOf) per item: about 1 in 16 of the pairs a list
@@ -1043,19 +1036,18 @@ export class LiveStatements {
     // No base entity replaced: every name is current.
     if (marked === undefined || items.length === 0) return;
     const ids = lastStatementsPage(this.#s.base);
-    const bits = this.#s.replacedFilterOf(marked);
-    const mask = this.#s.replacedFilterMask;
+    const filter = filterOf(marked);
     const replaced = this.#s.replaced;
     // Each check: a role a filter fixes to an entity not replaced is current on every item; an id
     // is checked against the filter first (a few KB, in the caches), the exact bitmap only when the
     // filter lets it through.
     for (let k = 0; k < items.length; k++) {
       const item = items[k]!;
-      if ((fixed & 1) === 0 && mayBeReplaced(bits, mask, marked, ids[3 * k]!))
+      if ((fixed & 1) === 0 && filteredHas(filter, marked, ids[3 * k]!))
         item.subjectRawIdentifier = replaced.get(item.subjectEntityId)!;
-      if ((fixed & 2) === 0 && mayBeReplaced(bits, mask, marked, ids[3 * k + 1]!))
+      if ((fixed & 2) === 0 && filteredHas(filter, marked, ids[3 * k + 1]!))
         item.predicateRawIdentifier = replaced.get(item.predicateEntityId)!;
-      if ((fixed & 4) === 0 && mayBeReplaced(bits, mask, marked, ids[3 * k + 2]!))
+      if ((fixed & 4) === 0 && filteredHas(filter, marked, ids[3 * k + 2]!))
         item.objectRawIdentifier = replaced.get(item.objectEntityId)!;
     }
   }
@@ -1068,13 +1060,12 @@ export class LiveStatements {
     const marked = this.#s.replacedBase;
     // No base entity replaced: patchNames checks nothing anyway.
     if (marked === undefined) return 0;
-    const bits = this.#s.replacedFilterOf(marked);
-    const mask = this.#s.replacedFilterMask;
+    const filter = filterOf(marked);
     // Each term: the role given, its entity in the base and not replaced.
     return (
-      (sd !== undefined && sd >= 0 && !mayBeReplaced(bits, mask, marked, sd) ? 1 : 0) |
-      (pd !== undefined && pd >= 0 && !mayBeReplaced(bits, mask, marked, pd) ? 2 : 0) |
-      (od !== undefined && od >= 0 && !mayBeReplaced(bits, mask, marked, od) ? 4 : 0)
+      (sd !== undefined && sd >= 0 && !filteredHas(filter, marked, sd) ? 1 : 0) |
+      (pd !== undefined && pd >= 0 && !filteredHas(filter, marked, pd) ? 2 : 0) |
+      (od !== undefined && od >= 0 && !filteredHas(filter, marked, od) ? 4 : 0)
     );
   }
 
