@@ -52,6 +52,8 @@ import {
   fenceLo,
   type Order,
   inPrefix,
+  keyFirst,
+  keySecond,
   mergeKeyHi,
   mergeKeyLo,
   mergeKeyPinned,
@@ -136,17 +138,32 @@ function pairHash(a: number, b: number): number {
   return (h ^ (h >>> 13)) >>> 0;
 }
 
-/** The pair filter of statements list `list` of `order` (LiveStatements' pairsOf, which says what it holds). */
-function pairFilter(list: StatementList, order: Order): Uint32Array {
+/**
+ * The pair filter of statements list `list` of `order` (LiveStatements' pairsOf, which says what it
+ * holds), its first two components read from its merge keys over a base of `idBound` entities
+ * (`keys`, in order: no item read) when they pack the pair, else from the items.
+ */
+function pairFilter(list: StatementList, order: Order, keys: Float64Array, idBound: number): Uint32Array {
   let size = PAIR_FILTER_MIN_BITS;
   while (size < list.length * PAIR_FILTER_BITS) size *= 2;
   const bits = new Uint32Array(size / 32);
   const mask = size - 1;
+  const packed = keySecond(0, idBound) === 0;
   for (let i = 0; i < list.length; i++) {
-    const st = list.at(i)!;
-    // Each branch: the order's first two components.
-    const a = order === "SPO" ? st.sd : order === "POS" ? st.pd : st.od;
-    const b = order === "SPO" ? st.pd : order === "POS" ? st.od : st.sd;
+    let a: number;
+    let b: number;
+    // Each branch: a key that packs the pair (NaN: one of them not in the base, no pair to enter);
+    // else the order's first two components, from the item.
+    if (packed) {
+      const key = keys[i]!;
+      if (Number.isNaN(key)) continue;
+      a = keyFirst(key, idBound);
+      b = key - a * idBound;
+    } else {
+      const st = list.at(i)!;
+      a = order === "SPO" ? st.sd : order === "POS" ? st.pd : st.od;
+      b = order === "SPO" ? st.pd : order === "POS" ? st.od : st.sd;
+    }
     if (a < 0 || b < 0) continue;
     const h = pairHash(a, b) & mask;
     bits[h >>> 5]! |= 1 << (h & 31);
@@ -913,7 +930,8 @@ export class LiveStatements {
     // Each branch: the fence made since the list last changed, or one made now.
     if (aids.fence !== undefined) return aids.fence;
     const dictionary = this.#s.parts.dictionary;
-    aids.fence = buildFence(list, order, (id) => 2 * dictionary.lowerBound(id) - 1);
+    const idBound = this.#s.base.entityCount;
+    aids.fence = buildFence(list, order, (id) => 2 * dictionary.lowerBound(id) - 1, this.keysOf(list), idBound);
     return aids.fence;
   }
 
@@ -960,7 +978,7 @@ export class LiveStatements {
     // Each branch: the filter made since the list last changed, or one made now.
     if (aids.pairs !== undefined) return aids.pairs;
     // Made in a function of its own: this one, run at every query, stays small and optimized.
-    aids.pairs = pairFilter(list, order);
+    aids.pairs = pairFilter(list, order, this.keysOf(list), this.#s.base.entityCount);
     return aids.pairs;
   }
 

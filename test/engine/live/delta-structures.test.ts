@@ -36,6 +36,8 @@ import {
   mergeStatements,
   ORDERS,
   inPrefix,
+  keyFirst,
+  keySecond,
   mergeKeyHi,
   mergeKeyLo,
   mergeKeyPinned,
@@ -298,6 +300,20 @@ test("seekPrefix, prefixRange, inPrefix and seekAfter given the merge keys and a
   }
 });
 
+test("keyFirst and keySecond give back the dense ids a merge key packs (the pair, or the first alone past 2^26 entities)", () => {
+  const rng = new Rng(38);
+  for (const bound of [1, 2, 3, 2000, 2 ** 26 - 1, 2 ** 26, 2 ** 26 + 1, 100_000_000]) {
+    const ids = [0, 1, bound - 1, bound - 2].filter((d) => d >= 0);
+    for (let k = 0; k < 200; k++) ids.push(rng.int(bound));
+    for (const a of ids)
+      for (const b of [0, bound - 1, rng.int(bound)]) {
+        const key = packedKey(a, b, bound);
+        assert.is(keyFirst(key, bound), a, `bound ${bound} (${a}, ${b}) first`);
+        assert.is(keySecond(key, bound), bound > 2 ** 26 ? -1 : b, `bound ${bound} (${a}, ${b}) second`);
+      }
+  }
+});
+
 test("a fence's window holds its first component's range, and seekPrefix / prefixRange / seekAfter in it equal a whole search", () => {
   const rng = new Rng(34);
   // A base of `size` entities named in entityId order; some statements name entities not in it
@@ -327,6 +343,9 @@ test("a fence's window holds its first component's range, and seekPrefix / prefi
         return { s, p, o, fp: `fp${k}`, given: false, sd, pd, od };
       }).sort(compareStatements(order));
       const fence = buildFence(list, order, (id) => 2 * lowerBound(id) - 1);
+      // The same fence from the list's merge keys (a numeric key's first component read from it).
+      const keys = Float64Array.from(list, (st) => mergeKey(order, st, size));
+      assert.equal(buildFence(list, order, (id) => 2 * lowerBound(id) - 1, keys, size), fence, `${order} from keys`);
       for (let probe = 0; probe < 30; probe++) {
         const st = rng.pick(
           list.length > 0
