@@ -359,6 +359,7 @@ export class LiveApply {
         removedEntities.add(id);
         removedEntityItems.push(mine);
         this.#s.entityGrams.remove(mine);
+        this.#s.entityStarts.remove(mine);
       }
       const d = entity === null ? this.#s.parts.dictionary.idOf(id) : entity.baseId;
       if (d >= 0) this.#s.markDirty(d);
@@ -384,6 +385,7 @@ export class LiveApply {
       else {
         this.#s.entities.set(id, entity);
         this.#s.entityGrams.add(entity);
+        this.#s.entityStarts.add(entity);
         addedEntities.push(entity);
       }
     }

@@ -387,6 +387,7 @@ export class LiveGraph implements ReadGraph {
     this.#s.entities = next.#s.entities;
     this.#s.entityList = next.#s.entityList;
     this.#s.entityGrams = next.#s.entityGrams;
+    this.#s.entityStarts = next.#s.entityStarts;
     this.#s.replaced = next.#s.replaced;
     this.#s.replacedBase = next.#s.replacedBase;
     this.#s.hiddenEntities = next.#s.hiddenEntities;

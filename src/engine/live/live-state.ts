@@ -14,7 +14,7 @@
  * currentStatement, denseNow: map look-ups, O(1); baseStatement: the base's fingerprint map, built
  * on first need, O(base statements) once), the counts (O(1) each; rescored: O(entities changed
  * since the last read)), the tombstone bits (O(tombstones) after a batch) and the replaced
- * entities' filter (O(bitmap words) after a batch).
+ * entities' filter (bits-filter.ts: made once, then kept up to date by the batches' marks).
  *
  * References: CONTRACT.md "Changes (live updates)"; live-graph.ts's banner for the reads and costs.
  */
@@ -34,6 +34,7 @@ import { hasBit } from "./dense-bits.js";
 import { StatementList } from "./statement-list.js";
 import { TombstoneBits } from "./tombstone-bits.js";
 import { GramIndex } from "./gram-index.js";
+import { StartGroups } from "./start-groups.js";
 import type { DeltaEntity, DeltaStatement, Order } from "./sorted-delta.js";
 import { FingerprintFilter } from "./fingerprint-filter.js";
 import { DeltaStatementMap } from "./delta-statement-map.js";
@@ -162,6 +163,8 @@ export class LiveState {
   entityList: DeltaEntity[] = [];
   /** The delta entities by the 3-grams of their folded identifiers (search's candidates). */
   entityGrams = new GramIndex<DeltaEntity>();
+  /** The delta entities by the first 3-gram of their folded identifiers (order "score"'s better tiers). */
+  entityStarts = new StartGroups();
   /** Base entities replaced (put again, not deleted): their rawIdentifier now, for base statements naming them. */
   replaced = new Map<string, string>();
   /**
@@ -467,6 +470,9 @@ export class LiveState {
       get entityGrams() {
         return live.entityGrams;
       },
+      get entityStarts() {
+        return live.entityStarts;
+      },
       get hiddenGrams() {
         return live.hiddenGrams;
       },
@@ -548,6 +554,7 @@ export class LiveState {
     this.entities = new Map();
     this.entityList = [];
     this.entityGrams = new GramIndex();
+    this.entityStarts = new StartGroups();
     this.replaced = new Map();
     this.hiddenEntities = new Map();
     this.hiddenGrams = new GramIndex();

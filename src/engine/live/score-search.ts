@@ -88,6 +88,7 @@ import {
 } from "./score-grams.js";
 import { type ScoreItem, ScoreStream } from "./score-stream.js";
 import { compareEntities, type DeltaEntity } from "./sorted-delta.js";
+import { START_RADIX, START_UNITS, type StartGroups, startKey } from "./start-groups.js";
 
 /**
  * How far the delta's statements may raise a base entity's counted score while it stays in the
@@ -238,6 +239,8 @@ export interface LiveScoreView {
   /** The delta's entities, by entityId and by 3-grams. */
   readonly entities: ReadonlyMap<string, DeltaEntity>;
   readonly entityGrams: GramIndex<DeltaEntity>;
+  /** The delta's entities by the first gram of their folded identifiers (order "score"'s better tiers). */
+  readonly entityStarts: StartGroups;
   /** Base entities replaced or deleted, by 3-grams. */
   readonly hiddenGrams: GramIndex<HiddenEntity>;
   /** The most a score in the base's stream was raised (at most SCORE_RAISE_MAX); read after rescored(). */
@@ -293,16 +296,8 @@ export class ScoreSearch {
     data[at + LIST_RAISED] = grams.raised.rarest(text)?.items.size ?? 0;
     data[at + LIST_ALL] = grams.all.rarest(text)?.items.size ?? 0;
     // Each branch: no delta entity, no group to make.
-    data[at + STARTS] = this.#live.entities.size === 0 ? 0 : (this.deltaStarts().get(text)?.entities.length ?? 0);
+    data[at + STARTS] = this.#live.entityStarts.sizeOf(text);
   };
-  /**
-   * The delta entities by the first GRAM code units of their folded identifiers (all of a shorter
-   * one), each group sorted in search order on its first need, for the content of #grams: the
-   * delta's entities that start with a query are a range of its first gram's group (none: no delta
-   * entity's prefix, one probe), found by binary searches of the group's keys (startKey: its next
-   * code units packed, in the group's order), no entity read. Made on first need, O(delta entities).
-   */
-  #deltaStarts: Map<string, StartGroup> | undefined;
   /**
    * A stream item (base name rank `rank`) against an object of no name rank of this base, by name:
    * folded identifiers (the object's kept on it once folded), then entityIds.
@@ -350,7 +345,7 @@ export class ScoreSearch {
    * made again after a batch) are walked while not after the page's last item so far in that order
    * (or the page not full); past it only a better tier can still enter: the delta's entities whose identifiers
    * start with the query (a range of those that start with its first gram, in search order:
-   * deltaStartingWith). A query shorter than a gram weighs every delta entity.
+   * start-groups.ts). A query shorter than a gram weighs every delta entity.
    */
   private deltaByScore(
     fq: string,
@@ -420,7 +415,7 @@ export class ScoreSearch {
   /**
    * The delta entities whose identifiers start with `fq` (at least GRAM code units), or only those
    * equal to it (`exactOnly`), selected (those in `found` already left out): a range of the ones
-   * that start with its first gram, in search order (deltaStartingWith), found by binary searches
+   * that start with its first gram, in search order (start-groups.ts startingWith), found by binary searches
    * of their start keys; the equal ones the range's first keys (a string sorts before its extensions).
    */
   private deltaStarting(
@@ -433,7 +428,7 @@ export class ScoreSearch {
   ): void {
     // No delta entity starts with the query's first gram (its record's starts), so none with the query.
     if (this.#grams.startsOf(this.#picked[FIRST_GRAM]!) === 0) return;
-    const group = this.deltaStartingWith(fq);
+    const group = this.#live.entityStarts.startingWith(fq);
     if (group === undefined) return;
     const { entities: starts, keys } = group;
     // The range of keys whose code units past the first gram are the query's (those it has, up to
@@ -630,36 +625,10 @@ export class ScoreSearch {
    * again for a new content: then the delta's first grams too).
    */
   private pickGrams(fq: string, rescored: RescoredSet): void {
-    if (this.#grams.forContent(this.#live.sequence, this.#live.base)) this.#deltaStarts = undefined;
+    this.#grams.forContent(this.#live.sequence, this.#live.base);
     this.#rescoredNow = rescored;
     this.#grams.rarest(fq, this.#gramSizes, this.#picked);
     this.#rescoredNow = undefined;
-  }
-
-  /** The delta entities by their first gram (#deltaStarts), made on first need. */
-  private deltaStarts(): Map<string, StartGroup> {
-    if (this.#deltaStarts === undefined) {
-      this.#deltaStarts = new Map();
-      for (const x of this.#live.entities.values()) {
-        const start = x.folded.slice(0, GRAM);
-        const group = this.#deltaStarts.get(start);
-        // Each branch: a first gram met before (its group grows), or a new one.
-        if (group !== undefined) group.entities.push(x);
-        else this.#deltaStarts.set(start, { entities: [x], keys: undefined });
-      }
-    }
-    return this.#deltaStarts;
-  }
-
-  /** The delta entities whose identifiers start with `fq`'s first gram, in search order (#deltaStarts), or undefined when none. */
-  private deltaStartingWith(fq: string): { entities: readonly DeltaEntity[]; keys: Float64Array } | undefined {
-    const group = this.deltaStarts().get(fq.slice(0, GRAM));
-    if (group === undefined) return undefined;
-    if (group.keys === undefined) {
-      group.entities.sort(compareEntities);
-      group.keys = Float64Array.from(group.entities, (x) => startKey(x.folded));
-    }
-    return group as { entities: readonly DeltaEntity[]; keys: Float64Array };
   }
 
   /**
@@ -683,7 +652,6 @@ export class ScoreSearch {
    */
   rebase(base: Graph, ranks?: Uint32Array): void {
     this.#grams.forget();
-    this.#deltaStarts = undefined;
     this.#srankOfId = undefined;
     this.#srankOfIdBase = undefined;
     if (ranks !== undefined) this.warm(base, ranks);
@@ -1115,31 +1083,6 @@ function probeOf(x: { folded: string; entityId: string }, score: number, tier: n
     rank,
     srank: -1,
   };
-}
-
-/** The delta entities of one first gram: sorted in search order, with their start keys, on first need (keys undefined until then). */
-interface StartGroup {
-  entities: DeltaEntity[];
-  keys: Float64Array | undefined;
-}
-
-/** Code units past the first gram a start key holds, and the radix of each (a unit plus 1; 0: none). */
-const START_UNITS = 3;
-const START_RADIX = 0x20000;
-
-/**
- * The start key of `s` (at least GRAM code units): its START_UNITS units after the first gram, each
- * plus 1 (0 where `s` has ended), in base START_RADIX (51 bits: exact in a double). Over strings
- * sharing a first gram it ascends with the search order (a string ending sorts before its
- * extensions), so those that start with a query are a range of keys.
- */
-function startKey(s: string): number {
-  let key = 0;
-  for (let j = 0; j < START_UNITS; j++) {
-    const at = GRAM + j;
-    key = key * START_RADIX + (at < s.length ? s.charCodeAt(at) + 1 : 0);
-  }
-  return key;
 }
 
 /** The first index of ascending `keys` whose key is at least `key`. */
