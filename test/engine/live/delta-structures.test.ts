@@ -345,7 +345,11 @@ test("a fence's window holds its first component's range, and seekPrefix / prefi
       const fence = buildFence(list, order, (id) => 2 * lowerBound(id) - 1);
       // The same fence from the list's merge keys (a numeric key's first component read from it).
       const keys = Float64Array.from(list, (st) => mergeKey(order, st, size));
-      assert.equal(buildFence(list, order, (id) => 2 * lowerBound(id) - 1, keys, size), fence, `${order} from keys`);
+      assert.equal(
+        buildFence(list, order, (id) => 2 * lowerBound(id) - 1, keys, size),
+        fence,
+        `${order} from keys`,
+      );
       for (let probe = 0; probe < 30; probe++) {
         const st = rng.pick(
           list.length > 0

@@ -59,7 +59,11 @@ test("startingWith and sizeOf equal the entities there now that share the query'
         want.map((x) => x.entityId),
         `round ${round} ${JSON.stringify(start)} entities`,
       );
-      assert.equal([...got!.keys], want.map((x) => startKey(x.folded)), `round ${round} keys`);
+      assert.equal(
+        [...got!.keys],
+        want.map((x) => startKey(x.folded)),
+        `round ${round} keys`,
+      );
     }
   }
 });
