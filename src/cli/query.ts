@@ -41,7 +41,8 @@ const CURSOR_HELP = `  --all                 follow the cursors to the last page
                         ("total: N"; with or without --all, whichever page is printed)
   --cursor-secret S     the secret that seals cursors; default ${CURSOR_SECRET_ENV}, else a fixed one,
                         so a cursor printed by one run is taken by the next (and by a server
-                        with the same secret)`;
+                        with the same secret); any non-empty text here, where quiver serve
+                        asks for 32 characters or more (its cursors go to clients)`;
 
 export const SEARCH_HELP = `Usage: quiver search (SNAPSHOT | --entities FILE --statements FILE) --q TEXT [--type T]
                      [--order name|score] [--limit N] [--cursor C] [--all] [--count]
