@@ -50,6 +50,7 @@ import {
   statementKey,
 } from "../../../src/engine/live/sorted-delta.js";
 import { StatementList } from "../../../src/engine/live/statement-list.js";
+import { deltaEntity } from "../../support/delta-entities.js";
 import { Rng } from "../../support/oracle.js";
 
 function randomStatement(rng: Rng, n: number): DeltaStatement {
@@ -696,15 +697,7 @@ test("seekEntity, with a list's summary or without, equals a scan for the first 
   const pieces = ["ab", "abc", "b", "\u0000", "😀", "é", "ab ", "x", "A"];
   const byKey = (x: DeltaEntity, y: DeltaEntity) =>
     x.folded < y.folded ? -1 : x.folded > y.folded ? 1 : x.entityId < y.entityId ? -1 : x.entityId > y.entityId ? 1 : 0;
-  const entity = (folded: string, entityId: string): DeltaEntity => ({
-    entityId,
-    baseId: -1,
-    rawIdentifier: folded,
-    type: "0",
-    sourceType: "",
-    score: undefined,
-    folded,
-  });
+  const entity = deltaEntity;
   for (let round = 0; round < 60; round++) {
     const index = new GramIndex<DeltaEntity>();
     const n = rng.range(0, 40);

@@ -12,18 +12,11 @@ import * as assert from "uvu/assert";
 import { GRAM } from "../../../src/engine/live/gram-index.js";
 import { compareEntities, type DeltaEntity } from "../../../src/engine/live/sorted-delta.js";
 import { StartGroups, startKey } from "../../../src/engine/live/start-groups.js";
+import { deltaEntity } from "../../support/delta-entities.js";
 import { Rng } from "../../support/oracle.js";
 
 function entity(folded: string, n: number): DeltaEntity {
-  return {
-    entityId: `e${n}`,
-    baseId: -1,
-    rawIdentifier: folded,
-    type: "0",
-    sourceType: "",
-    score: undefined,
-    folded,
-  };
+  return deltaEntity(folded, `e${n}`);
 }
 
 test("startingWith and sizeOf equal the entities there now that share the query's first gram, in search order, as entities come and go", () => {
