@@ -10,10 +10,11 @@
  *  - a batch of 1 entity put (a new entity, named after a base entity's name with a suffix), then
  *    a search for a piece of its name (3 to 6 code units: drawQueries), in order "name" and, after
  *    batches of their own, in order "score";
- *  - a batch of 1 statement put, then the statements of its subject.
+ *  - a batch of 1 statement put, then the statements of its subject, and (after batches of their
+ *    own) of its subject and predicate.
  * Each row gives the first reads' percentiles (ms), and the same read again's in its detail.
  *
- * Cost: 3 x AFTER_BATCH_ROUNDS batches (each fsync'd when the store has a change log) and twice as
+ * Cost: 4 x AFTER_BATCH_ROUNDS batches (each fsync'd when the store has a change log) and twice as
  * many reads.
  */
 
@@ -66,16 +67,25 @@ export function readsAfterBatches(
   // (rescored: once, not per batch): made before the timed reads.
   graph.search({ q: "the", order: "score" });
   const [scoreFirst, scoreAgain] = searches("score");
-  const statementsFirst: number[] = [];
-  const statementsAgain: number[] = [];
-  for (let i = 0; i < AFTER_BATCH_ROUNDS; i++) {
-    const subjectEntityId = pickPresent();
-    store.apply([
-      { op: "put", statement: { subjectEntityId, predicateEntityId: pickPresent(), objectEntityId: pickPresent() } },
-    ]);
-    statementsFirst.push(time(() => graph.statements({ subjectEntityId })));
-    statementsAgain.push(time(() => graph.statements({ subjectEntityId })));
-  }
+  /**
+   * First reads and the same reads again, of the statements of a statement just put by its subject
+   * (`withPredicate`: and its predicate, a query of two filters).
+   */
+  const statements = (withPredicate: boolean): [number[], number[]] => {
+    const first: number[] = [];
+    const again: number[] = [];
+    for (let i = 0; i < AFTER_BATCH_ROUNDS; i++) {
+      const subjectEntityId = pickPresent();
+      const predicateEntityId = pickPresent();
+      store.apply([{ op: "put", statement: { subjectEntityId, predicateEntityId, objectEntityId: pickPresent() } }]);
+      const filters = withPredicate ? { subjectEntityId, predicateEntityId } : { subjectEntityId };
+      first.push(time(() => graph.statements(filters)));
+      again.push(time(() => graph.statements(filters)));
+    }
+    return [first, again];
+  };
+  const [statementsFirst, statementsAgain] = statements(false);
+  const [pairFirst, pairAgain] = statements(true);
   const again = (samples: number[]): string => {
     const s = summarize(samples);
     return `the same read again: p50 ${num(s.p50us / 1000, 3)} ms, p99 ${num(s.p99us / 1000, 3)} ms`;
@@ -91,6 +101,11 @@ export function readsAfterBatches(
       "statements S right after a batch of 1 statement put (its subject)",
       statementsFirst,
       again(statementsAgain),
+    ),
+    changesRow(
+      "statements S+P right after a batch of 1 statement put (its subject and predicate)",
+      pairFirst,
+      again(pairAgain),
     ),
   ];
 }

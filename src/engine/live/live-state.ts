@@ -70,10 +70,9 @@ export interface LiveGraphOptions {
   baseSequence?: number | undefined;
 }
 
-/** A statements list's read aids (LiveStatements' aidsOf), each made at its first use. */
+/** A statements list's read aids (LiveStatements' aidsOf), made at its first use after a batch. */
 export class ListAids {
   fence: Int32Array | undefined = undefined;
-  pairs: Uint32Array | undefined = undefined;
   constructor(readonly list: StatementList) {}
 }
 

@@ -23,8 +23,9 @@
  *
  * Cost: a base read plus one binary search per delta list from the key, in the window its fence
  * gives (sorted-delta.ts: fenceOf), when the delta has anything for the query; a base read and a
- * mark's look-up when it has not. Read aids (fence, pair filter, merge keys) are made once a list
- * per batch and base (aidsOf, O(list)).
+ * mark's look-up when it has not. Read aids: the fence is made once a list per batch and base
+ * (aidsOf, O(list / 16) merge keys read); the merge keys and the pair filter are the list's own,
+ * kept up to date by its merges (statement-list.ts, pair-filter.ts).
  *
  * References: CONTRACT.md "Statements", "Changes (live updates)"; live-graph.ts's banner.
  */
@@ -52,8 +53,6 @@ import {
   fenceLo,
   type Order,
   inPrefix,
-  keyFirst,
-  keySecond,
   mergeKeyHi,
   mergeKeyLo,
   mergeKeyPinned,
@@ -65,18 +64,10 @@ import {
   statementKey,
 } from "./sorted-delta.js";
 import { cmp, unknownCursorShape } from "./search-items.js";
+import { pairMayHold } from "./pair-filter.js";
 import { StatementList } from "./statement-list.js";
 
 import { ListAids, type LiveState, TOMBSTONE_SLACK, FIRST_PUT, FIRST_HIDDEN, firstMark } from "./live-state.js";
-
-/**
- * Bits of a statements list's pair filter (pairsOf) per item: about 1 in 16 of the pairs a list
- * lacks pass it to the list's search. 100,000 delta statements: 256 KB an order.
- */
-const PAIR_FILTER_BITS = 16;
-
-/** The smallest pair filter, in bits. */
-const PAIR_FILTER_MIN_BITS = 1024;
 
 /**
  * Where an unfiltered statements walk left the delta after a page, attached to the page's cursor in
@@ -130,52 +121,6 @@ const NO_STATEMENTS = new StatementList("SPO");
 
 /** The merge keys of an empty statement list. */
 const NO_MERGE_KEYS: Float64Array = new Float64Array(0);
-
-/** A pair of base dense ids mixed into 32 bits (the pair filter's hash: LiveStatements' pairsOf). */
-function pairHash(a: number, b: number): number {
-  let h = Math.imul(a, 0x9e3779b1) ^ b;
-  h = Math.imul(h ^ (h >>> 15), 0x85ebca77);
-  return (h ^ (h >>> 13)) >>> 0;
-}
-
-/**
- * The pair filter of statements list `list` of `order` (LiveStatements' pairsOf, which says what it
- * holds), its first two components read from its merge keys over a base of `idBound` entities
- * (`keys`, in order: no item read) when they pack the pair, else from the items.
- */
-function pairFilter(list: StatementList, order: Order, keys: Float64Array, idBound: number): Uint32Array {
-  let size = PAIR_FILTER_MIN_BITS;
-  while (size < list.length * PAIR_FILTER_BITS) size *= 2;
-  const bits = new Uint32Array(size / 32);
-  const mask = size - 1;
-  const packed = keySecond(0, idBound) === 0;
-  for (let i = 0; i < list.length; i++) {
-    let a: number;
-    let b: number;
-    // Each branch: a key that packs the pair (NaN: one of them not in the base, no pair to enter);
-    // else the order's first two components, from the item.
-    if (packed) {
-      const key = keys[i]!;
-      if (Number.isNaN(key)) continue;
-      a = keyFirst(key, idBound);
-      b = key - a * idBound;
-    } else {
-      const st = list.at(i)!;
-      a = order === "SPO" ? st.sd : order === "POS" ? st.pd : st.od;
-      b = order === "SPO" ? st.pd : order === "POS" ? st.od : st.sd;
-    }
-    if (a < 0 || b < 0) continue;
-    const h = pairHash(a, b) & mask;
-    bits[h >>> 5]! |= 1 << (h & 31);
-  }
-  return bits;
-}
-
-/** Whether the pair filter `bits` (pairsOf) may hold an item whose first two components are base entities `a` and `b`. */
-function pairMayHold(bits: Uint32Array, a: number, b: number): boolean {
-  const h = pairHash(a, b) & (bits.length * 32 - 1);
-  return (bits[h >>> 5]! & (1 << (h & 31))) !== 0;
-}
 
 /** CONTRACT.md's table: the order (index) that serves the filters given. */
 function orderOf(s: string | undefined, p: string | undefined, o: string | undefined): Order {
@@ -338,9 +283,8 @@ export class LiveStatements {
     // few items).
     const second = order === "SPO" ? pd : order === "POS" ? od : sd;
     if ((puts || tombstones) && firstId >= 0 && second !== undefined && second >= 0) {
-      if (puts && !pairMayHold(this.pairsOf(this.#s.statementLists[order], order), firstId, second)) puts = false;
-      if (tombstones && !pairMayHold(this.pairsOf(this.#s.hiddenLists[order], order), firstId, second))
-        tombstones = false;
+      if (puts && !pairMayHold(this.pairsOf(this.#s.statementLists[order]), firstId, second)) puts = false;
+      if (tombstones && !pairMayHold(this.pairsOf(this.#s.hiddenLists[order]), firstId, second)) tombstones = false;
     }
     const fixed = this.fixedNames(sd, pd, od);
     // No delta statement or tombstone of this order starts with the first filter (or the first two): the base's page
@@ -946,7 +890,7 @@ export class LiveStatements {
   }
 
   /**
-   * The read aids of statements list `list` (fenceOf, pairsOf), made since its last change (the
+   * The read aids of statements list `list` (fenceOf), made since its last change (the
    * batch and base now): all are dropped at the first read of a new batch or base, and a list's
    * record is found by identity (a few comparisons, no hash of the list).
    */
@@ -965,21 +909,11 @@ export class LiveStatements {
   }
 
   /**
-   * The pair filter of a statements list of `order`: bit pairHash(first, second) & mask (mask: the
-   * bits' count - 1) set for each item whose first two components are base entities (an item
-   * naming another entity there is never in the range of a query by two base entities),
-   * PAIR_FILTER_BITS bits per item (at least PAIR_FILTER_MIN_BITS): a query by two filters or more
-   * reads one bit, not the list's binary search, to know that it has nothing (about 1 in
-   * PAIR_FILTER_BITS of the pairs it lacks pass). Made at its first read since the list last
-   * changed (O(D) items read, as the fence).
+   * The pair filter of statements list `list` (pair-filter.ts: a query by two filters or more reads
+   * one bit of it to know that the list has nothing), kept by the list across batches.
    */
-  private pairsOf(list: StatementList, order: Order): Uint32Array {
-    const aids = this.aidsOf(list);
-    // Each branch: the filter made since the list last changed, or one made now.
-    if (aids.pairs !== undefined) return aids.pairs;
-    // Made in a function of its own: this one, run at every query, stays small and optimized.
-    aids.pairs = pairFilter(list, order, this.keysOf(list), this.#s.base.entityCount);
-    return aids.pairs;
+  private pairsOf(list: StatementList): Uint32Array {
+    return list.pairFilter(this.#s.base.entityCount);
   }
 
   /**

@@ -37,6 +37,7 @@ import {
   SPLICE_MAX_CHANGES,
   type StatementRows,
 } from "./sorted-delta.js";
+import { addItemPair, PAIR_FILTER_BITS, pairFilterOf } from "./pair-filter.js";
 
 /** Slots and keys a new list holds before it first grows. */
 const INITIAL_CAPACITY = 16;
@@ -54,6 +55,13 @@ export class StatementList implements StatementRows {
   #keys = new Float64Array(INITIAL_CAPACITY);
   /** The base entity count the keys were made for (-1: none made yet). */
   #bound = -1;
+  /**
+   * The list's pair filter (pair-filter.ts), made at the first read that asks and kept up to date
+   * by the merges (undefined: none made, or the list outgrew it), and the base entity count it was
+   * made for.
+   */
+  #pairs: Uint32Array | undefined;
+  #pairsBound = -1;
   /** Items in the list. */
   length = 0;
 
@@ -102,6 +110,36 @@ export class StatementList implements StatementRows {
     added: DeltaStatement[],
     idBound: number,
     addedSorted = false,
+  ): void {
+    this.#mergeItems(removed, removedItems, added, idBound, addedSorted);
+    const pairs = this.#pairs;
+    // Each branch: no pair filter kept; one the list has outgrown (made again, larger, at the next
+    // read); else the added items' pairs set in it (a removed item's bit stays: a filter may pass
+    // more pairs than the list holds).
+    if (pairs === undefined) return;
+    if (this.length * PAIR_FILTER_BITS > pairs.length * 32 || this.#pairsBound !== idBound) this.#pairs = undefined;
+    else for (const item of added) addItemPair(pairs, this.order, item);
+  }
+
+  /**
+   * The list's pair filter over a base of `idBound` entities (pair-filter.ts pairFilterOf, from the
+   * merge keys), made now when none is kept for that base.
+   */
+  pairFilter(idBound: number): Uint32Array {
+    if (this.#pairs === undefined || this.#pairsBound !== idBound) {
+      this.#pairs = pairFilterOf(this, this.order, this.mergeKeys(idBound), idBound);
+      this.#pairsBound = idBound;
+    }
+    return this.#pairs;
+  }
+
+  /** merge()'s items and keys (the pair filter aside). */
+  #mergeItems(
+    removed: ReadonlySet<string>,
+    removedItems: readonly DeltaStatement[],
+    added: DeltaStatement[],
+    idBound: number,
+    addedSorted: boolean,
   ): void {
     const order = this.order;
     const compare = compareStatements(order);
