@@ -20,7 +20,7 @@
 
 import type { Change, LiveGraph } from "../src/index.js";
 import { changesRow } from "./changes-http.js";
-import { drawQueries } from "./changes.bench.js";
+import { drawQueries } from "./changes-queries.js";
 import { num } from "./format.js";
 import type { ChangesRow } from "./results.js";
 import { summarize } from "./sample.js";

@@ -70,11 +70,11 @@ import {
   openSnapshot,
   saveSnapshot,
 } from "../src/index.js";
-import { isWellFormed } from "../src/engine/utf8.js";
 import { buildGeneratedGraph, mulberry32 } from "../tools/generator.js";
 import { isMainModule } from "../tools/main-module.js";
 import { DEFAULT_RESULTS_DIR } from "./args.js";
 import { readsAfterBatches } from "./changes-after-batch.js";
+import { drawQueries } from "./changes-queries.js";
 import { runCompactionUnderLoad } from "./changes-compaction.js";
 import { BIG_BATCH, changesRow, runChangesHttp } from "./changes-http.js";
 import { count, heading, num, printTable, progress, readCells, secondsOf } from "./format.js";
@@ -532,22 +532,6 @@ function involuntarySwitches(): number {
 }
 
 /** A live graph as the part of a LiveStore the reads need: apply with no change log. */
-/**
- * `n` distinct-query draws: a substring of 3 to 6 code units of a random name's identifier (names of
- * 3 or more), never one that cuts a surrogate pair (no query a person would type, and no URL can
- * carry it: the HTTP cases' encodeURIComponent throws on it), drawn again instead.
- */
-export function drawQueries(names: readonly { rawIdentifier: string }[], n: number, rand: () => number): string[] {
-  const queries: string[] = [];
-  while (queries.length < n) {
-    const raw = names[Math.floor(rand() * names.length)]!.rawIdentifier;
-    const at = Math.floor(rand() * Math.max(1, raw.length - 3));
-    const q = raw.slice(at, at + 3 + Math.floor(rand() * 4));
-    if (isWellFormed(q)) queries.push(q);
-  }
-  return queries;
-}
-
 function withoutLog(graph: LiveGraph) {
   return { graph, apply: (batch: readonly Change[]) => graph.apply(batch), close: () => {} };
 }

@@ -1,12 +1,12 @@
 /**
- * bench:changes' query draws (bench/changes.bench.ts drawQueries): substrings of the names, none
+ * bench:changes' query draws (bench/changes-queries.ts drawQueries): substrings of the names, none
  * cutting a surrogate pair (the HTTP cases send each through encodeURIComponent, which throws on a
  * lone surrogate: the compaction-under-load run stopped with "URI malformed").
  */
 
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { drawQueries } from "../../bench/changes.bench.js";
+import { drawQueries } from "../../bench/changes-queries.js";
 import { mulberry32 } from "../../tools/generator.js";
 
 test("drawQueries never cuts a surrogate pair, and each query is a substring of a name", () => {

@@ -622,7 +622,8 @@ export class ScoreSearch {
 
   /**
    * Each index's rarest gram of `fq` (at least GRAM code units) into #picked, from #grams (made
-   * again for a new content: then the delta's first grams too).
+   * again for a new content; the delta's first grams are the live state's, kept by the batches:
+   * start-groups.ts).
    */
   private pickGrams(fq: string, rescored: RescoredSet): void {
     this.#grams.forContent(this.#live.sequence, this.#live.base);
