@@ -39,6 +39,10 @@
  * made in the arena on demand; a full arena starts again, each made again when next asked). The
  * Map keeps every posting (a text gram is probed there).
  *
+ * A GramIndex given a ShortSubstrings (short-substrings.ts) keeps it beside its grams (add, remove):
+ * what a query of at most SHORT_MAX code units asks (whether any item holds it, how many, the first)
+ * is then one slot read there, where the grams' answers walk a list.
+ *
  * Cost: a query O(grams of q + candidates), or O(grams of q + log candidates + what it walks) in
  * order (plus, once for a posting set of P items, O(P log P) to sort it first, and after c changes
  * O(P + c log P) to merge them);
@@ -52,6 +56,7 @@
  */
 
 import { signatureInto } from "./gram-signature.js";
+import type { ShortSubstrings } from "./short-substrings.js";
 
 /** Code units per gram. */
 export const GRAM = 3;
@@ -149,12 +154,20 @@ export class GramIndex<T extends { readonly folded: string }> {
   /** probe()'s answer, filled again at each call. */
   private readonly probed: GramProbe<T> = { size: 0, words: EMPTY_WORDS, from: 0, number: -1, posting: undefined };
 
+  /**
+   * @param short the items' short substrings (short-substrings.ts), kept beside the grams when
+   *   given: what a short query asks is then one slot read.
+   */
+  constructor(readonly short?: ShortSubstrings<T>) {}
+
   get size(): number {
     return this.items.size;
   }
 
   add(item: T): void {
+    if (this.items.has(item)) return;
     this.items.add(item);
+    this.short?.add(item);
     this.listed = undefined;
     for (const g of grams(item.folded)) {
       let posting = this.postings.get(g);
@@ -199,6 +212,7 @@ export class GramIndex<T extends { readonly folded: string }> {
 
   remove(item: T): void {
     if (!this.items.delete(item)) return;
+    this.short?.remove(item);
     this.listed = undefined;
     for (const g of grams(item.folded)) {
       const posting = this.postings.get(g);

@@ -34,8 +34,9 @@ import { hasBit } from "./dense-bits.js";
 import { StatementList } from "./statement-list.js";
 import { TombstoneBits } from "./tombstone-bits.js";
 import { GramIndex } from "./gram-index.js";
+import { ShortSubstrings } from "./short-substrings.js";
 import { StartGroups } from "./start-groups.js";
-import type { DeltaEntity, DeltaStatement, Order } from "./sorted-delta.js";
+import { compareEntities, type DeltaEntity, type DeltaStatement, type Order } from "./sorted-delta.js";
 import { FingerprintFilter } from "./fingerprint-filter.js";
 import { DeltaStatementMap } from "./delta-statement-map.js";
 import type { HiddenEntity } from "./search-items.js";
@@ -160,8 +161,11 @@ export class LiveState {
   /** Entities put since the base, by entityId and in search order. */
   entities = new Map<string, DeltaEntity>();
   entityList: DeltaEntity[] = [];
-  /** The delta entities by the 3-grams of their folded identifiers (search's candidates). */
-  entityGrams = new GramIndex<DeltaEntity>();
+  /**
+   * The delta entities by the 3-grams of their folded identifiers (search's candidates), and by
+   * their short substrings, with the first of each in search order (a short query's answers).
+   */
+  entityGrams = new GramIndex<DeltaEntity>(new ShortSubstrings(compareEntities));
   /** The delta entities by the first 3-gram of their folded identifiers (order "score"'s better tiers). */
   entityStarts = new StartGroups();
   /** Base entities replaced (put again, not deleted): their rawIdentifier now, for base statements naming them. */
@@ -173,7 +177,7 @@ export class LiveState {
   replacedBase: Uint32Array | undefined;
   /** Base entities replaced or deleted, by entityId and by 3-grams. */
   hiddenEntities = new Map<string, HiddenEntity>();
-  hiddenGrams = new GramIndex<HiddenEntity>();
+  hiddenGrams = new GramIndex<HiddenEntity>(new ShortSubstrings());
   /**
    * The same base entities by dense id, a bit each (dense-bits.ts), made at the first: a search
    * page's items are checked by it (a bit, not a byte, an entity: fewer cache lines to miss).

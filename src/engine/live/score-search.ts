@@ -789,22 +789,21 @@ export class ScoreSearch {
       insertSorted(found, item, compare);
     };
     // The delta's entities that match: counted only for a total (the page takes them by score, below).
-    const deltaMatches = count ? countMatches(this.#live.entityGrams.candidates(fq), fq, typeName) : 0;
+    const deltaMatches = count ? countMatches(this.#live.entityGrams, fq, typeName) : 0;
     const rescored = this.#live.rescored();
     const rescoredById = rescored.byId;
     const raise = this.#live.maxRaise;
     // No score in the stream moved and no delta entity matches: the base's page may be the answer.
-    const quiet =
-      raise === 0 && (count ? deltaMatches === 0 : !anyMatch(this.#live.entityGrams.candidates(fq), fq, typeName));
+    const quiet = raise === 0 && (count ? deltaMatches === 0 : !anyMatch(this.#live.entityGrams, fq, typeName));
     // The tombstoned base entities that match: counted for a total, and (with the rescored ones)
     // to tell whether the base's page is the answer as it is.
-    const hiddenMatches = count || quiet ? countMatches(this.#live.hiddenGrams.candidates(fq), fq, typeName) : 0;
+    const hiddenMatches = count || quiet ? countMatches(this.#live.hiddenGrams, fq, typeName) : 0;
     // Nothing of the delta touches this query and no score in the stream moved: the base's page is
     // the answer (its total too).
     if (
       quiet &&
       hiddenMatches === 0 &&
-      (rescoredById.size === 0 || countMatches(rescored.grams.all.candidates(fq), fq, typeName) === 0)
+      (rescoredById.size === 0 || countMatches(rescored.grams.all, fq, typeName) === 0)
     )
       return this.#live.base.search(params);
     // The base's stream, by score rank from the resume point: its items after the key (tombstoned
@@ -1148,26 +1147,36 @@ function matches(x: { folded: string; type: EntityType }, check: boolean, fq: st
   return (type === undefined || x.type === type) && (!check || x.folded.includes(fq));
 }
 
-/** Whether some candidate matches (countMatches' candidates, stopping at the first). */
-function anyMatch(
-  candidates: { items: Iterable<{ folded: string; type: EntityType }>; check: boolean },
+/**
+ * Whether some item of `index` holds `fq` with type `type` (any: undefined): its short substrings'
+ * count when they tell it (a short query, any type), else its candidates (GramIndex.candidates),
+ * stopping at the first match.
+ */
+function anyMatch<T extends { folded: string; type: EntityType }>(
+  index: GramIndex<T>,
   fq: string,
   type: EntityType | undefined,
 ): boolean {
+  const short = type === undefined ? (index.short?.count(fq) ?? -1) : -1;
+  if (short >= 0) return short > 0;
+  const candidates = index.candidates(fq);
   for (const x of candidates.items) if (matches(x, candidates.check, fq, type)) return true;
   return false;
 }
 
 /**
- * How many of a gram index's candidates (see `matches`) match: the posting set's size when every
- * item of it does (a query of one gram, no type), else one check an item.
+ * How many items of `index` hold `fq` with type `type`: its short substrings' count when they tell
+ * it (as anyMatch); else of its candidates (see `matches`), the posting set's size when every item
+ * of it does (a query of one gram, no type), else one check an item.
  */
-function countMatches(
-  candidates: { items: Iterable<{ folded: string; type: EntityType }>; check: boolean },
+function countMatches<T extends { folded: string; type: EntityType }>(
+  index: GramIndex<T>,
   fq: string,
   type: EntityType | undefined,
 ): number {
-  const { items, check } = candidates;
+  const short = type === undefined ? (index.short?.count(fq) ?? -1) : -1;
+  if (short >= 0) return short;
+  const { items, check } = index.candidates(fq);
   if (!check && type === undefined && items instanceof Set) return items.size;
   let n = 0;
   for (const x of items) if (matches(x, check, fq, type)) n++;

@@ -1,0 +1,301 @@
+/**
+ * Short substrings
+ * ================
+ * For every substring of at most SHORT_MAX code units of a changing set of items' folded
+ * identifiers (a GramIndex's items: the live graph's delta entities, or its tombstoned base
+ * entities): how many items hold it, and, when asked to keep them, the first item that starts with
+ * it and the first that holds it only further in, by the caller's order. A search query is most
+ * often that short (a person types a few characters), and what the live graph's read asks of the
+ * delta for it is then one slot read: whether any delta entity matches at all, how many do (a
+ * total), and whether the first of them comes before a base page's last item (live-search.ts
+ * deltaAhead; the first of the better tier is the first match: every exact or prefix match comes
+ * before every infix one). Without it those answers walk the query's rarest 3-gram's list
+ * (gram-index.ts), which for a short query is long: about half of what a page the delta leaves
+ * unchanged paid over the base's read (bench:changes --reads-only --cases search, beside the same
+ * run with deltaAhead switched off), and most of what a total paid.
+ *
+ * Algorithm: open addressing with linear probing in one Int32Array, SLOT_WORDS words a slot, at most
+ * half full. A substring is its key, exactly: its code units plus one (ten bits each: a substring
+ * with a code unit at or above UNIT_LIMIT is not kept), three packed in each of two words. Adding an
+ * item walks its substrings from each position (at most SHORT_MAX each), counting each distinct one
+ * once: a slot remembers the last add or remove that counted it (its stamp), so a substring the item
+ * holds twice is counted once, and an item's first occurrence of a substring is at 0 exactly when
+ * the item starts with it. The first items are kept as item numbers, compared with the newcomer by
+ * the caller's order; a removed item that was a slot's first leaves it unknown (no walk of the other
+ * items to find the next), and the slot answers "unknown" until its count falls to 0 (the caller
+ * asks its other structures). Slots are never removed: an empty one stays with count 0, and the
+ * table is let go with the delta (a compaction starts a new one).
+ *
+ * Bounded: a table that would pass SHORT_TABLE_MAX_BYTES is dropped and every later query answers
+ * NOT_KEPT (the caller's other structures answer it, as for a longer query), until a new delta.
+ *
+ * Cost: an add or a remove O(L * SHORT_MAX) slot probes for an identifier of L code units (part of
+ * bench:changes' "batch of 10,000 entity changes"); a query O(1): one slot, most often one cache
+ * line; memory SLOT_WORDS * 4 bytes a slot, two slots a distinct substring at most (9,000 names
+ * of bench:changes' graph hold about 72,000: a table of 6 MB; scratch count), and a map entry an item
+ * when firsts are kept.
+ *
+ * References: D. E. Knuth, TAOCP vol. 3, 6.4 (linear probing); live-search.ts and score-search.ts
+ * (the reads); gram-index.ts (the owner).
+ */
+
+/** The longest substring kept, in code units: longer queries are told by the 3-gram lists. */
+export const SHORT_MAX = 6;
+
+/** Code units kept: below this, so that a unit plus one fits ten bits and 0 marks no unit. */
+const UNIT_LIMIT = 1023;
+
+/** The most a table may take; one that would pass it is dropped (NOT_KEPT) until the next delta. */
+export const SHORT_TABLE_MAX_BYTES = 64 * 1024 * 1024;
+
+/** seek()'s answer for a query the table does not keep (too long, a unit too high, or the table dropped). */
+export const NOT_KEPT = -2;
+/** seek()'s answer for a query no item holds. */
+export const ABSENT = -1;
+
+const SLOT_WORDS = 6;
+const KEY_A = 0;
+const KEY_B = 1;
+const COUNT = 2;
+const STAMP = 3;
+const START_FIRST = 4;
+const INFIX_FIRST = 5;
+/** A first-item word: no such item, or one removed (the next one not known). */
+const NONE = -1;
+const UNKNOWN = -2;
+const MIN_SLOTS = 1024;
+/** Stamps run to this, then every slot's stamp is cleared and they start again at 1. */
+const STAMP_MAX = 0x7fffffff;
+
+export class ShortSubstrings<T extends { readonly folded: string }> {
+  private words: Int32Array | undefined = new Int32Array(MIN_SLOTS * SLOT_WORDS);
+  /** 32 - log2(slots): a key's home is the top bits of its hash. */
+  private shift = 32 - Math.log2(MIN_SLOTS);
+  private used = 0;
+  private stamp = 0;
+  /** Items by number, and numbers by item (kept only with an order: first items kept). */
+  private readonly byNumber: (T | undefined)[] = [];
+  private readonly numbers = new Map<T, number>();
+  private readonly freeNumbers: number[] = [];
+
+  /**
+   * @param order the order of the first items kept (the caller's search order of items); none: counts alone.
+   * @param maxBytes the most the table may take (tests give less to see it dropped).
+   */
+  constructor(
+    private readonly order?: (x: T, y: T) => number,
+    private readonly maxBytes = SHORT_TABLE_MAX_BYTES,
+  ) {}
+
+  /** Whether the table still answers (not dropped past its budget). */
+  get kept(): boolean {
+    return this.words !== undefined;
+  }
+
+  /** The bytes the table takes now. */
+  get bytes(): number {
+    return this.words === undefined ? 0 : this.words.byteLength;
+  }
+
+  /** `item` (not in the set yet) counted in each distinct substring it holds. */
+  add(item: T): void {
+    if (this.words === undefined) return;
+    const number = this.order === undefined ? NONE : this.numberOf(item);
+    const stamp = this.nextStamp();
+    const f = item.folded;
+    for (let i = 0; i < f.length; i++) {
+      let a = 0;
+      let b = 0;
+      for (let l = 1; l <= SHORT_MAX && i + l <= f.length; l++) {
+        const u = f.charCodeAt(i + l - 1) + 1;
+        if (u > UNIT_LIMIT) break;
+        // Each branch: the unit goes in the first word (the first three), or in the second.
+        if (l <= 3) a = (a << 10) | u;
+        else b = (b << 10) | u;
+        const at = this.slotOrNew(a, b);
+        if (at < 0) return;
+        const words = this.words!;
+        if (words[at + STAMP] === stamp) continue;
+        words[at + STAMP] = stamp;
+        const count = words[at + COUNT]!;
+        words[at + COUNT] = count + 1;
+        // The first item of an empty slot: no first of either kind before it.
+        if (count === 0) {
+          words[at + START_FIRST] = NONE;
+          words[at + INFIX_FIRST] = NONE;
+        }
+        // The first occurrence of this substring in `item` (the walk goes left to right): at 0
+        // exactly when `item` starts with it.
+        if (number !== NONE) this.placeFirst(at + (i === 0 ? START_FIRST : INFIX_FIRST), item, number);
+      }
+    }
+  }
+
+  /** `item` (in the set) no longer counted; a slot whose first item it was is left unknown. */
+  remove(item: T): void {
+    const words = this.words;
+    if (words === undefined) return;
+    const number = this.order === undefined ? NONE : (this.numbers.get(item) ?? NONE);
+    const stamp = this.nextStamp();
+    const f = item.folded;
+    for (let i = 0; i < f.length; i++) {
+      let a = 0;
+      let b = 0;
+      for (let l = 1; l <= SHORT_MAX && i + l <= f.length; l++) {
+        const u = f.charCodeAt(i + l - 1) + 1;
+        if (u > UNIT_LIMIT) break;
+        if (l <= 3) a = (a << 10) | u;
+        else b = (b << 10) | u;
+        const at = this.find(a, b);
+        if (at < 0 || words[at + STAMP] === stamp) continue;
+        words[at + STAMP] = stamp;
+        // Each branch: the last item gone (nothing first of either kind), or the item's place as a first forgotten.
+        const count = words[at + COUNT]! - 1;
+        words[at + COUNT] = count;
+        if (count === 0) {
+          words[at + START_FIRST] = NONE;
+          words[at + INFIX_FIRST] = NONE;
+        } else if (number !== NONE) {
+          if (words[at + START_FIRST] === number) words[at + START_FIRST] = UNKNOWN;
+          if (words[at + INFIX_FIRST] === number) words[at + INFIX_FIRST] = UNKNOWN;
+        }
+      }
+    }
+    if (number !== NONE) {
+      this.numbers.delete(item);
+      this.byNumber[number] = undefined;
+      this.freeNumbers.push(number);
+    }
+  }
+
+  /**
+   * The slot of `fq` (a folded query) when some item holds it; ABSENT when none does; NOT_KEPT when
+   * the table cannot tell (longer than SHORT_MAX, empty, a code unit of UNIT_LIMIT or more, or the
+   * table dropped).
+   */
+  seek(fq: string): number {
+    if (this.words === undefined || fq.length === 0 || fq.length > SHORT_MAX) return NOT_KEPT;
+    let a = 0;
+    let b = 0;
+    for (let l = 1; l <= fq.length; l++) {
+      const u = fq.charCodeAt(l - 1) + 1;
+      if (u > UNIT_LIMIT) return NOT_KEPT;
+      if (l <= 3) a = (a << 10) | u;
+      else b = (b << 10) | u;
+    }
+    const at = this.find(a, b);
+    return at < 0 || this.words[at + COUNT] === 0 ? ABSENT : at;
+  }
+
+  /** How many items hold `fq` (a folded query), or -1 when the table cannot tell (seek's NOT_KEPT). */
+  count(fq: string): number {
+    const at = this.seek(fq);
+    // Each branch: not kept; no item holds it; its slot's count.
+    if (at === NOT_KEPT) return -1;
+    return at === ABSENT ? 0 : this.countAt(at);
+  }
+
+  /** How many items hold the substring of slot `at` (seek's answer, at least 0). */
+  countAt(at: number): number {
+    return this.words![at + COUNT]!;
+  }
+
+  /**
+   * The first item by the order that holds the substring of slot `at` (seek's answer) at its
+   * start, else the first that holds it further in; undefined when not known (a first removed, or
+   * no order kept).
+   */
+  firstAt(at: number): T | undefined {
+    const words = this.words!;
+    const start = words[at + START_FIRST]!;
+    // Each branch: the first that starts with it (unknown: it may exist); none starts with it (the first of the others).
+    if (start !== NONE) return start === UNKNOWN ? undefined : this.byNumber[start];
+    const infix = words[at + INFIX_FIRST]!;
+    return infix < 0 ? undefined : this.byNumber[infix];
+  }
+
+  /** The slot of key (a, b), or -1. */
+  private find(a: number, b: number): number {
+    const words = this.words!;
+    const mask = words.length / SLOT_WORDS - 1;
+    for (let slot = slotOf(a, b, this.shift); ; slot = (slot + 1) & mask) {
+      const at = slot * SLOT_WORDS;
+      const k = words[at + KEY_A]!;
+      if (k === a && words[at + KEY_B] === b) return at;
+      if (k === 0) return -1;
+    }
+  }
+
+  /** The slot of key (a, b), made (count 0) when it has none; -1 when the table was dropped past its budget. */
+  private slotOrNew(a: number, b: number): number {
+    const found = this.find(a, b);
+    if (found >= 0) return found;
+    if (2 * (this.used + 1) > this.words!.length / SLOT_WORDS && !this.grow()) return -1;
+    const words = this.words!;
+    const mask = words.length / SLOT_WORDS - 1;
+    let slot = slotOf(a, b, this.shift);
+    while (words[slot * SLOT_WORDS + KEY_A] !== 0) slot = (slot + 1) & mask;
+    const at = slot * SLOT_WORDS;
+    words[at + KEY_A] = a;
+    words[at + KEY_B] = b;
+    words[at + START_FIRST] = NONE;
+    words[at + INFIX_FIRST] = NONE;
+    this.used++;
+    return at;
+  }
+
+  /** Twice the slots, every slot placed again; false (the table dropped) past the budget. */
+  private grow(): boolean {
+    const old = this.words!;
+    if (old.byteLength * 2 > this.maxBytes) {
+      this.words = undefined;
+      this.numbers.clear();
+      this.byNumber.length = 0;
+      this.freeNumbers.length = 0;
+      return false;
+    }
+    const words = new Int32Array(old.length * 2);
+    this.shift--;
+    const mask = words.length / SLOT_WORDS - 1;
+    for (let from = 0; from < old.length; from += SLOT_WORDS) {
+      if (old[from + KEY_A] === 0) continue;
+      let slot = slotOf(old[from + KEY_A]!, old[from + KEY_B]!, this.shift);
+      while (words[slot * SLOT_WORDS + KEY_A] !== 0) slot = (slot + 1) & mask;
+      words.set(old.subarray(from, from + SLOT_WORDS), slot * SLOT_WORDS);
+    }
+    this.words = words;
+    return true;
+  }
+
+  /** Item `item` (number `number`) made the first of its kind at word `at` when it comes before the one there. */
+  private placeFirst(at: number, item: T, number: number): void {
+    const words = this.words!;
+    const first = words[at]!;
+    // Each branch: none yet (it is the first); one removed (the first is not known: still not known
+    // with this one); or the order decides.
+    if (first === NONE) words[at] = number;
+    else if (first !== UNKNOWN && this.order!(item, this.byNumber[first]!) < 0) words[at] = number;
+  }
+
+  private numberOf(item: T): number {
+    const number = this.freeNumbers.pop() ?? this.byNumber.length;
+    this.byNumber[number] = item;
+    this.numbers.set(item, number);
+    return number;
+  }
+
+  /** A stamp no slot holds: the next, or 1 after every slot's is cleared (once in 2^31 adds and removes). */
+  private nextStamp(): number {
+    if (this.stamp === STAMP_MAX) {
+      const words = this.words!;
+      for (let at = 0; at < words.length; at += SLOT_WORDS) words[at + STAMP] = 0;
+      this.stamp = 0;
+    }
+    return ++this.stamp;
+  }
+}
+
+/** The home slot of key (a, b) in a table of 2 ** (32 - shift) slots: Fibonacci hashing of the two words mixed. */
+function slotOf(a: number, b: number, shift: number): number {
+  return Math.imul(a ^ Math.imul(b, 0x85ebca6b), 0x9e3779b1) >>> shift;
+}

@@ -1,0 +1,106 @@
+/**
+ * Short substrings tests
+ * ======================
+ * src/engine/live/short-substrings.ts against brute force on seeded random adds and removes of
+ * items: a query's count is the number of items holding it now, ABSENT exactly when none does,
+ * NOT_KEPT for what the table does not keep; a first item, when told, is the first in the order of
+ * those that start with the query, else of those that hold it further in, and it is always told
+ * while nothing was removed; a table past its budget answers NOT_KEPT from then on.
+ */
+
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { ABSENT, NOT_KEPT, SHORT_MAX, ShortSubstrings } from "../../../src/engine/live/short-substrings.js";
+import { Rng } from "../../support/oracle.js";
+
+interface Item {
+  readonly folded: string;
+  readonly id: number;
+}
+
+function order(x: Item, y: Item): number {
+  return x.folded < y.folded ? -1 : x.folded > y.folded ? 1 : x.id - y.id;
+}
+
+/** The first of `items` by `order` that start with `q`, else that hold it further in; undefined when none holds it. */
+function bruteFirst(items: readonly Item[], q: string): Item | undefined {
+  const starts = items.filter((x) => x.folded.startsWith(q)).sort(order);
+  if (starts.length > 0) return starts[0];
+  return items.filter((x) => x.folded.includes(q)).sort(order)[0];
+}
+
+/** Every substring of 1 to SHORT_MAX + 1 units of the items' identifiers, and a few that none holds. */
+function queriesOf(items: readonly Item[], rng: Rng, pieces: readonly string[]): Set<string> {
+  const out = new Set<string>();
+  for (const x of items)
+    for (let i = 0; i < x.folded.length; i++)
+      for (let l = 1; l <= SHORT_MAX + 1 && i + l <= x.folded.length; l++) out.add(x.folded.slice(i, i + l));
+  for (let k = 0; k < 20; k++) out.add(Array.from({ length: rng.range(1, 4) }, () => rng.pick(pieces)).join(""));
+  return out;
+}
+
+test("counts, absence and first items equal brute force as items come and go", () => {
+  const rng = new Rng(51);
+  const short = new ShortSubstrings<Item>(order);
+  const live: Item[] = [];
+  // "ab" twice in an item counts once; "é" and "ß" are kept units, "😀" (two surrogates) and "\u4e00" are not.
+  const pieces = ["ab", "a", "b", "ba", "é", "ß", "😀", "\u4e00", "x", "\u0000", "aab"];
+  let n = 0;
+  let removed = false;
+  for (let round = 0; round < 300; round++) {
+    for (let k = rng.range(1, 4); k > 0; k--) {
+      if (live.length > 0 && rng.chance(0.35)) {
+        const x = live.splice(rng.int(live.length), 1)[0]!;
+        short.remove(x);
+        removed = true;
+      } else {
+        const x = { folded: Array.from({ length: rng.range(0, 5) }, () => rng.pick(pieces)).join(""), id: n++ };
+        short.add(x);
+        live.push(x);
+      }
+    }
+    for (const q of queriesOf(live, rng, pieces)) {
+      const holders = live.filter((x) => x.folded.includes(q)).length;
+      const at = short.seek(q);
+      const kept = q.length <= SHORT_MAX && [...q].every((c) => c.length === 1 && c.charCodeAt(0) < 1022);
+      if (!kept) {
+        assert.is(at, NOT_KEPT, `"${q}" is not kept`);
+        assert.is(short.count(q), -1);
+        continue;
+      }
+      assert.is(short.count(q), holders, `count of "${q}"`);
+      if (holders === 0) {
+        assert.is(at, ABSENT, `"${q}" absent`);
+        continue;
+      }
+      const first = short.firstAt(at);
+      // Told whenever nothing was removed; when told, always the brute-force first.
+      if (!removed) assert.ok(first !== undefined, `first of "${q}" told`);
+      if (first !== undefined) assert.is(first, bruteFirst(live, q), `first of "${q}"`);
+    }
+  }
+});
+
+test("a table without an order keeps counts alone", () => {
+  const short = new ShortSubstrings<Item>();
+  short.add({ folded: "abc", id: 1 });
+  short.add({ folded: "bcd", id: 2 });
+  assert.is(short.count("bc"), 2);
+  assert.is(short.firstAt(short.seek("bc")), undefined);
+});
+
+test("a table that would pass its budget is dropped: every query is then NOT_KEPT, even after removes", () => {
+  const short = new ShortSubstrings<Item>(order, 64 * 1024);
+  const items: Item[] = [];
+  for (let i = 0; short.kept; i++) {
+    const x = { folded: `k${i.toString(36)}z`, id: i };
+    items.push(x);
+    short.add(x);
+  }
+  assert.is(short.bytes, 0);
+  assert.is(short.seek("k"), NOT_KEPT);
+  for (const x of items) short.remove(x);
+  assert.is(short.count("k"), -1);
+});
+
+test.run();
