@@ -12,7 +12,7 @@
  * first limit + 1 matches after the key (its entities found by their 3-grams, gram-index.ts,
  * walked in order in a sorted posting list: deltaByName). The base's page from the key is read
  * first (basePageByName), and it is the answer as it is when no delta match comes before its last
- * item (deltaAhead: for a short query of no type, the slot of the delta's short substrings,
+ * item (deltaAhead: for a short query, the slot of the delta's short substrings for its type,
  * short-substrings.ts, holding its count and its first match, shortAhead; else, or when that slot
  * cannot tell, the summary of the rarest gram's sorted posting list searched by two binary
  * searches, deltaMatchBefore, seekPast, deltaMatchWalk) and its tombstoned items, checked against
@@ -21,13 +21,13 @@
  * cannot tell by a longer read of the same page. Otherwise that page is the merge's first round
  * (searchByName). A base item is folded (its key made: keyed) only to meet a delta item. Totals:
  * the base's total less the tombstoned matches (hiddenMatchCount) plus the delta's
- * (deltaMatchCount), each told by its short substrings' slot for a short query of no type, else by
+ * (deltaMatchCount), each told by its short substrings' slot for a short query, else by
  * the rarest gram's posting when it is short (GramIndex.countHolding: its size, or its count text
  * searched), else counted over its sorted list (countCandidates: in its joined text, from match to
  * match).
  *
  * Cost: a base read plus, when the base's page is the answer, a bitmap probe an item (through a
- * cache-sized filter) and one slot read for a short query of no type, else O(log D) for a delta of
+ * cache-sized filter) and one slot read for a short query, else O(log D) for a delta of
  * D entities; else the delta's candidates of the query's rarest 3-gram (O(candidates)) and one fold
  * a base item merged. A total: a slot read each, else O(candidates) of the delta and of the
  * tombstones.
@@ -726,11 +726,11 @@ export class LiveSearch {
   }
 
   /**
-   * deltaAhead from the delta's short substrings (short-substrings.ts), for a query of no type;
-   * undefined when they cannot tell. Each answer: no delta entity holds fq (none ahead); the first
-   * that holds it (of the better tier first) at or past the bound (so is every other match);
-   * before the bound, on a first page (a match after no key); else not told (a type asked, a
-   * longer query, a first removed and not known, or a key to pass: the lists' walk).
+   * deltaAhead from the delta's short substrings (short-substrings.ts), for the query's type (or
+   * any); undefined when they cannot tell. Each answer: no delta entity of the type holds fq (none
+   * ahead); the first that does (of the better tier first) at or past the bound (so is every other
+   * match); before the bound, on a first page (a match after no key); else not told (a longer
+   * query, a first removed and not known, or a key to pass: the lists' walk).
    */
   private shortAhead(
     fq: string,
@@ -738,12 +738,8 @@ export class LiveSearch {
     key: SearchKey | undefined,
     bound: SearchItem | undefined,
   ): boolean | undefined {
-    // A type asked: not told here. Its matches are a few of the slot's, most often after its
-    // first, and its page's bound lies deep; the slot's read measured as a cost on such pages
-    // (bench:changes --reads-only --cases "type=0").
-    if (type !== undefined) return undefined;
     const short = this.#s.entityGrams.short!;
-    const at = short.seek(fq);
+    const at = short.seek(fq, type === undefined ? -1 : typeCodeOf({ type }));
     if (at === ABSENT) return false;
     if (at === NOT_KEPT) return undefined;
     const first = bound === undefined ? undefined : short.firstAt(at);
@@ -974,9 +970,9 @@ export class LiveSearch {
 
   /** How many delta entities match `fq` and `type` (countCandidates over its candidates). */
   private deltaMatchCount(fq: string, type: EntityType | undefined): number {
-    // Each branch: any type and a short query, its slot's count (ShortSubstrings.count); told by the rarest
-    // gram's posting (GramIndex.countHolding), or its sorted list counted.
-    const short = type === undefined ? (this.#s.entityGrams.short?.count(fq) ?? -1) : -1;
+    // Each branch: a short query, its slot's count for its type or any (ShortSubstrings.count); told
+    // by the rarest gram's posting (GramIndex.countHolding), or its sorted list counted.
+    const short = this.#s.entityGrams.short?.count(fq, type === undefined ? -1 : typeCodeOf({ type })) ?? -1;
     if (short >= 0) return short;
     if (fq.length >= GRAM) {
       const n = this.#s.entityGrams.countHolding(fq, type === undefined ? -1 : typeCodeOf({ type }), typeCodeOf);
@@ -991,8 +987,8 @@ export class LiveSearch {
    * every tombstone for a query shorter than a gram.
    */
   private hiddenMatchCount(fq: string, type: EntityType | undefined): number {
-    // Any type and a short query: its slot's count, as deltaMatchCount.
-    const short = type === undefined ? (this.#s.hiddenGrams.short?.count(fq) ?? -1) : -1;
+    // A short query: its slot's count, as deltaMatchCount.
+    const short = this.#s.hiddenGrams.short?.count(fq, type === undefined ? -1 : typeCodeOf({ type })) ?? -1;
     if (short >= 0) return short;
     // A query of a gram or more: told by the rarest gram's posting when it can (as deltaMatchCount).
     if (fq.length >= GRAM) {

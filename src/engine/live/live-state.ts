@@ -39,7 +39,7 @@ import { StartGroups } from "./start-groups.js";
 import { compareEntities, type DeltaEntity, type DeltaStatement, type Order } from "./sorted-delta.js";
 import { FingerprintFilter } from "./fingerprint-filter.js";
 import { DeltaStatementMap } from "./delta-statement-map.js";
-import type { HiddenEntity } from "./search-items.js";
+import { type HiddenEntity, typeCodeOf } from "./search-items.js";
 import {
   LEFT_STREAM,
   type LiveScoreView,
@@ -163,9 +163,10 @@ export class LiveState {
   entityList: DeltaEntity[] = [];
   /**
    * The delta entities by the 3-grams of their folded identifiers (search's candidates), and by
-   * their short substrings, with the first of each in search order (a short query's answers).
+   * their short substrings, of any type and of theirs, with the first of each in search order (a
+   * short query's answers).
    */
-  entityGrams = new GramIndex<DeltaEntity>(new ShortSubstrings(compareEntities));
+  entityGrams = new GramIndex<DeltaEntity>(new ShortSubstrings(compareEntities, typeCodeOf));
   /** The delta entities by the first 3-gram of their folded identifiers (order "score"'s better tiers). */
   entityStarts = new StartGroups();
   /** Base entities replaced (put again, not deleted): their rawIdentifier now, for base statements naming them. */
@@ -177,7 +178,7 @@ export class LiveState {
   replacedBase: Uint32Array | undefined;
   /** Base entities replaced or deleted, by entityId and by 3-grams. */
   hiddenEntities = new Map<string, HiddenEntity>();
-  hiddenGrams = new GramIndex<HiddenEntity>(new ShortSubstrings());
+  hiddenGrams = new GramIndex<HiddenEntity>(new ShortSubstrings<HiddenEntity>(undefined, typeCodeOf));
   /**
    * The same base entities by dense id, a bit each (dense-bits.ts), made at the first: a search
    * page's items are checked by it (a bit, not a byte, an entity: fewer cache lines to miss).

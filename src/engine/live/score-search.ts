@@ -74,6 +74,7 @@ import {
   TIER_EXACT,
   TIER_INFIX,
   TIER_PREFIX,
+  typeCodeOf,
   unknownCursorShape,
 } from "./search-items.js";
 import {
@@ -1149,7 +1150,7 @@ function matches(x: { folded: string; type: EntityType }, check: boolean, fq: st
 
 /**
  * Whether some item of `index` holds `fq` with type `type` (any: undefined): its short substrings'
- * count when they tell it (a short query, any type), else its candidates (GramIndex.candidates),
+ * count when they tell it (a short query), else its candidates (GramIndex.candidates),
  * stopping at the first match.
  */
 function anyMatch<T extends { folded: string; type: EntityType }>(
@@ -1157,7 +1158,7 @@ function anyMatch<T extends { folded: string; type: EntityType }>(
   fq: string,
   type: EntityType | undefined,
 ): boolean {
-  const short = type === undefined ? (index.short?.count(fq) ?? -1) : -1;
+  const short = index.short?.count(fq, type === undefined ? -1 : typeCodeOf({ type })) ?? -1;
   if (short >= 0) return short > 0;
   const candidates = index.candidates(fq);
   for (const x of candidates.items) if (matches(x, candidates.check, fq, type)) return true;
@@ -1174,7 +1175,7 @@ function countMatches<T extends { folded: string; type: EntityType }>(
   fq: string,
   type: EntityType | undefined,
 ): number {
-  const short = type === undefined ? (index.short?.count(fq) ?? -1) : -1;
+  const short = index.short?.count(fq, type === undefined ? -1 : typeCodeOf({ type })) ?? -1;
   if (short >= 0) return short;
   const { items, check } = index.candidates(fq);
   if (!check && type === undefined && items instanceof Set) return items.size;

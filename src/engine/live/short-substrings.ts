@@ -20,7 +20,9 @@
  * item walks its substrings from each position (at most SHORT_MAX each), counting each distinct one
  * once: a slot remembers the last add or remove that counted it (its stamp), so a substring the item
  * holds twice is counted once, and an item's first occurrence of a substring is at 0 exactly when
- * the item starts with it. The first items are kept as item numbers, compared with the newcomer by
+ * the item starts with it. A table given the items' types keeps each substring a second time with
+ * the item's type (its code plus one, a tag of four bits in the key's spare top bits): a query with
+ * a type reads its own slot. The first items are kept as item numbers, compared with the newcomer by
  * the caller's order; a removed item that was a slot's first leaves it unknown (no walk of the other
  * items to find the next), and the slot answers "unknown" until its count falls to 0 (the caller
  * asks its other structures). Slots are never removed: an empty one stays with count 0, and the
@@ -53,6 +55,9 @@ export const NOT_KEPT = -2;
 /** seek()'s answer for a query no item holds. */
 export const ABSENT = -1;
 
+/** Type tags a key can hold (four bits: 0 for any type, a type code plus 1 for one). */
+const TYPE_TAGS = 16;
+
 const SLOT_WORDS = 6;
 const KEY_A = 0;
 const KEY_B = 1;
@@ -80,10 +85,12 @@ export class ShortSubstrings<T extends { readonly folded: string }> {
 
   /**
    * @param order the order of the first items kept (the caller's search order of items); none: counts alone.
+   * @param typeOf an item's type code (0 to TYPE_TAGS - 2), when substrings are kept by type too.
    * @param maxBytes the most the table may take (tests give less to see it dropped).
    */
   constructor(
     private readonly order?: (x: T, y: T) => number,
+    private readonly typeOf?: (x: T) => number,
     private readonly maxBytes = SHORT_TABLE_MAX_BYTES,
   ) {}
 
@@ -97,11 +104,12 @@ export class ShortSubstrings<T extends { readonly folded: string }> {
     return this.words === undefined ? 0 : this.words.byteLength;
   }
 
-  /** `item` (not in the set yet) counted in each distinct substring it holds. */
+  /** `item` (not in the set yet) counted in each distinct substring it holds, with and without its type. */
   add(item: T): void {
     if (this.words === undefined) return;
     const number = this.order === undefined ? NONE : this.numberOf(item);
     const stamp = this.nextStamp();
+    const tag = this.tagOf(item);
     const f = item.folded;
     for (let i = 0; i < f.length; i++) {
       let a = 0;
@@ -112,31 +120,20 @@ export class ShortSubstrings<T extends { readonly folded: string }> {
         // Each branch: the unit goes in the first word (the first three), or in the second.
         if (l <= 3) a = (a << 10) | u;
         else b = (b << 10) | u;
-        const at = this.slotOrNew(a, b);
-        if (at < 0) return;
-        const words = this.words!;
-        if (words[at + STAMP] === stamp) continue;
-        words[at + STAMP] = stamp;
-        const count = words[at + COUNT]!;
-        words[at + COUNT] = count + 1;
-        // The first item of an empty slot: no first of either kind before it.
-        if (count === 0) {
-          words[at + START_FIRST] = NONE;
-          words[at + INFIX_FIRST] = NONE;
-        }
-        // The first occurrence of this substring in `item` (the walk goes left to right): at 0
-        // exactly when `item` starts with it.
-        if (number !== NONE) this.placeFirst(at + (i === 0 ? START_FIRST : INFIX_FIRST), item, number);
+        // The first occurrence of this substring in `item` (the walk goes left to right) is at 0
+        // exactly when `item` starts with it. Each key: any type; the item's type (none: not kept).
+        if (!this.addTo(a, b, stamp, item, number, i === 0)) return;
+        if (tag !== 0 && !this.addTo(a | tagA(tag), b | tagB(tag), stamp, item, number, i === 0)) return;
       }
     }
   }
 
   /** `item` (in the set) no longer counted; a slot whose first item it was is left unknown. */
   remove(item: T): void {
-    const words = this.words;
-    if (words === undefined) return;
+    if (this.words === undefined) return;
     const number = this.order === undefined ? NONE : (this.numbers.get(item) ?? NONE);
     const stamp = this.nextStamp();
+    const tag = this.tagOf(item);
     const f = item.folded;
     for (let i = 0; i < f.length; i++) {
       let a = 0;
@@ -146,19 +143,8 @@ export class ShortSubstrings<T extends { readonly folded: string }> {
         if (u > UNIT_LIMIT) break;
         if (l <= 3) a = (a << 10) | u;
         else b = (b << 10) | u;
-        const at = this.find(a, b);
-        if (at < 0 || words[at + STAMP] === stamp) continue;
-        words[at + STAMP] = stamp;
-        // Each branch: the last item gone (nothing first of either kind), or the item's place as a first forgotten.
-        const count = words[at + COUNT]! - 1;
-        words[at + COUNT] = count;
-        if (count === 0) {
-          words[at + START_FIRST] = NONE;
-          words[at + INFIX_FIRST] = NONE;
-        } else if (number !== NONE) {
-          if (words[at + START_FIRST] === number) words[at + START_FIRST] = UNKNOWN;
-          if (words[at + INFIX_FIRST] === number) words[at + INFIX_FIRST] = UNKNOWN;
-        }
+        this.removeFrom(a, b, stamp, number);
+        if (tag !== 0) this.removeFrom(a | tagA(tag), b | tagB(tag), stamp, number);
       }
     }
     if (number !== NONE) {
@@ -169,11 +155,11 @@ export class ShortSubstrings<T extends { readonly folded: string }> {
   }
 
   /**
-   * The slot of `fq` (a folded query) when some item holds it; ABSENT when none does; NOT_KEPT when
-   * the table cannot tell (longer than SHORT_MAX, empty, a code unit of UNIT_LIMIT or more, or the
-   * table dropped).
+   * The slot of `fq` (a folded query) of items of type code `type` (-1: any) when some item holds
+   * it; ABSENT when none does; NOT_KEPT when the table cannot tell (longer than SHORT_MAX, empty, a
+   * code unit of UNIT_LIMIT or more, a type with no tag, or the table dropped).
    */
-  seek(fq: string): number {
+  seek(fq: string, type = -1): number {
     if (this.words === undefined || fq.length === 0 || fq.length > SHORT_MAX) return NOT_KEPT;
     let a = 0;
     let b = 0;
@@ -183,13 +169,19 @@ export class ShortSubstrings<T extends { readonly folded: string }> {
       if (l <= 3) a = (a << 10) | u;
       else b = (b << 10) | u;
     }
+    // Each branch: any type (the plain key); a type, its tag in the key's top bits.
+    if (type >= 0) {
+      if (this.typeOf === undefined || type >= TYPE_TAGS - 1) return NOT_KEPT;
+      a |= tagA(type + 1);
+      b |= tagB(type + 1);
+    }
     const at = this.find(a, b);
     return at < 0 || this.words[at + COUNT] === 0 ? ABSENT : at;
   }
 
-  /** How many items hold `fq` (a folded query), or -1 when the table cannot tell (seek's NOT_KEPT). */
-  count(fq: string): number {
-    const at = this.seek(fq);
+  /** How many items of type code `type` (-1: any) hold `fq`, or -1 when the table cannot tell (seek's NOT_KEPT). */
+  count(fq: string, type = -1): number {
+    const at = this.seek(fq, type);
     // Each branch: not kept; no item holds it; its slot's count.
     if (at === NOT_KEPT) return -1;
     return at === ABSENT ? 0 : this.countAt(at);
@@ -212,6 +204,53 @@ export class ShortSubstrings<T extends { readonly folded: string }> {
     if (start !== NONE) return start === UNKNOWN ? undefined : this.byNumber[start];
     const infix = words[at + INFIX_FIRST]!;
     return infix < 0 ? undefined : this.byNumber[infix];
+  }
+
+  /**
+   * `item` (number `number`, NONE: no firsts kept) counted at key (a, b) unless stamp `stamp` (this
+   * add's) counted it there already, and made the first of its kind (`starts`: it starts with the
+   * substring) when it comes first; false when the table was dropped past its budget.
+   */
+  private addTo(a: number, b: number, stamp: number, item: T, number: number, starts: boolean): boolean {
+    const at = this.slotOrNew(a, b);
+    if (at < 0) return false;
+    const words = this.words!;
+    if (words[at + STAMP] === stamp) return true;
+    words[at + STAMP] = stamp;
+    const count = words[at + COUNT]!;
+    words[at + COUNT] = count + 1;
+    // The first item of an empty slot: no first of either kind before it.
+    if (count === 0) {
+      words[at + START_FIRST] = NONE;
+      words[at + INFIX_FIRST] = NONE;
+    }
+    if (number !== NONE) this.placeFirst(at + (starts ? START_FIRST : INFIX_FIRST), item, number);
+    return true;
+  }
+
+  /** An item (number `number`) no longer counted at key (a, b), unless stamp `stamp` (this remove's) did it already. */
+  private removeFrom(a: number, b: number, stamp: number, number: number): void {
+    const words = this.words!;
+    const at = this.find(a, b);
+    if (at < 0 || words[at + STAMP] === stamp) return;
+    words[at + STAMP] = stamp;
+    const count = words[at + COUNT]! - 1;
+    words[at + COUNT] = count;
+    // Each branch: the last item gone (nothing first of either kind), or the item's place as a first forgotten.
+    if (count === 0) {
+      words[at + START_FIRST] = NONE;
+      words[at + INFIX_FIRST] = NONE;
+    } else if (number !== NONE) {
+      if (words[at + START_FIRST] === number) words[at + START_FIRST] = UNKNOWN;
+      if (words[at + INFIX_FIRST] === number) words[at + INFIX_FIRST] = UNKNOWN;
+    }
+  }
+
+  /** `item`'s type tag: its type code plus 1, or 0 (not kept by type: no typeOf, or a code with no tag). */
+  private tagOf(item: T): number {
+    if (this.typeOf === undefined) return 0;
+    const t = this.typeOf(item);
+    return t >= 0 && t < TYPE_TAGS - 1 ? t + 1 : 0;
   }
 
   /** The slot of key (a, b), or -1. */
@@ -293,6 +332,15 @@ export class ShortSubstrings<T extends { readonly folded: string }> {
     }
     return ++this.stamp;
   }
+}
+
+/** A type tag's part in a key's first word (its low two bits, above the three units' 30) and in its second (its high two). */
+function tagA(tag: number): number {
+  return (tag & 3) << 30;
+}
+
+function tagB(tag: number): number {
+  return (tag >> 2) << 30;
 }
 
 /** The home slot of key (a, b) in a table of 2 ** (32 - shift) slots: Fibonacci hashing of the two words mixed. */

@@ -2,10 +2,11 @@
  * Short substrings tests
  * ======================
  * src/engine/live/short-substrings.ts against brute force on seeded random adds and removes of
- * items: a query's count is the number of items holding it now, ABSENT exactly when none does,
- * NOT_KEPT for what the table does not keep; a first item, when told, is the first in the order of
- * those that start with the query, else of those that hold it further in, and it is always told
- * while nothing was removed; a table past its budget answers NOT_KEPT from then on.
+ * items: a query's count, of any type and of each, is the number of items (of that type) holding it
+ * now, ABSENT exactly when none does, NOT_KEPT for what the table does not keep; a first item, when
+ * told, is the first in the order of those that start with the query, else of those that hold it
+ * further in, and it is always told while nothing was removed; a table past its budget answers
+ * NOT_KEPT from then on.
  */
 
 import { test } from "uvu";
@@ -16,6 +17,11 @@ import { Rng } from "../../support/oracle.js";
 interface Item {
   readonly folded: string;
   readonly id: number;
+  readonly type: number;
+}
+
+function typeOf(x: Item): number {
+  return x.type;
 }
 
 function order(x: Item, y: Item): number {
@@ -41,7 +47,7 @@ function queriesOf(items: readonly Item[], rng: Rng, pieces: readonly string[]):
 
 test("counts, absence and first items equal brute force as items come and go", () => {
   const rng = new Rng(51);
-  const short = new ShortSubstrings<Item>(order);
+  const short = new ShortSubstrings<Item>(order, typeOf);
   const live: Item[] = [];
   // "ab" twice in an item counts once; "é" and "ß" are kept units, "😀" (two surrogates) and "\u4e00" are not.
   const pieces = ["ab", "a", "b", "ba", "é", "ß", "😀", "\u4e00", "x", "\u0000", "aab"];
@@ -54,46 +60,53 @@ test("counts, absence and first items equal brute force as items come and go", (
         short.remove(x);
         removed = true;
       } else {
-        const x = { folded: Array.from({ length: rng.range(0, 5) }, () => rng.pick(pieces)).join(""), id: n++ };
+        const folded = Array.from({ length: rng.range(0, 5) }, () => rng.pick(pieces)).join("");
+        const x = { folded, id: n++, type: rng.int(8) };
         short.add(x);
         live.push(x);
       }
     }
     for (const q of queriesOf(live, rng, pieces)) {
-      const holders = live.filter((x) => x.folded.includes(q)).length;
-      const at = short.seek(q);
       const kept = q.length <= SHORT_MAX && [...q].every((c) => c.length === 1 && c.charCodeAt(0) < 1022);
-      if (!kept) {
-        assert.is(at, NOT_KEPT, `"${q}" is not kept`);
-        assert.is(short.count(q), -1);
-        continue;
+      // Any type (-1), and two of the eight.
+      for (const type of [-1, rng.int(8), rng.int(8)]) {
+        const them = live.filter((x) => type < 0 || x.type === type);
+        const holders = them.filter((x) => x.folded.includes(q)).length;
+        const at = short.seek(q, type);
+        if (!kept) {
+          assert.is(at, NOT_KEPT, `"${q}" is not kept`);
+          assert.is(short.count(q, type), -1);
+          continue;
+        }
+        assert.is(short.count(q, type), holders, `count of "${q}", type ${type}`);
+        if (holders === 0) {
+          assert.is(at, ABSENT, `"${q}" absent, type ${type}`);
+          continue;
+        }
+        const first = short.firstAt(at);
+        // Told whenever nothing was removed; when told, always the brute-force first.
+        if (!removed) assert.ok(first !== undefined, `first of "${q}" told, type ${type}`);
+        if (first !== undefined) assert.is(first, bruteFirst(them, q), `first of "${q}", type ${type}`);
       }
-      assert.is(short.count(q), holders, `count of "${q}"`);
-      if (holders === 0) {
-        assert.is(at, ABSENT, `"${q}" absent`);
-        continue;
-      }
-      const first = short.firstAt(at);
-      // Told whenever nothing was removed; when told, always the brute-force first.
-      if (!removed) assert.ok(first !== undefined, `first of "${q}" told`);
-      if (first !== undefined) assert.is(first, bruteFirst(live, q), `first of "${q}"`);
     }
   }
 });
 
 test("a table without an order keeps counts alone", () => {
   const short = new ShortSubstrings<Item>();
-  short.add({ folded: "abc", id: 1 });
-  short.add({ folded: "bcd", id: 2 });
+  short.add({ folded: "abc", id: 1, type: 0 });
+  short.add({ folded: "bcd", id: 2, type: 1 });
   assert.is(short.count("bc"), 2);
   assert.is(short.firstAt(short.seek("bc")), undefined);
+  // No types kept: a query with one is not told.
+  assert.is(short.count("bc", 0), -1);
 });
 
 test("a table that would pass its budget is dropped: every query is then NOT_KEPT, even after removes", () => {
-  const short = new ShortSubstrings<Item>(order, 64 * 1024);
+  const short = new ShortSubstrings<Item>(order, typeOf, 64 * 1024);
   const items: Item[] = [];
   for (let i = 0; short.kept; i++) {
-    const x = { folded: `k${i.toString(36)}z`, id: i };
+    const x = { folded: `k${i.toString(36)}z`, id: i, type: i % 8 };
     items.push(x);
     short.add(x);
   }
