@@ -742,17 +742,24 @@ export class LiveSearch {
     const at = short.seek(fq, type === undefined ? -1 : typeCodeOf({ type }));
     if (at === ABSENT) return false;
     if (at === NOT_KEPT) return undefined;
-    const first = bound === undefined ? undefined : short.firstAt(at);
-    if (first !== undefined) {
-      const tier = !first.folded.startsWith(fq)
-        ? TIER_INFIX
-        : first.folded.length === fq.length
-          ? TIER_EXACT
-          : TIER_PREFIX;
-      if (this.compareItems({ tier, folded: first.folded, entity: first }, bound!) >= 0) return false;
+    // The first match against the bound: by tier, then (the same tier) by its place among the base's
+    // names against the bound's name rank (a base item at or after the first's place comes after
+    // it), no identifier read; by their keys when the bound has no rank. Unknown: not told here.
+    const tier = short.firstTier(at, fq.length);
+    const known = tier >= 0;
+    if (known && bound !== undefined) {
+      if (tier !== bound.tier) {
+        if (tier > bound.tier) return false;
+      } else if (bound.rank !== undefined) {
+        if (short.firstPlace(at) > bound.rank) return false;
+      } else {
+        const first = short.firstAt(at)!;
+        if (this.compareItems({ tier, folded: first.folded, entity: first }, bound) >= 0) return false;
+      }
     }
-    // No bound (the base's last page): any match after no key is ahead.
-    if (key === undefined && (bound === undefined || first !== undefined)) return true;
+    // A first page (no key to pass): the first comes before the bound (it was told), or there is no
+    // bound (the base's last page: any match is ahead).
+    if (key === undefined && (bound === undefined || known)) return true;
     return undefined;
   }
 

@@ -39,7 +39,7 @@ import { StartGroups } from "./start-groups.js";
 import { compareEntities, type DeltaEntity, type DeltaStatement, type Order } from "./sorted-delta.js";
 import { FingerprintFilter } from "./fingerprint-filter.js";
 import { DeltaStatementMap } from "./delta-statement-map.js";
-import { type HiddenEntity, typeCodeOf } from "./search-items.js";
+import { type HiddenEntity, TIER_EXACT, typeCodeOf } from "./search-items.js";
 import {
   LEFT_STREAM,
   type LiveScoreView,
@@ -75,6 +75,28 @@ export interface LiveGraphOptions {
 export class ListAids {
   fence: Int32Array | undefined = undefined;
   constructor(readonly list: StatementList) {}
+}
+
+/**
+ * The delta entities' short substrings (short-substrings.ts): counted by type too, with the first
+ * of each in search order, placed among the base's names by the first base name rank after its key
+ * (SearchIndex.rankAfter, as the base places a key from another graph's cursor: O(identifier) steps
+ * of the FM-index and a binary search of the entityIds, once an entity put). A base item of name
+ * rank r comes after such a first exactly when its place is r or less, in the same tier: so a read
+ * compares it with a base page's last item by two numbers, no identifier read. The base is the
+ * state's when the entity is added (a swap brings the gram index made over the new base).
+ */
+function entityShortSubstrings(state: LiveState): ShortSubstrings<DeltaEntity> {
+  return new ShortSubstrings<DeltaEntity>({
+    order: compareEntities,
+    typeOf: typeCodeOf,
+    placeOf: (e) => {
+      const { dictionary, searchIndex } = state.parts;
+      const entityAt = dictionary.lowerBound(e.entityId);
+      const entityExact = entityAt < searchIndex.entityCount && dictionary.is(entityAt, e.entityId);
+      return searchIndex.rankAfter({ tier: TIER_EXACT, folded: e.folded, entityAt, entityExact });
+    },
+  });
 }
 
 /** An empty statement list of each order. */
@@ -163,10 +185,10 @@ export class LiveState {
   entityList: DeltaEntity[] = [];
   /**
    * The delta entities by the 3-grams of their folded identifiers (search's candidates), and by
-   * their short substrings, of any type and of theirs, with the first of each in search order (a
-   * short query's answers).
+   * their short substrings, of any type and of theirs, with the first of each in search order and
+   * its place among the base's names (a short query's answers: entityShortSubstrings).
    */
-  entityGrams = new GramIndex<DeltaEntity>(new ShortSubstrings(compareEntities, typeCodeOf));
+  entityGrams = new GramIndex<DeltaEntity>(entityShortSubstrings(this));
   /** The delta entities by the first 3-gram of their folded identifiers (order "score"'s better tiers). */
   entityStarts = new StartGroups();
   /** Base entities replaced (put again, not deleted): their rawIdentifier now, for base statements naming them. */
@@ -178,7 +200,7 @@ export class LiveState {
   replacedBase: Uint32Array | undefined;
   /** Base entities replaced or deleted, by entityId and by 3-grams. */
   hiddenEntities = new Map<string, HiddenEntity>();
-  hiddenGrams = new GramIndex<HiddenEntity>(new ShortSubstrings<HiddenEntity>(undefined, typeCodeOf));
+  hiddenGrams = new GramIndex<HiddenEntity>(new ShortSubstrings<HiddenEntity>({ typeOf: typeCodeOf }));
   /**
    * The same base entities by dense id, a bit each (dense-bits.ts), made at the first: a search
    * page's items are checked by it (a bit, not a byte, an entity: fewer cache lines to miss).
@@ -557,7 +579,7 @@ export class LiveState {
   dropDelta(): void {
     this.entities = new Map();
     this.entityList = [];
-    this.entityGrams = new GramIndex();
+    this.entityGrams = new GramIndex(entityShortSubstrings(this));
     this.entityStarts = new StartGroups();
     this.replaced = new Map();
     this.hiddenEntities = new Map();

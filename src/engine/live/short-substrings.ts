@@ -69,8 +69,25 @@ const INFIX_FIRST = 5;
 const NONE = -1;
 const UNKNOWN = -2;
 const MIN_SLOTS = 1024;
+/** Item numbers the per-item arrays hold at first (they double as numbers come). */
+const MIN_ITEMS = 256;
 /** Stamps run to this, then every slot's stamp is cleared and they start again at 1. */
 const STAMP_MAX = 0x7fffffff;
+
+/** What a ShortSubstrings keeps beside its counts. */
+export interface ShortSubstringsOptions<T> {
+  /** The order of the first items kept (the caller's search order of items); none: counts alone. */
+  readonly order?: (x: T, y: T) => number;
+  /** An item's type code (0 to TYPE_TAGS - 2), when substrings are kept by type too. */
+  readonly typeOf?: (x: T) => number;
+  /**
+   * An item's place in an order the caller compares with its own (the live graph's: the first base
+   * name rank after the delta entity's key), kept with the first items (an order given): firstPlace.
+   */
+  readonly placeOf?: (x: T) => number;
+  /** The most the table may take (tests give less to see it dropped). */
+  readonly maxBytes?: number;
+}
 
 export class ShortSubstrings<T extends { readonly folded: string }> {
   private words: Int32Array | undefined = new Int32Array(MIN_SLOTS * SLOT_WORDS);
@@ -82,17 +99,23 @@ export class ShortSubstrings<T extends { readonly folded: string }> {
   private readonly byNumber: (T | undefined)[] = [];
   private readonly numbers = new Map<T, number>();
   private readonly freeNumbers: number[] = [];
-
   /**
-   * @param order the order of the first items kept (the caller's search order of items); none: counts alone.
-   * @param typeOf an item's type code (0 to TYPE_TAGS - 2), when substrings are kept by type too.
-   * @param maxBytes the most the table may take (tests give less to see it dropped).
+   * By item number: its place (placeOf) and its identifier's length, in arrays of their own (a few
+   * bytes an item: they stay in the cache), so that firstPlace and firstTier read no item.
    */
-  constructor(
-    private readonly order?: (x: T, y: T) => number,
-    private readonly typeOf?: (x: T) => number,
-    private readonly maxBytes = SHORT_TABLE_MAX_BYTES,
-  ) {}
+  private places = new Float64Array(MIN_ITEMS);
+  private lengths = new Int32Array(MIN_ITEMS);
+  private readonly order: ((x: T, y: T) => number) | undefined;
+  private readonly typeOf: ((x: T) => number) | undefined;
+  private readonly placeOf: ((x: T) => number) | undefined;
+  private readonly maxBytes: number;
+
+  constructor(options: ShortSubstringsOptions<T> = {}) {
+    this.order = options.order;
+    this.typeOf = options.typeOf;
+    this.placeOf = options.placeOf;
+    this.maxBytes = options.maxBytes ?? SHORT_TABLE_MAX_BYTES;
+  }
 
   /** Whether the table still answers (not dropped past its budget). */
   get kept(): boolean {
@@ -198,12 +221,26 @@ export class ShortSubstrings<T extends { readonly folded: string }> {
    * no order kept).
    */
   firstAt(at: number): T | undefined {
+    const number = this.firstNumber(at);
+    return number < 0 ? undefined : this.byNumber[number];
+  }
+
+  /**
+   * The tier of firstAt's item for a query of `length` code units: 0 (its identifier is the query),
+   * 1 (it starts with the query), 2 (it holds it further in); -1 when the first is not known.
+   */
+  firstTier(at: number, length: number): number {
     const words = this.words!;
     const start = words[at + START_FIRST]!;
-    // Each branch: the first that starts with it (unknown: it may exist); none starts with it (the first of the others).
-    if (start !== NONE) return start === UNKNOWN ? undefined : this.byNumber[start];
-    const infix = words[at + INFIX_FIRST]!;
-    return infix < 0 ? undefined : this.byNumber[infix];
+    // Each branch: the first that starts with it, exact when no longer (unknown: -1); else the others' first.
+    if (start !== NONE) return start === UNKNOWN ? -1 : this.lengths[start] === length ? 0 : 1;
+    return words[at + INFIX_FIRST]! < 0 ? -1 : 2;
+  }
+
+  /** The place (placeOf) of firstAt's item, read without the item; NaN when not known or none kept. */
+  firstPlace(at: number): number {
+    const number = this.firstNumber(at);
+    return number < 0 ? Number.NaN : this.places[number]!;
   }
 
   /**
@@ -251,6 +288,18 @@ export class ShortSubstrings<T extends { readonly folded: string }> {
     if (this.typeOf === undefined) return 0;
     const t = this.typeOf(item);
     return t >= 0 && t < TYPE_TAGS - 1 ? t + 1 : 0;
+  }
+
+  /**
+   * The number of the first item of slot `at` (as firstAt), or -1 when not known. Each branch: the
+   * first that starts with it (unknown: one may exist); none starts with it, the first of the others.
+   */
+  private firstNumber(at: number): number {
+    const words = this.words!;
+    const start = words[at + START_FIRST]!;
+    if (start !== NONE) return start === UNKNOWN ? -1 : start;
+    const infix = words[at + INFIX_FIRST]!;
+    return infix < 0 ? -1 : infix;
   }
 
   /** The slot of key (a, b), or -1. */
@@ -316,10 +365,21 @@ export class ShortSubstrings<T extends { readonly folded: string }> {
     else if (first !== UNKNOWN && this.order!(item, this.byNumber[first]!) < 0) words[at] = number;
   }
 
+  /** A number for `item` (a free one first), with its place and length recorded. */
   private numberOf(item: T): number {
     const number = this.freeNumbers.pop() ?? this.byNumber.length;
     this.byNumber[number] = item;
     this.numbers.set(item, number);
+    if (number >= this.lengths.length) {
+      const places = new Float64Array(this.lengths.length * 2);
+      places.set(this.places);
+      this.places = places;
+      const lengths = new Int32Array(this.lengths.length * 2);
+      lengths.set(this.lengths);
+      this.lengths = lengths;
+    }
+    this.places[number] = this.placeOf === undefined ? Number.NaN : this.placeOf(item);
+    this.lengths[number] = item.folded.length;
     return number;
   }
 

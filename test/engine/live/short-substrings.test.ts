@@ -5,8 +5,8 @@
  * items: a query's count, of any type and of each, is the number of items (of that type) holding it
  * now, ABSENT exactly when none does, NOT_KEPT for what the table does not keep; a first item, when
  * told, is the first in the order of those that start with the query, else of those that hold it
- * further in, and it is always told while nothing was removed; a table past its budget answers
- * NOT_KEPT from then on.
+ * further in, with its tier and place read without it, and it is always told while nothing was
+ * removed; a table past its budget answers NOT_KEPT from then on.
  */
 
 import { test } from "uvu";
@@ -22,6 +22,11 @@ interface Item {
 
 function typeOf(x: Item): number {
   return x.type;
+}
+
+/** An item's place: a number the test can check firstPlace by (its id, times 10). */
+function placeOf(x: Item): number {
+  return x.id * 10;
 }
 
 function order(x: Item, y: Item): number {
@@ -47,7 +52,7 @@ function queriesOf(items: readonly Item[], rng: Rng, pieces: readonly string[]):
 
 test("counts, absence and first items equal brute force as items come and go", () => {
   const rng = new Rng(51);
-  const short = new ShortSubstrings<Item>(order, typeOf);
+  const short = new ShortSubstrings<Item>({ order, typeOf, placeOf });
   const live: Item[] = [];
   // "ab" twice in an item counts once; "é" and "ß" are kept units, "😀" (two surrogates) and "\u4e00" are not.
   const pieces = ["ab", "a", "b", "ba", "é", "ß", "😀", "\u4e00", "x", "\u0000", "aab"];
@@ -86,7 +91,16 @@ test("counts, absence and first items equal brute force as items come and go", (
         const first = short.firstAt(at);
         // Told whenever nothing was removed; when told, always the brute-force first.
         if (!removed) assert.ok(first !== undefined, `first of "${q}" told, type ${type}`);
-        if (first !== undefined) assert.is(first, bruteFirst(them, q), `first of "${q}", type ${type}`);
+        if (first === undefined) {
+          assert.is(short.firstTier(at, q.length), -1);
+          assert.ok(Number.isNaN(short.firstPlace(at)));
+          continue;
+        }
+        assert.is(first, bruteFirst(them, q), `first of "${q}", type ${type}`);
+        // Its tier and place, read without the item.
+        const tier = first.folded === q ? 0 : first.folded.startsWith(q) ? 1 : 2;
+        assert.is(short.firstTier(at, q.length), tier, `tier of "${q}"'s first`);
+        assert.is(short.firstPlace(at), placeOf(first));
       }
     }
   }
@@ -103,7 +117,7 @@ test("a table without an order keeps counts alone", () => {
 });
 
 test("a table that would pass its budget is dropped: every query is then NOT_KEPT, even after removes", () => {
-  const short = new ShortSubstrings<Item>(order, typeOf, 64 * 1024);
+  const short = new ShortSubstrings<Item>({ order, typeOf, maxBytes: 64 * 1024 });
   const items: Item[] = [];
   for (let i = 0; short.kept; i++) {
     const x = { folded: `k${i.toString(36)}z`, id: i, type: i % 8 };
