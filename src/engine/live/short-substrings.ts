@@ -133,22 +133,13 @@ export class ShortSubstrings<T extends { readonly folded: string }> {
     const number = this.order === undefined ? NONE : this.numberOf(item);
     const stamp = this.nextStamp();
     const tag = this.tagOf(item);
-    const f = item.folded;
-    for (let i = 0; i < f.length; i++) {
-      let a = 0;
-      let b = 0;
-      for (let l = 1; l <= SHORT_MAX && i + l <= f.length; l++) {
-        const u = f.charCodeAt(i + l - 1) + 1;
-        if (u > UNIT_LIMIT) break;
-        // Each branch: the unit goes in the first word (the first three), or in the second.
-        if (l <= 3) a = (a << 10) | u;
-        else b = (b << 10) | u;
-        // The first occurrence of this substring in `item` (the walk goes left to right) is at 0
-        // exactly when `item` starts with it. Each key: any type; the item's type (none: not kept).
-        if (!this.addTo(a, b, stamp, item, number, i === 0)) return;
-        if (tag !== 0 && !this.addTo(a | tagA(tag), b | tagB(tag), stamp, item, number, i === 0)) return;
-      }
-    }
+    // Each key: any type; the item's type (none: not kept). False (the walk stops): the table dropped.
+    walkSubstrings(
+      item.folded,
+      (a, b, starts) =>
+        this.addTo(a, b, stamp, item, number, starts) &&
+        (tag === 0 || this.addTo(a | tagA(tag), b | tagB(tag), stamp, item, number, starts)),
+    );
   }
 
   /** `item` (in the set) no longer counted; a slot whose first item it was is left unknown. */
@@ -157,19 +148,11 @@ export class ShortSubstrings<T extends { readonly folded: string }> {
     const number = this.order === undefined ? NONE : (this.numbers.get(item) ?? NONE);
     const stamp = this.nextStamp();
     const tag = this.tagOf(item);
-    const f = item.folded;
-    for (let i = 0; i < f.length; i++) {
-      let a = 0;
-      let b = 0;
-      for (let l = 1; l <= SHORT_MAX && i + l <= f.length; l++) {
-        const u = f.charCodeAt(i + l - 1) + 1;
-        if (u > UNIT_LIMIT) break;
-        if (l <= 3) a = (a << 10) | u;
-        else b = (b << 10) | u;
-        this.removeFrom(a, b, stamp, number);
-        if (tag !== 0) this.removeFrom(a | tagA(tag), b | tagB(tag), stamp, number);
-      }
-    }
+    walkSubstrings(item.folded, (a, b) => {
+      this.removeFrom(a, b, stamp, number);
+      if (tag !== 0) this.removeFrom(a | tagA(tag), b | tagB(tag), stamp, number);
+      return true;
+    });
     if (number !== NONE) {
       this.numbers.delete(item);
       this.byNumber[number] = undefined;
@@ -391,6 +374,27 @@ export class ShortSubstrings<T extends { readonly folded: string }> {
       this.stamp = 0;
     }
     return ++this.stamp;
+  }
+}
+
+/**
+ * Calls `visit` with the key (a, b) of each substring of `f` of at most SHORT_MAX code units, all
+ * kept (below UNIT_LIMIT), from each position by length, left to right: `starts` says the substring
+ * is at 0 (an item's first occurrence of a substring is at 0 exactly when the item starts with it).
+ * Stops when `visit` returns false.
+ */
+function walkSubstrings(f: string, visit: (a: number, b: number, starts: boolean) => boolean): void {
+  for (let i = 0; i < f.length; i++) {
+    let a = 0;
+    let b = 0;
+    for (let l = 1; l <= SHORT_MAX && i + l <= f.length; l++) {
+      const u = f.charCodeAt(i + l - 1) + 1;
+      if (u > UNIT_LIMIT) break;
+      // Each branch: the unit goes in the first word (the first three), or in the second.
+      if (l <= 3) a = (a << 10) | u;
+      else b = (b << 10) | u;
+      if (!visit(a, b, i === 0)) return;
+    }
   }
 }
 
