@@ -15,8 +15,10 @@
  * run with deltaAhead switched off), and most of what a total paid.
  *
  * Algorithm: open addressing with linear probing in one Int32Array, SLOT_WORDS words a slot, at most
- * half full. A substring is its key, exactly: its code units plus one (ten bits each: a substring
- * with a code unit at or above UNIT_LIMIT is not kept), three packed in each of two words. Adding an
+ * half full. A substring is its key, exactly: its code units' codes (ten bits each, given to the
+ * distinct units in the order the items bring them, CODE_MAX at most: a substring holding a unit
+ * that came after they ran out is not kept), three packed in each of two words; a query's unit
+ * that no item brought tells that no item holds the query. Adding an
  * item walks its substrings from each position (at most SHORT_MAX each), counting each distinct one
  * once: a slot remembers the last add or remove that counted it (its stamp), so a substring the item
  * holds twice is counted once, and an item's first occurrence of a substring is at 0 exactly when
@@ -44,8 +46,12 @@
 /** The longest substring kept, in code units: longer queries are told by the 3-gram lists. */
 export const SHORT_MAX = 6;
 
-/** Code units kept: below this, so that a unit plus one fits ten bits and 0 marks no unit. */
-const UNIT_LIMIT = 1023;
+/**
+ * Distinct code units a table keeps: each gets a code of ten bits (1 to CODE_MAX; 0 marks no unit)
+ * in the order the items bring them; a substring holding a unit that came after the codes ran out
+ * is not kept.
+ */
+const CODE_MAX = 1023;
 
 /** The most a table may take; one that would pass it is dropped (NOT_KEPT) until the next delta. */
 export const SHORT_TABLE_MAX_BYTES = 64 * 1024 * 1024;
@@ -109,6 +115,11 @@ export class ShortSubstrings<T extends { readonly folded: string }> {
   private readonly typeOf: ((x: T) => number) | undefined;
   private readonly placeOf: ((x: T) => number) | undefined;
   private readonly maxBytes: number;
+  /** Each UTF-16 code unit's code (CODE_MAX at most), 0 for a unit no item brought yet. */
+  private readonly codes = new Uint16Array(65536);
+  private nextCode = 1;
+  /** Some unit went without a code (they ran out): a query's unit with none proves nothing. */
+  private codesOut = false;
 
   constructor(options: ShortSubstringsOptions<T> = {}) {
     this.order = options.order;
@@ -134,8 +145,9 @@ export class ShortSubstrings<T extends { readonly folded: string }> {
     const stamp = this.nextStamp();
     const tag = this.tagOf(item);
     // Each key: any type; the item's type (none: not kept). False (the walk stops): the table dropped.
-    walkSubstrings(
+    this.walkSubstrings(
       item.folded,
+      true,
       (a, b, starts) =>
         this.addTo(a, b, stamp, item, number, starts) &&
         (tag === 0 || this.addTo(a | tagA(tag), b | tagB(tag), stamp, item, number, starts)),
@@ -148,7 +160,7 @@ export class ShortSubstrings<T extends { readonly folded: string }> {
     const number = this.order === undefined ? NONE : (this.numbers.get(item) ?? NONE);
     const stamp = this.nextStamp();
     const tag = this.tagOf(item);
-    walkSubstrings(item.folded, (a, b) => {
+    this.walkSubstrings(item.folded, false, (a, b) => {
       this.removeFrom(a, b, stamp, number);
       if (tag !== 0) this.removeFrom(a | tagA(tag), b | tagB(tag), stamp, number);
       return true;
@@ -163,15 +175,16 @@ export class ShortSubstrings<T extends { readonly folded: string }> {
   /**
    * The slot of `fq` (a folded query) of items of type code `type` (-1: any) when some item holds
    * it; ABSENT when none does; NOT_KEPT when the table cannot tell (longer than SHORT_MAX, empty, a
-   * code unit of UNIT_LIMIT or more, a type with no tag, or the table dropped).
+   * code unit with no code after the codes ran out, a type with no tag, or the table dropped).
    */
   seek(fq: string, type = -1): number {
     if (this.words === undefined || fq.length === 0 || fq.length > SHORT_MAX) return NOT_KEPT;
     let a = 0;
     let b = 0;
     for (let l = 1; l <= fq.length; l++) {
-      const u = fq.charCodeAt(l - 1) + 1;
-      if (u > UNIT_LIMIT) return NOT_KEPT;
+      const u = this.codes[fq.charCodeAt(l - 1)]!;
+      // A unit no item brought: no item holds fq (unless the codes ran out: then not told).
+      if (u === 0) return this.codesOut ? NOT_KEPT : ABSENT;
       if (l <= 3) a = (a << 10) | u;
       else b = (b << 10) | u;
     }
@@ -348,6 +361,42 @@ export class ShortSubstrings<T extends { readonly folded: string }> {
     else if (first !== UNKNOWN && this.order!(item, this.byNumber[first]!) < 0) words[at] = number;
   }
 
+  /**
+   * Calls `visit` with the key (a, b) of each substring of `f` of at most SHORT_MAX code units, all
+   * with codes, from each position by length, left to right: `starts` says the substring is at 0
+   * (an item's first occurrence of a substring is at 0 exactly when the item starts with it). A
+   * unit with no code gets the next (`assign`, while they last), or ends the substrings through
+   * it. Stops when `visit` returns false.
+   */
+  private walkSubstrings(
+    f: string,
+    assign: boolean,
+    visit: (a: number, b: number, starts: boolean) => boolean,
+  ): void {
+    const codes = this.codes;
+    for (let i = 0; i < f.length; i++) {
+      let a = 0;
+      let b = 0;
+      for (let l = 1; l <= SHORT_MAX && i + l <= f.length; l++) {
+        const unit = f.charCodeAt(i + l - 1);
+        let u = codes[unit]!;
+        if (u === 0) {
+          if (!assign) break;
+          if (this.nextCode > CODE_MAX) {
+            this.codesOut = true;
+            break;
+          }
+          u = this.nextCode++;
+          codes[unit] = u;
+        }
+        // Each branch: the unit goes in the first word (the first three), or in the second.
+        if (l <= 3) a = (a << 10) | u;
+        else b = (b << 10) | u;
+        if (!visit(a, b, i === 0)) return;
+      }
+    }
+  }
+
   /** A number for `item` (a free one first), with its place and length recorded. */
   private numberOf(item: T): number {
     const number = this.freeNumbers.pop() ?? this.byNumber.length;
@@ -374,27 +423,6 @@ export class ShortSubstrings<T extends { readonly folded: string }> {
       this.stamp = 0;
     }
     return ++this.stamp;
-  }
-}
-
-/**
- * Calls `visit` with the key (a, b) of each substring of `f` of at most SHORT_MAX code units, all
- * kept (below UNIT_LIMIT), from each position by length, left to right: `starts` says the substring
- * is at 0 (an item's first occurrence of a substring is at 0 exactly when the item starts with it).
- * Stops when `visit` returns false.
- */
-function walkSubstrings(f: string, visit: (a: number, b: number, starts: boolean) => boolean): void {
-  for (let i = 0; i < f.length; i++) {
-    let a = 0;
-    let b = 0;
-    for (let l = 1; l <= SHORT_MAX && i + l <= f.length; l++) {
-      const u = f.charCodeAt(i + l - 1) + 1;
-      if (u > UNIT_LIMIT) break;
-      // Each branch: the unit goes in the first word (the first three), or in the second.
-      if (l <= 3) a = (a << 10) | u;
-      else b = (b << 10) | u;
-      if (!visit(a, b, i === 0)) return;
-    }
   }
 }
 

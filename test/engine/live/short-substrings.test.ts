@@ -47,6 +47,7 @@ function queriesOf(items: readonly Item[], rng: Rng, pieces: readonly string[]):
     for (let i = 0; i < x.folded.length; i++)
       for (let l = 1; l <= SHORT_MAX + 1 && i + l <= x.folded.length; l++) out.add(x.folded.slice(i, i + l));
   for (let k = 0; k < 20; k++) out.add(Array.from({ length: rng.range(1, 4) }, () => rng.pick(pieces)).join(""));
+  out.add("a\u0444");
   return out;
 }
 
@@ -54,7 +55,7 @@ test("counts, absence and first items equal brute force as items come and go", (
   const rng = new Rng(51);
   const short = new ShortSubstrings<Item>({ order, typeOf, placeOf });
   const live: Item[] = [];
-  // "ab" twice in an item counts once; "é" and "ß" are kept units, "😀" (two surrogates) and "\u4e00" are not.
+  // "ab" twice in an item counts once; "😀" is two surrogates; "\u0444" (in no item) is in the queries alone.
   const pieces = ["ab", "a", "b", "ba", "é", "ß", "😀", "\u4e00", "x", "\u0000", "aab"];
   let n = 0;
   let removed = false;
@@ -72,7 +73,8 @@ test("counts, absence and first items equal brute force as items come and go", (
       }
     }
     for (const q of queriesOf(live, rng, pieces)) {
-      const kept = q.length <= SHORT_MAX && [...q].every((c) => c.length === 1 && c.charCodeAt(0) < 1022);
+      // Every unit has a code here (far fewer than CODE_MAX distinct ones): kept when short enough.
+      const kept = q.length <= SHORT_MAX;
       // Any type (-1), and two of the eight.
       for (const type of [-1, rng.int(8), rng.int(8)]) {
         const them = live.filter((x) => type < 0 || x.type === type);
@@ -114,6 +116,20 @@ test("a table without an order keeps counts alone", () => {
   assert.is(short.firstAt(short.seek("bc")), undefined);
   // No types kept: a query with one is not told.
   assert.is(short.count("bc", 0), -1);
+});
+
+test("units past the codes' end are not kept: a query holding one, or any unit no item brought, is then NOT_KEPT", () => {
+  const short = new ShortSubstrings<Item>({ order, typeOf });
+  // 1,100 distinct units (CJK, one an item), past the 1,023 codes: the first ones kept, the last not.
+  for (let i = 0; i < 1100; i++) short.add({ folded: `a${String.fromCharCode(0x4e00 + i)}`, id: i, type: 0 });
+  assert.is(short.count("a"), 1100);
+  assert.is(short.count(`a${String.fromCharCode(0x4e00)}`), 1);
+  assert.is(short.seek(`a${String.fromCharCode(0x4e00 + 1099)}`), NOT_KEPT);
+  assert.is(short.seek("\u0444"), NOT_KEPT);
+  // Before they ran out, a unit no item brought proves that no item holds the query.
+  const fresh = new ShortSubstrings<Item>({ order, typeOf });
+  fresh.add({ folded: "ab", id: 1, type: 0 });
+  assert.is(fresh.seek("a\u0444"), ABSENT);
 });
 
 test("a table that would pass its budget is dropped: every query is then NOT_KEPT, even after removes", () => {
