@@ -89,6 +89,8 @@ export interface ShortSubstringsOptions<T> {
   /**
    * An item's place in an order the caller compares with its own (the live graph's: the first base
    * name rank after the delta entity's key), kept with the first items (an order given): firstPlace.
+   * It must not descend where `order` ascends (two items' places decide between them where they
+   * differ, no item read).
    */
   readonly placeOf?: (x: T) => number;
   /** The most the table may take (tests give less to see it dropped). */
@@ -356,9 +358,14 @@ export class ShortSubstrings<T extends { readonly folded: string }> {
     const words = this.words!;
     const first = words[at]!;
     // Each branch: none yet (it is the first); one removed (the first is not known: still not known
-    // with this one); or the order decides.
+    // with this one); or their places decide (placeOf ascends with the order: no item read), or
+    // where they tie (or are not kept: NaN), the order.
     if (first === NONE) words[at] = number;
-    else if (first !== UNKNOWN && this.order!(item, this.byNumber[first]!) < 0) words[at] = number;
+    else if (first !== UNKNOWN) {
+      const places = this.places;
+      const d = places[number]! - places[first]!;
+      if (d < 0 || (!(d > 0) && this.order!(item, this.byNumber[first]!) < 0)) words[at] = number;
+    }
   }
 
   /**
