@@ -81,8 +81,8 @@ export class ListAids {
  * The delta entities' short substrings (short-substrings.ts): counted by type too, with the first
  * of each in search order, placed among the base's names by the first base name rank after its key
  * (SearchIndex.rankAfter, as the base places a key from another graph's cursor: O(identifier) steps
- * of the FM-index and a binary search of the entityIds, once an entity put). A base item of name
- * rank r comes after such a first exactly when its place is r or less, in the same tier: so a read
+ * of the FM-index and a binary search of the entityIds, once an entity put). In the same tier, such
+ * a first comes before a base item of name rank r exactly when its place is r or less: so a read
  * compares it with a base page's last item by two numbers, no identifier read. The base is the
  * state's when the entity is added (a swap brings the gram index made over the new base).
  */
@@ -97,6 +97,11 @@ function entityShortSubstrings(state: LiveState): ShortSubstrings<DeltaEntity> {
       return searchIndex.rankAfter({ tier: TIER_EXACT, folded: e.folded, entityAt, entityExact });
     },
   });
+}
+
+/** The tombstoned base entities' short substrings: counts alone, by type too (a total's tombstones). */
+function hiddenShortSubstrings(): ShortSubstrings<HiddenEntity> {
+  return new ShortSubstrings<HiddenEntity>({ typeOf: typeCodeOf });
 }
 
 /** An empty statement list of each order. */
@@ -198,9 +203,9 @@ export class LiveState {
    * items are checked by it (a bit, not a byte, an entity: 8 times fewer cache lines to miss).
    */
   replacedBase: Uint32Array | undefined;
-  /** Base entities replaced or deleted, by entityId and by 3-grams. */
+  /** Base entities replaced or deleted, by entityId and by 3-grams (and short substrings: hiddenShortSubstrings). */
   hiddenEntities = new Map<string, HiddenEntity>();
-  hiddenGrams = new GramIndex<HiddenEntity>(new ShortSubstrings<HiddenEntity>({ typeOf: typeCodeOf }));
+  hiddenGrams = new GramIndex<HiddenEntity>(hiddenShortSubstrings());
   /**
    * The same base entities by dense id, a bit each (dense-bits.ts), made at the first: a search
    * page's items are checked by it (a bit, not a byte, an entity: fewer cache lines to miss).
@@ -583,7 +588,7 @@ export class LiveState {
     this.entityStarts = new StartGroups();
     this.replaced = new Map();
     this.hiddenEntities = new Map();
-    this.hiddenGrams = new GramIndex();
+    this.hiddenGrams = new GramIndex(hiddenShortSubstrings());
     this.statements = new DeltaStatementMap();
     this.statementFilter = new FingerprintFilter();
     this.statementLists = statementLists();
