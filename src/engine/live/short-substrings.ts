@@ -375,11 +375,7 @@ export class ShortSubstrings<T extends { readonly folded: string }> {
    * unit with no code gets the next (`assign`, while they last), or ends the substrings through
    * it. Stops when `visit` returns false.
    */
-  private walkSubstrings(
-    f: string,
-    assign: boolean,
-    visit: (a: number, b: number, starts: boolean) => boolean,
-  ): void {
+  private walkSubstrings(f: string, assign: boolean, visit: (a: number, b: number, starts: boolean) => boolean): void {
     const codes = this.codes;
     for (let i = 0; i < f.length; i++) {
       let a = 0;
