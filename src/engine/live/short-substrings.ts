@@ -347,7 +347,9 @@ export class ShortSubstrings<T extends { readonly folded: string }> {
       if (old[from + KEY_A] === 0) continue;
       let slot = slotOf(old[from + KEY_A]!, old[from + KEY_B]!, this.shift);
       while (words[slot * SLOT_WORDS + KEY_A] !== 0) slot = (slot + 1) & mask;
-      words.set(old.subarray(from, from + SLOT_WORDS), slot * SLOT_WORDS);
+      // Word by word: a subarray a slot would be an object made per slot moved.
+      const to = slot * SLOT_WORDS;
+      for (let w = 0; w < SLOT_WORDS; w++) words[to + w] = old[from + w]!;
     }
     this.words = words;
     return true;
