@@ -18,17 +18,20 @@
  * half full. A substring is its key, exactly: its code units' codes (ten bits each, given to the
  * distinct units in the order the items bring them, CODE_MAX at most: a substring holding a unit
  * that came after they ran out is not kept), three packed in each of two words; a query's unit
- * that no item brought tells that no item holds the query. Adding an
- * item walks its substrings from each position (at most SHORT_MAX each), counting each distinct one
- * once: a slot remembers the last add or remove that counted it (its stamp), so a substring the item
- * holds twice is counted once, and an item's first occurrence of a substring is at 0 exactly when
- * the item starts with it. A table given the items' types keeps each substring a second time with
- * the item's type (its code plus one, a tag of four bits in the key's spare top bits): a query with
- * a type reads its own slot. The first items are kept as item numbers, compared with the newcomer by
- * the caller's order; a removed item that was a slot's first leaves it unknown (no walk of the other
- * items to find the next), and the slot answers "unknown" until its count falls to 0 (the caller
- * asks its other structures). Slots are never removed: an empty one stays with count 0, and the
- * table is let go with the delta (a compaction starts a new one).
+ * that no item brought tells that no item holds the query. Adding an item walks its substrings
+ * from each position (at most SHORT_MAX each), counting each distinct one once: a slot remembers
+ * the last add or remove that counted it (its stamp), so a substring the item holds twice is
+ * counted once, and an item's first occurrence of a substring is at 0 exactly when the item starts
+ * with it. A table given the items' types keeps each substring a second time with the item's type
+ * (its code plus one, a tag of four bits in the key's spare top bits): a query with a type reads
+ * its own slot. The first items are kept as item numbers, compared with the newcomer by their
+ * places (placeOf, ascending with the order) and, where those tie, by the caller's order; each
+ * item's place and identifier length are kept by number in arrays of their own, so a reader
+ * compares a slot's first with an item of its own by numbers (firstTier, firstPlace), no item
+ * read. A removed item that was a slot's first leaves it unknown (no walk of the other items to
+ * find the next), and the slot answers "unknown" until its count falls to 0 (the caller asks its
+ * other structures). Slots are never removed: an empty one stays with count 0, and the table is
+ * let go with the delta (a compaction starts a new one).
  *
  * Bounded: a table that would pass SHORT_TABLE_MAX_BYTES is dropped and every later query answers
  * NOT_KEPT (the caller's other structures answer it, as for a longer query), until a new delta.
@@ -36,8 +39,8 @@
  * Cost: an add or a remove O(L * SHORT_MAX) slot probes for an identifier of L code units (part of
  * bench:changes' "batch of 10,000 entity changes"); a query O(1): one slot, most often one cache
  * line; memory SLOT_WORDS * 4 bytes a slot, two slots a distinct substring at most (9,000 names
- * of bench:changes' graph hold about 72,000: a table of 6 MB; scratch count), and a map entry an item
- * when firsts are kept.
+ * of bench:changes' graph, typed, hold about 163,000: a table of 12 MB; 300,000 names 650,000, 48
+ * MB; scratch count), and a map entry and 12 bytes an item when firsts are kept.
  *
  * References: D. E. Knuth, TAOCP vol. 3, 6.4 (linear probing); live-search.ts and score-search.ts
  * (the reads); gram-index.ts (the owner).
@@ -56,7 +59,7 @@ const CODE_MAX = 1023;
 /** The most a table may take; one that would pass it is dropped (NOT_KEPT) until the next delta. */
 export const SHORT_TABLE_MAX_BYTES = 64 * 1024 * 1024;
 
-/** seek()'s answer for a query the table does not keep (too long, a unit too high, or the table dropped). */
+/** seek()'s answer for a query the table does not keep (too long, a unit past the codes, or the table dropped). */
 export const NOT_KEPT = -2;
 /** seek()'s answer for a query no item holds. */
 export const ABSENT = -1;
