@@ -6,7 +6,8 @@
  *  - warm (the base's fingerprint map and counts, built at open) and the first write after it;
  *  - apply of a batch of 1 statement put, and of a batch of 10,000 statement puts, through openLive
  *    (prepare, the log's write with its fsyncs, commit): p50 / p99, and statements a second;
- *  - a delta of entities put, replaced and deleted (cascade) on top;
+ *  - a delta of entities put, replaced and deleted (cascade) on top, in one batch of 10,000, and the
+ *    same changes again on the engine's own graph in batches of ENTITY_CHUNK (CPU each);
  *  - reads with and without that delta: the same distinct queries (search page 1 with and without
  *    type, statements of each filter shape) on the base Graph alone and on the live graph; the
  *    unfiltered statements case reads a page after a cursor, each query's at its own place of the
@@ -87,6 +88,11 @@ const USAGE = `npm run bench:changes -- [--entities N] [--statements N] [--seed 
                               [--snapshot FILE] [--compaction-only] [--reads-only] [--cases TEXT]
                               [--queries N] [--drop-preempted]`;
 const SMALL_BATCHES = 300;
+/**
+ * The entity changes again, on the engine's graph, in batches of this many: the engine's CPU for
+ * entity changes as a row of several samples (the store's batch of BIG_BATCH is one).
+ */
+const ENTITY_CHUNK = 1000;
 /** Distinct queries per read case (--queries). */
 const QUERIES = 1000;
 const READ_ROUNDS = 3;
@@ -251,6 +257,16 @@ async function main(): Promise<void> {
     rows.push(
       changesRow(`batch of ${count(BIG_BATCH)} entity changes`, [performance.now() - t0], JSON.stringify(er.entities)),
     );
+    // The engine's part of the same changes (prepare + commit, no log), in batches of ENTITY_CHUNK on
+    // its own graph (it holds the same statements): a put walks the delta's search structures.
+    if (engine !== undefined) {
+      const engineEntities: number[] = [];
+      for (let i = 0; i < entityBatch.length; i += ENTITY_CHUNK) {
+        const chunk = entityBatch.slice(i, i + ENTITY_CHUNK);
+        engineEntities.push(cpuMs(() => engine.apply(chunk)));
+      }
+      rows.push(changesRow(`engine: batch of ${count(ENTITY_CHUNK)} entity changes, CPU`, engineEntities));
+    }
     if (!readsOnly) printRows(rows);
     const live = store.graph;
     const size = live.deltaSize;
