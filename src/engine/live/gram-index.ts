@@ -307,9 +307,10 @@ export class GramIndex<T extends { readonly folded: string }> {
   }
 
   /**
-   * How many items hold `fq` (at least GRAM code units) and have type code `want` (by `typeOf`, 0
-   * to 254; -1 for any), when the rarest gram's slot and posting tell it at little cost; else -1
-   * (the caller counts the sorted list: countCandidates in live-search.ts). Each branch: a gram no
+   * How many items hold `fq` and have type code `want` (by `typeOf`, 0 to 254; -1 for any), when
+   * the short substrings' slot (a query they keep), or for a query of at least GRAM code units the
+   * rarest gram's slot and posting, tell it at little cost; else -1 (the caller counts the sorted
+   * list: countCandidates in live-search.ts). Each branch after the short substrings: a gram no
    * item has, none; a query of one gram and any type, the posting's size (every item holds it); a
    * posting of at most COUNT_TEXT_ITEMS items, searched in its count text (countTextOf) from match
    * to match; a longer one, -1 (its sorted list's shared prefixes pass runs of like names without a
@@ -319,6 +320,10 @@ export class GramIndex<T extends { readonly folded: string }> {
    * object of its own. Measured by bench/changes.bench.ts (--cases search, "search count=true").
    */
   countHolding(fq: string, want: number, typeOf: (item: T) => number): number {
+    // A query the short substrings keep (any length up to SHORT_MAX): its slot's count.
+    const short = this.short?.count(fq, want) ?? -1;
+    if (short >= 0) return short;
+    if (fq.length < GRAM) return -1;
     if (!this.seekRarest(fq)) return 0;
     const sought = this.sought;
     if (fq.length === GRAM && want < 0) return sought.size;

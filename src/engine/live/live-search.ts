@@ -977,14 +977,10 @@ export class LiveSearch {
 
   /** How many delta entities match `fq` and `type` (countCandidates over its candidates). */
   private deltaMatchCount(fq: string, type: EntityType | undefined): number {
-    // Each branch: a short query, its slot's count for its type or any (ShortSubstrings.count); told
-    // by the rarest gram's posting (GramIndex.countHolding), or its sorted list counted.
-    const short = this.#s.entityGrams.short?.count(fq, type === undefined ? -1 : typeCodeOf({ type })) ?? -1;
-    if (short >= 0) return short;
-    if (fq.length >= GRAM) {
-      const n = this.#s.entityGrams.countHolding(fq, type === undefined ? -1 : typeCodeOf({ type }), typeCodeOf);
-      if (n >= 0) return n;
-    }
+    // Each branch: told by the short substrings' slot or the rarest gram's posting
+    // (GramIndex.countHolding), or its sorted list counted.
+    const n = this.#s.entityGrams.countHolding(fq, type === undefined ? -1 : typeCodeOf({ type }), typeCodeOf);
+    if (n >= 0) return n;
     return countCandidates(this.#s.entityGrams, this.deltaCandidates(fq), fq, type);
   }
 
@@ -994,14 +990,9 @@ export class LiveSearch {
    * every tombstone for a query shorter than a gram.
    */
   private hiddenMatchCount(fq: string, type: EntityType | undefined): number {
-    // A short query: its slot's count, as deltaMatchCount.
-    const short = this.#s.hiddenGrams.short?.count(fq, type === undefined ? -1 : typeCodeOf({ type })) ?? -1;
-    if (short >= 0) return short;
-    // A query of a gram or more: told by the rarest gram's posting when it can (as deltaMatchCount).
-    if (fq.length >= GRAM) {
-      const n = this.#s.hiddenGrams.countHolding(fq, type === undefined ? -1 : typeCodeOf({ type }), typeCodeOf);
-      if (n >= 0) return n;
-    }
+    // Told by the short substrings' slot or the rarest gram's posting when they can (as deltaMatchCount).
+    const n = this.#s.hiddenGrams.countHolding(fq, type === undefined ? -1 : typeCodeOf({ type }), typeCodeOf);
+    if (n >= 0) return n;
     // Each branch: a query of a gram or more, its rarest gram's list; a shorter one, every tombstone.
     const list = fq.length >= GRAM ? this.#s.hiddenGrams.sortedList(fq, compareByKey) : this.#s.hiddenGrams.list();
     return countCandidates(this.#s.hiddenGrams, list, fq, type);

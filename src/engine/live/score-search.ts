@@ -1166,19 +1166,18 @@ function anyMatch<T extends { folded: string; type: EntityType }>(
 }
 
 /**
- * How many items of `index` hold `fq` with type `type`: its short substrings' count when they tell
- * it (as anyMatch); else of its candidates (see `matches`), the posting set's size when every item
- * of it does (a query of one gram, no type), else one check an item.
+ * How many items of `index` hold `fq` with type `type`: as GramIndex.countHolding tells it (its
+ * short substrings' slot, or its rarest gram's posting: its size for a query of one gram and no
+ * type, or its count text), else one check a candidate (see `matches`).
  */
 function countMatches<T extends { folded: string; type: EntityType }>(
   index: GramIndex<T>,
   fq: string,
   type: EntityType | undefined,
 ): number {
-  const short = index.short?.count(fq, type === undefined ? -1 : typeCodeOf({ type })) ?? -1;
-  if (short >= 0) return short;
+  const told = index.countHolding(fq, type === undefined ? -1 : typeCodeOf({ type }), typeCodeOf);
+  if (told >= 0) return told;
   const { items, check } = index.candidates(fq);
-  if (!check && type === undefined && items instanceof Set) return items.size;
   let n = 0;
   for (const x of items) if (matches(x, check, fq, type)) n++;
   return n;

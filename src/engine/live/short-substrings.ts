@@ -321,10 +321,7 @@ export class ShortSubstrings<T extends { readonly folded: string }> {
     if (found >= 0) return found;
     if (2 * (this.used + 1) > this.words!.length / SLOT_WORDS && !this.grow()) return -1;
     const words = this.words!;
-    const mask = words.length / SLOT_WORDS - 1;
-    let slot = slotOf(a, b, this.shift);
-    while (words[slot * SLOT_WORDS + KEY_A] !== 0) slot = (slot + 1) & mask;
-    const at = slot * SLOT_WORDS;
+    const at = freeSlot(words, a, b, this.shift);
     words[at + KEY_A] = a;
     words[at + KEY_B] = b;
     words[at + START_FIRST] = NONE;
@@ -345,13 +342,10 @@ export class ShortSubstrings<T extends { readonly folded: string }> {
     }
     const words = new Int32Array(old.length * 2);
     this.shift--;
-    const mask = words.length / SLOT_WORDS - 1;
     for (let from = 0; from < old.length; from += SLOT_WORDS) {
       if (old[from + KEY_A] === 0) continue;
-      let slot = slotOf(old[from + KEY_A]!, old[from + KEY_B]!, this.shift);
-      while (words[slot * SLOT_WORDS + KEY_A] !== 0) slot = (slot + 1) & mask;
       // Word by word: a subarray a slot would be an object made per slot moved.
-      const to = slot * SLOT_WORDS;
+      const to = freeSlot(words, old[from + KEY_A]!, old[from + KEY_B]!, this.shift);
       for (let w = 0; w < SLOT_WORDS; w++) words[to + w] = old[from + w]!;
     }
     this.words = words;
@@ -441,6 +435,14 @@ function tagA(tag: number): number {
 
 function tagB(tag: number): number {
   return (tag >> 2) << 30;
+}
+
+/** The first word of the first free slot from key (a, b)'s home in `words` (linear probing). */
+function freeSlot(words: Int32Array, a: number, b: number, shift: number): number {
+  const mask = words.length / SLOT_WORDS - 1;
+  let slot = slotOf(a, b, shift);
+  while (words[slot * SLOT_WORDS + KEY_A] !== 0) slot = (slot + 1) & mask;
+  return slot * SLOT_WORDS;
 }
 
 /** The home slot of key (a, b) in a table of 2 ** (32 - shift) slots: Fibonacci hashing of the two words mixed. */
