@@ -190,6 +190,8 @@ async function main(): Promise<void> {
     t0 = performance.now();
     store.graph.warm();
     progress(`warm (the base's fingerprint map and counts, at open): ${num(performance.now() - t0, 1)} ms`);
+    // What the process holds before the delta (--reads-only: this graph alone holds it).
+    const heldBefore = readsOnly ? heldBytes() : 0;
     t0 = performance.now();
     store.apply([putStatement()]);
     const first = performance.now() - t0;
@@ -271,6 +273,16 @@ async function main(): Promise<void> {
     const live = store.graph;
     const size = live.deltaSize;
     progress(`delta: ${JSON.stringify(size)}`);
+    // Each branch: --reads-only, what the delta holds (heap and array buffers after a full
+    // collection: the maps, lists, indexes and objects of its items); else another live graph (the
+    // engine rows') holds the same delta, so it is not told.
+    if (readsOnly) {
+      const held = heldBytes() - heldBefore;
+      const items = size.entities + size.statements + size.hiddenEntities + size.hiddenStatements;
+      progress(
+        `delta held in memory: ${num(held / 2 ** 20, 1)} MiB, ${num(held / items, 0)} B a changed item (${count(items)})`,
+      );
+    }
 
     const names = [...live.exportEntities()].filter((e) => e.rawIdentifier.length >= 3);
     const queries = drawQueries(names, queryCount, rand);
@@ -540,6 +552,16 @@ const WALL_ORIGIN = process.hrtime.bigint();
 /** A monotonic wall clock in ms since this module loaded, from process.hrtime.bigint (ns: no rounding to µs). */
 function wallNow(): number {
   return Number(process.hrtime.bigint() - WALL_ORIGIN) / 1e6;
+}
+
+/**
+ * Bytes this process holds in its heap and array buffers after a full collection (the bench runs
+ * with --expose-gc; without it, what is held now, garbage included).
+ */
+function heldBytes(): number {
+  (globalThis as { gc?: () => void }).gc?.();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
 }
 
 /** This process's count of involuntary context switches (preemptions by the scheduler). */
