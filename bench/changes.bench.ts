@@ -38,7 +38,8 @@
  *   results file is written.
  *   --delta: statement puts in the delta before the reads (default 100,000, in batches of 10,000).
  *   --reads-only: the delta made on a live graph without a change log (the same delta: the same
- *   batches), then the reads only: no apply rows, no compaction, no HTTP, no results file.
+ *   batches), what it holds in memory, then the reads only: no apply rows, no compaction, no HTTP,
+ *   no results file.
  *   --cases: only the read cases whose name contains TEXT (e.g. "statements").
  *   --queries: distinct queries per read case (default 1,000: with READ_ROUNDS rounds, a p99 of 3,000
  *   samples a side, and a page-changed row of a few dozen queries; more for a profile of the reads).
