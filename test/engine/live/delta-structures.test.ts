@@ -221,6 +221,46 @@ test("mergeStatements (merge keys; in place, spliced, or a new list) equals a so
   }
 });
 
+test("mergeStatements with removals from a long list: found by a search each when few (an item named twice, one not in the list), by a pass when many; equals a sort of the new content", () => {
+  const rng = new Rng(41);
+  const name = (d: number) => `e${String(d).padStart(9, "0")}`;
+  const bound = 1 << 20;
+  for (const order of ORDERS) {
+    const compare = compareStatements(order);
+    let next = 0;
+    // Base entities, a twentieth new to the base (no merge key: the search compares items).
+    const id = (): [string, number] => {
+      const d = rng.int(300);
+      return rng.chance(0.05) ? [`${name(d)}x`, -1] : [name(d), d];
+    };
+    const make = (): DeltaStatement => {
+      const [s, sd] = id();
+      const [p, pd] = id();
+      const [o, od] = id();
+      return { s, p, o, fp: `fp${String(next++).padStart(6, "0")}`, given: false, sd, pd, od };
+    };
+    const list = new StatementList(order);
+    mergeStatements(list, new Set(), [], Array.from({ length: 4000 }, make), bound);
+    // Removals a sixteenth of the list or fewer (searched), then more (a pass).
+    for (const removals of [1, 12, 150, 250, 1500]) {
+      const items = list.toArray();
+      const removedItems = items.filter(() => rng.chance(removals / items.length));
+      removedItems.push(removedItems[0] ?? items[0]!, make());
+      const removed = new Set(removedItems.map((st) => st.fp));
+      const added = Array.from({ length: rng.range(SPLICE_MAX_CHANGES + 1, 300) }, make);
+      const want = [...items.filter((st) => !removed.has(st.fp)), ...added].sort(compare);
+      mergeStatements(list, removed, removedItems, added.slice(), bound);
+      assert.equal(
+        list.toArray().map((st) => st.fp),
+        want.map((st) => st.fp),
+        `${order} ${removals} removals`,
+      );
+      const keys = list.mergeKeys(bound);
+      for (let k = 0; k < list.length; k++) assert.ok(Object.is(keys[k], mergeKey(order, want[k]!, bound)));
+    }
+  }
+});
+
 test("seekPrefix, prefixRange, inPrefix and seekAfter given the merge keys and a key range equal them without", () => {
   const rng = new Rng(38);
   const name = (d: number) => `e${String(d).padStart(9, "0")}`;
