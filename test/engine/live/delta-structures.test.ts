@@ -53,6 +53,20 @@ import { StatementList } from "../../../src/engine/live/statement-list.js";
 import { deltaEntity } from "../../support/delta-entities.js";
 import { Rng } from "../../support/oracle.js";
 
+/** Base entity d's entityId (dense ids in entityId order; `${name}x` sorts among them, new to the base). */
+const baseName = (d: number): string => `e${String(d).padStart(9, "0")}`;
+
+/** Statements over the entities `id` draws ([entityId, base dense id or -1]), their fingerprints numbered in order. */
+function statementMaker(id: () => [string, number]): () => DeltaStatement {
+  let next = 0;
+  return () => {
+    const [s, sd] = id();
+    const [p, pd] = id();
+    const [o, od] = id();
+    return { s, p, o, fp: `fp${String(next++).padStart(6, "0")}`, given: false, sd, pd, od };
+  };
+}
+
 function randomStatement(rng: Rng, n: number): DeltaStatement {
   const id = () => rng.pick(["a", "b", "ab", "B", "é", "😀", "a\u0000"]);
   return { s: id(), p: id(), o: id(), fp: `fp${n}`, given: rng.chance(0.5), sd: -1, pd: -1, od: -1 };
@@ -159,23 +173,16 @@ test("mergeSorted, prefixRange, seekAfter, seekPrefix and inPrefix equal brute f
 
 test("mergeStatements (merge keys; in place, spliced, or a new list) equals a sort of the new content", () => {
   const rng = new Rng(37);
-  const name = (d: number) => `e${String(d).padStart(9, "0")}`;
   for (const bound of [50, 1 << 20, 2 ** 26 + 5]) {
     for (const order of ORDERS) {
       const compare = compareStatements(order);
       const list = new StatementList(order);
-      let next = 0;
       // Entities of a base (dense ids in entityId order), and a few new to it (their ids sort among the base's).
       const id = (): [string, number] => {
         const d = rng.int(Math.min(bound, 40));
-        return rng.chance(0.05) ? [`${name(d)}x`, -1] : [name(d), d];
+        return rng.chance(0.05) ? [`${baseName(d)}x`, -1] : [baseName(d), d];
       };
-      const make = (): DeltaStatement => {
-        const [s, sd] = id();
-        const [p, pd] = id();
-        const [o, od] = id();
-        return { s, p, o, fp: `fp${String(next++).padStart(6, "0")}`, given: false, sd, pd, od };
-      };
+      const make = statementMaker(id);
       for (let round = 0; round < 80; round++) {
         // Sometimes a few changes (spliced), sometimes many added (in place), sometimes many with removals (a new list).
         const many = rng.chance(0.6);
@@ -223,22 +230,15 @@ test("mergeStatements (merge keys; in place, spliced, or a new list) equals a so
 
 test("mergeStatements with removals from a long list: found by a search each when few (an item named twice, one not in the list), by a pass when many; equals a sort of the new content", () => {
   const rng = new Rng(41);
-  const name = (d: number) => `e${String(d).padStart(9, "0")}`;
   const bound = 1 << 20;
   for (const order of ORDERS) {
     const compare = compareStatements(order);
-    let next = 0;
     // Base entities, a twentieth new to the base (no merge key: the search compares items).
     const id = (): [string, number] => {
       const d = rng.int(300);
-      return rng.chance(0.05) ? [`${name(d)}x`, -1] : [name(d), d];
+      return rng.chance(0.05) ? [`${baseName(d)}x`, -1] : [baseName(d), d];
     };
-    const make = (): DeltaStatement => {
-      const [s, sd] = id();
-      const [p, pd] = id();
-      const [o, od] = id();
-      return { s, p, o, fp: `fp${String(next++).padStart(6, "0")}`, given: false, sd, pd, od };
-    };
+    const make = statementMaker(id);
     const list = new StatementList(order);
     mergeStatements(list, new Set(), [], Array.from({ length: 4000 }, make), bound);
     // Removals a sixteenth of the list or fewer (searched), then more (a pass).
@@ -263,23 +263,16 @@ test("mergeStatements with removals from a long list: found by a search each whe
 
 test("seekPrefix, prefixRange, inPrefix and seekAfter given the merge keys and a key range equal them without", () => {
   const rng = new Rng(38);
-  const name = (d: number) => `e${String(d).padStart(9, "0")}`;
   // Bounds whose keys pack the pair, and one whose keys hold the first component alone.
   for (const bound of [50, 1 << 20, 2 ** 26 + 5]) {
     for (const order of ORDERS) {
       const list = new StatementList(order);
-      let next = 0;
       // Base entities crowding a few first components, and some new to the base (no key: NaN).
       const id = (): [string, number] => {
         const d = rng.chance(0.5) ? rng.int(3) : rng.int(Math.min(bound, 40));
-        return rng.chance(0.08) ? [`${name(d)}x`, -1] : [name(d), d];
+        return rng.chance(0.08) ? [`${baseName(d)}x`, -1] : [baseName(d), d];
       };
-      const make = (): DeltaStatement => {
-        const [s, sd] = id();
-        const [p, pd] = id();
-        const [o, od] = id();
-        return { s, p, o, fp: `fp${String(next++).padStart(6, "0")}`, given: false, sd, pd, od };
-      };
+      const make = statementMaker(id);
       for (let round = 0; round < 12; round++) {
         const added = Array.from({ length: rng.range(1, 80) }, make);
         mergeStatements(list, new Set(), [], added, bound);
