@@ -21,7 +21,15 @@ import { type CompactRequest, compactInWorker } from "../serving/load-in-worker.
 import { servingPause } from "../serving/serving-pause.js";
 import { QuiverError, isQuiverError } from "../engine/errors.js";
 import type { ChangeBatch } from "../engine/live/change-batch.js";
-import { type BaseWarmth, type ChangeResult, LiveGraph, type LiveGraphOptions } from "../engine/live/live-graph.js";
+import { batchDigestOffThread } from "../engine/live/batch-chain.js";
+import { supplyDigest } from "../engine/live/live-apply.js";
+import {
+  type BaseWarmth,
+  type ChangeResult,
+  LiveGraph,
+  type LiveGraphOptions,
+  type PreparedBatch,
+} from "../engine/live/live-graph.js";
 import { collectGarbage } from "../load/collect-garbage.js";
 import { saveSnapshot } from "../snapshot/file.js";
 import { ChangeLogWriter, type Flush, readChangeLog } from "./change-log.js";
@@ -155,7 +163,18 @@ export class LiveStore {
    */
   applyAsync(batch: ChangeBatch): Promise<ChangeResult> {
     return this.#exclusive(async () => {
-      const prepared = this.graph.prepare(batch);
+      // A batch of text (a server's) is hashed on the thread pool while it is prepared here: its
+      // digest (the log's checksum, and the content tag's chain) is then not made on this thread.
+      const digesting = typeof batch === "string" ? batchDigestOffThread(batch) : undefined;
+      let prepared: PreparedBatch;
+      try {
+        prepared = this.graph.prepare(batch);
+      } catch (e) {
+        // Refused: the hash is not waited for (nor its failure, were there one, left unhandled).
+        digesting?.catch(() => {});
+        throw e;
+      }
+      if (digesting !== undefined) supplyDigest(prepared, await digesting);
       try {
         await this.#log.appendAsync(prepared.sequence, prepared.text, prepared.digest);
       } catch (e) {

@@ -253,6 +253,36 @@ test("bad batches leave the graph and the log exactly as before", () => {
   }
 });
 
+test("applyAsync of batches as text (hashed off the thread while prepared) writes the log and names the content as apply does", async () => {
+  const sync = tempDir();
+  const async = tempDir();
+  try {
+    const stream = new BatchStream(13);
+    const base = buildGraph(stream.data);
+    const a = openLive(base, sync);
+    const b = openLive(base, async);
+    for (let i = 0; i < 6; i++) {
+      // JSON Lines with some lines spelled otherwise (escapes, key order): the text itself is named.
+      const text = stream
+        .next()
+        .map((c, k) => (k % 3 === 1 ? JSON.stringify(c).replace(/"op"/, '"\\u006fp"') : JSON.stringify(c)))
+        .join("\n");
+      assert.equal(await b.applyAsync(text), a.apply(text));
+      assert.is(b.graph.contentTag, a.graph.contentTag);
+    }
+    const files = (dir: string) => {
+      const { [LOCK_FILE]: _lock, ...batches } = snapshotDir(dir);
+      return batches;
+    };
+    assert.equal(files(async), files(sync));
+    a.close();
+    b.close();
+  } finally {
+    rmSync(sync, { recursive: true, force: true });
+    rmSync(async, { recursive: true, force: true });
+  }
+});
+
 test("applyAsync: batches queue in call order; a bad one or a refused write changes nothing, the rest apply", async () => {
   const dir = tempDir();
   try {

@@ -78,8 +78,56 @@ export interface PreparedBatch {
   /**
    * @internal The SHA-256 of the batch's text (batch-chain.ts, in 64 hex digits): commit chains it
    * onto the graph's, which names its content; a change log takes it as its checksum of `text`.
+   * Made when first read, unless given first (supplyDigest).
    */
   readonly digest: string;
+}
+
+/**
+ * A prepared batch whose digest is made when first read (its commit, or a change log's append), so
+ * that a caller that hashed the batch's text already, off its thread, gives it instead
+ * (supplyDigest) and the hash is not made twice.
+ */
+class Prepared implements PreparedBatch {
+  #digest: string | undefined;
+  /** What makes the digest when none was given (let go once made: it holds the batch's changes). */
+  #make: (() => string) | undefined;
+
+  constructor(
+    readonly sequence: number,
+    readonly result: ChangeResult,
+    readonly text: string,
+    readonly entities: ReadonlyMap<string, DeltaEntity | null>,
+    readonly statements: ReadonlyMap<string, DeltaStatement | null>,
+    readonly existing: ReadonlySet<string>,
+    make: () => string,
+  ) {
+    this.#make = make;
+  }
+
+  get digest(): string {
+    if (this.#digest === undefined) {
+      this.#digest = this.#make!();
+      this.#make = undefined;
+    }
+    return this.#digest;
+  }
+
+  /** Takes `digest` as the digest, unless one was made or given already. */
+  supply(digest: string): void {
+    if (this.#digest !== undefined) return;
+    this.#digest = digest;
+    this.#make = undefined;
+  }
+}
+
+/**
+ * @internal Gives `prepared` (LiveGraph.prepare's, of a batch given as text) its digest: the
+ * SHA-256 of that text in 64 hex digits, as batch-chain.ts batchDigest (or batchDigestOffThread)
+ * makes it. Before the digest is first read; after, nothing changes.
+ */
+export function supplyDigest(prepared: PreparedBatch, digest: string): void {
+  if (prepared instanceof Prepared) prepared.supply(digest);
 }
 
 /** A statement as a cascade or a conflict message needs it: its triple and fingerprint. */
@@ -270,8 +318,9 @@ export class LiveApply {
     // a change log holds and its readers apply again), or, objects with no log to write, its changes.
     const byText = withText || typeof batch === "string";
     const text = byText ? batchText(batch) : "";
-    const digest = byText ? batchDigest(text) : changesDigest(changes);
-    return { sequence: result.sequence, result, text: withText ? text : "", entities, statements, existing, digest };
+    return new Prepared(result.sequence, result, withText ? text : "", entities, statements, existing, () =>
+      byText ? batchDigest(text) : changesDigest(changes),
+    );
   }
 
   /**
