@@ -26,7 +26,7 @@ import {
   readChangeLog,
 } from "../../src/changes/change-log.js";
 import { LiveFollower, openLive } from "../../src/changes/live-store.js";
-import { isQuiverError, saveSnapshot } from "../../src/index.js";
+import { type Change, isQuiverError, saveSnapshot } from "../../src/index.js";
 import { BatchStream } from "../support/live-oracle.js";
 import { buildGraph, compareKeys, Rng, statementKey } from "../support/oracle.js";
 
@@ -253,23 +253,49 @@ test("bad batches leave the graph and the log exactly as before", () => {
   }
 });
 
-test("applyAsync of batches as text (hashed off the thread while prepared) writes the log and names the content as apply does", async () => {
+test("applyAsync of batches as text (hashed off the thread while prepared) writes the log, names the content and holds it as apply does, for batches of a few changes and of a hundred puts", async () => {
   const sync = tempDir();
   const async = tempDir();
   try {
-    const stream = new BatchStream(13);
+    // Batches of up to 200 lines: most put more statements than a commit splices one by one.
+    const stream = new BatchStream(13, 200);
     const base = buildGraph(stream.data);
-    const a = openLive(base, sync);
-    const b = openLive(base, async);
-    for (let i = 0; i < 6; i++) {
-      // JSON Lines with some lines spelled otherwise (escapes, key order): the text itself is named.
-      const text = stream
-        .next()
+    const a = openLive(base, sync, { cursorSecret: "one-secret" });
+    const b = openLive(base, async, { cursorSecret: "one-secret" });
+    const rng = new Rng(14);
+    for (let i = 0; i < 8; i++) {
+      // Every other batch the stream's (entities and statements put, replaced and deleted); the
+      // others a hundred statement puts and a few deletes, more than a commit splices one by one.
+      let changes: Change[];
+      if (i % 2 === 0) changes = stream.next();
+      else {
+        const ids = [...stream.oracle.entities.keys()];
+        const there = [...stream.oracle.statements.keys()];
+        changes = Array.from({ length: 100 }, () => ({
+          op: "put" as const,
+          statement: {
+            subjectEntityId: rng.pick(ids),
+            predicateEntityId: rng.pick(ids),
+            objectEntityId: rng.pick(ids),
+          },
+        }));
+        for (let k = 0; k < 5; k++) changes.push({ op: "delete", statementFingerprint: rng.pick(there) });
+        assert.ok(stream.oracle.apply(changes).ok);
+      }
+      // JSON Lines with some lines spelled otherwise (escapes): the text itself is named.
+      const text = changes
         .map((c, k) => (k % 3 === 1 ? JSON.stringify(c).replace(/"op"/, '"\\u006fp"') : JSON.stringify(c)))
         .join("\n");
       assert.equal(await b.applyAsync(text), a.apply(text));
       assert.is(b.graph.contentTag, a.graph.contentTag);
+      // Every order's list read: unfiltered (SPO), by predicate (POS), by object (OSP).
+      assert.equal(b.graph.statements({ limit: 200 }), a.graph.statements({ limit: 200 }));
+      for (const e of stream.data.entities.slice(0, 20)) {
+        for (const filter of [{ predicateEntityId: e.entityId }, { objectEntityId: e.entityId }])
+          assert.equal(b.graph.statements({ ...filter, limit: 200 }), a.graph.statements({ ...filter, limit: 200 }));
+      }
     }
+    assert.is(b.graph.buildCompacted().contentTag, buildGraph(stream.oracle.data()).contentTag);
     const files = (dir: string) => {
       const { [LOCK_FILE]: _lock, ...batches } = snapshotDir(dir);
       return batches;
