@@ -156,9 +156,10 @@ export class StatementList implements StatementRows {
     // Each branch: a few changes, each found by a binary search and moved by a copyWithin; many
     // puts alone, merged in place; puts with removals, merged into new arrays.
     if (removedItems.length + added.length <= SPLICE_MAX_CHANGES) {
-      for (const item of removedItems) {
-        const at = this.#lowerBound(item, mergeKey(order, item, idBound), compare);
-        if (at >= this.length || this.#pool[this.#slots[at]!]!.fp !== item.fp) continue;
+      // The removed items' positions, taken out last first (an earlier one does not move).
+      const gone = this.#positionsBySearch(removedItems, idBound, compare);
+      for (let k = gone.length - 1; k >= 0; k--) {
+        const at = gone[k]!;
         this.#release(this.#slots[at]!);
         this.#slots.copyWithin(at, at + 1, this.length);
         this.#keys.copyWithin(at, at + 1, this.length);
@@ -192,7 +193,8 @@ export class StatementList implements StatementRows {
 
   /**
    * The positions of those of `removedItems` that are in the list, ascending, each once: a binary
-   * search each on the keys (as the splice path finds an item), its fingerprint checked there.
+   * search each on the keys, its fingerprint checked there (the splice path's removals, and a
+   * merge's while they are few).
    */
   #positionsBySearch(
     removedItems: readonly DeltaStatement[],
